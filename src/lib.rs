@@ -1,0 +1,13 @@
+//! fwview: one explorer for accelerator and firmware container binaries.
+//!
+//! - [`model`]: nodes with byte ranges, lazy children, diagnostics.
+//! - [`formats`]: detection and one parser per format.
+//! - [`export`]: JSON, text and extraction for scripts.
+//! - [`tui`]: the interactive explorer.
+
+pub mod export;
+pub mod formats;
+#[cfg(unix)]
+pub mod guard;
+pub mod model;
+pub mod tui;

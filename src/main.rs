@@ -1,0 +1,98 @@
+//! The command line: open a file, then explore it or print it.
+
+use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::Parser;
+
+use fwview::model::{text, Source};
+use fwview::{export, formats, tui};
+
+/// Explore accelerator and firmware binaries: XCLBIN, XMOS XE, Intel zebin,
+/// LLVM offload binaries, ELF and ar archives, structure and bytes together.
+#[derive(Parser, Debug)]
+#[command(name = "fwview", version, about, long_about = None)]
+struct Cli {
+    /// The file to open.
+    file: PathBuf,
+
+    /// Print the whole tree as one JSON document and exit.
+    #[arg(long, conflicts_with_all = ["tree", "extract"])]
+    json: bool,
+
+    /// Print the whole tree as indented text, one node a line, and exit.
+    /// Diagnostics go to standard error.
+    #[arg(long, conflicts_with = "extract")]
+    tree: bool,
+
+    /// Write the bytes of the node at PATH (names joined by `/`, as --tree
+    /// shows them) to the file given with -o.
+    #[arg(long, value_name = "PATH", requires = "output")]
+    extract: Option<String>,
+
+    /// Where --extract writes (`-` for standard output).
+    #[arg(short, long, value_name = "OUT")]
+    output: Option<PathBuf>,
+
+    /// Let --extract replace an existing file.
+    #[arg(long)]
+    force: bool,
+}
+
+fn fail(path: &std::path::Path, msg: impl std::fmt::Display) -> ExitCode {
+    let p = text::from_bytes(path.as_os_str().as_encoded_bytes());
+    eprintln!("fwview: {p}: {}", text::clean(&msg.to_string()));
+    ExitCode::from(1)
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let src = match Source::open(&cli.file) {
+        Ok(s) => Arc::new(s),
+        Err(e) => return fail(&cli.file, e),
+    };
+    let shown = cli.file.display().to_string();
+    let name = cli
+        .file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| shown.clone());
+    let mut tree = formats::build_tree(src, &name);
+
+    if cli.json || cli.tree {
+        let stdout = io::stdout();
+        let mut out = BufWriter::new(stdout.lock());
+        let r = if cli.json {
+            export::json(&mut tree, &shown, &mut out)
+        } else {
+            export::text_tree(&mut tree, &mut out)
+                .and_then(|_| export::diagnostics_text(&tree, &mut io::stderr()))
+        };
+        return match r.and_then(|_| out.flush()) {
+            Ok(()) => ExitCode::SUCCESS,
+            // A closed pipe (`| head`) is not an error worth a message.
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+            Err(e) => fail(&cli.file, e),
+        };
+    }
+    if let (Some(path), Some(out)) = (&cli.extract, &cli.output) {
+        return match export::extract(&mut tree, path, out, cli.force) {
+            Ok(n) => {
+                if out.as_os_str() != "-" {
+                    eprintln!(
+                        "fwview: wrote {n} bytes to {}",
+                        text::clean(&out.display().to_string())
+                    );
+                }
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(&cli.file, e),
+        };
+    }
+    match tui::run(tree, &shown) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(&cli.file, e),
+    }
+}

@@ -1,0 +1,70 @@
+//! The format-neutral model: a tree of nodes, each owning an absolute byte
+//! range of the file, with lazily built children and diagnostics.
+//!
+//! Formats fill the tree through [`Builder`]; the UI and the exporters read it
+//! through [`Tree`]. Neither side knows anything of the other.
+
+mod builder;
+mod read;
+mod source;
+pub mod text;
+mod tree;
+
+pub use builder::{Builder, ElemFn, LazyFn};
+pub use read::Endian;
+pub use source::Source;
+pub use tree::{Children, Link, Node, NodeId, Tree};
+
+/// How serious a diagnostic is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+/// A problem found in the file, anchored at the bytes that show it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    pub offset: u64,
+    pub size: u64,
+    pub message: String,
+}
+
+/// Formats a number the way the tree shows it: small values in decimal,
+/// larger ones in decimal with their hex beside.
+pub fn num(v: u64) -> String {
+    if v < 10 {
+        v.to_string()
+    } else {
+        format!("{v} (0x{v:x})")
+    }
+}
+
+/// Formats a signed number like [`num`].
+pub fn inum(v: i64) -> String {
+    if v >= 0 {
+        num(v as u64)
+    } else {
+        v.to_string()
+    }
+}
+
+/// `value (NAME)`, or `value (unknown)` when no name is known.
+pub fn named(v: u64, name: Option<&str>) -> String {
+    match name {
+        Some(n) => format!("{v} ({n})"),
+        None => format!("{v} (unknown)"),
+    }
+}

@@ -1,0 +1,94 @@
+//! Bounds-checked reads of fixed-size values, built on nom. None of these
+//! panic: a read that does not fit returns `None`.
+
+use nom::number::complete as n;
+use nom::IResult;
+
+/// Byte order of a structure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Endian {
+    #[default]
+    Little,
+    Big,
+}
+
+fn at(data: &[u8], off: u64) -> Option<&[u8]> {
+    data.get(usize::try_from(off).ok()?..)
+}
+
+fn run<'a, T>(
+    data: &'a [u8],
+    off: u64,
+    p: impl FnOnce(&'a [u8]) -> IResult<&'a [u8], T>,
+) -> Option<T> {
+    p(at(data, off)?).ok().map(|(_, v)| v)
+}
+
+pub fn u8_at(d: &[u8], off: u64) -> Option<u8> {
+    run(d, off, n::u8)
+}
+pub fn u16_at(d: &[u8], off: u64, e: Endian) -> Option<u16> {
+    match e {
+        Endian::Little => run(d, off, n::le_u16),
+        Endian::Big => run(d, off, n::be_u16),
+    }
+}
+pub fn u32_at(d: &[u8], off: u64, e: Endian) -> Option<u32> {
+    match e {
+        Endian::Little => run(d, off, n::le_u32),
+        Endian::Big => run(d, off, n::be_u32),
+    }
+}
+pub fn u64_at(d: &[u8], off: u64, e: Endian) -> Option<u64> {
+    match e {
+        Endian::Little => run(d, off, n::le_u64),
+        Endian::Big => run(d, off, n::be_u64),
+    }
+}
+
+/// `len` bytes at `off`, or `None` if they are not all in `d`.
+pub fn bytes_at(d: &[u8], off: u64, len: u64) -> Option<&[u8]> {
+    let s = usize::try_from(off).ok()?;
+    let l = usize::try_from(len).ok()?;
+    d.get(s..s.checked_add(l)?)
+}
+
+/// The NUL-terminated string starting at `off`, looking no further than
+/// `limit` (absolute, exclusive). Returns the bytes without the NUL and
+/// whether a NUL was found.
+pub fn cstr_at(d: &[u8], off: u64, limit: u64) -> Option<(&[u8], bool)> {
+    let end = limit.min(d.len() as u64);
+    if off >= end {
+        return None;
+    }
+    let s = bytes_at(d, off, end - off)?;
+    match memchr::memchr(0, s) {
+        Some(i) => s.get(..i).map(|b| (b, true)),
+        None => Some((s, false)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_are_bounded() {
+        let d = [1u8, 2, 3, 4, 5];
+        assert_eq!(u32_at(&d, 0, Endian::Little), Some(0x04030201));
+        assert_eq!(u32_at(&d, 1, Endian::Big), Some(0x02030405));
+        assert_eq!(u32_at(&d, 2, Endian::Little), None);
+        assert_eq!(u64_at(&d, u64::MAX, Endian::Little), None);
+        assert_eq!(bytes_at(&d, 4, 1), Some(&[5u8][..]));
+        assert_eq!(bytes_at(&d, 4, u64::MAX), None);
+    }
+
+    #[test]
+    fn cstr_stops_at_nul_or_limit() {
+        let d = b"ab\0cd";
+        assert_eq!(cstr_at(d, 0, 5), Some((&b"ab"[..], true)));
+        assert_eq!(cstr_at(d, 3, 5), Some((&b"cd"[..], false)));
+        assert_eq!(cstr_at(d, 3, 4), Some((&b"c"[..], false)));
+        assert_eq!(cstr_at(d, 5, 9), None);
+    }
+}

@@ -1,0 +1,112 @@
+//! Where the bytes come from: a read-only memory map of the file, or an
+//! in-memory copy for small files and for data built in tests.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
+
+/// Files up to this size are copied into memory instead of being mapped:
+/// a copy cannot be pulled from under us if the file is truncated while
+/// open, and reading a few MiB costs less than a page fault per page.
+pub const COPY_LIMIT: u64 = 16 * 1024 * 1024;
+
+enum Inner {
+    Map(memmap2::Mmap),
+    Mem(Vec<u8>),
+}
+
+/// The bytes of one file, never written.
+pub struct Source {
+    inner: Inner,
+}
+
+impl Source {
+    /// Opens a file: a regular file only. Directories, FIFOs, sockets and
+    /// devices are refused with an error naming what the path is.
+    pub fn open(path: &Path) -> std::io::Result<Source> {
+        use std::io::{Error, ErrorKind};
+        let meta = std::fs::metadata(path)?;
+        let ft = meta.file_type();
+        if ft.is_dir() {
+            return Err(Error::new(ErrorKind::InvalidInput, "is a directory"));
+        }
+        if !ft.is_file() {
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::FileTypeExt;
+                let what = if ft.is_fifo() {
+                    "is a FIFO"
+                } else if ft.is_char_device() {
+                    "is a character device"
+                } else if ft.is_block_device() {
+                    "is a block device"
+                } else if ft.is_socket() {
+                    "is a socket"
+                } else {
+                    "is not a regular file"
+                };
+                return Err(Error::new(ErrorKind::InvalidInput, what));
+            }
+            #[cfg(not(unix))]
+            return Err(Error::new(ErrorKind::InvalidInput, "is not a regular file"));
+        }
+        let mut file = File::open(path)?;
+        let len = file.metadata()?.len();
+        if len == 0 {
+            return Ok(Source::from_vec(Vec::new()));
+        }
+        if len <= COPY_LIMIT {
+            let mut buf = Vec::with_capacity(len as usize);
+            file.read_to_end(&mut buf)?;
+            return Ok(Source::from_vec(buf));
+        }
+        // SAFETY: the map is read-only. If another process truncates the
+        // file while it is mapped, reading past the new end raises SIGBUS;
+        // `crate::guard` turns that into zero pages instead of a crash.
+        let map = unsafe { memmap2::MmapOptions::new().map(&file)? };
+        #[cfg(unix)]
+        {
+            let _ = map.advise(memmap2::Advice::Random);
+            crate::guard::register(map.as_ptr() as usize, map.len());
+        }
+        Ok(Source {
+            inner: Inner::Map(map),
+        })
+    }
+
+    /// Wraps bytes already in memory.
+    pub fn from_vec(v: Vec<u8>) -> Source {
+        Source {
+            inner: Inner::Mem(v),
+        }
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        match &self.inner {
+            Inner::Map(m) => m,
+            Inner::Mem(v) => v,
+        }
+    }
+
+    pub fn len(&self) -> u64 {
+        self.bytes().len() as u64
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.bytes().is_empty()
+    }
+
+    /// True when the bytes are a memory map rather than a copy.
+    pub fn is_mapped(&self) -> bool {
+        matches!(self.inner, Inner::Map(_))
+    }
+}
+
+impl Drop for Source {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        if let Inner::Map(m) = &self.inner {
+            crate::guard::unregister(m.as_ptr() as usize);
+        }
+    }
+}

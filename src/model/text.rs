@@ -1,0 +1,135 @@
+//! Text from files made safe to show: nothing that reaches a terminal can be
+//! a control sequence. Every name and value enters the model through
+//! [`clean`], so the UI and the exporters never see raw control characters.
+
+use std::borrow::Cow;
+use std::fmt::Write;
+
+/// True for characters that must never reach a terminal as they are: C0 and
+/// C1 controls, DEL, and the bidirectional formatting characters that can
+/// reorder what a user sees.
+pub fn is_unsafe(c: char) -> bool {
+    let u = c as u32;
+    u < 0x20
+        || (0x7f..=0x9f).contains(&u)
+        || matches!(u, 0x061c | 0x200e | 0x200f | 0x202a..=0x202e | 0x2066..=0x2069)
+}
+
+fn push_escaped(out: &mut String, c: char) {
+    match c {
+        '\n' => out.push_str("\\n"),
+        '\r' => out.push_str("\\r"),
+        '\t' => out.push_str("\\t"),
+        c if (c as u32) < 0x100 => {
+            let _ = write!(out, "\\x{:02x}", c as u32);
+        }
+        c => {
+            let _ = write!(out, "\\u{{{:x}}}", c as u32);
+        }
+    }
+}
+
+/// Escapes unsafe characters in a string; borrows when there are none.
+pub fn clean(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(is_unsafe) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if is_unsafe(c) {
+            push_escaped(&mut out, c);
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Turns bytes from a file into safe text: valid UTF-8 is kept, invalid
+/// bytes become `\xNN`, unsafe characters are escaped.
+pub fn from_bytes(b: &[u8]) -> String {
+    let mut out = String::with_capacity(b.len());
+    for chunk in b.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if is_unsafe(c) {
+                push_escaped(&mut out, c);
+            } else {
+                out.push(c);
+            }
+        }
+        for &x in chunk.invalid() {
+            let _ = write!(out, "\\x{x:02x}");
+        }
+    }
+    out
+}
+
+/// Like [`from_bytes`], quoted, for string values.
+pub fn quoted(b: &[u8]) -> String {
+    format!("\"{}\"", from_bytes(b))
+}
+
+/// A fixed-size char array: the text up to the first NUL.
+pub fn fixed(b: &[u8]) -> String {
+    let end = memchr::memchr(0, b).unwrap_or(b.len());
+    from_bytes(b.get(..end).unwrap_or(b))
+}
+
+/// Bytes as hex pairs separated by spaces, at most `max` bytes then `…`.
+pub fn hex(b: &[u8], max: usize) -> String {
+    let mut out = String::with_capacity(b.len().min(max) * 3 + 3);
+    for (i, x) in b.iter().take(max).enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        let _ = write!(out, "{x:02x}");
+    }
+    if b.len() > max {
+        out.push_str(" …");
+    }
+    out
+}
+
+/// A 16-byte UUID in 8-4-4-4-12 form, bytes in file order.
+pub fn uuid(b: &[u8]) -> String {
+    let mut s = String::with_capacity(36);
+    for (i, x) in b.iter().take(16).enumerate() {
+        if matches!(i, 4 | 6 | 8 | 10) {
+            s.push('-');
+        }
+        let _ = write!(s, "{x:02x}");
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn controls_and_bidi_are_escaped() {
+        assert_eq!(clean("plain"), Cow::Borrowed("plain"));
+        assert_eq!(clean("a\x1b[31mb"), "a\\x1b[31mb");
+        assert_eq!(clean("x\u{202e}y"), "x\\u{202e}y");
+        assert_eq!(clean("c1\u{9b}"), "c1\\x9b");
+        assert_eq!(from_bytes(b"ok\xff\x07"), "ok\\xff\\x07");
+        assert_eq!(from_bytes("é".as_bytes()), "é");
+    }
+
+    #[test]
+    fn fixed_stops_at_nul() {
+        assert_eq!(fixed(b"abc\0def"), "abc");
+        assert_eq!(fixed(b"abc"), "abc");
+    }
+
+    #[test]
+    fn uuid_groups() {
+        let b: Vec<u8> = (0u8..16).collect();
+        assert_eq!(uuid(&b), "00010203-0405-0607-0809-0a0b0c0d0e0f");
+    }
+
+    #[test]
+    fn hex_truncates() {
+        assert_eq!(hex(&[1, 2, 3], 2), "01 02 …");
+    }
+}

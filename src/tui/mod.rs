@@ -1,0 +1,7 @@
+//! The interactive explorer.
+
+use crate::model::Tree;
+
+pub fn run(_tree: Tree, _path: &str) -> std::io::Result<()> {
+    Ok(())
+}
