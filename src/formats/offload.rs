@@ -11,3 +11,11 @@ pub fn detect(d: &[u8]) -> bool {
 pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, _len: u64) {
     b.raw(parent, "magic", off, 4);
 }
+
+/// Parses the contents of a host object's `.llvm.offloading` section: one or
+/// more offload binaries back to back, each starting 8-aligned.
+pub fn parse_section(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
+    if detect(b.slice(off, len)) {
+        parse(b, parent, off, len);
+    }
+}
