@@ -18,7 +18,13 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, _len: u64) {
 /// Parses a PDI that an AIE partition carries: like [`parse`], and shows
 /// which physical columns the partition may start at beside each decoded
 /// AIE address.
-pub fn parse_in_partition(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64, start_columns: &[u16]) {
+pub fn parse_in_partition(
+    b: &mut Builder<'_>,
+    parent: NodeId,
+    off: u64,
+    len: u64,
+    start_columns: &[u16],
+) {
     let _ = start_columns;
     if detect(b.slice(off, len)) {
         b.set_format(parent, "pdi");

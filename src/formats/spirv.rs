@@ -45,14 +45,32 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
         Endian::Little => "little-endian",
         Endian::Big => "big-endian",
     };
-    b.leaf(parent, "magic", off, 4, format!("0x{MAGIC:08x} (SPIR-V, {order})"));
+    b.leaf(
+        parent,
+        "magic",
+        off,
+        4,
+        format!("0x{MAGIC:08x} (SPIR-V, {order})"),
+    );
     if let Some(v) = b.read_u32(off + 4, e) {
-        b.leaf(parent, "version", off + 4, 4, format!("{}.{}", (v >> 16) & 0xff, (v >> 8) & 0xff));
+        b.leaf(
+            parent,
+            "version",
+            off + 4,
+            4,
+            format!("{}.{}", (v >> 16) & 0xff, (v >> 8) & 0xff),
+        );
     }
     if let Some(g) = b.read_u32(off + 8, e) {
         let tool = (g >> 16) as u16;
         let name = generator(tool).unwrap_or("unregistered");
-        b.leaf(parent, "generator", off + 8, 4, format!("{name} (tool {tool}, version {})", g & 0xffff));
+        b.leaf(
+            parent,
+            "generator",
+            off + 8,
+            4,
+            format!("{name} (tool {tool}, version {})", g & 0xffff),
+        );
     }
     if let Some(v) = b.read_u32(off + 12, e) {
         b.leaf(parent, "bound", off + 12, 4, num(v.into()));
@@ -65,9 +83,15 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
         return;
     }
     if len > 20 {
-        b.leaf(parent, "instructions", off + 20, len - 20, format!("{} words", (len - 20) / 4));
+        b.leaf(
+            parent,
+            "instructions",
+            off + 20,
+            len - 20,
+            format!("{} words", (len - 20) / 4),
+        );
     }
-    if len % 4 != 0 {
+    if !len.is_multiple_of(4) {
         b.warn(off, len, "SPIR-V module size is not a multiple of 4");
     }
 }

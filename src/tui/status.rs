@@ -1,0 +1,79 @@
+//! The details line for the selected node and the status bar.
+
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use ratatui::Frame;
+
+use super::app::App;
+use super::theme;
+use crate::model::Severity;
+
+pub fn render_details(app: &App, frame: &mut Frame<'_>, area: Rect) {
+    let n = app.tree.node(app.selected);
+    let path = app.tree.path_string(app.selected);
+    let path = if path.is_empty() {
+        "/".to_string()
+    } else {
+        path
+    };
+    let mut spans = vec![
+        Span::styled(path, theme::name()),
+        Span::styled(
+            format!("  [0x{:x}..0x{:x})", n.offset, n.end()),
+            theme::dim(),
+        ),
+        Span::styled(format!("  {} bytes", n.size), theme::dim()),
+    ];
+    if let Some(v) = &n.value {
+        spans.push(Span::raw("  "));
+        spans.push(Span::styled(v.clone(), theme::value()));
+    }
+    if let Some(l) = n.link {
+        spans.push(Span::styled(
+            format!("  → 0x{:x} (Enter follows)", l.offset),
+            theme::key(),
+        ));
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+pub fn render_status(app: &App, frame: &mut Frame<'_>, area: Rect) {
+    let name = std::path::Path::new(&app.path)
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| app.path.clone());
+    let name = crate::model::text::clean(&name).into_owned();
+    let mut spans = vec![
+        Span::raw(" "),
+        Span::styled(name, theme::name()),
+        Span::raw(format!("  {}  ", app.tree.format())),
+        Span::styled(format!("0x{:x}", app.cursor), theme::key()),
+        Span::raw(format!(" / 0x{:x}", app.file_len())),
+    ];
+    let (e, w) = (app.count(Severity::Error), app.count(Severity::Warning));
+    if e > 0 {
+        spans.push(Span::styled(
+            format!("  {e} error{}", if e == 1 { "" } else { "s" }),
+            theme::error(),
+        ));
+    }
+    if w > 0 {
+        spans.push(Span::styled(
+            format!("  {w} warning{}", if w == 1 { "" } else { "s" }),
+            theme::warning(),
+        ));
+    }
+    match &app.message {
+        Some((m, true)) => spans.push(Span::styled(format!("  {m}"), theme::error())),
+        Some((m, false)) => spans.push(Span::raw(format!("  {m}"))),
+        None => spans.push(Span::styled(
+            "  ?:help q:quit g:goto Tab:pane",
+            theme::dim(),
+        )),
+    }
+    frame.render_widget(
+        Paragraph::new(Line::from(spans)).style(theme::status()),
+        area,
+    );
+}

@@ -1,0 +1,104 @@
+//! The structure pane: the opened part of the tree as tui-tree-widget items,
+//! each row `name value [offset+size]`, long values cut to the pane's width.
+
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders};
+use ratatui::Frame;
+use tui_tree_widget::{Tree as TreeWidget, TreeItem};
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
+use super::app::{App, Focus};
+use super::theme;
+use crate::model::NodeId;
+
+/// Stands in for the children of a node that is closed, so that the widget
+/// shows it can be opened.
+const PLACEHOLDER: NodeId = NodeId::MAX;
+
+/// Cuts `s` to at most `max` terminal columns, ending in `…` if cut.
+pub fn truncate(s: &str, max: usize) -> String {
+    if s.width() <= max {
+        return s.to_string();
+    }
+    let mut out = String::new();
+    let mut w = 0;
+    for c in s.chars() {
+        let cw = c.width().unwrap_or(0);
+        if w + cw + 1 > max {
+            break;
+        }
+        out.push(c);
+        w += cw;
+    }
+    out.push('…');
+    out
+}
+
+fn row(app: &App, id: NodeId, depth: usize, width: usize) -> Line<'static> {
+    let n = app.tree.node(id);
+    let range = format!("[0x{:x}+0x{:x}]", n.offset, n.size);
+    // Indent and open/closed symbol take two columns a level.
+    let avail = width.saturating_sub(depth * 2 + 2);
+    let name = truncate(&n.name, avail.saturating_sub(range.width() + 1).max(8));
+    let mut spans = vec![Span::styled(name.clone(), theme::name())];
+    let used = name.width() + 1 + range.width() + 1;
+    if let Some(v) = &n.value {
+        let room = avail.saturating_sub(used);
+        if room >= 4 {
+            spans.push(Span::raw(" "));
+            spans.push(Span::styled(truncate(v, room), theme::value()));
+        }
+    }
+    spans.push(Span::raw(" "));
+    spans.push(Span::styled(range, theme::dim()));
+    Line::from(spans)
+}
+
+fn item(app: &App, id: NodeId, depth: usize, width: usize) -> TreeItem<'static, NodeId> {
+    let text = row(app, id, depth, width);
+    if app.opened.contains(&id) {
+        let kids: Vec<_> = app
+            .tree
+            .built_children(id)
+            .iter()
+            .map(|&k| item(app, k, depth + 1, width))
+            .collect();
+        TreeItem::new(id, text.clone(), kids).unwrap_or_else(|_| TreeItem::new_leaf(id, text))
+    } else if app.tree.has_children(id) {
+        let ph = TreeItem::new_leaf(PLACEHOLDER, "…");
+        TreeItem::new(id, text.clone(), vec![ph]).unwrap_or_else(|_| TreeItem::new_leaf(id, text))
+    } else {
+        TreeItem::new_leaf(id, text)
+    }
+}
+
+pub fn render(app: &mut App, frame: &mut Frame<'_>, area: Rect) {
+    let focused = app.focus == Focus::Tree;
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme::border(focused))
+        .title(" Structure ");
+    let width = block.inner(area).width as usize;
+    let items = vec![item(app, app.tree.root(), 0, width)];
+    let Ok(widget) = TreeWidget::new(&items) else {
+        return;
+    };
+    let widget = widget
+        .block(block)
+        .highlight_style(theme::tree_selected(focused));
+    frame.render_stateful_widget(widget, area, &mut app.tree_state);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::truncate;
+
+    #[test]
+    fn truncation_counts_columns() {
+        assert_eq!(truncate("abcdef", 6), "abcdef");
+        assert_eq!(truncate("abcdef", 4), "abc…");
+        // Wide characters take two columns each.
+        assert_eq!(truncate("日本語テキスト", 5), "日本…");
+    }
+}

@@ -1,0 +1,63 @@
+//! Draws the whole screen from the state. Nothing here changes what the
+//! user sees next, except for recording the panes' sizes.
+
+use ratatui::layout::{Constraint, Direction, Layout, Rect};
+use ratatui::Frame;
+
+use super::app::{App, View};
+use super::hex::Geometry;
+use super::{hex, popup, status, treeview};
+
+/// Splits the body between the tree and the hex pane: side by side when
+/// there is room, stacked in a narrow terminal.
+fn split(area: Rect, file_len: u64) -> (Rect, Rect, Geometry) {
+    let full = Geometry::new(file_len, 16);
+    let hex_w = full.width() + 2;
+    if area.width >= hex_w + 30 {
+        let [t, h] =
+            Layout::horizontal([Constraint::Min(30), Constraint::Length(hex_w)]).areas(area);
+        (t, h, full)
+    } else if area.width >= 60 {
+        let [t, h] = Layout::horizontal([Constraint::Percentage(40), Constraint::Percentage(60)])
+            .areas(area);
+        (t, h, Geometry::fit(file_len, h.width.saturating_sub(2)))
+    } else {
+        let [t, h] = Layout::default()
+            .direction(Direction::Vertical)
+            .constraints([Constraint::Percentage(50), Constraint::Percentage(50)])
+            .areas(area);
+        (t, h, Geometry::fit(file_len, h.width.saturating_sub(2)))
+    }
+}
+
+pub fn render(app: &mut App, frame: &mut Frame<'_>) {
+    let area = frame.area();
+    let [body, details, statusbar] = Layout::vertical([
+        Constraint::Min(2),
+        Constraint::Length(1),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    let (tree_area, hex_area, geo) = split(body, app.file_len());
+    let hex_inner = Rect {
+        x: hex_area.x.saturating_add(1),
+        y: hex_area.y.saturating_add(1),
+        width: hex_area.width.saturating_sub(2),
+        height: hex_area.height.saturating_sub(2),
+    };
+    app.set_view(View {
+        tree_area,
+        hex_area,
+        hex_inner,
+        hex_rows: u64::from(hex_inner.height.max(1)),
+        bytes_per_row: geo.bpr,
+        tree_rows: tree_area.height.saturating_sub(2).max(1) as usize,
+    });
+    treeview::render(app, frame, tree_area);
+    hex::render(app, frame, hex_area, geo);
+    status::render_details(app, frame, details);
+    status::render_status(app, frame, statusbar);
+    if let Some(p) = &app.popup {
+        popup::render(p, frame);
+    }
+}
