@@ -34,7 +34,9 @@ impl Geometry {
         self.hex_start() + (i * 3 + i / 8) as u16
     }
     pub fn ascii_start(&self) -> u16 {
-        self.hex_col(self.bpr) + 1
+        // Every byte is two digits and a space, an extra space splits each
+        // group of eight, and one more space comes before the text.
+        self.hex_start() + (self.bpr * 3 + (self.bpr - 1) / 8) as u16 + 1
     }
     /// Width of a full row.
     pub fn width(&self) -> u16 {
