@@ -225,26 +225,43 @@ impl Tree {
     }
 
     /// Finds a node by a path of names joined by `/` (the root's name may
-    /// lead or be left out). The first child of a matching name is taken.
+    /// lead or be left out). Names that themselves hold `/` are matched
+    /// whole; where siblings share a name, the first that leads to a match
+    /// is taken.
     pub fn find_path(&mut self, path: &str) -> Option<NodeId> {
-        let parts: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
-        let mut cur = self.root();
-        let mut rest = &parts[..];
-        if let Some(first) = rest.first() {
-            if *first == self.node(cur).name && !self.children_named(cur, first) {
-                rest = &rest[1..];
-            }
+        let path = path.trim_matches('/');
+        let root = self.root();
+        if path.is_empty() {
+            return Some(root);
         }
-        for part in rest {
-            let kids = self.children(cur);
-            cur = *kids.iter().find(|&&k| self.node(k).name == *part)?;
+        if let Some(found) = self.find_below(root, path, 0) {
+            return Some(found);
         }
-        Some(cur)
+        let rname = self.node(root).name.clone();
+        match path.strip_prefix(rname.as_str()) {
+            Some("") => Some(root),
+            Some(rest) if rest.starts_with('/') => self.find_below(root, &rest[1..], 0),
+            _ => None,
+        }
     }
 
-    fn children_named(&mut self, id: NodeId, name: &str) -> bool {
-        let kids = self.children(id);
-        kids.iter().any(|&k| self.node(k).name == name)
+    fn find_below(&mut self, id: NodeId, rest: &str, depth: usize) -> Option<NodeId> {
+        if depth > 256 {
+            return None;
+        }
+        for k in self.children(id) {
+            let name = self.node(k).name.clone();
+            match rest.strip_prefix(name.as_str()) {
+                Some("") => return Some(k),
+                Some(r) if r.starts_with('/') => {
+                    if let Some(f) = self.find_below(k, &r[1..], depth + 1) {
+                        return Some(f);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
     }
 
     /// The deepest node holding the byte at `off`, building children on the

@@ -1,0 +1,333 @@
+//! The headless contract (--json, --tree, --extract) on every bundled sample
+//! and on random bytes, checked by running the real binary.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn assets() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("assets")
+}
+
+/// Every sample file under assets/ (the provenance file aside).
+fn samples() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut dirs = vec![assets()];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_none_or(|x| x != "md") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The format a sample must be detected as, from where it came from.
+fn expected_format(p: &Path) -> &'static str {
+    let s = p.to_string_lossy();
+    if s.ends_with(".xclbin") {
+        "xclbin"
+    } else if s.ends_with(".xe") {
+        "xe"
+    } else if s.ends_with(".ar") {
+        "ar"
+    } else if s.ends_with(".offloadbin") {
+        "offload"
+    } else if s.contains("/zebin/") {
+        "zebin"
+    } else if s.ends_with(".o") {
+        "elf"
+    } else {
+        panic!("no expected format for {s}")
+    }
+}
+
+fn json_of(path: &Path) -> Value {
+    let out = Command::cargo_bin("fwview")
+        .unwrap()
+        .arg("--json")
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}: {}",
+        path.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{}: bad JSON: {e}", path.display()))
+}
+
+/// Checks one node against the contract and returns how many nodes its
+/// subtree holds.
+fn check_node(n: &Value, lo: u64, hi: u64, file_size: u64, where_: &str) -> usize {
+    let o = n
+        .as_object()
+        .unwrap_or_else(|| panic!("{where_}: node is not an object"));
+    let mut keys: Vec<&str> = o.keys().map(String::as_str).collect();
+    keys.sort();
+    assert_eq!(
+        keys,
+        ["children", "name", "offset", "size", "value"],
+        "{where_}"
+    );
+    let name = n["name"].as_str().expect("name is a string");
+    let off = n["offset"].as_u64().expect("offset is a number");
+    let size = n["size"].as_u64().expect("size is a number");
+    assert!(
+        n["value"].is_null() || n["value"].is_string(),
+        "{where_}/{name}: value"
+    );
+    assert!(
+        off >= lo && off + size <= hi,
+        "{where_}/{name}: [{off:#x}+{size:#x}] outside its parent [{lo:#x}..{hi:#x})"
+    );
+    assert!(off + size <= file_size);
+    let mut count = 1;
+    for c in n["children"].as_array().expect("children is an array") {
+        count += check_node(c, off, off + size, file_size, &format!("{where_}/{name}"));
+    }
+    count
+}
+
+fn check_contract(j: &Value, path: &Path) -> usize {
+    let size = j["size"].as_u64().unwrap();
+    assert_eq!(size, std::fs::metadata(path).unwrap().len());
+    assert_eq!(j["path"].as_str().unwrap(), path.to_str().unwrap());
+    let f = j["format"].as_str().unwrap();
+    assert!(
+        ["xclbin", "xe", "elf", "zebin", "offload", "ar", "pdi", "raw"].contains(&f),
+        "{f}"
+    );
+    assert_eq!(j["root"]["offset"], 0);
+    assert_eq!(j["root"]["size"].as_u64().unwrap(), size);
+    let n = check_node(&j["root"], 0, size, size, "");
+    for d in j["diagnostics"].as_array().unwrap() {
+        assert!(["error", "warning", "info"].contains(&d["severity"].as_str().unwrap()));
+        assert!(d["offset"].is_u64() && d["size"].is_u64() && d["message"].is_string());
+    }
+    n
+}
+
+#[test]
+fn json_contract_holds_for_every_sample() {
+    for p in samples() {
+        let j = json_of(&p);
+        check_contract(&j, &p);
+        assert_eq!(j["format"], expected_format(&p), "{}", p.display());
+        let errors: Vec<&Value> = j["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["severity"] == "error")
+            .collect();
+        assert!(errors.is_empty(), "{}: {errors:?}", p.display());
+    }
+}
+
+#[test]
+fn json_contract_holds_for_random_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    // A fixed linear congruential generator: the same bytes every run.
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    for (i, len) in [0usize, 1, 7, 64, 4096, 65_537].into_iter().enumerate() {
+        let bytes: Vec<u8> = (0..len)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (x >> 33) as u8
+            })
+            .collect();
+        let p = dir.path().join(format!("random{i}.bin"));
+        std::fs::write(&p, &bytes).unwrap();
+        let j = json_of(&p);
+        check_contract(&j, &p);
+        assert_eq!(j["format"], "raw");
+    }
+}
+
+#[test]
+fn tree_prints_one_line_per_node() {
+    for p in samples() {
+        let j = json_of(&p);
+        let n = check_contract(&j, &p);
+        let out = Command::cargo_bin("fwview")
+            .unwrap()
+            .arg("--tree")
+            .arg(&p)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(text.lines().count(), n, "{}", p.display());
+        let first = text.lines().next().unwrap();
+        let root = &j["root"];
+        assert!(
+            first.starts_with(&format!(
+                "{} [0x0+0x{:x}]",
+                root["name"].as_str().unwrap(),
+                j["size"].as_u64().unwrap()
+            )),
+            "{first}"
+        );
+        // Children are indented two spaces deeper than their parent.
+        if let Some(c) = root["children"].as_array().and_then(|c| c.first()) {
+            let second = text.lines().nth(1).unwrap();
+            assert!(
+                second.starts_with(&format!("  {} [0x", c["name"].as_str().unwrap())),
+                "{second}"
+            );
+        }
+    }
+}
+
+/// Every leaf of the first sample of each format extracts to exactly its
+/// bytes in the file.
+#[test]
+fn extract_writes_the_bytes_of_a_node() {
+    let dir = tempfile::tempdir().unwrap();
+    for p in samples() {
+        let j = json_of(&p);
+        let file = std::fs::read(&p).unwrap();
+        // Walk to the first child of the first child, as far as it goes.
+        let mut node = &j["root"];
+        let mut path = Vec::new();
+        while let Some(c) = node["children"].as_array().and_then(|c| c.last()) {
+            path.push(c["name"].as_str().unwrap().to_string());
+            node = c;
+            if path.len() == 3 {
+                break;
+            }
+        }
+        if path.is_empty() {
+            continue;
+        }
+        let out = dir.path().join("out.bin");
+        let _ = std::fs::remove_file(&out);
+        let joined = path.join("/");
+        Command::cargo_bin("fwview")
+            .unwrap()
+            .args(["--extract", &joined])
+            .arg(&p)
+            .arg("-o")
+            .arg(&out)
+            .assert()
+            .success();
+        let off = node["offset"].as_u64().unwrap() as usize;
+        let size = node["size"].as_u64().unwrap() as usize;
+        assert_eq!(
+            std::fs::read(&out).unwrap(),
+            &file[off..off + size],
+            "{} {joined}",
+            p.display()
+        );
+    }
+}
+
+#[test]
+fn extract_refuses_unknown_paths_and_existing_files() {
+    let p = samples().into_iter().next().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x");
+    Command::cargo_bin("fwview")
+        .unwrap()
+        .args(["--extract", "no/such/node"])
+        .arg(&p)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .failure();
+    assert!(stderr_of(&p, &["--extract", "no/such/node"], &out).contains("no node at path"));
+    assert!(!out.exists());
+    std::fs::write(&out, b"keep").unwrap();
+    let j = json_of(&p);
+    let first = j["root"]["children"][0]["name"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    Command::cargo_bin("fwview")
+        .unwrap()
+        .args(["--extract", &first])
+        .arg(&p)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .failure();
+    assert!(stderr_of(&p, &["--extract", &first], &out).contains("--force"));
+    assert_eq!(std::fs::read(&out).unwrap(), b"keep");
+    Command::cargo_bin("fwview")
+        .unwrap()
+        .args(["--extract", &first, "--force"])
+        .arg(&p)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .success();
+    assert_ne!(std::fs::read(&out).unwrap(), b"keep");
+}
+
+fn stderr_of(file: &Path, args: &[&str], out: &Path) -> String {
+    let o = Command::cargo_bin("fwview")
+        .unwrap()
+        .args(args)
+        .arg(file)
+        .arg("-o")
+        .arg(out)
+        .output()
+        .unwrap();
+    String::from_utf8(o.stderr).unwrap()
+}
+
+#[test]
+fn bad_paths_fail_with_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    for (p, what) in [
+        (dir.path().join("missing"), "No such file"),
+        (dir.path().to_path_buf(), "is a directory"),
+        (PathBuf::from("/dev/null"), "character device"),
+    ] {
+        for flag in ["--json", "--tree"] {
+            let out = Command::cargo_bin("fwview")
+                .unwrap()
+                .arg(flag)
+                .arg(&p)
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(1), "{}", p.display());
+            let err = String::from_utf8(out.stderr).unwrap();
+            assert_eq!(err.lines().count(), 1, "{err}");
+            assert!(err.contains(what), "{err}");
+            assert!(out.stdout.is_empty());
+        }
+    }
+}
+
+#[test]
+fn an_empty_file_opens_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("empty");
+    std::fs::write(&p, b"").unwrap();
+    let j = json_of(&p);
+    check_contract(&j, &p);
+    assert_eq!(j["root"]["value"], "empty file");
+}
+
+#[test]
+fn the_interactive_mode_needs_a_terminal() {
+    let p = samples().into_iter().next().unwrap();
+    let out = Command::cargo_bin("fwview")
+        .unwrap()
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a terminal"));
+}

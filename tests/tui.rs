@@ -1,0 +1,329 @@
+//! The explorer driven through ratatui's TestBackend: layout, the link
+//! between the panes, every key, the mouse, small terminals.
+
+use std::sync::Arc;
+
+use crossterm::event::{
+    Event, KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
+use fwview::model::{Builder, NodeId, Source, Tree};
+use fwview::tui::{handle_event, theme, ui, App, Focus};
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::Terminal;
+
+/// A format of our own for these tests, so that they do not change when a
+/// real format's decoding does:
+/// header [0,16) { magic [0,4), version [4,8) }, body [16,64) { a [16,32),
+/// b [32,48) -> 0x4 }, tail [64,100).
+fn toy(b: &mut Builder<'_>, p: NodeId, _off: u64, len: u64) -> Option<&'static str> {
+    if len < 100 {
+        return None;
+    }
+    let h = b.group(p, "header", 0, 16);
+    b.leaf(h, "magic", 0, 4, "\"TOY\"");
+    b.leaf(h, "version", 4, 4, "1");
+    let body = b.group(p, "body", 16, 48);
+    b.leaf(body, "a", 16, 16, "sixteen");
+    let bb = b.leaf(body, "b", 32, 16, "points at version");
+    b.link(bb, 4, 4);
+    b.leaf(
+        p,
+        "tail \u{1b}[31mred",
+        64,
+        36,
+        "esc \u{1b}]0;title\u{7} bidi \u{202e}x",
+    );
+    Some("toy")
+}
+
+fn toy_app(len: usize) -> App {
+    let bytes: Vec<u8> = (0..len).map(|i| i as u8).collect();
+    let tree = Tree::build(Arc::new(Source::from_vec(bytes)), "toy.bin", toy);
+    App::new(tree, "dir/toy.bin")
+}
+
+fn draw(app: &mut App, w: u16, h: u16) -> Buffer {
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| ui::render(app, f)).unwrap();
+    t.backend().buffer().clone()
+}
+
+fn text(buf: &Buffer) -> String {
+    let mut s = String::new();
+    for y in 0..buf.area.height {
+        let mut line = String::new();
+        for x in 0..buf.area.width {
+            line.push_str(buf[(x, y)].symbol());
+        }
+        s.push_str(line.trim_end());
+        s.push('\n');
+    }
+    s
+}
+
+fn key(app: &mut App, code: KeyCode) {
+    handle_event(app, Event::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+}
+
+fn keys(app: &mut App, s: &str) {
+    for c in s.chars() {
+        key(app, KeyCode::Char(c));
+    }
+}
+
+fn name(app: &App) -> String {
+    app.tree.node(app.selected).name.clone()
+}
+
+#[test]
+fn layout_at_100x24() {
+    let mut app = toy_app(100);
+    insta::assert_snapshot!(text(&draw(&mut app, 110, 24)));
+}
+
+#[test]
+fn layout_in_a_40x10_terminal() {
+    let mut app = toy_app(100);
+    key(&mut app, KeyCode::Down);
+    insta::assert_snapshot!(text(&draw(&mut app, 40, 10)));
+}
+
+#[test]
+fn every_small_size_draws_without_panic() {
+    for len in [0usize, 1, 100, 5000] {
+        let mut app = toy_app(len);
+        for w in 1..60 {
+            for h in 1..14 {
+                draw(&mut app, w, h);
+                key(&mut app, KeyCode::Down);
+                key(&mut app, KeyCode::Tab);
+                key(&mut app, KeyCode::PageDown);
+            }
+        }
+    }
+}
+
+#[test]
+fn selecting_a_node_moves_the_hex_cursor_and_highlights_its_bytes() {
+    let mut app = toy_app(100);
+    draw(&mut app, 110, 24);
+    key(&mut app, KeyCode::Down); // header
+    key(&mut app, KeyCode::Down); // body (header is closed)
+    assert_eq!(name(&app), "body");
+    assert_eq!(app.cursor, 16);
+    let buf = draw(&mut app, 110, 24);
+    // Row 1 of the hex pane is offset 0x10: its first byte cell is shaded.
+    let (hx, hy) = (app.view.hex_inner.x + 10, app.view.hex_inner.y + 1);
+    assert_eq!(buf[(hx, hy)].symbol(), "1");
+    assert_eq!(buf[(hx, hy)].bg, theme::SELECTED_BG);
+    // Bytes before the node are not.
+    assert_ne!(buf[(hx, hy - 1)].bg, theme::SELECTED_BG);
+    // Open body, go to its first child: the parent's bytes get the fainter shade.
+    key(&mut app, KeyCode::Right);
+    key(&mut app, KeyCode::Right);
+    assert_eq!(name(&app), "a");
+    let buf = draw(&mut app, 110, 24);
+    let b_row = app.view.hex_inner.y + 2; // 0x20, inside body but not a
+    assert_eq!(buf[(hx, b_row)].bg, theme::ANCESTOR_BG[0]);
+}
+
+#[test]
+fn moving_the_hex_cursor_selects_the_deepest_node() {
+    let mut app = toy_app(100);
+    draw(&mut app, 110, 24);
+    key(&mut app, KeyCode::Tab);
+    assert_eq!(app.focus, Focus::Hex);
+    key(&mut app, KeyCode::Right); // 1: header/magic
+    assert_eq!(app.cursor, 1);
+    assert_eq!(name(&app), "magic");
+    assert_eq!(app.tree.path_string(app.selected), "header/magic");
+    key(&mut app, KeyCode::Down); // 17: body/a
+    assert_eq!(app.cursor, 17);
+    assert_eq!(app.tree.path_string(app.selected), "body/a");
+    key(&mut app, KeyCode::End);
+    assert_eq!(app.cursor, 99);
+    assert!(name(&app).starts_with("tail"));
+    key(&mut app, KeyCode::Home);
+    assert_eq!(app.cursor, 0);
+    key(&mut app, KeyCode::Left);
+    assert_eq!(app.cursor, 0);
+}
+
+#[test]
+fn tree_keys_open_close_and_walk() {
+    let mut app = toy_app(100);
+    draw(&mut app, 110, 24);
+    key(&mut app, KeyCode::Char('j'));
+    assert_eq!(name(&app), "header");
+    key(&mut app, KeyCode::Char('l')); // open
+    assert!(app.opened.contains(&app.selected));
+    key(&mut app, KeyCode::Char('l')); // first child
+    assert_eq!(name(&app), "magic");
+    keys(&mut app, "]");
+    assert_eq!(name(&app), "version");
+    keys(&mut app, "]"); // no next sibling: stays
+    assert_eq!(name(&app), "version");
+    keys(&mut app, "[");
+    assert_eq!(name(&app), "magic");
+    key(&mut app, KeyCode::Char('h')); // leaf: to parent
+    assert_eq!(name(&app), "header");
+    key(&mut app, KeyCode::Left); // open: close
+    assert!(!app.opened.contains(&app.selected));
+    key(&mut app, KeyCode::Enter); // no link: toggles open
+    assert!(app.opened.contains(&app.selected));
+    key(&mut app, KeyCode::Char(' '));
+    assert!(!app.opened.contains(&app.selected));
+    key(&mut app, KeyCode::End);
+    assert!(name(&app).starts_with("tail"));
+    key(&mut app, KeyCode::Home);
+    assert_eq!(app.selected, app.tree.root());
+    key(&mut app, KeyCode::PageDown);
+    assert!(name(&app).starts_with("tail"));
+    key(&mut app, KeyCode::PageUp);
+    assert_eq!(app.selected, app.tree.root());
+    key(&mut app, KeyCode::Up); // at the top: stays
+    assert_eq!(app.selected, app.tree.root());
+}
+
+#[test]
+fn enter_follows_a_link() {
+    let mut app = toy_app(100);
+    draw(&mut app, 110, 24);
+    keys(&mut app, "jjl"); // body, open
+    keys(&mut app, "l]"); // a, then b
+    assert_eq!(name(&app), "b");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(name(&app), "version");
+    assert_eq!(app.cursor, 4);
+}
+
+#[test]
+fn goto_takes_hex_decimal_and_relative_offsets() {
+    let mut app = toy_app(100);
+    draw(&mut app, 110, 24);
+    for (input, want) in [("0x20", 0x20), ("+5", 0x25), ("-0x3", 0x22), ("90", 90)] {
+        keys(&mut app, "g");
+        keys(&mut app, input);
+        key(&mut app, KeyCode::Enter);
+        assert_eq!(app.cursor, want, "goto {input}");
+        assert!(app.popup.is_none());
+    }
+    assert!(name(&app).starts_with("tail"));
+    // Past the end and nonsense: the cursor stays and the status says why.
+    keys(&mut app, "g");
+    keys(&mut app, "0x1000");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.cursor, 90);
+    let msg = text(&draw(&mut app, 110, 24));
+    assert!(msg.contains("past the end"), "{msg}");
+    keys(&mut app, "gzz");
+    key(&mut app, KeyCode::Backspace);
+    key(&mut app, KeyCode::Enter);
+    assert!(text(&draw(&mut app, 110, 24)).contains("not an offset"));
+    // Esc closes the prompt without moving.
+    keys(&mut app, "g12");
+    key(&mut app, KeyCode::Esc);
+    assert!(app.popup.is_none());
+    assert!(!app.quit);
+    assert_eq!(app.cursor, 90);
+}
+
+#[test]
+fn help_lists_every_key_and_esc_closes_it() {
+    let mut app = toy_app(100);
+    keys(&mut app, "?");
+    let screen = text(&draw(&mut app, 120, 40));
+    for (k, _) in fwview::tui::popup::KEYS {
+        assert!(screen.contains(k), "help lacks {k}");
+    }
+    key(&mut app, KeyCode::Esc);
+    assert!(app.popup.is_none());
+    assert!(!app.quit);
+    key(&mut app, KeyCode::Esc);
+    assert!(app.quit, "Esc without a popup quits");
+    let mut app = toy_app(100);
+    keys(&mut app, "q");
+    assert!(app.quit);
+}
+
+#[test]
+fn mouse_clicks_select_rows_and_bytes_and_the_wheel_scrolls() {
+    let mut app = toy_app(5000);
+    draw(&mut app, 110, 24);
+    let click = |app: &mut App, x: u16, y: u16| {
+        handle_event(
+            app,
+            Event::Mouse(MouseEvent {
+                kind: MouseEventKind::Down(MouseButton::Left),
+                column: x,
+                row: y,
+                modifiers: KeyModifiers::NONE,
+            }),
+        )
+    };
+    // The third row of the tree (root, header, body) is "body".
+    let t = app.view.tree_area;
+    click(&mut app, t.x + 6, t.y + 3);
+    assert_eq!(name(&app), "body");
+    // A byte: row 2, column of byte 3 -> offset 0x23.
+    let h = app.view.hex_inner;
+    click(&mut app, h.x + 10 + 9, h.y + 2);
+    assert_eq!(app.cursor, 0x23);
+    assert_eq!(app.focus, Focus::Hex);
+    assert_eq!(name(&app), "b");
+    // The same byte in the text column.
+    click(&mut app, h.x + 60 + 4, h.y + 1);
+    assert_eq!(app.cursor, 0x14);
+    let top = app.hex_top;
+    handle_event(
+        &mut app,
+        Event::Mouse(MouseEvent {
+            kind: MouseEventKind::ScrollDown,
+            column: h.x + 5,
+            row: h.y + 5,
+            modifiers: KeyModifiers::NONE,
+        }),
+    );
+    assert_eq!(app.hex_top, top + 3);
+}
+
+#[test]
+fn file_text_is_escaped_on_screen() {
+    let mut app = toy_app(100);
+    let screen = text(&draw(&mut app, 200, 24));
+    assert!(screen.contains("tail \\x1b[31mred"), "{screen}");
+    assert!(!screen.contains('\u{1b}'));
+    assert!(!screen.contains('\u{202e}'));
+    assert!(!screen.contains('\u{7}'));
+}
+
+#[test]
+fn an_empty_file_opens_and_says_so() {
+    let tree = fwview::formats::build_from_bytes(Vec::new());
+    let mut app = App::new(tree, "empty");
+    let screen = text(&draw(&mut app, 100, 20));
+    assert!(screen.contains("(empty file)"));
+    assert!(screen.contains("the file is empty"));
+    key(&mut app, KeyCode::Tab);
+    key(&mut app, KeyCode::Right);
+    key(&mut app, KeyCode::End);
+    assert_eq!(app.cursor, 0);
+}
+
+#[test]
+fn an_unknown_format_is_one_node_with_a_working_hex_pane() {
+    let tree = fwview::formats::build_from_bytes(vec![0xAB; 4096]);
+    let mut app = App::new(tree, "blob");
+    assert_eq!(app.tree.format(), "raw");
+    assert!(app.tree.built_children(app.tree.root()).is_empty());
+    draw(&mut app, 100, 20);
+    key(&mut app, KeyCode::Tab);
+    key(&mut app, KeyCode::PageDown);
+    assert_eq!(
+        app.cursor,
+        app.view.bytes_per_row * u64::from(app.view.hex_inner.height)
+    );
+    let screen = text(&draw(&mut app, 100, 20));
+    assert!(screen.contains(&format!("{:08x}", app.cursor)));
+}
