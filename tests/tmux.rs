@@ -19,17 +19,37 @@ impl Tmux {
             socket: format!("fwview-test-{}-{}", std::process::id(), w),
         };
         let ok = t
-            .cmd(&["new-session", "-d", "-s", "t", "-x", &w.to_string(), "-y", &h.to_string(), cmd])
+            .cmd(&[
+                "new-session",
+                "-d",
+                "-s",
+                "t",
+                "-x",
+                &w.to_string(),
+                "-y",
+                &h.to_string(),
+                cmd,
+            ])
             .success();
         assert!(ok, "tmux new-session failed");
         t.cmd(&["set-option", "-t", "t", "remain-on-exit", "on"]);
         Some(t)
     }
     fn cmd(&self, args: &[&str]) -> std::process::ExitStatus {
-        Command::new("tmux").arg("-L").arg(&self.socket).args(args).status().unwrap()
+        Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .args(args)
+            .status()
+            .unwrap()
     }
     fn out(&self, args: &[&str]) -> String {
-        let o = Command::new("tmux").arg("-L").arg(&self.socket).args(args).output().unwrap();
+        let o = Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .unwrap();
         String::from_utf8_lossy(&o.stdout).into_owned()
     }
     fn keys(&self, keys: &[&str]) {
@@ -44,7 +64,9 @@ impl Tmux {
         self.out(&["capture-pane", "-p", "-t", "t"])
     }
     fn var(&self, v: &str) -> String {
-        self.out(&["display-message", "-p", "-t", "t", v]).trim().to_string()
+        self.out(&["display-message", "-p", "-t", "t", v])
+            .trim()
+            .to_string()
     }
     /// Waits until the screen satisfies `f`, and returns it.
     fn wait(&self, what: &str, f: impl Fn(&str) -> bool) -> String {
@@ -64,7 +86,11 @@ impl Tmux {
 
 impl Drop for Tmux {
     fn drop(&mut self) {
-        let _ = Command::new("tmux").arg("-L").arg(&self.socket).arg("kill-server").status();
+        let _ = Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .arg("kill-server")
+            .status();
     }
 }
 
@@ -78,8 +104,12 @@ fn sample() -> String {
 #[test]
 fn goto_help_and_quit_in_a_real_terminal() {
     let cmd = format!("{} {}", env!("CARGO_BIN_EXE_fwview"), sample());
-    let Some(t) = Tmux::start(&cmd, 120, 36) else { return };
-    let s = t.wait("the first frame", |s| s.contains("Structure") && s.contains("Hex"));
+    let Some(t) = Tmux::start(&cmd, 120, 36) else {
+        return;
+    };
+    let s = t.wait("the first frame", |s| {
+        s.contains("Structure") && s.contains("Hex")
+    });
     assert!(s.contains("pynq__pl_server_default.xclbin"));
     assert!(s.contains("0x0 / 0xe4d"), "{s}");
     assert_eq!(t.var("#{alternate_on}"), "1");
@@ -90,7 +120,10 @@ fn goto_help_and_quit_in_a_real_terminal() {
     t.keys(&["Enter"]);
     let s = t.wait("the cursor at 0x1c8", |s| s.contains("0x1c8 / 0xe4d"));
     assert!(!s.contains("Go to offset"));
-    assert!(s.contains("000001c0"), "the hex pane shows the row of 0x1c8:\n{s}");
+    assert!(
+        s.contains("000001c0"),
+        "the hex pane shows the row of 0x1c8:\n{s}"
+    );
 
     t.keys(&["?"]);
     let s = t.wait("the help popup", |s| s.contains("Keys (Esc closes)"));
@@ -101,22 +134,35 @@ fn goto_help_and_quit_in_a_real_terminal() {
     t.keys(&["q"]);
     let start = Instant::now();
     while t.var("#{pane_dead}") != "1" {
-        assert!(start.elapsed() < Duration::from_secs(10), "fwview did not quit");
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "fwview did not quit"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
     assert_eq!(t.var("#{pane_dead_status}"), "0");
-    assert_eq!(t.var("#{alternate_on}"), "0", "the alternate screen was left");
+    assert_eq!(
+        t.var("#{alternate_on}"),
+        "0",
+        "the alternate screen was left"
+    );
 }
 
 #[test]
 fn resizing_redraws_down_to_40x10() {
     let cmd = format!("{} {}", env!("CARGO_BIN_EXE_fwview"), sample());
-    let Some(t) = Tmux::start(&cmd, 100, 30) else { return };
+    let Some(t) = Tmux::start(&cmd, 100, 30) else {
+        return;
+    };
     t.wait("the first frame", |s| s.contains("Structure"));
     t.cmd(&["resize-window", "-t", "t", "-x", "40", "-y", "10"]);
-    let s = t.wait("the small frame", |s| s.lines().count() <= 10 && s.contains("Hex"));
+    let s = t.wait("the small frame", |s| {
+        s.lines().count() <= 10 && s.contains("Hex")
+    });
     assert!(s.lines().all(|l| l.chars().count() <= 40), "{s}");
     t.cmd(&["resize-window", "-t", "t", "-x", "130", "-y", "40"]);
-    t.wait("the large frame", |s| s.contains("00000000  78 63 6c 62 69 6e 32 00"));
+    t.wait("the large frame", |s| {
+        s.contains("00000000  78 63 6c 62 69 6e 32 00")
+    });
     t.keys(&["q"]);
 }
