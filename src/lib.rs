@@ -10,4 +10,5 @@ pub mod formats;
 #[cfg(unix)]
 pub mod guard;
 pub mod model;
+pub mod search;
 pub mod tui;
