@@ -39,12 +39,49 @@ struct Cli {
     /// Let --extract replace an existing file.
     #[arg(long)]
     force: bool,
+
+    /// Print the offset of every match of PATTERN, one a line in hex, and
+    /// exit: `text`, `x:7f 45 ?? 46` (hex bytes, ?? any byte) or `n:text`
+    /// (node names and values), as the explorer's `/` takes them.
+    #[arg(long, value_name = "PATTERN", conflicts_with_all = ["json", "tree", "extract"])]
+    find: Option<String>,
+
+    /// With --find: text matches letters of either case.
+    #[arg(short = 'i', long, requires = "find")]
+    ignore_case: bool,
 }
 
 fn fail(path: &std::path::Path, msg: impl std::fmt::Display) -> ExitCode {
     let p = text::from_bytes(path.as_os_str().as_encoded_bytes());
     eprintln!("fwview: {p}: {}", text::clean(&msg.to_string()));
     ExitCode::from(1)
+}
+
+/// `--find`: every match's offset, one a line.
+fn find(tree: &mut fwview::model::Tree, pattern: &str, case_sensitive: bool) -> io::Result<()> {
+    use fwview::search::{self, Pattern};
+    let pat = Pattern::parse(pattern, case_sensitive)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+    let offsets: Vec<u64> = match pat {
+        Pattern::Bytes { bytes, fold } => search::find_bytes(
+            &bytes,
+            fold,
+            tree.data(),
+            &std::sync::atomic::AtomicBool::new(false),
+            &mut |_| {},
+        ),
+        Pattern::Nodes { text, fold } => search::find_nodes(tree, &text, fold)
+            .0
+            .iter()
+            .map(|m| m.offset)
+            .collect(),
+    };
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    for o in offsets {
+        writeln!(out, "0x{o:x}")?;
+    }
+    out.flush()
 }
 
 fn main() -> ExitCode {
@@ -74,6 +111,17 @@ fn main() -> ExitCode {
             Ok(()) => ExitCode::SUCCESS,
             // A closed pipe (`| head`) is not an error worth a message.
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+            Err(e) => fail(&cli.file, e),
+        };
+    }
+    if let Some(p) = &cli.find {
+        return match find(&mut tree, p, !cli.ignore_case) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+            Err(e) if e.kind() == io::ErrorKind::InvalidInput => {
+                eprintln!("fwview: {}", text::clean(&e.to_string()));
+                ExitCode::from(2)
+            }
             Err(e) => fail(&cli.file, e),
         };
     }

@@ -36,7 +36,7 @@ impl Pattern {
             if digits.is_empty() {
                 return Err("x: needs hex bytes, like x:7f 45 4c 46".into());
             }
-            if digits.len() % 2 != 0 {
+            if !digits.len().is_multiple_of(2) {
                 return Err("x: needs whole bytes (two hex digits each)".into());
             }
             for pair in digits.chunks(2) {
@@ -44,7 +44,8 @@ impl Pattern {
                 if p == "??" {
                     bytes.push(None);
                 } else {
-                    let b = u8::from_str_radix(&p, 16).map_err(|_| format!("x: {p} is not a hex byte"))?;
+                    let b = u8::from_str_radix(&p, 16)
+                        .map_err(|_| format!("x: {p} is not a hex byte"))?;
                     bytes.push(Some(b));
                 }
             }
@@ -184,7 +185,11 @@ pub const MAX_NODES_SEARCHED: usize = 4_000_000;
 /// building lazy parts as it goes (and forgetting them after). Returns the
 /// matches and whether the whole tree was searched.
 pub fn find_nodes(tree: &mut Tree, text: &str, fold: bool) -> (Vec<NodeMatch>, bool) {
-    let needle = if fold { text.to_lowercase() } else { text.to_string() };
+    let needle = if fold {
+        text.to_lowercase()
+    } else {
+        text.to_string()
+    };
     let mut out = Vec::new();
     let mut seen = 0usize;
     let mut names: Vec<String> = Vec::new();
@@ -229,7 +234,9 @@ mod tests {
 
     fn find(p: &str, cs: bool, data: &[u8]) -> Vec<u64> {
         match Pattern::parse(p, cs).unwrap() {
-            Pattern::Bytes { bytes, fold } => find_bytes(&bytes, fold, data, &AtomicBool::new(false), &mut |_| {}),
+            Pattern::Bytes { bytes, fold } => {
+                find_bytes(&bytes, fold, data, &AtomicBool::new(false), &mut |_| {})
+            }
             Pattern::Nodes { .. } => panic!("not a byte pattern"),
         }
     }
@@ -246,7 +253,10 @@ mod tests {
         assert_eq!(Pattern::parse("x:7f45", true).unwrap().len(), 2);
         assert!(Pattern::parse("x:7f4", true).is_err());
         assert!(Pattern::parse("x:zz", true).is_err());
-        assert!(matches!(Pattern::parse("n:vadd", false), Ok(Pattern::Nodes { fold: true, .. })));
+        assert!(matches!(
+            Pattern::parse("n:vadd", false),
+            Ok(Pattern::Nodes { fold: true, .. })
+        ));
         assert_eq!(Pattern::parse("t:x:y", true).unwrap().len(), 3);
         assert!(Pattern::parse("", true).is_err());
     }

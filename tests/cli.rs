@@ -331,3 +331,66 @@ fn the_interactive_mode_needs_a_terminal() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a terminal"));
 }
+
+/// Every start offset of `pat` in `hay` (None matches any byte), by brute
+/// force: the reference for --find.
+fn naive(hay: &[u8], pat: &[Option<u8>], fold: bool) -> Vec<String> {
+    (0..hay.len().saturating_sub(pat.len() - 1))
+        .filter(|&i| {
+            pat.iter().enumerate().all(|(j, p)| match p {
+                None => true,
+                Some(b) if fold => b.eq_ignore_ascii_case(&hay[i + j]),
+                Some(b) => *b == hay[i + j],
+            })
+        })
+        .map(|i| format!("0x{i:x}"))
+        .collect()
+}
+
+#[test]
+fn find_prints_every_match_offset() {
+    for p in samples() {
+        let hay = std::fs::read(&p).unwrap();
+        for (pattern, pat, fold) in [
+            ("ELF", vec![Some(b'E'), Some(b'L'), Some(b'F')], false),
+            (
+                "x:7f 45 4c 46",
+                vec![Some(0x7f), Some(0x45), Some(0x4c), Some(0x46)],
+                false,
+            ),
+            (
+                "x:00 ?? 00 ?? 01",
+                vec![Some(0), None, Some(0), None, Some(1)],
+                false,
+            ),
+            ("kernel", b"kernel".iter().map(|&b| Some(b)).collect(), true),
+        ] {
+            let mut cmd = Command::cargo_bin("fwview").unwrap();
+            cmd.arg("--find").arg(pattern).arg(&p);
+            if fold {
+                cmd.arg("-i");
+            }
+            let out = cmd.output().unwrap();
+            assert!(out.status.success());
+            let got: Vec<String> = String::from_utf8(out.stdout)
+                .unwrap()
+                .lines()
+                .map(String::from)
+                .collect();
+            assert_eq!(got, naive(&hay, &pat, fold), "{} {pattern}", p.display());
+        }
+    }
+}
+
+#[test]
+fn find_rejects_bad_patterns() {
+    let p = samples().into_iter().next().unwrap();
+    let out = Command::cargo_bin("fwview")
+        .unwrap()
+        .args(["--find", "x:1"])
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("two hex digits"));
+}

@@ -126,10 +126,10 @@ fn goto_help_and_quit_in_a_real_terminal() {
     );
 
     t.keys(&["?"]);
-    let s = t.wait("the help popup", |s| s.contains("Keys (Esc closes)"));
+    let s = t.wait("the help popup", |s| s.contains("Keys (Esc closes"));
     assert!(s.contains("go to an offset"));
     t.keys(&["Escape"]);
-    t.wait("the help to close", |s| !s.contains("Keys (Esc closes)"));
+    t.wait("the help to close", |s| !s.contains("Keys (Esc closes"));
 
     t.keys(&["q"]);
     let start = Instant::now();
@@ -164,5 +164,62 @@ fn resizing_redraws_down_to_40x10() {
     t.wait("the large frame", |s| {
         s.contains("00000000  78 63 6c 62 69 6e 32 00")
     });
+    t.keys(&["q"]);
+}
+
+/// The cursor offset the status bar shows, as text like `0x3a9e0`.
+fn cursor_of(screen: &str) -> String {
+    let status = screen
+        .lines()
+        .rev()
+        .find(|l| l.contains(" / 0x"))
+        .unwrap_or("");
+    let before = status.split(" / 0x").next().unwrap_or("");
+    before.rsplit(' ').next().unwrap_or("").to_string()
+}
+
+#[test]
+fn search_follow_history_and_marks_in_a_real_terminal() {
+    let xe = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("assets/xmos/COMS20001-game-of-life__pgm_generator.xe");
+    let cmd = format!("{} {}", env!("CARGO_BIN_EXE_fwview"), xe.display());
+    let Some(t) = Tmux::start(&cmd, 150, 40) else {
+        return;
+    };
+    t.wait("the first frame", |s| s.contains("Structure"));
+
+    // Search node names: the first GOTO sector.
+    t.keys(&["/"]);
+    t.wait("the search prompt", |s| s.contains("Search:"));
+    t.text("n:GOTO");
+    t.keys(&["Enter"]);
+    let s = t.wait("the first match", |s| s.contains("match 1 of"));
+    assert_eq!(cursor_of(&s), "0x3a9e0", "{s}");
+    t.keys(&["n"]);
+    t.wait("the second match", |s| s.contains("match 2 of"));
+    t.keys(&["N"]);
+    let s = t.wait("back to the first match", |s| s.contains("match 1 of"));
+    assert!(s.contains("[6] GOTO"), "{s}");
+
+    // Follow the GOTO to the image it starts.
+    t.keys(&["f"]);
+    let s = t.wait("the jump", |s| cursor_of(s) != "0x3a9e0");
+    let image = cursor_of(&s);
+    t.keys(&["C-o"]);
+    t.wait("back at the GOTO", |s| cursor_of(s) == "0x3a9e0");
+    t.keys(&["C-n"]);
+    t.wait("forward at the image", |s| cursor_of(s) == image);
+
+    // Mark it, go elsewhere, come back by the mark.
+    t.keys(&["m"]);
+    t.keys(&["a"]);
+    t.wait("the mark", |s| s.contains("mark a set"));
+    t.keys(&["g"]);
+    t.text("0x10");
+    t.keys(&["Enter"]);
+    t.wait("the goto", |s| cursor_of(s) == "0x10");
+    t.keys(&["'"]);
+    t.keys(&["a"]);
+    t.wait("the mark jump", |s| cursor_of(s) == image);
     t.keys(&["q"]);
 }

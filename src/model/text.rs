@@ -133,3 +133,48 @@ mod tests {
         assert_eq!(hex(&[1, 2, 3], 2), "01 02 …");
     }
 }
+
+/// Seconds since the Unix epoch as a UTC date, `YYYY-MM-DD HH:MM:SS UTC`,
+/// or `None` past the year 9999.
+pub fn utc(secs: i64) -> Option<String> {
+    if !(-62_135_596_800..=253_402_300_799).contains(&secs) {
+        return None;
+    }
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    Some(format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    ))
+}
+
+#[cfg(test)]
+mod utc_tests {
+    #[test]
+    fn dates_match_known_timestamps() {
+        assert_eq!(super::utc(0).as_deref(), Some("1970-01-01 00:00:00 UTC"));
+        // `date -u -d @1700000000`
+        assert_eq!(
+            super::utc(1_700_000_000).as_deref(),
+            Some("2023-11-14 22:13:20 UTC")
+        );
+        assert_eq!(
+            super::utc(951_782_400).as_deref(),
+            Some("2000-02-29 00:00:00 UTC")
+        );
+        assert_eq!(super::utc(-1).as_deref(), Some("1969-12-31 23:59:59 UTC"));
+        assert_eq!(super::utc(i64::MAX), None);
+    }
+}

@@ -2,13 +2,24 @@
 //! [`Command`]s in `keys.rs`; [`App::run_command`] applies them; `ui.rs`
 //! only draws.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
 
 use ratatui::layout::{Position, Rect};
 use tui_tree_widget::TreeState;
 
 use super::popup::{Popup, Prompt, PromptKind};
-use crate::model::{NodeId, Severity, Tree};
+use super::Message;
+use crate::model::{text, NodeId, Severity, Tree};
+use crate::search::{self, NodeMatch, Pattern};
+
+/// Files up to this size are searched at once; larger ones in the
+/// background, with progress shown and Esc cancelling.
+pub const BACKGROUND_SEARCH: u64 = 8 << 20;
+
+/// At most this many bytes are copied as hex by `y b`.
+pub const MAX_COPY: u64 = 64 << 10;
 
 /// Which pane takes the movement keys.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,6 +58,71 @@ pub enum Command {
     Click(u16, u16),
     ScrollUp(u16, u16),
     ScrollDown(u16, u16),
+    OpenSearch,
+    /// Ctrl-t in the search prompt.
+    ToggleCase,
+    NextMatch,
+    PrevMatch,
+    Follow,
+    Back,
+    Forward,
+    ToggleInspector,
+    SwapEndian,
+    /// `m`: the next letter names a mark to set.
+    StartMark,
+    /// `'`: the next letter names a mark to jump to.
+    StartJump,
+    ListMarks,
+    ListDiagnostics,
+    OpenCopy,
+    OpenSave,
+}
+
+/// A key that waits for a letter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pending {
+    SetMark,
+    JumpMark,
+}
+
+/// A place the user was: the cursor and the selected node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Location {
+    pub cursor: u64,
+    pub node: NodeId,
+}
+
+/// A byte search still running in the background.
+pub struct Running {
+    pub cancel: Arc<AtomicBool>,
+    pub done: u64,
+    pub total: u64,
+}
+
+/// The last search and where its matches are.
+pub struct SearchState {
+    pub id: u64,
+    pub query: String,
+    /// Bytes a byte match covers (0 for a node search).
+    pub len: u64,
+    /// Start offsets of byte matches, in order.
+    pub matches: Vec<u64>,
+    /// Node matches, in tree order.
+    pub nodes: Vec<NodeMatch>,
+    pub current: Option<usize>,
+    pub running: Option<Running>,
+    /// False when the search stopped early (cancelled, or too many).
+    pub complete: bool,
+}
+
+impl SearchState {
+    pub fn count(&self) -> usize {
+        if self.len == 0 {
+            self.nodes.len()
+        } else {
+            self.matches.len()
+        }
+    }
 }
 
 /// Sizes found while drawing, needed to move by pages and map clicks.
@@ -76,6 +152,19 @@ pub struct App {
     /// A one-line message for the status bar (text, is it an error).
     pub message: Option<(String, bool)>,
     pub quit: bool,
+    pub pending: Option<Pending>,
+    pub case_sensitive: bool,
+    pub search: Option<SearchState>,
+    next_search_id: u64,
+    pub back: Vec<Location>,
+    pub forward: Vec<Location>,
+    pub marks: BTreeMap<char, u64>,
+    pub inspector: bool,
+    pub inspector_big_first: bool,
+    /// Text waiting to be sent to the terminal's clipboard (OSC 52).
+    pub clipboard: Option<String>,
+    /// Where background work reports back; without it, searches run at once.
+    pub tx: Option<mpsc::Sender<Message>>,
 }
 
 impl App {
@@ -99,6 +188,17 @@ impl App {
             popup: None,
             message: None,
             quit: false,
+            pending: None,
+            case_sensitive: true,
+            search: None,
+            next_search_id: 0,
+            back: Vec::new(),
+            forward: Vec::new(),
+            marks: BTreeMap::new(),
+            inspector: false,
+            inspector_big_first: false,
+            clipboard: None,
+            tx: None,
         };
         app.open(root);
         app.select(root, true);
@@ -243,10 +343,7 @@ impl App {
             ));
             return true;
         }
-        let id = self.tree.smallest_containing(link.offset, link.size);
-        self.select(id, true);
-        self.cursor = link.offset;
-        self.scroll_hex_to(link.offset);
+        self.jump(link.offset, link.size);
         true
     }
 
@@ -354,9 +451,359 @@ impl App {
             .count()
     }
 
+    // ---- jumps and history ----
+
+    pub fn location(&self) -> Location {
+        Location {
+            cursor: self.cursor,
+            node: self.selected,
+        }
+    }
+
+    /// Records where the user is before a jump, for Ctrl-o.
+    pub fn remember(&mut self) {
+        let here = self.location();
+        if self.back.last() != Some(&here) {
+            self.back.push(here);
+        }
+        self.forward.clear();
+    }
+
+    fn restore(&mut self, loc: Location) {
+        self.select(loc.node, false);
+        self.cursor = loc.cursor.min(self.file_len().saturating_sub(1));
+        self.scroll_hex_to(self.cursor);
+    }
+
+    fn go_back(&mut self) {
+        match self.back.pop() {
+            Some(loc) => {
+                self.forward.push(self.location());
+                self.restore(loc);
+            }
+            None => self.message = Some(("no earlier jump".into(), false)),
+        }
+    }
+
+    fn go_forward(&mut self) {
+        match self.forward.pop() {
+            Some(loc) => {
+                self.back.push(self.location());
+                self.restore(loc);
+            }
+            None => self.message = Some(("no later jump".into(), false)),
+        }
+    }
+
+    /// Puts the cursor on `off` and selects the smallest node holding
+    /// `[off, off+size)`, remembering where the user was.
+    pub fn jump(&mut self, off: u64, size: u64) {
+        if off >= self.file_len() {
+            return;
+        }
+        self.remember();
+        let id = self.tree.smallest_containing(off, size);
+        self.select(id, false);
+        self.cursor = off;
+        self.scroll_hex_to(off);
+    }
+
+    // ---- search ----
+
+    /// Starts a search for `query` in the prompt's syntax.
+    pub fn start_search(&mut self, query: &str) {
+        if let Some(old) = self.search.as_ref().and_then(|s| s.running.as_ref()) {
+            old.cancel.store(true, Ordering::Relaxed);
+        }
+        let pat = match Pattern::parse(query, self.case_sensitive) {
+            Ok(p) => p,
+            Err(e) => {
+                self.message = Some((e, true));
+                return;
+            }
+        };
+        self.next_search_id += 1;
+        let id = self.next_search_id;
+        let mut st = SearchState {
+            id,
+            query: query.to_string(),
+            len: pat.len() as u64,
+            matches: Vec::new(),
+            nodes: Vec::new(),
+            current: None,
+            running: None,
+            complete: true,
+        };
+        match pat {
+            Pattern::Nodes { text, fold } => {
+                let (nodes, complete) = search::find_nodes(&mut self.tree, &text, fold);
+                st.nodes = nodes;
+                st.complete = complete;
+                self.search = Some(st);
+                self.after_search();
+            }
+            Pattern::Bytes { bytes, fold } => {
+                let src = self.tree.source().clone();
+                match &self.tx {
+                    Some(tx) if src.len() > BACKGROUND_SEARCH => {
+                        let cancel = Arc::new(AtomicBool::new(false));
+                        st.running = Some(Running {
+                            cancel: cancel.clone(),
+                            done: 0,
+                            total: src.len(),
+                        });
+                        self.search = Some(st);
+                        let tx = tx.clone();
+                        std::thread::spawn(move || {
+                            let mut progress = |done| {
+                                let _ = tx.send(Message::SearchProgress { id, done });
+                            };
+                            let m = search::find_bytes(
+                                &bytes,
+                                fold,
+                                src.bytes(),
+                                &cancel,
+                                &mut progress,
+                            );
+                            let cancelled = cancel.load(Ordering::Relaxed);
+                            let _ = tx.send(Message::SearchDone {
+                                id,
+                                matches: m,
+                                cancelled,
+                            });
+                        });
+                    }
+                    _ => {
+                        let m = search::find_bytes(
+                            &bytes,
+                            fold,
+                            src.bytes(),
+                            &AtomicBool::new(false),
+                            &mut |_| {},
+                        );
+                        st.complete = m.len() < search::MAX_MATCHES;
+                        st.matches = m;
+                        self.search = Some(st);
+                        self.after_search();
+                    }
+                }
+            }
+        }
+    }
+
+    /// Takes a message from a background search.
+    pub fn on_message(&mut self, msg: Message) {
+        let Some(st) = self.search.as_mut() else {
+            return;
+        };
+        match msg {
+            Message::SearchProgress { id, done } if id == st.id => {
+                if let Some(r) = st.running.as_mut() {
+                    r.done = done;
+                }
+            }
+            Message::SearchDone {
+                id,
+                matches,
+                cancelled,
+            } if id == st.id => {
+                st.running = None;
+                st.complete = !cancelled && matches.len() < search::MAX_MATCHES;
+                st.matches = matches;
+                if cancelled {
+                    self.message = Some((
+                        format!("search cancelled; {} matches so far", st.matches.len()),
+                        false,
+                    ));
+                    return;
+                }
+                self.after_search();
+            }
+            _ => {}
+        }
+    }
+
+    /// Goes to the first match at or after the cursor.
+    fn after_search(&mut self) {
+        let Some(st) = self.search.as_ref() else {
+            return;
+        };
+        if st.count() == 0 {
+            self.message = Some((format!("no match for {}", text::clean(&st.query)), true));
+            return;
+        }
+        self.next_match(true, true);
+    }
+
+    /// Moves to the next (or previous) match, wrapping around.
+    fn next_match(&mut self, forward: bool, from_cursor: bool) {
+        let Some(st) = self.search.as_ref() else {
+            self.message = Some(("no search yet: press / to search".into(), false));
+            return;
+        };
+        let n = st.count();
+        if n == 0 {
+            self.message = Some((format!("no match for {}", text::clean(&st.query)), true));
+            return;
+        }
+        let offs = |i: usize| -> u64 {
+            if st.len == 0 {
+                st.nodes.get(i).map_or(0, |m| m.offset)
+            } else {
+                st.matches.get(i).copied().unwrap_or(0)
+            }
+        };
+        let i = if st.len > 0 {
+            // Byte matches: by the cursor, so that n after moving around
+            // goes to the next match from here.
+            let c = self.cursor;
+            let first_after = if from_cursor {
+                st.matches.partition_point(|&m| m < c)
+            } else {
+                st.matches.partition_point(|&m| m <= c)
+            };
+            if forward {
+                if first_after >= n {
+                    0
+                } else {
+                    first_after
+                }
+            } else {
+                let before = st.matches.partition_point(|&m| m < c);
+                if before == 0 {
+                    n - 1
+                } else {
+                    before - 1
+                }
+            }
+        } else {
+            match (st.current, forward) {
+                (None, _) => 0,
+                (Some(c), true) => (c + 1) % n,
+                (Some(c), false) => (c + n - 1) % n,
+            }
+        };
+        let wrapped = match st.current {
+            Some(c) => n > 1 && if forward { i <= c } else { i >= c },
+            None => false,
+        };
+        let (off, size, path) = if st.len == 0 {
+            let m = st.nodes.get(i).cloned();
+            (offs(i), m.as_ref().map_or(0, |m| m.size), m.map(|m| m.path))
+        } else {
+            (offs(i), st.len, None)
+        };
+        if let Some(st) = self.search.as_mut() {
+            st.current = Some(i);
+        }
+        self.remember();
+        match path.and_then(|p| self.tree.find_path(&p)) {
+            Some(id) => self.select(id, true),
+            None => {
+                let id = self.tree.smallest_containing(off, size);
+                self.select(id, false);
+                self.cursor = off.min(self.file_len().saturating_sub(1));
+                self.scroll_hex_to(self.cursor);
+            }
+        }
+        if wrapped {
+            self.message = Some(("search wrapped around".into(), false));
+        }
+    }
+
+    /// Byte matches that overlap `[start, end)`, as ranges.
+    pub fn matches_in(&self, start: u64, end: u64) -> Vec<(u64, u64)> {
+        let Some(st) = self.search.as_ref() else {
+            return Vec::new();
+        };
+        if st.len == 0 {
+            return Vec::new();
+        }
+        let first = st.matches.partition_point(|&m| m + st.len <= start);
+        st.matches
+            .get(first..)
+            .unwrap_or_default()
+            .iter()
+            .take_while(|&&m| m < end)
+            .map(|&m| (m, m + st.len))
+            .collect()
+    }
+
+    // ---- copy and save ----
+
+    fn copy(&mut self, what: char) {
+        let n = self.tree.node(self.selected);
+        let (text, said) = match what {
+            'o' => (
+                format!("0x{:x}", self.cursor),
+                format!("offset 0x{:x}", self.cursor),
+            ),
+            'v' => match &n.value {
+                Some(v) => (v.clone(), "the node's value".to_string()),
+                None => {
+                    self.message = Some(("the node has no value to copy".into(), true));
+                    return;
+                }
+            },
+            'b' => {
+                let len = n.size.min(MAX_COPY);
+                let b = self
+                    .tree
+                    .data()
+                    .get(n.offset as usize..(n.offset + len) as usize)
+                    .unwrap_or_default();
+                let more = if n.size > MAX_COPY {
+                    " (the first 64 KiB)"
+                } else {
+                    ""
+                };
+                (
+                    text::hex(b, b.len()),
+                    format!("{} bytes as hex{more}", b.len()),
+                )
+            }
+            'p' => (
+                self.tree.path_string(self.selected),
+                "the node's path".to_string(),
+            ),
+            _ => return,
+        };
+        self.clipboard = Some(text);
+        self.message = Some((format!("copied {said} to the clipboard"), false));
+    }
+
+    fn save(&mut self, path: &str, force: bool) {
+        let n = self.tree.node(self.selected);
+        let bytes = self
+            .tree
+            .data()
+            .get(n.offset as usize..n.end() as usize)
+            .unwrap_or_default();
+        match crate::export::write_bytes(bytes, std::path::Path::new(path), force) {
+            Ok(()) => {
+                self.message = Some((
+                    format!("wrote {} bytes to {}", bytes.len(), text::clean(path)),
+                    false,
+                ))
+            }
+            Err(crate::export::ExtractError::Exists(_)) => {
+                let mut p = Prompt::new(PromptKind::Overwrite(path.to_string()));
+                p.input = path.to_string();
+                self.popup = Some(Popup::Prompt(p));
+            }
+            Err(e) => self.message = Some((e.to_string(), true)),
+        }
+    }
+
     // ---- commands ----
 
     pub fn run_command(&mut self, cmd: Command) {
+        if let Some(p) = self.pending.take() {
+            if let Command::Input(c) = cmd {
+                self.letter(p, c);
+            }
+            return;
+        }
         if self.popup.is_some() {
             self.run_popup_command(cmd);
             return;
@@ -367,6 +814,11 @@ impl App {
             Focus::Hex => self.view.hex_rows.max(1) as usize,
         };
         match (cmd, self.focus) {
+            (Command::Escape, _) if self.search.as_ref().is_some_and(|s| s.running.is_some()) => {
+                if let Some(r) = self.search.as_ref().and_then(|s| s.running.as_ref()) {
+                    r.cancel.store(true, Ordering::Relaxed);
+                }
+            }
             (Command::Quit | Command::Escape, _) => self.quit = true,
             (Command::SwitchFocus, _) => {
                 self.focus = match self.focus {
@@ -377,7 +829,29 @@ impl App {
             (Command::OpenGoto, _) => {
                 self.popup = Some(Popup::Prompt(Prompt::new(PromptKind::Goto)))
             }
+            (Command::OpenSearch, _) => {
+                self.popup = Some(Popup::Prompt(Prompt::new(PromptKind::Search)))
+            }
+            (Command::OpenSave, _) => {
+                self.popup = Some(Popup::Prompt(Prompt::new(PromptKind::SaveAs)))
+            }
             (Command::OpenHelp, _) => self.popup = Some(Popup::Help { scroll: 0 }),
+            (Command::OpenCopy, _) => self.popup = Some(Popup::Copy),
+            (Command::ListMarks, _) => self.popup = Some(Popup::Marks { selected: 0 }),
+            (Command::ListDiagnostics, _) => self.popup = Some(Popup::Diagnostics { selected: 0 }),
+            (Command::StartMark, _) => self.pending = Some(Pending::SetMark),
+            (Command::StartJump, _) => self.pending = Some(Pending::JumpMark),
+            (Command::NextMatch, _) => self.next_match(true, false),
+            (Command::PrevMatch, _) => self.next_match(false, false),
+            (Command::Follow, _) => {
+                if !self.follow() {
+                    self.message = Some(("the node links nowhere".into(), false));
+                }
+            }
+            (Command::Back, _) => self.go_back(),
+            (Command::Forward, _) => self.go_forward(),
+            (Command::ToggleInspector, _) => self.inspector = !self.inspector,
+            (Command::SwapEndian, _) => self.inspector_big_first = !self.inspector_big_first,
             (Command::NextSibling, _) => self.sibling(1),
             (Command::PrevSibling, _) => self.sibling(-1),
             (Command::Toggle, _) => self.toggle(),
@@ -407,7 +881,25 @@ impl App {
             (Command::Click(x, y), _) => self.click(x, y),
             (Command::ScrollUp(x, y), _) => self.wheel(x, y, -3),
             (Command::ScrollDown(x, y), _) => self.wheel(x, y, 3),
-            (Command::Input(_) | Command::Backspace | Command::Submit, _) => {}
+            (Command::Input(_) | Command::Backspace | Command::Submit | Command::ToggleCase, _) => {
+            }
+        }
+    }
+
+    fn letter(&mut self, p: Pending, c: char) {
+        if !c.is_ascii_alphabetic() {
+            self.message = Some(("marks are letters a-z and A-Z".into(), true));
+            return;
+        }
+        match p {
+            Pending::SetMark => {
+                self.marks.insert(c, self.cursor);
+                self.message = Some((format!("mark {c} set at 0x{:x}", self.cursor), false));
+            }
+            Pending::JumpMark => match self.marks.get(&c).copied() {
+                Some(off) => self.jump(off, 1),
+                None => self.message = Some((format!("no mark {c}"), true)),
+            },
         }
     }
 
@@ -419,12 +911,14 @@ impl App {
                 if id == self.selected {
                     self.toggle();
                 } else {
+                    self.remember();
                     self.select(id, true);
                 }
             }
         } else if self.view.hex_area.contains(pos) {
             self.focus = Focus::Hex;
             if let Some(off) = self.hex_offset_at(x, y) {
+                self.remember();
                 self.set_cursor(off);
             }
         }
@@ -445,9 +939,19 @@ impl App {
         }
     }
 
+    /// The rows of the marks popup: letter and offset, in letter order.
+    pub fn mark_list(&self) -> Vec<(char, u64)> {
+        self.marks.iter().map(|(&c, &o)| (c, o)).collect()
+    }
+
     fn run_popup_command(&mut self, cmd: Command) {
         let Some(popup) = self.popup.as_mut() else {
             return;
+        };
+        let list_len = match popup {
+            Popup::Marks { .. } => self.marks.len(),
+            Popup::Diagnostics { .. } => self.tree.diagnostics().len(),
+            _ => 0,
         };
         match popup {
             Popup::Help { scroll } => match cmd {
@@ -461,29 +965,96 @@ impl App {
                 Command::Home => *scroll = 0,
                 _ => {}
             },
-            Popup::Prompt(p) => match cmd {
-                Command::Escape => self.popup = None,
-                Command::Input(c) => p.input.push(c),
-                Command::Backspace => {
-                    p.input.pop();
+            Popup::Copy => {
+                self.popup = None;
+                if let Command::Input(c) = cmd {
+                    self.copy(c);
                 }
-                Command::Submit => {
-                    let prompt = p.clone();
+            }
+            Popup::Marks { selected } | Popup::Diagnostics { selected } => {
+                let last = list_len.saturating_sub(1);
+                match cmd {
+                    Command::Escape | Command::Quit => self.popup = None,
+                    Command::Up => *selected = selected.saturating_sub(1),
+                    Command::Down => *selected = (*selected + 1).min(last),
+                    Command::PageUp => *selected = selected.saturating_sub(10),
+                    Command::PageDown => *selected = (*selected + 10).min(last),
+                    Command::Home => *selected = 0,
+                    Command::End => *selected = last,
+                    Command::Activate | Command::Submit => {
+                        let i = *selected;
+                        let is_marks = matches!(popup, Popup::Marks { .. });
+                        self.popup = None;
+                        if is_marks {
+                            if let Some(&(_, off)) = self.mark_list().get(i) {
+                                self.jump(off, 1);
+                            }
+                        } else if let Some(d) = self.tree.diagnostics().get(i).cloned() {
+                            self.jump(d.offset, d.size);
+                            self.message =
+                                Some((format!("{}: {}", d.severity.as_str(), d.message), true));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Popup::Prompt(p) => {
+                if let PromptKind::Overwrite(path) = &p.kind {
+                    let path = path.clone();
                     self.popup = None;
-                    self.submit(prompt);
+                    match cmd {
+                        Command::Input('y' | 'Y') => self.save(&path, true),
+                        _ => self.message = Some(("not written".into(), false)),
+                    }
+                    return;
                 }
-                _ => {}
-            },
+                match cmd {
+                    Command::Escape => self.popup = None,
+                    Command::Input(c) => p.input.push(c),
+                    Command::Backspace => {
+                        p.input.pop();
+                    }
+                    Command::ToggleCase => self.case_sensitive = !self.case_sensitive,
+                    Command::Submit => {
+                        let prompt = p.clone();
+                        self.popup = None;
+                        self.submit(prompt);
+                    }
+                    _ => {}
+                }
+            }
         }
     }
 
     fn submit(&mut self, p: Prompt) {
         match p.kind {
             PromptKind::Goto => {
-                if let Err(e) = self.goto(p.input.trim()) {
-                    self.message = Some((e, true));
+                let here = self.location();
+                match self.goto(p.input.trim()) {
+                    Ok(()) => {
+                        if self.back.last() != Some(&here) {
+                            self.back.push(here);
+                        }
+                        self.forward.clear();
+                    }
+                    Err(e) => self.message = Some((e, true)),
                 }
             }
+            PromptKind::Search => {
+                if p.input.is_empty() {
+                    return;
+                }
+                self.start_search(&p.input);
+            }
+            PromptKind::SaveAs => {
+                let path = p.input.trim();
+                if path.is_empty() {
+                    self.message = Some(("no file name given".into(), true));
+                } else {
+                    self.save(path, false);
+                }
+            }
+            PromptKind::Overwrite(_) => {}
         }
     }
 }

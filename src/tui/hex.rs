@@ -104,7 +104,15 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect, geo: Geometry) {
         frame.render_widget(Paragraph::new("(empty file)").style(theme::dim()), inner);
         return;
     }
-    let shades = shades(app);
+    // Search matches on screen take the match colour over the node shades.
+    let first = app.hex_top.saturating_mul(geo.bpr);
+    let last = first.saturating_add(u64::from(inner.height) * geo.bpr);
+    let mut shades: Vec<(u64, u64, Color)> = app
+        .matches_in(first, last)
+        .into_iter()
+        .map(|(s, e)| (s, e, theme::MATCH_BG))
+        .collect();
+    shades.extend(self::shades(app));
     let bg_at = |o: u64| -> Option<Color> {
         shades
             .iter()

@@ -12,6 +12,8 @@ pub enum Mode {
     Normal,
     /// A prompt: printable keys are text.
     Text,
+    /// One letter is awaited (a mark's name, a copy choice, y/n).
+    Letter,
 }
 
 pub fn map_key(k: KeyEvent, mode: Mode) -> Option<Command> {
@@ -27,9 +29,25 @@ pub fn map_key(k: KeyEvent, mode: Mode) -> Option<Command> {
             KeyCode::Esc => Some(Command::Escape),
             KeyCode::Enter => Some(Command::Submit),
             KeyCode::Backspace => Some(Command::Backspace),
+            KeyCode::Char('t') if ctrl => Some(Command::ToggleCase),
             KeyCode::Char(c) if !ctrl => Some(Command::Input(c)),
             _ => None,
         };
+    }
+    if mode == Mode::Letter {
+        return match k.code {
+            KeyCode::Esc => Some(Command::Escape),
+            KeyCode::Char(c) if !ctrl => Some(Command::Input(c)),
+            _ => Some(Command::Escape),
+        };
+    }
+    let alt = k.modifiers.contains(KeyModifiers::ALT);
+    match k.code {
+        KeyCode::Char('o') if ctrl => return Some(Command::Back),
+        KeyCode::Char('n') if ctrl => return Some(Command::Forward),
+        KeyCode::Left if alt => return Some(Command::Back),
+        KeyCode::Right if alt => return Some(Command::Forward),
+        _ => {}
     }
     Some(match k.code {
         KeyCode::Char('q') => Command::Quit,
@@ -51,6 +69,18 @@ pub fn map_key(k: KeyEvent, mode: Mode) -> Option<Command> {
         KeyCode::Char('[') => Command::PrevSibling,
         KeyCode::Char('g') => Command::OpenGoto,
         KeyCode::Char('?') => Command::OpenHelp,
+        KeyCode::Char('/') => Command::OpenSearch,
+        KeyCode::Char('n') => Command::NextMatch,
+        KeyCode::Char('N') => Command::PrevMatch,
+        KeyCode::Char('f') => Command::Follow,
+        KeyCode::Char('i') => Command::ToggleInspector,
+        KeyCode::Char('e') => Command::SwapEndian,
+        KeyCode::Char('m') => Command::StartMark,
+        KeyCode::Char('\'') => Command::StartJump,
+        KeyCode::Char('M') => Command::ListMarks,
+        KeyCode::Char('!') => Command::ListDiagnostics,
+        KeyCode::Char('y') => Command::OpenCopy,
+        KeyCode::Char('x') => Command::OpenSave,
         _ => return None,
     })
 }

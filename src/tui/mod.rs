@@ -4,6 +4,7 @@
 
 pub mod app;
 pub mod hex;
+pub mod inspector;
 pub mod keys;
 pub mod popup;
 pub mod status;
@@ -27,9 +28,18 @@ pub use app::{App, Command, Focus};
 
 use crate::model::Tree;
 
-/// What reaches the event loop.
+/// What reaches the event loop: input, and reports from background work.
 pub enum Message {
     Input(Event),
+    SearchProgress {
+        id: u64,
+        done: u64,
+    },
+    SearchDone {
+        id: u64,
+        matches: Vec<u64>,
+        cancelled: bool,
+    },
 }
 
 /// Leaves raw mode and the alternate screen. Safe to call twice.
@@ -60,8 +70,13 @@ fn setup() -> io::Result<Terminal<CrosstermBackend<Stdout>>> {
 
 /// Applies one input event to the state.
 pub fn handle_event(app: &mut App, ev: Event) {
-    let mode = match app.popup {
+    let mode = match &app.popup {
+        _ if app.pending.is_some() => keys::Mode::Letter,
+        Some(popup::Popup::Prompt(p)) if matches!(p.kind, popup::PromptKind::Overwrite(_)) => {
+            keys::Mode::Letter
+        }
         Some(popup::Popup::Prompt(_)) => keys::Mode::Text,
+        Some(popup::Popup::Copy) => keys::Mode::Letter,
         _ => keys::Mode::Normal,
     };
     let cmd = match ev {
@@ -74,6 +89,24 @@ pub fn handle_event(app: &mut App, ev: Event) {
     }
 }
 
+fn dispatch(app: &mut App, msg: Message) {
+    match msg {
+        Message::Input(ev) => handle_event(app, ev),
+        other => app.on_message(other),
+    }
+}
+
+/// Puts text on the terminal's clipboard with OSC 52, which works over SSH
+/// and inside tmux (with `set-clipboard on`).
+fn osc52(text: &str) -> io::Result<()> {
+    use base64::Engine;
+    use std::io::Write;
+    let b64 = base64::engine::general_purpose::STANDARD.encode(text);
+    let mut out = io::stdout();
+    write!(out, "\x1b]52;c;{b64}\x07")?;
+    out.flush()
+}
+
 /// Runs the explorer on a parsed file until the user quits.
 pub fn run(tree: Tree, path: &str) -> io::Result<()> {
     if !io::stdout().is_terminal() || !io::stdin().is_terminal() {
@@ -84,6 +117,7 @@ pub fn run(tree: Tree, path: &str) -> io::Result<()> {
     let mut app = App::new(tree, path);
     let mut terminal = setup()?;
     let (tx, rx) = mpsc::channel::<Message>();
+    app.tx = Some(tx.clone());
     thread::spawn(move || {
         while let Ok(ev) = event::read() {
             if tx.send(Message::Input(ev)).is_err() {
@@ -94,13 +128,14 @@ pub fn run(tree: Tree, path: &str) -> io::Result<()> {
     let r = (|| -> io::Result<()> {
         while !app.quit {
             terminal.draw(|f| ui::render(&mut app, f))?;
-            let Ok(msg) = rx.recv() else { break };
-            match msg {
-                Message::Input(ev) => handle_event(&mut app, ev),
+            if let Some(text) = app.clipboard.take() {
+                osc52(&text)?;
             }
+            let Ok(msg) = rx.recv() else { break };
+            dispatch(&mut app, msg);
             // Take whatever else is waiting before drawing again.
-            while let Ok(Message::Input(ev)) = rx.try_recv() {
-                handle_event(&mut app, ev);
+            while let Ok(msg) = rx.try_recv() {
+                dispatch(&mut app, msg);
                 if app.quit {
                     break;
                 }

@@ -1,21 +1,39 @@
-//! Popups: the help screen and the one-line prompts.
+//! Popups: help, the one-line prompts, and the lists (marks, diagnostics,
+//! what to copy). Each knows how to draw itself; the state changes they
+//! cause live in `app.rs`.
 
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use ratatui::widgets::{Block, Borders, Clear, List, ListItem, ListState, Paragraph};
 use ratatui::Frame;
+use unicode_width::UnicodeWidthStr;
 
 use super::theme;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PromptKind {
     Goto,
+    Search,
+    /// Where to write the selected node's bytes.
+    SaveAs,
+    /// The file exists: answer y to overwrite it.
+    Overwrite(String),
 }
 
 impl PromptKind {
-    fn title(self) -> &'static str {
+    fn title(&self, case_sensitive: bool) -> String {
         match self {
-            PromptKind::Goto => " Go to offset: 0x hex, decimal, +N/-N relative ",
+            PromptKind::Goto => " Go to offset: 0x hex, decimal, +N/-N relative ".into(),
+            PromptKind::Search => format!(
+                " Search: text, x:hex ?? bytes, n:node names [{}, Ctrl-t toggles] ",
+                if case_sensitive {
+                    "case-sensitive"
+                } else {
+                    "any case"
+                }
+            ),
+            PromptKind::SaveAs => " Write the node's bytes to file: ".into(),
+            PromptKind::Overwrite(p) => format!(" {p} exists. Overwrite it? y/n "),
         }
     }
 }
@@ -37,27 +55,67 @@ impl Prompt {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Popup {
-    Help { scroll: u16 },
+    Help {
+        scroll: u16,
+    },
     Prompt(Prompt),
+    /// The marks, one a row; Enter jumps.
+    Marks {
+        selected: usize,
+    },
+    /// Every diagnostic, one a row; Enter jumps.
+    Diagnostics {
+        selected: usize,
+    },
+    /// What `y` copies: a letter picks.
+    Copy,
 }
 
 /// Every key, as the help popup and README list them.
 pub const KEYS: &[(&str, &str)] = &[
-    ("↑ ↓  k j", "move up / down (tree: rows, hex: 16-byte rows)"),
+    (
+        "↑ ↓  k j",
+        "move up / down (tree: rows, hex: one row of bytes)",
+    ),
     (
         "← →  h l",
         "tree: close or go to parent / open or go to first child; hex: previous / next byte",
     ),
-    ("PgUp PgDn", "move by a page"),
+    ("PgUp PgDn", "move by a page (also Ctrl-b / Ctrl-f)"),
     ("Home End", "first / last row, or first / last byte"),
     ("Enter", "follow the node's link, else open / close it"),
     ("Space", "open / close the node"),
     ("Tab", "switch focus between the tree and the hex pane"),
     ("] [", "next / previous sibling"),
     ("g", "go to an offset: 0x1f0, 496, +16, -0x10"),
+    (
+        "/",
+        "search: text, x:7f 45 ?? 46 (hex, ?? any byte), n:name (nodes); Ctrl-t: case",
+    ),
+    ("n N", "next / previous match, wrapping around"),
+    ("f", "follow the link of the selected node"),
+    ("Ctrl-o", "back to where you were before the last jump"),
+    ("Ctrl-n", "forward again (Ctrl-i is Tab in a terminal)"),
+    (
+        "i",
+        "data inspector: the bytes at the cursor as numbers, floats, time, text",
+    ),
+    ("e", "inspector: swap which byte order comes first"),
+    ("m a-z", "set a mark at the cursor"),
+    ("' a-z", "jump to a mark"),
+    ("M", "list the marks (Enter jumps)"),
+    ("!", "list the diagnostics (Enter jumps)"),
+    (
+        "y",
+        "copy (OSC 52): o offset, v value, b bytes as hex, p path",
+    ),
+    (
+        "x",
+        "write the selected node's bytes to a file (asks before overwriting)",
+    ),
     ("?", "this help"),
     ("q", "quit"),
-    ("Esc", "close the popup, else quit"),
+    ("Esc", "cancel a search, close the popup, else quit"),
     (
         "mouse",
         "click a row or a byte to select it; the wheel scrolls",
@@ -74,19 +132,56 @@ fn centered(area: Rect, w: u16, h: u16) -> Rect {
     c
 }
 
-pub fn render(popup: &Popup, frame: &mut Frame<'_>) {
+fn block(title: String) -> Block<'static> {
+    Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme::border(true))
+        .title(title)
+}
+
+/// Draws a list popup of `rows` with one selected.
+pub fn render_list(
+    frame: &mut Frame<'_>,
+    title: String,
+    rows: Vec<Line<'static>>,
+    selected: usize,
+) {
+    let area = frame.area();
+    let w = rows
+        .iter()
+        .map(|r| r.width())
+        .max()
+        .unwrap_or(20)
+        .max(title.width()) as u16
+        + 4;
+    let h = rows.len().max(1) as u16 + 2;
+    let r = centered(area, w.max(30), h);
+    frame.render_widget(Clear, r);
+    if rows.is_empty() {
+        frame.render_widget(Paragraph::new(" (none)").block(block(title)), r);
+        return;
+    }
+    let items: Vec<ListItem<'_>> = rows.into_iter().map(ListItem::new).collect();
+    let mut st = ListState::default().with_selected(Some(selected));
+    frame.render_stateful_widget(
+        List::new(items)
+            .block(block(title))
+            .highlight_style(theme::tree_selected(true)),
+        r,
+        &mut st,
+    );
+}
+
+/// Draws the popups that need nothing but themselves.
+pub fn render(popup: &Popup, case_sensitive: bool, frame: &mut Frame<'_>) {
     let area = frame.area();
     match popup {
         Popup::Help { scroll } => {
-            let key_w = KEYS
-                .iter()
-                .map(|(k, _)| unicode_width::UnicodeWidthStr::width(*k))
-                .max()
-                .unwrap_or(8);
+            let key_w = KEYS.iter().map(|(k, _)| k.width()).max().unwrap_or(8);
             let lines: Vec<Line<'_>> = KEYS
                 .iter()
                 .map(|(k, d)| {
-                    let pad = key_w.saturating_sub(unicode_width::UnicodeWidthStr::width(*k));
+                    let pad = key_w.saturating_sub(k.width());
                     Line::from(vec![
                         Span::styled(format!(" {k}{} ", " ".repeat(pad)), theme::key()),
                         Span::raw(*d),
@@ -94,37 +189,43 @@ pub fn render(popup: &Popup, frame: &mut Frame<'_>) {
                 })
                 .collect();
             let h = lines.len() as u16 + 2;
-            let r = centered(area, 96, h);
+            let r = centered(area, 100, h);
             let max_scroll = (lines.len() as u16).saturating_sub(r.height.saturating_sub(2));
             frame.render_widget(Clear, r);
             frame.render_widget(
                 Paragraph::new(lines)
                     .scroll(((*scroll).min(max_scroll), 0))
-                    .block(
-                        Block::default()
-                            .borders(Borders::ALL)
-                            .border_style(theme::border(true))
-                            .title(" Keys (Esc closes) "),
-                    ),
+                    .block(block(" Keys (Esc closes, ↑ ↓ scroll) ".into())),
                 r,
             );
         }
         Popup::Prompt(p) => {
-            let r = centered(area, 60, 3);
+            let title = p.kind.title(case_sensitive);
+            let r = centered(area, (title.width() as u16 + 4).max(60), 3);
             frame.render_widget(Clear, r);
             let line = Line::from(vec![
                 Span::raw(p.input.clone()),
                 Span::styled(" ", theme::cursor()),
             ]);
-            frame.render_widget(
-                Paragraph::new(line).block(
-                    Block::default()
-                        .borders(Borders::ALL)
-                        .border_style(theme::border(true))
-                        .title(p.kind.title()),
-                ),
-                r,
-            );
+            frame.render_widget(Paragraph::new(line).block(block(title)), r);
         }
+        Popup::Copy => {
+            let rows = [
+                ("o", "the cursor offset"),
+                ("v", "the selected node's value"),
+                ("b", "the selected node's bytes, as hex"),
+                ("p", "the selected node's path"),
+            ]
+            .iter()
+            .map(|(k, d)| {
+                Line::from(vec![
+                    Span::styled(format!(" {k} "), theme::key()),
+                    Span::raw(*d),
+                ])
+            })
+            .collect();
+            render_list(frame, " Copy (Esc cancels) ".into(), rows, usize::MAX);
+        }
+        Popup::Marks { .. } | Popup::Diagnostics { .. } => {}
     }
 }

@@ -51,6 +51,25 @@ pub fn render_status(app: &App, frame: &mut Frame<'_>, area: Rect) {
         Span::styled(format!("0x{:x}", app.cursor), theme::key()),
         Span::raw(format!(" / 0x{:x}", app.file_len())),
     ];
+    if let Some(st) = &app.search {
+        if let Some(r) = &st.running {
+            let pct = r.done.saturating_mul(100) / r.total.max(1);
+            spans.push(Span::styled(
+                format!("  searching… {pct}% (Esc cancels)"),
+                theme::key(),
+            ));
+        } else {
+            let n = st.count();
+            let more = if st.complete { "" } else { "+" };
+            match st.current {
+                Some(i) => spans.push(Span::styled(
+                    format!("  match {} of {n}{more}", i + 1),
+                    theme::key(),
+                )),
+                None => spans.push(Span::styled(format!("  {n}{more} matches"), theme::key())),
+            }
+        }
+    }
     let (e, w) = (app.count(Severity::Error), app.count(Severity::Warning));
     if e > 0 {
         spans.push(Span::styled(

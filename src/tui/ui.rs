@@ -6,7 +6,9 @@ use ratatui::Frame;
 
 use super::app::{App, View};
 use super::hex::Geometry;
-use super::{hex, popup, status, treeview};
+use super::popup::Popup;
+use super::{hex, inspector, popup, status, theme, treeview};
+use ratatui::text::{Line, Span};
 
 /// Splits the body between the tree and the hex pane: side by side when
 /// there is room, stacked in a narrow terminal.
@@ -38,7 +40,14 @@ pub fn render(app: &mut App, frame: &mut Frame<'_>) {
         Constraint::Length(1),
     ])
     .areas(area);
-    let (tree_area, hex_area, geo) = split(body, app.file_len());
+    let (tree_area, mut hex_area, geo) = split(body, app.file_len());
+    let mut insp_area = None;
+    if app.inspector && hex_area.height > inspector::HEIGHT + 4 {
+        let [h, i] = Layout::vertical([Constraint::Min(4), Constraint::Length(inspector::HEIGHT)])
+            .areas(hex_area);
+        hex_area = h;
+        insp_area = Some(i);
+    }
     let hex_inner = Rect {
         x: hex_area.x.saturating_add(1),
         y: hex_area.y.saturating_add(1),
@@ -55,9 +64,56 @@ pub fn render(app: &mut App, frame: &mut Frame<'_>) {
     });
     treeview::render(app, frame, tree_area);
     hex::render(app, frame, hex_area, geo);
+    if let Some(a) = insp_area {
+        inspector::render(app, frame, a);
+    }
     status::render_details(app, frame, details);
     status::render_status(app, frame, statusbar);
-    if let Some(p) = &app.popup {
-        popup::render(p, frame);
+    match &app.popup {
+        Some(Popup::Marks { selected }) => {
+            let rows = app
+                .mark_list()
+                .into_iter()
+                .map(|(c, off)| {
+                    Line::from(vec![
+                        Span::styled(format!(" {c} "), theme::key()),
+                        Span::raw(format!("0x{off:x}")),
+                    ])
+                })
+                .collect();
+            popup::render_list(
+                frame,
+                " Marks (Enter jumps, Esc closes) ".into(),
+                rows,
+                *selected,
+            );
+        }
+        Some(Popup::Diagnostics { selected }) => {
+            let rows = app
+                .tree
+                .diagnostics()
+                .iter()
+                .map(|d| {
+                    let style = match d.severity {
+                        crate::model::Severity::Error => theme::error(),
+                        crate::model::Severity::Warning => theme::warning(),
+                        crate::model::Severity::Info => theme::dim(),
+                    };
+                    Line::from(vec![
+                        Span::styled(format!(" {:7} ", d.severity.as_str()), style),
+                        Span::styled(format!("0x{:<8x} ", d.offset), theme::dim()),
+                        Span::raw(treeview::truncate(&d.message, 100)),
+                    ])
+                })
+                .collect();
+            popup::render_list(
+                frame,
+                " Diagnostics (Enter jumps, Esc closes) ".into(),
+                rows,
+                *selected,
+            );
+        }
+        Some(p) => popup::render(p, app.case_sensitive, frame),
+        None => {}
     }
 }

@@ -1,0 +1,356 @@
+//! Search, links, jump history, the data inspector, marks, the diagnostics
+//! list, copy and save, driven through TestBackend.
+
+use std::sync::{mpsc, Arc};
+use std::time::{Duration, Instant};
+
+use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use fwview::model::{Builder, NodeId, Source, Tree};
+use fwview::tui::{handle_event, popup::Popup, theme, ui, App, Message};
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::Terminal;
+
+/// header [0,16) { magic [0,4) "FWV1", count [4,8) -> table }, table
+/// [16,48) { [0] [16,32) "vadd", [1] [32,48) "scale" }, blob [48, len).
+fn toy(b: &mut Builder<'_>, p: NodeId, _off: u64, len: u64) -> Option<&'static str> {
+    let h = b.group(p, "header", 0, 16);
+    b.leaf(h, "magic", 0, 4, "\"FWV1\"");
+    let c = b.leaf(h, "count", 4, 4, "2");
+    b.link(c, 16, 32);
+    let t = b.group(p, "table", 16, 32);
+    b.leaf(t, "[0] vadd", 16, 16, "kernel vadd");
+    b.leaf(t, "[1] scale", 32, 16, "kernel scale");
+    b.group(p, "blob", 48, len - 48);
+    b.warn(40, 2, "an odd byte");
+    b.error(60, 4, "a bad word");
+    Some("toy")
+}
+
+fn bytes(len: usize) -> Vec<u8> {
+    let mut v = vec![0u8; len];
+    v[..4].copy_from_slice(b"FWV1");
+    v[4] = 2;
+    v[16..20].copy_from_slice(b"vadd");
+    v[32..37].copy_from_slice(b"scale");
+    for (i, at) in [100usize, 200, 300].into_iter().enumerate() {
+        v[at..at + 4].copy_from_slice(&[0xde, i as u8, 0xbe, 0xef]);
+    }
+    v[400..404].copy_from_slice(b"VADD");
+    v
+}
+
+fn app_of(v: Vec<u8>) -> App {
+    let tree = Tree::build(Arc::new(Source::from_vec(v)), "toy.bin", toy);
+    App::new(tree, "toy.bin")
+}
+
+fn draw(app: &mut App) -> Buffer {
+    let mut t = Terminal::new(TestBackend::new(140, 40)).unwrap();
+    t.draw(|f| ui::render(app, f)).unwrap();
+    t.backend().buffer().clone()
+}
+
+fn screen(app: &mut App) -> String {
+    let b = draw(app);
+    let mut s = String::new();
+    for y in 0..b.area.height {
+        for x in 0..b.area.width {
+            s.push_str(b[(x, y)].symbol());
+        }
+        s.push('\n');
+    }
+    s
+}
+
+fn press(app: &mut App, code: KeyCode, m: KeyModifiers) {
+    handle_event(app, Event::Key(KeyEvent::new(code, m)));
+}
+fn key(app: &mut App, code: KeyCode) {
+    press(app, code, KeyModifiers::NONE);
+}
+fn typ(app: &mut App, s: &str) {
+    for c in s.chars() {
+        key(app, KeyCode::Char(c));
+    }
+}
+fn search(app: &mut App, q: &str) {
+    typ(app, "/");
+    typ(app, q);
+    key(app, KeyCode::Enter);
+}
+fn name(app: &App) -> String {
+    app.tree.node(app.selected).name.clone()
+}
+
+#[test]
+fn text_search_finds_walks_and_wraps() {
+    let mut app = app_of(bytes(1000));
+    draw(&mut app);
+    search(&mut app, "vadd");
+    assert_eq!(app.cursor, 16);
+    assert_eq!(name(&app), "[0] vadd");
+    assert!(screen(&mut app).contains("match 1 of 1"));
+    // Ctrl-t in the prompt: any case.
+    typ(&mut app, "/");
+    press(&mut app, KeyCode::Char('t'), KeyModifiers::CONTROL);
+    assert!(!app.case_sensitive);
+    assert!(screen(&mut app).contains("any case"));
+    typ(&mut app, "vadd");
+    key(&mut app, KeyCode::Enter);
+    let st = app.search.as_ref().unwrap();
+    assert_eq!(st.matches, [16, 400]);
+    // From the cursor (16) the first match is the one under it.
+    assert_eq!(app.cursor, 16);
+    typ(&mut app, "n");
+    assert_eq!(app.cursor, 400);
+    assert!(screen(&mut app).contains("match 2 of 2"));
+    typ(&mut app, "n");
+    assert_eq!(app.cursor, 16, "n wraps to the first match");
+    assert!(screen(&mut app).contains("wrapped"));
+    typ(&mut app, "N");
+    assert_eq!(app.cursor, 400, "N wraps to the last match");
+}
+
+#[test]
+fn hex_search_with_wildcards_highlights_visible_matches() {
+    let mut app = app_of(bytes(1000));
+    draw(&mut app);
+    search(&mut app, "x:de ?? be ef");
+    assert_eq!(app.search.as_ref().unwrap().matches, [100, 200, 300]);
+    assert_eq!(app.cursor, 100);
+    typ(&mut app, "n");
+    assert_eq!(app.cursor, 200);
+    // Every match on screen is shaded; the cursor's row is shown.
+    let buf = draw(&mut app);
+    let h = app.view.hex_inner;
+    let top = app.hex_top * 16;
+    for m in [200u64, 300] {
+        if m >= top && m < top + 16 * u64::from(h.height) {
+            let row = (m - top) / 16;
+            let col = 10 + (m % 16) * 3 + (m % 16) / 8;
+            let cell = &buf[(h.x + col as u16 + 1, h.y + row as u16)];
+            let line: String = (0..140)
+                .map(|x| buf[(x, h.y + row as u16)].symbol().to_string())
+                .collect();
+            assert_eq!(
+                cell.bg,
+                theme::MATCH_BG,
+                "match at {m}: {line} col {col} top {top}"
+            );
+        }
+    }
+    // A bad pattern says why and keeps the last search.
+    search(&mut app, "x:zz");
+    assert!(screen(&mut app).contains("not a hex byte"));
+    assert_eq!(app.search.as_ref().unwrap().matches.len(), 3);
+}
+
+#[test]
+fn node_search_selects_matching_nodes() {
+    let mut app = app_of(bytes(1000));
+    draw(&mut app);
+    search(&mut app, "n:kernel");
+    assert_eq!(name(&app), "[0] vadd");
+    typ(&mut app, "n");
+    assert_eq!(name(&app), "[1] scale");
+    assert_eq!(app.cursor, 32);
+    typ(&mut app, "n");
+    assert_eq!(name(&app), "[0] vadd");
+    search(&mut app, "n:nothing-like-this");
+    assert!(screen(&mut app).contains("no match"));
+}
+
+#[test]
+fn follow_back_and_forward() {
+    let mut app = app_of(bytes(1000));
+    draw(&mut app);
+    typ(&mut app, "jll]"); // header, open, magic, count
+    assert_eq!(name(&app), "count");
+    assert!(screen(&mut app).contains("Enter follows"));
+    typ(&mut app, "f");
+    assert_eq!(name(&app), "table");
+    assert_eq!(app.cursor, 16);
+    press(&mut app, KeyCode::Char('o'), KeyModifiers::CONTROL);
+    assert_eq!(name(&app), "count");
+    assert_eq!(app.cursor, 4);
+    press(&mut app, KeyCode::Char('n'), KeyModifiers::CONTROL);
+    assert_eq!(name(&app), "table");
+    // A goto is a jump too; going back twice returns to count.
+    typ(&mut app, "g");
+    typ(&mut app, "0x30");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(name(&app), "blob");
+    press(&mut app, KeyCode::Char('o'), KeyModifiers::CONTROL);
+    assert_eq!(name(&app), "table");
+    press(&mut app, KeyCode::Char('o'), KeyModifiers::CONTROL);
+    assert_eq!(name(&app), "count");
+    press(&mut app, KeyCode::Char('o'), KeyModifiers::CONTROL);
+    assert!(screen(&mut app).contains("no earlier jump"));
+    // Enter follows as f does.
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(name(&app), "table");
+    // A search hit is recorded.
+    search(&mut app, "scale");
+    assert_eq!(app.cursor, 32);
+    press(&mut app, KeyCode::Left, KeyModifiers::ALT);
+    assert_eq!(app.cursor, 16);
+}
+
+#[test]
+fn the_inspector_shows_the_cursor_bytes() {
+    let mut app = app_of(bytes(1000));
+    draw(&mut app);
+    typ(&mut app, "i");
+    let s = screen(&mut app);
+    assert!(s.contains("Inspector (LE first"), "{s}");
+    // "FWV1" as a little-endian u32.
+    let le = u32::from_le_bytes(*b"FWV1").to_string();
+    let be = u32::from_be_bytes(*b"FWV1").to_string();
+    assert!(s.contains(&format!("u32    {le}  BE: {be}")), "{s}");
+    assert!(s.contains("char 'F' U+0046"));
+    typ(&mut app, "e");
+    let s = screen(&mut app);
+    assert!(s.contains("Inspector (BE first"));
+    assert!(s.contains(&format!("u32    {be}  LE: {le}")), "{s}");
+    typ(&mut app, "i");
+    assert!(!screen(&mut app).contains("Inspector"));
+}
+
+#[test]
+fn marks_set_jump_and_list() {
+    let mut app = app_of(bytes(1000));
+    draw(&mut app);
+    typ(&mut app, "g");
+    typ(&mut app, "200");
+    key(&mut app, KeyCode::Enter);
+    typ(&mut app, "ma");
+    typ(&mut app, "g");
+    typ(&mut app, "0x10");
+    key(&mut app, KeyCode::Enter);
+    typ(&mut app, "mb");
+    typ(&mut app, "gg"); // "g" then "g" typed in the prompt
+    key(&mut app, KeyCode::Esc);
+    key(&mut app, KeyCode::Home);
+    typ(&mut app, "'a");
+    assert_eq!(app.cursor, 200);
+    typ(&mut app, "'z");
+    assert!(screen(&mut app).contains("no mark z"));
+    typ(&mut app, "M");
+    let s = screen(&mut app);
+    assert!(
+        s.contains("Marks") && s.contains(" a ") && s.contains("0xc8") && s.contains("0x10"),
+        "{s}"
+    );
+    key(&mut app, KeyCode::Down);
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.cursor, 0x10);
+    press(&mut app, KeyCode::Char('o'), KeyModifiers::CONTROL);
+    assert_eq!(app.cursor, 200, "a mark jump is undone by Ctrl-o");
+}
+
+#[test]
+fn the_diagnostics_list_jumps_and_the_status_counts() {
+    let mut app = app_of(bytes(1000));
+    let s = screen(&mut app);
+    assert!(s.contains("1 error") && s.contains("1 warning"), "{s}");
+    typ(&mut app, "!");
+    let s = screen(&mut app);
+    assert!(s.contains("an odd byte") && s.contains("a bad word"));
+    key(&mut app, KeyCode::Down);
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.cursor, 60);
+    assert_eq!(name(&app), "blob");
+    assert!(screen(&mut app).contains("error: a bad word"));
+}
+
+#[test]
+fn copy_puts_text_on_the_clipboard() {
+    let mut app = app_of(bytes(1000));
+    draw(&mut app);
+    typ(&mut app, "jll"); // header/magic
+    typ(&mut app, "yo");
+    assert_eq!(app.clipboard.take().as_deref(), Some("0x0"));
+    assert!(screen(&mut app).contains("copied offset 0x0"));
+    typ(&mut app, "yv");
+    assert_eq!(app.clipboard.take().as_deref(), Some("\"FWV1\""));
+    typ(&mut app, "yb");
+    assert_eq!(app.clipboard.take().as_deref(), Some("46 57 56 31"));
+    typ(&mut app, "yp");
+    assert_eq!(app.clipboard.take().as_deref(), Some("header/magic"));
+    typ(&mut app, "h"); // header has no value
+    typ(&mut app, "yv");
+    assert!(app.clipboard.is_none());
+    assert!(screen(&mut app).contains("no value"));
+}
+
+#[test]
+fn save_writes_the_node_and_asks_before_overwriting() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("table.bin");
+    let mut app = app_of(bytes(1000));
+    draw(&mut app);
+    typ(&mut app, "jj"); // table
+    typ(&mut app, "x");
+    typ(&mut app, out.to_str().unwrap());
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(std::fs::read(&out).unwrap(), &bytes(1000)[16..48]);
+    std::fs::write(&out, b"keep").unwrap();
+    typ(&mut app, "x");
+    typ(&mut app, out.to_str().unwrap());
+    key(&mut app, KeyCode::Enter);
+    assert!(screen(&mut app).contains("exists. Overwrite it? y/n"));
+    typ(&mut app, "n");
+    assert_eq!(std::fs::read(&out).unwrap(), b"keep");
+    typ(&mut app, "x");
+    typ(&mut app, out.to_str().unwrap());
+    key(&mut app, KeyCode::Enter);
+    typ(&mut app, "y");
+    assert_eq!(std::fs::read(&out).unwrap(), &bytes(1000)[16..48]);
+}
+
+/// Pumps background messages into the app until `done` holds.
+fn pump(app: &mut App, rx: &mpsc::Receiver<Message>, done: impl Fn(&App) -> bool) {
+    let start = Instant::now();
+    while !done(app) {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "background search did not finish"
+        );
+        if let Ok(m) = rx.recv_timeout(Duration::from_millis(50)) {
+            app.on_message(m);
+        }
+    }
+}
+
+#[test]
+fn big_files_are_searched_in_the_background() {
+    let mut v = bytes(64 << 20);
+    let at = (40 << 20) + 3;
+    v[at..at + 4].copy_from_slice(b"vadd");
+    let mut app = app_of(v);
+    let (tx, rx) = mpsc::channel();
+    app.tx = Some(tx);
+    draw(&mut app);
+    search(&mut app, "vadd");
+    assert!(app.search.as_ref().unwrap().running.is_some());
+    // The UI keeps answering while the search runs.
+    typ(&mut app, "j");
+    let _ = screen(&mut app);
+    pump(&mut app, &rx, |a| {
+        a.search.as_ref().is_some_and(|s| s.running.is_none())
+    });
+    assert_eq!(app.search.as_ref().unwrap().matches, [16, at as u64]);
+    assert!(screen(&mut app).contains("match"));
+    // Esc cancels a running search instead of quitting.
+    search(&mut app, "x:ff ff ff ff");
+    key(&mut app, KeyCode::Esc);
+    assert!(!app.quit);
+    pump(&mut app, &rx, |a| {
+        a.search.as_ref().is_some_and(|s| s.running.is_none())
+    });
+    assert!(
+        !app.search.as_ref().unwrap().complete || app.search.as_ref().unwrap().matches.is_empty()
+    );
+    assert!(matches!(app.popup, None | Some(Popup::Help { .. })));
+}
