@@ -18,6 +18,9 @@ use crate::search::{self, NodeMatch, Pattern};
 /// background, with progress shown and Esc cancelling.
 pub const BACKGROUND_SEARCH: u64 = 8 << 20;
 
+/// The jump history keeps at least this many places.
+pub const HISTORY: usize = 1000;
+
 /// At most this many bytes are copied as hex by `y b`.
 pub const MAX_COPY: u64 = 64 << 10;
 
@@ -425,7 +428,8 @@ impl App {
 
     // ---- goto ----
 
-    pub fn goto(&mut self, input: &str) -> Result<(), String> {
+    /// The offset a goto input names, if it is inside the file.
+    pub fn goto_target(&self, input: &str) -> Result<u64, String> {
         let off = parse_offset(input, self.cursor)?;
         let len = self.file_len();
         if len == 0 {
@@ -436,6 +440,14 @@ impl App {
                 "0x{off:x} is past the end of the file (0x{len:x} bytes)"
             ));
         }
+        Ok(off)
+    }
+
+    /// Goes to the offset a goto input names, remembering where the user
+    /// was.
+    pub fn goto(&mut self, input: &str) -> Result<(), String> {
+        let off = self.goto_target(input)?;
+        self.remember();
         self.set_cursor(off);
         self.scroll_hex_to(off);
         Ok(())
@@ -465,6 +477,9 @@ impl App {
         let here = self.location();
         if self.back.last() != Some(&here) {
             self.back.push(here);
+            if self.back.len() > 2 * HISTORY {
+                self.back.drain(..HISTORY);
+            }
         }
         self.forward.clear();
     }
@@ -1029,15 +1044,8 @@ impl App {
     fn submit(&mut self, p: Prompt) {
         match p.kind {
             PromptKind::Goto => {
-                let here = self.location();
-                match self.goto(p.input.trim()) {
-                    Ok(()) => {
-                        if self.back.last() != Some(&here) {
-                            self.back.push(here);
-                        }
-                        self.forward.clear();
-                    }
-                    Err(e) => self.message = Some((e, true)),
+                if let Err(e) = self.goto(p.input.trim()) {
+                    self.message = Some((e, true));
                 }
             }
             PromptKind::Search => {
