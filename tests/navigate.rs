@@ -254,6 +254,11 @@ fn the_diagnostics_list_jumps_and_the_status_counts() {
     let mut app = app_of(bytes(1000));
     let s = screen(&mut app);
     assert!(s.contains("1 error") && s.contains("1 warning"), "{s}");
+    // The bytes a diagnostic is about are shaded (row 3, byte 12 = 60).
+    let buf = draw(&mut app);
+    let h = app.view.hex_inner;
+    assert_eq!(buf[(h.x + 10 + 12 * 3 + 1, h.y + 3)].bg, theme::DIAG_BG);
+    assert_ne!(buf[(h.x + 10 + 11 * 3 + 1, h.y + 3)].bg, theme::DIAG_BG);
     typ(&mut app, "!");
     let s = screen(&mut app);
     assert!(s.contains("an odd byte") && s.contains("a bad word"));

@@ -113,6 +113,16 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect, geo: Geometry) {
         .map(|(s, e)| (s, e, theme::MATCH_BG))
         .collect();
     shades.extend(self::shades(app));
+    // Bytes a warning or an error is about, where nothing else shades them.
+    shades.extend(
+        app.tree
+            .diagnostics()
+            .iter()
+            .filter(|d| d.severity != crate::model::Severity::Info)
+            .map(|d| (d.offset, d.offset.saturating_add(d.size.max(1))))
+            .filter(|&(s, e)| s < last && e > first)
+            .map(|(s, e)| (s, e, theme::DIAG_BG)),
+    );
     let bg_at = |o: u64| -> Option<Color> {
         shades
             .iter()

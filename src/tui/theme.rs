@@ -51,9 +51,9 @@ pub fn byte_char(b: u8) -> char {
 pub const SELECTED_BG: Color = Color::Indexed(24);
 /// Backgrounds of its ancestors' bytes, nearest first.
 pub const ANCESTOR_BG: [Color; 3] = [
-    Color::Indexed(238),
+    Color::Indexed(237),
     Color::Indexed(236),
-    Color::Indexed(234),
+    Color::Indexed(235),
 ];
 /// Background of search matches.
 pub const MATCH_BG: Color = Color::Indexed(94);
