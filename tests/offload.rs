@@ -1151,6 +1151,9 @@ fn check_compressed(zstd: bool) {
         "{}",
         val(at(e0, "image"))
     );
+    // Entry 1 says bitcode and is: no info about it. Entry 0 says object
+    // and is ELF: none either.
+    assert!(diags(&v).is_empty(), "{:?}", diags(&v));
     let e1 = at(c, "inflated/[1]");
     assert_eq!(val(at(e1, "triple")), "\"spirv64-intel\"");
     assert_eq!(val(at(e1, "symbols")), "\"k1\\x00k2\"");
@@ -1165,6 +1168,38 @@ fn hand_written_v3_zstd() {
 #[test]
 fn hand_written_v3_zlib() {
     check_compressed(false);
+}
+
+#[test]
+fn inflated_size_mismatch_is_a_warning() {
+    let plain = write_multi(3, &two_entries());
+    let mut data = compress_v3(&plain, false);
+    let claimed = plain.len() as u64 + 64;
+    patch64(&mut data, 32, claimed);
+    let v = json_of_bytes(data);
+    assert!(
+        has_diag(
+            &v,
+            "warning",
+            &format!("the header announces {}", claimed - 40)
+        ),
+        "{:?}",
+        diags(&v)
+    );
+}
+
+#[test]
+fn compressed_kind_disagreeing_is_info() {
+    let mut es = two_entries();
+    es[0].image_kind = 5; // PTX, but the bytes are ELF
+    let data = compress_v3(&write_multi(3, &es), true);
+    let v = json_of_bytes(data);
+    let ds = diags(&v);
+    assert_eq!(ds.len(), 1, "{ds:?}");
+    assert!(
+        ds[0].0 == "info" && ds[0].1 == 40 && ds[0].3.contains("5 (PTX)"),
+        "{ds:?}"
+    );
 }
 
 #[test]
@@ -1336,6 +1371,16 @@ fn truncated_and_trailing() {
 #[test]
 fn every_prefix_and_bit_flip_is_safe() {
     let mut seeds = vec![write_v1(&simple()), write_multi(2, &two_entries())];
+    for (kind, image) in [
+        (4, fatbin_bytes().0),
+        (4, bundle_bytes()),
+        (5, FATBIN_PTX.to_vec()),
+    ] {
+        let mut e = simple();
+        e.image_kind = kind;
+        e.image = image;
+        seeds.push(write_v1(&e));
+    }
     seeds.push(compress_v3(&write_multi(3, &two_entries()), true));
     seeds.push(compress_v3(&write_multi(3, &two_entries()), false));
     for s in &seeds {
@@ -1351,6 +1396,25 @@ fn every_prefix_and_bit_flip_is_safe() {
                 check_nesting(&json_of_tree(&mut t)["root"]);
             }
         }
+    }
+}
+
+#[test]
+fn random_damage_to_the_real_sample_is_safe() {
+    let data = std::fs::read(asset(STANDALONE)).unwrap();
+    // The header, the entry, the strings, and the bitcode's first blocks.
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    for _ in 0..300 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let mut d = data.clone();
+        for k in 0..4 {
+            let i = ((x >> (k * 16)) % 0x400) as usize;
+            d[i] ^= (x >> (k * 8 + 3)) as u8 | 1;
+        }
+        let mut t = formats::build_from_bytes(d);
+        check_nesting(&json_of_tree(&mut t)["root"]);
     }
 }
 
@@ -1389,10 +1453,12 @@ fn offsets_link_to_what_they_name() {
 
 // ---------------------------------------------------------------- device images by hand
 
-#[test]
-fn cuda_fatbin_image() {
-    let ptx = b"//\n.version 7.0\n.target sm_75\n.address_size 64\n.visible .entry kern(\n)\n{\n ret;\n}\n\0";
-    let mut payload = ptx.to_vec();
+const FATBIN_PTX: &[u8] =
+    b"//\n.version 7.0\n.target sm_75\n.address_size 64\n.visible .entry kern(\n)\n{\n ret;\n}\n\0";
+
+/// A CUDA fatbin holding one PTX entry: (fatbin, entry header, payload).
+fn fatbin_bytes() -> (Vec<u8>, Vec<u8>, Vec<u8>) {
+    let mut payload = FATBIN_PTX.to_vec();
     align8(&mut payload);
     let mut entry = Vec::new();
     entry.extend_from_slice(&1u16.to_le_bytes()); // PTX
@@ -1411,6 +1477,32 @@ fn cuda_fatbin_image() {
     fat.extend_from_slice(&((entry.len() + payload.len()) as u64).to_le_bytes());
     fat.extend_from_slice(&entry);
     fat.extend_from_slice(&payload);
+    (fat, entry, payload)
+}
+
+/// A clang offload bundle of an empty host entry and an ELF.
+fn bundle_bytes() -> Vec<u8> {
+    let triples = [
+        "host-x86_64-unknown-linux-gnu-",
+        "hipv4-amdgcn-amd-amdhsa--gfx90a",
+    ];
+    let table: usize = 32 + triples.iter().map(|t| 24 + t.len()).sum::<usize>();
+    let elf = elf_image();
+    let mut v = b"__CLANG_OFFLOAD_BUNDLE__".to_vec();
+    v.extend_from_slice(&2u64.to_le_bytes());
+    for (t, size) in triples.iter().zip([0usize, elf.len()]) {
+        v.extend_from_slice(&(table as u64).to_le_bytes());
+        v.extend_from_slice(&(size as u64).to_le_bytes());
+        v.extend_from_slice(&(t.len() as u64).to_le_bytes());
+        v.extend_from_slice(t.as_bytes());
+    }
+    v.extend_from_slice(&elf);
+    v
+}
+
+#[test]
+fn cuda_fatbin_image() {
+    let (fat, entry, payload) = fatbin_bytes();
     let mut e = simple();
     e.image_kind = 4;
     e.offload_kind = 2;
@@ -1430,6 +1522,38 @@ fn cuda_fatbin_image() {
     assert!(val(p).starts_with("PTX"), "{}", val(p));
     assert_eq!(val(at(p, ".target")), "\"sm_75\"");
     assert_eq!(val(at(p, "functions/kern")), "kernel");
+}
+
+#[test]
+fn bundle_image() {
+    let mut e = simple();
+    e.image_kind = 4;
+    e.offload_kind = 4;
+    e.image = bundle_bytes();
+    let d = write_v1(&e);
+    let v = json_of_bytes(d.clone());
+    assert!(diags(&v).is_empty(), "{:?}", diags(&v));
+    let img = at(&v["root"], "image");
+    assert_eq!(
+        val(at(img, "entries/[1]/triple")),
+        "\"hipv4-amdgcn-amd-amdhsa--gfx90a\""
+    );
+    let co = at(img, "hipv4-amdgcn-amd-amdhsa--gfx90a");
+    let (o, l) = range(co);
+    assert_eq!(&d[o as usize..(o + l) as usize], &elf_image()[..]);
+    assert_eq!(val(at(img, "host-x86_64-unknown-linux-gnu-")), "empty");
+    // A code object past the bundle's end.
+    let mut b = bundle_bytes();
+    let n = b.len() as u64;
+    let second = 32 + 24 + 30;
+    b[second + 8..second + 16].copy_from_slice(&n.to_le_bytes());
+    e.image = b;
+    let v = json_of_bytes(write_v1(&e));
+    assert!(
+        has_diag(&v, "error", "runs past the end of the bundle"),
+        "{:?}",
+        diags(&v)
+    );
 }
 
 #[test]

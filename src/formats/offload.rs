@@ -15,6 +15,14 @@
 //! string map (key and value offsets into a NUL-terminated string table)
 //! and the image, which is opened by its own magic whatever the image kind
 //! says.
+//!
+//! The tree: `header`; then, for one entry, `entry`, `strings` (one node a
+//! key, its value the value), `string table` and `image`; for several,
+//! `entries/[i]`, `strings/[i]`, `string table`, `images/[i]`. Several
+//! binaries back to back are `[0]`, `[1]`…, each laid out so. A compressed
+//! v3 binary shows `compressed` (its `compression` and, when opened,
+//! `inflated`: the entries as decompressed, every node spanning the
+//! compressed bytes since the inflated ones are not in the file).
 
 use std::collections::{BTreeMap, HashSet};
 use std::io::Read;
@@ -432,7 +440,8 @@ fn binary(b: &mut Builder<'_>, node: NodeId, base: u64, len: u64) -> String {
             base + eo,
             room,
             format!(
-                "{count} entries of {ENTRY} bytes at 0x{eo:x} need {} bytes; the binary has {room} from there",
+                "{count} {} of {ENTRY} bytes at 0x{eo:x} need {} bytes; the binary has {room} from there",
+                if count == 1 { "entry" } else { "entries" },
                 u128::from(count) * u128::from(ENTRY)
             ),
         );
@@ -599,7 +608,9 @@ fn layout(b: &mut Builder<'_>, node: NodeId, bin: Bin, entries: &[Entry], flat: 
             b.set_value(g, format!("{n} strings"));
             let mut names = HashSet::new();
             for j in 0..n {
-                if let Some(kv) = string_entry(b, g, bin, o + j * stride, &mut table, &mut names) {
+                if let Some(kv) =
+                    string_entry(b, g, bin, (o + j * stride, j), &mut table, &mut names)
+                {
                     if let Some(m) = maps.get_mut(i) {
                         m.push(kv);
                     }
@@ -727,12 +738,13 @@ fn check_kind(b: &mut Builder<'_>, off: u64, size: u64, kind: u16, f: Option<&st
     }
 }
 
-/// Decodes one string entry at `rel` under `g`; returns its key and value.
+/// Decodes string entry `index` of a map, at `rel` in the binary, under
+/// `g`; returns its key and value.
 fn string_entry(
     b: &mut Builder<'_>,
     g: NodeId,
     bin: Bin,
-    rel: u64,
+    (rel, index): (u64, u64),
     table: &mut Strings,
     names: &mut HashSet<String>,
 ) -> Option<(String, String)> {
@@ -836,7 +848,7 @@ fn string_entry(
         ktext.clone()
     };
     if !names.insert(name.clone()) {
-        name = format!("{name} [{}]", (rel - rel % stride) / stride);
+        name = format!("{name} [{index}]");
     }
     let e = b.group(g, name, at, stride);
     b.set_value(e, format!("\"{vtext}\""));
@@ -991,19 +1003,18 @@ fn inflated_view(
             return;
         }
     };
-    if body.len() as u64 != body_len {
+    let got = body.len() as u64;
+    if got > body_len {
         b.warn(
             c_off,
             c_len,
-            format!(
-                "payload inflates to {}{} bytes, the header announces {body_len}",
-                if body.len() as u64 > body_len {
-                    "more than "
-                } else {
-                    ""
-                },
-                body.len().min(body_len as usize + 1) - usize::from(body.len() as u64 > body_len)
-            ),
+            format!("payload inflates to more than the {body_len} bytes the header announces"),
+        );
+    } else if got < body_len {
+        b.warn(
+            c_off,
+            c_len,
+            format!("payload inflates to {got} bytes, the header announces {body_len}"),
         );
     }
     // The restored binary: the header as stored, then the inflated bytes.
@@ -1052,7 +1063,7 @@ fn inflated_view(
         budget -= sn;
         for j in 0..sn {
             let at = e.str_off.saturating_add(j * stride);
-            let (Some(ko), Some(vo)) = (mem_u64(w, at), mem_u64(w, at + 8)) else {
+            let (Some(ko), Some(vo)) = (mem_u64(w, at), mem_u64(w, at.saturating_add(8))) else {
                 b.warn(
                     c_off,
                     c_len,
@@ -1061,7 +1072,7 @@ fn inflated_view(
                 break;
             };
             let key = cstr(w, ko).map(|(s, _)| text::from_bytes(s));
-            let value = match mem_u64(w, at + 16) {
+            let value = match mem_u64(w, at.saturating_add(16)) {
                 Some(vs) if bin.version >= 2 => usize::try_from(vo)
                     .ok()
                     .and_then(|a| w.get(a..a.checked_add(usize::try_from(vs).ok()?)?))
@@ -1116,6 +1127,9 @@ fn inflated_view(
                 None
             }
         };
+        if e.img_size > 0 && img.is_some() {
+            check_kind(b, c_off, c_len, e.image_kind, f);
+        }
         let s = entry_summary(&e, &map, f);
         b.set_value(g, s);
     }
