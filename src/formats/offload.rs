@@ -1,21 +1,1157 @@
-//! LLVM offload binaries (`10 FF 10 AD`).
+//! LLVM offload binaries (`10 FF 10 AD`): the container clang's offloading
+//! toolchains (OpenMP, CUDA, HIP, SYCL) wrap device images in, standalone
+//! or in a host object's `.llvm.offloading` section, several back to back.
+//!
+//! Every offset in a binary is relative to that binary's own header.
+//! - Version 1 (what released LLVM writes): a 32-byte header (magic,
+//!   version, size, entry offset, entry size) and one 40-byte entry.
+//! - Version 2: the same 32 bytes, the last field an entry count; string
+//!   entries gain a value size (24 bytes instead of 16).
+//! - Version 3: a 40-byte header (magic, version, size, entries offset,
+//!   entries count, inflated size). When the inflated size is not 0,
+//!   everything after the entries offset is zstd or zlib compressed.
+//!
+//! An entry holds the image kind, the offload kind (bit flags), flags, a
+//! string map (key and value offsets into a NUL-terminated string table)
+//! and the image, which is opened by its own magic whatever the image kind
+//! says.
+//!
+//! The tree: `header`; then, for one entry, `entry`, `strings` (one node a
+//! key, its value the value), `string table` and `image`; for several,
+//! `entries/[i]`, `strings/[i]`, `string table`, `images/[i]`. Several
+//! binaries back to back are `[0]`, `[1]`…, each laid out so. A compressed
+//! v3 binary shows `compressed` (its `compression` and, when opened,
+//! `inflated`: the entries as decompressed, every node spanning the
+//! compressed bytes since the inflated ones are not in the file).
 
-use crate::model::{Builder, NodeId};
+use std::collections::{BTreeMap, HashSet};
+use std::io::Read;
+use std::sync::Arc;
+
+use nom::number::complete::{le_u16, le_u32, le_u64};
+
+use super::devimg;
+use crate::model::{named, num, text, Builder, Endian, LazyFn, NodeId};
 
 pub const MAGIC: &[u8] = &[0x10, 0xff, 0x10, 0xad];
+
+const LE: Endian = Endian::Little;
+/// Header of versions 1 and 2.
+const HEADER_V1: u64 = 32;
+/// Header of version 3.
+const HEADER_V3: u64 = 40;
+/// One entry, in every version.
+const ENTRY: u64 = 40;
+/// Binaries in a section start at multiples of this.
+const ALIGN: u64 = 8;
+/// The newest version fwview knows.
+const LATEST: u32 = 3;
+/// Entries and string entries decoded per binary and per entry.
+const MAX_ENTRIES: u64 = 1000;
+const MAX_STRINGS: u64 = 1000;
+/// String entries decoded per binary, all entries together.
+const MAX_STRINGS_TOTAL: u64 = 10_000;
+/// The largest compressed payload fwview inflates to show what is inside.
+pub const MAX_INFLATE: u64 = 64 << 20;
+const ZSTD_MAGIC: &[u8] = &[0x28, 0xb5, 0x2f, 0xfd];
 
 pub fn detect(d: &[u8]) -> bool {
     d.starts_with(MAGIC)
 }
 
-pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, _len: u64) {
-    b.raw(parent, "magic", off, 4);
+/// LLVM's image kinds.
+pub fn image_kind_name(k: u16) -> Option<&'static str> {
+    Some(match k {
+        0 => "none",
+        1 => "object",
+        2 => "bitcode",
+        3 => "cubin",
+        4 => "fatbinary",
+        5 => "PTX",
+        6 => "SPIR-V",
+        _ => return None,
+    })
 }
 
-/// Parses the contents of a host object's `.llvm.offloading` section: one or
-/// more offload binaries back to back, each starting 8-aligned.
+/// The offload kind, a set of bit flags: `4 (HIP)`, `5 (OpenMP | HIP)`.
+pub fn offload_kind_text(k: u16) -> String {
+    if k == 0 {
+        return "0 (none)".to_string();
+    }
+    let mut parts: Vec<String> = Vec::new();
+    for (bit, name) in [(1u16, "OpenMP"), (2, "CUDA"), (4, "HIP"), (8, "SYCL")] {
+        if k & bit != 0 {
+            parts.push(name.to_string());
+        }
+    }
+    let rest = k & !0xf;
+    if rest != 0 {
+        parts.push(format!("unknown 0x{rest:x}"));
+    }
+    format!("{k} ({})", parts.join(" | "))
+}
+
+fn offload_kind_short(k: u16) -> String {
+    let t = offload_kind_text(k);
+    match (t.find('('), t.rfind(')')) {
+        (Some(a), Some(z)) if a < z => t.get(a + 1..z).unwrap_or("").to_string(),
+        _ => t,
+    }
+}
+
+fn flags_text(flags: u32, version: u32) -> String {
+    if version >= 2 && flags & 1 != 0 {
+        let rest = flags & !1;
+        if rest == 0 {
+            "1 (metadata only, no image)".to_string()
+        } else {
+            format!(
+                "{} (metadata only, no image | 0x{rest:x})",
+                num(u64::from(flags))
+            )
+        }
+    } else {
+        num(u64::from(flags))
+    }
+}
+
+/// The formats an image kind promises.
+fn expected(kind: u16) -> Option<&'static [&'static str]> {
+    Some(match kind {
+        1 => &["elf", "zebin"],
+        2 => &["bitcode"],
+        3 => &["elf"],
+        4 => &[
+            "cuda-fatbin",
+            "clang-offload-bundle",
+            "clang-offload-bundle-compressed",
+        ],
+        5 => &["ptx"],
+        6 => &["spirv"],
+        _ => return None,
+    })
+}
+
+fn header_len(version: u32) -> u64 {
+    if version >= 3 {
+        HEADER_V3
+    } else {
+        HEADER_V1
+    }
+}
+
+fn known(version: u32) -> bool {
+    (1..=LATEST).contains(&version)
+}
+
+/// How many bytes the binary at `pos` takes, `rest` bytes being available:
+/// its size field, cut to what is there; never 0.
+fn extent(b: &Builder<'_>, pos: u64, rest: u64) -> u64 {
+    let version = b.read_u32(pos + 4, LE);
+    let size = b.read_u64(pos + 8, LE);
+    let n = match (version, size) {
+        (Some(v), Some(s)) if known(v) => s.max(header_len(v)).min(rest),
+        (Some(_), Some(s)) if (16..=rest).contains(&s) => s,
+        _ => rest,
+    };
+    n.max(1).min(rest.max(1))
+}
+
+fn align_up(v: u64) -> Option<u64> {
+    v.checked_add(ALIGN - 1).map(|x| x / ALIGN * ALIGN)
+}
+
+/// Parses the offload binary (or binaries back to back) in `[off, off+len)`.
+/// One binary filling the range is shown directly under `parent`; several
+/// are shown as `[0]`, `[1]`…
+pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
+    let first = extent(b, off, len);
+    if align_up(first).is_some_and(|a| a >= len) {
+        let s = binary(b, parent, off, first);
+        if first < len {
+            b.leaf(
+                parent,
+                "padding",
+                off + first,
+                len - first,
+                format!("{} bytes", len - first),
+            );
+        }
+        if !s.is_empty() {
+            b.set_value(parent, s);
+        }
+    } else {
+        sequence(b, parent, off, len);
+    }
+}
+
+/// Parses the contents of a host object's `.llvm.offloading` section: one
+/// or more offload binaries back to back, each starting 8-aligned, shown
+/// as `[0]`, `[1]`…
 pub fn parse_section(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
-    if detect(b.slice(off, len)) {
-        parse(b, parent, off, len);
+    sequence(b, parent, off, len);
+}
+
+fn sequence(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
+    let end = off.saturating_add(len);
+    let mut pos = off;
+    let mut i = 0u64;
+    while pos < end {
+        let rest = end - pos;
+        let d = b.slice(pos, rest);
+        if !detect(d) {
+            if d.iter().all(|&c| c == 0) {
+                b.leaf(parent, "padding", pos, rest, format!("{rest} zero bytes"));
+            } else {
+                b.error(
+                    pos,
+                    rest.min(4),
+                    format!("bytes at 0x{pos:x} are not an offload binary (no 10 ff 10 ad magic); {rest} bytes left unread"),
+                );
+                b.leaf(parent, "trailing bytes", pos, rest, text::hex(d, 16));
+            }
+            break;
+        }
+        let ext = extent(b, pos, rest);
+        let g = b.group(parent, format!("[{i}]"), pos, ext);
+        b.set_format(g, "offload");
+        let s = binary(b, g, pos, ext);
+        b.set_value(g, s);
+        // The next binary starts at the 8-aligned end of this one.
+        let Some(next) = align_up(pos - off + ext).and_then(|r| off.checked_add(r)) else {
+            break;
+        };
+        if next <= pos {
+            break;
+        }
+        pos = next;
+        i += 1;
+    }
+}
+
+/// One binary, `[base, base+len)` (its size cut to what is there).
+#[derive(Clone, Copy)]
+struct Bin {
+    base: u64,
+    len: u64,
+    version: u32,
+}
+
+impl Bin {
+    fn abs(&self, rel: u64) -> u64 {
+        self.base.saturating_add(rel)
+    }
+    /// True if `[rel, rel+size)` lies inside the binary.
+    fn holds(&self, rel: u64, size: u64) -> bool {
+        rel <= self.len && size <= self.len - rel
+    }
+    fn string_entry(&self) -> u64 {
+        if self.version >= 2 {
+            24
+        } else {
+            16
+        }
+    }
+}
+
+/// One entry as read from the file.
+#[derive(Clone, Copy)]
+struct Entry {
+    at: u64,
+    image_kind: u16,
+    offload_kind: u16,
+    flags: u32,
+    str_off: u64,
+    str_count: u64,
+    img_off: u64,
+    img_size: u64,
+}
+
+fn read_entry(d: &[u8], at: u64) -> Option<Entry> {
+    let s = d.get(usize::try_from(at).ok()?..)?;
+    let (s, image_kind) = le_u16::<_, ()>(s).ok()?;
+    let (s, offload_kind) = le_u16::<_, ()>(s).ok()?;
+    let (s, flags) = le_u32::<_, ()>(s).ok()?;
+    let (s, str_off) = le_u64::<_, ()>(s).ok()?;
+    let (s, str_count) = le_u64::<_, ()>(s).ok()?;
+    let (s, img_off) = le_u64::<_, ()>(s).ok()?;
+    let (_, img_size) = le_u64::<_, ()>(s).ok()?;
+    Some(Entry {
+        at,
+        image_kind,
+        offload_kind,
+        flags,
+        str_off,
+        str_count,
+        img_off,
+        img_size,
+    })
+}
+
+fn mem_u64(d: &[u8], at: u64) -> Option<u64> {
+    let s = d.get(usize::try_from(at).ok()?..)?;
+    le_u64::<_, ()>(s).ok().map(|(_, v)| v)
+}
+
+fn mem_u32(d: &[u8], at: u64) -> Option<u32> {
+    let s = d.get(usize::try_from(at).ok()?..)?;
+    le_u32::<_, ()>(s).ok().map(|(_, v)| v)
+}
+
+/// The NUL-terminated string at `at` in `d`: its bytes and whether a NUL
+/// ended it.
+fn cstr(d: &[u8], at: u64) -> Option<(&[u8], bool)> {
+    let s = d.get(usize::try_from(at).ok()?..)?;
+    Some(match memchr::memchr(0, s) {
+        Some(n) => (s.get(..n).unwrap_or(&[]), true),
+        None => (s, false),
+    })
+}
+
+/// Parses one binary at `[base, base+len)` under `node`; returns a one-line
+/// summary of it.
+fn binary(b: &mut Builder<'_>, node: NodeId, base: u64, len: u64) -> String {
+    let d = b.slice(base, len);
+    let version = mem_u32(d, 4);
+    let size = mem_u64(d, 8);
+    let (Some(version), Some(size)) = (version, size) else {
+        b.leaf(node, "magic", base, 4.min(len), "10 ff 10 ad");
+        b.error(
+            base,
+            len,
+            format!("offload binary header is truncated: it needs at least 16 bytes, {len} remain"),
+        );
+        return String::new();
+    };
+    if !known(version) {
+        let h = b.group(node, "header", base, 16);
+        b.leaf(h, "magic", base, 4, "10 ff 10 ad");
+        b.leaf(h, "version", base + 4, 4, named(u64::from(version), None));
+        b.leaf(h, "size", base + 8, 8, num(size));
+        b.error(
+            base + 4,
+            4,
+            format!("unknown offload binary version {version} (fwview knows 1 to {LATEST}); its contents are shown as raw bytes"),
+        );
+        if len > 16 {
+            b.leaf(
+                node,
+                "contents",
+                base + 16,
+                len - 16,
+                text::hex(d.get(16..).unwrap_or(&[]), 16),
+            );
+        }
+        return format!("offload binary, unknown version {version}");
+    }
+    let bin = Bin { base, len, version };
+    let hlen = header_len(version);
+    let h = b.group(node, "header", base, hlen.min(len));
+    b.leaf(h, "magic", base, 4, "10 ff 10 ad");
+    b.leaf(h, "version", base + 4, 4, num(u64::from(version)));
+    let sz = b.leaf(h, "size", base + 8, 8, num(size));
+    b.link(sz, base, len);
+    if size > len {
+        b.error(
+            base + 8,
+            8,
+            format!("size {size} (0x{size:x}) runs past the end: only {len} bytes remain from 0x{base:x}"),
+        );
+    } else if size < hlen {
+        b.error(
+            base + 8,
+            8,
+            format!("size {size} is smaller than the {hlen}-byte header of version {version}"),
+        );
+    }
+    if len < hlen {
+        b.error(
+            base,
+            len,
+            format!("offload binary header is truncated: version {version} needs {hlen} bytes, {len} remain"),
+        );
+    }
+    let f3 = mem_u64(d, 16);
+    let f4 = mem_u64(d, 24);
+    let f5 = if version >= 3 {
+        mem_u64(d, 32)
+    } else {
+        Some(0)
+    };
+    let names = if version == 1 {
+        ["entry offset", "entry size"]
+    } else {
+        ["entries offset", "entries count"]
+    };
+    let eo_id = f3.map(|v| b.leaf(h, names[0], base + 16, 8, num(v)));
+    if let Some(v) = f4 {
+        b.leaf(h, names[1], base + 24, 8, num(v));
+    }
+    if version >= 3 {
+        if let Some(v) = f5 {
+            b.leaf(h, "inflated size", base + 32, 8, num(v));
+        }
+    }
+    let (Some(eo), Some(f4), Some(inflated)) = (f3, f4, f5) else {
+        return format!("offload binary v{version}, truncated");
+    };
+    if version >= 3 && inflated != 0 {
+        if let Some(id) = eo_id {
+            if bin.holds(eo, 0) {
+                b.link(id, base + eo, len - eo);
+            }
+        }
+        return compressed(b, node, bin, eo, inflated);
+    }
+    let count = if version == 1 { 1 } else { f4 };
+    if version == 1 && f4 != ENTRY {
+        b.warn(
+            base + 24,
+            8,
+            format!("entry size {f4}: an entry is {ENTRY} bytes"),
+        );
+    }
+    if count == 0 {
+        return format!("offload binary v{version}, no entries");
+    }
+    if !bin.holds(eo, 0) || (count > 0 && !bin.holds(eo, 1)) {
+        b.error(
+            base + 16,
+            8,
+            format!(
+                "{} 0x{eo:x} lies outside the binary (size 0x{len:x})",
+                names[0]
+            ),
+        );
+        return format!("offload binary v{version}, entries outside the binary");
+    }
+    if eo < hlen {
+        b.warn(
+            base + 16,
+            8,
+            format!("{} 0x{eo:x} overlaps the {hlen}-byte header", names[0]),
+        );
+    }
+    let room = len - eo;
+    let fit = room / ENTRY;
+    let mut n = count.min(fit);
+    if count > fit {
+        b.error(
+            base + eo,
+            room,
+            format!(
+                "{count} {} of {ENTRY} bytes at 0x{eo:x} need {} bytes; the binary has {room} from there",
+                if count == 1 { "entry" } else { "entries" },
+                u128::from(count) * u128::from(ENTRY)
+            ),
+        );
+    }
+    if n > MAX_ENTRIES {
+        b.warn(
+            base + 24,
+            8,
+            format!("{n} entries; showing the first {MAX_ENTRIES}"),
+        );
+        n = MAX_ENTRIES;
+    }
+    if let Some(id) = eo_id {
+        b.link(id, base + eo, n * ENTRY);
+    }
+    let entries: Vec<Entry> = (0..n)
+        .filter_map(|i| read_entry(d, eo + i * ENTRY))
+        .collect();
+    layout(b, node, bin, &entries, count == 1)
+}
+
+/// Strings referenced by the string entries: (relative offset, length
+/// including the NUL if there is one, text).
+type Strings = BTreeMap<u64, (u64, String)>;
+
+fn layout(b: &mut Builder<'_>, node: NodeId, bin: Bin, entries: &[Entry], flat: bool) -> String {
+    let stride = bin.string_entry();
+    // Where each entry's string entries and image really are, cut to the
+    // binary, with a diagnostic for what is not.
+    let mut strs: Vec<(u64, u64)> = Vec::new();
+    let mut imgs: Vec<Option<(u64, u64)>> = Vec::new();
+    let entries_parent = if flat {
+        node
+    } else {
+        let lo = entries.first().map_or(0, |e| e.at);
+        let g = b.group(node, "entries", bin.abs(lo), entries.len() as u64 * ENTRY);
+        b.set_value(g, format!("{} entries", entries.len()));
+        g
+    };
+    let mut summaries = Vec::new();
+    let mut budget = MAX_STRINGS_TOTAL;
+    for (i, e) in entries.iter().enumerate() {
+        let name = if flat {
+            "entry".to_string()
+        } else {
+            format!("[{i}]")
+        };
+        let g = b.group(entries_parent, name, bin.abs(e.at), ENTRY);
+        let a = bin.abs(e.at);
+        b.leaf(
+            g,
+            "image kind",
+            a,
+            2,
+            named(u64::from(e.image_kind), image_kind_name(e.image_kind)),
+        );
+        b.leaf(
+            g,
+            "offload kind",
+            a + 2,
+            2,
+            offload_kind_text(e.offload_kind),
+        );
+        b.leaf(g, "flags", a + 4, 4, flags_text(e.flags, bin.version));
+        let so = b.leaf(g, "string offset", a + 8, 8, num(e.str_off));
+        b.leaf(g, "string count", a + 16, 8, num(e.str_count));
+        let io = b.leaf(g, "image offset", a + 24, 8, num(e.img_off));
+        b.leaf(g, "image size", a + 32, 8, num(e.img_size));
+        // The string entries.
+        let mut sn = e.str_count;
+        if sn > 0 && !bin.holds(e.str_off, 1) {
+            b.error(
+                a + 8,
+                8,
+                format!(
+                    "string offset 0x{:x} lies outside the binary (size 0x{:x})",
+                    e.str_off, bin.len
+                ),
+            );
+            sn = 0;
+        } else if sn > 0 {
+            let fit = (bin.len - e.str_off) / stride;
+            if sn > fit {
+                b.error(
+                    a + 16,
+                    8,
+                    format!(
+                        "{sn} string entries of {stride} bytes at 0x{:x} run past the end of the binary; {fit} fit",
+                        e.str_off
+                    ),
+                );
+                sn = fit;
+            }
+            let cap = MAX_STRINGS.min(budget);
+            if sn > cap {
+                b.warn(
+                    a + 16,
+                    8,
+                    format!("{sn} string entries; showing the first {cap}"),
+                );
+                sn = cap;
+            }
+            budget -= sn;
+            b.link(so, bin.abs(e.str_off), sn * stride);
+        }
+        strs.push((e.str_off, sn));
+        // The image.
+        let img = if e.img_size == 0 && bin.holds(e.img_off, 0) {
+            Some((e.img_off, 0))
+        } else if !bin.holds(e.img_off, 0) {
+            b.error(
+                a + 24,
+                8,
+                format!(
+                    "image offset 0x{:x} lies outside the binary (size 0x{:x})",
+                    e.img_off, bin.len
+                ),
+            );
+            None
+        } else {
+            let mut s = e.img_size;
+            if !bin.holds(e.img_off, s) {
+                b.error(
+                    a + 32,
+                    8,
+                    format!(
+                        "image [0x{:x}+0x{:x}] runs past the end of the binary (size 0x{:x})",
+                        e.img_off, e.img_size, bin.len
+                    ),
+                );
+                s = bin.len - e.img_off;
+            }
+            b.link(io, bin.abs(e.img_off), s);
+            Some((e.img_off, s))
+        };
+        imgs.push(img);
+    }
+    // The string maps.
+    let mut table: Strings = BTreeMap::new();
+    let mut maps: Vec<Vec<(String, String)>> = vec![Vec::new(); entries.len()];
+    let spans: Vec<(u64, u64)> = strs
+        .iter()
+        .filter(|s| s.1 > 0)
+        .map(|&(o, n)| (o, o + n * stride))
+        .collect();
+    if let (Some(lo), Some(hi)) = (
+        spans.iter().map(|s| s.0).min(),
+        spans.iter().map(|s| s.1).max(),
+    ) {
+        let outer = if flat {
+            None
+        } else {
+            let g = b.group(node, "strings", bin.abs(lo), hi - lo);
+            Some(g)
+        };
+        for (i, &(o, n)) in strs.iter().enumerate() {
+            if n == 0 {
+                continue;
+            }
+            let g = match outer {
+                None => b.group(node, "strings", bin.abs(o), n * stride),
+                Some(p) => b.group(p, format!("[{i}]"), bin.abs(o), n * stride),
+            };
+            b.set_value(g, format!("{n} strings"));
+            let mut names = HashSet::new();
+            for j in 0..n {
+                if let Some(kv) =
+                    string_entry(b, g, bin, (o + j * stride, j), &mut table, &mut names)
+                {
+                    if let Some(m) = maps.get_mut(i) {
+                        m.push(kv);
+                    }
+                }
+            }
+        }
+        if let Some(p) = outer {
+            b.set_value(
+                p,
+                format!("{} maps", strs.iter().filter(|s| s.1 > 0).count()),
+            );
+        }
+    }
+    // The string table: every string the maps use.
+    if let (Some((&lo, _)), Some(hi)) = (
+        table.iter().next(),
+        table.iter().map(|(o, (l, _))| o + l).max(),
+    ) {
+        let t = b.group(node, "string table", bin.abs(lo), hi - lo);
+        b.set_value(t, format!("{} strings", table.len()));
+        for (o, (l, s)) in &table {
+            b.leaf(t, format!("[0x{o:x}]"), bin.abs(*o), *l, format!("\"{s}\""));
+        }
+    }
+    // The images.
+    let outer = if flat {
+        None
+    } else {
+        let placed: Vec<(u64, u64)> = imgs.iter().flatten().copied().collect();
+        match (
+            placed.iter().map(|p| p.0).min(),
+            placed.iter().map(|p| p.0 + p.1).max(),
+        ) {
+            (Some(lo), Some(hi)) => {
+                let g = b.group(node, "images", bin.abs(lo), hi - lo);
+                b.set_value(g, format!("{} images", placed.len()));
+                Some(g)
+            }
+            _ => None,
+        }
+    };
+    for (i, (e, img)) in entries.iter().zip(&imgs).enumerate() {
+        let Some((io, is)) = *img else { continue };
+        let parent = outer.unwrap_or(node);
+        let name = if flat {
+            "image".to_string()
+        } else {
+            format!("[{i}]")
+        };
+        let id = b.group(parent, name, bin.abs(io), is);
+        let f = if is == 0 {
+            b.set_value(
+                id,
+                if bin.version >= 2 && e.flags & 1 != 0 {
+                    "none (metadata only)"
+                } else {
+                    "empty"
+                },
+            );
+            None
+        } else {
+            let f = devimg::open(b, id, bin.abs(io), is);
+            b.set_value(id, devimg::image_value(f, is));
+            check_kind(b, bin.abs(io), is, e.image_kind, f);
+            f
+        };
+        let map = maps.get(i).map(Vec::as_slice).unwrap_or(&[]);
+        summaries.push(entry_summary(e, map, f));
+    }
+    let mut s = format!("offload binary v{}", bin.version);
+    let shown: Vec<&String> = summaries.iter().take(3).collect();
+    if !shown.is_empty() {
+        s.push_str(": ");
+        s.push_str(
+            &shown
+                .iter()
+                .map(|x| x.as_str())
+                .collect::<Vec<_>>()
+                .join("; "),
+        );
+        if summaries.len() > 3 {
+            s.push_str(&format!("; … ({} entries)", summaries.len()));
+        }
+    }
+    s
+}
+
+fn entry_summary(e: &Entry, map: &[(String, String)], f: Option<&str>) -> String {
+    let get = |k: &str| {
+        map.iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.as_str())
+    };
+    let mut parts = vec![offload_kind_short(e.offload_kind)];
+    parts.push(match f {
+        Some(f) => devimg::label(f).to_string(),
+        None => image_kind_name(e.image_kind)
+            .unwrap_or("unknown")
+            .to_string(),
+    });
+    if let Some(t) = get("triple") {
+        parts.push(t.to_string());
+    }
+    if let Some(a) = get("arch") {
+        parts.push(a.to_string());
+    }
+    parts.join(" ")
+}
+
+fn check_kind(b: &mut Builder<'_>, off: u64, size: u64, kind: u16, f: Option<&str>) {
+    let Some(want) = expected(kind) else { return };
+    let kname = named(u64::from(kind), image_kind_name(kind));
+    match f {
+        Some(f) if want.contains(&f) => {}
+        Some(f) => b.info(
+            off,
+            size,
+            format!("image kind {kname} disagrees with the image bytes, which are {}", devimg::label(f)),
+        ),
+        None => b.info(
+            off,
+            size,
+            format!("image kind {kname} disagrees with the image bytes, which fwview does not recognise"),
+        ),
+    }
+}
+
+/// Decodes string entry `index` of a map, at `rel` in the binary, under
+/// `g`; returns its key and value.
+fn string_entry(
+    b: &mut Builder<'_>,
+    g: NodeId,
+    bin: Bin,
+    (rel, index): (u64, u64),
+    table: &mut Strings,
+    names: &mut HashSet<String>,
+) -> Option<(String, String)> {
+    let d = b.slice(bin.base, bin.len);
+    let stride = bin.string_entry();
+    let ko = mem_u64(d, rel)?;
+    let vo = mem_u64(d, rel + 8)?;
+    let vs = if bin.version >= 2 {
+        mem_u64(d, rel + 16)
+    } else {
+        None
+    };
+    let at = bin.abs(rel);
+    // The key.
+    let key = match cstr(d, ko) {
+        None => {
+            b.error(
+                at,
+                8,
+                format!(
+                    "key offset 0x{ko:x} lies outside the binary (size 0x{:x})",
+                    bin.len
+                ),
+            );
+            None
+        }
+        Some((s, ended)) => {
+            if !ended {
+                b.error(
+                    bin.abs(ko),
+                    s.len() as u64,
+                    format!(
+                        "unterminated string at 0x{:x}: no NUL before the end of the binary",
+                        bin.abs(ko)
+                    ),
+                );
+            }
+            let t = text::from_bytes(s);
+            table.insert(ko, (s.len() as u64 + u64::from(ended), t.clone()));
+            Some((t, ko, s.len() as u64 + u64::from(ended)))
+        }
+    };
+    // The value: NUL-terminated in version 1, sized from version 2 on.
+    let value = match vs {
+        None => {
+            match cstr(d, vo) {
+                None => {
+                    b.error(
+                        at + 8,
+                        8,
+                        format!(
+                            "value offset 0x{vo:x} lies outside the binary (size 0x{:x})",
+                            bin.len
+                        ),
+                    );
+                    None
+                }
+                Some((s, ended)) => {
+                    if !ended {
+                        b.error(
+                        bin.abs(vo),
+                        s.len() as u64,
+                        format!("unterminated string at 0x{:x}: no NUL before the end of the binary", bin.abs(vo)),
+                    );
+                    }
+                    let t = text::from_bytes(s);
+                    table.insert(vo, (s.len() as u64 + u64::from(ended), t.clone()));
+                    Some((t, vo, s.len() as u64 + u64::from(ended)))
+                }
+            }
+        }
+        Some(vs) => {
+            if !bin.holds(vo, vs) {
+                b.error(
+                    at + 8,
+                    16,
+                    format!(
+                        "value [0x{vo:x}+0x{vs:x}] lies outside the binary (size 0x{:x})",
+                        bin.len
+                    ),
+                );
+                None
+            } else {
+                let s = d.get(vo as usize..(vo + vs) as usize).unwrap_or(&[]);
+                let t = text::from_bytes(s);
+                // Keep the NUL LLVM writes after a value in the table's view.
+                let nul = u64::from(d.get((vo + vs) as usize) == Some(&0));
+                let prev = table.get(&vo).map_or(0, |p| p.0);
+                if vs + nul >= prev {
+                    table.insert(vo, (vs + nul, t.clone()));
+                }
+                Some((t, vo, vs))
+            }
+        }
+    };
+    let ktext = key.as_ref().map_or("?".to_string(), |k| k.0.clone());
+    let vtext = value.as_ref().map_or("?".to_string(), |v| v.0.clone());
+    let mut name = if ktext.is_empty() {
+        "(empty key)".to_string()
+    } else {
+        ktext.clone()
+    };
+    if !names.insert(name.clone()) {
+        name = format!("{name} [{index}]");
+    }
+    let e = b.group(g, name, at, stride);
+    b.set_value(e, format!("\"{vtext}\""));
+    let k = b.leaf(e, "key offset", at, 8, num(ko));
+    if let Some((_, o, l)) = key {
+        b.link(k, bin.abs(o), l);
+    }
+    let v = b.leaf(e, "value offset", at + 8, 8, num(vo));
+    if let Some((_, o, l)) = value {
+        b.link(v, bin.abs(o), l);
+    }
+    if let Some(vs) = vs {
+        b.leaf(e, "value size", at + 16, 8, num(vs));
+    }
+    Some((ktext, vtext))
+}
+
+// ---------------------------------------------------------------- version 3, compressed
+
+/// The compression of a v3 payload, as LLVM decides it: zstd if the bytes
+/// start with a zstd frame, zlib otherwise.
+pub fn compression(d: &[u8]) -> &'static str {
+    if d.starts_with(ZSTD_MAGIC) {
+        "zstd"
+    } else {
+        "zlib"
+    }
+}
+
+fn zlib_header_ok(d: &[u8]) -> bool {
+    match d {
+        [cmf, flg, ..] => cmf & 0x0f == 8 && (u16::from(*cmf) << 8 | u16::from(*flg)) % 31 == 0,
+        _ => false,
+    }
+}
+
+/// Inflates `data` with `method`, reading at most `limit + 1` bytes so
+/// that a payload longer than announced shows.
+pub fn inflate(data: &[u8], method: &str, limit: u64) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    let r = if method == "zstd" {
+        match zstd::stream::read::Decoder::new(data) {
+            Ok(d) => d.take(limit.saturating_add(1)).read_to_end(&mut out),
+            Err(e) => Err(e),
+        }
+    } else {
+        flate2::read::ZlibDecoder::new(data)
+            .take(limit.saturating_add(1))
+            .read_to_end(&mut out)
+    };
+    match r {
+        Ok(_) => Ok(out),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+fn compressed(b: &mut Builder<'_>, node: NodeId, bin: Bin, eo: u64, inflated: u64) -> String {
+    let v = bin.version;
+    if !bin.holds(eo, 0) {
+        b.error(
+            bin.abs(16),
+            8,
+            format!(
+                "entries offset 0x{eo:x} lies outside the binary (size 0x{:x})",
+                bin.len
+            ),
+        );
+        return format!("offload binary v{v}, compressed, entries outside the binary");
+    }
+    if inflated < eo {
+        b.error(
+            bin.abs(32),
+            8,
+            format!("inflated size {inflated} is smaller than the entries offset {eo}"),
+        );
+    }
+    let c_off = bin.abs(eo);
+    let c_len = bin.len - eo;
+    let d = b.slice(c_off, c_len);
+    let method = compression(d);
+    let body = inflated.saturating_sub(eo);
+    let c = b.group(node, "compressed", c_off, c_len);
+    b.set_value(
+        c,
+        format!("{method}, {c_len} bytes; inflates to {body} bytes after the {eo}-byte header"),
+    );
+    if method == "zstd" {
+        b.leaf(c, "compression", c_off, 4, "zstd (frame magic 28 b5 2f fd)");
+    } else if zlib_header_ok(d) {
+        b.leaf(c, "compression", c_off, 2, "zlib (deflate)");
+    } else {
+        b.leaf(
+            c,
+            "compression",
+            c_off,
+            2.min(c_len),
+            "zlib (by LLVM's rule: not zstd)",
+        );
+        b.warn(
+            c_off,
+            2.min(c_len),
+            "compressed payload starts with neither a zstd frame nor a zlib header",
+        );
+    }
+    let lazy = b.group(c, "inflated", c_off, c_len);
+    if body > MAX_INFLATE {
+        b.set_value(
+            lazy,
+            format!("not inflated: {body} bytes exceed fwview's limit of {MAX_INFLATE}"),
+        );
+        b.info(
+            c_off,
+            c_len,
+            format!("the payload inflates to {body} bytes, more than fwview's limit of {MAX_INFLATE}; entries not shown"),
+        );
+    } else {
+        b.set_value(
+            lazy,
+            "the entries, decompressed (their offsets are in the inflated binary)",
+        );
+        let f: LazyFn = Arc::new(move |b: &mut Builder<'_>, id| {
+            inflated_view(b, id, bin, eo, inflated, method);
+        });
+        b.lazy(lazy, f);
+    }
+    format!("offload binary v{v}, {method}-compressed")
+}
+
+/// Shows the entries of a compressed binary. The inflated bytes are not in
+/// the file, so every node spans the compressed bytes and says what it
+/// found in its value.
+fn inflated_view(
+    b: &mut Builder<'_>,
+    id: NodeId,
+    bin: Bin,
+    eo: u64,
+    inflated: u64,
+    method: &'static str,
+) {
+    let c_off = bin.abs(eo);
+    let c_len = bin.len - eo;
+    let body_len = inflated.saturating_sub(eo);
+    let body = match inflate(b.slice(c_off, c_len), method, body_len) {
+        Ok(v) => v,
+        Err(e) => {
+            b.warn(
+                c_off,
+                c_len,
+                format!("{method} payload does not decompress: {e}"),
+            );
+            b.leaf(id, "error", c_off, c_len, format!("{method}: {e}"));
+            return;
+        }
+    };
+    let got = body.len() as u64;
+    if got > body_len {
+        b.warn(
+            c_off,
+            c_len,
+            format!("payload inflates to more than the {body_len} bytes the header announces"),
+        );
+    } else if got < body_len {
+        b.warn(
+            c_off,
+            c_len,
+            format!("payload inflates to {got} bytes, the header announces {body_len}"),
+        );
+    }
+    // The restored binary: the header as stored, then the inflated bytes.
+    let mut whole: Vec<u8> = b.slice(bin.base, eo).to_vec();
+    whole.extend_from_slice(body.get(..body.len().min(body_len as usize)).unwrap_or(&[]));
+    let w = whole.as_slice();
+    let wl = w.len() as u64;
+    let count = mem_u64(w, 24).unwrap_or(0);
+    let n = count.min(wl.saturating_sub(eo) / ENTRY).min(MAX_ENTRIES);
+    if n < count {
+        b.warn(
+            c_off,
+            c_len,
+            format!("the inflated binary holds {n} of the {count} entries the header announces"),
+        );
+    }
+    let stride = bin.string_entry();
+    let mut budget = MAX_STRINGS_TOTAL;
+    let leaf =
+        |b: &mut Builder<'_>, p: NodeId, name: &str, v: String| b.leaf(p, name, c_off, c_len, v);
+    for i in 0..n {
+        let Some(e) = read_entry(w, eo + i * ENTRY) else {
+            break;
+        };
+        let g = b.group(id, format!("[{i}]"), c_off, c_len);
+        leaf(
+            b,
+            g,
+            "image kind",
+            named(u64::from(e.image_kind), image_kind_name(e.image_kind)),
+        );
+        leaf(b, g, "offload kind", offload_kind_text(e.offload_kind));
+        leaf(b, g, "flags", flags_text(e.flags, bin.version));
+        let mut map = Vec::new();
+        let sn = e.str_count.min(MAX_STRINGS).min(budget);
+        if sn < e.str_count {
+            b.warn(
+                c_off,
+                c_len,
+                format!(
+                    "inflated entry {i}: {} string entries; showing the first {sn}",
+                    e.str_count
+                ),
+            );
+        }
+        budget -= sn;
+        for j in 0..sn {
+            let at = e.str_off.saturating_add(j * stride);
+            let (Some(ko), Some(vo)) = (mem_u64(w, at), mem_u64(w, at.saturating_add(8))) else {
+                b.warn(
+                    c_off,
+                    c_len,
+                    format!("inflated entry {i}: string entry {j} lies outside the binary"),
+                );
+                break;
+            };
+            let key = cstr(w, ko).map(|(s, _)| text::from_bytes(s));
+            let value = match mem_u64(w, at.saturating_add(16)) {
+                Some(vs) if bin.version >= 2 => usize::try_from(vo)
+                    .ok()
+                    .and_then(|a| w.get(a..a.checked_add(usize::try_from(vs).ok()?)?))
+                    .map(text::from_bytes),
+                _ => cstr(w, vo).map(|(s, _)| text::from_bytes(s)),
+            };
+            match (key, value) {
+                (Some(k), Some(v)) => {
+                    let name = if k.is_empty() {
+                        "(empty key)".to_string()
+                    } else {
+                        k.clone()
+                    };
+                    leaf(b, g, &name, format!("\"{v}\""));
+                    map.push((k, v));
+                }
+                _ => b.warn(
+                    c_off,
+                    c_len,
+                    format!("inflated entry {i}: string {j} points outside the binary"),
+                ),
+            }
+        }
+        let img = usize::try_from(e.img_off)
+            .ok()
+            .zip(usize::try_from(e.img_size).ok())
+            .and_then(|(a, s)| w.get(a..a.checked_add(s)?));
+        let f = match img {
+            Some(im) => {
+                let f = devimg::sniff(im);
+                leaf(
+                    b,
+                    g,
+                    "image",
+                    format!(
+                        "{} at 0x{:x} in the inflated binary",
+                        devimg::image_value(f, e.img_size),
+                        e.img_off
+                    ),
+                );
+                f
+            }
+            None => {
+                b.warn(
+                    c_off,
+                    c_len,
+                    format!(
+                        "inflated entry {i}: image [0x{:x}+0x{:x}] lies outside the inflated binary",
+                        e.img_off, e.img_size
+                    ),
+                );
+                None
+            }
+        };
+        if e.img_size > 0 && img.is_some() {
+            check_kind(b, c_off, c_len, e.image_kind, f);
+        }
+        let s = entry_summary(&e, &map, f);
+        b.set_value(g, s);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offload_kinds_are_bit_flags() {
+        assert_eq!(offload_kind_text(0), "0 (none)");
+        assert_eq!(offload_kind_text(4), "4 (HIP)");
+        assert_eq!(offload_kind_text(8), "8 (SYCL)");
+        assert_eq!(offload_kind_text(5), "5 (OpenMP | HIP)");
+        assert_eq!(offload_kind_text(0x12), "18 (CUDA | unknown 0x10)");
+    }
+
+    #[test]
+    fn extent_never_zero() {
+        let mut t = crate::formats::build_from_bytes(vec![0x10, 0xff, 0x10, 0xad, 1, 0, 0, 0]);
+        assert!(!t.diagnostics().is_empty());
+        let _ = t.children(0);
     }
 }
