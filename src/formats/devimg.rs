@@ -1326,7 +1326,7 @@ mod tests {
     impl W {
         fn emit(&mut self, v: u64, n: u32) {
             for i in 0..n {
-                if self.bits % 8 == 0 {
+                if self.bits.is_multiple_of(8) {
                     self.out.push(0);
                 }
                 if v >> i & 1 == 1 {
@@ -1345,7 +1345,7 @@ mod tests {
             self.emit(v, n);
         }
         fn align32(&mut self) {
-            while self.bits % 32 != 0 {
+            while !self.bits.is_multiple_of(32) {
                 self.emit(0, 1);
             }
         }
