@@ -396,7 +396,7 @@ struct E {
 }
 
 fn align8(v: &mut Vec<u8>) {
-    while v.len() % 8 != 0 {
+    while !v.len().is_multiple_of(8) {
         v.push(0);
     }
 }
