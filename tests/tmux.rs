@@ -76,7 +76,7 @@ impl Tmux {
             if f(&s) {
                 return s;
             }
-            if start.elapsed() > Duration::from_secs(10) {
+            if start.elapsed() > Duration::from_secs(30) {
                 panic!("timed out waiting for {what}; screen:\n{s}");
             }
             std::thread::sleep(Duration::from_millis(50));
