@@ -379,10 +379,12 @@ fn head(b: &Builder<'_>, off: u64, end: u64) -> Result<Head, HeadErr> {
 // the fast pass
 
 /// What one pass over a stream found, for the summary node.
-#[derive(Default)]
 struct Tally {
     /// Commands by (module << 8) | id.
     by_cmd: BTreeMap<u16, u64>,
+    /// The generic module's commands, counted apart (they are most of a
+    /// stream, and an array is faster than the map).
+    generic: [u64; 64],
     dma_bytes: u64,
     cols: u128,
     rows: u32,
@@ -391,7 +393,40 @@ struct Tally {
     nested: u64,
 }
 
+impl Default for Tally {
+    fn default() -> Self {
+        Tally {
+            by_cmd: BTreeMap::new(),
+            generic: [0; 64],
+            dma_bytes: 0,
+            cols: 0,
+            rows: 0,
+            wide: 0,
+            nested: 0,
+        }
+    }
+}
+
 impl Tally {
+    fn count(&mut self, key: u16, n: u64) {
+        match self.generic.get_mut(usize::from(key).wrapping_sub(0x100)) {
+            Some(c) if key >= 0x100 => *c += n,
+            _ => *self.by_cmd.entry(key).or_insert(0) += n,
+        }
+    }
+
+    /// Counts by command key, in key order.
+    fn counts(&self) -> Vec<(u16, u64)> {
+        let mut v: Vec<(u16, u64)> = self.by_cmd.iter().map(|(&k, &n)| (k, n)).collect();
+        for (i, &n) in self.generic.iter().enumerate() {
+            if n > 0 {
+                v.push((0x100 + i as u16, n));
+            }
+        }
+        v.sort_unstable();
+        v
+    }
+
     fn touch(&mut self, hi: u32, lo: u32) {
         if hi != 0 {
             self.wide += 1;
@@ -519,7 +554,7 @@ fn walk(
 
 /// Counts one command into the tally and checks it.
 fn check(b: &mut Builder<'_>, h: &Head, end: u64, depth: u8, t: &mut Tally, budget: &mut Budget) {
-    *t.by_cmd.entry(h.key()).or_insert(0) += 1;
+    t.count(h.key(), 1);
     if h.word == u32::MAX {
         return;
     }
@@ -760,7 +795,7 @@ impl Pay {
             name,
             s,
             e - s,
-            format!("{} bytes: {}", e - s, text::hex(bytes, 16)),
+            format!("{} bytes: {}", num(e - s), text::hex(bytes, 16)),
         );
         Some((s, e - s))
     }
@@ -1225,7 +1260,7 @@ pub fn parse(
     let mut budget = Budget::new();
     let w = walk(b, start, end, 0, Some((&mut tally, &mut budget)));
     budget.close(b, start, end - start);
-    summary(b, parent, start, w.count, &tally);
+    summary(b, parent, start, w.count, &tally, ctx);
     let stop = w.stop;
     let end_mark = w.end_mark;
     let cmds = b.add(
@@ -1425,9 +1460,9 @@ fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, lim: u64) -> Option<(u6
 }
 
 /// The summary node: commands by type, DMA bytes, columns and rows.
-fn summary(b: &mut Builder<'_>, parent: NodeId, at: u64, count: u64, t: &Tally) {
+fn summary(b: &mut Builder<'_>, parent: NodeId, at: u64, count: u64, t: &Tally, ctx: &Ctx) {
     let mut parts = Vec::new();
-    for (&k, &n) in &t.by_cmd {
+    for (k, n) in t.counts() {
         let name = Head {
             off: 0,
             word: if k == 0xffff { u32::MAX } else { u32::from(k) },
@@ -1460,6 +1495,20 @@ fn summary(b: &mut Builder<'_>, parent: NodeId, at: u64, count: u64, t: &Tally) 
         0,
         format!("{} (relative)", bits_list(t.cols)),
     );
+    if !ctx.start_columns.is_empty() && t.cols != 0 {
+        let per: Vec<String> = ctx
+            .start_columns
+            .iter()
+            .map(|&sc| {
+                let cols: Vec<String> = (0..128u32)
+                    .filter(|i| t.cols >> i & 1 == 1)
+                    .map(|i| (u32::from(sc) + i).to_string())
+                    .collect();
+                format!("{} at start column {sc}", cols.join(", "))
+            })
+            .collect();
+        b.leaf(sid, "physical_columns", at, 0, per.join("; "));
+    }
     b.leaf(sid, "rows", at, 0, bits_list(u128::from(t.rows)));
     if t.wide > 0 {
         b.leaf(sid, "wide_addresses", at, 0, num(t.wide));
@@ -1603,7 +1652,7 @@ fn parse_compact(
         count += 1;
         cmds += r.n;
         let key = 0x0100 | r.op as u16;
-        *t.by_cmd.entry(key).or_insert(0) += r.n;
+        t.count(key, r.n);
         let st = stride(r.op).unwrap_or(8);
         for j in 0..r.n {
             let e = r.entries() + j * st;
@@ -1639,7 +1688,7 @@ fn parse_compact(
     }
     let stop = off;
     budget.close(b, start, area_end - start);
-    summary(b, parent, start, cmds, &t);
+    summary(b, parent, start, cmds, &t, ctx);
     let rid = b.add(
         parent,
         "records",

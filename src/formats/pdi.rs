@@ -172,7 +172,7 @@ impl Fields {
             rel,
             4,
             name,
-            format!("{} words ({} bytes)", num(v.into()), num(4 * u64::from(v))),
+            format!("{} words, {} bytes", num(v.into()), num(4 * u64::from(v))),
         );
         Some(v)
     }
@@ -206,7 +206,11 @@ impl Fields {
             rel,
             4,
             name,
-            format!("{} words (0x{:x}): {what}", num(v.into()), 4 * u64::from(v)),
+            format!(
+                "{} words, at 0x{:x}: {what}",
+                num(v.into()),
+                4 * u64::from(v)
+            ),
         )?;
         if v != 0 && to < self.end {
             b.link(id, to, target.min(self.end - to));
@@ -561,7 +565,11 @@ impl Pdi {
         let name = text::fixed(b.slice(at + 0x10, 16));
         let node = b.add(
             parent,
-            format!("[{i}] {name}"),
+            if name.is_empty() {
+                format!("[{i}]")
+            } else {
+                format!("[{i}] {name}")
+            },
             at,
             IH_LEN,
             Some(format!("\"{name}\"")),
