@@ -224,6 +224,15 @@ fn arity(id: u8) -> Option<(u64, u64)> {
 // ---------------------------------------------------------------------------
 // formatting
 
+/// "1 command", "2 commands".
+fn count_of(n: u64, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{} {what}s", num(n))
+    }
+}
+
 fn hex32(v: u32) -> String {
     format!("0x{v:08x}")
 }
@@ -1182,7 +1191,7 @@ fn nested(b: &mut Builder<'_>, parent: NodeId, s: u64, e: u64, ctx: &Arc<Ctx>, d
         node,
         Arc::new(move |b: &mut Builder<'_>, id| {
             let w = walk(b, s, e, depth, None);
-            b.set_value(id, format!("{} commands", num(w.count)));
+            b.set_value(id, count_of(w.count, "command"));
             let stop = w.stop;
             let seq = command_seq(w, e, &ctx, depth);
             if let Some(seq) = seq {
@@ -1268,7 +1277,7 @@ pub fn parse(
         "commands",
         start,
         stop - start,
-        Some(format!("{} commands", num(w.count))),
+        Some(count_of(w.count, "command")),
     );
     if let Some(seq) = command_seq(w, end, ctx, 0) {
         lazy_seq(b, cmds, seq);
@@ -1478,7 +1487,11 @@ fn summary(b: &mut Builder<'_>, parent: NodeId, at: u64, count: u64, t: &Tally, 
         "summary",
         at,
         0,
-        Some(format!("{} commands: {}", num(count), listed.join(", "))),
+        Some(if listed.is_empty() {
+            count_of(count, "command")
+        } else {
+            format!("{}: {}", count_of(count, "command"), listed.join(", "))
+        }),
     );
     let cid = b.leaf(sid, "commands", at, 0, num(count));
     for (name, n) in &parts {
