@@ -3,6 +3,7 @@
 //! the UI.
 
 pub mod ar;
+pub mod cdo;
 pub mod devimg;
 pub mod elf;
 pub mod offload;

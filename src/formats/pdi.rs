@@ -1,18 +1,64 @@
-//! AMD partial PDI images and the CDO command streams inside them.
+//! AMD partial PDI images (SelectMAP pattern, image header table, image
+//! headers, partition headers) and the CDO command streams inside them. A
+//! bare CDO (a file that starts with a CDO header) is read as well.
 
-use crate::model::{Builder, NodeId};
+use std::sync::Arc;
+
+use super::cdo::{self, Compact, Ctx};
+use crate::model::{named, num, text, Builder, Endian, NodeId};
+
+const LE: Endian = Endian::Little;
 
 /// The SelectMAP bus-width pattern a PDI starts with (32-bit bus).
 pub const SELECTMAP32: [u8; 16] = [
     0xdd, 0, 0, 0, 0x44, 0x33, 0x22, 0x11, 0x88, 0x77, 0x66, 0x55, 0xcc, 0xbb, 0xaa, 0x99,
 ];
+/// The same pattern written for a 16-bit bus.
+pub const SELECTMAP16: [u8; 16] = [
+    0, 0, 0xdd, 0, 0x22, 0x11, 0x44, 0x33, 0x66, 0x55, 0x88, 0x77, 0xaa, 0x99, 0xcc, 0xbb,
+];
+/// The same pattern written for an 8-bit bus.
+pub const SELECTMAP8: [u8; 16] = [
+    0, 0, 0, 0xdd, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc,
+];
 
-pub fn detect(d: &[u8]) -> bool {
-    d.starts_with(&SELECTMAP32)
+/// The partial PDI identification "PPDI" (and "FPDI" for a full boot PDI),
+/// read as a little-endian word.
+const PPDI: u32 = 0x5050_4449;
+const FPDI: u32 = 0x4650_4449;
+
+/// Header sizes, in bytes.
+const IHT_LEN: u64 = 128;
+const IH_LEN: u64 = 64;
+const PH_LEN: u64 = 128;
+
+/// More images or partitions than this are not shown (the loader supports
+/// 32 partitions).
+const MAX_ENTRIES: u64 = 256;
+
+/// The compact layout's marker in partition header word +0x78 (low half).
+const COMPACT_MAGIC: u32 = 0x8966;
+
+/// The SelectMAP bus width `d` starts with, if any.
+pub fn selectmap_width(d: &[u8]) -> Option<u32> {
+    let p = d.get(..16)?;
+    if p == SELECTMAP32 {
+        Some(32)
+    } else if p == SELECTMAP16 {
+        Some(16)
+    } else if p == SELECTMAP8 {
+        Some(8)
+    } else {
+        None
+    }
 }
 
-pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, _len: u64) {
-    b.raw(parent, "selectmap", off, 16);
+pub fn detect(d: &[u8]) -> bool {
+    selectmap_width(d).is_some() || cdo::is_cdo(d)
+}
+
+pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
+    parse_with(b, parent, off, len, &[]);
 }
 
 /// Parses a PDI that an AIE partition carries: like [`parse`], and shows
@@ -25,9 +71,804 @@ pub fn parse_in_partition(
     len: u64,
     start_columns: &[u16],
 ) {
-    let _ = start_columns;
     if detect(b.slice(off, len)) {
         b.set_format(parent, "pdi");
-        parse(b, parent, off, len);
+        parse_with(b, parent, off, len, start_columns);
+    }
+}
+
+fn parse_with(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64, cols: &[u16]) {
+    let end = off.saturating_add(len).min(b.file_len());
+    let ctx = Arc::new(Ctx {
+        start_columns: cols.to_vec(),
+    });
+    let Some(width) = selectmap_width(b.slice(off, 16)) else {
+        if cdo::is_cdo(b.slice(off, 20)) {
+            cdo::parse(b, parent, off, end - off, &ctx, None);
+        }
+        return;
+    };
+    let pattern = b.slice(off, 16);
+    b.leaf(
+        parent,
+        "selectmap",
+        off,
+        16,
+        format!(
+            "SelectMAP bus-width pattern for a {width}-bit bus: {}",
+            text::hex(pattern, 16)
+        ),
+    );
+    let pdi = Pdi { off, end, ctx };
+    pdi.parse(b, parent);
+}
+
+fn hex32(v: u32) -> String {
+    format!("0x{v:08x}")
+}
+
+/// NOT of the wrapping sum of the words in `[s, e)`.
+fn checksum(b: &Builder<'_>, s: u64, e: u64) -> u32 {
+    let mut sum = 0u32;
+    let mut o = s;
+    while o + 4 <= e {
+        sum = sum.wrapping_add(b.read_u32(o, LE).unwrap_or(0));
+        o += 4;
+    }
+    !sum
+}
+
+/// One PDI in `[off, end)`.
+struct Pdi {
+    off: u64,
+    end: u64,
+    ctx: Arc<Ctx>,
+}
+
+/// A structure's fields: read and shown relative to its start, never past
+/// the PDI's end.
+struct Fields {
+    node: NodeId,
+    base: u64,
+    end: u64,
+}
+
+impl Fields {
+    fn get(&self, b: &Builder<'_>, rel: u64) -> Option<u32> {
+        let o = self.base + rel;
+        if o + 4 > self.end {
+            return None;
+        }
+        b.read_u32(o, LE)
+    }
+    fn leaf(
+        &self,
+        b: &mut Builder<'_>,
+        rel: u64,
+        size: u64,
+        name: &str,
+        value: String,
+    ) -> Option<NodeId> {
+        let o = self.base + rel;
+        if o + size > self.end {
+            return None;
+        }
+        Some(b.leaf(self.node, name, o, size, value))
+    }
+    fn hex(&self, b: &mut Builder<'_>, rel: u64, name: &str) -> Option<u32> {
+        let v = self.get(b, rel)?;
+        self.leaf(b, rel, 4, name, hex32(v));
+        Some(v)
+    }
+    fn num(&self, b: &mut Builder<'_>, rel: u64, name: &str) -> Option<u32> {
+        let v = self.get(b, rel)?;
+        self.leaf(b, rel, 4, name, num(v.into()));
+        Some(v)
+    }
+    fn words(&self, b: &mut Builder<'_>, rel: u64, name: &str) -> Option<u32> {
+        let v = self.get(b, rel)?;
+        self.leaf(
+            b,
+            rel,
+            4,
+            name,
+            format!("{} words, {} bytes", num(v.into()), num(4 * u64::from(v))),
+        );
+        Some(v)
+    }
+    fn raw(&self, b: &mut Builder<'_>, rel: u64, size: u64, name: &str) {
+        let o = self.base + rel;
+        if o + size > self.end {
+            return;
+        }
+        let bytes = b.slice(o, size);
+        let v = if bytes.iter().all(|&x| x == 0) {
+            format!("{size} zero bytes")
+        } else {
+            text::hex(bytes, 16)
+        };
+        b.leaf(self.node, name, o, size, v);
+    }
+    /// A word offset from the PDI's start, linked to what it points at.
+    fn offset(
+        &self,
+        b: &mut Builder<'_>,
+        rel: u64,
+        name: &str,
+        pdi: u64,
+        target: u64,
+        what: &str,
+    ) -> Option<u32> {
+        let v = self.get(b, rel)?;
+        let to = pdi + 4 * u64::from(v);
+        let id = self.leaf(
+            b,
+            rel,
+            4,
+            name,
+            format!(
+                "{} words, at 0x{:x}: {what}",
+                num(v.into()),
+                4 * u64::from(v)
+            ),
+        )?;
+        if v != 0 && to < self.end {
+            b.link(id, to, target.min(self.end - to));
+        }
+        Some(v)
+    }
+    /// The checksum word at `rel`: NOT of the sum of the words before it.
+    /// Returns whether it is valid.
+    fn checksum(&self, b: &mut Builder<'_>, rel: u64, what: &str, mismatch_is_error: bool) -> bool {
+        let Some(stored) = self.get(b, rel) else {
+            return false;
+        };
+        let want = checksum(b, self.base, self.base + rel);
+        let ok = want == stored;
+        let v = if ok {
+            format!("{} (valid)", hex32(stored))
+        } else {
+            format!("{} (mismatch: computed {})", hex32(stored), hex32(want))
+        };
+        self.leaf(b, rel, 4, "checksum", v);
+        if !ok && mismatch_is_error {
+            b.error(
+                self.base + rel,
+                4,
+                format!(
+                    "{what} checksum mismatch: stored {}, computed {}",
+                    hex32(stored),
+                    hex32(want)
+                ),
+            );
+        }
+        ok
+    }
+}
+
+/// Identification words as text: the word's bytes from the most
+/// significant.
+fn ident_text(v: u32) -> String {
+    text::quoted(&v.to_be_bytes())
+}
+
+fn partition_type(t: u32) -> Option<&'static str> {
+    Some(match t {
+        0 => "reserved",
+        1 => "ELF",
+        2 => "CDO",
+        3 => "CFI",
+        4 => "raw",
+        5 => "raw ELF",
+        6 => "CFI GSC",
+        7 => "CFI GSC unmask",
+        _ => return None,
+    })
+}
+
+fn destination_cpu(c: u32) -> Option<&'static str> {
+    Some(match c {
+        0 => "none",
+        1 => "A72-0",
+        2 => "A72-1",
+        3 => "A72-2",
+        4 => "A72-3",
+        5 => "R5-0",
+        6 => "R5-1",
+        7 => "R5-lockstep",
+        8 => "PSM",
+        _ => return None,
+    })
+}
+
+fn key_source(k: u32) -> Option<&'static str> {
+    Some(match k {
+        0 => "none",
+        0xC5C3_A5A3 => "user key 0",
+        0xC3A5_C5B3 => "user key 1",
+        0xC5C3_A5C3 => "user key 2",
+        0xC3A5_C5D3 => "user key 3",
+        0xC5C3_A5E3 => "user key 4",
+        0xC3A5_C5F3 => "user key 5",
+        0xC5C3_A563 => "user key 6",
+        0xC3A5_C573 => "user key 7",
+        0x5C3C_A5A3 => "eFUSE user key 0",
+        0x5C3C_A5A5 => "eFUSE user black key 0",
+        0x5C3C_A5A7 => "eFUSE user grey key 0",
+        0xC3A5_C5A3 => "eFUSE user key 1",
+        0xC3A5_C5A5 => "eFUSE user black key 1",
+        0xC3A5_C5A7 => "eFUSE user grey key 1",
+        _ => return None,
+    })
+}
+
+/// A bit field: name, shift, mask, how to show its value.
+type BitField = (&'static str, u32, u32, fn(u32) -> String);
+
+/// `name = value` leaves for bit fields of an attribute word at `at`.
+fn bit_fields(b: &mut Builder<'_>, node: NodeId, at: u64, v: u32, fields: &[BitField]) {
+    for &(name, shift, mask, f) in fields {
+        let x = (v >> shift) & mask;
+        // The byte holding the field's lowest bit.
+        b.leaf(node, name, at + u64::from(shift / 8), 1, f(x));
+    }
+}
+
+fn plain(x: u32) -> String {
+    num(x.into())
+}
+
+fn yes_no(x: u32) -> String {
+    if x == 0 { "no" } else { "yes" }.to_string()
+}
+
+impl Pdi {
+    fn parse(&self, b: &mut Builder<'_>, parent: NodeId) {
+        let t = self.off + 0x10;
+        let Some((images, ih_off, parts, ph_off)) = self.table(b, parent, t) else {
+            return;
+        };
+        // Image headers, one after the other from the table's offset.
+        let ih_start = self.off + 4 * u64::from(ih_off);
+        let n_img = self.fit(b, ih_start, u64::from(images), IH_LEN, "image headers");
+        if n_img > 0 {
+            let g = b.group(parent, "image_headers", ih_start, n_img * IH_LEN);
+            for i in 0..n_img {
+                self.image_header(b, g, i, ih_start + i * IH_LEN);
+            }
+        }
+        // Partition headers, then their data.
+        let ph_start = self.off + 4 * u64::from(ph_off);
+        let n_ph = self.fit(b, ph_start, u64::from(parts), PH_LEN, "partition headers");
+        let mut datas = Vec::new();
+        if n_ph > 0 {
+            let g = b.group(parent, "partition_headers", ph_start, n_ph * PH_LEN);
+            for i in 0..n_ph {
+                if let Some(d) = self.partition_header(b, g, i, ph_start + i * PH_LEN) {
+                    datas.push((i, d));
+                }
+            }
+        }
+        let mut last = [
+            t + IHT_LEN,
+            ih_start + n_img * IH_LEN,
+            ph_start + n_ph * PH_LEN,
+        ]
+        .into_iter()
+        .max()
+        .unwrap_or(t)
+        .min(self.end);
+        if !datas.is_empty() {
+            let inside = || datas.iter().filter(|(_, d)| d.start < self.end);
+            let first = inside().map(|(_, d)| d.start).min().unwrap_or(self.end);
+            let span_end = inside()
+                .map(|(_, d)| d.start.saturating_add(d.len).min(self.end))
+                .max()
+                .unwrap_or(first);
+            let g = b.group(parent, "partitions", first, span_end.saturating_sub(first));
+            for (i, d) in &datas {
+                self.partition_data(b, g, *i, d);
+            }
+            last = last.max(span_end);
+        }
+        if last < self.end {
+            let n = self.end - last;
+            let bytes = b.slice(last, n);
+            if bytes.iter().all(|&x| x == 0) {
+                b.leaf(parent, "padding", last, n, format!("{n} zero bytes"));
+            } else {
+                b.leaf(
+                    parent,
+                    "trailing",
+                    last,
+                    n,
+                    format!("{n} bytes: {}", text::hex(bytes, 16)),
+                );
+                b.warn(
+                    last,
+                    n,
+                    format!("{n} bytes after the last partition's data"),
+                );
+            }
+        }
+    }
+
+    /// How many `size`-byte entries of `count` fit from `at`; reports the
+    /// rest.
+    fn fit(&self, b: &mut Builder<'_>, at: u64, count: u64, size: u64, what: &str) -> u64 {
+        if count == 0 {
+            return 0;
+        }
+        if at >= self.end {
+            b.error(
+                self.off,
+                0,
+                format!(
+                    "{what} at 0x{at:x} lie past the end of the PDI (0x{:x})",
+                    self.end
+                ),
+            );
+            return 0;
+        }
+        let room = (self.end - at) / size;
+        let n = count.min(room).min(MAX_ENTRIES);
+        if n < count {
+            if room < count {
+                b.error(
+                    at,
+                    self.end - at,
+                    format!(
+                        "{count} {what} of {size} bytes at 0x{at:x} run past the end of the PDI; showing {n}"
+                    ),
+                );
+            } else {
+                b.warn(at, 0, format!("{count} {what}: showing the first {n}"));
+            }
+        }
+        n
+    }
+
+    /// The image header table; returns (image count, image header word
+    /// offset, partition count, partition header word offset).
+    fn table(&self, b: &mut Builder<'_>, parent: NodeId, t: u64) -> Option<(u32, u32, u32, u32)> {
+        if t + IHT_LEN > self.end {
+            b.error(
+                t,
+                self.end.saturating_sub(t),
+                format!(
+                    "truncated: the image header table needs {IHT_LEN} bytes at 0x{t:x}, {} remain",
+                    self.end.saturating_sub(t)
+                ),
+            );
+            return None;
+        }
+        let node = b.group(parent, "image_header_table", t, IHT_LEN);
+        let f = Fields {
+            node,
+            base: t,
+            end: self.end,
+        };
+        let v = f.get(b, 0).unwrap_or(0);
+        let vname = match v {
+            0x0102_0000 | 0x0103_0000 => " (v1)",
+            0x0002_0000 => " (v2)",
+            0x0003_0000 => " (v3)",
+            0x0004_0000 => " (v4)",
+            _ => "",
+        };
+        f.leaf(b, 0, 4, "version", format!("{}{vname}", hex32(v)));
+        let images = f.num(b, 0x04, "image_count").unwrap_or(0);
+        let ih = f
+            .offset(
+                b,
+                0x08,
+                "image_header_offset",
+                self.off,
+                IH_LEN,
+                "the first image header",
+            )
+            .unwrap_or(0);
+        let parts = f.num(b, 0x0c, "partition_count").unwrap_or(0);
+        let ph = f
+            .offset(
+                b,
+                0x10,
+                "partition_header_offset",
+                self.off,
+                PH_LEN,
+                "the first partition header",
+            )
+            .unwrap_or(0);
+        f.hex(b, 0x14, "secondary_boot_device_address");
+        f.hex(b, 0x18, "idcode");
+        let a = f.get(b, 0x1c).unwrap_or(0);
+        if let Some(id) = f.leaf(b, 0x1c, 4, "attributes", hex32(a)) {
+            bit_fields(
+                b,
+                id,
+                t + 0x1c,
+                a,
+                &[
+                    ("idcode_check_bypass", 0, 1, yes_no),
+                    ("creator_id", 1, 0x1f, plain),
+                    ("secondary_boot_device", 6, 0x3f, plain),
+                    ("dpa_countermeasure", 12, 3, plain),
+                    ("puf_helper_data_location", 14, 3, plain),
+                ],
+            );
+        }
+        f.hex(b, 0x20, "pdi_id");
+        f.hex(b, 0x24, "parent_id");
+        let ident = f.get(b, 0x28).unwrap_or(0);
+        let kind = match ident {
+            PPDI => " (partial PDI)",
+            FPDI => " (full boot PDI)",
+            _ => " (unknown)",
+        };
+        f.leaf(
+            b,
+            0x28,
+            4,
+            "identification",
+            format!("{} ({}){kind}", ident_text(ident), hex32(ident)),
+        );
+        if ident != PPDI && ident != FPDI {
+            b.warn(
+                t + 0x28,
+                4,
+                format!(
+                    "PDI identification {} is neither \"PPDI\" nor \"FPDI\"",
+                    hex32(ident)
+                ),
+            );
+        }
+        let hs = f.get(b, 0x2c).unwrap_or(0);
+        f.leaf(
+            b,
+            0x2c,
+            4,
+            "header_sizes",
+            format!(
+                "{}: table {} words, image header {} words, partition header {} words",
+                hex32(hs),
+                hs & 0xff,
+                (hs >> 8) & 0xff,
+                (hs >> 16) & 0xff
+            ),
+        );
+        f.words(b, 0x30, "meta_header_length");
+        f.raw(b, 0x34, 12, "meta_header_secure_iv");
+        let k = f.get(b, 0x40).unwrap_or(0);
+        f.leaf(
+            b,
+            0x40,
+            4,
+            "meta_header_key_source",
+            format!("{} ({})", hex32(k), key_source(k).unwrap_or("unknown")),
+        );
+        f.hex(b, 0x44, "extended_idcode");
+        f.offset(
+            b,
+            0x48,
+            "auth_certificate_offset",
+            self.off,
+            0,
+            "the header authentication certificate",
+        );
+        f.raw(b, 0x4c, 12, "meta_header_grey_black_iv");
+        f.raw(b, 0x58, 36, "reserved");
+        f.checksum(b, 0x7c, "image header table", true);
+        Some((images, ih, parts, ph))
+    }
+
+    fn image_header(&self, b: &mut Builder<'_>, parent: NodeId, i: u64, at: u64) {
+        let name = text::fixed(b.slice(at + 0x10, 16));
+        let node = b.add(
+            parent,
+            if name.is_empty() {
+                format!("[{i}]")
+            } else {
+                format!("[{i}] {name}")
+            },
+            at,
+            IH_LEN,
+            Some(format!("\"{name}\"")),
+        );
+        let f = Fields {
+            node,
+            base: at,
+            end: self.end,
+        };
+        f.offset(
+            b,
+            0x00,
+            "partition_header_offset",
+            self.off,
+            PH_LEN,
+            "its first partition header",
+        );
+        f.num(b, 0x04, "partition_count");
+        f.hex(b, 0x08, "revoke_id");
+        let a = f.get(b, 0x0c).unwrap_or(0);
+        if let Some(id) = f.leaf(b, 0x0c, 4, "attributes", hex32(a)) {
+            bit_fields(
+                b,
+                id,
+                at + 0x0c,
+                a,
+                &[
+                    ("owner", 3, 7, plain),
+                    ("copy_to_memory", 6, 1, yes_no),
+                    ("delay_load", 7, 1, yes_no),
+                    ("delay_handoff", 8, 1, yes_no),
+                    ("low_power_domain", 9, 1, yes_no),
+                    ("full_power_domain", 10, 1, yes_no),
+                    ("system_power_domain", 11, 1, yes_no),
+                    ("pl_power_domain", 12, 1, yes_no),
+                ],
+            );
+        }
+        f.leaf(b, 0x10, 16, "name", format!("\"{name}\""));
+        f.hex(b, 0x20, "image_id");
+        f.hex(b, 0x24, "unique_id");
+        f.hex(b, 0x28, "parent_unique_id");
+        f.hex(b, 0x2c, "function_id");
+        f.hex(b, 0x30, "memcpy_address_low");
+        f.hex(b, 0x34, "memcpy_address_high");
+        f.hex(b, 0x38, "reserved");
+        f.checksum(b, 0x3c, "image header", true);
+    }
+
+    /// One partition header; returns where its data lies.
+    fn partition_header(
+        &self,
+        b: &mut Builder<'_>,
+        parent: NodeId,
+        i: u64,
+        at: u64,
+    ) -> Option<Data> {
+        let node = b.group(parent, format!("[{i}]"), at, PH_LEN);
+        let f = Fields {
+            node,
+            base: at,
+            end: self.end,
+        };
+        let enc = f.words(b, 0x00, "encrypted_length").unwrap_or(0);
+        let unenc = f.words(b, 0x04, "unencrypted_length").unwrap_or(0);
+        let total = f.words(b, 0x08, "total_length").unwrap_or(0);
+        f.offset(
+            b,
+            0x0c,
+            "next_partition_header",
+            self.off,
+            PH_LEN,
+            "the next partition header (0: none)",
+        );
+        let u64_at = |b: &Builder<'_>, rel: u64| -> Option<u64> {
+            let lo = f.get(b, rel)?;
+            let hi = f.get(b, rel + 4)?;
+            Some(u64::from(hi) << 32 | u64::from(lo))
+        };
+        if let Some(x) = u64_at(b, 0x10) {
+            f.leaf(b, 0x10, 8, "exec_address", format!("0x{x:016x}"));
+        }
+        if let Some(x) = u64_at(b, 0x18) {
+            let n = if x == u64::MAX { " (none)" } else { "" };
+            f.leaf(b, 0x18, 8, "load_address", format!("0x{x:016x}{n}"));
+        }
+        let data_off = f.get(b, 0x20).unwrap_or(0);
+        let data_at = self.off + 4 * u64::from(data_off);
+        let a = f.get(b, 0x24).unwrap_or(0);
+        let ptype = (a >> 24) & 7;
+        let tname = partition_type(ptype).unwrap_or("?");
+        f.offset(
+            b,
+            0x20,
+            "data_offset",
+            self.off,
+            4 * u64::from(total),
+            &format!("the partition's data ({tname})"),
+        );
+        if let Some(id) = f.leaf(
+            b,
+            0x24,
+            4,
+            "attributes",
+            format!("{}: {tname}, EL{}", hex32(a), (a >> 1) & 3),
+        ) {
+            bit_fields(
+                b,
+                id,
+                at + 0x24,
+                a,
+                &[
+                    ("trustzone_secure", 0, 1, yes_no),
+                    ("exception_level", 1, 3, |x| format!("EL{x}")),
+                    ("exec_state", 3, 1, |x| {
+                        if x == 0 { "0 (AArch64)" } else { "1 (AArch32)" }.to_string()
+                    }),
+                    ("destination_cpu", 8, 0xf, |x| {
+                        named(x.into(), destination_cpu(x))
+                    }),
+                    ("checksum_type", 12, 3, |x| {
+                        named(
+                            x.into(),
+                            match x {
+                                0 => Some("none"),
+                                3 => Some("SHA3"),
+                                _ => None,
+                            },
+                        )
+                    }),
+                    ("puf_helper_data_location", 14, 3, plain),
+                    ("owner", 16, 3, plain),
+                    ("big_endian", 18, 1, yes_no),
+                    ("high_vectors", 23, 1, yes_no),
+                    ("partition_type", 24, 7, |x| {
+                        named(x.into(), partition_type(x))
+                    }),
+                    ("dpa_countermeasure", 27, 3, plain),
+                ],
+            );
+        }
+        f.num(b, 0x28, "section_count");
+        f.hex(b, 0x2c, "checksum_offset");
+        f.hex(b, 0x30, "partition_id");
+        f.hex(b, 0x34, "auth_certificate_offset");
+        f.raw(b, 0x38, 12, "secure_header_iv");
+        let k = f.get(b, 0x44).unwrap_or(0);
+        f.leaf(
+            b,
+            0x44,
+            4,
+            "key_source",
+            format!("{} ({})", hex32(k), key_source(k).unwrap_or("unknown")),
+        );
+        f.raw(b, 0x48, 12, "grey_black_iv");
+        f.hex(b, 0x54, "revoke_id");
+        // The compact layout's marker sits in the reserved words.
+        let m0 = f.get(b, 0x70).unwrap_or(0);
+        let m1 = f.get(b, 0x74).unwrap_or(0);
+        let m2 = f.get(b, 0x78).unwrap_or(0);
+        let compact = m0 == 1 && m1 != 0 && m2 == (m1 << 16 | COMPACT_MAGIC) && ptype == 2;
+        if compact {
+            f.raw(b, 0x58, 24, "reserved");
+            f.leaf(
+                b,
+                0x70,
+                4,
+                "compact_flag",
+                format!("{m0} (compact CDO records, layout inferred)"),
+            );
+            f.leaf(
+                b,
+                0x74,
+                4,
+                "compact_record_bytes",
+                format!("{} bytes of records", num(m1.into())),
+            );
+            f.leaf(
+                b,
+                0x78,
+                4,
+                "compact_marker",
+                format!("{}: record bytes << 16 | 0x{COMPACT_MAGIC:04x}", hex32(m2)),
+            );
+        } else {
+            f.raw(b, 0x58, 36, "reserved");
+        }
+        let valid = f.checksum(b, 0x7c, "partition header", !compact);
+        if compact && !valid {
+            // Computed before the marker words were set?
+            let stored = f.get(b, 0x7c).unwrap_or(0);
+            if checksum(b, at, at + 0x70) == stored {
+                b.warn(
+                    at + 0x7c,
+                    4,
+                    format!(
+                        "partition header checksum matches the header without its compact marker words \
+                         (+0x70..+0x7b): it was computed before they were set ({})",
+                        cdo::ODDITY
+                    ),
+                );
+            } else {
+                b.error(
+                    at + 0x7c,
+                    4,
+                    format!(
+                        "partition header checksum mismatch: stored {}, computed {} (also without the compact marker words)",
+                        hex32(stored),
+                        hex32(checksum(b, at, at + 0x7c))
+                    ),
+                );
+            }
+        }
+        if total < unenc || total < enc {
+            b.warn(
+                at,
+                12,
+                format!("partition {i}: total length {total} words is less than its encrypted ({enc}) or unencrypted ({unenc}) length"),
+            );
+        }
+        if data_off == 0 || total == 0 {
+            return None;
+        }
+        Some(Data {
+            start: data_at,
+            len: 4 * u64::from(total),
+            ptype,
+            compact: compact.then_some(Compact {
+                record_bytes: m1.into(),
+            }),
+        })
+    }
+
+    fn partition_data(&self, b: &mut Builder<'_>, parent: NodeId, i: u64, d: &Data) {
+        if d.start >= self.end {
+            b.error(
+                self.off,
+                0,
+                format!(
+                    "partition {i}'s data at 0x{:x} lies past the end of the PDI (0x{:x})",
+                    d.start, self.end
+                ),
+            );
+            return;
+        }
+        let mut len = d.len;
+        let want_end = d.start.saturating_add(d.len);
+        if want_end > self.end {
+            let msg = format!(
+                "partition {i}'s total length ({} bytes) runs {} bytes past the end of the PDI",
+                d.len,
+                want_end - self.end
+            );
+            if d.compact.is_some() {
+                b.warn(
+                    d.start,
+                    self.end - d.start,
+                    format!(
+                        "{msg}: the lengths are the original stream's ({})",
+                        cdo::ODDITY
+                    ),
+                );
+            } else {
+                b.error(d.start, self.end - d.start, msg);
+            }
+            len = self.end - d.start;
+        }
+        let tname = partition_type(d.ptype).unwrap_or("?");
+        let node = b.add(
+            parent,
+            format!("[{i}] {tname}"),
+            d.start,
+            len,
+            Some(format!("{} bytes", num(len))),
+        );
+        if d.ptype == 2 {
+            cdo::parse(b, node, d.start, len, &self.ctx, d.compact);
+        }
+    }
+}
+
+/// Where a partition's data lies and what it is.
+struct Data {
+    start: u64,
+    len: u64,
+    ptype: u32,
+    compact: Option<Compact>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn widths() {
+        assert_eq!(selectmap_width(&SELECTMAP32), Some(32));
+        assert_eq!(selectmap_width(&SELECTMAP16), Some(16));
+        assert_eq!(selectmap_width(&SELECTMAP8), Some(8));
+        assert_eq!(selectmap_width(&[0; 16]), None);
+        assert_eq!(ident_text(PPDI), "\"PPDI\"");
     }
 }

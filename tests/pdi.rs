@@ -1,0 +1,1214 @@
+//! PDI images and CDO command streams: the PDIs inside the sample xclbins,
+//! found by a walk of the xclbin section table written here, checked against
+//! a decode of their command words written here too; PDIs the tests build
+//! themselves for every generic command, long headers, broken checksums,
+//! truncation and unknown commands; the compact record variant.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use assert_cmd::Command;
+use fwview::formats::pdi;
+use fwview::model::{Builder, NodeId, Source, Tree};
+use serde_json::Value;
+
+// ---------------------------------------------------------------------------
+// reading words
+
+fn u32_at(b: &[u8], o: usize) -> u32 {
+    u32::from_le_bytes(b[o..o + 4].try_into().unwrap())
+}
+
+fn u64_at(b: &[u8], o: usize) -> u64 {
+    u64::from_le_bytes(b[o..o + 8].try_into().unwrap())
+}
+
+fn words(b: &[u8], o: usize, n: usize) -> Vec<u32> {
+    (0..n).map(|i| u32_at(b, o + 4 * i)).collect()
+}
+
+// ---------------------------------------------------------------------------
+// PDIs in the sample xclbins, found without fwview
+
+#[derive(Debug)]
+struct Found {
+    file: String,
+    /// "PDI" for a PDI section, "AIE#k" for the k-th image of an
+    /// AIE_PARTITION.
+    what: String,
+    bytes: Vec<u8>,
+    start_columns: Vec<u16>,
+}
+
+fn xclbins() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/xclbin");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "xclbin"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// The PDI sections (kind 18) and AIE_PARTITION (kind 32) images of one
+/// xclbin: header at 0x130, section count at +0x90, 40-byte section headers
+/// from 0x1C8.
+fn pdis_in(path: &Path) -> Vec<Found> {
+    let b = std::fs::read(path).unwrap();
+    let file = path.file_name().unwrap().to_string_lossy().into_owned();
+    let n = u32_at(&b, 0x130 + 0x90) as usize;
+    let mut out = Vec::new();
+    for i in 0..n {
+        let h = 0x1c8 + 40 * i;
+        let kind = u32_at(&b, h);
+        let off = u64_at(&b, h + 0x18) as usize;
+        let size = u64_at(&b, h + 0x20) as usize;
+        match kind {
+            18 => out.push(Found {
+                file: file.clone(),
+                what: "PDI".into(),
+                bytes: b[off..off + size].to_vec(),
+                start_columns: vec![],
+            }),
+            32 => {
+                let s = off;
+                let (nc, oc) = (u32_at(&b, s + 0x28) as usize, u32_at(&b, s + 0x2c) as usize);
+                let cols: Vec<u16> = (0..nc)
+                    .map(|k| u16::from_le_bytes([b[s + oc + 2 * k], b[s + oc + 2 * k + 1]]))
+                    .collect();
+                let (np, op) = (u32_at(&b, s + 0x78) as usize, u32_at(&b, s + 0x7c) as usize);
+                for k in 0..np {
+                    let a = s + op + 96 * k;
+                    let (ni, oi) = (u32_at(&b, a + 16) as usize, u32_at(&b, a + 20) as usize);
+                    out.push(Found {
+                        file: file.clone(),
+                        what: format!("AIE#{k}"),
+                        bytes: b[s + oi..s + oi + ni].to_vec(),
+                        start_columns: cols.clone(),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn all_pdis() -> Vec<Found> {
+    xclbins().iter().flat_map(|p| pdis_in(p)).collect()
+}
+
+/// Partition header offset, CDO offset.
+fn locate(p: &[u8]) -> (usize, usize) {
+    let ph = 4 * u32_at(p, 0x10 + 0x10) as usize;
+    let cdo = 4 * u32_at(p, ph + 0x20) as usize;
+    (ph, cdo)
+}
+
+fn is_compact(p: &[u8]) -> bool {
+    let (ph, _) = locate(p);
+    let w = words(p, ph + 0x70, 3);
+    w[0] == 1 && w[2] == (w[1] << 16 | 0x8966)
+}
+
+/// One command of a standard CDO: offset in the PDI, command word's low
+/// half, payload.
+#[derive(Debug, Clone, PartialEq)]
+struct Cmd {
+    off: usize,
+    /// Header words: 2 for a long header (length 255 and a length word).
+    hl: usize,
+    key: u32,
+    payload: Vec<u32>,
+}
+
+/// The command words of the PDI's CDO, walked from the header's length.
+fn decode(p: &[u8]) -> Vec<Cmd> {
+    let (_, cdo) = locate(p);
+    let len = u32_at(p, cdo + 12) as usize;
+    let end = cdo + 20 + 4 * len;
+    let mut o = cdo + 20;
+    let mut v = Vec::new();
+    while o < end {
+        let h = u32_at(p, o);
+        let (mut n, mut hl) = ((h >> 16 & 0xff) as usize, 1);
+        if n == 255 {
+            n = u32_at(p, o + 4) as usize;
+            hl = 2;
+        }
+        v.push(Cmd {
+            off: o,
+            hl,
+            key: h & 0xffff,
+            payload: words(p, o + 4 * hl, n),
+        });
+        o += 4 * (hl + n);
+    }
+    assert_eq!(o, end, "the stream ends at its stated length");
+    v
+}
+
+/// The columns and rows the commands' addresses name (bits 31..25 and
+/// 24..20).
+fn tiles(
+    cmds: &[Cmd],
+) -> (
+    std::collections::BTreeSet<u32>,
+    std::collections::BTreeSet<u32>,
+) {
+    let mut cols = std::collections::BTreeSet::new();
+    let mut rows = std::collections::BTreeSet::new();
+    for c in cmds {
+        let a = match c.key {
+            0x102 | 0x103 => c.payload[0],
+            0x105 => c.payload[1],
+            _ => continue,
+        };
+        cols.insert(a >> 25);
+        rows.insert(a >> 20 & 0x1f);
+    }
+    (cols, rows)
+}
+
+fn list(s: &std::collections::BTreeSet<u32>) -> String {
+    s.iter()
+        .map(|x| x.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn key_name(key: u32) -> &'static str {
+    match key {
+        0x102 => "MASK_WRITE",
+        0x103 => "WRITE",
+        0x105 => "DMA_WRITE",
+        0x111 => "NOP",
+        _ => panic!("the samples use four commands, not 0x{key:x}"),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// running fwview
+
+fn json_of_bytes(bytes: &[u8]) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("image.pdi");
+    std::fs::write(&p, bytes).unwrap();
+    let out = Command::cargo_bin("fwview")
+        .unwrap()
+        .arg("--json")
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn name(n: &Value) -> &str {
+    n["name"].as_str().unwrap()
+}
+
+fn value(n: &Value) -> &str {
+    n["value"].as_str().unwrap_or("")
+}
+
+fn kids(n: &Value) -> &Vec<Value> {
+    n["children"].as_array().unwrap()
+}
+
+fn child<'a>(n: &'a Value, nm: &str) -> &'a Value {
+    kids(n)
+        .iter()
+        .find(|k| name(k) == nm)
+        .unwrap_or_else(|| panic!("no child {nm} under {}", name(n)))
+}
+
+fn has_child(n: &Value, nm: &str) -> bool {
+    kids(n).iter().any(|k| name(k) == nm)
+}
+
+fn path<'a>(n: &'a Value, p: &str) -> &'a Value {
+    p.split('/').fold(n, |n, part| child(n, part))
+}
+
+fn off(n: &Value) -> usize {
+    n["offset"].as_u64().unwrap() as usize
+}
+
+fn size(n: &Value) -> usize {
+    n["size"].as_u64().unwrap() as usize
+}
+
+/// The items of a list node, with groups of a thousand opened.
+fn items(n: &Value) -> Vec<&Value> {
+    let mut v = Vec::new();
+    for k in kids(n) {
+        let nm = name(k);
+        if nm.starts_with('[') && nm.contains("..") {
+            v.extend(items(k));
+        } else {
+            v.push(k);
+        }
+    }
+    v
+}
+
+/// The command name of an item named `[i] NAME`.
+fn item_name(n: &Value) -> &str {
+    name(n).split_once("] ").unwrap().1
+}
+
+/// The leading 0x… number of a value.
+fn hexv(s: &str) -> u64 {
+    let t = s.trim_start_matches('"');
+    let t = t
+        .strip_prefix("0x")
+        .unwrap_or_else(|| panic!("no hex in {s}"));
+    let end = t.find(|c: char| !c.is_ascii_hexdigit()).unwrap_or(t.len());
+    u64::from_str_radix(&t[..end], 16).unwrap()
+}
+
+/// The leading decimal number of a value.
+fn decv(s: &str) -> u64 {
+    let end = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    s[..end].parse().unwrap()
+}
+
+fn diags<'a>(j: &'a Value, sev: &str) -> Vec<&'a str> {
+    j["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["severity"] == sev)
+        .map(|d| d["message"].as_str().unwrap())
+        .collect()
+}
+
+fn cdo_node(j: &Value) -> &Value {
+    path(&j["root"], "partitions/[0] CDO")
+}
+
+// ---------------------------------------------------------------------------
+// the samples
+
+#[test]
+fn the_samples_hold_42_pdis_30_of_them_compact() {
+    let all = all_pdis();
+    assert_eq!(all.len(), 42);
+    assert_eq!(all.iter().filter(|f| is_compact(&f.bytes)).count(), 30);
+}
+
+#[test]
+fn every_standard_pdi_decodes_command_for_command() {
+    let mut seen = 0;
+    for f in all_pdis().iter().filter(|f| !is_compact(&f.bytes)) {
+        let ctx = format!("{} {}", f.file, f.what);
+        let want = decode(&f.bytes);
+        let j = json_of_bytes(&f.bytes);
+        assert_eq!(j["format"], "pdi", "{ctx}");
+        assert!(
+            diags(&j, "error").is_empty(),
+            "{ctx}: {:?}",
+            diags(&j, "error")
+        );
+        assert!(
+            diags(&j, "warning").is_empty(),
+            "{ctx}: {:?}",
+            diags(&j, "warning")
+        );
+        let cdo = cdo_node(&j);
+        // The summary counts what the independent walk counts.
+        let mut by: BTreeMap<&str, u64> = BTreeMap::new();
+        for c in &want {
+            *by.entry(key_name(c.key)).or_default() += 1;
+        }
+        let sc = path(cdo, "summary/commands");
+        assert_eq!(decv(value(sc)), want.len() as u64, "{ctx}");
+        let got: BTreeMap<&str, u64> = kids(sc).iter().map(|k| (name(k), decv(value(k)))).collect();
+        assert_eq!(got, by, "{ctx}");
+        let dma: usize = want
+            .iter()
+            .filter(|c| c.key == 0x105)
+            .map(|c| 4 * (c.payload.len() - 2))
+            .sum();
+        assert_eq!(
+            decv(value(path(cdo, "summary/dma_bytes"))),
+            dma as u64,
+            "{ctx}"
+        );
+        let (cols, rows) = tiles(&want);
+        assert_eq!(
+            value(path(cdo, "summary/columns")),
+            format!("{} (relative)", list(&cols)),
+            "{ctx}"
+        );
+        assert_eq!(value(path(cdo, "summary/rows")), list(&rows), "{ctx}");
+        // Every command is a node at its own bytes, named by its command.
+        let cmds = items(child(cdo, "commands"));
+        assert_eq!(cmds.len(), want.len(), "{ctx}");
+        for (i, (n, c)) in cmds.iter().zip(&want).enumerate() {
+            assert_eq!(name(n), format!("[{i}] {}", key_name(c.key)), "{ctx}");
+            assert_eq!(off(n), c.off, "{ctx} command {i}");
+            assert_eq!(size(n), 4 * (c.hl + c.payload.len()), "{ctx} command {i}");
+            assert_eq!(has_child(n, "long_length"), c.hl == 2, "{ctx} command {i}");
+            match c.key {
+                0x103 => {
+                    assert_eq!(hexv(value(child(n, "address"))), u64::from(c.payload[0]));
+                    assert_eq!(hexv(value(child(n, "value"))), u64::from(c.payload[1]));
+                }
+                0x102 => {
+                    assert_eq!(hexv(value(child(n, "address"))), u64::from(c.payload[0]));
+                    assert_eq!(hexv(value(child(n, "mask"))), u64::from(c.payload[1]));
+                    assert_eq!(hexv(value(child(n, "value"))), u64::from(c.payload[2]));
+                }
+                0x105 => {
+                    assert_eq!(
+                        hexv(value(child(n, "address_high"))),
+                        u64::from(c.payload[0])
+                    );
+                    assert_eq!(
+                        hexv(value(child(n, "address_low"))),
+                        u64::from(c.payload[1])
+                    );
+                    let d = child(n, "data");
+                    assert_eq!(off(d), c.off + 4 * c.hl + 8);
+                    assert_eq!(size(d), 4 * (c.payload.len() - 2));
+                }
+                _ => {}
+            }
+        }
+        // The stream ends where its header says: nothing incomplete.
+        assert!(
+            !has_child(cdo, "incomplete") && !has_child(cdo, "trailing"),
+            "{ctx}"
+        );
+        seen += 1;
+    }
+    assert_eq!(seen, 12);
+}
+
+#[test]
+fn color_threshold_has_the_known_counts() {
+    let path_ = xclbins()
+        .into_iter()
+        .find(|p| p.to_string_lossy().contains("color_threshold"))
+        .unwrap();
+    let f = pdis_in(&path_)
+        .into_iter()
+        .find(|f| f.what == "PDI")
+        .unwrap();
+    let j = json_of_bytes(&f.bytes);
+    let sc = path(cdo_node(&j), "summary/commands");
+    for (n, c) in [
+        ("WRITE", 148),
+        ("MASK_WRITE", 18),
+        ("DMA_WRITE", 52),
+        ("NOP", 51),
+    ] {
+        assert_eq!(decv(value(child(sc, n))), c, "{n}");
+    }
+    assert_eq!(kids(sc).len(), 4);
+    // The CDO ends exactly at the section's end.
+    let cmds = path(cdo_node(&j), "commands");
+    assert_eq!(off(cmds) + size(cmds), f.bytes.len());
+}
+
+#[test]
+fn headers_are_decoded_with_their_checksums() {
+    let f = all_pdis().into_iter().find(|f| f.what == "AIE#0").unwrap();
+    let j = json_of_bytes(&f.bytes);
+    let r = &j["root"];
+    assert!(value(child(r, "selectmap")).contains("32-bit bus"));
+    let t = child(r, "image_header_table");
+    assert!(value(child(t, "identification")).starts_with("\"PPDI\""));
+    assert_eq!(hexv(value(child(t, "idcode"))), 0x14CA_8093);
+    assert!(value(child(t, "version")).starts_with("0x00040000"));
+    assert!(value(child(t, "checksum")).ends_with("(valid)"));
+    let ih = path(r, "image_headers/[0] aie_image");
+    assert_eq!(value(child(ih, "name")), "\"aie_image\"");
+    assert_eq!(hexv(value(child(ih, "image_id"))), 0x1C00_0000);
+    assert!(value(child(ih, "checksum")).ends_with("(valid)"));
+    let ph = path(r, "partition_headers/[0]");
+    assert!(value(child(ph, "checksum")).ends_with("(valid)"));
+    let a = child(ph, "attributes");
+    assert_eq!(value(child(a, "partition_type")), "2 (CDO)");
+    assert_eq!(value(child(a, "exception_level")), "EL3");
+    assert!(value(child(ph, "load_address")).contains("(none)"));
+    let d = child(ph, "data_offset");
+    assert!(
+        value(d).starts_with("84 (0x54) words, at 0x150: "),
+        "{}",
+        value(d)
+    );
+    let h = path(cdo_node(&j), "header");
+    assert_eq!(value(child(h, "identification")), "\"CDO\" (version 2)");
+    assert!(value(child(h, "checksum")).ends_with("(valid)"));
+}
+
+/// Runs pdi::parse_in_partition on a whole file, as the xclbin parser does
+/// for an AIE_PARTITION image.
+fn in_partition(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> Option<&'static str> {
+    pdi::parse_in_partition(b, parent, off, len, &[1, 2, 3, 4]);
+    Some("pdi")
+}
+
+#[test]
+fn start_columns_give_physical_columns() {
+    let f = all_pdis()
+        .into_iter()
+        .find(|f| f.file.contains("color_threshold") && f.what == "AIE#0")
+        .unwrap();
+    assert_eq!(f.start_columns, vec![1, 2, 3, 4]);
+    let mut tree = Tree::build(
+        Arc::new(Source::from_vec(f.bytes.clone())),
+        "image",
+        in_partition,
+    );
+    let mut out = Vec::new();
+    fwview::export::json(&mut tree, "image", &mut out).unwrap();
+    let j: Value = serde_json::from_slice(&out).unwrap();
+    let cmds = items(path(cdo_node(&j), "commands"));
+    let first = cmds.iter().find(|n| has_child(n, "address")).unwrap();
+    let a = child(first, "address");
+    let col = u32_at(&f.bytes, off(a)) >> 25;
+    let phys: Vec<String> = [1, 2, 3, 4].iter().map(|s| (s + col).to_string()).collect();
+    let want = format!(
+        "{col} (physical column {}, {}, {} or {} (start column 1, 2, 3 or 4))",
+        phys[0], phys[1], phys[2], phys[3]
+    );
+    assert_eq!(value(child(a, "column")), want);
+    // The summary lists the physical columns per start column.
+    let sum = path(cdo_node(&j), "summary");
+    let (used, _) = tiles(&decode(&f.bytes));
+    let per: Vec<String> = [1, 2, 3, 4]
+        .iter()
+        .map(|s| {
+            let c: Vec<String> = used.iter().map(|c| (c + s).to_string()).collect();
+            format!("{} at start column {s}", c.join(", "))
+        })
+        .collect();
+    assert_eq!(value(child(sum, "physical_columns")), per.join("; "));
+}
+
+// ---------------------------------------------------------------------------
+// the compact variant
+
+/// The commands a compact image stands for, decoded here: (name, address,
+/// mask, value, DMA data).
+#[derive(Debug, PartialEq)]
+struct Expanded {
+    name: &'static str,
+    addr: u64,
+    mask: Option<u32>,
+    value: Option<u32>,
+    data: Option<Vec<u8>>,
+}
+
+fn expand_compact(p: &[u8]) -> Vec<Expanded> {
+    let (ph, cdo) = locate(p);
+    let bsize = u32_at(p, ph + 0x74) as usize;
+    let start = cdo + 20;
+    let pool = start + bsize;
+    let mut o = start;
+    let mut v = Vec::new();
+    while o < pool {
+        let (op, n) = (u32_at(p, o), u32_at(p, o + 4) as usize);
+        o += 8;
+        for _ in 0..n {
+            match op {
+                3 => {
+                    v.push(Expanded {
+                        name: "WRITE",
+                        addr: u32_at(p, o).into(),
+                        mask: None,
+                        value: Some(u32_at(p, o + 4)),
+                        data: None,
+                    });
+                    o += 8;
+                }
+                2 => {
+                    v.push(Expanded {
+                        name: "MASK_WRITE",
+                        addr: u32_at(p, o).into(),
+                        mask: Some(u32_at(p, o + 4)),
+                        value: Some(u32_at(p, o + 8)),
+                        data: None,
+                    });
+                    o += 12;
+                }
+                5 => {
+                    let w = words(p, o, 4);
+                    let s = pool + w[2] as usize;
+                    let e = (s + 4 * (w[3] & 0xffff) as usize).min(p.len());
+                    v.push(Expanded {
+                        name: "DMA_WRITE",
+                        addr: u64::from(w[0]) << 32 | u64::from(w[1]),
+                        mask: None,
+                        value: None,
+                        data: Some(p[s..e].to_vec()),
+                    });
+                    o += 16;
+                }
+                _ => panic!("op {op}"),
+            }
+        }
+    }
+    v
+}
+
+/// The same, from the standard stream with its NOPs dropped.
+fn expand_standard(p: &[u8]) -> Vec<Expanded> {
+    decode(p)
+        .into_iter()
+        .filter(|c| c.key != 0x111)
+        .map(|c| {
+            let q = &c.payload;
+            match c.key {
+                0x103 => Expanded {
+                    name: "WRITE",
+                    addr: q[0].into(),
+                    mask: None,
+                    value: Some(q[1]),
+                    data: None,
+                },
+                0x102 => Expanded {
+                    name: "MASK_WRITE",
+                    addr: q[0].into(),
+                    mask: Some(q[1]),
+                    value: Some(q[2]),
+                    data: None,
+                },
+                0x105 => Expanded {
+                    name: "DMA_WRITE",
+                    addr: u64::from(q[0]) << 32 | u64::from(q[1]),
+                    mask: None,
+                    value: None,
+                    data: Some(q[2..].iter().flat_map(|w| w.to_le_bytes()).collect()),
+                },
+                k => panic!("0x{k:x}"),
+            }
+        })
+        .collect()
+}
+
+/// The expansion as fwview shows it: records, their commands, the pool.
+fn expand_shown(j: &Value, p: &[u8]) -> Vec<Expanded> {
+    let cdo = cdo_node(j);
+    let pool = items(child(cdo, "data_pool"));
+    let mut chunk = pool.iter();
+    let mut v = Vec::new();
+    for r in items(child(cdo, "records")) {
+        for e in items(child(r, "commands")) {
+            let nm = item_name(e);
+            let x = match nm {
+                "WRITE" => Expanded {
+                    name: "WRITE",
+                    addr: hexv(value(child(e, "address"))),
+                    mask: None,
+                    value: Some(hexv(value(child(e, "value"))) as u32),
+                    data: None,
+                },
+                "MASK_WRITE" => Expanded {
+                    name: "MASK_WRITE",
+                    addr: hexv(value(child(e, "address"))),
+                    mask: Some(hexv(value(child(e, "mask"))) as u32),
+                    value: Some(hexv(value(child(e, "value"))) as u32),
+                    data: None,
+                },
+                "DMA_WRITE" => {
+                    let c = chunk.next().unwrap();
+                    Expanded {
+                        name: "DMA_WRITE",
+                        addr: hexv(value(child(e, "address_high"))) << 32
+                            | hexv(value(child(e, "address_low"))),
+                        mask: None,
+                        value: None,
+                        data: Some(p[off(c)..off(c) + size(c)].to_vec()),
+                    }
+                }
+                other => panic!("{other}"),
+            };
+            v.push(x);
+        }
+    }
+    assert!(chunk.next().is_none());
+    v
+}
+
+#[test]
+fn compact_images_expand_to_their_commands() {
+    let all = all_pdis();
+    let mut matched = Vec::new();
+    for f in all.iter().filter(|f| is_compact(&f.bytes)) {
+        let ctx = format!("{} {}", f.file, f.what);
+        let j = json_of_bytes(&f.bytes);
+        assert!(
+            diags(&j, "error").is_empty(),
+            "{ctx}: {:?}",
+            diags(&j, "error")
+        );
+        let warns = diags(&j, "warning");
+        assert!(
+            !warns.is_empty() && warns.iter().all(|w| w.contains("inferred")),
+            "{ctx}: {warns:?}"
+        );
+        assert!(warns.iter().any(|w| w.contains("checksum")), "{ctx}");
+        assert!(
+            warns.iter().any(|w| w.contains("cut 20 bytes short")),
+            "{ctx}"
+        );
+        let shown = expand_shown(&j, &f.bytes);
+        let mine = expand_compact(&f.bytes);
+        assert_eq!(shown, mine, "{ctx}");
+        let summary = path(cdo_node(&j), "summary/commands");
+        assert_eq!(decv(value(summary)), mine.len() as u64, "{ctx}");
+        // Compare with the standard PDI of the same file.
+        for s in all.iter().filter(|s| s.file == f.file && s.what == "PDI") {
+            let std = expand_standard(&s.bytes);
+            if std.len() != shown.len() {
+                continue;
+            }
+            // The pool's last DMA payload is cut 20 bytes short: its bytes
+            // are a prefix of the standard command's.
+            let same = shown.iter().zip(&std).all(|(a, b)| {
+                a.name == b.name
+                    && a.addr == b.addr
+                    && a.mask == b.mask
+                    && a.value == b.value
+                    && match (&a.data, &b.data) {
+                        (Some(x), Some(y)) => y.starts_with(x),
+                        (None, None) => true,
+                        _ => false,
+                    }
+            });
+            if !same {
+                continue;
+            }
+            let short: Vec<usize> = shown
+                .iter()
+                .zip(&std)
+                .filter_map(|(a, b)| Some(b.data.as_ref()?.len() - a.data.as_ref()?.len()))
+                .filter(|&d| d > 0)
+                .collect();
+            if short == [20] {
+                matched.push(ctx.clone());
+            }
+        }
+    }
+    assert_eq!(
+        matched,
+        vec![
+            "ryzenai-sw__cvml_ryzen14_1x4.xclbin AIE#14".to_string(),
+            "ryzenai-sw__cvml_ryzen14_AMD_AIE2P_Nx4_Overlay.xclbin AIE#0".to_string(),
+        ]
+    );
+}
+
+// ---------------------------------------------------------------------------
+// PDIs written here
+
+const CDO_ID: u32 = 0x004F_4443;
+const PPDI: u32 = 0x5050_4449;
+
+fn not_sum(w: &[u32]) -> u32 {
+    !w.iter().fold(0u32, |a, &x| a.wrapping_add(x))
+}
+
+/// A generic-module command word and its payload (long form when needed).
+fn cmd(id: u32, payload: &[u32]) -> Vec<u32> {
+    let n = payload.len() as u32;
+    let mut v = if n < 255 {
+        vec![n << 16 | 0x100 | id]
+    } else {
+        vec![255 << 16 | 0x100 | id, n]
+    };
+    v.extend_from_slice(payload);
+    v
+}
+
+/// The same in the long form whatever its length.
+fn long_cmd(id: u32, payload: &[u32]) -> Vec<u32> {
+    let mut v = vec![255 << 16 | 0x100 | id, payload.len() as u32];
+    v.extend_from_slice(payload);
+    v
+}
+
+/// A partial PDI around a CDO of `stream`, laid out as the samples are,
+/// with every checksum right.
+fn make_pdi(stream: &[u32]) -> Vec<u8> {
+    let mut cdo = vec![4, CDO_ID, 0x200, stream.len() as u32];
+    cdo.push(not_sum(&cdo));
+    cdo.extend_from_slice(stream);
+    let total = cdo.len().div_ceil(4) * 4;
+    let mut iht = [0u32; 32];
+    iht[0] = 0x0004_0000;
+    iht[1] = 1;
+    iht[2] = 0x24;
+    iht[3] = 1;
+    iht[4] = 0x34;
+    iht[6] = 0x14CA_8093;
+    iht[10] = PPDI;
+    iht[11] = 0x0020_1020;
+    iht[12] = 0x30;
+    iht[17] = 1;
+    iht[31] = not_sum(&iht[..31]);
+    let mut ih = [0u32; 16];
+    ih[0] = 0x34;
+    ih[1] = 1;
+    let mut nm = [0u8; 16];
+    nm[..9].copy_from_slice(b"aie_image");
+    for k in 0..4 {
+        ih[4 + k] = u32::from_le_bytes(nm[4 * k..4 * k + 4].try_into().unwrap());
+    }
+    ih[8] = 0x1C00_0000;
+    ih[15] = not_sum(&ih[..15]);
+    let mut ph = [0u32; 32];
+    ph[0] = total as u32;
+    ph[1] = cdo.len() as u32;
+    ph[2] = total as u32;
+    ph[6] = u32::MAX;
+    ph[7] = u32::MAX;
+    ph[8] = 0x54;
+    ph[9] = 0x0200_0006;
+    ph[10] = 1;
+    ph[31] = not_sum(&ph[..31]);
+    let mut out = pdi::SELECTMAP32.to_vec();
+    for w in iht.iter().chain(&ih).chain(&ph).chain(&cdo) {
+        out.extend_from_slice(&w.to_le_bytes());
+    }
+    out.resize(0x150 + 4 * total, 0);
+    out
+}
+
+fn put(b: &mut [u8], o: usize, v: u32) {
+    b[o..o + 4].copy_from_slice(&v.to_le_bytes());
+}
+
+#[test]
+fn a_written_pdi_is_clean() {
+    let s = [
+        cmd(3, &[0x0023_4060, 1]),
+        cmd(0x11, &[]),
+        cmd(2, &[0x0021_4000, 0xff, 3]),
+    ]
+    .concat();
+    let p = make_pdi(&s);
+    let j = json_of_bytes(&p);
+    assert!(
+        j["diagnostics"].as_array().unwrap().is_empty(),
+        "{}",
+        j["diagnostics"]
+    );
+    let cdo = cdo_node(&j);
+    let c = items(child(cdo, "commands"));
+    assert_eq!(c.len(), 3);
+    assert_eq!(name(c[2]), "[2] MASK_WRITE");
+    // 5 + 8 words: three zero words pad the partition to 16 bytes.
+    assert_eq!(value(child(cdo, "padding")), "12 zero bytes (to 16 bytes)");
+}
+
+#[test]
+fn every_generic_command_is_named_and_decoded() {
+    let names = [
+        "END_MARK",
+        "MASK_POLL",
+        "MASK_WRITE",
+        "WRITE",
+        "DELAY",
+        "DMA_WRITE",
+        "MASK_POLL64",
+        "MASK_WRITE64",
+        "WRITE64",
+        "DMA_XFER",
+        "INIT_SEQ",
+        "CFI_READ",
+        "SET",
+        "DMA_WRITE_KEYHOLE",
+        "SSIT_SYNC_MASTER",
+        "SSIT_SYNC_SLAVES",
+        "SSIT_WAIT_SLAVES",
+        "NOP",
+        "GET_DEVICE_ID",
+        "EVENT_LOGGING",
+        "SET_BOARD",
+        "GET_BOARD",
+        "SET_WDT_PARAM",
+        "LOG_STRING",
+        "LOG_ADDRESS",
+        "MARKER",
+        "PROC",
+        "BEGIN",
+        "END",
+        "BREAK",
+        "OT_CHECK",
+        "PSM_SEQUENCE",
+        "INPLACE_PLM_UPDATE",
+        "SCATTER_WRITE",
+        "SCATTER_WRITE2",
+        "TAMPER_TRIGGER",
+        "SET_FIPS_MASK",
+        "SET_IPI_ACCESS",
+        "RUN_PROC",
+        "LIST_SET",
+        "LIST_WRITE",
+        "LIST_MASK_WRITE",
+        "LIST_MASK_POLL",
+    ];
+    let a = 0x0654_3210u32; // column 3, row 5, register 0x43210
+    let text = |s: &str| -> Vec<u32> {
+        let mut b = s.as_bytes().to_vec();
+        b.resize(s.len().div_ceil(4) * 4 + 4, 0);
+        b.chunks(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    };
+    // Payloads as the loader takes them (ids 1..=42); END_MARK last.
+    let payload = |id: u32| -> Vec<u32> {
+        match id {
+            1 => vec![a, 0xf0, 0x10, 100],
+            2 => vec![a, 0xff00, 0x1200],
+            3 => vec![a, 0xdead_beef],
+            4 => vec![250],
+            5 => vec![0, a, 1, 2, 3, 4],
+            6 => vec![0, a, 0xf, 0x1, 10, 1, 0x55],
+            7 => vec![0x2, 0x1000, 0xff, 0x11],
+            8 => vec![0x2, 0x2000, 0x22],
+            9 => vec![0, 0x100, 0, a, 16, 0],
+            10 => vec![7, 8],
+            11 => vec![1, 0, 0x3000, 4, 9, 9],
+            12 => vec![0, a, 8, 0x5a5a_5a5a],
+            13 => vec![0, a, 16, 1, 2],
+            0 | 14 | 18 | 28 | 32 | 36 => vec![],
+            15 | 16 => vec![0x3, 1000],
+            17 => vec![0, 0],
+            19 => vec![2, 5],
+            20 => text("board"),
+            21 => vec![0, 0x4000, 8],
+            22 => vec![0x1822_4018, 50],
+            23 => text("hello"),
+            24 => vec![0x1234],
+            25 => [vec![1], text("mark")].concat(),
+            26 => [vec![0x77], cmd(3, &[a, 5]), cmd(4, &[1])].concat(),
+            27 => [vec![3], text("blk")].concat(),
+            29 => vec![1],
+            30 => vec![20],
+            31 => cmd(3, &[a, 6]),
+            33 => vec![9, 0x10, 0x20],
+            34 => vec![1, 2, 0x10, 0x20],
+            35 => vec![0x2],
+            37 => vec![0x0001_0001, 0xff],
+            38 => vec![0x77],
+            _ => vec![1, 2],
+        }
+    };
+    let mut s = Vec::new();
+    for id in 1..=42 {
+        s.extend(cmd(id, &payload(id)));
+    }
+    s.extend(cmd(0, &[]));
+    let j = json_of_bytes(&make_pdi(&s));
+    assert!(
+        j["diagnostics"].as_array().unwrap().is_empty(),
+        "{}",
+        j["diagnostics"]
+    );
+    let cdo = cdo_node(&j);
+    let c = items(child(cdo, "commands"));
+    assert_eq!(c.len(), 43);
+    for (i, n) in c.iter().enumerate() {
+        let id = (i + 1) % 43;
+        assert_eq!(item_name(n), names[id], "command {i}");
+        let h = child(n, "header");
+        assert_eq!(value(child(h, "command")), format!("{id} ({})", names[id]));
+        assert_eq!(value(child(h, "module")), "1 (generic)");
+        let len = payload(id as u32).len();
+        assert_eq!(size(n), 4 + 4 * len, "{}", names[id]);
+    }
+    let by = |nm: &str| *c.iter().find(|n| item_name(n) == nm).unwrap();
+    let field = |nm: &str, f: &str| value(child(by(nm), f)).to_string();
+    // Addresses decode to column, row and register.
+    let addr = child(by("WRITE"), "address");
+    assert_eq!(value(addr), "0x06543210 (col 3, row 5, reg 0x43210)");
+    assert_eq!(
+        value(child(addr, "column")),
+        "3 (relative to the partition)"
+    );
+    assert_eq!(value(child(addr, "row")), "5");
+    assert_eq!(value(child(addr, "register")), "0x43210");
+    assert_eq!(field("WRITE", "value"), "0xdeadbeef");
+    assert_eq!(field("MASK_WRITE", "mask"), "0x0000ff00");
+    assert_eq!(field("MASK_WRITE", "value"), "0x00001200");
+    assert_eq!(field("MASK_POLL", "expected"), "0x00000010");
+    assert_eq!(field("MASK_POLL", "timeout"), "100 (0x64) us");
+    assert_eq!(
+        field("MASK_POLL64", "flags"),
+        "0x00000001 (ignore a timeout)"
+    );
+    assert_eq!(field("MASK_POLL64", "error_code"), "0x00000055");
+    assert_eq!(field("DELAY", "delay"), "250 (0xfa) us");
+    assert!(field("DMA_WRITE", "data").starts_with("16 (0x10) bytes: 01 00 00 00 02"));
+    assert_eq!(
+        field("DMA_WRITE", "address_low"),
+        "0x06543210 (col 3, row 5, reg 0x43210)"
+    );
+    assert_eq!(field("WRITE64", "address_high"), "0x00000002");
+    assert!(value(by("WRITE64")).starts_with("0x200002000 = 0x00000022"));
+    assert_eq!(field("MASK_WRITE64", "mask"), "0x000000ff");
+    assert_eq!(field("DMA_XFER", "length"), "16 (0x10) words");
+    assert_eq!(field("SET", "count"), "8 words");
+    assert_eq!(field("SET", "value"), "0x5a5a5a5a");
+    assert_eq!(
+        field("DMA_WRITE_KEYHOLE", "keyhole_size"),
+        "16 (0x10) words"
+    );
+    assert_eq!(
+        field("NOP", "padding").split(':').next().unwrap(),
+        "8 bytes"
+    );
+    assert_eq!(field("SET_BOARD", "text"), "\"board\"");
+    assert_eq!(field("LOG_STRING", "text"), "\"hello\"");
+    assert_eq!(field("MARKER", "text"), "\"mark\"");
+    assert_eq!(field("BEGIN", "text"), "\"blk\"");
+    // PROC and PSM_SEQUENCE carry commands of their own.
+    let inner = items(child(by("PROC"), "commands"));
+    assert_eq!(
+        inner.iter().map(|n| item_name(n)).collect::<Vec<_>>(),
+        ["WRITE", "DELAY"]
+    );
+    assert_eq!(value(child(inner[0], "value")), "0x00000005");
+    let inner = items(child(by("PSM_SEQUENCE"), "commands"));
+    assert_eq!(value(child(inner[0], "value")), "0x00000006");
+    // The summary counts the nested commands too.
+    let sum = path(cdo, "summary");
+    assert_eq!(value(child(sum, "nested_commands")), "3");
+    assert_eq!(decv(value(path(sum, "commands/WRITE"))), 3);
+    assert_eq!(decv(value(child(sum, "dma_bytes"))), 16 + 8);
+    assert_eq!(value(child(sum, "columns")), "3 (relative)");
+    assert_eq!(value(child(sum, "rows")), "5");
+    assert_eq!(value(child(sum, "wide_addresses")), "2");
+}
+
+#[test]
+fn long_headers_are_read() {
+    let data: Vec<u32> = (0..300).collect();
+    let mut payload = vec![0, 0x0020_0000];
+    payload.extend(&data);
+    let s = [cmd(5, &payload), long_cmd(3, &[0x0023_4060, 7])].concat();
+    assert_eq!(s[0] >> 16 & 0xff, 255);
+    let p = make_pdi(&s);
+    let j = json_of_bytes(&p);
+    assert!(
+        j["diagnostics"].as_array().unwrap().is_empty(),
+        "{}",
+        j["diagnostics"]
+    );
+    let c = items(child(cdo_node(&j), "commands"));
+    assert_eq!(c.len(), 2);
+    assert_eq!(size(c[0]), 8 + 4 * 302);
+    assert_eq!(value(child(c[0], "long_length")), "302 (0x12e) words");
+    assert_eq!(
+        value(child(child(c[0], "header"), "length")),
+        "255 (long: the length is in the next word)"
+    );
+    let d = child(c[0], "data");
+    assert_eq!(size(d), 1200);
+    assert_eq!(off(d), 0x164 + 16);
+    assert_eq!(item_name(c[1]), "WRITE");
+    assert_eq!(size(c[1]), 16);
+    assert_eq!(value(child(c[1], "value")), "0x00000007");
+}
+
+#[test]
+fn broken_checksums_are_reported() {
+    let s = cmd(3, &[0x0023_4060, 1]);
+    let good = make_pdi(&s);
+    // Each structure's checksum word, and a mismatch there.
+    for (at, what) in [
+        (0x8c, "image header table"),
+        (0xcc, "image header"),
+        (0x14c, "partition header"),
+        (0x160, "CDO header"),
+    ] {
+        let mut p = good.clone();
+        p[at] ^= 1;
+        let j = json_of_bytes(&p);
+        let errs = diags(&j, "error");
+        assert_eq!(errs.len(), 1, "{what}: {errs:?}");
+        assert!(
+            errs[0].starts_with(&format!("{what} checksum mismatch")),
+            "{errs:?}"
+        );
+    }
+    // A field changed under a right checksum.
+    let mut p = good.clone();
+    put(&mut p, 0x10 + 0x14, 0x1234);
+    let j = json_of_bytes(&p);
+    let v = value(path(&j["root"], "image_header_table/checksum"));
+    assert!(v.contains("(mismatch: computed"), "{v}");
+}
+
+#[test]
+fn truncation_is_reported() {
+    let s = [
+        cmd(3, &[0x0023_4060, 1]),
+        cmd(5, &[0, 0x0020_0000, 1, 2, 3, 4, 5, 6, 7]),
+    ]
+    .concat();
+    let good = make_pdi(&s);
+    // The file ends inside the DMA_WRITE's data.
+    let cut = &good[..0x164 + 12 + 20];
+    let j = json_of_bytes(cut);
+    let errs = diags(&j, "error");
+    assert!(
+        errs.iter()
+            .any(|e| e.contains("runs") && e.contains("past the end of the PDI")),
+        "{errs:?}"
+    );
+    assert!(
+        errs.iter().any(|e| e.contains("past the end of its data")),
+        "{errs:?}"
+    );
+    assert!(
+        errs.iter()
+            .any(|e| e.contains("DMA_WRITE at 0x170 needs 40 bytes")),
+        "{errs:?}"
+    );
+    let c = items(child(cdo_node(&j), "commands"));
+    assert_eq!(c.len(), 2);
+    assert_eq!(off(c[1]) + size(c[1]), cut.len());
+    // A command that runs past the CDO's own length (the PDI goes on).
+    let mut p = good.clone();
+    put(&mut p, 0x15c, 5); // 5 words: the DMA_WRITE needs 10 more
+    let cdo_w = words(&p, 0x150, 4);
+    put(&mut p, 0x160, not_sum(&cdo_w));
+    let j = json_of_bytes(&p);
+    let errs = diags(&j, "error");
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    assert!(
+        errs[0].contains("past the end of the command stream"),
+        "{errs:?}"
+    );
+    // Headers cut short.
+    let j = json_of_bytes(&good[..0x60]);
+    assert!(diags(&j, "error")[0].starts_with("truncated: the image header table"));
+}
+
+#[test]
+fn unknown_commands_are_shown_raw_and_parsing_goes_on() {
+    let s = [
+        vec![2 << 16 | 0x163, 0xaa, 0xbb], // module 1, command 99
+        vec![1 << 16 | 0x0905, 0xcc],      // module 9
+        cmd(3, &[0x0023_4060, 1]),
+    ]
+    .concat();
+    let j = json_of_bytes(&make_pdi(&s));
+    let warns = diags(&j, "warning");
+    assert_eq!(warns.len(), 2, "{warns:?}");
+    assert!(
+        warns[0].starts_with("unknown command 0x0163 (module 1, command 99)"),
+        "{warns:?}"
+    );
+    assert!(
+        warns[1].starts_with("unknown command 0x0905 (module 9, command 5)"),
+        "{warns:?}"
+    );
+    let c = items(child(cdo_node(&j), "commands"));
+    assert_eq!(c.len(), 3);
+    assert_eq!(name(c[0]), "[0] CMD_0x0163");
+    assert!(value(child(c[0], "payload")).starts_with("8 bytes: aa 00 00 00 bb"));
+    assert_eq!(name(c[2]), "[2] WRITE");
+}
+
+#[test]
+fn bytes_after_the_last_command_are_reported() {
+    let s = cmd(3, &[0x0023_4060, 1]);
+    let mut p = make_pdi(&s);
+    // 5 + 3 words: the partition has no padding; add 16 bytes to it.
+    put(&mut p, 0xd0 + 8, 12);
+    let ph = words(&p, 0xd0, 31);
+    put(&mut p, 0xd0 + 0x7c, not_sum(&ph));
+    p.extend([0u8, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    let j = json_of_bytes(&p);
+    let warns = diags(&j, "warning");
+    assert_eq!(warns.len(), 1, "{warns:?}");
+    assert!(
+        warns[0].contains("16 bytes after the last command"),
+        "{warns:?}"
+    );
+    assert!(has_child(cdo_node(&j), "trailing"));
+}
+
+#[test]
+fn other_bus_widths_and_bare_cdos_are_recognised() {
+    let s = cmd(3, &[0x0023_4060, 1]);
+    let p = make_pdi(&s);
+    for (pat, w) in [(pdi::SELECTMAP16, 16), (pdi::SELECTMAP8, 8)] {
+        let mut q = p.clone();
+        q[..16].copy_from_slice(&pat);
+        let j = json_of_bytes(&q);
+        assert_eq!(j["format"], "pdi");
+        assert!(value(child(&j["root"], "selectmap")).contains(&format!("{w}-bit bus")));
+    }
+    // The CDO alone.
+    let j = json_of_bytes(&p[0x150..]);
+    assert_eq!(j["format"], "pdi");
+    assert!(
+        j["diagnostics"].as_array().unwrap().is_empty(),
+        "{}",
+        j["diagnostics"]
+    );
+    let c = items(child(&j["root"], "commands"));
+    assert_eq!(item_name(c[0]), "WRITE");
+}
+
+#[test]
+fn a_huge_stream_opens_at_once() {
+    // 1,200,000 WRITEs: the summary and diagnostics exist before any
+    // command node is built.
+    let n = 1_200_000u32;
+    let mut s = Vec::with_capacity(3 * n as usize);
+    for i in 0..n {
+        s.extend([2 << 16 | 0x103, 0x0020_0000 | ((i % 0x1000) * 4), i]);
+    }
+    s.push(0x1ff); // an unknown command at the very end
+    let p = make_pdi(&s);
+    let mut tree = fwview::formats::build_from_bytes(p);
+    assert_eq!(tree.format(), "pdi");
+    let d = tree.diagnostics();
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert!(d[0].message.starts_with("unknown command 0x01ff"));
+    let root = tree.root();
+    let find = |tree: &mut Tree, id, nm: &str| {
+        tree.children(id)
+            .into_iter()
+            .find(|&k| tree.node(k).name == nm)
+            .unwrap()
+    };
+    let parts = find(&mut tree, root, "partitions");
+    let cdo = find(&mut tree, parts, "[0] CDO");
+    let cmds = find(&mut tree, cdo, "commands");
+    let summary = find(&mut tree, cdo, "summary");
+    assert!(!tree.is_built(cmds));
+    assert_eq!(
+        tree.node(cmds).value.as_deref(),
+        Some("1200001 (0x124f81) commands")
+    );
+    let sc = find(&mut tree, summary, "commands");
+    let w = find(&mut tree, sc, "WRITE");
+    assert_eq!(tree.node(w).value.as_deref(), Some("1200000 (0x124f80)"));
+    // Two groups of a million, then groups of a thousand.
+    let groups = tree.children(cmds);
+    let names: Vec<String> = groups.iter().map(|&g| tree.node(g).name.clone()).collect();
+    assert_eq!(names, ["[0..1000000)", "[1000000..1200001)"]);
+    let last = *tree.children(groups[1]).last().unwrap();
+    assert_eq!(tree.node(last).name, "[1200000..1200001)");
+    let k = tree.children(last);
+    assert_eq!(tree.node(k[0]).name, "[1200000] CMD_0x01ff");
+    assert_eq!(tree.node(k[0]).offset, 0x164 + 12 * u64::from(n));
+}
