@@ -4,6 +4,7 @@
 
 pub mod ar;
 pub mod elf;
+pub mod json;
 pub mod offload;
 pub mod pdi;
 pub mod spirv;
