@@ -6,6 +6,7 @@ pub mod ar;
 pub mod cdo;
 pub mod devimg;
 pub mod elf;
+pub mod json;
 pub mod offload;
 pub mod pdi;
 pub mod spirv;

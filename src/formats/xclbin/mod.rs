@@ -1,0 +1,876 @@
+//! AMD/Xilinx XCLBIN (`xclbin2\0`), the container Vitis writes for Alveo,
+//! Kria and Zynq FPGAs and for Ryzen AI NPUs: a fixed header, a table of
+//! section headers, and the sections' payloads. Layouts follow XRT's
+//! `xclbin.h`; every offset in the file is from the start of the xclbin,
+//! and every offset inside a section from the start of that section.
+
+mod aie;
+mod blobs;
+mod tables;
+
+use std::collections::BTreeSet;
+
+use crate::formats::{json, xml};
+use crate::model::{named, num, text, Builder, Endian, NodeId};
+
+pub const MAGIC: &[u8] = b"xclbin2\0";
+
+pub(crate) const LE: Endian = Endian::Little;
+
+/// Where the axlf_header starts.
+const HEADER: u64 = 0x130;
+/// Where the section headers start.
+const SECTIONS: u64 = 0x1C8;
+/// The size of one section header.
+const SECTION_HEADER: u64 = 40;
+/// The most sections XRT accepts.
+pub const MAX_SECTIONS: u64 = 0x10000;
+/// How many diagnostics of one kind a table reports before it sums up.
+pub(crate) const MAX_REPORTS: u64 = 100;
+/// The longest string value shown in full, in characters.
+const MAX_SHOWN: usize = 256;
+
+pub fn detect(d: &[u8]) -> bool {
+    d.starts_with(MAGIC)
+}
+
+/// The name of a section kind (`axlf_section_kind`).
+pub fn kind_name(k: u32) -> Option<&'static str> {
+    Some(match k {
+        0 => "BITSTREAM",
+        1 => "CLEARING_BITSTREAM",
+        2 => "EMBEDDED_METADATA",
+        3 => "FIRMWARE",
+        4 => "DEBUG_DATA",
+        5 => "SCHED_FIRMWARE",
+        6 => "MEM_TOPOLOGY",
+        7 => "CONNECTIVITY",
+        8 => "IP_LAYOUT",
+        9 => "DEBUG_IP_LAYOUT",
+        10 => "DESIGN_CHECK_POINT",
+        11 => "CLOCK_FREQ_TOPOLOGY",
+        12 => "MCS",
+        13 => "BMC",
+        14 => "BUILD_METADATA",
+        15 => "KEYVALUE_METADATA",
+        16 => "USER_METADATA",
+        17 => "DNA_CERTIFICATE",
+        18 => "PDI",
+        19 => "BITSTREAM_PARTIAL_PDI",
+        20 => "PARTITION_METADATA",
+        21 => "EMULATION_DATA",
+        22 => "SYSTEM_METADATA",
+        23 => "SOFT_KERNEL",
+        24 => "ASK_FLASH",
+        25 => "AIE_METADATA",
+        26 => "ASK_GROUP_TOPOLOGY",
+        27 => "ASK_GROUP_CONNECTIVITY",
+        28 => "SMARTNIC",
+        29 => "AIE_RESOURCES",
+        30 => "OVERLAY",
+        31 => "VENDER_METADATA",
+        32 => "AIE_PARTITION",
+        33 => "IP_METADATA",
+        34 => "AIE_RESOURCES_BIN",
+        35 => "AIE_TRACE_METADATA",
+        36 => "DTBO",
+        _ => return None,
+    })
+}
+
+fn mode_name(m: u64) -> Option<&'static str> {
+    Some(match m {
+        0 => "XCLBIN_FLAT",
+        1 => "XCLBIN_PR",
+        2 => "XCLBIN_TANDEM_STAGE2",
+        3 => "XCLBIN_TANDEM_STAGE2_WITH_PR",
+        4 => "XCLBIN_HW_EMU",
+        5 => "XCLBIN_SW_EMU",
+        6 => "XCLBIN_HW_EMU_PR",
+        _ => return None,
+    })
+}
+
+/// Kinds whose payload is JSON text.
+fn is_json(k: u32) -> bool {
+    matches!(k, 14 | 15 | 20 | 22 | 25 | 33 | 35)
+}
+
+// ---- shared helpers for the section decoders ----
+
+/// A section's payload: its absolute range (cut to the file) and its node.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Sec {
+    pub abs: u64,
+    pub len: u64,
+    pub node: NodeId,
+}
+
+impl Sec {
+    pub fn end(&self) -> u64 {
+        self.abs.saturating_add(self.len)
+    }
+    /// The absolute offset of `[rel, rel+size)` if it lies in the section.
+    pub fn range(&self, rel: u64, size: u64) -> Option<u64> {
+        (rel <= self.len && size <= self.len - rel).then(|| self.abs + rel)
+    }
+    /// True if the section has `need` bytes; otherwise reports it.
+    pub fn need(&self, b: &mut Builder<'_>, need: u64, what: &str) -> bool {
+        if self.len >= need {
+            return true;
+        }
+        b.error(
+            self.abs,
+            self.len,
+            format!("{what} needs {need} bytes; the section has {}", self.len),
+        );
+        false
+    }
+}
+
+/// Reads an unsigned little-endian field of 1, 2, 4 or 8 bytes.
+pub(crate) fn read(b: &Builder<'_>, off: u64, size: u64) -> Option<u64> {
+    match size {
+        1 => b.read_u8(off).map(u64::from),
+        2 => b.read_u16(off, LE).map(u64::from),
+        4 => b.read_u32(off, LE).map(u64::from),
+        8 => b.read_u64(off, LE),
+        _ => None,
+    }
+}
+
+/// Adds a field whose value `show` formats; returns the value and node.
+pub(crate) fn field_with(
+    b: &mut Builder<'_>,
+    p: NodeId,
+    name: &str,
+    off: u64,
+    size: u64,
+    show: impl FnOnce(u64) -> String,
+) -> Option<(u64, NodeId)> {
+    match read(b, off, size) {
+        Some(v) => Some((v, b.leaf(p, name, off, size, show(v)))),
+        None => {
+            let have = b.file_len().saturating_sub(off).min(size);
+            b.error(
+                off,
+                have,
+                format!("truncated: {name} needs {size} bytes at 0x{off:x}"),
+            );
+            None
+        }
+    }
+}
+
+/// A plain number field.
+pub(crate) fn field(
+    b: &mut Builder<'_>,
+    p: NodeId,
+    name: &str,
+    off: u64,
+    size: u64,
+) -> Option<u64> {
+    field_with(b, p, name, off, size, num).map(|(v, _)| v)
+}
+
+/// A field holding an enum value, shown with its name.
+pub(crate) fn field_named(
+    b: &mut Builder<'_>,
+    p: NodeId,
+    name: &str,
+    off: u64,
+    size: u64,
+    names: fn(u64) -> Option<&'static str>,
+) -> Option<u64> {
+    field_with(b, p, name, off, size, |v| named(v, names(v))).map(|(v, _)| v)
+}
+
+/// A signed field of 1, 2 or 4 bytes.
+pub(crate) fn field_signed(
+    b: &mut Builder<'_>,
+    p: NodeId,
+    name: &str,
+    off: u64,
+    size: u64,
+) -> Option<i64> {
+    let v = read(b, off, size)?;
+    let s = match size {
+        1 => i64::from(v as u8 as i8),
+        2 => i64::from(v as u16 as i16),
+        _ => i64::from(v as u32 as i32),
+    };
+    b.leaf(p, name, off, size, crate::model::inum(s));
+    Some(s)
+}
+
+/// A 16-byte UUID field.
+pub(crate) fn field_uuid(b: &mut Builder<'_>, p: NodeId, name: &str, off: u64) -> Option<String> {
+    let bytes = b.read_bytes(off, 16)?;
+    let u = text::uuid(bytes);
+    b.leaf(p, name, off, 16, u.clone());
+    Some(u)
+}
+
+/// A fixed char array, shown up to its first NUL.
+pub(crate) fn field_str(b: &mut Builder<'_>, p: NodeId, name: &str, off: u64, len: u64) -> String {
+    b.fixed_str(p, name, off, len).unwrap_or_default()
+}
+
+/// Padding or reserved bytes.
+pub(crate) fn field_raw(b: &mut Builder<'_>, p: NodeId, name: &str, off: u64, len: u64) {
+    b.raw(p, name, off, len);
+}
+
+/// Cuts a long text for showing.
+pub(crate) fn short(s: String) -> String {
+    if s.chars().count() > MAX_SHOWN {
+        let mut t: String = s.chars().take(MAX_SHOWN).collect();
+        t.push('…');
+        t
+    } else {
+        s
+    }
+}
+
+/// The NUL-terminated string `rel` bytes into the section: its absolute
+/// offset, size (with its NUL if found), text, and whether a NUL ends it.
+pub(crate) fn sec_str(b: &Builder<'_>, sec: Sec, rel: u64) -> Option<(u64, u64, String, bool)> {
+    let abs = sec.range(rel, 1)?;
+    let (bytes, nul) = b.read_cstr(abs, sec.end())?;
+    let size = bytes.len() as u64 + u64::from(nul);
+    Some((abs, size, short(text::from_bytes(bytes)), nul))
+}
+
+/// An `mpo_*` field: a u32 offset of a string from the section start,
+/// shown with the string and linked to it. Returns the offset.
+pub(crate) fn mpo_field(
+    b: &mut Builder<'_>,
+    p: NodeId,
+    name: &str,
+    off: u64,
+    sec: Sec,
+) -> Option<u64> {
+    let rel = read(b, off, 4)?;
+    match sec_str(b, sec, rel) {
+        Some((abs, size, s, _)) => {
+            let id = b.leaf(p, name, off, 4, format!("0x{rel:x} -> \"{s}\""));
+            b.link(id, abs, size.max(1));
+        }
+        None => {
+            b.leaf(p, name, off, 4, format!("0x{rel:x} (outside the section)"));
+        }
+    }
+    Some(rel)
+}
+
+/// The strings of a section that have nodes, and the bytes they may not
+/// cover (the section's fixed header).
+pub(crate) struct Strings {
+    seen: BTreeSet<u64>,
+    protect: u64,
+}
+
+impl Strings {
+    pub fn new(protect: u64) -> Self {
+        Strings {
+            seen: BTreeSet::new(),
+            protect,
+        }
+    }
+
+    /// Checks the string an `mpo_*` field at `field_off` names: an error
+    /// if it lies outside the section, a warning if no NUL ends it. Adds a
+    /// node for it under the section (once). Returns its text.
+    pub fn check(
+        &mut self,
+        b: &mut Builder<'_>,
+        sec: Sec,
+        rel: u64,
+        field_off: u64,
+        what: &str,
+    ) -> Option<String> {
+        let Some((abs, size, s, nul)) = sec_str(b, sec, rel) else {
+            b.error(
+                field_off,
+                4,
+                format!(
+                    "{what}: string offset 0x{rel:x} lies outside its section ({} bytes)",
+                    sec.len
+                ),
+            );
+            return None;
+        };
+        if !nul {
+            b.warn(
+                abs,
+                size,
+                format!("{what}: the string at +0x{rel:x} has no NUL before the section ends"),
+            );
+        }
+        if rel >= self.protect && self.seen.insert(rel) {
+            b.leaf(
+                sec.node,
+                format!("str +0x{rel:x}"),
+                abs,
+                size,
+                format!("\"{s}\""),
+            );
+        }
+        Some(s)
+    }
+}
+
+/// An `array_offset` field ({u32 count, u32 offset from the section
+/// start}) as a node with both, linked to the array. Returns both.
+pub(crate) fn arr_field(
+    b: &mut Builder<'_>,
+    p: NodeId,
+    name: &str,
+    off: u64,
+    sec: Sec,
+    elem: u64,
+) -> Option<(u64, u64)> {
+    let count = read(b, off, 4)?;
+    let rel = read(b, off + 4, 4)?;
+    let what = match elem {
+        1 => "bytes".to_string(),
+        e => format!("× {e} bytes"),
+    };
+    let id = b.leaf(p, name, off, 8, format!("{count} {what} at +0x{rel:x}"));
+    b.leaf(id, "size", off, 4, num(count));
+    b.leaf(id, "offset", off + 4, 4, format!("0x{rel:x}"));
+    if count > 0 && rel < sec.len {
+        let size = count.saturating_mul(elem).min(sec.len - rel);
+        b.link(id, sec.abs + rel, size);
+    }
+    Some((count, rel))
+}
+
+/// Checks an array an `array_offset` at `field_off` names. Returns its
+/// absolute offset and how many entries fit in the section.
+pub(crate) fn check_arr(
+    b: &mut Builder<'_>,
+    sec: Sec,
+    field_off: u64,
+    (count, rel): (u64, u64),
+    elem: u64,
+    what: &str,
+) -> Option<(u64, u64)> {
+    if count == 0 {
+        return None;
+    }
+    if rel >= sec.len {
+        b.error(
+            field_off,
+            8,
+            format!(
+                "{what}: array offset 0x{rel:x} lies outside its section ({} bytes)",
+                sec.len
+            ),
+        );
+        return None;
+    }
+    let room = sec.len - rel;
+    let need = count.saturating_mul(elem);
+    let n = if need > room {
+        let n = room / elem.max(1);
+        b.error(
+            field_off,
+            8,
+            format!(
+                "{what}: {count} entries of {elem} bytes at +0x{rel:x} need {need} bytes; only {room} remain in the section; showing {n}"
+            ),
+        );
+        n
+    } else {
+        count
+    };
+    Some((sec.abs + rel, n))
+}
+
+/// Reads a table's entry count at `off` (`size` bytes, signed if
+/// `signed`), adds it as a node and checks that `count` entries of
+/// `stride` bytes from `start` fit in the section. Returns how many fit.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn table_count(
+    b: &mut Builder<'_>,
+    sec: Sec,
+    name: &str,
+    off: u64,
+    size: u64,
+    signed: bool,
+    start: u64,
+    stride: u64,
+) -> u64 {
+    let count = if signed {
+        match field_signed(b, sec.node, name, off, size) {
+            Some(c) if c < 0 => {
+                b.error(off, size, format!("{name} is negative ({c})"));
+                0
+            }
+            Some(c) => c as u64,
+            None => 0,
+        }
+    } else {
+        field(b, sec.node, name, off, size).unwrap_or(0)
+    };
+    let room = sec.end().saturating_sub(start);
+    let need = count.saturating_mul(stride);
+    if need > room {
+        let n = room / stride.max(1);
+        b.error(
+            off,
+            size,
+            format!(
+                "{name} {count} needs {need} bytes of {stride}-byte entries; the section has {room} after its head; showing {n}"
+            ),
+        );
+        return n;
+    }
+    count
+}
+
+/// A date from Unix seconds, in UTC.
+pub(crate) fn utc(secs: u64) -> Option<String> {
+    // 9999-12-31 23:59:59
+    if secs > 253_402_300_799 {
+        return None;
+    }
+    let days = secs / 86_400;
+    let rem = secs % 86_400;
+    // Civil date from days since 1970-01-01 (proleptic Gregorian).
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + u64::from(m <= 2);
+    Some(format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    ))
+}
+
+fn date(v: u64) -> String {
+    match (v, utc(v)) {
+        (0, _) => "0 (not set)".to_string(),
+        (_, Some(d)) => format!("{v} ({d})"),
+        (_, None) => format!("{} (not a date)", num(v)),
+    }
+}
+
+fn action_mask(v: u64) -> String {
+    let mut names = Vec::new();
+    if v & 1 != 0 {
+        names.push("AM_LOAD_AIE".to_string());
+    }
+    if v & 2 != 0 {
+        names.push("AM_LOAD_PDI".to_string());
+    }
+    if v & !3 != 0 {
+        names.push(format!("unknown 0x{:x}", v & !3));
+    }
+    if names.is_empty() {
+        format!("{v} (none)")
+    } else {
+        format!("{v} ({})", names.join(" | "))
+    }
+}
+
+/// Decodes the xclbin in `[off, off+len)` under `parent`.
+pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
+    b.leaf(parent, "magic", off, 8, "\"xclbin2\"");
+    if len < SECTIONS {
+        b.error(
+            off,
+            len,
+            format!("truncated: the xclbin header needs {SECTIONS} bytes, the file has {len}"),
+        );
+    }
+    let sig = field_with(b, parent, "m_signature_length", off + 8, 4, |v| {
+        match v as u32 as i32 {
+            -1 => "-1 (unsigned)".to_string(),
+            n if n >= 0 => format!("{n} bytes (signed)"),
+            n => format!("{n} (corrupt)"),
+        }
+    })
+    .map(|(v, _)| v as u32 as i32);
+    if let Some(s) = sig.filter(|&s| s < -1) {
+        b.error(
+            off + 8,
+            4,
+            format!("signature length {s} is corrupt (below -1)"),
+        );
+    }
+    if len >= 0x28 {
+        field_raw(b, parent, "reserved", off + 0xC, 28);
+    }
+    if len >= 0x128 {
+        field_raw(b, parent, "m_keyBlock", off + 0x28, 256);
+    }
+    if len >= HEADER {
+        field_with(b, parent, "m_uniqueId", off + 0x128, 8, |v| {
+            format!("0x{v:016x}")
+        });
+    }
+    if len < SECTIONS {
+        return;
+    }
+    let h = off + HEADER;
+    let hdr = b.group(parent, "header", h, SECTIONS - HEADER);
+    let m_length = field(b, hdr, "m_length", h, 8).unwrap_or(len);
+    if m_length > len {
+        b.error(
+            h,
+            8,
+            format!(
+                "m_length is {m_length} bytes but the file has only {len}: the xclbin is truncated"
+            ),
+        );
+    } else if m_length < len {
+        b.warn(
+            h,
+            8,
+            format!(
+                "m_length is {m_length} bytes; {} bytes follow the xclbin",
+                len - m_length
+            ),
+        );
+    }
+    field_with(b, hdr, "m_timeStamp", h + 0x8, 8, date);
+    field_with(b, hdr, "m_featureRomTimeStamp", h + 0x10, 8, date);
+    let patch = read(b, h + 0x18, 2).unwrap_or(0);
+    let major = read(b, h + 0x1A, 1).unwrap_or(0);
+    let minor = read(b, h + 0x1B, 1).unwrap_or(0);
+    let ver = b.leaf(
+        hdr,
+        "version",
+        h + 0x18,
+        4,
+        format!("{major}.{minor}.{patch}"),
+    );
+    field(b, ver, "m_versionPatch", h + 0x18, 2);
+    field(b, ver, "m_versionMajor", h + 0x1A, 1);
+    field(b, ver, "m_versionMinor", h + 0x1B, 1);
+    field_named(b, hdr, "m_mode", h + 0x1C, 2, mode_name);
+    field_with(b, hdr, "m_actionMask", h + 0x1E, 2, action_mask);
+    field_uuid(b, hdr, "m_interface_uuid", h + 0x20);
+    field_str(b, hdr, "m_platformVBNV", h + 0x30, 64);
+    field_uuid(b, hdr, "uuid", h + 0x70);
+    field_str(b, hdr, "m_debug_bin", h + 0x80, 16);
+    let n = field(b, hdr, "m_numSections", h + 0x90, 4).unwrap_or(0);
+    field_raw(b, hdr, "padding", h + 0x94, 4);
+
+    // A signed xclbin ends with its signature, counted in m_length.
+    if let Some(s) = sig.filter(|&s| s > 0) {
+        let s = s as u64;
+        match m_length.checked_sub(s) {
+            Some(at) if m_length <= len && at >= SECTIONS => {
+                b.leaf(
+                    parent,
+                    "signature",
+                    off + at,
+                    s,
+                    format!("PKCS#7 signature, {} bytes", num(s)),
+                );
+            }
+            _ => b.error(
+                off + 8,
+                4,
+                format!("the {s}-byte signature does not fit before m_length ({m_length})"),
+            ),
+        }
+    }
+
+    // The section table.
+    let room = (len - SECTIONS) / SECTION_HEADER;
+    if n > MAX_SECTIONS {
+        b.error(
+            h + 0x90,
+            4,
+            format!("m_numSections is {n}; XRT accepts at most {MAX_SECTIONS}"),
+        );
+    }
+    let mut count = n.min(MAX_SECTIONS);
+    if count > room {
+        b.error(
+            h + 0x90,
+            4,
+            format!(
+                "m_numSections {n} needs {} bytes of section headers; the file has room for {room}",
+                n.saturating_mul(SECTION_HEADER)
+            ),
+        );
+        count = room;
+    }
+    let table_end = SECTIONS + count * SECTION_HEADER;
+    let base = off;
+    let xlen = len;
+    let elem: crate::model::ElemFn = std::sync::Arc::new(move |b: &mut Builder<'_>, p, i, at| {
+        section_header(b, p, i, at, base, xlen);
+    });
+    b.array(
+        parent,
+        "sections",
+        off + SECTIONS,
+        count,
+        SECTION_HEADER,
+        elem,
+    );
+
+    let mut secs: Vec<Entry> = Vec::new();
+    for i in 0..count {
+        let at = off + SECTIONS + i * SECTION_HEADER;
+        let kind = read(b, at, 4).unwrap_or(0) as u32;
+        let s_off = read(b, at + 0x18, 8).unwrap_or(0);
+        let s_size = read(b, at + 0x20, 8).unwrap_or(0);
+        let label = label(i, kind);
+        if kind_name(kind).is_none() {
+            b.warn(
+                at,
+                4,
+                format!("{label}: unknown section kind {kind}; shown as raw bytes"),
+            );
+        }
+        let inside = s_off <= len && s_size <= len - s_off;
+        if !inside {
+            b.error(
+                at + 0x18,
+                16,
+                format!("{label}: [0x{s_off:x}+0x{s_size:x}] lies outside the file ({len} bytes)"),
+            );
+        }
+        if s_size > 0 && s_off < table_end {
+            b.error(
+                at + 0x18,
+                8,
+                format!("{label}: offset 0x{s_off:x} lies in the xclbin header or section table (which end at 0x{table_end:x})"),
+            );
+        }
+        let cut = if s_off < len {
+            s_size.min(len - s_off)
+        } else {
+            0
+        };
+        secs.push(Entry {
+            index: i,
+            kind,
+            rel: s_off,
+            size: cut,
+            in_file: s_off <= len,
+            decode: s_off >= table_end,
+        });
+    }
+    overlaps(b, off, &mut secs);
+
+    // One node per payload.
+    let mut sec_of: Vec<Option<Sec>> = Vec::with_capacity(secs.len());
+    for e in &secs {
+        if !e.in_file {
+            sec_of.push(None);
+            continue;
+        }
+        let abs = off + e.rel;
+        let name = read_name(b, off + SECTIONS + e.index * SECTION_HEADER);
+        let value = format!("\"{name}\", {} bytes", num(e.size));
+        let node = b.add(parent, label(e.index, e.kind), abs, e.size, Some(value));
+        sec_of.push(Some(Sec {
+            abs,
+            len: e.size,
+            node,
+        }));
+    }
+    let ctx = tables::Ctx::new(b, &secs, &sec_of);
+    for (e, s) in secs.iter().zip(&sec_of) {
+        let Some(sec) = *s else { continue };
+        if e.decode {
+            payload(b, e.kind, sec, &ctx);
+        } else if e.size > 0 {
+            // Its bytes belong to the header or to another section: decoding
+            // them again could repeat work without end (an xclbin whose
+            // sections all hold the whole file).
+            b.set_value(
+                sec.node,
+                format!(
+                    "{} bytes, not decoded (they overlap other structures)",
+                    num(e.size)
+                ),
+            );
+        }
+    }
+}
+
+/// What the section table says of one section.
+pub(crate) struct Entry {
+    pub index: u64,
+    pub kind: u32,
+    /// Offset from the xclbin start.
+    pub rel: u64,
+    /// Size, cut to the file.
+    pub size: u64,
+    pub in_file: bool,
+    /// False when its bytes overlap the header or an earlier section.
+    pub decode: bool,
+}
+
+fn label(i: u64, kind: u32) -> String {
+    match kind_name(kind) {
+        Some(k) => format!("[{i}] {k}"),
+        None => format!("[{i}] kind {kind}"),
+    }
+}
+
+fn read_name(b: &Builder<'_>, hdr: u64) -> String {
+    b.read_bytes(hdr + 4, 16)
+        .map(text::fixed)
+        .unwrap_or_default()
+}
+
+/// Reports sections whose payloads overlap, and marks all but the first
+/// of them not to be decoded.
+fn overlaps(b: &mut Builder<'_>, off: u64, secs: &mut [Entry]) {
+    let mut spans: Vec<usize> = (0..secs.len())
+        .filter(|&i| secs.get(i).is_some_and(|e| e.in_file && e.size > 0))
+        .collect();
+    spans.sort_by_key(|&i| secs.get(i).map(|e| (e.rel, e.index)));
+    let mut reported = 0u64;
+    let mut widest: Option<usize> = None;
+    for i in spans {
+        let (Some(e), Some(w)) = (secs.get(i), widest.and_then(|w| secs.get(w))) else {
+            widest = Some(i);
+            continue;
+        };
+        {
+            let w_end = w.rel + w.size;
+            if e.rel < w_end {
+                reported += 1;
+                if reported <= MAX_REPORTS {
+                    let both = w_end.min(e.rel + e.size) - e.rel;
+                    b.error(
+                        off + e.rel,
+                        both,
+                        format!(
+                            "{} and {} overlap in [0x{:x}+0x{both:x}]",
+                            label(w.index, w.kind),
+                            label(e.index, e.kind),
+                            e.rel
+                        ),
+                    );
+                }
+                let inside = e.rel + e.size <= w_end;
+                if let Some(e) = secs.get_mut(i) {
+                    e.decode = false;
+                }
+                if inside {
+                    continue;
+                }
+            }
+        }
+        widest = Some(i);
+    }
+    if reported > MAX_REPORTS {
+        b.error(
+            off,
+            0,
+            format!("{} more overlapping sections", reported - MAX_REPORTS),
+        );
+    }
+}
+
+/// One section header of the table, linked to its payload.
+fn section_header(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64, base: u64, len: u64) {
+    let kind = read(b, at, 4).unwrap_or(0) as u32;
+    let name = read_name(b, at);
+    let s_off = read(b, at + 0x18, 8).unwrap_or(0);
+    let s_size = read(b, at + 0x20, 8).unwrap_or(0);
+    let id = b.group(p, label(i, kind), at, SECTION_HEADER);
+    b.set_value(
+        id,
+        format!("\"{name}\" at 0x{s_off:x}, {} bytes", num(s_size)),
+    );
+    let kind_names = |v: u64| kind_name(v as u32);
+    field_named(b, id, "m_sectionKind", at, 4, kind_names);
+    field_str(b, id, "m_sectionName", at + 4, 16);
+    field_raw(b, id, "padding", at + 0x14, 4);
+    let payload = (s_off < len && s_size > 0).then(|| (base + s_off, s_size.min(len - s_off)));
+    if let Some((_, o)) = field_with(b, id, "m_sectionOffset", at + 0x18, 8, |v| {
+        format!("0x{v:x}")
+    }) {
+        if let Some((abs, size)) = payload {
+            b.link(o, abs, size);
+        }
+    }
+    field(b, id, "m_sectionSize", at + 0x20, 8);
+    if let Some((abs, size)) = payload {
+        b.link(id, abs, size);
+    }
+}
+
+/// Decodes one section's payload.
+fn payload(b: &mut Builder<'_>, kind: u32, sec: Sec, ctx: &tables::Ctx) {
+    match kind {
+        2 => {
+            if sec.len > 0 {
+                xml::tree(b, sec.node, sec.abs, sec.len);
+            }
+        }
+        6 | 26 => tables::mem_topology(b, sec),
+        7 => tables::connectivity(b, sec, ctx, false),
+        27 => tables::connectivity(b, sec, ctx, true),
+        8 => tables::ip_layout(b, sec),
+        9 => tables::debug_ip_layout(b, sec),
+        11 => tables::clock_freq_topology(b, sec),
+        12 => blobs::mcs(b, sec),
+        13 => blobs::bmc(b, sec),
+        23 => blobs::soft_kernel(b, sec),
+        24 => blobs::flash(b, sec),
+        31 => blobs::vender_metadata(b, sec),
+        32 => aie::partition(b, sec),
+        34 => blobs::aie_resources_bin(b, sec),
+        k if is_json(k) => {
+            if sec.len > 0 {
+                json::tree(b, sec.node, sec.abs, sec.len);
+            }
+        }
+        k if kind_name(k).is_some() => {
+            if sec.len > 0 {
+                b.nested(sec.node, sec.abs, sec.len);
+            }
+        }
+        _ => {
+            b.set_value(
+                sec.node,
+                format!("{} bytes of an unknown kind", num(sec.len)),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_are_utc() {
+        assert_eq!(utc(0).as_deref(), Some("1970-01-01 00:00:00 UTC"));
+        assert_eq!(utc(0x60a6_0140).as_deref(), Some("2021-05-20 06:27:12 UTC"));
+        assert_eq!(utc(951_782_400).as_deref(), Some("2000-02-29 00:00:00 UTC"));
+        assert_eq!(
+            utc(4_107_542_399).as_deref(),
+            Some("2100-02-28 23:59:59 UTC")
+        );
+        assert_eq!(utc(u64::MAX), None);
+    }
+
+    #[test]
+    fn action_mask_names_its_bits() {
+        assert_eq!(action_mask(0), "0 (none)");
+        assert_eq!(action_mask(3), "3 (AM_LOAD_AIE | AM_LOAD_PDI)");
+        assert_eq!(action_mask(5), "5 (AM_LOAD_AIE | unknown 0x4)");
+    }
+}
