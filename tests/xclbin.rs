@@ -1492,7 +1492,7 @@ fn truncated_and_mangled_files_never_panic() {
             for _ in 0..8 {
                 // Mostly the header and section table, some anywhere.
                 let r = next() as usize;
-                let at = 8 + if r % 3 == 0 {
+                let at = 8 + if r.is_multiple_of(3) {
                     r % (d.len() - 8)
                 } else {
                     r % 0x3F8
