@@ -73,8 +73,14 @@ impl Tmux {
         let start = Instant::now();
         loop {
             let s = self.screen();
+            // A capture can land between two writes of one frame: take a
+            // screen only once it holds still.
             if f(&s) {
-                return s;
+                std::thread::sleep(Duration::from_millis(80));
+                if self.screen() == s {
+                    return s;
+                }
+                continue;
             }
             if start.elapsed() > Duration::from_secs(30) {
                 panic!("timed out waiting for {what}; screen:\n{s}");
