@@ -139,14 +139,15 @@ fn goto_help_and_quit_in_a_real_terminal() {
 
     t.keys(&["q"]);
     let start = Instant::now();
-    while t.var("#{pane_dead}") != "1" {
+    while t.var("#{pane_dead}") != "1" || t.var("#{pane_dead_status}").is_empty() {
         assert!(
             start.elapsed() < Duration::from_secs(10),
             "fwview did not quit"
         );
         std::thread::sleep(Duration::from_millis(50));
     }
-    assert_eq!(t.var("#{pane_dead_status}"), "0");
+    let status = t.var("#{pane_dead_status}");
+    assert_eq!(status, "0", "exit status; screen:\n{}", t.screen());
     assert_eq!(
         t.var("#{alternate_on}"),
         "0",
