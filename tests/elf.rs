@@ -2,6 +2,8 @@
 //! `llvm-readelf`, on the samples, on the test binary itself, on objects
 //! built here with clang and gcc, and on small ELFs written by the tests.
 
+#![allow(clippy::type_complexity)]
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -173,7 +175,7 @@ fn compare<E: FileHeader<Endian = Endianness>>(label: &str, data: &[u8]) {
         );
         assert_eq!(
             val(&mut t, id, "sh_flags"),
-            u64::from(s.sh_flags(en).0),
+            s.sh_flags(en).0,
             "{label} [{i}]"
         );
         assert_eq!(

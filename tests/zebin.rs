@@ -182,7 +182,7 @@ fn fat_archive_members_match_their_names() {
 
 /// Every `.ze_info` node: its bytes start with its key and its link holds
 /// the value as written.
-fn check_yaml(d: &[u8], t: &mut Tree, id: NodeId, depth: usize) -> usize {
+fn check_yaml(d: &[u8], t: &mut Tree, id: NodeId) -> usize {
     let mut n = 0;
     for k in t.children(id) {
         let name = t.node(k).name.clone();
@@ -205,7 +205,7 @@ fn check_yaml(d: &[u8], t: &mut Tree, id: NodeId, depth: usize) -> usize {
             );
             n += 1;
         } else {
-            n += check_yaml(d, t, k, depth + 1);
+            n += check_yaml(d, t, k);
         }
     }
     n
@@ -216,7 +216,7 @@ fn kernels_and_links(label: &str, d: &[u8], kernels: &[&str]) {
     let mut t = build_from_bytes(d.to_vec());
     let g = child(&mut t, 0, "sections").unwrap();
     let zi = child_ends(&mut t, g, "] .ze_info").unwrap();
-    let leaves = check_yaml(d, &mut t, zi, 0);
+    let leaves = check_yaml(d, &mut t, zi);
     assert!(leaves > 20, "{label}: {leaves} scalars");
     let v = child(&mut t, zi, "version").unwrap();
     assert_eq!(value(&t, v), "\"1.20\"");

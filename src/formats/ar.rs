@@ -204,8 +204,8 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
                     b.set_value(d, "long name table");
                     long_names(b, d, content, clen);
                 }
-                n if n.starts_with("__.SYMDEF") => {
-                    bsd_symdef(b, d, content, clen, n.contains("64"), off)
+                _ if name.starts_with("__.SYMDEF") => {
+                    bsd_symdef(b, d, content, clen, name.contains("64"), off)
                 }
                 _ => match b.nested(d, content, clen) {
                     Some(f) => b.set_value(d, f),
@@ -287,6 +287,18 @@ fn symtab(b: &mut Builder<'_>, d: NodeId, a: u64, l: u64, w: u64, base: u64) {
             format!("symbol table: {count} offsets do not fit in {l} bytes"),
         );
     }
+    // Where each name starts, so that each offset shows its symbol.
+    let s = a + w + n * w;
+    let names_bytes = b.slice(s, (a + l).saturating_sub(s));
+    let mut starts = Vec::with_capacity(n.min(names_bytes.len() as u64) as usize);
+    let mut p = 0usize;
+    while (starts.len() as u64) < n && p < names_bytes.len() {
+        starts.push(p);
+        let rest = names_bytes.get(p..).unwrap_or(&[]);
+        p += memchr::memchr(0, rest).map_or(rest.len(), |k| k + 1);
+    }
+    let starts = Arc::new(starts);
+    let names_end = a + l;
     b.array(
         d,
         "offsets",
@@ -302,9 +314,15 @@ fn symtab(b: &mut Builder<'_>, d: NodeId, a: u64, l: u64, w: u64, base: u64) {
             let Some(v) = v else {
                 return;
             };
+            let name = usize::try_from(i)
+                .ok()
+                .and_then(|k| starts.get(k))
+                .and_then(|&st| b.read_cstr(s + st as u64, names_end))
+                .map(|(x, _)| text::from_bytes(x))
+                .unwrap_or_default();
             let id = b.leaf(
                 p,
-                format!("[{i}]"),
+                format!("[{i}] {name}"),
                 o,
                 w,
                 format!("member header at 0x{v:x}"),

@@ -889,6 +889,7 @@ mod tests {
 
     /// An ELF64 LE relocatable file: null, .text, .symtab with `n` symbols,
     /// .strtab, .shstrtab.
+    #[allow(clippy::type_complexity)]
     fn many_symbols(n: u32) -> Vec<u8> {
         let mut strtab = vec![0u8];
         let mut symtab = vec![0u8; 24];
