@@ -1161,3 +1161,59 @@ fn json_ranges_nest_and_samples_have_no_errors() {
         }
     }
 }
+
+#[test]
+fn damaged_files_never_panic() {
+    let mut files: Vec<Vec<u8>> = vec![
+        std::fs::read(assets().join("zebin/generated_locally/ocloc22.43__add_Gen12LPlp.bin"))
+            .unwrap(),
+        std::fs::read(assets().join("zebin/generated_locally/ocloc22.43__add_32_Gen12LPlp.bin"))
+            .unwrap(),
+        std::fs::read(
+            assets().join("offload/generated_locally/clang22__saxpy_omp_gfx1100_gfx90a.o"),
+        )
+        .unwrap(),
+        std::fs::read(assets().join("zebin/generated_locally/ocloc22.43__add_fat.ar")).unwrap(),
+        sample_elf(false, true).0,
+    ];
+    files.push(xe_elfs().remove(0).1);
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut rnd = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for f in &files {
+        for cut in (0..f.len()).step_by(f.len() / 40 + 1) {
+            let mut t = build_from_bytes(f[..cut].to_vec());
+            t.expand_all();
+        }
+        for _ in 0..300 {
+            let mut d = f.clone();
+            for _ in 0..(1 + rnd() % 8) {
+                let n = d.len() as u64;
+                // Headers and tables: the start, and the end where section
+                // headers usually are.
+                let at = match rnd() % 3 {
+                    0 => rnd() % n.min(64),
+                    1 => n - 1 - rnd() % (n / 6 + 1),
+                    _ => rnd() % n,
+                } as usize;
+                d[at] = match rnd() % 4 {
+                    0 => 0xff,
+                    1 => 0,
+                    2 => d[at].wrapping_add(1),
+                    _ => rnd() as u8,
+                };
+            }
+            let t0 = std::time::Instant::now();
+            let mut t = build_from_bytes(d);
+            t.expand_all();
+            // A damaged file of a few KB must not blow up into millions of
+            // nodes (a section at offset 0 once nested the file in itself).
+            assert!(t.len() < 2_000_000, "{} nodes", t.len());
+            assert!(t0.elapsed().as_secs() < 20, "{:?}", t0.elapsed());
+        }
+    }
+}

@@ -278,7 +278,7 @@ fn symtab(b: &mut Builder<'_>, d: NodeId, a: u64, l: u64, w: u64, base: u64) {
     };
     b.set_value(d, format!("symbol table, {count} symbols"));
     b.leaf(d, "count", a, w, num(count));
-    let room = (l - w) / w;
+    let room = l.saturating_sub(w) / w;
     let n = count.min(room);
     if count > room {
         b.error(

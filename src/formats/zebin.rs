@@ -715,16 +715,19 @@ fn emit(
             let g = b.group(parent, name, start, end - start);
             b.link(g, vs, ve.saturating_sub(vs));
             let mut summary = None;
+            let mut first = None;
             for (k, ks, _ke, ev) in entries {
-                if k == "name" {
-                    if let Y::Scalar { text: t, .. } = &ev {
-                        summary = Some(t.clone());
+                if let Y::Scalar { text: t, .. } = &ev {
+                    if k == "name" {
+                        summary = Some(format!("name {t}"));
+                    } else if first.is_none() {
+                        first = Some(format!("{k} {t}"));
                     }
                 }
                 emit(b, g, k, ks, ev, depth + 1, found);
             }
-            if let Some(s) = summary {
-                b.set_value(g, format!("name {s}"));
+            if let Some(s) = summary.or(first) {
+                b.set_value(g, s);
             }
             g
         }

@@ -86,6 +86,9 @@ fn contents(
         names::SHT_LLVM_OFFLOADING => offload::parse_section(b, id, a, l),
         _ if s.name == ".llvm.offloading" => offload::parse_section(b, id, a, l),
         _ if elf.machine == EM_INTELGT && zebin::section(b, id, elf, s, a, l, ze) => {}
+        // A section at offset 0 holds this very ELF: opening it again would
+        // nest the file in itself.
+        _ if s.offset == 0 => {}
         _ => {
             b.nested(id, a, l);
         }
