@@ -474,6 +474,33 @@ fn object_agrees_on_built_objects() {
         if ok {
             objs.push(("gcc-shared".into(), std::fs::read(&so).unwrap()));
         }
+        // An executable: program headers, and crt objects' GNU property
+        // notes (8-byte aligned in ELF64).
+        let main = dir.path().join("m.c");
+        std::fs::write(&main, "int main(void) { return 0; }\n").unwrap();
+        let exe = dir.path().join("m");
+        if Command::new("gcc")
+            .arg("-o")
+            .arg(&exe)
+            .arg(&main)
+            .status()
+            .is_ok_and(|s| s.success())
+        {
+            let d = std::fs::read(&exe).unwrap();
+            let mut t = build_from_bytes(d.clone());
+            let g = child(&mut t, 0, "sections").unwrap();
+            let ks = t.children(g);
+            if let Some(p) = ks
+                .into_iter()
+                .find(|&k| t.node(k).name.ends_with("] .note.gnu.property"))
+            {
+                let n = t.children(p)[0];
+                assert_eq!(t.node(n).name, "[0] GNU NT_GNU_PROPERTY_TYPE_0");
+                assert!(child(&mut t, n, "properties").is_some());
+                assert_eq!(t.node(n).size, t.node(p).size);
+            }
+            objs.push(("gcc-exe".into(), d));
+        }
     } else {
         eprintln!("skipped: gcc not installed");
     }
@@ -1216,4 +1243,42 @@ fn damaged_files_never_panic() {
             assert!(t0.elapsed().as_secs() < 20, "{:?}", t0.elapsed());
         }
     }
+}
+
+#[test]
+fn a_copy_of_the_magic_is_not_an_elf() {
+    // glibc's dl-load.o keeps an ELF header template in .rodata.
+    let mut tmpl = b"\x7fELF\x02\x01\x01".to_vec();
+    tmpl.resize(64, 0);
+    let mut inner = minimal_elf(false, false);
+    let secs = [
+        S {
+            name: ".rodata",
+            typ: 1,
+            flags: 2,
+            data: tmpl,
+            link: 0,
+            info: 0,
+            entsize: 0,
+        },
+        S {
+            name: ".embedded",
+            typ: 1,
+            flags: 0,
+            data: std::mem::take(&mut inner),
+            link: 0,
+            info: 0,
+            entsize: 0,
+        },
+    ];
+    let (d, _) = write_elf(true, false, &secs);
+    let mut t = build_from_bytes(d);
+    assert_eq!(errors(&t), Vec::<String>::new());
+    let g = child(&mut t, 0, "sections").unwrap();
+    let r = child(&mut t, g, "[1] .rodata").unwrap();
+    assert_eq!(t.node(r).format, None);
+    // A real ELF in a section is opened in place.
+    let e = child(&mut t, g, "[2] .embedded").unwrap();
+    assert_eq!(t.node(e).format, Some("elf"));
+    assert!(child(&mut t, e, "section headers").is_some());
 }

@@ -82,11 +82,15 @@ pub(super) fn notes(
         ) else {
             break;
         };
-        let name_pad = align_up(namesz.into(), al).unwrap_or(u64::MAX);
-        let desc_pad = align_up(descsz.into(), al).unwrap_or(u64::MAX);
-        let total = 12u64.saturating_add(name_pad).saturating_add(desc_pad);
+        // The description and the next note start `al`-aligned from the
+        // note's start (4 in most notes, 8 in 64-bit GNU property notes).
+        let desc_off = align_up(12 + u64::from(namesz), al).unwrap_or(u64::MAX);
+        let total = desc_off
+            .checked_add(descsz.into())
+            .and_then(|x| align_up(x, al))
+            .unwrap_or(u64::MAX);
         // The last note's description may end without padding.
-        let total_min = 12u64.saturating_add(name_pad).saturating_add(descsz.into());
+        let total_min = desc_off.saturating_add(descsz.into());
         let fits = total <= rest || total_min <= rest;
         let size = total.min(rest);
         let owner_len = u64::from(namesz).min(rest - 12);
@@ -131,7 +135,7 @@ pub(super) fn notes(
         if namesz > 0 {
             b.leaf(id, "name", pos + 12, namesz.into(), text::quoted(owner));
         }
-        let d = pos + 12 + name_pad;
+        let d = pos + desc_off;
         if descsz > 0 {
             desc(b, id, elf, owner, typ, d, descsz.into(), al);
         }

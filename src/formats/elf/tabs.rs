@@ -89,11 +89,31 @@ fn contents(
         // A section at offset 0 holds this very ELF: opening it again would
         // nest the file in itself.
         _ if s.offset == 0 => {}
+        _ if !plausible(b, a, l) => {}
         _ => {
             b.nested(id, a, l);
         }
     }
     id
+}
+
+/// False for bytes that start with an ELF magic but not with a sane ELF
+/// header (a program's own copy of the magic, say in `.rodata`).
+fn plausible(b: &Builder<'_>, a: u64, l: u64) -> bool {
+    let d = b.slice(a, l.min(64));
+    if !d.starts_with(b"\x7fELF") {
+        return true;
+    }
+    let (class, data, version) = (d.get(4), d.get(5), d.get(6));
+    let ehsize = match (class, data) {
+        (Some(1), Some(1)) => b.read_u16(a + 40, crate::model::Endian::Little),
+        (Some(1), Some(2)) => b.read_u16(a + 40, crate::model::Endian::Big),
+        (Some(2), Some(1)) => b.read_u16(a + 52, crate::model::Endian::Little),
+        (Some(2), Some(2)) => b.read_u16(a + 52, crate::model::Endian::Big),
+        _ => return false,
+    };
+    let want = if class == Some(&1) { 52 } else { 64 };
+    version == Some(&1) && ehsize == Some(want) && l >= u64::from(want)
 }
 
 fn entsize_check(b: &mut Builder<'_>, elf: &Elf, s: &Sec, want: u64, l: u64) {
