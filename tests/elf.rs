@@ -1282,3 +1282,57 @@ fn a_copy_of_the_magic_is_not_an_elf() {
     assert_eq!(t.node(e).format, Some("elf"));
     assert!(child(&mut t, e, "section headers").is_some());
 }
+
+#[test]
+fn without_section_headers_segments_show_their_contents() {
+    if !have("gcc") || !have("readelf") {
+        eprintln!("skipped: gcc or readelf not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let main = dir.path().join("m.c");
+    std::fs::write(&main, "int main(void) { return 0; }\n").unwrap();
+    let exe = dir.path().join("m");
+    assert!(Command::new("gcc")
+        .arg("-o")
+        .arg(&exe)
+        .arg(&main)
+        .status()
+        .unwrap()
+        .success());
+    let out = Command::new("readelf")
+        .args(["-l", "-W"])
+        .arg(&exe)
+        .output()
+        .unwrap();
+    let listing = String::from_utf8_lossy(&out.stdout).into_owned();
+    let interp = listing
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("[Requesting program interpreter: "))
+        .map(|s| s.trim_end_matches(']').to_string());
+    let mut d = std::fs::read(&exe).unwrap();
+    // Drop the section header table: e_shoff, e_shnum, e_shstrndx = 0.
+    d[40..48].fill(0);
+    d[60..64].fill(0);
+    let mut t = build_from_bytes(d);
+    assert_eq!(errors(&t), Vec::<String>::new());
+    let ph = child(&mut t, 0, "program headers").unwrap();
+    let n = kids(&mut t, ph).len();
+    let want: usize = listing
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("There are ")
+                .and_then(|r| r.split(' ').next()?.parse().ok())
+        })
+        .unwrap();
+    assert_eq!(n, want, "{listing}");
+    let seg = child(&mut t, 0, "segments").unwrap();
+    if let Some(interp) = interp {
+        let ks = t.children(seg);
+        let i = ks
+            .into_iter()
+            .find(|&k| t.node(k).name.ends_with("PT_INTERP"))
+            .unwrap();
+        assert_eq!(t.node(i).value.as_deref(), Some(&*format!("\"{interp}\"")));
+    }
+}

@@ -425,3 +425,43 @@ fn a_zebin_built_by_ocloc() {
     let m = obj.section_by_name(".misc.buildOptions").unwrap();
     assert!(String::from_utf8_lossy(m.data().unwrap()).contains("-cl-std=CL2.0"));
 }
+
+#[test]
+fn extract_ze_info_by_path() {
+    use assert_cmd::prelude::*;
+    let f = zebin_dir().join("ocloc22.43__add_XE_HPG_COREdg2.bin");
+    let d = std::fs::read(&f).unwrap();
+    let obj = object::File::parse(&*d).unwrap();
+    let want = obj
+        .section_by_name(".ze_info")
+        .unwrap()
+        .data()
+        .unwrap()
+        .to_vec();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("ze_info.yaml");
+    Command::cargo_bin("fwview")
+        .unwrap()
+        .args(["--extract", "sections/[6] .ze_info"])
+        .arg(&f)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .success();
+    assert_eq!(std::fs::read(&out).unwrap(), want);
+    // And one value, by its YAML path.
+    let out = dir.path().join("simd_size.txt");
+    Command::cargo_bin("fwview")
+        .unwrap()
+        .args([
+            "--extract",
+            "sections/[6] .ze_info/kernels/[1] scale/execution_env/simd_size",
+        ])
+        .arg(&f)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .success();
+    let got = std::fs::read_to_string(&out).unwrap();
+    assert!(got.starts_with("simd_size:"), "{got:?}");
+}
