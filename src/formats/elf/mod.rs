@@ -955,7 +955,9 @@ mod tests {
     #[test]
     fn a_million_symbols_open_lazily() {
         let d = many_symbols(1_000_000);
+        let t0 = std::time::Instant::now();
         let mut t = build_from_bytes(d);
+        eprintln!("opened 1,000,000 symbols in {:?}", t0.elapsed());
         // Opening built a handful of nodes, not a million.
         assert!(t.len() < 1000, "{} nodes built at open", t.len());
         let id = t
@@ -980,6 +982,7 @@ mod tests {
             .as_deref()
             .unwrap_or("")
             .starts_with("FUNC GLOBAL"));
+        eprintln!("symbol 999,999 built {:?} after the start", t0.elapsed());
         assert!(
             t.len() < 20_000,
             "{} nodes after opening one group",
