@@ -1310,6 +1310,18 @@ fn without_section_headers_segments_show_their_contents() {
         .lines()
         .find_map(|l| l.trim().strip_prefix("[Requesting program interpreter: "))
         .map(|s| s.trim_end_matches(']').to_string());
+    let dynamic = Command::new("readelf")
+        .args(["-d", "-W"])
+        .arg(&exe)
+        .output()
+        .unwrap();
+    let needed: Vec<String> = String::from_utf8_lossy(&dynamic.stdout)
+        .lines()
+        .filter_map(|l| {
+            l.split_once("Shared library: [")
+                .map(|x| x.1.trim_end_matches(']').to_string())
+        })
+        .collect();
     let mut d = std::fs::read(&exe).unwrap();
     // Drop the section header table: e_shoff, e_shnum, e_shstrndx = 0.
     d[40..48].fill(0);
@@ -1335,4 +1347,24 @@ fn without_section_headers_segments_show_their_contents() {
             .unwrap();
         assert_eq!(t.node(i).value.as_deref(), Some(&*format!("\"{interp}\"")));
     }
+    // DT_NEEDED names, through DT_STRTAB and DT_STRSZ.
+    let ks = t.children(seg);
+    let dy = ks
+        .into_iter()
+        .find(|&k| t.node(k).name.ends_with("PT_DYNAMIC"))
+        .unwrap();
+    let ours: Vec<String> = kids(&mut t, dy)
+        .into_iter()
+        .filter(|&k| t.node(k).name.ends_with("DT_NEEDED"))
+        .map(|k| {
+            t.node(k)
+                .value
+                .clone()
+                .unwrap()
+                .trim_matches('"')
+                .to_string()
+        })
+        .collect();
+    assert_eq!(ours, needed);
+    assert!(!needed.is_empty());
 }

@@ -149,24 +149,7 @@ impl Elf {
         let (off, size) = self
             .data(s)
             .ok_or_else(|| format!("string table [{sec}] has no bytes in the file"))?;
-        if idx >= size {
-            return Err(format!(
-                "string index {idx} is past the end of [{sec}] {} ({size} bytes)",
-                s.name
-            ));
-        }
-        let start = off + idx;
-        match b.read_cstr(start, off + size) {
-            Some((bytes, true)) => Ok(Str {
-                text: text::from_bytes(bytes),
-                off: start,
-                len: bytes.len() as u64 + 1,
-            }),
-            _ => Err(format!(
-                "string at index {idx} of [{sec}] {} is not NUL-terminated",
-                s.name
-            )),
-        }
+        string_in(b, off, size, idx, &format!("[{sec}] {}", s.name))
     }
 
     /// The index of the first SHT_SYMTAB section.
@@ -184,6 +167,33 @@ impl Elf {
             Some(_) => format!("[{i}]"),
             None => format!("[{i}] (no such section)"),
         }
+    }
+}
+
+/// The string at index `idx` of the string table at `[off, off+size)`,
+/// called `what` in messages.
+pub fn string_in(
+    b: &Builder<'_>,
+    off: u64,
+    size: u64,
+    idx: u64,
+    what: &str,
+) -> Result<Str, String> {
+    if idx >= size {
+        return Err(format!(
+            "string index {idx} is past the end of {what} ({size} bytes)"
+        ));
+    }
+    let start = off + idx;
+    match b.read_cstr(start, off + size) {
+        Some((bytes, true)) => Ok(Str {
+            text: text::from_bytes(bytes),
+            off: start,
+            len: bytes.len() as u64 + 1,
+        }),
+        _ => Err(format!(
+            "string at index {idx} of {what} is not NUL-terminated"
+        )),
     }
 }
 

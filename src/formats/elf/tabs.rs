@@ -496,13 +496,22 @@ fn dynamic(
         a,
         count,
         es,
-        Arc::new(move |b, p, i, o| dyn_entry(b, p, &el, strtab, i, o)),
+        Arc::new(move |b, p, i, o| dyn_entry(b, p, &el, Strs::Section(strtab), i, o)),
     );
     b.set_value(id, format!("{tname}, {count} entries"));
     id
 }
 
-fn dyn_entry(b: &mut Builder<'_>, p: NodeId, elf: &Elf, strtab: u32, i: u64, o: u64) {
+/// Where a dynamic table's strings are.
+#[derive(Clone, Copy)]
+enum Strs {
+    Section(u32),
+    /// An absolute range (found through DT_STRTAB and DT_STRSZ).
+    Range(u64, u64),
+    None,
+}
+
+fn dyn_entry(b: &mut Builder<'_>, p: NodeId, elf: &Elf, strtab: Strs, i: u64, o: u64) {
     let w = elf.word();
     let (Some(tag), Some(val)) = (elf.read_word(b, o), elf.read_word(b, o + w)) else {
         return;
@@ -520,8 +529,11 @@ fn dyn_entry(b: &mut Builder<'_>, p: NodeId, elf: &Elf, strtab: u32, i: u64, o: 
     let v = b.leaf(id, "d_val", o + w, w, num(val));
     let mut summary = num(val);
     match kind {
-        names::DynVal::Str if strtab == u32::MAX => {}
-        names::DynVal::Str => match elf.string(b, strtab, val) {
+        names::DynVal::Str => match match strtab {
+            Strs::Section(sec) => elf.string(b, sec, val),
+            Strs::Range(a, l) => super::string_in(b, a, l, val, "the dynamic string table"),
+            Strs::None => Err(String::new()),
+        } {
             Ok(st) => {
                 summary = format!("\"{}\"", st.text);
                 b.set_value(v, format!("{val} \"{}\"", st.text));
@@ -732,13 +744,14 @@ pub(super) fn segments(b: &mut Builder<'_>, parent: NodeId, elf: &Arc<Elf>, phdr
             names::PT_DYNAMIC => {
                 let es = elf.word() * 2;
                 let el = elf.clone();
+                let strs = dyn_strings(b, elf, a, l / es);
                 b.array(
                     g,
                     &format!("[{i}] {tn}"),
                     a,
                     l / es,
                     es,
-                    Arc::new(move |b, p, i, o| dyn_entry(b, p, &el, u32::MAX, i, o)),
+                    Arc::new(move |b, p, i, o| dyn_entry(b, p, &el, strs, i, o)),
                 );
             }
             _ => {
@@ -753,5 +766,30 @@ pub(super) fn segments(b: &mut Builder<'_>, parent: NodeId, elf: &Arc<Elf>, phdr
                 );
             }
         }
+    }
+}
+
+/// The dynamic string table that DT_STRTAB and DT_STRSZ name.
+fn dyn_strings(b: &Builder<'_>, elf: &Elf, a: u64, n: u64) -> Strs {
+    let w = elf.word();
+    let (mut addr, mut size) = (None, None);
+    for k in 0..n.min(100_000) {
+        let o = a + k * 2 * w;
+        let (Some(tag), Some(v)) = (elf.read_word(b, o), elf.read_word(b, o + w)) else {
+            break;
+        };
+        match tag {
+            0 => break,
+            5 => addr = Some(v),
+            10 => size = Some(v),
+            _ => {}
+        }
+    }
+    match (addr.and_then(|x| elf.addr_to_abs(x)), size) {
+        (Some(off), Some(sz)) => {
+            let end = elf.abs(elf.len);
+            Strs::Range(off, sz.min(end.saturating_sub(off)))
+        }
+        _ => Strs::None,
     }
 }
