@@ -1368,3 +1368,113 @@ fn without_section_headers_segments_show_their_contents() {
     assert_eq!(ours, needed);
     assert!(!needed.is_empty());
 }
+
+/// `readelf -n -W`: per section, (owner, data size, type name, rest).
+fn readelf_notes(path: &Path) -> Vec<(String, Vec<(String, u64, String, String)>)> {
+    let out = Command::new("readelf")
+        .args(["-n", "-W"])
+        .arg(path)
+        .output()
+        .unwrap();
+    let s = String::from_utf8_lossy(&out.stdout);
+    let mut v: Vec<(String, Vec<(String, u64, String, String)>)> = Vec::new();
+    for line in s.lines() {
+        if let Some(sec) = line.strip_prefix("Displaying notes found in: ") {
+            v.push((sec.to_string(), Vec::new()));
+            continue;
+        }
+        let f: Vec<&str> = line.split('\t').collect();
+        if f.len() < 2 || line.trim_start().starts_with("Owner") {
+            continue;
+        }
+        let mut head = f[0].split_whitespace();
+        let (Some(owner), Some(size)) = (head.next(), head.next()) else {
+            continue;
+        };
+        let Some(size) = size
+            .strip_prefix("0x")
+            .and_then(|h| u64::from_str_radix(h, 16).ok())
+        else {
+            continue;
+        };
+        let ty = f[1].split(' ').next().unwrap_or("").to_string();
+        let rest = f
+            .get(2..)
+            .map(|r| r.join("\t"))
+            .unwrap_or_default()
+            .trim()
+            .to_string();
+        if let Some(last) = v.last_mut() {
+            last.1.push((owner.to_string(), size, ty, rest));
+        }
+    }
+    v
+}
+
+#[test]
+fn readelf_agrees_on_gnu_notes() {
+    if !have("readelf") || !have("gcc") {
+        eprintln!("skipped: readelf or gcc not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let main = dir.path().join("m.c");
+    std::fs::write(&main, "int main(void) { return 0; }\n").unwrap();
+    let exe = dir.path().join("m");
+    assert!(Command::new("gcc")
+        .arg("-Wl,--build-id")
+        .arg("-o")
+        .arg(&exe)
+        .arg(&main)
+        .status()
+        .unwrap()
+        .success());
+    let mut checked = 0;
+    for p in [exe, std::env::current_exe().unwrap()] {
+        let d = std::fs::read(&p).unwrap();
+        let mut t = build_from_bytes(d);
+        let g = child(&mut t, 0, "sections").unwrap();
+        for (sec, notes) in readelf_notes(&p) {
+            let ks = t.children(g);
+            let node = ks
+                .into_iter()
+                .find(|&k| t.node(k).name.ends_with(&format!("] {sec}")))
+                .unwrap();
+            let ours = t.children(node);
+            assert_eq!(ours.len(), notes.len(), "{sec}");
+            for (&n, (owner, size, ty, rest)) in ours.iter().zip(&notes) {
+                assert_eq!(
+                    t.node(n).name,
+                    format!(
+                        "[{}] {owner} {ty}",
+                        t.node(n).name[1..].split(']').next().unwrap()
+                    )
+                );
+                assert_eq!(val(&mut t, n, "n_descsz"), *size, "{sec}");
+                if let Some(id) = rest.strip_prefix("Build ID: ") {
+                    let b = child(&mut t, n, "build id").unwrap();
+                    assert_eq!(t.node(b).value.as_deref(), Some(id));
+                }
+                if let Some(abi) = rest.strip_prefix("OS: Linux, ABI: ") {
+                    let b = child(&mut t, n, "desc").unwrap();
+                    assert_eq!(
+                        t.node(b).value.as_deref(),
+                        Some(&*format!("Linux ABI {abi}"))
+                    );
+                }
+                if rest.contains("x86-64-baseline") {
+                    let pr = child(&mut t, n, "properties").unwrap();
+                    let k = t.children(pr);
+                    assert!(k.iter().any(|&x| t
+                        .node(x)
+                        .value
+                        .as_deref()
+                        .unwrap_or("")
+                        .contains("x86-64-baseline")));
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 2, "{checked} notes");
+}
