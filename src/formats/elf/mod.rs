@@ -705,12 +705,12 @@ fn ph_layout(is64: bool) -> [u64; 8] {
 }
 
 fn read_phdr(b: &Builder<'_>, elf: &Elf, o: u64) -> Option<Seg> {
-    let l = ph_layout(elf.is64);
+    let [_, _, off, vaddr, _, filesz, _, _] = ph_layout(elf.is64);
     Some(Seg {
         typ: b.read_u32(o, elf.e)?,
-        offset: elf.read_word(b, o + l[2])?,
-        vaddr: elf.read_word(b, o + l[3])?,
-        filesz: elf.read_word(b, o + l[5])?,
+        offset: elf.read_word(b, o + off)?,
+        vaddr: elf.read_word(b, o + vaddr)?,
+        filesz: elf.read_word(b, o + filesz)?,
     })
 }
 
@@ -788,9 +788,10 @@ fn phdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
             }
         }
     }
-    let (off, filesz, vaddr, memsz) = (vals[2], vals[5], vals[3], vals[6]);
+    let [_, _, off, vaddr, _, filesz, memsz, _] = vals;
     if off.checked_add(filesz).is_some_and(|end| end <= elf.len) {
-        b.link(nodes[2], elf.abs(off), filesz);
+        let [_, _, off_node, ..] = nodes;
+        b.link(off_node, elf.abs(off), filesz);
     }
     b.set_value(
         id,
@@ -881,9 +882,8 @@ fn shdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
         }
     } else if s.typ == names::SHT_GROUP || s.typ == SHT_ZEBIN_GTPIN_INFO {
         // sh_info is a symbol index in the table sh_link names.
-        if let Some((a, _)) = elf.sec(s.link.into()).and_then(|t| elf.data(t)) {
-            let es = elf.sym_size();
-            b.link(inf, a + u64::from(s.info) * es, es);
+        if let Some(so) = tabs::sym_entry(elf, s.link, s.info.into()) {
+            b.link(inf, so, elf.sym_size());
             b.set_value(inf, format!("{} (symbol)", s.info));
         }
     } else if matches!(s.typ, names::SHT_SYMTAB | names::SHT_DYNSYM) {

@@ -176,14 +176,14 @@ fn sym_layout(is64: bool) -> [u64; 6] {
 }
 
 pub(crate) fn read_sym(b: &Builder<'_>, elf: &Elf, o: u64) -> Option<Sym> {
-    let l = sym_layout(elf.is64);
+    let [name, value, size, info, other, shndx] = sym_layout(elf.is64);
     Some(Sym {
-        name: b.read_u32(o + l[0], elf.e)?,
-        value: elf.read_word(b, o + l[1])?,
-        size: elf.read_word(b, o + l[2])?,
-        info: b.read_u8(o + l[3])?,
-        other: b.read_u8(o + l[4])?,
-        shndx: b.read_u16(o + l[5], elf.e)?,
+        name: b.read_u32(o + name, elf.e)?,
+        value: elf.read_word(b, o + value)?,
+        size: elf.read_word(b, o + size)?,
+        info: b.read_u8(o + info)?,
+        other: b.read_u8(o + other)?,
+        shndx: b.read_u16(o + shndx, elf.e)?,
     })
 }
 
@@ -278,7 +278,7 @@ fn symbol(b: &mut Builder<'_>, p: NodeId, elf: &Elf, si: u32, i: u64, o: u64) {
     };
     let es = elf.sym_size();
     let w = elf.word();
-    let lay = sym_layout(elf.is64);
+    let [at_name, at_value, at_size, at_info, at_other, at_shndx] = sym_layout(elf.is64);
     let strtab = elf.sec(si.into()).map_or(0, |s| s.link);
     let name = if sym.name == 0 {
         Ok(None)
@@ -296,7 +296,7 @@ fn symbol(b: &mut Builder<'_>, p: NodeId, elf: &Elf, si: u32, i: u64, o: u64) {
         format!("[{i}] {shown}")
     };
     let id = b.group(p, label, o, es);
-    let n = b.leaf(id, "st_name", o + lay[0], 4, num(sym.name.into()));
+    let n = b.leaf(id, "st_name", o + at_name, 4, num(sym.name.into()));
     match name {
         Ok(Some(st)) => {
             b.set_value(n, format!("{} \"{}\"", sym.name, st.text));
@@ -304,7 +304,7 @@ fn symbol(b: &mut Builder<'_>, p: NodeId, elf: &Elf, si: u32, i: u64, o: u64) {
         }
         Err(m) => {
             b.error(
-                o + lay[0],
+                o + at_name,
                 4,
                 format!("symbol [{i}] st_name: bad string index: {m}"),
             );
@@ -312,13 +312,13 @@ fn symbol(b: &mut Builder<'_>, p: NodeId, elf: &Elf, si: u32, i: u64, o: u64) {
         }
         Ok(None) => {}
     }
-    b.leaf(id, "st_value", o + lay[1], w, num(sym.value));
-    b.leaf(id, "st_size", o + lay[2], w, num(sym.size));
+    b.leaf(id, "st_value", o + at_value, w, num(sym.value));
+    b.leaf(id, "st_size", o + at_size, w, num(sym.size));
     let (t, bind) = (names::sym_type(sym.typ()), names::sym_bind(sym.bind()));
     b.leaf(
         id,
         "st_info",
-        o + lay[3],
+        o + at_info,
         1,
         format!("0x{:02x} ({bind} {t})", sym.info),
     );
@@ -326,11 +326,11 @@ fn symbol(b: &mut Builder<'_>, p: NodeId, elf: &Elf, si: u32, i: u64, o: u64) {
     b.leaf(
         id,
         "st_other",
-        o + lay[4],
+        o + at_other,
         1,
         format!("{} ({vis})", sym.other),
     );
-    let sh = b.leaf(id, "st_shndx", o + lay[5], 2, num(sym.shndx.into()));
+    let sh = b.leaf(id, "st_shndx", o + at_shndx, 2, num(sym.shndx.into()));
     let secname = match names::shndx(sym.shndx.into()) {
         Some(n) => n.to_string(),
         None => {
