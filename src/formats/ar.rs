@@ -1,11 +1,427 @@
-//! Unix `ar` archives (`!<arch>\n`).
+//! Unix `ar` archives (`!<arch>\n`, and thin archives `!<thin>\n`): each
+//! member's 60-byte header and its data, with GNU (`//` table, `/N`) and BSD
+//! (`#1/N`) long names, the symbol tables (`/`, `/SYM64/`, `__.SYMDEF`),
+//! and the formats found in the members opened in place.
 
-use crate::model::{Builder, NodeId};
+use std::sync::Arc;
+
+use crate::model::{num, text, Builder, NodeId};
 
 pub fn detect(d: &[u8]) -> bool {
-    d.starts_with(b"!<arch>\n")
+    d.starts_with(b"!<arch>\n") || d.starts_with(b"!<thin>\n")
 }
 
-pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, _len: u64) {
-    b.raw(parent, "magic", off, 8);
+const HDR: u64 = 60;
+/// More members than this are not shown.
+const MAX_MEMBERS: u64 = 1_000_000;
+
+/// A header's fields: (name, offset, size).
+const FIELDS: [(&str, u64, u64); 7] = [
+    ("ar_name", 0, 16),
+    ("ar_date", 16, 12),
+    ("ar_uid", 28, 6),
+    ("ar_gid", 34, 6),
+    ("ar_mode", 40, 8),
+    ("ar_size", 48, 10),
+    ("ar_fmag", 58, 2),
+];
+
+fn field_text(b: &Builder<'_>, o: u64, f: usize) -> String {
+    let (_, at, len) = FIELDS.get(f).copied().unwrap_or(("", 0, 0));
+    let s = b.slice(o + at, len);
+    text::from_bytes(s).trim_end().to_string()
+}
+
+fn decimal(s: &str) -> Option<u64> {
+    if s.is_empty() {
+        return Some(0);
+    }
+    if !s.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+/// Seconds since 1970 as a UTC date and time.
+fn utc(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // Days to civil date (proleptic Gregorian).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+fn mode_str(m: u64) -> String {
+    let mut s = String::with_capacity(9);
+    for shift in [6u32, 3, 0] {
+        let p = (m >> shift) & 7;
+        s.push(if p & 4 != 0 { 'r' } else { '-' });
+        s.push(if p & 2 != 0 { 'w' } else { '-' });
+        s.push(if p & 1 != 0 { 'x' } else { '-' });
+    }
+    s
+}
+
+pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
+    let thin = b.slice(off, 8) == b"!<thin>\n";
+    b.leaf(
+        parent,
+        "magic",
+        off,
+        8,
+        if thin {
+            "\"!<thin>\\n\" (thin archive)"
+        } else {
+            "\"!<arch>\\n\""
+        },
+    );
+    let end = off.saturating_add(len);
+    let mut pos = off + 8;
+    let mut i = 0u64;
+    // The GNU long name table, once seen: its absolute range.
+    let mut longnames: Option<(u64, u64)> = None;
+    while pos < end {
+        if i >= MAX_MEMBERS {
+            b.info(
+                pos,
+                end - pos,
+                format!("more than {MAX_MEMBERS} members; the rest are not shown"),
+            );
+            break;
+        }
+        let rest = end - pos;
+        if rest < HDR {
+            if b.slice(pos, rest).iter().all(|&c| c == b'\n') {
+                b.leaf(parent, "padding", pos, rest, format!("{rest} bytes"));
+            } else {
+                b.error(
+                    pos,
+                    rest,
+                    format!("member [{i}]: a header needs 60 bytes, {rest} remain"),
+                );
+            }
+            break;
+        }
+        let raw_name = field_text(b, pos, 0);
+        let size_s = field_text(b, pos, 5);
+        let Some(size) = decimal(&size_s) else {
+            b.error(
+                pos + 48,
+                10,
+                format!("member [{i}]: ar_size \"{size_s}\" is not a decimal number"),
+            );
+            b.group(parent, format!("[{i}] (bad header)"), pos, HDR);
+            break;
+        };
+        let data = pos + HDR;
+        let avail = end - data;
+        let special = raw_name == "/"
+            || raw_name == "//"
+            || raw_name == "/SYM64/"
+            || raw_name.starts_with("__.SYMDEF");
+        // Thin archives keep only the tables in the archive.
+        let stored = if thin && !special { 0 } else { size };
+        let dlen = stored.min(avail);
+        if stored > avail {
+            b.error(
+                data,
+                avail,
+                format!("member [{i}] \"{raw_name}\": ar_size {size} runs past the end of the archive ({avail} bytes remain)"),
+            );
+        }
+        // Resolve the name.
+        let mut name = raw_name.clone();
+        let mut bsd_name_len = 0u64;
+        if let Some(n) = raw_name.strip_prefix("#1/") {
+            match decimal(n) {
+                Some(k) if k <= dlen => {
+                    bsd_name_len = k;
+                    let s = b.slice(data, k);
+                    let e = memchr::memchr(0, s).unwrap_or(s.len());
+                    name = text::from_bytes(s.get(..e).unwrap_or(&[]));
+                }
+                _ => b.error(
+                    pos,
+                    16,
+                    format!("member [{i}]: BSD long name length \"{n}\" does not fit the member"),
+                ),
+            }
+        } else if !special && raw_name.starts_with('/') && raw_name.len() > 1 {
+            let idx = raw_name.get(1..).and_then(decimal);
+            match (idx, longnames) {
+                (Some(k), Some((la, ll))) if k < ll => {
+                    let s = b.slice(la + k, ll - k);
+                    let e = memchr::memmem::find(s, b"/\n")
+                        .or_else(|| memchr::memchr(b'\n', s))
+                        .unwrap_or(s.len());
+                    name = text::from_bytes(s.get(..e).unwrap_or(&[]));
+                }
+                _ => b.error(
+                    pos,
+                    16,
+                    format!("member [{i}]: long name \"{raw_name}\" is not in the long name table"),
+                ),
+            }
+        } else if !special {
+            if let Some(n) = raw_name.strip_suffix('/') {
+                name = n.to_string();
+            }
+        }
+        let padded = dlen + (dlen & 1);
+        let total = (HDR + padded).min(end - pos);
+        let label = format!("[{i}] {name}");
+        let m = b.group(parent, label, pos, total);
+        header(b, m, pos, &name, size);
+        let (content, clen) = (data + bsd_name_len, dlen - bsd_name_len);
+        if bsd_name_len > 0 {
+            b.leaf(m, "name", data, bsd_name_len, text::quoted(name.as_bytes()));
+        }
+        if thin && !special {
+            b.set_value(m, format!("{size} bytes, stored outside the thin archive"));
+        } else {
+            b.set_value(m, format!("{size} bytes"));
+        }
+        if clen > 0 {
+            let d = b.group(m, "data", content, clen);
+            match raw_name.as_str() {
+                "/" => symtab(b, d, content, clen, 4, off),
+                "/SYM64/" => symtab(b, d, content, clen, 8, off),
+                "//" => {
+                    longnames = Some((content, clen));
+                    b.set_value(d, "long name table");
+                    long_names(b, d, content, clen);
+                }
+                _ if name.starts_with("__.SYMDEF") => {
+                    bsd_symdef(b, d, content, clen, name.contains("64"), off)
+                }
+                _ => match b.nested(d, content, clen) {
+                    Some(f) => b.set_value(d, f),
+                    None => {
+                        let v = text::hex(b.slice(content, clen), 16);
+                        b.set_value(d, v);
+                    }
+                },
+            }
+        }
+        if padded > dlen && data + dlen < end {
+            let pad = b.slice(data + dlen, 1);
+            b.leaf(m, "padding", data + dlen, 1, text::hex(pad, 1));
+        }
+        pos = pos.saturating_add(HDR).saturating_add(padded);
+        i += 1;
+    }
+}
+
+fn header(b: &mut Builder<'_>, m: NodeId, pos: u64, name: &str, size: u64) {
+    let h = b.group(m, "header", pos, HDR);
+    for (k, &(fname, at, flen)) in FIELDS.iter().enumerate() {
+        let t = field_text(b, pos, k);
+        let v = match fname {
+            "ar_name" => {
+                if t == name || t.strip_suffix('/') == Some(name) {
+                    format!("\"{t}\"")
+                } else {
+                    format!("\"{t}\" ({name})")
+                }
+            }
+            "ar_date" => match decimal(&t) {
+                Some(s) => format!("{s} ({})", utc(s)),
+                None => format!("\"{t}\""),
+            },
+            "ar_mode" => match u64::from_str_radix(&t, 8) {
+                Ok(mo) => format!("{t} ({})", mode_str(mo)),
+                Err(_) => format!("\"{t}\""),
+            },
+            "ar_size" => num(size),
+            "ar_fmag" => {
+                if b.slice(pos + at, flen) != b"`\n" {
+                    b.error(
+                        pos + at,
+                        flen,
+                        format!("member \"{name}\": ar_fmag is not \"`\\n\""),
+                    );
+                    format!("\"{t}\" (bad)")
+                } else {
+                    "\"`\\n\"".to_string()
+                }
+            }
+            _ => t,
+        };
+        b.leaf(h, fname, pos + at, flen, v);
+    }
+}
+
+/// The GNU symbol table: a big-endian count, that many member offsets, then
+/// the names.
+fn symtab(b: &mut Builder<'_>, d: NodeId, a: u64, l: u64, w: u64, base: u64) {
+    let e = crate::model::Endian::Big;
+    let count = if w == 8 {
+        b.read_u64(a, e)
+    } else {
+        b.read_u32(a, e).map(u64::from)
+    };
+    let Some(count) = count else {
+        return;
+    };
+    b.set_value(d, format!("symbol table, {count} symbols"));
+    b.leaf(d, "count", a, w, num(count));
+    let room = l.saturating_sub(w) / w;
+    let n = count.min(room);
+    if count > room {
+        b.error(
+            a,
+            w,
+            format!("symbol table: {count} offsets do not fit in {l} bytes"),
+        );
+    }
+    // Where each name starts, so that each offset shows its symbol.
+    let s = a + w + n * w;
+    let names_bytes = b.slice(s, (a + l).saturating_sub(s));
+    let mut starts = Vec::with_capacity(n.min(names_bytes.len() as u64) as usize);
+    let mut p = 0usize;
+    while (starts.len() as u64) < n && p < names_bytes.len() {
+        starts.push(p);
+        let rest = names_bytes.get(p..).unwrap_or(&[]);
+        p += memchr::memchr(0, rest).map_or(rest.len(), |k| k + 1);
+    }
+    let starts = Arc::new(starts);
+    let names_end = a + l;
+    b.array(
+        d,
+        "offsets",
+        a + w,
+        n,
+        w,
+        Arc::new(move |b, p, i, o| {
+            let v = if w == 8 {
+                b.read_u64(o, e)
+            } else {
+                b.read_u32(o, e).map(u64::from)
+            };
+            let Some(v) = v else {
+                return;
+            };
+            let name = usize::try_from(i)
+                .ok()
+                .and_then(|k| starts.get(k))
+                .and_then(|&st| b.read_cstr(s + st as u64, names_end))
+                .map(|(x, _)| text::from_bytes(x))
+                .unwrap_or_default();
+            let id = b.leaf(
+                p,
+                format!("[{i}] {name}"),
+                o,
+                w,
+                format!("member header at 0x{v:x}"),
+            );
+            // Offsets count from the archive's start.
+            b.link(id, base.saturating_add(v), HDR);
+        }),
+    );
+    let s = a + w + n * w;
+    if s < a + l {
+        let names = b.group(d, "names", s, a + l - s);
+        crate::formats::elf::strings_node(b, names, s, a + l - s);
+    }
+}
+
+fn long_names(b: &mut Builder<'_>, d: NodeId, a: u64, l: u64) {
+    let bytes = b.slice(a, l);
+    let mut pos = 0usize;
+    let mut k = 0;
+    while pos < bytes.len() && k < 1_000_000 {
+        let rest = bytes.get(pos..).unwrap_or(&[]);
+        let n = memchr::memchr(b'\n', rest).map_or(rest.len(), |x| x + 1);
+        let s = rest.get(..n).unwrap_or(&[]);
+        let shown = s
+            .strip_suffix(b"/\n")
+            .or_else(|| s.strip_suffix(b"\n"))
+            .unwrap_or(s);
+        if !shown.is_empty() {
+            b.leaf(
+                d,
+                format!("[{pos}]"),
+                a + pos as u64,
+                n as u64,
+                text::quoted(shown),
+            );
+        }
+        pos += n.max(1);
+        k += 1;
+    }
+}
+
+/// The BSD `__.SYMDEF` table: a byte count of ranlib entries (string
+/// index, member offset), the entries, a byte count of strings, the strings.
+fn bsd_symdef(b: &mut Builder<'_>, d: NodeId, a: u64, l: u64, wide: bool, base: u64) {
+    let e = crate::model::Endian::Little;
+    let w: u64 = if wide { 8 } else { 4 };
+    let rd = move |b: &Builder<'_>, o: u64| {
+        if wide {
+            b.read_u64(o, e)
+        } else {
+            b.read_u32(o, e).map(u64::from)
+        }
+    };
+    let Some(bytes) = rd(b, a) else {
+        return;
+    };
+    b.set_value(d, "BSD symbol table");
+    b.leaf(d, "ranlib size", a, w, num(bytes));
+    let ent = 2 * w;
+    let room = l.saturating_sub(w);
+    if bytes > room {
+        b.error(
+            a,
+            w,
+            format!("__.SYMDEF: {bytes} bytes of entries do not fit"),
+        );
+        return;
+    }
+    let strx_base = a + w + bytes + w;
+    b.array(
+        d,
+        "ranlib",
+        a + w,
+        bytes / ent,
+        ent,
+        Arc::new(move |b, p, i, o| {
+            let (Some(sx), Some(mo)) = (rd(b, o), rd(b, o + w)) else {
+                return;
+            };
+            let name = b
+                .read_cstr(strx_base.saturating_add(sx), a + l)
+                .map(|(s, _)| text::from_bytes(s));
+            let id = b.leaf(
+                p,
+                format!("[{i}] {}", name.unwrap_or_default()),
+                o,
+                ent,
+                format!("member header at 0x{mo:x}"),
+            );
+            b.link(id, base.saturating_add(mo), HDR);
+        }),
+    );
+    let so = a + w + bytes;
+    if let Some(ssize) = rd(b, so) {
+        b.leaf(d, "strings size", so, w, num(ssize));
+        let sl = ssize.min((a + l).saturating_sub(so + w));
+        if sl > 0 {
+            let names = b.group(d, "strings", so + w, sl);
+            crate::formats::elf::strings_node(b, names, so + w, sl);
+        }
+    }
 }

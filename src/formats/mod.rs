@@ -13,6 +13,7 @@ pub mod spirv;
 pub mod xclbin;
 pub mod xe;
 pub mod xml;
+pub mod zebin;
 
 use std::sync::Arc;
 

@@ -1,0 +1,1002 @@
+//! ELF32 and ELF64, both byte orders, with the Intel GT (zebin) extensions.
+//!
+//! The tree: `header` (e_ident and the rest), `program headers`,
+//! `section headers`, then `sections` with each section's contents decoded
+//! by its type. Symbol, relocation and dynamic tables are lazy arrays, so a
+//! file with millions of symbols opens at once; names are looked up in their
+//! string tables only when an entry is built.
+
+mod names;
+mod notes;
+mod tables;
+mod tabs;
+
+pub(crate) use tabs::{read_sym, strings as strings_node, sym_bytes};
+
+use std::sync::Arc;
+
+use crate::model::{named, num, text, Builder, Endian, NodeId};
+
+pub use names::{
+    EM_AMDGPU, EM_CUDA, EM_INTELGT, EM_XCORE, SHT_LLVM_OFFLOADING, SHT_ZEBIN_GTPIN_INFO,
+    SHT_ZEBIN_MISC, SHT_ZEBIN_SPIRV, SHT_ZEBIN_VISAASM, SHT_ZEBIN_ZEINFO,
+};
+
+pub fn detect(d: &[u8]) -> bool {
+    d.starts_with(b"\x7fELF")
+}
+
+/// True for an ELF whose e_machine is 205 (EM_INTELGT).
+pub fn is_zebin(d: &[u8]) -> bool {
+    let e = match d.get(5) {
+        Some(2) => crate::model::Endian::Big,
+        _ => crate::model::Endian::Little,
+    };
+    crate::model::Endian::Little == e && d.get(18..20) == Some(&[205, 0][..])
+        || e == crate::model::Endian::Big && d.get(18..20) == Some(&[0, 205][..])
+}
+
+/// One section header, as read. Offsets are relative to the ELF's start,
+/// except `hdr`, the absolute offset of the header itself.
+#[derive(Clone, Debug, Default)]
+pub struct Sec {
+    pub index: u32,
+    pub name: String,
+    pub name_off: u32,
+    pub typ: u32,
+    pub flags: u64,
+    pub addr: u64,
+    pub offset: u64,
+    pub size: u64,
+    pub link: u32,
+    pub info: u32,
+    pub align: u64,
+    pub entsize: u64,
+    pub hdr: u64,
+}
+
+/// What the parts of an ELF need to know of the whole.
+#[derive(Debug, Default)]
+pub struct Elf {
+    /// Absolute offset of the ELF's first byte, and its length.
+    pub base: u64,
+    pub len: u64,
+    pub is64: bool,
+    pub e: Endian,
+    pub etype: u16,
+    pub machine: u16,
+    pub shentsize: u64,
+    /// The section name table's index (0: none).
+    pub shstrndx: u32,
+    pub secs: Vec<Sec>,
+    /// (address, size, offset relative to the ELF) of the mapped bytes,
+    /// sorted by address.
+    map: Vec<(u64, u64, u64)>,
+}
+
+/// A string found in a string table.
+pub struct Str {
+    pub text: String,
+    /// Absolute offset and length (the NUL included).
+    pub off: u64,
+    pub len: u64,
+}
+
+impl Elf {
+    pub fn abs(&self, rel: u64) -> u64 {
+        self.base.saturating_add(rel)
+    }
+
+    pub fn sec(&self, i: u64) -> Option<&Sec> {
+        self.secs.get(usize::try_from(i).ok()?)
+    }
+
+    /// The absolute range of a section's bytes, if it has some in the file.
+    pub fn data(&self, s: &Sec) -> Option<(u64, u64)> {
+        if s.typ == names::SHT_NOBITS || s.typ == names::SHT_NULL {
+            return None;
+        }
+        let end = s.offset.checked_add(s.size)?;
+        (end <= self.len).then(|| (self.abs(s.offset), s.size))
+    }
+
+    /// The absolute file offset of virtual address `addr`, if a section or
+    /// segment holds it.
+    pub fn addr_to_abs(&self, addr: u64) -> Option<u64> {
+        let i = self.map.partition_point(|&(a, _, _)| a <= addr);
+        let mut k = i;
+        // Sections may nest (e.g. TLS); look back over a few candidates.
+        while k > 0 && i - k < 8 {
+            k -= 1;
+            let (a, size, off) = *self.map.get(k)?;
+            if addr >= a && addr - a < size {
+                return Some(self.abs(off + (addr - a)));
+            }
+        }
+        None
+    }
+
+    /// Bytes of an address-sized word.
+    pub fn word(&self) -> u64 {
+        if self.is64 {
+            8
+        } else {
+            4
+        }
+    }
+
+    pub fn sym_size(&self) -> u64 {
+        if self.is64 {
+            24
+        } else {
+            16
+        }
+    }
+
+    pub fn read_word(&self, b: &Builder<'_>, off: u64) -> Option<u64> {
+        if self.is64 {
+            b.read_u64(off, self.e)
+        } else {
+            b.read_u32(off, self.e).map(u64::from)
+        }
+    }
+
+    /// The string at index `idx` of string table section `sec`.
+    pub fn string(&self, b: &Builder<'_>, sec: u32, idx: u64) -> Result<Str, String> {
+        let s = self
+            .sec(sec.into())
+            .ok_or_else(|| format!("string table {sec} does not exist"))?;
+        let (off, size) = self
+            .data(s)
+            .ok_or_else(|| format!("string table [{sec}] has no bytes in the file"))?;
+        string_in(b, off, size, idx, &format!("[{sec}] {}", s.name))
+    }
+
+    /// The index of the first SHT_SYMTAB section.
+    pub fn symtab(&self) -> Option<u32> {
+        self.secs
+            .iter()
+            .find(|s| s.typ == names::SHT_SYMTAB)
+            .map(|s| s.index)
+    }
+
+    /// Name of the section with index `i`, for values.
+    pub fn sec_name(&self, i: u64) -> String {
+        match self.sec(i) {
+            Some(s) if !s.name.is_empty() => s.name.clone(),
+            Some(_) => format!("[{i}]"),
+            None => format!("[{i}] (no such section)"),
+        }
+    }
+}
+
+/// The string at index `idx` of the string table at `[off, off+size)`,
+/// called `what` in messages.
+pub fn string_in(
+    b: &Builder<'_>,
+    off: u64,
+    size: u64,
+    idx: u64,
+    what: &str,
+) -> Result<Str, String> {
+    if idx >= size {
+        return Err(format!(
+            "string index {idx} is past the end of {what} ({size} bytes)"
+        ));
+    }
+    let start = off + idx;
+    match b.read_cstr(start, off + size) {
+        Some((bytes, true)) => Ok(Str {
+            text: text::from_bytes(bytes),
+            off: start,
+            len: bytes.len() as u64 + 1,
+        }),
+        _ => Err(format!(
+            "string at index {idx} of {what} is not NUL-terminated"
+        )),
+    }
+}
+
+/// Reads an unsigned field and adds it as a leaf; returns its value and node.
+pub(crate) fn field(
+    b: &mut Builder<'_>,
+    p: NodeId,
+    name: &str,
+    off: u64,
+    size: u64,
+    e: Endian,
+) -> Option<(u64, NodeId)> {
+    let v = match size {
+        1 => b.read_u8(off).map(u64::from),
+        2 => b.read_u16(off, e).map(u64::from),
+        4 => b.read_u32(off, e).map(u64::from),
+        8 => b.read_u64(off, e),
+        _ => None,
+    };
+    match v {
+        Some(v) => Some((v, b.leaf(p, name, off, size, num(v)))),
+        None => {
+            b.uint(p, name, off, size, e);
+            None
+        }
+    }
+}
+
+/// The header fields that the rest of the parse needs.
+struct Hdr {
+    is64: bool,
+    e: Endian,
+    etype: u16,
+    machine: u16,
+    phoff: u64,
+    phentsize: u64,
+    phnum: u64,
+    shoff: u64,
+    shentsize: u64,
+    shnum: u64,
+    shstrndx: u64,
+    entry: u64,
+    phoff_node: NodeId,
+    shoff_node: NodeId,
+    shnum_node: NodeId,
+    shstrndx_node: NodeId,
+    phnum_node: NodeId,
+    entry_node: NodeId,
+}
+
+pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
+    let Some(h) = header(b, parent, off, len) else {
+        return;
+    };
+    let mut elf = Elf {
+        base: off,
+        len,
+        is64: h.is64,
+        e: h.e,
+        etype: h.etype,
+        machine: h.machine,
+        shentsize: h.shentsize,
+        ..Elf::default()
+    };
+    read_sections(b, &mut elf, &h);
+    let phdrs = read_segments(b, &elf, &h);
+    build_map(&mut elf, &phdrs);
+    if let Some(a) = elf.addr_to_abs(h.entry) {
+        if h.entry != 0 {
+            b.link(h.entry_node, a, 1);
+        }
+    }
+    let elf = Arc::new(elf);
+    if !phdrs.is_empty() {
+        program_headers(b, parent, &elf, &h, phdrs.len() as u64);
+    }
+    if !elf.secs.is_empty() {
+        section_headers(b, parent, &elf, &h);
+        tabs::sections(b, parent, &elf);
+    } else {
+        tabs::segments(b, parent, &elf, &phdrs);
+    }
+}
+
+fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> Option<Hdr> {
+    if len < 16 {
+        b.error(
+            off,
+            len,
+            format!("ELF identification needs 16 bytes, {len} remain"),
+        );
+        return None;
+    }
+    let class = b.read_u8(off + 4)?;
+    let data = b.read_u8(off + 5)?;
+    let is64 = match class {
+        1 => false,
+        2 => true,
+        _ => {
+            b.error(
+                off + 4,
+                1,
+                format!("EI_CLASS {class} is neither ELFCLASS32 nor ELFCLASS64"),
+            );
+            false
+        }
+    };
+    let e = match data {
+        2 => Endian::Big,
+        1 => Endian::Little,
+        _ => {
+            b.error(
+                off + 5,
+                1,
+                format!("EI_DATA {data} is neither little- nor big-endian"),
+            );
+            Endian::Little
+        }
+    };
+    let hsize: u64 = if is64 { 64 } else { 52 };
+    let hdr = b.group(parent, "header", off, hsize.min(len));
+    let machine = b.read_u16(off + 18, e).unwrap_or(0);
+    let id = b.group(hdr, "e_ident", off, 16);
+    b.leaf(id, "EI_MAG", off, 4, "7f 45 4c 46 (\\x7fELF)");
+    b.leaf(
+        id,
+        "EI_CLASS",
+        off + 4,
+        1,
+        named(class.into(), names::class(class)),
+    );
+    b.leaf(
+        id,
+        "EI_DATA",
+        off + 5,
+        1,
+        named(data.into(), names::data(data)),
+    );
+    if let Some(v) = b.read_u8(off + 6) {
+        let n = b.leaf(id, "EI_VERSION", off + 6, 1, num(v.into()));
+        if v != 1 {
+            b.warn(off + 6, 1, format!("EI_VERSION is {v}, not 1 (EV_CURRENT)"));
+            b.set_value(n, format!("{v} (not EV_CURRENT)"));
+        } else {
+            b.set_value(n, "1 (EV_CURRENT)");
+        }
+    }
+    if let Some(v) = b.read_u8(off + 7) {
+        b.leaf(
+            id,
+            "EI_OSABI",
+            off + 7,
+            1,
+            named(v.into(), names::osabi(v, machine)),
+        );
+    }
+    b.u8(id, "EI_ABIVERSION", off + 8);
+    b.raw(id, "EI_PAD", off + 9, 7);
+    if !(1..=2).contains(&class) || !(1..=2).contains(&data) {
+        return None;
+    }
+    if len < hsize {
+        b.error(
+            off,
+            len,
+            format!("ELF header needs {hsize} bytes, {len} remain"),
+        );
+        return None;
+    }
+    let w = if is64 { 8 } else { 4 };
+    let f = |b: &mut Builder<'_>, name: &str, o: u64, size: u64| {
+        field(b, hdr, name, off + o, size, e).unwrap_or((0, hdr))
+    };
+    let (etype, t) = f(b, "e_type", 16, 2);
+    b.set_value(t, names::etype(etype as u16));
+    let (_, m) = f(b, "e_machine", 18, 2);
+    b.set_value(m, named(machine.into(), names::machine(machine)));
+    let (ver, v) = f(b, "e_version", 20, 4);
+    if ver == 1 {
+        b.set_value(v, "1 (EV_CURRENT)");
+    }
+    let (entry, entry_node) = f(b, "e_entry", 24, w);
+    let (phoff, phoff_node) = f(b, "e_phoff", 24 + w, w);
+    let (shoff, shoff_node) = f(b, "e_shoff", 24 + 2 * w, w);
+    let fo = 24 + 3 * w;
+    let (flags, fl) = f(b, "e_flags", fo, 4);
+    b.set_value(fl, names::eflags(flags as u32, machine));
+    let (ehsize, eh) = f(b, "e_ehsize", fo + 4, 2);
+    if ehsize != hsize {
+        b.warn(
+            off + fo + 4,
+            2,
+            format!("e_ehsize is {ehsize}, expected {hsize}"),
+        );
+        b.set_value(eh, format!("{} (expected {hsize})", num(ehsize)));
+    }
+    let (phentsize, _) = f(b, "e_phentsize", fo + 6, 2);
+    let (phnum, phnum_node) = f(b, "e_phnum", fo + 8, 2);
+    let (shentsize, _) = f(b, "e_shentsize", fo + 10, 2);
+    let (shnum, shnum_node) = f(b, "e_shnum", fo + 12, 2);
+    let (shstrndx, shstrndx_node) = f(b, "e_shstrndx", fo + 14, 2);
+    Some(Hdr {
+        is64,
+        e,
+        etype: etype as u16,
+        machine,
+        phoff,
+        phentsize,
+        phnum,
+        shoff,
+        shentsize,
+        shnum,
+        shstrndx,
+        entry,
+        phoff_node,
+        shoff_node,
+        shnum_node,
+        shstrndx_node,
+        phnum_node,
+        entry_node,
+    })
+}
+
+/// Checks a table's place in the file; returns how many entries fit.
+fn table_fits(
+    b: &mut Builder<'_>,
+    elf: &Elf,
+    what: &str,
+    off: u64,
+    count: u64,
+    stride: u64,
+    anchor: u64,
+) -> u64 {
+    if count == 0 || stride == 0 {
+        return 0;
+    }
+    let room = elf.len.saturating_sub(off);
+    let need = count as u128 * stride as u128;
+    if off >= elf.len || need > room as u128 {
+        let fit = room / stride;
+        b.error(
+            anchor,
+            elf.word(),
+            format!(
+                "{what} [0x{off:x}, {count} × {stride} bytes] lies outside the file ({} bytes); {fit} entries fit",
+                elf.len
+            ),
+        );
+        return fit;
+    }
+    count
+}
+
+fn read_sections(b: &mut Builder<'_>, elf: &mut Elf, h: &Hdr) {
+    if h.shoff == 0 {
+        if h.shnum != 0 {
+            b.warn(
+                elf.abs(0),
+                0,
+                format!("e_shnum is {} but e_shoff is 0", h.shnum),
+            );
+        }
+        return;
+    }
+    let need: u64 = if h.is64 { 64 } else { 40 };
+    if h.shentsize < need {
+        b.error(
+            elf.abs(if h.is64 { 58 } else { 46 }),
+            2,
+            format!(
+                "e_shentsize is {}, a section header needs {need}",
+                h.shentsize
+            ),
+        );
+        return;
+    }
+    let base = elf.abs(h.shoff);
+    let e = h.e;
+    let w = elf.word();
+    let read = |b: &Builder<'_>, i: u64| -> Option<Sec> {
+        let o = base.checked_add(i.checked_mul(h.shentsize)?)?;
+        let word = |x: u64| {
+            if h.is64 {
+                b.read_u64(o + x, e)
+            } else {
+                b.read_u32(o + x, e).map(u64::from)
+            }
+        };
+        Some(Sec {
+            index: i as u32,
+            name: String::new(),
+            name_off: b.read_u32(o, e)?,
+            typ: b.read_u32(o + 4, e)?,
+            flags: word(8)?,
+            addr: word(8 + w)?,
+            offset: word(8 + 2 * w)?,
+            size: word(8 + 3 * w)?,
+            link: b.read_u32(o + 8 + 4 * w, e)?,
+            info: b.read_u32(o + 12 + 4 * w, e)?,
+            align: word(16 + 4 * w)?,
+            entsize: word(16 + 5 * w)?,
+            hdr: o,
+        })
+    };
+    let mut shnum = h.shnum;
+    let mut shstrndx = h.shstrndx;
+    if h.shoff < elf.len {
+        if let Some(s0) = read(b, 0) {
+            if shnum == 0 && s0.size != 0 {
+                shnum = s0.size;
+                b.set_value(
+                    h.shnum_node,
+                    format!("0 (the count, {}, is in section 0's sh_size)", num(shnum)),
+                );
+            }
+            if shstrndx == 0xffff {
+                shstrndx = s0.link.into();
+                b.set_value(
+                    h.shstrndx_node,
+                    format!("0xffff (SHN_XINDEX: section 0's sh_link, {shstrndx})"),
+                );
+            }
+        }
+    }
+    let n = table_fits(
+        b,
+        elf,
+        "section header table",
+        h.shoff,
+        shnum,
+        h.shentsize,
+        elf.abs(24 + 2 * w),
+    );
+    if n > 0 {
+        b.link(h.shoff_node, base, n * h.shentsize);
+    }
+    let mut secs = Vec::with_capacity(n as usize);
+    for i in 0..n {
+        match read(b, i) {
+            Some(s) => secs.push(s),
+            None => break,
+        }
+    }
+    elf.secs = secs;
+    if shstrndx < elf.secs.len() as u64 {
+        elf.shstrndx = shstrndx as u32;
+    }
+    // Names.
+    if shstrndx != 0 {
+        match elf.sec(shstrndx) {
+            Some(s) if s.typ == names::SHT_STRTAB => {
+                if let Some((a, size)) = elf.data(s) {
+                    b.link(h.shstrndx_node, a, size);
+                }
+            }
+            Some(s) => {
+                let t = s.typ;
+                b.error(
+                    elf.abs(if h.is64 { 62 } else { 50 }),
+                    2,
+                    format!(
+                        "e_shstrndx {shstrndx} names a section of type 0x{t:x}, not SHT_STRTAB"
+                    ),
+                );
+            }
+            None => {
+                b.error(
+                    elf.abs(if h.is64 { 62 } else { 50 }),
+                    2,
+                    format!(
+                        "e_shstrndx {shstrndx} is not a section ({} sections)",
+                        elf.secs.len()
+                    ),
+                );
+            }
+        }
+    }
+    let mut names = Vec::with_capacity(elf.secs.len());
+    for s in &elf.secs {
+        if elf.shstrndx == 0 || (s.index == 0 && s.name_off == 0) {
+            names.push(String::new());
+            continue;
+        }
+        match elf.string(b, elf.shstrndx, s.name_off.into()) {
+            Ok(st) => names.push(st.text),
+            Err(m) => {
+                b.error(
+                    s.hdr,
+                    4,
+                    format!("section [{}] sh_name: bad string index: {m}", s.index),
+                );
+                names.push(String::new());
+            }
+        }
+    }
+    for (s, n) in elf.secs.iter_mut().zip(names) {
+        s.name = n;
+    }
+    // Sections outside the file, and other header checks.
+    let count = elf.secs.len() as u64;
+    for s in &elf.secs {
+        if s.index == 0 || s.typ == names::SHT_NOBITS || s.typ == names::SHT_NULL {
+            continue;
+        }
+        let end = s.offset.checked_add(s.size);
+        if end.is_none_or(|e| e > elf.len) {
+            b.error(
+                s.hdr,
+                h.shentsize.min(need),
+                format!(
+                    "section [{}] {} [0x{:x}+0x{:x}] lies outside the file ({} bytes)",
+                    s.index, s.name, s.offset, s.size, elf.len
+                ),
+            );
+        }
+        if u64::from(s.link) >= count && s.link != 0 {
+            b.error(
+                s.hdr + 8 + 4 * w,
+                4,
+                format!(
+                    "section [{}] {}: sh_link {} is not a section",
+                    s.index, s.name, s.link
+                ),
+            );
+        }
+    }
+}
+
+/// What the parse needs of a program header.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Seg {
+    pub typ: u32,
+    pub offset: u64,
+    pub vaddr: u64,
+    pub filesz: u64,
+}
+
+fn read_segments(b: &mut Builder<'_>, elf: &Elf, h: &Hdr) -> Vec<Seg> {
+    let mut phnum = h.phnum;
+    if phnum == 0xffff {
+        if let Some(s0) = elf.secs.first() {
+            phnum = s0.info.into();
+            b.set_value(
+                h.phnum_node,
+                format!("0xffff (PN_XNUM: section 0's sh_info, {phnum})"),
+            );
+        }
+    }
+    if h.phoff == 0 || phnum == 0 {
+        return Vec::new();
+    }
+    let need: u64 = if h.is64 { 56 } else { 32 };
+    if h.phentsize < need {
+        b.error(
+            elf.abs(if h.is64 { 54 } else { 42 }),
+            2,
+            format!(
+                "e_phentsize is {}, a program header needs {need}",
+                h.phentsize
+            ),
+        );
+        return Vec::new();
+    }
+    let n = table_fits(
+        b,
+        elf,
+        "program header table",
+        h.phoff,
+        phnum,
+        h.phentsize,
+        elf.abs(24 + elf.word()),
+    );
+    let base = elf.abs(h.phoff);
+    if n > 0 {
+        b.link(h.phoff_node, base, n * h.phentsize);
+    }
+    let mut v = Vec::with_capacity(n as usize);
+    for i in 0..n {
+        let o = base + i * h.phentsize;
+        let Some(ph) = read_phdr(b, elf, o) else {
+            break;
+        };
+        if ph.typ != 0 && ph.offset.checked_add(ph.filesz).is_none_or(|e| e > elf.len) {
+            b.error(
+                o,
+                need,
+                format!(
+                    "segment [{i}] {} [0x{:x}+0x{:x}] lies outside the file ({} bytes)",
+                    names::ptype(ph.typ, elf.machine).unwrap_or("?"),
+                    ph.offset,
+                    ph.filesz,
+                    elf.len
+                ),
+            );
+        }
+        v.push(ph);
+    }
+    v
+}
+
+/// Offsets of the program header fields: (type, flags, offset, vaddr, paddr,
+/// filesz, memsz, align).
+fn ph_layout(is64: bool) -> [u64; 8] {
+    if is64 {
+        [0, 4, 8, 16, 24, 32, 40, 48]
+    } else {
+        [0, 24, 4, 8, 12, 16, 20, 28]
+    }
+}
+
+fn read_phdr(b: &Builder<'_>, elf: &Elf, o: u64) -> Option<Seg> {
+    let [_, _, off, vaddr, _, filesz, _, _] = ph_layout(elf.is64);
+    Some(Seg {
+        typ: b.read_u32(o, elf.e)?,
+        offset: elf.read_word(b, o + off)?,
+        vaddr: elf.read_word(b, o + vaddr)?,
+        filesz: elf.read_word(b, o + filesz)?,
+    })
+}
+
+fn build_map(elf: &mut Elf, phdrs: &[Seg]) {
+    let mut map: Vec<(u64, u64, u64)> = elf
+        .secs
+        .iter()
+        .filter(|s| {
+            s.flags & names::SHF_ALLOC != 0
+                && s.typ != names::SHT_NOBITS
+                && s.size > 0
+                && s.offset.checked_add(s.size).is_some_and(|e| e <= elf.len)
+        })
+        .map(|s| (s.addr, s.size, s.offset))
+        .collect();
+    if map.is_empty() {
+        map = phdrs
+            .iter()
+            .filter(|p| p.typ == 1 && p.filesz > 0)
+            .map(|p| (p.vaddr, p.filesz, p.offset))
+            .collect();
+    }
+    map.sort_unstable();
+    elf.map = map;
+}
+
+fn program_headers(b: &mut Builder<'_>, parent: NodeId, elf: &Arc<Elf>, h: &Hdr, n: u64) {
+    let el = elf.clone();
+    let id = b.array(
+        parent,
+        "program headers",
+        elf.abs(h.phoff),
+        n,
+        h.phentsize,
+        Arc::new(move |b, p, i, o| phdr(b, p, &el, i, o)),
+    );
+    b.set_value(id, format!("{n} segments"));
+}
+
+fn phdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
+    let e = elf.e;
+    let w = elf.word();
+    let l = ph_layout(elf.is64);
+    let size = if elf.is64 { 56 } else { 32 };
+    let typ = b.read_u32(o, e).unwrap_or(0);
+    let tname = names::ptype(typ, elf.machine);
+    let id = b.group(p, format!("[{i}] {}", tname.unwrap_or("?")), o, size);
+    if let Some((_, n)) = field(b, id, "p_type", o, 4, e) {
+        b.set_value(n, format!("0x{typ:x} ({})", tname.unwrap_or("unknown")));
+    }
+    let mut flags = 0;
+    let fields: [(&str, usize, u64); 7] = [
+        ("p_flags", 1, 4),
+        ("p_offset", 2, w),
+        ("p_vaddr", 3, w),
+        ("p_paddr", 4, w),
+        ("p_filesz", 5, w),
+        ("p_memsz", 6, w),
+        ("p_align", 7, w),
+    ];
+    let mut vals = [0u64; 8];
+    let mut nodes = [id; 8];
+    for (name, k, sz) in fields {
+        let at = l.get(k).copied().unwrap_or(0);
+        if let Some((v, n)) = field(b, id, name, o + at, sz, e) {
+            if let Some(x) = vals.get_mut(k) {
+                *x = v;
+            }
+            if let Some(x) = nodes.get_mut(k) {
+                *x = n;
+            }
+            if k == 1 {
+                flags = v as u32;
+                b.set_value(n, names::pflags(flags));
+            }
+        }
+    }
+    let [_, _, off, vaddr, _, filesz, memsz, _] = vals;
+    if off.checked_add(filesz).is_some_and(|end| end <= elf.len) {
+        let [_, _, off_node, ..] = nodes;
+        b.link(off_node, elf.abs(off), filesz);
+    }
+    b.set_value(
+        id,
+        format!(
+            "{} offset 0x{off:x} vaddr 0x{vaddr:x} filesz 0x{filesz:x} memsz 0x{memsz:x}",
+            names::pflags(flags)
+        ),
+    );
+}
+
+fn section_headers(b: &mut Builder<'_>, parent: NodeId, elf: &Arc<Elf>, h: &Hdr) {
+    let n = elf.secs.len() as u64;
+    let el = elf.clone();
+    let id = b.array(
+        parent,
+        "section headers",
+        elf.abs(h.shoff),
+        n,
+        h.shentsize,
+        Arc::new(move |b, p, i, o| shdr(b, p, &el, i, o)),
+    );
+    b.set_value(id, format!("{n} sections"));
+}
+
+fn shdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
+    let Some(s) = elf.sec(i) else {
+        return;
+    };
+    let w = elf.word();
+    let size = if elf.is64 { 64 } else { 40 };
+    let tname = names::shtype(s.typ, elf.machine);
+    let label = if s.name.is_empty() {
+        format!("[{i}]")
+    } else {
+        format!("[{i}] {}", s.name)
+    };
+    let id = b.group(p, label, o, size);
+    b.set_value(
+        id,
+        format!(
+            "{} offset 0x{:x} size 0x{:x}",
+            tname.unwrap_or("unknown type"),
+            s.offset,
+            s.size
+        ),
+    );
+    let n = b.leaf(id, "sh_name", o, 4, num(s.name_off.into()));
+    if elf.shstrndx != 0 {
+        if let Ok(st) = elf.string(b, elf.shstrndx, s.name_off.into()) {
+            b.set_value(n, format!("{} \"{}\"", s.name_off, st.text));
+            b.link(n, st.off, st.len);
+        }
+    }
+    b.leaf(
+        id,
+        "sh_type",
+        o + 4,
+        4,
+        format!("0x{:x} ({})", s.typ, tname.unwrap_or("unknown")),
+    );
+    b.leaf(id, "sh_flags", o + 8, w, names::shflags(s.flags));
+    b.leaf(id, "sh_addr", o + 8 + w, w, num(s.addr));
+    let so = b.leaf(id, "sh_offset", o + 8 + 2 * w, w, num(s.offset));
+    if let Some((a, sz)) = elf.data(s) {
+        b.link(so, a, sz);
+    }
+    let sz = b.leaf(id, "sh_size", o + 8 + 3 * w, w, num(s.size));
+    if let Some((a, len)) = elf.data(s) {
+        b.link(sz, a, len);
+    }
+    let ln = b.leaf(id, "sh_link", o + 8 + 4 * w, 4, num(s.link.into()));
+    if s.link != 0 {
+        if let Some(t) = elf.sec(s.link.into()) {
+            b.set_value(ln, format!("{} ({})", s.link, elf.sec_name(t.index.into())));
+            b.link(ln, t.hdr, elf.shentsize.min(size));
+        }
+    }
+    let inf = b.leaf(id, "sh_info", o + 12 + 4 * w, 4, num(s.info.into()));
+    let info_is_sec = s.flags & names::SHF_INFO_LINK != 0
+        || (matches!(s.typ, names::SHT_REL | names::SHT_RELA) && s.info != 0);
+    if info_is_sec {
+        if let Some(t) = elf.sec(s.info.into()) {
+            b.set_value(
+                inf,
+                format!("{} ({})", s.info, elf.sec_name(t.index.into())),
+            );
+            b.link(inf, t.hdr, elf.shentsize.min(size));
+        }
+    } else if s.typ == names::SHT_GROUP || s.typ == SHT_ZEBIN_GTPIN_INFO {
+        // sh_info is a symbol index in the table sh_link names.
+        if let Some(so) = tabs::sym_entry(elf, s.link, s.info.into()) {
+            b.link(inf, so, elf.sym_size());
+            b.set_value(inf, format!("{} (symbol)", s.info));
+        }
+    } else if matches!(s.typ, names::SHT_SYMTAB | names::SHT_DYNSYM) {
+        b.set_value(inf, format!("{} (first non-local symbol)", s.info));
+    }
+    b.leaf(id, "sh_addralign", o + 16 + 4 * w, w, num(s.align));
+    b.leaf(id, "sh_entsize", o + 16 + 5 * w, w, num(s.entsize));
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::formats::build_from_bytes;
+
+    /// An ELF64 LE relocatable file: null, .text, .symtab with `n` symbols,
+    /// .strtab, .shstrtab.
+    #[allow(clippy::type_complexity)]
+    fn many_symbols(n: u32) -> Vec<u8> {
+        let mut strtab = vec![0u8];
+        let mut symtab = vec![0u8; 24];
+        for i in 1..n {
+            let name = strtab.len() as u32;
+            strtab.extend_from_slice(format!("sym{i}").as_bytes());
+            strtab.push(0);
+            symtab.extend_from_slice(&name.to_le_bytes());
+            symtab.push(0x12); // GLOBAL FUNC
+            symtab.push(0);
+            symtab.extend_from_slice(&1u16.to_le_bytes());
+            symtab.extend_from_slice(&u64::from(i % 16).to_le_bytes());
+            symtab.extend_from_slice(&0u64.to_le_bytes());
+        }
+        let shstr = b"\0.text\0.symtab\0.strtab\0.shstrtab\0".to_vec();
+        let mut d = vec![0u8; 64];
+        let text_off = d.len() as u64;
+        d.extend_from_slice(&[0x90; 16]);
+        let sym_off = d.len() as u64;
+        d.extend_from_slice(&symtab);
+        let str_off = d.len() as u64;
+        d.extend_from_slice(&strtab);
+        let shstr_off = d.len() as u64;
+        d.extend_from_slice(&shstr);
+        while d.len() % 8 != 0 {
+            d.push(0);
+        }
+        let shoff = d.len() as u64;
+        let secs: [(u32, u32, u64, u64, u64, u32, u32, u64); 5] = [
+            (0, 0, 0, 0, 0, 0, 0, 0),
+            (1, 1, 6, text_off, 16, 0, 0, 0),
+            (7, 2, 0, sym_off, symtab.len() as u64, 3, 1, 24),
+            (15, 3, 0, str_off, strtab.len() as u64, 0, 0, 0),
+            (23, 3, 0, shstr_off, shstr.len() as u64, 0, 0, 0),
+        ];
+        for (name, typ, flags, off, size, link, info, es) in secs {
+            d.extend_from_slice(&name.to_le_bytes());
+            d.extend_from_slice(&typ.to_le_bytes());
+            d.extend_from_slice(&flags.to_le_bytes());
+            d.extend_from_slice(&0u64.to_le_bytes());
+            d.extend_from_slice(&off.to_le_bytes());
+            d.extend_from_slice(&size.to_le_bytes());
+            d.extend_from_slice(&link.to_le_bytes());
+            d.extend_from_slice(&info.to_le_bytes());
+            d.extend_from_slice(&1u64.to_le_bytes());
+            d.extend_from_slice(&es.to_le_bytes());
+        }
+        let mut h = vec![0x7f, b'E', b'L', b'F', 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+        h.extend_from_slice(&1u16.to_le_bytes());
+        h.extend_from_slice(&62u16.to_le_bytes());
+        h.extend_from_slice(&1u32.to_le_bytes());
+        h.extend_from_slice(&0u64.to_le_bytes());
+        h.extend_from_slice(&0u64.to_le_bytes());
+        h.extend_from_slice(&shoff.to_le_bytes());
+        h.extend_from_slice(&0u32.to_le_bytes());
+        for v in [64u16, 0, 0, 64, 5, 4] {
+            h.extend_from_slice(&v.to_le_bytes());
+        }
+        d[..64].copy_from_slice(&h);
+        d
+    }
+
+    #[test]
+    fn a_million_symbols_open_lazily() {
+        let d = many_symbols(1_000_000);
+        let t0 = std::time::Instant::now();
+        let mut t = build_from_bytes(d);
+        eprintln!("opened 1,000,000 symbols in {:?}", t0.elapsed());
+        // Opening built a handful of nodes, not a million.
+        assert!(t.len() < 1000, "{} nodes built at open", t.len());
+        let id = t
+            .find_path("sections/[2] .symtab/[999000..1000000)/[999999] sym999999")
+            .expect("symbol 999,999 is reachable");
+        let name = t.find_path("sections/[2] .symtab/[999000..1000000)/[999999] sym999999/st_name");
+        let name = name.expect("st_name");
+        assert_eq!(
+            t.node(name).value.as_deref(),
+            Some(&*format!("{} \"sym999999\"", {
+                // The string's index: "\0" then "symI\0" for I in 1..999999.
+                let mut idx = 1u64;
+                for i in 1..999_999u64 {
+                    idx += format!("sym{i}").len() as u64 + 1;
+                }
+                idx
+            }))
+        );
+        assert!(t
+            .node(id)
+            .value
+            .as_deref()
+            .unwrap_or("")
+            .starts_with("FUNC GLOBAL"));
+        eprintln!("symbol 999,999 built {:?} after the start", t0.elapsed());
+        assert!(
+            t.len() < 20_000,
+            "{} nodes after opening one group",
+            t.len()
+        );
+    }
+}

@@ -1,0 +1,566 @@
+//! Names of the numbers an ELF file holds: header fields, section and
+//! segment types, flags, symbol attributes, dynamic tags and note types.
+
+use super::tables;
+
+pub const EM_386: u16 = 3;
+pub const EM_MIPS: u16 = 8;
+pub const EM_PPC: u16 = 20;
+pub const EM_PPC64: u16 = 21;
+pub const EM_S390: u16 = 22;
+pub const EM_ARM: u16 = 40;
+pub const EM_SPARCV9: u16 = 43;
+pub const EM_X86_64: u16 = 62;
+pub const EM_AARCH64: u16 = 183;
+pub const EM_CUDA: u16 = 190;
+pub const EM_XCORE: u16 = 203;
+pub const EM_INTELGT: u16 = 205;
+pub const EM_AMDGPU: u16 = 224;
+pub const EM_RISCV: u16 = 243;
+pub const EM_BPF: u16 = 247;
+pub const EM_LOONGARCH: u16 = 258;
+pub const EM_HEXAGON: u16 = 164;
+
+pub fn class(v: u8) -> Option<&'static str> {
+    Some(match v {
+        0 => "ELFCLASSNONE",
+        1 => "ELFCLASS32",
+        2 => "ELFCLASS64",
+        _ => return None,
+    })
+}
+
+pub fn data(v: u8) -> Option<&'static str> {
+    Some(match v {
+        0 => "ELFDATANONE",
+        1 => "ELFDATA2LSB, little-endian",
+        2 => "ELFDATA2MSB, big-endian",
+        _ => return None,
+    })
+}
+
+pub fn osabi(v: u8, machine: u16) -> Option<&'static str> {
+    Some(match (v, machine) {
+        (0, _) => "SYSV",
+        (1, _) => "HPUX",
+        (2, _) => "NETBSD",
+        (3, _) => "GNU",
+        (6, _) => "SOLARIS",
+        (7, _) => "AIX",
+        (8, _) => "IRIX",
+        (9, _) => "FREEBSD",
+        (10, _) => "TRU64",
+        (11, _) => "MODESTO",
+        (12, _) => "OPENBSD",
+        (13, _) => "OPENVMS",
+        (14, _) => "NSK",
+        (15, _) => "AROS",
+        (16, _) => "FENIXOS",
+        (17, _) => "CLOUDABI",
+        (18, _) => "OPENVOS",
+        (51, _) => "CUDA",
+        (64, EM_AMDGPU) => "AMDGPU_HSA",
+        (65, EM_AMDGPU) => "AMDGPU_PAL",
+        (66, EM_AMDGPU) => "AMDGPU_MESA3D",
+        (64, EM_ARM) => "ARM_AEABI",
+        (97, _) => "ARM",
+        (255, _) => "STANDALONE",
+        _ => return None,
+    })
+}
+
+pub fn etype(v: u16) -> String {
+    let n = match v {
+        0 => "ET_NONE",
+        1 => "ET_REL, relocatable",
+        2 => "ET_EXEC, executable",
+        3 => "ET_DYN, shared object",
+        4 => "ET_CORE, core file",
+        0xff01 => "Intel OpenCL source (processor-specific)",
+        0xff02 => "Intel OpenCL objects (processor-specific)",
+        0xff03 => "Intel OpenCL library (processor-specific)",
+        0xff04 => "Intel OpenCL executable (processor-specific)",
+        0xff05 => "Intel OpenCL debug (processor-specific)",
+        0xff11 => "ET_ZEBIN_REL (processor-specific)",
+        0xff12 => "ET_ZEBIN_EXE (processor-specific)",
+        0xff13 => "ET_ZEBIN_DYN (processor-specific)",
+        0xfe00..=0xfeff => return format!("{v} (0x{v:04x}, OS-specific)"),
+        0xff00..=0xffff => return format!("{v} (0x{v:04x}, processor-specific)"),
+        _ => return format!("{v} (unknown)"),
+    };
+    format!("{v} (0x{v:x}, {n})")
+}
+
+pub fn machine(v: u16) -> Option<&'static str> {
+    tables::MACHINES
+        .iter()
+        .find(|&&(k, _)| k == v)
+        .map(|&(_, n)| n)
+}
+
+/// `e_flags`, decoded where the machine gives them a meaning.
+pub fn eflags(v: u32, machine: u16) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    match machine {
+        EM_AMDGPU => {
+            let mach = v & 0xff;
+            match tables::lookup(tables::AMDGPU_MACH, mach) {
+                Some(n) => parts.push(n.to_string()),
+                None => parts.push(format!("mach 0x{mach:x}")),
+            }
+            match v & 0x300 {
+                0x100 => parts.push("xnack any".into()),
+                0x200 => parts.push("xnack off".into()),
+                0x300 => parts.push("xnack on".into()),
+                _ => {}
+            }
+            match v & 0xc00 {
+                0x400 => parts.push("sramecc any".into()),
+                0x800 => parts.push("sramecc off".into()),
+                0xc00 => parts.push("sramecc on".into()),
+                _ => {}
+            }
+            let gv = (v >> 24) & 0xff;
+            if gv != 0 {
+                parts.push(format!("generic version {gv}"));
+            }
+        }
+        EM_RISCV => {
+            if v & 1 != 0 {
+                parts.push("RVC".into());
+            }
+            parts.push(
+                match (v >> 1) & 3 {
+                    0 => "soft-float ABI",
+                    1 => "single-float ABI",
+                    2 => "double-float ABI",
+                    _ => "quad-float ABI",
+                }
+                .into(),
+            );
+            if v & 8 != 0 {
+                parts.push("RVE".into());
+            }
+            if v & 0x10 != 0 {
+                parts.push("TSO".into());
+            }
+        }
+        EM_ARM => {
+            let eabi = v >> 24;
+            if eabi != 0 {
+                parts.push(format!("EABI version {eabi}"));
+            }
+            if v & 0x400 != 0 {
+                parts.push("hard-float ABI".into());
+            }
+            if v & 0x200 != 0 {
+                parts.push("soft-float ABI".into());
+            }
+        }
+        EM_CUDA => {
+            // Since CUDA 12.8 the SM number is in bits 8..15, before in 0..7.
+            let sm = if v & 0xff00 != 0 {
+                (v >> 8) & 0xff
+            } else {
+                v & 0xff
+            };
+            parts.push(format!("sm_{sm}"));
+        }
+        _ => {}
+    }
+    if parts.is_empty() {
+        crate::model::num(v.into())
+    } else {
+        format!("0x{v:x} ({})", parts.join(", "))
+    }
+}
+
+pub const SHT_NULL: u32 = 0;
+pub const SHT_SYMTAB: u32 = 2;
+pub const SHT_STRTAB: u32 = 3;
+pub const SHT_RELA: u32 = 4;
+pub const SHT_DYNAMIC: u32 = 6;
+pub const SHT_NOTE: u32 = 7;
+pub const SHT_NOBITS: u32 = 8;
+pub const SHT_REL: u32 = 9;
+pub const SHT_DYNSYM: u32 = 11;
+pub const SHT_INIT_ARRAY: u32 = 14;
+pub const SHT_FINI_ARRAY: u32 = 15;
+pub const SHT_PREINIT_ARRAY: u32 = 16;
+pub const SHT_GROUP: u32 = 17;
+pub const SHT_LLVM_OFFLOADING: u32 = 0x6fff_4c0b;
+pub const SHT_ZEBIN_SPIRV: u32 = 0xff00_0009;
+pub const SHT_ZEBIN_ZEINFO: u32 = 0xff00_0011;
+pub const SHT_ZEBIN_GTPIN_INFO: u32 = 0xff00_0012;
+pub const SHT_ZEBIN_VISAASM: u32 = 0xff00_0013;
+pub const SHT_ZEBIN_MISC: u32 = 0xff00_0014;
+
+pub fn shtype(v: u32, machine: u16) -> Option<&'static str> {
+    Some(match v {
+        0 => "SHT_NULL",
+        1 => "SHT_PROGBITS",
+        2 => "SHT_SYMTAB",
+        3 => "SHT_STRTAB",
+        4 => "SHT_RELA",
+        5 => "SHT_HASH",
+        6 => "SHT_DYNAMIC",
+        7 => "SHT_NOTE",
+        8 => "SHT_NOBITS",
+        9 => "SHT_REL",
+        10 => "SHT_SHLIB",
+        11 => "SHT_DYNSYM",
+        14 => "SHT_INIT_ARRAY",
+        15 => "SHT_FINI_ARRAY",
+        16 => "SHT_PREINIT_ARRAY",
+        17 => "SHT_GROUP",
+        18 => "SHT_SYMTAB_SHNDX",
+        19 => "SHT_RELR",
+        0x6000_0001 => "SHT_ANDROID_REL",
+        0x6000_0002 => "SHT_ANDROID_RELA",
+        0x6fff_4c00 => "SHT_LLVM_ODRTAB",
+        0x6fff_4c01 => "SHT_LLVM_LINKER_OPTIONS",
+        0x6fff_4c03 => "SHT_LLVM_ADDRSIG",
+        0x6fff_4c04 => "SHT_LLVM_DEPENDENT_LIBRARIES",
+        0x6fff_4c05 => "SHT_LLVM_SYMPART",
+        0x6fff_4c06 => "SHT_LLVM_PART_EHDR",
+        0x6fff_4c07 => "SHT_LLVM_PART_PHDR",
+        0x6fff_4c08 => "SHT_LLVM_BB_ADDR_MAP_V0",
+        0x6fff_4c09 => "SHT_LLVM_CALL_GRAPH_PROFILE",
+        0x6fff_4c0a => "SHT_LLVM_BB_ADDR_MAP",
+        0x6fff_4c0b => "SHT_LLVM_OFFLOADING",
+        0x6fff_4c0c => "SHT_LLVM_LTO",
+        0x6fff_4c0d => "SHT_LLVM_JT_SIZES",
+        0x6fff_4c0e => "SHT_LLVM_CFI_JUMP_TABLE",
+        0x6fff_ff00 => "SHT_ANDROID_RELR",
+        0x6fff_fff4 => "SHT_GNU_SFRAME",
+        0x6fff_fff5 => "SHT_GNU_ATTRIBUTES",
+        0x6fff_fff6 => "SHT_GNU_HASH",
+        0x6fff_fff7 => "SHT_GNU_LIBLIST",
+        0x6fff_fffd => "SHT_GNU_verdef",
+        0x6fff_fffe => "SHT_GNU_verneed",
+        0x6fff_ffff => "SHT_GNU_versym",
+        0x7000_0001 if machine == EM_X86_64 => "SHT_X86_64_UNWIND",
+        0x7000_0001 if machine == EM_ARM => "SHT_ARM_EXIDX",
+        0x7000_0003 if machine == EM_ARM => "SHT_ARM_ATTRIBUTES",
+        0x7000_0003 if machine == EM_RISCV => "SHT_RISCV_ATTRIBUTES",
+        0x7000_0003 if machine == EM_AARCH64 => "SHT_AARCH64_ATTRIBUTES",
+        0x7000_0002 if machine == EM_AARCH64 => "SHT_AARCH64_MEMTAG_GLOBALS_STATIC",
+        0x7000_0006 if machine == EM_MIPS => "SHT_MIPS_REGINFO",
+        0x7000_000d if machine == EM_MIPS => "SHT_MIPS_OPTIONS",
+        0x7000_001e if machine == EM_MIPS => "SHT_MIPS_DWARF",
+        0x7000_002a if machine == EM_MIPS => "SHT_MIPS_ABIFLAGS",
+        0x7000_0000 if machine == EM_CUDA => "SHT_CUDA_INFO",
+        0x7000_000b if machine == EM_CUDA => "SHT_CUDA_CALLGRAPH",
+        SHT_ZEBIN_SPIRV => "SHT_ZEBIN_SPIRV",
+        SHT_ZEBIN_ZEINFO => "SHT_ZEBIN_ZEINFO",
+        SHT_ZEBIN_GTPIN_INFO => "SHT_ZEBIN_GTPIN_INFO",
+        SHT_ZEBIN_VISAASM => "SHT_ZEBIN_VISAASM",
+        SHT_ZEBIN_MISC => "SHT_ZEBIN_MISC",
+        0x6000_0000..=0x6fff_ffff => "OS-specific",
+        0x7000_0000..=0x7fff_ffff => "processor-specific",
+        0x8000_0000..=0xffff_ffff => "application-specific",
+        _ => return None,
+    })
+}
+
+pub const SHF_ALLOC: u64 = 0x2;
+pub const SHF_INFO_LINK: u64 = 0x40;
+pub const SHF_COMPRESSED: u64 = 0x800;
+
+pub fn shflags(v: u64) -> String {
+    const F: &[(u64, &str)] = &[
+        (0x1, "WRITE"),
+        (0x2, "ALLOC"),
+        (0x4, "EXECINSTR"),
+        (0x10, "MERGE"),
+        (0x20, "STRINGS"),
+        (0x40, "INFO_LINK"),
+        (0x80, "LINK_ORDER"),
+        (0x100, "OS_NONCONFORMING"),
+        (0x200, "GROUP"),
+        (0x400, "TLS"),
+        (0x800, "COMPRESSED"),
+        (0x20_0000, "GNU_RETAIN"),
+        (0x8000_0000, "EXCLUDE"),
+    ];
+    bits(v, F)
+}
+
+fn bits(v: u64, table: &[(u64, &str)]) -> String {
+    if v == 0 {
+        return "0".into();
+    }
+    let mut rest = v;
+    let mut parts = Vec::new();
+    for &(bit, n) in table {
+        if v & bit != 0 {
+            parts.push(n.to_string());
+            rest &= !bit;
+        }
+    }
+    if rest != 0 {
+        parts.push(format!("0x{rest:x}"));
+    }
+    format!("0x{v:x} ({})", parts.join(" | "))
+}
+
+pub const PT_DYNAMIC: u32 = 2;
+pub const PT_NOTE: u32 = 4;
+
+pub fn ptype(v: u32, machine: u16) -> Option<&'static str> {
+    Some(match v {
+        0 => "PT_NULL",
+        1 => "PT_LOAD",
+        2 => "PT_DYNAMIC",
+        3 => "PT_INTERP",
+        4 => "PT_NOTE",
+        5 => "PT_SHLIB",
+        6 => "PT_PHDR",
+        7 => "PT_TLS",
+        0x6474_e550 => "PT_GNU_EH_FRAME",
+        0x6474_e551 => "PT_GNU_STACK",
+        0x6474_e552 => "PT_GNU_RELRO",
+        0x6474_e553 => "PT_GNU_PROPERTY",
+        0x6474_e554 => "PT_GNU_SFRAME",
+        0x65a3_dbe6 => "PT_OPENBSD_RANDOMIZE",
+        0x65a3_dbe7 => "PT_OPENBSD_WXNEEDED",
+        0x65a4_1be6 => "PT_OPENBSD_BOOTDATA",
+        0x7000_0001 if machine == EM_ARM => "PT_ARM_EXIDX",
+        0x7000_0003 if machine == EM_RISCV => "PT_RISCV_ATTRIBUTES",
+        0x7000_0002 if machine == EM_AARCH64 => "PT_AARCH64_MEMTAG_MTE",
+        0x7000_0000 if machine == EM_MIPS => "PT_MIPS_REGINFO",
+        0x7000_0003 if machine == EM_MIPS => "PT_MIPS_ABIFLAGS",
+        0x6000_0000..=0x6fff_ffff => "OS-specific",
+        0x7000_0000..=0x7fff_ffff => "processor-specific",
+        _ => return None,
+    })
+}
+
+pub fn pflags(v: u32) -> String {
+    let rwx: String = [(4, 'R'), (2, 'W'), (1, 'X')]
+        .iter()
+        .map(|&(bit, c)| if v & bit != 0 { c } else { '-' })
+        .collect();
+    let rest = v & !7;
+    if rest != 0 {
+        format!("0x{v:x} ({rwx} | 0x{rest:x})")
+    } else {
+        format!("{v} ({rwx})")
+    }
+}
+
+pub fn sym_type(v: u8) -> &'static str {
+    match v {
+        0 => "NOTYPE",
+        1 => "OBJECT",
+        2 => "FUNC",
+        3 => "SECTION",
+        4 => "FILE",
+        5 => "COMMON",
+        6 => "TLS",
+        10 => "GNU_IFUNC",
+        13..=15 => "PROC",
+        11 | 12 => "OS",
+        _ => "unknown",
+    }
+}
+
+pub fn sym_bind(v: u8) -> &'static str {
+    match v {
+        0 => "LOCAL",
+        1 => "GLOBAL",
+        2 => "WEAK",
+        10 => "GNU_UNIQUE",
+        11 | 12 => "OS",
+        13..=15 => "PROC",
+        _ => "unknown",
+    }
+}
+
+pub fn sym_vis(v: u8) -> &'static str {
+    match v & 3 {
+        0 => "DEFAULT",
+        1 => "INTERNAL",
+        2 => "HIDDEN",
+        _ => "PROTECTED",
+    }
+}
+
+pub fn shndx(v: u32) -> Option<&'static str> {
+    Some(match v {
+        0 => "SHN_UNDEF",
+        0xfff1 => "SHN_ABS",
+        0xfff2 => "SHN_COMMON",
+        0xffff => "SHN_XINDEX",
+        0xff00..=0xff1f => "processor-specific",
+        0xff20..=0xff3f => "OS-specific",
+        _ => return None,
+    })
+}
+
+/// What a dynamic entry's value is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum DynVal {
+    Plain,
+    /// An offset into the dynamic string table.
+    Str,
+    /// A virtual address.
+    Addr,
+}
+
+pub fn dtag(v: u64) -> (Option<&'static str>, DynVal) {
+    use DynVal::*;
+    let (n, k) = match v {
+        0 => ("DT_NULL", Plain),
+        1 => ("DT_NEEDED", Str),
+        2 => ("DT_PLTRELSZ", Plain),
+        3 => ("DT_PLTGOT", Addr),
+        4 => ("DT_HASH", Addr),
+        5 => ("DT_STRTAB", Addr),
+        6 => ("DT_SYMTAB", Addr),
+        7 => ("DT_RELA", Addr),
+        8 => ("DT_RELASZ", Plain),
+        9 => ("DT_RELAENT", Plain),
+        10 => ("DT_STRSZ", Plain),
+        11 => ("DT_SYMENT", Plain),
+        12 => ("DT_INIT", Addr),
+        13 => ("DT_FINI", Addr),
+        14 => ("DT_SONAME", Str),
+        15 => ("DT_RPATH", Str),
+        16 => ("DT_SYMBOLIC", Plain),
+        17 => ("DT_REL", Addr),
+        18 => ("DT_RELSZ", Plain),
+        19 => ("DT_RELENT", Plain),
+        20 => ("DT_PLTREL", Plain),
+        21 => ("DT_DEBUG", Plain),
+        22 => ("DT_TEXTREL", Plain),
+        23 => ("DT_JMPREL", Addr),
+        24 => ("DT_BIND_NOW", Plain),
+        25 => ("DT_INIT_ARRAY", Addr),
+        26 => ("DT_FINI_ARRAY", Addr),
+        27 => ("DT_INIT_ARRAYSZ", Plain),
+        28 => ("DT_FINI_ARRAYSZ", Plain),
+        29 => ("DT_RUNPATH", Str),
+        30 => ("DT_FLAGS", Plain),
+        32 => ("DT_PREINIT_ARRAY", Addr),
+        33 => ("DT_PREINIT_ARRAYSZ", Plain),
+        34 => ("DT_SYMTAB_SHNDX", Addr),
+        35 => ("DT_RELRSZ", Plain),
+        36 => ("DT_RELR", Addr),
+        37 => ("DT_RELRENT", Plain),
+        0x6000_000f => ("DT_ANDROID_REL", Addr),
+        0x6000_0010 => ("DT_ANDROID_RELSZ", Plain),
+        0x6000_0011 => ("DT_ANDROID_RELA", Addr),
+        0x6000_0012 => ("DT_ANDROID_RELASZ", Plain),
+        0x6fff_fdf5 => ("DT_GNU_PRELINKED", Plain),
+        0x6fff_fdf6 => ("DT_GNU_CONFLICTSZ", Plain),
+        0x6fff_fdf7 => ("DT_GNU_LIBLISTSZ", Plain),
+        0x6fff_fdf8 => ("DT_CHECKSUM", Plain),
+        0x6fff_fdf9 => ("DT_PLTPADSZ", Plain),
+        0x6fff_fdfa => ("DT_MOVEENT", Plain),
+        0x6fff_fdfb => ("DT_MOVESZ", Plain),
+        0x6fff_fdfc => ("DT_FEATURE_1", Plain),
+        0x6fff_fdfd => ("DT_POSFLAG_1", Plain),
+        0x6fff_fdfe => ("DT_SYMINSZ", Plain),
+        0x6fff_fdff => ("DT_SYMINENT", Plain),
+        0x6fff_fef5 => ("DT_GNU_HASH", Addr),
+        0x6fff_fef6 => ("DT_TLSDESC_PLT", Addr),
+        0x6fff_fef7 => ("DT_TLSDESC_GOT", Addr),
+        0x6fff_fef8 => ("DT_GNU_CONFLICT", Addr),
+        0x6fff_fef9 => ("DT_GNU_LIBLIST", Addr),
+        0x6fff_fefa => ("DT_CONFIG", Str),
+        0x6fff_fefb => ("DT_DEPAUDIT", Str),
+        0x6fff_fefc => ("DT_AUDIT", Str),
+        0x6fff_fefd => ("DT_PLTPAD", Addr),
+        0x6fff_fefe => ("DT_MOVETAB", Addr),
+        0x6fff_feff => ("DT_SYMINFO", Addr),
+        0x6fff_fff0 => ("DT_VERSYM", Addr),
+        0x6fff_fff9 => ("DT_RELACOUNT", Plain),
+        0x6fff_fffa => ("DT_RELCOUNT", Plain),
+        0x6fff_fffb => ("DT_FLAGS_1", Plain),
+        0x6fff_fffc => ("DT_VERDEF", Addr),
+        0x6fff_fffd => ("DT_VERDEFNUM", Plain),
+        0x6fff_fffe => ("DT_VERNEED", Addr),
+        0x6fff_ffff => ("DT_VERNEEDNUM", Plain),
+        0x7fff_fffd => ("DT_AUXILIARY", Str),
+        0x7fff_ffff => ("DT_FILTER", Str),
+        _ => return (None, Plain),
+    };
+    (Some(n), k)
+}
+
+/// The name of a note type, by its owner.
+pub fn note_type(owner: &[u8], t: u32, core: bool) -> Option<&'static str> {
+    Some(match (owner, t) {
+        (b"GNU", 1) => "NT_GNU_ABI_TAG",
+        (b"GNU", 2) => "NT_GNU_HWCAP",
+        (b"GNU", 3) => "NT_GNU_BUILD_ID",
+        (b"GNU", 4) => "NT_GNU_GOLD_VERSION",
+        (b"GNU", 5) => "NT_GNU_PROPERTY_TYPE_0",
+        (b"GNU", 0x100) => "NT_GNU_BUILD_ATTRIBUTE_OPEN",
+        (b"GNU", 0x101) => "NT_GNU_BUILD_ATTRIBUTE_FUNC",
+        (b"Go", 4) => "NT_GO_BUILDID",
+        (b"stapsdt", 3) => "NT_STAPSDT",
+        (b"FDO", 0xcafe_1a7e) => "NT_FDO_PACKAGING_METADATA",
+        (b"FDO", 0x407c_0c0a) => "NT_FDO_DLOPEN_METADATA",
+        (b"FreeBSD", 1) => "NT_FREEBSD_ABI_TAG",
+        (b"FreeBSD", 2) => "NT_FREEBSD_NOINIT_TAG",
+        (b"FreeBSD", 3) => "NT_FREEBSD_ARCH_TAG",
+        (b"FreeBSD", 4) => "NT_FREEBSD_FEATURE_CTL",
+        (b"NetBSD", 1) => "NT_NETBSD_IDENT",
+        (b"OpenBSD", 1) => "NT_OPENBSD_IDENT",
+        (b"Android", 1) => "NT_ANDROID_TYPE_IDENT",
+        (b"AMD", 1) => "NT_AMD_HSA_CODE_OBJECT_VERSION",
+        (b"AMD", 2) => "NT_AMD_HSA_HSAIL",
+        (b"AMD", 3) => "NT_AMD_HSA_ISA_VERSION",
+        (b"AMD", 10) => "NT_AMD_HSA_METADATA",
+        (b"AMD", 11) => "NT_AMD_HSA_ISA_NAME",
+        (b"AMD", 12) => "NT_AMD_PAL_METADATA",
+        (b"AMDGPU", 32) => "NT_AMDGPU_METADATA",
+        (b"LLVMOMPOFFLOAD", 1) => "NT_LLVM_OPENMP_OFFLOAD_VERSION",
+        (b"LLVMOMPOFFLOAD", 2) => "NT_LLVM_OPENMP_OFFLOAD_PRODUCER",
+        (b"LLVMOMPOFFLOAD", 3) => "NT_LLVM_OPENMP_OFFLOAD_PRODUCER_VERSION",
+        (b"CORE" | b"LINUX", _) if core => core_note(t)?,
+        _ => return None,
+    })
+}
+
+fn core_note(t: u32) -> Option<&'static str> {
+    Some(match t {
+        1 => "NT_PRSTATUS",
+        2 => "NT_FPREGSET",
+        3 => "NT_PRPSINFO",
+        4 => "NT_TASKSTRUCT",
+        6 => "NT_AUXV",
+        0x200 => "NT_386_TLS",
+        0x202 => "NT_X86_XSTATE",
+        0x400 => "NT_ARM_VFP",
+        0x4649_4c45 => "NT_FILE",
+        0x5349_4749 => "NT_SIGINFO",
+        0x46e6_2b7f => "NT_PRXFPREG",
+        _ => return None,
+    })
+}
+
+/// The name of relocation type `t` on `machine`.
+pub fn reloc(machine: u16, t: u32) -> Option<&'static str> {
+    let table = match machine {
+        EM_X86_64 => tables::X86_64,
+        EM_386 => tables::I386,
+        EM_AARCH64 => tables::AARCH64,
+        EM_ARM => tables::ARM,
+        EM_AMDGPU => tables::AMDGPU,
+        EM_RISCV => tables::RISCV,
+        EM_PPC64 => tables::PPC64,
+        EM_PPC => tables::PPC,
+        EM_MIPS => tables::MIPS,
+        EM_LOONGARCH => tables::LOONGARCH,
+        EM_S390 => tables::S390,
+        EM_SPARCV9 | 2 | 18 => tables::SPARC,
+        EM_BPF => tables::BPF,
+        EM_HEXAGON => tables::HEXAGON,
+        EM_INTELGT => return crate::formats::zebin::reloc_name(t),
+        _ => return None,
+    };
+    tables::lookup(table, t)
+}

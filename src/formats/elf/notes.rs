@@ -1,0 +1,296 @@
+//! ELF notes: namesz, descsz, type, owner name and description, the
+//! description decoded for the owners whose notes have a known layout (GNU,
+//! Go, FDO, LLVM offloading, and Intel GT through the zebin module).
+
+use super::{names, Elf, EM_INTELGT};
+use crate::formats::zebin;
+use crate::model::{named, num, text, Builder, Endian, NodeId};
+
+/// More notes than this in one section are not shown.
+const MAX_NOTES: u64 = 65_536;
+
+fn align_up(v: u64, a: u64) -> Option<u64> {
+    v.checked_add(a - 1).map(|x| x / a * a)
+}
+
+/// Parses the notes in `[a, a+l)` under `parent`.
+pub(super) fn notes(
+    b: &mut Builder<'_>,
+    parent: NodeId,
+    elf: &Elf,
+    secname: &str,
+    a: u64,
+    l: u64,
+    align: u64,
+) {
+    let e = elf.e;
+    let al = if align == 8 { 8 } else { 4 };
+    let all = b.slice(a, l);
+    if !all.is_empty() && all.iter().all(|&c| c == 0) {
+        b.leaf(
+            parent,
+            "zero-filled",
+            a,
+            l,
+            format!("{l} zero bytes, no notes"),
+        );
+        let m = format!(
+            "note section {secname} is zero-filled ({l} bytes): space reserved, no notes written"
+        );
+        if elf.machine == EM_INTELGT && secname == ".note.intelgt.metrics" {
+            b.info(a, l, m);
+        } else {
+            b.warn(a, l, m);
+        }
+        return;
+    }
+    let end = a + l;
+    let mut pos = a;
+    let mut i = 0u64;
+    while pos < end {
+        if i >= MAX_NOTES {
+            b.info(
+                pos,
+                end - pos,
+                format!("more than {MAX_NOTES} notes; the rest are not shown"),
+            );
+            break;
+        }
+        let rest = end - pos;
+        if rest < 12 {
+            let tail = b.slice(pos, rest);
+            if tail.iter().all(|&c| c == 0) {
+                b.leaf(parent, "padding", pos, rest, format!("{rest} zero bytes"));
+                b.warn(
+                    pos,
+                    rest,
+                    format!("{rest} zero bytes after the last note of {secname}"),
+                );
+            } else {
+                b.error(
+                    pos,
+                    rest,
+                    format!("note [{i}] runs past its section {secname}: its header needs 12 bytes, {rest} remain"),
+                );
+            }
+            break;
+        }
+        let (Some(namesz), Some(descsz), Some(typ)) = (
+            b.read_u32(pos, e),
+            b.read_u32(pos + 4, e),
+            b.read_u32(pos + 8, e),
+        ) else {
+            break;
+        };
+        // The description and the next note start `al`-aligned from the
+        // note's start (4 in most notes, 8 in 64-bit GNU property notes).
+        let desc_off = align_up(12 + u64::from(namesz), al).unwrap_or(u64::MAX);
+        let total = desc_off
+            .checked_add(descsz.into())
+            .and_then(|x| align_up(x, al))
+            .unwrap_or(u64::MAX);
+        // The last note's description may end without padding.
+        let total_min = desc_off.saturating_add(descsz.into());
+        let fits = total <= rest || total_min <= rest;
+        let size = total.min(rest);
+        let owner_len = u64::from(namesz).min(rest - 12);
+        let owner_raw = b.slice(pos + 12, owner_len);
+        let owner = match owner_raw.split_last() {
+            Some((0, r)) => r,
+            _ => owner_raw,
+        };
+        let core = elf.etype == 4;
+        let tname = if owner == b"IntelGT" {
+            zebin::note_type(typ)
+        } else {
+            names::note_type(owner, typ, core)
+        };
+        let owner_s = text::from_bytes(owner);
+        let label = format!(
+            "[{i}] {} {}",
+            if owner_s.is_empty() {
+                "(no owner)"
+            } else {
+                &owner_s
+            },
+            tname.map_or_else(|| format!("type {typ}"), str::to_string)
+        );
+        let id = b.group(parent, label, pos, size);
+        b.leaf(id, "n_namesz", pos, 4, num(namesz.into()));
+        b.leaf(id, "n_descsz", pos + 4, 4, num(descsz.into()));
+        b.leaf(id, "n_type", pos + 8, 4, named(typ.into(), tname));
+        if !fits {
+            b.error(
+                pos,
+                rest,
+                format!(
+                    "note [{i}] ({owner_s}) runs past its section {secname}: namesz {namesz} and descsz {descsz} need {total} bytes, {rest} remain"
+                ),
+            );
+            if owner_len > 0 {
+                b.leaf(id, "name", pos + 12, owner_len, text::quoted(owner));
+            }
+            break;
+        }
+        if namesz > 0 {
+            b.leaf(id, "name", pos + 12, namesz.into(), text::quoted(owner));
+        }
+        let d = pos + desc_off;
+        if descsz > 0 {
+            desc(b, id, elf, owner, typ, d, descsz.into(), al);
+        }
+        b.set_value(id, format!("{owner_s}, {} bytes of description", descsz));
+        pos = pos.saturating_add(total.max(12));
+        i += 1;
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn desc(
+    b: &mut Builder<'_>,
+    parent: NodeId,
+    elf: &Elf,
+    owner: &[u8],
+    typ: u32,
+    d: u64,
+    n: u64,
+    al: u64,
+) {
+    let e = elf.e;
+    if owner == b"IntelGT" {
+        zebin::note_desc(b, parent, typ, d, n, e);
+        return;
+    }
+    match (owner, typ) {
+        (b"GNU", 1) if n >= 16 => {
+            let g = b.group(parent, "desc", d, n);
+            let os = b.read_u32(d, e).unwrap_or(0);
+            let osn = match os {
+                0 => Some("Linux"),
+                1 => Some("Hurd"),
+                2 => Some("Solaris"),
+                3 => Some("FreeBSD"),
+                _ => None,
+            };
+            b.leaf(g, "os", d, 4, named(os.into(), osn));
+            let v: Vec<u32> = (1..4).filter_map(|k| b.read_u32(d + 4 * k, e)).collect();
+            b.u32(g, "major", d + 4, e);
+            b.u32(g, "minor", d + 8, e);
+            b.u32(g, "subminor", d + 12, e);
+            let ver: Vec<String> = v.iter().map(u32::to_string).collect();
+            b.set_value(
+                g,
+                format!("{} ABI {}", osn.unwrap_or("unknown OS"), ver.join(".")),
+            );
+        }
+        (b"GNU", 3) => {
+            let bytes = b.slice(d, n);
+            let hex: String = bytes.iter().take(64).map(|x| format!("{x:02x}")).collect();
+            b.leaf(parent, "build id", d, n, hex);
+        }
+        (b"GNU", 5) => properties(b, parent, elf, d, n, al),
+        (b"GNU", 4)
+        | (b"Go", 4)
+        | (b"FDO", 0xcafe_1a7e)
+        | (b"LLVMOMPOFFLOAD", _)
+        | (b"AMD", 11) => {
+            let s = b.slice(d, n);
+            let end = memchr::memchr(0, s).unwrap_or(s.len());
+            b.leaf(
+                parent,
+                "desc",
+                d,
+                n,
+                text::quoted(s.get(..end).unwrap_or(&[])),
+            );
+        }
+        _ => {
+            b.raw(parent, "desc", d, n);
+        }
+    }
+}
+
+fn properties(b: &mut Builder<'_>, parent: NodeId, elf: &Elf, d: u64, n: u64, al: u64) {
+    let e: Endian = elf.e;
+    let g = b.group(parent, "properties", d, n);
+    let end = d + n;
+    let mut pos = d;
+    let mut i = 0;
+    while end.saturating_sub(pos) >= 8 && i < 4096 {
+        let (Some(t), Some(sz)) = (b.read_u32(pos, e), b.read_u32(pos + 4, e)) else {
+            break;
+        };
+        let datasz = u64::from(sz);
+        let total = 8u64.saturating_add(align_up(datasz, al).unwrap_or(u64::MAX));
+        let size = total.min(end - pos);
+        let tn = match t {
+            1 => Some("GNU_PROPERTY_STACK_SIZE"),
+            2 => Some("GNU_PROPERTY_NO_COPY_ON_PROTECTED"),
+            0xb000_8000 => Some("GNU_PROPERTY_1_NEEDED"),
+            0xc000_0000 if elf.machine == names::EM_AARCH64 => {
+                Some("GNU_PROPERTY_AARCH64_FEATURE_1_AND")
+            }
+            0xc000_0002 => Some("GNU_PROPERTY_X86_FEATURE_1_AND"),
+            0xc000_8001 => Some("GNU_PROPERTY_X86_FEATURE_2_NEEDED"),
+            0xc000_8002 => Some("GNU_PROPERTY_X86_ISA_1_NEEDED"),
+            0xc001_0001 => Some("GNU_PROPERTY_X86_FEATURE_2_USED"),
+            0xc001_0002 => Some("GNU_PROPERTY_X86_ISA_1_USED"),
+            _ => None,
+        };
+        let id = b.group(g, format!("[{i}] {}", tn.unwrap_or("property")), pos, size);
+        b.leaf(
+            id,
+            "pr_type",
+            pos,
+            4,
+            format!("0x{t:x} ({})", tn.unwrap_or("unknown")),
+        );
+        b.leaf(id, "pr_datasz", pos + 4, 4, num(datasz));
+        if 8 + datasz > end - pos {
+            b.error(
+                pos,
+                end - pos,
+                format!("GNU property [{i}] runs past its note"),
+            );
+            break;
+        }
+        if datasz == 4 {
+            let v = b.read_u32(pos + 8, e).unwrap_or(0);
+            let shown = match (t, elf.machine) {
+                (0xc000_0002, _) => bitnames(v, &[(1, "IBT"), (2, "SHSTK")]),
+                (0xc000_0000, names::EM_AARCH64) => {
+                    bitnames(v, &[(1, "BTI"), (2, "PAC"), (4, "GCS")])
+                }
+                (0xc000_8002 | 0xc001_0002, _) => bitnames(
+                    v,
+                    &[
+                        (1, "x86-64-baseline"),
+                        (2, "x86-64-v2"),
+                        (4, "x86-64-v3"),
+                        (8, "x86-64-v4"),
+                    ],
+                ),
+                _ => format!("0x{v:x}"),
+            };
+            b.leaf(id, "pr_data", pos + 8, 4, shown.clone());
+            b.set_value(id, shown);
+        } else if datasz > 0 {
+            b.raw(id, "pr_data", pos + 8, datasz);
+        }
+        pos = pos.saturating_add(total);
+        i += 1;
+    }
+}
+
+fn bitnames(v: u32, t: &[(u32, &str)]) -> String {
+    let on: Vec<&str> = t
+        .iter()
+        .filter(|(bit, _)| v & bit != 0)
+        .map(|&(_, n)| n)
+        .collect();
+    if on.is_empty() {
+        format!("0x{v:x}")
+    } else {
+        format!("0x{v:x} ({})", on.join(", "))
+    }
+}

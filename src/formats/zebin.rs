@@ -1,0 +1,795 @@
+//! Intel GT "zebin" specifics, on top of the ELF reader: the `.ze_info` YAML
+//! as a tree (each key and value linked to its bytes), the `IntelGT` notes
+//! decoded by their meaning, `R_ZE_*` relocation names, `.spv` as SPIR-V,
+//! `.misc.*` and `.visaasm.*` as text, `.gtpin_info*` raw, and each
+//! `.text.<kernel>` linked to its symbols and its `.ze_info` entry.
+
+use saphyr_parser::{Event, Parser, ScalarStyle};
+
+use crate::formats::elf::{
+    Elf, Sec, SHT_ZEBIN_GTPIN_INFO, SHT_ZEBIN_MISC, SHT_ZEBIN_SPIRV, SHT_ZEBIN_VISAASM,
+    SHT_ZEBIN_ZEINFO,
+};
+use crate::formats::spirv;
+use crate::model::{named, num, text, Builder, Endian, NodeId};
+
+/// Relocation types of EM_INTELGT.
+pub fn reloc_name(t: u32) -> Option<&'static str> {
+    Some(match t {
+        0 => "R_ZE_NONE",
+        1 => "R_ZE_SYM_ADDR",
+        2 => "R_ZE_SYM_ADDR_32",
+        3 => "R_ZE_SYM_ADDR_32_HI",
+        4 => "R_PER_THREAD_PAYLOAD_OFFSET_32",
+        _ => return None,
+    })
+}
+
+/// Note types of owner `IntelGT`.
+pub fn note_type(t: u32) -> Option<&'static str> {
+    Some(match t {
+        1 => "NT_INTELGT_PRODUCT_FAMILY",
+        2 => "NT_INTELGT_GFXCORE_FAMILY",
+        3 => "NT_INTELGT_TARGET_METADATA",
+        4 => "NT_INTELGT_ZEBIN_VERSION",
+        5 => "NT_INTELGT_VISA_ABI_VERSION",
+        6 => "NT_INTELGT_PRODUCT_CONFIG",
+        7 => "NT_INTELGT_INDIRECT_ACCESS_DETECTION_VERSION",
+        8 => "NT_INTELGT_INDIRECT_ACCESS_BUFFER_MAJOR_VERSION",
+        _ => return None,
+    })
+}
+
+/// Intel's PRODUCT_FAMILY numbers (gmmlib's igfxfmid.h).
+pub fn product_family(v: u32) -> Option<&'static str> {
+    const OLD: [&str; 34] = [
+        "IGFX_UNKNOWN",
+        "IGFX_GRANTSDALE_G",
+        "IGFX_ALVISO_G",
+        "IGFX_LAKEPORT_G",
+        "IGFX_CALISTOGA_G",
+        "IGFX_BROADWATER_G",
+        "IGFX_CRESTLINE_G",
+        "IGFX_BEARLAKE_G",
+        "IGFX_CANTIGA_G",
+        "IGFX_CEDARVIEW_G",
+        "IGFX_EAGLELAKE_G",
+        "IGFX_IRONLAKE_G",
+        "IGFX_GT",
+        "IGFX_IVYBRIDGE",
+        "IGFX_HASWELL",
+        "IGFX_VALLEYVIEW",
+        "IGFX_BROADWELL",
+        "IGFX_CHERRYVIEW",
+        "IGFX_SKYLAKE",
+        "IGFX_KABYLAKE",
+        "IGFX_COFFEELAKE",
+        "IGFX_WILLOWVIEW",
+        "IGFX_BROXTON",
+        "IGFX_GEMINILAKE",
+        "IGFX_CANNONLAKE",
+        "IGFX_ICELAKE",
+        "IGFX_ICELAKE_LP",
+        "IGFX_LAKEFIELD",
+        "IGFX_JASPERLAKE / IGFX_ELKHARTLAKE",
+        "IGFX_TIGERLAKE_LP",
+        "IGFX_ROCKETLAKE",
+        "IGFX_ALDERLAKE_S",
+        "IGFX_ALDERLAKE_P",
+        "IGFX_ALDERLAKE_N",
+    ];
+    if let Some(n) = OLD.get(v as usize) {
+        return Some(n);
+    }
+    Some(match v {
+        1210 => "IGFX_DG1",
+        1250 => "IGFX_XE_HP_SDV",
+        1270 => "IGFX_DG2",
+        1271 => "IGFX_PVC",
+        1272 => "IGFX_METEORLAKE",
+        1273 => "IGFX_ARROWLAKE",
+        1274 => "IGFX_BMG",
+        1275 => "IGFX_LUNARLAKE",
+        1300 => "IGFX_PTL",
+        1340 => "IGFX_NVL_XE3G",
+        1360 => "IGFX_NVL",
+        1380 => "IGFX_CRI",
+        _ => return None,
+    })
+}
+
+/// Intel's GFXCORE_FAMILY numbers (gmmlib's igfxfmid.h).
+pub fn gfxcore_family(v: u32) -> Option<&'static str> {
+    Some(match v {
+        0 => "IGFX_UNKNOWN_CORE",
+        1 => "IGFX_GEN3_CORE",
+        2 => "IGFX_GEN3_5_CORE",
+        3 => "IGFX_GEN4_CORE",
+        4 => "IGFX_GEN4_5_CORE",
+        5 => "IGFX_GEN5_CORE",
+        6 => "IGFX_GEN5_5_CORE",
+        7 => "IGFX_GEN5_75_CORE",
+        8 => "IGFX_GEN6_CORE",
+        9 => "IGFX_GEN7_CORE",
+        10 => "IGFX_GEN7_5_CORE",
+        11 => "IGFX_GEN8_CORE",
+        12 => "IGFX_GEN9_CORE",
+        13 => "IGFX_GEN10_CORE",
+        14 => "IGFX_GEN10LP_CORE",
+        15 => "IGFX_GEN11_CORE",
+        16 => "IGFX_GEN11LP_CORE",
+        17 => "IGFX_GEN12_CORE",
+        18 => "IGFX_GEN12LP_CORE",
+        0x0c05 => "IGFX_XE_HP_CORE",
+        0x0c07 => "IGFX_XE_HPG_CORE",
+        0x0c08 => "IGFX_XE_HPC_CORE",
+        0x0c09 => "IGFX_XE2_HPG_CORE / IGFX_XE2_LPG_CORE",
+        0x1e00 => "IGFX_XE3_CORE",
+        0x2300 => "IGFX_XE3P_CORE",
+        0x2301 => "IGFX_XE3P_HPM",
+        _ => return None,
+    })
+}
+
+/// The bit fields of NT_INTELGT_TARGET_METADATA: (name, low bit, width).
+pub const TARGET_METADATA: [(&str, u32, u32); 8] = [
+    ("generatorSpecificFlags", 0, 8),
+    ("minHwRevisionId", 8, 5),
+    ("validateRevisionId", 13, 1),
+    ("disableExtendedValidation", 14, 1),
+    ("reservedBit", 15, 1),
+    ("maxHwRevisionId", 16, 5),
+    ("generatorId", 21, 3),
+    ("reserved", 24, 8),
+];
+
+/// The bit fields of NT_INTELGT_PRODUCT_CONFIG (a GMD id): (name, low bit, width).
+pub const PRODUCT_CONFIG: [(&str, u32, u32); 4] = [
+    ("revision", 0, 6),
+    ("reserved", 6, 8),
+    ("release", 14, 8),
+    ("architecture", 22, 10),
+];
+
+fn bits(v: u32, lo: u32, width: u32) -> u32 {
+    (v >> lo) & ((1u32 << width) - 1)
+}
+
+/// The byte of a 4-byte word that holds bit `bit`, for an absolute range.
+fn bit_byte(d: u64, bit: u32, width: u32, e: Endian) -> (u64, u64) {
+    let first = u64::from(bit / 8);
+    let last = u64::from((bit + width - 1) / 8);
+    match e {
+        Endian::Little => (d + first, last - first + 1),
+        Endian::Big => (d + 3 - last, last - first + 1),
+    }
+}
+
+fn bitfields(
+    b: &mut Builder<'_>,
+    g: NodeId,
+    v: u32,
+    d: u64,
+    e: Endian,
+    fields: &[(&str, u32, u32)],
+) {
+    for &(name, lo, w) in fields {
+        let x = bits(v, lo, w);
+        let (o, n) = bit_byte(d, lo, w, e);
+        let range = if w == 1 {
+            format!("bit {lo}")
+        } else {
+            format!("bits {}..{lo}", lo + w - 1)
+        };
+        let shown = match (name, x) {
+            ("generatorId", 0) => "0 (UNREGISTERED)".to_string(),
+            ("generatorId", 1) => "1 (IGC)".to_string(),
+            ("generatorId", 2) => "2 (NGEN)".to_string(),
+            ("validateRevisionId" | "disableExtendedValidation" | "reservedBit", 1) => {
+                "1 (true)".to_string()
+            }
+            ("validateRevisionId" | "disableExtendedValidation" | "reservedBit", 0) => {
+                "0 (false)".to_string()
+            }
+            _ => num(x.into()),
+        };
+        b.leaf(g, name, o, n, format!("{shown}, {range}"));
+    }
+}
+
+/// Decodes the description of an IntelGT note.
+pub(crate) fn note_desc(b: &mut Builder<'_>, parent: NodeId, typ: u32, d: u64, n: u64, e: Endian) {
+    let word = if n == 4 { b.read_u32(d, e) } else { None };
+    match (typ, word) {
+        (1, Some(v)) => {
+            b.leaf(
+                parent,
+                "product family",
+                d,
+                4,
+                named(v.into(), product_family(v)),
+            );
+        }
+        (2, Some(v)) => {
+            b.leaf(
+                parent,
+                "gfxcore family",
+                d,
+                4,
+                named(v.into(), gfxcore_family(v)),
+            );
+        }
+        (3, Some(v)) => {
+            let g = b.group(parent, "target metadata", d, 4);
+            b.set_value(g, format!("0x{v:08x}"));
+            bitfields(b, g, v, d, e, &TARGET_METADATA);
+        }
+        (6, Some(v)) => {
+            let g = b.group(parent, "product config", d, 4);
+            b.set_value(
+                g,
+                format!(
+                    "0x{v:08x} ({}.{}.{})",
+                    bits(v, 22, 10),
+                    bits(v, 14, 8),
+                    bits(v, 0, 6)
+                ),
+            );
+            bitfields(b, g, v, d, e, &PRODUCT_CONFIG);
+        }
+        (5, Some(v)) => {
+            b.leaf(parent, "vISA ABI version", d, 4, num(v.into()));
+        }
+        (7, Some(v)) => {
+            b.leaf(
+                parent,
+                "indirect access detection version",
+                d,
+                4,
+                num(v.into()),
+            );
+        }
+        (8, Some(v)) => {
+            b.leaf(
+                parent,
+                "indirect access buffer major version",
+                d,
+                4,
+                num(v.into()),
+            );
+        }
+        (4, _) => {
+            let s = b.slice(d, n);
+            let end = memchr::memchr(0, s).unwrap_or(s.len());
+            b.leaf(
+                parent,
+                "zebin version",
+                d,
+                n,
+                text::quoted(s.get(..end).unwrap_or(&[])),
+            );
+        }
+        (1..=3 | 5..=8, None) => {
+            b.raw(parent, "desc", d, n);
+            b.warn(
+                d,
+                n,
+                format!("IntelGT note type {typ} should have a 4-byte description, not {n} bytes"),
+            );
+        }
+        _ => {
+            b.raw(parent, "desc", d, n);
+        }
+    }
+}
+
+/// What the sections pass on to [`finish`].
+#[derive(Default)]
+pub struct State {
+    kernels: Vec<Entry>,
+}
+
+/// A `kernels` or `functions` entry of `.ze_info`.
+struct Entry {
+    name: String,
+    node: NodeId,
+    off: u64,
+    len: u64,
+}
+
+/// Decodes a zebin-specific section; false if `s` is not one.
+pub(crate) fn section(
+    b: &mut Builder<'_>,
+    id: NodeId,
+    _elf: &Elf,
+    s: &Sec,
+    a: u64,
+    l: u64,
+    st: &mut State,
+) -> bool {
+    let n = s.name.as_str();
+    if s.typ == SHT_ZEBIN_SPIRV || n == ".spv" {
+        if spirv::detect(b.slice(a, l)) {
+            b.set_format(id, "spirv");
+            spirv::parse(b, id, a, l);
+        } else {
+            b.warn(
+                a,
+                l.min(4),
+                format!("{n} does not start with the SPIR-V magic"),
+            );
+        }
+        return true;
+    }
+    if s.typ == SHT_ZEBIN_ZEINFO || n == ".ze_info" {
+        zeinfo(b, id, a, l, st);
+        return true;
+    }
+    if s.typ == SHT_ZEBIN_GTPIN_INFO || n.starts_with(".gtpin_info") {
+        b.raw(id, "data", a, l);
+        return true;
+    }
+    if s.typ == SHT_ZEBIN_MISC
+        || s.typ == SHT_ZEBIN_VISAASM
+        || n.starts_with(".misc.")
+        || n.starts_with(".visaasm")
+    {
+        let bytes = b.slice(a, l);
+        let end = bytes.iter().rposition(|&c| c != 0).map_or(0, |i| i + 1);
+        let shown = bytes.get(..end.min(4096)).unwrap_or(&[]);
+        let mut v = text::quoted(shown);
+        if end > 4096 {
+            v.push('…');
+        }
+        b.leaf(id, "text", a, l, v);
+        return true;
+    }
+    false
+}
+
+/// Links each `.text.<kernel>` to its `.ze_info` entry (and back) and shows
+/// the symbols that point into it.
+pub(crate) fn finish(b: &mut Builder<'_>, elf: &Elf, built: &[(usize, NodeId)], st: &State) {
+    use crate::formats::elf::{read_sym, sym_bytes};
+    let symtab = elf.symtab();
+    let mut syms: Vec<(u64, u16, String, u64, u64, u64)> = Vec::new();
+    if let Some(si) = symtab {
+        let es = elf.sym_size();
+        if let Some((a, l)) = elf.sec(si.into()).and_then(|s| elf.data(s)) {
+            let strtab = elf.sec(si.into()).map_or(0, |s| s.link);
+            for i in 0..(l / es).min(100_000) {
+                let o = a + i * es;
+                let Some(sym) = read_sym(b, elf, o) else {
+                    break;
+                };
+                let Some((ba, bl)) = sym_bytes(elf, &sym) else {
+                    continue;
+                };
+                let name = elf
+                    .string(b, strtab, sym.name.into())
+                    .map(|s| s.text)
+                    .unwrap_or_default();
+                syms.push((i, sym.shndx, name, o, ba, bl));
+            }
+        }
+    }
+    let es = elf.sym_size();
+    for &(i, node) in built {
+        let Some(s) = elf.secs.get(i) else {
+            continue;
+        };
+        let Some(kname) = s.name.strip_prefix(".text.") else {
+            continue;
+        };
+        let Some((a, l)) = elf.data(s) else {
+            continue;
+        };
+        let mut v = format!("code of {kname}");
+        if let Some(k) = st.kernels.iter().find(|k| k.name == kname) {
+            b.link(node, k.off, k.len);
+            b.link(k.node, a, l);
+            v.push_str(", linked to its .ze_info entry");
+        }
+        b.set_value(node, v);
+        for (si, shndx, name, o, ba, bl) in &syms {
+            if usize::from(*shndx) != i {
+                continue;
+            }
+            let label = if name.is_empty() {
+                format!("symbol [{si}]")
+            } else {
+                format!("symbol {name}")
+            };
+            let n = b.leaf(node, label, *ba, *bl, format!("symbol [{si}], {bl} bytes"));
+            b.link(n, *o, es);
+        }
+    }
+}
+
+// ---- .ze_info ----
+
+/// A YAML value with its byte span (absolute).
+enum Y {
+    Scalar {
+        text: String,
+        quoted: bool,
+        start: u64,
+        end: u64,
+    },
+    Map {
+        entries: Vec<(String, u64, u64, Y)>,
+        start: u64,
+        end: u64,
+    },
+    Seq {
+        items: Vec<Y>,
+        start: u64,
+        end: u64,
+    },
+}
+
+impl Y {
+    fn span(&self) -> (u64, u64) {
+        match self {
+            Y::Scalar { start, end, .. }
+            | Y::Map { start, end, .. }
+            | Y::Seq { start, end, .. } => (*start, *end),
+        }
+    }
+}
+
+enum Ev {
+    Scalar(String, bool),
+    MapStart,
+    MapEnd,
+    SeqStart,
+    SeqEnd,
+    Alias,
+    Other,
+}
+
+const MAX_DEPTH: usize = 64;
+const MAX_EVENTS: usize = 2_000_000;
+
+struct Events {
+    ev: Vec<(Ev, u64, u64)>,
+    pos: usize,
+}
+
+impl Events {
+    fn next(&mut self) -> Option<&(Ev, u64, u64)> {
+        let e = self.ev.get(self.pos);
+        self.pos += 1;
+        e
+    }
+    fn peek(&self) -> Option<&(Ev, u64, u64)> {
+        self.ev.get(self.pos)
+    }
+}
+
+fn zeinfo(b: &mut Builder<'_>, id: NodeId, a: u64, l: u64, st: &mut State) {
+    let bytes = b.slice(a, l);
+    let end = bytes.iter().rposition(|&c| c != 0).map_or(0, |i| i + 1);
+    let bytes = bytes.get(..end).unwrap_or(&[]);
+    let src = match std::str::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => {
+            b.warn(a + e.valid_up_to() as u64, 1, ".ze_info is not valid UTF-8");
+            return;
+        }
+    };
+    // saphyr's markers count characters; map them to bytes.
+    let ascii = src.is_ascii();
+    let map: Vec<usize> = if ascii {
+        Vec::new()
+    } else {
+        src.char_indices()
+            .map(|(i, _)| i)
+            .chain(std::iter::once(src.len()))
+            .collect()
+    };
+    let to_byte = |ci: usize| -> u64 {
+        let bi = if ascii {
+            ci.min(src.len())
+        } else {
+            map.get(ci).copied().unwrap_or(src.len())
+        };
+        a + bi as u64
+    };
+    let mut ev = Vec::new();
+    let mut parser = Parser::new_from_str(src);
+    while let Some(r) = parser.next_event() {
+        match r {
+            Ok((e, span)) => {
+                let (s, t) = (to_byte(span.start.index()), to_byte(span.end.index()));
+                let kind = match e {
+                    Event::Scalar(v, style, _, _) => {
+                        // Block scalars' spans take the indentation after them.
+                        let quoted = !matches!(style, ScalarStyle::Plain);
+                        Ev::Scalar(v.into_owned(), quoted)
+                    }
+                    Event::MappingStart(..) => Ev::MapStart,
+                    Event::MappingEnd => Ev::MapEnd,
+                    Event::SequenceStart(..) => Ev::SeqStart,
+                    Event::SequenceEnd => Ev::SeqEnd,
+                    Event::Alias(_) => Ev::Alias,
+                    Event::StreamEnd => break,
+                    _ => Ev::Other,
+                };
+                let t = trim_end(src, a, s, t);
+                ev.push((kind, s, t));
+                if ev.len() >= MAX_EVENTS {
+                    b.info(
+                        a,
+                        l,
+                        "the .ze_info YAML is too large; only its start is shown",
+                    );
+                    break;
+                }
+            }
+            Err(e) => {
+                let at = to_byte(e.marker().index());
+                b.warn(at, 1, format!(".ze_info: YAML error: {}", e.info()));
+                break;
+            }
+        }
+    }
+    let mut evs = Events { ev, pos: 0 };
+    // Skip to the first value (past StreamStart and DocumentStart).
+    while matches!(evs.peek(), Some((Ev::Other, ..))) {
+        evs.pos += 1;
+    }
+    let Some(root) = value(&mut evs, 0) else {
+        return;
+    };
+    let top: Vec<(String, u64, u64, Y)> = match root {
+        Y::Map { entries, .. } => entries,
+        other => {
+            let (s, _) = other.span();
+            emit(b, id, "value".into(), s, other, 0, &mut Vec::new());
+            return;
+        }
+    };
+    for (k, ks, _ke, v) in top {
+        let mut found = Vec::new();
+        let record = k == "kernels" || k == "functions";
+        emit(b, id, k, ks, v, 0, &mut found);
+        if record {
+            st.kernels.extend(found);
+        }
+    }
+}
+
+/// The end of a span with trailing blanks (block scalars) left out.
+fn trim_end(src: &str, a: u64, s: u64, t: u64) -> u64 {
+    let (si, ti) = ((s - a) as usize, (t - a) as usize);
+    match src.get(si..ti) {
+        Some(x) => s + x.trim_end().len() as u64,
+        None => t,
+    }
+}
+
+fn value(evs: &mut Events, depth: usize) -> Option<Y> {
+    let (kind, s, t) = match evs.next()? {
+        (Ev::Scalar(v, q), s, t) => {
+            return Some(Y::Scalar {
+                text: v.clone(),
+                quoted: *q,
+                start: *s,
+                end: *t,
+            })
+        }
+        (Ev::Alias, s, t) => {
+            return Some(Y::Scalar {
+                text: "*alias".into(),
+                quoted: false,
+                start: *s,
+                end: *t,
+            })
+        }
+        (Ev::MapStart, s, t) => (0, *s, *t),
+        (Ev::SeqStart, s, t) => (1, *s, *t),
+        (_, s, t) => {
+            return Some(Y::Scalar {
+                text: String::new(),
+                quoted: false,
+                start: *s,
+                end: *t,
+            })
+        }
+    };
+    if depth >= MAX_DEPTH {
+        // Skip the whole collection.
+        let mut level = 1usize;
+        let mut end = t;
+        while level > 0 {
+            let Some((e, _, et)) = evs.next() else {
+                break;
+            };
+            end = end.max(*et);
+            match e {
+                Ev::MapStart | Ev::SeqStart => level += 1,
+                Ev::MapEnd | Ev::SeqEnd => level -= 1,
+                _ => {}
+            }
+        }
+        return Some(Y::Scalar {
+            text: "(nested too deep)".into(),
+            quoted: false,
+            start: s,
+            end,
+        });
+    }
+    let mut end = t;
+    if kind == 0 {
+        let mut entries = Vec::new();
+        loop {
+            match evs.peek() {
+                None => break,
+                Some((Ev::MapEnd, es, et)) => {
+                    // Flow mappings end at their brace; block ones report an
+                    // empty span at the next token.
+                    if et > es {
+                        end = end.max(*et);
+                    }
+                    evs.pos += 1;
+                    break;
+                }
+                _ => {}
+            }
+            let key = value(evs, depth + 1)?;
+            let (ks, ke) = key.span();
+            let k = match key {
+                Y::Scalar { text, .. } => text,
+                _ => "(complex key)".into(),
+            };
+            let v = value(evs, depth + 1).unwrap_or(Y::Scalar {
+                text: String::new(),
+                quoted: false,
+                start: ke,
+                end: ke,
+            });
+            end = end.max(v.span().1).max(ke);
+            entries.push((k, ks, ke, v));
+        }
+        Some(Y::Map {
+            entries,
+            start: s,
+            end,
+        })
+    } else {
+        let mut items = Vec::new();
+        loop {
+            match evs.peek() {
+                None => break,
+                Some((Ev::SeqEnd, es, et)) => {
+                    if et > es {
+                        end = end.max(*et);
+                    }
+                    evs.pos += 1;
+                    break;
+                }
+                _ => {}
+            }
+            let v = value(evs, depth + 1)?;
+            end = end.max(v.span().1);
+            items.push(v);
+        }
+        Some(Y::Seq {
+            items,
+            start: s,
+            end,
+        })
+    }
+}
+
+/// Adds `v` under `parent` as `name`, its range from `start` (the key's
+/// start, or the value's) to the value's end, linked to the value's bytes.
+/// Sequence items that are mappings with a `name` are recorded in `found`.
+fn emit(
+    b: &mut Builder<'_>,
+    parent: NodeId,
+    name: String,
+    start: u64,
+    v: Y,
+    depth: usize,
+    found: &mut Vec<Entry>,
+) -> NodeId {
+    let (vs, ve) = v.span();
+    let start = start.min(vs);
+    let end = ve.max(start);
+    match v {
+        Y::Scalar {
+            text: t, quoted, ..
+        } => {
+            let shown = if quoted {
+                format!("\"{}\"", text::clean(&t))
+            } else {
+                t
+            };
+            let n = b.leaf(parent, name, start, end - start, shown);
+            b.link(n, vs, ve.saturating_sub(vs));
+            n
+        }
+        Y::Map { entries, .. } => {
+            let g = b.group(parent, name, start, end - start);
+            b.link(g, vs, ve.saturating_sub(vs));
+            let mut summary = None;
+            let mut first = None;
+            for (k, ks, _ke, ev) in entries {
+                if let Y::Scalar { text: t, .. } = &ev {
+                    if k == "name" {
+                        summary = Some(format!("name {t}"));
+                    } else if first.is_none() {
+                        first = Some(format!("{k} {t}"));
+                    }
+                }
+                emit(b, g, k, ks, ev, depth + 1, found);
+            }
+            if let Some(s) = summary.or(first) {
+                b.set_value(g, s);
+            }
+            g
+        }
+        Y::Seq { items, .. } => {
+            let g = b.group(parent, name, start, end - start);
+            b.set_value(g, format!("{} items", items.len()));
+            for (i, it) in items.into_iter().enumerate() {
+                let item_name = match &it {
+                    Y::Map { entries, .. } => {
+                        entries
+                            .iter()
+                            .find(|e| e.0 == "name")
+                            .and_then(|e| match &e.3 {
+                                Y::Scalar { text: t, .. } => Some(t.clone()),
+                                _ => None,
+                            })
+                    }
+                    _ => None,
+                };
+                let label = match &item_name {
+                    Some(n) => format!("[{i}] {n}"),
+                    None => format!("[{i}]"),
+                };
+                let (is, ie) = it.span();
+                let n = emit(b, g, label, is, it, depth + 1, &mut Vec::new());
+                if depth == 0 {
+                    if let Some(kn) = item_name {
+                        found.push(Entry {
+                            name: kn,
+                            node: n,
+                            off: is,
+                            len: ie.saturating_sub(is),
+                        });
+                    }
+                }
+            }
+            g
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn target_metadata_bits() {
+        // PVC sample: 0x00270700 → min rev 7, max rev 7, generator IGC.
+        let v = 0x0027_0700;
+        assert_eq!(bits(v, 8, 5), 7);
+        assert_eq!(bits(v, 16, 5), 7);
+        assert_eq!(bits(v, 21, 3), 1);
+        assert_eq!(bit_byte(100, 8, 5, Endian::Little), (101, 1));
+        assert_eq!(bit_byte(100, 8, 5, Endian::Big), (102, 1));
+        assert_eq!(bit_byte(100, 22, 10, Endian::Little), (102, 2));
+    }
+
+    #[test]
+    fn names() {
+        assert_eq!(product_family(29), Some("IGFX_TIGERLAKE_LP"));
+        assert_eq!(product_family(1271), Some("IGFX_PVC"));
+        assert_eq!(gfxcore_family(0x0c08), Some("IGFX_XE_HPC_CORE"));
+        assert_eq!(reloc_name(4), Some("R_PER_THREAD_PAYLOAD_OFFSET_32"));
+    }
+}

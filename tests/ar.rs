@@ -1,0 +1,295 @@
+//! ar archives: members and symbol tables against the `object` crate and
+//! binutils `ar`, on ocloc's fat binary and on archives built here (GNU,
+//! BSD and thin), and what a broken archive reports.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use fwview::formats::build_from_bytes;
+use fwview::model::{NodeId, Severity, Tree};
+
+fn fat() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("assets/zebin/generated_locally/ocloc22.43__add_fat.ar")
+}
+
+fn child(t: &mut Tree, id: NodeId, name: &str) -> Option<NodeId> {
+    t.children(id).into_iter().find(|&k| t.node(k).name == name)
+}
+
+fn members(t: &mut Tree) -> Vec<NodeId> {
+    t.children(0)
+        .into_iter()
+        .filter(|&k| t.node(k).name.starts_with('['))
+        .collect()
+}
+
+fn label_name(n: &str) -> &str {
+    n.split_once("] ").map_or("", |x| x.1)
+}
+
+/// Members and symbols of `d` checked against `object`'s archive reader.
+fn compare(label: &str, d: &[u8]) -> Tree {
+    let ar = object::read::archive::ArchiveFile::parse(d).unwrap();
+    let mut t = build_from_bytes(d.to_vec());
+    let errs: Vec<_> = t
+        .diagnostics()
+        .iter()
+        .filter(|x| x.severity == Severity::Error)
+        .collect();
+    assert!(errs.is_empty(), "{label}: {errs:?}");
+    let ms = members(&mut t);
+    let theirs: Vec<_> = ar.members().map(|m| m.unwrap()).collect();
+    // object leaves out the symbol and long name tables.
+    let ours: Vec<NodeId> = ms
+        .iter()
+        .copied()
+        .filter(|&m| {
+            let n = label_name(&t.node(m).name);
+            !(n == "/" || n == "//" || n == "/SYM64/" || n.starts_with("__.SYMDEF"))
+        })
+        .collect();
+    assert_eq!(ours.len(), theirs.len(), "{label}: members");
+    for (&m, o) in ours.iter().zip(&theirs) {
+        assert_eq!(
+            label_name(&t.node(m).name),
+            String::from_utf8_lossy(o.name()),
+            "{label}"
+        );
+        let (fo, fs) = o.file_range();
+        if ar.is_thin() {
+            assert!(child(&mut t, m, "data").is_none());
+            let h = child(&mut t, m, "header").unwrap();
+            let sz = child(&mut t, h, "ar_size").unwrap();
+            assert_eq!(
+                t.node(sz)
+                    .value
+                    .as_deref()
+                    .unwrap()
+                    .split(' ')
+                    .next()
+                    .unwrap(),
+                fs.to_string()
+            );
+            continue;
+        }
+        let dn = child(&mut t, m, "data").unwrap();
+        assert_eq!(
+            (t.node(dn).offset, t.node(dn).size),
+            (fo, fs),
+            "{label}: {}",
+            t.node(m).name
+        );
+    }
+    if let Some(syms) = ar.symbols().unwrap() {
+        let syms: Vec<_> = syms.map(|s| s.unwrap()).collect();
+        let table = ms[0];
+        let dn = child(&mut t, table, "data").unwrap();
+        let arr = child(&mut t, dn, "offsets")
+            .or_else(|| child(&mut t, dn, "ranlib"))
+            .unwrap();
+        let els = t.children(arr);
+        assert_eq!(els.len(), syms.len(), "{label}: symbols");
+        for (s, &e) in syms.iter().zip(&els) {
+            assert_eq!(
+                label_name(&t.node(e).name),
+                String::from_utf8_lossy(s.name()),
+                "{label}"
+            );
+            let l = t.node(e).link.unwrap();
+            assert_eq!(l.offset, s.offset().0, "{label}");
+        }
+        eprintln!(
+            "{label}: {} members, {} symbols agree",
+            theirs.len(),
+            syms.len()
+        );
+    }
+    t
+}
+
+#[test]
+fn ocloc_fat_binary() {
+    let d = std::fs::read(fat()).unwrap();
+    let mut t = compare("fat", &d);
+    let names: Vec<String> = members(&mut t)
+        .iter()
+        .map(|&m| label_name(&t.node(m).name).to_string())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "pad_0",
+            "64.12.0.0",
+            "pad_1",
+            "64.12.55.8",
+            "pad_2",
+            "64.12.60.7"
+        ]
+    );
+    for m in members(&mut t) {
+        let name = t.node(m).name.clone();
+        let dn = child(&mut t, m, "data").unwrap();
+        let f = t.node(dn).format;
+        if name.contains("64.") {
+            assert_eq!(f, Some("zebin"), "{name}");
+            assert!(child(&mut t, dn, "sections").is_some());
+        } else {
+            assert_eq!(f, None, "{name}");
+        }
+        // Header fields, decoded here.
+        let h = child(&mut t, m, "header").unwrap();
+        let hb = &d[t.node(h).offset as usize..][..60];
+        assert_eq!(&hb[58..60], b"`\n");
+        let size: u64 = std::str::from_utf8(&hb[48..58])
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        assert_eq!(t.node(dn).size, size);
+        let mode = child(&mut t, h, "ar_mode").unwrap();
+        assert_eq!(t.node(mode).value.as_deref(), Some("644 (rw-r--r--)"));
+    }
+    if Command::new("ar").arg("--version").output().is_ok() {
+        let out = Command::new("ar").arg("t").arg(fat()).output().unwrap();
+        let listed: Vec<String> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(str::to_string)
+            .collect();
+        assert_eq!(listed, names);
+    } else {
+        eprintln!("skipped: ar not installed");
+    }
+}
+
+fn objects(dir: &Path) -> Option<Vec<PathBuf>> {
+    let srcs = [
+        ("a.c", "int alpha(void){return 1;}\nint beta_value = 3;\n"),
+        (
+            "a_very_long_object_file_name.c",
+            "int gamma_function_with_long_name(void){return 2;}\n",
+        ),
+        (
+            "another_long_member_name_here.c",
+            "static int s; int delta(void){return s;}\n",
+        ),
+    ];
+    let cc = if Command::new("clang-22").arg("--version").output().is_ok() {
+        "clang-22"
+    } else if Command::new("gcc").arg("--version").output().is_ok() {
+        "gcc"
+    } else {
+        return None;
+    };
+    let mut v = Vec::new();
+    for (n, s) in srcs {
+        let c = dir.join(n);
+        std::fs::write(&c, s).unwrap();
+        let o = c.with_extension("o");
+        assert!(Command::new(cc)
+            .arg("-c")
+            .arg(&c)
+            .arg("-o")
+            .arg(&o)
+            .status()
+            .unwrap()
+            .success());
+        v.push(o);
+    }
+    Some(v)
+}
+
+fn archive(tool: &str, args: &[&str], dir: &Path, name: &str, objs: &[PathBuf]) -> Option<Vec<u8>> {
+    let out = dir.join(name);
+    let st = Command::new(tool)
+        .current_dir(dir)
+        .args(args)
+        .arg(&out)
+        .args(objs.iter().map(|p| p.file_name().unwrap()))
+        .status()
+        .ok()?;
+    st.success().then(|| std::fs::read(&out).unwrap())
+}
+
+#[test]
+fn gnu_bsd_and_thin_archives() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(objs) = objects(dir.path()) else {
+        eprintln!("skipped: no C compiler installed");
+        return;
+    };
+    let mut done = 0;
+    if let Some(d) = archive("ar", &["rcs"], dir.path(), "gnu.a", &objs) {
+        let mut t = compare("gnu", &d);
+        let ms = members(&mut t);
+        assert_eq!(label_name(&t.node(ms[0]).name), "/");
+        assert_eq!(label_name(&t.node(ms[1]).name), "//");
+        // The long name's header says /N; the name comes from the table.
+        let h = child(&mut t, ms[3], "header").unwrap();
+        let n = child(&mut t, h, "ar_name").unwrap();
+        assert!(t.node(n).value.as_deref().unwrap().starts_with("\"/"));
+        let dn = child(&mut t, ms[2], "data").unwrap();
+        assert_eq!(t.node(dn).format, Some("elf"));
+        done += 1;
+    } else {
+        eprintln!("skipped: ar not installed");
+    }
+    if let Some(d) = archive("ar", &["rcsT"], dir.path(), "thin.a", &objs) {
+        assert!(d.starts_with(b"!<thin>\n"));
+        compare("thin", &d);
+        done += 1;
+    }
+    for fmt in ["bsd", "darwin", "gnu"] {
+        let name = format!("llvm-{fmt}.a");
+        if let Some(d) = archive(
+            "llvm-ar-22",
+            &[&format!("--format={fmt}"), "rcs"],
+            dir.path(),
+            &name,
+            &objs,
+        ) {
+            let mut t = compare(&name, &d);
+            if fmt != "gnu" {
+                let ms = members(&mut t);
+                assert!(label_name(&t.node(ms[0]).name).starts_with("__.SYMDEF"));
+                let m = ms[2];
+                let h = child(&mut t, m, "header").unwrap();
+                let n = child(&mut t, h, "ar_name").unwrap();
+                assert!(t.node(n).value.as_deref().unwrap().starts_with("\"#1/"));
+                assert!(child(&mut t, m, "name").is_some());
+            }
+            done += 1;
+        } else {
+            eprintln!("skipped: llvm-ar-22 not installed or failed ({fmt})");
+        }
+    }
+    eprintln!("{done} archives compared");
+}
+
+#[test]
+fn broken_archives_report() {
+    let d = std::fs::read(fat()).unwrap();
+    // Cut in the middle of the second member's data.
+    let t = build_from_bytes(d[..3000].to_vec());
+    assert!(t
+        .diagnostics()
+        .iter()
+        .any(|x| x.severity == Severity::Error && x.message.contains("runs past the end")));
+    // A bad size field.
+    let mut bad = d.clone();
+    bad[8 + 48..8 + 58].copy_from_slice(b"12x4      ");
+    let mut t = build_from_bytes(bad);
+    assert!(t
+        .diagnostics()
+        .iter()
+        .any(|x| x.message.contains("not a decimal number")));
+    assert!(!members(&mut t).is_empty());
+    // A bad terminator.
+    let mut bad = d.clone();
+    bad[8 + 58] = b'X';
+    let t = build_from_bytes(bad);
+    assert!(t
+        .diagnostics()
+        .iter()
+        .any(|x| x.message.contains("ar_fmag")));
+}
