@@ -533,6 +533,8 @@ fn elf_image() -> Vec<u8> {
     v.resize(64, 0);
     v[16] = 1; // ET_REL
     v[18] = 0xe0; // EM_AMDGPU
+    v[20] = 1; // EV_CURRENT
+    v[52] = 64; // e_ehsize
     v
 }
 
@@ -1222,7 +1224,7 @@ fn back_to_back_in_a_section() {
     let mut sec = write_v1(&simple());
     let mut second = simple();
     second.strings = vec![("triple", "nvptx64-nvidia-cuda"), ("arch", "sm_90")];
-    second.image.truncate(61); // not a multiple of 8: the binary is padded
+    second.image = vec![0xab; 61]; // not a multiple of 8: the binary is padded
     sec.extend_from_slice(&write_v1(&second));
     sec.extend_from_slice(&write_multi(2, &two_entries()));
     sec.extend_from_slice(&[0; 16]);

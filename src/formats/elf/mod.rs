@@ -924,7 +924,7 @@ mod tests {
         d.extend_from_slice(&strtab);
         let shstr_off = d.len() as u64;
         d.extend_from_slice(&shstr);
-        while d.len() % 8 != 0 {
+        while !d.len().is_multiple_of(8) {
             d.push(0);
         }
         let shoff = d.len() as u64;
