@@ -18,6 +18,7 @@ shot() {
   local name=$1 file=$2
   shift 2
   tmux -L "$sock" kill-server 2>/dev/null || true
+  sleep 0.3
   tmux -L "$sock" new-session -d -s s -x "$cols" -y "$rows" "$bin $file"
   sleep 0.5
   for k in "$@"; do
@@ -34,6 +35,11 @@ shot() {
   echo "screenshots/$name.png"
 }
 
-shot xclbin assets/xclbin/riallto__color_threshold_v1_720p.xclbin Down Right Down Down Down Right Down Down
+# An NPU xclbin, searched for a DMA write in the PDI's CDO, with the inspector.
+shot xclbin assets/xclbin/riallto__color_threshold_v1_720p.xclbin / '=n:] DMA_WRITE' Enter Right i
+# An XMOS XE: the boot order, a CALL selected and its link shown.
 shot xe assets/xmos/COMS20001-game-of-life__pgm_generator.xe Down Down Down Right Down Right Down Down
-shot goto assets/zebin/generated_locally/ocloc22.43__add_Gen12LPlp.bin g =0x40 Enter Tab Right Right
+# A host object whose .llvm.offloading section holds two offload binaries.
+shot offload assets/offload/generated_locally/clang22__saxpy_omp_gfx1100_gfx90a.o / =n:offload\ binary Enter Right Down Right
+# A zebin's .ze_info as a YAML tree.
+shot zebin assets/zebin/generated_locally/ocloc22.43__add_Gen12LPlp.bin / =n:simd_size Enter
