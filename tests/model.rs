@@ -114,3 +114,19 @@ fn ranges_are_cut_to_their_parent_with_diagnostics() {
         .iter()
         .any(|d| d.offset == 98 && d.message.contains("truncated")));
 }
+
+fn selfish(b: &mut Builder<'_>, p: NodeId, off: u64, len: u64) -> Option<&'static str> {
+    // A "format" whose one payload is all of its own bytes.
+    let g = b.group(p, "payload", off, len);
+    b.nested(g, off, len);
+    Some("selfish")
+}
+
+#[test]
+fn a_payload_that_is_its_own_container_is_not_opened_again() {
+    let mut t = build(64, selfish);
+    t.expand_all();
+    assert_eq!(t.len(), 2, "root and one payload");
+    assert_eq!(t.diagnostics().len(), 1);
+    assert!(t.diagnostics()[0].message.contains("not opened again"));
+}

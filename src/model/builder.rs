@@ -387,6 +387,23 @@ impl<'a> Builder<'a> {
             );
             return None;
         }
+        // The same bytes as an enclosing format's (a section that covers
+        // the whole file it is in): opening them again would only repeat
+        // that format, as deep as the limit lets it.
+        let mut up = Some(parent);
+        while let Some(id) = up {
+            let n = self.node(id);
+            if (n.format.is_some() || n.parent.is_none()) && n.offset == off && n.size == len {
+                let f = n.format.unwrap_or("format");
+                self.info(
+                    off,
+                    len.min(1),
+                    format!("the same bytes as the enclosing {f}; not opened again"),
+                );
+                return None;
+            }
+            up = n.parent;
+        }
         if let Some(n) = self.node_mut(parent) {
             n.nest = nest + 1;
         }
