@@ -70,6 +70,13 @@ pub fn render_status(app: &App, frame: &mut Frame<'_>, area: Rect) {
             }
         }
     }
+    #[cfg(unix)]
+    if crate::guard::file_changed() {
+        spans.push(Span::styled(
+            "  the file shrank while open: bytes past its end read as zero",
+            theme::error(),
+        ));
+    }
     let (e, w) = (app.count(Severity::Error), app.count(Severity::Warning));
     if e > 0 {
         spans.push(Span::styled(
