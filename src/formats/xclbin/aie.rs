@@ -147,6 +147,9 @@ pub(crate) fn partition(b: &mut Builder<'_>, sec: Sec) {
     // again and again: decode at most twice the section's bytes.
     let mut budget = sec.len.saturating_mul(2);
     let mut spent_out = false;
+    // Arrays may overlap too: give element nodes to at most twice the
+    // section's bytes in all, so a small file cannot make a huge tree.
+    let mut arrays = Budget::new(sec.len.saturating_mul(2));
     for i in 0..shown {
         let e = abs + i * AIE_PDI;
         let img = (
@@ -183,16 +186,14 @@ pub(crate) fn partition(b: &mut Builder<'_>, sec: Sec) {
         let Some((gabs, gn)) = check_arr(b, sec, e + 24, cg, CDO_GROUP, &what) else {
             continue;
         };
+        let name = format!("pdi[{i}] cdo_groups");
+        if !arrays.take(gn.saturating_mul(CDO_GROUP)) {
+            arrays.skip(b, sec.node, &name, gabs, gn.saturating_mul(CDO_GROUP));
+            continue;
+        }
         let elem: ElemFn =
             Arc::new(move |b: &mut Builder<'_>, p, j, at| cdo_group(b, p, j, at, sec));
-        b.array(
-            sec.node,
-            &format!("pdi[{i}] cdo_groups"),
-            gabs,
-            gn,
-            CDO_GROUP,
-            elem,
-        );
+        b.array(sec.node, &name, gabs, gn, CDO_GROUP, elem);
         let checked = gn.min(groups_left);
         groups_left -= checked;
         for j in 0..checked {
@@ -208,6 +209,7 @@ pub(crate) fn partition(b: &mut Builder<'_>, sec: Sec) {
                 8,
                 &format!("pdi[{i}] cdo[{j}] dpu_kernel_ids"),
                 &format!("{what}.dpu_kernel_ids"),
+                &mut arrays,
             );
             id_array(
                 b,
@@ -216,6 +218,7 @@ pub(crate) fn partition(b: &mut Builder<'_>, sec: Sec) {
                 4,
                 &format!("pdi[{i}] cdo[{j}] pre_cdo_groups"),
                 &format!("{what}.pre_cdo_groups"),
+                &mut arrays,
             );
         }
     }
@@ -228,12 +231,63 @@ pub(crate) fn partition(b: &mut Builder<'_>, sec: Sec) {
     }
 }
 
+/// How many bytes of arrays may still get element nodes.
+struct Budget {
+    left: u64,
+    warned: bool,
+}
+
+impl Budget {
+    fn new(bytes: u64) -> Budget {
+        Budget {
+            left: bytes,
+            warned: false,
+        }
+    }
+
+    /// Takes `bytes` from the budget, if they are there.
+    fn take(&mut self, bytes: u64) -> bool {
+        match self.left.checked_sub(bytes) {
+            Some(l) => {
+                self.left = l;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Shows an array past the budget as one node, and says why once.
+    fn skip(&mut self, b: &mut Builder<'_>, p: NodeId, name: &str, abs: u64, len: u64) {
+        b.leaf(p, name, abs, len, format!("{} bytes, not opened", num(len)));
+        if !self.warned {
+            self.warned = true;
+            b.warn(
+                abs,
+                len,
+                "arrays overlap so much that the rest are shown as bytes only",
+            );
+        }
+    }
+}
+
 /// Checks an array of ids an `array_offset` at `at` names and adds its node.
-fn id_array(b: &mut Builder<'_>, sec: Sec, at: u64, size: u64, name: &str, what: &str) {
+fn id_array(
+    b: &mut Builder<'_>,
+    sec: Sec,
+    at: u64,
+    size: u64,
+    name: &str,
+    what: &str,
+    budget: &mut Budget,
+) {
     let arr = (read(b, at, 4).unwrap_or(0), read(b, at + 4, 4).unwrap_or(0));
     let Some((abs, n)) = check_arr(b, sec, at, arr, size, what) else {
         return;
     };
+    if !budget.take(n.saturating_mul(size)) {
+        budget.skip(b, sec.node, name, abs, n.saturating_mul(size));
+        return;
+    }
     let hex = size == 8;
     let elem: ElemFn = Arc::new(move |b: &mut Builder<'_>, p, i, at| {
         field_with(b, p, &format!("[{i}]"), at, size, |v| {
