@@ -323,8 +323,14 @@ fn mutations(name: &str, d: &[u8]) -> Vec<Vec<Mutation>> {
     let len = d.len();
     let mut rng = Rng::new(SEED ^ fnv(name));
     let head = len.min(512);
-    let u32_at = |at: usize| d.get(at..at + 4).map(|b| u32::from_le_bytes(b.try_into().unwrap()));
-    let u64_at = |at: usize| d.get(at..at + 8).map(|b| u64::from_le_bytes(b.try_into().unwrap()));
+    let u32_at = |at: usize| {
+        d.get(at..at + 4)
+            .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
+    };
+    let u64_at = |at: usize| {
+        d.get(at..at + 8)
+            .map(|b| u64::from_le_bytes(b.try_into().unwrap()))
+    };
 
     // Words past the header that look like offsets or sizes into the file:
     // the structurally interesting positions deeper in.
@@ -585,14 +591,28 @@ fn the_mutations_are_what_the_issue_asks() {
             ));
         }
     }
-    assert!(all.iter().filter(|m| matches!(m, Mutation::Truncate(_))).count() > 150);
-    assert!(all.iter().filter(|m| matches!(m, Mutation::Flip { .. })).count() >= 256);
+    assert!(
+        all.iter()
+            .filter(|m| matches!(m, Mutation::Truncate(_)))
+            .count()
+            > 150
+    );
+    assert!(
+        all.iter()
+            .filter(|m| matches!(m, Mutation::Flip { .. }))
+            .count()
+            >= 256
+    );
     // Deep words that look like offsets get mutated too.
     assert!(all
         .iter()
         .any(|m| matches!(*m, Mutation::U32 { at, .. } if at >= 512)));
     // Same input, same list.
-    let again: Vec<String> = mutations("x", &d).iter().flatten().map(|m| m.label()).collect();
+    let again: Vec<String> = mutations("x", &d)
+        .iter()
+        .flatten()
+        .map(|m| m.label())
+        .collect();
     let first: Vec<String> = all.iter().map(|m| m.label()).collect();
     assert_eq!(first, again);
     // A sample keeps every kind.
@@ -603,25 +623,78 @@ fn the_mutations_are_what_the_issue_asks() {
 }
 
 // ---------------------------------------------------------------------------
-// Regressions: every input a fuzzer or this test found, kept as a file.
+// Regressions: every input a fuzzer or this test found, kept as a file in
+// tests/data/hostile/. A file named `<target>-…` holds what that fuzz
+// target was given (copy `fuzz/artifacts/<target>/crash-…` as it is); it is
+// shaped here the way the target shapes it. Any other name is a whole file.
+
+fn with_magic(d: Vec<u8>, magic: &[u8]) -> Vec<u8> {
+    if d.starts_with(magic) {
+        d
+    } else {
+        [magic, &d].concat()
+    }
+}
+
+/// What `fuzz/src/lib.rs` does to the input of each target (keep in step).
+fn reshape(target: &str, d: Vec<u8>) -> Vec<u8> {
+    let machine = |d: Vec<u8>, zebin: bool| {
+        let mut v = with_magic(d, b"\x7fELF");
+        let be = v.get(5) == Some(&2);
+        if zebin {
+            if v.len() < 20 {
+                v.resize(20, 0);
+            }
+            v[18..20].copy_from_slice(if be { &[0, 205] } else { &[205, 0] });
+        } else if fwview::formats::elf::is_zebin(&v) {
+            v[18..20].copy_from_slice(if be { &[0, 62] } else { &[62, 0] });
+        }
+        v
+    };
+    match target {
+        "xclbin" => with_magic(d, fwview::formats::xclbin::MAGIC),
+        "xe" => with_magic(d, b"XMOS"),
+        "elf" => machine(d, false),
+        "zebin" => machine(d, true),
+        "offload" => with_magic(d, fwview::formats::offload::MAGIC),
+        "ar" => with_magic(d, b"!<arch>\n"),
+        "pdi" => with_magic(d, &fwview::formats::pdi::SELECTMAP32),
+        _ => d,
+    }
+}
 
 #[test]
 fn regressions_from_fuzzing() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/hostile");
-    let mut n = 0;
     let mut entries: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map(|r| r.filter_map(|e| e.ok().map(|e| e.path())).collect())
         .unwrap_or_default();
     entries.sort();
+    let mut n = 0;
     for p in entries {
         if p.extension().is_some_and(|x| x == "md") {
             continue;
         }
-        let bytes = std::fs::read(&p).unwrap();
-        survive(&p.file_name().unwrap().to_string_lossy(), bytes);
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        let target = name.split('-').next().unwrap_or("");
+        let bytes = reshape(target, std::fs::read(&p).unwrap());
+        survive(&name, bytes);
         n += 1;
     }
     eprintln!("{n} regression inputs");
+}
+
+#[test]
+fn reshaping_matches_the_fuzz_targets() {
+    assert_eq!(reshape("xe", b"abc".to_vec()), b"XMOSabc");
+    assert_eq!(reshape("xe", b"XMOSabc".to_vec()), b"XMOSabc");
+    let z = reshape("zebin", Vec::new());
+    assert_eq!(fwview::formats::detect(&z), Some("zebin"));
+    let e = reshape("elf", z);
+    assert_eq!(fwview::formats::detect(&e), Some("elf"));
+    for t in ["xclbin", "offload", "ar", "pdi"] {
+        assert_eq!(fwview::formats::detect(&reshape(t, vec![1, 2])), Some(t));
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -639,7 +712,10 @@ fn empty_and_tiny_inputs() {
         &fwview::formats::pdi::SELECTMAP32,
     ] {
         for n in 0..=magic.len() {
-            survive(&format!("{:?}-prefix-{n}", &magic[..n]), magic[..n].to_vec());
+            survive(
+                &format!("{:?}-prefix-{n}", &magic[..n]),
+                magic[..n].to_vec(),
+            );
         }
         // The magic and then nothing but one repeated byte.
         for fill in [0u8, 0xff] {
@@ -692,7 +768,10 @@ fn xclbin_whose_sections_all_hold_the_whole_file() {
             })
             .collect();
         let v = build::xclbin_raw(b"self", &hdrs, vec![0u8; 0x1c8 + 40 * 16]);
-        survive(&format!("xclbin-16-sections-of-kind-{kind}-are-the-file"), v);
+        survive(
+            &format!("xclbin-16-sections-of-kind-{kind}-are-the-file"),
+            v,
+        );
     }
 }
 
@@ -860,15 +939,24 @@ fn ar_with_absurd_headers() {
         v[8 + 48..8 + 48 + n].copy_from_slice(&size[..n]);
         survive(&format!("ar-size-{:?}", String::from_utf8_lossy(size)), v);
     }
-    for name in [&b"/99999999999999"[..], b"/-1", b"/", b"//", b"#1/999999999", b"#1/-5"] {
+    for name in [
+        &b"/99999999999999"[..],
+        b"/-1",
+        b"/",
+        b"//",
+        b"#1/999999999",
+        b"#1/-5",
+    ] {
         let mut v = base.clone();
-        let second = 8 + 60 + (base[8 + 48..8 + 58]
-            .iter()
-            .take_while(|c| c.is_ascii_digit())
-            .fold(0usize, |a, c| a * 10 + usize::from(c - b'0'))
-            + 1)
-            / 2
-            * 2;
+        let second = 8
+            + 60
+            + (base[8 + 48..8 + 58]
+                .iter()
+                .take_while(|c| c.is_ascii_digit())
+                .fold(0usize, |a, c| a * 10 + usize::from(c - b'0'))
+                + 1)
+                / 2
+                * 2;
         let mut field = name.to_vec();
         field.resize(16, b' ');
         v[second..second + 16].copy_from_slice(&field);
@@ -890,7 +978,11 @@ fn ar_with_absurd_headers() {
 
 #[test]
 fn offload_with_absurd_fields() {
-    let base = build::offload(b"\x7fELF", &[(b"arch", b"sm_80"), (b"triple", b"nvptx64")], 1);
+    let base = build::offload(
+        b"\x7fELF",
+        &[(b"arch", b"sm_80"), (b"triple", b"nvptx64")],
+        1,
+    );
     // Header: size +8, entry offset +16, entry size +24. Entry at 32:
     // string offset +8, string count +16, image offset +24, image size +32.
     for (what, at) in [
@@ -919,7 +1011,11 @@ fn offload_with_absurd_fields() {
     let many: Vec<u8> = one.iter().copied().cycle().take(one.len() * 2000).collect();
     let elf = build::elf64(
         build::EM_X86_64,
-        &[Sec::new(b".llvm.offloading", build::SHT_LLVM_OFFLOADING, &many)],
+        &[Sec::new(
+            b".llvm.offloading",
+            build::SHT_LLVM_OFFLOADING,
+            &many,
+        )],
         &[],
     );
     survive("elf-with-2000-offload-binaries", elf);

@@ -4,5 +4,8 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    fwview_fuzz::run(fwview_fuzz::with_magic(data, &fwview::formats::pdi::SELECTMAP32));
+    fwview_fuzz::run(fwview_fuzz::with_magic(
+        data,
+        &fwview::formats::pdi::SELECTMAP32,
+    ));
 });

@@ -29,7 +29,11 @@ pub fn as_zebin(data: &[u8]) -> Vec<u8> {
     if v.len() < 20 {
         v.resize(20, 0);
     }
-    let m: [u8; 2] = if v.get(5) == Some(&2) { [0, 205] } else { [205, 0] };
+    let m: [u8; 2] = if v.get(5) == Some(&2) {
+        [0, 205]
+    } else {
+        [205, 0]
+    };
     if let Some(f) = v.get_mut(18..20) {
         f.copy_from_slice(&m);
     }

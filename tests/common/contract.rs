@@ -53,7 +53,8 @@ pub fn parse(json: &[u8]) -> Result<Value, String> {
     let mut de = serde_json::Deserializer::from_slice(json);
     de.disable_recursion_limit();
     let v = Value::deserialize(&mut de).map_err(|e| format!("not valid JSON: {e}"))?;
-    de.end().map_err(|e| format!("trailing bytes after the JSON: {e}"))?;
+    de.end()
+        .map_err(|e| format!("trailing bytes after the JSON: {e}"))?;
     Ok(v)
 }
 
@@ -78,7 +79,9 @@ fn keys_are(v: &Value, keys: &[&str], what: &str) -> Result<(), String> {
     let mut want = keys.to_vec();
     want.sort_unstable();
     if have != want {
-        return Err(format!("{what} has keys {have:?}, the contract says {want:?}"));
+        return Err(format!(
+            "{what} has keys {have:?}, the contract says {want:?}"
+        ));
     }
     Ok(())
 }
@@ -115,7 +118,11 @@ pub fn check_value(doc: &Value, file_size: u64) -> Result<Stats, String> {
         .as_array()
         .ok_or("diagnostics is not an array")?;
     for d in diags {
-        keys_are(d, &["severity", "offset", "size", "message"], "a diagnostic")?;
+        keys_are(
+            d,
+            &["severity", "offset", "size", "message"],
+            "a diagnostic",
+        )?;
         let s = str_of(d, "severity", "a diagnostic")?;
         if !matches!(s, "info" | "warning" | "error") {
             return Err(format!("unknown severity {s:?}"));
@@ -127,7 +134,10 @@ pub fn check_value(doc: &Value, file_size: u64) -> Result<Stats, String> {
     }
     let root = &doc["root"];
     check_node(root, "root")?;
-    let (ro, rs) = (u64_of(root, "offset", "root")?, u64_of(root, "size", "root")?);
+    let (ro, rs) = (
+        u64_of(root, "offset", "root")?,
+        u64_of(root, "size", "root")?,
+    );
     if ro != 0 || rs != file_size {
         return Err(format!(
             "root covers [{ro}, +{rs}), not the file's {file_size} bytes"
