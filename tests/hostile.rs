@@ -948,15 +948,11 @@ fn ar_with_absurd_headers() {
         b"#1/-5",
     ] {
         let mut v = base.clone();
-        let second = 8
-            + 60
-            + (base[8 + 48..8 + 58]
-                .iter()
-                .take_while(|c| c.is_ascii_digit())
-                .fold(0usize, |a, c| a * 10 + usize::from(c - b'0'))
-                + 1)
-                / 2
-                * 2;
+        let names_len = base[8 + 48..8 + 58]
+            .iter()
+            .take_while(|c| c.is_ascii_digit())
+            .fold(0usize, |a, c| a * 10 + usize::from(c - b'0'));
+        let second = 8 + 60 + names_len.next_multiple_of(2);
         let mut field = name.to_vec();
         field.resize(16, b' ');
         v[second..second + 16].copy_from_slice(&field);

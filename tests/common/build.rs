@@ -100,7 +100,8 @@ pub const EM_INTELGT: u16 = 205;
 pub fn elf64(machine: u16, secs: &[Sec], syms: &[(&[u8], u16, u64, u64)]) -> Vec<u8> {
     let mut v = vec![0u8; 64];
     // (name offset, type, flags, offset, size, link, info, align, entsize)
-    let mut hdrs: Vec<(u32, u32, u64, u64, u64, u32, u32, u64, u64)> = Vec::new();
+    type Shdr = (u32, u32, u64, u64, u64, u32, u32, u64, u64);
+    let mut hdrs: Vec<Shdr> = Vec::new();
     let mut shstr = vec![0u8];
     let mut name = |n: &[u8]| {
         let at = shstr.len() as u32;
