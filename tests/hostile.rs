@@ -161,6 +161,35 @@ fn mem_limit(len: usize) -> usize {
     (256 << 20) + 256 * len
 }
 
+/// The JSON one file may produce: a tree shows each byte a bounded number
+/// of times. Far above what real files give (under 10 times their size),
+/// far below what tables that all claim the same bytes would (quadratic).
+fn out_limit(len: usize) -> usize {
+    (64 << 20) + 256 * len
+}
+
+/// A writer into memory that fails past its cap.
+struct Capped {
+    buf: Vec<u8>,
+    cap: usize,
+}
+
+impl std::io::Write for Capped {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        if self.buf.len() + b.len() > self.cap {
+            return Err(std::io::Error::other(format!(
+                "the output passed {} MiB",
+                self.cap >> 20
+            )));
+        }
+        self.buf.extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 // ---------------------------------------------------------------------------
 // One case.
 
@@ -180,12 +209,24 @@ fn run_case(label: &str, bytes: Vec<u8>) -> Result<Outcome, String> {
         PEAK.with(|p| p.set(LIVE.with(|l| l.get())));
         let base = LIVE.with(|l| l.get());
         let mut tree = fwview::formats::build_from_bytes(bytes);
-        let mut out = Vec::new();
-        fwview::export::json(&mut tree, "input", &mut out).expect("JSON into memory");
+        let mut out = Capped {
+            buf: Vec::new(),
+            cap: out_limit(len),
+        };
+        let r = fwview::export::json(&mut tree, "input", &mut out);
         drop(tree);
-        (out, peak().saturating_sub(base.max(0) as usize))
+        (
+            r.map(|_| out.buf),
+            peak().saturating_sub(base.max(0) as usize),
+        )
     });
     let ((json, peak), took) = r.map_err(|f| f.to_string())?;
+    let json = json.map_err(|e| {
+        format!(
+            "JSON export failed: {e} (the bound is {} MiB for {len} bytes)",
+            out_limit(len) >> 20
+        )
+    })?;
     if took > BOUND {
         return Err(format!(
             "took {:.2} s, the bound is {:.0} s",
@@ -453,7 +494,8 @@ fn sample(kinds: Vec<Vec<Mutation>>, n: usize) -> Vec<Mutation> {
 }
 
 /// How many mutations a file of `len` bytes gets: all of them in full mode,
-/// else as many as a budget of bytes allows, and never fewer than a floor.
+/// else as many as a budget of bytes allows, between a floor and a cap, times
+/// `FWVIEW_HOSTILE_SCALE`.
 fn cases_for(len: usize) -> usize {
     let full = std::env::var("FWVIEW_HOSTILE").is_ok_and(|v| v == "full");
     if full {
@@ -463,12 +505,14 @@ fn cases_for(len: usize) -> usize {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(1);
-    let (budget, floor) = if cfg!(debug_assertions) {
-        (8usize << 20, 24usize)
+    let (budget, floor, cap) = if cfg!(debug_assertions) {
+        (4usize << 20, 24usize, 200usize)
     } else {
-        (256usize << 20, 300)
+        (64usize << 20, 200, 1000)
     };
-    (budget.saturating_mul(scale) / len.max(1)).max(floor.saturating_mul(scale))
+    (budget / len.max(1))
+        .clamp(floor, cap)
+        .saturating_mul(scale)
 }
 
 /// The subjects: every sample, and the structures that samples only carry
@@ -517,6 +561,8 @@ fn every_sample_survives_hundreds_of_mutations() {
     let slowest: Mutex<(Duration, String)> = Mutex::new((Duration::ZERO, String::new()));
     let max_peak = AtomicUsize::new(0);
     let max_nodes = AtomicUsize::new(0);
+    // Time spent on each subject (case thread time, microseconds).
+    let spent: Vec<AtomicUsize> = subjects.iter().map(|_| AtomicUsize::new(0)).collect();
     let t0 = Instant::now();
     std::thread::scope(|s| {
         for _ in 0..workers {
@@ -533,6 +579,7 @@ fn every_sample_survives_hundreds_of_mutations() {
                 let bytes = m.apply(d);
                 match run_case(&label, bytes) {
                     Ok(o) => {
+                        spent[fi].fetch_add(o.took.as_micros() as usize, Ordering::Relaxed);
                         max_peak.fetch_max(o.peak, Ordering::Relaxed);
                         max_nodes.fetch_max(o.stats.nodes as usize, Ordering::Relaxed);
                         let mut sl = slowest.lock().unwrap();
@@ -569,6 +616,16 @@ fn every_sample_survives_hundreds_of_mutations() {
         max_peak.load(Ordering::Relaxed) >> 10,
         max_nodes.load(Ordering::Relaxed),
     );
+    let mut by_time: Vec<(usize, &str, usize)> = spent
+        .iter()
+        .zip(&subjects)
+        .zip(&per_file)
+        .map(|((t, (n, _)), &k)| (t.load(Ordering::Relaxed), n.as_str(), k))
+        .collect();
+    by_time.sort_unstable_by(|a, b| b.cmp(a));
+    for (t, n, k) in by_time.iter().take(6) {
+        eprintln!("hostile:   {:7.2} s  {k:5} cases  {n}", *t as f64 / 1e6);
+    }
     if !failures.is_empty() {
         for f in failures.iter().take(40) {
             eprintln!("FAIL {f}");
@@ -902,6 +959,32 @@ fn xclbin_with_absurd_counts() {
     }
 }
 
+/// An AIE_PARTITION whose hundreds of CDO groups each name arrays that
+/// cover the whole section: every array is cut to fit, yet together they
+/// show each byte hundreds of times (quadratic in the section size). Found
+/// by the mutation test on a real sample (tests/data/hostile/
+/// xclbin-aie-partition-overlapping-arrays.bin).
+#[test]
+fn xclbin_aie_partition_arrays_that_all_overlap() {
+    let size = 0x10000usize;
+    let mut p = vec![0u8; size];
+    build::set32(&mut p, 0x78, 1); // aie_pdi: one, right after the header
+    build::set32(&mut p, 0x7c, 0xb8);
+    let groups = (size - 0x118) / 96;
+    build::set32(&mut p, 0xb8 + 0x18, groups as u32); // cdo_groups
+    build::set32(&mut p, 0xb8 + 0x1c, 0x118);
+    for g in 0..groups {
+        let at = 0x118 + 96 * g;
+        p[at + 4] = 1; // PRIMARY
+        build::set32(&mut p, at + 0x10, (size / 8) as u32); // dpu_kernel_ids
+        build::set32(&mut p, at + 0x14, 0);
+        build::set32(&mut p, at + 0x18, (size / 4) as u32); // pre_cdo_groups
+        build::set32(&mut p, at + 0x1c, 0);
+    }
+    let v = build::xclbin(b"overlap", &[(32, b"aie_partition", &p)]);
+    survive("xclbin-aie-partition-arrays-all-overlap", v);
+}
+
 #[test]
 fn xe_with_absurd_sectors() {
     let base = build::xe(&[(0x8, b"<xn/>"), (0x9, &[0; 16])]);
@@ -1050,4 +1133,9 @@ fn pdi_with_absurd_counts() {
             survive(&format!("xclbin-pdi-word-{w:#x}={val:#x}"), x);
         }
     }
+}
+
+#[test]
+fn the_contract_checks_catch_what_they_must() {
+    contract::self_test();
 }

@@ -363,7 +363,7 @@ fn xe_xml_sectors() {
     let p = dir.path().join("evil.xe");
     std::fs::write(&p, v).unwrap();
     let tree = outputs_are_safe(&p, "xe");
-    report("xe", markers_escaped(&tree, "xe"), 6);
+    report("xe", markers_escaped(&tree, "xe"), 5);
 }
 
 #[test]

@@ -86,8 +86,21 @@ fn keys_are(v: &Value, keys: &[&str], what: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Checks a whole document for a file of `file_size` bytes.
+/// Checks a whole document for a file of `file_size` bytes, streaming (no
+/// `Value` is built: documents of hundreds of MB are checked in one pass).
 pub fn check(json: &[u8], file_size: u64) -> Result<Stats, String> {
+    if let Some(i) = terminal_unsafe_at(json) {
+        return Err(format!(
+            "byte {i} of the JSON could act on a terminal: {}",
+            around(json, i)
+        ));
+    }
+    stream::check(json, file_size)
+}
+
+/// Like [`check`], through a parsed `Value` (slower; a second, independent
+/// implementation that the tests of this module hold the first against).
+pub fn check_parsed(json: &[u8], file_size: u64) -> Result<Stats, String> {
     if let Some(i) = terminal_unsafe_at(json) {
         return Err(format!(
             "byte {i} of the JSON could act on a terminal: {}",
@@ -98,6 +111,300 @@ pub fn check(json: &[u8], file_size: u64) -> Result<Stats, String> {
     let r = check_value(&doc, file_size);
     drop_flat(doc);
     r
+}
+
+/// The contract checked by serde visitors as the document is read.
+mod stream {
+    use std::fmt;
+
+    use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+
+    use super::Stats;
+
+    pub fn check(json: &[u8], file_size: u64) -> Result<Stats, String> {
+        let mut st = Stats::default();
+        let mut de = serde_json::Deserializer::from_slice(json);
+        de.disable_recursion_limit();
+        let (size, root) = Doc { st: &mut st }
+            .deserialize(&mut de)
+            .map_err(|e| format!("the JSON breaks the contract: {e}"))?;
+        de.end()
+            .map_err(|e| format!("trailing bytes after the JSON: {e}"))?;
+        if size != file_size {
+            return Err(format!("size is {size}, the file has {file_size} bytes"));
+        }
+        if root != (0, file_size) {
+            return Err(format!(
+                "root covers [{}, +{}), not the file's {file_size} bytes",
+                root.0, root.1
+            ));
+        }
+        Ok(st)
+    }
+
+    fn err<E: de::Error>(m: impl fmt::Display) -> E {
+        E::custom(m)
+    }
+
+    /// A string, or `null` too when `null_ok`.
+    struct Text {
+        null_ok: bool,
+    }
+    impl<'de> DeserializeSeed<'de> for Text {
+        type Value = ();
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            d.deserialize_any(self)
+        }
+    }
+    impl Visitor<'_> for Text {
+        type Value = ();
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str(if self.null_ok {
+                "a string or null"
+            } else {
+                "a string"
+            })
+        }
+        fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+            if self.null_ok {
+                Ok(())
+            } else {
+                Err(err("null where a string must be"))
+            }
+        }
+        fn visit_none<E: de::Error>(self) -> Result<(), E> {
+            self.visit_unit()
+        }
+    }
+
+    /// The document: gives (size, (root offset, root size)).
+    struct Doc<'a> {
+        st: &'a mut Stats,
+    }
+    impl<'de> DeserializeSeed<'de> for Doc<'_> {
+        type Value = (u64, (u64, u64));
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            d.deserialize_map(self)
+        }
+    }
+    impl<'de> Visitor<'de> for Doc<'_> {
+        type Value = (u64, (u64, u64));
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("the document object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
+            let (mut path, mut size, mut format, mut root, mut diags) =
+                (false, None, false, None, false);
+            while let Some(k) = m.next_key::<String>()? {
+                match k.as_str() {
+                    "path" if !path => {
+                        m.next_value_seed(Text { null_ok: false })?;
+                        path = true;
+                    }
+                    "size" if size.is_none() => size = Some(m.next_value::<u64>()?),
+                    "format" if !format => {
+                        m.next_value_seed(Text { null_ok: false })?;
+                        format = true;
+                    }
+                    "root" if root.is_none() => {
+                        let n = m.next_value_seed(Node {
+                            st: &mut *self.st,
+                            depth: 1,
+                        })?;
+                        root = Some((n.offset, n.size));
+                    }
+                    "diagnostics" if !diags => {
+                        self.st.diagnostics = m.next_value_seed(Diags)?;
+                        diags = true;
+                    }
+                    other => {
+                        return Err(err(format!(
+                            "the document: unknown or repeated key {other:?}"
+                        )))
+                    }
+                }
+            }
+            match (path, size, format, root, diags) {
+                (true, Some(s), true, Some(r), true) => Ok((s, r)),
+                _ => Err(err(
+                    "the document lacks one of path, size, format, root, diagnostics",
+                )),
+            }
+        }
+    }
+
+    struct Diags;
+    impl<'de> DeserializeSeed<'de> for Diags {
+        type Value = u64;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<u64, D::Error> {
+            d.deserialize_seq(self)
+        }
+    }
+    impl<'de> Visitor<'de> for Diags {
+        type Value = u64;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("an array of diagnostics")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<u64, A::Error> {
+            let mut n = 0;
+            while s.next_element_seed(Diag)?.is_some() {
+                n += 1;
+            }
+            Ok(n)
+        }
+    }
+
+    struct Diag;
+    impl<'de> DeserializeSeed<'de> for Diag {
+        type Value = ();
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            d.deserialize_map(self)
+        }
+    }
+    impl<'de> Visitor<'de> for Diag {
+        type Value = ();
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a diagnostic object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<(), A::Error> {
+            let mut seen = [false; 4];
+            while let Some(k) = m.next_key::<String>()? {
+                let i = match k.as_str() {
+                    "severity" => {
+                        let s: String = m.next_value()?;
+                        if !matches!(s.as_str(), "info" | "warning" | "error") {
+                            return Err(err(format!("unknown severity {s:?}")));
+                        }
+                        0
+                    }
+                    "offset" => {
+                        m.next_value::<u64>()?;
+                        1
+                    }
+                    "size" => {
+                        m.next_value::<u64>()?;
+                        2
+                    }
+                    "message" => {
+                        m.next_value_seed(Text { null_ok: false })?;
+                        3
+                    }
+                    other => return Err(err(format!("a diagnostic: unknown key {other:?}"))),
+                };
+                if std::mem::replace(&mut seen[i], true) {
+                    return Err(err(format!("a diagnostic: repeated key {k:?}")));
+                }
+            }
+            if seen != [true; 4] {
+                return Err(err(
+                    "a diagnostic lacks one of severity, offset, size, message",
+                ));
+            }
+            Ok(())
+        }
+    }
+
+    /// What a node tells its parent.
+    struct Seen {
+        name: String,
+        offset: u64,
+        size: u64,
+    }
+
+    struct Node<'a> {
+        st: &'a mut Stats,
+        depth: usize,
+    }
+    impl<'de> DeserializeSeed<'de> for Node<'_> {
+        type Value = Seen;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Seen, D::Error> {
+            d.deserialize_map(self)
+        }
+    }
+    impl<'de> Visitor<'de> for Node<'_> {
+        type Value = Seen;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a node object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Seen, A::Error> {
+            self.st.nodes += 1;
+            self.st.depth = self.st.depth.max(self.depth);
+            let (mut name, mut offset, mut size, mut value, mut kids) =
+                (None, None, None, false, None);
+            while let Some(k) = m.next_key::<String>()? {
+                match k.as_str() {
+                    "name" if name.is_none() => name = Some(m.next_value::<String>()?),
+                    "offset" if offset.is_none() => offset = Some(m.next_value::<u64>()?),
+                    "size" if size.is_none() => size = Some(m.next_value::<u64>()?),
+                    "value" if !value => {
+                        m.next_value_seed(Text { null_ok: true })?;
+                        value = true;
+                    }
+                    "children" if kids.is_none() => {
+                        kids = Some(m.next_value_seed(Kids {
+                            st: &mut *self.st,
+                            depth: self.depth + 1,
+                        })?);
+                    }
+                    other => {
+                        return Err(err(format!(
+                            "node {name:?}: unknown or repeated key {other:?}"
+                        )))
+                    }
+                }
+            }
+            let (Some(name), Some(offset), Some(size), true, Some(kids)) =
+                (name, offset, size, value, kids)
+            else {
+                return Err(err(
+                    "a node lacks one of name, offset, size, value, children",
+                ));
+            };
+            let end = offset
+                .checked_add(size)
+                .ok_or_else(|| err(format!("node {name:?}: offset + size overflows")))?;
+            for c in kids {
+                let ce = c.offset.saturating_add(c.size);
+                if c.offset < offset || ce > end {
+                    return Err(err(format!(
+                        "{:?} [{:#x}, {ce:#x}) lies outside its parent {name:?} [{offset:#x}, {end:#x})",
+                        c.name, c.offset
+                    )));
+                }
+            }
+            Ok(Seen { name, offset, size })
+        }
+    }
+
+    struct Kids<'a> {
+        st: &'a mut Stats,
+        depth: usize,
+    }
+    impl<'de> DeserializeSeed<'de> for Kids<'_> {
+        type Value = Vec<Seen>;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Vec<Seen>, D::Error> {
+            d.deserialize_seq(self)
+        }
+    }
+    impl<'de> Visitor<'de> for Kids<'_> {
+        type Value = Vec<Seen>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("an array of nodes")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<Vec<Seen>, A::Error> {
+            let mut v = Vec::new();
+            while let Some(n) = s.next_element_seed(Node {
+                st: &mut *self.st,
+                depth: self.depth,
+            })? {
+                v.push(n);
+            }
+            Ok(v)
+        }
+    }
 }
 
 /// Checks a parsed document.
@@ -200,4 +507,67 @@ pub fn drop_flat(v: Value) {
             _ => {}
         }
     }
+}
+
+/// The checks themselves: the streaming one and the `Value` one agree, and
+/// each catches what it must. Called from one test of a test binary.
+pub fn self_test() {
+    const GOOD: &str = r#"{"path": "p", "size": 10, "format": "raw",
+"root": {"name": "r", "offset": 0, "size": 10, "value": null, "children": [
+{"name": "a", "offset": 2, "size": 8, "value": "x", "children": [
+{"name": "b", "offset": 9, "size": 1, "value": "y", "children": []}]}]},
+"diagnostics": [{"severity": "info", "offset": 0, "size": 1, "message": "m"}]}"#;
+    let both = |doc: &str, size: u64| {
+        (
+            check(doc.as_bytes(), size),
+            check_parsed(doc.as_bytes(), size),
+        )
+    };
+    let (a, b) = both(GOOD, 10);
+    let (a, b) = (a.unwrap(), b.unwrap());
+    assert_eq!((a.nodes, a.depth, a.diagnostics), (3, 3, 1));
+    assert_eq!((b.nodes, b.depth, b.diagnostics), (3, 3, 1));
+    let cases: Vec<(String, u64, bool)> = vec![
+        (GOOD.replace("\"offset\": 9", "\"offset\": 10"), 10, false),
+        (GOOD.replace("\"offset\": 2", "\"offset\": 1"), 10, false),
+        (GOOD.replace("\"offset\": 9", "\"offset\": 8"), 10, true),
+        (GOOD.replace("\"offset\": 2", "\"offset\": 3"), 10, false),
+        (GOOD.to_string(), 11, false),
+        (GOOD.replace("\"value\": \"y\"", "\"value\": 3"), 10, false),
+        (GOOD.replace("\"format\": \"raw\",", ""), 10, false),
+        (GOOD.replace("\"info\"", "\"fatal\""), 10, false),
+        (
+            GOOD.replace("\"name\": \"b\"", "\"name\": \"b\", \"x\": 1"),
+            10,
+            false,
+        ),
+        (format!("{GOOD} x"), 10, false),
+        (GOOD.replace("\"m\"", "\"\u{1b}[31m\""), 10, false),
+        (GOOD.replace("\"m\"", "\"\u{202e}\""), 10, false),
+        (GOOD.replace("\"m\"", "\"\\u001b\""), 10, true),
+        (GOOD.replace("[]}]}]}", "[]}]}]}]"), 10, false),
+    ];
+    for (doc, size, ok) in cases {
+        let (a, b) = both(&doc, size);
+        assert_eq!(a.is_ok(), ok, "streaming check of {doc}: {a:?}");
+        assert_eq!(b.is_ok(), ok, "parsed check of {doc}: {b:?}");
+    }
+    // Depth: far past serde_json's default limit of 128.
+    let depth = 2000;
+    let mut s = String::from(r#"{"path": "p", "size": 1, "format": "raw", "root": "#);
+    for _ in 0..depth {
+        s.push_str(r#"{"name": "n", "offset": 0, "size": 1, "value": null, "children": ["#);
+    }
+    for _ in 0..depth {
+        s.push_str("]}");
+    }
+    s.push_str(r#", "diagnostics": []}"#);
+    let st = std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(move || (check(s.as_bytes(), 1), check_parsed(s.as_bytes(), 1)))
+        .unwrap()
+        .join()
+        .unwrap();
+    assert_eq!(st.0.unwrap().depth, depth);
+    assert_eq!(st.1.unwrap().depth, depth);
 }
