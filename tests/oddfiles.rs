@@ -213,8 +213,9 @@ fn sparse_4_gib_behind_each_magic_opens_at_once() {
         });
         match r {
             Ok((nodes, took)) => {
+                eprintln!("{name} + 4 GiB of zeros: opened in {took:?}, {nodes} nodes");
                 assert!(
-                    took < Duration::from_secs(5),
+                    took < Duration::from_secs(2),
                     "{name} + 4 GiB of zeros took {took:?} to open ({nodes} nodes)"
                 );
                 assert!(
