@@ -188,7 +188,7 @@ pub fn extract(
 /// replace an existing file unless `force` is set.
 pub fn write_bytes(bytes: &[u8], out_path: &Path, force: bool) -> Result<(), ExtractError> {
     if out_path.as_os_str() == "-" {
-        return io::stdout().write_all(bytes).map_err(ExtractError::Io);
+        return copy_out(bytes, &mut io::stdout().lock()).map_err(ExtractError::Io);
     }
     let mut opts = OpenOptions::new();
     opts.write(true);
@@ -204,7 +204,30 @@ pub fn write_bytes(bytes: &[u8], out_path: &Path, force: bool) -> Result<(), Ext
             ExtractError::Io(e)
         }
     })?;
-    f.write_all(bytes).map_err(ExtractError::Io)
+    if let Err(e) = copy_out(bytes, &mut f) {
+        // No half-written file is left behind: remove what we created.
+        if !force {
+            drop(f);
+            let _ = std::fs::remove_file(out_path);
+        }
+        return Err(ExtractError::Io(e));
+    }
+    Ok(())
+}
+
+/// Writes `bytes` through a buffer. The bytes may be a map of a file that
+/// was truncated since: a copy in user space then reads zeros (see
+/// `crate::guard`), where handing the mapped pages to write(2) itself fails
+/// with EFAULT ("Bad address").
+fn copy_out(bytes: &[u8], out: &mut dyn Write) -> io::Result<()> {
+    const CHUNK: usize = 1 << 20;
+    let mut buf = vec![0u8; CHUNK.min(bytes.len())];
+    for c in bytes.chunks(CHUNK) {
+        let b = buf.get_mut(..c.len()).unwrap_or_default();
+        b.copy_from_slice(c);
+        out.write_all(b)?;
+    }
+    out.flush()
 }
 
 #[cfg(test)]

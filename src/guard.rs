@@ -6,7 +6,10 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Once;
 
-const SLOTS: usize = 8;
+/// How many maps can be protected at once. Each is a file over 16 MiB
+/// (smaller files are copied); when every slot is taken, [`register`] says
+/// so and the caller copies the file instead.
+const SLOTS: usize = 256;
 static STARTS: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
 static LENS: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
 static PAGE: AtomicUsize = AtomicUsize::new(4096);
@@ -69,8 +72,10 @@ fn install() {
     }
 }
 
-/// Protects the mapping at `start` of `len` bytes.
-pub fn register(start: usize, len: usize) {
+/// Protects the mapping at `start` of `len` bytes. Returns false when no
+/// slot is free: the mapping is then NOT protected and must not be used.
+#[must_use]
+pub fn register(start: usize, len: usize) -> bool {
     INSTALL.call_once(install);
     for i in 0..SLOTS {
         if STARTS[i]
@@ -78,9 +83,10 @@ pub fn register(start: usize, len: usize) {
             .is_ok()
         {
             LENS[i].store(len, Ordering::SeqCst);
-            return;
+            return true;
         }
     }
+    false
 }
 
 /// Stops protecting the mapping at `start` (it is being unmapped).

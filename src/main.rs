@@ -84,8 +84,48 @@ fn find(tree: &mut fwview::model::Tree, pattern: &str, case_sensitive: bool) -> 
     out.flush()
 }
 
+/// After output from a mapped file: if the file shrank while it was read,
+/// the bytes past its new end were shown as zeros. Say so, and fail.
+fn changed(path: &std::path::Path, ok: ExitCode) -> ExitCode {
+    #[cfg(unix)]
+    if fwview::guard::file_changed() {
+        return fail(
+            path,
+            "the file shrank while it was read; the bytes past its new end were read as zeros",
+        );
+    }
+    let _ = path;
+    ok
+}
+
+/// clap's messages quote the arguments they reject, and on a terminal they
+/// would pass a control sequence in an argument (a file name from `fwview *`,
+/// say) through as it is. When an argument holds anything unsafe, the
+/// message is printed plain instead, every line made safe.
+fn usage_error(e: clap::Error) -> ExitCode {
+    let risky = std::env::args_os().any(|a| {
+        let b = a.as_encoded_bytes();
+        std::str::from_utf8(b).map_or(true, |s| s.chars().any(text::is_unsafe))
+    });
+    if !risky {
+        e.exit();
+    }
+    let msg = e.render().to_string();
+    let safe: Vec<_> = msg.lines().map(text::clean).collect();
+    let safe = safe.join("\n");
+    if e.use_stderr() {
+        eprintln!("{safe}");
+    } else {
+        println!("{safe}");
+    }
+    ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2))
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => return usage_error(e),
+    };
     let src = match Source::open(&cli.file) {
         Ok(s) => Arc::new(s),
         Err(e) => return fail(&cli.file, e),
@@ -108,7 +148,7 @@ fn main() -> ExitCode {
                 .and_then(|_| export::diagnostics_text(&tree, &mut io::stderr()))
         };
         return match r.and_then(|_| out.flush()) {
-            Ok(()) => ExitCode::SUCCESS,
+            Ok(()) => changed(&cli.file, ExitCode::SUCCESS),
             // A closed pipe (`| head`) is not an error worth a message.
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
             Err(e) => fail(&cli.file, e),
@@ -116,7 +156,7 @@ fn main() -> ExitCode {
     }
     if let Some(p) = &cli.find {
         return match find(&mut tree, p, !cli.ignore_case) {
-            Ok(()) => ExitCode::SUCCESS,
+            Ok(()) => changed(&cli.file, ExitCode::SUCCESS),
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
             Err(e) if e.kind() == io::ErrorKind::InvalidInput => {
                 eprintln!("fwview: {}", text::clean(&e.to_string()));
@@ -134,7 +174,7 @@ fn main() -> ExitCode {
                         text::clean(&out.display().to_string())
                     );
                 }
-                ExitCode::SUCCESS
+                changed(&cli.file, ExitCode::SUCCESS)
             }
             Err(e) => fail(&cli.file, e),
         };

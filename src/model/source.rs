@@ -67,7 +67,16 @@ impl Source {
         #[cfg(unix)]
         {
             let _ = map.advise(memmap2::Advice::Random);
-            crate::guard::register(map.as_ptr() as usize, map.len());
+            if !crate::guard::register(map.as_ptr() as usize, map.len()) {
+                // Every guard slot is taken: an unprotected map could kill
+                // the process, so read the file instead.
+                drop(map);
+                let mut buf = Vec::new();
+                buf.try_reserve_exact(len as usize)
+                    .map_err(|e| std::io::Error::new(ErrorKind::OutOfMemory, e))?;
+                file.read_to_end(&mut buf)?;
+                return Ok(Source::from_vec(buf));
+            }
         }
         Ok(Source {
             inner: Inner::Map(map),
