@@ -1284,7 +1284,7 @@ pub fn parse(
     }
     if stop < end {
         let bytes = b.slice(stop, end - stop);
-        let zero = bytes.iter().all(|&x| x == 0);
+        let zero = text::looks_zero(bytes);
         let name = if end_mark {
             "after_end_mark"
         } else {
@@ -1313,7 +1313,7 @@ fn trailing(b: &mut Builder<'_>, parent: NodeId, cdo: u64, end: u64, lim: u64) {
         return;
     }
     let bytes = b.slice(end, lim - end);
-    let zero = bytes.iter().all(|&x| x == 0);
+    let zero = text::looks_zero(bytes);
     let pad = (16 - (end - cdo) % 16) % 16;
     let n = lim - end;
     if zero && n <= pad {

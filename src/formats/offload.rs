@@ -200,8 +200,8 @@ fn sequence(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
         let rest = end - pos;
         let d = b.slice(pos, rest);
         if !detect(d) {
-            if d.iter().all(|&c| c == 0) {
-                b.leaf(parent, "padding", pos, rest, format!("{rest} zero bytes"));
+            if text::looks_zero(d) {
+                b.leaf(parent, "padding", pos, rest, text::zero_note(rest));
             } else {
                 b.error(
                     pos,

@@ -374,8 +374,8 @@ impl Pdi {
         if last < self.end {
             let n = self.end - last;
             let bytes = b.slice(last, n);
-            if bytes.iter().all(|&x| x == 0) {
-                b.leaf(parent, "padding", last, n, format!("{n} zero bytes"));
+            if text::looks_zero(bytes) {
+                b.leaf(parent, "padding", last, n, text::zero_note(n));
             } else {
                 b.leaf(
                     parent,

@@ -178,3 +178,21 @@ mod utc_tests {
         assert_eq!(super::utc(i64::MAX), None);
     }
 }
+
+/// How far [`looks_zero`] looks.
+pub const ZERO_SCAN: usize = 1 << 20;
+
+/// True if the bytes are zero as far as [`ZERO_SCAN`] bytes: enough to call
+/// a tail padding without reading gigabytes of it.
+pub fn looks_zero(b: &[u8]) -> bool {
+    b.iter().take(ZERO_SCAN).all(|&x| x == 0)
+}
+
+/// The value of a zero tail of `n` bytes, saying how much was checked.
+pub fn zero_note(n: u64) -> String {
+    if n > ZERO_SCAN as u64 {
+        format!("{n} bytes, zero as far as checked (the first MiB)")
+    } else {
+        format!("{n} zero bytes")
+    }
+}
