@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::model::{num, text, Builder, Endian, NodeId};
+use crate::model::{group_size, num, text, Builder, Endian, NodeId, GROUP};
 
 const LE: Endian = Endian::Little;
 
@@ -21,7 +21,6 @@ pub const XNLX_ID: u32 = 0x584C_4E58;
 
 /// Commands are shown, and their start offsets remembered, in groups of this
 /// many.
-const GROUP: u64 = 1000;
 /// PROC and PSM_SEQUENCE carry commands of their own; this many levels are
 /// opened.
 const MAX_DEPTH: u8 = 3;
@@ -700,10 +699,7 @@ fn fill(b: &mut Builder<'_>, parent: NodeId, lo: u64, hi: u64, seq: &Arc<Seq>) {
         }
         return;
     }
-    let mut g = GROUP;
-    while n.div_ceil(g) > GROUP {
-        g = g.saturating_mul(GROUP);
-    }
+    let g = group_size(n);
     let mut s = lo;
     while s < hi {
         let e = s.saturating_add(g).min(hi);
@@ -1932,10 +1928,7 @@ fn chunk_fill(
         }
         return;
     }
-    let mut g = GROUP;
-    while n.div_ceil(g) > GROUP {
-        g = g.saturating_mul(GROUP);
-    }
+    let g = group_size(n);
     let mut s = lo;
     while s < hi {
         let e = s.saturating_add(g).min(hi);

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use nom::number::complete::{le_u16, le_u32, le_u64, u8 as byte};
 
-use crate::model::{named, num, text, Builder, Endian, LazyFn, NodeId};
+use crate::model::{group_size, named, num, text, Builder, Endian, LazyFn, NodeId, GROUP};
 
 const LE: Endian = Endian::Little;
 
@@ -29,8 +29,7 @@ pub const CCOB_MAGIC: &[u8] = b"CCOB";
 const MAX_DEPTH: u32 = 8;
 /// Eagerly built list entries (bundle and fatbin entries, PTX kernels).
 const MAX_LIST: u64 = 4096;
-/// Lines shown per group in a PTX text.
-const LINE_GROUP: u64 = 1000;
+
 /// The longest record operand list the bitcode walk decodes.
 const MAX_ARRAY: u64 = 1 << 16;
 
@@ -838,7 +837,7 @@ fn ptx(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
 /// if there are few, else in lazily built groups.
 fn line_nodes(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64, first: u64, n: u64) {
     let d = b.slice(off, len);
-    if n <= LINE_GROUP {
+    if n <= GROUP {
         for (i, (s, e)) in lines(d).enumerate() {
             let t = d.get(s as usize..e as usize).unwrap_or(&[]);
             b.leaf(
@@ -851,10 +850,7 @@ fn line_nodes(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64, first: u6
         }
         return;
     }
-    let mut step = LINE_GROUP;
-    while n.div_ceil(step) > LINE_GROUP {
-        step = step.saturating_mul(LINE_GROUP);
-    }
+    let step = group_size(n);
     // Group boundaries only: one pass, no per-line memory.
     let mut start = 0u64;
     let mut count = 0u64;

@@ -13,7 +13,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::model::{num, text, Builder, Endian, NodeId};
+use crate::model::{group_size, num, text, Builder, Endian, NodeId};
 
 use super::xml;
 
@@ -41,7 +41,7 @@ const CRC_START: u32 = 0x2144_DF1C;
 const MAX_SECTORS: usize = 1_000_000;
 
 /// How many children a node shows before they are grouped.
-const GROUP: usize = 1000;
+const GROUP: usize = crate::model::GROUP as usize;
 
 /// How far back a GOTO or CALL looks for an image whose address it names.
 const MATCH_BACK: usize = 256;
@@ -723,10 +723,7 @@ fn chunked(
         }
         return;
     }
-    let mut g = GROUP;
-    while n.div_ceil(g) > GROUP {
-        g = g.saturating_mul(GROUP);
-    }
+    let g = group_size(n as u64) as usize;
     let mut s = lo;
     while s < hi {
         let e = s.saturating_add(g).min(hi);

@@ -21,6 +21,16 @@ pub type Dispatch = fn(&mut Builder<'_>, NodeId, u64, u64) -> Option<&'static st
 /// How many children an array node shows before it groups them.
 pub const GROUP: u64 = 1000;
 
+/// The size of the groups that `n` children are shown in: the smallest
+/// power of [`GROUP`] that leaves at most [`GROUP`] groups.
+pub fn group_size(n: u64) -> u64 {
+    let mut g = GROUP;
+    while n.div_ceil(g) > GROUP {
+        g = g.saturating_mul(GROUP);
+    }
+    g
+}
+
 /// How many formats may nest inside each other.
 pub const MAX_NEST: u8 = 8;
 
@@ -351,10 +361,7 @@ impl<'a> Builder<'a> {
             }
             return;
         }
-        let mut g = GROUP;
-        while n.div_ceil(g) > GROUP {
-            g = g.saturating_mul(GROUP);
-        }
+        let g = group_size(n);
         let mut start = lo;
         while start < hi {
             let end = start.saturating_add(g).min(hi);

@@ -10,7 +10,7 @@ mod source;
 pub mod text;
 mod tree;
 
-pub use builder::{Builder, ElemFn, LazyFn};
+pub use builder::{group_size, Builder, ElemFn, LazyFn, GROUP};
 pub use read::Endian;
 pub use source::Source;
 pub use tree::{Children, Link, Node, NodeId, Tree};

@@ -6,10 +6,7 @@ use std::sync::Arc;
 
 use super::{names, notes, Elf, Sec, Seg, EM_INTELGT};
 use crate::formats::{offload, zebin};
-use crate::model::{inum, named, num, text, Builder, NodeId};
-
-/// How many strings a string table node shows before it groups them.
-const GROUP: u64 = 1000;
+use crate::model::{group_size, inum, named, num, text, Builder, NodeId, GROUP};
 
 pub(super) fn sections(b: &mut Builder<'_>, parent: NodeId, elf: &Arc<Elf>) {
     let ranges: Vec<(usize, u64, u64)> = elf
@@ -593,10 +590,7 @@ fn string_range(b: &mut Builder<'_>, parent: NodeId, table: u64, lo: u64, hi: u6
         }
         return;
     }
-    let mut g = GROUP;
-    while count.div_ceil(g) > GROUP {
-        g = g.saturating_mul(GROUP);
-    }
+    let g = group_size(count);
     let mut start = 0usize;
     let mut seen = 0u64;
     let mut cuts = Vec::new();
