@@ -107,7 +107,7 @@ fn open_biggest_table(app: &mut App) -> Option<NodeId> {
         let mut next = Vec::new();
         for id in level {
             for k in app.tree.children(id) {
-                let n = app.tree.node(k);
+                let n = app.tree.node(k).unwrap();
                 if !app.tree.is_built(k) && best.is_none_or(|(s, _)| n.size > s) {
                     best = Some((n.size, k));
                 }

@@ -6,141 +6,310 @@ use std::fs::OpenOptions;
 use std::io::{self, Write};
 use std::path::Path;
 
-use crate::model::{text, Tree};
+use std::ops::ControlFlow;
+
+use crate::model::{text, Numbers, Raw, SpaceId, Tree};
 
 /// Writes `s` as a JSON string. Besides what JSON requires, every character
 /// that could act on a terminal (C1 controls, bidi overrides) is written as
 /// a `\u` escape, so the output is safe to print as it is.
 pub fn json_str(out: &mut dyn Write, s: &str) -> io::Result<()> {
-    out.write_all(b"\"")?;
+    let mut buf = Vec::with_capacity(s.len() + 2);
+    push_json_str(&mut buf, s);
+    out.write_all(&buf)
+}
+
+/// Appends `s` as a JSON string to `buf` (see [`json_str`]).
+fn push_json_str(buf: &mut Vec<u8>, s: &str) {
+    buf.push(b'"');
+    let bytes = s.as_bytes();
+    // Plain ASCII needs no escape: copy runs of it whole.
+    let plain = |b: u8| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\';
     let mut start = 0;
-    for (i, c) in s.char_indices() {
-        let esc: Option<String> = match c {
-            '"' => Some("\\\"".into()),
-            '\\' => Some("\\\\".into()),
-            '\n' => Some("\\n".into()),
-            '\r' => Some("\\r".into()),
-            '\t' => Some("\\t".into()),
-            c if text::is_unsafe(c) => Some(format!("\\u{:04x}", c as u32)),
-            _ => None,
-        };
-        if let Some(e) = esc {
-            out.write_all(s.as_bytes().get(start..i).unwrap_or_default())?;
-            out.write_all(e.as_bytes())?;
-            start = i + c.len_utf8();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes.get(i).copied().unwrap_or(0);
+        if plain(b) {
+            i += 1;
+            continue;
         }
+        buf.extend_from_slice(bytes.get(start..i).unwrap_or_default());
+        let c = s
+            .get(i..)
+            .and_then(|r| r.chars().next())
+            .unwrap_or('\u{fffd}');
+        match c {
+            '"' => buf.extend_from_slice(b"\\\""),
+            '\\' => buf.extend_from_slice(b"\\\\"),
+            '\n' => buf.extend_from_slice(b"\\n"),
+            '\r' => buf.extend_from_slice(b"\\r"),
+            '\t' => buf.extend_from_slice(b"\\t"),
+            c if text::is_unsafe(c) => {
+                let _ = write!(buf, "\\u{:04x}", c as u32);
+            }
+            c => {
+                let mut e = [0u8; 4];
+                buf.extend_from_slice(c.encode_utf8(&mut e).as_bytes());
+            }
+        }
+        i += c.len_utf8();
+        start = i;
     }
-    out.write_all(s.as_bytes().get(start..).unwrap_or_default())?;
-    out.write_all(b"\"")
+    buf.extend_from_slice(bytes.get(start..).unwrap_or_default());
+    buf.push(b'"');
+}
+
+/// How many bytes the exporters gather before they write.
+const CHUNK: usize = 1 << 16;
+
+fn push_u64(buf: &mut Vec<u8>, v: u64) {
+    buf.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
+}
+
+fn push_hex(buf: &mut Vec<u8>, v: u64) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    buf.extend_from_slice(b"0x");
+    let n = (64 - v.leading_zeros()).div_ceil(4).max(1);
+    for k in (0..n).rev() {
+        buf.push(DIGITS[((v >> (4 * k)) & 0xf) as usize]);
+    }
+}
+
+/// A `String` writer over a byte buffer, so values render straight into it.
+struct Utf8Buf<'a>(&'a mut Vec<u8>);
+
+impl std::fmt::Write for Utf8Buf<'_> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.0.extend_from_slice(s.as_bytes());
+        Ok(())
+    }
 }
 
 /// Writes the JSON document of the contract: path, size, format, the whole
-/// tree under `root`, and the diagnostics.
+/// tree under `root`, the byte spaces and the diagnostics.
 pub fn json(tree: &mut Tree, path: &str, out: &mut dyn Write) -> io::Result<()> {
-    out.write_all(b"{\"path\": ")?;
-    json_str(out, path)?;
-    write!(out, ", \"size\": {}, \"format\": ", tree.data().len())?;
-    json_str(out, tree.format())?;
-    out.write_all(b",\n\"root\": ")?;
+    let mut buf: Vec<u8> = Vec::with_capacity(CHUNK * 2);
+    buf.extend_from_slice(b"{\"path\": ");
+    push_json_str(&mut buf, path);
+    buf.extend_from_slice(b", \"size\": ");
+    push_u64(&mut buf, tree.data().len() as u64);
+    buf.extend_from_slice(b", \"format\": ");
+    push_json_str(&mut buf, tree.format());
+    buf.extend_from_slice(b",\n\"root\": ");
     let mut err: Option<io::Error> = None;
     // One flag a level: whether the next child written there is the first.
     let mut first: Vec<bool> = Vec::new();
-    tree.walk(&mut |t, id, _depth, entering| {
-        if err.is_some() {
-            return;
-        }
-        let r = (|| -> io::Result<()> {
-            if entering {
-                let n = t.node(id);
-                if let Some(f) = first.last_mut() {
-                    if !std::mem::replace(f, false) {
-                        out.write_all(b",")?;
-                    }
-                    out.write_all(b"\n")?;
+    let mut val = String::new();
+    let _ = tree.walk(&mut |t, id, _depth, entering| {
+        if entering {
+            let Some(n) = t.node(id) else {
+                return ControlFlow::Continue(());
+            };
+            if let Some(f) = first.last_mut() {
+                if !std::mem::replace(f, false) {
+                    buf.push(b',');
                 }
-                first.push(true);
-                out.write_all(b"{\"name\": ")?;
-                json_str(out, &n.name)?;
-                write!(
-                    out,
-                    ", \"offset\": {}, \"size\": {}, \"value\": ",
-                    n.offset, n.size
-                )?;
-                match &n.value {
-                    Some(v) => json_str(out, v)?,
-                    None => out.write_all(b"null")?,
-                }
-                out.write_all(b", \"children\": [")
-            } else {
-                first.pop();
-                out.write_all(b"]}")
+                buf.push(b'\n');
             }
-        })();
-        if let Err(e) = r {
-            err = Some(e);
+            first.push(true);
+            buf.extend_from_slice(b"{\"name\": ");
+            push_json_str(&mut buf, &n.name);
+            buf.extend_from_slice(b", \"offset\": ");
+            push_u64(&mut buf, n.offset);
+            buf.extend_from_slice(b", \"size\": ");
+            push_u64(&mut buf, n.size);
+            buf.extend_from_slice(b", \"space\": ");
+            push_u64(&mut buf, u64::from(n.space));
+            buf.extend_from_slice(b", \"value\": ");
+            match &n.value {
+                Some(v) => {
+                    val.clear();
+                    let _ = v.write_to(&mut val, Numbers::Natural);
+                    push_json_str(&mut buf, &val);
+                    buf.extend_from_slice(b", \"raw\": ");
+                    match v.raw() {
+                        Some(Raw::U(u)) => push_u64(&mut buf, u),
+                        Some(Raw::I(i)) => {
+                            buf.extend_from_slice(itoa::Buffer::new().format(i).as_bytes())
+                        }
+                        None => buf.extend_from_slice(b"null"),
+                    }
+                }
+                None => buf.extend_from_slice(b"null, \"raw\": null"),
+            }
+            buf.extend_from_slice(b", \"children\": [");
+        } else {
+            first.pop();
+            buf.extend_from_slice(b"]}");
         }
+        if buf.len() >= CHUNK {
+            if let Err(e) = out.write_all(&buf) {
+                err = Some(e);
+                return ControlFlow::Break(());
+            }
+            buf.clear();
+        }
+        ControlFlow::Continue(())
     });
     if let Some(e) = err {
         return Err(e);
     }
-    out.write_all(b",\n\"diagnostics\": [")?;
+    buf.extend_from_slice(b",\n\"spaces\": [");
+    let file_len = tree.data().len() as u64;
+    for (i, sp) in tree.spaces().iter().enumerate() {
+        if i > 0 {
+            buf.push(b',');
+        }
+        buf.extend_from_slice(b"\n{\"id\": ");
+        push_u64(&mut buf, i as u64);
+        buf.extend_from_slice(b", \"name\": ");
+        push_json_str(&mut buf, &sp.name);
+        buf.extend_from_slice(b", \"size\": ");
+        push_u64(&mut buf, sp.size(file_len));
+        buf.extend_from_slice(b", \"from\": ");
+        match sp.origin {
+            None => buf.extend_from_slice(b"null"),
+            Some(o) => {
+                buf.extend_from_slice(b"{\"space\": ");
+                push_u64(&mut buf, u64::from(o.space));
+                buf.extend_from_slice(b", \"offset\": ");
+                push_u64(&mut buf, o.offset);
+                buf.extend_from_slice(b", \"size\": ");
+                push_u64(&mut buf, o.size);
+                buf.extend_from_slice(b", \"method\": ");
+                push_json_str(&mut buf, o.method);
+                buf.push(b'}');
+            }
+        }
+        buf.push(b'}');
+    }
+    buf.extend_from_slice(b"],\n\"diagnostics\": [");
     for (i, d) in tree.diagnostics().iter().enumerate() {
         if i > 0 {
-            out.write_all(b",")?;
+            buf.push(b',');
         }
-        write!(
-            out,
-            "\n{{\"severity\": \"{}\", \"offset\": {}, \"size\": {}, \"message\": ",
-            d.severity.as_str(),
-            d.offset,
-            d.size
-        )?;
-        json_str(out, &d.message)?;
-        out.write_all(b"}")?;
+        buf.extend_from_slice(b"\n{\"severity\": \"");
+        buf.extend_from_slice(d.severity.as_str().as_bytes());
+        buf.extend_from_slice(b"\", \"space\": ");
+        push_u64(&mut buf, u64::from(d.space));
+        buf.extend_from_slice(b", \"offset\": ");
+        push_u64(&mut buf, d.offset);
+        buf.extend_from_slice(b", \"size\": ");
+        push_u64(&mut buf, d.size);
+        buf.extend_from_slice(b", \"message\": ");
+        push_json_str(&mut buf, &d.message);
+        buf.push(b'}');
+        if buf.len() >= CHUNK {
+            out.write_all(&buf)?;
+            buf.clear();
+        }
     }
-    out.write_all(b"]}\n")
+    buf.extend_from_slice(b"]}\n");
+    out.write_all(&buf)
 }
 
-/// One tree line: indent, name, `[0x…+0x…]`, value.
-pub fn tree_line(name: &str, offset: u64, size: u64, value: Option<&str>) -> String {
-    match value {
-        Some(v) => format!("{name} [0x{offset:x}+0x{size:x}] {v}"),
-        None => format!("{name} [0x{offset:x}+0x{size:x}]"),
+/// One tree line: name, `[0x…+0x…]`, value; a node in a derived space
+/// shows its space as `[K:0x…+0x…]`.
+pub fn tree_line(
+    name: &str,
+    space: SpaceId,
+    offset: u64,
+    size: u64,
+    value: Option<&str>,
+) -> String {
+    let mut buf = Vec::new();
+    push_tree_line(&mut buf, name, space, offset, size, value);
+    String::from_utf8(buf).unwrap_or_default()
+}
+
+fn push_tree_line(
+    buf: &mut Vec<u8>,
+    name: &str,
+    space: SpaceId,
+    offset: u64,
+    size: u64,
+    value: Option<&str>,
+) {
+    buf.extend_from_slice(name.as_bytes());
+    buf.extend_from_slice(b" [");
+    if space != 0 {
+        push_u64(buf, u64::from(space));
+        buf.push(b':');
+    }
+    push_hex(buf, offset);
+    buf.push(b'+');
+    push_hex(buf, size);
+    buf.push(b']');
+    if let Some(v) = value {
+        buf.push(b' ');
+        buf.extend_from_slice(v.as_bytes());
     }
 }
 
 /// Writes the tree as indented text, one node a line.
 pub fn text_tree(tree: &mut Tree, out: &mut dyn Write) -> io::Result<()> {
-    let mut err: Option<io::Error> = None;
-    tree.walk(&mut |t, id, depth, entering| {
-        if !entering || err.is_some() {
-            return;
-        }
-        let n = t.node(id);
-        let line = tree_line(&n.name, n.offset, n.size, n.value.as_deref());
-        if let Err(e) = writeln!(out, "{:indent$}{line}", "", indent = depth * 2) {
-            err = Some(e);
-        }
-    });
-    match err {
-        Some(e) => Err(e),
-        None => Ok(()),
-    }
+    text_tree_in(tree, out, Numbers::Natural)
 }
 
-/// Writes the diagnostics as lines for stderr.
+/// Writes the tree as indented text, numbers as `mode` asks.
+pub fn text_tree_in(tree: &mut Tree, out: &mut dyn Write, mode: Numbers) -> io::Result<()> {
+    let mut err: Option<io::Error> = None;
+    let mut buf: Vec<u8> = Vec::with_capacity(CHUNK * 2);
+    const SPACES: &[u8] = &[b' '; 256];
+    let _ = tree.walk(&mut |t, id, depth, entering| {
+        if !entering {
+            return ControlFlow::Continue(());
+        }
+        let Some(n) = t.node(id) else {
+            return ControlFlow::Continue(());
+        };
+        let mut indent = depth * 2;
+        while indent > 0 {
+            let k = indent.min(SPACES.len());
+            buf.extend_from_slice(SPACES.get(..k).unwrap_or_default());
+            indent -= k;
+        }
+        push_tree_line(&mut buf, &n.name, n.space, n.offset, n.size, None);
+        if let Some(v) = &n.value {
+            buf.push(b' ');
+            let _ = v.write_to(&mut Utf8Buf(&mut buf), mode);
+        }
+        buf.push(b'\n');
+        if buf.len() >= CHUNK {
+            if let Err(e) = out.write_all(&buf) {
+                err = Some(e);
+                return ControlFlow::Break(());
+            }
+            buf.clear();
+        }
+        ControlFlow::Continue(())
+    });
+    if let Some(e) = err {
+        return Err(e);
+    }
+    out.write_all(&buf)
+}
+
+/// Writes the diagnostics as lines for stderr; one in a derived space shows
+/// it as `[K:0x…+0x…]`.
 pub fn diagnostics_text(tree: &Tree, out: &mut dyn Write) -> io::Result<()> {
+    let mut out = io::BufWriter::with_capacity(CHUNK, out);
     for d in tree.diagnostics() {
+        let sp = if d.space == 0 {
+            String::new()
+        } else {
+            format!("{}:", d.space)
+        };
         writeln!(
             out,
-            "{}: [0x{:x}+0x{:x}] {}",
+            "{}: [{sp}0x{:x}+0x{:x}] {}",
             d.severity.as_str(),
             d.offset,
             d.size,
             d.message
         )?;
     }
-    Ok(())
+    out.flush()
 }
 
 /// Why an extraction failed.
@@ -175,11 +344,7 @@ pub fn extract(
     let id = tree
         .find_path(node_path)
         .ok_or_else(|| ExtractError::NoSuchNode(node_path.to_string()))?;
-    let n = tree.node(id);
-    let bytes = tree
-        .data()
-        .get(n.offset as usize..n.end() as usize)
-        .unwrap_or_default();
+    let bytes = tree.node_bytes(id);
     write_bytes(bytes, out_path, force)?;
     Ok(bytes.len() as u64)
 }

@@ -57,29 +57,39 @@ fn fail(path: &std::path::Path, msg: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(1)
 }
 
-/// `--find`: every match's offset, one a line.
+/// `--find`: every match, one a line: its offset in hex (`K:0x…` in a
+/// derived space K); node matches add two spaces and the node's address.
 fn find(tree: &mut fwview::model::Tree, pattern: &str, case_sensitive: bool) -> io::Result<()> {
     use fwview::search::{self, Pattern};
     let pat = Pattern::parse(pattern, case_sensitive)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-    let offsets: Vec<u64> = match pat {
-        Pattern::Bytes { bytes, fold } => search::find_bytes(
-            &bytes,
-            fold,
-            tree.data(),
-            &std::sync::atomic::AtomicBool::new(false),
-            &mut |_| {},
-        ),
-        Pattern::Nodes { text, fold } => search::find_nodes(tree, &text, fold)
-            .0
-            .iter()
-            .map(|m| m.offset)
-            .collect(),
-    };
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
-    for o in offsets {
-        writeln!(out, "0x{o:x}")?;
+    let never = std::sync::atomic::AtomicBool::new(false);
+    match pat {
+        Pattern::Bytes { bytes, fold } => {
+            search::make_all_spaces(tree, &never);
+            for sp in 0..tree.spaces().len() {
+                let sid = sp as fwview::model::SpaceId;
+                let data = tree.space_bytes(sid);
+                for o in search::find_bytes(&bytes, fold, data, &never, &mut |_| {}) {
+                    if sid == 0 {
+                        writeln!(out, "0x{o:x}")?;
+                    } else {
+                        writeln!(out, "{sid}:0x{o:x}")?;
+                    }
+                }
+            }
+        }
+        Pattern::Nodes { text, fold } => {
+            for m in search::find_nodes(tree, &text, fold).0 {
+                if m.space == 0 {
+                    writeln!(out, "0x{:x}  {}", m.offset, m.path)?;
+                } else {
+                    writeln!(out, "{}:0x{:x}  {}", m.space, m.offset, m.path)?;
+                }
+            }
+        }
     }
     out.flush()
 }

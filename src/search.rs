@@ -9,7 +9,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use memchr::memmem;
 
-use crate::model::{NodeId, Tree};
+use std::ops::ControlFlow;
+
+use crate::model::{NodeId, Numbers, SpaceId, Tree};
 
 /// At most this many matches are kept.
 pub const MAX_MATCHES: usize = 1 << 24;
@@ -173,59 +175,110 @@ pub fn find_bytes(
 /// A node that matched a node search: where it is and how to find it again.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NodeMatch {
+    /// The byte space the node is in (0: the file).
+    pub space: SpaceId,
     pub offset: u64,
     pub size: u64,
+    /// The node's address ([`Tree::path_string`]): it names this node only.
     pub path: String,
 }
 
-/// At most this many nodes are looked at by one node search.
-pub const MAX_NODES_SEARCHED: usize = 4_000_000;
+/// How often a node search reports progress, in nodes.
+pub const PROGRESS_EVERY: u64 = 1 << 16;
 
 /// Finds the nodes whose name or value holds `text`, in tree order,
-/// building lazy parts as it goes (and forgetting them after). Returns the
-/// matches and whether the whole tree was searched.
-pub fn find_nodes(tree: &mut Tree, text: &str, fold: bool) -> (Vec<NodeMatch>, bool) {
-    let needle = if fold {
-        text.to_lowercase()
+/// building lazy parts as it goes (and forgetting them after). Every node
+/// is looked at, derived spaces included. `progress` hears how many nodes
+/// were looked at, every [`PROGRESS_EVERY`]; setting `cancel` stops the
+/// walk. Returns the matches and whether the walk ran to the end (not
+/// cancelled, and fewer than [`MAX_MATCHES`] matches).
+pub fn find_nodes_with(
+    tree: &mut Tree,
+    text: &str,
+    fold: bool,
+    cancel: &AtomicBool,
+    progress: &mut dyn FnMut(u64),
+) -> (Vec<NodeMatch>, bool) {
+    let fold = fold && text.is_ascii();
+    let needle: Vec<u8> = if fold {
+        text.to_ascii_lowercase().into_bytes()
     } else {
-        text.to_string()
+        text.as_bytes().to_vec()
     };
+    let finder = memchr::memmem::Finder::new(&needle);
     let mut out = Vec::new();
-    let mut seen = 0usize;
-    let mut names: Vec<String> = Vec::new();
+    let mut seen = 0u64;
     let mut complete = true;
+    let mut val = String::new();
+    let mut low: Vec<u8> = Vec::new();
     let root = tree.root();
-    tree.walk(&mut |t, id: NodeId, _depth, enter| {
+    let mut hit = |s: &str| -> bool {
+        if fold {
+            low.clear();
+            low.extend(s.bytes().map(|b| b.to_ascii_lowercase()));
+            finder.find(&low).is_some()
+        } else {
+            finder.find(s.as_bytes()).is_some()
+        }
+    };
+    let _ = tree.walk(&mut |t, id: NodeId, _depth, enter| {
         if !enter {
-            names.pop();
-            return;
+            return ControlFlow::Continue(());
         }
-        let n = t.node(id);
-        names.push(n.name.clone());
         seen += 1;
-        if seen > MAX_NODES_SEARCHED {
-            complete = false;
-            return;
-        }
-        if id == root || out.len() >= MAX_MATCHES {
-            return;
-        }
-        let hit = |s: &str| {
-            if fold {
-                s.to_lowercase().contains(&needle)
-            } else {
-                s.contains(&needle)
+        if seen.is_multiple_of(PROGRESS_EVERY) {
+            progress(seen);
+            if cancel.load(Ordering::Relaxed) {
+                complete = false;
+                return ControlFlow::Break(());
             }
+        }
+        if id == root {
+            return ControlFlow::Continue(());
+        }
+        let Some(n) = t.node(id) else {
+            return ControlFlow::Continue(());
         };
-        if hit(&n.name) || n.value.as_deref().is_some_and(hit) {
+        let mut matched = hit(&n.name);
+        if !matched {
+            if let Some(v) = &n.value {
+                val.clear();
+                let _ = v.write_to(&mut val, Numbers::Natural);
+                matched = hit(&val);
+            }
+        }
+        if matched {
             out.push(NodeMatch {
+                space: n.space,
                 offset: n.offset,
                 size: n.size,
-                path: names.get(1..).unwrap_or_default().join("/"),
+                path: t.path_string(id),
             });
+            if out.len() >= MAX_MATCHES {
+                complete = false;
+                return ControlFlow::Break(());
+            }
         }
+        ControlFlow::Continue(())
     });
+    progress(seen);
     (out, complete)
+}
+
+/// [`find_nodes_with`], not cancelled and not reporting progress.
+pub fn find_nodes(tree: &mut Tree, text: &str, fold: bool) -> (Vec<NodeMatch>, bool) {
+    find_nodes_with(tree, text, fold, &AtomicBool::new(false), &mut |_| {})
+}
+
+/// Every byte space of the tree, made: a walk over the whole tree, so that
+/// every derived space exists (the walk forgets the nodes, not the spaces).
+pub fn make_all_spaces(tree: &mut Tree, cancel: &AtomicBool) {
+    let _ = tree.walk(&mut |_, _, _, enter| {
+        if enter && cancel.load(Ordering::Relaxed) {
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    });
 }
 
 #[cfg(test)]

@@ -14,13 +14,13 @@ fn fat() -> PathBuf {
 }
 
 fn child(t: &mut Tree, id: NodeId, name: &str) -> Option<NodeId> {
-    t.children(id).into_iter().find(|&k| t.node(k).name == name)
+    t.children(id).into_iter().find(|&k| t.name(k) == name)
 }
 
 fn members(t: &mut Tree) -> Vec<NodeId> {
     t.children(0)
         .into_iter()
-        .filter(|&k| t.node(k).name.starts_with('['))
+        .filter(|&k| t.name(k).starts_with('['))
         .collect()
 }
 
@@ -45,14 +45,14 @@ fn compare(label: &str, d: &[u8]) -> Tree {
         .iter()
         .copied()
         .filter(|&m| {
-            let n = label_name(&t.node(m).name);
+            let n = label_name(t.name(m));
             !(n == "/" || n == "//" || n == "/SYM64/" || n.starts_with("__.SYMDEF"))
         })
         .collect();
     assert_eq!(ours.len(), theirs.len(), "{label}: members");
     for (&m, o) in ours.iter().zip(&theirs) {
         assert_eq!(
-            label_name(&t.node(m).name),
+            label_name(t.name(m)),
             String::from_utf8_lossy(o.name()),
             "{label}"
         );
@@ -62,8 +62,7 @@ fn compare(label: &str, d: &[u8]) -> Tree {
             let h = child(&mut t, m, "header").unwrap();
             let sz = child(&mut t, h, "ar_size").unwrap();
             assert_eq!(
-                t.node(sz)
-                    .value
+                t.value_text(sz)
                     .as_deref()
                     .unwrap()
                     .split(' ')
@@ -75,10 +74,10 @@ fn compare(label: &str, d: &[u8]) -> Tree {
         }
         let dn = child(&mut t, m, "data").unwrap();
         assert_eq!(
-            (t.node(dn).offset, t.node(dn).size),
+            (t.node(dn).unwrap().offset, t.node(dn).unwrap().size),
             (fo, fs),
             "{label}: {}",
-            t.node(m).name
+            t.name(m)
         );
     }
     if let Some(syms) = ar.symbols().unwrap() {
@@ -92,11 +91,11 @@ fn compare(label: &str, d: &[u8]) -> Tree {
         assert_eq!(els.len(), syms.len(), "{label}: symbols");
         for (s, &e) in syms.iter().zip(&els) {
             assert_eq!(
-                label_name(&t.node(e).name),
+                label_name(t.name(e)),
                 String::from_utf8_lossy(s.name()),
                 "{label}"
             );
-            let l = t.node(e).link.unwrap();
+            let l = t.node(e).unwrap().link.unwrap();
             assert_eq!(l.offset, s.offset().0, "{label}");
         }
         eprintln!(
@@ -114,7 +113,7 @@ fn ocloc_fat_binary() {
     let mut t = compare("fat", &d);
     let names: Vec<String> = members(&mut t)
         .iter()
-        .map(|&m| label_name(&t.node(m).name).to_string())
+        .map(|&m| label_name(t.name(m)).to_string())
         .collect();
     assert_eq!(
         names,
@@ -128,9 +127,9 @@ fn ocloc_fat_binary() {
         ]
     );
     for m in members(&mut t) {
-        let name = t.node(m).name.clone();
+        let name = t.name(m).to_string();
         let dn = child(&mut t, m, "data").unwrap();
-        let f = t.node(dn).format;
+        let f = t.node(dn).unwrap().format;
         if name.contains("64.") {
             assert_eq!(f, Some("zebin"), "{name}");
             assert!(child(&mut t, dn, "sections").is_some());
@@ -139,16 +138,16 @@ fn ocloc_fat_binary() {
         }
         // Header fields, decoded here.
         let h = child(&mut t, m, "header").unwrap();
-        let hb = &d[t.node(h).offset as usize..][..60];
+        let hb = &d[t.node(h).unwrap().offset as usize..][..60];
         assert_eq!(&hb[58..60], b"`\n");
         let size: u64 = std::str::from_utf8(&hb[48..58])
             .unwrap()
             .trim()
             .parse()
             .unwrap();
-        assert_eq!(t.node(dn).size, size);
+        assert_eq!(t.node(dn).unwrap().size, size);
         let mode = child(&mut t, h, "ar_mode").unwrap();
-        assert_eq!(t.node(mode).value.as_deref(), Some("644 (rw-r--r--)"));
+        assert_eq!(t.value_text(mode).as_deref(), Some("644 (rw-r--r--)"));
     }
     if Command::new("ar").arg("--version").output().is_ok() {
         let out = Command::new("ar").arg("t").arg(fat()).output().unwrap();
@@ -222,14 +221,14 @@ fn gnu_bsd_and_thin_archives() {
     if let Some(d) = archive("ar", &["rcs"], dir.path(), "gnu.a", &objs) {
         let mut t = compare("gnu", &d);
         let ms = members(&mut t);
-        assert_eq!(label_name(&t.node(ms[0]).name), "/");
-        assert_eq!(label_name(&t.node(ms[1]).name), "//");
+        assert_eq!(label_name(t.name(ms[0])), "/");
+        assert_eq!(label_name(t.name(ms[1])), "//");
         // The long name's header says /N; the name comes from the table.
         let h = child(&mut t, ms[3], "header").unwrap();
         let n = child(&mut t, h, "ar_name").unwrap();
-        assert!(t.node(n).value.as_deref().unwrap().starts_with("\"/"));
+        assert!(t.value_text(n).as_deref().unwrap().starts_with("\"/"));
         let dn = child(&mut t, ms[2], "data").unwrap();
-        assert_eq!(t.node(dn).format, Some("elf"));
+        assert_eq!(t.node(dn).unwrap().format, Some("elf"));
         done += 1;
     } else {
         eprintln!("skipped: ar not installed");
@@ -251,11 +250,11 @@ fn gnu_bsd_and_thin_archives() {
             let mut t = compare(&name, &d);
             if fmt != "gnu" {
                 let ms = members(&mut t);
-                assert!(label_name(&t.node(ms[0]).name).starts_with("__.SYMDEF"));
+                assert!(label_name(t.name(ms[0])).starts_with("__.SYMDEF"));
                 let m = ms[2];
                 let h = child(&mut t, m, "header").unwrap();
                 let n = child(&mut t, h, "ar_name").unwrap();
-                assert!(t.node(n).value.as_deref().unwrap().starts_with("\"#1/"));
+                assert!(t.value_text(n).as_deref().unwrap().starts_with("\"#1/"));
                 assert!(child(&mut t, m, "name").is_some());
             }
             done += 1;

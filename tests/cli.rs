@@ -1,6 +1,8 @@
 //! The headless contract (--json, --tree, --extract) on every bundled sample
 //! and on random bytes, checked by running the real binary.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
@@ -65,38 +67,6 @@ fn json_of(path: &Path) -> Value {
         .unwrap_or_else(|e| panic!("{}: bad JSON: {e}", path.display()))
 }
 
-/// Checks one node against the contract and returns how many nodes its
-/// subtree holds.
-fn check_node(n: &Value, lo: u64, hi: u64, file_size: u64, where_: &str) -> usize {
-    let o = n
-        .as_object()
-        .unwrap_or_else(|| panic!("{where_}: node is not an object"));
-    let mut keys: Vec<&str> = o.keys().map(String::as_str).collect();
-    keys.sort();
-    assert_eq!(
-        keys,
-        ["children", "name", "offset", "size", "value"],
-        "{where_}"
-    );
-    let name = n["name"].as_str().expect("name is a string");
-    let off = n["offset"].as_u64().expect("offset is a number");
-    let size = n["size"].as_u64().expect("size is a number");
-    assert!(
-        n["value"].is_null() || n["value"].is_string(),
-        "{where_}/{name}: value"
-    );
-    assert!(
-        off >= lo && off + size <= hi,
-        "{where_}/{name}: [{off:#x}+{size:#x}] outside its parent [{lo:#x}..{hi:#x})"
-    );
-    assert!(off + size <= file_size);
-    let mut count = 1;
-    for c in n["children"].as_array().expect("children is an array") {
-        count += check_node(c, off, off + size, file_size, &format!("{where_}/{name}"));
-    }
-    count
-}
-
 fn check_contract(j: &Value, path: &Path) -> usize {
     let size = j["size"].as_u64().unwrap();
     assert_eq!(size, std::fs::metadata(path).unwrap().len());
@@ -108,12 +78,9 @@ fn check_contract(j: &Value, path: &Path) -> usize {
     );
     assert_eq!(j["root"]["offset"], 0);
     assert_eq!(j["root"]["size"].as_u64().unwrap(), size);
-    let n = check_node(&j["root"], 0, size, size, "");
-    for d in j["diagnostics"].as_array().unwrap() {
-        assert!(["error", "warning", "info"].contains(&d["severity"].as_str().unwrap()));
-        assert!(d["offset"].is_u64() && d["size"].is_u64() && d["message"].is_string());
-    }
-    n
+    let st = common::contract::check_value(j, size)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    st.nodes as usize
 }
 
 #[test]

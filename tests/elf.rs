@@ -30,7 +30,7 @@ fn have(tool: &str) -> bool {
 fn kids(t: &mut Tree, id: NodeId) -> Vec<NodeId> {
     let mut out = Vec::new();
     for k in t.children(id) {
-        let n = &t.node(k).name;
+        let n = t.name(k);
         if n.starts_with('[') && n.contains("..") && n.ends_with(')') {
             out.extend(kids(t, k));
         } else {
@@ -41,7 +41,7 @@ fn kids(t: &mut Tree, id: NodeId) -> Vec<NodeId> {
 }
 
 fn child(t: &mut Tree, id: NodeId, name: &str) -> Option<NodeId> {
-    t.children(id).into_iter().find(|&k| t.node(k).name == name)
+    t.children(id).into_iter().find(|&k| t.name(k) == name)
 }
 
 /// The number a value starts with (decimal, or 0x hex).
@@ -58,8 +58,8 @@ fn lead(v: &str) -> u64 {
 }
 
 fn val(t: &mut Tree, id: NodeId, name: &str) -> u64 {
-    let c = child(t, id, name).unwrap_or_else(|| panic!("no {name} under {}", t.node(id).name));
-    lead(t.node(c).value.as_deref().unwrap())
+    let c = child(t, id, name).unwrap_or_else(|| panic!("no {name} under {}", t.name(id)));
+    lead(t.value_text(c).as_deref().unwrap())
 }
 
 fn errors(t: &Tree) -> Vec<String> {
@@ -161,7 +161,7 @@ fn compare<E: FileHeader<Endian = Endianness>>(label: &str, data: &[u8]) {
     let mut relocs = 0usize;
     for (i, (s, &id)) in secs.iter().zip(&elems).enumerate() {
         let name = String::from_utf8_lossy(secs.section_name(en, s).unwrap()).into_owned();
-        let nm = t.node(id).name.clone();
+        let nm = t.name(id).to_string();
         assert_eq!(label_name(&nm), name, "{label}: section {i} name");
         assert_eq!(
             val(&mut t, id, "sh_name"),
@@ -216,7 +216,7 @@ fn compare<E: FileHeader<Endian = Endianness>>(label: &str, data: &[u8]) {
         // sh_offset links to the section's bytes.
         if s.sh_type(en) != object::elf::SHT_NOBITS && s.sh_size(en).into() > 0 {
             let so = child(&mut t, id, "sh_offset").unwrap();
-            let l = t.node(so).link.unwrap();
+            let l = t.node(so).unwrap().link.unwrap();
             assert_eq!(
                 (l.offset, l.size),
                 (s.sh_offset(en).into(), s.sh_size(en).into())
@@ -272,8 +272,8 @@ fn compare<E: FileHeader<Endian = Endianness>>(label: &str, data: &[u8]) {
                 );
                 let sn = child(&mut t, sid, "st_name").unwrap();
                 if !want.is_empty() {
-                    assert_eq!(label_name(&t.node(sid).name), want, "{label} sym {k}");
-                    let l = t.node(sn).link.unwrap();
+                    assert_eq!(label_name(t.name(sid)), want, "{label} sym {k}");
+                    let l = t.node(sn).unwrap().link.unwrap();
                     assert_eq!(
                         &data[l.offset as usize..(l.offset + l.size - 1) as usize],
                         want.as_bytes()
@@ -321,7 +321,7 @@ fn compare<E: FileHeader<Endian = Endianness>>(label: &str, data: &[u8]) {
                 assert_eq!(val(&mut t, rid, "r_offset"), r.0, "{label} {name} [{k}]");
                 let info = child(&mut t, rid, "r_info").unwrap();
                 assert_eq!(
-                    lead(t.node(info).value.as_deref().unwrap()),
+                    lead(t.value_text(info).as_deref().unwrap()),
                     r.1,
                     "{label} {name} [{k}]"
                 );
@@ -338,9 +338,7 @@ fn compare<E: FileHeader<Endian = Endianness>>(label: &str, data: &[u8]) {
                 if let Some(a) = r.4 {
                     let an = child(&mut t, rid, "r_addend").unwrap();
                     let v: i64 = t
-                        .node(an)
-                        .value
-                        .as_deref()
+                        .value_text(an)
                         .unwrap()
                         .split(' ')
                         .next()
@@ -492,12 +490,12 @@ fn object_agrees_on_built_objects() {
             let ks = t.children(g);
             if let Some(p) = ks
                 .into_iter()
-                .find(|&k| t.node(k).name.ends_with("] .note.gnu.property"))
+                .find(|&k| t.name(k).ends_with("] .note.gnu.property"))
             {
                 let n = t.children(p)[0];
-                assert_eq!(t.node(n).name, "[0] GNU NT_GNU_PROPERTY_TYPE_0");
+                assert_eq!(t.name(n), "[0] GNU NT_GNU_PROPERTY_TYPE_0");
                 assert!(child(&mut t, n, "properties").is_some());
-                assert_eq!(t.node(n).size, t.node(p).size);
+                assert_eq!(t.node(n).unwrap().size, t.node(p).unwrap().size);
             }
             objs.push(("gcc-exe".into(), d));
         }
@@ -588,9 +586,7 @@ fn compare_with_readelf(tool: &str, label: &str, path: &Path, names_too: bool) {
         let syms = readelf_syms(path);
         if !syms.is_empty() {
             let ks = t.children(g);
-            let node = ks
-                .into_iter()
-                .find(|&k| t.node(k).name.ends_with("] .symtab"));
+            let node = ks.into_iter().find(|&k| t.name(k).ends_with("] .symtab"));
             let node = node.unwrap();
             let els = kids(&mut t, node);
             assert_eq!(els.len(), syms.len(), "{label}: symbols");
@@ -598,7 +594,7 @@ fn compare_with_readelf(tool: &str, label: &str, path: &Path, names_too: bool) {
                 assert_eq!(val(&mut t, id, "st_value"), s.0, "{label} sym {k}");
                 assert_eq!(val(&mut t, id, "st_size"), s.1, "{label} sym {k}");
                 let info = child(&mut t, id, "st_info").unwrap();
-                let iv = t.node(info).value.clone().unwrap();
+                let iv = t.value_text(info).unwrap();
                 assert!(
                     iv.contains(&format!("{} {}", s.3, s.2)),
                     "{label} sym {k}: {iv} vs {} {}",
@@ -606,7 +602,7 @@ fn compare_with_readelf(tool: &str, label: &str, path: &Path, names_too: bool) {
                     s.2
                 );
                 // readelf shows section symbols with an empty name.
-                let ours = label_name(&t.node(id).name).to_string();
+                let ours = label_name(t.name(id)).to_string();
                 if !s.4.is_empty() {
                     assert_eq!(ours.trim(), s.4, "{label} sym {k}");
                 }
@@ -617,7 +613,7 @@ fn compare_with_readelf(tool: &str, label: &str, path: &Path, names_too: bool) {
         let ks = t.children(g);
         let node = ks
             .into_iter()
-            .find(|&k| t.node(k).name.ends_with(&format!("] {sec}")))
+            .find(|&k| t.name(k).ends_with(&format!("] {sec}")))
             .unwrap();
         let els = kids(&mut t, node);
         assert_eq!(els.len(), rels.len(), "{label}: {sec}");
@@ -625,13 +621,13 @@ fn compare_with_readelf(tool: &str, label: &str, path: &Path, names_too: bool) {
             assert_eq!(val(&mut t, id, "r_offset"), r.0, "{label} {sec} [{k}]");
             let info = child(&mut t, id, "r_info").unwrap();
             assert_eq!(
-                lead(t.node(info).value.as_deref().unwrap()),
+                lead(t.value_text(info).as_deref().unwrap()),
                 r.1,
                 "{label} {sec} [{k}]"
             );
             if names_too {
                 let ty = child(&mut t, info, "type").unwrap();
-                let tv = t.node(ty).value.clone().unwrap();
+                let tv = t.value_text(ty).unwrap();
                 assert!(
                     tv.ends_with(&format!("({})", r.2)),
                     "{label} {sec} [{k}]: {tv} vs {}",
@@ -722,12 +718,12 @@ fn header_fields_are_named() {
         let root = t.root();
         let h = child(&mut t, root, "header").unwrap();
         let m = child(&mut t, h, "e_machine").unwrap();
-        assert_eq!(t.node(m).value.as_deref(), Some(machine));
+        assert_eq!(t.value_text(m).as_deref(), Some(machine));
         let id = child(&mut t, h, "e_ident").unwrap();
         let c = child(&mut t, id, "EI_CLASS").unwrap();
-        assert_eq!(t.node(c).value.as_deref(), Some(class));
+        assert_eq!(t.value_text(c).as_deref(), Some(class));
         let dd = child(&mut t, id, "EI_DATA").unwrap();
-        assert_eq!(t.node(dd).value.as_deref(), Some(data));
+        assert_eq!(t.value_text(dd).as_deref(), Some(data));
     }
     let dir = tempfile::tempdir().unwrap();
     for (label, d) in clang_objects(dir.path()) {
@@ -746,24 +742,24 @@ fn header_fields_are_named() {
         let root = t.root();
         let h = child(&mut t, root, "header").unwrap();
         let m = child(&mut t, h, "e_machine").unwrap();
-        assert_eq!(t.node(m).value.as_deref(), Some(want), "{label}");
+        assert_eq!(t.value_text(m).as_deref(), Some(want), "{label}");
         if label.ends_with("-be") {
             let id = child(&mut t, h, "e_ident").unwrap();
             let dd = child(&mut t, id, "EI_DATA").unwrap();
             assert_eq!(
-                t.node(dd).value.as_deref(),
+                t.value_text(dd).as_deref(),
                 Some("2 (ELFDATA2MSB, big-endian)")
             );
         }
         if label == "amdgpu" {
             let f = child(&mut t, h, "e_flags").unwrap();
             assert!(
-                t.node(f).value.as_deref().unwrap().contains("gfx90a"),
+                t.value_text(f).as_deref().unwrap().contains("gfx90a"),
                 "{label}"
             );
             let id = child(&mut t, h, "e_ident").unwrap();
             let o = child(&mut t, id, "EI_OSABI").unwrap();
-            assert_eq!(t.node(o).value.as_deref(), Some("64 (AMDGPU_HSA)"));
+            assert_eq!(t.value_text(o).as_deref(), Some("64 (AMDGPU_HSA)"));
         }
     }
     let mut cuda = minimal_elf(true, false);
@@ -771,7 +767,7 @@ fn header_fields_are_named() {
     let mut t = build_from_bytes(cuda);
     let h = child(&mut t, 0, "header").unwrap();
     let m = child(&mut t, h, "e_machine").unwrap();
-    assert_eq!(t.node(m).value.as_deref(), Some("190 (CUDA)"));
+    assert_eq!(t.value_text(m).as_deref(), Some("190 (CUDA)"));
 }
 
 // ------------------------------------------------ ELFs written by the tests
@@ -1006,46 +1002,58 @@ fn all_classes_and_byte_orders() {
         // The symbol links to its bytes and its section header.
         let st = child(&mut t, g, "[2] .symtab").unwrap();
         let main = child(&mut t, st, "[1] main").unwrap();
-        let l = t.node(main).link.unwrap();
+        let l = t.node(main).unwrap().link.unwrap();
         assert_eq!((l.offset, l.size), (offs[0] + 4, 12), "{label}");
         let shx = child(&mut t, main, "st_shndx").unwrap();
-        let l = t.node(shx).link.unwrap();
+        let l = t.node(shx).unwrap().link.unwrap();
         let hdrs = child(&mut t, 0, "section headers").unwrap();
         let text_hdr = child(&mut t, hdrs, "[1] .text").unwrap();
-        assert_eq!(l.offset, t.node(text_hdr).offset, "{label}");
+        assert_eq!(l.offset, t.node(text_hdr).unwrap().offset, "{label}");
         // The relocation links to its target bytes and its symbol.
         let rl = child(&mut t, g, "[4] .rela.text").unwrap();
         let r = child(&mut t, rl, "[0] R_X86_64_PLT32 helper").unwrap();
-        let l = t.node(r).link.unwrap();
+        let l = t.node(r).unwrap().link.unwrap();
         assert_eq!(l.offset, offs[0] + 8, "{label}");
         let info = child(&mut t, r, "r_info").unwrap();
         let sn = child(&mut t, info, "sym").unwrap();
-        let l = t.node(sn).link.unwrap();
+        let l = t.node(sn).unwrap().link.unwrap();
         let es = if is64 { 24 } else { 16 };
         assert_eq!((l.offset, l.size), (offs[1] + 2 * es, es), "{label}");
         let ad = child(&mut t, r, "r_addend").unwrap();
-        assert_eq!(t.node(ad).value.as_deref(), Some("-4"));
+        assert_eq!(t.value_text(ad).as_deref(), Some("-4"));
         // sh_link and sh_info link to headers; e_shstrndx to the name table.
         let rh = child(&mut t, hdrs, "[4] .rela.text").unwrap();
         let sl = child(&mut t, rh, "sh_link").unwrap();
         let symtab_hdr = child(&mut t, hdrs, "[2] .symtab").unwrap();
-        assert_eq!(t.node(sl).link.unwrap().offset, t.node(symtab_hdr).offset);
+        assert_eq!(
+            t.node(sl).unwrap().link.unwrap().offset,
+            t.node(symtab_hdr).unwrap().offset
+        );
         let si = child(&mut t, rh, "sh_info").unwrap();
-        assert_eq!(t.node(si).link.unwrap().offset, t.node(text_hdr).offset);
+        assert_eq!(
+            t.node(si).unwrap().link.unwrap().offset,
+            t.node(text_hdr).unwrap().offset
+        );
         let h = child(&mut t, 0, "header").unwrap();
         let shoff = child(&mut t, h, "e_shoff").unwrap();
-        assert_eq!(t.node(shoff).link.unwrap().offset, t.node(hdrs).offset);
+        assert_eq!(
+            t.node(shoff).unwrap().link.unwrap().offset,
+            t.node(hdrs).unwrap().offset
+        );
         let shstrndx = child(&mut t, h, "e_shstrndx").unwrap();
         let shstr = child(&mut t, g, "[6] .shstrtab").unwrap();
-        assert_eq!(t.node(shstrndx).link.unwrap().offset, t.node(shstr).offset);
+        assert_eq!(
+            t.node(shstrndx).unwrap().link.unwrap().offset,
+            t.node(shstr).unwrap().offset
+        );
         // Strings and notes.
         let strs = child(&mut t, g, "[3] .strtab").unwrap();
         let s = child(&mut t, strs, "[0x6]").unwrap();
-        assert_eq!(t.node(s).value.as_deref(), Some("\"helper\""));
+        assert_eq!(t.value_text(s).as_deref(), Some("\"helper\""));
         let notes = child(&mut t, g, "[5] .note.gnu.build-id").unwrap();
         let n = child(&mut t, notes, "[0] GNU NT_GNU_BUILD_ID").unwrap();
         let id = child(&mut t, n, "build id").unwrap();
-        assert_eq!(t.node(id).value.as_deref(), Some("deadbeef01020304"));
+        assert_eq!(t.value_text(id).as_deref(), Some("deadbeef01020304"));
     }
 }
 
@@ -1116,7 +1124,7 @@ fn diagnostics_for_broken_files() {
     assert!(has_diag(&t, Severity::Error, "segment [0] PT_LOAD"));
     let h = child(&mut t, 0, "header").unwrap();
     let p = child(&mut t, h, "e_phoff").unwrap();
-    assert_eq!(t.node(p).link.unwrap().offset, phoff as u64);
+    assert_eq!(t.node(p).unwrap().link.unwrap().offset, phoff as u64);
     // A truncated file still shows what is there.
     let t = build_from_bytes(good[..40].to_vec());
     assert!(!t.diagnostics().is_empty());
@@ -1136,12 +1144,12 @@ fn offloading_sections_go_to_the_offload_parser() {
         let ks = t.children(g);
         let s = ks
             .into_iter()
-            .find(|&k| t.node(k).name.ends_with("] .llvm.offloading"))
+            .find(|&k| t.name(k).ends_with("] .llvm.offloading"))
             .unwrap();
-        let off = t.node(s).offset;
+        let off = t.node(s).unwrap().offset;
         let inner = t.children(s);
         assert!(!inner.is_empty(), "{p}: the offload parser added nothing");
-        assert_eq!(t.node(inner[0]).offset, off, "{p}");
+        assert_eq!(t.node(inner[0]).unwrap().offset, off, "{p}");
     }
 }
 
@@ -1276,10 +1284,10 @@ fn a_copy_of_the_magic_is_not_an_elf() {
     assert_eq!(errors(&t), Vec::<String>::new());
     let g = child(&mut t, 0, "sections").unwrap();
     let r = child(&mut t, g, "[1] .rodata").unwrap();
-    assert_eq!(t.node(r).format, None);
+    assert_eq!(t.node(r).unwrap().format, None);
     // A real ELF in a section is opened in place.
     let e = child(&mut t, g, "[2] .embedded").unwrap();
-    assert_eq!(t.node(e).format, Some("elf"));
+    assert_eq!(t.node(e).unwrap().format, Some("elf"));
     assert!(child(&mut t, e, "section headers").is_some());
 }
 
@@ -1343,27 +1351,20 @@ fn without_section_headers_segments_show_their_contents() {
         let ks = t.children(seg);
         let i = ks
             .into_iter()
-            .find(|&k| t.node(k).name.ends_with("PT_INTERP"))
+            .find(|&k| t.name(k).ends_with("PT_INTERP"))
             .unwrap();
-        assert_eq!(t.node(i).value.as_deref(), Some(&*format!("\"{interp}\"")));
+        assert_eq!(t.value_text(i).as_deref(), Some(&*format!("\"{interp}\"")));
     }
     // DT_NEEDED names, through DT_STRTAB and DT_STRSZ.
     let ks = t.children(seg);
     let dy = ks
         .into_iter()
-        .find(|&k| t.node(k).name.ends_with("PT_DYNAMIC"))
+        .find(|&k| t.name(k).ends_with("PT_DYNAMIC"))
         .unwrap();
     let ours: Vec<String> = kids(&mut t, dy)
         .into_iter()
-        .filter(|&k| t.node(k).name.ends_with("DT_NEEDED"))
-        .map(|k| {
-            t.node(k)
-                .value
-                .clone()
-                .unwrap()
-                .trim_matches('"')
-                .to_string()
-        })
+        .filter(|&k| t.name(k).ends_with("DT_NEEDED"))
+        .map(|k| t.value_text(k).unwrap().trim_matches('"').to_string())
         .collect();
     assert_eq!(ours, needed);
     assert!(!needed.is_empty());
@@ -1438,27 +1439,27 @@ fn readelf_agrees_on_gnu_notes() {
             let ks = t.children(g);
             let node = ks
                 .into_iter()
-                .find(|&k| t.node(k).name.ends_with(&format!("] {sec}")))
+                .find(|&k| t.name(k).ends_with(&format!("] {sec}")))
                 .unwrap();
             let ours = t.children(node);
             assert_eq!(ours.len(), notes.len(), "{sec}");
             for (&n, (owner, size, ty, rest)) in ours.iter().zip(&notes) {
                 assert_eq!(
-                    t.node(n).name,
+                    t.name(n),
                     format!(
                         "[{}] {owner} {ty}",
-                        t.node(n).name[1..].split(']').next().unwrap()
+                        t.name(n)[1..].split(']').next().unwrap()
                     )
                 );
                 assert_eq!(val(&mut t, n, "n_descsz"), *size, "{sec}");
                 if let Some(id) = rest.strip_prefix("Build ID: ") {
                     let b = child(&mut t, n, "build id").unwrap();
-                    assert_eq!(t.node(b).value.as_deref(), Some(id));
+                    assert_eq!(t.value_text(b).as_deref(), Some(id));
                 }
                 if let Some(abi) = rest.strip_prefix("OS: Linux, ABI: ") {
                     let b = child(&mut t, n, "desc").unwrap();
                     assert_eq!(
-                        t.node(b).value.as_deref(),
+                        t.value_text(b).as_deref(),
                         Some(&*format!("Linux ABI {abi}"))
                     );
                 }
@@ -1466,10 +1467,8 @@ fn readelf_agrees_on_gnu_notes() {
                     let pr = child(&mut t, n, "properties").unwrap();
                     let k = t.children(pr);
                     assert!(k.iter().any(|&x| t
-                        .node(x)
-                        .value
-                        .as_deref()
-                        .unwrap_or("")
+                        .value_text(x)
+                        .unwrap_or_default()
                         .contains("x86-64-baseline")));
                 }
                 checked += 1;

@@ -80,7 +80,7 @@ fn search(app: &mut App, q: &str) {
     key(app, KeyCode::Enter);
 }
 fn name(app: &App) -> String {
-    app.tree.node(app.selected).name.clone()
+    app.tree.name(app.selected).to_string()
 }
 
 #[test]

@@ -1428,12 +1428,16 @@ fn offsets_link_to_what_they_name() {
     let mut t = formats::build_from_bytes(d.clone());
     let link = |t: &mut Tree, p: &str| {
         let id = t.find_path(p).unwrap_or_else(|| panic!("{p}"));
-        let l = t.node(id).link.unwrap_or_else(|| panic!("{p} has no link"));
+        let l = t
+            .node(id)
+            .unwrap()
+            .link
+            .unwrap_or_else(|| panic!("{p} has no link"));
         (l.offset, l.size)
     };
     let range_of = |t: &mut Tree, p: &str| {
         let id = t.find_path(p).unwrap();
-        (t.node(id).offset, t.node(id).size)
+        (t.node(id).unwrap().offset, t.node(id).unwrap().size)
     };
     assert_eq!(
         link(&mut t, "header/entry offset"),

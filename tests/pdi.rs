@@ -1187,7 +1187,7 @@ fn a_huge_stream_opens_at_once() {
     let find = |tree: &mut Tree, id, nm: &str| {
         tree.children(id)
             .into_iter()
-            .find(|&k| tree.node(k).name == nm)
+            .find(|&k| tree.name(k) == nm)
             .unwrap()
     };
     let parts = find(&mut tree, root, "partitions");
@@ -1196,19 +1196,19 @@ fn a_huge_stream_opens_at_once() {
     let summary = find(&mut tree, cdo, "summary");
     assert!(!tree.is_built(cmds));
     assert_eq!(
-        tree.node(cmds).value.as_deref(),
+        tree.value_text(cmds).as_deref(),
         Some("1200001 (0x124f81) commands")
     );
     let sc = find(&mut tree, summary, "commands");
     let w = find(&mut tree, sc, "WRITE");
-    assert_eq!(tree.node(w).value.as_deref(), Some("1200000 (0x124f80)"));
+    assert_eq!(tree.value_text(w).as_deref(), Some("1200000 (0x124f80)"));
     // Two groups of a million, then groups of a thousand.
     let groups = tree.children(cmds);
-    let names: Vec<String> = groups.iter().map(|&g| tree.node(g).name.clone()).collect();
+    let names: Vec<String> = groups.iter().map(|&g| tree.name(g).to_string()).collect();
     assert_eq!(names, ["[0..1000000)", "[1000000..1200001)"]);
     let last = *tree.children(groups[1]).last().unwrap();
-    assert_eq!(tree.node(last).name, "[1200000..1200001)");
+    assert_eq!(tree.name(last), "[1200000..1200001)");
     let k = tree.children(last);
-    assert_eq!(tree.node(k[0]).name, "[1200000] CMD_0x01ff");
-    assert_eq!(tree.node(k[0]).offset, 0x164 + 12 * u64::from(n));
+    assert_eq!(tree.name(k[0]), "[1200000] CMD_0x01ff");
+    assert_eq!(tree.node(k[0]).unwrap().offset, 0x164 + 12 * u64::from(n));
 }

@@ -73,7 +73,7 @@ fn keys(app: &mut App, s: &str) {
 }
 
 fn name(app: &App) -> String {
-    app.tree.node(app.selected).name.clone()
+    app.tree.name(app.selected).to_string()
 }
 
 #[test]

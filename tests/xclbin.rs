@@ -605,7 +605,7 @@ fn link_target(t: &mut Tree, path: &str) -> String {
     let id = t.find_path(path).unwrap_or_else(|| panic!("no {path}"));
     let l = t
         .node(id)
-        .link
+        .and_then(|n| n.link)
         .unwrap_or_else(|| panic!("{path} has no link"));
     let to = t.smallest_containing(l.offset, l.size);
     t.path_string(to)
@@ -1187,7 +1187,7 @@ fn written_xclbin_links_and_nests() {
     let mut t = tree_of(written());
     // The soft kernel's image is an ELF, opened as one.
     let img = t.find_path("[7] SOFT_KERNEL/image").unwrap();
-    assert_eq!(t.node(img).format, Some("elf"));
+    assert_eq!(t.node(img).unwrap().format, Some("elf"));
     follows(
         &mut t,
         "[7] SOFT_KERNEL/soft_kernel/m_image_offset",
@@ -1447,9 +1447,12 @@ fn unknown_kinds_and_signatures() {
     let mut t = tree_of(d);
     assert!(t.diagnostics().is_empty(), "{:?}", t.diagnostics());
     let s = t.find_path("signature").unwrap();
-    assert_eq!((t.node(s).offset, t.node(s).size), (len, 16));
+    assert_eq!(
+        (t.node(s).unwrap().offset, t.node(s).unwrap().size),
+        (len, 16)
+    );
     let s = t.find_path("m_signature_length").unwrap();
-    assert_eq!(t.node(s).value.as_deref(), Some("16 bytes (signed)"));
+    assert_eq!(t.value_text(s).as_deref(), Some("16 bytes (signed)"));
 }
 
 #[test]

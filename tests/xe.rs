@@ -479,13 +479,17 @@ fn real_sample_elf_images_are_elf_nodes_and_gotos_link_to_them() {
             let id = t.find_path(&name).unwrap();
             if s.size > 0 {
                 let size = t.find_path(&format!("{name}/header/size")).unwrap();
-                let l = t.node(size).link.expect("size links to the contents");
+                let l = t
+                    .node(size)
+                    .unwrap()
+                    .link
+                    .expect("size links to the contents");
                 assert_eq!((l.offset as usize, l.size as usize), (s.off + 12, s.size));
             }
             match s.ty {
                 2 => {
                     let img = t.find_path(&format!("{name}/contents/data/image")).unwrap();
-                    assert_eq!(t.node(img).format, Some("elf"));
+                    assert_eq!(t.node(img).unwrap().format, Some("elf"));
                     assert!(!t.children(img).is_empty());
                     let (n, tl, _) = s.target.unwrap();
                     last_image.insert((n, tl), (s.data.0 + 12, s.data.1 - 12));
@@ -493,16 +497,20 @@ fn real_sample_elf_images_are_elf_nodes_and_gotos_link_to_them() {
                 5 | 6 => {
                     let (n, tl, _) = s.target.unwrap();
                     let want = last_image[&(n, tl)];
-                    let l = t.node(id).link.expect("GOTO/CALL links to its image");
+                    let l = t
+                        .node(id)
+                        .unwrap()
+                        .link
+                        .expect("GOTO/CALL links to its image");
                     assert_eq!((l.offset as usize, l.size as usize), want);
                     let a = t
                         .find_path(&format!("{name}/contents/data/address"))
                         .unwrap();
-                    assert_eq!(t.node(a).link, t.node(id).link);
+                    assert_eq!(t.node(a).unwrap().link, t.node(id).unwrap().link);
                     // Following the link lands on the image node.
                     let hit = t.smallest_containing(l.offset, l.size);
-                    assert_eq!(t.node(hit).name, "image");
-                    assert_eq!(t.node(hit).offset, l.offset);
+                    assert_eq!(t.name(hit), "image");
+                    assert_eq!(t.node(hit).unwrap().offset, l.offset);
                 }
                 _ => {}
             }
@@ -730,7 +738,7 @@ fn written_multi_node_file() {
         let id = t
             .find_path(&format!("sectors/[{i}] {}", type_name(secs[i].ty)))
             .unwrap();
-        let l = t.node(id).link.unwrap();
+        let l = t.node(id).unwrap().link.unwrap();
         (l.offset as usize, l.size as usize)
     };
     let image = |i: usize| (secs[i].data.0 + 12, secs[i].data.1 - 12);
@@ -745,13 +753,13 @@ fn written_multi_node_file() {
         let id = t
             .find_path(&format!("sectors/[{i}] ELF/contents/data/image"))
             .unwrap();
-        assert_eq!(t.node(id).format, Some("elf"));
+        assert_eq!(t.node(id).unwrap().format, Some("elf"));
     }
     // A boot-order step links to its sector.
     let step = t
         .find_path("boot order/tile[2] (node 1, tile 0)/[2] CALL")
         .unwrap();
-    let l = t.node(step).link.unwrap();
+    let l = t.node(step).unwrap().link.unwrap();
     assert_eq!((l.offset as usize, l.size as usize), (offs[8], 32));
 }
 
@@ -836,7 +844,7 @@ fn boot_order_rules() {
     let mut t = tree_of(x.0.clone());
     let i = secs.iter().position(|s| s.off == named).unwrap();
     let id = t.find_path(&format!("sectors/[{i}] GOTO")).unwrap();
-    let l = t.node(id).link.unwrap();
+    let l = t.node(id).unwrap().link.unwrap();
     assert_eq!(l.offset as usize, first + 16 + 12);
     assert_eq!(l.size, 52);
     let bo = kids(child(&j["root"], "boot order"));

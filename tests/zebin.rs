@@ -14,26 +14,26 @@ fn zebin_dir() -> PathBuf {
 }
 
 fn child(t: &mut Tree, id: NodeId, name: &str) -> Option<NodeId> {
-    t.children(id).into_iter().find(|&k| t.node(k).name == name)
+    t.children(id).into_iter().find(|&k| t.name(k) == name)
 }
 
 fn child_ends(t: &mut Tree, id: NodeId, suffix: &str) -> Option<NodeId> {
     t.children(id)
         .into_iter()
-        .find(|&k| t.node(k).name.ends_with(suffix))
+        .find(|&k| t.name(k).ends_with(suffix))
 }
 
 fn value(t: &Tree, id: NodeId) -> String {
-    t.node(id).value.clone().unwrap_or_default()
+    t.value_text(id).unwrap_or_default()
 }
 
 fn bytes<'a>(d: &'a [u8], t: &Tree, id: NodeId) -> &'a [u8] {
-    let n = t.node(id);
+    let n = t.node(id).unwrap();
     &d[n.offset as usize..(n.offset + n.size) as usize]
 }
 
 fn link_bytes<'a>(d: &'a [u8], t: &Tree, id: NodeId) -> &'a [u8] {
-    let l = t.node(id).link.expect("a link");
+    let l = t.node(id).unwrap().link.expect("a link");
     &d[l.offset as usize..(l.offset + l.size) as usize]
 }
 
@@ -185,7 +185,7 @@ fn fat_archive_members_match_their_names() {
 fn check_yaml(d: &[u8], t: &mut Tree, id: NodeId) -> usize {
     let mut n = 0;
     for k in t.children(id) {
-        let name = t.node(k).name.clone();
+        let name = t.name(k).to_string();
         let b = bytes(d, t, k);
         if !name.starts_with('[') {
             assert!(
@@ -224,7 +224,7 @@ fn kernels_and_links(label: &str, d: &[u8], kernels: &[&str]) {
     let names: Vec<String> = t
         .children(ks)
         .into_iter()
-        .map(|k| t.node(k).name.clone())
+        .map(|k| t.name(k).to_string())
         .collect();
     let want: Vec<String> = kernels
         .iter()
@@ -237,7 +237,7 @@ fn kernels_and_links(label: &str, d: &[u8], kernels: &[&str]) {
         let (so, ss) = sec.file_range().unwrap();
         let node = child_ends(&mut t, g, &format!("] .text.{k}")).unwrap();
         assert_eq!(
-            (t.node(node).offset, t.node(node).size),
+            (t.node(node).unwrap().offset, t.node(node).unwrap().size),
             (so, ss),
             "{label}"
         );
@@ -249,7 +249,7 @@ fn kernels_and_links(label: &str, d: &[u8], kernels: &[&str]) {
             eb.lines().next().unwrap().split_whitespace().nth(1),
             Some(*k)
         );
-        let l = t.node(entry).link.unwrap();
+        let l = t.node(entry).unwrap().link.unwrap();
         assert_eq!((l.offset, l.size), (so, ss), "{label}");
         // The symbols in that section, linked to their table entries.
         let in_sec: Vec<String> = obj
@@ -261,15 +261,15 @@ fn kernels_and_links(label: &str, d: &[u8], kernels: &[&str]) {
         let shown: Vec<String> = t
             .children(node)
             .into_iter()
-            .filter_map(|c| t.node(c).name.strip_prefix("symbol ").map(str::to_string))
+            .filter_map(|c| t.name(c).strip_prefix("symbol ").map(str::to_string))
             .collect();
         assert_eq!(shown, in_sec, "{label}");
         for c in t.children(node) {
-            let nm = t.node(c).name.clone();
+            let nm = t.name(c).to_string();
             let Some(sname) = nm.strip_prefix("symbol ") else {
                 continue;
             };
-            let l = t.node(c).link.unwrap();
+            let l = t.node(c).unwrap().link.unwrap();
             let st_name = u32::from_le_bytes(
                 d[l.offset as usize..l.offset as usize + 4]
                     .try_into()
@@ -405,7 +405,7 @@ fn a_zebin_built_by_ocloc() {
                 4 => "R_PER_THREAD_PAYLOAD_OFFSET_32",
                 x => panic!("unexpected type {x}"),
             };
-            let label = t.node(id).name.clone();
+            let label = t.name(id).to_string();
             let object::RelocationTarget::Symbol(si) = r.target() else {
                 panic!("no symbol")
             };
@@ -415,7 +415,7 @@ fn a_zebin_built_by_ocloc() {
                 "{label} vs {want} {sym}"
             );
             // r_offset links into the kernel's code.
-            let l = t.node(id).link.unwrap();
+            let l = t.node(id).unwrap().link.unwrap();
             assert_eq!(l.offset, target.file_range().unwrap().0 + off);
             n += 1;
         }

@@ -245,7 +245,7 @@ fn header(b: &mut Builder<'_>, m: NodeId, pos: u64, name: &str, size: u64) {
                 Ok(mo) => format!("{t} ({})", mode_str(mo)),
                 Err(_) => format!("\"{t}\""),
             },
-            "ar_size" => num(size),
+            "ar_size" => num(size).to_string(),
             "ar_fmag" => {
                 if b.slice(pos + at, flen) != b"`\n" {
                     b.error(

@@ -753,7 +753,7 @@ impl Pay {
     fn num(&self, b: &mut Builder<'_>, i: u64, name: &str, unit: &str) -> Option<u32> {
         self.leaf(b, i, name, |v| {
             if unit.is_empty() {
-                num(v.into())
+                num(v.into()).to_string()
             } else {
                 format!("{} {unit}", num(v.into()))
             }
@@ -911,7 +911,11 @@ fn build_cmd(
     b.set_value(node, v);
     if h.end() > end {
         let cut = h.end() - end;
-        let v = b.node(node).value.clone().unwrap_or_default();
+        let v = b
+            .node(node)
+            .and_then(|n| n.value.as_ref())
+            .map(|v| v.to_string())
+            .unwrap_or_default();
         b.set_value(node, format!("{v} [cut: {cut} bytes past the stream]"));
     }
     Some(h.end())
@@ -1273,7 +1277,7 @@ pub fn parse(
         "commands",
         start,
         stop - start,
-        Some(count_of(w.count, "command")),
+        Some(count_of(w.count, "command").into()),
     );
     if let Some(seq) = command_seq(w, end, ctx, 0) {
         lazy_seq(b, cmds, seq);
@@ -1484,9 +1488,9 @@ fn summary(b: &mut Builder<'_>, parent: NodeId, at: u64, count: u64, t: &Tally, 
         at,
         0,
         Some(if listed.is_empty() {
-            count_of(count, "command")
+            count_of(count, "command").into()
         } else {
-            format!("{}: {}", count_of(count, "command"), listed.join(", "))
+            format!("{}: {}", count_of(count, "command"), listed.join(", ")).into()
         }),
     );
     let cid = b.leaf(sid, "commands", at, 0, num(count));
@@ -1703,11 +1707,14 @@ fn parse_compact(
         "records",
         start,
         area_end - start,
-        Some(format!(
-            "{} records, {} commands ({INFERRED})",
-            num(count),
-            num(cmds)
-        )),
+        Some(
+            format!(
+                "{} records, {} commands ({INFERRED})",
+                num(count),
+                num(cmds)
+            )
+            .into(),
+        ),
     );
     let ctx2 = ctx.clone();
     let seq = Seq {
@@ -1735,7 +1742,7 @@ fn parse_compact(
             "data_pool",
             pool,
             lim - pool,
-            Some(format!("{} bytes of DMA_WRITE data", num(lim - pool))),
+            Some(format!("{} bytes of DMA_WRITE data", num(lim - pool)).into()),
         );
         b.lazy(
             pid,
@@ -1765,7 +1772,7 @@ fn build_record(
         format!("[{index}] {name}"),
         off,
         r.end() - off,
-        Some(format!("{} × {name}", num(r.n))),
+        Some(format!("{} × {name}", num(r.n)).into()),
     );
     b.leaf(rid, "op", off, 4, format!("{} ({name})", r.op));
     b.leaf(rid, "count", off + 4, 4, num(r.n));

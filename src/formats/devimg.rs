@@ -597,7 +597,7 @@ fn identification(
             }
             2 => {
                 let v = r.ops.first().copied().unwrap_or(0);
-                rec_leaf(b, g, off, r, "epoch", num(v));
+                rec_leaf(b, g, off, r, "epoch", num(v).to_string());
             }
             _ => {}
         }
@@ -630,7 +630,7 @@ fn module(
         match r.code {
             1 => {
                 let v = r.ops.first().copied().unwrap_or(0);
-                rec_leaf(b, g, off, r, "version", num(v));
+                rec_leaf(b, g, off, r, "version", num(v).to_string());
             }
             2 => {
                 let s = text::from_bytes(&chars(&r.ops));
@@ -1298,17 +1298,17 @@ mod tests {
         let mut tree = crate::model::Tree::build(src, "x", dispatch);
         assert_eq!(tree.format(), "ptx");
         let lines = tree.find_path("lines").unwrap();
-        assert_eq!(tree.node(lines).value.as_deref(), Some("2502 lines"));
+        assert_eq!(tree.value_text(lines).as_deref(), Some("2502 lines"));
         let groups = tree.children(lines);
         assert_eq!(groups.len(), 3);
-        assert_eq!(tree.node(groups[2]).name, "lines 2001..2502");
+        assert_eq!(tree.name(groups[2]), "lines 2001..2502");
         let last = tree.children(groups[2]);
         assert_eq!(last.len(), 502);
         assert_eq!(
-            tree.node(last[501]).value.as_deref(),
+            tree.value_text(last[501]).as_deref(),
             Some("\"// line 2499\"")
         );
-        let end = tree.node(last[501]).end();
+        let end = tree.node(last[501]).unwrap().end();
         assert_eq!(end + 1, t.len() as u64);
     }
 

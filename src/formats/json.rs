@@ -436,7 +436,7 @@ fn entries(
                 kind,
             ),
         };
-        let id = b.add(parent, name, start, v_end - start, Some(value));
+        let id = b.add(parent, name, start, v_end - start, Some(value.into()));
         if matches!(e.kind, Kind::Object | Kind::Array) && e.count > 0 {
             let (count, obj) = (e.count, e.kind == Kind::Object);
             let f: LazyFn = Arc::new(move |b: &mut Builder<'_>, id| {
@@ -472,8 +472,9 @@ mod tests {
 
     fn bytes_of<'a>(t: &'a mut Tree, path: &str) -> (&'a [u8], Option<String>) {
         let id = t.find_path(path).expect(path);
-        let n = t.node(id);
-        let (o, e, v) = (n.offset as usize, n.end() as usize, n.value.clone());
+        let n = t.node(id).unwrap();
+        let (o, e) = (n.offset as usize, n.end() as usize);
+        let v = t.value_text(id);
         (&t.data()[o..e], v)
     }
 
@@ -564,7 +565,7 @@ mod tests {
         let big = t.find_path("big").unwrap();
         let groups = t.children(big);
         assert_eq!(groups.len(), 3);
-        assert_eq!(t.node(groups[2]).name, "[2000..2500)");
+        assert_eq!(t.name(groups[2]), "[2000..2500)");
         let (e, v) = bytes_of(&mut t, "big/[1000..2000)/[1234]");
         assert_eq!(e, b"1234");
         assert_eq!(v.as_deref(), Some("1234"));

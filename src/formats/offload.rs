@@ -111,7 +111,7 @@ fn flags_text(flags: u32, version: u32) -> String {
             )
         }
     } else {
-        num(u64::from(flags))
+        num(u64::from(flags)).to_string()
     }
 }
 
@@ -496,7 +496,7 @@ fn layout(b: &mut Builder<'_>, node: NodeId, bin: Bin, entries: &[Entry], flat: 
             "image kind",
             a,
             2,
-            named(u64::from(e.image_kind), image_kind_name(e.image_kind)),
+            named(u64::from(e.image_kind), image_kind_name(e.image_kind)).to_string(),
         );
         b.leaf(
             g,
@@ -1044,7 +1044,7 @@ fn inflated_view(
             b,
             g,
             "image kind",
-            named(u64::from(e.image_kind), image_kind_name(e.image_kind)),
+            named(u64::from(e.image_kind), image_kind_name(e.image_kind)).to_string(),
         );
         leaf(b, g, "offload kind", offload_kind_text(e.offload_kind));
         leaf(b, g, "flags", flags_text(e.flags, bin.version));

@@ -162,7 +162,7 @@ impl Fields {
     }
     fn num(&self, b: &mut Builder<'_>, rel: u64, name: &str) -> Option<u32> {
         let v = self.get(b, rel)?;
-        self.leaf(b, rel, 4, name, num(v.into()));
+        self.leaf(b, rel, 4, name, num(v.into()).to_string());
         Some(v)
     }
     fn words(&self, b: &mut Builder<'_>, rel: u64, name: &str) -> Option<u32> {
@@ -315,7 +315,7 @@ fn bit_fields(b: &mut Builder<'_>, node: NodeId, at: u64, v: u32, fields: &[BitF
 }
 
 fn plain(x: u32) -> String {
-    num(x.into())
+    num(x.into()).to_string()
 }
 
 fn yes_no(x: u32) -> String {
@@ -572,7 +572,7 @@ impl Pdi {
             },
             at,
             IH_LEN,
-            Some(format!("\"{name}\"")),
+            Some(format!("\"{name}\"").into()),
         );
         let f = Fields {
             node,
@@ -688,7 +688,7 @@ impl Pdi {
                         if x == 0 { "0 (AArch64)" } else { "1 (AArch32)" }.to_string()
                     }),
                     ("destination_cpu", 8, 0xf, |x| {
-                        named(x.into(), destination_cpu(x))
+                        named(x.into(), destination_cpu(x)).to_string()
                     }),
                     ("checksum_type", 12, 3, |x| {
                         named(
@@ -699,13 +699,14 @@ impl Pdi {
                                 _ => None,
                             },
                         )
+                        .to_string()
                     }),
                     ("puf_helper_data_location", 14, 3, plain),
                     ("owner", 16, 3, plain),
                     ("big_endian", 18, 1, yes_no),
                     ("high_vectors", 23, 1, yes_no),
                     ("partition_type", 24, 7, |x| {
-                        named(x.into(), partition_type(x))
+                        named(x.into(), partition_type(x)).to_string()
                     }),
                     ("dpa_countermeasure", 27, 3, plain),
                 ],
@@ -843,7 +844,7 @@ impl Pdi {
             format!("[{i}] {tname}"),
             d.start,
             len,
-            Some(format!("{} bytes", num(len))),
+            Some(format!("{} bytes", num(len)).into()),
         );
         if d.ptype == 2 {
             cdo::parse(b, node, d.start, len, &self.ctx, d.compact);

@@ -877,7 +877,7 @@ fn data(b: &mut Builder<'_>, d: NodeId, s: &Sector) {
                 } else if name == "jtag index" {
                     format!("0x{v:x}")
                 } else {
-                    num(v)
+                    num(v).to_string()
                 };
                 b.leaf(d, name, o + at, w, shown);
             }

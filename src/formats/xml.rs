@@ -82,7 +82,7 @@ fn element(b: &mut Builder<'_>, parent: NodeId, base: u64, e: XNode<'_, '_>, dep
         format!("<{tag}>"),
         base + r.start as u64,
         (r.end - r.start) as u64,
-        value,
+        value.map(Into::into),
     );
     for a in e.attributes() {
         let ar = a.range_value();
@@ -142,15 +142,15 @@ mod tests {
         let mut t = build(xml);
         t.expand_all();
         let a = t.find_path("<a>").expect("root element");
-        assert_eq!(t.node(a).offset, 0);
-        assert_eq!(t.node(a).size, 26);
+        assert_eq!(t.node(a).unwrap().offset, 0);
+        assert_eq!(t.node(a).unwrap().size, 26);
         let x = t.find_path("<a>/@x").expect("attribute");
         assert_eq!(
-            &xml[t.node(x).offset as usize..t.node(x).end() as usize],
+            &xml[t.node(x).unwrap().offset as usize..t.node(x).unwrap().end() as usize],
             b"1"
         );
         let bb = t.find_path("<a>/<b>").expect("child");
-        assert_eq!(t.node(bb).value.as_deref(), Some("\"hi\""));
+        assert_eq!(t.value_text(bb).as_deref(), Some("\"hi\""));
         assert!(t.diagnostics().is_empty());
     }
 

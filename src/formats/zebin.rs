@@ -191,7 +191,7 @@ fn bitfields(
             ("validateRevisionId" | "disableExtendedValidation" | "reservedBit", 0) => {
                 "0 (false)".to_string()
             }
-            _ => num(x.into()),
+            _ => num(x.into()).to_string(),
         };
         b.leaf(g, name, o, n, format!("{shown}, {range}"));
     }

@@ -4,15 +4,124 @@
 
 use std::sync::Arc;
 
+use compact_str::CompactString;
+
 use super::read::{self, Endian};
+use super::space::{self, Origin, Space, SpaceId, FILE};
 use super::tree::{Arena, Children, Link, Node, NodeId};
-use super::{num, text, Diagnostic, Severity};
+use super::value::Value;
+use super::{text, Diagnostic, Severity};
 
 /// Builds the children of a node when they are first needed.
 pub type LazyFn = Arc<dyn Fn(&mut Builder<'_>, NodeId) + Send + Sync>;
 
 /// Builds one element of an array: `(builder, parent, index, offset)`.
 pub type ElemFn = Arc<dyn Fn(&mut Builder<'_>, NodeId, u64, u64) + Send + Sync>;
+
+/// Builds item `index` at `offset` under `parent` in a [`Seq`]:
+/// `(builder, parent, index, offset)`; returns where the next item starts,
+/// or `None` when no item could be read there (the rest are not shown).
+pub type Step = Arc<dyn Fn(&mut Builder<'_>, NodeId, u64, u64) -> Option<u64> + Send + Sync>;
+
+/// Where a sequence's items start.
+enum Starts {
+    /// Item `i` starts at `base + i * stride`.
+    Stride { base: u64, stride: u64 },
+    /// The start of every [`GROUP`]-th item, from a scan.
+    Marks(Vec<u64>),
+}
+
+/// A lazily built sequence of items, fixed-size or variable-size: the one
+/// primitive behind every long list (tables, command streams, string
+/// tables, text lines). Only every [`GROUP`]-th start is kept, so a list of
+/// millions costs a few kilobytes until it is opened.
+pub struct Seq {
+    starts: Starts,
+    count: u64,
+    /// Where the last item ends.
+    stop: u64,
+    step: Step,
+}
+
+impl Seq {
+    /// `count` items of `stride` bytes from `base`.
+    pub fn fixed(base: u64, stride: u64, count: u64, step: Step) -> Seq {
+        Seq {
+            starts: Starts::Stride { base, stride },
+            count,
+            stop: base.saturating_add(count.saturating_mul(stride)),
+            step,
+        }
+    }
+
+    /// Variable-size items from `start`: `next(off)` says where the item at
+    /// `off` ends (`None`: no item there, the list ends). Scans at most to
+    /// `end` and at most `max` items.
+    pub fn scan(
+        start: u64,
+        end: u64,
+        max: u64,
+        mut next: impl FnMut(u64) -> Option<u64>,
+        step: Step,
+    ) -> Seq {
+        let mut marks = Vec::new();
+        let mut count = 0u64;
+        let mut off = start;
+        while off < end && count < max {
+            let Some(n) = next(off) else {
+                break;
+            };
+            if n <= off {
+                break;
+            }
+            if count.is_multiple_of(GROUP) {
+                marks.push(off);
+            }
+            count += 1;
+            off = n.min(end);
+        }
+        Seq {
+            starts: Starts::Marks(marks),
+            count,
+            stop: off,
+            step,
+        }
+    }
+
+    /// Items whose every [`GROUP`]-th start the caller already knows.
+    pub fn from_marks(marks: Vec<u64>, count: u64, stop: u64, step: Step) -> Seq {
+        Seq {
+            starts: Starts::Marks(marks),
+            count,
+            stop,
+            step,
+        }
+    }
+
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// Where the items end.
+    pub fn stop(&self) -> u64 {
+        self.stop
+    }
+
+    fn zero_size(&self) -> bool {
+        matches!(self.starts, Starts::Stride { stride: 0, .. })
+    }
+
+    /// Where item `i` starts, for `i` a multiple of [`GROUP`] (or the end).
+    fn start_of(&self, i: u64) -> u64 {
+        if i >= self.count {
+            return self.stop;
+        }
+        match &self.starts {
+            Starts::Stride { base, stride } => base.saturating_add(i.saturating_mul(*stride)),
+            Starts::Marks(m) => m.get((i / GROUP) as usize).copied().unwrap_or(self.stop),
+        }
+    }
+}
 
 /// Detects a format in `[off, off+len)` and parses it under `parent`;
 /// returns the format's name, or `None` if nothing was recognised.
@@ -37,26 +146,53 @@ pub const MAX_NEST: u8 = 8;
 pub struct Builder<'a> {
     arena: &'a mut Arena,
     data: &'a [u8],
+    space: SpaceId,
     dispatch: Dispatch,
+    /// Building lazy children, which may be built again after release:
+    /// diagnostics are then checked against those already raised.
+    lazy: bool,
+}
+
+fn name_of(s: &str) -> CompactString {
+    CompactString::from(text::clean(s))
 }
 
 impl<'a> Builder<'a> {
-    pub(crate) fn new(arena: &'a mut Arena, data: &'a [u8], dispatch: Dispatch) -> Self {
+    pub(crate) fn new(
+        arena: &'a mut Arena,
+        data: &'a [u8],
+        space: SpaceId,
+        dispatch: Dispatch,
+    ) -> Self {
         Builder {
             arena,
             data,
+            space,
             dispatch,
+            lazy: false,
         }
     }
 
-    /// The whole file.
+    /// A builder for the children of a lazy node.
+    pub(crate) fn for_lazy(mut self) -> Self {
+        self.lazy = true;
+        self
+    }
+
+    /// The whole byte space being built: the file, or a derived space.
+    /// Offsets everywhere in the builder are offsets in it.
     pub fn data(&self) -> &'a [u8] {
         self.data
     }
 
-    /// The file's size.
+    /// The size of the byte space being built.
     pub fn file_len(&self) -> u64 {
         self.data.len() as u64
+    }
+
+    /// The byte space being built (0: the file).
+    pub fn space(&self) -> SpaceId {
+        self.space
     }
 
     /// The bytes of `[off, off+len)`, cut to the file.
@@ -66,9 +202,13 @@ impl<'a> Builder<'a> {
         self.data.get(start..end).unwrap_or(&[])
     }
 
-    pub fn node(&self, id: NodeId) -> &Node {
-        let n = &self.arena.nodes;
-        n.get(id as usize).unwrap_or(&n[0])
+    pub fn node(&self, id: NodeId) -> Option<&Node> {
+        self.arena.nodes.get(id as usize)
+    }
+
+    /// The node's range, `(offset, end)`; empty for an unknown id.
+    pub fn range(&self, id: NodeId) -> (u64, u64) {
+        self.node(id).map_or((0, 0), |n| (n.offset, n.end()))
     }
 
     fn node_mut(&mut self, id: NodeId) -> Option<&mut Node> {
@@ -83,11 +223,11 @@ impl<'a> Builder<'a> {
         name: impl AsRef<str>,
         off: u64,
         size: u64,
-        value: Option<String>,
+        value: Option<Value>,
     ) -> NodeId {
-        let (pstart, pend, nest) = {
-            let p = self.node(parent);
-            (p.offset, p.end(), p.nest)
+        let (pstart, pend, nest) = match self.node(parent) {
+            Some(p) => (p.offset, p.end(), p.nest),
+            None => (0, self.file_len(), 0),
         };
         let mut start = off;
         let mut end = off.saturating_add(size);
@@ -107,13 +247,11 @@ impl<'a> Builder<'a> {
         }
         let id = self.arena.nodes.len() as NodeId;
         self.arena.nodes.push(Node {
-            name: text::clean(name.as_ref()).into_owned(),
+            name: name_of(name.as_ref()),
             offset: start,
             size: end - start,
-            value: value.map(|v| match text::clean(&v) {
-                std::borrow::Cow::Borrowed(_) => v,
-                std::borrow::Cow::Owned(o) => o,
-            }),
+            value,
+            space: self.space,
             link: None,
             parent: Some(parent),
             format: None,
@@ -143,21 +281,20 @@ impl<'a> Builder<'a> {
         name: impl AsRef<str>,
         off: u64,
         size: u64,
-        value: impl Into<String>,
+        value: impl Into<Value>,
     ) -> NodeId {
         self.add(parent, name, off, size, Some(value.into()))
     }
 
-    pub fn set_value(&mut self, id: NodeId, value: impl Into<String>) {
-        let v: String = value.into();
-        let v = text::clean(&v).into_owned();
+    pub fn set_value(&mut self, id: NodeId, value: impl Into<Value>) {
+        let v = value.into();
         if let Some(n) = self.node_mut(id) {
             n.value = Some(v);
         }
     }
 
     pub fn set_name(&mut self, id: NodeId, name: impl AsRef<str>) {
-        let v = text::clean(name.as_ref()).into_owned();
+        let v = name_of(name.as_ref());
         if let Some(n) = self.node_mut(id) {
             n.name = v;
         }
@@ -187,14 +324,25 @@ impl<'a> Builder<'a> {
 
     // ---- diagnostics ----
 
+    /// Raises a diagnostic at `[off, off+size)` of the space being built.
+    /// One raised again (a lazy node rebuilt) is listed once.
     pub fn diag(&mut self, severity: Severity, off: u64, size: u64, message: impl Into<String>) {
         let m: String = message.into();
-        self.arena.diags.push(Diagnostic {
+        let d = Diagnostic {
             severity,
+            space: self.space,
             offset: off,
             size,
             message: text::clean(&m).into_owned(),
-        });
+        };
+        // What the first build raises is raised once; what lazy builders
+        // raise may come again each time a released node is rebuilt.
+        if !self.lazy {
+            self.arena.diags.push(d);
+        } else if !self.arena.seen.contains(&d) {
+            self.arena.seen.insert(d.clone());
+            self.arena.diags.push(d);
+        }
     }
     pub fn error(&mut self, off: u64, size: u64, message: impl Into<String>) {
         self.diag(Severity::Error, off, size, message)
@@ -259,7 +407,13 @@ impl<'a> Builder<'a> {
         };
         match v {
             Some(v) => {
-                self.leaf(parent, name, off, size, num(v));
+                self.leaf(
+                    parent,
+                    name,
+                    off,
+                    size,
+                    Value::uint(v).with_width(size as u8),
+                );
                 Some(v)
             }
             None => {
@@ -286,7 +440,7 @@ impl<'a> Builder<'a> {
     pub fn raw(&mut self, parent: NodeId, name: &str, off: u64, len: u64) -> Option<&'a [u8]> {
         match self.read_bytes(off, len) {
             Some(b) => {
-                self.leaf(parent, name, off, len, text::hex(b, 16));
+                self.leaf(parent, name, off, len, Value::text(text::hex(b, 16)));
                 Some(b)
             }
             None => {
@@ -302,7 +456,7 @@ impl<'a> Builder<'a> {
         match self.read_bytes(off, len) {
             Some(b) => {
                 let s = text::fixed(b);
-                self.leaf(parent, name, off, len, format!("\"{s}\""));
+                self.leaf(parent, name, off, len, Value::str(&s));
                 Some(s)
             }
             None => {
@@ -327,7 +481,7 @@ impl<'a> Builder<'a> {
         stride: u64,
         elem: ElemFn,
     ) -> NodeId {
-        let pend = self.node(parent).end();
+        let pend = self.range(parent).1;
         let room = pend.saturating_sub(off);
         let mut n = count;
         if stride == 0 {
@@ -343,41 +497,69 @@ impl<'a> Builder<'a> {
                 ),
             );
         }
-        let id = self.add(parent, name, off, n * stride, Some(format!("{n} entries")));
+        let id = self.add(
+            parent,
+            name,
+            off,
+            n * stride,
+            Some(Value::note(super::value::Raw::U(n), "entries")),
+        );
         if n > 0 {
-            let f: LazyFn = Arc::new(move |b: &mut Builder<'_>, id| {
-                b.fill(id, 0, n, off, stride, &elem);
+            let step: Step = Arc::new(move |b: &mut Builder<'_>, p, i, at| {
+                elem(b, p, i, at);
+                Some(at.saturating_add(stride))
             });
-            self.lazy(id, f);
+            self.seq(id, Seq::fixed(off, stride, n, step));
         }
         id
     }
 
-    fn fill(&mut self, parent: NodeId, lo: u64, hi: u64, base: u64, stride: u64, elem: &ElemFn) {
+    /// Makes `node` show the items of `seq`, built when it is opened: up to
+    /// [`GROUP`] items directly, more in groups `[a..b)` of groups, as many
+    /// levels as the count needs.
+    pub fn seq(&mut self, node: NodeId, seq: Seq) {
+        if seq.count == 0 {
+            return;
+        }
+        let seq = Arc::new(seq);
+        let count = seq.count;
+        self.lazy(
+            node,
+            Arc::new(move |b: &mut Builder<'_>, id| b.fill(id, 0, count, &seq)),
+        );
+    }
+
+    fn fill(&mut self, parent: NodeId, lo: u64, hi: u64, seq: &Arc<Seq>) {
         let n = hi - lo;
         if n <= GROUP {
+            // `lo` is 0 or a multiple of a group size, so its start is known.
+            let mut off = seq.start_of(lo);
             for i in lo..hi {
-                elem(self, parent, i, base + i * stride);
+                match (seq.step)(self, parent, i, off) {
+                    Some(next) if next > off || seq.zero_size() => off = next,
+                    _ => break,
+                }
             }
             return;
         }
         let g = group_size(n);
-        let mut start = lo;
-        while start < hi {
-            let end = start.saturating_add(g).min(hi);
-            let gid = self.add(
-                parent,
-                format!("[{start}..{end})"),
-                base + start * stride,
-                (end - start) * stride,
-                None,
+        let mut s = lo;
+        while s < hi {
+            let e = s.saturating_add(g).min(hi);
+            let so = seq.start_of(s);
+            let eo = seq.start_of(e).max(so);
+            let mut label = CompactString::const_new("[");
+            label.push_str(itoa::Buffer::new().format(s));
+            label.push_str("..");
+            label.push_str(itoa::Buffer::new().format(e));
+            label.push(')');
+            let gid = self.add(parent, label, so, eo - so, None);
+            let sq = seq.clone();
+            self.lazy(
+                gid,
+                Arc::new(move |b: &mut Builder<'_>, id| b.fill(id, s, e, &sq)),
             );
-            let e = elem.clone();
-            let f: LazyFn = Arc::new(move |b: &mut Builder<'_>, id| {
-                b.fill(id, start, end, base, stride, &e);
-            });
-            self.lazy(gid, f);
-            start = end;
+            s = e;
         }
     }
 
@@ -385,7 +567,7 @@ impl<'a> Builder<'a> {
     /// parses it under `parent` (which should cover that range). Returns the
     /// format's name.
     pub fn nested(&mut self, parent: NodeId, off: u64, len: u64) -> Option<&'static str> {
-        let nest = self.node(parent).nest;
+        let nest = self.nest_of(parent);
         if nest >= MAX_NEST {
             self.info(
                 off,
@@ -399,7 +581,12 @@ impl<'a> Builder<'a> {
         // that format, as deep as the limit lets it.
         let mut up = Some(parent);
         while let Some(id) = up {
-            let n = self.node(id);
+            let Some(n) = self.node(id) else {
+                break;
+            };
+            if n.space != self.space {
+                break;
+            }
             if (n.format.is_some() || n.parent.is_none()) && n.offset == off && n.size == len {
                 let f = n.format.unwrap_or("format");
                 self.info(
@@ -425,6 +612,150 @@ impl<'a> Builder<'a> {
 
     /// The nesting depth of `id`'s contents.
     pub fn nest_of(&self, id: NodeId) -> u8 {
-        self.node(id).nest
+        self.node(id).map_or(0, |n| n.nest)
+    }
+
+    // ---- derived byte spaces ----
+
+    /// How many bytes a space made from `source` bytes may hold now.
+    pub fn derive_budget(&self, source: u64) -> u64 {
+        space::budget(source, self.arena.derived)
+    }
+
+    /// Opens bytes that are not in the space being built as they are: `make`
+    /// turns the source range `[off, off+size)` into new bytes (inflating,
+    /// reassembling), given the most bytes it may produce, and the result
+    /// becomes a space of its own under a new node of `parent` named `name`
+    /// (offset 0, its whole size). Returns that node. A space made before
+    /// from the same range by the same method is reused. Past the bounds of
+    /// [`space::budget`], or when `make` fails, an error at the source
+    /// bytes and `None`.
+    pub fn derive(
+        &mut self,
+        parent: NodeId,
+        name: &str,
+        off: u64,
+        size: u64,
+        method: &'static str,
+        make: impl FnOnce(&[u8], u64) -> Result<Vec<u8>, String>,
+    ) -> Option<NodeId> {
+        let origin = Origin {
+            space: self.space,
+            offset: off,
+            size,
+            method,
+        };
+        let existing = self
+            .arena
+            .spaces
+            .iter()
+            .position(|s| s.origin == Some(origin));
+        let sid = match existing {
+            Some(i) => i as SpaceId,
+            None => {
+                let limit = self.derive_budget(size);
+                let src = self.slice(off, size);
+                let bytes = match make(src, limit) {
+                    Ok(b) => b,
+                    Err(e) => {
+                        self.error(off, size, format!("{name}: {e}"));
+                        return None;
+                    }
+                };
+                if bytes.len() as u64 > limit {
+                    self.error(
+                        off,
+                        size,
+                        format!(
+                            "{name}: {method} makes more than {limit} bytes from {size} (the bound on derived bytes); not opened"
+                        ),
+                    );
+                    return None;
+                }
+                let Ok(id) = SpaceId::try_from(self.arena.spaces.len()) else {
+                    return None;
+                };
+                self.arena.derived = self.arena.derived.saturating_add(bytes.len() as u64);
+                self.arena.spaces.push(Space {
+                    name: name_of(name),
+                    origin: Some(origin),
+                    bytes: Some(Arc::from(bytes)),
+                });
+                id
+            }
+        };
+        let bytes = self.arena.spaces.get(sid as usize)?.bytes.clone()?;
+        let len = bytes.len() as u64;
+        let nest = self.nest_of(parent);
+        let id = self.arena.nodes.len() as NodeId;
+        self.arena.nodes.push(Node {
+            name: name_of(name),
+            offset: 0,
+            size: len,
+            value: Some(Value::text(format!(
+                "{len} bytes, {method} from 0x{off:x}+0x{size:x}"
+            ))),
+            space: sid,
+            link: None,
+            parent: Some(parent),
+            format: None,
+            children: Children::Built(Vec::new()),
+            lazy: None,
+            nest,
+        });
+        if let Some(Node {
+            children: Children::Built(v),
+            ..
+        }) = self.node_mut(parent)
+        {
+            v.push(id);
+        }
+        Some(id)
+    }
+
+    /// Runs `f` with a builder over the space of `node` (a node made by
+    /// [`Builder::derive`], or any node in its space).
+    pub fn within(&mut self, node: NodeId, f: impl FnOnce(&mut Builder<'_>, NodeId)) {
+        let Some(sid) = self.node(node).map(|n| n.space) else {
+            return;
+        };
+        if sid == self.space {
+            f(self, node);
+            return;
+        }
+        let bytes = if sid == FILE {
+            None
+        } else {
+            self.arena
+                .spaces
+                .get(sid as usize)
+                .and_then(|s| s.bytes.clone())
+        };
+        let Some(bytes) = bytes else {
+            return;
+        };
+        let mut sub = Builder::new(&mut *self.arena, &bytes, sid, self.dispatch);
+        sub.lazy = self.lazy;
+        f(&mut sub, node);
+    }
+
+    /// Derives a space (see [`Builder::derive`]) and opens the format its
+    /// bytes hold. Returns the space's node and the format found.
+    pub fn derive_nested(
+        &mut self,
+        parent: NodeId,
+        name: &str,
+        off: u64,
+        size: u64,
+        method: &'static str,
+        make: impl FnOnce(&[u8], u64) -> Result<Vec<u8>, String>,
+    ) -> Option<(NodeId, Option<&'static str>)> {
+        let id = self.derive(parent, name, off, size, method, make)?;
+        let mut found = None;
+        self.within(id, |b, id| {
+            let len = b.file_len();
+            found = b.nested(id, 0, len);
+        });
+        Some((id, found))
     }
 }

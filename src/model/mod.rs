@@ -7,13 +7,17 @@
 mod builder;
 mod read;
 mod source;
+pub mod space;
 pub mod text;
 mod tree;
+pub mod value;
 
-pub use builder::{group_size, Builder, ElemFn, LazyFn, GROUP};
+pub use builder::{group_size, Builder, ElemFn, LazyFn, Seq, Step, GROUP};
 pub use read::Endian;
 pub use source::Source;
+pub use space::{Space, SpaceId};
 pub use tree::{Children, Link, Node, NodeId, Tree};
+pub use value::{Numbers, Radix, Raw, Value};
 
 /// How serious a diagnostic is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -34,37 +38,28 @@ impl Severity {
 }
 
 /// A problem found in the file, anchored at the bytes that show it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Diagnostic {
     pub severity: Severity,
+    /// The byte space `offset` is in (0: the file).
+    pub space: SpaceId,
     pub offset: u64,
     pub size: u64,
     pub message: String,
 }
 
-/// Formats a number the way the tree shows it: small values in decimal,
-/// larger ones in decimal with their hex beside.
-pub fn num(v: u64) -> String {
-    if v < 10 {
-        v.to_string()
-    } else {
-        format!("{v} (0x{v:x})")
-    }
+/// A number as the tree shows it: small values in decimal, larger ones in
+/// decimal with their hex beside.
+pub fn num(v: u64) -> Value {
+    Value::uint(v)
 }
 
-/// Formats a signed number like [`num`].
-pub fn inum(v: i64) -> String {
-    if v >= 0 {
-        num(v as u64)
-    } else {
-        v.to_string()
-    }
+/// A signed number, like [`num`].
+pub fn inum(v: i64) -> Value {
+    Value::int(v)
 }
 
 /// `value (NAME)`, or `value (unknown)` when no name is known.
-pub fn named(v: u64, name: Option<&str>) -> String {
-    match name {
-        Some(n) => format!("{v} ({n})"),
-        None => format!("{v} (unknown)"),
-    }
+pub fn named(v: u64, name: Option<&str>) -> Value {
+    Value::named(v, name)
 }

@@ -1,9 +1,15 @@
 //! The node arena. Children are built on demand: a node may hold a closure
 //! that adds its children the first time someone asks for them.
 
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
+use compact_str::CompactString;
+use rustc_hash::FxHashSet;
+
 use super::builder::{Builder, Dispatch, LazyFn};
+use super::space::{Space, SpaceId, FILE};
+use super::value::{Numbers, Value};
 use super::{Diagnostic, Source};
 
 /// Index of a node in its tree.
@@ -26,12 +32,14 @@ pub enum Children {
     Lazy,
 }
 
-/// One node: a named, absolute byte range with an optional decoded value.
+/// One node: a named byte range of its space with an optional typed value.
 pub struct Node {
-    pub name: String,
+    pub name: CompactString,
     pub offset: u64,
     pub size: u64,
-    pub value: Option<String>,
+    pub value: Option<Value>,
+    /// The byte space `offset` and `size` are in (0: the file).
+    pub space: SpaceId,
     pub link: Option<Link>,
     pub parent: Option<NodeId>,
     /// Set on the node where a format's structure starts (the root, and
@@ -56,6 +64,14 @@ impl Node {
 pub(crate) struct Arena {
     pub nodes: Vec<Node>,
     pub diags: Vec<Diagnostic>,
+    /// Every diagnostic raised so far, so that one raised again when a
+    /// released node is rebuilt is not listed twice.
+    pub seen: FxHashSet<Diagnostic>,
+    /// Space 0 is the file; derived spaces are kept once made (a rebuilt
+    /// node finds its space again by its origin).
+    pub spaces: Vec<Space>,
+    /// Bytes held by derived spaces.
+    pub derived: u64,
 }
 
 /// A parsed file: the bytes, the nodes and the diagnostics.
@@ -72,10 +88,11 @@ impl Tree {
     pub fn build(src: Arc<Source>, root_name: &str, dispatch: Dispatch) -> Tree {
         let len = src.len();
         let root = Node {
-            name: super::text::clean(root_name).into_owned(),
+            name: CompactString::from(super::text::clean(root_name)),
             offset: 0,
             size: len,
             value: None,
+            space: FILE,
             link: None,
             parent: None,
             format: None,
@@ -88,26 +105,33 @@ impl Tree {
             arena: Arena {
                 nodes: vec![root],
                 diags: Vec::new(),
+                seen: FxHashSet::default(),
+                spaces: vec![Space {
+                    name: CompactString::const_new("file"),
+                    origin: None,
+                    bytes: None,
+                }],
+                derived: 0,
             },
             dispatch,
             format: "raw",
         };
         let src = t.src.clone();
         let data = src.bytes();
-        let mut b = Builder::new(&mut t.arena, data, dispatch);
+        let mut b = Builder::new(&mut t.arena, data, FILE, dispatch);
         let fmt = dispatch(&mut b, 0, 0, len);
         if let Some(f) = fmt {
             t.format = f;
             if let Some(r) = t.arena.nodes.first_mut() {
                 r.format = Some(f);
-                r.value.get_or_insert_with(|| f.to_string());
+                r.value.get_or_insert_with(|| Value::text(f));
             }
         } else if let Some(r) = t.arena.nodes.first_mut() {
-            r.value = Some(if len == 0 {
-                "empty file".to_string()
+            r.value = Some(Value::text(if len == 0 {
+                "empty file"
             } else {
-                "unknown format".to_string()
-            });
+                "unknown format"
+            }));
         }
         t
     }
@@ -118,8 +142,54 @@ impl Tree {
     pub fn source(&self) -> &Arc<Source> {
         &self.src
     }
+    /// The bytes of the file (space 0).
     pub fn data(&self) -> &[u8] {
         self.src.bytes()
+    }
+    /// The byte spaces made so far; the first is the file.
+    pub fn spaces(&self) -> &[Space] {
+        &self.arena.spaces
+    }
+    /// The bytes of `space` (empty for an unknown one).
+    pub fn space_bytes(&self, space: SpaceId) -> &[u8] {
+        if space == FILE {
+            return self.src.bytes();
+        }
+        match self
+            .arena
+            .spaces
+            .get(space as usize)
+            .and_then(|s| s.bytes.as_ref())
+        {
+            Some(b) => b,
+            None => &[],
+        }
+    }
+    /// The bytes of node `id`, from its own space.
+    pub fn node_bytes(&self, id: NodeId) -> &[u8] {
+        let Some(n) = self.node(id) else {
+            return &[];
+        };
+        let d = self.space_bytes(n.space);
+        let s = usize::try_from(n.offset).unwrap_or(usize::MAX).min(d.len());
+        let e = usize::try_from(n.end()).unwrap_or(usize::MAX).min(d.len());
+        d.get(s..e).unwrap_or_default()
+    }
+    /// The topmost node of `id`'s space on its way to the root: the root of
+    /// a derived space, or the tree's root for the file.
+    pub fn space_root(&self, id: NodeId) -> NodeId {
+        let Some(n) = self.node(id) else {
+            return self.root();
+        };
+        let sp = n.space;
+        let mut cur = id;
+        while let Some(p) = self.node(cur).and_then(|n| n.parent) {
+            if self.node(p).map(|n| n.space) != Some(sp) {
+                break;
+            }
+            cur = p;
+        }
+        cur
     }
     /// The detected format of the whole file (`raw` if none).
     pub fn format(&self) -> &'static str {
@@ -135,29 +205,44 @@ impl Tree {
         self.arena.nodes.is_empty()
     }
 
-    /// The node `id`. Ids come from this tree; an unknown id gives the root.
-    pub fn node(&self, id: NodeId) -> &Node {
-        let n = &self.arena.nodes;
-        n.get(id as usize).unwrap_or(&n[0])
+    /// The node `id`, if this tree has it.
+    pub fn node(&self, id: NodeId) -> Option<&Node> {
+        self.arena.nodes.get(id as usize)
+    }
+
+    /// The node's name ("" for an unknown id).
+    pub fn name(&self, id: NodeId) -> &str {
+        self.node(id).map_or("", |n| n.name.as_str())
+    }
+
+    /// The node's value as text, numbers shown as each value prefers.
+    pub fn value_text(&self, id: NodeId) -> Option<String> {
+        self.value_in(id, Numbers::Natural)
+    }
+
+    /// The node's value as text, numbers as `mode` asks.
+    pub fn value_in(&self, id: NodeId, mode: Numbers) -> Option<String> {
+        self.node(id)?.value.as_ref().map(|v| v.render(mode))
     }
 
     /// True if the node has children, or may have them once built.
     pub fn has_children(&self, id: NodeId) -> bool {
-        match &self.node(id).children {
-            Children::Built(v) => !v.is_empty(),
-            Children::Lazy => true,
+        match self.node(id).map(|n| &n.children) {
+            Some(Children::Built(v)) => !v.is_empty(),
+            Some(Children::Lazy) => true,
+            None => false,
         }
     }
 
     pub fn is_built(&self, id: NodeId) -> bool {
-        matches!(self.node(id).children, Children::Built(_))
+        matches!(self.node(id).map(|n| &n.children), Some(Children::Built(_)))
     }
 
     /// The children built so far (empty for a node not yet expanded).
     pub fn built_children(&self, id: NodeId) -> &[NodeId] {
-        match &self.node(id).children {
-            Children::Built(v) => v,
-            Children::Lazy => &[],
+        match self.node(id).map(|n| &n.children) {
+            Some(Children::Built(v)) => v,
+            _ => &[],
         }
     }
 
@@ -173,8 +258,21 @@ impl Tree {
         let Some(f) = node.lazy.clone() else {
             return;
         };
+        let space = node.space;
         let src = self.src.clone();
-        let mut b = Builder::new(&mut self.arena, src.bytes(), self.dispatch);
+        let derived = if space == FILE {
+            None
+        } else {
+            self.arena
+                .spaces
+                .get(space as usize)
+                .and_then(|s| s.bytes.clone())
+        };
+        let data: &[u8] = match &derived {
+            Some(d) => d,
+            None => src.bytes(),
+        };
+        let mut b = Builder::new(&mut self.arena, data, space, self.dispatch).for_lazy();
         f(&mut b, id);
     }
 
@@ -204,7 +302,7 @@ impl Tree {
     pub fn path(&self, id: NodeId) -> Vec<NodeId> {
         let mut p = vec![id];
         let mut cur = id;
-        while let Some(parent) = self.node(cur).parent {
+        while let Some(parent) = self.node(cur).and_then(|n| n.parent) {
             p.push(parent);
             cur = parent;
         }
@@ -212,56 +310,87 @@ impl Tree {
         p
     }
 
-    /// The node's path as names joined by `/`, the root left out: the form
-    /// `--extract` takes.
+    /// The node's address: one segment a level below the root, joined by
+    /// `/`. A segment is the node's name with `\`, `/` and `#` escaped by a
+    /// backslash; where siblings share the name, `#K` follows, K counting
+    /// those siblings from 0. The address names exactly this node, and
+    /// [`Tree::find_path`] finds it again.
     pub fn path_string(&self, id: NodeId) -> String {
         let p = self.path(id);
-        let names: Vec<&str> = p
-            .iter()
-            .skip(1)
-            .map(|&i| self.node(i).name.as_str())
-            .collect();
-        names.join("/")
+        let mut out = String::new();
+        for (i, &k) in p.iter().enumerate().skip(1) {
+            if i > 1 {
+                out.push('/');
+            }
+            self.push_segment(&mut out, k);
+        }
+        out
     }
 
-    /// Finds a node by a path of names joined by `/` (the root's name may
-    /// lead or be left out). Names that themselves hold `/` are matched
-    /// whole; where siblings share a name, the first that leads to a match
-    /// is taken.
-    pub fn find_path(&mut self, path: &str) -> Option<NodeId> {
-        let path = path.trim_matches('/');
-        let root = self.root();
-        if path.is_empty() {
-            return Some(root);
-        }
-        if let Some(found) = self.find_below(root, path, 0) {
-            return Some(found);
-        }
-        let rname = self.node(root).name.clone();
-        match path.strip_prefix(rname.as_str()) {
-            Some("") => Some(root),
-            Some(rest) if rest.starts_with('/') => self.find_below(root, &rest[1..], 0),
-            _ => None,
-        }
-    }
-
-    fn find_below(&mut self, id: NodeId, rest: &str, depth: usize) -> Option<NodeId> {
-        if depth > 256 {
-            return None;
-        }
-        for k in self.children(id) {
-            let name = self.node(k).name.clone();
-            match rest.strip_prefix(name.as_str()) {
-                Some("") => return Some(k),
-                Some(r) if r.starts_with('/') => {
-                    if let Some(f) = self.find_below(k, &r[1..], depth + 1) {
-                        return Some(f);
-                    }
+    fn push_segment(&self, out: &mut String, id: NodeId) {
+        let Some(n) = self.node(id) else {
+            return;
+        };
+        escape_segment(out, &n.name);
+        let Some(parent) = n.parent else {
+            return;
+        };
+        let mut index = 0usize;
+        let mut same = 0usize;
+        for &k in self.built_children(parent) {
+            if self.node(k).is_some_and(|s| s.name == n.name) {
+                if k == id {
+                    index = same;
                 }
-                _ => {}
+                same += 1;
             }
         }
+        if same > 1 {
+            out.push('#');
+            out.push_str(itoa::Buffer::new().format(index));
+        }
+    }
+
+    /// Finds the node at an address made by [`Tree::path_string`] (the
+    /// root's name may lead). A segment without `#K` names the first
+    /// sibling of that name.
+    pub fn find_path(&mut self, path: &str) -> Option<NodeId> {
+        let segs = split_path(path)?;
+        let root = self.root();
+        if segs.is_empty() {
+            return Some(root);
+        }
+        if let Some(found) = self.find_segs(root, &segs) {
+            return Some(found);
+        }
+        let (first, rest) = segs.split_first()?;
+        if first.0 == self.name(root) && first.1 == 0 {
+            return if rest.is_empty() {
+                Some(root)
+            } else {
+                self.find_segs(root, rest)
+            };
+        }
         None
+    }
+
+    fn find_segs(&mut self, from: NodeId, segs: &[(String, usize)]) -> Option<NodeId> {
+        let mut cur = from;
+        for (name, want) in segs {
+            let mut seen = 0usize;
+            let mut next = None;
+            for k in self.children(cur) {
+                if self.name(k) == name {
+                    if seen == *want {
+                        next = Some(k);
+                        break;
+                    }
+                    seen += 1;
+                }
+            }
+            cur = next?;
+        }
+        Some(cur)
     }
 
     /// The deepest node holding the byte at `off`, building children on the
@@ -270,28 +399,37 @@ impl Tree {
         self.smallest_containing(off, 1)
     }
 
-    /// The deepest, smallest node holding all of `[off, off+size)` (a size of
-    /// 0 counts as 1).
+    /// The deepest, smallest node of the file holding all of
+    /// `[off, off+size)` (a size of 0 counts as 1).
     pub fn smallest_containing(&mut self, off: u64, size: u64) -> NodeId {
+        self.smallest_containing_from(self.root(), off, size)
+    }
+
+    /// Like [`Tree::smallest_containing`], in the space of `top` and below
+    /// it: `top` is the root of that space or any node of it.
+    pub fn smallest_containing_from(&mut self, top: NodeId, off: u64, size: u64) -> NodeId {
         let end = off.saturating_add(size.max(1));
-        let mut cur = self.root();
+        let space = self.node(top).map_or(FILE, |n| n.space);
+        let mut cur = top;
         loop {
             self.expand(cur);
-            let mut best: Option<NodeId> = None;
+            let mut best: Option<(NodeId, u64)> = None;
             for &k in self.built_children(cur) {
-                let n = self.node(k);
-                if n.offset <= off && end <= n.end() && n.size > 0 {
+                let Some(n) = self.node(k) else {
+                    continue;
+                };
+                if n.space == space && n.offset <= off && end <= n.end() && n.size > 0 {
                     let better = match best {
                         None => true,
-                        Some(b) => n.size < self.node(b).size,
+                        Some((_, bs)) => n.size < bs,
                     };
                     if better {
-                        best = Some(k);
+                        best = Some((k, n.size));
                     }
                 }
             }
             match best {
-                Some(b) => cur = b,
+                Some((b, _)) => cur = b,
                 None => return cur,
             }
         }
@@ -308,26 +446,125 @@ impl Tree {
 
     /// Visits every node depth-first, building lazy children as it goes and
     /// forgetting them once visited. `visit` is called with `true` before a
-    /// node's children and with `false` after them.
-    pub fn walk(&mut self, visit: &mut dyn FnMut(&Tree, NodeId, usize, bool)) {
-        self.walk_from(self.root(), 0, visit);
+    /// node's children and with `false` after them; returning
+    /// `ControlFlow::Break` on entering a node stops the walk there.
+    pub fn walk(
+        &mut self,
+        visit: &mut dyn FnMut(&Tree, NodeId, usize, bool) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
+        self.walk_from(self.root(), 0, visit)
     }
 
     fn walk_from(
         &mut self,
         id: NodeId,
         depth: usize,
-        visit: &mut dyn FnMut(&Tree, NodeId, usize, bool),
-    ) {
-        visit(self, id, depth, true);
+        visit: &mut dyn FnMut(&Tree, NodeId, usize, bool) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
+        visit(self, id, depth, true)?;
         let was_lazy = !self.is_built(id);
         let mark = self.arena.nodes.len();
-        for k in self.children(id) {
-            self.walk_from(k, depth + 1, visit);
+        self.expand(id);
+        let n = self.built_children(id).len();
+        let mut flow = ControlFlow::Continue(());
+        for i in 0..n {
+            let Some(&k) = self.built_children(id).get(i) else {
+                break;
+            };
+            flow = self.walk_from(k, depth + 1, visit);
+            if flow.is_break() {
+                break;
+            }
         }
-        visit(self, id, depth, false);
+        if flow.is_continue() {
+            flow = visit(self, id, depth, false);
+        }
         if was_lazy {
             self.release(id, mark);
         }
+        flow
+    }
+}
+
+/// Writes a name as a path segment: `\\`, `/` and `#` escaped.
+fn escape_segment(out: &mut String, name: &str) {
+    if !name.contains(['\\', '/', '#']) {
+        out.push_str(name);
+        return;
+    }
+    for c in name.chars() {
+        if matches!(c, '\\' | '/' | '#') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+}
+
+/// Splits an address into (name, index among same-named siblings); `None`
+/// for a malformed `#K`.
+fn split_path(path: &str) -> Option<Vec<(String, usize)>> {
+    let mut segs = Vec::new();
+    let mut name = String::new();
+    let mut index: Option<String> = None;
+    let mut chars = path.chars();
+    let mut any = false;
+    let finish = |segs: &mut Vec<(String, usize)>,
+                  name: &mut String,
+                  index: &mut Option<String>|
+     -> Option<()> {
+        let k = match index.take() {
+            Some(d) => d.parse::<usize>().ok()?,
+            None => 0,
+        };
+        segs.push((std::mem::take(name), k));
+        Some(())
+    };
+    while let Some(c) = chars.next() {
+        any = true;
+        match c {
+            '\\' => {
+                let e = chars.next().unwrap_or('\\');
+                match &mut index {
+                    Some(d) => d.push(e),
+                    None => name.push(e),
+                }
+            }
+            '/' => {
+                if !(name.is_empty() && index.is_none()) {
+                    finish(&mut segs, &mut name, &mut index)?;
+                }
+            }
+            '#' if index.is_none() => index = Some(String::new()),
+            c => match &mut index {
+                Some(d) => d.push(c),
+                None => name.push(c),
+            },
+        }
+    }
+    if any && !(name.is_empty() && index.is_none()) {
+        finish(&mut segs, &mut name, &mut index)?;
+    }
+    Some(segs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_split_with_escapes_and_indexes() {
+        assert_eq!(split_path(""), Some(vec![]));
+        assert_eq!(
+            split_path("/a/b#2/"),
+            Some(vec![("a".into(), 0), ("b".into(), 2)])
+        );
+        assert_eq!(
+            split_path("x\\/y/\\#1#1"),
+            Some(vec![("x/y".into(), 0), ("#1".into(), 1)])
+        );
+        assert_eq!(split_path("a#z"), None);
+        let mut s = String::new();
+        escape_segment(&mut s, "a/b#c\\");
+        assert_eq!(s, "a\\/b\\#c\\\\");
     }
 }

@@ -11,6 +11,7 @@ use tui_tree_widget::TreeState;
 
 use super::popup::{Popup, Prompt, PromptKind};
 use super::Message;
+use crate::model::Numbers;
 use crate::model::{text, NodeId, Severity, Tree};
 use crate::search::{self, NodeMatch, Pattern};
 
@@ -164,6 +165,8 @@ pub struct App {
     pub marks: BTreeMap<char, u64>,
     pub inspector: bool,
     pub inspector_big_first: bool,
+    /// How numbers in values are shown (natural, hex, decimal).
+    pub numbers: Numbers,
     /// Text waiting to be sent to the terminal's clipboard (OSC 52).
     pub clipboard: Option<String>,
     /// Where background work reports back; without it, searches run at once.
@@ -198,6 +201,7 @@ impl App {
             back: Vec::new(),
             forward: Vec::new(),
             marks: BTreeMap::new(),
+            numbers: Numbers::Natural,
             inspector: false,
             inspector_big_first: false,
             clipboard: None,
@@ -267,8 +271,8 @@ impl App {
         self.tree_state.select(p);
         self.tree_state.scroll_selected_into_view();
         if move_cursor {
-            let n = self.tree.node(id);
-            let off = n.offset.min(self.file_len().saturating_sub(1));
+            let noff = self.tree.node(id).map_or(0, |n| n.offset);
+            let off = noff.min(self.file_len().saturating_sub(1));
             self.cursor = off;
             self.scroll_hex_to(off);
         }
@@ -287,7 +291,7 @@ impl App {
     }
 
     fn sibling(&mut self, delta: i64) {
-        let Some(parent) = self.tree.node(self.selected).parent else {
+        let Some(parent) = self.tree.node(self.selected).and_then(|n| n.parent) else {
             return;
         };
         let kids = self.tree.built_children(parent);
@@ -306,7 +310,7 @@ impl App {
         let id = self.selected;
         if self.opened.contains(&id) && id != self.tree.root() {
             self.close(id);
-        } else if let Some(p) = self.tree.node(id).parent {
+        } else if let Some(p) = self.tree.node(id).and_then(|n| n.parent) {
             self.select(p, true);
         }
     }
@@ -336,7 +340,7 @@ impl App {
 
     /// Follows the selected node's link, if it has one.
     pub fn follow(&mut self) -> bool {
-        let Some(link) = self.tree.node(self.selected).link else {
+        let Some(link) = self.tree.node(self.selected).and_then(|n| n.link) else {
             return false;
         };
         if link.offset >= self.file_len() {
@@ -747,27 +751,24 @@ impl App {
     // ---- copy and save ----
 
     fn copy(&mut self, what: char) {
-        let n = self.tree.node(self.selected);
         let (text, said) = match what {
             'o' => (
                 format!("0x{:x}", self.cursor),
                 format!("offset 0x{:x}", self.cursor),
             ),
-            'v' => match &n.value {
-                Some(v) => (v.clone(), "the node's value".to_string()),
+            'v' => match self.tree.value_in(self.selected, self.numbers) {
+                Some(v) => (v, "the node's value".to_string()),
                 None => {
                     self.message = Some(("the node has no value to copy".into(), true));
                     return;
                 }
             },
             'b' => {
-                let len = n.size.min(MAX_COPY);
-                let b = self
-                    .tree
-                    .data()
-                    .get(n.offset as usize..(n.offset + len) as usize)
+                let all = self.tree.node_bytes(self.selected);
+                let b = all
+                    .get(..all.len().min(MAX_COPY as usize))
                     .unwrap_or_default();
-                let more = if n.size > MAX_COPY {
+                let more = if all.len() as u64 > MAX_COPY {
                     " (the first 64 KiB)"
                 } else {
                     ""
@@ -788,12 +789,7 @@ impl App {
     }
 
     fn save(&mut self, path: &str, force: bool) {
-        let n = self.tree.node(self.selected);
-        let bytes = self
-            .tree
-            .data()
-            .get(n.offset as usize..n.end() as usize)
-            .unwrap_or_default();
+        let bytes = self.tree.node_bytes(self.selected);
         match crate::export::write_bytes(bytes, std::path::Path::new(path), force) {
             Ok(()) => {
                 self.message = Some((

@@ -74,7 +74,9 @@ fn shades(app: &App) -> Vec<(u64, u64, Color)> {
     let mut id = app.selected;
     let mut depth = 0usize;
     while id != root && depth <= theme::ANCESTOR_BG.len() {
-        let n = app.tree.node(id);
+        let Some(n) = app.tree.node(id) else {
+            break;
+        };
         let bg = if depth == 0 {
             theme::SELECTED_BG
         } else {

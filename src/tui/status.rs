@@ -10,7 +10,9 @@ use super::theme;
 use crate::model::Severity;
 
 pub fn render_details(app: &App, frame: &mut Frame<'_>, area: Rect) {
-    let n = app.tree.node(app.selected);
+    let Some(n) = app.tree.node(app.selected) else {
+        return;
+    };
     let path = app.tree.path_string(app.selected);
     let path = if path.is_empty() {
         "/".to_string()
@@ -27,7 +29,7 @@ pub fn render_details(app: &App, frame: &mut Frame<'_>, area: Rect) {
     ];
     if let Some(v) = &n.value {
         spans.push(Span::raw("  "));
-        spans.push(Span::styled(v.clone(), theme::value()));
+        spans.push(Span::styled(v.render(app.numbers), theme::value()));
     }
     if let Some(l) = n.link {
         spans.push(Span::styled(

@@ -36,7 +36,9 @@ pub fn truncate(s: &str, max: usize) -> String {
 }
 
 fn row(app: &App, id: NodeId, depth: usize, width: usize) -> Line<'static> {
-    let n = app.tree.node(id);
+    let Some(n) = app.tree.node(id) else {
+        return Line::from("");
+    };
     let range = format!("[0x{:x}+0x{:x}]", n.offset, n.size);
     // Indent and open/closed symbol take two columns a level.
     let avail = width.saturating_sub(depth * 2 + 2);
@@ -47,7 +49,10 @@ fn row(app: &App, id: NodeId, depth: usize, width: usize) -> Line<'static> {
         let room = avail.saturating_sub(used);
         if room >= 4 {
             spans.push(Span::raw(" "));
-            spans.push(Span::styled(truncate(v, room), theme::value()));
+            spans.push(Span::styled(
+                truncate(&v.render(app.numbers), room),
+                theme::value(),
+            ));
         }
     }
     spans.push(Span::raw(" "));

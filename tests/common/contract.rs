@@ -1,8 +1,11 @@
 //! The JSON contract, checked from the bytes fwview wrote:
-//! `{"path","size","format","root":NODE,"diagnostics":[{"severity","offset","size","message"}]}`,
-//! NODE = `{"name","offset","size","value": string|null,"children":[...]}`,
-//! the root covering the file, every child's range inside its parent's, and
-//! no byte in the document that could act on a terminal.
+//! `{"path","size","format","root":NODE,"spaces":[SPACE],"diagnostics":[{"severity","space","offset","size","message"}]}`,
+//! NODE = `{"name","offset","size","space","value": string|null,"raw": integer|null,"children":[...]}`,
+//! SPACE = `{"id","name","size","from": null|{"space","offset","size","method"}}`,
+//! the root covering the file in space 0, every child's range inside its
+//! parent's where both are in one space, a child in another space the root
+//! of that space (offset 0, the space's whole size), and no byte in the
+//! document that could act on a terminal.
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -125,19 +128,36 @@ mod stream {
         let mut st = Stats::default();
         let mut de = serde_json::Deserializer::from_slice(json);
         de.disable_recursion_limit();
-        let (size, root) = Doc { st: &mut st }
-            .deserialize(&mut de)
-            .map_err(|e| format!("the JSON breaks the contract: {e}"))?;
+        let mut roots = Vec::new();
+        let (size, root, spaces) = Doc {
+            st: &mut st,
+            roots: &mut roots,
+        }
+        .deserialize(&mut de)
+        .map_err(|e| format!("the JSON breaks the contract: {e}"))?;
         de.end()
             .map_err(|e| format!("trailing bytes after the JSON: {e}"))?;
         if size != file_size {
             return Err(format!("size is {size}, the file has {file_size} bytes"));
         }
-        if root != (0, file_size) {
+        if root != (0, file_size, 0) {
             return Err(format!(
-                "root covers [{}, +{}), not the file's {file_size} bytes",
-                root.0, root.1
+                "root covers [{}, +{}) of space {}, not the file's {file_size} bytes",
+                root.0, root.1, root.2
             ));
+        }
+        if spaces.first() != Some(&(0, file_size)) {
+            return Err(format!(
+                "the first space is not the file: {:?}",
+                spaces.first()
+            ));
+        }
+        for (sp, sz) in roots {
+            if !spaces.contains(&(sp, sz)) {
+                return Err(format!(
+                    "a node opens space {sp} with {sz} bytes; the spaces list says {spaces:?}"
+                ));
+            }
         }
         Ok(st)
     }
@@ -180,24 +200,30 @@ mod stream {
         }
     }
 
-    /// The document: gives (size, (root offset, root size)).
+    /// (space id, size) of every space, in order.
+    type Spaces = Vec<(u64, u64)>;
+
+    /// The document: gives (size, (root offset, root size, root space),
+    /// spaces).
     struct Doc<'a> {
         st: &'a mut Stats,
+        /// (space, size) of every node that starts a space.
+        roots: &'a mut Vec<(u64, u64)>,
     }
     impl<'de> DeserializeSeed<'de> for Doc<'_> {
-        type Value = (u64, (u64, u64));
+        type Value = (u64, (u64, u64, u64), Spaces);
         fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
             d.deserialize_map(self)
         }
     }
     impl<'de> Visitor<'de> for Doc<'_> {
-        type Value = (u64, (u64, u64));
+        type Value = (u64, (u64, u64, u64), Spaces);
         fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
             f.write_str("the document object")
         }
         fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
-            let (mut path, mut size, mut format, mut root, mut diags) =
-                (false, None, false, None, false);
+            let (mut path, mut size, mut format, mut root, mut diags, mut spaces) =
+                (false, None, false, None, false, None);
             while let Some(k) = m.next_key::<String>()? {
                 match k.as_str() {
                     "path" if !path => {
@@ -212,9 +238,13 @@ mod stream {
                     "root" if root.is_none() => {
                         let n = m.next_value_seed(Node {
                             st: &mut *self.st,
+                            roots: &mut *self.roots,
                             depth: 1,
                         })?;
-                        root = Some((n.offset, n.size));
+                        root = Some((n.offset, n.size, n.space));
+                    }
+                    "spaces" if spaces.is_none() => {
+                        spaces = Some(m.next_value_seed(SpaceList)?);
                     }
                     "diagnostics" if !diags => {
                         self.st.diagnostics = m.next_value_seed(Diags)?;
@@ -227,12 +257,75 @@ mod stream {
                     }
                 }
             }
-            match (path, size, format, root, diags) {
-                (true, Some(s), true, Some(r), true) => Ok((s, r)),
+            match (path, size, format, root, diags, spaces) {
+                (true, Some(s), true, Some(r), true, Some(sp)) => Ok((s, r, sp)),
                 _ => Err(err(
-                    "the document lacks one of path, size, format, root, diagnostics",
+                    "the document lacks one of path, size, format, root, spaces, diagnostics",
                 )),
             }
+        }
+    }
+
+    struct SpaceList;
+    impl<'de> DeserializeSeed<'de> for SpaceList {
+        type Value = Spaces;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Spaces, D::Error> {
+            let v = <serde_json::Value as serde::Deserialize>::deserialize(d)?;
+            let a = v.as_array().ok_or_else(|| err("spaces is not an array"))?;
+            let mut out = Vec::new();
+            for (i, sp) in a.iter().enumerate() {
+                let o = sp
+                    .as_object()
+                    .ok_or_else(|| err("a space is not an object"))?;
+                let mut keys: Vec<&str> = o.keys().map(String::as_str).collect();
+                keys.sort_unstable();
+                if keys != ["from", "id", "name", "size"] {
+                    return Err(err(format!("a space has keys {keys:?}")));
+                }
+                let id = sp["id"].as_u64().ok_or_else(|| err("space id"))?;
+                if id != i as u64 {
+                    return Err(err(format!("space {i} has id {id}")));
+                }
+                if !sp["name"].is_string() {
+                    return Err(err("space name"));
+                }
+                let size = sp["size"].as_u64().ok_or_else(|| err("space size"))?;
+                let from = &sp["from"];
+                if i == 0 {
+                    if !from.is_null() {
+                        return Err(err("space 0 (the file) comes from somewhere"));
+                    }
+                } else {
+                    let fo = from
+                        .as_object()
+                        .ok_or_else(|| err(format!("space {i} has no origin")))?;
+                    let mut k: Vec<&str> = fo.keys().map(String::as_str).collect();
+                    k.sort_unstable();
+                    if k != ["method", "offset", "size", "space"] {
+                        return Err(err(format!("space {i}: origin keys {k:?}")));
+                    }
+                    let src = from["space"].as_u64().ok_or_else(|| err("origin space"))?;
+                    let (oo, os) = (
+                        from["offset"]
+                            .as_u64()
+                            .ok_or_else(|| err("origin offset"))?,
+                        from["size"].as_u64().ok_or_else(|| err("origin size"))?,
+                    );
+                    let Some(&(_, ssize)) = out.get(src as usize) else {
+                        return Err(err(format!("space {i} comes from unknown space {src}")));
+                    };
+                    if oo.checked_add(os).is_none_or(|e| e > ssize) {
+                        return Err(err(format!(
+                            "space {i} comes from [{oo:#x}+{os:#x}), outside space {src}"
+                        )));
+                    }
+                    if !from["method"].is_string() {
+                        return Err(err("origin method"));
+                    }
+                }
+                out.push((id, size));
+            }
+            Ok(out)
         }
     }
 
@@ -270,9 +363,13 @@ mod stream {
             f.write_str("a diagnostic object")
         }
         fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<(), A::Error> {
-            let mut seen = [false; 4];
+            let mut seen = [false; 5];
             while let Some(k) = m.next_key::<String>()? {
                 let i = match k.as_str() {
+                    "space" => {
+                        m.next_value::<u64>()?;
+                        4
+                    }
                     "severity" => {
                         let s: String = m.next_value()?;
                         if !matches!(s.as_str(), "info" | "warning" | "error") {
@@ -298,9 +395,9 @@ mod stream {
                     return Err(err(format!("a diagnostic: repeated key {k:?}")));
                 }
             }
-            if seen != [true; 4] {
+            if seen != [true; 5] {
                 return Err(err(
-                    "a diagnostic lacks one of severity, offset, size, message",
+                    "a diagnostic lacks one of severity, space, offset, size, message",
                 ));
             }
             Ok(())
@@ -312,10 +409,63 @@ mod stream {
         name: String,
         offset: u64,
         size: u64,
+        space: u64,
+    }
+
+    /// `"raw"`: an integer or null.
+    struct RawSeed;
+    impl<'de> DeserializeSeed<'de> for RawSeed {
+        type Value = bool;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
+            d.deserialize_any(self)
+        }
+    }
+    impl Visitor<'_> for RawSeed {
+        type Value = bool;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("an integer or null")
+        }
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<bool, E> {
+            Ok(true)
+        }
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<bool, E> {
+            Ok(true)
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<bool, E> {
+            Ok(false)
+        }
+        fn visit_none<E: de::Error>(self) -> Result<bool, E> {
+            Ok(false)
+        }
+    }
+
+    /// A node's value: a string (true) or null (false).
+    struct ValueSeed;
+    impl<'de> DeserializeSeed<'de> for ValueSeed {
+        type Value = bool;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
+            d.deserialize_any(self)
+        }
+    }
+    impl Visitor<'_> for ValueSeed {
+        type Value = bool;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a string or null")
+        }
+        fn visit_str<E: de::Error>(self, _: &str) -> Result<bool, E> {
+            Ok(true)
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<bool, E> {
+            Ok(false)
+        }
+        fn visit_none<E: de::Error>(self) -> Result<bool, E> {
+            Ok(false)
+        }
     }
 
     struct Node<'a> {
         st: &'a mut Stats,
+        roots: &'a mut Vec<(u64, u64)>,
         depth: usize,
     }
     impl<'de> DeserializeSeed<'de> for Node<'_> {
@@ -333,19 +483,24 @@ mod stream {
             self.st.nodes += 1;
             self.st.depth = self.st.depth.max(self.depth);
             let (mut name, mut offset, mut size, mut value, mut kids) =
-                (None, None, None, false, None);
+                (None, None, None, None, None);
+            let (mut space, mut raw) = (None, None);
             while let Some(k) = m.next_key::<String>()? {
                 match k.as_str() {
                     "name" if name.is_none() => name = Some(m.next_value::<String>()?),
                     "offset" if offset.is_none() => offset = Some(m.next_value::<u64>()?),
                     "size" if size.is_none() => size = Some(m.next_value::<u64>()?),
-                    "value" if !value => {
-                        m.next_value_seed(Text { null_ok: true })?;
-                        value = true;
+                    "space" if space.is_none() => space = Some(m.next_value::<u64>()?),
+                    "value" if value.is_none() => {
+                        value = Some(m.next_value_seed(ValueSeed)?);
+                    }
+                    "raw" if raw.is_none() => {
+                        raw = Some(m.next_value_seed(RawSeed)?);
                     }
                     "children" if kids.is_none() => {
                         kids = Some(m.next_value_seed(Kids {
                             st: &mut *self.st,
+                            roots: &mut *self.roots,
                             depth: self.depth + 1,
                         })?);
                     }
@@ -356,18 +511,38 @@ mod stream {
                     }
                 }
             }
-            let (Some(name), Some(offset), Some(size), true, Some(kids)) =
-                (name, offset, size, value, kids)
+            let (
+                Some(name),
+                Some(offset),
+                Some(size),
+                Some(space),
+                Some(value),
+                Some(raw),
+                Some(kids),
+            ) = (name, offset, size, space, value, raw, kids)
             else {
                 return Err(err(
-                    "a node lacks one of name, offset, size, value, children",
+                    "a node lacks one of name, offset, size, space, value, raw, children",
                 ));
             };
+            if raw && !value {
+                return Err(err(format!("node {name:?}: a raw number without a value")));
+            }
             let end = offset
                 .checked_add(size)
                 .ok_or_else(|| err(format!("node {name:?}: offset + size overflows")))?;
             for c in kids {
                 let ce = c.offset.saturating_add(c.size);
+                if c.space != space {
+                    if c.offset != 0 {
+                        return Err(err(format!(
+                            "{:?} opens space {} at offset {:#x}, not at 0",
+                            c.name, c.space, c.offset
+                        )));
+                    }
+                    self.roots.push((c.space, c.size));
+                    continue;
+                }
                 if c.offset < offset || ce > end {
                     return Err(err(format!(
                         "{:?} [{:#x}, {ce:#x}) lies outside its parent {name:?} [{offset:#x}, {end:#x})",
@@ -375,12 +550,18 @@ mod stream {
                     )));
                 }
             }
-            Ok(Seen { name, offset, size })
+            Ok(Seen {
+                name,
+                offset,
+                size,
+                space,
+            })
         }
     }
 
     struct Kids<'a> {
         st: &'a mut Stats,
+        roots: &'a mut Vec<(u64, u64)>,
         depth: usize,
     }
     impl<'de> DeserializeSeed<'de> for Kids<'_> {
@@ -398,6 +579,7 @@ mod stream {
             let mut v = Vec::new();
             while let Some(n) = s.next_element_seed(Node {
                 st: &mut *self.st,
+                roots: &mut *self.roots,
                 depth: self.depth,
             })? {
                 v.push(n);
@@ -411,7 +593,7 @@ mod stream {
 pub fn check_value(doc: &Value, file_size: u64) -> Result<Stats, String> {
     keys_are(
         doc,
-        &["path", "size", "format", "root", "diagnostics"],
+        &["path", "size", "format", "root", "spaces", "diagnostics"],
         "the document",
     )?;
     str_of(doc, "path", "the document")?;
@@ -427,9 +609,10 @@ pub fn check_value(doc: &Value, file_size: u64) -> Result<Stats, String> {
     for d in diags {
         keys_are(
             d,
-            &["severity", "offset", "size", "message"],
+            &["severity", "space", "offset", "size", "message"],
             "a diagnostic",
         )?;
+        u64_of(d, "space", "a diagnostic")?;
         let s = str_of(d, "severity", "a diagnostic")?;
         if !matches!(s, "info" | "warning" | "error") {
             return Err(format!("unknown severity {s:?}"));
@@ -445,10 +628,42 @@ pub fn check_value(doc: &Value, file_size: u64) -> Result<Stats, String> {
         u64_of(root, "offset", "root")?,
         u64_of(root, "size", "root")?,
     );
-    if ro != 0 || rs != file_size {
+    if ro != 0 || rs != file_size || u64_of(root, "space", "root")? != 0 {
         return Err(format!(
             "root covers [{ro}, +{rs}), not the file's {file_size} bytes"
         ));
+    }
+    let spaces = doc["spaces"].as_array().ok_or("spaces is not an array")?;
+    let space_size = |k: u64| -> Option<u64> { spaces.get(k as usize)?.get("size")?.as_u64() };
+    if space_size(0) != Some(file_size) {
+        return Err("the first space is not the file".into());
+    }
+    for (i, sp) in spaces.iter().enumerate() {
+        let what = format!("space {i}");
+        keys_are(sp, &["id", "name", "size", "from"], &what)?;
+        if u64_of(sp, "id", &what)? != i as u64 {
+            return Err(format!("{what}: id out of order"));
+        }
+        str_of(sp, "name", &what)?;
+        u64_of(sp, "size", &what)?;
+        let from = &sp["from"];
+        if i == 0 {
+            if !from.is_null() {
+                return Err("space 0 (the file) comes from somewhere".into());
+            }
+            continue;
+        }
+        keys_are(from, &["space", "offset", "size", "method"], &what)?;
+        str_of(from, "method", &what)?;
+        let src = u64_of(from, "space", &what)?;
+        if src >= i as u64 {
+            return Err(format!("{what} comes from a later space {src}"));
+        }
+        let (oo, os) = (u64_of(from, "offset", &what)?, u64_of(from, "size", &what)?);
+        let ssize = space_size(src).ok_or_else(|| format!("{what}: unknown source"))?;
+        if oo.checked_add(os).is_none_or(|e| e > ssize) {
+            return Err(format!("{what} comes from outside space {src}"));
+        }
     }
     // Depth-first with an explicit stack: trees may be deep.
     let mut stack: Vec<(&Value, usize)> = vec![(root, 1)];
@@ -456,6 +671,7 @@ pub fn check_value(doc: &Value, file_size: u64) -> Result<Stats, String> {
         st.nodes += 1;
         st.depth = st.depth.max(depth);
         let pname = n.get("name").and_then(Value::as_str).unwrap_or("?");
+        let psp = u64_of(n, "space", pname)?;
         let po = u64_of(n, "offset", pname)?;
         let pe = po
             .checked_add(u64_of(n, "size", pname)?)
@@ -465,9 +681,20 @@ pub fn check_value(doc: &Value, file_size: u64) -> Result<Stats, String> {
             let what = format!("{name:?} (child of {pname:?})");
             check_node(c, &what)?;
             let co = u64_of(c, "offset", &what)?;
+            let cs = u64_of(c, "size", &what)?;
             let ce = co
-                .checked_add(u64_of(c, "size", &what)?)
+                .checked_add(cs)
                 .ok_or_else(|| format!("{what}: offset + size overflows"))?;
+            let csp = u64_of(c, "space", &what)?;
+            if csp != psp {
+                if co != 0 || space_size(csp) != Some(cs) {
+                    return Err(format!(
+                        "{what} opens space {csp} as [{co:#x}+{cs:#x}), not as the whole space"
+                    ));
+                }
+                stack.push((c, depth + 1));
+                continue;
+            }
             if co < po || ce > pe {
                 return Err(format!(
                     "{what} [{co:#x}, {ce:#x}) lies outside its parent [{po:#x}, {pe:#x})"
@@ -480,12 +707,25 @@ pub fn check_value(doc: &Value, file_size: u64) -> Result<Stats, String> {
 }
 
 fn check_node(n: &Value, what: &str) -> Result<(), String> {
-    keys_are(n, &["name", "offset", "size", "value", "children"], what)?;
+    keys_are(
+        n,
+        &[
+            "name", "offset", "size", "space", "value", "raw", "children",
+        ],
+        what,
+    )?;
     str_of(n, "name", what)?;
     u64_of(n, "offset", what)?;
     u64_of(n, "size", what)?;
+    u64_of(n, "space", what)?;
     if !(n["value"].is_string() || n["value"].is_null()) {
         return Err(format!("{what}: value is neither a string nor null"));
+    }
+    if !(n["raw"].is_u64() || n["raw"].is_i64() || n["raw"].is_null()) {
+        return Err(format!("{what}: raw is neither an integer nor null"));
+    }
+    if n["value"].is_null() && !n["raw"].is_null() {
+        return Err(format!("{what}: a raw number without a value"));
     }
     if !n["children"].is_array() {
         return Err(format!("{what}: children is not an array"));
@@ -513,10 +753,14 @@ pub fn drop_flat(v: Value) {
 /// each catches what it must. Called from one test of a test binary.
 pub fn self_test() {
     const GOOD: &str = r#"{"path": "p", "size": 10, "format": "raw",
-"root": {"name": "r", "offset": 0, "size": 10, "value": null, "children": [
-{"name": "a", "offset": 2, "size": 8, "value": "x", "children": [
-{"name": "b", "offset": 9, "size": 1, "value": "y", "children": []}]}]},
-"diagnostics": [{"severity": "info", "offset": 0, "size": 1, "message": "m"}]}"#;
+"root": {"name": "r", "offset": 0, "size": 10, "space": 0, "value": null, "raw": null, "children": [
+{"name": "a", "offset": 2, "size": 8, "space": 0, "value": "x", "raw": null, "children": [
+{"name": "b", "offset": 9, "size": 1, "space": 0, "value": "y", "raw": 7, "children": []},
+{"name": "z", "offset": 0, "size": 4, "space": 1, "value": "x", "raw": null, "children": [
+{"name": "zz", "offset": 3, "size": 1, "space": 1, "value": "x", "raw": -1, "children": []}]}]}]},
+"spaces": [{"id": 0, "name": "file", "size": 10, "from": null},
+{"id": 1, "name": "z", "size": 4, "from": {"space": 0, "offset": 2, "size": 2, "method": "zlib"}}],
+"diagnostics": [{"severity": "info", "space": 0, "offset": 0, "size": 1, "message": "m"}]}"#;
     let both = |doc: &str, size: u64| {
         (
             check(doc.as_bytes(), size),
@@ -525,8 +769,8 @@ pub fn self_test() {
     };
     let (a, b) = both(GOOD, 10);
     let (a, b) = (a.unwrap(), b.unwrap());
-    assert_eq!((a.nodes, a.depth, a.diagnostics), (3, 3, 1));
-    assert_eq!((b.nodes, b.depth, b.diagnostics), (3, 3, 1));
+    assert_eq!((a.nodes, a.depth, a.diagnostics), (5, 4, 1));
+    assert_eq!((b.nodes, b.depth, b.diagnostics), (5, 4, 1));
     let cases: Vec<(String, u64, bool)> = vec![
         (GOOD.replace("\"offset\": 9", "\"offset\": 10"), 10, false),
         (GOOD.replace("\"offset\": 2", "\"offset\": 1"), 10, false),
@@ -545,7 +789,53 @@ pub fn self_test() {
         (GOOD.replace("\"m\"", "\"\u{1b}[31m\""), 10, false),
         (GOOD.replace("\"m\"", "\"\u{202e}\""), 10, false),
         (GOOD.replace("\"m\"", "\"\\u001b\""), 10, true),
-        (GOOD.replace("[]}]}]}", "[]}]}]}]"), 10, false),
+        (GOOD.replace("[]}]}]}]}", "[]}]}]}]}]"), 10, false),
+        (GOOD.replace("\"raw\": 7", "\"raw\": \"7\""), 10, false),
+        (
+            GOOD.replace(
+                "\"value\": \"y\", \"raw\": 7",
+                "\"value\": null, \"raw\": 7",
+            ),
+            10,
+            false,
+        ),
+        (
+            GOOD.replace("\"size\": 4, \"space\": 1", "\"size\": 3, \"space\": 1"),
+            10,
+            false,
+        ),
+        (
+            GOOD.replace(
+                "\"offset\": 0, \"size\": 4, \"space\": 1",
+                "\"offset\": 1, \"size\": 4, \"space\": 1",
+            ),
+            10,
+            false,
+        ),
+        (
+            GOOD.replace(
+                "\"offset\": 3, \"size\": 1, \"space\": 1",
+                "\"offset\": 4, \"size\": 1, \"space\": 1",
+            ),
+            10,
+            false,
+        ),
+        (
+            GOOD.replace(
+                "\"offset\": 2, \"size\": 2, \"method\"",
+                "\"offset\": 9, \"size\": 2, \"method\"",
+            ),
+            10,
+            false,
+        ),
+        (
+            GOOD.replace(
+                ", \"space\": 0, \"offset\": 0, \"size\": 1, \"message\"",
+                ", \"offset\": 0, \"size\": 1, \"message\"",
+            ),
+            10,
+            false,
+        ),
     ];
     for (doc, size, ok) in cases {
         let (a, b) = both(&doc, size);
@@ -556,12 +846,16 @@ pub fn self_test() {
     let depth = 2000;
     let mut s = String::from(r#"{"path": "p", "size": 1, "format": "raw", "root": "#);
     for _ in 0..depth {
-        s.push_str(r#"{"name": "n", "offset": 0, "size": 1, "value": null, "children": ["#);
+        s.push_str(
+            r#"{"name": "n", "offset": 0, "size": 1, "space": 0, "value": null, "raw": null, "children": ["#,
+        );
     }
     for _ in 0..depth {
         s.push_str("]}");
     }
-    s.push_str(r#", "diagnostics": []}"#);
+    s.push_str(
+        r#", "spaces": [{"id": 0, "name": "file", "size": 1, "from": null}], "diagnostics": []}"#,
+    );
     let st = std::thread::Builder::new()
         .stack_size(256 << 20)
         .spawn(move || (check(s.as_bytes(), 1), check_parsed(s.as_bytes(), 1)))

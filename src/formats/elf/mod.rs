@@ -976,7 +976,7 @@ mod tests {
         let name = t.find_path("sections/[2] .symtab/[999000..1000000)/[999999] sym999999/st_name");
         let name = name.expect("st_name");
         assert_eq!(
-            t.node(name).value.as_deref(),
+            t.value_text(name).as_deref(),
             Some(&*format!("{} \"sym999999\"", {
                 // The string's index: "\0" then "symI\0" for I in 1..999999.
                 let mut idx = 1u64;
@@ -987,10 +987,8 @@ mod tests {
             }))
         );
         assert!(t
-            .node(id)
-            .value
-            .as_deref()
-            .unwrap_or("")
+            .value_text(id)
+            .unwrap_or_default()
             .starts_with("FUNC GLOBAL"));
         eprintln!("symbol 999,999 built {:?} after the start", t0.elapsed());
         assert!(

@@ -169,7 +169,7 @@ pub fn eflags(v: u32, machine: u16) -> String {
         _ => {}
     }
     if parts.is_empty() {
-        crate::model::num(v.into())
+        crate::model::num(v.into()).to_string()
     } else {
         format!("0x{v:x} ({})", parts.join(", "))
     }

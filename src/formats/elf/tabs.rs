@@ -532,7 +532,7 @@ fn dyn_entry(b: &mut Builder<'_>, p: NodeId, elf: &Elf, strtab: Strs, i: u64, o:
             Strs::None => Err(String::new()),
         } {
             Ok(st) => {
-                summary = format!("\"{}\"", st.text);
+                summary = format!("\"{}\"", st.text).into();
                 b.set_value(v, format!("{val} \"{}\"", st.text));
                 b.link(v, st.off, st.len);
             }
@@ -546,7 +546,7 @@ fn dyn_entry(b: &mut Builder<'_>, p: NodeId, elf: &Elf, strtab: Strs, i: u64, o:
             if let Some(x) = elf.addr_to_abs(val) {
                 b.link(v, x, 1);
             }
-            summary = format!("0x{val:x}");
+            summary = format!("0x{val:x}").into();
         }
         names::DynVal::Plain => {}
     }
@@ -628,7 +628,7 @@ fn group(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, a: u64, l: u64) {
     let f = if flags & 1 != 0 {
         format!("0x{flags:x} (GRP_COMDAT)")
     } else {
-        num(flags.into())
+        num(flags.into()).to_string()
     };
     b.leaf(id, "flags", a, 4, f);
     let n = (l.saturating_sub(4)) / 4;

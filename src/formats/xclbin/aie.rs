@@ -294,7 +294,7 @@ fn id_array(
             if hex {
                 format!("0x{v:x}")
             } else {
-                num(v)
+                num(v).to_string()
             }
         });
     });

@@ -54,7 +54,7 @@ fn record(b: &mut Builder<'_>, sec: Sec, name: &str, fields: &[F], image: Image)
     for &f in fields {
         match f {
             F::Num(n, s) => {
-                let shown = field_with(b, rec, n, at, s, num);
+                let shown = field_with(b, rec, n, at, s, |v| num(v).to_string());
                 if at == sec.abs + image.off_at {
                     off_node = shown.map(|(_, id)| id);
                 }
@@ -98,7 +98,8 @@ fn record(b: &mut Builder<'_>, sec: Sec, name: &str, fields: &[F], image: Image)
         &format!("{name} image"),
         &mut budget,
     ) {
-        let (o, s) = (b.node(img).offset, b.node(img).size);
+        let (o, e) = b.range(img);
+        let s = e - o;
         for id in off_node.into_iter().chain([rec]) {
             b.link(id, o, s);
         }
@@ -313,7 +314,8 @@ pub(crate) fn mcs(b: &mut Builder<'_>, sec: Sec) {
             &format!("MCS chunk [{i}]"),
             &mut budget,
         ) {
-            let (o, s) = (b.node(data).offset, b.node(data).size);
+            let (o, e) = b.range(data);
+            let s = e - o;
             b.link(id, o, s);
             if let Some((_, f)) = off {
                 b.link(f, o, s);

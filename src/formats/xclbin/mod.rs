@@ -170,7 +170,7 @@ pub(crate) fn field(
     off: u64,
     size: u64,
 ) -> Option<u64> {
-    field_with(b, p, name, off, size, num).map(|(v, _)| v)
+    field_with(b, p, name, off, size, |v| num(v).to_string()).map(|(v, _)| v)
 }
 
 /// A field holding an enum value, shown with its name.
@@ -182,7 +182,7 @@ pub(crate) fn field_named(
     size: u64,
     names: fn(u64) -> Option<&'static str>,
 ) -> Option<u64> {
-    field_with(b, p, name, off, size, |v| named(v, names(v))).map(|(v, _)| v)
+    field_with(b, p, name, off, size, |v| named(v, names(v)).to_string()).map(|(v, _)| v)
 }
 
 /// A signed field of 1, 2 or 4 bytes.
@@ -652,7 +652,13 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
         let abs = off + e.rel;
         let name = read_name(b, off + SECTIONS + e.index * SECTION_HEADER);
         let value = format!("\"{name}\", {} bytes", num(e.size));
-        let node = b.add(parent, label(e.index, e.kind), abs, e.size, Some(value));
+        let node = b.add(
+            parent,
+            label(e.index, e.kind),
+            abs,
+            e.size,
+            Some(value.into()),
+        );
         sec_of.push(Some(Sec {
             abs,
             len: e.size,

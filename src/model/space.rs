@@ -1,0 +1,77 @@
+//! Byte spaces. Space 0 is the file; a derived space holds bytes that are
+//! not in the file as they are (inflated, reassembled), made from a range of
+//! another space. Nodes in a derived space have offsets in that space.
+
+use std::sync::Arc;
+
+use compact_str::CompactString;
+
+/// Index of a byte space in its tree; 0 is the file.
+pub type SpaceId = u32;
+
+/// The file's own space.
+pub const FILE: SpaceId = 0;
+
+/// The most bytes one derived space may hold.
+pub const MAX_SPACE: u64 = 256 << 20;
+/// The most bytes all derived spaces of a tree may hold together.
+pub const MAX_DERIVED: u64 = 1 << 30;
+/// How many times larger than its source a derived space may be (plus
+/// [`RATIO_SLACK`] bytes for tiny sources).
+pub const MAX_RATIO: u64 = 1024;
+pub const RATIO_SLACK: u64 = 1 << 20;
+
+/// Where a derived space came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Origin {
+    /// The space its source bytes are in.
+    pub space: SpaceId,
+    pub offset: u64,
+    pub size: u64,
+    /// How the bytes were made: `zstd`, `zlib`, …
+    pub method: &'static str,
+}
+
+/// One byte space.
+pub struct Space {
+    pub name: CompactString,
+    /// None for the file.
+    pub origin: Option<Origin>,
+    pub(crate) bytes: Option<Arc<[u8]>>,
+}
+
+impl Space {
+    pub fn size(&self, file_len: u64) -> u64 {
+        match &self.bytes {
+            Some(b) => b.len() as u64,
+            None => file_len,
+        }
+    }
+
+    /// Where the space came from, as people say it: "zstd, inflated from
+    /// 0x1f00+0x640 of the file".
+    pub fn describe(&self) -> String {
+        match self.origin {
+            None => "the file".to_string(),
+            Some(o) => {
+                let from = if o.space == FILE {
+                    "the file".to_string()
+                } else {
+                    format!("space {}", o.space)
+                };
+                format!(
+                    "{}: {}, made from 0x{:x}+0x{:x} of {from}",
+                    self.name, o.method, o.offset, o.size
+                )
+            }
+        }
+    }
+}
+
+/// How many bytes a new space made from `source` bytes may hold, given
+/// `used` bytes already held by derived spaces.
+pub fn budget(source: u64, used: u64) -> u64 {
+    MAX_SPACE
+        .min(source.saturating_mul(MAX_RATIO).saturating_add(RATIO_SLACK))
+        .min(MAX_DERIVED.saturating_sub(used))
+}

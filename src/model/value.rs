@@ -1,0 +1,371 @@
+//! Typed node values. A parser stores what it read (a number with its
+//! width, a named constant, flags, text, a date); the text a user sees is
+//! made only when a node is shown or printed, in the radix the viewer asks
+//! for.
+
+use std::fmt::{self, Write};
+
+use compact_str::CompactString;
+
+use super::text;
+
+/// How a number prefers to be shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Radix {
+    /// Small values in decimal, larger ones in decimal with hex beside:
+    /// `7`, `4096 (0x1000)`.
+    #[default]
+    Auto,
+    /// `0x1000`.
+    Hex,
+    /// `4096`.
+    Dec,
+}
+
+/// How the viewer wants numbers shown: as each value prefers, or all in
+/// hex, or all in decimal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Numbers {
+    #[default]
+    Natural,
+    Hex,
+    Dec,
+}
+
+impl Numbers {
+    /// The next mode in the cycle natural → hex → decimal → natural.
+    pub fn next(self) -> Numbers {
+        match self {
+            Numbers::Natural => Numbers::Hex,
+            Numbers::Hex => Numbers::Dec,
+            Numbers::Dec => Numbers::Natural,
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Numbers::Natural => "natural",
+            Numbers::Hex => "hex",
+            Numbers::Dec => "decimal",
+        }
+    }
+    fn radix(self, own: Radix) -> Radix {
+        match self {
+            Numbers::Natural => own,
+            Numbers::Hex => Radix::Hex,
+            Numbers::Dec => Radix::Dec,
+        }
+    }
+}
+
+/// The integer behind a value, for scripts (`"raw"` in `--json`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Raw {
+    U(u64),
+    I(i64),
+}
+
+/// A node's value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// An unsigned integer read from `width` bytes (0: computed, not read).
+    U { v: u64, width: u8, radix: Radix },
+    /// A signed integer.
+    I { v: i64, width: u8 },
+    /// A number with a name for it: `3 (SHT_RELA)`, or `3 (unknown)`. The
+    /// number shows in `radix`; a hex one as `0x3 (SHT_RELA)`.
+    Named {
+        v: u64,
+        radix: Radix,
+        name: Option<CompactString>,
+    },
+    /// A bit set with the names of its bits: `0x6 (ALLOC | EXECINSTR)`.
+    Flags { v: u64, names: CompactString },
+    /// A number and what it means in words: `-1 (not signed)`.
+    Note { v: Raw, note: CompactString },
+    /// A byte count: `16 bytes`.
+    Size(u64),
+    /// Seconds since 1970-01-01 UTC.
+    Date(i64),
+    /// A string from the file, shown in quotes.
+    Str(CompactString),
+    /// Free text, shown as it is.
+    Text(CompactString),
+}
+
+impl Value {
+    pub fn uint(v: u64) -> Value {
+        Value::U {
+            v,
+            width: 0,
+            radix: Radix::Auto,
+        }
+    }
+    pub fn hex(v: u64) -> Value {
+        Value::U {
+            v,
+            width: 0,
+            radix: Radix::Hex,
+        }
+    }
+    pub fn dec(v: u64) -> Value {
+        Value::U {
+            v,
+            width: 0,
+            radix: Radix::Dec,
+        }
+    }
+    pub fn int(v: i64) -> Value {
+        Value::I { v, width: 0 }
+    }
+    /// A string from the file (already decoded), shown quoted.
+    pub fn str(s: impl AsRef<str>) -> Value {
+        Value::Str(clean_compact(s.as_ref()))
+    }
+    /// Bytes from the file decoded as text (invalid UTF-8 as `\xNN`), quoted.
+    pub fn str_bytes(b: &[u8]) -> Value {
+        match std::str::from_utf8(b) {
+            Ok(s) => Value::str(s),
+            Err(_) => Value::Str(CompactString::from(text::from_bytes(b))),
+        }
+    }
+    pub fn text(s: impl AsRef<str>) -> Value {
+        Value::Text(clean_compact(s.as_ref()))
+    }
+    pub fn named(v: u64, name: Option<&str>) -> Value {
+        Value::Named {
+            v,
+            radix: Radix::Dec,
+            name: name.map(clean_compact),
+        }
+    }
+    pub fn named_hex(v: u64, name: Option<&str>) -> Value {
+        Value::Named {
+            v,
+            radix: Radix::Hex,
+            name: name.map(clean_compact),
+        }
+    }
+    pub fn flags(v: u64, names: impl AsRef<str>) -> Value {
+        Value::Flags {
+            v,
+            names: clean_compact(names.as_ref()),
+        }
+    }
+    pub fn note(v: Raw, note: impl AsRef<str>) -> Value {
+        Value::Note {
+            v,
+            note: clean_compact(note.as_ref()),
+        }
+    }
+    /// The same value marked as read from `width` bytes.
+    pub fn with_width(self, w: u8) -> Value {
+        match self {
+            Value::U { v, radix, .. } => Value::U { v, width: w, radix },
+            Value::I { v, .. } => Value::I { v, width: w },
+            other => other,
+        }
+    }
+
+    /// The integer behind the value, where there is one.
+    pub fn raw(&self) -> Option<Raw> {
+        match self {
+            Value::U { v, .. } | Value::Named { v, .. } | Value::Flags { v, .. } => {
+                Some(Raw::U(*v))
+            }
+            Value::Size(v) => Some(Raw::U(*v)),
+            Value::I { v, .. } | Value::Date(v) => Some(Raw::I(*v)),
+            Value::Note { v, .. } => Some(*v),
+            Value::Str(_) | Value::Text(_) => None,
+        }
+    }
+
+    /// The kind of value, for scripts.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Value::U { .. } => "uint",
+            Value::I { .. } => "int",
+            Value::Named { .. } => "enum",
+            Value::Flags { .. } => "flags",
+            Value::Note { .. } => "number",
+            Value::Size(_) => "size",
+            Value::Date(_) => "date",
+            Value::Str(_) => "string",
+            Value::Text(_) => "text",
+        }
+    }
+
+    /// Writes the value as the viewer wants numbers shown.
+    pub fn write_to(&self, out: &mut dyn Write, mode: Numbers) -> fmt::Result {
+        match self {
+            Value::U { v, radix, .. } => write_num(out, *v, mode.radix(*radix)),
+            Value::I { v, .. } => write_int(out, *v, mode),
+            Value::Named { v, radix, name } => {
+                write_num(out, *v, mode.radix(short(*radix)))?;
+                out.write_str(" (")?;
+                out.write_str(name.as_deref().unwrap_or("unknown"))?;
+                out.write_char(')')
+            }
+            Value::Flags { v, names } => {
+                write_num(out, *v, mode.radix(Radix::Hex))?;
+                if names.is_empty() {
+                    Ok(())
+                } else {
+                    out.write_str(" (")?;
+                    out.write_str(names)?;
+                    out.write_char(')')
+                }
+            }
+            Value::Note { v, note } => {
+                match *v {
+                    Raw::U(u) => write_num(out, u, mode.radix(Radix::Dec))?,
+                    Raw::I(i) => write_int(out, i, mode)?,
+                }
+                out.write_str(" (")?;
+                out.write_str(note)?;
+                out.write_char(')')
+            }
+            Value::Size(n) => {
+                write_num(out, *n, mode.radix(Radix::Dec))?;
+                out.write_str(if *n == 1 { " byte" } else { " bytes" })
+            }
+            Value::Date(s) => {
+                write_int(out, *s, mode)?;
+                out.write_str(" (")?;
+                match text::utc(*s) {
+                    Some(d) => out.write_str(&d)?,
+                    None => out.write_str("out of range")?,
+                }
+                out.write_char(')')
+            }
+            Value::Str(s) => {
+                out.write_char('"')?;
+                out.write_str(s)?;
+                out.write_char('"')
+            }
+            Value::Text(s) => out.write_str(s),
+        }
+    }
+
+    /// The value as text, numbers as `mode` asks.
+    pub fn render(&self, mode: Numbers) -> String {
+        let mut s = String::new();
+        let _ = self.write_to(&mut s, mode);
+        s
+    }
+}
+
+/// A named constant's number shows in decimal unless it asked for hex.
+fn short(r: Radix) -> Radix {
+    match r {
+        Radix::Auto => Radix::Dec,
+        r => r,
+    }
+}
+
+fn write_num(out: &mut dyn Write, v: u64, r: Radix) -> fmt::Result {
+    let mut buf = itoa::Buffer::new();
+    match r {
+        Radix::Dec => out.write_str(buf.format(v)),
+        Radix::Hex => write!(out, "0x{v:x}"),
+        Radix::Auto => {
+            out.write_str(buf.format(v))?;
+            if v >= 10 {
+                write!(out, " (0x{v:x})")?;
+            }
+            Ok(())
+        }
+    }
+}
+
+fn write_int(out: &mut dyn Write, v: i64, mode: Numbers) -> fmt::Result {
+    if v >= 0 {
+        return write_num(out, v as u64, mode.radix(Radix::Auto));
+    }
+    match mode {
+        Numbers::Hex => write!(out, "-0x{:x}", v.unsigned_abs()),
+        _ => out.write_str(itoa::Buffer::new().format(v)),
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_to(f, Numbers::Natural)
+    }
+}
+
+/// Free text made safe to show, kept inline when short.
+fn clean_compact(s: &str) -> CompactString {
+    match text::clean(s) {
+        std::borrow::Cow::Borrowed(b) => CompactString::from(b),
+        std::borrow::Cow::Owned(o) => CompactString::from(o),
+    }
+}
+
+impl From<String> for Value {
+    fn from(s: String) -> Value {
+        Value::Text(match text::clean(&s) {
+            std::borrow::Cow::Borrowed(_) => CompactString::from(s),
+            std::borrow::Cow::Owned(o) => CompactString::from(o),
+        })
+    }
+}
+
+impl From<&str> for Value {
+    fn from(s: &str) -> Value {
+        Value::text(s)
+    }
+}
+
+impl From<&String> for Value {
+    fn from(s: &String) -> Value {
+        Value::text(s)
+    }
+}
+
+impl From<CompactString> for Value {
+    fn from(s: CompactString) -> Value {
+        Value::text(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_render_as_asked() {
+        assert_eq!(Value::uint(7).to_string(), "7");
+        assert_eq!(Value::uint(4096).to_string(), "4096 (0x1000)");
+        assert_eq!(Value::uint(4096).render(Numbers::Hex), "0x1000");
+        assert_eq!(Value::uint(4096).render(Numbers::Dec), "4096");
+        assert_eq!(Value::hex(0x10).to_string(), "0x10");
+        assert_eq!(Value::hex(0x10).render(Numbers::Dec), "16");
+        assert_eq!(Value::int(-4).to_string(), "-4");
+        assert_eq!(Value::int(-4).render(Numbers::Hex), "-0x4");
+        assert_eq!(
+            Value::named(3, Some("SHT_RELA")).to_string(),
+            "3 (SHT_RELA)"
+        );
+        assert_eq!(Value::named(99, None).to_string(), "99 (unknown)");
+        assert_eq!(
+            Value::named_hex(1, Some("SHT_PROGBITS")).to_string(),
+            "0x1 (SHT_PROGBITS)"
+        );
+        assert_eq!(
+            Value::flags(6, "ALLOC | EXECINSTR").to_string(),
+            "0x6 (ALLOC | EXECINSTR)"
+        );
+        assert_eq!(Value::Size(1).to_string(), "1 byte");
+        assert_eq!(Value::Size(16).to_string(), "16 bytes");
+        assert_eq!(Value::str("a\u{1b}b").to_string(), "\"a\\x1bb\"");
+        assert_eq!(Value::str_bytes(b"x\xff").to_string(), "\"x\\xff\"");
+    }
+
+    #[test]
+    fn raw_is_the_integer_behind() {
+        assert_eq!(Value::named(3, None).raw(), Some(Raw::U(3)));
+        assert_eq!(Value::int(-1).raw(), Some(Raw::I(-1)));
+        assert_eq!(Value::text("x").raw(), None);
+        assert_eq!(Value::from("plain".to_string()).raw(), None);
+    }
+}
