@@ -1,9 +1,12 @@
 //! The model on its own: ranges kept inside parents, lazy arrays in groups,
 //! lookups by offset and by path, the bounded-memory walk.
 
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
-use fwview::model::{Builder, NodeId, Severity, Source, Tree};
+use fwview::model::{Builder, NodeId, Severity, Source, Tree, Value};
+
+mod common;
 
 fn build(len: usize, f: fn(&mut Builder<'_>, NodeId, u64, u64) -> Option<&'static str>) -> Tree {
     Tree::build(Arc::new(Source::from_vec(vec![0u8; len])), "t", f)
@@ -136,4 +139,233 @@ fn a_payload_that_is_its_own_container_is_not_opened_again() {
     assert_eq!(t.len(), 2, "root and one payload");
     assert_eq!(t.diagnostics().len(), 1);
     assert!(t.diagnostics()[0].message.contains("not opened again"));
+}
+
+/// A table whose entries each raise a diagnostic when built, and whose
+/// entries repeat names: addresses must tell them apart.
+fn noisy(b: &mut Builder<'_>, p: NodeId, _o: u64, len: u64) -> Option<&'static str> {
+    b.array(
+        p,
+        "rows",
+        0,
+        len / 4,
+        4,
+        Arc::new(|b, parent, i, off| {
+            let e = b.group(parent, "row", off, 4);
+            b.leaf(e, "n", off, 4, Value::uint(i));
+            if i % 100 == 7 {
+                b.warn(off, 4, format!("row {i} is odd"));
+            }
+        }),
+    );
+    Some("noisy")
+}
+
+#[test]
+fn diagnostics_are_raised_once_however_often_a_node_is_rebuilt() {
+    let mut t = build(40_000, noisy);
+    let rows = t.children(t.root())[0];
+    let groups = t.children(rows);
+    t.children(groups[3]);
+    let first: Vec<_> = t.diagnostics().to_vec();
+    assert_eq!(first.len(), 10);
+    // A node search walks (and releases) everything; walks again; then the
+    // same group is rebuilt in a fresh walk.
+    for _ in 0..3 {
+        let (m, complete) = fwview::search::find_nodes(&mut t, "row", false);
+        assert!(complete);
+        assert_eq!(m.len(), 10_001, "the 10,000 rows and their table");
+    }
+    let after: Vec<_> = t.diagnostics().to_vec();
+    assert_eq!(after.len(), 100, "each of the 100 odd rows once");
+    for d in &first {
+        assert_eq!(after.iter().filter(|x| *x == d).count(), 1);
+    }
+    let mut again = 0;
+    let _ = t.walk(&mut |_, _, _, _| {
+        again += 1;
+        ControlFlow::Continue(())
+    });
+    assert_eq!(t.diagnostics().len(), 100);
+}
+
+#[test]
+fn every_node_has_an_address_that_finds_it_again() {
+    let mut t = build(4_000, noisy);
+    let rows = t.children(t.root())[0];
+    let kids = t.children(rows);
+    assert_eq!(kids.len(), 1000, "1000 rows, no groups");
+    assert_eq!(t.path_string(kids[0]), "rows/row#0");
+    assert_eq!(t.path_string(kids[999]), "rows/row#999");
+    for &k in [0usize, 1, 2, 500, 999].iter().map(|i| &kids[*i]) {
+        let p = t.path_string(k);
+        assert_eq!(t.find_path(&p), Some(k), "{p}");
+    }
+    // Without #K, the first of the name.
+    assert_eq!(t.find_path("rows/row"), Some(kids[0]));
+    assert_eq!(t.find_path("rows/row#1000"), None);
+    // A node search hit carries the address of exactly that node.
+    let (m, _) = fwview::search::find_nodes(&mut t, "42", false);
+    let hit = m.iter().find(|m| m.offset == 42 * 4).unwrap();
+    assert_eq!(hit.path, "rows/row#42/n");
+    let id = t.find_path(&hit.path).unwrap();
+    assert_eq!(t.node(id).unwrap().offset, 168);
+}
+
+#[test]
+fn a_walk_stops_when_asked() {
+    let mut t = build(40_000, table);
+    let mut seen = 0usize;
+    let flow = t.walk(&mut |_, _, _, enter| {
+        if enter {
+            seen += 1;
+        }
+        if seen == 50 {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    });
+    assert!(flow.is_break());
+    assert_eq!(seen, 50);
+}
+
+/// A "format" that keeps a compressed copy of its second half: the first
+/// 8 bytes say how long the inflated bytes are; derive() inflates them.
+fn packed(b: &mut Builder<'_>, p: NodeId, _o: u64, len: u64) -> Option<&'static str> {
+    let want = b.read_u64(0, fwview::model::Endian::Little).unwrap_or(0);
+    b.u64(p, "inflated size", 0, fwview::model::Endian::Little);
+    let body = b.group(p, "body", 8, len - 8);
+    let made = b.derive(body, "inflated", 8, len - 8, "repeat", move |src, limit| {
+        if want > limit {
+            return Err(format!("{want} bytes is past the bound of {limit}"));
+        }
+        Ok(src.iter().copied().cycle().take(want as usize).collect())
+    });
+    if let Some(root) = made {
+        b.within(root, |b, root| {
+            let n = b.file_len();
+            b.leaf(
+                root,
+                "first",
+                0,
+                1,
+                Value::uint(u64::from(b.read_u8(0).unwrap_or(0))),
+            );
+            b.array(
+                root,
+                "bytes",
+                0,
+                n,
+                1,
+                Arc::new(|b, parent, i, off| {
+                    b.leaf(
+                        parent,
+                        format!("[{i}]"),
+                        off,
+                        1,
+                        Value::uint(u64::from(b.read_u8(off).unwrap_or(0))),
+                    );
+                }),
+            );
+            if n > 2 {
+                b.warn(2, 1, "a warning inside the derived space");
+            }
+        });
+    }
+    Some("packed")
+}
+
+fn packed_file(inflated: u64, body: &[u8]) -> Vec<u8> {
+    let mut v = inflated.to_le_bytes().to_vec();
+    v.extend_from_slice(body);
+    v
+}
+
+#[test]
+fn derived_spaces_hold_bytes_that_are_not_in_the_file() {
+    let src = Arc::new(Source::from_vec(packed_file(5000, b"abc")));
+    let mut t = Tree::build(src, "t", packed);
+    let body = t.find_path("body").unwrap();
+    let root = t.children(body)[0];
+    let n = t.node(root).unwrap();
+    assert_eq!((n.space, n.offset, n.size), (1, 0, 5000));
+    assert_eq!(t.spaces().len(), 2);
+    let sp = &t.spaces()[1];
+    let o = sp.origin.unwrap();
+    assert_eq!((o.space, o.offset, o.size, o.method), (0, 8, 3, "repeat"));
+    assert!(
+        sp.describe()
+            .contains("repeat, made from 0x8+0x3 of the file"),
+        "{}",
+        sp.describe()
+    );
+    assert_eq!(t.space_bytes(1).len(), 5000);
+    assert_eq!(&t.space_bytes(1)[..6], b"abcabc");
+    // Nodes inside the space have offsets in it; lookups stay in it.
+    let deep = t.smallest_containing_from(root, 4001, 1);
+    assert_eq!(
+        t.path_string(deep),
+        "body/inflated/bytes/[4000..5000)/[4001]"
+    );
+    assert_eq!(t.node(deep).unwrap().space, 1);
+    assert_eq!(t.node_bytes(deep), b"c");
+    assert_eq!(t.space_root(deep), root);
+    // The diagnostic is in space 1.
+    assert!(t
+        .diagnostics()
+        .iter()
+        .any(|d| d.space == 1 && d.offset == 2));
+    // Rebuilt after a walk, the space is found again, not made twice.
+    let _ = t.walk(&mut |_, _, _, _| ControlFlow::Continue(()));
+    let _ = t.walk(&mut |_, _, _, _| ControlFlow::Continue(()));
+    assert_eq!(t.spaces().len(), 2);
+    assert_eq!(t.diagnostics().iter().filter(|d| d.space == 1).count(), 1);
+}
+
+#[test]
+fn derived_spaces_are_bounded() {
+    // 3 bytes may become at most 3 × 1024 + 1 MiB: 64 MiB is refused with
+    // an error at the source bytes, and nothing is allocated.
+    let src = Arc::new(Source::from_vec(packed_file(64 << 20, b"abc")));
+    let mut t = Tree::build(src, "t", packed);
+    let body = t.find_path("body").unwrap();
+    assert!(t.children(body).is_empty());
+    assert_eq!(t.spaces().len(), 1);
+    let d = t
+        .diagnostics()
+        .iter()
+        .find(|d| d.severity == Severity::Error)
+        .unwrap();
+    assert_eq!((d.space, d.offset, d.size), (0, 8, 3));
+    assert!(d.message.contains("past the bound"), "{}", d.message);
+}
+
+#[test]
+fn json_lists_spaces_and_every_node_says_its_space() {
+    let src = Arc::new(Source::from_vec(packed_file(3000, b"xyz")));
+    let mut t = Tree::build(src, "t", packed);
+    let mut out = Vec::new();
+    fwview::export::json(&mut t, "t", &mut out).unwrap();
+    let st = common::contract::check(&out, 11).unwrap();
+    let st2 = common::contract::check_parsed(&out, 11).unwrap();
+    assert_eq!(st.nodes, st2.nodes);
+    let j: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(j["spaces"][1]["from"]["method"], "repeat");
+    assert_eq!(j["spaces"][1]["size"], 3000);
+    let size = &j["root"]["children"][0];
+    assert_eq!(size["name"], "inflated size");
+    assert_eq!(size["raw"], 3000);
+    assert_eq!(size["value"], "3000 (0xbb8)");
+    let inflated = &j["root"]["children"][1]["children"][0];
+    assert_eq!(inflated["space"], 1);
+    assert_eq!(inflated["offset"], 0);
+    // --tree marks nodes of derived spaces with their space.
+    let mut txt = Vec::new();
+    fwview::export::text_tree(&mut t, &mut txt).unwrap();
+    let txt = String::from_utf8(txt).unwrap();
+    assert!(
+        txt.contains("    inflated [1:0x0+0xbb8] 3000 bytes, repeat from 0x8+0x3\n"),
+        "{txt}"
+    );
 }
