@@ -8,6 +8,7 @@ use std::path::Path;
 
 use std::ops::ControlFlow;
 
+use crate::diff::{Change, Counts, Side};
 use crate::model::{text, Numbers, Raw, SpaceId, Tree};
 
 /// Writes `s` as a JSON string. Besides what JSON requires, every character
@@ -310,6 +311,101 @@ pub fn diagnostics_text(tree: &Tree, out: &mut dyn Write) -> io::Result<()> {
         )?;
     }
     out.flush()
+}
+
+/// Writes one line a change between `a` and `b`: `~ PATH: OLD -> NEW`,
+/// `+ PATH`, `- PATH`. Returns the counts.
+pub fn diff_text(a: &mut Tree, b: &mut Tree, out: &mut dyn Write) -> io::Result<Counts> {
+    let mut err = None;
+    // The values, or the bytes where the values are the same (or none).
+    let shown = |s: &Option<Side>, by_value: bool| -> String {
+        match s {
+            Some(Side { value: Some(v), .. }) if by_value => v.clone(),
+            Some(s) => format!("[{}]", s.preview),
+            None => String::new(),
+        }
+    };
+    let counts = crate::diff::diff(a, b, &mut |r| {
+        let by_value = r.a.as_ref().map(|s| &s.value) != r.b.as_ref().map(|s| &s.value);
+        let line = match r.change {
+            Change::Changed => format!(
+                "~ {}: {} -> {}\n",
+                r.path,
+                shown(&r.a, by_value),
+                shown(&r.b, by_value)
+            ),
+            c => format!("{} {}\n", c.sign(), r.path),
+        };
+        match out.write_all(line.as_bytes()) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => {
+                err = Some(e);
+                ControlFlow::Break(())
+            }
+        }
+    });
+    match err {
+        Some(e) => Err(e),
+        None => Ok(counts),
+    }
+}
+
+fn push_side(buf: &mut Vec<u8>, s: &Option<Side>) {
+    let Some(s) = s else {
+        buf.extend_from_slice(b"null");
+        return;
+    };
+    buf.extend_from_slice(b"{\"space\": ");
+    push_u64(buf, u64::from(s.space));
+    buf.extend_from_slice(b", \"offset\": ");
+    push_u64(buf, s.offset);
+    buf.extend_from_slice(b", \"size\": ");
+    push_u64(buf, s.size);
+    buf.extend_from_slice(b", \"value\": ");
+    match &s.value {
+        Some(v) => push_json_str(buf, v),
+        None => buf.extend_from_slice(b"null"),
+    }
+    buf.push(b'}');
+}
+
+/// Writes the changes between `a` and `b` as a JSON list of records
+/// `{"change": "~"|"+"|"-", "path", "a": SIDE|null, "b": SIDE|null}`,
+/// SIDE = `{"space", "offset", "size", "value"}`.
+pub fn diff_json(a: &mut Tree, b: &mut Tree, out: &mut dyn Write) -> io::Result<Counts> {
+    let mut buf: Vec<u8> = Vec::with_capacity(CHUNK * 2);
+    buf.push(b'[');
+    let mut first = true;
+    let mut err = None;
+    let counts = crate::diff::diff(a, b, &mut |r| {
+        if !std::mem::replace(&mut first, false) {
+            buf.push(b',');
+        }
+        buf.extend_from_slice(b"\n{\"change\": \"");
+        let mut sign = [0u8; 4];
+        buf.extend_from_slice(r.change.sign().encode_utf8(&mut sign).as_bytes());
+        buf.extend_from_slice(b"\", \"path\": ");
+        push_json_str(&mut buf, &r.path);
+        buf.extend_from_slice(b", \"a\": ");
+        push_side(&mut buf, &r.a);
+        buf.extend_from_slice(b", \"b\": ");
+        push_side(&mut buf, &r.b);
+        buf.push(b'}');
+        if buf.len() >= CHUNK {
+            if let Err(e) = out.write_all(&buf) {
+                err = Some(e);
+                return ControlFlow::Break(());
+            }
+            buf.clear();
+        }
+        ControlFlow::Continue(())
+    });
+    if let Some(e) = err {
+        return Err(e);
+    }
+    buf.extend_from_slice(b"]\n");
+    out.write_all(&buf)?;
+    Ok(counts)
 }
 
 /// Why an extraction failed.

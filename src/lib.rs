@@ -5,6 +5,7 @@
 //! - [`export`]: JSON, text and extraction for scripts.
 //! - [`tui`]: the interactive explorer.
 
+pub mod diff;
 pub mod export;
 pub mod formats;
 #[cfg(unix)]

@@ -18,6 +18,16 @@ struct Cli {
     /// The file to open.
     file: PathBuf,
 
+    /// With --diff: the file to compare FILE with.
+    other: Option<PathBuf>,
+
+    /// Compare FILE with OTHER node by node and print one line a change
+    /// (`~ PATH: OLD -> NEW`, `+ PATH`, `- PATH`; with --json, a list of
+    /// records). Exits 0 when they are the same, 1 when they differ, 2 on
+    /// trouble.
+    #[arg(long, requires = "other", conflicts_with_all = ["tree", "extract", "find"])]
+    diff: bool,
+
     /// Print the whole tree as one JSON document and exit.
     #[arg(long, conflicts_with_all = ["tree", "extract"])]
     json: bool,
@@ -131,11 +141,67 @@ fn usage_error(e: clap::Error) -> ExitCode {
     ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2))
 }
 
+/// Opens a file and parses it, or says why not.
+fn open(path: &std::path::Path) -> Result<(fwview::model::Tree, String), ExitCode> {
+    let src = match Source::open(path) {
+        Ok(s) => Arc::new(s),
+        Err(e) => return Err(fail(path, e)),
+    };
+    let shown = path.display().to_string();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| shown.clone());
+    Ok((formats::build_tree(src, &name), shown))
+}
+
+/// `--diff A B`: 0 same, 1 different, 2 trouble.
+fn diff(cli: &Cli, other: &std::path::Path) -> ExitCode {
+    let trouble = |c: ExitCode| {
+        if c == ExitCode::SUCCESS {
+            c
+        } else {
+            ExitCode::from(2)
+        }
+    };
+    let (mut a, _) = match open(&cli.file) {
+        Ok(t) => t,
+        Err(c) => return trouble(c),
+    };
+    let (mut b, _) = match open(other) {
+        Ok(t) => t,
+        Err(c) => return trouble(c),
+    };
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    let r = if cli.json {
+        export::diff_json(&mut a, &mut b, &mut out)
+    } else {
+        export::diff_text(&mut a, &mut b, &mut out)
+    };
+    match r.and_then(|c| out.flush().map(|_| c)) {
+        Ok(c) if c.is_empty() => ExitCode::SUCCESS,
+        Ok(_) => ExitCode::from(1),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::from(1),
+        Err(e) => {
+            let _ = fail(&cli.file, e);
+            ExitCode::from(2)
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => return usage_error(e),
     };
+    if let Some(other) = cli.other.clone() {
+        if cli.diff {
+            return diff(&cli, &other);
+        }
+        eprintln!("fwview: two files are compared with --diff");
+        return ExitCode::from(2);
+    }
     let src = match Source::open(&cli.file) {
         Ok(s) => Arc::new(s),
         Err(e) => return fail(&cli.file, e),

@@ -298,6 +298,25 @@ impl Tree {
         }
     }
 
+    /// How many nodes the tree holds now: a mark for [`Tree::release_below`].
+    pub fn mark(&self) -> usize {
+        self.arena.nodes.len()
+    }
+
+    /// Forgets the children of lazy node `id` built since [`Tree::mark`]
+    /// gave `mark` (it builds them again when asked). Only for walks that
+    /// built nothing else since.
+    pub fn release_below(&mut self, id: NodeId, mark: usize) {
+        self.release(id, mark);
+    }
+
+    /// The node's own segment of its address (see [`Tree::path_string`]).
+    pub fn segment(&self, id: NodeId) -> String {
+        let mut s = String::new();
+        self.push_segment(&mut s, id);
+        s
+    }
+
     /// The ids from the root down to `id`, both included.
     pub fn path(&self, id: NodeId) -> Vec<NodeId> {
         let mut p = vec![id];

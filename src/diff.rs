@@ -1,0 +1,371 @@
+//! Structural diff of two trees: nodes aligned by identity, compared as
+//! typed values and as bytes. A walk over both trees at once builds lazy
+//! parts on the way and drops them after, so two files of millions of nodes
+//! are compared in bounded memory; a part whose bytes and value are equal
+//! on both sides is not opened at all.
+
+use std::ops::ControlFlow;
+
+use compact_str::CompactString;
+use rustc_hash::FxHashMap;
+
+use crate::model::{NodeId, Numbers, Tree};
+
+/// What happened to a node between A and B.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Change {
+    /// In both, value or bytes differ.
+    Changed,
+    /// Only in B.
+    Added,
+    /// Only in A.
+    Removed,
+}
+
+impl Change {
+    pub fn sign(self) -> char {
+        match self {
+            Change::Changed => '~',
+            Change::Added => '+',
+            Change::Removed => '-',
+        }
+    }
+}
+
+/// One side of a change.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Side {
+    pub space: u32,
+    pub offset: u64,
+    pub size: u64,
+    /// The value as shown, or `None` for a node without one.
+    pub value: Option<String>,
+    /// A hex preview of the first bytes, for nodes without a value.
+    pub preview: String,
+}
+
+/// One change: where (B's address, or A's for a removed node) and the two
+/// sides.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Record {
+    pub change: Change,
+    pub path: String,
+    pub a: Option<Side>,
+    pub b: Option<Side>,
+}
+
+/// How many nodes of each kind a diff reported.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub changed: u64,
+    pub added: u64,
+    pub removed: u64,
+}
+
+impl Counts {
+    pub fn is_empty(&self) -> bool {
+        self.changed == 0 && self.added == 0 && self.removed == 0
+    }
+}
+
+/// The key that aligns a node with its counterpart: its name without a
+/// leading `[N] ` index (sections, symbols and entries keep their identity
+/// when their order changes), or the name itself when that is all there is.
+pub fn identity(name: &str) -> &str {
+    if let Some(rest) = name.strip_prefix('[') {
+        if let Some(close) = rest.find("] ") {
+            let (idx, tail) = rest.split_at(close);
+            if idx.bytes().all(|c| c.is_ascii_digit()) && !idx.is_empty() {
+                let tail = tail.get(2..).unwrap_or_default();
+                if !tail.is_empty() {
+                    return tail;
+                }
+            }
+        }
+    }
+    name
+}
+
+fn side(t: &Tree, id: NodeId) -> Option<Side> {
+    let n = t.node(id)?;
+    let bytes = t.node_bytes(id);
+    Some(Side {
+        space: n.space,
+        offset: n.offset,
+        size: n.size,
+        value: n.value.as_ref().map(|v| v.render(Numbers::Natural)),
+        preview: crate::model::text::hex(bytes, 16),
+    })
+}
+
+struct Walk<'e> {
+    emit: &'e mut dyn FnMut(Record) -> ControlFlow<()>,
+    counts: Counts,
+}
+
+impl Walk<'_> {
+    fn out(&mut self, r: Record) -> ControlFlow<()> {
+        match r.change {
+            Change::Changed => self.counts.changed += 1,
+            Change::Added => self.counts.added += 1,
+            Change::Removed => self.counts.removed += 1,
+        }
+        (self.emit)(r)
+    }
+
+    /// Compares `x` in A with `y` in B, both at `path`. Returns whether
+    /// anything under them differed.
+    fn pair(
+        &mut self,
+        a: &mut Tree,
+        x: NodeId,
+        b: &mut Tree,
+        y: NodeId,
+        path: &str,
+    ) -> Result<bool, ()> {
+        let (Some(nx), Some(ny)) = (a.node(x), b.node(y)) else {
+            return Ok(false);
+        };
+        let value_same = nx.value == ny.value;
+        let bytes_same = a.node_bytes(x) == b.node_bytes(y);
+        if value_same && bytes_same && nx.name == ny.name {
+            return Ok(false);
+        }
+        let (lazy_a, lazy_b) = (!a.is_built(x), !b.is_built(y));
+        let (mark_a, mark_b) = (a.mark(), b.mark());
+        a.expand(x);
+        b.expand(y);
+        let below = self.children(a, x, b, y, path);
+        let below = match below {
+            Ok(c) => c,
+            Err(()) => {
+                release(a, x, lazy_a, mark_a);
+                release(b, y, lazy_b, mark_b);
+                return Err(());
+            }
+        };
+        let unexplained = !bytes_same && {
+            let (da, db) = (a.node_bytes(x), b.node_bytes(y));
+            let (oa, ob) = (
+                a.node(x).map_or(0, |n| n.offset),
+                b.node(y).map_or(0, |n| n.offset),
+            );
+            if da.len() == db.len() {
+                // Some byte that differs where no child that differs is.
+                first_unexplained(da, db, oa, ob, &below.a, &below.b)
+            } else {
+                below.a.is_empty() && below.b.is_empty()
+            }
+        };
+        release(a, x, lazy_a, mark_a);
+        release(b, y, lazy_b, mark_b);
+        if !value_same || unexplained {
+            let r = Record {
+                change: Change::Changed,
+                path: path.to_string(),
+                a: side(a, x),
+                b: side(b, y),
+            };
+            if self.out(r).is_break() {
+                return Err(());
+            }
+        }
+        Ok(true)
+    }
+
+    fn children(
+        &mut self,
+        a: &mut Tree,
+        x: NodeId,
+        b: &mut Tree,
+        y: NodeId,
+        path: &str,
+    ) -> Result<Covered, ()> {
+        let (sa, sb) = (
+            a.node(x).map_or(0, |n| n.space),
+            b.node(y).map_or(0, |n| n.space),
+        );
+        let range = |t: &Tree, k: NodeId, sp: u32| -> Option<(u64, u64)> {
+            let n = t.node(k)?;
+            (n.space == sp).then(|| (n.offset, n.end()))
+        };
+        let mut cov = Covered::default();
+        let ka: Vec<NodeId> = a.built_children(x).to_vec();
+        let kb: Vec<NodeId> = b.built_children(y).to_vec();
+        // B's children by (identity, occurrence).
+        let mut seen: FxHashMap<CompactString, usize> = FxHashMap::default();
+        let mut index: FxHashMap<(CompactString, usize), usize> = FxHashMap::default();
+        for (i, &k) in kb.iter().enumerate() {
+            let key = CompactString::from(identity(b.name(k)));
+            let n = seen.entry(key.clone()).or_insert(0);
+            index.insert((key, *n), i);
+            *n += 1;
+        }
+        seen.clear();
+        let mut used = vec![false; kb.len()];
+        for &k in &ka {
+            let key = CompactString::from(identity(a.name(k)));
+            let n = seen.entry(key.clone()).or_insert(0);
+            let occ = *n;
+            *n += 1;
+            match index.get(&(key, occ)) {
+                Some(&j) => {
+                    if let Some(u) = used.get_mut(j) {
+                        *u = true;
+                    }
+                    let Some(&other) = kb.get(j) else {
+                        continue;
+                    };
+                    let p = join(path, &b.segment(other));
+                    if self.pair(a, k, b, other, &p)? {
+                        cov.a.extend(range(a, k, sa));
+                        cov.b.extend(range(b, other, sb));
+                    }
+                }
+                None => {
+                    cov.a.extend(range(a, k, sa));
+                    let r = Record {
+                        change: Change::Removed,
+                        path: join(path, &a.segment(k)),
+                        a: side(a, k),
+                        b: None,
+                    };
+                    if self.out(r).is_break() {
+                        return Err(());
+                    }
+                }
+            }
+        }
+        for (j, &k) in kb.iter().enumerate() {
+            if used.get(j).copied().unwrap_or(true) {
+                continue;
+            }
+            cov.b.extend(range(b, k, sb));
+            let r = Record {
+                change: Change::Added,
+                path: join(path, &b.segment(k)),
+                a: None,
+                b: side(b, k),
+            };
+            if self.out(r).is_break() {
+                return Err(());
+            }
+        }
+        Ok(cov)
+    }
+}
+
+/// The ranges of the children that differ, on each side (in the parent's
+/// space).
+#[derive(Default)]
+struct Covered {
+    a: Vec<(u64, u64)>,
+    b: Vec<(u64, u64)>,
+}
+
+fn release(t: &mut Tree, id: NodeId, was_lazy: bool, mark: usize) {
+    if was_lazy {
+        t.release_below(id, mark);
+    }
+}
+
+/// Ranges sorted and merged where they overlap or touch.
+fn merged(c: &[(u64, u64)]) -> Vec<(u64, u64)> {
+    let mut v = c.to_vec();
+    v.sort_unstable();
+    let mut out: Vec<(u64, u64)> = Vec::with_capacity(v.len());
+    for (s, e) in v {
+        match out.last_mut() {
+            Some(last) if s <= last.1 => last.1 = last.1.max(e),
+            _ => out.push((s, e)),
+        }
+    }
+    out
+}
+
+/// True if some byte differs between `da` (at `oa`) and `db` (at `ob`) at
+/// a position that no range of `ca` (for A) or of `cb` (for B) holds.
+fn first_unexplained(
+    da: &[u8],
+    db: &[u8],
+    oa: u64,
+    ob: u64,
+    ca: &[(u64, u64)],
+    cb: &[(u64, u64)],
+) -> bool {
+    let (ca, cb) = (merged(ca), merged(cb));
+    let inside = |c: &[(u64, u64)], at: u64| {
+        let i = c.partition_point(|&(s, _)| s <= at);
+        i > 0 && c.get(i - 1).is_some_and(|&(_, e)| at < e)
+    };
+    const CHUNK: usize = 4096;
+    let mut i = 0usize;
+    while i < da.len() {
+        let e = (i + CHUNK).min(da.len());
+        let (x, y) = (da.get(i..e), db.get(i..e));
+        if x != y {
+            for p in i..e {
+                if da.get(p) != db.get(p) {
+                    let p64 = p as u64;
+                    if !inside(&ca, oa + p64) || !inside(&cb, ob + p64) {
+                        return true;
+                    }
+                }
+            }
+        }
+        i = e;
+    }
+    false
+}
+
+fn join(path: &str, seg: &str) -> String {
+    if path.is_empty() {
+        seg.to_string()
+    } else {
+        let mut s = String::with_capacity(path.len() + 1 + seg.len());
+        s.push_str(path);
+        s.push('/');
+        s.push_str(seg);
+        s
+    }
+}
+
+/// Compares tree `a` with tree `b`, calling `emit` for every change in tree
+/// order (returning `Break` stops). A node is reported changed where its
+/// value differs, or where its bytes differ and no node below it accounts
+/// for that; added and removed nodes are reported at the top of what was
+/// added or removed.
+pub fn diff(a: &mut Tree, b: &mut Tree, emit: &mut dyn FnMut(Record) -> ControlFlow<()>) -> Counts {
+    let mut w = Walk {
+        emit,
+        counts: Counts::default(),
+    };
+    let (ra, rb) = (a.root(), b.root());
+    let _ = w.pair(a, ra, b, rb, "");
+    w.counts
+}
+
+/// Every change as a list (for tests and small files).
+pub fn changes(a: &mut Tree, b: &mut Tree) -> Vec<Record> {
+    let mut v = Vec::new();
+    diff(a, b, &mut |r| {
+        v.push(r);
+        ControlFlow::Continue(())
+    });
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identity_drops_a_leading_index() {
+        assert_eq!(identity("[3] .text"), ".text");
+        assert_eq!(identity("[12] sym_1"), "sym_1");
+        assert_eq!(identity("[3]"), "[3]");
+        assert_eq!(identity("[0..1000)"), "[0..1000)");
+        assert_eq!(identity("[x] y"), "[x] y");
+        assert_eq!(identity("e_type"), "e_type");
+    }
+}

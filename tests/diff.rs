@@ -1,0 +1,225 @@
+//! `fwview --diff A B`: every byte that differs lies in a node reported
+//! changed, added or removed; a file against itself shows no change; the
+//! exit code says same (0), different (1) or trouble (2), as cmp does.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use assert_cmd::prelude::*;
+use fwview::diff::{changes, Change, Record};
+use fwview::formats::build_from_bytes;
+
+fn asset(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("assets")
+        .join(rel)
+}
+
+fn run(a: &Path, b: &Path, json: bool) -> (i32, String) {
+    let mut c = Command::cargo_bin("fwview").unwrap();
+    c.arg("--diff");
+    if json {
+        c.arg("--json");
+    }
+    let out = c.arg(a).arg(b).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+    )
+}
+
+/// True if some record's side (A for changed and removed, B for changed and
+/// added) in the file's space holds byte `off`.
+fn covered(recs: &[Record], off: u64, side_a: bool) -> bool {
+    recs.iter().any(|r| {
+        let s = if side_a { &r.a } else { &r.b };
+        s.as_ref()
+            .is_some_and(|s| s.space == 0 && s.offset <= off && off < s.offset + s.size.max(1))
+    })
+}
+
+#[test]
+fn a_file_against_itself_shows_no_change() {
+    for (rel, bytes) in common::samples() {
+        let mut a = build_from_bytes(bytes.clone());
+        let mut b = build_from_bytes(bytes);
+        let c = changes(&mut a, &mut b);
+        assert!(c.is_empty(), "{rel}: {:?}", c.first());
+    }
+    let p = asset("xmos/COMS20001-game-of-life__pgm_generator.xe");
+    let (code, out) = run(&p, &p, false);
+    assert_eq!((code, out.as_str()), (0, ""));
+}
+
+/// One byte changed at many places of every sample: the diff reports a
+/// node that holds it on both sides, and nothing when the byte is put back.
+#[test]
+fn every_changed_byte_lies_in_a_reported_node() {
+    for (rel, bytes) in common::samples() {
+        let n = bytes.len();
+        let step = (n / 23).max(1);
+        for off in (0..n).step_by(step) {
+            let mut m = bytes.clone();
+            m[off] ^= 0x5a;
+            let mut a = build_from_bytes(bytes.clone());
+            let mut b = build_from_bytes(m);
+            let recs = changes(&mut a, &mut b);
+            assert!(
+                !recs.is_empty(),
+                "{rel}: byte {off:#x} changed, no change reported"
+            );
+            assert!(
+                covered(&recs, off as u64, true) && covered(&recs, off as u64, false),
+                "{rel}: byte {off:#x} lies in no reported node: {:?}",
+                recs.iter().map(|r| &r.path).collect::<Vec<_>>()
+            );
+        }
+    }
+}
+
+/// Two real builds: the Debug and Release XE of one program. Their sizes
+/// differ, so bytes shift; what must hold is that the sectors align by
+/// type and tile, that every reported path names a node of its file, and
+/// that the text and the list agree.
+#[test]
+fn two_builds_of_an_xe_program() {
+    let a = asset("xmos/UltranetReceiver__bin_Debug_Ultranet_Receiver_Debug.xe");
+    let b = asset("xmos/UltranetReceiver__bin_Release_Ultranet_Receiver.xe");
+    let (da, db) = (std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    let mut ta = build_from_bytes(da.clone());
+    let mut tb = build_from_bytes(db.clone());
+    let recs = changes(&mut ta, &mut tb);
+    assert!(!recs.is_empty());
+    for r in &recs {
+        let (t, s) = match r.change {
+            Change::Removed => (&mut ta, r.a.as_ref().unwrap()),
+            _ => (&mut tb, r.b.as_ref().unwrap()),
+        };
+        let id = t
+            .find_path(&r.path)
+            .unwrap_or_else(|| panic!("{} names no node", r.path));
+        let n = t.node(id).unwrap();
+        assert_eq!(
+            (n.space, n.offset, n.size),
+            (s.space, s.offset, s.size),
+            "{}",
+            r.path
+        );
+    }
+    // No sector is added or removed: both programs have the same sectors.
+    assert!(
+        !recs
+            .iter()
+            .any(|r| r.change != Change::Changed && r.path.matches('/').count() == 1),
+        "{:?}",
+        recs.iter()
+            .filter(|r| r.change != Change::Changed)
+            .map(|r| &r.path)
+            .take(5)
+            .collect::<Vec<_>>()
+    );
+    let (code, out) = run(&a, &b, false);
+    assert_eq!(code, 1);
+    assert_eq!(out.lines().count(), recs.len());
+    for l in out.lines() {
+        assert!(
+            l.starts_with("~ ") || l.starts_with("+ ") || l.starts_with("- "),
+            "{l}"
+        );
+    }
+}
+
+/// The JSON form: a list of records, one a change, with both sides where
+/// they exist; each path is an address `--extract` finds in its file.
+#[test]
+fn json_records_and_their_paths() {
+    let a = asset("zebin/generated_locally/ocloc22.43__add_Gen12LPlp.bin");
+    let b = asset("zebin/generated_locally/ocloc22.43__add_XE_HPC_COREpvc.bin");
+    let (code, out) = run(&a, &b, true);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let list = v.as_array().unwrap();
+    assert!(!list.is_empty());
+    let dir = tempfile::tempdir().unwrap();
+    for (i, r) in list.iter().enumerate() {
+        let o = r.as_object().unwrap();
+        let mut keys: Vec<&str> = o.keys().map(String::as_str).collect();
+        keys.sort_unstable();
+        assert_eq!(keys, ["a", "b", "change", "path"]);
+        let ch = r["change"].as_str().unwrap();
+        assert_eq!(r["a"].is_null(), ch == "+", "{r}");
+        assert_eq!(r["b"].is_null(), ch == "-", "{r}");
+        // Every path names a node of the side it is in; its bytes are the
+        // record's.
+        let (file, side) = if ch == "-" {
+            (&a, &r["a"])
+        } else {
+            (&b, &r["b"])
+        };
+        if side["space"] != 0 || i > 40 {
+            continue;
+        }
+        let p = dir.path().join(format!("{i}"));
+        Command::cargo_bin("fwview")
+            .unwrap()
+            .args(["--extract", r["path"].as_str().unwrap()])
+            .arg(file)
+            .arg("-o")
+            .arg(&p)
+            .assert()
+            .success();
+        let got = std::fs::read(&p).unwrap();
+        let all = std::fs::read(file).unwrap();
+        let (o, s) = (
+            side["offset"].as_u64().unwrap() as usize,
+            side["size"].as_u64().unwrap() as usize,
+        );
+        assert_eq!(got, all[o..o + s], "{}", r["path"]);
+    }
+    // The kernel is the same kernel on both devices: not added or removed.
+    assert!(!list
+        .iter()
+        .any(|r| r["change"] != "~" && r["path"].as_str().unwrap().ends_with("kernels/add")));
+}
+
+/// Values compare as typed values: the same number is the same whatever
+/// else is around it, and a value change shows old and new.
+#[test]
+fn values_compare_as_values() {
+    let p = asset("xmos/COMS20001-game-of-life__pgm_generator.xe");
+    let bytes = std::fs::read(&p).unwrap();
+    let mut m = bytes.clone();
+    // The XE header's version: 2.0 → 2.1.
+    m[5] ^= 1;
+    let mut a = build_from_bytes(bytes);
+    let mut b = build_from_bytes(m);
+    let recs = changes(&mut a, &mut b);
+    let v = recs
+        .iter()
+        .find(|r| r.change == Change::Changed && r.path.starts_with("header/version"))
+        .unwrap_or_else(|| panic!("{recs:?}"));
+    assert_ne!(v.a.as_ref().unwrap().value, v.b.as_ref().unwrap().value);
+}
+
+#[test]
+fn trouble_exits_2() {
+    let p = asset("xmos/COMS20001-game-of-life__pgm_generator.xe");
+    let out = Command::cargo_bin("fwview")
+        .unwrap()
+        .arg("--diff")
+        .arg(&p)
+        .arg("/nonexistent/file")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    // A second file without --diff is a usage error.
+    let out = Command::cargo_bin("fwview")
+        .unwrap()
+        .arg(&p)
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
