@@ -5,6 +5,7 @@
 //! through [`Tree`]. Neither side knows anything of the other.
 
 mod builder;
+pub mod fields;
 mod read;
 mod source;
 pub mod space;
@@ -13,6 +14,7 @@ mod tree;
 pub mod value;
 
 pub use builder::{group_size, Builder, ElemFn, LazyFn, Seq, Step, GROUP};
+pub use fields::{align_up, sign_extend, Fields};
 pub use read::Endian;
 pub use source::Source;
 pub use space::{Space, SpaceId};

@@ -1,0 +1,267 @@
+//! Fixed layouts read field by field: one cursor that every format uses for
+//! its headers and records. Each field becomes a leaf node with a typed
+//! value at its bytes; a field that does not fit raises one "truncated"
+//! error and the ones after it are skipped.
+
+use super::builder::Builder;
+use super::read::Endian;
+use super::tree::NodeId;
+use super::value::{Radix, Value};
+
+/// A cursor over a structure: fields are read in file order from `base`.
+pub struct Fields<'b, 'a> {
+    b: &'b mut Builder<'a>,
+    parent: NodeId,
+    at: u64,
+    e: Endian,
+    /// False once a field did not fit: the rest are not read.
+    ok: bool,
+}
+
+impl<'b, 'a> Fields<'b, 'a> {
+    /// Fields of a structure at `base`, added under `parent`.
+    pub fn new(b: &'b mut Builder<'a>, parent: NodeId, base: u64, e: Endian) -> Self {
+        Fields {
+            b,
+            parent,
+            at: base,
+            e,
+            ok: true,
+        }
+    }
+
+    /// Where the next field starts.
+    pub fn at(&self) -> u64 {
+        self.at
+    }
+
+    /// True while every field so far fitted.
+    pub fn ok(&self) -> bool {
+        self.ok
+    }
+
+    /// The builder, for what the cursor does not cover.
+    pub fn builder(&mut self) -> &mut Builder<'a> {
+        self.b
+    }
+
+    /// The structure's node.
+    pub fn parent(&self) -> NodeId {
+        self.parent
+    }
+
+    /// Moves past `n` bytes without a node.
+    pub fn skip(&mut self, n: u64) {
+        self.at = self.at.saturating_add(n);
+    }
+
+    /// Moves to `off` (for layouts with holes).
+    pub fn seek(&mut self, off: u64) {
+        self.at = off;
+    }
+
+    fn read(&mut self, name: &str, size: u64) -> Option<u64> {
+        if !self.ok {
+            return None;
+        }
+        let v = match size {
+            1 => self.b.read_u8(self.at).map(u64::from),
+            2 => self.b.read_u16(self.at, self.e).map(u64::from),
+            4 => self.b.read_u32(self.at, self.e).map(u64::from),
+            8 => self.b.read_u64(self.at, self.e),
+            _ => None,
+        };
+        if v.is_none() {
+            self.ok = false;
+            let have = self.b.file_len().saturating_sub(self.at);
+            self.b.error(
+                self.at,
+                have.min(size),
+                format!(
+                    "truncated: {name} needs {size} bytes at 0x{:x}, {have} remain",
+                    self.at
+                ),
+            );
+        }
+        v
+    }
+
+    /// A field of `size` bytes (1, 2, 4, 8) whose value `f` makes from the
+    /// number read. Returns the number.
+    pub fn field(&mut self, name: &str, size: u64, f: impl FnOnce(u64) -> Value) -> Option<u64> {
+        let at = self.at;
+        let v = self.read(name, size)?;
+        self.b.leaf(self.parent, name, at, size, f(v));
+        self.at = at.saturating_add(size);
+        Some(v)
+    }
+
+    /// An unsigned field shown as numbers usually are.
+    pub fn uint(&mut self, name: &str, size: u64) -> Option<u64> {
+        self.field(name, size, |v| Value::U {
+            v,
+            width: size as u8,
+            radix: Radix::Auto,
+        })
+    }
+    pub fn u8(&mut self, name: &str) -> Option<u64> {
+        self.uint(name, 1)
+    }
+    pub fn u16(&mut self, name: &str) -> Option<u64> {
+        self.uint(name, 2)
+    }
+    pub fn u32(&mut self, name: &str) -> Option<u64> {
+        self.uint(name, 4)
+    }
+    pub fn u64(&mut self, name: &str) -> Option<u64> {
+        self.uint(name, 8)
+    }
+
+    /// An unsigned field shown in hex (addresses, masks).
+    pub fn hex(&mut self, name: &str, size: u64) -> Option<u64> {
+        self.field(name, size, |v| Value::U {
+            v,
+            width: size as u8,
+            radix: Radix::Hex,
+        })
+    }
+
+    /// A signed field (two's complement of `size` bytes).
+    pub fn int(&mut self, name: &str, size: u64) -> Option<i64> {
+        let v = self.field(name, size, |v| Value::I {
+            v: sign_extend(v, size),
+            width: size as u8,
+        })?;
+        Some(sign_extend(v, size))
+    }
+
+    /// A named constant: `3 (SHT_RELA)`, or `3 (unknown)`.
+    pub fn named(
+        &mut self,
+        name: &str,
+        size: u64,
+        names: impl FnOnce(u64) -> Option<&'static str>,
+    ) -> Option<u64> {
+        self.field(name, size, |v| Value::named(v, names(v)))
+    }
+
+    /// A bit set: `0x6 (ALLOC | EXECINSTR)`.
+    pub fn flags(
+        &mut self,
+        name: &str,
+        size: u64,
+        names: impl FnOnce(u64) -> String,
+    ) -> Option<u64> {
+        self.field(name, size, |v| Value::flags(v, names(v)))
+    }
+
+    /// `len` raw bytes, shown as a hex preview. Returns them.
+    pub fn bytes(&mut self, name: &str, len: u64) -> Option<&'a [u8]> {
+        if !self.ok {
+            return None;
+        }
+        let at = self.at;
+        let r = self.b.raw(self.parent, name, at, len);
+        if r.is_none() {
+            self.ok = false;
+        }
+        self.at = at.saturating_add(len);
+        r
+    }
+
+    /// A fixed-size char array, shown as the text before its first NUL.
+    pub fn text(&mut self, name: &str, len: u64) -> Option<String> {
+        if !self.ok {
+            return None;
+        }
+        let at = self.at;
+        let r = self.b.fixed_str(self.parent, name, at, len);
+        if r.is_none() {
+            self.ok = false;
+        }
+        self.at = at.saturating_add(len);
+        r
+    }
+}
+
+/// `v`, read from `size` bytes, as a signed number.
+pub fn sign_extend(v: u64, size: u64) -> i64 {
+    match size {
+        1 => v as u8 as i8 as i64,
+        2 => v as u16 as i16 as i64,
+        4 => v as u32 as i32 as i64,
+        _ => v as i64,
+    }
+}
+
+/// `v` rounded up to a multiple of `to` (a power of two or not; 0 and 1
+/// leave it as it is). Saturates instead of overflowing.
+pub fn align_up(v: u64, to: u64) -> u64 {
+    if to <= 1 {
+        return v;
+    }
+    match v % to {
+        0 => v,
+        r => v.saturating_add(to - r),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::model::{Source, Tree};
+
+    fn hdr(b: &mut Builder<'_>, p: NodeId, _o: u64, _l: u64) -> Option<&'static str> {
+        let mut f = Fields::new(b, p, 0, Endian::Little);
+        f.u16("a");
+        f.named("kind", 1, |v| (v == 3).then_some("THREE"));
+        f.skip(1);
+        f.int("delta", 4);
+        f.hex("addr", 4);
+        f.u32("cut");
+        f.u32("never");
+        Some("hdr")
+    }
+
+    #[test]
+    fn fields_in_order_until_one_does_not_fit() {
+        let mut d = vec![0x34, 0x12, 3, 0xee];
+        d.extend_from_slice(&(-2i32).to_le_bytes());
+        d.extend_from_slice(&0x1000u32.to_le_bytes());
+        d.extend_from_slice(&[1, 2]);
+        let mut t = Tree::build(Arc::new(Source::from_vec(d)), "t", hdr);
+        let k = t.children(t.root());
+        let got: Vec<(String, u64, Option<String>)> = k
+            .iter()
+            .map(|&i| {
+                (
+                    t.name(i).to_string(),
+                    t.node(i).map_or(0, |n| n.offset),
+                    t.value_text(i),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("a".into(), 0, Some("4660 (0x1234)".into())),
+                ("kind".into(), 2, Some("3 (THREE)".into())),
+                ("delta".into(), 4, Some("-2".into())),
+                ("addr".into(), 8, Some("0x1000".into())),
+            ]
+        );
+        assert_eq!(t.diagnostics().len(), 1);
+        assert!(t.diagnostics()[0].message.contains("truncated: cut"));
+    }
+
+    #[test]
+    fn align_up_saturates() {
+        assert_eq!(align_up(5, 4), 8);
+        assert_eq!(align_up(8, 4), 8);
+        assert_eq!(align_up(7, 0), 7);
+        assert_eq!(align_up(u64::MAX - 1, 8), u64::MAX);
+        assert_eq!(align_up(10, 3), 12);
+    }
+}
