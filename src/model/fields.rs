@@ -194,18 +194,6 @@ pub fn sign_extend(v: u64, size: u64) -> i64 {
     }
 }
 
-/// `v` rounded up to a multiple of `to` (a power of two or not; 0 and 1
-/// leave it as it is). Saturates instead of overflowing.
-pub fn align_up(v: u64, to: u64) -> u64 {
-    if to <= 1 {
-        return v;
-    }
-    match v % to {
-        0 => v,
-        r => v.saturating_add(to - r),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
@@ -254,14 +242,5 @@ mod tests {
         );
         assert_eq!(t.diagnostics().len(), 1);
         assert!(t.diagnostics()[0].message.contains("truncated: cut"));
-    }
-
-    #[test]
-    fn align_up_saturates() {
-        assert_eq!(align_up(5, 4), 8);
-        assert_eq!(align_up(8, 4), 8);
-        assert_eq!(align_up(7, 0), 7);
-        assert_eq!(align_up(u64::MAX - 1, 8), u64::MAX);
-        assert_eq!(align_up(10, 3), 12);
     }
 }
