@@ -163,13 +163,14 @@ fn has_diag(v: &Value, sev: &str, text: &str) -> bool {
     diags(v).iter().any(|d| d.0 == sev && d.3.contains(text))
 }
 
-/// Every child's range lies inside its parent's.
+/// Every child's range lies inside its parent's (a child that starts a
+/// derived byte space has offsets in that space).
 fn check_nesting(n: &Value) {
     let (o, s) = range(n);
     for c in kids(n) {
         let (co, cs) = range(c);
         assert!(
-            co >= o && co + cs <= o + s,
+            c["space"] != n["space"] || co >= o && co + cs <= o + s,
             "{} escapes {}",
             c["name"],
             n["name"]
@@ -1144,22 +1145,38 @@ fn check_compressed(zstd: bool) {
     assert_eq!(range(c), (40, rd64(&data, 8) - 40));
     assert!(val(c).starts_with(method), "{}", val(c));
     assert!(val(at(c, "compression")).starts_with(method));
-    // The bonus: the entries, inflated.
-    let e0 = at(c, "inflated/[0]");
-    assert_eq!(val(at(e0, "arch")), "\"gfx90a\"");
-    assert_eq!(val(at(e0, "offload kind")), "4 (HIP)");
+    // The entries, laid out in the inflated space as in a plain binary,
+    // at their offsets less the entries offset.
+    let eo = rd64(&plain, 16);
+    let inf = at(c, "inflated");
+    let k = inf["space"].as_u64().unwrap();
+    assert_ne!(k, 0);
+    assert_eq!(range(inf), (0, plain.len() as u64 - eo));
+    let sp = &v["spaces"][k as usize];
+    assert_eq!(sp["from"]["space"], 0);
+    assert_eq!(sp["from"]["offset"], 40);
+    assert_eq!(sp["from"]["size"], rd64(&data, 8) - 40);
+    assert_eq!(sp["from"]["method"], method);
+    let shown = entries_of("compressed/inflated", inf);
+    assert_eq!(shown.len(), 2);
+    assert_eq!(shown[0].strings["arch"], "gfx90a");
+    assert_eq!(shown[0].offload_kind, 4);
+    assert_eq!(val(at(inf, "entries/[0]/offload kind")), "4 (HIP)");
     assert!(
-        val(at(e0, "image")).starts_with("ELF, 64 bytes"),
+        shown[0].image_value.starts_with("ELF, 64 bytes"),
         "{}",
-        val(at(e0, "image"))
+        shown[0].image_value
     );
+    // The image's range in the space is its offset in the plain binary
+    // less the entries offset.
+    let io = rd64(&plain, eo as usize + 24);
+    assert_eq!(shown[0].image, (io - eo, 64));
     // Entry 1 says bitcode and is: no info about it. Entry 0 says object
     // and is ELF: none either.
     assert!(diags(&v).is_empty(), "{:?}", diags(&v));
-    let e1 = at(c, "inflated/[1]");
-    assert_eq!(val(at(e1, "triple")), "\"spirv64-intel\"");
-    assert_eq!(val(at(e1, "symbols")), "\"k1\\x00k2\"");
-    assert!(val(at(e1, "image")).starts_with("LLVM bitcode"));
+    assert_eq!(shown[1].strings["triple"], "spirv64-intel");
+    assert_eq!(shown[1].strings["symbols"], "k1\\x00k2");
+    assert!(shown[1].image_value.starts_with("LLVM bitcode"));
 }
 
 #[test]
@@ -1198,14 +1215,19 @@ fn compressed_kind_disagreeing_is_info() {
     let v = json_of_bytes(data);
     let ds = diags(&v);
     assert_eq!(ds.len(), 1, "{ds:?}");
+    // At the image, in the inflated space.
+    let plain = write_multi(3, &es);
+    let eo = rd64(&plain, 16);
+    let io = rd64(&plain, eo as usize + 24);
     assert!(
-        ds[0].0 == "info" && ds[0].1 == 40 && ds[0].3.contains("5 (PTX)"),
+        ds[0].0 == "info" && ds[0].1 == io - eo && ds[0].3.contains("5 (PTX)"),
         "{ds:?}"
     );
+    assert_eq!(v["diagnostics"][0]["space"], 1);
 }
 
 #[test]
-fn compressed_garbage_is_a_warning() {
+fn compressed_garbage_is_an_error() {
     let plain = write_multi(3, &two_entries());
     let mut data = compress_v3(&plain, true);
     for b in &mut data[48..56] {
@@ -1213,7 +1235,7 @@ fn compressed_garbage_is_a_warning() {
     }
     let v = json_of_bytes(data);
     assert!(
-        has_diag(&v, "warning", "does not decompress"),
+        has_diag(&v, "error", "does not decompress"),
         "{:?}",
         diags(&v)
     );
@@ -1564,22 +1586,53 @@ fn bundle_image() {
 
 #[test]
 fn compressed_bundle_header() {
-    // CCOB version 2: total size u32, uncompressed size u32, hash u64.
-    let data = zstd::encode_all(&b"__CLANG_OFFLOAD_BUNDLE__"[..], 3).unwrap();
+    // CCOB version 2: total size u32, uncompressed size u32, hash u64; the
+    // bundle inflated into a space of its own and opened there.
+    let bundle = bundle_bytes();
+    let data = zstd::encode_all(&bundle[..], 3).unwrap();
     let mut c = b"CCOB".to_vec();
     c.extend_from_slice(&2u16.to_le_bytes());
     c.extend_from_slice(&1u16.to_le_bytes());
     c.extend_from_slice(&((24 + data.len()) as u32).to_le_bytes());
-    c.extend_from_slice(&24u32.to_le_bytes());
+    c.extend_from_slice(&(bundle.len() as u32).to_le_bytes());
     c.extend_from_slice(&0x1122_3344_5566_7788u64.to_le_bytes());
     c.extend_from_slice(&data);
     let mut e = simple();
     e.image_kind = 4;
     e.image = c.clone();
-    let v = json_of_bytes(write_v1(&e));
+    let d = write_v1(&e);
+    let v = json_of_bytes(d.clone());
     assert!(diags(&v).is_empty(), "{:?}", diags(&v));
+    check_nesting(&v["root"]);
     let img = at(&v["root"], "image");
+    assert!(val(img).starts_with("compressed clang offload bundle"));
     assert_eq!(val(at(img, "header/compression")), "1 (zstd)");
-    assert_eq!(num(at(img, "header/uncompressed size")), 24);
-    assert_eq!(range(at(img, "compressed")).1, data.len() as u64);
+    assert_eq!(
+        num(at(img, "header/uncompressed size")),
+        bundle.len() as u64
+    );
+    let comp = at(img, "compressed");
+    assert_eq!(range(comp).1, data.len() as u64);
+    let inf = at(comp, "inflated");
+    assert_eq!(range(inf), (0, bundle.len() as u64));
+    let k = inf["space"].as_u64().unwrap();
+    assert_eq!(v["spaces"][k as usize]["from"]["offset"], range(comp).0);
+    assert_eq!(v["spaces"][k as usize]["from"]["method"], "zstd");
+    assert_eq!(
+        val(at(inf, "entries/[1]/triple")),
+        "\"hipv4-amdgcn-amd-amdhsa--gfx90a\""
+    );
+    let co = at(inf, "hipv4-amdgcn-amd-amdhsa--gfx90a");
+    assert!(val(co).starts_with("ELF, 64 bytes"), "{}", val(co));
+    assert_eq!(range(co).1, 64);
+    // A size announced wrong is a warning.
+    let mut bad = c.clone();
+    bad[12..16].copy_from_slice(&((bundle.len() + 8) as u32).to_le_bytes());
+    e.image = bad;
+    let v = json_of_bytes(write_v1(&e));
+    assert!(
+        has_diag(&v, "warning", "the header announces"),
+        "{:?}",
+        diags(&v)
+    );
 }
