@@ -1602,7 +1602,12 @@ fn compressed_bundle_header() {
     e.image = c.clone();
     let d = write_v1(&e);
     let v = json_of_bytes(d.clone());
-    assert!(diags(&v).is_empty(), "{:?}", diags(&v));
+    // The made-up hash is not the bundle's MD5.
+    let ds = diags(&v);
+    assert!(
+        ds.len() == 1 && ds[0].0 == "warning" && ds[0].3.contains("does not match"),
+        "{ds:?}"
+    );
     check_nesting(&v["root"]);
     let img = at(&v["root"], "image");
     assert!(val(img).starts_with("compressed clang offload bundle"));
@@ -1635,4 +1640,150 @@ fn compressed_bundle_header() {
         "{:?}",
         diags(&v)
     );
+}
+
+/// A device object clang-22 compiles, holding a string no header has.
+fn marked_gpu_object(dir: &Path) -> Vec<u8> {
+    let src = dir.join("marked.c");
+    std::fs::write(
+        &src,
+        "const char marker[] = \"only-in-the-inflated-bytes\";\nint add(int a, int b) { return a + b; }\n",
+    )
+    .unwrap();
+    let gpu = dir.join("marked.o");
+    run(Proc::new("clang-22")
+        .args([
+            "--target=amdgcn-amd-amdhsa",
+            "-mcpu=gfx90a",
+            "-nogpulib",
+            "-c",
+            "-o",
+        ])
+        .arg(&gpu)
+        .arg(&src));
+    std::fs::read(&gpu).unwrap()
+}
+
+const MARKER: &[u8] = b"only-in-the-inflated-bytes";
+
+fn find_lines(file: &Path, pattern: &str) -> Vec<String> {
+    let out = Command::cargo_bin("fwview")
+        .unwrap()
+        .args(["--find", pattern])
+        .arg(file)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn compressed_binary_of_a_real_image() {
+    need!("clang-22", "llvm-offload-binary-22");
+    let dir = tempfile::tempdir().unwrap();
+    let gpu = marked_gpu_object(dir.path());
+    // What llvm-offload-binary-22 extracts from a plain binary of it.
+    let gpu_path = dir.path().join("marked.o");
+    let plain1 = dir.path().join("plain.bin");
+    run(Proc::new("llvm-offload-binary-22")
+        .arg(format!(
+            "--image=file={},triple=amdgcn-amd-amdhsa,arch=gfx90a,kind=hip",
+            gpu_path.display()
+        ))
+        .arg("-o")
+        .arg(&plain1));
+    let reference = reference_image(&plain1, "gfx90a", dir.path());
+    assert_eq!(reference, gpu);
+    // The same image in a compressed v3 binary.
+    let e = E {
+        image_kind: 1,
+        offload_kind: 4,
+        flags: 0,
+        strings: vec![("triple", "amdgcn-amd-amdhsa"), ("arch", "gfx90a")],
+        image: gpu.clone(),
+    };
+    let plain = write_multi(3, &[e]);
+    let data = compress_v3(&plain, true);
+    assert!(memchr::memmem::find(&data, MARKER).is_none());
+    let file = dir.path().join("compressed.bin");
+    std::fs::write(&file, &data).unwrap();
+    let v = json_of(&file);
+    assert!(errors(&v).is_empty(), "{:?}", diags(&v));
+    check_nesting(&v["root"]);
+    let inf = at(&v["root"], "compressed/inflated");
+    let k = inf["space"].as_u64().unwrap();
+    let sp = &v["spaces"][k as usize];
+    assert_eq!(sp["from"]["space"], 0);
+    assert_eq!(sp["from"]["offset"], 40);
+    assert_eq!(sp["from"]["size"], rd64(&data, 8) - 40);
+    assert_eq!(sp["from"]["method"], "zstd");
+    assert_eq!(sp["size"], plain.len() as u64 - 40);
+    let img = at(inf, "image");
+    assert!(val(img).starts_with("ELF, "), "{}", val(img));
+    // --extract of the inflated image: what llvm-offload-binary-22
+    // extracts, what clang-22 compiled.
+    let got = fwview_extract(&file, "compressed/inflated/image", dir.path());
+    assert_eq!(got, reference);
+    // --find of a string only the inflated bytes hold.
+    let at_plain = memchr::memmem::find(&plain, MARKER).unwrap() as u64;
+    let lines = find_lines(&file, "only-in-the-inflated");
+    assert_eq!(lines, vec![format!("{k}:0x{:x}", at_plain - 40)]);
+}
+
+#[test]
+fn compressed_bundle_from_clang_offload_bundler() {
+    need!("clang-22", "clang-offload-bundler-22");
+    let dir = tempfile::tempdir().unwrap();
+    let gpu = marked_gpu_object(dir.path());
+    let host = dir.path().join("host.o");
+    std::fs::write(&host, b"").unwrap();
+    let ccob = dir.path().join("bundle.ccob");
+    let target = "hipv4-amdgcn-amd-amdhsa--gfx90a";
+    run(Proc::new("clang-offload-bundler-22")
+        .args(["-type=o", "-compress"])
+        .arg(format!("-targets=host-x86_64-unknown-linux-gnu,{target}"))
+        .arg(format!("-input={}", host.display()))
+        .arg(format!("-input={}", dir.path().join("marked.o").display()))
+        .arg(format!("-output={}", ccob.display())));
+    let unbundled = dir.path().join("unbundled.o");
+    run(Proc::new("clang-offload-bundler-22")
+        .args(["-type=o", "-unbundle"])
+        .arg(format!("-targets={target}"))
+        .arg(format!("-input={}", ccob.display()))
+        .arg(format!("-output={}", unbundled.display())));
+    let reference = std::fs::read(&unbundled).unwrap();
+    assert_eq!(reference, gpu);
+    let data = std::fs::read(&ccob).unwrap();
+    assert!(memchr::memmem::find(&data, MARKER).is_none());
+    // A compressed bundle is found in the file itself.
+    let v = json_of(&ccob);
+    assert_eq!(v["format"], "clang-offload-bundle-compressed");
+    assert!(diags(&v).is_empty(), "{:?}", diags(&v));
+    check_nesting(&v["root"]);
+    let root = &v["root"];
+    let version = u64::from(u16::from_le_bytes([data[4], data[5]]));
+    assert_eq!(num(at(root, "header/version")), version);
+    assert_eq!(val(at(root, "header/compression")), "1 (zstd)");
+    assert!(
+        val(at(root, "header/hash")).ends_with("(matches the inflated bundle's MD5)"),
+        "{}",
+        val(at(root, "header/hash"))
+    );
+    let inf = at(root, "compressed/inflated");
+    let k = inf["space"].as_u64().unwrap();
+    assert_eq!(
+        v["spaces"][k as usize]["from"]["offset"],
+        range(at(root, "compressed")).0
+    );
+    let co = at(inf, target);
+    assert!(val(co).starts_with("ELF, "), "{}", val(co));
+    let got = fwview_extract(&ccob, &format!("compressed/inflated/{target}"), dir.path());
+    assert_eq!(got, reference);
+    let lines = find_lines(&ccob, "only-in-the-inflated");
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(lines[0].starts_with(&format!("{k}:0x")), "{lines:?}");
 }

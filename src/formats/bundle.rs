@@ -186,7 +186,7 @@ pub fn parse_compressed(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
             return;
         }
     };
-    let (mut total, mut announced) = (None, None);
+    let (mut total, mut announced, mut hash) = (None, None, None);
     for &(name, at, size) in fields {
         let Some(v) = rd(d, at, size as usize) else {
             b.error(
@@ -200,11 +200,11 @@ pub fn parse_compressed(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
             "hash" => Value::hex(v),
             _ => Value::uint(v),
         };
-        b.leaf(h, name, off + at, size, value.with_width(size as u8));
+        let id = b.leaf(h, name, off + at, size, value.with_width(size as u8));
         match name {
             "total size" => total = Some(v),
             "uncompressed size" => announced = Some(v),
-            _ => {}
+            _ => hash = Some((id, off + at, v)),
         }
     }
     let mut end = len;
@@ -261,6 +261,27 @@ pub fn parse_compressed(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
             end - hlen,
             format!("the bundle inflates to {got} bytes, the header announces {announced}"),
         );
+    }
+    // The hash: the first 8 bytes of the inflated bundle's MD5.
+    if let Some((hid, at, want)) = hash {
+        let mut sum = [0u8; 16];
+        b.within(id, |b, _| sum = compress::md5(b.data()));
+        let mut first = [0u8; 8];
+        first.copy_from_slice(sum.get(..8).unwrap_or(&[0; 8]));
+        let got = u64::from_le_bytes(first);
+        if got == want {
+            b.set_value(
+                hid,
+                Value::named_hex(want, Some("matches the inflated bundle's MD5")),
+            );
+        } else {
+            b.set_value(hid, Value::named_hex(want, Some("does not match")));
+            b.warn(
+                at,
+                8,
+                format!("hash 0x{want:016x} does not match the inflated bundle, whose MD5 starts 0x{got:016x}"),
+            );
+        }
     }
     b.within(id, |b, id| {
         let n = b.file_len();

@@ -245,7 +245,7 @@ mod tests {
             t.extend_from_slice(format!("// line {i}\n").as_bytes());
         }
         let mut tree = crate::formats::build_from_bytes(t.clone());
-        assert_eq!(tree.format(), "ptx");
+        assert_eq!(tree.format(), crate::formats::Format::Ptx.name());
         let lines = tree.find_path("lines").unwrap();
         assert_eq!(tree.value_text(lines).as_deref(), Some("2502 lines"));
         let groups = tree.children(lines);

@@ -328,4 +328,60 @@ mod tests {
         // The last id is the last in ALL: none is missing.
         assert_eq!(Format::Ptx as usize + 1, Format::ALL.len());
     }
+
+    /// What README's table says each sample is, by its kind of file: the
+    /// format and the bytes it is detected by.
+    fn expected(path: &std::path::Path) -> Option<(Format, &'static [u8])> {
+        let ext = path.extension()?.to_str()?;
+        let in_zebin = path.components().any(|c| c.as_os_str() == "zebin");
+        Some(match ext {
+            "xclbin" => (Format::Xclbin, b"xclbin2\0"),
+            "xe" => (Format::Xe, b"XMOS"),
+            "o" => (Format::Elf, b"\x7fELF"),
+            "bin" if in_zebin => (Format::Zebin, b"\x7fELF"),
+            "offloadbin" => (Format::Offload, b"\x10\xff\x10\xad"),
+            "ar" => (Format::Ar, b"!<arch>\n"),
+            _ => return None,
+        })
+    }
+
+    fn files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                files(&p, out);
+            } else if p.extension().is_some_and(|x| x != "md") {
+                out.push(p);
+            }
+        }
+    }
+
+    #[test]
+    fn every_sample_is_detected_as_the_readme_says() {
+        let mut all = Vec::new();
+        files(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets"),
+            &mut all,
+        );
+        all.sort();
+        assert!(all.len() >= 20, "{} samples", all.len());
+        for p in &all {
+            let Some((want, magic)) = expected(p) else {
+                panic!("{}: no expected format for this kind of file", p.display());
+            };
+            let d = std::fs::read(p).unwrap_or_default();
+            assert!(d.starts_with(magic), "{}", p.display());
+            assert_eq!(
+                Format::detect(&d, Place::Top),
+                Some(want),
+                "{}",
+                p.display()
+            );
+            let tree = crate::formats::build_from_bytes(d);
+            assert_eq!(tree.format(), want.name(), "{}", p.display());
+        }
+    }
 }
