@@ -1056,7 +1056,6 @@ fn compressed(
             .filter_map(|i| read_entry(d, eo + i * ENTRY))
             .collect();
         summary = layout(b, id, inner, &entries, count == 1);
-        b.set_value(id, Value::Size(got));
     });
     let head = format!("offload binary v{v}");
     let rest = summary.strip_prefix(&head).unwrap_or("");
