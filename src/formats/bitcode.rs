@@ -406,7 +406,7 @@ fn raw_bitcode(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) -> Bitcode
         if bits.read(2) != Some(1) {
             // Not a block: the rest is padding or not bitcode.
             if d.get(start as usize..)
-                .is_some_and(|r| r.iter().any(|&c| c != 0))
+                .is_some_and(|r| !text::looks_zero(r))
             {
                 b.warn(
                     off + start,

@@ -130,7 +130,9 @@ fn declaration(t: &[u8]) -> Option<(String, &'static str)> {
 /// `.target` and `.address_size`, its kernels and functions, and its lines.
 pub fn parse(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
     let d = b.slice(off, len);
-    let text_len = d.iter().rposition(|&c| c != 0).map_or(0, |i| i + 1) as u64;
+    // The text ends at its first NUL (PTX has none): what follows is the
+    // terminator and padding a container adds.
+    let text_len = memchr::memchr(0, d).unwrap_or(d.len()) as u64;
     let body = d.get(..text_len as usize).unwrap_or(&[]);
     let mut decls: Vec<(u64, u64, String, &'static str)> = Vec::new();
     let mut seen = [false; 3];
@@ -198,13 +200,29 @@ pub fn parse(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
     b.set_value(l, format!("{n} lines"));
     b.seq(l, seq);
     if text_len < len {
-        b.leaf(
-            node,
-            "terminator",
-            off + text_len,
-            len - text_len,
-            format!("{} NUL bytes", len - text_len),
-        );
+        let rest = len - text_len;
+        let tail = b.slice(off + text_len, rest);
+        if text::looks_zero(tail) {
+            let v = if rest > 1 << 20 {
+                text::zero_note(rest)
+            } else {
+                format!("{rest} NUL bytes")
+            };
+            b.leaf(node, "terminator", off + text_len, rest, v);
+        } else {
+            b.leaf(
+                node,
+                "after the text",
+                off + text_len,
+                rest,
+                text::hex(tail, 16),
+            );
+            b.warn(
+                off + text_len,
+                rest,
+                "bytes after the PTX text's NUL are not NUL",
+            );
+        }
     }
     b.set_value(node, "PTX text");
 }
