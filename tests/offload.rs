@@ -13,6 +13,9 @@ use assert_cmd::Command;
 use serde_json::Value;
 
 use fwview::formats::{self, offload};
+
+mod common;
+use common::have;
 use fwview::model::{Builder, NodeId, Source, Tree};
 
 // ---------------------------------------------------------------- helpers
@@ -30,14 +33,6 @@ const HOST_OBJECTS: &[&str] = &[
     "debian-libomp-19-dev__libomptarget.devicertl.a__devicertl-nvptx-sm_80.o",
     "generated_locally/clang22__saxpy_omp_gfx1100_gfx90a.o",
 ];
-
-fn have(tool: &str) -> bool {
-    Proc::new(tool)
-        .arg("--version")
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false)
-}
 
 macro_rules! need {
     ($($tool:expr),+) => {

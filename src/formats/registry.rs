@@ -76,6 +76,8 @@ pub struct Row {
     pub found: Places,
     /// What the payloads it opens are (where a format found in them is).
     pub holds: Place,
+    // More columns join here as formats need them (an ELF vendor's hooks,
+    // chosen by machine and OS ABI, are kept beside the ELF reader).
 }
 
 fn zebin_detect(d: &[u8]) -> bool {
