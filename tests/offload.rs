@@ -13,6 +13,9 @@ use assert_cmd::Command;
 use serde_json::Value;
 
 use fwview::formats::{self, offload};
+
+mod common;
+use common::have;
 use fwview::model::{Builder, NodeId, Source, Tree};
 
 // ---------------------------------------------------------------- helpers
@@ -30,14 +33,6 @@ const HOST_OBJECTS: &[&str] = &[
     "debian-libomp-19-dev__libomptarget.devicertl.a__devicertl-nvptx-sm_80.o",
     "generated_locally/clang22__saxpy_omp_gfx1100_gfx90a.o",
 ];
-
-fn have(tool: &str) -> bool {
-    Proc::new(tool)
-        .arg("--version")
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false)
-}
 
 macro_rules! need {
     ($($tool:expr),+) => {
@@ -163,13 +158,14 @@ fn has_diag(v: &Value, sev: &str, text: &str) -> bool {
     diags(v).iter().any(|d| d.0 == sev && d.3.contains(text))
 }
 
-/// Every child's range lies inside its parent's.
+/// Every child's range lies inside its parent's (a child that starts a
+/// derived byte space has offsets in that space).
 fn check_nesting(n: &Value) {
     let (o, s) = range(n);
     for c in kids(n) {
         let (co, cs) = range(c);
         assert!(
-            co >= o && co + cs <= o + s,
+            c["space"] != n["space"] || co >= o && co + cs <= o + s,
             "{} escapes {}",
             c["name"],
             n["name"]
@@ -1144,22 +1140,38 @@ fn check_compressed(zstd: bool) {
     assert_eq!(range(c), (40, rd64(&data, 8) - 40));
     assert!(val(c).starts_with(method), "{}", val(c));
     assert!(val(at(c, "compression")).starts_with(method));
-    // The bonus: the entries, inflated.
-    let e0 = at(c, "inflated/[0]");
-    assert_eq!(val(at(e0, "arch")), "\"gfx90a\"");
-    assert_eq!(val(at(e0, "offload kind")), "4 (HIP)");
+    // The entries, laid out in the inflated space as in a plain binary,
+    // at their offsets less the entries offset.
+    let eo = rd64(&plain, 16);
+    let inf = at(c, "inflated");
+    let k = inf["space"].as_u64().unwrap();
+    assert_ne!(k, 0);
+    assert_eq!(range(inf), (0, plain.len() as u64 - eo));
+    let sp = &v["spaces"][k as usize];
+    assert_eq!(sp["from"]["space"], 0);
+    assert_eq!(sp["from"]["offset"], 40);
+    assert_eq!(sp["from"]["size"], rd64(&data, 8) - 40);
+    assert_eq!(sp["from"]["method"], method);
+    let shown = entries_of("compressed/inflated", inf);
+    assert_eq!(shown.len(), 2);
+    assert_eq!(shown[0].strings["arch"], "gfx90a");
+    assert_eq!(shown[0].offload_kind, 4);
+    assert_eq!(val(at(inf, "entries/[0]/offload kind")), "4 (HIP)");
     assert!(
-        val(at(e0, "image")).starts_with("ELF, 64 bytes"),
+        shown[0].image_value.starts_with("ELF, 64 bytes"),
         "{}",
-        val(at(e0, "image"))
+        shown[0].image_value
     );
+    // The image's range in the space is its offset in the plain binary
+    // less the entries offset.
+    let io = rd64(&plain, eo as usize + 24);
+    assert_eq!(shown[0].image, (io - eo, 64));
     // Entry 1 says bitcode and is: no info about it. Entry 0 says object
     // and is ELF: none either.
     assert!(diags(&v).is_empty(), "{:?}", diags(&v));
-    let e1 = at(c, "inflated/[1]");
-    assert_eq!(val(at(e1, "triple")), "\"spirv64-intel\"");
-    assert_eq!(val(at(e1, "symbols")), "\"k1\\x00k2\"");
-    assert!(val(at(e1, "image")).starts_with("LLVM bitcode"));
+    assert_eq!(shown[1].strings["triple"], "spirv64-intel");
+    assert_eq!(shown[1].strings["symbols"], "k1\\x00k2");
+    assert!(shown[1].image_value.starts_with("LLVM bitcode"));
 }
 
 #[test]
@@ -1198,14 +1210,19 @@ fn compressed_kind_disagreeing_is_info() {
     let v = json_of_bytes(data);
     let ds = diags(&v);
     assert_eq!(ds.len(), 1, "{ds:?}");
+    // At the image, in the inflated space.
+    let plain = write_multi(3, &es);
+    let eo = rd64(&plain, 16);
+    let io = rd64(&plain, eo as usize + 24);
     assert!(
-        ds[0].0 == "info" && ds[0].1 == 40 && ds[0].3.contains("5 (PTX)"),
+        ds[0].0 == "info" && ds[0].1 == io - eo && ds[0].3.contains("5 (PTX)"),
         "{ds:?}"
     );
+    assert_eq!(v["diagnostics"][0]["space"], 1);
 }
 
 #[test]
-fn compressed_garbage_is_a_warning() {
+fn compressed_garbage_is_an_error() {
     let plain = write_multi(3, &two_entries());
     let mut data = compress_v3(&plain, true);
     for b in &mut data[48..56] {
@@ -1213,7 +1230,7 @@ fn compressed_garbage_is_a_warning() {
     }
     let v = json_of_bytes(data);
     assert!(
-        has_diag(&v, "warning", "does not decompress"),
+        has_diag(&v, "error", "does not decompress"),
         "{:?}",
         diags(&v)
     );
@@ -1564,22 +1581,204 @@ fn bundle_image() {
 
 #[test]
 fn compressed_bundle_header() {
-    // CCOB version 2: total size u32, uncompressed size u32, hash u64.
-    let data = zstd::encode_all(&b"__CLANG_OFFLOAD_BUNDLE__"[..], 3).unwrap();
+    // CCOB version 2: total size u32, uncompressed size u32, hash u64; the
+    // bundle inflated into a space of its own and opened there.
+    let bundle = bundle_bytes();
+    let data = zstd::encode_all(&bundle[..], 3).unwrap();
     let mut c = b"CCOB".to_vec();
     c.extend_from_slice(&2u16.to_le_bytes());
     c.extend_from_slice(&1u16.to_le_bytes());
     c.extend_from_slice(&((24 + data.len()) as u32).to_le_bytes());
-    c.extend_from_slice(&24u32.to_le_bytes());
+    c.extend_from_slice(&(bundle.len() as u32).to_le_bytes());
     c.extend_from_slice(&0x1122_3344_5566_7788u64.to_le_bytes());
     c.extend_from_slice(&data);
     let mut e = simple();
     e.image_kind = 4;
     e.image = c.clone();
-    let v = json_of_bytes(write_v1(&e));
-    assert!(diags(&v).is_empty(), "{:?}", diags(&v));
+    let d = write_v1(&e);
+    let v = json_of_bytes(d.clone());
+    // The made-up hash is not the bundle's MD5.
+    let ds = diags(&v);
+    assert!(
+        ds.len() == 1 && ds[0].0 == "warning" && ds[0].3.contains("does not match"),
+        "{ds:?}"
+    );
+    check_nesting(&v["root"]);
     let img = at(&v["root"], "image");
+    assert!(val(img).starts_with("compressed clang offload bundle"));
     assert_eq!(val(at(img, "header/compression")), "1 (zstd)");
-    assert_eq!(num(at(img, "header/uncompressed size")), 24);
-    assert_eq!(range(at(img, "compressed")).1, data.len() as u64);
+    assert_eq!(
+        num(at(img, "header/uncompressed size")),
+        bundle.len() as u64
+    );
+    let comp = at(img, "compressed");
+    assert_eq!(range(comp).1, data.len() as u64);
+    let inf = at(comp, "inflated");
+    assert_eq!(range(inf), (0, bundle.len() as u64));
+    let k = inf["space"].as_u64().unwrap();
+    assert_eq!(v["spaces"][k as usize]["from"]["offset"], range(comp).0);
+    assert_eq!(v["spaces"][k as usize]["from"]["method"], "zstd");
+    assert_eq!(
+        val(at(inf, "entries/[1]/triple")),
+        "\"hipv4-amdgcn-amd-amdhsa--gfx90a\""
+    );
+    let co = at(inf, "hipv4-amdgcn-amd-amdhsa--gfx90a");
+    assert!(val(co).starts_with("ELF, 64 bytes"), "{}", val(co));
+    assert_eq!(range(co).1, 64);
+    // A size announced wrong is a warning.
+    let mut bad = c.clone();
+    bad[12..16].copy_from_slice(&((bundle.len() + 8) as u32).to_le_bytes());
+    e.image = bad;
+    let v = json_of_bytes(write_v1(&e));
+    assert!(
+        has_diag(&v, "warning", "the header announces"),
+        "{:?}",
+        diags(&v)
+    );
+}
+
+/// A device object clang-22 compiles, holding a string no header has.
+fn marked_gpu_object(dir: &Path) -> Vec<u8> {
+    let src = dir.join("marked.c");
+    std::fs::write(
+        &src,
+        "const char marker[] = \"only-in-the-inflated-bytes\";\nint add(int a, int b) { return a + b; }\n",
+    )
+    .unwrap();
+    let gpu = dir.join("marked.o");
+    run(Proc::new("clang-22")
+        .args([
+            "--target=amdgcn-amd-amdhsa",
+            "-mcpu=gfx90a",
+            "-nogpulib",
+            "-c",
+            "-o",
+        ])
+        .arg(&gpu)
+        .arg(&src));
+    std::fs::read(&gpu).unwrap()
+}
+
+const MARKER: &[u8] = b"only-in-the-inflated-bytes";
+
+fn find_lines(file: &Path, pattern: &str) -> Vec<String> {
+    let out = Command::cargo_bin("fwview")
+        .unwrap()
+        .args(["--find", pattern])
+        .arg(file)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn compressed_binary_of_a_real_image() {
+    need!("clang-22", "llvm-offload-binary-22");
+    let dir = tempfile::tempdir().unwrap();
+    let gpu = marked_gpu_object(dir.path());
+    // What llvm-offload-binary-22 extracts from a plain binary of it.
+    let gpu_path = dir.path().join("marked.o");
+    let plain1 = dir.path().join("plain.bin");
+    run(Proc::new("llvm-offload-binary-22")
+        .arg(format!(
+            "--image=file={},triple=amdgcn-amd-amdhsa,arch=gfx90a,kind=hip",
+            gpu_path.display()
+        ))
+        .arg("-o")
+        .arg(&plain1));
+    let reference = reference_image(&plain1, "gfx90a", dir.path());
+    assert_eq!(reference, gpu);
+    // The same image in a compressed v3 binary.
+    let e = E {
+        image_kind: 1,
+        offload_kind: 4,
+        flags: 0,
+        strings: vec![("triple", "amdgcn-amd-amdhsa"), ("arch", "gfx90a")],
+        image: gpu.clone(),
+    };
+    let plain = write_multi(3, &[e]);
+    let data = compress_v3(&plain, true);
+    assert!(memchr::memmem::find(&data, MARKER).is_none());
+    let file = dir.path().join("compressed.bin");
+    std::fs::write(&file, &data).unwrap();
+    let v = json_of(&file);
+    assert!(errors(&v).is_empty(), "{:?}", diags(&v));
+    check_nesting(&v["root"]);
+    let inf = at(&v["root"], "compressed/inflated");
+    let k = inf["space"].as_u64().unwrap();
+    let sp = &v["spaces"][k as usize];
+    assert_eq!(sp["from"]["space"], 0);
+    assert_eq!(sp["from"]["offset"], 40);
+    assert_eq!(sp["from"]["size"], rd64(&data, 8) - 40);
+    assert_eq!(sp["from"]["method"], "zstd");
+    assert_eq!(sp["size"], plain.len() as u64 - 40);
+    let img = at(inf, "image");
+    assert!(val(img).starts_with("ELF, "), "{}", val(img));
+    // --extract of the inflated image: what llvm-offload-binary-22
+    // extracts, what clang-22 compiled.
+    let got = fwview_extract(&file, "compressed/inflated/image", dir.path());
+    assert_eq!(got, reference);
+    // --find of a string only the inflated bytes hold.
+    let at_plain = memchr::memmem::find(&plain, MARKER).unwrap() as u64;
+    let lines = find_lines(&file, "only-in-the-inflated");
+    assert_eq!(lines, vec![format!("{k}:0x{:x}", at_plain - 40)]);
+}
+
+#[test]
+fn compressed_bundle_from_clang_offload_bundler() {
+    need!("clang-22", "clang-offload-bundler-22");
+    let dir = tempfile::tempdir().unwrap();
+    let gpu = marked_gpu_object(dir.path());
+    let host = dir.path().join("host.o");
+    std::fs::write(&host, b"").unwrap();
+    let ccob = dir.path().join("bundle.ccob");
+    let target = "hipv4-amdgcn-amd-amdhsa--gfx90a";
+    run(Proc::new("clang-offload-bundler-22")
+        .args(["-type=o", "-compress"])
+        .arg(format!("-targets=host-x86_64-unknown-linux-gnu,{target}"))
+        .arg(format!("-input={}", host.display()))
+        .arg(format!("-input={}", dir.path().join("marked.o").display()))
+        .arg(format!("-output={}", ccob.display())));
+    let unbundled = dir.path().join("unbundled.o");
+    run(Proc::new("clang-offload-bundler-22")
+        .args(["-type=o", "-unbundle"])
+        .arg(format!("-targets={target}"))
+        .arg(format!("-input={}", ccob.display()))
+        .arg(format!("-output={}", unbundled.display())));
+    let reference = std::fs::read(&unbundled).unwrap();
+    assert_eq!(reference, gpu);
+    let data = std::fs::read(&ccob).unwrap();
+    assert!(memchr::memmem::find(&data, MARKER).is_none());
+    // A compressed bundle is found in the file itself.
+    let v = json_of(&ccob);
+    assert_eq!(v["format"], "clang-offload-bundle-compressed");
+    assert!(diags(&v).is_empty(), "{:?}", diags(&v));
+    check_nesting(&v["root"]);
+    let root = &v["root"];
+    let version = u64::from(u16::from_le_bytes([data[4], data[5]]));
+    assert_eq!(num(at(root, "header/version")), version);
+    assert_eq!(val(at(root, "header/compression")), "1 (zstd)");
+    assert!(
+        val(at(root, "header/hash")).ends_with("(matches the inflated bundle's MD5)"),
+        "{}",
+        val(at(root, "header/hash"))
+    );
+    let inf = at(root, "compressed/inflated");
+    let k = inf["space"].as_u64().unwrap();
+    assert_eq!(
+        v["spaces"][k as usize]["from"]["offset"],
+        range(at(root, "compressed")).0
+    );
+    let co = at(inf, target);
+    assert!(val(co).starts_with("ELF, "), "{}", val(co));
+    let got = fwview_extract(&ccob, &format!("compressed/inflated/{target}"), dir.path());
+    assert_eq!(got, reference);
+    let lines = find_lines(&ccob, "only-in-the-inflated");
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(lines[0].starts_with(&format!("{k}:0x")), "{lines:?}");
 }

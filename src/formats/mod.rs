@@ -1,14 +1,19 @@
 //! Format detection and dispatch. Each format is one module that turns
 //! bytes into nodes through [`crate::model::Builder`] and knows nothing of
-//! the UI.
+//! the UI; [`registry`] is the one table of them.
 
 pub mod ar;
+pub mod bitcode;
+pub mod bundle;
 pub mod cdo;
-pub mod devimg;
+pub mod compress;
 pub mod elf;
+pub mod fatbin;
 pub mod json;
 pub mod offload;
 pub mod pdi;
+pub mod ptx;
+pub mod registry;
 pub mod spirv;
 pub mod xclbin;
 pub mod xe;
@@ -17,43 +22,13 @@ pub mod zebin;
 
 use std::sync::Arc;
 
-use crate::model::{Builder, NodeId, Source, Tree};
+use crate::model::{Source, Tree};
 
-/// The formats fwview recognises, in the order they are tried.
-pub const FORMATS: &[&str] = &["xclbin", "xe", "elf", "zebin", "offload", "ar", "pdi"];
+pub use registry::{dispatch, Format, Place};
 
-/// The name of the format whose magic `d` starts with, if any.
+/// The name of the format a file starting with `d` is, if any.
 pub fn detect(d: &[u8]) -> Option<&'static str> {
-    if xclbin::detect(d) {
-        Some("xclbin")
-    } else if xe::detect(d) {
-        Some("xe")
-    } else if elf::detect(d) {
-        Some(if elf::is_zebin(d) { "zebin" } else { "elf" })
-    } else if offload::detect(d) {
-        Some("offload")
-    } else if ar::detect(d) {
-        Some("ar")
-    } else if pdi::detect(d) {
-        Some("pdi")
-    } else {
-        None
-    }
-}
-
-/// Detects the format of `[off, off+len)` and parses it under `parent`.
-pub fn dispatch(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> Option<&'static str> {
-    let f = detect(b.slice(off, len))?;
-    match f {
-        "xclbin" => xclbin::parse(b, parent, off, len),
-        "xe" => xe::parse(b, parent, off, len),
-        "elf" | "zebin" => elf::parse(b, parent, off, len),
-        "offload" => offload::parse(b, parent, off, len),
-        "ar" => ar::parse(b, parent, off, len),
-        "pdi" => pdi::parse(b, parent, off, len),
-        _ => return None,
-    }
-    Some(f)
+    Format::detect(d, Place::Top).map(Format::name)
 }
 
 /// Parses a whole file.

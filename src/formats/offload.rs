@@ -20,18 +20,17 @@
 //! key, its value the value), `string table` and `image`; for several,
 //! `entries/[i]`, `strings/[i]`, `string table`, `images/[i]`. Several
 //! binaries back to back are `[0]`, `[1]`…, each laid out so. A compressed
-//! v3 binary shows `compressed` (its `compression` and, when opened,
-//! `inflated`: the entries as decompressed, every node spanning the
-//! compressed bytes since the inflated ones are not in the file).
+//! v3 binary shows `compressed` (its `compression` and `inflated`: the
+//! bytes after the entries offset, inflated into a byte space of their own,
+//! laid out there as above, each image opened there).
 
 use std::collections::{BTreeMap, HashSet};
-use std::io::Read;
-use std::sync::Arc;
 
 use nom::number::complete::{le_u16, le_u32, le_u64};
 
-use super::devimg;
-use crate::model::{named, num, text, Builder, Endian, LazyFn, NodeId};
+use super::compress::{self, Method};
+use super::registry::{self, Format};
+use crate::model::{text, Builder, Endian, NodeId, Raw, Value};
 
 pub const MAGIC: &[u8] = &[0x10, 0xff, 0x10, 0xad];
 
@@ -51,8 +50,6 @@ const MAX_ENTRIES: u64 = 1000;
 const MAX_STRINGS: u64 = 1000;
 /// String entries decoded per binary, all entries together.
 const MAX_STRINGS_TOTAL: u64 = 10_000;
-/// The largest compressed payload fwview inflates to show what is inside.
-pub const MAX_INFLATE: u64 = 64 << 20;
 const ZSTD_MAGIC: &[u8] = &[0x28, 0xb5, 0x2f, 0xfd];
 
 pub fn detect(d: &[u8]) -> bool {
@@ -92,42 +89,50 @@ pub fn offload_kind_text(k: u16) -> String {
 }
 
 fn offload_kind_short(k: u16) -> String {
-    let t = offload_kind_text(k);
+    offload_kind_short_of(&offload_kind_text(k)).to_string()
+}
+
+/// What the parentheses of `4 (HIP)` hold.
+fn offload_kind_short_of(t: &str) -> &str {
     match (t.find('('), t.rfind(')')) {
-        (Some(a), Some(z)) if a < z => t.get(a + 1..z).unwrap_or("").to_string(),
+        (Some(a), Some(z)) if a < z => t.get(a + 1..z).unwrap_or(""),
         _ => t,
     }
 }
 
-fn flags_text(flags: u32, version: u32) -> String {
+/// The offload kind as a value: `4 (HIP)`.
+fn offload_kind_value(k: u16) -> Value {
+    let t = offload_kind_text(k);
+    Value::note(Raw::U(u64::from(k)), offload_kind_short_of(&t))
+}
+
+fn flags_value(flags: u32, version: u32) -> Value {
     if version >= 2 && flags & 1 != 0 {
         let rest = flags & !1;
-        if rest == 0 {
-            "1 (metadata only, no image)".to_string()
+        let note = if rest == 0 {
+            "metadata only, no image".to_string()
         } else {
-            format!(
-                "{} (metadata only, no image | 0x{rest:x})",
-                num(u64::from(flags))
-            )
-        }
+            format!("metadata only, no image | 0x{rest:x}")
+        };
+        Value::note(Raw::U(u64::from(flags)), note)
     } else {
-        num(u64::from(flags)).to_string()
+        Value::uint(u64::from(flags)).with_width(4)
     }
 }
 
 /// The formats an image kind promises.
-fn expected(kind: u16) -> Option<&'static [&'static str]> {
+fn expected(kind: u16) -> Option<&'static [Format]> {
     Some(match kind {
-        1 => &["elf", "zebin"],
-        2 => &["bitcode"],
-        3 => &["elf"],
+        1 => &[Format::Elf, Format::Zebin],
+        2 => &[Format::Bitcode],
+        3 => &[Format::Elf],
         4 => &[
-            "cuda-fatbin",
-            "clang-offload-bundle",
-            "clang-offload-bundle-compressed",
+            Format::CudaFatbin,
+            Format::ClangBundle,
+            Format::ClangBundleCompressed,
         ],
-        5 => &["ptx"],
-        6 => &["spirv"],
+        5 => &[Format::Ptx],
+        6 => &[Format::SpirV],
         _ => return None,
     })
 }
@@ -138,6 +143,11 @@ fn header_len(version: u32) -> u64 {
     } else {
         HEADER_V1
     }
+}
+
+/// An 8-byte field's value.
+fn u64v(v: u64) -> Value {
+    Value::uint(v).with_width(8)
 }
 
 fn known(version: u32) -> bool {
@@ -174,7 +184,7 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
                 "padding",
                 off + first,
                 len - first,
-                format!("{} bytes", len - first),
+                Value::Size(len - first),
             );
         }
         if !s.is_empty() {
@@ -214,7 +224,7 @@ fn sequence(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
         }
         let ext = extent(b, pos, rest);
         let g = b.group(parent, format!("[{i}]"), pos, ext);
-        b.set_format(g, "offload");
+        b.set_format(g, Format::Offload.name());
         let s = binary(b, g, pos, ext);
         b.set_value(g, s);
         // The next binary starts at the 8-aligned end of this one.
@@ -232,18 +242,45 @@ fn sequence(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
 /// One binary, `[base, base+len)` (its size cut to what is there).
 #[derive(Clone, Copy)]
 struct Bin {
+    /// Where relative offset `skip` is in the space being built.
     base: u64,
     len: u64,
     version: u32,
+    /// Relative offsets below this are not in the space being built: 0 for
+    /// a binary in the file, the entries offset for the inflated bytes of
+    /// a compressed one (its header stays in the file).
+    skip: u64,
+}
+
+/// A binary's bytes, read at offsets relative to its header.
+#[derive(Clone, Copy)]
+struct Rel<'a> {
+    d: &'a [u8],
+    skip: u64,
+}
+
+impl<'a> Rel<'a> {
+    /// The bytes from relative offset `rel` on.
+    fn at(self, rel: u64) -> Option<&'a [u8]> {
+        let i = usize::try_from(rel.checked_sub(self.skip)?).ok()?;
+        self.d.get(i..)
+    }
 }
 
 impl Bin {
     fn abs(&self, rel: u64) -> u64 {
-        self.base.saturating_add(rel)
+        self.base.saturating_add(rel.saturating_sub(self.skip))
     }
-    /// True if `[rel, rel+size)` lies inside the binary.
+    /// True if `[rel, rel+size)` lies inside the binary (and in the space
+    /// being built).
     fn holds(&self, rel: u64, size: u64) -> bool {
-        rel <= self.len && size <= self.len - rel
+        rel >= self.skip && rel <= self.len && size <= self.len - rel
+    }
+    fn rel<'a>(&self, b: &Builder<'a>) -> Rel<'a> {
+        Rel {
+            d: b.slice(self.base, self.len.saturating_sub(self.skip)),
+            skip: self.skip,
+        }
     }
     fn string_entry(&self) -> u64 {
         if self.version >= 2 {
@@ -267,8 +304,8 @@ struct Entry {
     img_size: u64,
 }
 
-fn read_entry(d: &[u8], at: u64) -> Option<Entry> {
-    let s = d.get(usize::try_from(at).ok()?..)?;
+fn read_entry(d: Rel<'_>, at: u64) -> Option<Entry> {
+    let s = d.at(at)?;
     let (s, image_kind) = le_u16::<_, ()>(s).ok()?;
     let (s, offload_kind) = le_u16::<_, ()>(s).ok()?;
     let (s, flags) = le_u32::<_, ()>(s).ok()?;
@@ -288,20 +325,20 @@ fn read_entry(d: &[u8], at: u64) -> Option<Entry> {
     })
 }
 
-fn mem_u64(d: &[u8], at: u64) -> Option<u64> {
-    let s = d.get(usize::try_from(at).ok()?..)?;
+fn mem_u64(d: Rel<'_>, at: u64) -> Option<u64> {
+    let s = d.at(at)?;
     le_u64::<_, ()>(s).ok().map(|(_, v)| v)
 }
 
-fn mem_u32(d: &[u8], at: u64) -> Option<u32> {
-    let s = d.get(usize::try_from(at).ok()?..)?;
+fn mem_u32(d: Rel<'_>, at: u64) -> Option<u32> {
+    let s = d.at(at)?;
     le_u32::<_, ()>(s).ok().map(|(_, v)| v)
 }
 
 /// The NUL-terminated string at `at` in `d`: its bytes and whether a NUL
 /// ended it.
-fn cstr(d: &[u8], at: u64) -> Option<(&[u8], bool)> {
-    let s = d.get(usize::try_from(at).ok()?..)?;
+fn cstr(d: Rel<'_>, at: u64) -> Option<(&[u8], bool)> {
+    let s = d.at(at)?;
     Some(match memchr::memchr(0, s) {
         Some(n) => (s.get(..n).unwrap_or(&[]), true),
         None => (s, false),
@@ -311,7 +348,10 @@ fn cstr(d: &[u8], at: u64) -> Option<(&[u8], bool)> {
 /// Parses one binary at `[base, base+len)` under `node`; returns a one-line
 /// summary of it.
 fn binary(b: &mut Builder<'_>, node: NodeId, base: u64, len: u64) -> String {
-    let d = b.slice(base, len);
+    let d = Rel {
+        d: b.slice(base, len),
+        skip: 0,
+    };
     let version = mem_u32(d, 4);
     let size = mem_u64(d, 8);
     let (Some(version), Some(size)) = (version, size) else {
@@ -326,8 +366,14 @@ fn binary(b: &mut Builder<'_>, node: NodeId, base: u64, len: u64) -> String {
     if !known(version) {
         let h = b.group(node, "header", base, 16);
         b.leaf(h, "magic", base, 4, "10 ff 10 ad");
-        b.leaf(h, "version", base + 4, 4, named(u64::from(version), None));
-        b.leaf(h, "size", base + 8, 8, num(size));
+        b.leaf(
+            h,
+            "version",
+            base + 4,
+            4,
+            Value::named(u64::from(version), None),
+        );
+        b.leaf(h, "size", base + 8, 8, u64v(size));
         b.error(
             base + 4,
             4,
@@ -339,17 +385,28 @@ fn binary(b: &mut Builder<'_>, node: NodeId, base: u64, len: u64) -> String {
                 "contents",
                 base + 16,
                 len - 16,
-                text::hex(d.get(16..).unwrap_or(&[]), 16),
+                text::hex(d.at(16).unwrap_or(&[]), 16),
             );
         }
         return format!("offload binary, unknown version {version}");
     }
-    let bin = Bin { base, len, version };
+    let bin = Bin {
+        base,
+        len,
+        version,
+        skip: 0,
+    };
     let hlen = header_len(version);
     let h = b.group(node, "header", base, hlen.min(len));
     b.leaf(h, "magic", base, 4, "10 ff 10 ad");
-    b.leaf(h, "version", base + 4, 4, num(u64::from(version)));
-    let sz = b.leaf(h, "size", base + 8, 8, num(size));
+    b.leaf(
+        h,
+        "version",
+        base + 4,
+        4,
+        Value::uint(u64::from(version)).with_width(4),
+    );
+    let sz = b.leaf(h, "size", base + 8, 8, u64v(size));
     b.link(sz, base, len);
     if size > len {
         b.error(
@@ -383,13 +440,13 @@ fn binary(b: &mut Builder<'_>, node: NodeId, base: u64, len: u64) -> String {
     } else {
         ["entries offset", "entries count"]
     };
-    let eo_id = f3.map(|v| b.leaf(h, names[0], base + 16, 8, num(v)));
+    let eo_id = f3.map(|v| b.leaf(h, names[0], base + 16, 8, u64v(v)));
     if let Some(v) = f4 {
-        b.leaf(h, names[1], base + 24, 8, num(v));
+        b.leaf(h, names[1], base + 24, 8, u64v(v));
     }
     if version >= 3 {
         if let Some(v) = f5 {
-            b.leaf(h, "inflated size", base + 32, 8, num(v));
+            b.leaf(h, "inflated size", base + 32, 8, u64v(v));
         }
     }
     let (Some(eo), Some(f4), Some(inflated)) = (f3, f4, f5) else {
@@ -401,7 +458,7 @@ fn binary(b: &mut Builder<'_>, node: NodeId, base: u64, len: u64) -> String {
                 b.link(id, base + eo, len - eo);
             }
         }
-        return compressed(b, node, bin, eo, inflated);
+        return compressed(b, node, bin, eo, f4, inflated);
     }
     let count = if version == 1 { 1 } else { f4 };
     if version == 1 && f4 != ENTRY {
@@ -496,20 +553,20 @@ fn layout(b: &mut Builder<'_>, node: NodeId, bin: Bin, entries: &[Entry], flat: 
             "image kind",
             a,
             2,
-            named(u64::from(e.image_kind), image_kind_name(e.image_kind)).to_string(),
+            Value::named(u64::from(e.image_kind), image_kind_name(e.image_kind)),
         );
         b.leaf(
             g,
             "offload kind",
             a + 2,
             2,
-            offload_kind_text(e.offload_kind),
+            offload_kind_value(e.offload_kind),
         );
-        b.leaf(g, "flags", a + 4, 4, flags_text(e.flags, bin.version));
-        let so = b.leaf(g, "string offset", a + 8, 8, num(e.str_off));
-        b.leaf(g, "string count", a + 16, 8, num(e.str_count));
-        let io = b.leaf(g, "image offset", a + 24, 8, num(e.img_off));
-        b.leaf(g, "image size", a + 32, 8, num(e.img_size));
+        b.leaf(g, "flags", a + 4, 4, flags_value(e.flags, bin.version));
+        let so = b.leaf(g, "string offset", a + 8, 8, u64v(e.str_off));
+        b.leaf(g, "string count", a + 16, 8, u64v(e.str_count));
+        let io = b.leaf(g, "image offset", a + 24, 8, u64v(e.img_off));
+        b.leaf(g, "image size", a + 32, 8, u64v(e.img_size));
         // The string entries.
         let mut sn = e.str_count;
         if sn > 0 && !bin.holds(e.str_off, 1) {
@@ -632,7 +689,7 @@ fn layout(b: &mut Builder<'_>, node: NodeId, bin: Bin, entries: &[Entry], flat: 
         let t = b.group(node, "string table", bin.abs(lo), hi - lo);
         b.set_value(t, format!("{} strings", table.len()));
         for (o, (l, s)) in &table {
-            b.leaf(t, format!("[0x{o:x}]"), bin.abs(*o), *l, format!("\"{s}\""));
+            b.leaf(t, format!("[0x{o:x}]"), bin.abs(*o), *l, Value::str(s));
         }
     }
     // The images.
@@ -672,8 +729,7 @@ fn layout(b: &mut Builder<'_>, node: NodeId, bin: Bin, entries: &[Entry], flat: 
             );
             None
         } else {
-            let f = devimg::open(b, id, bin.abs(io), is);
-            b.set_value(id, devimg::image_value(f, is));
+            let f = registry::open_image(b, id, bin.abs(io), is);
             check_kind(b, bin.abs(io), is, e.image_kind, f);
             f
         };
@@ -698,7 +754,7 @@ fn layout(b: &mut Builder<'_>, node: NodeId, bin: Bin, entries: &[Entry], flat: 
     s
 }
 
-fn entry_summary(e: &Entry, map: &[(String, String)], f: Option<&str>) -> String {
+fn entry_summary(e: &Entry, map: &[(String, String)], f: Option<Format>) -> String {
     let get = |k: &str| {
         map.iter()
             .find(|(key, _)| key == k)
@@ -706,7 +762,7 @@ fn entry_summary(e: &Entry, map: &[(String, String)], f: Option<&str>) -> String
     };
     let mut parts = vec![offload_kind_short(e.offload_kind)];
     parts.push(match f {
-        Some(f) => devimg::label(f).to_string(),
+        Some(f) => f.label().to_string(),
         None => image_kind_name(e.image_kind)
             .unwrap_or("unknown")
             .to_string(),
@@ -720,15 +776,15 @@ fn entry_summary(e: &Entry, map: &[(String, String)], f: Option<&str>) -> String
     parts.join(" ")
 }
 
-fn check_kind(b: &mut Builder<'_>, off: u64, size: u64, kind: u16, f: Option<&str>) {
+fn check_kind(b: &mut Builder<'_>, off: u64, size: u64, kind: u16, f: Option<Format>) {
     let Some(want) = expected(kind) else { return };
-    let kname = named(u64::from(kind), image_kind_name(kind));
+    let kname = Value::named(u64::from(kind), image_kind_name(kind));
     match f {
         Some(f) if want.contains(&f) => {}
         Some(f) => b.info(
             off,
             size,
-            format!("image kind {kname} disagrees with the image bytes, which are {}", devimg::label(f)),
+            format!("image kind {kname} disagrees with the image bytes, which are {}", f.label()),
         ),
         None => b.info(
             off,
@@ -748,7 +804,7 @@ fn string_entry(
     table: &mut Strings,
     names: &mut HashSet<String>,
 ) -> Option<(String, String)> {
-    let d = b.slice(bin.base, bin.len);
+    let d = bin.rel(b);
     let stride = bin.string_entry();
     let ko = mem_u64(d, rel)?;
     let vo = mem_u64(d, rel + 8)?;
@@ -828,10 +884,13 @@ fn string_entry(
                 );
                 None
             } else {
-                let s = d.get(vo as usize..(vo + vs) as usize).unwrap_or(&[]);
+                let s = d
+                    .at(vo)
+                    .and_then(|r| r.get(..usize::try_from(vs).ok()?))
+                    .unwrap_or(&[]);
                 let t = text::from_bytes(s);
                 // Keep the NUL LLVM writes after a value in the table's view.
-                let nul = u64::from(d.get((vo + vs) as usize) == Some(&0));
+                let nul = u64::from(d.at(vo + vs).and_then(|r| r.first()) == Some(&0));
                 let prev = table.get(&vo).map_or(0, |p| p.0);
                 if vs + nul >= prev {
                     table.insert(vo, (vs + nul, t.clone()));
@@ -851,17 +910,17 @@ fn string_entry(
         name = format!("{name} [{index}]");
     }
     let e = b.group(g, name, at, stride);
-    b.set_value(e, format!("\"{vtext}\""));
-    let k = b.leaf(e, "key offset", at, 8, num(ko));
+    b.set_value(e, Value::str(&vtext));
+    let k = b.leaf(e, "key offset", at, 8, u64v(ko));
     if let Some((_, o, l)) = key {
         b.link(k, bin.abs(o), l);
     }
-    let v = b.leaf(e, "value offset", at + 8, 8, num(vo));
+    let v = b.leaf(e, "value offset", at + 8, 8, u64v(vo));
     if let Some((_, o, l)) = value {
         b.link(v, bin.abs(o), l);
     }
     if let Some(vs) = vs {
-        b.leaf(e, "value size", at + 16, 8, num(vs));
+        b.leaf(e, "value size", at + 16, 8, u64v(vs));
     }
     Some((ktext, vtext))
 }
@@ -870,11 +929,11 @@ fn string_entry(
 
 /// The compression of a v3 payload, as LLVM decides it: zstd if the bytes
 /// start with a zstd frame, zlib otherwise.
-pub fn compression(d: &[u8]) -> &'static str {
+pub fn compression(d: &[u8]) -> Method {
     if d.starts_with(ZSTD_MAGIC) {
-        "zstd"
+        Method::Zstd
     } else {
-        "zlib"
+        Method::Zlib
     }
 }
 
@@ -885,27 +944,17 @@ fn zlib_header_ok(d: &[u8]) -> bool {
     }
 }
 
-/// Inflates `data` with `method`, reading at most `limit + 1` bytes so
-/// that a payload longer than announced shows.
-pub fn inflate(data: &[u8], method: &str, limit: u64) -> Result<Vec<u8>, String> {
-    let mut out = Vec::new();
-    let r = if method == "zstd" {
-        match zstd::stream::read::Decoder::new(data) {
-            Ok(d) => d.take(limit.saturating_add(1)).read_to_end(&mut out),
-            Err(e) => Err(e),
-        }
-    } else {
-        flate2::read::ZlibDecoder::new(data)
-            .take(limit.saturating_add(1))
-            .read_to_end(&mut out)
-    };
-    match r {
-        Ok(_) => Ok(out),
-        Err(e) => Err(e.to_string()),
-    }
-}
-
-fn compressed(b: &mut Builder<'_>, node: NodeId, bin: Bin, eo: u64, inflated: u64) -> String {
+/// A compressed binary: everything after the entries offset `eo` is
+/// inflated into a byte space of its own, and the entries, strings and
+/// images are laid out there, at their offsets less `eo`.
+fn compressed(
+    b: &mut Builder<'_>,
+    node: NodeId,
+    bin: Bin,
+    eo: u64,
+    count: u64,
+    inflated: u64,
+) -> String {
     let v = bin.version;
     if !bin.holds(eo, 0) {
         b.error(
@@ -929,13 +978,14 @@ fn compressed(b: &mut Builder<'_>, node: NodeId, bin: Bin, eo: u64, inflated: u6
     let c_len = bin.len - eo;
     let d = b.slice(c_off, c_len);
     let method = compression(d);
+    let m = method.name();
     let body = inflated.saturating_sub(eo);
     let c = b.group(node, "compressed", c_off, c_len);
     b.set_value(
         c,
-        format!("{method}, {c_len} bytes; inflates to {body} bytes after the {eo}-byte header"),
+        format!("{m}, {c_len} bytes; inflates to {body} bytes after the {eo}-byte header"),
     );
-    if method == "zstd" {
+    if method == Method::Zstd {
         b.leaf(c, "compression", c_off, 4, "zstd (frame magic 28 b5 2f fd)");
     } else if zlib_header_ok(d) {
         b.leaf(c, "compression", c_off, 2, "zlib (deflate)");
@@ -953,186 +1003,63 @@ fn compressed(b: &mut Builder<'_>, node: NodeId, bin: Bin, eo: u64, inflated: u6
             "compressed payload starts with neither a zstd frame nor a zlib header",
         );
     }
-    let lazy = b.group(c, "inflated", c_off, c_len);
-    if body > MAX_INFLATE {
-        b.set_value(
-            lazy,
-            format!("not inflated: {body} bytes exceed fwview's limit of {MAX_INFLATE}"),
-        );
-        b.info(
-            c_off,
-            c_len,
-            format!("the payload inflates to {body} bytes, more than fwview's limit of {MAX_INFLATE}; entries not shown"),
-        );
-    } else {
-        b.set_value(
-            lazy,
-            "the entries, decompressed (their offsets are in the inflated binary)",
-        );
-        let f: LazyFn = Arc::new(move |b: &mut Builder<'_>, id| {
-            inflated_view(b, id, bin, eo, inflated, method);
-        });
-        b.lazy(lazy, f);
-    }
-    format!("offload binary v{v}, {method}-compressed")
-}
-
-/// Shows the entries of a compressed binary. The inflated bytes are not in
-/// the file, so every node spans the compressed bytes and says what it
-/// found in its value.
-fn inflated_view(
-    b: &mut Builder<'_>,
-    id: NodeId,
-    bin: Bin,
-    eo: u64,
-    inflated: u64,
-    method: &'static str,
-) {
-    let c_off = bin.abs(eo);
-    let c_len = bin.len - eo;
-    let body_len = inflated.saturating_sub(eo);
-    let body = match inflate(b.slice(c_off, c_len), method, body_len) {
-        Ok(v) => v,
-        Err(e) => {
-            b.warn(
-                c_off,
-                c_len,
-                format!("{method} payload does not decompress: {e}"),
-            );
-            b.leaf(id, "error", c_off, c_len, format!("{method}: {e}"));
-            return;
-        }
+    let mut over = false;
+    let made = b.derive(c, "inflated", c_off, c_len, m, |src, limit| {
+        compress::inflate_at_most(src, method, body, limit, &mut over)
+    });
+    let Some(id) = made else {
+        return format!("offload binary v{v}, {m}-compressed, not inflated");
     };
-    let got = body.len() as u64;
-    if got > body_len {
+    let got = b.range(id).1;
+    if over {
         b.warn(
             c_off,
             c_len,
-            format!("payload inflates to more than the {body_len} bytes the header announces"),
+            format!("payload inflates to more than the {body} bytes the header announces"),
         );
-    } else if got < body_len {
+    } else if got < body {
         b.warn(
             c_off,
             c_len,
-            format!("payload inflates to {got} bytes, the header announces {body_len}"),
+            format!("payload inflates to {got} bytes, the header announces {body}"),
         );
     }
-    // The restored binary: the header as stored, then the inflated bytes.
-    let mut whole: Vec<u8> = b.slice(bin.base, eo).to_vec();
-    whole.extend_from_slice(body.get(..body.len().min(body_len as usize)).unwrap_or(&[]));
-    let w = whole.as_slice();
-    let wl = w.len() as u64;
-    let count = mem_u64(w, 24).unwrap_or(0);
-    let n = count.min(wl.saturating_sub(eo) / ENTRY).min(MAX_ENTRIES);
-    if n < count {
-        b.warn(
-            c_off,
-            c_len,
-            format!("the inflated binary holds {n} of the {count} entries the header announces"),
-        );
-    }
-    let stride = bin.string_entry();
-    let mut budget = MAX_STRINGS_TOTAL;
-    let leaf =
-        |b: &mut Builder<'_>, p: NodeId, name: &str, v: String| b.leaf(p, name, c_off, c_len, v);
-    for i in 0..n {
-        let Some(e) = read_entry(w, eo + i * ENTRY) else {
-            break;
-        };
-        let g = b.group(id, format!("[{i}]"), c_off, c_len);
-        leaf(
-            b,
-            g,
-            "image kind",
-            named(u64::from(e.image_kind), image_kind_name(e.image_kind)).to_string(),
-        );
-        leaf(b, g, "offload kind", offload_kind_text(e.offload_kind));
-        leaf(b, g, "flags", flags_text(e.flags, bin.version));
-        let mut map = Vec::new();
-        let sn = e.str_count.min(MAX_STRINGS).min(budget);
-        if sn < e.str_count {
+    let inner = Bin {
+        base: 0,
+        len: eo.saturating_add(got),
+        version: v,
+        skip: eo,
+    };
+    let mut summary = String::new();
+    b.within(id, |b, id| {
+        let fit = got / ENTRY;
+        let mut n = count.min(fit);
+        if n < count {
             b.warn(
-                c_off,
-                c_len,
+                0,
+                got,
                 format!(
-                    "inflated entry {i}: {} string entries; showing the first {sn}",
-                    e.str_count
+                    "the inflated binary holds {n} of the {count} entries the header announces"
                 ),
             );
         }
-        budget -= sn;
-        for j in 0..sn {
-            let at = e.str_off.saturating_add(j * stride);
-            let (Some(ko), Some(vo)) = (mem_u64(w, at), mem_u64(w, at.saturating_add(8))) else {
-                b.warn(
-                    c_off,
-                    c_len,
-                    format!("inflated entry {i}: string entry {j} lies outside the binary"),
-                );
-                break;
-            };
-            let key = cstr(w, ko).map(|(s, _)| text::from_bytes(s));
-            let value = match mem_u64(w, at.saturating_add(16)) {
-                Some(vs) if bin.version >= 2 => usize::try_from(vo)
-                    .ok()
-                    .and_then(|a| w.get(a..a.checked_add(usize::try_from(vs).ok()?)?))
-                    .map(text::from_bytes),
-                _ => cstr(w, vo).map(|(s, _)| text::from_bytes(s)),
-            };
-            match (key, value) {
-                (Some(k), Some(v)) => {
-                    let name = if k.is_empty() {
-                        "(empty key)".to_string()
-                    } else {
-                        k.clone()
-                    };
-                    leaf(b, g, &name, format!("\"{v}\""));
-                    map.push((k, v));
-                }
-                _ => b.warn(
-                    c_off,
-                    c_len,
-                    format!("inflated entry {i}: string {j} points outside the binary"),
-                ),
-            }
+        if n > MAX_ENTRIES {
+            b.warn(
+                0,
+                got,
+                format!("{n} entries; showing the first {MAX_ENTRIES}"),
+            );
+            n = MAX_ENTRIES;
         }
-        let img = usize::try_from(e.img_off)
-            .ok()
-            .zip(usize::try_from(e.img_size).ok())
-            .and_then(|(a, s)| w.get(a..a.checked_add(s)?));
-        let f = match img {
-            Some(im) => {
-                let f = devimg::sniff(im);
-                leaf(
-                    b,
-                    g,
-                    "image",
-                    format!(
-                        "{} at 0x{:x} in the inflated binary",
-                        devimg::image_value(f, e.img_size),
-                        e.img_off
-                    ),
-                );
-                f
-            }
-            None => {
-                b.warn(
-                    c_off,
-                    c_len,
-                    format!(
-                        "inflated entry {i}: image [0x{:x}+0x{:x}] lies outside the inflated binary",
-                        e.img_off, e.img_size
-                    ),
-                );
-                None
-            }
-        };
-        if e.img_size > 0 && img.is_some() {
-            check_kind(b, c_off, c_len, e.image_kind, f);
-        }
-        let s = entry_summary(&e, &map, f);
-        b.set_value(g, s);
-    }
+        let d = inner.rel(b);
+        let entries: Vec<Entry> = (0..n)
+            .filter_map(|i| read_entry(d, eo + i * ENTRY))
+            .collect();
+        summary = layout(b, id, inner, &entries, count == 1);
+    });
+    let head = format!("offload binary v{v}");
+    let rest = summary.strip_prefix(&head).unwrap_or("");
+    format!("{head}, {m}-compressed{rest}")
 }
 
 #[cfg(test)]

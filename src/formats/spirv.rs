@@ -1,6 +1,6 @@
 //! SPIR-V module headers (magic 0x07230203, either byte order).
 
-use crate::model::{num, Builder, Endian, NodeId};
+use crate::model::{Builder, Endian, NodeId, Value};
 
 pub const MAGIC: u32 = 0x0723_0203;
 
@@ -73,10 +73,22 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
         );
     }
     if let Some(v) = b.read_u32(off + 12, e) {
-        b.leaf(parent, "bound", off + 12, 4, num(v.into()));
+        b.leaf(
+            parent,
+            "bound",
+            off + 12,
+            4,
+            Value::uint(v.into()).with_width(4),
+        );
     }
     if let Some(v) = b.read_u32(off + 16, e) {
-        b.leaf(parent, "schema", off + 16, 4, num(v.into()));
+        b.leaf(
+            parent,
+            "schema",
+            off + 16,
+            4,
+            Value::uint(v.into()).with_width(4),
+        );
     }
     if len < 20 {
         b.error(off, len, "SPIR-V header needs 20 bytes");

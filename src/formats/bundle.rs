@@ -1,0 +1,296 @@
+//! Clang offload bundles (`__CLANG_OFFLOAD_BUNDLE__`): the entry table
+//! and each code object opened by its own bytes; and compressed bundles
+//! (`CCOB`): the header, and the bundle inflated into a byte space of its
+//! own and opened there as a bundle.
+
+use super::compress::{self, Method};
+use super::registry;
+use crate::model::{text, Builder, Endian, NodeId, Value};
+
+const LE: Endian = Endian::Little;
+
+/// A clang offload bundle.
+pub const MAGIC: &[u8] = b"__CLANG_OFFLOAD_BUNDLE__";
+/// A compressed clang offload bundle.
+pub const CCOB_MAGIC: &[u8] = b"CCOB";
+
+/// Entries shown.
+const MAX_LIST: u64 = 4096;
+
+pub fn detect(d: &[u8]) -> bool {
+    d.starts_with(MAGIC)
+}
+
+pub fn detect_compressed(d: &[u8]) -> bool {
+    d.starts_with(CCOB_MAGIC)
+}
+
+fn rd(d: &[u8], off: u64, n: usize) -> Option<u64> {
+    let a = usize::try_from(off).ok()?;
+    let s = d.get(a..a.checked_add(n)?)?;
+    Some(s.iter().rev().fold(0u64, |v, &c| v << 8 | u64::from(c)))
+}
+
+fn rd64(d: &[u8], off: u64) -> Option<u64> {
+    rd(d, off, 8)
+}
+
+/// A clang offload bundle: the entry table, then each code object opened
+/// by its own bytes.
+pub fn parse(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
+    let d = b.slice(off, len);
+    b.leaf(node, "magic", off, 24.min(len), Value::str_bytes(MAGIC));
+    let Some(count) = b.u64(node, "entry count", off + 24, LE) else {
+        return;
+    };
+    // Read the table first: its size is known only at its end.
+    let mut pos: u64 = 32;
+    let mut items: Vec<(u64, u64, u64, u64)> = Vec::new();
+    while (items.len() as u64) < count.min(MAX_LIST) {
+        let n = items.len();
+        let (Some(o), Some(s), Some(ts)) = (rd64(d, pos), rd64(d, pos + 8), rd64(d, pos + 16))
+        else {
+            b.error(
+                off + pos.min(len),
+                len - pos.min(len),
+                format!("bundle entry {n} is truncated"),
+            );
+            break;
+        };
+        if ts > len - (pos + 24).min(len) {
+            b.error(
+                off + pos + 16,
+                8,
+                format!("bundle entry {n}: triple size {ts} runs past the end"),
+            );
+            break;
+        }
+        items.push((pos, o, s, ts));
+        pos += 24 + ts;
+    }
+    if count > MAX_LIST {
+        b.warn(
+            off + 24,
+            8,
+            format!("{count} bundle entries; showing the first {MAX_LIST}"),
+        );
+    }
+    let table = b.group(node, "entries", off + 32, pos - 32);
+    b.set_value(table, format!("{} entries", items.len()));
+    let mut payloads = Vec::new();
+    for (i, &(at, o, s, ts)) in items.iter().enumerate() {
+        let triple = text::from_bytes(
+            d.get((at + 24) as usize..(at + 24 + ts) as usize)
+                .unwrap_or(&[]),
+        );
+        let e = b.group(table, format!("[{i}]"), off + at, 24 + ts);
+        b.set_value(e, Value::str(&triple));
+        let u64v = |v: u64| Value::uint(v).with_width(8);
+        let of = b.leaf(e, "offset", off + at, 8, u64v(o));
+        b.leaf(e, "size", off + at + 8, 8, u64v(s));
+        b.leaf(e, "triple size", off + at + 16, 8, u64v(ts));
+        b.leaf(e, "triple", off + at + 24, ts, Value::str(&triple));
+        if o > len || s > len - o.min(len) {
+            b.error(
+                off + at,
+                16,
+                format!("bundle entry {i}: code object [0x{o:x}+0x{s:x}] runs past the end of the bundle (0x{len:x} bytes)"),
+            );
+        }
+        let o = o.min(len);
+        let s = s.min(len - o);
+        b.link(of, off + o, s);
+        payloads.push((triple, o, s));
+    }
+    let mut used = std::collections::HashSet::new();
+    for (i, (triple, o, s)) in payloads.into_iter().enumerate() {
+        let mut name = if triple.is_empty() {
+            format!("[{i}]")
+        } else {
+            triple
+        };
+        if !used.insert(name.clone()) {
+            name = format!("{name} [{i}]");
+        }
+        let p = b.group(node, name, off + o, s);
+        registry::open_image(b, p, off + o, s);
+    }
+    b.set_value(
+        node,
+        format!("clang offload bundle, {} entries", items.len()),
+    );
+}
+
+/// How a compressed bundle is compressed (LLVM's compression formats).
+fn compression(m: u64) -> Option<Method> {
+    match m {
+        0 => Some(Method::Zlib),
+        1 => Some(Method::Zstd),
+        _ => None,
+    }
+}
+
+/// A compressed clang offload bundle ("CCOB"): a header, then the plain
+/// bundle compressed with zlib or zstd, inflated into a space of its own.
+pub fn parse_compressed(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
+    let d = b.slice(off, len);
+    let (Some(version), Some(method)) = (rd(d, 4, 2), rd(d, 6, 2)) else {
+        b.leaf(node, "magic", off, 4.min(len), Value::str_bytes(CCOB_MAGIC));
+        b.error(off, len, "compressed offload bundle header is truncated");
+        return;
+    };
+    let hlen: u64 = match version {
+        1 => 20,
+        2 => 24,
+        3 => 32,
+        _ => 8,
+    };
+    let hlen = hlen.min(len);
+    let h = b.group(node, "header", off, hlen);
+    b.leaf(h, "magic", off, 4, Value::str_bytes(CCOB_MAGIC));
+    b.leaf(h, "version", off + 4, 2, Value::uint(version).with_width(2));
+    let method_name = compression(method).map(Method::name);
+    b.leaf(
+        h,
+        "compression",
+        off + 6,
+        2,
+        Value::named(method, method_name),
+    );
+    // (name, offset, size) of the fields after the first 8 bytes.
+    let fields: &[(&str, u64, u64)] = match version {
+        1 => &[("uncompressed size", 8, 4), ("hash", 12, 8)],
+        2 => &[
+            ("total size", 8, 4),
+            ("uncompressed size", 12, 4),
+            ("hash", 16, 8),
+        ],
+        3 => &[
+            ("total size", 8, 8),
+            ("uncompressed size", 16, 8),
+            ("hash", 24, 8),
+        ],
+        _ => {
+            b.error(
+                off + 4,
+                2,
+                format!("unknown compressed offload bundle version {version}"),
+            );
+            b.leaf(
+                node,
+                "data",
+                off + hlen,
+                len - hlen,
+                text::hex(d.get(hlen as usize..).unwrap_or(&[]), 16),
+            );
+            return;
+        }
+    };
+    let (mut total, mut announced, mut hash) = (None, None, None);
+    for &(name, at, size) in fields {
+        let Some(v) = rd(d, at, size as usize) else {
+            b.error(
+                off + at.min(len),
+                len - at.min(len),
+                format!("compressed bundle header: {name} is truncated"),
+            );
+            return;
+        };
+        let value = match name {
+            "hash" => Value::hex(v),
+            _ => Value::uint(v),
+        };
+        let id = b.leaf(h, name, off + at, size, value.with_width(size as u8));
+        match name {
+            "total size" => total = Some(v),
+            "uncompressed size" => announced = Some(v),
+            _ => hash = Some((id, off + at, v)),
+        }
+    }
+    let mut end = len;
+    if let Some(t) = total {
+        if t > len {
+            b.error(
+                off + 8,
+                8,
+                format!("total size {t} runs past the end: only {len} bytes remain"),
+            );
+        } else if t >= hlen {
+            end = t;
+        }
+    }
+    let c = b.group(node, "compressed", off + hlen, end - hlen);
+    b.set_value(
+        c,
+        format!(
+            "{} bytes, {}",
+            end - hlen,
+            method_name.unwrap_or("unknown compression")
+        ),
+    );
+    b.set_value(node, format!("compressed clang offload bundle v{version}"));
+    let Some(method) = compression(method) else {
+        b.error(
+            off + 6,
+            2,
+            format!("unknown compression method {method}; the bundle is not inflated"),
+        );
+        return;
+    };
+    let Some(announced) = announced else { return };
+    let mut over = false;
+    let made = b.derive(
+        c,
+        "inflated",
+        off + hlen,
+        end - hlen,
+        method.name(),
+        |src, limit| compress::inflate_at_most(src, method, announced, limit, &mut over),
+    );
+    let Some(id) = made else { return };
+    let got = b.range(id).1;
+    if over {
+        b.warn(
+            off + hlen,
+            end - hlen,
+            format!("the bundle inflates to more than the {announced} bytes the header announces; the rest is not shown"),
+        );
+    } else if got != announced {
+        b.warn(
+            off + hlen,
+            end - hlen,
+            format!("the bundle inflates to {got} bytes, the header announces {announced}"),
+        );
+    }
+    // The hash: the first 8 bytes of the inflated bundle's MD5.
+    if let Some((hid, at, want)) = hash {
+        let mut sum = [0u8; 16];
+        b.within(id, |b, _| sum = compress::md5(b.data()));
+        let mut first = [0u8; 8];
+        first.copy_from_slice(sum.get(..8).unwrap_or(&[0; 8]));
+        let got = u64::from_le_bytes(first);
+        if got == want {
+            b.set_value(
+                hid,
+                Value::named_hex(want, Some("matches the inflated bundle's MD5")),
+            );
+        } else {
+            b.set_value(hid, Value::named_hex(want, Some("does not match")));
+            b.warn(
+                at,
+                8,
+                format!("hash 0x{want:016x} does not match the inflated bundle, whose MD5 starts 0x{got:016x}"),
+            );
+        }
+    }
+    b.within(id, |b, id| {
+        let n = b.file_len();
+        if b.nested(id, 0, n).is_none() {
+            b.error(
+                0,
+                n.min(24),
+                "the inflated bytes are not a clang offload bundle",
+            );
+        }
+    });
+}

@@ -1,0 +1,178 @@
+//! CUDA fatbins (0xBA55ED50): the container header, each entry's header,
+//! and each payload opened by its own bytes (PTX, ELF cubins).
+
+use super::registry;
+use crate::model::{Builder, Endian, NodeId, Value};
+
+const LE: Endian = Endian::Little;
+
+/// A CUDA fatbin: 0xBA55ED50 little-endian.
+pub const MAGIC: &[u8] = &[0x50, 0xed, 0x55, 0xba];
+
+/// Entries shown.
+const MAX_LIST: u64 = 4096;
+
+pub fn detect(d: &[u8]) -> bool {
+    d.starts_with(MAGIC)
+}
+
+fn rd(d: &[u8], off: u64, n: usize) -> Option<u64> {
+    let a = usize::try_from(off).ok()?;
+    let s = d.get(a..a.checked_add(n)?)?;
+    Some(s.iter().rev().fold(0u64, |v, &c| v << 8 | u64::from(c)))
+}
+
+fn rd16(d: &[u8], off: u64) -> Option<u16> {
+    rd(d, off, 2).map(|v| v as u16)
+}
+
+fn rd32(d: &[u8], off: u64) -> Option<u32> {
+    rd(d, off, 4).map(|v| v as u32)
+}
+
+fn rd64(d: &[u8], off: u64) -> Option<u64> {
+    rd(d, off, 8)
+}
+
+fn fatbin_kind(k: u16) -> Option<&'static str> {
+    match k {
+        1 => Some("PTX"),
+        2 => Some("ELF"),
+        _ => None,
+    }
+}
+
+/// A CUDA fatbin. NVIDIA documents none of it: the container header
+/// (magic, version, header size, size of what follows) is the part the CUDA
+/// headers show; the entry fields past the header and payload sizes are
+/// as cuobjdump output and public reverse-engineering agree.
+pub fn parse(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
+    let d = b.slice(off, len);
+    let h = b.group(node, "header", off, 16.min(len));
+    b.leaf(h, "magic", off, 4.min(len), "0xba55ed50 (CUDA fatbin)");
+    let version = b.u16(h, "version", off + 4, LE);
+    let hsize = b.u16(h, "header size", off + 6, LE);
+    let fsize = b.u64(h, "fat size", off + 8, LE);
+    let (Some(_), Some(hsize), Some(fsize)) = (version, hsize, fsize) else {
+        return;
+    };
+    let start = u64::from(hsize).max(16).min(len);
+    let mut end = start.saturating_add(fsize);
+    if end > len {
+        b.error(
+            off + 8,
+            8,
+            format!(
+                "fatbin size {fsize} runs past the end of the image: {} bytes remain",
+                len - start
+            ),
+        );
+        end = len;
+    }
+    let mut pos = start;
+    let mut i = 0u64;
+    let mut summary = Vec::new();
+    while pos.saturating_add(16) <= end && i < MAX_LIST {
+        let (Some(kind), Some(ev), Some(ehs), Some(psize)) = (
+            rd16(d, pos),
+            rd16(d, pos + 2),
+            rd32(d, pos + 4),
+            rd64(d, pos + 8),
+        ) else {
+            break;
+        };
+        let ehs = u64::from(ehs);
+        if ehs < 16 || ehs > end - pos {
+            b.error(
+                off + pos + 4,
+                4,
+                format!("fatbin entry header size {ehs} is impossible here"),
+            );
+            break;
+        }
+        let mut pend = (pos + ehs).saturating_add(psize);
+        if pend > end {
+            b.error(
+                off + pos + 8,
+                8,
+                format!("fatbin entry payload of {psize} bytes runs past the fatbin's end"),
+            );
+            pend = end;
+        }
+        let arch = if ehs >= 0x20 {
+            rd32(d, pos + 0x1c)
+        } else {
+            None
+        };
+        let kname = fatbin_kind(kind).unwrap_or("unknown");
+        let ename = match arch {
+            Some(a) => format!("[{i}] {kname} sm_{a}"),
+            None => format!("[{i}] {kname}"),
+        };
+        summary.push(ename.clone());
+        let g = b.group(node, ename, off + pos, pend - pos);
+        let eh = b.group(g, "header", off + pos, ehs);
+        b.leaf(
+            eh,
+            "kind",
+            off + pos,
+            2,
+            Value::named(u64::from(kind), fatbin_kind(kind)),
+        );
+        b.leaf(
+            eh,
+            "version",
+            off + pos + 2,
+            2,
+            Value::hex(u64::from(ev)).with_width(2),
+        );
+        b.leaf(
+            eh,
+            "header size",
+            off + pos + 4,
+            4,
+            Value::uint(ehs).with_width(4),
+        );
+        let ps = b.leaf(
+            eh,
+            "payload size",
+            off + pos + 8,
+            8,
+            Value::uint(psize).with_width(8),
+        );
+        b.link(ps, off + pos + ehs, pend - pos - ehs);
+        if ehs >= 0x20 {
+            if let (Some(minor), Some(major), Some(a)) =
+                (rd16(d, pos + 0x18), rd16(d, pos + 0x1a), arch)
+            {
+                b.leaf(
+                    eh,
+                    "code version",
+                    off + pos + 0x18,
+                    4,
+                    format!("{major}.{minor}"),
+                );
+                b.leaf(eh, "arch", off + pos + 0x1c, 4, format!("sm_{a}"));
+            }
+        }
+        if ehs >= 0x30 {
+            if let Some(fl) = rd64(d, pos + 0x28) {
+                b.leaf(
+                    eh,
+                    "flags",
+                    off + pos + 0x28,
+                    8,
+                    Value::hex(fl).with_width(8),
+                );
+            }
+        }
+        let plen = pend - pos - ehs;
+        if plen > 0 {
+            let p = b.group(g, "payload", off + pos + ehs, plen);
+            registry::open_image(b, p, off + pos + ehs, plen);
+        }
+        pos = pend.max(pos + 16);
+        i += 1;
+    }
+    b.set_value(node, format!("CUDA fatbin, {i} entries"));
+}
