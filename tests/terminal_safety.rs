@@ -557,7 +557,13 @@ fn tui_shows_hostile_names_escaped() {
 fn usage_errors_quote_hostile_arguments_safely() {
     let mut checked = 0;
     for (evil, _, _) in EVIL {
-        let args: Vec<&OsStr> = vec!["--json".as_ref(), "a.bin".as_ref(), evil.as_ref()];
+        // Two files are a diff; a third is one too many.
+        let args: Vec<&OsStr> = vec![
+            "--json".as_ref(),
+            "a.bin".as_ref(),
+            "b.bin".as_ref(),
+            evil.as_ref(),
+        ];
         let Some(out) = in_pty(&args, b"") else {
             eprintln!("skipped: no pseudo-terminal available");
             return;
@@ -569,7 +575,11 @@ fn usage_errors_quote_hostile_arguments_safely() {
         checked += 1;
     }
     // Plain arguments keep clap's own (coloured) message.
-    let out = in_pty(&["--json".as_ref(), "a".as_ref(), "b".as_ref()], b"").unwrap();
+    let out = in_pty(
+        &["--json".as_ref(), "a".as_ref(), "b".as_ref(), "c".as_ref()],
+        b"",
+    )
+    .unwrap();
     assert!(String::from_utf8_lossy(&out).contains("unexpected argument"));
     eprintln!("{checked} usage errors checked");
 }
