@@ -67,12 +67,7 @@ fn push_u64(buf: &mut Vec<u8>, v: u64) {
 }
 
 fn push_hex(buf: &mut Vec<u8>, v: u64) {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    buf.extend_from_slice(b"0x");
-    let n = (64 - v.leading_zeros()).div_ceil(4).max(1);
-    for k in (0..n).rev() {
-        buf.push(DIGITS[((v >> (4 * k)) & 0xf) as usize]);
-    }
+    buf.extend_from_slice(crate::model::value::hex_digits(v, &mut [0; 18]).as_bytes());
 }
 
 /// A `String` writer over a byte buffer, so values render straight into it.

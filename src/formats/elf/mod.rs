@@ -143,13 +143,30 @@ impl Elf {
 
     /// The string at index `idx` of string table section `sec`.
     pub fn string(&self, b: &Builder<'_>, sec: u32, idx: u64) -> Result<Str, String> {
+        let (bytes, off, len) = self.string_bytes(b, sec, idx)?;
+        Ok(Str {
+            text: text::from_bytes(bytes),
+            off,
+            len,
+        })
+    }
+
+    /// The bytes of the string at index `idx` of string table section
+    /// `sec` (without its NUL), with its absolute offset and length (the
+    /// NUL included).
+    pub fn string_bytes<'a>(
+        &self,
+        b: &Builder<'a>,
+        sec: u32,
+        idx: u64,
+    ) -> Result<(&'a [u8], u64, u64), String> {
         let s = self
             .sec(sec.into())
             .ok_or_else(|| format!("string table {sec} does not exist"))?;
         let (off, size) = self
             .data(s)
             .ok_or_else(|| format!("string table [{sec}] has no bytes in the file"))?;
-        string_in(b, off, size, idx, &format!("[{sec}] {}", s.name))
+        string_bytes_in(b, off, size, idx).map_err(|e| e.message(&format!("[{sec}] {}", s.name)))
     }
 
     /// The index of the first SHT_SYMTAB section.
@@ -158,6 +175,15 @@ impl Elf {
             .iter()
             .find(|s| s.typ == names::SHT_SYMTAB)
             .map(|s| s.index)
+    }
+
+    /// Name of the section with index `i`, for values, borrowed when it
+    /// has one.
+    pub fn sec_name_cow(&self, i: u64) -> std::borrow::Cow<'_, str> {
+        match self.sec(i) {
+            Some(s) if !s.name.is_empty() => std::borrow::Cow::Borrowed(&s.name),
+            _ => std::borrow::Cow::Owned(self.sec_name(i)),
+        }
     }
 
     /// Name of the section with index `i`, for values.
@@ -179,21 +205,50 @@ pub fn string_in(
     idx: u64,
     what: &str,
 ) -> Result<Str, String> {
+    match string_bytes_in(b, off, size, idx) {
+        Ok((bytes, start, len)) => Ok(Str {
+            text: text::from_bytes(bytes),
+            off: start,
+            len,
+        }),
+        Err(e) => Err(e.message(what)),
+    }
+}
+
+/// Why a string could not be read from a string table.
+pub(crate) enum StrErr {
+    Past { idx: u64, size: u64 },
+    Open { idx: u64 },
+}
+
+impl StrErr {
+    pub(crate) fn message(&self, what: &str) -> String {
+        match *self {
+            StrErr::Past { idx, size } => {
+                format!("string index {idx} is past the end of {what} ({size} bytes)")
+            }
+            StrErr::Open { idx } => {
+                format!("string at index {idx} of {what} is not NUL-terminated")
+            }
+        }
+    }
+}
+
+/// The bytes of the string at index `idx` of the table at `[off, off+size)`
+/// (without its NUL), its absolute offset and its length with the NUL.
+pub(crate) fn string_bytes_in<'a>(
+    b: &Builder<'a>,
+    off: u64,
+    size: u64,
+    idx: u64,
+) -> Result<(&'a [u8], u64, u64), StrErr> {
     if idx >= size {
-        return Err(format!(
-            "string index {idx} is past the end of {what} ({size} bytes)"
-        ));
+        return Err(StrErr::Past { idx, size });
     }
     let start = off + idx;
     match b.read_cstr(start, off + size) {
-        Some((bytes, true)) => Ok(Str {
-            text: text::from_bytes(bytes),
-            off: start,
-            len: bytes.len() as u64 + 1,
-        }),
-        _ => Err(format!(
-            "string at index {idx} of {what} is not NUL-terminated"
-        )),
+        Some((bytes, true)) => Ok((bytes, start, bytes.len() as u64 + 1)),
+        _ => Err(StrErr::Open { idx }),
     }
 }
 

@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use super::{names, notes, Elf, Sec, Seg, EM_INTELGT};
 use crate::formats::{offload, zebin};
-use crate::model::{group_size, inum, named, num, text, Builder, NodeId, GROUP};
+use compact_str::CompactString;
+
+use crate::model::{group_size, inum, named, num, text, Builder, NodeId, Radix, Raw, Value, GROUP};
 
 pub(super) fn sections(b: &mut Builder<'_>, parent: NodeId, elf: &Arc<Elf>) {
     let ranges: Vec<(usize, u64, u64)> = elf
@@ -280,75 +282,147 @@ fn symbol(b: &mut Builder<'_>, p: NodeId, elf: &Elf, si: u32, i: u64, o: u64) {
     let name = if sym.name == 0 {
         Ok(None)
     } else {
-        elf.string(b, strtab, sym.name.into()).map(Some)
+        elf.string_bytes(b, strtab, sym.name.into()).map(Some)
     };
     let shown = match &name {
-        Ok(Some(s)) => s.text.clone(),
-        Ok(None) if sym.typ() == 3 => elf.sec_name(sym.shndx.into()),
-        _ => String::new(),
+        Ok(Some((bytes, _, _))) => text_of(bytes),
+        _ => std::borrow::Cow::Borrowed(""),
     };
-    let label = if shown.is_empty() {
-        format!("[{i}]")
-    } else {
-        format!("[{i}] {shown}")
-    };
-    let id = b.group(p, label, o, es);
-    let n = b.leaf(id, "st_name", o + at_name, 4, num(sym.name.into()));
-    match name {
-        Ok(Some(st)) => {
-            b.set_value(n, format!("{} \"{}\"", sym.name, st.text));
-            b.link(n, st.off, st.len);
+    let mut label = CompactString::const_new("[");
+    label.push_str(itoa::Buffer::new().format(i));
+    label.push(']');
+    match &name {
+        Ok(Some(_)) if !shown.is_empty() => {
+            label.push(' ');
+            label.push_str(&shown);
         }
-        Err(m) => {
-            b.error(
-                o + at_name,
-                4,
-                format!("symbol [{i}] st_name: bad string index: {m}"),
-            );
-            b.set_value(n, format!("{} (bad string index)", sym.name));
-        }
-        Ok(None) => {}
-    }
-    b.leaf(id, "st_value", o + at_value, w, num(sym.value));
-    b.leaf(id, "st_size", o + at_size, w, num(sym.size));
-    let (t, bind) = (names::sym_type(sym.typ()), names::sym_bind(sym.bind()));
-    b.leaf(
-        id,
-        "st_info",
-        o + at_info,
-        1,
-        format!("0x{:02x} ({bind} {t})", sym.info),
-    );
-    let vis = names::sym_vis(sym.other);
-    b.leaf(
-        id,
-        "st_other",
-        o + at_other,
-        1,
-        format!("{} ({vis})", sym.other),
-    );
-    let sh = b.leaf(id, "st_shndx", o + at_shndx, 2, num(sym.shndx.into()));
-    let secname = match names::shndx(sym.shndx.into()) {
-        Some(n) => n.to_string(),
-        None => {
-            let nm = elf.sec_name(sym.shndx.into());
-            if let Some(s) = elf.sec(sym.shndx.into()) {
-                b.link(sh, s.hdr, elf.shentsize.min(if elf.is64 { 64 } else { 40 }));
+        Ok(None) if sym.typ() == 3 => {
+            let n = elf.sec_name_cow(sym.shndx.into());
+            if !n.is_empty() {
+                label.push(' ');
+                label.push_str(&n);
             }
-            nm
         }
+        _ => {}
+    }
+    let id = b.group(p, label, o, es);
+    b.reserve(id, 6);
+    let (t, bind) = (names::sym_type(sym.typ()), names::sym_bind(sym.bind()));
+    let vis = names::sym_vis(sym.other);
+    let secname = match names::shndx(sym.shndx.into()) {
+        Some(n) => std::borrow::Cow::Borrowed(n),
+        None => elf.sec_name_cow(sym.shndx.into()),
     };
-    b.set_value(sh, format!("{} ({secname})", sym.shndx));
+    // The fields in file order.
+    let order: [u8; 6] = if elf.is64 {
+        [0, 3, 4, 5, 1, 2]
+    } else {
+        [0, 1, 2, 3, 4, 5]
+    };
+    for f in order {
+        match f {
+            0 => {
+                let v = match &name {
+                    Ok(Some(_)) => Value::StrAt {
+                        v: sym.name.into(),
+                        s: CompactString::from(&*shown),
+                    },
+                    Err(_) => Value::note(Raw::U(sym.name.into()), "bad string index"),
+                    Ok(None) => Value::uint(sym.name.into()).with_width(4),
+                };
+                let n = b.field(id, "st_name", o + at_name, 4, v);
+                match &name {
+                    Ok(Some((_, so, sl))) => b.link(n, *so, *sl),
+                    Err(m) => b.error(
+                        o + at_name,
+                        4,
+                        format!("symbol [{i}] st_name: bad string index: {m}"),
+                    ),
+                    Ok(None) => {}
+                }
+            }
+            1 => {
+                b.field(
+                    id,
+                    "st_value",
+                    o + at_value,
+                    w,
+                    Value::uint(sym.value).with_width(w as u8),
+                );
+            }
+            2 => {
+                b.field(
+                    id,
+                    "st_size",
+                    o + at_size,
+                    w,
+                    Value::uint(sym.size).with_width(w as u8),
+                );
+            }
+            3 => {
+                let mut bt = CompactString::const_new(bind);
+                bt.push(' ');
+                bt.push_str(t);
+                b.field(
+                    id,
+                    "st_info",
+                    o + at_info,
+                    1,
+                    Value::Named {
+                        v: sym.info.into(),
+                        radix: Radix::Hex,
+                        name: Some(bt),
+                    },
+                );
+            }
+            4 => {
+                b.field(
+                    id,
+                    "st_other",
+                    o + at_other,
+                    1,
+                    Value::Named {
+                        v: sym.other.into(),
+                        radix: Radix::Dec,
+                        name: Some(CompactString::const_new(vis)),
+                    },
+                );
+            }
+            _ => {
+                let sh = b.field(
+                    id,
+                    "st_shndx",
+                    o + at_shndx,
+                    2,
+                    Value::named(sym.shndx.into(), Some(&secname)),
+                );
+                if names::shndx(sym.shndx.into()).is_none() {
+                    if let Some(s) = elf.sec(sym.shndx.into()) {
+                        b.link(sh, s.hdr, elf.shentsize.min(if elf.is64 { 64 } else { 40 }));
+                    }
+                }
+            }
+        }
+    }
     if let Some((ba, bl)) = sym_bytes(elf, &sym) {
         b.link(id, ba, bl);
     }
-    b.set_value(
-        id,
-        format!(
-            "{t} {bind} {vis} {secname} value 0x{:x} size {}",
-            sym.value, sym.size
-        ),
-    );
+    let mut v = CompactString::with_capacity(64);
+    for part in [t, " ", bind, " ", vis, " ", &secname, " value "] {
+        v.push_str(part);
+    }
+    v.push_str(crate::model::value::hex_digits(sym.value, &mut [0; 18]));
+    v.push_str(" size ");
+    v.push_str(itoa::Buffer::new().format(sym.size));
+    b.set_value(id, Value::Text(v));
+}
+
+/// Bytes from the file as safe text, borrowed when nothing needs escaping.
+pub(crate) fn text_of(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) if text::is_plain(bytes) => std::borrow::Cow::Borrowed(s),
+        _ => std::borrow::Cow::Owned(text::from_bytes(bytes)),
+    }
 }
 
 // ---- relocations ----
@@ -579,13 +653,10 @@ fn string_range(b: &mut Builder<'_>, parent: NodeId, table: u64, lo: u64, hi: u6
                 None => (rest, rest.len()),
             };
             let off = lo + pos as u64;
-            b.leaf(
-                parent,
-                format!("[0x{:x}]", off - table),
-                off,
-                n as u64,
-                text::quoted(s),
-            );
+            let mut label = CompactString::const_new("[");
+            label.push_str(crate::model::value::hex_digits(off - table, &mut [0; 18]));
+            label.push(']');
+            b.leaf(parent, label, off, n as u64, Value::str_bytes(s));
             pos += n.max(1);
         }
         return;
