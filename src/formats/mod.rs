@@ -41,6 +41,16 @@ pub fn detect(d: &[u8]) -> Option<&'static str> {
     }
 }
 
+/// What the machine of an ELF file adds to the generic ELF reader (its
+/// section, note and relocation types, its sections' contents), found by
+/// e_machine and EI_OSABI.
+pub fn elf_vendor(machine: u16, _osabi: u8) -> Option<&'static dyn elf::Vendor> {
+    match machine {
+        elf::EM_INTELGT => Some(&zebin::INTEL_GT),
+        _ => None,
+    }
+}
+
 /// Detects the format of `[off, off+len)` and parses it under `parent`.
 pub fn dispatch(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> Option<&'static str> {
     let f = detect(b.slice(off, len))?;

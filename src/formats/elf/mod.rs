@@ -1,4 +1,5 @@
-//! ELF32 and ELF64, both byte orders, with the Intel GT (zebin) extensions.
+//! ELF32 and ELF64, both byte orders. What a machine adds of its own (Intel
+//! GT's zebin sections and notes, say) comes in through [`Vendor`].
 //!
 //! The tree: `header` (e_ident and the rest), `program headers`,
 //! `section headers`, then `sections` with each section's contents decoded
@@ -6,21 +7,21 @@
 //! file with millions of symbols opens at once; names are looked up in their
 //! string tables only when an entry is built.
 
-mod names;
+mod constants;
+mod contents;
 mod notes;
-mod tables;
-mod tabs;
+mod reloc_names;
+mod vendor;
 
-pub(crate) use tabs::{read_sym, strings as strings_node, sym_bytes};
+pub use vendor::{Sections, Vendor};
+
+pub(crate) use contents::{read_sym, strings as strings_node, sym_bytes};
 
 use std::sync::Arc;
 
 use crate::model::{named, num, text, Builder, Endian, NodeId};
 
-pub use names::{
-    EM_AMDGPU, EM_CUDA, EM_INTELGT, EM_XCORE, SHT_LLVM_OFFLOADING, SHT_ZEBIN_GTPIN_INFO,
-    SHT_ZEBIN_MISC, SHT_ZEBIN_SPIRV, SHT_ZEBIN_VISAASM, SHT_ZEBIN_ZEINFO,
-};
+pub use constants::{EM_AMDGPU, EM_CUDA, EM_INTELGT, EM_XCORE, SHT_LLVM_OFFLOADING};
 
 pub fn detect(d: &[u8]) -> bool {
     d.starts_with(b"\x7fELF")
@@ -56,8 +57,10 @@ pub struct Sec {
 }
 
 /// What the parts of an ELF need to know of the whole.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct Elf {
+    /// What this file's machine adds to the generic reader.
+    pub vendor: Option<&'static dyn Vendor>,
     /// Absolute offset of the ELF's first byte, and its length.
     pub base: u64,
     pub len: u64,
@@ -83,6 +86,21 @@ pub struct Str {
 }
 
 impl Elf {
+    /// The name of section type `t`: the machine's own, else the generic one.
+    pub fn shtype(&self, t: u32) -> Option<&'static str> {
+        self.vendor
+            .and_then(|v| v.section_type(t))
+            .or_else(|| constants::shtype(t, self.machine))
+    }
+
+    /// The name of relocation type `t`.
+    pub fn reloc_name(&self, t: u32) -> Option<&'static str> {
+        match self.vendor.and_then(|v| v.reloc_name(t)) {
+            Some(n) => Some(n),
+            None => constants::reloc(self.machine, t),
+        }
+    }
+
     pub fn abs(&self, rel: u64) -> u64 {
         self.base.saturating_add(rel)
     }
@@ -93,7 +111,7 @@ impl Elf {
 
     /// The absolute range of a section's bytes, if it has some in the file.
     pub fn data(&self, s: &Sec) -> Option<(u64, u64)> {
-        if s.typ == names::SHT_NOBITS || s.typ == names::SHT_NULL {
+        if s.typ == constants::SHT_NOBITS || s.typ == constants::SHT_NULL {
             return None;
         }
         let end = s.offset.checked_add(s.size)?;
@@ -173,7 +191,7 @@ impl Elf {
     pub fn symtab(&self) -> Option<u32> {
         self.secs
             .iter()
-            .find(|s| s.typ == names::SHT_SYMTAB)
+            .find(|s| s.typ == constants::SHT_SYMTAB)
             .map(|s| s.index)
     }
 
@@ -311,6 +329,7 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
         etype: h.etype,
         machine: h.machine,
         shentsize: h.shentsize,
+        vendor: crate::formats::elf_vendor(h.machine, b.read_u8(off + 7).unwrap_or(0)),
         ..Elf::default()
     };
     read_sections(b, &mut elf, &h);
@@ -327,9 +346,9 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
     }
     if !elf.secs.is_empty() {
         section_headers(b, parent, &elf, &h);
-        tabs::sections(b, parent, &elf);
+        contents::sections(b, parent, &elf);
     } else {
-        tabs::segments(b, parent, &elf, &phdrs);
+        contents::segments(b, parent, &elf, &phdrs);
     }
 }
 
@@ -378,14 +397,14 @@ fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> Option<Hdr
         "EI_CLASS",
         off + 4,
         1,
-        named(class.into(), names::class(class)),
+        named(class.into(), constants::class(class)),
     );
     b.leaf(
         id,
         "EI_DATA",
         off + 5,
         1,
-        named(data.into(), names::data(data)),
+        named(data.into(), constants::data(data)),
     );
     if let Some(v) = b.read_u8(off + 6) {
         let n = b.leaf(id, "EI_VERSION", off + 6, 1, num(v.into()));
@@ -402,7 +421,7 @@ fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> Option<Hdr
             "EI_OSABI",
             off + 7,
             1,
-            named(v.into(), names::osabi(v, machine)),
+            named(v.into(), constants::osabi(v, machine)),
         );
     }
     b.u8(id, "EI_ABIVERSION", off + 8);
@@ -423,9 +442,9 @@ fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> Option<Hdr
         field(b, hdr, name, off + o, size, e).unwrap_or((0, hdr))
     };
     let (etype, t) = f(b, "e_type", 16, 2);
-    b.set_value(t, names::etype(etype as u16));
+    b.set_value(t, constants::etype(etype as u16));
     let (_, m) = f(b, "e_machine", 18, 2);
-    b.set_value(m, named(machine.into(), names::machine(machine)));
+    b.set_value(m, named(machine.into(), constants::machine(machine)));
     let (ver, v) = f(b, "e_version", 20, 4);
     if ver == 1 {
         b.set_value(v, "1 (EV_CURRENT)");
@@ -435,7 +454,7 @@ fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> Option<Hdr
     let (shoff, shoff_node) = f(b, "e_shoff", 24 + 2 * w, w);
     let fo = 24 + 3 * w;
     let (flags, fl) = f(b, "e_flags", fo, 4);
-    b.set_value(fl, names::eflags(flags as u32, machine));
+    b.set_value(fl, constants::eflags(flags as u32, machine));
     let (ehsize, eh) = f(b, "e_ehsize", fo + 4, 2);
     if ehsize != hsize {
         b.warn(
@@ -599,7 +618,7 @@ fn read_sections(b: &mut Builder<'_>, elf: &mut Elf, h: &Hdr) {
     // Names.
     if shstrndx != 0 {
         match elf.sec(shstrndx) {
-            Some(s) if s.typ == names::SHT_STRTAB => {
+            Some(s) if s.typ == constants::SHT_STRTAB => {
                 if let Some((a, size)) = elf.data(s) {
                     b.link(h.shstrndx_node, a, size);
                 }
@@ -650,7 +669,7 @@ fn read_sections(b: &mut Builder<'_>, elf: &mut Elf, h: &Hdr) {
     // Sections outside the file, and other header checks.
     let count = elf.secs.len() as u64;
     for s in &elf.secs {
-        if s.index == 0 || s.typ == names::SHT_NOBITS || s.typ == names::SHT_NULL {
+        if s.index == 0 || s.typ == constants::SHT_NOBITS || s.typ == constants::SHT_NULL {
             continue;
         }
         let end = s.offset.checked_add(s.size);
@@ -737,7 +756,7 @@ fn read_segments(b: &mut Builder<'_>, elf: &Elf, h: &Hdr) -> Vec<Seg> {
                 need,
                 format!(
                     "segment [{i}] {} [0x{:x}+0x{:x}] lies outside the file ({} bytes)",
-                    names::ptype(ph.typ, elf.machine).unwrap_or("?"),
+                    constants::ptype(ph.typ, elf.machine).unwrap_or("?"),
                     ph.offset,
                     ph.filesz,
                     elf.len
@@ -774,8 +793,8 @@ fn build_map(elf: &mut Elf, phdrs: &[Seg]) {
         .secs
         .iter()
         .filter(|s| {
-            s.flags & names::SHF_ALLOC != 0
-                && s.typ != names::SHT_NOBITS
+            s.flags & constants::SHF_ALLOC != 0
+                && s.typ != constants::SHT_NOBITS
                 && s.size > 0
                 && s.offset.checked_add(s.size).is_some_and(|e| e <= elf.len)
         })
@@ -811,7 +830,7 @@ fn phdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
     let l = ph_layout(elf.is64);
     let size = if elf.is64 { 56 } else { 32 };
     let typ = b.read_u32(o, e).unwrap_or(0);
-    let tname = names::ptype(typ, elf.machine);
+    let tname = constants::ptype(typ, elf.machine);
     let id = b.group(p, format!("[{i}] {}", tname.unwrap_or("?")), o, size);
     if let Some((_, n)) = field(b, id, "p_type", o, 4, e) {
         b.set_value(n, format!("0x{typ:x} ({})", tname.unwrap_or("unknown")));
@@ -839,7 +858,7 @@ fn phdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
             }
             if k == 1 {
                 flags = v as u32;
-                b.set_value(n, names::pflags(flags));
+                b.set_value(n, constants::pflags(flags));
             }
         }
     }
@@ -852,7 +871,7 @@ fn phdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
         id,
         format!(
             "{} offset 0x{off:x} vaddr 0x{vaddr:x} filesz 0x{filesz:x} memsz 0x{memsz:x}",
-            names::pflags(flags)
+            constants::pflags(flags)
         ),
     );
 }
@@ -877,7 +896,7 @@ fn shdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
     };
     let w = elf.word();
     let size = if elf.is64 { 64 } else { 40 };
-    let tname = names::shtype(s.typ, elf.machine);
+    let tname = elf.shtype(s.typ);
     let label = if s.name.is_empty() {
         format!("[{i}]")
     } else {
@@ -907,7 +926,7 @@ fn shdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
         4,
         format!("0x{:x} ({})", s.typ, tname.unwrap_or("unknown")),
     );
-    b.leaf(id, "sh_flags", o + 8, w, names::shflags(s.flags));
+    b.leaf(id, "sh_flags", o + 8, w, constants::shflags(s.flags));
     b.leaf(id, "sh_addr", o + 8 + w, w, num(s.addr));
     let so = b.leaf(id, "sh_offset", o + 8 + 2 * w, w, num(s.offset));
     if let Some((a, sz)) = elf.data(s) {
@@ -925,8 +944,8 @@ fn shdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
         }
     }
     let inf = b.leaf(id, "sh_info", o + 12 + 4 * w, 4, num(s.info.into()));
-    let info_is_sec = s.flags & names::SHF_INFO_LINK != 0
-        || (matches!(s.typ, names::SHT_REL | names::SHT_RELA) && s.info != 0);
+    let info_is_sec = s.flags & constants::SHF_INFO_LINK != 0
+        || (matches!(s.typ, constants::SHT_REL | constants::SHT_RELA) && s.info != 0);
     if info_is_sec {
         if let Some(t) = elf.sec(s.info.into()) {
             b.set_value(
@@ -935,13 +954,13 @@ fn shdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
             );
             b.link(inf, t.hdr, elf.shentsize.min(size));
         }
-    } else if s.typ == names::SHT_GROUP || s.typ == SHT_ZEBIN_GTPIN_INFO {
+    } else if s.typ == constants::SHT_GROUP || elf.vendor.is_some_and(|v| v.info_is_symbol(s.typ)) {
         // sh_info is a symbol index in the table sh_link names.
-        if let Some(so) = tabs::sym_entry(elf, s.link, s.info.into()) {
+        if let Some(so) = contents::sym_entry(elf, s.link, s.info.into()) {
             b.link(inf, so, elf.sym_size());
             b.set_value(inf, format!("{} (symbol)", s.info));
         }
-    } else if matches!(s.typ, names::SHT_SYMTAB | names::SHT_DYNSYM) {
+    } else if matches!(s.typ, constants::SHT_SYMTAB | constants::SHT_DYNSYM) {
         b.set_value(inf, format!("{} (first non-local symbol)", s.info));
     }
     b.leaf(id, "sh_addralign", o + 16 + 4 * w, w, num(s.align));

@@ -1,13 +1,14 @@
 //! Section contents: symbol, relocation and dynamic tables (lazy arrays),
 //! string tables (lazy, grouped), section groups, pointer arrays, and the
-//! dispatch to notes, offload binaries, zebin sections and nested formats.
+//! dispatch to notes, offload binaries, the machine's own sections (through
+//! its [`super::Vendor`]) and nested formats.
 
 use std::sync::Arc;
 
-use super::{names, notes, Elf, Sec, Seg, EM_INTELGT};
-use crate::formats::{offload, zebin};
 use compact_str::CompactString;
 
+use super::{constants, notes, Elf, Sec, Sections, Seg};
+use crate::formats::offload;
 use crate::model::{group_size, inum, named, num, text, Builder, NodeId, Radix, Raw, Value, GROUP};
 
 pub(super) fn sections(b: &mut Builder<'_>, parent: NodeId, elf: &Arc<Elf>) {
@@ -27,17 +28,17 @@ pub(super) fn sections(b: &mut Builder<'_>, parent: NodeId, elf: &Arc<Elf>) {
     let hi = ranges.iter().map(|r| r.1 + r.2).max().unwrap_or(lo);
     let g = b.group(parent, "sections", lo, hi - lo);
     b.set_value(g, format!("{} with contents in the file", ranges.len()));
-    let mut ze = zebin::State::default();
+    let mut ve: Option<Box<dyn Sections>> = elf.vendor.map(|v| v.sections());
     let mut built = Vec::with_capacity(ranges.len());
     for (i, a, l) in ranges {
         let Some(s) = elf.secs.get(i) else {
             continue;
         };
-        let node = contents(b, g, elf, s, a, l, &mut ze);
+        let node = contents(b, g, elf, s, a, l, &mut ve);
         built.push((i, node));
     }
-    if elf.machine == EM_INTELGT {
-        zebin::finish(b, elf, &built, &ze);
+    if let Some(v) = ve.as_deref_mut() {
+        v.finish(b, elf, &built);
     }
 }
 
@@ -56,16 +57,18 @@ fn contents(
     s: &Sec,
     a: u64,
     l: u64,
-    ze: &mut zebin::State,
+    ve: &mut Option<Box<dyn Sections>>,
 ) -> NodeId {
-    let tname = names::shtype(s.typ, elf.machine).unwrap_or("unknown type");
-    let compressed = s.flags & names::SHF_COMPRESSED != 0;
+    let tname = elf.shtype(s.typ).unwrap_or("unknown type");
+    let compressed = s.flags & constants::SHF_COMPRESSED != 0;
     if !compressed {
         match s.typ {
-            names::SHT_SYMTAB | names::SHT_DYNSYM => return symtab(b, g, elf, s, a, l, tname),
-            names::SHT_REL => return relocs(b, g, elf, s, a, l, false, tname),
-            names::SHT_RELA => return relocs(b, g, elf, s, a, l, true, tname),
-            names::SHT_DYNAMIC => return dynamic(b, g, elf, s, a, l, tname),
+            constants::SHT_SYMTAB | constants::SHT_DYNSYM => {
+                return symtab(b, g, elf, s, a, l, tname)
+            }
+            constants::SHT_REL => return relocs(b, g, elf, s, a, l, false, tname),
+            constants::SHT_RELA => return relocs(b, g, elf, s, a, l, true, tname),
+            constants::SHT_DYNAMIC => return dynamic(b, g, elf, s, a, l, tname),
             _ => {}
         }
     }
@@ -76,15 +79,15 @@ fn contents(
         return id;
     }
     match s.typ {
-        names::SHT_STRTAB => strings(b, id, a, l),
-        names::SHT_NOTE => notes::notes(b, id, elf, &s.name, a, l, s.align),
-        names::SHT_GROUP => group(b, id, elf, a, l),
-        names::SHT_INIT_ARRAY | names::SHT_FINI_ARRAY | names::SHT_PREINIT_ARRAY => {
+        constants::SHT_STRTAB => strings(b, id, a, l),
+        constants::SHT_NOTE => notes::notes(b, id, elf, &s.name, a, l, s.align),
+        constants::SHT_GROUP => group(b, id, elf, a, l),
+        constants::SHT_INIT_ARRAY | constants::SHT_FINI_ARRAY | constants::SHT_PREINIT_ARRAY => {
             pointers(b, id, elf, a, l)
         }
-        names::SHT_LLVM_OFFLOADING => offload::parse_section(b, id, a, l),
+        constants::SHT_LLVM_OFFLOADING => offload::parse_section(b, id, a, l),
         _ if s.name == ".llvm.offloading" => offload::parse_section(b, id, a, l),
-        _ if elf.machine == EM_INTELGT && zebin::section(b, id, elf, s, a, l, ze) => {}
+        _ if ve.as_mut().is_some_and(|v| v.section(b, id, elf, s, a, l)) => {}
         // A section at offset 0 holds this very ELF: opening it again would
         // nest the file in itself.
         _ if s.offset == 0 => {}
@@ -124,7 +127,7 @@ fn entsize_check(b: &mut Builder<'_>, elf: &Elf, s: &Sec, want: u64, l: u64) {
             s.index,
             s.name,
             s.entsize,
-            names::shtype(s.typ, elf.machine).unwrap_or("table")
+            elf.shtype(s.typ).unwrap_or("table")
         );
         if s.entsize == 0 {
             b.warn(at, w, m);
@@ -257,7 +260,7 @@ fn symtab(
     if s.link == 0
         || elf
             .sec(s.link.into())
-            .is_none_or(|t| t.typ != names::SHT_STRTAB)
+            .is_none_or(|t| t.typ != constants::SHT_STRTAB)
     {
         b.warn(
             s.hdr,
@@ -307,9 +310,12 @@ fn symbol(b: &mut Builder<'_>, p: NodeId, elf: &Elf, si: u32, i: u64, o: u64) {
     }
     let id = b.group(p, label, o, es);
     b.reserve(id, 6);
-    let (t, bind) = (names::sym_type(sym.typ()), names::sym_bind(sym.bind()));
-    let vis = names::sym_vis(sym.other);
-    let secname = match names::shndx(sym.shndx.into()) {
+    let (t, bind) = (
+        constants::sym_type(sym.typ()),
+        constants::sym_bind(sym.bind()),
+    );
+    let vis = constants::sym_vis(sym.other);
+    let secname = match constants::shndx(sym.shndx.into()) {
         Some(n) => std::borrow::Cow::Borrowed(n),
         None => elf.sec_name_cow(sym.shndx.into()),
     };
@@ -396,7 +402,7 @@ fn symbol(b: &mut Builder<'_>, p: NodeId, elf: &Elf, si: u32, i: u64, o: u64) {
                     2,
                     Value::named(sym.shndx.into(), Some(&secname)),
                 );
-                if names::shndx(sym.shndx.into()).is_none() {
+                if constants::shndx(sym.shndx.into()).is_none() {
                     if let Some(s) = elf.sec(sym.shndx.into()) {
                         b.link(sh, s.hdr, elf.shentsize.min(if elf.is64 { 64 } else { 40 }));
                     }
@@ -480,7 +486,7 @@ fn reloc(b: &mut Builder<'_>, p: NodeId, elf: &Elf, ri: u32, rela: bool, i: u64,
         return;
     };
     let symtab = rs.link;
-    let tname = names::reloc(elf.machine, typ as u32);
+    let tname = elf.reloc_name(typ as u32);
     let symname = if sym != 0 {
         sym_name(b, elf, symtab, sym)
     } else {
@@ -587,7 +593,7 @@ fn dyn_entry(b: &mut Builder<'_>, p: NodeId, elf: &Elf, strtab: Strs, i: u64, o:
     let (Some(tag), Some(val)) = (elf.read_word(b, o), elf.read_word(b, o + w)) else {
         return;
     };
-    let (name, kind) = names::dtag(tag);
+    let (name, kind) = constants::dtag(tag);
     let shown = name.map_or_else(|| format!("0x{tag:x}"), str::to_string);
     let id = b.group(p, format!("[{i}] {shown}"), o, 2 * w);
     b.leaf(
@@ -600,7 +606,7 @@ fn dyn_entry(b: &mut Builder<'_>, p: NodeId, elf: &Elf, strtab: Strs, i: u64, o:
     let v = b.leaf(id, "d_val", o + w, w, num(val));
     let mut summary = num(val);
     match kind {
-        names::DynVal::Str => match match strtab {
+        constants::DynVal::Str => match match strtab {
             Strs::Section(sec) => elf.string(b, sec, val),
             Strs::Range(a, l) => super::string_in(b, a, l, val, "the dynamic string table"),
             Strs::None => Err(String::new()),
@@ -616,13 +622,13 @@ fn dyn_entry(b: &mut Builder<'_>, p: NodeId, elf: &Elf, strtab: Strs, i: u64, o:
                 format!("dynamic entry [{i}] {shown}: bad string index: {m}"),
             ),
         },
-        names::DynVal::Addr => {
+        constants::DynVal::Addr => {
             if let Some(x) = elf.addr_to_abs(val) {
                 b.link(v, x, 1);
             }
             summary = format!("0x{val:x}").into();
         }
-        names::DynVal::Plain => {}
+        constants::DynVal::Plain => {}
     }
     b.set_value(id, summary);
 }
@@ -788,7 +794,7 @@ pub(super) fn segments(b: &mut Builder<'_>, parent: NodeId, elf: &Arc<Elf>, phdr
     let shown: Vec<(usize, &Seg, u64, u64)> = phdrs
         .iter()
         .enumerate()
-        .filter(|(_, p)| matches!(p.typ, 3 | names::PT_NOTE | names::PT_DYNAMIC))
+        .filter(|(_, p)| matches!(p.typ, 3 | constants::PT_NOTE | constants::PT_DYNAMIC))
         .filter_map(|(i, p)| {
             let end = p.offset.checked_add(p.filesz)?;
             (end <= elf.len && p.filesz > 0).then(|| (i, p, elf.abs(p.offset), p.filesz))
@@ -800,13 +806,13 @@ pub(super) fn segments(b: &mut Builder<'_>, parent: NodeId, elf: &Arc<Elf>, phdr
     let hi = shown.iter().map(|s| s.2 + s.3).max().unwrap_or(lo);
     let g = b.group(parent, "segments", lo, hi - lo);
     for (i, p, a, l) in shown {
-        let tn = names::ptype(p.typ, elf.machine).unwrap_or("?");
+        let tn = constants::ptype(p.typ, elf.machine).unwrap_or("?");
         match p.typ {
-            names::PT_NOTE => {
+            constants::PT_NOTE => {
                 let id = b.group(g, format!("[{i}] {tn}"), a, l);
                 notes::notes(b, id, elf, "", a, l, 4);
             }
-            names::PT_DYNAMIC => {
+            constants::PT_DYNAMIC => {
                 let es = elf.word() * 2;
                 let el = elf.clone();
                 let strs = dyn_strings(b, elf, a, l / es);
