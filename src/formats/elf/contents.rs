@@ -12,7 +12,7 @@ use crate::formats::offload;
 use crate::model::{group_size, inum, named, num, text, Builder, NodeId, Radix, Raw, Value, GROUP};
 
 pub(super) fn sections(b: &mut Builder<'_>, parent: NodeId, elf: &Arc<Elf>) {
-    let ranges: Vec<(usize, u64, u64)> = elf
+    let mut ranges: Vec<(usize, u64, u64)> = elf
         .secs
         .iter()
         .enumerate()
@@ -22,6 +22,8 @@ pub(super) fn sections(b: &mut Builder<'_>, parent: NodeId, elf: &Arc<Elf>) {
             (l > 0).then_some((i, a, l))
         })
         .collect();
+    // In file order, so that walking them moves forward through the file.
+    ranges.sort_by_key(|r| (r.1, r.0));
     let Some(lo) = ranges.iter().map(|r| r.1).min() else {
         return;
     };
@@ -75,9 +77,25 @@ fn contents(
     let id = b.group(g, label(s), a, l);
     b.set_value(id, tname);
     if compressed {
-        compressed_header(b, id, elf, a, l);
+        compressed_section(b, id, elf, s, a, l, ve);
         return id;
     }
+    decode(b, id, elf, s, a, l, ve);
+    id
+}
+
+/// Decodes the contents of a section that is not a table of entries, at
+/// `[a, a+l)` of the space being built (the file, or the inflated bytes of
+/// a compressed section).
+fn decode(
+    b: &mut Builder<'_>,
+    id: NodeId,
+    elf: &Arc<Elf>,
+    s: &Sec,
+    a: u64,
+    l: u64,
+    ve: &mut Option<Box<dyn Sections>>,
+) {
     match s.typ {
         constants::SHT_STRTAB => strings(b, id, a, l),
         constants::SHT_NOTE => notes::notes(b, id, elf, &s.name, a, l, s.align),
@@ -96,7 +114,6 @@ fn contents(
             b.nested(id, a, l);
         }
     }
-    id
 }
 
 /// False for bytes that start with an ELF magic but not with a sane ELF
@@ -514,7 +531,7 @@ fn reloc(b: &mut Builder<'_>, p: NodeId, elf: &Elf, ri: u32, rela: bool, i: u64,
         b.link(id, ta, tl);
     }
     let inf = b.group(id, "r_info", o + w, w);
-    b.set_value(inf, format!("0x{info:x}"));
+    b.set_value(inf, Value::hex(info).with_width(w as u8));
     let big = elf.e == crate::model::Endian::Big;
     let (type_at, type_len, sym_at, sym_len) = match (elf.is64, big) {
         (true, false) => (0, 4, 4, 4),
@@ -522,9 +539,14 @@ fn reloc(b: &mut Builder<'_>, p: NodeId, elf: &Elf, ri: u32, rela: bool, i: u64,
         (false, false) => (0, 1, 1, 3),
         (false, true) => (3, 1, 0, 3),
     };
+    // `sym` and `type` in the order their bytes are in.
+    let type_first = type_at < sym_at;
+    if type_first {
+        b.leaf(inf, "type", o + w + type_at, type_len, named(typ, tname));
+    }
     let sn = b.leaf(inf, "sym", o + w + sym_at, sym_len, num(sym));
     if let Some(n) = &symname {
-        b.set_value(sn, format!("{sym} ({n})"));
+        b.set_value(sn, Value::named(sym, Some(n)));
     }
     if sym != 0 {
         match sym_entry(elf, symtab, sym) {
@@ -539,7 +561,9 @@ fn reloc(b: &mut Builder<'_>, p: NodeId, elf: &Elf, ri: u32, rela: bool, i: u64,
             ),
         }
     }
-    b.leaf(inf, "type", o + w + type_at, type_len, named(typ, tname));
+    if !type_first {
+        b.leaf(inf, "type", o + w + type_at, type_len, named(typ, tname));
+    }
     let mut v = format!("{tshow} at 0x{r_offset:x}");
     if let Some(n) = &symname {
         v.push_str(&format!(" {n}"));
@@ -755,7 +779,19 @@ fn pointers(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, a: u64, l: u64) {
     );
 }
 
-fn compressed_header(b: &mut Builder<'_>, id: NodeId, elf: &Elf, a: u64, l: u64) {
+/// A compressed section: its Elf32_Chdr/Elf64_Chdr, the compressed bytes,
+/// and the inflated bytes as a space of their own, decoded there as the
+/// section's type says.
+#[allow(clippy::too_many_arguments)]
+fn compressed_section(
+    b: &mut Builder<'_>,
+    id: NodeId,
+    elf: &Arc<Elf>,
+    s: &Sec,
+    a: u64,
+    l: u64,
+    ve: &mut Option<Box<dyn Sections>>,
+) {
     let e = elf.e;
     let hs = if elf.is64 { 24 } else { 12 };
     if l < hs {
@@ -764,28 +800,102 @@ fn compressed_header(b: &mut Builder<'_>, id: NodeId, elf: &Elf, a: u64, l: u64)
     }
     let h = b.group(id, "Chdr", a, hs);
     let t = b.read_u32(a, e).unwrap_or(0);
+    let method = match t {
+        1 => Some("zlib"),
+        2 => Some("zstd"),
+        _ => None,
+    };
     let tn = match t {
         1 => Some("ELFCOMPRESS_ZLIB"),
         2 => Some("ELFCOMPRESS_ZSTD"),
         _ => None,
     };
-    b.leaf(h, "ch_type", a, 4, named(t.into(), tn));
-    if elf.is64 {
+    b.field(h, "ch_type", a, 4, Value::named(t.into(), tn).with_width(4));
+    let (size_at, size_w) = if elf.is64 {
         b.u32(h, "ch_reserved", a + 4, e);
-        b.u64(h, "ch_size", a + 8, e);
-        b.u64(h, "ch_addralign", a + 16, e);
+        (a + 8, 8)
     } else {
-        b.u32(h, "ch_size", a + 4, e);
-        b.u32(h, "ch_addralign", a + 8, e);
-    }
-    if l > hs {
-        b.leaf(
-            id,
-            "compressed data",
-            a + hs,
-            l - hs,
-            format!("{} bytes", l - hs),
+        (a + 4, 4)
+    };
+    let ch_size = elf.read_word(b, size_at).unwrap_or(0);
+    b.field(
+        h,
+        "ch_size",
+        size_at,
+        size_w,
+        Value::uint(ch_size).with_width(size_w as u8),
+    );
+    let align_at = size_at + size_w;
+    if let Some(v) = elf.read_word(b, align_at) {
+        b.field(
+            h,
+            "ch_addralign",
+            align_at,
+            size_w,
+            Value::uint(v).with_width(size_w as u8),
         );
+    }
+    if l == hs {
+        return;
+    }
+    b.leaf(id, "compressed data", a + hs, l - hs, Value::Size(l - hs));
+    let Some(method) = method else {
+        b.warn(
+            a,
+            4,
+            format!(
+                "section [{}] {}: ch_type {t} is not a compression fwview knows; shown raw",
+                s.index, s.name
+            ),
+        );
+        return;
+    };
+    let Some(node) = b.derive(id, "inflated", a + hs, l - hs, method, |src, limit| {
+        inflate(method, src, limit)
+    }) else {
+        return;
+    };
+    let got = b.node(node).map_or(0, |n| n.size);
+    if got != ch_size {
+        b.error(
+            size_at,
+            size_w,
+            format!(
+                "section [{}] {}: ch_size is {ch_size}, the {method} data inflates to {got} bytes",
+                s.index, s.name
+            ),
+        );
+    }
+    b.within(node, |b, node| {
+        let len = b.file_len();
+        match s.typ {
+            constants::SHT_SYMTAB
+            | constants::SHT_DYNSYM
+            | constants::SHT_REL
+            | constants::SHT_RELA
+            | constants::SHT_DYNAMIC => {}
+            _ => decode(b, node, elf, s, 0, len, ve),
+        }
+    });
+}
+
+/// Inflates zlib or zstd data, making at most `limit` + 1 bytes (one more
+/// than allowed tells the caller the data would not fit).
+fn inflate(method: &str, src: &[u8], limit: u64) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    let r = match method {
+        "zlib" => flate2::read::ZlibDecoder::new(src)
+            .take(limit.saturating_add(1))
+            .read_to_end(&mut out),
+        _ => match zstd::stream::read::Decoder::with_buffer(src) {
+            Ok(d) => d.take(limit.saturating_add(1)).read_to_end(&mut out),
+            Err(e) => Err(e),
+        },
+    };
+    match r {
+        Ok(_) => Ok(out),
+        Err(e) => Err(format!("{method} data does not inflate: {e}")),
     }
 }
 

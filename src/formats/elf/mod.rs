@@ -836,15 +836,28 @@ fn phdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
         b.set_value(n, format!("0x{typ:x} ({})", tname.unwrap_or("unknown")));
     }
     let mut flags = 0;
-    let fields: [(&str, usize, u64); 7] = [
-        ("p_flags", 1, 4),
-        ("p_offset", 2, w),
-        ("p_vaddr", 3, w),
-        ("p_paddr", 4, w),
-        ("p_filesz", 5, w),
-        ("p_memsz", 6, w),
-        ("p_align", 7, w),
-    ];
+    // The fields in file order: ELF32 has p_flags after p_memsz.
+    let fields: [(&'static str, usize, u64); 7] = if elf.is64 {
+        [
+            ("p_flags", 1, 4),
+            ("p_offset", 2, w),
+            ("p_vaddr", 3, w),
+            ("p_paddr", 4, w),
+            ("p_filesz", 5, w),
+            ("p_memsz", 6, w),
+            ("p_align", 7, w),
+        ]
+    } else {
+        [
+            ("p_offset", 2, w),
+            ("p_vaddr", 3, w),
+            ("p_paddr", 4, w),
+            ("p_filesz", 5, w),
+            ("p_memsz", 6, w),
+            ("p_flags", 1, 4),
+            ("p_align", 7, w),
+        ]
+    };
     let mut vals = [0u64; 8];
     let mut nodes = [id; 8];
     for (name, k, sz) in fields {
