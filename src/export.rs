@@ -67,7 +67,28 @@ fn push_u64(buf: &mut Vec<u8>, v: u64) {
 }
 
 fn push_hex(buf: &mut Vec<u8>, v: u64) {
-    buf.extend_from_slice(crate::model::value::hex_digits(v, &mut [0; 18]).as_bytes());
+    // A copy of fixed size is a few moves, where one of variable size is a
+    // call; the unused head is cut off after.
+    let mut t = [0u8; 18];
+    let used = crate::model::value::hex_bytes(v, &mut t).len();
+    let at = buf.len();
+    buf.extend_from_slice(&t);
+    let head = 18 - used;
+    buf.copy_within(at + head.., at);
+    buf.truncate(buf.len() - head);
+}
+
+/// Appends `s`; short strings without a call to memcpy.
+#[inline]
+fn push_str(buf: &mut Vec<u8>, s: &[u8]) {
+    if s.len() <= 16 {
+        buf.reserve(16);
+        for &b in s {
+            buf.push(b);
+        }
+    } else {
+        buf.extend_from_slice(s);
+    }
 }
 
 /// A `String` writer over a byte buffer, so values render straight into it.
@@ -75,7 +96,7 @@ struct Utf8Buf<'a>(&'a mut Vec<u8>);
 
 impl std::fmt::Write for Utf8Buf<'_> {
     fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        self.0.extend_from_slice(s.as_bytes());
+        push_str(self.0, s.as_bytes());
         Ok(())
     }
 }
@@ -225,7 +246,7 @@ fn push_tree_line(
     size: u64,
     value: Option<&str>,
 ) {
-    buf.extend_from_slice(name.as_bytes());
+    push_str(buf, name.as_bytes());
     buf.extend_from_slice(b" [");
     if space != 0 {
         push_u64(buf, u64::from(space));

@@ -125,6 +125,9 @@ impl Value {
     }
     /// Bytes from the file decoded as text (invalid UTF-8 as `\xNN`), quoted.
     pub fn str_bytes(b: &[u8]) -> Value {
+        if let Some(s) = text::plain_str(b) {
+            return Value::Str(CompactString::from(s));
+        }
         match std::str::from_utf8(b) {
             Ok(s) => Value::str(s),
             Err(_) => Value::Str(CompactString::from(text::from_bytes(b))),
@@ -132,9 +135,9 @@ impl Value {
     }
     /// String-table index `v` and the bytes of the string it names.
     pub fn str_at(v: u64, b: &[u8]) -> Value {
-        let s = match std::str::from_utf8(b) {
-            Ok(s) if text::is_plain(b) => CompactString::from(s),
-            _ => CompactString::from(text::from_bytes(b)),
+        let s = match text::plain_str(b) {
+            Some(s) => CompactString::from(s),
+            None => CompactString::from(text::from_bytes(b)),
         };
         Value::StrAt { v, s }
     }
@@ -296,24 +299,29 @@ fn write_num(out: &mut dyn Write, v: u64, r: Radix) -> fmt::Result {
     }
 }
 
-/// `0x` and the hex digits of `v`, written into `buf`.
-pub fn hex_digits(v: u64, buf: &mut [u8; 18]) -> &str {
+/// `0x` and the hex digits of `v`, written into the end of `buf`.
+#[inline]
+pub fn hex_bytes(v: u64, buf: &mut [u8; 18]) -> &[u8] {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let n = ((64 - v.leading_zeros()).div_ceil(4).max(1)) as usize;
     let mut x = v;
-    let mut i = 18;
-    while i > 18 - n {
-        i -= 1;
-        if let Some(c) = buf.get_mut(i) {
-            *c = DIGITS.get((x & 0xf) as usize).copied().unwrap_or(b'0');
-        }
+    for c in buf.iter_mut().rev().take(n) {
+        *c = DIGITS.get((x & 0xf) as usize).copied().unwrap_or(b'0');
         x >>= 4;
     }
     let start = 16 - n;
     if let Some(p) = buf.get_mut(start..start + 2) {
         p.copy_from_slice(b"0x");
     }
-    std::str::from_utf8(buf.get(start..).unwrap_or_default()).unwrap_or("0x?")
+    buf.get(start..).unwrap_or_default()
+}
+
+/// `0x` and the hex digits of `v`, written into `buf`.
+#[inline]
+pub fn hex_digits(v: u64, buf: &mut [u8; 18]) -> &str {
+    let b = hex_bytes(v, buf);
+    // SAFETY: `0x` and hex digits are ASCII.
+    unsafe { std::str::from_utf8_unchecked(b) }
 }
 
 fn write_int(out: &mut dyn Write, v: i64, mode: Numbers) -> fmt::Result {

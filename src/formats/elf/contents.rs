@@ -442,9 +442,9 @@ fn symbol(b: &mut Builder<'_>, p: NodeId, elf: &Elf, si: u32, i: u64, o: u64) {
 
 /// Bytes from the file as safe text, borrowed when nothing needs escaping.
 pub(crate) fn text_of(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
-    match std::str::from_utf8(bytes) {
-        Ok(s) if text::is_plain(bytes) => std::borrow::Cow::Borrowed(s),
-        _ => std::borrow::Cow::Owned(text::from_bytes(bytes)),
+    match text::plain_str(bytes) {
+        Some(s) => std::borrow::Cow::Borrowed(s),
+        None => std::borrow::Cow::Owned(text::from_bytes(bytes)),
     }
 }
 
