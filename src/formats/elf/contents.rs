@@ -620,13 +620,7 @@ fn dyn_entry(b: &mut Builder<'_>, p: NodeId, elf: &Elf, strtab: Strs, i: u64, o:
     let (name, kind) = constants::dtag(tag);
     let shown = name.map_or_else(|| format!("0x{tag:x}"), str::to_string);
     let id = b.group(p, format!("[{i}] {shown}"), o, 2 * w);
-    b.leaf(
-        id,
-        "d_tag",
-        o,
-        w,
-        format!("0x{tag:x} ({})", name.unwrap_or("unknown")),
-    );
+    b.leaf(id, "d_tag", o, w, Value::named_hex(tag, name));
     let v = b.leaf(id, "d_val", o + w, w, num(val));
     let mut summary = num(val);
     match kind {
@@ -636,8 +630,14 @@ fn dyn_entry(b: &mut Builder<'_>, p: NodeId, elf: &Elf, strtab: Strs, i: u64, o:
             Strs::None => Err(String::new()),
         } {
             Ok(st) => {
-                summary = format!("\"{}\"", st.text).into();
-                b.set_value(v, format!("{val} \"{}\"", st.text));
+                summary = Value::str(&st.text);
+                b.set_value(
+                    v,
+                    Value::StrAt {
+                        v: val,
+                        s: st.text.into(),
+                    },
+                );
                 b.link(v, st.off, st.len);
             }
             Err(m) => b.error(
@@ -650,7 +650,7 @@ fn dyn_entry(b: &mut Builder<'_>, p: NodeId, elf: &Elf, strtab: Strs, i: u64, o:
             if let Some(x) = elf.addr_to_abs(val) {
                 b.link(v, x, 1);
             }
-            summary = format!("0x{val:x}").into();
+            summary = Value::hex(val);
         }
         constants::DynVal::Plain => {}
     }
@@ -727,9 +727,9 @@ fn group(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, a: u64, l: u64) {
         return;
     };
     let f = if flags & 1 != 0 {
-        format!("0x{flags:x} (GRP_COMDAT)")
+        Value::named_hex(flags.into(), Some("GRP_COMDAT"))
     } else {
-        num(flags.into()).to_string()
+        num(flags.into())
     };
     b.leaf(id, "flags", a, 4, f);
     let n = (l.saturating_sub(4)) / 4;
@@ -749,7 +749,7 @@ fn group(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, a: u64, l: u64) {
                 format!("[{i}]"),
                 o,
                 4,
-                format!("{v} ({})", el.sec_name(v.into())),
+                named(v.into(), Some(&el.sec_name_cow(v.into()))),
             );
             if let Some(s) = el.sec(v.into()) {
                 b.link(m, s.hdr, if el.is64 { 64 } else { 40 });
@@ -771,7 +771,7 @@ fn pointers(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, a: u64, l: u64) {
             let Some(v) = el.read_word(b, o) else {
                 return;
             };
-            let n = b.leaf(p, format!("[{i}]"), o, el.word(), format!("0x{v:x}"));
+            let n = b.leaf(p, format!("[{i}]"), o, el.word(), Value::hex(v));
             if let Some(x) = el.addr_to_abs(v) {
                 b.link(n, x, 1);
             }
@@ -943,7 +943,7 @@ pub(super) fn segments(b: &mut Builder<'_>, parent: NodeId, elf: &Arc<Elf>, phdr
                     format!("[{i}] {tn}"),
                     a,
                     l,
-                    text::quoted(s.get(..end).unwrap_or(&[])),
+                    Value::str_bytes(s.get(..end).unwrap_or(&[])),
                 );
             }
         }

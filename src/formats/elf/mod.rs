@@ -19,7 +19,7 @@ pub(crate) use contents::{read_sym, strings as strings_node, sym_bytes};
 
 use std::sync::Arc;
 
-use crate::model::{named, num, text, Builder, Endian, NodeId};
+use crate::model::{named, num, text, Builder, Endian, NodeId, Raw, Value};
 
 pub use constants::{EM_AMDGPU, EM_CUDA, EM_INTELGT, EM_XCORE, SHT_LLVM_OFFLOADING};
 
@@ -410,9 +410,9 @@ fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> Option<Hdr
         let n = b.leaf(id, "EI_VERSION", off + 6, 1, num(v.into()));
         if v != 1 {
             b.warn(off + 6, 1, format!("EI_VERSION is {v}, not 1 (EV_CURRENT)"));
-            b.set_value(n, format!("{v} (not EV_CURRENT)"));
+            b.set_value(n, Value::note(Raw::U(v.into()), "not EV_CURRENT"));
         } else {
-            b.set_value(n, "1 (EV_CURRENT)");
+            b.set_value(n, named(1, Some("EV_CURRENT")));
         }
     }
     if let Some(v) = b.read_u8(off + 7) {
@@ -833,7 +833,7 @@ fn phdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
     let tname = constants::ptype(typ, elf.machine);
     let id = b.group(p, format!("[{i}] {}", tname.unwrap_or("?")), o, size);
     if let Some((_, n)) = field(b, id, "p_type", o, 4, e) {
-        b.set_value(n, format!("0x{typ:x} ({})", tname.unwrap_or("unknown")));
+        b.set_value(n, Value::named_hex(typ.into(), tname).with_width(4));
     }
     let mut flags = 0;
     // The fields in file order: ELF32 has p_flags after p_memsz.
@@ -928,7 +928,13 @@ fn shdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
     let n = b.leaf(id, "sh_name", o, 4, num(s.name_off.into()));
     if elf.shstrndx != 0 {
         if let Ok(st) = elf.string(b, elf.shstrndx, s.name_off.into()) {
-            b.set_value(n, format!("{} \"{}\"", s.name_off, st.text));
+            b.set_value(
+                n,
+                Value::StrAt {
+                    v: s.name_off.into(),
+                    s: st.text.into(),
+                },
+            );
             b.link(n, st.off, st.len);
         }
     }
@@ -937,7 +943,7 @@ fn shdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
         "sh_type",
         o + 4,
         4,
-        format!("0x{:x} ({})", s.typ, tname.unwrap_or("unknown")),
+        Value::named_hex(s.typ.into(), tname),
     );
     b.leaf(id, "sh_flags", o + 8, w, constants::shflags(s.flags));
     b.leaf(id, "sh_addr", o + 8 + w, w, num(s.addr));
@@ -952,7 +958,10 @@ fn shdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
     let ln = b.leaf(id, "sh_link", o + 8 + 4 * w, 4, num(s.link.into()));
     if s.link != 0 {
         if let Some(t) = elf.sec(s.link.into()) {
-            b.set_value(ln, format!("{} ({})", s.link, elf.sec_name(t.index.into())));
+            b.set_value(
+                ln,
+                named(s.link.into(), Some(&elf.sec_name_cow(t.index.into()))),
+            );
             b.link(ln, t.hdr, elf.shentsize.min(size));
         }
     }
@@ -963,7 +972,7 @@ fn shdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
         if let Some(t) = elf.sec(s.info.into()) {
             b.set_value(
                 inf,
-                format!("{} ({})", s.info, elf.sec_name(t.index.into())),
+                named(s.info.into(), Some(&elf.sec_name_cow(t.index.into()))),
             );
             b.link(inf, t.hdr, elf.shentsize.min(size));
         }
@@ -971,10 +980,13 @@ fn shdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
         // sh_info is a symbol index in the table sh_link names.
         if let Some(so) = contents::sym_entry(elf, s.link, s.info.into()) {
             b.link(inf, so, elf.sym_size());
-            b.set_value(inf, format!("{} (symbol)", s.info));
+            b.set_value(inf, Value::note(Raw::U(s.info.into()), "symbol"));
         }
     } else if matches!(s.typ, constants::SHT_SYMTAB | constants::SHT_DYNSYM) {
-        b.set_value(inf, format!("{} (first non-local symbol)", s.info));
+        b.set_value(
+            inf,
+            Value::note(Raw::U(s.info.into()), "first non-local symbol"),
+        );
     }
     b.leaf(id, "sh_addralign", o + 16 + 4 * w, w, num(s.align));
     b.leaf(id, "sh_entsize", o + 16 + 5 * w, w, num(s.entsize));

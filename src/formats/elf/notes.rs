@@ -3,7 +3,7 @@
 //! Go, FDO, LLVM offloading, and a machine's own through its vendor hook).
 
 use super::{constants, Elf};
-use crate::model::{named, num, text, Builder, Endian, NodeId};
+use crate::model::{named, num, text, Builder, Endian, NodeId, Value};
 
 /// More notes than this in one section are not shown.
 const MAX_NOTES: u64 = 65_536;
@@ -127,12 +127,12 @@ pub(super) fn notes(
                 ),
             );
             if owner_len > 0 {
-                b.leaf(id, "name", pos + 12, owner_len, text::quoted(owner));
+                b.leaf(id, "name", pos + 12, owner_len, Value::str_bytes(owner));
             }
             break;
         }
         if namesz > 0 {
-            b.leaf(id, "name", pos + 12, namesz.into(), text::quoted(owner));
+            b.leaf(id, "name", pos + 12, namesz.into(), Value::str_bytes(owner));
         }
         let d = pos + desc_off;
         if descsz > 0 {
