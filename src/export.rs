@@ -20,43 +20,69 @@ pub fn json_str(out: &mut dyn Write, s: &str) -> io::Result<()> {
     out.write_all(&buf)
 }
 
+/// Bytes that go into a JSON string as they are: printable ASCII but `"`
+/// and `\\`.
+const PLAIN: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0x20;
+    while b < 0x7f {
+        t[b] = b != b'"' as usize && b != b'\\' as usize;
+        b += 1;
+    }
+    t
+};
+
 /// Appends `s` as a JSON string to `buf` (see [`json_str`]).
 fn push_json_str(buf: &mut Vec<u8>, s: &str) {
     buf.push(b'"');
     let bytes = s.as_bytes();
-    // Plain ASCII needs no escape: copy runs of it whole.
-    let plain = |b: u8| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\';
+    // Runs of bytes that need no escape are copied whole; characters
+    // beyond ASCII stay in the run unless they are unsafe on a terminal.
     let mut start = 0;
     let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes.get(i).copied().unwrap_or(0);
-        if plain(b) {
+    while let Some(&b) = bytes.get(i) {
+        if let Some(w) = bytes.get(i..i + 8) {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(w);
+            if plain8(u64::from_le_bytes(a)) {
+                i += 8;
+                continue;
+            }
+        }
+        if PLAIN[b as usize] {
             i += 1;
             continue;
         }
-        buf.extend_from_slice(bytes.get(start..i).unwrap_or_default());
-        let c = s
-            .get(i..)
-            .and_then(|r| r.chars().next())
-            .unwrap_or('\u{fffd}');
-        match c {
-            '"' => buf.extend_from_slice(b"\\\""),
-            '\\' => buf.extend_from_slice(b"\\\\"),
-            '\n' => buf.extend_from_slice(b"\\n"),
-            '\r' => buf.extend_from_slice(b"\\r"),
-            '\t' => buf.extend_from_slice(b"\\t"),
-            c if text::is_unsafe(c) => {
-                let _ = write!(buf, "\\u{:04x}", c as u32);
+        if b >= 0x80 {
+            let c = s
+                .get(i..)
+                .and_then(|r| r.chars().next())
+                .unwrap_or('\u{fffd}');
+            if !text::is_unsafe(c) {
+                i += c.len_utf8().max(1);
+                continue;
             }
-            c => {
-                let mut e = [0u8; 4];
-                buf.extend_from_slice(c.encode_utf8(&mut e).as_bytes());
+            push_str(buf, bytes.get(start..i).unwrap_or_default());
+            let _ = write!(buf, "\\u{:04x}", c as u32);
+            i += c.len_utf8().max(1);
+            start = i;
+            continue;
+        }
+        push_str(buf, bytes.get(start..i).unwrap_or_default());
+        match b {
+            b'"' => buf.extend_from_slice(b"\\\""),
+            b'\\' => buf.extend_from_slice(b"\\\\"),
+            b'\n' => buf.extend_from_slice(b"\\n"),
+            b'\r' => buf.extend_from_slice(b"\\r"),
+            b'\t' => buf.extend_from_slice(b"\\t"),
+            _ => {
+                let _ = write!(buf, "\\u{:04x}", b);
             }
         }
-        i += c.len_utf8();
+        i += 1;
         start = i;
     }
-    buf.extend_from_slice(bytes.get(start..).unwrap_or_default());
+    push_str(buf, bytes.get(start..).unwrap_or_default());
     buf.push(b'"');
 }
 
@@ -64,15 +90,67 @@ fn push_json_str(buf: &mut Vec<u8>, s: &str) {
 const CHUNK: usize = 1 << 16;
 
 fn push_u64(buf: &mut Vec<u8>, v: u64) {
-    buf.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
+    if v < 10 {
+        buf.push(b'0' + v as u8);
+        return;
+    }
+    let mut t = [0u8; 20];
+    let mut x = v;
+    let mut k = 20;
+    while x > 0 && k > 0 {
+        k -= 1;
+        if let Some(c) = t.get_mut(k) {
+            *c = b'0' + (x % 10) as u8;
+        }
+        x /= 10;
+    }
+    push_tail(buf, &t, 20 - k);
 }
 
 fn push_hex(buf: &mut Vec<u8>, v: u64) {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    buf.extend_from_slice(b"0x");
-    let n = (64 - v.leading_zeros()).div_ceil(4).max(1);
-    for k in (0..n).rev() {
-        buf.push(DIGITS[((v >> (4 * k)) & 0xf) as usize]);
+    let mut t = [0u8; 18];
+    let used = crate::model::value::hex_bytes(v, &mut t).len();
+    push_tail(buf, &t, used);
+}
+
+/// Appends the last `used` bytes of `t`. A copy of fixed size is a few
+/// moves, where one of variable size is a call; the unused head is cut off
+/// after.
+#[inline]
+fn push_tail<const N: usize>(buf: &mut Vec<u8>, t: &[u8; N], used: usize) {
+    let at = buf.len();
+    buf.extend_from_slice(t);
+    let head = N - used.min(N);
+    buf.copy_within(at + head.., at);
+    buf.truncate(buf.len() - head);
+}
+
+/// True when none of the 8 bytes of `w` needs an escape in JSON: no
+/// control, DEL, `"`, `\\` or byte beyond ASCII.
+#[inline]
+fn plain8(w: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    let below = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
+    let bad = below
+        | (w & HIGH)
+        | has_zero(w ^ (ONES * u64::from(b'"')))
+        | has_zero(w ^ (ONES * u64::from(b'\\')))
+        | has_zero(w ^ (ONES * 0x7f));
+    bad == 0
+}
+
+/// Appends `s`; short strings without a call to memcpy.
+#[inline]
+fn push_str(buf: &mut Vec<u8>, s: &[u8]) {
+    if s.len() <= 16 {
+        buf.reserve(16);
+        for &b in s {
+            buf.push(b);
+        }
+    } else {
+        buf.extend_from_slice(s);
     }
 }
 
@@ -81,7 +159,7 @@ struct Utf8Buf<'a>(&'a mut Vec<u8>);
 
 impl std::fmt::Write for Utf8Buf<'_> {
     fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        self.0.extend_from_slice(s.as_bytes());
+        push_str(self.0, s.as_bytes());
         Ok(())
     }
 }
@@ -231,7 +309,7 @@ fn push_tree_line(
     size: u64,
     value: Option<&str>,
 ) {
-    buf.extend_from_slice(name.as_bytes());
+    push_str(buf, name.as_bytes());
     buf.extend_from_slice(b" [");
     if space != 0 {
         push_u64(buf, u64::from(space));
@@ -494,6 +572,38 @@ fn copy_out(bytes: &[u8], out: &mut dyn Write) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_and_plain_runs() {
+        for v in [0u64, 9, 10, 99, 100, 12345, u64::MAX] {
+            let mut b = b"x".to_vec();
+            push_u64(&mut b, v);
+            assert_eq!(b, format!("x{v}").into_bytes());
+            let mut b = b"x".to_vec();
+            push_hex(&mut b, v);
+            assert_eq!(b, format!("x0x{v:x}").into_bytes());
+        }
+        assert!(plain8(u64::from_le_bytes(*b"abcdefgh")));
+        for bad in [
+            *b"abc\"efgh",
+            *b"abc\\efgh",
+            *b"abc\x1befgh",
+            *b"abc\x7fefgh",
+            *b"abc\xc3efgh",
+        ] {
+            assert!(!plain8(u64::from_le_bytes(bad)));
+        }
+        let mut v = Vec::new();
+        json_str(
+            &mut v,
+            "a long plain name, then \"quoted\" and \u{1b} and é",
+        )
+        .unwrap();
+        assert_eq!(
+            String::from_utf8(v).unwrap(),
+            "\"a long plain name, then \\\"quoted\\\" and \\u001b and é\""
+        );
+    }
 
     #[test]
     fn json_strings_are_terminal_safe() {

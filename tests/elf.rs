@@ -13,6 +13,8 @@ use fwview::model::{NodeId, Severity, Tree};
 use object::read::elf::{FileHeader, Rel, Rela, SectionHeader, Sym};
 use object::Endianness;
 
+mod common;
+
 // ---------------------------------------------------------------- helpers
 
 fn assets() -> PathBuf {
@@ -20,10 +22,7 @@ fn assets() -> PathBuf {
 }
 
 fn have(tool: &str) -> bool {
-    Command::new(tool)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
+    common::have(tool)
 }
 
 /// Children of `id`, with the `[a..b)` groups of large arrays opened.
@@ -1476,4 +1475,261 @@ fn readelf_agrees_on_gnu_notes() {
         }
     }
     assert!(checked >= 2, "{checked} notes");
+}
+
+// ------------------------------------------------- field order, compression
+
+/// In every ELF of the samples, the leaf children of a node (in its own
+/// byte space) come in increasing offset order, so walking them never makes
+/// the hex cursor jump back.
+#[test]
+fn leaf_fields_are_in_file_order() {
+    let mut files: Vec<PathBuf> = Vec::new();
+    for dir in ["offload", "xmos"] {
+        for e in std::fs::read_dir(assets().join(dir)).unwrap() {
+            let p = e.unwrap().path();
+            let ext = p.extension().and_then(|x| x.to_str()).unwrap_or("");
+            if p.is_file() && (ext == "o" || ext == "xe") {
+                files.push(p);
+            }
+        }
+    }
+    assert!(!files.is_empty());
+    let mut elfs = 0;
+    for f in files {
+        let out = Command::cargo_bin("fwview")
+            .unwrap()
+            .arg("--json")
+            .arg(&f)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", f.display());
+        let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        fn is_elf(n: &serde_json::Value) -> bool {
+            n["children"].as_array().unwrap().iter().any(|c| {
+                c["name"] == "header"
+                    && c["children"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .any(|k| k["name"] == "e_ident")
+            })
+        }
+        fn check(f: &Path, n: &serde_json::Value, path: &str) {
+            let kids = n["children"].as_array().unwrap();
+            let mut last: Option<(u64, &serde_json::Value)> = None;
+            for c in kids {
+                if c["space"] != n["space"] || !c["children"].as_array().unwrap().is_empty() {
+                    continue;
+                }
+                let o = c["offset"].as_u64().unwrap();
+                if let Some((lo, ln)) = last {
+                    assert!(
+                        o >= lo,
+                        "{}: {path}: {} at 0x{o:x} comes after {} at 0x{lo:x}",
+                        f.display(),
+                        c["name"],
+                        ln["name"]
+                    );
+                }
+                last = Some((o, c));
+            }
+            for c in kids {
+                check(f, c, &format!("{path}/{}", c["name"].as_str().unwrap()));
+            }
+        }
+        fn find(f: &Path, n: &serde_json::Value, elfs: &mut usize) {
+            if is_elf(n) {
+                *elfs += 1;
+                check(f, n, n["name"].as_str().unwrap());
+                return;
+            }
+            for c in n["children"].as_array().unwrap() {
+                find(f, c, elfs);
+            }
+        }
+        find(&f, &j["root"], &mut elfs);
+    }
+    assert!(elfs > 5, "only {elfs} ELF images found in the samples");
+}
+
+/// The sections of `path` as `object` reads them (decompressed bytes).
+fn object_sections(data: &[u8]) -> Vec<(String, Vec<u8>)> {
+    use object::{Object, ObjectSection};
+    let f = object::File::parse(data).unwrap();
+    f.sections()
+        .map(|s| {
+            (
+                s.name().unwrap_or("").to_string(),
+                s.data().unwrap_or(&[]).to_vec(),
+            )
+        })
+        .collect()
+}
+
+/// Compressed debug sections (zlib from gcc and objcopy, zstd from objcopy
+/// where it can write it) open into an inflated space holding exactly the
+/// bytes `objcopy --decompress-debug-sections` writes; `--extract` of the
+/// inflated node writes them; `--json` lists the space and its origin.
+#[test]
+fn compressed_sections_inflate_like_objcopy() {
+    if !have("gcc") || !have("objcopy") {
+        eprintln!("skipped: gcc or objcopy not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("c.c");
+    std::fs::write(
+        &src,
+        "#include <stdio.h>\nstruct point { int x, y; };\n\
+         static const char *names[] = {\"alpha\", \"beta\"};\n\
+         int sum(struct point *p, int n) { int s = 0; for (int i = 0; i < n; i++) s += p[i].x * p[i].y; return s; }\n\
+         int main(void) { struct point p[2] = {{1,2},{3,4}}; printf(\"%s %d\\n\", names[1], sum(p, 2)); return 0; }\n",
+    )
+    .unwrap();
+    let plain = dir.path().join("plain.o");
+    let ok = Command::new("gcc")
+        .args(["-g", "-c"])
+        .arg(&src)
+        .arg("-o")
+        .arg(&plain)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "gcc -g -c failed");
+    let mut cases: Vec<(&str, PathBuf)> = Vec::new();
+    let gz = dir.path().join("gcc-gz.o");
+    if Command::new("gcc")
+        .args(["-g", "-gz=zlib", "-c"])
+        .arg(&src)
+        .arg("-o")
+        .arg(&gz)
+        .status()
+        .unwrap()
+        .success()
+    {
+        cases.push(("zlib", gz));
+    }
+    for m in ["zlib", "zstd"] {
+        let out = dir.path().join(format!("objcopy-{m}.o"));
+        let st = Command::new("objcopy")
+            .arg(format!("--compress-debug-sections={m}"))
+            .arg(&plain)
+            .arg(&out)
+            .output()
+            .unwrap();
+        if st.status.success() {
+            cases.push((m, out));
+        } else {
+            eprintln!("objcopy cannot write {m}: skipped for {m}");
+        }
+    }
+    assert!(!cases.is_empty());
+    for (method, path) in cases {
+        let data = std::fs::read(&path).unwrap();
+        let dec = path.with_extension("dec.o");
+        let ok = Command::new("objcopy")
+            .arg("--decompress-debug-sections")
+            .arg(&path)
+            .arg(&dec)
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok);
+        let want = object_sections(&std::fs::read(&dec).unwrap());
+        let mut t = build_from_bytes(data.clone());
+        let root = t.root();
+        let secs = child(&mut t, root, "sections").unwrap();
+        let mut seen = 0;
+        for k in t.children(secs) {
+            let name = label_name(t.name(k)).to_string();
+            if !name.starts_with(".debug_") {
+                continue;
+            }
+            let Some(inf) = child(&mut t, k, "inflated") else {
+                continue;
+            };
+            seen += 1;
+            let expect = &want.iter().find(|(n, _)| *n == name).unwrap().1;
+            assert_eq!(t.node_bytes(inf), &expect[..], "{method}: {name}");
+            let addr = t.path_string(inf);
+            let out = path.with_extension(format!("{}.bin", &name[1..]));
+            Command::cargo_bin("fwview")
+                .unwrap()
+                .arg("--extract")
+                .arg(&addr)
+                .arg(&path)
+                .arg("-o")
+                .arg(&out)
+                .assert()
+                .success();
+            assert_eq!(
+                std::fs::read(&out).unwrap(),
+                *expect,
+                "{method}: --extract {addr}"
+            );
+        }
+        assert!(seen >= 3, "{method}: only {seen} inflated debug sections");
+        assert!(errors(&t).is_empty(), "{method}: {:?}", errors(&t));
+        let out = Command::cargo_bin("fwview")
+            .unwrap()
+            .arg("--json")
+            .arg(&path)
+            .output()
+            .unwrap();
+        let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let spaces = j["spaces"].as_array().unwrap();
+        assert!(spaces.len() > seen, "{method}: {} spaces", spaces.len());
+        for sp in spaces.iter().skip(1) {
+            assert_eq!(sp["name"], "inflated");
+            assert_eq!(sp["from"]["method"], method);
+            assert_eq!(sp["from"]["space"], 0);
+        }
+    }
+}
+
+/// A ch_size that disagrees with the inflated bytes is an error at the
+/// field; the bytes still open.
+#[test]
+fn compressed_size_mismatch_is_reported() {
+    if !have("gcc") || !have("objcopy") {
+        eprintln!("skipped: gcc or objcopy not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("c.c");
+    std::fs::write(&src, "int f(int x) { return x * 3; }\n").unwrap();
+    let plain = dir.path().join("plain.o");
+    assert!(Command::new("gcc")
+        .args(["-g", "-c"])
+        .arg(&src)
+        .arg("-o")
+        .arg(&plain)
+        .status()
+        .unwrap()
+        .success());
+    let z = dir.path().join("z.o");
+    assert!(Command::new("objcopy")
+        .arg("--compress-debug-sections=zlib")
+        .arg(&plain)
+        .arg(&z)
+        .status()
+        .unwrap()
+        .success());
+    let mut data = std::fs::read(&z).unwrap();
+    // Find .debug_info's Chdr through object and add 1 to ch_size.
+    use object::{Object, ObjectSection};
+    let off = {
+        let f = object::File::parse(&*data).unwrap();
+        let s = f.section_by_name(".debug_info").unwrap();
+        s.file_range().unwrap().0 as usize
+    };
+    let size = u64::from_le_bytes(data[off + 8..off + 16].try_into().unwrap());
+    data[off + 8..off + 16].copy_from_slice(&(size + 1).to_le_bytes());
+    let t = build_from_bytes(data);
+    assert!(
+        has_diag(&t, Severity::Error, "inflates to"),
+        "{:?}",
+        errors(&t)
+    );
 }

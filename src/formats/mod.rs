@@ -31,6 +31,16 @@ pub fn detect(d: &[u8]) -> Option<&'static str> {
     Format::detect(d, Place::Top).map(Format::name)
 }
 
+/// What the machine of an ELF file adds to the generic ELF reader (its
+/// section, note and relocation types, its sections' contents), found by
+/// e_machine and EI_OSABI.
+pub fn elf_vendor(machine: u16, _osabi: u8) -> Option<&'static dyn elf::Vendor> {
+    match machine {
+        elf::EM_INTELGT => Some(&zebin::INTEL_GT),
+        _ => None,
+    }
+}
+
 /// Parses a whole file.
 pub fn build_tree(src: Arc<Source>, name: &str) -> Tree {
     Tree::build(src, name, dispatch)

@@ -6,12 +6,81 @@
 
 use saphyr_parser::{Event, Parser, ScalarStyle};
 
-use crate::formats::elf::{
-    Elf, Sec, SHT_ZEBIN_GTPIN_INFO, SHT_ZEBIN_MISC, SHT_ZEBIN_SPIRV, SHT_ZEBIN_VISAASM,
-    SHT_ZEBIN_ZEINFO,
-};
+use crate::formats::elf::{Elf, Sec, Sections, Vendor};
 use crate::formats::spirv;
 use crate::model::{named, num, text, Builder, Endian, NodeId};
+
+pub const SHT_ZEBIN_SPIRV: u32 = 0xff00_0009;
+pub const SHT_ZEBIN_ZEINFO: u32 = 0xff00_0011;
+pub const SHT_ZEBIN_GTPIN_INFO: u32 = 0xff00_0012;
+pub const SHT_ZEBIN_VISAASM: u32 = 0xff00_0013;
+pub const SHT_ZEBIN_MISC: u32 = 0xff00_0014;
+
+/// Intel GT's additions to the ELF reader.
+pub struct IntelGt;
+
+/// The vendor of EM_INTELGT files.
+pub static INTEL_GT: IntelGt = IntelGt;
+
+impl Vendor for IntelGt {
+    fn section_type(&self, t: u32) -> Option<&'static str> {
+        Some(match t {
+            SHT_ZEBIN_SPIRV => "SHT_ZEBIN_SPIRV",
+            SHT_ZEBIN_ZEINFO => "SHT_ZEBIN_ZEINFO",
+            SHT_ZEBIN_GTPIN_INFO => "SHT_ZEBIN_GTPIN_INFO",
+            SHT_ZEBIN_VISAASM => "SHT_ZEBIN_VISAASM",
+            SHT_ZEBIN_MISC => "SHT_ZEBIN_MISC",
+            _ => return None,
+        })
+    }
+    fn info_is_symbol(&self, t: u32) -> bool {
+        t == SHT_ZEBIN_GTPIN_INFO
+    }
+    fn reloc_name(&self, t: u32) -> Option<&'static str> {
+        reloc_name(t)
+    }
+    fn owns_note(&self, owner: &[u8]) -> bool {
+        owner == b"IntelGT"
+    }
+    fn note_type(&self, _owner: &[u8], t: u32) -> Option<&'static str> {
+        note_type(t)
+    }
+    fn note_desc(
+        &self,
+        b: &mut Builder<'_>,
+        parent: NodeId,
+        _owner: &[u8],
+        typ: u32,
+        d: u64,
+        n: u64,
+        e: Endian,
+    ) {
+        note_desc(b, parent, typ, d, n, e)
+    }
+    fn zero_notes_expected(&self, secname: &str) -> bool {
+        secname == ".note.intelgt.metrics"
+    }
+    fn sections(&self) -> Box<dyn Sections> {
+        Box::new(State::default())
+    }
+}
+
+impl Sections for State {
+    fn section(
+        &mut self,
+        b: &mut Builder<'_>,
+        id: NodeId,
+        elf: &Elf,
+        s: &Sec,
+        a: u64,
+        l: u64,
+    ) -> bool {
+        section(b, id, elf, s, a, l, self)
+    }
+    fn finish(&mut self, b: &mut Builder<'_>, elf: &Elf, built: &[(usize, NodeId)]) {
+        finish(b, elf, built, self)
+    }
+}
 
 /// Relocation types of EM_INTELGT.
 pub fn reloc_name(t: u32) -> Option<&'static str> {

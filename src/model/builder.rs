@@ -225,6 +225,49 @@ impl<'a> Builder<'a> {
         size: u64,
         value: Option<Value>,
     ) -> NodeId {
+        let name = name.as_ref();
+        self.add_named(parent, name_of(name), off, size, value)
+    }
+
+    /// A leaf whose name is a constant of the parser (`st_name`): not
+    /// escaped, not copied.
+    pub fn field(
+        &mut self,
+        parent: NodeId,
+        name: &'static str,
+        off: u64,
+        size: u64,
+        value: Value,
+    ) -> NodeId {
+        debug_assert!(text::is_plain(name.as_bytes()));
+        self.add_named(
+            parent,
+            CompactString::const_new(name),
+            off,
+            size,
+            Some(value),
+        )
+    }
+
+    /// Makes room for `n` more children of `id`.
+    pub fn reserve(&mut self, id: NodeId, n: usize) {
+        if let Some(Node {
+            children: Children::Built(v),
+            ..
+        }) = self.node_mut(id)
+        {
+            v.reserve(n);
+        }
+    }
+
+    fn add_named(
+        &mut self,
+        parent: NodeId,
+        name: CompactString,
+        off: u64,
+        size: u64,
+        value: Option<Value>,
+    ) -> NodeId {
         let (pstart, pend, nest) = match self.node(parent) {
             Some(p) => (p.offset, p.end(), p.nest),
             None => (0, self.file_len(), 0),
@@ -232,13 +275,12 @@ impl<'a> Builder<'a> {
         let mut start = off;
         let mut end = off.saturating_add(size);
         if start < pstart || end > pend {
-            let name = name.as_ref();
             self.warn(
                 off.min(pend.saturating_sub(1)).max(pstart),
                 0,
                 format!(
                     "{} [0x{off:x}+0x{size:x}] lies outside its parent [0x{pstart:x}+0x{:x}]; cut to it",
-                    text::clean(name),
+                    name,
                     pend - pstart
                 ),
             );
@@ -247,7 +289,7 @@ impl<'a> Builder<'a> {
         }
         let id = self.arena.nodes.len() as NodeId;
         self.arena.nodes.push(Node {
-            name: name_of(name.as_ref()),
+            name,
             offset: start,
             size: end - start,
             value,
@@ -534,6 +576,7 @@ impl<'a> Builder<'a> {
         if n <= GROUP {
             // `lo` is 0 or a multiple of a group size, so its start is known.
             let mut off = seq.start_of(lo);
+            self.reserve(parent, n as usize);
             for i in lo..hi {
                 match (seq.step)(self, parent, i, off) {
                     Some(next) if next > off || seq.zero_size() => off = next,

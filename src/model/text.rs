@@ -31,7 +31,7 @@ fn push_escaped(out: &mut String, c: char) {
 
 /// Escapes unsafe characters in a string; borrows when there are none.
 pub fn clean(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(is_unsafe) {
+    if is_plain(s.as_bytes()) || !s.chars().any(is_unsafe) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
@@ -45,9 +45,30 @@ pub fn clean(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// True when every byte is printable ASCII (nothing to escape).
+#[inline]
+pub fn is_plain(b: &[u8]) -> bool {
+    b.iter().all(|&c| (0x20..0x7f).contains(&c))
+}
+
+/// The bytes as a string when every one is printable ASCII (so nothing
+/// needs escaping), else `None`.
+#[inline]
+pub fn plain_str(b: &[u8]) -> Option<&str> {
+    if is_plain(b) {
+        // SAFETY: printable ASCII bytes are valid UTF-8.
+        Some(unsafe { std::str::from_utf8_unchecked(b) })
+    } else {
+        None
+    }
+}
+
 /// Turns bytes from a file into safe text: valid UTF-8 is kept, invalid
 /// bytes become `\xNN`, unsafe characters are escaped.
 pub fn from_bytes(b: &[u8]) -> String {
+    if let Some(s) = plain_str(b) {
+        return s.to_string();
+    }
     let mut out = String::with_capacity(b.len());
     for chunk in b.utf8_chunks() {
         for c in chunk.valid().chars() {

@@ -481,6 +481,16 @@ impl Tree {
         visit: &mut dyn FnMut(&Tree, NodeId, usize, bool) -> ControlFlow<()>,
     ) -> ControlFlow<()> {
         visit(self, id, depth, true)?;
+        // A leaf (most nodes) has nothing to build or release.
+        if let Some(Node {
+            children: Children::Built(v),
+            ..
+        }) = self.node(id)
+        {
+            if v.is_empty() {
+                return visit(self, id, depth, false);
+            }
+        }
         let was_lazy = !self.is_built(id);
         let mark = self.arena.nodes.len();
         self.expand(id);

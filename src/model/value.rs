@@ -88,6 +88,8 @@ pub enum Value {
     Date(i64),
     /// A string from the file, shown in quotes.
     Str(CompactString),
+    /// An index into a string table and the string there: `27 ".text"`.
+    StrAt { v: u64, s: CompactString },
     /// Free text, shown as it is.
     Text(CompactString),
 }
@@ -123,10 +125,21 @@ impl Value {
     }
     /// Bytes from the file decoded as text (invalid UTF-8 as `\xNN`), quoted.
     pub fn str_bytes(b: &[u8]) -> Value {
+        if let Some(s) = text::plain_str(b) {
+            return Value::Str(CompactString::from(s));
+        }
         match std::str::from_utf8(b) {
             Ok(s) => Value::str(s),
             Err(_) => Value::Str(CompactString::from(text::from_bytes(b))),
         }
+    }
+    /// String-table index `v` and the bytes of the string it names.
+    pub fn str_at(v: u64, b: &[u8]) -> Value {
+        let s = match text::plain_str(b) {
+            Some(s) => CompactString::from(s),
+            None => CompactString::from(text::from_bytes(b)),
+        };
+        Value::StrAt { v, s }
     }
     pub fn text(s: impl AsRef<str>) -> Value {
         Value::Text(clean_compact(s.as_ref()))
@@ -172,7 +185,7 @@ impl Value {
             Value::U { v, .. } | Value::Named { v, .. } | Value::Flags { v, .. } => {
                 Some(Raw::U(*v))
             }
-            Value::Size(v) => Some(Raw::U(*v)),
+            Value::Size(v) | Value::StrAt { v, .. } => Some(Raw::U(*v)),
             Value::I { v, .. } | Value::Date(v) => Some(Raw::I(*v)),
             Value::Note { v, .. } => Some(*v),
             Value::Str(_) | Value::Text(_) => None,
@@ -190,6 +203,7 @@ impl Value {
             Value::Size(_) => "size",
             Value::Date(_) => "date",
             Value::Str(_) => "string",
+            Value::StrAt { .. } => "strref",
             Value::Text(_) => "text",
         }
     }
@@ -242,6 +256,12 @@ impl Value {
                 out.write_str(s)?;
                 out.write_char('"')
             }
+            Value::StrAt { v, s } => {
+                write_num(out, *v, mode.radix(Radix::Dec))?;
+                out.write_str(" \"")?;
+                out.write_str(s)?;
+                out.write_char('"')
+            }
             Value::Text(s) => out.write_str(s),
         }
     }
@@ -266,15 +286,42 @@ fn write_num(out: &mut dyn Write, v: u64, r: Radix) -> fmt::Result {
     let mut buf = itoa::Buffer::new();
     match r {
         Radix::Dec => out.write_str(buf.format(v)),
-        Radix::Hex => write!(out, "0x{v:x}"),
+        Radix::Hex => out.write_str(hex_digits(v, &mut [0; 18])),
         Radix::Auto => {
             out.write_str(buf.format(v))?;
             if v >= 10 {
-                write!(out, " (0x{v:x})")?;
+                out.write_str(" (")?;
+                out.write_str(hex_digits(v, &mut [0; 18]))?;
+                out.write_char(')')?;
             }
             Ok(())
         }
     }
+}
+
+/// `0x` and the hex digits of `v`, written into the end of `buf`.
+#[inline]
+pub fn hex_bytes(v: u64, buf: &mut [u8; 18]) -> &[u8] {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let n = ((64 - v.leading_zeros()).div_ceil(4).max(1)) as usize;
+    let mut x = v;
+    for c in buf.iter_mut().rev().take(n) {
+        *c = DIGITS.get((x & 0xf) as usize).copied().unwrap_or(b'0');
+        x >>= 4;
+    }
+    let start = 16 - n;
+    if let Some(p) = buf.get_mut(start..start + 2) {
+        p.copy_from_slice(b"0x");
+    }
+    buf.get(start..).unwrap_or_default()
+}
+
+/// `0x` and the hex digits of `v`, written into `buf`.
+#[inline]
+pub fn hex_digits(v: u64, buf: &mut [u8; 18]) -> &str {
+    let b = hex_bytes(v, buf);
+    // SAFETY: `0x` and hex digits are ASCII.
+    unsafe { std::str::from_utf8_unchecked(b) }
 }
 
 fn write_int(out: &mut dyn Write, v: i64, mode: Numbers) -> fmt::Result {
@@ -355,6 +402,10 @@ mod tests {
             Value::flags(6, "ALLOC | EXECINSTR").to_string(),
             "0x6 (ALLOC | EXECINSTR)"
         );
+        assert_eq!(Value::str_at(27, b".text").to_string(), "27 \".text\"");
+        assert_eq!(hex_digits(0, &mut [0; 18]), "0x0");
+        assert_eq!(hex_digits(u64::MAX, &mut [0; 18]), "0xffffffffffffffff");
+        assert_eq!(hex_digits(0x2255188, &mut [0; 18]), "0x2255188");
         assert_eq!(Value::Size(1).to_string(), "1 byte");
         assert_eq!(Value::Size(16).to_string(), "16 bytes");
         assert_eq!(Value::str("a\u{1b}b").to_string(), "\"a\\x1bb\"");

@@ -1,4 +1,5 @@
-//! ELF32 and ELF64, both byte orders, with the Intel GT (zebin) extensions.
+//! ELF32 and ELF64, both byte orders. What a machine adds of its own (Intel
+//! GT's zebin sections and notes, say) comes in through [`Vendor`].
 //!
 //! The tree: `header` (e_ident and the rest), `program headers`,
 //! `section headers`, then `sections` with each section's contents decoded
@@ -6,21 +7,21 @@
 //! file with millions of symbols opens at once; names are looked up in their
 //! string tables only when an entry is built.
 
-mod names;
+mod constants;
+mod contents;
 mod notes;
-mod tables;
-mod tabs;
+mod reloc_names;
+mod vendor;
 
-pub(crate) use tabs::{read_sym, strings as strings_node, sym_bytes};
+pub use vendor::{Sections, Vendor};
+
+pub(crate) use contents::{read_sym, strings as strings_node, sym_bytes};
 
 use std::sync::Arc;
 
-use crate::model::{named, num, text, Builder, Endian, NodeId};
+use crate::model::{named, num, text, Builder, Endian, NodeId, Raw, Value};
 
-pub use names::{
-    EM_AMDGPU, EM_CUDA, EM_INTELGT, EM_XCORE, SHT_LLVM_OFFLOADING, SHT_ZEBIN_GTPIN_INFO,
-    SHT_ZEBIN_MISC, SHT_ZEBIN_SPIRV, SHT_ZEBIN_VISAASM, SHT_ZEBIN_ZEINFO,
-};
+pub use constants::{EM_AMDGPU, EM_CUDA, EM_INTELGT, EM_XCORE, SHT_LLVM_OFFLOADING};
 
 pub fn detect(d: &[u8]) -> bool {
     d.starts_with(b"\x7fELF")
@@ -56,8 +57,10 @@ pub struct Sec {
 }
 
 /// What the parts of an ELF need to know of the whole.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct Elf {
+    /// What this file's machine adds to the generic reader.
+    pub vendor: Option<&'static dyn Vendor>,
     /// Absolute offset of the ELF's first byte, and its length.
     pub base: u64,
     pub len: u64,
@@ -83,6 +86,21 @@ pub struct Str {
 }
 
 impl Elf {
+    /// The name of section type `t`: the machine's own, else the generic one.
+    pub fn shtype(&self, t: u32) -> Option<&'static str> {
+        self.vendor
+            .and_then(|v| v.section_type(t))
+            .or_else(|| constants::shtype(t, self.machine))
+    }
+
+    /// The name of relocation type `t`.
+    pub fn reloc_name(&self, t: u32) -> Option<&'static str> {
+        match self.vendor.and_then(|v| v.reloc_name(t)) {
+            Some(n) => Some(n),
+            None => constants::reloc(self.machine, t),
+        }
+    }
+
     pub fn abs(&self, rel: u64) -> u64 {
         self.base.saturating_add(rel)
     }
@@ -93,7 +111,7 @@ impl Elf {
 
     /// The absolute range of a section's bytes, if it has some in the file.
     pub fn data(&self, s: &Sec) -> Option<(u64, u64)> {
-        if s.typ == names::SHT_NOBITS || s.typ == names::SHT_NULL {
+        if s.typ == constants::SHT_NOBITS || s.typ == constants::SHT_NULL {
             return None;
         }
         let end = s.offset.checked_add(s.size)?;
@@ -143,21 +161,47 @@ impl Elf {
 
     /// The string at index `idx` of string table section `sec`.
     pub fn string(&self, b: &Builder<'_>, sec: u32, idx: u64) -> Result<Str, String> {
+        let (bytes, off, len) = self.string_bytes(b, sec, idx)?;
+        Ok(Str {
+            text: text::from_bytes(bytes),
+            off,
+            len,
+        })
+    }
+
+    /// The bytes of the string at index `idx` of string table section
+    /// `sec` (without its NUL), with its absolute offset and length (the
+    /// NUL included).
+    pub fn string_bytes<'a>(
+        &self,
+        b: &Builder<'a>,
+        sec: u32,
+        idx: u64,
+    ) -> Result<(&'a [u8], u64, u64), String> {
         let s = self
             .sec(sec.into())
             .ok_or_else(|| format!("string table {sec} does not exist"))?;
         let (off, size) = self
             .data(s)
             .ok_or_else(|| format!("string table [{sec}] has no bytes in the file"))?;
-        string_in(b, off, size, idx, &format!("[{sec}] {}", s.name))
+        string_bytes_in(b, off, size, idx).map_err(|e| e.message(&format!("[{sec}] {}", s.name)))
     }
 
     /// The index of the first SHT_SYMTAB section.
     pub fn symtab(&self) -> Option<u32> {
         self.secs
             .iter()
-            .find(|s| s.typ == names::SHT_SYMTAB)
+            .find(|s| s.typ == constants::SHT_SYMTAB)
             .map(|s| s.index)
+    }
+
+    /// Name of the section with index `i`, for values, borrowed when it
+    /// has one.
+    pub fn sec_name_cow(&self, i: u64) -> std::borrow::Cow<'_, str> {
+        match self.sec(i) {
+            Some(s) if !s.name.is_empty() => std::borrow::Cow::Borrowed(&s.name),
+            _ => std::borrow::Cow::Owned(self.sec_name(i)),
+        }
     }
 
     /// Name of the section with index `i`, for values.
@@ -179,21 +223,50 @@ pub fn string_in(
     idx: u64,
     what: &str,
 ) -> Result<Str, String> {
+    match string_bytes_in(b, off, size, idx) {
+        Ok((bytes, start, len)) => Ok(Str {
+            text: text::from_bytes(bytes),
+            off: start,
+            len,
+        }),
+        Err(e) => Err(e.message(what)),
+    }
+}
+
+/// Why a string could not be read from a string table.
+pub(crate) enum StrErr {
+    Past { idx: u64, size: u64 },
+    Open { idx: u64 },
+}
+
+impl StrErr {
+    pub(crate) fn message(&self, what: &str) -> String {
+        match *self {
+            StrErr::Past { idx, size } => {
+                format!("string index {idx} is past the end of {what} ({size} bytes)")
+            }
+            StrErr::Open { idx } => {
+                format!("string at index {idx} of {what} is not NUL-terminated")
+            }
+        }
+    }
+}
+
+/// The bytes of the string at index `idx` of the table at `[off, off+size)`
+/// (without its NUL), its absolute offset and its length with the NUL.
+pub(crate) fn string_bytes_in<'a>(
+    b: &Builder<'a>,
+    off: u64,
+    size: u64,
+    idx: u64,
+) -> Result<(&'a [u8], u64, u64), StrErr> {
     if idx >= size {
-        return Err(format!(
-            "string index {idx} is past the end of {what} ({size} bytes)"
-        ));
+        return Err(StrErr::Past { idx, size });
     }
     let start = off + idx;
     match b.read_cstr(start, off + size) {
-        Some((bytes, true)) => Ok(Str {
-            text: text::from_bytes(bytes),
-            off: start,
-            len: bytes.len() as u64 + 1,
-        }),
-        _ => Err(format!(
-            "string at index {idx} of {what} is not NUL-terminated"
-        )),
+        Some((bytes, true)) => Ok((bytes, start, bytes.len() as u64 + 1)),
+        _ => Err(StrErr::Open { idx }),
     }
 }
 
@@ -256,6 +329,7 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
         etype: h.etype,
         machine: h.machine,
         shentsize: h.shentsize,
+        vendor: crate::formats::elf_vendor(h.machine, b.read_u8(off + 7).unwrap_or(0)),
         ..Elf::default()
     };
     read_sections(b, &mut elf, &h);
@@ -272,9 +346,9 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
     }
     if !elf.secs.is_empty() {
         section_headers(b, parent, &elf, &h);
-        tabs::sections(b, parent, &elf);
+        contents::sections(b, parent, &elf);
     } else {
-        tabs::segments(b, parent, &elf, &phdrs);
+        contents::segments(b, parent, &elf, &phdrs);
     }
 }
 
@@ -323,22 +397,22 @@ fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> Option<Hdr
         "EI_CLASS",
         off + 4,
         1,
-        named(class.into(), names::class(class)),
+        named(class.into(), constants::class(class)),
     );
     b.leaf(
         id,
         "EI_DATA",
         off + 5,
         1,
-        named(data.into(), names::data(data)),
+        named(data.into(), constants::data(data)),
     );
     if let Some(v) = b.read_u8(off + 6) {
         let n = b.leaf(id, "EI_VERSION", off + 6, 1, num(v.into()));
         if v != 1 {
             b.warn(off + 6, 1, format!("EI_VERSION is {v}, not 1 (EV_CURRENT)"));
-            b.set_value(n, format!("{v} (not EV_CURRENT)"));
+            b.set_value(n, Value::note(Raw::U(v.into()), "not EV_CURRENT"));
         } else {
-            b.set_value(n, "1 (EV_CURRENT)");
+            b.set_value(n, named(1, Some("EV_CURRENT")));
         }
     }
     if let Some(v) = b.read_u8(off + 7) {
@@ -347,7 +421,7 @@ fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> Option<Hdr
             "EI_OSABI",
             off + 7,
             1,
-            named(v.into(), names::osabi(v, machine)),
+            named(v.into(), constants::osabi(v, machine)),
         );
     }
     b.u8(id, "EI_ABIVERSION", off + 8);
@@ -368,9 +442,9 @@ fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> Option<Hdr
         field(b, hdr, name, off + o, size, e).unwrap_or((0, hdr))
     };
     let (etype, t) = f(b, "e_type", 16, 2);
-    b.set_value(t, names::etype(etype as u16));
+    b.set_value(t, constants::etype(etype as u16));
     let (_, m) = f(b, "e_machine", 18, 2);
-    b.set_value(m, named(machine.into(), names::machine(machine)));
+    b.set_value(m, named(machine.into(), constants::machine(machine)));
     let (ver, v) = f(b, "e_version", 20, 4);
     if ver == 1 {
         b.set_value(v, "1 (EV_CURRENT)");
@@ -380,7 +454,7 @@ fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> Option<Hdr
     let (shoff, shoff_node) = f(b, "e_shoff", 24 + 2 * w, w);
     let fo = 24 + 3 * w;
     let (flags, fl) = f(b, "e_flags", fo, 4);
-    b.set_value(fl, names::eflags(flags as u32, machine));
+    b.set_value(fl, constants::eflags(flags as u32, machine));
     let (ehsize, eh) = f(b, "e_ehsize", fo + 4, 2);
     if ehsize != hsize {
         b.warn(
@@ -544,7 +618,7 @@ fn read_sections(b: &mut Builder<'_>, elf: &mut Elf, h: &Hdr) {
     // Names.
     if shstrndx != 0 {
         match elf.sec(shstrndx) {
-            Some(s) if s.typ == names::SHT_STRTAB => {
+            Some(s) if s.typ == constants::SHT_STRTAB => {
                 if let Some((a, size)) = elf.data(s) {
                     b.link(h.shstrndx_node, a, size);
                 }
@@ -595,7 +669,7 @@ fn read_sections(b: &mut Builder<'_>, elf: &mut Elf, h: &Hdr) {
     // Sections outside the file, and other header checks.
     let count = elf.secs.len() as u64;
     for s in &elf.secs {
-        if s.index == 0 || s.typ == names::SHT_NOBITS || s.typ == names::SHT_NULL {
+        if s.index == 0 || s.typ == constants::SHT_NOBITS || s.typ == constants::SHT_NULL {
             continue;
         }
         let end = s.offset.checked_add(s.size);
@@ -682,7 +756,7 @@ fn read_segments(b: &mut Builder<'_>, elf: &Elf, h: &Hdr) -> Vec<Seg> {
                 need,
                 format!(
                     "segment [{i}] {} [0x{:x}+0x{:x}] lies outside the file ({} bytes)",
-                    names::ptype(ph.typ, elf.machine).unwrap_or("?"),
+                    constants::ptype(ph.typ, elf.machine).unwrap_or("?"),
                     ph.offset,
                     ph.filesz,
                     elf.len
@@ -719,8 +793,8 @@ fn build_map(elf: &mut Elf, phdrs: &[Seg]) {
         .secs
         .iter()
         .filter(|s| {
-            s.flags & names::SHF_ALLOC != 0
-                && s.typ != names::SHT_NOBITS
+            s.flags & constants::SHF_ALLOC != 0
+                && s.typ != constants::SHT_NOBITS
                 && s.size > 0
                 && s.offset.checked_add(s.size).is_some_and(|e| e <= elf.len)
         })
@@ -756,21 +830,34 @@ fn phdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
     let l = ph_layout(elf.is64);
     let size = if elf.is64 { 56 } else { 32 };
     let typ = b.read_u32(o, e).unwrap_or(0);
-    let tname = names::ptype(typ, elf.machine);
+    let tname = constants::ptype(typ, elf.machine);
     let id = b.group(p, format!("[{i}] {}", tname.unwrap_or("?")), o, size);
     if let Some((_, n)) = field(b, id, "p_type", o, 4, e) {
-        b.set_value(n, format!("0x{typ:x} ({})", tname.unwrap_or("unknown")));
+        b.set_value(n, Value::named_hex(typ.into(), tname).with_width(4));
     }
     let mut flags = 0;
-    let fields: [(&str, usize, u64); 7] = [
-        ("p_flags", 1, 4),
-        ("p_offset", 2, w),
-        ("p_vaddr", 3, w),
-        ("p_paddr", 4, w),
-        ("p_filesz", 5, w),
-        ("p_memsz", 6, w),
-        ("p_align", 7, w),
-    ];
+    // The fields in file order: ELF32 has p_flags after p_memsz.
+    let fields: [(&'static str, usize, u64); 7] = if elf.is64 {
+        [
+            ("p_flags", 1, 4),
+            ("p_offset", 2, w),
+            ("p_vaddr", 3, w),
+            ("p_paddr", 4, w),
+            ("p_filesz", 5, w),
+            ("p_memsz", 6, w),
+            ("p_align", 7, w),
+        ]
+    } else {
+        [
+            ("p_offset", 2, w),
+            ("p_vaddr", 3, w),
+            ("p_paddr", 4, w),
+            ("p_filesz", 5, w),
+            ("p_memsz", 6, w),
+            ("p_flags", 1, 4),
+            ("p_align", 7, w),
+        ]
+    };
     let mut vals = [0u64; 8];
     let mut nodes = [id; 8];
     for (name, k, sz) in fields {
@@ -784,7 +871,7 @@ fn phdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
             }
             if k == 1 {
                 flags = v as u32;
-                b.set_value(n, names::pflags(flags));
+                b.set_value(n, constants::pflags(flags));
             }
         }
     }
@@ -797,7 +884,7 @@ fn phdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
         id,
         format!(
             "{} offset 0x{off:x} vaddr 0x{vaddr:x} filesz 0x{filesz:x} memsz 0x{memsz:x}",
-            names::pflags(flags)
+            constants::pflags(flags)
         ),
     );
 }
@@ -822,7 +909,7 @@ fn shdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
     };
     let w = elf.word();
     let size = if elf.is64 { 64 } else { 40 };
-    let tname = names::shtype(s.typ, elf.machine);
+    let tname = elf.shtype(s.typ);
     let label = if s.name.is_empty() {
         format!("[{i}]")
     } else {
@@ -841,7 +928,13 @@ fn shdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
     let n = b.leaf(id, "sh_name", o, 4, num(s.name_off.into()));
     if elf.shstrndx != 0 {
         if let Ok(st) = elf.string(b, elf.shstrndx, s.name_off.into()) {
-            b.set_value(n, format!("{} \"{}\"", s.name_off, st.text));
+            b.set_value(
+                n,
+                Value::StrAt {
+                    v: s.name_off.into(),
+                    s: st.text.into(),
+                },
+            );
             b.link(n, st.off, st.len);
         }
     }
@@ -850,9 +943,9 @@ fn shdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
         "sh_type",
         o + 4,
         4,
-        format!("0x{:x} ({})", s.typ, tname.unwrap_or("unknown")),
+        Value::named_hex(s.typ.into(), tname),
     );
-    b.leaf(id, "sh_flags", o + 8, w, names::shflags(s.flags));
+    b.leaf(id, "sh_flags", o + 8, w, constants::shflags(s.flags));
     b.leaf(id, "sh_addr", o + 8 + w, w, num(s.addr));
     let so = b.leaf(id, "sh_offset", o + 8 + 2 * w, w, num(s.offset));
     if let Some((a, sz)) = elf.data(s) {
@@ -865,29 +958,35 @@ fn shdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
     let ln = b.leaf(id, "sh_link", o + 8 + 4 * w, 4, num(s.link.into()));
     if s.link != 0 {
         if let Some(t) = elf.sec(s.link.into()) {
-            b.set_value(ln, format!("{} ({})", s.link, elf.sec_name(t.index.into())));
+            b.set_value(
+                ln,
+                named(s.link.into(), Some(&elf.sec_name_cow(t.index.into()))),
+            );
             b.link(ln, t.hdr, elf.shentsize.min(size));
         }
     }
     let inf = b.leaf(id, "sh_info", o + 12 + 4 * w, 4, num(s.info.into()));
-    let info_is_sec = s.flags & names::SHF_INFO_LINK != 0
-        || (matches!(s.typ, names::SHT_REL | names::SHT_RELA) && s.info != 0);
+    let info_is_sec = s.flags & constants::SHF_INFO_LINK != 0
+        || (matches!(s.typ, constants::SHT_REL | constants::SHT_RELA) && s.info != 0);
     if info_is_sec {
         if let Some(t) = elf.sec(s.info.into()) {
             b.set_value(
                 inf,
-                format!("{} ({})", s.info, elf.sec_name(t.index.into())),
+                named(s.info.into(), Some(&elf.sec_name_cow(t.index.into()))),
             );
             b.link(inf, t.hdr, elf.shentsize.min(size));
         }
-    } else if s.typ == names::SHT_GROUP || s.typ == SHT_ZEBIN_GTPIN_INFO {
+    } else if s.typ == constants::SHT_GROUP || elf.vendor.is_some_and(|v| v.info_is_symbol(s.typ)) {
         // sh_info is a symbol index in the table sh_link names.
-        if let Some(so) = tabs::sym_entry(elf, s.link, s.info.into()) {
+        if let Some(so) = contents::sym_entry(elf, s.link, s.info.into()) {
             b.link(inf, so, elf.sym_size());
-            b.set_value(inf, format!("{} (symbol)", s.info));
+            b.set_value(inf, Value::note(Raw::U(s.info.into()), "symbol"));
         }
-    } else if matches!(s.typ, names::SHT_SYMTAB | names::SHT_DYNSYM) {
-        b.set_value(inf, format!("{} (first non-local symbol)", s.info));
+    } else if matches!(s.typ, constants::SHT_SYMTAB | constants::SHT_DYNSYM) {
+        b.set_value(
+            inf,
+            Value::note(Raw::U(s.info.into()), "first non-local symbol"),
+        );
     }
     b.leaf(id, "sh_addralign", o + 16 + 4 * w, w, num(s.align));
     b.leaf(id, "sh_entsize", o + 16 + 5 * w, w, num(s.entsize));

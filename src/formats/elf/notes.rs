@@ -1,10 +1,9 @@
 //! ELF notes: namesz, descsz, type, owner name and description, the
 //! description decoded for the owners whose notes have a known layout (GNU,
-//! Go, FDO, LLVM offloading, and Intel GT through the zebin module).
+//! Go, FDO, LLVM offloading, and a machine's own through its vendor hook).
 
-use super::{names, Elf, EM_INTELGT};
-use crate::formats::zebin;
-use crate::model::{named, num, text, Builder, Endian, NodeId};
+use super::{constants, Elf};
+use crate::model::{named, num, text, Builder, Endian, NodeId, Value};
 
 /// More notes than this in one section are not shown.
 const MAX_NOTES: u64 = 65_536;
@@ -37,7 +36,7 @@ pub(super) fn notes(
         let m = format!(
             "note section {secname} is zero-filled ({l} bytes): space reserved, no notes written"
         );
-        if elf.machine == EM_INTELGT && secname == ".note.intelgt.metrics" {
+        if elf.vendor.is_some_and(|v| v.zero_notes_expected(secname)) {
             b.info(a, l, m);
         } else {
             b.warn(a, l, m);
@@ -100,10 +99,10 @@ pub(super) fn notes(
             _ => owner_raw,
         };
         let core = elf.etype == 4;
-        let tname = if owner == b"IntelGT" {
-            zebin::note_type(typ)
+        let tname = if let Some(v) = elf.vendor.filter(|v| v.owns_note(owner)) {
+            v.note_type(owner, typ)
         } else {
-            names::note_type(owner, typ, core)
+            constants::note_type(owner, typ, core)
         };
         let owner_s = text::from_bytes(owner);
         let label = format!(
@@ -128,12 +127,12 @@ pub(super) fn notes(
                 ),
             );
             if owner_len > 0 {
-                b.leaf(id, "name", pos + 12, owner_len, text::quoted(owner));
+                b.leaf(id, "name", pos + 12, owner_len, Value::str_bytes(owner));
             }
             break;
         }
         if namesz > 0 {
-            b.leaf(id, "name", pos + 12, namesz.into(), text::quoted(owner));
+            b.leaf(id, "name", pos + 12, namesz.into(), Value::str_bytes(owner));
         }
         let d = pos + desc_off;
         if descsz > 0 {
@@ -157,8 +156,8 @@ fn desc(
     al: u64,
 ) {
     let e = elf.e;
-    if owner == b"IntelGT" {
-        zebin::note_desc(b, parent, typ, d, n, e);
+    if let Some(v) = elf.vendor.filter(|v| v.owns_note(owner)) {
+        v.note_desc(b, parent, owner, typ, d, n, e);
         return;
     }
     match (owner, typ) {
@@ -227,7 +226,7 @@ fn properties(b: &mut Builder<'_>, parent: NodeId, elf: &Elf, d: u64, n: u64, al
             1 => Some("GNU_PROPERTY_STACK_SIZE"),
             2 => Some("GNU_PROPERTY_NO_COPY_ON_PROTECTED"),
             0xb000_8000 => Some("GNU_PROPERTY_1_NEEDED"),
-            0xc000_0000 if elf.machine == names::EM_AARCH64 => {
+            0xc000_0000 if elf.machine == constants::EM_AARCH64 => {
                 Some("GNU_PROPERTY_AARCH64_FEATURE_1_AND")
             }
             0xc000_0002 => Some("GNU_PROPERTY_X86_FEATURE_1_AND"),
@@ -258,7 +257,7 @@ fn properties(b: &mut Builder<'_>, parent: NodeId, elf: &Elf, d: u64, n: u64, al
             let v = b.read_u32(pos + 8, e).unwrap_or(0);
             let shown = match (t, elf.machine) {
                 (0xc000_0002, _) => bitnames(v, &[(1, "IBT"), (2, "SHSTK")]),
-                (0xc000_0000, names::EM_AARCH64) => {
+                (0xc000_0000, constants::EM_AARCH64) => {
                     bitnames(v, &[(1, "BTI"), (2, "PAC"), (4, "GCS")])
                 }
                 (0xc000_8002 | 0xc001_0002, _) => bitnames(

@@ -1,7 +1,7 @@
 //! Names of the numbers an ELF file holds: header fields, section and
 //! segment types, flags, symbol attributes, dynamic tags and note types.
 
-use super::tables;
+use super::reloc_names;
 
 pub const EM_386: u16 = 3;
 pub const EM_MIPS: u16 = 8;
@@ -92,7 +92,7 @@ pub fn etype(v: u16) -> String {
 }
 
 pub fn machine(v: u16) -> Option<&'static str> {
-    tables::MACHINES
+    reloc_names::MACHINES
         .iter()
         .find(|&&(k, _)| k == v)
         .map(|&(_, n)| n)
@@ -104,7 +104,7 @@ pub fn eflags(v: u32, machine: u16) -> String {
     match machine {
         EM_AMDGPU => {
             let mach = v & 0xff;
-            match tables::lookup(tables::AMDGPU_MACH, mach) {
+            match reloc_names::lookup(reloc_names::AMDGPU_MACH, mach) {
                 Some(n) => parts.push(n.to_string()),
                 None => parts.push(format!("mach 0x{mach:x}")),
             }
@@ -189,11 +189,6 @@ pub const SHT_FINI_ARRAY: u32 = 15;
 pub const SHT_PREINIT_ARRAY: u32 = 16;
 pub const SHT_GROUP: u32 = 17;
 pub const SHT_LLVM_OFFLOADING: u32 = 0x6fff_4c0b;
-pub const SHT_ZEBIN_SPIRV: u32 = 0xff00_0009;
-pub const SHT_ZEBIN_ZEINFO: u32 = 0xff00_0011;
-pub const SHT_ZEBIN_GTPIN_INFO: u32 = 0xff00_0012;
-pub const SHT_ZEBIN_VISAASM: u32 = 0xff00_0013;
-pub const SHT_ZEBIN_MISC: u32 = 0xff00_0014;
 
 pub fn shtype(v: u32, machine: u16) -> Option<&'static str> {
     Some(match v {
@@ -251,11 +246,6 @@ pub fn shtype(v: u32, machine: u16) -> Option<&'static str> {
         0x7000_002a if machine == EM_MIPS => "SHT_MIPS_ABIFLAGS",
         0x7000_0000 if machine == EM_CUDA => "SHT_CUDA_INFO",
         0x7000_000b if machine == EM_CUDA => "SHT_CUDA_CALLGRAPH",
-        SHT_ZEBIN_SPIRV => "SHT_ZEBIN_SPIRV",
-        SHT_ZEBIN_ZEINFO => "SHT_ZEBIN_ZEINFO",
-        SHT_ZEBIN_GTPIN_INFO => "SHT_ZEBIN_GTPIN_INFO",
-        SHT_ZEBIN_VISAASM => "SHT_ZEBIN_VISAASM",
-        SHT_ZEBIN_MISC => "SHT_ZEBIN_MISC",
         0x6000_0000..=0x6fff_ffff => "OS-specific",
         0x7000_0000..=0x7fff_ffff => "processor-specific",
         0x8000_0000..=0xffff_ffff => "application-specific",
@@ -545,22 +535,21 @@ fn core_note(t: u32) -> Option<&'static str> {
 /// The name of relocation type `t` on `machine`.
 pub fn reloc(machine: u16, t: u32) -> Option<&'static str> {
     let table = match machine {
-        EM_X86_64 => tables::X86_64,
-        EM_386 => tables::I386,
-        EM_AARCH64 => tables::AARCH64,
-        EM_ARM => tables::ARM,
-        EM_AMDGPU => tables::AMDGPU,
-        EM_RISCV => tables::RISCV,
-        EM_PPC64 => tables::PPC64,
-        EM_PPC => tables::PPC,
-        EM_MIPS => tables::MIPS,
-        EM_LOONGARCH => tables::LOONGARCH,
-        EM_S390 => tables::S390,
-        EM_SPARCV9 | 2 | 18 => tables::SPARC,
-        EM_BPF => tables::BPF,
-        EM_HEXAGON => tables::HEXAGON,
-        EM_INTELGT => return crate::formats::zebin::reloc_name(t),
+        EM_X86_64 => reloc_names::X86_64,
+        EM_386 => reloc_names::I386,
+        EM_AARCH64 => reloc_names::AARCH64,
+        EM_ARM => reloc_names::ARM,
+        EM_AMDGPU => reloc_names::AMDGPU,
+        EM_RISCV => reloc_names::RISCV,
+        EM_PPC64 => reloc_names::PPC64,
+        EM_PPC => reloc_names::PPC,
+        EM_MIPS => reloc_names::MIPS,
+        EM_LOONGARCH => reloc_names::LOONGARCH,
+        EM_S390 => reloc_names::S390,
+        EM_SPARCV9 | 2 | 18 => reloc_names::SPARC,
+        EM_BPF => reloc_names::BPF,
+        EM_HEXAGON => reloc_names::HEXAGON,
         _ => return None,
     };
-    tables::lookup(table, t)
+    reloc_names::lookup(table, t)
 }

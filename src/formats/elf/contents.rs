@@ -1,15 +1,18 @@
 //! Section contents: symbol, relocation and dynamic tables (lazy arrays),
 //! string tables (lazy, grouped), section groups, pointer arrays, and the
-//! dispatch to notes, offload binaries, zebin sections and nested formats.
+//! dispatch to notes, offload binaries, the machine's own sections (through
+//! its [`super::Vendor`]) and nested formats.
 
 use std::sync::Arc;
 
-use super::{names, notes, Elf, Sec, Seg, EM_INTELGT};
-use crate::formats::{offload, zebin};
-use crate::model::{group_size, inum, named, num, text, Builder, NodeId, GROUP};
+use compact_str::CompactString;
+
+use super::{constants, notes, Elf, Sec, Sections, Seg};
+use crate::formats::offload;
+use crate::model::{group_size, inum, named, num, text, Builder, NodeId, Radix, Raw, Value, GROUP};
 
 pub(super) fn sections(b: &mut Builder<'_>, parent: NodeId, elf: &Arc<Elf>) {
-    let ranges: Vec<(usize, u64, u64)> = elf
+    let mut ranges: Vec<(usize, u64, u64)> = elf
         .secs
         .iter()
         .enumerate()
@@ -19,23 +22,25 @@ pub(super) fn sections(b: &mut Builder<'_>, parent: NodeId, elf: &Arc<Elf>) {
             (l > 0).then_some((i, a, l))
         })
         .collect();
+    // In file order, so that walking them moves forward through the file.
+    ranges.sort_by_key(|r| (r.1, r.0));
     let Some(lo) = ranges.iter().map(|r| r.1).min() else {
         return;
     };
     let hi = ranges.iter().map(|r| r.1 + r.2).max().unwrap_or(lo);
     let g = b.group(parent, "sections", lo, hi - lo);
     b.set_value(g, format!("{} with contents in the file", ranges.len()));
-    let mut ze = zebin::State::default();
+    let mut ve: Option<Box<dyn Sections>> = elf.vendor.map(|v| v.sections());
     let mut built = Vec::with_capacity(ranges.len());
     for (i, a, l) in ranges {
         let Some(s) = elf.secs.get(i) else {
             continue;
         };
-        let node = contents(b, g, elf, s, a, l, &mut ze);
+        let node = contents(b, g, elf, s, a, l, &mut ve);
         built.push((i, node));
     }
-    if elf.machine == EM_INTELGT {
-        zebin::finish(b, elf, &built, &ze);
+    if let Some(v) = ve.as_deref_mut() {
+        v.finish(b, elf, &built);
     }
 }
 
@@ -54,35 +59,53 @@ fn contents(
     s: &Sec,
     a: u64,
     l: u64,
-    ze: &mut zebin::State,
+    ve: &mut Option<Box<dyn Sections>>,
 ) -> NodeId {
-    let tname = names::shtype(s.typ, elf.machine).unwrap_or("unknown type");
-    let compressed = s.flags & names::SHF_COMPRESSED != 0;
+    let tname = elf.shtype(s.typ).unwrap_or("unknown type");
+    let compressed = s.flags & constants::SHF_COMPRESSED != 0;
     if !compressed {
         match s.typ {
-            names::SHT_SYMTAB | names::SHT_DYNSYM => return symtab(b, g, elf, s, a, l, tname),
-            names::SHT_REL => return relocs(b, g, elf, s, a, l, false, tname),
-            names::SHT_RELA => return relocs(b, g, elf, s, a, l, true, tname),
-            names::SHT_DYNAMIC => return dynamic(b, g, elf, s, a, l, tname),
+            constants::SHT_SYMTAB | constants::SHT_DYNSYM => {
+                return symtab(b, g, elf, s, a, l, tname)
+            }
+            constants::SHT_REL => return relocs(b, g, elf, s, a, l, false, tname),
+            constants::SHT_RELA => return relocs(b, g, elf, s, a, l, true, tname),
+            constants::SHT_DYNAMIC => return dynamic(b, g, elf, s, a, l, tname),
             _ => {}
         }
     }
     let id = b.group(g, label(s), a, l);
     b.set_value(id, tname);
     if compressed {
-        compressed_header(b, id, elf, a, l);
+        compressed_section(b, id, elf, s, a, l, ve);
         return id;
     }
+    decode(b, id, elf, s, a, l, ve);
+    id
+}
+
+/// Decodes the contents of a section that is not a table of entries, at
+/// `[a, a+l)` of the space being built (the file, or the inflated bytes of
+/// a compressed section).
+fn decode(
+    b: &mut Builder<'_>,
+    id: NodeId,
+    elf: &Arc<Elf>,
+    s: &Sec,
+    a: u64,
+    l: u64,
+    ve: &mut Option<Box<dyn Sections>>,
+) {
     match s.typ {
-        names::SHT_STRTAB => strings(b, id, a, l),
-        names::SHT_NOTE => notes::notes(b, id, elf, &s.name, a, l, s.align),
-        names::SHT_GROUP => group(b, id, elf, a, l),
-        names::SHT_INIT_ARRAY | names::SHT_FINI_ARRAY | names::SHT_PREINIT_ARRAY => {
+        constants::SHT_STRTAB => strings(b, id, a, l),
+        constants::SHT_NOTE => notes::notes(b, id, elf, &s.name, a, l, s.align),
+        constants::SHT_GROUP => group(b, id, elf, a, l),
+        constants::SHT_INIT_ARRAY | constants::SHT_FINI_ARRAY | constants::SHT_PREINIT_ARRAY => {
             pointers(b, id, elf, a, l)
         }
-        names::SHT_LLVM_OFFLOADING => offload::parse_section(b, id, a, l),
+        constants::SHT_LLVM_OFFLOADING => offload::parse_section(b, id, a, l),
         _ if s.name == ".llvm.offloading" => offload::parse_section(b, id, a, l),
-        _ if elf.machine == EM_INTELGT && zebin::section(b, id, elf, s, a, l, ze) => {}
+        _ if ve.as_mut().is_some_and(|v| v.section(b, id, elf, s, a, l)) => {}
         // A section at offset 0 holds this very ELF: opening it again would
         // nest the file in itself.
         _ if s.offset == 0 => {}
@@ -91,7 +114,6 @@ fn contents(
             b.nested(id, a, l);
         }
     }
-    id
 }
 
 /// False for bytes that start with an ELF magic but not with a sane ELF
@@ -122,7 +144,7 @@ fn entsize_check(b: &mut Builder<'_>, elf: &Elf, s: &Sec, want: u64, l: u64) {
             s.index,
             s.name,
             s.entsize,
-            names::shtype(s.typ, elf.machine).unwrap_or("table")
+            elf.shtype(s.typ).unwrap_or("table")
         );
         if s.entsize == 0 {
             b.warn(at, w, m);
@@ -255,7 +277,7 @@ fn symtab(
     if s.link == 0
         || elf
             .sec(s.link.into())
-            .is_none_or(|t| t.typ != names::SHT_STRTAB)
+            .is_none_or(|t| t.typ != constants::SHT_STRTAB)
     {
         b.warn(
             s.hdr,
@@ -280,75 +302,150 @@ fn symbol(b: &mut Builder<'_>, p: NodeId, elf: &Elf, si: u32, i: u64, o: u64) {
     let name = if sym.name == 0 {
         Ok(None)
     } else {
-        elf.string(b, strtab, sym.name.into()).map(Some)
+        elf.string_bytes(b, strtab, sym.name.into()).map(Some)
     };
     let shown = match &name {
-        Ok(Some(s)) => s.text.clone(),
-        Ok(None) if sym.typ() == 3 => elf.sec_name(sym.shndx.into()),
-        _ => String::new(),
+        Ok(Some((bytes, _, _))) => text_of(bytes),
+        _ => std::borrow::Cow::Borrowed(""),
     };
-    let label = if shown.is_empty() {
-        format!("[{i}]")
-    } else {
-        format!("[{i}] {shown}")
-    };
-    let id = b.group(p, label, o, es);
-    let n = b.leaf(id, "st_name", o + at_name, 4, num(sym.name.into()));
-    match name {
-        Ok(Some(st)) => {
-            b.set_value(n, format!("{} \"{}\"", sym.name, st.text));
-            b.link(n, st.off, st.len);
+    let mut label = CompactString::const_new("[");
+    label.push_str(itoa::Buffer::new().format(i));
+    label.push(']');
+    match &name {
+        Ok(Some(_)) if !shown.is_empty() => {
+            label.push(' ');
+            label.push_str(&shown);
         }
-        Err(m) => {
-            b.error(
-                o + at_name,
-                4,
-                format!("symbol [{i}] st_name: bad string index: {m}"),
-            );
-            b.set_value(n, format!("{} (bad string index)", sym.name));
-        }
-        Ok(None) => {}
-    }
-    b.leaf(id, "st_value", o + at_value, w, num(sym.value));
-    b.leaf(id, "st_size", o + at_size, w, num(sym.size));
-    let (t, bind) = (names::sym_type(sym.typ()), names::sym_bind(sym.bind()));
-    b.leaf(
-        id,
-        "st_info",
-        o + at_info,
-        1,
-        format!("0x{:02x} ({bind} {t})", sym.info),
-    );
-    let vis = names::sym_vis(sym.other);
-    b.leaf(
-        id,
-        "st_other",
-        o + at_other,
-        1,
-        format!("{} ({vis})", sym.other),
-    );
-    let sh = b.leaf(id, "st_shndx", o + at_shndx, 2, num(sym.shndx.into()));
-    let secname = match names::shndx(sym.shndx.into()) {
-        Some(n) => n.to_string(),
-        None => {
-            let nm = elf.sec_name(sym.shndx.into());
-            if let Some(s) = elf.sec(sym.shndx.into()) {
-                b.link(sh, s.hdr, elf.shentsize.min(if elf.is64 { 64 } else { 40 }));
+        Ok(None) if sym.typ() == 3 => {
+            let n = elf.sec_name_cow(sym.shndx.into());
+            if !n.is_empty() {
+                label.push(' ');
+                label.push_str(&n);
             }
-            nm
         }
+        _ => {}
+    }
+    let id = b.group(p, label, o, es);
+    b.reserve(id, 6);
+    let (t, bind) = (
+        constants::sym_type(sym.typ()),
+        constants::sym_bind(sym.bind()),
+    );
+    let vis = constants::sym_vis(sym.other);
+    let secname = match constants::shndx(sym.shndx.into()) {
+        Some(n) => std::borrow::Cow::Borrowed(n),
+        None => elf.sec_name_cow(sym.shndx.into()),
     };
-    b.set_value(sh, format!("{} ({secname})", sym.shndx));
+    // The fields in file order.
+    let order: [u8; 6] = if elf.is64 {
+        [0, 3, 4, 5, 1, 2]
+    } else {
+        [0, 1, 2, 3, 4, 5]
+    };
+    for f in order {
+        match f {
+            0 => {
+                let v = match &name {
+                    Ok(Some(_)) => Value::StrAt {
+                        v: sym.name.into(),
+                        s: CompactString::from(&*shown),
+                    },
+                    Err(_) => Value::note(Raw::U(sym.name.into()), "bad string index"),
+                    Ok(None) => Value::uint(sym.name.into()).with_width(4),
+                };
+                let n = b.field(id, "st_name", o + at_name, 4, v);
+                match &name {
+                    Ok(Some((_, so, sl))) => b.link(n, *so, *sl),
+                    Err(m) => b.error(
+                        o + at_name,
+                        4,
+                        format!("symbol [{i}] st_name: bad string index: {m}"),
+                    ),
+                    Ok(None) => {}
+                }
+            }
+            1 => {
+                b.field(
+                    id,
+                    "st_value",
+                    o + at_value,
+                    w,
+                    Value::uint(sym.value).with_width(w as u8),
+                );
+            }
+            2 => {
+                b.field(
+                    id,
+                    "st_size",
+                    o + at_size,
+                    w,
+                    Value::uint(sym.size).with_width(w as u8),
+                );
+            }
+            3 => {
+                let mut bt = CompactString::const_new(bind);
+                bt.push(' ');
+                bt.push_str(t);
+                b.field(
+                    id,
+                    "st_info",
+                    o + at_info,
+                    1,
+                    Value::Named {
+                        v: sym.info.into(),
+                        radix: Radix::Hex,
+                        name: Some(bt),
+                    },
+                );
+            }
+            4 => {
+                b.field(
+                    id,
+                    "st_other",
+                    o + at_other,
+                    1,
+                    Value::Named {
+                        v: sym.other.into(),
+                        radix: Radix::Dec,
+                        name: Some(CompactString::const_new(vis)),
+                    },
+                );
+            }
+            _ => {
+                let sh = b.field(
+                    id,
+                    "st_shndx",
+                    o + at_shndx,
+                    2,
+                    Value::named(sym.shndx.into(), Some(&secname)),
+                );
+                if constants::shndx(sym.shndx.into()).is_none() {
+                    if let Some(s) = elf.sec(sym.shndx.into()) {
+                        b.link(sh, s.hdr, elf.shentsize.min(if elf.is64 { 64 } else { 40 }));
+                    }
+                }
+            }
+        }
+    }
     if let Some((ba, bl)) = sym_bytes(elf, &sym) {
         b.link(id, ba, bl);
     }
-    b.set_value(
-        id,
-        format!(
-            "{t} {bind} {vis} {secname} value 0x{:x} size {}",
-            sym.value, sym.size
-        ),
-    );
+    let mut v = CompactString::with_capacity(64);
+    for part in [t, " ", bind, " ", vis, " ", &secname, " value "] {
+        v.push_str(part);
+    }
+    v.push_str(crate::model::value::hex_digits(sym.value, &mut [0; 18]));
+    v.push_str(" size ");
+    v.push_str(itoa::Buffer::new().format(sym.size));
+    b.set_value(id, Value::Text(v));
+}
+
+/// Bytes from the file as safe text, borrowed when nothing needs escaping.
+pub(crate) fn text_of(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match text::plain_str(bytes) {
+        Some(s) => std::borrow::Cow::Borrowed(s),
+        None => std::borrow::Cow::Owned(text::from_bytes(bytes)),
+    }
 }
 
 // ---- relocations ----
@@ -406,7 +503,7 @@ fn reloc(b: &mut Builder<'_>, p: NodeId, elf: &Elf, ri: u32, rela: bool, i: u64,
         return;
     };
     let symtab = rs.link;
-    let tname = names::reloc(elf.machine, typ as u32);
+    let tname = elf.reloc_name(typ as u32);
     let symname = if sym != 0 {
         sym_name(b, elf, symtab, sym)
     } else {
@@ -434,7 +531,7 @@ fn reloc(b: &mut Builder<'_>, p: NodeId, elf: &Elf, ri: u32, rela: bool, i: u64,
         b.link(id, ta, tl);
     }
     let inf = b.group(id, "r_info", o + w, w);
-    b.set_value(inf, format!("0x{info:x}"));
+    b.set_value(inf, Value::hex(info).with_width(w as u8));
     let big = elf.e == crate::model::Endian::Big;
     let (type_at, type_len, sym_at, sym_len) = match (elf.is64, big) {
         (true, false) => (0, 4, 4, 4),
@@ -442,9 +539,14 @@ fn reloc(b: &mut Builder<'_>, p: NodeId, elf: &Elf, ri: u32, rela: bool, i: u64,
         (false, false) => (0, 1, 1, 3),
         (false, true) => (3, 1, 0, 3),
     };
+    // `sym` and `type` in the order their bytes are in.
+    let type_first = type_at < sym_at;
+    if type_first {
+        b.leaf(inf, "type", o + w + type_at, type_len, named(typ, tname));
+    }
     let sn = b.leaf(inf, "sym", o + w + sym_at, sym_len, num(sym));
     if let Some(n) = &symname {
-        b.set_value(sn, format!("{sym} ({n})"));
+        b.set_value(sn, Value::named(sym, Some(n)));
     }
     if sym != 0 {
         match sym_entry(elf, symtab, sym) {
@@ -459,7 +561,9 @@ fn reloc(b: &mut Builder<'_>, p: NodeId, elf: &Elf, ri: u32, rela: bool, i: u64,
             ),
         }
     }
-    b.leaf(inf, "type", o + w + type_at, type_len, named(typ, tname));
+    if !type_first {
+        b.leaf(inf, "type", o + w + type_at, type_len, named(typ, tname));
+    }
     let mut v = format!("{tshow} at 0x{r_offset:x}");
     if let Some(n) = &symname {
         v.push_str(&format!(" {n}"));
@@ -513,27 +617,27 @@ fn dyn_entry(b: &mut Builder<'_>, p: NodeId, elf: &Elf, strtab: Strs, i: u64, o:
     let (Some(tag), Some(val)) = (elf.read_word(b, o), elf.read_word(b, o + w)) else {
         return;
     };
-    let (name, kind) = names::dtag(tag);
+    let (name, kind) = constants::dtag(tag);
     let shown = name.map_or_else(|| format!("0x{tag:x}"), str::to_string);
     let id = b.group(p, format!("[{i}] {shown}"), o, 2 * w);
-    b.leaf(
-        id,
-        "d_tag",
-        o,
-        w,
-        format!("0x{tag:x} ({})", name.unwrap_or("unknown")),
-    );
+    b.leaf(id, "d_tag", o, w, Value::named_hex(tag, name));
     let v = b.leaf(id, "d_val", o + w, w, num(val));
     let mut summary = num(val);
     match kind {
-        names::DynVal::Str => match match strtab {
+        constants::DynVal::Str => match match strtab {
             Strs::Section(sec) => elf.string(b, sec, val),
             Strs::Range(a, l) => super::string_in(b, a, l, val, "the dynamic string table"),
             Strs::None => Err(String::new()),
         } {
             Ok(st) => {
-                summary = format!("\"{}\"", st.text).into();
-                b.set_value(v, format!("{val} \"{}\"", st.text));
+                summary = Value::str(&st.text);
+                b.set_value(
+                    v,
+                    Value::StrAt {
+                        v: val,
+                        s: st.text.into(),
+                    },
+                );
                 b.link(v, st.off, st.len);
             }
             Err(m) => b.error(
@@ -542,13 +646,13 @@ fn dyn_entry(b: &mut Builder<'_>, p: NodeId, elf: &Elf, strtab: Strs, i: u64, o:
                 format!("dynamic entry [{i}] {shown}: bad string index: {m}"),
             ),
         },
-        names::DynVal::Addr => {
+        constants::DynVal::Addr => {
             if let Some(x) = elf.addr_to_abs(val) {
                 b.link(v, x, 1);
             }
-            summary = format!("0x{val:x}").into();
+            summary = Value::hex(val);
         }
-        names::DynVal::Plain => {}
+        constants::DynVal::Plain => {}
     }
     b.set_value(id, summary);
 }
@@ -579,13 +683,10 @@ fn string_range(b: &mut Builder<'_>, parent: NodeId, table: u64, lo: u64, hi: u6
                 None => (rest, rest.len()),
             };
             let off = lo + pos as u64;
-            b.leaf(
-                parent,
-                format!("[0x{:x}]", off - table),
-                off,
-                n as u64,
-                text::quoted(s),
-            );
+            let mut label = CompactString::const_new("[");
+            label.push_str(crate::model::value::hex_digits(off - table, &mut [0; 18]));
+            label.push(']');
+            b.leaf(parent, label, off, n as u64, Value::str_bytes(s));
             pos += n.max(1);
         }
         return;
@@ -626,9 +727,9 @@ fn group(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, a: u64, l: u64) {
         return;
     };
     let f = if flags & 1 != 0 {
-        format!("0x{flags:x} (GRP_COMDAT)")
+        Value::named_hex(flags.into(), Some("GRP_COMDAT"))
     } else {
-        num(flags.into()).to_string()
+        num(flags.into())
     };
     b.leaf(id, "flags", a, 4, f);
     let n = (l.saturating_sub(4)) / 4;
@@ -648,7 +749,7 @@ fn group(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, a: u64, l: u64) {
                 format!("[{i}]"),
                 o,
                 4,
-                format!("{v} ({})", el.sec_name(v.into())),
+                named(v.into(), Some(&el.sec_name_cow(v.into()))),
             );
             if let Some(s) = el.sec(v.into()) {
                 b.link(m, s.hdr, if el.is64 { 64 } else { 40 });
@@ -670,7 +771,7 @@ fn pointers(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, a: u64, l: u64) {
             let Some(v) = el.read_word(b, o) else {
                 return;
             };
-            let n = b.leaf(p, format!("[{i}]"), o, el.word(), format!("0x{v:x}"));
+            let n = b.leaf(p, format!("[{i}]"), o, el.word(), Value::hex(v));
             if let Some(x) = el.addr_to_abs(v) {
                 b.link(n, x, 1);
             }
@@ -678,7 +779,19 @@ fn pointers(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, a: u64, l: u64) {
     );
 }
 
-fn compressed_header(b: &mut Builder<'_>, id: NodeId, elf: &Elf, a: u64, l: u64) {
+/// A compressed section: its Elf32_Chdr/Elf64_Chdr, the compressed bytes,
+/// and the inflated bytes as a space of their own, decoded there as the
+/// section's type says.
+#[allow(clippy::too_many_arguments)]
+fn compressed_section(
+    b: &mut Builder<'_>,
+    id: NodeId,
+    elf: &Arc<Elf>,
+    s: &Sec,
+    a: u64,
+    l: u64,
+    ve: &mut Option<Box<dyn Sections>>,
+) {
     let e = elf.e;
     let hs = if elf.is64 { 24 } else { 12 };
     if l < hs {
@@ -687,28 +800,102 @@ fn compressed_header(b: &mut Builder<'_>, id: NodeId, elf: &Elf, a: u64, l: u64)
     }
     let h = b.group(id, "Chdr", a, hs);
     let t = b.read_u32(a, e).unwrap_or(0);
+    let method = match t {
+        1 => Some("zlib"),
+        2 => Some("zstd"),
+        _ => None,
+    };
     let tn = match t {
         1 => Some("ELFCOMPRESS_ZLIB"),
         2 => Some("ELFCOMPRESS_ZSTD"),
         _ => None,
     };
-    b.leaf(h, "ch_type", a, 4, named(t.into(), tn));
-    if elf.is64 {
+    b.field(h, "ch_type", a, 4, Value::named(t.into(), tn).with_width(4));
+    let (size_at, size_w) = if elf.is64 {
         b.u32(h, "ch_reserved", a + 4, e);
-        b.u64(h, "ch_size", a + 8, e);
-        b.u64(h, "ch_addralign", a + 16, e);
+        (a + 8, 8)
     } else {
-        b.u32(h, "ch_size", a + 4, e);
-        b.u32(h, "ch_addralign", a + 8, e);
-    }
-    if l > hs {
-        b.leaf(
-            id,
-            "compressed data",
-            a + hs,
-            l - hs,
-            format!("{} bytes", l - hs),
+        (a + 4, 4)
+    };
+    let ch_size = elf.read_word(b, size_at).unwrap_or(0);
+    b.field(
+        h,
+        "ch_size",
+        size_at,
+        size_w,
+        Value::uint(ch_size).with_width(size_w as u8),
+    );
+    let align_at = size_at + size_w;
+    if let Some(v) = elf.read_word(b, align_at) {
+        b.field(
+            h,
+            "ch_addralign",
+            align_at,
+            size_w,
+            Value::uint(v).with_width(size_w as u8),
         );
+    }
+    if l == hs {
+        return;
+    }
+    b.leaf(id, "compressed data", a + hs, l - hs, Value::Size(l - hs));
+    let Some(method) = method else {
+        b.warn(
+            a,
+            4,
+            format!(
+                "section [{}] {}: ch_type {t} is not a compression fwview knows; shown raw",
+                s.index, s.name
+            ),
+        );
+        return;
+    };
+    let Some(node) = b.derive(id, "inflated", a + hs, l - hs, method, |src, limit| {
+        inflate(method, src, limit)
+    }) else {
+        return;
+    };
+    let got = b.node(node).map_or(0, |n| n.size);
+    if got != ch_size {
+        b.error(
+            size_at,
+            size_w,
+            format!(
+                "section [{}] {}: ch_size is {ch_size}, the {method} data inflates to {got} bytes",
+                s.index, s.name
+            ),
+        );
+    }
+    b.within(node, |b, node| {
+        let len = b.file_len();
+        match s.typ {
+            constants::SHT_SYMTAB
+            | constants::SHT_DYNSYM
+            | constants::SHT_REL
+            | constants::SHT_RELA
+            | constants::SHT_DYNAMIC => {}
+            _ => decode(b, node, elf, s, 0, len, ve),
+        }
+    });
+}
+
+/// Inflates zlib or zstd data, making at most `limit` + 1 bytes (one more
+/// than allowed tells the caller the data would not fit).
+fn inflate(method: &str, src: &[u8], limit: u64) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    let r = match method {
+        "zlib" => flate2::read::ZlibDecoder::new(src)
+            .take(limit.saturating_add(1))
+            .read_to_end(&mut out),
+        _ => match zstd::stream::read::Decoder::with_buffer(src) {
+            Ok(d) => d.take(limit.saturating_add(1)).read_to_end(&mut out),
+            Err(e) => Err(e),
+        },
+    };
+    match r {
+        Ok(_) => Ok(out),
+        Err(e) => Err(format!("{method} data does not inflate: {e}")),
     }
 }
 
@@ -717,7 +904,7 @@ pub(super) fn segments(b: &mut Builder<'_>, parent: NodeId, elf: &Arc<Elf>, phdr
     let shown: Vec<(usize, &Seg, u64, u64)> = phdrs
         .iter()
         .enumerate()
-        .filter(|(_, p)| matches!(p.typ, 3 | names::PT_NOTE | names::PT_DYNAMIC))
+        .filter(|(_, p)| matches!(p.typ, 3 | constants::PT_NOTE | constants::PT_DYNAMIC))
         .filter_map(|(i, p)| {
             let end = p.offset.checked_add(p.filesz)?;
             (end <= elf.len && p.filesz > 0).then(|| (i, p, elf.abs(p.offset), p.filesz))
@@ -729,13 +916,13 @@ pub(super) fn segments(b: &mut Builder<'_>, parent: NodeId, elf: &Arc<Elf>, phdr
     let hi = shown.iter().map(|s| s.2 + s.3).max().unwrap_or(lo);
     let g = b.group(parent, "segments", lo, hi - lo);
     for (i, p, a, l) in shown {
-        let tn = names::ptype(p.typ, elf.machine).unwrap_or("?");
+        let tn = constants::ptype(p.typ, elf.machine).unwrap_or("?");
         match p.typ {
-            names::PT_NOTE => {
+            constants::PT_NOTE => {
                 let id = b.group(g, format!("[{i}] {tn}"), a, l);
                 notes::notes(b, id, elf, "", a, l, 4);
             }
-            names::PT_DYNAMIC => {
+            constants::PT_DYNAMIC => {
                 let es = elf.word() * 2;
                 let el = elf.clone();
                 let strs = dyn_strings(b, elf, a, l / es);
@@ -756,7 +943,7 @@ pub(super) fn segments(b: &mut Builder<'_>, parent: NodeId, elf: &Arc<Elf>, phdr
                     format!("[{i}] {tn}"),
                     a,
                     l,
-                    text::quoted(s.get(..end).unwrap_or(&[])),
+                    Value::str_bytes(s.get(..end).unwrap_or(&[])),
                 );
             }
         }

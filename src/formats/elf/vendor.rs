@@ -1,0 +1,93 @@
+//! The hook through which a machine's own conventions plug into the generic
+//! ELF reader: names of its section, note and relocation types, what its
+//! sections and notes hold, and a last step once every section is built.
+//! The reader asks [`crate::formats::elf_vendor`] for the vendor of a file
+//! (by e_machine and EI_OSABI); a vendor module uses the ELF reader, never
+//! the other way round.
+
+use super::{Elf, Sec};
+use crate::model::{Builder, Endian, NodeId};
+
+/// What one machine adds to the ELF reader. Every method has a default
+/// that adds nothing.
+pub trait Vendor: Sync {
+    /// The name of section type `t`, where it is this machine's own.
+    fn section_type(&self, _t: u32) -> Option<&'static str> {
+        None
+    }
+    /// True when `sh_info` of a section of type `t` is a symbol index.
+    fn info_is_symbol(&self, _t: u32) -> bool {
+        false
+    }
+    /// The name of relocation type `t`.
+    fn reloc_name(&self, _t: u32) -> Option<&'static str> {
+        None
+    }
+    /// Whether notes of `owner` are this machine's.
+    fn owns_note(&self, _owner: &[u8]) -> bool {
+        false
+    }
+    /// The name of note type `t` of an owner this machine owns.
+    fn note_type(&self, _owner: &[u8], _t: u32) -> Option<&'static str> {
+        None
+    }
+    /// Decodes the description `[d, d+n)` of a note this machine owns.
+    #[allow(clippy::too_many_arguments)]
+    fn note_desc(
+        &self,
+        b: &mut Builder<'_>,
+        parent: NodeId,
+        _owner: &[u8],
+        _typ: u32,
+        d: u64,
+        n: u64,
+        _e: Endian,
+    ) {
+        b.raw(parent, "desc", d, n);
+    }
+    /// True when an all-zero note section of this name is expected (space
+    /// reserved for the driver), so it is reported as information.
+    fn zero_notes_expected(&self, _secname: &str) -> bool {
+        false
+    }
+    /// A fresh decoder for one file's sections.
+    fn sections(&self) -> Box<dyn Sections> {
+        Box::new(NoSections)
+    }
+}
+
+/// Decodes one file's machine-specific sections, keeping what it needs to
+/// link them once all are built.
+pub trait Sections {
+    /// Decodes section `s` at `[a, a+l)` under its node `id`; false if it
+    /// is not one this machine knows.
+    #[allow(clippy::too_many_arguments)]
+    fn section(
+        &mut self,
+        b: &mut Builder<'_>,
+        id: NodeId,
+        elf: &Elf,
+        s: &Sec,
+        a: u64,
+        l: u64,
+    ) -> bool;
+    /// Runs once every section is built: `built` pairs section indexes with
+    /// their nodes.
+    fn finish(&mut self, _b: &mut Builder<'_>, _elf: &Elf, _built: &[(usize, NodeId)]) {}
+}
+
+struct NoSections;
+
+impl Sections for NoSections {
+    fn section(
+        &mut self,
+        _b: &mut Builder<'_>,
+        _id: NodeId,
+        _elf: &Elf,
+        _s: &Sec,
+        _a: u64,
+        _l: u64,
+    ) -> bool {
+        false
+    }
+}
