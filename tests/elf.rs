@@ -4,6 +4,8 @@
 
 #![allow(clippy::type_complexity)]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -17,13 +19,6 @@ use object::Endianness;
 
 fn assets() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("assets")
-}
-
-fn have(tool: &str) -> bool {
-    Command::new(tool)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
 }
 
 /// Children of `id`, with the `[a..b)` groups of large arrays opened.
@@ -432,8 +427,7 @@ const CLANG_TARGETS: &[(&str, &[&str])] = &[
 
 fn clang_objects(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut v = Vec::new();
-    if !have("clang-22") {
-        eprintln!("skipped: clang-22 not installed");
+    if !common::tool("clang-22") {
         return v;
     }
     for (name, args) in CLANG_TARGETS {
@@ -448,7 +442,7 @@ fn clang_objects(dir: &Path) -> Vec<(String, Vec<u8>)> {
 fn object_agrees_on_built_objects() {
     let dir = tempfile::tempdir().unwrap();
     let mut objs = clang_objects(dir.path());
-    if have("gcc") {
+    if common::tool("gcc") {
         for (n, args) in [
             ("gcc-O2", &["-O2"][..]),
             ("gcc-pic-g", &["-fPIC", "-g"][..]),
@@ -501,8 +495,6 @@ fn object_agrees_on_built_objects() {
             }
             objs.push(("gcc-exe".into(), d));
         }
-    } else {
-        eprintln!("skipped: gcc not installed");
     }
     for (label, d) in &objs {
         compare_with_object(label, d);
@@ -644,8 +636,7 @@ fn compare_with_readelf(tool: &str, label: &str, path: &Path, names_too: bool) {
 
 #[test]
 fn readelf_agrees() {
-    if !have("readelf") {
-        eprintln!("skipped: readelf not installed");
+    if !common::tool("readelf") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -676,8 +667,7 @@ fn readelf_agrees() {
 
 #[test]
 fn llvm_readelf_agrees_on_relocation_names() {
-    if !have("llvm-readelf-22") {
-        eprintln!("skipped: llvm-readelf-22 not installed");
+    if !common::tool("llvm-readelf-22") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -1285,8 +1275,7 @@ fn a_copy_of_the_magic_is_not_an_elf() {
 
 #[test]
 fn without_section_headers_segments_show_their_contents() {
-    if !have("gcc") || !have("readelf") {
-        eprintln!("skipped: gcc or readelf not installed");
+    if !common::tool("gcc") || !common::tool("readelf") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -1413,8 +1402,7 @@ fn readelf_notes(path: &Path) -> Vec<(String, Vec<(String, u64, String, String)>
 
 #[test]
 fn readelf_agrees_on_gnu_notes() {
-    if !have("readelf") || !have("gcc") {
-        eprintln!("skipped: readelf or gcc not installed");
+    if !common::tool("readelf") || !common::tool("gcc") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
