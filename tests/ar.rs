@@ -2,6 +2,8 @@
 //! binutils `ar`, on ocloc's fat binary and on archives built here (GNU,
 //! BSD and thin), and what a broken archive reports.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -149,15 +151,13 @@ fn ocloc_fat_binary() {
         let mode = child(&mut t, h, "ar_mode").unwrap();
         assert_eq!(t.value_text(mode).as_deref(), Some("644 (rw-r--r--)"));
     }
-    if Command::new("ar").arg("--version").output().is_ok() {
+    if common::tool("ar") {
         let out = Command::new("ar").arg("t").arg(fat()).output().unwrap();
         let listed: Vec<String> = String::from_utf8_lossy(&out.stdout)
             .lines()
             .map(str::to_string)
             .collect();
         assert_eq!(listed, names);
-    } else {
-        eprintln!("skipped: ar not installed");
     }
 }
 
@@ -173,9 +173,10 @@ fn objects(dir: &Path) -> Option<Vec<PathBuf>> {
             "static int s; int delta(void){return s;}\n",
         ),
     ];
-    let cc = if Command::new("clang-22").arg("--version").output().is_ok() {
+    // Either compiler serves; clang-22 when it is there, else gcc.
+    let cc = if common::runs("clang-22") {
         "clang-22"
-    } else if Command::new("gcc").arg("--version").output().is_ok() {
+    } else if common::tool("gcc") {
         "gcc"
     } else {
         return None;
@@ -198,7 +199,9 @@ fn objects(dir: &Path) -> Option<Vec<PathBuf>> {
     Some(v)
 }
 
-fn archive(tool: &str, args: &[&str], dir: &Path, name: &str, objs: &[PathBuf]) -> Option<Vec<u8>> {
+/// Runs `tool args NAME OBJS...` in `dir` and returns the archive it wrote.
+/// The tool must be there (asked of [`common::tool`] first) and succeed.
+fn archive(tool: &str, args: &[&str], dir: &Path, name: &str, objs: &[PathBuf]) -> Vec<u8> {
     let out = dir.join(name);
     let st = Command::new(tool)
         .current_dir(dir)
@@ -206,19 +209,20 @@ fn archive(tool: &str, args: &[&str], dir: &Path, name: &str, objs: &[PathBuf]) 
         .arg(&out)
         .args(objs.iter().map(|p| p.file_name().unwrap()))
         .status()
-        .ok()?;
-    st.success().then(|| std::fs::read(&out).unwrap())
+        .unwrap();
+    assert!(st.success(), "{tool} {args:?} {name} failed: {st}");
+    std::fs::read(&out).unwrap()
 }
 
 #[test]
 fn gnu_bsd_and_thin_archives() {
     let dir = tempfile::tempdir().unwrap();
     let Some(objs) = objects(dir.path()) else {
-        eprintln!("skipped: no C compiler installed");
         return;
     };
     let mut done = 0;
-    if let Some(d) = archive("ar", &["rcs"], dir.path(), "gnu.a", &objs) {
+    if common::tool("ar") {
+        let d = archive("ar", &["rcs"], dir.path(), "gnu.a", &objs);
         let mut t = compare("gnu", &d);
         let ms = members(&mut t);
         assert_eq!(label_name(t.name(ms[0])), "/");
@@ -230,23 +234,22 @@ fn gnu_bsd_and_thin_archives() {
         let dn = child(&mut t, ms[2], "data").unwrap();
         assert_eq!(t.node(dn).unwrap().format, Some("elf"));
         done += 1;
-    } else {
-        eprintln!("skipped: ar not installed");
-    }
-    if let Some(d) = archive("ar", &["rcsT"], dir.path(), "thin.a", &objs) {
+
+        let d = archive("ar", &["rcsT"], dir.path(), "thin.a", &objs);
         assert!(d.starts_with(b"!<thin>\n"));
         compare("thin", &d);
         done += 1;
     }
-    for fmt in ["bsd", "darwin", "gnu"] {
-        let name = format!("llvm-{fmt}.a");
-        if let Some(d) = archive(
-            "llvm-ar-22",
-            &[&format!("--format={fmt}"), "rcs"],
-            dir.path(),
-            &name,
-            &objs,
-        ) {
+    if common::tool("llvm-ar-22") {
+        for fmt in ["bsd", "darwin", "gnu"] {
+            let name = format!("llvm-{fmt}.a");
+            let d = archive(
+                "llvm-ar-22",
+                &[&format!("--format={fmt}"), "rcs"],
+                dir.path(),
+                &name,
+                &objs,
+            );
             let mut t = compare(&name, &d);
             if fmt != "gnu" {
                 let ms = members(&mut t);
@@ -258,8 +261,6 @@ fn gnu_bsd_and_thin_archives() {
                 assert!(child(&mut t, m, "name").is_some());
             }
             done += 1;
-        } else {
-            eprintln!("skipped: llvm-ar-22 not installed or failed ({fmt})");
         }
     }
     eprintln!("{done} archives compared");

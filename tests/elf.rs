@@ -4,6 +4,8 @@
 
 #![allow(clippy::type_complexity)]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -13,16 +15,10 @@ use fwview::model::{NodeId, Severity, Tree};
 use object::read::elf::{FileHeader, Rel, Rela, SectionHeader, Sym};
 use object::Endianness;
 
-mod common;
-
 // ---------------------------------------------------------------- helpers
 
 fn assets() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("assets")
-}
-
-fn have(tool: &str) -> bool {
-    common::have(tool)
 }
 
 /// Children of `id`, with the `[a..b)` groups of large arrays opened.
@@ -429,8 +425,7 @@ const CLANG_TARGETS: &[(&str, &[&str])] = &[
 
 fn clang_objects(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut v = Vec::new();
-    if !have("clang-22") {
-        eprintln!("skipped: clang-22 not installed");
+    if !common::tool("clang-22") {
         return v;
     }
     for (name, args) in CLANG_TARGETS {
@@ -445,7 +440,7 @@ fn clang_objects(dir: &Path) -> Vec<(String, Vec<u8>)> {
 fn object_agrees_on_built_objects() {
     let dir = tempfile::tempdir().unwrap();
     let mut objs = clang_objects(dir.path());
-    if have("gcc") {
+    if common::tool("gcc") {
         for (n, args) in [
             ("gcc-O2", &["-O2"][..]),
             ("gcc-pic-g", &["-fPIC", "-g"][..]),
@@ -498,8 +493,6 @@ fn object_agrees_on_built_objects() {
             }
             objs.push(("gcc-exe".into(), d));
         }
-    } else {
-        eprintln!("skipped: gcc not installed");
     }
     for (label, d) in &objs {
         compare_with_object(label, d);
@@ -639,8 +632,7 @@ fn compare_with_readelf(tool: &str, label: &str, path: &Path, names_too: bool) {
 
 #[test]
 fn readelf_agrees() {
-    if !have("readelf") {
-        eprintln!("skipped: readelf not installed");
+    if !common::tool("readelf") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -671,8 +663,7 @@ fn readelf_agrees() {
 
 #[test]
 fn llvm_readelf_agrees_on_relocation_names() {
-    if !have("llvm-readelf-22") {
-        eprintln!("skipped: llvm-readelf-22 not installed");
+    if !common::tool("llvm-readelf-22") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -1292,8 +1283,7 @@ fn a_copy_of_the_magic_is_not_an_elf() {
 
 #[test]
 fn without_section_headers_segments_show_their_contents() {
-    if !have("gcc") || !have("readelf") {
-        eprintln!("skipped: gcc or readelf not installed");
+    if !common::tool("gcc") || !common::tool("readelf") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -1413,8 +1403,7 @@ fn readelf_notes(path: &Path) -> Vec<(String, Vec<(String, u64, String, String)>
 
 #[test]
 fn readelf_agrees_on_gnu_notes() {
-    if !have("readelf") || !have("gcc") {
-        eprintln!("skipped: readelf or gcc not installed");
+    if !common::tool("readelf") || !common::tool("gcc") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -1573,7 +1562,7 @@ fn object_sections(data: &[u8]) -> Vec<(String, Vec<u8>)> {
 /// inflated node writes them; `--json` lists the space and its origin.
 #[test]
 fn compressed_sections_inflate_like_objcopy() {
-    if !have("gcc") || !have("objcopy") {
+    if !common::tool("gcc") || !common::tool("objcopy") {
         eprintln!("skipped: gcc or objcopy not installed");
         return;
     }
@@ -1692,7 +1681,7 @@ fn compressed_sections_inflate_like_objcopy() {
 /// field; the bytes still open.
 #[test]
 fn compressed_size_mismatch_is_reported() {
-    if !have("gcc") || !have("objcopy") {
+    if !common::tool("gcc") || !common::tool("objcopy") {
         eprintln!("skipped: gcc or objcopy not installed");
         return;
     }

@@ -1,10 +1,13 @@
 //! The file changing under fwview: a mapped file (over 16 MiB) truncated
 //! while open must not kill the process with SIGBUS. Reads past the new end
-//! give zeros and `guard::file_changed()` says so. Files up to 16 MiB are
-//! copied, so truncating them changes nothing that fwview sees.
+//! give zeros, and that source's `file_changed()` says so (and the
+//! process-wide `guard::file_changed()`). Files up to 16 MiB are copied, so
+//! truncating them changes nothing that fwview sees.
 //!
 //! Everything that looks at the process-wide `file_changed()` flag is in
-//! one test, in order.
+//! one test, in order. SIGBUS that is not ours (outside our maps, or sent
+//! by a process) must reach whatever handled SIGBUS before fwview's guard:
+//! that is tested in child processes, each with its own handlers.
 
 use std::fs::OpenOptions;
 use std::path::{Path, PathBuf};
@@ -51,6 +54,11 @@ fn a_mapped_file_truncated_under_us_reads_as_zeros() {
     assert_eq!(b[b.len() - 1], 0xa5);
     assert_eq!(b[0], 0xa5);
     assert!(!guard::file_changed(), "nothing changed yet");
+    assert!(!src.file_changed());
+    // A second map of another file, left alone.
+    let other = filled(dir.path(), "other", BIG);
+    let other = Source::open(&other).unwrap();
+    assert!(other.is_mapped());
     truncate(&p, 0);
     // Past the new end: every one of these would be SIGBUS.
     for at in [0, 1, PAGE, 5 * PAGE + 7, (COPY_LIMIT as usize), b.len() - 1] {
@@ -61,6 +69,10 @@ fn a_mapped_file_truncated_under_us_reads_as_zeros() {
         );
     }
     assert!(guard::file_changed(), "the guard noticed");
+    assert!(src.file_changed(), "for this source");
+    assert_eq!(other.bytes()[b.len() - 1], 0xa5, "the other file is intact");
+    assert!(!other.file_changed(), "and its source did not change");
+    drop(other);
     // Every page, as a full walk of the bytes would touch them.
     let sum: u64 = b.iter().map(|&x| u64::from(x)).sum();
     assert_eq!(sum, 0);
@@ -135,4 +147,223 @@ fn a_copied_file_keeps_its_bytes() {
     truncate(&p, 0);
     assert_eq!(src.bytes().len(), 1 << 20);
     assert!(src.bytes().iter().all(|&x| x == 0xa5));
+}
+
+// ------------------------------------------------ SIGBUS that is not ours
+
+/// The child processes' test: does nothing unless `GUARD_CHILD` names a case.
+const GUARD_CHILD: &str = "FWVIEW_GUARD_CHILD";
+
+/// Runs this test binary again, for [`sigbus_child`] alone, in `case`.
+fn child(case: &str) -> std::process::Output {
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "sigbus_child", "--nocapture", "--test-threads=1"])
+        .env(GUARD_CHILD, case)
+        .output()
+        .unwrap();
+    eprintln!(
+        "child {case}: {}\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn said(out: &std::process::Output, what: &str) -> bool {
+    String::from_utf8_lossy(&out.stdout).contains(what)
+}
+
+/// How often the handler installed before fwview's ran.
+static PREVIOUS_CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// A handler of the SA_SIGINFO form, as another library might install: it
+/// counts, and maps a zero page where the fault was so the read goes on.
+extern "C" fn previous_siginfo(_: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc::c_void) {
+    PREVIOUS_CALLS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    // SAFETY: a valid siginfo for a fault; mmap is async-signal-safe.
+    unsafe {
+        let at = (*info).si_addr() as usize & !(PAGE - 1);
+        libc::mmap(
+            at as *mut libc::c_void,
+            PAGE,
+            libc::PROT_READ,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED,
+            -1,
+            0,
+        );
+    }
+}
+
+/// A plain handler: says so and ends the process with status 43.
+extern "C" fn previous_plain(_: libc::c_int) {
+    let msg = b"plain handler ran\n";
+    // SAFETY: write and _exit are async-signal-safe.
+    unsafe {
+        libc::write(1, msg.as_ptr().cast(), msg.len());
+        libc::_exit(43);
+    }
+}
+
+fn set_action(handler: usize, siginfo: bool) {
+    // SAFETY: a plain sigaction for SIGBUS.
+    unsafe {
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = handler;
+        sa.sa_flags = if siginfo { libc::SA_SIGINFO } else { 0 };
+        libc::sigemptyset(&mut sa.sa_mask);
+        assert_eq!(libc::sigaction(libc::SIGBUS, &sa, std::ptr::null_mut()), 0);
+    }
+}
+
+/// Reads a page of a file mapped here, not through fwview, after the file
+/// was cut to nothing: a SIGBUS outside fwview's maps.
+fn foreign_fault(dir: &Path) -> u8 {
+    let p = filled(dir, "foreign", 2 * PAGE as u64);
+    let f = std::fs::File::open(&p).unwrap();
+    // SAFETY: a read-only shared map of a file we own; the fault it takes
+    // after the truncation is the point of the test.
+    let m = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            2 * PAGE,
+            libc::PROT_READ,
+            libc::MAP_SHARED,
+            std::os::fd::AsRawFd::as_raw_fd(&f),
+            0,
+        )
+    };
+    assert_ne!(m, libc::MAP_FAILED);
+    truncate(&p, 0);
+    // SAFETY: inside the map; the read faults.
+    unsafe { std::ptr::read_volatile(m.cast::<u8>().add(PAGE + 1)) }
+}
+
+/// Opens a mapped file through fwview (installing its handler after the
+/// one the case set), so that its guard is in place.
+fn guarded(dir: &Path) -> (PathBuf, Source) {
+    let p = filled(dir, "ours", BIG);
+    let s = Source::open(&p).unwrap();
+    assert!(s.is_mapped());
+    (p, s)
+}
+
+/// Our own map still reads zeros after the cut, and says so.
+fn ours_still_guarded(p: &Path, s: &Source) {
+    truncate(p, 0);
+    assert_eq!(std::hint::black_box(s.bytes()[BIG as usize - 1]), 0);
+    assert!(s.file_changed());
+}
+
+#[test]
+fn sigbus_child() {
+    let Ok(case) = std::env::var(GUARD_CHILD) else {
+        return;
+    };
+    // The cases that end in the default action would leave a core file.
+    // SAFETY: setrlimit with a valid struct.
+    unsafe {
+        let none = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        libc::setrlimit(libc::RLIMIT_CORE, &none);
+    }
+    let dir = scratch();
+    use std::sync::atomic::Ordering::SeqCst;
+    match case.as_str() {
+        "siginfo" => {
+            set_action(previous_siginfo as *const () as usize, true);
+            let (p, s) = guarded(dir.path());
+            assert_eq!(foreign_fault(dir.path()), 0);
+            assert_eq!(PREVIOUS_CALLS.load(SeqCst), 1, "the previous handler ran");
+            assert!(!s.file_changed(), "not our file");
+            // Chaining left fwview's handler in place.
+            ours_still_guarded(&p, &s);
+            assert_eq!(PREVIOUS_CALLS.load(SeqCst), 1, "ours was not passed on");
+            println!("siginfo handler chained");
+        }
+        "plain" => {
+            set_action(previous_plain as *const () as usize, false);
+            let (p, s) = guarded(dir.path());
+            ours_still_guarded(&p, &s);
+            foreign_fault(dir.path());
+            println!("survived a fault that was not ours");
+        }
+        "runtime" => {
+            // Whatever the Rust runtime put in place (its stack overflow
+            // handler, which restores the default action).
+            let (_p, _s) = guarded(dir.path());
+            foreign_fault(dir.path());
+            println!("survived a fault that was not ours");
+        }
+        "default" => {
+            set_action(libc::SIG_DFL, false);
+            let (_p, _s) = guarded(dir.path());
+            foreign_fault(dir.path());
+            println!("survived a fault that was not ours");
+        }
+        "sent" => {
+            set_action(libc::SIG_DFL, false);
+            let (_p, _s) = guarded(dir.path());
+            // SAFETY: raising a signal has no preconditions.
+            unsafe { libc::raise(libc::SIGBUS) };
+            println!("survived a SIGBUS sent while the default action was in place");
+        }
+        "sent-ignored" => {
+            set_action(libc::SIG_IGN, false);
+            let (p, s) = guarded(dir.path());
+            // SAFETY: as above.
+            unsafe { libc::raise(libc::SIGBUS) };
+            ours_still_guarded(&p, &s);
+            println!("ignored as before");
+        }
+        other => panic!("no case {other}"),
+    }
+}
+
+#[test]
+fn a_fault_outside_our_maps_reaches_the_previous_siginfo_handler() {
+    let out = child("siginfo");
+    assert!(out.status.success());
+    assert!(said(&out, "siginfo handler chained"));
+}
+
+#[test]
+fn a_fault_outside_our_maps_reaches_the_previous_plain_handler() {
+    let out = child("plain");
+    assert_eq!(out.status.code(), Some(43));
+    assert!(said(&out, "plain handler ran"));
+    assert!(!said(&out, "survived"));
+}
+
+#[test]
+fn a_fault_outside_our_maps_reaches_the_runtime_handler() {
+    use std::os::unix::process::ExitStatusExt;
+    let out = child("runtime");
+    assert_eq!(out.status.signal(), Some(libc::SIGBUS));
+    assert!(!said(&out, "survived"));
+}
+
+#[test]
+fn a_fault_outside_our_maps_gets_the_default_action() {
+    use std::os::unix::process::ExitStatusExt;
+    let out = child("default");
+    assert_eq!(out.status.signal(), Some(libc::SIGBUS));
+    assert!(!said(&out, "survived"));
+}
+
+#[test]
+fn a_sigbus_sent_gets_the_default_action() {
+    use std::os::unix::process::ExitStatusExt;
+    let out = child("sent");
+    assert_eq!(out.status.signal(), Some(libc::SIGBUS));
+    assert!(!said(&out, "survived"));
+}
+
+#[test]
+fn a_sigbus_sent_stays_ignored_if_it_was() {
+    let out = child("sent-ignored");
+    assert!(out.status.success());
+    assert!(said(&out, "ignored as before"));
 }

@@ -3,6 +3,8 @@
 //! tests build with those tools from images they make, and with v2/v3
 //! binaries written here by hand from the header layout.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -14,8 +16,6 @@ use serde_json::Value;
 
 use fwview::formats::{self, offload};
 
-mod common;
-use common::have;
 use fwview::model::{Builder, NodeId, Source, Tree};
 
 // ---------------------------------------------------------------- helpers
@@ -33,17 +33,6 @@ const HOST_OBJECTS: &[&str] = &[
     "debian-libomp-19-dev__libomptarget.devicertl.a__devicertl-nvptx-sm_80.o",
     "generated_locally/clang22__saxpy_omp_gfx1100_gfx90a.o",
 ];
-
-macro_rules! need {
-    ($($tool:expr),+) => {
-        $(
-            if !have($tool) {
-                eprintln!("skipped: {} not installed", $tool);
-                return;
-            }
-        )+
-    };
-}
 
 fn run(cmd: &mut Proc) -> Vec<u8> {
     let out = cmd.output().expect("tool runs");
@@ -590,7 +579,9 @@ fn standalone_sample() {
         "\"amdgcn-amd-amdhsa\""
     );
 
-    need!("llvm-objdump-22", "llvm-offload-binary-22");
+    if !common::tool("llvm-objdump-22") || !common::tool("llvm-offload-binary-22") {
+        return;
+    }
     compare_with_objdump(&file, &shown);
     let dir = tempfile::tempdir().unwrap();
     let reference = reference_image(&file, "gfx90a", dir.path());
@@ -623,8 +614,7 @@ fn sections_of_host_objects() {
             assert_eq!(shown[1].strings["arch"], "gfx90a");
         }
         let _ = off;
-        if !have("llvm-objdump-22") || !have("llvm-offload-binary-22") {
-            eprintln!("skipped: llvm-objdump-22 or llvm-offload-binary-22 not installed");
+        if !common::tool("llvm-objdump-22") || !common::tool("llvm-offload-binary-22") {
             continue;
         }
         compare_with_objdump(&file, &shown);
@@ -661,8 +651,7 @@ fn host_objects_end_to_end() {
             assert_eq!(s.image, (sec_off + pos as u64 + io, is), "{name} [{n}]");
             pos = (pos + rd64(&sec, pos + 8) as usize).div_ceil(8) * 8;
         }
-        if !have("llvm-objdump-22") || !have("llvm-offload-binary-22") {
-            eprintln!("skipped: llvm-objdump-22 or llvm-offload-binary-22 not installed");
+        if !common::tool("llvm-objdump-22") || !common::tool("llvm-offload-binary-22") {
             continue;
         }
         compare_with_objdump(&file, &shown);
@@ -760,7 +749,7 @@ fn make_images(dir: &Path) -> Vec<Made> {
         extra: None,
         format: "SPIR-V",
     });
-    if have("llc-22") {
+    if common::tool("llc-22") {
         let ll = dir.join("k.ll");
         run(Proc::new("clang-22")
             .args([
@@ -785,10 +774,8 @@ fn make_images(dir: &Path) -> Vec<Made> {
             extra: None,
             format: "PTX",
         });
-    } else {
-        eprintln!("skipped (PTX image): llc-22 not installed");
     }
-    if have("clang-offload-bundler-22") {
+    if common::tool("clang-offload-bundler-22") {
         let fb = dir.join("k.fatbin");
         run(Proc::new("clang-offload-bundler-22")
             .args([
@@ -806,8 +793,6 @@ fn make_images(dir: &Path) -> Vec<Made> {
             extra: None,
             format: "clang offload bundle",
         });
-    } else {
-        eprintln!("skipped (bundle image): clang-offload-bundler-22 not installed");
     }
     // A kind that the bytes contradict: random bytes called an object.
     let junk = dir.join("junk.o");
@@ -845,7 +830,10 @@ fn pack(dir: &Path, out: &Path, images: &[Made]) {
 
 #[test]
 fn binaries_built_by_llvm_offload_binary() {
-    need!("llvm-offload-binary-22", "llvm-objdump-22", "clang-22");
+    let tools = ["llvm-offload-binary-22", "llvm-objdump-22", "clang-22"];
+    if !tools.into_iter().all(common::tool) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let made = make_images(d);
@@ -895,7 +883,7 @@ fn binaries_built_by_llvm_offload_binary() {
         .iter()
         .find(|s| s.strings["arch"] == "generic")
         .unwrap();
-    if have("llvm-dis-22") {
+    if common::tool("llvm-dis-22") {
         let dis = String::from_utf8(run(Proc::new("llvm-dis-22")
             .arg("-o")
             .arg("-")
@@ -923,7 +911,7 @@ fn binaries_built_by_llvm_offload_binary() {
             val(at(wimg, "bitcode"))
         );
     }
-    if have("llvm-bcanalyzer-22") {
+    if common::tool("llvm-bcanalyzer-22") {
         let dump = String::from_utf8(run(Proc::new("llvm-bcanalyzer-22")
             .arg("--dump")
             .arg(d.join("host.bc"))))
@@ -971,7 +959,9 @@ fn binaries_built_by_llvm_offload_binary() {
 
 #[test]
 fn offload_binary_inside_an_offload_binary() {
-    need!("llvm-offload-binary-22");
+    if !common::tool("llvm-offload-binary-22") {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let img = d.join("dev.o");
@@ -1019,7 +1009,9 @@ fn offload_binary_inside_an_offload_binary() {
 
 #[test]
 fn hand_written_v1_matches_llvm() {
-    need!("llvm-objdump-22");
+    if !common::tool("llvm-objdump-22") {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let bytes = write_v1(&simple());
     let f = dir.path().join("v1.bin");
@@ -1678,7 +1670,9 @@ fn find_lines(file: &Path, pattern: &str) -> Vec<String> {
 
 #[test]
 fn compressed_binary_of_a_real_image() {
-    need!("clang-22", "llvm-offload-binary-22");
+    if !common::tool("clang-22") || !common::tool("llvm-offload-binary-22") {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let gpu = marked_gpu_object(dir.path());
     // What llvm-offload-binary-22 extracts from a plain binary of it.
@@ -1731,7 +1725,9 @@ fn compressed_binary_of_a_real_image() {
 
 #[test]
 fn compressed_bundle_from_clang_offload_bundler() {
-    need!("clang-22", "clang-offload-bundler-22");
+    if !common::tool("clang-22") || !common::tool("clang-offload-bundler-22") {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let gpu = marked_gpu_object(dir.path());
     let host = dir.path().join("host.o");

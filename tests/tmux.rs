@@ -1,6 +1,8 @@
 //! fwview in a real terminal: tmux runs it, send-keys types, capture-pane
 //! reads the screen. Skipped where tmux is not installed.
 
+mod common;
+
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -11,8 +13,7 @@ struct Tmux {
 
 impl Tmux {
     fn start(cmd: &str, w: u16, h: u16) -> Option<Tmux> {
-        if Command::new("tmux").arg("-V").output().is_err() {
-            eprintln!("skipped: tmux not installed");
+        if !common::tool("tmux") {
             return None;
         }
         let t = Tmux {

@@ -2,6 +2,8 @@
 //! libxrt-dev, through the small program in tests/xrt/), against xclbins
 //! written here field by field, and against corruptions of them.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command as Process;
@@ -138,12 +140,8 @@ fn check_ranges(n: &Value) -> usize {
 fn xrt_dump() -> Option<&'static Path> {
     static TOOL: OnceLock<Option<PathBuf>> = OnceLock::new();
     TOOL.get_or_init(|| {
-        if !Path::new("/usr/include/xrt/xclbin.h").exists() {
-            eprintln!("skipped: libxrt-dev not installed");
-            return None;
-        }
-        if Process::new("g++").arg("--version").output().is_err() {
-            eprintln!("skipped: g++ not installed");
+        let headers = Path::new("/usr/include/xrt/xclbin.h").exists();
+        if !common::present("libxrt-dev", headers) || !common::tool("g++") {
             return None;
         }
         let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/xrt/xclbin_dump.cpp");

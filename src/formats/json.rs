@@ -6,6 +6,13 @@
 //! or array are built only when that node is opened, and containers of more
 //! than [`GROUP`] entries are split into groups, so a huge document opens
 //! at once.
+//!
+//! What is well-formed is what serde_json reads (RFC 8259, strings of
+//! valid UTF-8 whose `\u` escapes pair their surrogates, numbers that fit a
+//! 64-bit float, at most [`MAX_DEPTH`]` - 1` containers deep): a document is
+//! opened as JSON exactly when serde_json would read it, and its strings
+//! read as serde_json reads them. Around the document, a UTF-8 byte order
+//! mark and trailing NULs (section padding) are allowed.
 
 use std::sync::Arc;
 
@@ -16,8 +23,9 @@ use nom::{IResult, Parser};
 
 use crate::model::{text, Builder, LazyFn, NodeId};
 
-/// Containers nested deeper than this are refused (the text is then shown
-/// as bytes).
+/// Containers nested this deep are refused (the text is then shown as
+/// bytes): as in serde_json, whose recursion limit this is, at most
+/// `MAX_DEPTH - 1` containers nest.
 pub const MAX_DEPTH: usize = 128;
 
 /// How many members a node shows before they are grouped.
@@ -72,9 +80,18 @@ fn string(i: &[u8]) -> Scan<'_, ()> {
     };
     loop {
         let r: IResult<&[u8], &[u8]> = take_till(|c: u8| c == b'"' || c == b'\\' || c < 0x20)(i);
-        let Ok((rest, _)) = r else {
+        let Ok((rest, run)) = r else {
             return fail(i, "unterminated string");
         };
+        if !run.is_ascii() {
+            if let Err(e) = std::str::from_utf8(run) {
+                let bad = run.get(e.valid_up_to()..).unwrap_or_default();
+                return Err(Fail {
+                    rest: bad.len() + rest.len(),
+                    msg: "invalid UTF-8 in a string",
+                });
+            }
+        }
         match peek(rest) {
             Some(b'"') => return Ok((rest.get(1..).unwrap_or_default(), ())),
             Some(b'\\') => i = escape(rest)?.0,
@@ -84,7 +101,9 @@ fn string(i: &[u8]) -> Scan<'_, ()> {
     }
 }
 
-/// One escape sequence starting at its backslash.
+/// One escape sequence starting at its backslash. A `\u` escape of a
+/// leading surrogate takes the `\u` escape of its trailing surrogate with
+/// it; a surrogate without its other half is an error, as in serde_json.
 fn escape(i: &[u8]) -> Scan<'_, char> {
     let r: IResult<&[u8], char> = char('\\')(i);
     let Ok((after, _)) = r else {
@@ -102,20 +121,39 @@ fn escape(i: &[u8]) -> Scan<'_, char> {
         };
         return Ok((rest, c));
     }
+    let Some((rest, hi)) = hex4(after) else {
+        return fail(after, "invalid escape in a string");
+    };
+    match hi {
+        0xd800..=0xdbff => {
+            let slash: IResult<&[u8], char> = char('\\')(rest);
+            let low = slash
+                .ok()
+                .and_then(|(r, _)| hex4(r))
+                .filter(|(_, lo)| (0xdc00..=0xdfff).contains(lo));
+            let Some((rest, lo)) = low else {
+                return fail(i, "lone surrogate in a \\u escape");
+            };
+            let c = 0x10000 + ((hi - 0xd800) << 10) + (lo - 0xdc00);
+            Ok((rest, char::from_u32(c).unwrap_or('\u{fffd}')))
+        }
+        0xdc00..=0xdfff => fail(i, "lone surrogate in a \\u escape"),
+        c => Ok((rest, char::from_u32(c).unwrap_or('\u{fffd}'))),
+    }
+}
+
+/// `uXXXX` (the part of a `\u` escape after its backslash): its value.
+fn hex4(i: &[u8]) -> Option<(&[u8], u32)> {
     let u: IResult<&[u8], (char, &[u8])> = (
         char('u'),
         take_while_m_n(4, 4, |c: u8| c.is_ascii_hexdigit()),
     )
-        .parse(after);
-    match u {
-        Ok((rest, (_, hex))) => {
-            let v = hex.iter().fold(0u32, |a, &d| {
-                (a << 4) | (d as char).to_digit(16).unwrap_or(0)
-            });
-            Ok((rest, char::from_u32(v).unwrap_or('\u{fffd}')))
-        }
-        Err(_) => fail(after, "invalid escape in a string"),
-    }
+        .parse(i);
+    let (rest, (_, hex)) = u.ok()?;
+    let v = hex.iter().fold(0u32, |a, &d| {
+        (a << 4) | (d as char).to_digit(16).unwrap_or(0)
+    });
+    Some((rest, v))
 }
 
 fn number(i: &[u8]) -> Scan<'_, ()> {
@@ -130,9 +168,23 @@ fn number(i: &[u8]) -> Scan<'_, ()> {
     ))
     .parse(i);
     match r {
-        Ok((rest, _)) => Ok((rest, ())),
+        Ok((rest, n)) if in_range(n) => Ok((rest, ())),
+        Ok(_) => fail(i, "number out of range"),
         Err(_) => fail(i, "invalid number"),
     }
+}
+
+/// Whether a number (well-formed) fits a 64-bit float rather than
+/// rounding to infinity, which serde_json refuses.
+fn in_range(n: &[u8]) -> bool {
+    // Under 300 digits and no exponent: far from the largest float.
+    if n.len() < 300 && !n.iter().any(|&c| c == b'e' || c == b'E') {
+        return true;
+    }
+    std::str::from_utf8(n)
+        .ok()
+        .and_then(|s| s.parse::<f64>().ok())
+        .is_some_and(f64::is_finite)
 }
 
 fn literal(i: &[u8]) -> Scan<'_, ()> {
@@ -208,7 +260,7 @@ fn separator(i: &[u8], object: bool) -> Scan<'_, bool> {
 
 /// An object or array starting at its opening bracket.
 fn container(i: &[u8], depth: usize, object: bool) -> Scan<'_, usize> {
-    if depth >= MAX_DEPTH {
+    if depth + 1 >= MAX_DEPTH {
         return fail(i, "nested deeper than fwview shows");
     }
     let mut i = ws(i.get(1..).unwrap_or_default());
@@ -311,6 +363,18 @@ fn scalar(raw: &[u8], kind: Kind) -> String {
 /// The text of a string token (quotes included), at most [`MAX_SHOWN`]
 /// characters; true if it was cut.
 fn unescape(raw: &[u8]) -> (String, bool) {
+    let s = text::from_bytes(&decode(raw, MAX_SHOWN * 4));
+    if s.chars().count() > MAX_SHOWN {
+        (s.chars().take(MAX_SHOWN).collect(), true)
+    } else {
+        (s, false)
+    }
+}
+
+/// The bytes a string token (quotes included) stands for, escapes decoded:
+/// all of them, or a little more than `limit` (counting a byte of text or
+/// an escape as one).
+fn decode(raw: &[u8], limit: usize) -> Vec<u8> {
     let mut bytes = Vec::new();
     let mut i = raw.get(1..).unwrap_or_default();
     let mut chars = 0usize;
@@ -328,16 +392,11 @@ fn unescape(raw: &[u8]) -> (String, bool) {
             }
             Err(_) => break,
         }
-        if chars > MAX_SHOWN * 4 {
+        if chars > limit {
             break;
         }
     }
-    let s = text::from_bytes(&bytes);
-    if s.chars().count() > MAX_SHOWN {
-        (s.chars().take(MAX_SHOWN).collect(), true)
-    } else {
-        (s, false)
-    }
+    bytes
 }
 
 /// What a container shows as its value.
@@ -571,5 +630,496 @@ mod tests {
         assert_eq!(v.as_deref(), Some("1234"));
         let (e, _) = bytes_of(&mut t, "big/[2000..2500)/[2499]");
         assert_eq!(e, b"2499");
+    }
+}
+
+/// The reader against serde_json on generated documents: valid ones with
+/// every kind of value, whitespace, escape and number, documents with
+/// broken strings, and mutations of both. A document is opened as JSON
+/// exactly when serde_json reads it, and every string (keys included)
+/// decodes to what serde_json makes of it.
+#[cfg(test)]
+mod against_serde_json {
+    use std::sync::Arc;
+
+    use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+
+    use crate::model::{Source, Tree};
+
+    /// splitmix64: small, deterministic, good enough to pick from.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+        /// True `percent` times in a hundred.
+        fn chance(&mut self, percent: usize) -> bool {
+            self.below(100) < percent
+        }
+        fn pick<'a, T>(&mut self, from: &'a [T]) -> &'a T {
+            &from[self.below(from.len())]
+        }
+    }
+
+    struct Gen {
+        rng: Rng,
+        /// Percent of string pieces that are broken on purpose.
+        broken: usize,
+    }
+
+    impl Gen {
+        /// One of `from`, appended.
+        fn piece(&mut self, out: &mut Vec<u8>, from: &[&[u8]]) {
+            let p: &[u8] = from[self.rng.below(from.len())];
+            out.extend_from_slice(p);
+        }
+
+        fn ws(&mut self, out: &mut Vec<u8>) {
+            if self.rng.chance(60) {
+                return;
+            }
+            for _ in 0..1 + self.rng.below(3) {
+                out.push(*self.rng.pick(b" \t\n\r"));
+            }
+        }
+
+        fn value(&mut self, out: &mut Vec<u8>, depth: usize) {
+            let kinds = if depth >= 5 { 4 } else { 7 };
+            match self.rng.below(kinds) {
+                0 => self.piece(out, &[&b"true"[..], b"false", b"null"]),
+                1 => self.number(out),
+                2 | 3 => self.string(out),
+                4 | 5 => {
+                    let object = self.rng.chance(50);
+                    self.container(out, depth, object)
+                }
+                _ => self.container(out, depth, true),
+            }
+        }
+
+        fn container(&mut self, out: &mut Vec<u8>, depth: usize, object: bool) {
+            out.push(if object { b'{' } else { b'[' });
+            self.ws(out);
+            let n = self.rng.below(5);
+            for k in 0..n {
+                if k > 0 {
+                    out.push(b',');
+                    self.ws(out);
+                }
+                if object {
+                    self.string(out);
+                    self.ws(out);
+                    out.push(b':');
+                    self.ws(out);
+                }
+                self.value(out, depth + 1);
+                self.ws(out);
+            }
+            out.push(if object { b'}' } else { b']' });
+        }
+
+        fn digits(&mut self, out: &mut Vec<u8>, n: usize) {
+            for _ in 0..n {
+                out.push(b'0' + self.rng.below(10) as u8);
+            }
+        }
+
+        fn number(&mut self, out: &mut Vec<u8>) {
+            const EDGES: &[&str] = &[
+                "0",
+                "-0",
+                "-0.0e-0",
+                "1e308",
+                "1.7976931348623157e308",
+                "1.7976931348623158e308",
+                "1.7976931348623159e308",
+                "1.8e308",
+                "-1e309",
+                "1e-400",
+                "4.9e-324",
+                "2.4703282292062328e-324",
+                "18446744073709551615",
+                "18446744073709551616",
+                "-9223372036854775808",
+                "-9223372036854775809",
+                "1E+2",
+                "0e999999999999999999999",
+                "1e999999999999999999999",
+                "1e-999999999999999999999",
+                "179769313486231570000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
+            ];
+            if self.rng.chance(10) {
+                out.extend_from_slice(self.rng.pick(EDGES).as_bytes());
+                return;
+            }
+            if self.rng.chance(30) {
+                out.push(b'-');
+            }
+            if self.rng.chance(20) {
+                out.push(b'0');
+            } else {
+                out.push(b'1' + self.rng.below(9) as u8);
+                let n = if self.rng.chance(3) {
+                    290 + self.rng.below(30)
+                } else {
+                    self.rng.below(22)
+                };
+                self.digits(out, n);
+            }
+            if self.rng.chance(30) {
+                out.push(b'.');
+                let n = 1 + self.rng.below(20);
+                self.digits(out, n);
+            }
+            if self.rng.chance(30) {
+                out.push(*self.rng.pick(b"eE"));
+                if self.rng.chance(60) {
+                    out.push(*self.rng.pick(b"+-"));
+                }
+                let e = if self.rng.chance(50) {
+                    self.rng.below(20)
+                } else {
+                    280 + self.rng.below(60)
+                };
+                out.extend_from_slice(e.to_string().as_bytes());
+            }
+        }
+
+        fn hex(&mut self, out: &mut Vec<u8>, v: u32) {
+            let s = format!("\\u{v:04x}");
+            if self.rng.chance(50) {
+                out.extend_from_slice(s.to_uppercase().replace("\\U", "\\u").as_bytes());
+            } else {
+                out.extend_from_slice(s.as_bytes());
+            }
+        }
+
+        fn string(&mut self, out: &mut Vec<u8>) {
+            out.push(b'"');
+            for _ in 0..self.rng.below(10) {
+                if self.rng.chance(self.broken) {
+                    self.broken_piece(out);
+                    continue;
+                }
+                match self.rng.below(8) {
+                    0 | 1 => {
+                        let c = 0x20 + self.rng.below(0x5f) as u8;
+                        if c == b'"' || c == b'\\' {
+                            out.push(b'\\');
+                        }
+                        out.push(c);
+                    }
+                    2 => self.piece(
+                        out,
+                        &[
+                            &br#"\""#[..],
+                            br"\\",
+                            br"\/",
+                            br"\b",
+                            br"\f",
+                            br"\n",
+                            br"\r",
+                            br"\t",
+                        ],
+                    ),
+                    3 => {
+                        // Any BMP character but a surrogate, controls included.
+                        let v = loop {
+                            let v = self.rng.below(0x10000) as u32;
+                            if !(0xd800..0xe000).contains(&v) {
+                                break v;
+                            }
+                        };
+                        let v = if self.rng.chance(30) { v & 0x3f } else { v };
+                        self.hex(out, v);
+                    }
+                    4 => {
+                        // A surrogate pair.
+                        let c = 0x10000 + self.rng.below(0x100000) as u32;
+                        self.hex(out, 0xd800 + ((c - 0x10000) >> 10));
+                        self.hex(out, 0xdc00 + ((c - 0x10000) & 0x3ff));
+                    }
+                    5 => {
+                        let s = self
+                            .rng
+                            .pick(&["é", "中", "😀", "\u{7f}", "\u{85}", "\u{202e}"]);
+                        out.extend_from_slice(s.as_bytes());
+                    }
+                    6 => {
+                        let c = char::from_u32(0x80 + self.rng.below(0x10ff00) as u32)
+                            .unwrap_or('\u{fffd}');
+                        let mut b = [0u8; 4];
+                        out.extend_from_slice(c.encode_utf8(&mut b).as_bytes());
+                    }
+                    _ => out.extend_from_slice(b"word"),
+                }
+            }
+            out.push(b'"');
+        }
+
+        /// Something serde_json refuses in a string (or, for a few, does
+        /// not: a high surrogate followed by a pair is still lone).
+        fn broken_piece(&mut self, out: &mut Vec<u8>) {
+            match self.rng.below(12) {
+                0 | 1 => {
+                    let base = if self.rng.chance(50) { 0xd800 } else { 0xdc00 };
+                    let v = base + self.rng.below(0x400) as u32;
+                    self.hex(out, v)
+                }
+                2 => {
+                    self.hex(out, 0xd83d);
+                    self.hex(out, 0x0041);
+                }
+                3 => {
+                    self.hex(out, 0xd83d);
+                    self.hex(out, 0xd83d);
+                    self.hex(out, 0xde00);
+                }
+                4 => out.extend_from_slice(b"\\uD83Dx"),
+                5 => out.push(self.rng.below(0x20) as u8),
+                6 => self.piece(
+                    out,
+                    &[
+                        &b"\xff"[..],
+                        b"\xc0\x80",
+                        b"\xed\xa0\x80",
+                        b"\xf0\x9f\x98",
+                        b"\x80",
+                    ],
+                ),
+                7 => self.piece(out, &[&br"\x"[..], br"\u12", br"\uZZZZ", br"\U0041"]),
+                8 => out.extend_from_slice(b"\\uDE00\\uD83D"),
+                9 => out.extend_from_slice(b"\\uD83D\\"),
+                10 => out.extend_from_slice(b"\\uD83D\\n"),
+                _ => out.extend_from_slice(b"\\ud83d\\ude00"),
+            }
+        }
+
+        /// `n` containers, one inside the other, around a value.
+        fn nested(&mut self, n: usize) -> Vec<u8> {
+            let mut out = Vec::new();
+            let objects: Vec<bool> = (0..n).map(|_| self.rng.chance(30)).collect();
+            for &o in &objects {
+                out.extend_from_slice(if o { b"{\"k\":" } else { b"[" });
+            }
+            out.extend_from_slice(b"1");
+            for &o in objects.iter().rev() {
+                out.push(if o { b'}' } else { b']' });
+            }
+            out
+        }
+
+        fn mutate(&mut self, doc: &[u8]) -> Vec<u8> {
+            const BYTES: &[u8] =
+                b"\"\\{}[],:0123456789eE+-.utrfnl \t\n\r\x00\x01\x1f\x7f\x80\xbf\xc3\xed\xf0\xff";
+            let mut d = doc.to_vec();
+            for _ in 0..1 + self.rng.below(3) {
+                let at = self.rng.below(d.len() + 1);
+                match self.rng.below(5) {
+                    0 if at < d.len() => {
+                        d.remove(at);
+                    }
+                    1 => d.insert(at, *self.rng.pick(BYTES)),
+                    2 if at < d.len() => d[at] = *self.rng.pick(BYTES),
+                    3 => d.truncate(at),
+                    _ => {
+                        let end = (at + self.rng.below(8)).min(d.len());
+                        let piece = d[at..end].to_vec();
+                        let to = self.rng.below(d.len() + 1);
+                        d.splice(to..to, piece);
+                    }
+                }
+            }
+            d
+        }
+    }
+
+    /// Every string serde_json reads, keys included, in document order.
+    struct Strings<'a>(&'a mut Vec<String>);
+
+    impl<'de> DeserializeSeed<'de> for Strings<'_> {
+        type Value = ();
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            d.deserialize_any(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for Strings<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("any JSON value")
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_unit<E>(self) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_str<E>(self, v: &str) -> Result<(), E> {
+            self.0.push(v.to_string());
+            Ok(())
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<(), A::Error> {
+            let v = self.0;
+            while a.next_element_seed(Strings(&mut *v))?.is_some() {}
+            Ok(())
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<(), A::Error> {
+            let v = self.0;
+            while a.next_key_seed(Strings(&mut *v))?.is_some() {
+                a.next_value_seed(Strings(&mut *v))?;
+            }
+            Ok(())
+        }
+    }
+
+    /// serde_json's strings, or None if it refuses the document.
+    fn serde_strings(doc: &[u8]) -> Option<Vec<String>> {
+        let mut v = Vec::new();
+        let mut de = serde_json::Deserializer::from_slice(doc);
+        let ok = Strings(&mut v).deserialize(&mut de).and_then(|()| de.end());
+        let value = serde_json::from_slice::<serde_json::Value>(doc);
+        assert_eq!(
+            ok.is_ok(),
+            value.is_ok(),
+            "serde_json agrees with itself on {}",
+            String::from_utf8_lossy(doc)
+        );
+        ok.ok().map(|()| v)
+    }
+
+    /// Our strings, in document order, decoded in full.
+    fn our_strings(doc: &[u8]) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut i = doc;
+        while let Some(at) = i.iter().position(|&c| c == b'"') {
+            let token = &i[at..];
+            let (rest, ()) = super::string(token).expect("a string the scan accepted");
+            let raw = &token[..token.len() - rest.len()];
+            let bytes = super::decode(raw, usize::MAX);
+            out.push(String::from_utf8(bytes).expect("strings decode to UTF-8"));
+            i = rest;
+        }
+        out
+    }
+
+    /// What the tree makes of the document: opened as JSON, without a
+    /// diagnostic.
+    fn we_accept(doc: &[u8]) -> bool {
+        let t = Tree::build(
+            Arc::new(Source::from_vec(doc.to_vec())),
+            "t",
+            |b, p, off, len| super::tree(b, p, off, len).then_some("json"),
+        );
+        let accepted = t.format() == "json" && t.diagnostics().is_empty();
+        assert!(
+            accepted || !t.diagnostics().is_empty(),
+            "a refusal says where"
+        );
+        accepted
+    }
+
+    /// The document serde_json is given: without what the reader allows
+    /// around it (a byte order mark, trailing NULs).
+    fn body(doc: &[u8]) -> &[u8] {
+        let end = doc
+            .iter()
+            .rposition(|&c| c != 0 && !super::is_ws(c))
+            .map_or(0, |i| i + 1);
+        let d = &doc[..end];
+        d.strip_prefix(b"\xef\xbb\xbf").unwrap_or(d)
+    }
+
+    fn check(doc: &[u8], tally: &mut [usize; 2]) {
+        let serde = serde_strings(body(doc));
+        let ours = we_accept(doc);
+        assert_eq!(
+            ours,
+            serde.is_some(),
+            "we {} what serde_json {}: {:?}",
+            if ours { "accept" } else { "refuse" },
+            if ours { "refuses" } else { "accepts" },
+            String::from_utf8_lossy(doc)
+        );
+        if let Some(theirs) = serde {
+            assert_eq!(
+                our_strings(doc),
+                theirs,
+                "{:?}",
+                String::from_utf8_lossy(doc)
+            );
+        }
+        tally[usize::from(ours)] += 1;
+    }
+
+    #[test]
+    fn accepts_what_serde_json_accepts_and_reads_strings_alike() {
+        let mut g = Gen {
+            rng: Rng(0x6a73_6f6e),
+            broken: 0,
+        };
+        let mut tally = [0usize; 2];
+        for n in 0..3000 {
+            g.broken = if n % 3 == 0 { 4 } else { 0 };
+            let mut doc = Vec::new();
+            g.ws(&mut doc);
+            g.value(&mut doc, 0);
+            g.ws(&mut doc);
+            check(&doc, &mut tally);
+            for _ in 0..4 {
+                let m = g.mutate(&doc);
+                check(&m, &mut tally);
+            }
+        }
+        for n in super::MAX_DEPTH - 3..super::MAX_DEPTH + 3 {
+            let doc = g.nested(n);
+            check(&doc, &mut tally);
+        }
+        // Both sides are well represented.
+        eprintln!("refused {}, accepted {}", tally[0], tally[1]);
+        assert!(tally[0] > 3000 && tally[1] > 3000, "{tally:?}");
+    }
+
+    #[test]
+    fn surrogate_pairs_make_one_character() {
+        let doc = br#"{"\uD83D\uDE00": ["\ud83d\ude00x", "a\u00e9\u4E2D\uDBFF\uDFFF"]}"#;
+        assert_eq!(
+            our_strings(doc),
+            ["😀", "😀x", "aé中\u{10ffff}"].map(String::from)
+        );
+        let mut t = Tree::build(
+            Arc::new(Source::from_vec(doc.to_vec())),
+            "t",
+            |b, p, off, len| super::tree(b, p, off, len).then_some("json"),
+        );
+        let e = t.find_path("😀/[0]").expect("the key decoded");
+        assert_eq!(t.value_text(e).as_deref(), Some("\"😀x\""));
+        for lone in [
+            &br#"["\uD83D"]"#[..],
+            br#"["\uDE00"]"#,
+            br#"["\uD83D\u0041"]"#,
+            br#"["\uD83Dx"]"#,
+            br#"["\uDE00\uD83D"]"#,
+        ] {
+            assert!(!we_accept(lone), "{}", String::from_utf8_lossy(lone));
+            assert!(serde_strings(lone).is_none());
+        }
     }
 }

@@ -18,6 +18,9 @@ enum Inner {
 /// The bytes of one file, never written.
 pub struct Source {
     inner: Inner,
+    /// Protects a map from the file shrinking under it.
+    #[cfg(unix)]
+    guard: Option<crate::guard::Guard>,
 }
 
 impl Source {
@@ -65,9 +68,10 @@ impl Source {
         // `crate::guard` turns that into zero pages instead of a crash.
         let map = unsafe { memmap2::MmapOptions::new().map(&file)? };
         #[cfg(unix)]
-        {
+        let guard = {
             let _ = map.advise(memmap2::Advice::Random);
-            if !crate::guard::register(map.as_ptr() as usize, map.len()) {
+            let guard = crate::guard::register(map.as_ptr() as usize, map.len());
+            if guard.is_none() {
                 // Every guard slot is taken: an unprotected map could kill
                 // the process, so read the file instead.
                 drop(map);
@@ -77,9 +81,12 @@ impl Source {
                 file.read_to_end(&mut buf)?;
                 return Ok(Source::from_vec(buf));
             }
-        }
+            guard
+        };
         Ok(Source {
             inner: Inner::Map(map),
+            #[cfg(unix)]
+            guard,
         })
     }
 
@@ -87,6 +94,8 @@ impl Source {
     pub fn from_vec(v: Vec<u8>) -> Source {
         Source {
             inner: Inner::Mem(v),
+            #[cfg(unix)]
+            guard: None,
         }
     }
 
@@ -109,13 +118,21 @@ impl Source {
     pub fn is_mapped(&self) -> bool {
         matches!(self.inner, Inner::Map(_))
     }
+
+    /// True when the file shrank while mapped and a read fell past its new
+    /// end: the bytes there read as zeros. Always false for a copy.
+    pub fn file_changed(&self) -> bool {
+        #[cfg(unix)]
+        return self.guard.as_ref().is_some_and(|g| g.file_changed());
+        #[cfg(not(unix))]
+        false
+    }
 }
 
 impl Drop for Source {
     fn drop(&mut self) {
+        // Stop protecting the map before it is unmapped.
         #[cfg(unix)]
-        if let Inner::Map(m) = &self.inner {
-            crate::guard::unregister(m.as_ptr() as usize);
-        }
+        drop(self.guard.take());
     }
 }

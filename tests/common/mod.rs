@@ -1,6 +1,7 @@
-//! Shared by the hostile-input tests: writers for small files of each
-//! format, a runner that gives each case its own thread and a time bound,
-//! and the check of the JSON contract.
+//! Shared by the tests: writers for small files of each format, a runner
+//! that gives each case its own thread and a time bound, the check of the
+//! JSON contract, and the one question every comparison with a reference
+//! tool asks first ([`tool`]).
 #![allow(dead_code)]
 
 pub mod build;
@@ -45,12 +46,59 @@ pub fn is_root() -> bool {
     unsafe { libc::geteuid() == 0 }
 }
 
-/// True if `tool` runs (`tool --version` exits at all).
-pub fn have(tool: &str) -> bool {
-    std::process::Command::new(tool)
+/// The environment variable that turns a missing reference tool from a
+/// skip into a failure. CI sets it to 1.
+pub const REQUIRE_TOOLS: &str = "FWVIEW_REQUIRE_TOOLS";
+
+/// Whether the reference tool `name` runs. When it does not, prints
+/// `skipped: NAME not installed` and returns false so the test can skip the
+/// comparison, or fails the test if `FWVIEW_REQUIRE_TOOLS=1`.
+///
+/// Every test that compares fwview with another program asks here first.
+pub fn tool(name: &str) -> bool {
+    present(name, runs(name))
+}
+
+/// As [`tool`], for something that is not a program (a package's headers,
+/// say): `found` says whether it is there.
+pub fn present(name: &str, found: bool) -> bool {
+    if found {
+        return true;
+    }
+    if tools_required() {
+        panic!("{name} not installed, and {REQUIRE_TOOLS}=1 asks for every reference tool");
+    }
+    eprintln!("skipped: {name} not installed");
+    false
+}
+
+/// Whether `FWVIEW_REQUIRE_TOOLS=1`: every reference tool must be there.
+pub fn tools_required() -> bool {
+    std::env::var_os(REQUIRE_TOOLS).is_some_and(|v| v == "1")
+}
+
+/// Whether `name` runs at all (`name --version` starts), without saying
+/// anything: for choosing among tools that would serve equally.
+pub fn runs(name: &str) -> bool {
+    use std::collections::HashMap;
+    use std::process::{Command, Stdio};
+    use std::sync::{Mutex, OnceLock};
+    static SEEN: OnceLock<Mutex<HashMap<String, bool>>> = OnceLock::new();
+    let seen = SEEN.get_or_init(Default::default);
+    if let Some(&r) = seen.lock().unwrap_or_else(|e| e.into_inner()).get(name) {
+        return r;
+    }
+    // Some tools (tmux, ocloc) do not know --version and exit non-zero;
+    // what matters is that the program is there and starts.
+    let r = Command::new(name)
         .arg("--version")
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
         .status()
-        .is_ok()
+        .is_ok();
+    seen.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(name.to_string(), r);
+    r
 }
