@@ -1021,9 +1021,16 @@ fn written_xclbin_matches_xrt_and_what_was_written() {
         .into_iter()
         .filter(|(at, _)| !nested.iter().any(|(o, e)| (*o..*e).contains(at)))
         .collect();
-    assert_eq!(warnings.len(), 1, "{warnings:?}");
-    assert_eq!(warnings[0].0, 0x1C8 + 40 * 9, "the unknown kind's header");
-    assert!(warnings[0].1.contains("unknown section kind 77"));
+    assert!(warnings.is_empty(), "{warnings:?}");
+    // An unknown kind occurs in valid files (newer tools write kinds this
+    // reader does not know): an info at its header.
+    let infos = diags(&j, "info");
+    assert!(
+        infos
+            .iter()
+            .any(|(at, m)| *at == 0x1C8 + 40 * 9 && m.contains("unknown section kind 77")),
+        "{infos:?}"
+    );
 
     // Header.
     assert_eq!(
@@ -1427,7 +1434,7 @@ fn unknown_kinds_and_signatures() {
     put32(&mut d, 0x1C8 + 40 * 7, 1234);
     expect(
         d.clone(),
-        Severity::Warning,
+        Severity::Info,
         0x1C8 + 40 * 7,
         "unknown section kind 1234",
     );
