@@ -1052,6 +1052,15 @@ fn written_xclbin_matches_xrt_and_what_was_written() {
         "3f1c9e20-5541-4a2b-8c6d-010203040506"
     );
     assert_eq!(val(get(root, "header/m_debug_bin")), "\"debug.bin\"");
+    // The numbers behind the values, for scripts: what was written.
+    let raw = |p: &str| get(root, p)["raw"].clone();
+    assert_eq!(raw("header/m_length"), bytes.len() as u64);
+    assert_eq!(raw("header/m_timeStamp"), TIME);
+    assert_eq!(raw("header/m_mode"), 0);
+    assert_eq!(raw("header/m_actionMask"), 3);
+    assert_eq!(raw("m_signature_length"), -1);
+    assert_eq!(raw("header/uuid"), Value::Null);
+    assert_eq!(raw("header/m_debug_bin"), Value::Null);
     assert_eq!(
         val(get(root, "sections/[9] kind 77/m_sectionKind")),
         "77 (unknown)"

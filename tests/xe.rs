@@ -582,6 +582,8 @@ fn flipped_crc_is_a_mismatch_at_the_crc() {
             u32le(&d, crc_off)
         )
     );
+    assert_eq!(at(n, "contents/crc")["raw"], u32le(&d, crc_off));
+    assert_eq!(at(n, "header/size")["raw"], s.size as u64);
     let errs: Vec<_> = diags(&j).into_iter().filter(|d| d.0 == "error").collect();
     assert_eq!(errs.len(), 1, "{errs:?}");
     assert_eq!(errs[0].1, crc_off);
