@@ -2,9 +2,7 @@
 //! MCS, BMC, SOFT_KERNEL, ASK_FLASH, VENDER_METADATA, AIE_RESOURCES_BIN.
 //! Offsets and string offsets in them are from the section start.
 
-use super::{
-    field_hex, field_named, field_str, field_with, mpo_field, read, table_count, Sec, Strings,
-};
+use super::{field_hex, field_named, field_with, mpo_field, read, table_count, Sec, Strings};
 use crate::model::{Builder, NodeId, Value};
 
 /// One field of a record.
@@ -70,7 +68,7 @@ fn record(b: &mut Builder<'_>, sec: Sec, name: &str, fields: &[F], image: Image)
                 }
             }
             F::Str(n, s) => {
-                let v = field_str(b, rec, n, at, s);
+                let v = b.fixed_str(rec, n, at, s).unwrap_or_default();
                 if title.is_none() && n == "m_image_name" {
                     title = Some(v);
                 }

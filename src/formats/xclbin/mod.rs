@@ -155,11 +155,11 @@ pub(crate) fn field_with(
             Some((v, b.leaf(p, name, off, size, shown)))
         }
         None => {
-            let have = b.file_len().saturating_sub(off).min(size);
+            let have = b.file_len().saturating_sub(off);
             b.error(
                 off,
-                have,
-                format!("truncated: {name} needs {size} bytes at 0x{off:x}"),
+                have.min(size),
+                format!("truncated: {name} needs {size} bytes at 0x{off:x}, {have} remain"),
             );
             None
         }
@@ -174,7 +174,7 @@ pub(crate) fn field(
     off: u64,
     size: u64,
 ) -> Option<u64> {
-    field_with(b, p, name, off, size, Value::uint).map(|(v, _)| v)
+    b.uint(p, name, off, size, LE)
 }
 
 /// A field shown in hex with all its digits (`0x00ab`); returns the number
@@ -237,11 +237,6 @@ pub(crate) fn field_uuid(b: &mut Builder<'_>, p: NodeId, name: &str, off: u64) -
     let u = text::uuid(bytes);
     b.leaf(p, name, off, 16, Value::text(&u));
     Some(u)
-}
-
-/// A fixed char array, shown up to its first NUL.
-pub(crate) fn field_str(b: &mut Builder<'_>, p: NodeId, name: &str, off: u64, len: u64) -> String {
-    b.fixed_str(p, name, off, len).unwrap_or_default()
 }
 
 /// Cuts a long text for showing.
@@ -558,9 +553,9 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
     field_named(b, hdr, "m_mode", h + 0x1C, 2, mode_name);
     field_with(b, hdr, "m_actionMask", h + 0x1E, 2, action_mask);
     field_uuid(b, hdr, "m_interface_uuid", h + 0x20);
-    field_str(b, hdr, "m_platformVBNV", h + 0x30, 64);
+    b.fixed_str(hdr, "m_platformVBNV", h + 0x30, 64);
     field_uuid(b, hdr, "uuid", h + 0x70);
-    field_str(b, hdr, "m_debug_bin", h + 0x80, 16);
+    b.fixed_str(hdr, "m_debug_bin", h + 0x80, 16);
     let n = field(b, hdr, "m_numSections", h + 0x90, 4).unwrap_or(0);
     b.raw(hdr, "padding", h + 0x94, 4);
 
@@ -802,7 +797,7 @@ fn section_header(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64, base: u64, le
     );
     let kind_names = |v: u64| kind_name(v as u32);
     field_named(b, id, "m_sectionKind", at, 4, kind_names);
-    field_str(b, id, "m_sectionName", at + 4, 16);
+    b.fixed_str(id, "m_sectionName", at + 4, 16);
     b.raw(id, "padding", at + 0x14, 4);
     let payload = (s_off < len && s_size > 0).then(|| (base + s_off, s_size.min(len - s_off)));
     if let Some((_, o)) = field_hex(b, id, "m_sectionOffset", at + 0x18, 8) {

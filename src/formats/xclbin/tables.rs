@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use super::{
-    field, field_named, field_signed, field_str, field_wide, field_with, read, table_count, Entry,
-    Sec, MAX_REPORTS,
+    field, field_named, field_signed, field_wide, field_with, read, table_count, Entry, Sec,
+    MAX_REPORTS,
 };
 use crate::model::{text, Builder, ElemFn, NodeId, Radix, Raw, Value};
 
@@ -231,7 +231,7 @@ fn mem_data(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64) {
         field_with(b, id, "m_size", at + 8, 8, kib);
         field_with(b, id, "m_base_address", at + 16, 8, addr);
     }
-    field_str(b, id, "m_tag", at + 24, 16);
+    b.fixed_str(id, "m_tag", at + 24, 16);
 }
 
 // ---- CONNECTIVITY / ASK_GROUP_CONNECTIVITY ----
@@ -412,7 +412,7 @@ fn ip_data(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64) {
     field_named(b, id, "m_type", at, 4, ip_type);
     properties(b, id, ty, at + 4);
     field_with(b, id, "m_base_address", at + 8, 8, addr);
-    field_str(b, id, "m_name", at + 16, 64);
+    b.fixed_str(id, "m_name", at + 16, 64);
 }
 
 /// The `properties` union, decoded as the IP's type says.
@@ -523,7 +523,7 @@ fn debug_ip_data(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64) {
     field(b, id, "m_index_highbyte", at + 5, 1);
     b.raw(id, "m_reserved", at + 6, 2);
     field_with(b, id, "m_base_address", at + 8, 8, addr);
-    field_str(b, id, "m_name", at + 16, 128);
+    b.fixed_str(id, "m_name", at + 16, 128);
 }
 
 // ---- CLOCK_FREQ_TOPOLOGY ----
@@ -551,5 +551,5 @@ fn clock_freq(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64) {
     });
     field_named(b, id, "m_type", at + 2, 1, clock_type);
     b.raw(id, "m_unused", at + 3, 5);
-    field_str(b, id, "m_name", at + 8, 128);
+    b.fixed_str(id, "m_name", at + 8, 128);
 }
