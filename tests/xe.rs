@@ -989,3 +989,36 @@ fn zeros_past_a_mebibyte_are_not_read_as_sectors() {
         .message
         .starts_with(&format!("{} sectors of type 0x0", n + 1))));
 }
+
+/// Sectors whose problems differ from one sector to the next cannot be
+/// folded into runs: the first thousand are reported one by one, the rest
+/// in one diagnostic with their count and extent.
+#[test]
+fn problems_past_a_thousand_runs_are_summed_up() {
+    let mut x = Xe::new();
+    for i in 0..3000u16 {
+        // Empty sectors of changing unknown types.
+        x.0.extend_from_slice(&(0x100 + (i % 2)).to_le_bytes());
+        x.0.extend_from_slice(&[0; 10]);
+    }
+    x.last();
+    let t = tree_of(x.0.clone());
+    let ds = t.diagnostics();
+    assert!(ds.len() < 2100, "{} diagnostics", ds.len());
+    let sum: Vec<_> = ds
+        .iter()
+        .filter(|d| d.message.contains("more sectors with problems"))
+        .collect();
+    assert_eq!(sum.len(), 1);
+    assert!(
+        sum[0].message.starts_with("2000 more sectors"),
+        "{}",
+        sum[0].message
+    );
+    assert_eq!(sum[0].offset, 8 + 12 * 1000);
+    assert_eq!(sum[0].offset + sum[0].size, 8 + 12 * 3000);
+    // The first thousand are there, each at its bytes.
+    assert!(ds
+        .iter()
+        .any(|d| d.offset == 8 + 12 * 999 && d.message.starts_with("sector [999] 0x101: unknown")));
+}

@@ -255,35 +255,95 @@ impl Run {
     }
 }
 
-/// Adds a sector's problems: to the current run if they are the same as
-/// its sectors', else reports the run and starts another.
-fn fold(b: &mut Builder<'_>, run: &mut Option<Run>, s: &Sector, problems: Vec<Problem>) {
-    if let Some(r) = run.as_mut() {
-        let same = r.ty == s.ty
-            && r.end == s.off
-            && r.problems.len() == problems.len()
-            && r.problems
-                .iter()
-                .zip(&problems)
-                .all(|(a, p)| a.sev == p.sev && a.msg == p.msg && a.size == p.size);
-        if same {
-            r.count += 1;
-            r.end = s.end;
-            return;
+/// How many runs of sectors with problems are reported one by one; the
+/// problems of the sectors after them are summed up in one diagnostic.
+const MAX_RUNS: u64 = 1000;
+
+/// Folds the problems of the sectors, in order, into runs and reports
+/// them.
+#[derive(Default)]
+struct Folder {
+    run: Option<Run>,
+    reported: u64,
+    /// Past [`MAX_RUNS`]: how many sectors had problems, from where to
+    /// where, and the worst of them.
+    over: Option<(u64, u64, u64, Severity)>,
+}
+
+impl Folder {
+    /// Adds a sector's problems: to the current run if they are the same
+    /// as its sectors', else reports the run and starts another.
+    fn add(&mut self, b: &mut Builder<'_>, s: &Sector, problems: Vec<Problem>) {
+        if let Some(r) = self.run.as_mut() {
+            let same = r.ty == s.ty
+                && r.end == s.off
+                && r.problems.len() == problems.len()
+                && r.problems
+                    .iter()
+                    .zip(&problems)
+                    .all(|(a, p)| a.sev == p.sev && a.msg == p.msg && a.size == p.size);
+            if same {
+                r.count += 1;
+                r.end = s.end;
+                return;
+            }
+        }
+        self.flush(b);
+        if !problems.is_empty() {
+            self.run = Some(Run {
+                first: s.index,
+                count: 1,
+                ty: s.ty,
+                start: s.off,
+                end: s.end,
+                problems,
+            });
         }
     }
-    if let Some(r) = run.take() {
-        r.report(b);
+
+    /// The current run grows by `n` sectors ending at `end`.
+    fn grow(&mut self, n: u64, end: u64) {
+        if let Some(r) = self.run.as_mut() {
+            r.count += n;
+            r.end = end;
+        }
     }
-    if !problems.is_empty() {
-        *run = Some(Run {
-            first: s.index,
-            count: 1,
-            ty: s.ty,
-            start: s.off,
-            end: s.end,
-            problems,
+
+    /// Reports the current run.
+    fn flush(&mut self, b: &mut Builder<'_>) {
+        let Some(r) = self.run.take() else {
+            return;
+        };
+        if self.reported < MAX_RUNS {
+            self.reported += 1;
+            r.report(b);
+            return;
+        }
+        let worst = r
+            .problems
+            .iter()
+            .map(|p| p.sev)
+            .max()
+            .unwrap_or(Severity::Info);
+        self.over = Some(match self.over {
+            None => (r.count, r.start, r.end, worst),
+            Some((n, a, _, w)) => (n + r.count, a, r.end, w.max(worst)),
         });
+    }
+
+    /// Reports the current run and what was summed up.
+    fn finish(&mut self, b: &mut Builder<'_>) {
+        self.flush(b);
+        if let Some((n, a, z, w)) = self.over.take() {
+            b.diag(
+                w,
+                a,
+                z.saturating_sub(a),
+                format!(
+                    "{n} more sectors with problems from 0x{a:x} to 0x{z:x}, after {MAX_RUNS} reported; not listed one by one"
+                ),
+            );
+        }
     }
 }
 
@@ -439,7 +499,7 @@ fn scan(b: &mut Builder<'_>, start: u64, limit: u64) -> List {
         aimed: Vec::new(),
         stop: Stop::End,
     };
-    let mut run: Option<Run> = None;
+    let mut folder = Folder::default();
     // The header of the last sector, when it had no contents: the same
     // header again is the same sector again, with the same problems.
     let mut empty: Option<[u8; 12]> = None;
@@ -451,9 +511,7 @@ fn scan(b: &mut Builder<'_>, start: u64, limit: u64) -> List {
             break Stop::End;
         }
         if list.count >= MAX_SECTORS {
-            if let Some(r) = run.take() {
-                r.report(b);
-            }
+            folder.flush(b);
             b.error(
                 p,
                 limit - p,
@@ -463,9 +521,7 @@ fn scan(b: &mut Builder<'_>, start: u64, limit: u64) -> List {
         }
         let rem = limit - p;
         if rem < 12 {
-            if let Some(r) = run.take() {
-                r.report(b);
-            }
+            folder.flush(b);
             b.error(
                 p,
                 rem,
@@ -483,9 +539,7 @@ fn scan(b: &mut Builder<'_>, start: u64, limit: u64) -> List {
             // zeros would otherwise be read to the end).
             let room = (MAX_REPEATS - same).min(MAX_SECTORS - list.count);
             if room == 0 {
-                if let Some(r) = run.take() {
-                    r.report(b);
-                }
+                folder.flush(b);
                 b.error(
                     p,
                     rem,
@@ -504,10 +558,7 @@ fn scan(b: &mut Builder<'_>, start: u64, limit: u64) -> List {
                 list.marks.push(p + (k - first) * 12);
                 k += GROUP;
             }
-            if let Some(r) = run.as_mut() {
-                r.count += n;
-                r.end = p + n * 12;
-            }
+            folder.grow(n, p + n * 12);
             p += n * 12;
             list.end = p;
             continue;
@@ -533,7 +584,7 @@ fn scan(b: &mut Builder<'_>, start: u64, limit: u64) -> List {
             h.copy_from_slice(hdr);
             h
         });
-        fold(b, &mut run, &s, problems.0);
+        folder.add(b, &s, problems.0);
         list.end = end;
         if s.target.is_some() {
             list.aimed.push(s);
@@ -546,9 +597,7 @@ fn scan(b: &mut Builder<'_>, start: u64, limit: u64) -> List {
         }
         p = end;
     };
-    if let Some(r) = run.take() {
-        r.report(b);
-    }
+    folder.finish(b);
     if !matches!(list.stop, Stop::Last) {
         let at = list.end.min(limit);
         b.error(
