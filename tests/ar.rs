@@ -100,6 +100,23 @@ fn compare(label: &str, d: &[u8]) -> Tree {
             let l = t.node(e).unwrap().link.unwrap();
             assert_eq!(l.offset, s.offset().0, "{label}");
         }
+        // A GNU table lists as many names as its count says: the NUL that
+        // pads the member to an even size is not one more (empty) name.
+        if let Some(names) = child(&mut t, dn, "names") {
+            let listed: Vec<String> = t
+                .children(names)
+                .iter()
+                .map(|&k| t.value_text(k).unwrap())
+                .collect();
+            let want: Vec<String> = syms
+                .iter()
+                .map(|s| format!("\"{}\"", String::from_utf8_lossy(s.name())))
+                .collect();
+            assert_eq!(listed, want, "{label}: names");
+            if let Some(pad) = child(&mut t, dn, "padding") {
+                eprintln!("{label}: {}", t.value_text(pad).unwrap());
+            }
+        }
         eprintln!(
             "{label}: {} members, {} symbols agree",
             theirs.len(),

@@ -361,3 +361,162 @@ fn find_rejects_bad_patterns() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("two hex digits"));
 }
+
+/// An address split into its segments: the name (`\` escapes undone) and
+/// the `#K` index among same-named siblings (0 when it is left out).
+fn segments(path: &str) -> Vec<(String, usize)> {
+    let mut out = Vec::new();
+    let mut name = String::new();
+    let mut index: Option<String> = None;
+    let mut chars = path.chars();
+    let mut end = |name: &mut String, index: &mut Option<String>| {
+        let k = index
+            .take()
+            .map_or(0, |k| k.parse().expect("#K is a number"));
+        out.push((std::mem::take(name), k));
+    };
+    while let Some(c) = chars.next() {
+        match (c, &mut index) {
+            ('\\', _) => name.push(chars.next().expect("an escape escapes something")),
+            ('/', _) => end(&mut name, &mut index),
+            ('#', None) => index = Some(String::new()),
+            (c, Some(k)) => k.push(c),
+            (c, None) => name.push(c),
+        }
+    }
+    end(&mut name, &mut index);
+    out
+}
+
+/// The node of `--json` at an address, read independently of the tool.
+fn json_at<'a>(root: &'a Value, path: &str) -> &'a Value {
+    let mut n = root;
+    for (name, k) in segments(path) {
+        n = n["children"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["name"] == name.as_str())
+            .nth(k)
+            .unwrap_or_else(|| panic!("{path}: no {name}#{k}"));
+    }
+    n
+}
+
+/// `--find n:` prints every node whose name matches as `0xOFFSET  PATH`;
+/// each PATH, given to `--extract`, writes exactly that node's bytes, and
+/// names the node `--json` has there at that offset, repeated siblings
+/// (the `<arg>`, `<port>` and `<connection>` elements of an xclbin's
+/// metadata) each by its own `#K`.
+#[test]
+fn find_names_every_node_and_extract_takes_its_address() {
+    let dir = assets().join("xclbin");
+    for file in [
+        "kria-apps-firmware__kv260-benchmark-b4096.xclbin",
+        "riallto__color_threshold_v1_720p.xclbin",
+    ] {
+        let p = dir.join(file);
+        let bytes = std::fs::read(&p).unwrap();
+        let j = json_of(&p);
+        for elem in ["<arg>", "<port>", "<connection>"] {
+            let out = Command::cargo_bin("fwview")
+                .unwrap()
+                .arg("--find")
+                .arg(format!("n:{elem}"))
+                .arg(&p)
+                .output()
+                .unwrap();
+            assert!(out.status.success());
+            let text = String::from_utf8(out.stdout).unwrap();
+            let lines: Vec<(u64, &str)> = text
+                .lines()
+                .map(|l| {
+                    let (off, path) = l.split_once("  ").expect("0xOFFSET  PATH");
+                    let off = off.strip_prefix("0x").expect("an offset in the file");
+                    (u64::from_str_radix(off, 16).unwrap(), path)
+                })
+                .collect();
+            assert!(lines.len() >= 2, "{file}: {elem} repeats: {text}");
+            let mut seen = std::collections::BTreeSet::new();
+            for &(off, path) in &lines {
+                assert!(seen.insert(path), "{file}: {path} printed twice");
+                let last = segments(path).pop().unwrap();
+                assert_eq!(last.0, elem, "{path}");
+                let n = json_at(&j["root"], path);
+                assert_eq!(n["name"], elem);
+                assert_eq!(n["space"], 0);
+                assert_eq!(n["offset"].as_u64().unwrap(), off, "{path}");
+                let size = n["size"].as_u64().unwrap();
+                let got = Command::cargo_bin("fwview")
+                    .unwrap()
+                    .args(["--extract", path])
+                    .arg(&p)
+                    .args(["-o", "-"])
+                    .output()
+                    .unwrap();
+                assert!(
+                    got.status.success(),
+                    "{path}: {}",
+                    String::from_utf8_lossy(&got.stderr)
+                );
+                let want = &bytes[off as usize..(off + size) as usize];
+                assert_eq!(got.stdout, want, "{file}: {path}");
+                let tag = &elem[..elem.len() - 1];
+                assert!(want.starts_with(tag.as_bytes()), "{path}");
+            }
+            eprintln!("{file}: {} {elem} nodes found and extracted", lines.len());
+        }
+        // The second and third <arg> are their own nodes, with their own
+        // bytes.
+        let args: Vec<Vec<u8>> = (1..3)
+            .map(|k| {
+                let path = format!(
+                    "{}/<arg>#{k}",
+                    kernel_path(&j["root"]).expect("a kernel with arguments")
+                );
+                let out = Command::cargo_bin("fwview")
+                    .unwrap()
+                    .args(["--extract", &path])
+                    .arg(&p)
+                    .args(["-o", "-"])
+                    .output()
+                    .unwrap();
+                assert!(out.status.success(), "{path}");
+                out.stdout
+            })
+            .collect();
+        assert!(args[0].starts_with(b"<arg ") && args[1].starts_with(b"<arg "));
+        assert_ne!(args[0], args[1]);
+    }
+}
+
+/// The address of the first `<kernel>` element with three `<arg>`s or more.
+fn kernel_path(root: &Value) -> Option<String> {
+    fn walk(n: &Value, path: &mut Vec<String>) -> Option<String> {
+        let kids = n["children"].as_array()?;
+        let args = kids.iter().filter(|c| c["name"] == "<arg>").count();
+        if n["name"] == "<kernel>" && args >= 3 {
+            return Some(path.join("/"));
+        }
+        for c in kids {
+            let name = c["name"].as_str()?;
+            let same = kids.iter().filter(|s| s["name"] == name).count();
+            let k = kids
+                .iter()
+                .take_while(|s| !std::ptr::eq(*s, c))
+                .filter(|s| s["name"] == name)
+                .count();
+            let esc = name
+                .replace('\\', "\\\\")
+                .replace('/', "\\/")
+                .replace('#', "\\#");
+            path.push(if same > 1 { format!("{esc}#{k}") } else { esc });
+            if let Some(f) = walk(c, path) {
+                return Some(f);
+            }
+            path.pop();
+        }
+        None
+    }
+    walk(root, &mut Vec::new())
+}

@@ -181,7 +181,8 @@ fn sparse_file_of_4_gib_and_one() {
 
 /// Each format's magic, then 4 GiB of zeros: opening it (the tree the TUI
 /// shows first) must take no time, however many zero-filled structures a
-/// parser could read from it.
+/// parser could read from it: under 50 ms, a frame's time (each opens in
+/// a few milliseconds or less).
 #[test]
 fn sparse_4_gib_behind_each_magic_opens_at_once() {
     let dir = scratch();
@@ -215,7 +216,7 @@ fn sparse_4_gib_behind_each_magic_opens_at_once() {
             Ok((nodes, took)) => {
                 eprintln!("{name} + 4 GiB of zeros: opened in {took:?}, {nodes} nodes");
                 assert!(
-                    took < Duration::from_secs(2),
+                    took < Duration::from_millis(50),
                     "{name} + 4 GiB of zeros took {took:?} to open ({nodes} nodes)"
                 );
                 assert!(

@@ -583,6 +583,8 @@ fn flipped_crc_is_a_mismatch_at_the_crc() {
             u32le(&d, crc_off)
         )
     );
+    assert_eq!(at(n, "contents/crc")["raw"], u32le(&d, crc_off));
+    assert_eq!(at(n, "header/size")["raw"], s.size as u64);
     let errs: Vec<_> = diags(&j).into_iter().filter(|d| d.0 == "error").collect();
     assert_eq!(errs.len(), 1, "{errs:?}");
     assert_eq!(errs[0].1, crc_off);
@@ -898,4 +900,126 @@ fn reserved_fields_and_odd_sizes() {
     assert!(diags(&j)
         .iter()
         .any(|d| d.0 == "error" && d.1 == e + 4 && d.2.contains("past the end")));
+}
+
+// ---------- runs of empty sectors ----------
+
+/// Empty sectors in a row (a header, then zeros) are reported once for the
+/// run, with its count and extent; the sectors after the run keep their
+/// own diagnostics at their bytes, and every sector is in the list.
+#[test]
+fn a_run_of_empty_sectors_is_one_diagnostic() {
+    const RUN: usize = 2500;
+    let mut x = Xe::new();
+    x.0.extend(std::iter::repeat_n(0u8, 12 * RUN));
+    let bad = x.target(2, 0, 0, 0, &tiny_elf(0x40000));
+    x.target(5, 0, 0, 0, &[]);
+    x.last();
+    // A flipped CRC byte on the ELF sector after the run.
+    let size = u64le(&x.0, bad + 4) as usize;
+    let crc_off = bad + 12 + size - 4;
+    x.0[crc_off] ^= 0x10;
+    let secs = walk(&x.0);
+    assert_eq!(secs.len(), RUN + 3);
+    let j = json_of_bytes(&x.0);
+    check_nesting(&j["root"]);
+    let ds = xe_diags(&j, &secs);
+    let run_end = 8 + 12 * RUN;
+    let runs: Vec<_> = ds.iter().filter(|d| d.2.contains("2500 sectors")).collect();
+    assert_eq!(runs.len(), 2, "{ds:?}");
+    for (want, d) in ["unknown sector type 0x0", "no contents block"]
+        .iter()
+        .zip(&runs)
+    {
+        assert_eq!(d.0, "warning");
+        assert!(d.2.contains(want), "{d:?}");
+        assert!(d.2.contains(&format!("from 0x8 to 0x{run_end:x}")), "{d:?}");
+    }
+    // The CRC mismatch is still at its bytes, and it is the only error.
+    let errs: Vec<_> = ds.iter().filter(|d| d.0 == "error").collect();
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    assert_eq!(errs[0].1, crc_off);
+    assert!(errs[0].2.contains("CRC mismatch"), "{errs:?}");
+    assert!(errs[0].2.starts_with(&format!("sector [{RUN}] ELF")));
+    // The list: groups of a thousand, every sector where the walk has it.
+    let list = child(&j["root"], "sectors");
+    assert_eq!(val(list), format!("{} sectors", RUN + 3));
+    let groups = kids(list);
+    assert_eq!(groups[0]["name"], "[0..1000)");
+    assert_eq!(groups[2]["name"], format!("[2000..{})", RUN + 3));
+    let all: Vec<&Value> = groups.iter().flat_map(kids).collect();
+    assert_eq!(all.len(), secs.len());
+    for (n, s) in all.iter().zip(&secs) {
+        assert_eq!(range(n).0, s.off);
+    }
+    let elf = all[RUN];
+    assert_eq!(elf["name"], format!("[{RUN}] ELF"));
+    assert!(val(at(elf, "contents/crc")).contains("mismatch"));
+    // The GOTO after the run still starts the ELF image.
+    let mut t = tree_of(x.0.clone());
+    let g = t
+        .find_path(&format!("sectors/[2000..{})/[{}] GOTO", RUN + 3, RUN + 1))
+        .unwrap();
+    let l = t.node(g).unwrap().link.unwrap();
+    assert_eq!(l.offset as usize, bad + 16 + 12);
+}
+
+/// A header and then more zeros than a mebibyte of empty sectors: the walk
+/// stops there and says so, and the file opens at once.
+#[test]
+fn zeros_past_a_mebibyte_are_not_read_as_sectors() {
+    let mut d = b"XMOS\x02\x00\x00\x00".to_vec();
+    d.resize(8 + (3 << 20), 0);
+    let t0 = std::time::Instant::now();
+    let mut t = tree_of(d.clone());
+    for k in t.children(t.root()) {
+        t.children(k);
+    }
+    let took = t0.elapsed();
+    eprintln!("XE + 3 MiB of zeros: opened in {took:?}");
+    let ds: Vec<_> = t.diagnostics().to_vec();
+    assert!(ds.len() <= 4, "{ds:?}");
+    let stop = ds
+        .iter()
+        .find(|d| d.message.contains("the same empty sector repeats"))
+        .expect("the walk says where it stopped");
+    let n = (1u64 << 20) / 12;
+    assert_eq!(stop.offset, 8 + 12 * (n + 1));
+    assert_eq!(stop.offset + stop.size, d.len() as u64);
+    assert!(ds.iter().any(|d| d
+        .message
+        .starts_with(&format!("{} sectors of type 0x0", n + 1))));
+}
+
+/// Sectors whose problems differ from one sector to the next cannot be
+/// folded into runs: the first thousand are reported one by one, the rest
+/// in one diagnostic with their count and extent.
+#[test]
+fn problems_past_a_thousand_runs_are_summed_up() {
+    let mut x = Xe::new();
+    for i in 0..3000u16 {
+        // Empty sectors of changing unknown types.
+        x.0.extend_from_slice(&(0x100 + (i % 2)).to_le_bytes());
+        x.0.extend_from_slice(&[0; 10]);
+    }
+    x.last();
+    let t = tree_of(x.0.clone());
+    let ds = t.diagnostics();
+    assert!(ds.len() < 2100, "{} diagnostics", ds.len());
+    let sum: Vec<_> = ds
+        .iter()
+        .filter(|d| d.message.contains("more sectors with problems"))
+        .collect();
+    assert_eq!(sum.len(), 1);
+    assert!(
+        sum[0].message.starts_with("2000 more sectors"),
+        "{}",
+        sum[0].message
+    );
+    assert_eq!(sum[0].offset, 8 + 12 * 1000);
+    assert_eq!(sum[0].offset + sum[0].size, 8 + 12 * 3000);
+    // The first thousand are there, each at its bytes.
+    assert!(ds
+        .iter()
+        .any(|d| d.offset == 8 + 12 * 999 && d.message.starts_with("sector [999] 0x101: unknown")));
 }

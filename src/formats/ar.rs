@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use crate::model::{num, text, Builder, NodeId};
+use crate::model::{text, Builder, NodeId, Radix, Value};
 
 pub fn detect(d: &[u8]) -> bool {
     d.starts_with(b"!<arch>\n") || d.starts_with(b"!<thin>\n")
@@ -42,28 +42,6 @@ fn decimal(s: &str) -> Option<u64> {
     s.parse().ok()
 }
 
-/// Seconds since 1970 as a UTC date and time.
-fn utc(secs: u64) -> String {
-    let days = (secs / 86_400) as i64;
-    let rem = secs % 86_400;
-    // Days to civil date (proleptic Gregorian).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
-}
-
 fn mode_str(m: u64) -> String {
     let mut s = String::with_capacity(9);
     for shift in [6u32, 3, 0] {
@@ -77,17 +55,12 @@ fn mode_str(m: u64) -> String {
 
 pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
     let thin = b.slice(off, 8) == b"!<thin>\n";
-    b.leaf(
-        parent,
-        "magic",
-        off,
-        8,
-        if thin {
-            "\"!<thin>\\n\" (thin archive)"
-        } else {
-            "\"!<arch>\\n\""
-        },
-    );
+    let magic = if thin {
+        Value::text("\"!<thin>\\n\" (thin archive)")
+    } else {
+        Value::str("!<arch>\n")
+    };
+    b.leaf(parent, "magic", off, 8, magic);
     let end = off.saturating_add(len);
     let mut pos = off + 8;
     let mut i = 0u64;
@@ -105,7 +78,7 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
         let rest = end - pos;
         if rest < HDR {
             if b.slice(pos, rest).iter().all(|&c| c == b'\n') {
-                b.leaf(parent, "padding", pos, rest, format!("{rest} bytes"));
+                b.leaf(parent, "padding", pos, rest, Value::Size(rest));
             } else {
                 b.error(
                     pos,
@@ -187,12 +160,13 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
         header(b, m, pos, &name, size);
         let (content, clen) = (data + bsd_name_len, dlen - bsd_name_len);
         if bsd_name_len > 0 {
-            b.leaf(m, "name", data, bsd_name_len, text::quoted(name.as_bytes()));
+            b.leaf(m, "name", data, bsd_name_len, Value::str(&name));
         }
         if thin && !special {
-            b.set_value(m, format!("{size} bytes, stored outside the thin archive"));
+            let v = Value::with(size, Radix::Dec, " bytes, stored outside the thin archive");
+            b.set_value(m, v);
         } else {
-            b.set_value(m, format!("{size} bytes"));
+            b.set_value(m, Value::Size(size));
         }
         if clen > 0 {
             let d = b.group(m, "data", content, clen);
@@ -232,20 +206,25 @@ fn header(b: &mut Builder<'_>, m: NodeId, pos: u64, name: &str, size: u64) {
         let v = match fname {
             "ar_name" => {
                 if t == name || t.strip_suffix('/') == Some(name) {
-                    format!("\"{t}\"")
+                    Value::str(&t)
                 } else {
-                    format!("\"{t}\" ({name})")
+                    Value::text(format!("\"{t}\" ({name})"))
                 }
             }
-            "ar_date" => match decimal(&t) {
-                Some(s) => format!("{s} ({})", utc(s)),
-                None => format!("\"{t}\""),
+            "ar_date" => match decimal(&t).and_then(|s| i64::try_from(s).ok()) {
+                Some(s) => Value::Date(s),
+                None => Value::str(&t),
             },
+            "ar_uid" | "ar_gid" => match decimal(&t).filter(|_| !t.is_empty()) {
+                Some(v) => Value::dec(v),
+                None => Value::text(&t),
+            },
+            // Octal in the file, shown as written.
             "ar_mode" => match u64::from_str_radix(&t, 8) {
-                Ok(mo) => format!("{t} ({})", mode_str(mo)),
-                Err(_) => format!("\"{t}\""),
+                Ok(mo) => Value::text(format!("{t} ({})", mode_str(mo))),
+                Err(_) => Value::str(&t),
             },
-            "ar_size" => num(size).to_string(),
+            "ar_size" => Value::uint(size),
             "ar_fmag" => {
                 if b.slice(pos + at, flen) != b"`\n" {
                     b.error(
@@ -253,12 +232,12 @@ fn header(b: &mut Builder<'_>, m: NodeId, pos: u64, name: &str, size: u64) {
                         flen,
                         format!("member \"{name}\": ar_fmag is not \"`\\n\""),
                     );
-                    format!("\"{t}\" (bad)")
+                    Value::text(format!("\"{t}\" (bad)"))
                 } else {
-                    "\"`\\n\"".to_string()
+                    Value::str("`\n")
                 }
             }
-            _ => t,
+            _ => Value::text(&t),
         };
         b.leaf(h, fname, pos + at, flen, v);
     }
@@ -277,7 +256,7 @@ fn symtab(b: &mut Builder<'_>, d: NodeId, a: u64, l: u64, w: u64, base: u64) {
         return;
     };
     b.set_value(d, format!("symbol table, {count} symbols"));
-    b.leaf(d, "count", a, w, num(count));
+    b.leaf(d, "count", a, w, Value::uint(count).with_width(w as u8));
     let room = l.saturating_sub(w) / w;
     let n = count.min(room);
     if count > room {
@@ -320,21 +299,37 @@ fn symtab(b: &mut Builder<'_>, d: NodeId, a: u64, l: u64, w: u64, base: u64) {
                 .and_then(|&st| b.read_cstr(s + st as u64, names_end))
                 .map(|(x, _)| text::from_bytes(x))
                 .unwrap_or_default();
-            let id = b.leaf(
-                p,
-                format!("[{i}] {name}"),
-                o,
-                w,
-                format!("member header at 0x{v:x}"),
-            );
+            let shown = Value::with(v, Radix::Hex, " (member header)").with_width(w as u8);
+            let id = b.leaf(p, format!("[{i}] {name}"), o, w, shown);
             // Offsets count from the archive's start.
             b.link(id, base.saturating_add(v), HDR);
         }),
     );
+    // The names: as many as the count says; what follows them (the NUL
+    // that pads the member to an even size) is not one more name.
     let s = a + w + n * w;
-    if s < a + l {
-        let names = b.group(d, "names", s, a + l - s);
-        crate::formats::elf::strings_node(b, names, s, a + l - s);
+    let names_len = (p as u64).min((a + l).saturating_sub(s));
+    if names_len > 0 {
+        let names = b.group(d, "names", s, names_len);
+        crate::formats::elf::strings_node(b, names, s, names_len);
+    }
+    let rest = (a + l).saturating_sub(s + names_len);
+    if rest > 0 {
+        let pad = b.slice(s + names_len, rest);
+        let v = if pad.iter().all(|&c| c == 0) {
+            Value::with(
+                rest,
+                Radix::Dec,
+                if rest == 1 {
+                    " zero byte"
+                } else {
+                    " zero bytes"
+                },
+            )
+        } else {
+            Value::text(text::hex(pad, 16))
+        };
+        b.leaf(d, "padding", s + names_len, rest, v);
     }
 }
 
@@ -356,7 +351,7 @@ fn long_names(b: &mut Builder<'_>, d: NodeId, a: u64, l: u64) {
                 format!("[{pos}]"),
                 a + pos as u64,
                 n as u64,
-                text::quoted(shown),
+                Value::str_bytes(shown),
             );
         }
         pos += n.max(1);
@@ -380,7 +375,13 @@ fn bsd_symdef(b: &mut Builder<'_>, d: NodeId, a: u64, l: u64, wide: bool, base: 
         return;
     };
     b.set_value(d, "BSD symbol table");
-    b.leaf(d, "ranlib size", a, w, num(bytes));
+    b.leaf(
+        d,
+        "ranlib size",
+        a,
+        w,
+        Value::uint(bytes).with_width(w as u8),
+    );
     let ent = 2 * w;
     let room = l.saturating_sub(w);
     if bytes > room {
@@ -405,19 +406,26 @@ fn bsd_symdef(b: &mut Builder<'_>, d: NodeId, a: u64, l: u64, wide: bool, base: 
             let name = b
                 .read_cstr(strx_base.saturating_add(sx), a + l)
                 .map(|(s, _)| text::from_bytes(s));
+            let shown = Value::with(mo, Radix::Hex, " (member header)");
             let id = b.leaf(
                 p,
                 format!("[{i}] {}", name.unwrap_or_default()),
                 o,
                 ent,
-                format!("member header at 0x{mo:x}"),
+                shown,
             );
             b.link(id, base.saturating_add(mo), HDR);
         }),
     );
     let so = a + w + bytes;
     if let Some(ssize) = rd(b, so) {
-        b.leaf(d, "strings size", so, w, num(ssize));
+        b.leaf(
+            d,
+            "strings size",
+            so,
+            w,
+            Value::uint(ssize).with_width(w as u8),
+        );
         let sl = ssize.min((a + l).saturating_sub(so + w));
         if sl > 0 {
             let names = b.group(d, "strings", so + w, sl);

@@ -232,9 +232,7 @@ fn count_of(n: u64, what: &str) -> String {
     }
 }
 
-fn hex32(v: u32) -> String {
-    format!("0x{v:08x}")
-}
+use crate::model::text::hex32;
 
 fn hex64(hi: u32, lo: u32) -> String {
     if hi == 0 {

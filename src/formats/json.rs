@@ -3,9 +3,9 @@
 //! of its value). Used by the JSON metadata sections of XCLBIN files.
 //!
 //! The text is checked once when it is opened; the members of each object
-//! or array are built only when that node is opened, and containers of more
-//! than [`GROUP`] entries are split into groups, so a huge document opens
-//! at once.
+//! or array are a lazy [`Seq`], built only when that node is opened, in
+//! groups of groups past [`GROUP`] entries, so a huge document opens at
+//! once.
 //!
 //! What is well-formed is what serde_json reads (RFC 8259, strings of
 //! valid UTF-8 whose `\u` escapes pair their surrogates, numbers that fit a
@@ -21,15 +21,12 @@ use nom::character::complete::{char, digit0, digit1, one_of, satisfy};
 use nom::combinator::{opt, recognize};
 use nom::{IResult, Parser};
 
-use crate::model::{text, Builder, LazyFn, NodeId};
+use crate::model::{text, Builder, LazyFn, NodeId, Seq, Step, Value, GROUP};
 
 /// Containers nested this deep are refused (the text is then shown as
 /// bytes): as in serde_json, whose recursion limit this is, at most
 /// `MAX_DEPTH - 1` containers nest.
 pub const MAX_DEPTH: usize = 128;
-
-/// How many members a node shows before they are grouped.
-pub const GROUP: usize = 1000;
 
 /// The longest string value shown in full, in characters.
 const MAX_SHOWN: usize = 256;
@@ -336,7 +333,7 @@ pub fn tree(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> bool {
             members(b, parent, v_off, v_end, kind == Kind::Object, count);
         }
         _ => {
-            let shown = scalar(
+            let shown = typed(
                 body.get(..body.len() - rest.len()).unwrap_or_default(),
                 kind,
             );
@@ -410,103 +407,100 @@ fn summary(kind: Kind, count: usize) -> String {
 }
 
 /// Adds the entries of the container at `[open, close)` (`open` at its
-/// bracket, `close` just after its closing one) under `parent`: all of
-/// them, or groups of [`GROUP`] that open lazily.
+/// bracket, `close` just after its closing one) under `parent` now, as a
+/// [`Seq`]: all of them, or groups (of groups) that are built when
+/// opened.
 fn members(b: &mut Builder<'_>, parent: NodeId, open: u64, close: u64, object: bool, count: usize) {
-    if count <= GROUP {
-        entries(b, parent, open + 1, close, object, 0, count);
-        return;
-    }
-    // Find where every group starts and ends.
-    let data = b.slice(open, close - open);
+    let count = count as u64;
+    let step: Step =
+        Arc::new(move |b: &mut Builder<'_>, p, i, at| entry_node(b, p, i, at, close, object));
+    let first = open.saturating_add(1);
+    let seq = if count <= GROUP {
+        Seq::from_marks(vec![first], count, close, step)
+    } else {
+        // Where every entry starts: only every GROUP-th is kept.
+        let data = b.data();
+        let next = |off: u64| {
+            let i = data.get(usize::try_from(off).ok()?..usize::try_from(close).ok()?)?;
+            let (rest, _) = entry(i, 0, object).ok()?;
+            let (rest, _) = separator(rest, object).ok()?;
+            Some(close - rest.len() as u64)
+        };
+        Seq::scan(first, close, count, next, step)
+    };
+    b.seq_now(parent, seq);
+}
+
+/// Adds entry `i` of a container, from `at` (at or before its whitespace);
+/// returns where the next one starts.
+fn entry_node(
+    b: &mut Builder<'_>,
+    parent: NodeId,
+    i: u64,
+    at: u64,
+    close: u64,
+    object: bool,
+) -> Option<u64> {
+    let data = b.slice(at, close.saturating_sub(at));
     let abs = |rest: &[u8]| close - rest.len() as u64;
-    let mut i = data.get(1..).unwrap_or_default();
-    let mut index = 0usize;
-    while index < count {
-        let n = GROUP.min(count - index);
-        let g_start = abs(ws(i));
-        let mut g_end = g_start;
-        let mut done = false;
-        for _ in 0..n {
-            let Ok((rest, _)) = entry(i, 0, object) else {
-                done = true;
-                break;
-            };
-            g_end = abs(rest);
-            match separator(rest, object) {
-                Ok((rest, true)) => i = rest,
-                _ => {
-                    done = true;
-                    break;
-                }
-            }
+    let (rest, e) = entry(data, 0, object).ok()?;
+    let v_off = abs(e.val);
+    let v_end = abs(rest);
+    let start = e.key.map_or(v_off, abs);
+    let name = match e.key {
+        Some(k) => {
+            let raw = k.get(..k.len() - ws_string_len(k)).unwrap_or_default();
+            unescape(raw).0
         }
-        let id = b.add(
-            parent,
-            format!("[{index}..{})", index + n),
-            g_start,
-            g_end - g_start,
-            None,
-        );
-        let first = index;
+        None => format!("[{i}]"),
+    };
+    let raw = e.val.get(..e.val.len() - rest.len()).unwrap_or_default();
+    let value = match e.kind {
+        Kind::Object | Kind::Array => Value::text(summary(e.kind, e.count)),
+        kind => typed(raw, kind),
+    };
+    let id = b.add(parent, name, start, v_end - start, Some(value));
+    if matches!(e.kind, Kind::Object | Kind::Array) && e.count > 0 {
+        // Scanned and built when opened.
+        let (count, obj) = (e.count, e.kind == Kind::Object);
         let f: LazyFn = Arc::new(move |b: &mut Builder<'_>, id| {
-            entries(b, id, g_start, close, object, first, n);
+            members(b, id, v_off, v_end, obj, count);
         });
         b.lazy(id, f);
-        index += n;
-        if done {
-            break;
-        }
+    }
+    match separator(rest, object) {
+        Ok((rest, _)) => Some(abs(rest)),
+        Err(_) => None,
     }
 }
 
-/// Adds `n` entries of a container starting at `from` (at or before the
-/// first entry's whitespace), numbering them from `first`.
-fn entries(
-    b: &mut Builder<'_>,
-    parent: NodeId,
-    from: u64,
-    close: u64,
-    object: bool,
-    first: usize,
-    n: usize,
-) {
-    let data = b.slice(from, close.saturating_sub(from));
-    let abs = |rest: &[u8]| close - rest.len() as u64;
-    let mut i = data;
-    for k in 0..n {
-        let Ok((rest, e)) = entry(i, 0, object) else {
-            return;
-        };
-        let v_off = abs(e.val);
-        let v_end = abs(rest);
-        let start = e.key.map_or(v_off, abs);
-        let name = match e.key {
-            Some(k) => {
-                let raw = k.get(..k.len() - ws_string_len(k)).unwrap_or_default();
-                unescape(raw).0
+/// A scalar's value: a string as a string, an integer as a number (when
+/// it reads back as written), anything else as written.
+fn typed(raw: &[u8], kind: Kind) -> Value {
+    match kind {
+        Kind::Str => {
+            let (s, cut) = unescape(raw);
+            if cut {
+                Value::str(format!("{s}…"))
+            } else {
+                Value::str(s)
             }
-            None => format!("[{}]", first + k),
-        };
-        let value = match e.kind {
-            Kind::Object | Kind::Array => summary(e.kind, e.count),
-            kind => scalar(
-                e.val.get(..e.val.len() - rest.len()).unwrap_or_default(),
-                kind,
-            ),
-        };
-        let id = b.add(parent, name, start, v_end - start, Some(value.into()));
-        if matches!(e.kind, Kind::Object | Kind::Array) && e.count > 0 {
-            let (count, obj) = (e.count, e.kind == Kind::Object);
-            let f: LazyFn = Arc::new(move |b: &mut Builder<'_>, id| {
-                members(b, id, v_off, v_end, obj, count);
-            });
-            b.lazy(id, f);
         }
-        match separator(rest, object) {
-            Ok((rest, true)) => i = rest,
-            _ => return,
+        Kind::Num => {
+            let t = std::str::from_utf8(raw).unwrap_or("");
+            if let Ok(v) = t.parse::<u64>() {
+                if v.to_string() == t {
+                    return Value::dec(v);
+                }
+            }
+            if let Ok(v) = t.parse::<i64>() {
+                if v.to_string() == t {
+                    return Value::int(v);
+                }
+            }
+            Value::text(scalar(raw, kind))
         }
+        _ => Value::text(scalar(raw, kind)),
     }
 }
 
@@ -630,6 +624,28 @@ mod tests {
         assert_eq!(v.as_deref(), Some("1234"));
         let (e, _) = bytes_of(&mut t, "big/[2000..2500)/[2499]");
         assert_eq!(e, b"2499");
+    }
+
+    #[test]
+    fn a_million_entries_are_groups_of_groups() {
+        let n = 1_000_500;
+        let mut s = String::from("[");
+        for i in 0..n {
+            if i > 0 {
+                s.push(',');
+            }
+            s.push_str(&(i % 10).to_string());
+        }
+        s.push(']');
+        let mut t = build(s.as_bytes());
+        let top = t.children(t.root());
+        let names: Vec<&str> = top.iter().map(|&k| t.name(k)).collect();
+        assert_eq!(names, ["[0..1000000)", "[1000000..1000500)"]);
+        let (e, v) = bytes_of(&mut t, "[0..1000000)/[999000..1000000)/[999999]");
+        assert_eq!(e, b"9");
+        assert_eq!(v.as_deref(), Some("9"));
+        let (e, _) = bytes_of(&mut t, "[1000000..1000500)/[1000499]");
+        assert_eq!(e, b"9");
     }
 }
 

@@ -167,16 +167,12 @@ fn extent(b: &Builder<'_>, pos: u64, rest: u64) -> u64 {
     n.max(1).min(rest.max(1))
 }
 
-fn align_up(v: u64) -> Option<u64> {
-    v.checked_add(ALIGN - 1).map(|x| x / ALIGN * ALIGN)
-}
-
 /// Parses the offload binary (or binaries back to back) in `[off, off+len)`.
 /// One binary filling the range is shown directly under `parent`; several
 /// are shown as `[0]`, `[1]`…
 pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
     let first = extent(b, off, len);
-    if align_up(first).is_some_and(|a| a >= len) {
+    if crate::model::align_up(first, ALIGN).is_some_and(|a| a >= len) {
         let s = binary(b, parent, off, first);
         if first < len {
             b.leaf(
@@ -228,7 +224,9 @@ fn sequence(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
         let s = binary(b, g, pos, ext);
         b.set_value(g, s);
         // The next binary starts at the 8-aligned end of this one.
-        let Some(next) = align_up(pos - off + ext).and_then(|r| off.checked_add(r)) else {
+        let Some(next) =
+            crate::model::align_up(pos - off + ext, ALIGN).and_then(|r| off.checked_add(r))
+        else {
             break;
         };
         if next <= pos {

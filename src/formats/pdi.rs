@@ -103,9 +103,7 @@ fn parse_with(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64, cols: &[u
     pdi.parse(b, parent);
 }
 
-fn hex32(v: u32) -> String {
-    format!("0x{v:08x}")
-}
+use crate::model::text::hex32;
 
 /// NOT of the wrapping sum of the words in `[s, e)`.
 fn checksum(b: &Builder<'_>, s: u64, e: u64) -> u32 {

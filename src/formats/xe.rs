@@ -7,13 +7,17 @@
 //!
 //! The file is read in two passes. The first walks the sector list with
 //! plain reads, checks every CRC and field and works out the boot order of
-//! each tile, so that all diagnostics exist as soon as the file is open. The
-//! second adds the nodes, in lazily built groups when there are many.
+//! each tile, so that all diagnostics exist as soon as the file is open;
+//! it keeps only every [`GROUP`]-th sector's offset and the sectors aimed
+//! at a tile. Problems that repeat from sector to sector (a run of empty
+//! sectors) are reported once for the run, with its count and extent. The
+//! second pass adds the nodes, as a lazy [`Seq`], sector by sector as they
+//! are opened.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::model::{group_size, num, text, Builder, Endian, NodeId};
+use crate::model::{text, Builder, Endian, NodeId, Radix, Raw, Seq, Severity, Step, Value, GROUP};
 
 use super::xml;
 
@@ -38,10 +42,11 @@ const SKIP: u16 = 0xFFFF;
 const CRC_START: u32 = 0x2144_DF1C;
 
 /// Sectors read at most; real files have a few dozen.
-const MAX_SECTORS: usize = 1_000_000;
+const MAX_SECTORS: u64 = 1_000_000;
 
-/// How many children a node shows before they are grouped.
-const GROUP: usize = crate::model::GROUP as usize;
+/// How many times one empty sector may repeat before the rest of the file
+/// is not read as sectors: a mebibyte of them.
+const MAX_REPEATS: u64 = text::ZERO_SCAN as u64 / 12;
 
 /// How far back a GOTO or CALL looks for an image whose address it names.
 const MATCH_BACK: usize = 256;
@@ -138,6 +143,23 @@ impl Sector {
         }
         Some((self.data_off().saturating_add(12), self.data_len - 12))
     }
+    /// The CRC as the tree shows it.
+    fn crc_value(&self) -> Option<Value> {
+        let (stored, computed) = self.crc?;
+        let v = u64::from(stored);
+        Some(if stored == 0 {
+            Value::note(Raw::U(0), "not set")
+        } else if stored == computed {
+            Value::with(v, Radix::HexWide, " (ok)").with_width(4)
+        } else {
+            Value::with(
+                v,
+                Radix::HexWide,
+                format!(" (mismatch: expected 0x{computed:08x})"),
+            )
+            .with_width(4)
+        })
+    }
     fn crc_verdict(&self) -> Option<String> {
         let (stored, computed) = self.crc?;
         Some(if stored == 0 {
@@ -150,12 +172,191 @@ impl Sector {
     }
 }
 
-/// The sectors aimed at one tile, in file order.
+/// The sectors aimed at one tile, in file order (indices into the list of
+/// aimed sectors).
 #[derive(Clone, Debug)]
 struct Tile {
     node: u16,
     tile: u16,
     steps: Vec<usize>,
+}
+
+/// A problem with one sector, before it is reported: its severity, bytes
+/// and message (without the sector's label).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Problem {
+    sev: Severity,
+    off: u64,
+    size: u64,
+    msg: String,
+}
+
+/// Collects the problems of a sector.
+#[derive(Default)]
+struct Problems(Vec<Problem>);
+
+impl Problems {
+    fn warn(&mut self, off: u64, size: u64, msg: impl Into<String>) {
+        self.push(Severity::Warning, off, size, msg);
+    }
+    fn error(&mut self, off: u64, size: u64, msg: impl Into<String>) {
+        self.push(Severity::Error, off, size, msg);
+    }
+    fn push(&mut self, sev: Severity, off: u64, size: u64, msg: impl Into<String>) {
+        self.0.push(Problem {
+            sev,
+            off,
+            size,
+            msg: msg.into(),
+        });
+    }
+}
+
+/// Sectors in a row with the same type and the same problems, reported
+/// as one diagnostic per problem with their count and extent.
+struct Run {
+    first: usize,
+    count: u64,
+    ty: u16,
+    start: u64,
+    end: u64,
+    problems: Vec<Problem>,
+}
+
+impl Run {
+    /// Reports the run: a single sector's problems as they are, a longer
+    /// run's once each.
+    fn report(self, b: &mut Builder<'_>) {
+        if self.count == 1 {
+            let label = format!("sector [{}] {}", self.first, label_of(self.ty));
+            for p in self.problems {
+                b.diag(p.sev, p.off, p.size, format!("{label}: {}", p.msg));
+            }
+            return;
+        }
+        let last = self.first as u64 + self.count - 1;
+        for p in self.problems {
+            let size = self.end.saturating_sub(p.off);
+            b.diag(
+                p.sev,
+                p.off,
+                size,
+                format!(
+                    "{} sectors of type {} ([{}] to [{last}], from 0x{:x} to 0x{:x}): {}",
+                    self.count,
+                    label_of(self.ty),
+                    self.first,
+                    self.start,
+                    self.end,
+                    p.msg
+                ),
+            );
+        }
+    }
+}
+
+/// How many runs of sectors with problems are reported one by one; the
+/// problems of the sectors after them are summed up in one diagnostic.
+const MAX_RUNS: u64 = 1000;
+
+/// Folds the problems of the sectors, in order, into runs and reports
+/// them.
+#[derive(Default)]
+struct Folder {
+    run: Option<Run>,
+    reported: u64,
+    /// Past [`MAX_RUNS`]: how many sectors had problems, from where to
+    /// where, and the worst of them.
+    over: Option<(u64, u64, u64, Severity)>,
+}
+
+impl Folder {
+    /// Adds a sector's problems: to the current run if they are the same
+    /// as its sectors', else reports the run and starts another.
+    fn add(&mut self, b: &mut Builder<'_>, s: &Sector, problems: Vec<Problem>) {
+        if let Some(r) = self.run.as_mut() {
+            let same = r.ty == s.ty
+                && r.end == s.off
+                && r.problems.len() == problems.len()
+                && r.problems
+                    .iter()
+                    .zip(&problems)
+                    .all(|(a, p)| a.sev == p.sev && a.msg == p.msg && a.size == p.size);
+            if same {
+                r.count += 1;
+                r.end = s.end;
+                return;
+            }
+        }
+        self.flush(b);
+        if !problems.is_empty() {
+            self.run = Some(Run {
+                first: s.index,
+                count: 1,
+                ty: s.ty,
+                start: s.off,
+                end: s.end,
+                problems,
+            });
+        }
+    }
+
+    /// The current run grows by `n` sectors ending at `end`.
+    fn grow(&mut self, n: u64, end: u64) {
+        if let Some(r) = self.run.as_mut() {
+            r.count += n;
+            r.end = end;
+        }
+    }
+
+    /// Reports the current run.
+    fn flush(&mut self, b: &mut Builder<'_>) {
+        let Some(r) = self.run.take() else {
+            return;
+        };
+        if self.reported < MAX_RUNS {
+            self.reported += 1;
+            r.report(b);
+            return;
+        }
+        let worst = r
+            .problems
+            .iter()
+            .map(|p| p.sev)
+            .max()
+            .unwrap_or(Severity::Info);
+        self.over = Some(match self.over {
+            None => (r.count, r.start, r.end, worst),
+            Some((n, a, _, w)) => (n + r.count, a, r.end, w.max(worst)),
+        });
+    }
+
+    /// Reports the current run and what was summed up.
+    fn finish(&mut self, b: &mut Builder<'_>) {
+        self.flush(b);
+        if let Some((n, a, z, w)) = self.over.take() {
+            b.diag(
+                w,
+                a,
+                z.saturating_sub(a),
+                format!(
+                    "{n} more sectors with problems from 0x{a:x} to 0x{z:x}, after {MAX_RUNS} reported; not listed one by one"
+                ),
+            );
+        }
+    }
+}
+
+/// What the first pass keeps of the sector list.
+struct List {
+    /// The offset of every [`GROUP`]-th sector.
+    marks: Vec<u64>,
+    count: u64,
+    /// Where the last sector ends.
+    end: u64,
+    /// The sectors aimed at a tile (BINARY, ELF, GOTO, CALL), in order.
+    aimed: Vec<Sector>,
+    stop: Stop,
 }
 
 pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
@@ -164,51 +365,44 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
         return;
     }
     let start = off + 8;
-    let (mut secs, stop) = scan(b, start, limit);
-    let tiles = boot(b, &mut secs);
-    let end = secs.last().map_or(start, |s| s.end);
-    let secs = Arc::new(secs);
+    let List {
+        marks,
+        count,
+        end,
+        mut aimed,
+        stop,
+    } = scan(b, start, limit);
+    let tiles = boot(b, &mut aimed);
+    let aimed = Arc::new(aimed);
     let tiles = Arc::new(tiles);
 
     let node = b.group(parent, "sectors", start, end - start);
-    b.set_value(node, format!("{} sectors", secs.len()));
-    let span: SpanFn = {
-        let secs = secs.clone();
-        Arc::new(move |i| secs.get(i).map_or((0, 0), |s| (s.off, s.end)))
-    };
-    let item: ItemFn = {
-        let secs = secs.clone();
-        Arc::new(move |b, p, i| {
-            if let Some(s) = secs.get(i) {
-                sector(b, p, s);
-            }
+    b.set_value(node, Value::with(count, Radix::Dec, " sectors"));
+    let step: Step = {
+        let aimed = aimed.clone();
+        Arc::new(move |b: &mut Builder<'_>, p, i, at| {
+            let s = reread(b, i, at, limit, &aimed)?;
+            sector(b, p, &s);
+            Some(s.end)
         })
     };
-    chunked(b, node, 0, secs.len(), &span, &item);
+    b.seq(node, Seq::from_marks(marks, count, end, step));
 
     if !tiles.is_empty() {
         let bo = b.group(parent, "boot order", start, end - start);
+        let n = tiles.len() as u64;
         b.set_value(
             bo,
-            format!(
-                "{} tile{}",
-                tiles.len(),
-                if tiles.len() == 1 { "" } else { "s" }
-            ),
+            Value::with(n, Radix::Dec, if n == 1 { " tile" } else { " tiles" }),
         );
-        let span: SpanFn = {
-            let (secs, tiles) = (secs.clone(), tiles.clone());
-            Arc::new(move |i| tiles.get(i).map_or((0, 0), |t| tile_span(&secs, t)))
-        };
-        let item: ItemFn = {
-            let (secs, tiles) = (secs.clone(), tiles.clone());
-            Arc::new(move |b, p, i| {
-                if let Some(t) = tiles.get(i) {
-                    tile(b, p, i, t, &secs);
-                }
-            })
-        };
-        chunked(b, bo, 0, tiles.len(), &span, &item);
+        // Tiles are in (node, tile) order, not in file order: their items
+        // all start at the list's start.
+        let step: Step = Arc::new(move |b: &mut Builder<'_>, p, k, at| {
+            let t = tiles.get(usize::try_from(k).ok()?)?;
+            tile(b, p, k, t, &aimed);
+            Some(at)
+        });
+        b.seq(bo, Seq::fixed(start, 0, n, step));
     }
 
     match stop {
@@ -218,10 +412,13 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
                 limit - end,
                 format!("{} bytes after the LAST sector", limit - end),
             );
-            let v = format!(
-                "{} bytes after LAST: {}",
+            let v = Value::with(
                 limit - end,
-                text::hex(b.slice(end, limit - end), 16)
+                Radix::Dec,
+                format!(
+                    " bytes after LAST: {}",
+                    text::hex(b.slice(end, limit - end), 16)
+                ),
             );
             b.leaf(parent, "trailing", end, limit - end, v);
         }
@@ -252,7 +449,7 @@ fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, limit: u64) -> bool {
         return false;
     }
     let h = b.group(parent, "header", off, 8);
-    b.leaf(h, "magic", off, 4, text::quoted(b.slice(off, 4)));
+    b.leaf(h, "magic", off, 4, Value::str_bytes(b.slice(off, 4)));
     let major = b.read_u8(off + 4).unwrap_or(0);
     let minor = b.read_u8(off + 5).unwrap_or(0);
     b.leaf(h, "version", off + 4, 2, format!("{major}.{minor}"));
@@ -264,7 +461,13 @@ fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, limit: u64) -> bool {
         );
     }
     let res = b.read_u16(off + 6, LE).unwrap_or(0);
-    b.leaf(h, "reserved", off + 6, 2, num(res.into()));
+    b.leaf(
+        h,
+        "reserved",
+        off + 6,
+        2,
+        Value::uint(res.into()).with_width(2),
+    );
     if res != 0 {
         b.warn(
             off + 6,
@@ -288,14 +491,27 @@ enum Stop {
 
 /// The first pass: walks the sector list from `start`, checking each
 /// sector as it goes.
-fn scan(b: &mut Builder<'_>, start: u64, limit: u64) -> (Vec<Sector>, Stop) {
-    let mut secs: Vec<Sector> = Vec::new();
+fn scan(b: &mut Builder<'_>, start: u64, limit: u64) -> List {
+    let mut list = List {
+        marks: Vec::new(),
+        count: 0,
+        end: start,
+        aimed: Vec::new(),
+        stop: Stop::End,
+    };
+    let mut folder = Folder::default();
+    // The header of the last sector, when it had no contents: the same
+    // header again is the same sector again, with the same problems.
+    let mut empty: Option<[u8; 12]> = None;
+    // How many times it has repeated.
+    let mut same = 0u64;
     let mut p = start;
-    let stop = loop {
+    list.stop = loop {
         if p >= limit {
             break Stop::End;
         }
-        if secs.len() >= MAX_SECTORS {
+        if list.count >= MAX_SECTORS {
+            folder.flush(b);
             b.error(
                 p,
                 limit - p,
@@ -305,6 +521,7 @@ fn scan(b: &mut Builder<'_>, start: u64, limit: u64) -> (Vec<Sector>, Stop) {
         }
         let rem = limit - p;
         if rem < 12 {
+            folder.flush(b);
             b.error(
                 p,
                 rem,
@@ -312,6 +529,45 @@ fn scan(b: &mut Builder<'_>, start: u64, limit: u64) -> (Vec<Sector>, Stop) {
             );
             break Stop::ShortHeader(p);
         }
+        let Some(hdr) = b.read_bytes(p, 12) else {
+            break Stop::End;
+        };
+        if let Some(e) = empty.filter(|e| e == hdr) {
+            // The same empty sector as the one before, perhaps many times
+            // over: only the run grows. Past a mebibyte of them, the rest
+            // of the file is not read as sectors (a header and gigabytes of
+            // zeros would otherwise be read to the end).
+            let room = (MAX_REPEATS - same).min(MAX_SECTORS - list.count);
+            if room == 0 {
+                folder.flush(b);
+                b.error(
+                    p,
+                    rem,
+                    format!(
+                        "the same empty sector repeats past 0x{p:x}; the remaining {rem} bytes are not read as sectors"
+                    ),
+                );
+                break Stop::End;
+            }
+            let n = repeats(b, p, &e, room.min(rem / 12));
+            same += n;
+            let first = list.count;
+            list.count += n;
+            let mut k = first.next_multiple_of(GROUP);
+            while k < list.count {
+                list.marks.push(p + (k - first) * 12);
+                k += GROUP;
+            }
+            folder.grow(n, p + n * 12);
+            p += n * 12;
+            list.end = p;
+            continue;
+        }
+        if list.count.is_multiple_of(GROUP) {
+            list.marks.push(p);
+        }
+        let index = list.count as usize;
+        list.count += 1;
         let (Some(ty), Some(res), Some(size)) = (
             b.read_u16(p, LE),
             b.read_u16(p + 2, LE),
@@ -319,9 +575,20 @@ fn scan(b: &mut Builder<'_>, start: u64, limit: u64) -> (Vec<Sector>, Stop) {
         ) else {
             break Stop::End;
         };
-        let s = check_sector(b, secs.len(), p, ty, res, size, limit);
+        let mut problems = Problems::default();
+        let s = check_sector(b, index, p, ty, res, size, limit, &mut problems);
+        same = 0;
         let (end, cut) = (s.end, s.truncated());
-        secs.push(s);
+        empty = (size == 0 && ty != LAST).then(|| {
+            let mut h = [0u8; 12];
+            h.copy_from_slice(hdr);
+            h
+        });
+        folder.add(b, &s, problems.0);
+        list.end = end;
+        if s.target.is_some() {
+            list.aimed.push(s);
+        }
         if ty == LAST {
             break Stop::Last;
         }
@@ -330,47 +597,75 @@ fn scan(b: &mut Builder<'_>, start: u64, limit: u64) -> (Vec<Sector>, Stop) {
         }
         p = end;
     };
-    if !matches!(stop, Stop::Last) {
-        let at = secs.last().map_or(start, |s| s.end).min(limit);
+    folder.finish(b);
+    if !matches!(list.stop, Stop::Last) {
+        let at = list.end.min(limit);
         b.error(
             at,
             limit.saturating_sub(at),
             "no LAST sector (0x5555): the sector list is not terminated",
         );
     }
-    (secs, stop)
+    list
+}
+
+/// How many times (1 at least, `max` at most) the 12-byte header `h`
+/// repeats from `p`.
+fn repeats(b: &Builder<'_>, p: u64, h: &[u8; 12], max: u64) -> u64 {
+    let bytes = b.slice(p, max.saturating_mul(12));
+    let n = if h.iter().all(|&x| x == 0) {
+        let zeros = bytes.iter().position(|&x| x != 0).unwrap_or(bytes.len());
+        zeros / 12
+    } else {
+        bytes.chunks_exact(12).take_while(|c| c == h).count()
+    };
+    (n as u64).clamp(1, max.max(1))
+}
+
+/// Reads sector `i` at `at` again (for its nodes), with where it starts,
+/// as the first pass found it.
+fn reread(b: &Builder<'_>, i: u64, at: u64, limit: u64, aimed: &[Sector]) -> Option<Sector> {
+    let (ty, res, size) = (
+        b.read_u16(at, LE)?,
+        b.read_u16(at + 2, LE)?,
+        b.read_u64(at + 4, LE)?,
+    );
+    let index = usize::try_from(i).ok()?;
+    let mut quiet = Problems::default();
+    let mut s = check_sector(b, index, at, ty, res, size, limit, &mut quiet);
+    if let Ok(k) = aimed.binary_search_by_key(&index, |a| a.index) {
+        s.starts = aimed.get(k).and_then(|a| a.starts);
+    }
+    Some(s)
 }
 
 /// Reads and checks one sector at `p`.
+#[allow(clippy::too_many_arguments)]
 fn check_sector(
-    b: &mut Builder<'_>,
+    b: &Builder<'_>,
     index: usize,
     p: u64,
     ty: u16,
     res: u16,
     size: u64,
     limit: u64,
+    out: &mut Problems,
 ) -> Sector {
-    let label = format!("sector [{index}] {}", label_of(ty));
     if res != 0 {
-        b.warn(
-            p + 2,
-            2,
-            format!("{label}: reserved field is 0x{res:x}, not 0"),
-        );
+        out.warn(p + 2, 2, format!("reserved field is 0x{res:x}, not 0"));
     }
     if type_name(ty).is_none() {
-        b.warn(p, 2, format!("{label}: unknown sector type 0x{ty:x}"));
+        out.warn(p, 2, format!("unknown sector type 0x{ty:x}"));
     }
     let declared = (p + 12).checked_add(size);
     let end = match declared {
         Some(e) if e <= limit => e,
         _ => {
-            b.error(
+            out.error(
                 p + 4,
                 8,
                 format!(
-                    "{label}: size {size} runs past the end of the file ({} bytes remain)",
+                    "size {size} runs past the end of the file ({} bytes remain)",
                     limit - (p + 12)
                 ),
             );
@@ -393,58 +688,56 @@ fn check_sector(
     let cut = s.truncated();
     if size == 0 {
         if ty != LAST {
-            b.warn(p + 4, 8, format!("{label}: no contents block (size 0)"));
+            out.warn(p + 4, 8, "no contents block (size 0)");
         }
         return s;
     }
     if ty == LAST {
-        b.warn(
+        out.warn(
             p + 4,
             8,
-            format!("{label}: size {size}; the LAST sector should have no contents"),
+            format!("size {size}; the LAST sector should have no contents"),
         );
     }
     if size < 8 {
-        b.error(
+        out.error(
             p + 4,
             8,
-            format!("{label}: size {size} is too small for a contents block (8 bytes at least)"),
+            format!("size {size} is too small for a contents block (8 bytes at least)"),
         );
         return s;
     }
     if !size.is_multiple_of(4) {
-        b.warn(
+        out.warn(
             p + 4,
             8,
-            format!("{label}: size {size} is not a whole number of 32-bit words"),
+            format!("size {size} is not a whole number of 32-bit words"),
         );
     }
     if let Some(padlen) = b.read_u8(p + 12).filter(|_| p + 13 <= end) {
         let room = size - 8;
         let padlen = u64::from(padlen);
         if padlen > room {
-            b.error(
+            out.error(
                 p + 12,
                 1,
-                format!("{label}: padding length {padlen} is more than the {room} bytes the contents hold"),
+                format!("padding length {padlen} is more than the {room} bytes the contents hold"),
             );
         } else if padlen > 3 {
-            b.warn(
+            out.warn(
                 p + 12,
                 1,
-                format!(
-                    "{label}: padding length {padlen}; padding to a 32-bit word needs 3 at most"
-                ),
+                format!("padding length {padlen}; padding to a 32-bit word needs 3 at most"),
             );
         }
         s.pad = padlen.min(room);
     }
     if let Some(r) = b.read_bytes(p + 13, 3).filter(|_| p + 16 <= end) {
         if r.iter().any(|&x| x != 0) {
-            b.warn(
+            out.warn(
                 p + 13,
                 3,
-                format!("{label}: reserved bytes are {}, not 0", text::hex(r, 3)),
+                format!("reserved bytes are {}, not 0", text::hex(r, 3)),
             );
         }
     }
@@ -456,20 +749,20 @@ fn check_sector(
         let stored = b.read_u32(crc_off, LE).unwrap_or(0);
         let computed = sector_crc(b.slice(p, crc_off - p));
         if stored != 0 && stored != computed {
-            b.error(
+            out.error(
                 crc_off,
                 4,
-                format!("{label}: CRC mismatch: stored 0x{stored:08x}, computed 0x{computed:08x}"),
+                format!("CRC mismatch: stored 0x{stored:08x}, computed 0x{computed:08x}"),
             );
         }
         s.crc = Some((stored, computed));
     }
-    check_data(b, &mut s, &label);
+    check_data(b, &mut s, out);
     s
 }
 
 /// Checks the fixed fields of a sector's data and notes where it is aimed.
-fn check_data(b: &mut Builder<'_>, s: &mut Sector, label: &str) {
+fn check_data(b: &Builder<'_>, s: &mut Sector, out: &mut Problems) {
     let d = s.data_off();
     let n = s.data_len;
     let cut = s.truncated();
@@ -479,10 +772,10 @@ fn check_data(b: &mut Builder<'_>, s: &mut Sector, label: &str) {
     }
     if n < 12 {
         if !cut {
-            b.error(
+            out.error(
                 d,
                 n,
-                format!("{label}: data is {n} bytes; this sector type needs 12"),
+                format!("data is {n} bytes; this sector type needs 12"),
             );
         }
         return;
@@ -490,21 +783,14 @@ fn check_data(b: &mut Builder<'_>, s: &mut Sector, label: &str) {
     if s.ty == NODEDESC {
         let res = b.read_u16(d + 2, LE).unwrap_or(0);
         if res != 0 {
-            b.warn(
-                d + 2,
-                2,
-                format!("{label}: reserved field is 0x{res:x}, not 0"),
-            );
+            out.warn(d + 2, 2, format!("reserved field is 0x{res:x}, not 0"));
         }
     }
     if n > 12 && !cut && matches!(s.ty, NODEDESC | GOTO | CALL) {
-        b.warn(
+        out.warn(
             d + 12,
             n - 12,
-            format!(
-                "{label}: {} bytes after the 12 this sector type holds",
-                n - 12
-            ),
+            format!("{} bytes after the 12 this sector type holds", n - 12),
         );
     }
     if matches!(s.ty, BINARY | ELF | GOTO | CALL) {
@@ -520,23 +806,20 @@ fn check_data(b: &mut Builder<'_>, s: &mut Sector, label: &str) {
     if s.ty == ELF {
         if let Some(t) = s.target {
             if t.addr != 0 {
-                b.warn(
+                out.warn(
                     d + 4,
                     8,
-                    format!(
-                        "{label}: load address 0x{:x}; an ELF sector's should be 0",
-                        t.addr
-                    ),
+                    format!("load address 0x{:x}; an ELF sector's should be 0", t.addr),
                 );
             }
         }
         let img = d + 12;
         let img_len = n - 12;
         if b.slice(img, img_len.min(4)) != b"\x7fELF" {
-            b.warn(
+            out.warn(
                 img,
                 img_len.min(4),
-                format!("{label}: the image does not start with an ELF header"),
+                "the image does not start with an ELF header",
             );
         } else {
             s.entry = elf_entry(b, img, img_len);
@@ -703,46 +986,6 @@ fn tile_span(secs: &[Sector], t: &Tile) -> (u64, u64) {
     }
 }
 
-type ItemFn = Arc<dyn Fn(&mut Builder<'_>, NodeId, usize) + Send + Sync>;
-type SpanFn = Arc<dyn Fn(usize) -> (u64, u64) + Send + Sync>;
-
-/// Adds items `lo..hi` under `parent`: directly when there are few, else in
-/// lazily built groups `[a..b)` of at most [`GROUP`].
-fn chunked(
-    b: &mut Builder<'_>,
-    parent: NodeId,
-    lo: usize,
-    hi: usize,
-    span: &SpanFn,
-    item: &ItemFn,
-) {
-    let n = hi.saturating_sub(lo);
-    if n <= GROUP {
-        for i in lo..hi {
-            item(b, parent, i);
-        }
-        return;
-    }
-    let g = group_size(n as u64) as usize;
-    let mut s = lo;
-    while s < hi {
-        let e = s.saturating_add(g).min(hi);
-        let (mut a, mut z) = (u64::MAX, 0);
-        for i in s..e {
-            let (x, y) = span(i);
-            a = a.min(x);
-            z = z.max(y);
-        }
-        let gid = b.group(parent, format!("[{s}..{e})"), a, z.saturating_sub(a));
-        let (sp, it) = (span.clone(), item.clone());
-        b.lazy(
-            gid,
-            Arc::new(move |b: &mut Builder<'_>, id| chunked(b, id, s, e, &sp, &it)),
-        );
-        s = e;
-    }
-}
-
 /// The second pass: the nodes of one sector.
 fn sector(b: &mut Builder<'_>, parent: NodeId, s: &Sector) {
     let id = b.group(parent, s.name(), s.off, s.end - s.off);
@@ -759,17 +1002,14 @@ fn sector(b: &mut Builder<'_>, parent: NodeId, s: &Sector) {
 
     let p = s.off;
     let h = b.group(id, "header", p, 12);
-    let tv = match type_name(s.ty) {
-        Some(n) => format!("0x{:x} ({n})", s.ty),
-        None => format!("0x{:x} (unknown)", s.ty),
-    };
+    let tv = Value::named_hex(s.ty.into(), type_name(s.ty));
     b.leaf(h, "type", p, 2, tv);
     b.u16(h, "reserved", p + 2, LE);
-    let size = b.leaf(h, "size", p + 4, 8, num(s.size));
     if s.size == 0 {
-        b.set_value(size, "0 (no contents)");
+        b.leaf(h, "size", p + 4, 8, Value::note(Raw::U(0), "no contents"));
         return;
     }
+    let size = b.leaf(h, "size", p + 4, 8, Value::uint(s.size).with_width(8));
     b.link(size, p + 12, s.end - (p + 12));
 
     let c = b.group(id, "contents", p + 12, s.end - (p + 12));
@@ -795,12 +1035,7 @@ fn sector(b: &mut Builder<'_>, parent: NodeId, s: &Sector) {
     if s.pad > 0 {
         b.raw(c, "padding", pad_off, s.pad);
     }
-    if let Some((stored, _)) = s.crc {
-        let v = match s.crc_verdict() {
-            Some(v) if stored == 0 => format!("0 ({v})"),
-            Some(v) => format!("0x{stored:08x} ({v})"),
-            None => format!("0x{stored:08x}"),
-        };
+    if let Some(v) = s.crc_value() {
         b.leaf(c, "crc", s.end - 4, 4, v);
     }
 }
@@ -871,15 +1106,15 @@ fn data(b: &mut Builder<'_>, d: NodeId, s: &Sector) {
                         _ => None,
                     };
                     match family {
-                        Some(f) => format!("0x{v:x} ({f})"),
-                        None => format!("0x{v:x}"),
+                        Some(f) => Value::named_hex(v, Some(f)),
+                        None => Value::hex(v),
                     }
                 } else if name == "jtag index" {
-                    format!("0x{v:x}")
+                    Value::hex(v)
                 } else {
-                    num(v).to_string()
+                    Value::uint(v)
                 };
-                b.leaf(d, name, o + at, w, shown);
+                b.leaf(d, name, o + at, w, shown.with_width(w as u8));
             }
             if n > 12 {
                 b.raw(d, "extra", o + 12, n - 12);
@@ -902,7 +1137,7 @@ fn data(b: &mut Builder<'_>, d: NodeId, s: &Sector) {
                 what,
                 o + 4,
                 8,
-                format!("0x{:x}", s.target.map_or(0, |t| t.addr)),
+                Value::hex(s.target.map_or(0, |t| t.addr)).with_width(8),
             );
             if let Some((to, tl)) = s.starts {
                 b.link(a, to, tl);
@@ -914,7 +1149,7 @@ fn data(b: &mut Builder<'_>, d: NodeId, s: &Sector) {
                 b.raw(d, "extra", o + 12, n - 12);
                 return;
             }
-            let img = b.leaf(d, "image", o + 12, n - 12, format!("{} bytes", n - 12));
+            let img = b.leaf(d, "image", o + 12, n - 12, Value::Size(n - 12));
             if s.ty == ELF {
                 b.nested(img, o + 12, n - 12);
             } else {
@@ -929,7 +1164,7 @@ fn data(b: &mut Builder<'_>, d: NodeId, s: &Sector) {
             }
         }
         SYSCONFIG | XN | XSCOPE => {
-            b.set_value(d, format!("{n} bytes of XML"));
+            b.set_value(d, Value::with(n, Radix::Dec, " bytes of XML"));
             xml::tree(b, d, o, n);
         }
         PROGINFO => proginfo(b, d, o, n),
@@ -951,17 +1186,20 @@ fn data(b: &mut Builder<'_>, d: NodeId, s: &Sector) {
 /// fit it is shown as bytes.
 fn proginfo(b: &mut Builder<'_>, d: NodeId, o: u64, n: u64) {
     let end = o + n;
-    let mut spans: Vec<(u64, u64)> = Vec::new();
+    let mut marks: Vec<u64> = Vec::new();
+    let mut count = 0u64;
     let mut p = o;
     while p + 4 <= end {
-        let Some(words) = b.read_u16(p + 2, LE) else {
+        let Some(len) = record_len(b, p) else {
             break;
         };
-        let len = u64::from(words) * 4;
         if len < 4 || p + len > end {
             break;
         }
-        spans.push((p, p + len));
+        if count.is_multiple_of(GROUP) {
+            marks.push(p);
+        }
+        count += 1;
         p += len;
     }
     if p != end {
@@ -976,25 +1214,26 @@ fn proginfo(b: &mut Builder<'_>, d: NodeId, o: u64, n: u64) {
     }
     b.set_value(
         d,
-        format!("{} records (u16 kind, u16 length in words)", spans.len()),
+        Value::with(
+            count,
+            Radix::Dec,
+            " records (u16 kind, u16 length in words)",
+        ),
     );
-    let spans = Arc::new(spans);
-    let span: SpanFn = {
-        let spans = spans.clone();
-        Arc::new(move |i| spans.get(i).copied().unwrap_or((0, 0)))
-    };
-    let item: ItemFn = {
-        let spans = spans.clone();
-        Arc::new(move |b, parent, i| {
-            if let Some(&(a, z)) = spans.get(i) {
-                record(b, parent, i, a, z);
-            }
-        })
-    };
-    chunked(b, d, 0, spans.len(), &span, &item);
+    let step: Step = Arc::new(|b: &mut Builder<'_>, parent, i, a| {
+        let len = record_len(b, a).filter(|&l| l >= 4)?;
+        record(b, parent, i, a, a + len);
+        Some(a + len)
+    });
+    b.seq(d, Seq::from_marks(marks, count, end, step));
 }
 
-fn record(b: &mut Builder<'_>, parent: NodeId, i: usize, a: u64, z: u64) {
+/// The length in bytes of the PROGINFO record at `p`.
+fn record_len(b: &Builder<'_>, p: u64) -> Option<u64> {
+    b.read_u16(p + 2, LE).map(|w| u64::from(w) * 4)
+}
+
+fn record(b: &mut Builder<'_>, parent: NodeId, i: u64, a: u64, z: u64) {
     let kind = b.read_u16(a, LE).unwrap_or(0);
     let words: Vec<String> = (a + 4..z)
         .step_by(4)
@@ -1011,7 +1250,7 @@ fn record(b: &mut Builder<'_>, parent: NodeId, i: usize, a: u64, z: u64) {
     let more = if z - a > 36 { " …" } else { "" };
     let r = b.group(parent, format!("[{i}]"), a, z - a);
     b.set_value(r, format!("kind {kind}: {}{more}", words.join(" ")));
-    b.leaf(r, "kind", a, 2, num(kind.into()));
+    b.leaf(r, "kind", a, 2, Value::uint(kind.into()).with_width(2));
     b.u16(r, "length", a + 2, LE);
     if z > a + 4 {
         b.raw(r, "words", a + 4, z - a - 4);
@@ -1020,8 +1259,8 @@ fn record(b: &mut Builder<'_>, parent: NodeId, i: usize, a: u64, z: u64) {
 
 /// The boot-order entry of one tile: the steps in order, each linked to
 /// its sector.
-fn tile(b: &mut Builder<'_>, parent: NodeId, k: usize, t: &Tile, secs: &Arc<Vec<Sector>>) {
-    let (a, z) = tile_span(secs, t);
+fn tile(b: &mut Builder<'_>, parent: NodeId, k: u64, t: &Tile, aimed: &Arc<Vec<Sector>>) {
+    let (a, z) = tile_span(aimed, t);
     let id = b.group(
         parent,
         format!("tile[{k}] (node {}, tile {})", t.node, t.tile),
@@ -1032,34 +1271,37 @@ fn tile(b: &mut Builder<'_>, parent: NodeId, k: usize, t: &Tile, secs: &Arc<Vec<
         .steps
         .iter()
         .take(STEPS_SHOWN)
-        .filter_map(|&i| secs.get(i))
+        .filter_map(|&i| aimed.get(i))
         .map(|s| label_of(s.ty))
         .collect();
     if t.steps.len() > STEPS_SHOWN {
         names.push(format!("… ({} steps)", t.steps.len()));
     }
     b.set_value(id, names.join(", "));
+    // Steps are in file order: every GROUP-th one's offset is known.
     let steps = Arc::new(t.steps.clone());
-    let span: SpanFn = {
-        let (secs, steps) = (secs.clone(), steps.clone());
-        Arc::new(move |j| {
-            steps
-                .get(j)
-                .and_then(|&i| secs.get(i))
-                .map_or((0, 0), |s| (s.off, s.end))
+    let marks: Vec<u64> = steps
+        .iter()
+        .step_by(GROUP as usize)
+        .filter_map(|&i| aimed.get(i))
+        .map(|s| s.off)
+        .collect();
+    let step: Step = {
+        let (aimed, steps) = (aimed.clone(), steps.clone());
+        Arc::new(move |b: &mut Builder<'_>, p, j, _at| {
+            let ju = usize::try_from(j).ok()?;
+            let s = steps.get(ju).and_then(|&i| aimed.get(i))?;
+            let n = b.group(p, format!("[{j}] {}", label_of(s.ty)), s.off, s.end - s.off);
+            b.set_value(n, format!("sector [{}] at 0x{:x}", s.index, s.off));
+            b.link(n, s.off, s.end - s.off);
+            let next = steps.get(ju + 1).and_then(|&i| aimed.get(i));
+            Some(next.map_or(s.end, |x| x.off))
         })
     };
-    let item: ItemFn = {
-        let secs = secs.clone();
-        Arc::new(move |b, p, j| {
-            if let Some(s) = steps.get(j).and_then(|&i| secs.get(i)) {
-                let n = b.group(p, format!("[{j}] {}", label_of(s.ty)), s.off, s.end - s.off);
-                b.set_value(n, format!("sector [{}] at 0x{:x}", s.index, s.off));
-                b.link(n, s.off, s.end - s.off);
-            }
-        })
-    };
-    chunked(b, id, 0, t.steps.len(), &span, &item);
+    b.seq(
+        id,
+        Seq::from_marks(marks, steps.len() as u64, z.max(a), step),
+    );
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 
 use roxmltree::{Document, Node as XNode, ParsingOptions};
 
-use crate::model::{text, Builder, NodeId};
+use crate::model::{Builder, NodeId, Value};
 
 /// Deeper elements than this are not opened (the rest is still bytes).
 const MAX_DEPTH: usize = 64;
@@ -37,8 +37,141 @@ pub fn tree(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> bool {
             return false;
         }
     };
-    element(b, parent, off, doc.root_element(), 0);
+    element(b, parent, off, s, doc.root_element(), 0);
     true
+}
+
+/// An attribute as written, namespace declarations included: the offset
+/// of its value in the text, its qualified name and its value.
+struct Attr<'s> {
+    at: usize,
+    len: usize,
+    qname: &'s str,
+    value: String,
+}
+
+/// The attributes of element `e` in the order written: roxmltree's, with
+/// their prefixes, and the `xmlns`/`xmlns:p` declarations it keeps apart.
+fn attributes<'s>(s: &'s str, e: XNode<'_, '_>) -> Vec<Attr<'s>> {
+    let mut out: Vec<Attr<'s>> = e
+        .attributes()
+        .map(|a| {
+            let q = a.range_qname();
+            let v = a.range_value();
+            Attr {
+                at: v.start,
+                len: v.end - v.start,
+                qname: s.get(q).unwrap_or(""),
+                value: a.value().to_string(),
+            }
+        })
+        .collect();
+    out.extend(declarations(s, e.range().start));
+    out.sort_by_key(|a| a.at);
+    out
+}
+
+/// The namespace declarations in the start tag at `start`.
+fn declarations(s: &str, start: usize) -> Vec<Attr<'_>> {
+    let mut out = Vec::new();
+    let tag = s.get(start..).unwrap_or("");
+    let bytes = tag.as_bytes();
+    let mut i = 1;
+    let mut quote: Option<u8> = None;
+    let mut value_start = 0;
+    let mut name: Option<&str> = None;
+    while let Some(&c) = bytes.get(i) {
+        match quote {
+            Some(q) if c == q => {
+                if let Some(n) = name.take() {
+                    out.push(Attr {
+                        at: start + value_start,
+                        len: i - value_start,
+                        qname: n,
+                        value: unescape(tag.get(value_start..i).unwrap_or("")),
+                    });
+                }
+                quote = None;
+            }
+            Some(_) => {}
+            None if c == b'"' || c == b'\'' => {
+                quote = Some(c);
+                value_start = i + 1;
+            }
+            None if c == b'>' => break,
+            None if c.is_ascii_whitespace() => {
+                // An attribute name starts after the whitespace.
+                let rest = tag.get(i + 1..).unwrap_or("");
+                let n = rest
+                    .find(|ch: char| {
+                        ch.is_ascii_whitespace() || ch == '=' || ch == '>' || ch == '/'
+                    })
+                    .unwrap_or(rest.len());
+                let word = rest.get(..n).unwrap_or("");
+                if word == "xmlns" || word.starts_with("xmlns:") {
+                    name = Some(word);
+                } else if word.starts_with(|ch: char| ch.is_alphabetic() || ch == '_') {
+                    name = None;
+                }
+            }
+            None => {}
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The five predefined entities and character references in a value.
+fn unescape(v: &str) -> String {
+    if !v.contains('&') {
+        return v.to_string();
+    }
+    let mut out = String::with_capacity(v.len());
+    let mut rest = v;
+    while let Some(k) = rest.find('&') {
+        out.push_str(rest.get(..k).unwrap_or(""));
+        let after = rest.get(k + 1..).unwrap_or("");
+        let Some(end) = after.find(';') else {
+            out.push_str(rest.get(k..).unwrap_or(""));
+            return out;
+        };
+        let ent = after.get(..end).unwrap_or("");
+        let c = match ent {
+            "lt" => Some('<'),
+            "gt" => Some('>'),
+            "amp" => Some('&'),
+            "apos" => Some('\''),
+            "quot" => Some('"'),
+            _ => ent
+                .strip_prefix("#x")
+                .and_then(|h| u32::from_str_radix(h, 16).ok())
+                .or_else(|| ent.strip_prefix('#').and_then(|d| d.parse().ok()))
+                .and_then(char::from_u32),
+        };
+        match c {
+            Some(c) => out.push(c),
+            None => {
+                out.push('&');
+                out.push_str(ent);
+                out.push(';');
+            }
+        }
+        rest = after.get(end + 1..).unwrap_or("");
+    }
+    out.push_str(rest);
+    out
+}
+
+/// An element's name as written, with its prefix.
+fn qname<'s>(s: &'s str, e: XNode<'_, 's>) -> &'s str {
+    let tag = s.get(e.range().start + 1..).unwrap_or("");
+    let n = tag
+        .find(|ch: char| ch.is_ascii_whitespace() || ch == '>' || ch == '/')
+        .unwrap_or(tag.len());
+    match tag.get(..n) {
+        Some(q) if !q.is_empty() => q,
+        _ => e.tag_name().name(),
+    }
 }
 
 fn byte_of(s: &str, row: u32, col: u32) -> usize {
@@ -55,26 +188,34 @@ fn byte_of(s: &str, row: u32, col: u32) -> usize {
     0
 }
 
-fn element(b: &mut Builder<'_>, parent: NodeId, base: u64, e: XNode<'_, '_>, depth: usize) {
+fn element(
+    b: &mut Builder<'_>,
+    parent: NodeId,
+    base: u64,
+    s: &str,
+    e: XNode<'_, '_>,
+    depth: usize,
+) {
     let r = e.range();
-    let tag = e.tag_name().name();
+    let tag = qname(s, e);
+    let attrs = attributes(s, e);
     // The value sums the element up: its text if it has only text, else
     // its attributes.
     let only_text = e.children().all(|c| c.is_text());
     let txt = e.text().map(str::trim).unwrap_or("");
     let value = if only_text && !txt.is_empty() {
-        Some(format!("\"{}\"", text::clean(txt)))
+        Some(Value::str(txt))
     } else {
-        let attrs: Vec<String> = e
-            .attributes()
+        let shown: Vec<String> = attrs
+            .iter()
             .take(4)
-            .map(|a| format!("{}=\"{}\"", a.name(), a.value()))
+            .map(|a| format!("{}=\"{}\"", a.qname, a.value))
             .collect();
-        if attrs.is_empty() {
+        if shown.is_empty() {
             None
         } else {
-            let more = if e.attributes().len() > 4 { " …" } else { "" };
-            Some(format!("{}{more}", attrs.join(" ")))
+            let more = if attrs.len() > 4 { " …" } else { "" };
+            Some(Value::text(format!("{}{more}", shown.join(" "))))
         }
     };
     let id = b.add(
@@ -82,16 +223,15 @@ fn element(b: &mut Builder<'_>, parent: NodeId, base: u64, e: XNode<'_, '_>, dep
         format!("<{tag}>"),
         base + r.start as u64,
         (r.end - r.start) as u64,
-        value.map(Into::into),
+        value,
     );
-    for a in e.attributes() {
-        let ar = a.range_value();
+    for a in &attrs {
         b.leaf(
             id,
-            format!("@{}", a.name()),
-            base + ar.start as u64,
-            (ar.end - ar.start) as u64,
-            format!("\"{}\"", a.value()),
+            format!("@{}", a.qname),
+            base + a.at as u64,
+            a.len as u64,
+            Value::str(&a.value),
         );
     }
     if depth >= MAX_DEPTH {
@@ -104,7 +244,7 @@ fn element(b: &mut Builder<'_>, parent: NodeId, base: u64, e: XNode<'_, '_>, dep
     }
     for c in e.children() {
         if c.is_element() {
-            element(b, id, base, c, depth + 1);
+            element(b, id, base, s, c, depth + 1);
         } else if c.is_text() && !only_text {
             if let Some(t) = c.text() {
                 if !t.trim().is_empty() {
@@ -114,7 +254,7 @@ fn element(b: &mut Builder<'_>, parent: NodeId, base: u64, e: XNode<'_, '_>, dep
                         "#text",
                         base + tr.start as u64,
                         (tr.end - tr.start) as u64,
-                        format!("\"{}\"", t.trim()),
+                        Value::str(t.trim()),
                     );
                 }
             }
@@ -152,6 +292,41 @@ mod tests {
         let bb = t.find_path("<a>/<b>").expect("child");
         assert_eq!(t.value_text(bb).as_deref(), Some("\"hi\""));
         assert!(t.diagnostics().is_empty());
+    }
+
+    #[test]
+    fn namespaces_are_kept() {
+        let xml = br#"<Network xmlns="http://www.xmos.com" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="http://www.xmos.com a.xsd"><xsi:x a='1&amp;2'/></Network>"#;
+        let mut t = build(xml);
+        t.expand_all();
+        assert!(t.diagnostics().is_empty(), "{:?}", t.diagnostics());
+        let at = |t: &mut Tree, p: &str| {
+            let id = t.find_path(p).expect(p);
+            let n = t.node(id).unwrap();
+            let bytes = xml[n.offset as usize..n.end() as usize].to_vec();
+            (String::from_utf8(bytes).unwrap(), t.value_text(id).unwrap())
+        };
+        assert_eq!(
+            at(&mut t, "<Network>/@xmlns"),
+            (
+                "http://www.xmos.com".to_string(),
+                "\"http://www.xmos.com\"".to_string()
+            )
+        );
+        assert_eq!(
+            at(&mut t, "<Network>/@xmlns:xsi").0,
+            "http://www.w3.org/2001/XMLSchema-instance"
+        );
+        assert_eq!(
+            at(&mut t, "<Network>/@xsi:schemaLocation").0,
+            "http://www.xmos.com a.xsd"
+        );
+        assert_eq!(at(&mut t, "<Network>/<xsi:x>/@a").1, "\"1&2\"");
+        let net = t.find_path("<Network>").unwrap();
+        assert!(t
+            .value_text(net)
+            .unwrap()
+            .starts_with("xmlns=\"http://www.xmos.com\" xmlns:xsi="));
     }
 
     #[test]

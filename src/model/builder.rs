@@ -571,6 +571,17 @@ impl<'a> Builder<'a> {
         );
     }
 
+    /// Adds the items of `seq` under `node` now, as [`Builder::seq`] would
+    /// when `node` is opened: for a lazy builder of `node` whose sequence
+    /// is only known once it runs (its scan is the costly part).
+    pub fn seq_now(&mut self, node: NodeId, seq: Seq) {
+        if seq.count == 0 {
+            return;
+        }
+        let count = seq.count;
+        self.fill(node, 0, count, &Arc::new(seq));
+    }
+
     fn fill(&mut self, parent: NodeId, lo: u64, hi: u64, seq: &Arc<Seq>) {
         let n = hi - lo;
         if n <= GROUP {

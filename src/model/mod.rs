@@ -65,3 +65,12 @@ pub fn inum(v: i64) -> Value {
 pub fn named(v: u64, name: Option<&str>) -> Value {
     Value::named(v, name)
 }
+
+/// `v` rounded up to a multiple of `a` (`a` of 0 or 1: `v`); `None` past
+/// `u64::MAX`.
+pub fn align_up(v: u64, a: u64) -> Option<u64> {
+    if a <= 1 {
+        return Some(v);
+    }
+    v.checked_add(a - 1).map(|x| x / a * a)
+}

@@ -111,6 +111,12 @@ pub fn hex(b: &[u8], max: usize) -> String {
     out
 }
 
+/// A 32-bit word as `0x` and eight hex digits, for messages and summaries
+/// (a node's value holds it as `Value::hex_wide(v, 4)`).
+pub fn hex32(v: u32) -> String {
+    format!("0x{v:08x}")
+}
+
 /// A 16-byte UUID in 8-4-4-4-12 form, bytes in file order.
 pub fn uuid(b: &[u8]) -> String {
     let mut s = String::with_capacity(36);

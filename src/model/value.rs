@@ -20,6 +20,9 @@ pub enum Radix {
     Hex,
     /// `4096`.
     Dec,
+    /// Hex with every digit of the value's width: `0x00001000` for a
+    /// 4-byte field (as `Hex` when the width is not known).
+    HexWide,
 }
 
 /// How the viewer wants numbers shown: as each value prefers, or all in
@@ -84,6 +87,14 @@ pub enum Value {
     Note { v: Raw, note: CompactString },
     /// A byte count: `16 bytes`.
     Size(u64),
+    /// A number followed by words about it, shown as they are:
+    /// `300 MHz`, `0x80 -> "kernel_init"`, `128 (0x80) KiB`.
+    With {
+        v: Raw,
+        width: u8,
+        radix: Radix,
+        rest: CompactString,
+    },
     /// Seconds since 1970-01-01 UTC.
     Date(i64),
     /// A string from the file, shown in quotes.
@@ -114,6 +125,24 @@ impl Value {
             v,
             width: 0,
             radix: Radix::Dec,
+        }
+    }
+    /// Hex with all the digits of `width` bytes: `0x0000abcd` for 4.
+    pub fn hex_wide(v: u64, width: u8) -> Value {
+        Value::U {
+            v,
+            width,
+            radix: Radix::HexWide,
+        }
+    }
+    /// `v` in `radix`, then `rest` as it is (`rest` brings its own
+    /// leading space).
+    pub fn with(v: u64, radix: Radix, rest: impl AsRef<str>) -> Value {
+        Value::With {
+            v: Raw::U(v),
+            width: 0,
+            radix,
+            rest: clean_compact(rest.as_ref()),
         }
     }
     pub fn int(v: i64) -> Value {
@@ -175,6 +204,12 @@ impl Value {
         match self {
             Value::U { v, radix, .. } => Value::U { v, width: w, radix },
             Value::I { v, .. } => Value::I { v, width: w },
+            Value::With { v, radix, rest, .. } => Value::With {
+                v,
+                width: w,
+                radix,
+                rest,
+            },
             other => other,
         }
     }
@@ -187,7 +222,7 @@ impl Value {
             }
             Value::Size(v) | Value::StrAt { v, .. } => Some(Raw::U(*v)),
             Value::I { v, .. } | Value::Date(v) => Some(Raw::I(*v)),
-            Value::Note { v, .. } => Some(*v),
+            Value::Note { v, .. } | Value::With { v, .. } => Some(*v),
             Value::Str(_) | Value::Text(_) => None,
         }
     }
@@ -199,7 +234,7 @@ impl Value {
             Value::I { .. } => "int",
             Value::Named { .. } => "enum",
             Value::Flags { .. } => "flags",
-            Value::Note { .. } => "number",
+            Value::Note { .. } | Value::With { .. } => "number",
             Value::Size(_) => "size",
             Value::Date(_) => "date",
             Value::Str(_) => "string",
@@ -211,7 +246,7 @@ impl Value {
     /// Writes the value as the viewer wants numbers shown.
     pub fn write_to(&self, out: &mut dyn Write, mode: Numbers) -> fmt::Result {
         match self {
-            Value::U { v, radix, .. } => write_num(out, *v, mode.radix(*radix)),
+            Value::U { v, width, radix } => write_wide(out, *v, *width, mode.radix(*radix)),
             Value::I { v, .. } => write_int(out, *v, mode),
             Value::Named { v, radix, name } => {
                 write_num(out, *v, mode.radix(short(*radix)))?;
@@ -238,12 +273,27 @@ impl Value {
                 out.write_str(note)?;
                 out.write_char(')')
             }
+            Value::With {
+                v,
+                width,
+                radix,
+                rest,
+            } => {
+                match *v {
+                    Raw::U(u) => write_wide(out, u, *width, mode.radix(*radix))?,
+                    Raw::I(i) => write_int(out, i, mode)?,
+                }
+                out.write_str(rest)
+            }
             Value::Size(n) => {
                 write_num(out, *n, mode.radix(Radix::Dec))?;
                 out.write_str(if *n == 1 { " byte" } else { " bytes" })
             }
             Value::Date(s) => {
-                write_int(out, *s, mode)?;
+                match u64::try_from(*s) {
+                    Ok(u) => write_num(out, u, mode.radix(Radix::Dec))?,
+                    Err(_) => write_int(out, *s, mode)?,
+                }
                 out.write_str(" (")?;
                 match text::utc(*s) {
                     Some(d) => out.write_str(&d)?,
@@ -282,11 +332,20 @@ fn short(r: Radix) -> Radix {
     }
 }
 
+fn write_wide(out: &mut dyn Write, v: u64, width: u8, r: Radix) -> fmt::Result {
+    match r {
+        Radix::HexWide if width > 0 => {
+            write!(out, "0x{v:0w$x}", w = usize::from(width) * 2)
+        }
+        r => write_num(out, v, r),
+    }
+}
+
 fn write_num(out: &mut dyn Write, v: u64, r: Radix) -> fmt::Result {
     let mut buf = itoa::Buffer::new();
     match r {
         Radix::Dec => out.write_str(buf.format(v)),
-        Radix::Hex => out.write_str(hex_digits(v, &mut [0; 18])),
+        Radix::Hex | Radix::HexWide => out.write_str(hex_digits(v, &mut [0; 18])),
         Radix::Auto => {
             out.write_str(buf.format(v))?;
             if v >= 10 {
@@ -406,6 +465,17 @@ mod tests {
         assert_eq!(hex_digits(0, &mut [0; 18]), "0x0");
         assert_eq!(hex_digits(u64::MAX, &mut [0; 18]), "0xffffffffffffffff");
         assert_eq!(hex_digits(0x2255188, &mut [0; 18]), "0x2255188");
+        assert_eq!(Value::hex_wide(0xab, 4).to_string(), "0x000000ab");
+        assert_eq!(Value::hex_wide(0xab, 4).render(Numbers::Dec), "171");
+        assert_eq!(Value::with(300, Radix::Dec, " MHz").to_string(), "300 MHz");
+        assert_eq!(
+            Value::with(128, Radix::Auto, " KiB").to_string(),
+            "128 (0x80) KiB"
+        );
+        assert_eq!(
+            Value::Date(1_700_000_000).to_string(),
+            "1700000000 (2023-11-14 22:13:20 UTC)"
+        );
         assert_eq!(Value::Size(1).to_string(), "1 byte");
         assert_eq!(Value::Size(16).to_string(), "16 bytes");
         assert_eq!(Value::str("a\u{1b}b").to_string(), "\"a\\x1bb\"");

@@ -8,10 +8,6 @@ use crate::model::{named, num, text, Builder, Endian, NodeId, Value};
 /// More notes than this in one section are not shown.
 const MAX_NOTES: u64 = 65_536;
 
-fn align_up(v: u64, a: u64) -> Option<u64> {
-    v.checked_add(a - 1).map(|x| x / a * a)
-}
-
 /// Parses the notes in `[a, a+l)` under `parent`.
 pub(super) fn notes(
     b: &mut Builder<'_>,
@@ -83,10 +79,10 @@ pub(super) fn notes(
         };
         // The description and the next note start `al`-aligned from the
         // note's start (4 in most notes, 8 in 64-bit GNU property notes).
-        let desc_off = align_up(12 + u64::from(namesz), al).unwrap_or(u64::MAX);
+        let desc_off = crate::model::align_up(12 + u64::from(namesz), al).unwrap_or(u64::MAX);
         let total = desc_off
             .checked_add(descsz.into())
-            .and_then(|x| align_up(x, al))
+            .and_then(|x| crate::model::align_up(x, al))
             .unwrap_or(u64::MAX);
         // The last note's description may end without padding.
         let total_min = desc_off.saturating_add(descsz.into());
@@ -220,7 +216,7 @@ fn properties(b: &mut Builder<'_>, parent: NodeId, elf: &Elf, d: u64, n: u64, al
             break;
         };
         let datasz = u64::from(sz);
-        let total = 8u64.saturating_add(align_up(datasz, al).unwrap_or(u64::MAX));
+        let total = 8u64.saturating_add(crate::model::align_up(datasz, al).unwrap_or(u64::MAX));
         let size = total.min(end - pos);
         let tn = match t {
             1 => Some("GNU_PROPERTY_STACK_SIZE"),

@@ -9,11 +9,11 @@
 use std::sync::Arc;
 
 use super::{
-    arr_field, check_arr, field, field_named, field_raw, field_uuid, field_with, mpo_field, read,
-    sec_str, Sec, Strings,
+    arr_field, check_arr, field, field_hex, field_named, field_uuid, field_wide, field_with,
+    mpo_field, read, sec_str, Sec, Strings,
 };
 use crate::formats::pdi;
-use crate::model::{num, Builder, ElemFn, NodeId};
+use crate::model::{Builder, ElemFn, NodeId, Value};
 
 const PARTITION: u64 = 184;
 const AIE_PDI: u64 = 96;
@@ -75,29 +75,25 @@ pub(crate) fn partition(b: &mut Builder<'_>, sec: Sec) {
     let hdr = b.group(sec.node, "aie_partition", s, PARTITION);
     let mut strings = Strings::new(PARTITION);
     field(b, hdr, "schema_version", s, 1);
-    field_raw(b, hdr, "padding0", s + 1, 3);
+    b.raw(hdr, "padding0", s + 1, 3);
     let mut name = None;
     if let Some(rel) = mpo_field(b, hdr, "mpo_name", s + 4, sec) {
         name = strings.check(b, sec, rel, s + 4, "aie_partition.mpo_name");
     }
     field(b, hdr, "operations_per_cycle", s + 8, 4);
-    field_raw(b, hdr, "padding", s + 12, 4);
-    field_with(b, hdr, "inference_fingerprint", s + 0x10, 8, |v| {
-        format!("0x{v:016x}")
-    });
-    field_with(b, hdr, "pre_post_fingerprint", s + 0x18, 8, |v| {
-        format!("0x{v:016x}")
-    });
+    b.raw(hdr, "padding", s + 12, 4);
+    field_wide(b, hdr, "inference_fingerprint", s + 0x10, 8);
+    field_wide(b, hdr, "pre_post_fingerprint", s + 0x18, 8);
     let info = b.group(hdr, "info", s + 0x20, 88);
     let width = field(b, info, "column_width", s + 0x20, 2).unwrap_or(0);
-    field_raw(b, info, "padding", s + 0x22, 6);
+    b.raw(info, "padding", s + 0x22, 6);
     let cols_at = arr_field(b, info, "start_columns", s + 0x28, sec, 2);
-    field_raw(b, info, "reserved", s + 0x30, 72);
+    b.raw(info, "reserved", s + 0x30, 72);
     let pdis_at = arr_field(b, hdr, "aie_pdi", s + 0x78, sec, AIE_PDI);
     if let Some(rel) = mpo_field(b, hdr, "kernel_commit_id", s + 0x80, sec) {
         strings.check(b, sec, rel, s + 0x80, "aie_partition.kernel_commit_id");
     }
-    field_raw(b, hdr, "reserved", s + 0x84, 52);
+    b.raw(hdr, "reserved", s + 0x84, 52);
 
     // The columns the partition may start at.
     let mut cols: Vec<u16> = Vec::new();
@@ -164,7 +160,7 @@ pub(crate) fn partition(b: &mut Builder<'_>, sec: Sec) {
                 format!("pdi[{i}] image"),
                 iabs,
                 ilen,
-                format!("{} bytes", num(ilen)),
+                Value::Size(ilen),
             );
             if ilen <= budget {
                 budget -= ilen;
@@ -258,7 +254,8 @@ impl Budget {
 
     /// Shows an array past the budget as one node, and says why once.
     fn skip(&mut self, b: &mut Builder<'_>, p: NodeId, name: &str, abs: u64, len: u64) {
-        b.leaf(p, name, abs, len, format!("{} bytes, not opened", num(len)));
+        let v = Value::with(len, crate::model::Radix::Auto, " bytes, not opened");
+        b.leaf(p, name, abs, len, v);
         if !self.warned {
             self.warned = true;
             b.warn(
@@ -292,9 +289,9 @@ fn id_array(
     let elem: ElemFn = Arc::new(move |b: &mut Builder<'_>, p, i, at| {
         field_with(b, p, &format!("[{i}]"), at, size, |v| {
             if hex {
-                format!("0x{v:x}")
+                Value::hex(v)
             } else {
-                num(v).to_string()
+                Value::uint(v)
             }
         });
     });
@@ -308,7 +305,7 @@ fn aie_pdi(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64, sec: Sec) {
     let uuid = field_uuid(b, id, "uuid", at).unwrap_or_default();
     let img = arr_field(b, id, "pdi_image", at + 16, sec, 1);
     arr_field(b, id, "cdo_groups", at + 24, sec, CDO_GROUP);
-    field_raw(b, id, "reserved", at + 32, 64);
+    b.raw(id, "reserved", at + 32, 64);
     let groups: Vec<String> = match target(b, sec, at + 24, CDO_GROUP) {
         Some((g, n)) => (0..n.min(LISTED))
             .map(|j| format!("\"{}\"", name_at(b, sec, g + j * CDO_GROUP)))
@@ -339,11 +336,11 @@ fn cdo_group(b: &mut Builder<'_>, p: NodeId, j: u64, at: u64, sec: Sec) {
     let id = b.group(p, label, at, CDO_GROUP);
     mpo_field(b, id, "mpo_name", at, sec);
     let ty = field_named(b, id, "cdo_type", at + 4, 1, cdo_type).unwrap_or(0);
-    field_raw(b, id, "padding", at + 5, 3);
-    let pdi_id = field_with(b, id, "pdi_id", at + 8, 8, |v| format!("0x{v:x}")).map_or(0, |x| x.0);
+    b.raw(id, "padding", at + 5, 3);
+    let pdi_id = field_hex(b, id, "pdi_id", at + 8, 8).map_or(0, |x| x.0);
     arr_field(b, id, "dpu_kernel_ids", at + 16, sec, 8);
     arr_field(b, id, "pre_cdo_groups", at + 24, sec, 4);
-    field_raw(b, id, "reserved", at + 32, 64);
+    b.raw(id, "reserved", at + 32, 64);
     let kernels = target(b, sec, at + 16, 8).map_or(String::new(), |(a, n)| list(b, a, n, 8, true));
     let pre = target(b, sec, at + 24, 4).map_or(String::new(), |(a, n)| list(b, a, n, 4, false));
     b.set_value(

@@ -2,11 +2,8 @@
 //! MCS, BMC, SOFT_KERNEL, ASK_FLASH, VENDER_METADATA, AIE_RESOURCES_BIN.
 //! Offsets and string offsets in them are from the section start.
 
-use super::{
-    field, field_named, field_raw, field_str, field_with, mpo_field, read, table_count, Sec,
-    Strings,
-};
-use crate::model::{num, Builder, NodeId};
+use super::{field_hex, field_named, field_with, mpo_field, read, table_count, Sec, Strings};
+use crate::model::{Builder, NodeId, Value};
 
 /// One field of a record.
 #[derive(Clone, Copy)]
@@ -54,7 +51,7 @@ fn record(b: &mut Builder<'_>, sec: Sec, name: &str, fields: &[F], image: Image)
     for &f in fields {
         match f {
             F::Num(n, s) => {
-                let shown = field_with(b, rec, n, at, s, |v| num(v).to_string());
+                let shown = field_with(b, rec, n, at, s, Value::uint);
                 if at == sec.abs + image.off_at {
                     off_node = shown.map(|(_, id)| id);
                 }
@@ -71,17 +68,19 @@ fn record(b: &mut Builder<'_>, sec: Sec, name: &str, fields: &[F], image: Image)
                 }
             }
             F::Str(n, s) => {
-                let v = field_str(b, rec, n, at, s);
+                let v = b.fixed_str(rec, n, at, s).unwrap_or_default();
                 if title.is_none() && n == "m_image_name" {
                     title = Some(v);
                 }
             }
-            F::Raw(n, s) => field_raw(b, rec, n, at, s),
+            F::Raw(n, s) => {
+                b.raw(rec, n, at, s);
+            }
         }
         at += f.size();
     }
     if let Some(t) = &title {
-        b.set_value(rec, format!("\"{t}\""));
+        b.set_value(rec, Value::str(t));
     }
     let off_at = sec.abs + image.off_at;
     let rel = read(b, off_at, image.width).unwrap_or(0);
@@ -135,7 +134,7 @@ fn blob(
         );
         return None;
     };
-    let id = b.leaf(sec.node, name, abs, len, format!("{} bytes", num(len)));
+    let id = b.leaf(sec.node, name, abs, len, Value::Size(len));
     if len <= *budget {
         *budget -= len;
         b.nested(id, abs, len);
@@ -279,12 +278,12 @@ pub(crate) fn mcs(b: &mut Builder<'_>, sec: Sec) {
         return;
     }
     let n = table_count(b, sec, "m_count", sec.abs, 1, true, sec.abs + 8, CHUNK);
-    field_raw(b, sec.node, "m_unused", sec.abs + 1, 7);
+    b.raw(sec.node, "m_unused", sec.abs + 1, 7);
     let table = b.group(sec.node, "m_chunk", sec.abs + 8, n * CHUNK);
     // Chunks that overlap could make the same bytes be decoded again and
     // again: decode at most twice the section's bytes.
     let mut budget = sec.len.saturating_mul(2);
-    b.set_value(table, format!("{n} entries"));
+    b.set_value(table, Value::note(crate::model::Raw::U(n), "entries"));
     for i in 0..n {
         let at = sec.abs + 8 + i * CHUNK;
         let ty = read(b, at, 1).unwrap_or(0);
@@ -296,13 +295,13 @@ pub(crate) fn mcs(b: &mut Builder<'_>, sec: Sec) {
             format!(
                 "{}, {} bytes at +0x{rel:x}",
                 mcs_type(ty).unwrap_or("unknown type"),
-                num(len)
+                Value::uint(len)
             ),
         );
         field_named(b, id, "m_type", at, 1, mcs_type);
-        field_raw(b, id, "m_unused", at + 1, 7);
-        let off = field_with(b, id, "m_offset", at + 8, 8, |v| format!("0x{v:x}"));
-        field(b, id, "m_size", at + 16, 8);
+        b.raw(id, "m_unused", at + 1, 7);
+        let off = field_hex(b, id, "m_offset", at + 8, 8);
+        super::field(b, id, "m_size", at + 16, 8);
         if let Some(data) = blob(
             b,
             sec,

@@ -11,7 +11,7 @@ mod tables;
 use std::collections::BTreeSet;
 
 use crate::formats::{json, xml};
-use crate::model::{named, num, text, Builder, Endian, NodeId};
+use crate::model::{text, Builder, Endian, NodeId, Radix, Raw, Value};
 
 pub const MAGIC: &[u8] = b"xclbin2\0";
 
@@ -139,23 +139,27 @@ pub(crate) fn read(b: &Builder<'_>, off: u64, size: u64) -> Option<u64> {
     }
 }
 
-/// Adds a field whose value `show` formats; returns the value and node.
+/// Adds a field whose value `show` makes of the number read; returns the
+/// number and the node.
 pub(crate) fn field_with(
     b: &mut Builder<'_>,
     p: NodeId,
     name: &str,
     off: u64,
     size: u64,
-    show: impl FnOnce(u64) -> String,
+    show: impl FnOnce(u64) -> Value,
 ) -> Option<(u64, NodeId)> {
     match read(b, off, size) {
-        Some(v) => Some((v, b.leaf(p, name, off, size, show(v)))),
+        Some(v) => {
+            let shown = show(v).with_width(size as u8);
+            Some((v, b.leaf(p, name, off, size, shown)))
+        }
         None => {
-            let have = b.file_len().saturating_sub(off).min(size);
+            let have = b.file_len().saturating_sub(off);
             b.error(
                 off,
-                have,
-                format!("truncated: {name} needs {size} bytes at 0x{off:x}"),
+                have.min(size),
+                format!("truncated: {name} needs {size} bytes at 0x{off:x}, {have} remain"),
             );
             None
         }
@@ -170,7 +174,31 @@ pub(crate) fn field(
     off: u64,
     size: u64,
 ) -> Option<u64> {
-    field_with(b, p, name, off, size, |v| num(v).to_string()).map(|(v, _)| v)
+    b.uint(p, name, off, size, LE)
+}
+
+/// A field shown in hex with all its digits (`0x00ab`); returns the number
+/// and the node.
+pub(crate) fn field_wide(
+    b: &mut Builder<'_>,
+    p: NodeId,
+    name: &str,
+    off: u64,
+    size: u64,
+) -> Option<(u64, NodeId)> {
+    field_with(b, p, name, off, size, |v| Value::hex_wide(v, size as u8))
+}
+
+/// A field in hex, as short as it goes (`0x1000`); returns the number and
+/// the node.
+pub(crate) fn field_hex(
+    b: &mut Builder<'_>,
+    p: NodeId,
+    name: &str,
+    off: u64,
+    size: u64,
+) -> Option<(u64, NodeId)> {
+    field_with(b, p, name, off, size, Value::hex)
 }
 
 /// A field holding an enum value, shown with its name.
@@ -182,7 +210,7 @@ pub(crate) fn field_named(
     size: u64,
     names: fn(u64) -> Option<&'static str>,
 ) -> Option<u64> {
-    field_with(b, p, name, off, size, |v| named(v, names(v)).to_string()).map(|(v, _)| v)
+    field_with(b, p, name, off, size, |v| Value::named(v, names(v))).map(|(v, _)| v)
 }
 
 /// A signed field of 1, 2 or 4 bytes.
@@ -199,7 +227,7 @@ pub(crate) fn field_signed(
         2 => i64::from(v as u16 as i16),
         _ => i64::from(v as u32 as i32),
     };
-    b.leaf(p, name, off, size, crate::model::inum(s));
+    b.leaf(p, name, off, size, Value::int(s).with_width(size as u8));
     Some(s)
 }
 
@@ -207,18 +235,8 @@ pub(crate) fn field_signed(
 pub(crate) fn field_uuid(b: &mut Builder<'_>, p: NodeId, name: &str, off: u64) -> Option<String> {
     let bytes = b.read_bytes(off, 16)?;
     let u = text::uuid(bytes);
-    b.leaf(p, name, off, 16, u.clone());
+    b.leaf(p, name, off, 16, Value::text(&u));
     Some(u)
-}
-
-/// A fixed char array, shown up to its first NUL.
-pub(crate) fn field_str(b: &mut Builder<'_>, p: NodeId, name: &str, off: u64, len: u64) -> String {
-    b.fixed_str(p, name, off, len).unwrap_or_default()
-}
-
-/// Padding or reserved bytes.
-pub(crate) fn field_raw(b: &mut Builder<'_>, p: NodeId, name: &str, off: u64, len: u64) {
-    b.raw(p, name, off, len);
 }
 
 /// Cuts a long text for showing.
@@ -253,11 +271,13 @@ pub(crate) fn mpo_field(
     let rel = read(b, off, 4)?;
     match sec_str(b, sec, rel) {
         Some((abs, size, s, _)) => {
-            let id = b.leaf(p, name, off, 4, format!("0x{rel:x} -> \"{s}\""));
+            let v = Value::with(rel, Radix::Hex, format!(" -> \"{s}\""));
+            let id = b.leaf(p, name, off, 4, v);
             b.link(id, abs, size.max(1));
         }
         None => {
-            b.leaf(p, name, off, 4, format!("0x{rel:x} (outside the section)"));
+            let v = Value::with(rel, Radix::Hex, " (outside the section)");
+            b.leaf(p, name, off, 4, v);
         }
     }
     Some(rel)
@@ -313,7 +333,7 @@ impl Strings {
                 format!("str +0x{rel:x}"),
                 abs,
                 size,
-                format!("\"{s}\""),
+                Value::str(&s),
             );
         }
         Some(s)
@@ -333,12 +353,12 @@ pub(crate) fn arr_field(
     let count = read(b, off, 4)?;
     let rel = read(b, off + 4, 4)?;
     let what = match elem {
-        1 => "bytes".to_string(),
-        e => format!("× {e} bytes"),
+        1 => format!(" bytes at +0x{rel:x}"),
+        e => format!(" × {e} bytes at +0x{rel:x}"),
     };
-    let id = b.leaf(p, name, off, 8, format!("{count} {what} at +0x{rel:x}"));
-    b.leaf(id, "size", off, 4, num(count));
-    b.leaf(id, "offset", off + 4, 4, format!("0x{rel:x}"));
+    let id = b.leaf(p, name, off, 8, Value::with(count, Radix::Dec, what));
+    b.leaf(id, "size", off, 4, Value::uint(count).with_width(4));
+    b.leaf(id, "offset", off + 4, 4, Value::hex(rel).with_width(4));
     if count > 0 && rel < sec.len {
         let size = count.saturating_mul(elem).min(sec.len - rel);
         b.link(id, sec.abs + rel, size);
@@ -430,15 +450,15 @@ pub(crate) fn table_count(
     count
 }
 
-fn date(v: u64) -> String {
-    match (v, i64::try_from(v).ok().and_then(text::utc)) {
-        (0, _) => "0 (not set)".to_string(),
-        (_, Some(d)) => format!("{v} ({d})"),
-        (_, None) => format!("{} (not a date)", num(v)),
+fn date(v: u64) -> Value {
+    match i64::try_from(v).ok().filter(|&s| text::utc(s).is_some()) {
+        _ if v == 0 => Value::note(Raw::U(0), "not set"),
+        Some(s) => Value::Date(s),
+        None => Value::note(Raw::U(v), "not a date"),
     }
 }
 
-fn action_mask(v: u64) -> String {
+fn action_mask(v: u64) -> Value {
     let mut names = Vec::new();
     if v & 1 != 0 {
         names.push("AM_LOAD_AIE".to_string());
@@ -449,16 +469,17 @@ fn action_mask(v: u64) -> String {
     if v & !3 != 0 {
         names.push(format!("unknown 0x{:x}", v & !3));
     }
-    if names.is_empty() {
-        format!("{v} (none)")
+    let names = if names.is_empty() {
+        "none".to_string()
     } else {
-        format!("{v} ({})", names.join(" | "))
-    }
+        names.join(" | ")
+    };
+    Value::with(v, Radix::Dec, format!(" ({names})"))
 }
 
 /// Decodes the xclbin in `[off, off+len)` under `parent`.
 pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
-    b.leaf(parent, "magic", off, 8, "\"xclbin2\"");
+    b.leaf(parent, "magic", off, 8, Value::str("xclbin2"));
     if len < SECTIONS {
         b.error(
             off,
@@ -468,9 +489,9 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
     }
     let sig = field_with(b, parent, "m_signature_length", off + 8, 4, |v| {
         match v as u32 as i32 {
-            -1 => "-1 (unsigned)".to_string(),
-            n if n >= 0 => format!("{n} bytes (signed)"),
-            n => format!("{n} (corrupt)"),
+            -1 => Value::note(Raw::I(-1), "unsigned"),
+            n if n >= 0 => Value::with(n as u64, Radix::Dec, " bytes (signed)"),
+            n => Value::note(Raw::I(i64::from(n)), "corrupt"),
         }
     })
     .map(|(v, _)| v as u32 as i32);
@@ -482,15 +503,13 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
         );
     }
     if len >= 0x28 {
-        field_raw(b, parent, "reserved", off + 0xC, 28);
+        b.raw(parent, "reserved", off + 0xC, 28);
     }
     if len >= 0x128 {
-        field_raw(b, parent, "m_keyBlock", off + 0x28, 256);
+        b.raw(parent, "m_keyBlock", off + 0x28, 256);
     }
     if len >= HEADER {
-        field_with(b, parent, "m_uniqueId", off + 0x128, 8, |v| {
-            format!("0x{v:016x}")
-        });
+        field_wide(b, parent, "m_uniqueId", off + 0x128, 8);
     }
     if len < SECTIONS {
         return;
@@ -534,11 +553,11 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
     field_named(b, hdr, "m_mode", h + 0x1C, 2, mode_name);
     field_with(b, hdr, "m_actionMask", h + 0x1E, 2, action_mask);
     field_uuid(b, hdr, "m_interface_uuid", h + 0x20);
-    field_str(b, hdr, "m_platformVBNV", h + 0x30, 64);
+    b.fixed_str(hdr, "m_platformVBNV", h + 0x30, 64);
     field_uuid(b, hdr, "uuid", h + 0x70);
-    field_str(b, hdr, "m_debug_bin", h + 0x80, 16);
+    b.fixed_str(hdr, "m_debug_bin", h + 0x80, 16);
     let n = field(b, hdr, "m_numSections", h + 0x90, 4).unwrap_or(0);
-    field_raw(b, hdr, "padding", h + 0x94, 4);
+    b.raw(hdr, "padding", h + 0x94, 4);
 
     // A signed xclbin ends with its signature, counted in m_length.
     if let Some(s) = sig.filter(|&s| s > 0) {
@@ -550,7 +569,7 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
                     "signature",
                     off + at,
                     s,
-                    format!("PKCS#7 signature, {} bytes", num(s)),
+                    format!("PKCS#7 signature, {} bytes", Value::uint(s)),
                 );
             }
             _ => b.error(
@@ -605,7 +624,9 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
         let s_size = read(b, at + 0x20, 8).unwrap_or(0);
         let label = label(i, kind);
         if kind_name(kind).is_none() {
-            b.warn(
+            // Newer tools write kinds this reader does not know yet: an
+            // info, since the file may well be valid.
+            b.info(
                 at,
                 4,
                 format!("{label}: unknown section kind {kind}; shown as raw bytes"),
@@ -651,7 +672,7 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
         }
         let abs = off + e.rel;
         let name = read_name(b, off + SECTIONS + e.index * SECTION_HEADER);
-        let value = format!("\"{name}\", {} bytes", num(e.size));
+        let value = format!("\"{name}\", {} bytes", Value::uint(e.size));
         let node = b.add(
             parent,
             label(e.index, e.kind),
@@ -676,9 +697,10 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
             // sections all hold the whole file).
             b.set_value(
                 sec.node,
-                format!(
-                    "{} bytes, not decoded (they overlap other structures)",
-                    num(e.size)
+                Value::with(
+                    e.size,
+                    Radix::Auto,
+                    " bytes, not decoded (they overlap other structures)",
                 ),
             );
         }
@@ -771,16 +793,14 @@ fn section_header(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64, base: u64, le
     let id = b.group(p, label(i, kind), at, SECTION_HEADER);
     b.set_value(
         id,
-        format!("\"{name}\" at 0x{s_off:x}, {} bytes", num(s_size)),
+        format!("\"{name}\" at 0x{s_off:x}, {} bytes", Value::uint(s_size)),
     );
     let kind_names = |v: u64| kind_name(v as u32);
     field_named(b, id, "m_sectionKind", at, 4, kind_names);
-    field_str(b, id, "m_sectionName", at + 4, 16);
-    field_raw(b, id, "padding", at + 0x14, 4);
+    b.fixed_str(id, "m_sectionName", at + 4, 16);
+    b.raw(id, "padding", at + 0x14, 4);
     let payload = (s_off < len && s_size > 0).then(|| (base + s_off, s_size.min(len - s_off)));
-    if let Some((_, o)) = field_with(b, id, "m_sectionOffset", at + 0x18, 8, |v| {
-        format!("0x{v:x}")
-    }) {
+    if let Some((_, o)) = field_hex(b, id, "m_sectionOffset", at + 0x18, 8) {
         if let Some((abs, size)) = payload {
             b.link(o, abs, size);
         }
@@ -825,7 +845,7 @@ fn payload(b: &mut Builder<'_>, kind: u32, sec: Sec, ctx: &tables::Ctx) {
         _ => {
             b.set_value(
                 sec.node,
-                format!("{} bytes of an unknown kind", num(sec.len)),
+                Value::with(sec.len, Radix::Auto, " bytes of an unknown kind"),
             );
         }
     }
@@ -837,16 +857,22 @@ mod tests {
 
     #[test]
     fn dates_are_utc() {
-        assert_eq!(date(0), "0 (not set)");
-        assert_eq!(date(0x60a6_0140), "1621492032 (2021-05-20 06:27:12 UTC)");
-        assert_eq!(date(4_107_542_399), "4107542399 (2100-02-28 23:59:59 UTC)");
-        assert!(date(u64::MAX).ends_with("(not a date)"));
+        assert_eq!(date(0).to_string(), "0 (not set)");
+        assert_eq!(
+            date(0x60a6_0140).to_string(),
+            "1621492032 (2021-05-20 06:27:12 UTC)"
+        );
+        assert_eq!(
+            date(4_107_542_399).to_string(),
+            "4107542399 (2100-02-28 23:59:59 UTC)"
+        );
+        assert!(date(u64::MAX).to_string().ends_with("(not a date)"));
     }
 
     #[test]
     fn action_mask_names_its_bits() {
-        assert_eq!(action_mask(0), "0 (none)");
-        assert_eq!(action_mask(3), "3 (AM_LOAD_AIE | AM_LOAD_PDI)");
-        assert_eq!(action_mask(5), "5 (AM_LOAD_AIE | unknown 0x4)");
+        assert_eq!(action_mask(0).to_string(), "0 (none)");
+        assert_eq!(action_mask(3).to_string(), "3 (AM_LOAD_AIE | AM_LOAD_PDI)");
+        assert_eq!(action_mask(5).to_string(), "5 (AM_LOAD_AIE | unknown 0x4)");
     }
 }

@@ -6,10 +6,10 @@
 use std::sync::Arc;
 
 use super::{
-    field, field_named, field_raw, field_signed, field_str, field_with, read, table_count, Entry,
-    Sec, MAX_REPORTS,
+    field, field_named, field_signed, field_wide, field_with, read, table_count, Entry, Sec,
+    MAX_REPORTS,
 };
-use crate::model::{named, num, text, Builder, ElemFn, NodeId};
+use crate::model::{text, Builder, ElemFn, NodeId, Radix, Raw, Value};
 
 const MEM_DATA: u64 = 40;
 const CONNECTION: u64 = 12;
@@ -164,7 +164,7 @@ impl Ctx {
 }
 
 /// KiB as a size with a readable unit beside.
-fn kib(v: u64) -> String {
+fn kib(v: u64) -> Value {
     let unit = if v >= 1 << 20 && v.is_multiple_of(1 << 20) {
         format!(" ({} GiB)", v >> 20)
     } else if v >= 1 << 10 && v.is_multiple_of(1 << 10) {
@@ -172,14 +172,15 @@ fn kib(v: u64) -> String {
     } else {
         String::new()
     };
-    format!("{} KiB{unit}", num(v))
+    Value::with(v, Radix::Auto, format!(" KiB{unit}"))
 }
 
-fn addr(v: u64) -> String {
+/// An address; all ones means none.
+fn addr(v: u64) -> Value {
     if v == u64::MAX {
-        "0xffffffffffffffff (none)".to_string()
+        Value::named_hex(v, Some("none"))
     } else {
-        format!("0x{v:x}")
+        Value::hex(v)
     }
 }
 
@@ -191,7 +192,7 @@ pub(crate) fn mem_topology(b: &mut Builder<'_>, sec: Sec) {
     }
     let n = table_count(b, sec, "m_count", sec.abs, 4, true, sec.abs + 8, MEM_DATA);
     if sec.len >= 8 {
-        field_raw(b, sec.node, "padding", sec.abs + 4, 4);
+        b.raw(sec.node, "padding", sec.abs + 4, 4);
         let elem: ElemFn = Arc::new(mem_data);
         b.array(sec.node, "m_mem_data", sec.abs + 8, n, MEM_DATA, elem);
     }
@@ -220,9 +221,9 @@ fn mem_data(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64) {
     );
     field_named(b, id, "m_type", at, 1, mem_type);
     field_with(b, id, "m_used", at + 1, 1, |v| {
-        format!("{v} ({})", if v != 0 { "used" } else { "unused" })
+        Value::named(v, Some(if v != 0 { "used" } else { "unused" }))
     });
-    field_raw(b, id, "padding", at + 2, 6);
+    b.raw(id, "padding", at + 2, 6);
     if streaming {
         field(b, id, "route_id", at + 8, 8);
         field(b, id, "flow_id", at + 16, 8);
@@ -230,7 +231,7 @@ fn mem_data(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64) {
         field_with(b, id, "m_size", at + 8, 8, kib);
         field_with(b, id, "m_base_address", at + 16, 8, addr);
     }
-    field_str(b, id, "m_tag", at + 24, 16);
+    b.fixed_str(id, "m_tag", at + 24, 16);
 }
 
 // ---- CONNECTIVITY / ASK_GROUP_CONNECTIVITY ----
@@ -335,11 +336,17 @@ fn index_field(
 ) {
     match target {
         Some((to, s)) => {
-            let id = b.leaf(p, name, at, 4, format!("{v} -> \"{s}\""));
+            let shown = Value::with(
+                u64::try_from(v).unwrap_or(0),
+                Radix::Dec,
+                format!(" -> \"{s}\""),
+            );
+            let id = b.leaf(p, name, at, 4, shown.with_width(4));
             b.link(id, *to, stride);
         }
         None => {
-            b.leaf(p, name, at, 4, format!("{v} (out of range)"));
+            let shown = Value::note(Raw::I(i64::from(v)), "out of range");
+            b.leaf(p, name, at, 4, shown);
         }
     }
 }
@@ -383,7 +390,7 @@ pub(crate) fn ip_layout(b: &mut Builder<'_>, sec: Sec) {
     }
     let n = table_count(b, sec, "m_count", sec.abs, 4, true, sec.abs + 8, IP_DATA);
     if sec.len >= 8 {
-        field_raw(b, sec.node, "padding", sec.abs + 4, 4);
+        b.raw(sec.node, "padding", sec.abs + 4, 4);
         let elem: ElemFn = Arc::new(ip_data);
         b.array(sec.node, "m_ip_data", sec.abs + 8, n, IP_DATA, elem);
     }
@@ -405,7 +412,7 @@ fn ip_data(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64) {
     field_named(b, id, "m_type", at, 4, ip_type);
     properties(b, id, ty, at + 4);
     field_with(b, id, "m_base_address", at + 8, 8, addr);
-    field_str(b, id, "m_name", at + 16, 64);
+    b.fixed_str(id, "m_name", at + 16, 64);
 }
 
 /// The `properties` union, decoded as the IP's type says.
@@ -416,60 +423,48 @@ fn properties(b: &mut Builder<'_>, p: NodeId, ty: u64, at: u64) {
             let on = v & 1;
             let irq = (v & 0xFE) >> 1;
             let ctrl = (v & 0xFF00) >> 8;
-            let id = b.leaf(
-                p,
-                "properties",
-                at,
-                4,
-                format!(
-                    "0x{v:08x} (interrupt {}, id {irq}, {})",
-                    if on != 0 { "enabled" } else { "disabled" },
-                    ip_control(ctrl).unwrap_or("unknown control")
-                ),
+            let rest = format!(
+                " (interrupt {}, id {irq}, {})",
+                if on != 0 { "enabled" } else { "disabled" },
+                ip_control(ctrl).unwrap_or("unknown control")
             );
-            b.leaf(id, "m_int_enable", at, 1, on.to_string());
-            b.leaf(id, "m_interrupt_id", at, 1, irq.to_string());
-            b.leaf(id, "m_ip_control", at + 1, 1, named(ctrl, ip_control(ctrl)));
+            let id = b.leaf(p, "properties", at, 4, wide(v, rest));
+            b.leaf(id, "m_int_enable", at, 1, Value::dec(on));
+            b.leaf(id, "m_interrupt_id", at, 1, Value::dec(irq));
+            let ctrl_v = Value::named(ctrl, ip_control(ctrl));
+            b.leaf(id, "m_ip_control", at + 1, 1, ctrl_v);
         }
         7 => {
             let sub = v & 3;
             let func = (v >> 4) & 3;
             let kid = (v >> 16) & 0xFFF;
-            let id = b.leaf(
-                p,
-                "properties",
-                at,
-                4,
-                format!(
-                    "0x{v:08x} ({}, {}, kernel id 0x{kid:x})",
-                    ps_subtype(sub).unwrap_or("unknown subtype"),
-                    ps_functional(func).unwrap_or("unknown function")
-                ),
+            let rest = format!(
+                " ({}, {}, kernel id 0x{kid:x})",
+                ps_subtype(sub).unwrap_or("unknown subtype"),
+                ps_functional(func).unwrap_or("unknown function")
             );
-            b.leaf(id, "m_subtype", at, 1, named(sub, ps_subtype(sub)));
-            b.leaf(id, "m_functional", at, 1, named(func, ps_functional(func)));
-            b.leaf(id, "m_kernel_id", at + 2, 2, num(kid));
+            let id = b.leaf(p, "properties", at, 4, wide(v, rest));
+            b.leaf(id, "m_subtype", at, 1, Value::named(sub, ps_subtype(sub)));
+            let func_v = Value::named(func, ps_functional(func));
+            b.leaf(id, "m_functional", at, 1, func_v);
+            b.leaf(id, "m_kernel_id", at + 2, 2, Value::uint(kid));
         }
         4..=6 => {
-            let id = b.leaf(
-                p,
-                "properties",
-                at,
-                4,
-                format!(
-                    "0x{v:08x} (index {}, pc index {})",
-                    v & 0xFFFF,
-                    (v >> 16) & 0xFF
-                ),
-            );
+            let rest = format!(" (index {}, pc index {})", v & 0xFFFF, (v >> 16) & 0xFF);
+            let id = b.leaf(p, "properties", at, 4, wide(v, rest));
             field(b, id, "m_index", at, 2);
             field(b, id, "m_pc_index", at + 2, 1);
-            field_raw(b, id, "unused", at + 3, 1);
+            b.raw(id, "unused", at + 3, 1);
         }
         _ => {
-            b.leaf(p, "properties", at, 4, format!("0x{v:08x}"));
+            b.leaf(p, "properties", at, 4, Value::hex_wide(v, 4));
         }
     }
+}
+
+/// A 32-bit word in hex with all its digits, then what it means.
+fn wide(v: u64, rest: String) -> Value {
+    Value::with(v, Radix::HexWide, rest).with_width(4)
 }
 
 // ---- DEBUG_IP_LAYOUT ----
@@ -489,7 +484,7 @@ pub(crate) fn debug_ip_layout(b: &mut Builder<'_>, sec: Sec) {
         DEBUG_IP_DATA,
     );
     if sec.len >= 8 {
-        field_raw(b, sec.node, "padding", sec.abs + 2, 6);
+        b.raw(sec.node, "padding", sec.abs + 2, 6);
         let elem: ElemFn = Arc::new(debug_ip_data);
         b.array(
             sec.node,
@@ -522,13 +517,13 @@ fn debug_ip_data(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64) {
     );
     field_named(b, id, "m_type", at, 1, debug_ip_type);
     field(b, id, "m_index_lowbyte", at + 1, 1);
-    field_with(b, id, "m_properties", at + 2, 1, |v| format!("0x{v:02x}"));
+    field_wide(b, id, "m_properties", at + 2, 1);
     field(b, id, "m_major", at + 3, 1);
     field(b, id, "m_minor", at + 4, 1);
     field(b, id, "m_index_highbyte", at + 5, 1);
-    field_raw(b, id, "m_reserved", at + 6, 2);
+    b.raw(id, "m_reserved", at + 6, 2);
     field_with(b, id, "m_base_address", at + 8, 8, addr);
-    field_str(b, id, "m_name", at + 16, 128);
+    b.fixed_str(id, "m_name", at + 16, 128);
 }
 
 // ---- CLOCK_FREQ_TOPOLOGY ----
@@ -551,8 +546,10 @@ fn clock_freq(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64) {
         id,
         format!("{} {mhz} MHz", clock_type(ty).unwrap_or("unknown type")),
     );
-    field_with(b, id, "m_freq_Mhz", at, 2, |v| format!("{v} MHz"));
+    field_with(b, id, "m_freq_Mhz", at, 2, |v| {
+        Value::with(v, Radix::Dec, " MHz")
+    });
     field_named(b, id, "m_type", at + 2, 1, clock_type);
-    field_raw(b, id, "m_unused", at + 3, 5);
-    field_str(b, id, "m_name", at + 8, 128);
+    b.raw(id, "m_unused", at + 3, 5);
+    b.fixed_str(id, "m_name", at + 8, 128);
 }
