@@ -34,7 +34,8 @@ fn string_range(b: &mut Builder<'_>, parent: NodeId, table: u64, lo: u64, hi: u6
             let mut label = CompactString::const_new("[");
             label.push_str(crate::model::value::hex_digits(off - table, &mut [0; 18]));
             label.push(']');
-            b.leaf(parent, label, off, n as u64, Value::str_bytes(s));
+            let id = b.group_owned(parent, label, off, n as u64);
+            b.set_value(id, Value::str_bytes(s));
             pos += n.max(1);
         }
         return;

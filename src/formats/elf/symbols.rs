@@ -171,7 +171,7 @@ fn symbol(b: &mut Builder<'_>, p: NodeId, elf: &Elf, si: u32, i: u64, o: u64) {
         }
         _ => {}
     }
-    let id = b.group(p, label, o, es);
+    let id = b.group_owned(p, label, o, es);
     b.reserve(id, 6);
     let (t, bind) = (
         constants::sym_type(sym.typ()),
@@ -276,14 +276,14 @@ fn symbol(b: &mut Builder<'_>, p: NodeId, elf: &Elf, si: u32, i: u64, o: u64) {
     if let Some((ba, bl)) = sym_bytes(elf, &sym) {
         b.link(id, ba, bl);
     }
-    let mut v = CompactString::with_capacity(64);
+    let mut v = String::with_capacity(64);
     for part in [t, " ", bind, " ", vis, " ", &secname, " value "] {
         v.push_str(part);
     }
     v.push_str(crate::model::value::hex_digits(sym.value, &mut [0; 18]));
     v.push_str(" size ");
     v.push_str(itoa::Buffer::new().format(sym.size));
-    b.set_value(id, Value::Text(v));
+    b.set_value(id, Value::Text(CompactString::from(v)));
 }
 
 /// Bytes from the file as safe text, borrowed when nothing needs escaping.
