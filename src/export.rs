@@ -94,35 +94,39 @@ fn push_u64(buf: &mut Vec<u8>, v: u64) {
         buf.push(b'0' + v as u8);
         return;
     }
-    let mut t = [0u8; 20];
+    let mut n = 1;
     let mut x = v;
-    let mut k = 20;
-    while x > 0 && k > 0 {
-        k -= 1;
-        if let Some(c) = t.get_mut(k) {
-            *c = b'0' + (x % 10) as u8;
-        }
+    while x >= 10 {
         x /= 10;
+        n += 1;
     }
-    push_tail(buf, &t, 20 - k);
+    // The digits are written in place, last first: no copy, no call.
+    let at = buf.len();
+    buf.resize(at + n, b'0');
+    let mut x = v;
+    if let Some(dst) = buf.get_mut(at..) {
+        for c in dst.iter_mut().rev() {
+            *c = b'0' + (x % 10) as u8;
+            x /= 10;
+        }
+    }
 }
 
 fn push_hex(buf: &mut Vec<u8>, v: u64) {
-    let mut t = [0u8; 18];
-    let used = crate::model::value::hex_bytes(v, &mut t).len();
-    push_tail(buf, &t, used);
-}
-
-/// Appends the last `used` bytes of `t`. A copy of fixed size is a few
-/// moves, where one of variable size is a call; the unused head is cut off
-/// after.
-#[inline]
-fn push_tail<const N: usize>(buf: &mut Vec<u8>, t: &[u8; N], used: usize) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let n = (64 - v.leading_zeros()).div_ceil(4).max(1) as usize;
     let at = buf.len();
-    buf.extend_from_slice(t);
-    let head = N - used.min(N);
-    buf.copy_within(at + head.., at);
-    buf.truncate(buf.len() - head);
+    buf.resize(at + 2 + n, b'0');
+    let mut x = v;
+    if let Some(dst) = buf.get_mut(at..) {
+        for c in dst.iter_mut().rev().take(n) {
+            *c = DIGITS[(x & 0xf) as usize];
+            x >>= 4;
+        }
+        if let Some(x) = dst.get_mut(1) {
+            *x = b'x';
+        }
+    }
 }
 
 /// True when none of the 8 bytes of `w` needs an escape in JSON: no
@@ -144,8 +148,8 @@ fn plain8(w: u64) -> bool {
 /// Appends `s`; short strings without a call to memcpy.
 #[inline]
 fn push_str(buf: &mut Vec<u8>, s: &[u8]) {
-    if s.len() <= 16 {
-        buf.reserve(16);
+    if s.len() <= 8 {
+        buf.reserve(8);
         for &b in s {
             buf.push(b);
         }

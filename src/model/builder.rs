@@ -249,6 +249,23 @@ impl<'a> Builder<'a> {
         )
     }
 
+    /// A node with no value, its name built by the parser: kept as it is
+    /// when it is plain ASCII, else escaped.
+    pub fn group_owned(
+        &mut self,
+        parent: NodeId,
+        name: CompactString,
+        off: u64,
+        size: u64,
+    ) -> NodeId {
+        let name = if text::is_plain(name.as_bytes()) {
+            name
+        } else {
+            name_of(&name)
+        };
+        self.add_named(parent, name, off, size, None)
+    }
+
     /// Makes room for `n` more children of `id`.
     pub fn reserve(&mut self, id: NodeId, n: usize) {
         if let Some(Node {

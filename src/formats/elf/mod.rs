@@ -9,13 +9,18 @@
 
 mod constants;
 mod contents;
+mod dynamic;
 mod notes;
 mod reloc_names;
+mod relocations;
+mod strings;
+mod symbols;
 mod vendor;
 
 pub use vendor::{Sections, Vendor};
 
-pub(crate) use contents::{read_sym, strings as strings_node, sym_bytes};
+pub(crate) use strings::strings as strings_node;
+pub(crate) use symbols::{read_sym, sym_bytes};
 
 use std::sync::Arc;
 
@@ -978,7 +983,7 @@ fn shdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
         }
     } else if s.typ == constants::SHT_GROUP || elf.vendor.is_some_and(|v| v.info_is_symbol(s.typ)) {
         // sh_info is a symbol index in the table sh_link names.
-        if let Some(so) = contents::sym_entry(elf, s.link, s.info.into()) {
+        if let Some(so) = symbols::sym_entry(elf, s.link, s.info.into()) {
             b.link(inf, so, elf.sym_size());
             b.set_value(inf, Value::note(Raw::U(s.info.into()), "symbol"));
         }

@@ -1,0 +1,136 @@
+//! Relocation tables (REL and RELA): each entry with its type named for
+//! the machine and its symbol resolved.
+
+use std::sync::Arc;
+
+use super::symbols::{relocatable, sym_entry, sym_name};
+use super::{
+    contents::{entsize_check, label},
+    Elf, Sec,
+};
+use crate::model::{inum, named, num, Builder, NodeId, Value};
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn relocs(
+    b: &mut Builder<'_>,
+    g: NodeId,
+    elf: &Arc<Elf>,
+    s: &Sec,
+    a: u64,
+    l: u64,
+    rela: bool,
+    tname: &str,
+) -> NodeId {
+    let es = elf.word() * if rela { 3 } else { 2 };
+    entsize_check(b, elf, s, es, l);
+    let count = l / es;
+    let el = elf.clone();
+    let ri = s.index;
+    let id = b.array(
+        g,
+        &label(s),
+        a,
+        count,
+        es,
+        Arc::new(move |b, p, i, o| reloc(b, p, &el, ri, rela, i, o)),
+    );
+    b.set_value(id, format!("{tname}, {count} relocations"));
+    id
+}
+
+fn reloc(b: &mut Builder<'_>, p: NodeId, elf: &Elf, ri: u32, rela: bool, i: u64, o: u64) {
+    let w = elf.word();
+    let (Some(r_offset), Some(info)) = (elf.read_word(b, o), elf.read_word(b, o + w)) else {
+        return;
+    };
+    let addend = if rela {
+        elf.read_word(b, o + 2 * w).map(|v| {
+            if elf.is64 {
+                v as i64
+            } else {
+                i64::from(v as u32 as i32)
+            }
+        })
+    } else {
+        None
+    };
+    let (sym, typ) = if elf.is64 {
+        (info >> 32, info & 0xffff_ffff)
+    } else {
+        (info >> 8, info & 0xff)
+    };
+    let Some(rs) = elf.sec(ri.into()) else {
+        return;
+    };
+    let symtab = rs.link;
+    let tname = elf.reloc_name(typ as u32);
+    let symname = if sym != 0 {
+        sym_name(b, elf, symtab, sym)
+    } else {
+        None
+    };
+    let es = w * if rela { 3 } else { 2 };
+    let tshow = tname.map_or_else(|| format!("type {typ}"), str::to_string);
+    let mut label = format!("[{i}] {tshow}");
+    if let Some(n) = &symname {
+        label.push(' ');
+        label.push_str(n);
+    }
+    let id = b.group(p, label, o, es);
+    let off_node = b.leaf(id, "r_offset", o, w, num(r_offset));
+    // Where the relocation applies.
+    let target = if relocatable(elf) {
+        elf.sec(rs.info.into())
+            .and_then(|t| elf.data(t))
+            .and_then(|(ta, tl)| (r_offset < tl).then(|| (ta + r_offset, 4u64.min(tl - r_offset))))
+    } else {
+        elf.addr_to_abs(r_offset).map(|x| (x, 4))
+    };
+    if let Some((ta, tl)) = target {
+        b.link(off_node, ta, tl);
+        b.link(id, ta, tl);
+    }
+    let inf = b.group(id, "r_info", o + w, w);
+    b.set_value(inf, Value::hex(info).with_width(w as u8));
+    let big = elf.e == crate::model::Endian::Big;
+    let (type_at, type_len, sym_at, sym_len) = match (elf.is64, big) {
+        (true, false) => (0, 4, 4, 4),
+        (true, true) => (4, 4, 0, 4),
+        (false, false) => (0, 1, 1, 3),
+        (false, true) => (3, 1, 0, 3),
+    };
+    // `sym` and `type` in the order their bytes are in.
+    let type_first = type_at < sym_at;
+    if type_first {
+        b.leaf(inf, "type", o + w + type_at, type_len, named(typ, tname));
+    }
+    let sn = b.leaf(inf, "sym", o + w + sym_at, sym_len, num(sym));
+    if let Some(n) = &symname {
+        b.set_value(sn, Value::named(sym, Some(n)));
+    }
+    if sym != 0 {
+        match sym_entry(elf, symtab, sym) {
+            Some(so) => b.link(sn, so, elf.sym_size()),
+            None => b.error(
+                o + w + sym_at,
+                sym_len,
+                format!(
+                    "relocation [{i}] of [{ri}] {}: symbol {sym} is not in symbol table [{symtab}]",
+                    rs.name
+                ),
+            ),
+        }
+    }
+    if !type_first {
+        b.leaf(inf, "type", o + w + type_at, type_len, named(typ, tname));
+    }
+    let mut v = format!("{tshow} at 0x{r_offset:x}");
+    if let Some(n) = &symname {
+        v.push_str(&format!(" {n}"));
+    }
+    if let Some(ad) = addend {
+        b.leaf(id, "r_addend", o + 2 * w, w, inum(ad));
+        v.push_str(&format!(" {}{ad}", if ad >= 0 { "+" } else { "" }));
+    }
+    b.set_value(id, v);
+}

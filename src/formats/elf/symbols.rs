@@ -1,0 +1,295 @@
+//! Symbol tables: each entry with its fields in file order, its name from
+//! the linked string table, and a link to the bytes it names.
+
+use std::sync::Arc;
+
+use compact_str::CompactString;
+
+use super::{
+    constants,
+    contents::{entsize_check, label},
+    Elf, Sec,
+};
+use crate::model::{text, Builder, NodeId, Radix, Raw, Value};
+
+/// A symbol table entry, as read.
+pub(crate) struct Sym {
+    pub name: u32,
+    pub value: u64,
+    pub size: u64,
+    pub info: u8,
+    pub other: u8,
+    pub shndx: u16,
+}
+
+impl Sym {
+    pub fn typ(&self) -> u8 {
+        self.info & 0xf
+    }
+    pub fn bind(&self) -> u8 {
+        self.info >> 4
+    }
+}
+
+/// Field offsets: name, value, size, info, other, shndx.
+fn sym_layout(is64: bool) -> [u64; 6] {
+    if is64 {
+        [0, 8, 16, 4, 5, 6]
+    } else {
+        [0, 4, 8, 12, 13, 14]
+    }
+}
+
+pub(crate) fn read_sym(b: &Builder<'_>, elf: &Elf, o: u64) -> Option<Sym> {
+    let [name, value, size, info, other, shndx] = sym_layout(elf.is64);
+    Some(Sym {
+        name: b.read_u32(o + name, elf.e)?,
+        value: elf.read_word(b, o + value)?,
+        size: elf.read_word(b, o + size)?,
+        info: b.read_u8(o + info)?,
+        other: b.read_u8(o + other)?,
+        shndx: b.read_u16(o + shndx, elf.e)?,
+    })
+}
+
+/// The absolute offset of entry `i` of symbol table section `symtab`.
+pub(crate) fn sym_entry(elf: &Elf, symtab: u32, i: u64) -> Option<u64> {
+    let s = elf.sec(symtab.into())?;
+    let (a, l) = elf.data(s)?;
+    let es = elf.sym_size();
+    let o = i.checked_mul(es)?;
+    (o.checked_add(es)? <= l).then_some(a + o)
+}
+
+/// The name to show for symbol `i` of `symtab` (a section symbol shows its
+/// section's name).
+pub(crate) fn sym_name(b: &Builder<'_>, elf: &Elf, symtab: u32, i: u64) -> Option<String> {
+    let o = sym_entry(elf, symtab, i)?;
+    let sym = read_sym(b, elf, o)?;
+    let strtab = elf.sec(symtab.into())?.link;
+    if sym.name == 0 {
+        if sym.typ() == 3 {
+            return Some(elf.sec_name(sym.shndx.into()));
+        }
+        return None;
+    }
+    elf.string(b, strtab, sym.name.into()).ok().map(|s| s.text)
+}
+
+/// The absolute bytes a defined symbol names, within its section.
+pub(crate) fn sym_bytes(elf: &Elf, sym: &Sym) -> Option<(u64, u64)> {
+    if sym.shndx == 0 || sym.shndx >= 0xff00 || sym.typ() == 4 {
+        return None;
+    }
+    let s = elf.sec(sym.shndx.into())?;
+    let (a, l) = elf.data(s)?;
+    let rel = if relocatable(elf) {
+        sym.value
+    } else {
+        sym.value.checked_sub(s.addr)?
+    };
+    (rel <= l).then(|| (a + rel, sym.size.min(l - rel)))
+}
+
+/// True when values and offsets are section-relative (ET_REL, and the
+/// zebin relocatable type).
+pub(crate) fn relocatable(elf: &Elf) -> bool {
+    elf.etype == 1 || elf.etype == 0xff11
+}
+
+pub(super) fn symtab(
+    b: &mut Builder<'_>,
+    g: NodeId,
+    elf: &Arc<Elf>,
+    s: &Sec,
+    a: u64,
+    l: u64,
+    tname: &str,
+) -> NodeId {
+    let es = elf.sym_size();
+    entsize_check(b, elf, s, es, l);
+    let count = l / es;
+    let el = elf.clone();
+    let si = s.index;
+    let id = b.array(
+        g,
+        &label(s),
+        a,
+        count,
+        es,
+        Arc::new(move |b, p, i, o| symbol(b, p, &el, si, i, o)),
+    );
+    b.set_value(id, format!("{tname}, {count} symbols"));
+    if s.link == 0
+        || elf
+            .sec(s.link.into())
+            .is_none_or(|t| t.typ != constants::SHT_STRTAB)
+    {
+        b.warn(
+            s.hdr,
+            4,
+            format!(
+                "symbol table [{}] {}: sh_link {} is not a string table",
+                s.index, s.name, s.link
+            ),
+        );
+    }
+    id
+}
+
+fn symbol(b: &mut Builder<'_>, p: NodeId, elf: &Elf, si: u32, i: u64, o: u64) {
+    let Some(sym) = read_sym(b, elf, o) else {
+        return;
+    };
+    let es = elf.sym_size();
+    let w = elf.word();
+    let [at_name, at_value, at_size, at_info, at_other, at_shndx] = sym_layout(elf.is64);
+    let strtab = elf.sec(si.into()).map_or(0, |s| s.link);
+    let name = if sym.name == 0 {
+        Ok(None)
+    } else {
+        elf.string_bytes(b, strtab, sym.name.into()).map(Some)
+    };
+    let shown = match &name {
+        Ok(Some((bytes, _, _))) => text_of(bytes),
+        _ => std::borrow::Cow::Borrowed(""),
+    };
+    let mut label = CompactString::const_new("[");
+    label.push_str(itoa::Buffer::new().format(i));
+    label.push(']');
+    match &name {
+        Ok(Some(_)) if !shown.is_empty() => {
+            label.push(' ');
+            label.push_str(&shown);
+        }
+        Ok(None) if sym.typ() == 3 => {
+            let n = elf.sec_name_cow(sym.shndx.into());
+            if !n.is_empty() {
+                label.push(' ');
+                label.push_str(&n);
+            }
+        }
+        _ => {}
+    }
+    let id = b.group_owned(p, label, o, es);
+    b.reserve(id, 6);
+    let (t, bind) = (
+        constants::sym_type(sym.typ()),
+        constants::sym_bind(sym.bind()),
+    );
+    let vis = constants::sym_vis(sym.other);
+    let secname = match constants::shndx(sym.shndx.into()) {
+        Some(n) => std::borrow::Cow::Borrowed(n),
+        None => elf.sec_name_cow(sym.shndx.into()),
+    };
+    // The fields in file order.
+    let order: [u8; 6] = if elf.is64 {
+        [0, 3, 4, 5, 1, 2]
+    } else {
+        [0, 1, 2, 3, 4, 5]
+    };
+    for f in order {
+        match f {
+            0 => {
+                let v = match &name {
+                    Ok(Some(_)) => Value::StrAt {
+                        v: sym.name.into(),
+                        s: CompactString::from(&*shown),
+                    },
+                    Err(_) => Value::note(Raw::U(sym.name.into()), "bad string index"),
+                    Ok(None) => Value::uint(sym.name.into()).with_width(4),
+                };
+                let n = b.field(id, "st_name", o + at_name, 4, v);
+                match &name {
+                    Ok(Some((_, so, sl))) => b.link(n, *so, *sl),
+                    Err(m) => b.error(
+                        o + at_name,
+                        4,
+                        format!("symbol [{i}] st_name: bad string index: {m}"),
+                    ),
+                    Ok(None) => {}
+                }
+            }
+            1 => {
+                b.field(
+                    id,
+                    "st_value",
+                    o + at_value,
+                    w,
+                    Value::uint(sym.value).with_width(w as u8),
+                );
+            }
+            2 => {
+                b.field(
+                    id,
+                    "st_size",
+                    o + at_size,
+                    w,
+                    Value::uint(sym.size).with_width(w as u8),
+                );
+            }
+            3 => {
+                let mut bt = CompactString::const_new(bind);
+                bt.push(' ');
+                bt.push_str(t);
+                b.field(
+                    id,
+                    "st_info",
+                    o + at_info,
+                    1,
+                    Value::Named {
+                        v: sym.info.into(),
+                        radix: Radix::Hex,
+                        name: Some(bt),
+                    },
+                );
+            }
+            4 => {
+                b.field(
+                    id,
+                    "st_other",
+                    o + at_other,
+                    1,
+                    Value::Named {
+                        v: sym.other.into(),
+                        radix: Radix::Dec,
+                        name: Some(CompactString::const_new(vis)),
+                    },
+                );
+            }
+            _ => {
+                let sh = b.field(
+                    id,
+                    "st_shndx",
+                    o + at_shndx,
+                    2,
+                    Value::named(sym.shndx.into(), Some(&secname)),
+                );
+                if constants::shndx(sym.shndx.into()).is_none() {
+                    if let Some(s) = elf.sec(sym.shndx.into()) {
+                        b.link(sh, s.hdr, elf.shentsize.min(if elf.is64 { 64 } else { 40 }));
+                    }
+                }
+            }
+        }
+    }
+    if let Some((ba, bl)) = sym_bytes(elf, &sym) {
+        b.link(id, ba, bl);
+    }
+    let mut v = String::with_capacity(64);
+    for part in [t, " ", bind, " ", vis, " ", &secname, " value "] {
+        v.push_str(part);
+    }
+    v.push_str(crate::model::value::hex_digits(sym.value, &mut [0; 18]));
+    v.push_str(" size ");
+    v.push_str(itoa::Buffer::new().format(sym.size));
+    b.set_value(id, Value::Text(CompactString::from(v)));
+}
+
+/// Bytes from the file as safe text, borrowed when nothing needs escaping.
+pub(crate) fn text_of(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match text::plain_str(bytes) {
+        Some(s) => std::borrow::Cow::Borrowed(s),
+        None => std::borrow::Cow::Owned(text::from_bytes(bytes)),
+    }
+}
