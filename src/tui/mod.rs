@@ -3,14 +3,18 @@
 //! (`keys`), commands change the state (`app`), and `ui` draws it.
 
 pub mod app;
+mod find;
 pub mod hex;
+mod history;
 pub mod inspector;
 pub mod keys;
+mod nav;
 pub mod popup;
 pub mod status;
 pub mod theme;
 pub mod treeview;
 pub mod ui;
+mod write;
 
 use std::io::{self, IsTerminal, Stdout};
 use std::sync::mpsc;
@@ -25,6 +29,7 @@ use ratatui::backend::CrosstermBackend;
 use ratatui::Terminal;
 
 pub use app::{App, Command, Focus};
+pub use find::{Running, SearchState};
 
 use crate::model::Tree;
 
