@@ -80,6 +80,8 @@ pub enum Command {
     ListDiagnostics,
     OpenCopy,
     OpenSave,
+    /// `#`: numbers in values natural → hex → decimal.
+    CycleNumbers,
 }
 
 /// A key that waits for a letter.
@@ -246,6 +248,13 @@ impl App {
             (Command::Back, _) => self.go_back(),
             (Command::Forward, _) => self.go_forward(),
             (Command::ToggleInspector, _) => self.inspector = !self.inspector,
+            (Command::CycleNumbers, _) => {
+                self.numbers = self.numbers.next();
+                self.message = Some((
+                    format!("numbers shown {} (# cycles)", self.numbers.as_str()),
+                    false,
+                ));
+            }
             (Command::SwapEndian, _) => self.inspector_big_first = !self.inspector_big_first,
             (Command::NextSibling, _) => self.sibling(1),
             (Command::PrevSibling, _) => self.sibling(-1),

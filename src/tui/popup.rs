@@ -113,6 +113,10 @@ pub const KEYS: &[(&str, &str)] = &[
         "x",
         "write the selected node's bytes to a file (asks before overwriting)",
     ),
+    (
+        "#",
+        "numbers in values: as each prefers, all hex, all decimal",
+    ),
     ("?", "this help"),
     ("q", "quit"),
     ("Esc", "cancel a search, close the popup, else quit"),

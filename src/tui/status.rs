@@ -53,6 +53,12 @@ pub fn render_status(app: &App, frame: &mut Frame<'_>, area: Rect) {
         Span::styled(format!("0x{:x}", app.cursor), theme::key()),
         Span::raw(format!(" / 0x{:x}", app.file_len())),
     ];
+    if app.numbers != crate::model::Numbers::Natural {
+        spans.push(Span::styled(
+            format!("  #{}", app.numbers.as_str()),
+            theme::key(),
+        ));
+    }
     if let Some(st) = &app.search {
         if let Some(r) = &st.running {
             let pct = r.done.saturating_mul(100) / r.total.max(1);
