@@ -40,9 +40,15 @@ fn bytes(len: usize) -> Vec<u8> {
     v
 }
 
+fn toy_tree(src: Arc<Source>, name: &str) -> Tree {
+    Tree::build(src, name, toy)
+}
+
 fn app_of(v: Vec<u8>) -> App {
-    let tree = Tree::build(Arc::new(Source::from_vec(v)), "toy.bin", toy);
-    App::new(tree, "toy.bin")
+    let tree = toy_tree(Arc::new(Source::from_vec(v)), "toy.bin");
+    let mut app = App::new(tree, "toy.bin");
+    app.rebuild = toy_tree;
+    app
 }
 
 fn draw(app: &mut App) -> Buffer {

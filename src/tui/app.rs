@@ -9,15 +9,12 @@ use std::sync::mpsc;
 use ratatui::layout::{Position, Rect};
 use tui_tree_widget::TreeState;
 
-use super::find::SearchState;
+use super::find::{Rebuild, SearchState};
 use super::popup::{Popup, Prompt, PromptKind};
 use super::Message;
+use crate::model::space::FILE;
 use crate::model::Numbers;
-use crate::model::{NodeId, Tree};
-
-/// Files up to this size are searched at once; larger ones in the
-/// background, with progress shown and Esc cancelling.
-pub const BACKGROUND_SEARCH: u64 = 8 << 20;
+use crate::model::{NodeId, SpaceId, Tree};
 
 /// The jump history keeps at least this many places.
 pub const HISTORY: usize = 1000;
@@ -131,7 +128,8 @@ pub struct App {
     pub(super) next_search_id: u64,
     pub back: Vec<Location>,
     pub forward: Vec<Location>,
-    pub marks: BTreeMap<char, u64>,
+    /// Marks: where the cursor was, with its node (and so its space).
+    pub marks: BTreeMap<char, Location>,
     pub inspector: bool,
     pub inspector_big_first: bool,
     /// How numbers in values are shown (natural, hex, decimal).
@@ -140,6 +138,8 @@ pub struct App {
     pub clipboard: Option<String>,
     /// Where background work reports back; without it, searches run at once.
     pub tx: Option<mpsc::Sender<Message>>,
+    /// Makes the second tree a search runs on (the same parser as `tree`).
+    pub rebuild: Rebuild,
 }
 
 impl App {
@@ -175,6 +175,7 @@ impl App {
             inspector_big_first: false,
             clipboard: None,
             tx: None,
+            rebuild: crate::formats::build_tree,
         };
         app.open(root);
         app.select(root, true);
@@ -186,6 +187,29 @@ impl App {
 
     pub fn file_len(&self) -> u64 {
         self.tree.data().len() as u64
+    }
+
+    /// The byte space of the selected node (0: the file); the hex pane
+    /// shows it and the cursor is an offset in it.
+    pub fn space(&self) -> SpaceId {
+        self.tree.node(self.selected).map_or(FILE, |n| n.space)
+    }
+
+    /// The bytes of the selected node's space.
+    pub fn space_data(&self) -> &[u8] {
+        self.tree.space_bytes(self.space())
+    }
+
+    pub fn space_len(&self) -> u64 {
+        self.space_data().len() as u64
+    }
+
+    /// Where the selected node's space came from.
+    pub fn space_describe(&self) -> String {
+        self.tree
+            .spaces()
+            .get(self.space() as usize)
+            .map_or_else(|| "the file".to_string(), |s| s.describe())
     }
 
     pub(super) fn bpr(&self) -> u64 {
@@ -368,8 +392,9 @@ impl App {
                         let is_marks = matches!(popup, Popup::Marks { .. });
                         self.popup = None;
                         if is_marks {
-                            if let Some(&(_, off)) = self.mark_list().get(i) {
-                                self.jump(off, 1);
+                            if let Some(&loc) = self.marks.values().nth(i) {
+                                self.remember();
+                                self.restore(loc);
                             }
                         } else if let Some(d) = self.tree.diagnostics().get(i).cloned() {
                             self.jump(d.offset, d.size);

@@ -26,7 +26,7 @@ impl App {
 
     pub(super) fn restore(&mut self, loc: Location) {
         self.select(loc.node, false);
-        self.cursor = loc.cursor.min(self.file_len().saturating_sub(1));
+        self.cursor = loc.cursor.min(self.space_len().saturating_sub(1));
         self.scroll_hex_to(self.cursor);
     }
 
@@ -70,11 +70,14 @@ impl App {
         }
         match p {
             Pending::SetMark => {
-                self.marks.insert(c, self.cursor);
+                self.marks.insert(c, self.location());
                 self.message = Some((format!("mark {c} set at 0x{:x}", self.cursor), false));
             }
             Pending::JumpMark => match self.marks.get(&c).copied() {
-                Some(off) => self.jump(off, 1),
+                Some(loc) => {
+                    self.remember();
+                    self.restore(loc);
+                }
                 None => self.message = Some((format!("no mark {c}"), true)),
             },
         }
@@ -82,6 +85,6 @@ impl App {
 
     /// The rows of the marks popup: letter and offset, in letter order.
     pub fn mark_list(&self) -> Vec<(char, u64)> {
-        self.marks.iter().map(|(&c, &o)| (c, o)).collect()
+        self.marks.iter().map(|(&c, l)| (c, l.cursor)).collect()
     }
 }

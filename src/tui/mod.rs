@@ -3,7 +3,7 @@
 //! (`keys`), commands change the state (`app`), and `ui` draws it.
 
 pub mod app;
-mod find;
+pub mod find;
 pub mod hex;
 mod history;
 pub mod inspector;
@@ -29,7 +29,7 @@ use ratatui::backend::CrosstermBackend;
 use ratatui::Terminal;
 
 pub use app::{App, Command, Focus};
-pub use find::{Running, SearchState};
+pub use find::{run_search, Found, Progress, Rebuild, Running, SearchState, SpaceHits};
 
 use crate::model::Tree;
 
@@ -38,11 +38,11 @@ pub enum Message {
     Input(Event),
     SearchProgress {
         id: u64,
-        done: u64,
+        progress: find::Progress,
     },
     SearchDone {
         id: u64,
-        matches: Vec<u64>,
+        found: find::Found,
         cancelled: bool,
     },
 }

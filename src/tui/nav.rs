@@ -56,7 +56,7 @@ impl App {
         self.tree_state.scroll_selected_into_view();
         if move_cursor {
             let noff = self.tree.node(id).map_or(0, |n| n.offset);
-            let off = noff.min(self.file_len().saturating_sub(1));
+            let off = noff.min(self.space_len().saturating_sub(1));
             self.cursor = off;
             self.scroll_hex_to(off);
         }
@@ -142,13 +142,14 @@ impl App {
 
     /// Moves the hex cursor and selects the deepest node that holds it.
     pub fn set_cursor(&mut self, off: u64) {
-        let len = self.file_len();
+        let len = self.space_len();
         if len == 0 {
             return;
         }
         let off = off.min(len - 1);
         self.cursor = off;
-        let id = self.tree.deepest_at(off);
+        let top = self.tree.space_root(self.selected);
+        let id = self.tree.smallest_containing_from(top, off, 1);
         self.select(id, false);
         self.ensure_cursor_visible();
     }
@@ -180,7 +181,7 @@ impl App {
     }
 
     pub(super) fn last_row(&self) -> u64 {
-        self.file_len().saturating_sub(1) / self.bpr()
+        self.space_len().saturating_sub(1) / self.bpr()
     }
 
     pub(super) fn clamp_hex_top(&mut self) {
@@ -211,7 +212,7 @@ impl App {
         let geo = super::hex::Geometry::new(self.file_len(), self.bpr());
         let i = geo.byte_at_column(col)?;
         let off = row * self.bpr() + i;
-        (off < self.file_len()).then_some(off)
+        (off < self.space_len()).then_some(off)
     }
 
     // ---- goto ----
@@ -219,13 +220,18 @@ impl App {
     /// The offset a goto input names, if it is inside the file.
     pub fn goto_target(&self, input: &str) -> Result<u64, String> {
         let off = parse_offset(input, self.cursor)?;
-        let len = self.file_len();
+        let len = self.space_len();
         if len == 0 {
             return Err("the file is empty".into());
         }
         if off >= len {
+            let what = if self.space() == crate::model::space::FILE {
+                "the file"
+            } else {
+                "this byte space"
+            };
             return Err(format!(
-                "0x{off:x} is past the end of the file (0x{len:x} bytes)"
+                "0x{off:x} is past the end of {what} (0x{len:x} bytes)"
             ));
         }
         Ok(off)

@@ -9,6 +9,10 @@ impl App {
 
     pub(super) fn copy(&mut self, what: char) {
         let (text, said) = match what {
+            'o' if self.space() != crate::model::space::FILE => (
+                format!("{}:0x{:x}", self.space(), self.cursor),
+                format!("offset 0x{:x} of space {}", self.cursor, self.space()),
+            ),
             'o' => (
                 format!("0x{:x}", self.cursor),
                 format!("offset 0x{:x}", self.cursor),
