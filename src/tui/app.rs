@@ -10,7 +10,7 @@ use ratatui::layout::{Position, Rect};
 use tui_tree_widget::TreeState;
 
 use super::find::{Rebuild, SearchState};
-use super::popup::{Popup, Prompt, PromptKind};
+use super::popup::{Effect, Outcome, Popup, Prompt, PromptKind};
 use super::Message;
 use crate::model::space::FILE;
 use crate::model::Numbers;
@@ -350,86 +350,46 @@ impl App {
         }
     }
 
+    /// Gives a key to the open popup and does what it asks.
     fn run_popup_command(&mut self, cmd: Command) {
+        let list_len = match &self.popup {
+            Some(Popup::Marks { .. }) => self.marks.len(),
+            Some(Popup::Diagnostics { .. }) => self.tree.diagnostics().len(),
+            _ => 0,
+        };
         let Some(popup) = self.popup.as_mut() else {
             return;
         };
-        let list_len = match popup {
-            Popup::Marks { .. } => self.marks.len(),
-            Popup::Diagnostics { .. } => self.tree.diagnostics().len(),
-            _ => 0,
-        };
-        match popup {
-            Popup::Help { scroll } => match cmd {
-                Command::Escape | Command::Quit | Command::OpenHelp | Command::Submit => {
-                    self.popup = None
-                }
-                Command::Up => *scroll = scroll.saturating_sub(1),
-                Command::Down => *scroll = scroll.saturating_add(1),
-                Command::PageUp => *scroll = scroll.saturating_sub(10),
-                Command::PageDown => *scroll = scroll.saturating_add(10),
-                Command::Home => *scroll = 0,
-                _ => {}
-            },
-            Popup::Copy => {
+        match popup.handle_key(cmd, list_len) {
+            Outcome::Stay => {}
+            Outcome::Close => self.popup = None,
+            Outcome::Do(Effect::ToggleCase) => self.case_sensitive = !self.case_sensitive,
+            Outcome::Do(e) => {
                 self.popup = None;
-                if let Command::Input(c) = cmd {
-                    self.copy(c);
+                self.apply(e);
+            }
+        }
+    }
+
+    fn apply(&mut self, e: Effect) {
+        match e {
+            Effect::Copy(c) => self.copy(c),
+            Effect::JumpMark(i) => {
+                if let Some(&loc) = self.marks.values().nth(i) {
+                    self.remember();
+                    self.restore(loc);
                 }
             }
-            Popup::Marks { selected } | Popup::Diagnostics { selected } => {
-                let last = list_len.saturating_sub(1);
-                match cmd {
-                    Command::Escape | Command::Quit => self.popup = None,
-                    Command::Up => *selected = selected.saturating_sub(1),
-                    Command::Down => *selected = (*selected + 1).min(last),
-                    Command::PageUp => *selected = selected.saturating_sub(10),
-                    Command::PageDown => *selected = (*selected + 10).min(last),
-                    Command::Home => *selected = 0,
-                    Command::End => *selected = last,
-                    Command::Activate | Command::Submit => {
-                        let i = *selected;
-                        let is_marks = matches!(popup, Popup::Marks { .. });
-                        self.popup = None;
-                        if is_marks {
-                            if let Some(&loc) = self.marks.values().nth(i) {
-                                self.remember();
-                                self.restore(loc);
-                            }
-                        } else if let Some(d) = self.tree.diagnostics().get(i).cloned() {
-                            self.jump(d.offset, d.size);
-                            self.message =
-                                Some((format!("{}: {}", d.severity.as_str(), d.message), true));
-                        }
-                    }
-                    _ => {}
+            Effect::JumpDiagnostic(i) => {
+                if let Some(d) = self.tree.diagnostics().get(i).cloned() {
+                    self.jump(d.offset, d.size);
+                    self.message = Some((format!("{}: {}", d.severity.as_str(), d.message), true));
                 }
             }
-            Popup::Prompt(p) => {
-                if let PromptKind::Overwrite(path) = &p.kind {
-                    let path = path.clone();
-                    self.popup = None;
-                    match cmd {
-                        Command::Input('y' | 'Y') => self.save(&path, true),
-                        _ => self.message = Some(("not written".into(), false)),
-                    }
-                    return;
-                }
-                match cmd {
-                    Command::Escape => self.popup = None,
-                    Command::Input(c) => p.input.push(c),
-                    Command::Backspace => {
-                        p.input.pop();
-                    }
-                    Command::ToggleCase => self.case_sensitive = !self.case_sensitive,
-                    Command::Submit => {
-                        let prompt = p.clone();
-                        self.popup = None;
-                        self.submit(prompt);
-                    }
-                    _ => {}
-                }
-            }
+            Effect::Overwrite(path) => self.save(&path, true),
+            Effect::NotWritten => self.message = Some(("not written".into(), false)),
+            Effect::Submit(p) => self.submit(p),
+            Effect::ToggleCase => self.case_sensitive = !self.case_sensitive,
         }
     }
 
