@@ -348,6 +348,7 @@ fn packed(b: &mut Builder<'_>, p: NodeId, _off: u64, len: u64) -> Option<&'stati
         b.leaf(u, "inner a", 0, 8, "eight");
         b.leaf(u, "inner b", 8, 24, "twenty-four");
         b.leaf(u, "rest", 32, 32, "the copy");
+        b.warn(40, 6, "a secret");
     });
     Some("packed")
 }
@@ -478,6 +479,15 @@ fn byte_search_reaches_derived_spaces_and_says_which() {
     assert_eq!(app.matches_in(0, 64), [(8, 14), (40, 46)]);
     keys(&mut app, "n");
     assert_eq!(app.cursor, 8);
+    // A diagnostic in the derived space jumps there.
+    key(&mut app, KeyCode::Home);
+    keys(&mut app, "!");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(
+        (name(&app), app.cursor, app.space()),
+        ("rest".to_string(), 40, 1)
+    );
+    assert!(app.message.as_ref().unwrap().0.contains("a secret"));
     // Back in the file there are no matches to shade.
     key(&mut app, KeyCode::Home);
     assert_eq!(app.space(), 0);

@@ -382,7 +382,7 @@ impl App {
             }
             Effect::JumpDiagnostic(i) => {
                 if let Some(d) = self.tree.diagnostics().get(i).cloned() {
-                    self.jump(d.offset, d.size);
+                    self.jump_in(d.space, d.offset, d.size);
                     self.message = Some((format!("{}: {}", d.severity.as_str(), d.message), true));
                 }
             }

@@ -63,6 +63,27 @@ impl App {
         self.scroll_hex_to(off);
     }
 
+    /// [`App::jump`] in byte space `space`, found through a node of it
+    /// that is built; the file when none is.
+    pub fn jump_in(&mut self, space: crate::model::SpaceId, off: u64, size: u64) {
+        let top = (0..self.tree.len() as crate::model::NodeId)
+            .find(|&id| self.tree.node(id).is_some_and(|n| n.space == space))
+            .map(|id| self.tree.space_root(id));
+        match top {
+            Some(top) if space != crate::model::space::FILE => {
+                if off >= self.tree.space_bytes(space).len() as u64 {
+                    return;
+                }
+                self.remember();
+                let id = self.tree.smallest_containing_from(top, off, size);
+                self.select(id, false);
+                self.cursor = off;
+                self.scroll_hex_to(off);
+            }
+            _ => self.jump(off, size),
+        }
+    }
+
     pub(super) fn letter(&mut self, p: Pending, c: char) {
         if !c.is_ascii_alphabetic() {
             self.message = Some(("marks are letters a-z and A-Z".into(), true));
