@@ -185,7 +185,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("g", "go to an offset: 0x1f0, 496, +16, -0x10"),
     (
         "/",
-        "search: text, x:7f 45 ?? 46 (hex, ?? any byte), n:name (nodes); Ctrl-t: case; derived bytes too",
+        "search: text, x:7f 45 ?? 46 (hex, ?? any byte), n:name (nodes); Ctrl-t: case",
     ),
     ("n N", "next / previous match, wrapping around"),
     ("f", "follow the link of the selected node"),
