@@ -13,7 +13,8 @@ tmp=$(mktemp -d)
 trap 'tmux -L "$sock" kill-server 2>/dev/null || true; rm -rf "$tmp"' EXIT
 
 # shot NAME FILE KEYS...: each KEYS word is sent as a tmux key, except
-# words starting with '=' which are typed literally.
+# words starting with '=' which are typed literally, and '~', which waits
+# for a background search to finish.
 shot() {
   local name=$1 file=$2
   shift 2
@@ -22,7 +23,12 @@ shot() {
   tmux -L "$sock" new-session -d -s s -x "$cols" -y "$rows" "$bin $file"
   sleep 0.5
   for k in "$@"; do
-    if [[ $k == =* ]]; then
+    if [[ $k == "~" ]]; then
+      for _ in $(seq 100); do
+        tmux -L "$sock" capture-pane -p -t s | grep -q 'searching…' || break
+        sleep 0.1
+      done
+    elif [[ $k == =* ]]; then
       tmux -L "$sock" send-keys -t s -l "${k#=}"
     else
       tmux -L "$sock" send-keys -t s "$k"
@@ -36,10 +42,10 @@ shot() {
 }
 
 # An NPU xclbin, searched for a DMA write in the PDI's CDO, with the inspector.
-shot xclbin assets/xclbin/riallto__color_threshold_v1_720p.xclbin / '=n:] DMA_WRITE' Enter Right i
+shot xclbin assets/xclbin/riallto__color_threshold_v1_720p.xclbin / '=n:] DMA_WRITE' Enter '~' Right i
 # An XMOS XE: the boot order, a CALL selected and its link shown.
 shot xe assets/xmos/COMS20001-game-of-life__pgm_generator.xe Down Down Down Right Down Right Down Down
 # A host object whose .llvm.offloading section holds two offload binaries.
-shot offload assets/offload/generated_locally/clang22__saxpy_omp_gfx1100_gfx90a.o / =n:offload\ binary Enter Right Down Right
+shot offload assets/offload/generated_locally/clang22__saxpy_omp_gfx1100_gfx90a.o / =n:offload\ binary Enter '~' Right Down Right
 # A zebin's .ze_info as a YAML tree.
-shot zebin assets/zebin/generated_locally/ocloc22.43__add_Gen12LPlp.bin / =n:simd_size Enter
+shot zebin assets/zebin/generated_locally/ocloc22.43__add_Gen12LPlp.bin / =n:simd_size Enter '~'

@@ -281,6 +281,40 @@ pub fn make_all_spaces(tree: &mut Tree, cancel: &AtomicBool) {
     });
 }
 
+/// The derived byte spaces of a tree and where each starts: a walk over the
+/// whole tree (cancellable; `progress` hears the nodes walked) that makes
+/// every space and returns, for each, its id and the address
+/// ([`Tree::path_string`]) of the first node in it, in tree order. The
+/// address finds the same space in another tree of the same file.
+pub fn space_roots(
+    tree: &mut Tree,
+    cancel: &AtomicBool,
+    progress: &mut dyn FnMut(u64),
+) -> Vec<(SpaceId, String)> {
+    let mut out: Vec<(SpaceId, String)> = Vec::new();
+    let mut seen = 0u64;
+    let _ = tree.walk(&mut |t, id: NodeId, _depth, enter| {
+        if !enter {
+            return ControlFlow::Continue(());
+        }
+        seen += 1;
+        if seen.is_multiple_of(PROGRESS_EVERY) {
+            progress(seen);
+            if cancel.load(Ordering::Relaxed) {
+                return ControlFlow::Break(());
+            }
+        }
+        if let Some(n) = t.node(id) {
+            if n.space != 0 && !out.iter().any(|(s, _)| *s == n.space) {
+                out.push((n.space, t.path_string(id)));
+            }
+        }
+        ControlFlow::Continue(())
+    });
+    progress(seen);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -40,9 +40,15 @@ fn bytes(len: usize) -> Vec<u8> {
     v
 }
 
+fn toy_tree(src: Arc<Source>, name: &str) -> Tree {
+    Tree::build(src, name, toy)
+}
+
 fn app_of(v: Vec<u8>) -> App {
-    let tree = Tree::build(Arc::new(Source::from_vec(v)), "toy.bin", toy);
-    App::new(tree, "toy.bin")
+    let tree = toy_tree(Arc::new(Source::from_vec(v)), "toy.bin");
+    let mut app = App::new(tree, "toy.bin");
+    app.rebuild = toy_tree;
+    app
 }
 
 fn draw(app: &mut App) -> Buffer {
@@ -358,4 +364,72 @@ fn big_files_are_searched_in_the_background() {
         !app.search.as_ref().unwrap().complete || app.search.as_ref().unwrap().matches.is_empty()
     );
     assert!(matches!(app.popup, None | Some(Popup::Help { .. })));
+}
+
+/// `--find`'s lines: offset and address of every node match.
+fn find_cli(q: &str, file: &std::path::Path) -> Vec<(u64, String)> {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_fwview"))
+        .args(["--find", q])
+        .arg(file)
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    String::from_utf8(o.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let (off, path) = l.split_once("  ").unwrap();
+            let off = u64::from_str_radix(off.trim_start_matches("0x"), 16).unwrap();
+            (off, path.to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn node_search_runs_in_the_background_and_lands_on_each_repeated_element() {
+    // The metadata repeats <arg> and @name under each <kernel>: every match
+    // must land on its own node, not the first of its name.
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("assets/xclbin/riallto__color_threshold_v1_720p.xclbin");
+    for q in ["n:<arg>", "n:@name"] {
+        let want = find_cli(q, &file);
+        assert!(want.len() >= 6, "{q}: {want:?}");
+        let src = Arc::new(Source::open(&file).unwrap());
+        let tree = fwview::formats::build_tree(src, "color_threshold.xclbin");
+        let mut app = App::new(tree, "color_threshold.xclbin");
+        let (tx, rx) = mpsc::channel();
+        app.tx = Some(tx);
+        draw(&mut app);
+        search(&mut app, q);
+        assert!(app.search.as_ref().unwrap().running.is_some());
+        pump(&mut app, &rx, |a| {
+            a.search.as_ref().is_some_and(|s| s.running.is_none())
+        });
+        assert_eq!(app.search.as_ref().unwrap().count(), want.len(), "{q}");
+        for (k, (off, path)) in want.iter().enumerate() {
+            if k > 0 {
+                typ(&mut app, "n");
+            }
+            let n = app.tree.node(app.selected).unwrap();
+            assert_eq!(
+                (n.offset, app.tree.path_string(app.selected)),
+                (*off, path.clone()),
+                "{q}: match {}",
+                k + 1
+            );
+            assert_eq!(app.cursor, *off);
+            let s = screen(&mut app);
+            assert!(
+                s.contains(&format!("match {} of {}", k + 1, want.len())),
+                "{q}: match {}:\n{s}",
+                k + 1
+            );
+        }
+        // n from the last wraps to the first; N from there to the last.
+        typ(&mut app, "n");
+        assert_eq!(app.cursor, want[0].0, "{q}");
+        typ(&mut app, "N");
+        let last = want.last().unwrap();
+        assert_eq!(app.cursor, last.0, "{q}");
+    }
 }

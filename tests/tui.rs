@@ -327,3 +327,169 @@ fn an_unknown_format_is_one_node_with_a_working_hex_pane() {
     let screen = text(&draw(&mut app, 100, 20));
     assert!(screen.contains(&format!("{:08x}", app.cursor)));
 }
+
+/// header [0,16), packed [16,48): its bytes XOR 0x55, twice over, are a
+/// derived space "unpacked" of 64 bytes { inner a [0,8), inner b [8,32),
+/// rest [32,64) }, which holds "SECRET" at 8 and 40; the file does not.
+fn packed(b: &mut Builder<'_>, p: NodeId, _off: u64, len: u64) -> Option<&'static str> {
+    if len < 48 {
+        return None;
+    }
+    b.group(p, "header", 0, 16);
+    let g = b.group(p, "packed", 16, 32);
+    let u = b.derive(g, "unpacked", 16, 32, "xor", |src, limit| {
+        let v: Vec<u8> = src.iter().chain(src).map(|x| x ^ 0x55).collect();
+        if v.len() as u64 > limit {
+            return Err("too big".into());
+        }
+        Ok(v)
+    })?;
+    b.within(u, |b, u| {
+        b.leaf(u, "inner a", 0, 8, "eight");
+        b.leaf(u, "inner b", 8, 24, "twenty-four");
+        b.leaf(u, "rest", 32, 32, "the copy");
+        b.warn(40, 6, "a secret");
+    });
+    Some("packed")
+}
+
+fn packed_tree(src: Arc<Source>, name: &str) -> Tree {
+    Tree::build(src, name, packed)
+}
+
+fn packed_app() -> App {
+    let mut v = vec![0u8; 100];
+    for (i, c) in b"SECRET".iter().enumerate() {
+        v[24 + i] = c ^ 0x55;
+    }
+    let tree = packed_tree(Arc::new(Source::from_vec(v)), "packed.bin");
+    let mut app = App::new(tree, "packed.bin");
+    app.rebuild = packed_tree;
+    app
+}
+
+fn select_named(app: &mut App, n: &str) {
+    for _ in 0..20 {
+        if name(app) == n {
+            return;
+        }
+        key(app, KeyCode::Char('l'));
+        if name(app) != n {
+            key(app, KeyCode::Char('j'));
+        }
+    }
+    assert_eq!(name(app), n);
+}
+
+#[test]
+fn the_hex_pane_shows_the_selected_nodes_byte_space() {
+    let mut app = packed_app();
+    select_named(&mut app, "unpacked");
+    assert_eq!(app.space(), 1);
+    assert_eq!(app.cursor, 0);
+    let s = text(&draw(&mut app, 120, 30));
+    assert!(
+        s.contains("Hex of space 1: unpacked: xor, made from 0x10+0x20 of the file"),
+        "{s}"
+    );
+    assert!(s.contains("0x0 / 0x40 in space 1"), "{s}");
+    // The derived bytes, not the file's: "SECRET" at 8 and 40.
+    assert!(
+        s.contains("00000000  55 55 55 55 55 55 55 55  53 45 43 52 45 54"),
+        "{s}"
+    );
+    assert!(s.contains("00000030  55 55"), "64 bytes, four rows:\n{s}");
+    // The cursor maps to the deepest node of the space.
+    key(&mut app, KeyCode::Tab);
+    for _ in 0..9 {
+        key(&mut app, KeyCode::Right);
+    }
+    assert_eq!((name(&app), app.cursor), ("inner b".to_string(), 9));
+    key(&mut app, KeyCode::Down);
+    key(&mut app, KeyCode::Down);
+    assert_eq!((name(&app), app.cursor), ("rest".to_string(), 41));
+    // The selection's shade is on the derived bytes of "rest".
+    let buf = draw(&mut app, 120, 30);
+    let s = text(&buf);
+    let row = s.lines().position(|l| l.contains("00000020  55")).unwrap();
+    let x = s.lines().nth(row).unwrap().find("00000020").unwrap() as u16 + 10;
+    let y = row as u16;
+    assert_eq!(buf[(x, y)].bg, theme::SELECTED_BG);
+    // y b copies the node's own bytes, y o the offset in its space.
+    keys(&mut app, "yb");
+    let want: Vec<u8> = app.tree.node_bytes(app.selected).to_vec();
+    assert_eq!(want.len(), 32);
+    assert_eq!(
+        app.clipboard.take().unwrap(),
+        fwview::model::text::hex(&want, want.len())
+    );
+    assert!(want.starts_with(&[0x55; 8]) && &want[8..14] == b"SECRET");
+    keys(&mut app, "yo");
+    assert_eq!(app.clipboard.take().unwrap(), "1:0x29");
+    keys(&mut app, "yp");
+    assert_eq!(
+        app.clipboard.take().unwrap(),
+        app.tree.path_string(app.selected)
+    );
+    // x writes the same bytes.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("rest.bin");
+    keys(&mut app, "x");
+    keys(&mut app, out.to_str().unwrap());
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(std::fs::read(&out).unwrap(), want);
+    // Goto is in the space too.
+    keys(&mut app, "g0x10");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!((name(&app), app.cursor), ("inner b".to_string(), 16));
+    keys(&mut app, "g0x40");
+    key(&mut app, KeyCode::Enter);
+    assert!(app
+        .message
+        .as_ref()
+        .unwrap()
+        .0
+        .contains("past the end of this byte space"));
+}
+
+#[test]
+fn byte_search_reaches_derived_spaces_and_says_which() {
+    let mut app = packed_app();
+    keys(&mut app, "/SECRET");
+    key(&mut app, KeyCode::Enter);
+    let st = app.search.as_ref().unwrap();
+    assert!(st.matches.is_empty(), "not in the file as it is");
+    assert_eq!(st.derived.len(), 1);
+    assert_eq!(st.derived[0].matches, [8, 40]);
+    assert_eq!(st.count(), 2);
+    assert_eq!(
+        (name(&app), app.cursor, app.space()),
+        ("inner b".to_string(), 8, 1)
+    );
+    let s = text(&draw(&mut app, 120, 30));
+    assert!(s.contains("match 1 of 2"), "{s}");
+    assert!(
+        s.contains("in unpacked: xor, made from 0x10+0x20 of the file"),
+        "{s}"
+    );
+    // The match is shaded in the derived space's bytes.
+    keys(&mut app, "n");
+    assert_eq!((name(&app), app.cursor), ("rest".to_string(), 40));
+    assert!(text(&draw(&mut app, 120, 30)).contains("match 2 of 2"));
+    assert_eq!(app.matches_in(0, 64), [(8, 14), (40, 46)]);
+    keys(&mut app, "n");
+    assert_eq!(app.cursor, 8);
+    // A diagnostic in the derived space jumps there.
+    key(&mut app, KeyCode::Home);
+    keys(&mut app, "!");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(
+        (name(&app), app.cursor, app.space()),
+        ("rest".to_string(), 40, 1)
+    );
+    assert!(app.message.as_ref().unwrap().0.contains("a secret"));
+    // Back in the file there are no matches to shade.
+    key(&mut app, KeyCode::Home);
+    assert_eq!(app.space(), 0);
+    assert!(app.matches_in(0, 100).is_empty());
+}

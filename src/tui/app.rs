@@ -3,21 +3,18 @@
 //! only draws.
 
 use std::collections::{BTreeMap, HashSet};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc};
+use std::sync::atomic::Ordering;
+use std::sync::mpsc;
 
 use ratatui::layout::{Position, Rect};
 use tui_tree_widget::TreeState;
 
-use super::popup::{Popup, Prompt, PromptKind};
+use super::find::{Rebuild, SearchState};
+use super::popup::{Effect, Outcome, Popup, Prompt, PromptKind};
 use super::Message;
+use crate::model::space::FILE;
 use crate::model::Numbers;
-use crate::model::{text, NodeId, Severity, Tree};
-use crate::search::{self, NodeMatch, Pattern};
-
-/// Files up to this size are searched at once; larger ones in the
-/// background, with progress shown and Esc cancelling.
-pub const BACKGROUND_SEARCH: u64 = 8 << 20;
+use crate::model::{NodeId, SpaceId, Tree};
 
 /// The jump history keeps at least this many places.
 pub const HISTORY: usize = 1000;
@@ -80,6 +77,8 @@ pub enum Command {
     ListDiagnostics,
     OpenCopy,
     OpenSave,
+    /// `#`: numbers in values natural → hex → decimal.
+    CycleNumbers,
 }
 
 /// A key that waits for a letter.
@@ -94,39 +93,6 @@ pub enum Pending {
 pub struct Location {
     pub cursor: u64,
     pub node: NodeId,
-}
-
-/// A byte search still running in the background.
-pub struct Running {
-    pub cancel: Arc<AtomicBool>,
-    pub done: u64,
-    pub total: u64,
-}
-
-/// The last search and where its matches are.
-pub struct SearchState {
-    pub id: u64,
-    pub query: String,
-    /// Bytes a byte match covers (0 for a node search).
-    pub len: u64,
-    /// Start offsets of byte matches, in order.
-    pub matches: Vec<u64>,
-    /// Node matches, in tree order.
-    pub nodes: Vec<NodeMatch>,
-    pub current: Option<usize>,
-    pub running: Option<Running>,
-    /// False when the search stopped early (cancelled, or too many).
-    pub complete: bool,
-}
-
-impl SearchState {
-    pub fn count(&self) -> usize {
-        if self.len == 0 {
-            self.nodes.len()
-        } else {
-            self.matches.len()
-        }
-    }
 }
 
 /// Sizes found while drawing, needed to move by pages and map clicks.
@@ -159,10 +125,11 @@ pub struct App {
     pub pending: Option<Pending>,
     pub case_sensitive: bool,
     pub search: Option<SearchState>,
-    next_search_id: u64,
+    pub(super) next_search_id: u64,
     pub back: Vec<Location>,
     pub forward: Vec<Location>,
-    pub marks: BTreeMap<char, u64>,
+    /// Marks: where the cursor was, with its node (and so its space).
+    pub marks: BTreeMap<char, Location>,
     pub inspector: bool,
     pub inspector_big_first: bool,
     /// How numbers in values are shown (natural, hex, decimal).
@@ -171,6 +138,8 @@ pub struct App {
     pub clipboard: Option<String>,
     /// Where background work reports back; without it, searches run at once.
     pub tx: Option<mpsc::Sender<Message>>,
+    /// Makes the second tree a search runs on (the same parser as `tree`).
+    pub rebuild: Rebuild,
 }
 
 impl App {
@@ -206,6 +175,7 @@ impl App {
             inspector_big_first: false,
             clipboard: None,
             tx: None,
+            rebuild: crate::formats::build_tree,
         };
         app.open(root);
         app.select(root, true);
@@ -219,591 +189,31 @@ impl App {
         self.tree.data().len() as u64
     }
 
-    fn bpr(&self) -> u64 {
-        self.view.bytes_per_row.max(1)
+    /// The byte space of the selected node (0: the file); the hex pane
+    /// shows it and the cursor is an offset in it.
+    pub fn space(&self) -> SpaceId {
+        self.tree.node(self.selected).map_or(FILE, |n| n.space)
     }
 
-    // ---- tree ----
-
-    fn id_path(&self, id: NodeId) -> Vec<NodeId> {
-        self.tree.path(id)
+    /// The bytes of the selected node's space.
+    pub fn space_data(&self) -> &[u8] {
+        self.tree.space_bytes(self.space())
     }
 
-    /// Opens a node, building its children.
-    pub fn open(&mut self, id: NodeId) {
-        self.tree.expand(id);
-        if self.tree.has_children(id) {
-            self.opened.insert(id);
-            let p = self.id_path(id);
-            self.tree_state.open(p);
-        }
+    pub fn space_len(&self) -> u64 {
+        self.space_data().len() as u64
     }
 
-    pub fn close(&mut self, id: NodeId) {
-        self.opened.remove(&id);
-        let p = self.id_path(id);
-        self.tree_state.close(&p);
-    }
-
-    /// The rows of the tree as shown: every node whose ancestors are open.
-    pub fn visible(&self) -> Vec<NodeId> {
-        let mut out = Vec::new();
-        let mut stack = vec![self.tree.root()];
-        while let Some(id) = stack.pop() {
-            out.push(id);
-            if self.opened.contains(&id) {
-                stack.extend(self.tree.built_children(id).iter().rev());
-            }
-        }
-        out
-    }
-
-    /// Selects a node, opening its ancestors. With `move_cursor` the hex
-    /// cursor goes to the node's first byte.
-    pub fn select(&mut self, id: NodeId, move_cursor: bool) {
-        let p = self.id_path(id);
-        for &a in &p[..p.len().saturating_sub(1)] {
-            if !self.opened.contains(&a) {
-                self.open(a);
-            }
-        }
-        self.selected = id;
-        self.tree_state.select(p);
-        self.tree_state.scroll_selected_into_view();
-        if move_cursor {
-            let noff = self.tree.node(id).map_or(0, |n| n.offset);
-            let off = noff.min(self.file_len().saturating_sub(1));
-            self.cursor = off;
-            self.scroll_hex_to(off);
-        }
-    }
-
-    fn select_visible(&mut self, f: impl FnOnce(usize, usize) -> usize) {
-        let rows = self.visible();
-        if rows.is_empty() {
-            return;
-        }
-        let cur = rows.iter().position(|&r| r == self.selected).unwrap_or(0);
-        let new = f(cur, rows.len()).min(rows.len() - 1);
-        if let Some(&id) = rows.get(new) {
-            self.select(id, true);
-        }
-    }
-
-    fn sibling(&mut self, delta: i64) {
-        let Some(parent) = self.tree.node(self.selected).and_then(|n| n.parent) else {
-            return;
-        };
-        let kids = self.tree.built_children(parent);
-        let Some(i) = kids.iter().position(|&k| k == self.selected) else {
-            return;
-        };
-        let j = i as i64 + delta;
-        if j >= 0 {
-            if let Some(&k) = kids.get(j as usize) {
-                self.select(k, true);
-            }
-        }
-    }
-
-    fn left(&mut self) {
-        let id = self.selected;
-        if self.opened.contains(&id) && id != self.tree.root() {
-            self.close(id);
-        } else if let Some(p) = self.tree.node(id).and_then(|n| n.parent) {
-            self.select(p, true);
-        }
-    }
-
-    fn right(&mut self) {
-        let id = self.selected;
-        if !self.tree.has_children(id) {
-            return;
-        }
-        if !self.opened.contains(&id) {
-            self.open(id);
-        } else if let Some(&first) = self.tree.built_children(id).first() {
-            self.select(first, true);
-        }
-    }
-
-    fn toggle(&mut self) {
-        let id = self.selected;
-        if self.opened.contains(&id) {
-            if id != self.tree.root() {
-                self.close(id);
-            }
-        } else {
-            self.open(id);
-        }
-    }
-
-    /// Follows the selected node's link, if it has one.
-    pub fn follow(&mut self) -> bool {
-        let Some(link) = self.tree.node(self.selected).and_then(|n| n.link) else {
-            return false;
-        };
-        if link.offset >= self.file_len() {
-            self.message = Some((
-                format!("link to 0x{:x} is past the end of the file", link.offset),
-                true,
-            ));
-            return true;
-        }
-        self.jump(link.offset, link.size);
-        true
-    }
-
-    // ---- hex ----
-
-    /// Moves the hex cursor and selects the deepest node that holds it.
-    pub fn set_cursor(&mut self, off: u64) {
-        let len = self.file_len();
-        if len == 0 {
-            return;
-        }
-        let off = off.min(len - 1);
-        self.cursor = off;
-        let id = self.tree.deepest_at(off);
-        self.select(id, false);
-        self.ensure_cursor_visible();
-    }
-
-    fn move_cursor(&mut self, delta: i128) {
-        let to = (self.cursor as i128 + delta).max(0);
-        self.set_cursor(u64::try_from(to).unwrap_or(u64::MAX));
-    }
-
-    fn ensure_cursor_visible(&mut self) {
-        let row = self.cursor / self.bpr();
-        let rows = self.view.hex_rows.max(1);
-        if row < self.hex_top {
-            self.hex_top = row;
-        } else if row >= self.hex_top + rows {
-            self.hex_top = row + 1 - rows;
-        }
-    }
-
-    /// Scrolls so that `off` is shown, putting it on the top row when it
-    /// was out of view.
-    fn scroll_hex_to(&mut self, off: u64) {
-        let row = off / self.bpr();
-        let rows = self.view.hex_rows.max(1);
-        if row < self.hex_top || row >= self.hex_top + rows {
-            self.hex_top = row;
-        }
-        self.clamp_hex_top();
-    }
-
-    fn last_row(&self) -> u64 {
-        self.file_len().saturating_sub(1) / self.bpr()
-    }
-
-    fn clamp_hex_top(&mut self) {
-        let max_top = (self.last_row() + 1).saturating_sub(self.view.hex_rows.max(1));
-        self.hex_top = self.hex_top.min(max_top);
-    }
-
-    /// Called by the renderer when the pane's geometry changes, so that
-    /// the cursor's row stays in view.
-    pub fn set_view(&mut self, view: View) {
-        let changed =
-            view.bytes_per_row != self.view.bytes_per_row || view.hex_rows != self.view.hex_rows;
-        self.view = view;
-        if changed {
-            self.ensure_cursor_visible();
-            self.clamp_hex_top();
-        }
-    }
-
-    /// The byte offset shown at a screen position of the hex pane.
-    pub fn hex_offset_at(&self, x: u16, y: u16) -> Option<u64> {
-        let inner = self.view.hex_inner;
-        if !inner.contains(Position { x, y }) {
-            return None;
-        }
-        let row = self.hex_top + u64::from(y - inner.y);
-        let col = x - inner.x;
-        let geo = super::hex::Geometry::new(self.file_len(), self.bpr());
-        let i = geo.byte_at_column(col)?;
-        let off = row * self.bpr() + i;
-        (off < self.file_len()).then_some(off)
-    }
-
-    // ---- goto ----
-
-    /// The offset a goto input names, if it is inside the file.
-    pub fn goto_target(&self, input: &str) -> Result<u64, String> {
-        let off = parse_offset(input, self.cursor)?;
-        let len = self.file_len();
-        if len == 0 {
-            return Err("the file is empty".into());
-        }
-        if off >= len {
-            return Err(format!(
-                "0x{off:x} is past the end of the file (0x{len:x} bytes)"
-            ));
-        }
-        Ok(off)
-    }
-
-    /// Goes to the offset a goto input names, remembering where the user
-    /// was.
-    pub fn goto(&mut self, input: &str) -> Result<(), String> {
-        let off = self.goto_target(input)?;
-        self.remember();
-        self.set_cursor(off);
-        self.scroll_hex_to(off);
-        Ok(())
-    }
-
-    // ---- diagnostics ----
-
-    pub fn count(&self, s: Severity) -> usize {
+    /// Where the selected node's space came from.
+    pub fn space_describe(&self) -> String {
         self.tree
-            .diagnostics()
-            .iter()
-            .filter(|d| d.severity == s)
-            .count()
+            .spaces()
+            .get(self.space() as usize)
+            .map_or_else(|| "the file".to_string(), |s| s.describe())
     }
 
-    // ---- jumps and history ----
-
-    pub fn location(&self) -> Location {
-        Location {
-            cursor: self.cursor,
-            node: self.selected,
-        }
-    }
-
-    /// Records where the user is before a jump, for Ctrl-o.
-    pub fn remember(&mut self) {
-        let here = self.location();
-        if self.back.last() != Some(&here) {
-            self.back.push(here);
-            if self.back.len() > 2 * HISTORY {
-                self.back.drain(..HISTORY);
-            }
-        }
-        self.forward.clear();
-    }
-
-    fn restore(&mut self, loc: Location) {
-        self.select(loc.node, false);
-        self.cursor = loc.cursor.min(self.file_len().saturating_sub(1));
-        self.scroll_hex_to(self.cursor);
-    }
-
-    fn go_back(&mut self) {
-        match self.back.pop() {
-            Some(loc) => {
-                self.forward.push(self.location());
-                self.restore(loc);
-            }
-            None => self.message = Some(("no earlier jump".into(), false)),
-        }
-    }
-
-    fn go_forward(&mut self) {
-        match self.forward.pop() {
-            Some(loc) => {
-                self.back.push(self.location());
-                self.restore(loc);
-            }
-            None => self.message = Some(("no later jump".into(), false)),
-        }
-    }
-
-    /// Puts the cursor on `off` and selects the smallest node holding
-    /// `[off, off+size)`, remembering where the user was.
-    pub fn jump(&mut self, off: u64, size: u64) {
-        if off >= self.file_len() {
-            return;
-        }
-        self.remember();
-        let id = self.tree.smallest_containing(off, size);
-        self.select(id, false);
-        self.cursor = off;
-        self.scroll_hex_to(off);
-    }
-
-    // ---- search ----
-
-    /// Starts a search for `query` in the prompt's syntax.
-    pub fn start_search(&mut self, query: &str) {
-        if let Some(old) = self.search.as_ref().and_then(|s| s.running.as_ref()) {
-            old.cancel.store(true, Ordering::Relaxed);
-        }
-        let pat = match Pattern::parse(query, self.case_sensitive) {
-            Ok(p) => p,
-            Err(e) => {
-                self.message = Some((e, true));
-                return;
-            }
-        };
-        self.next_search_id += 1;
-        let id = self.next_search_id;
-        let mut st = SearchState {
-            id,
-            query: query.to_string(),
-            len: pat.len() as u64,
-            matches: Vec::new(),
-            nodes: Vec::new(),
-            current: None,
-            running: None,
-            complete: true,
-        };
-        match pat {
-            Pattern::Nodes { text, fold } => {
-                let (nodes, complete) = search::find_nodes(&mut self.tree, &text, fold);
-                st.nodes = nodes;
-                st.complete = complete;
-                self.search = Some(st);
-                self.after_search();
-            }
-            Pattern::Bytes { bytes, fold } => {
-                let src = self.tree.source().clone();
-                match &self.tx {
-                    Some(tx) if src.len() > BACKGROUND_SEARCH => {
-                        let cancel = Arc::new(AtomicBool::new(false));
-                        st.running = Some(Running {
-                            cancel: cancel.clone(),
-                            done: 0,
-                            total: src.len(),
-                        });
-                        self.search = Some(st);
-                        let tx = tx.clone();
-                        std::thread::spawn(move || {
-                            let mut progress = |done| {
-                                let _ = tx.send(Message::SearchProgress { id, done });
-                            };
-                            let m = search::find_bytes(
-                                &bytes,
-                                fold,
-                                src.bytes(),
-                                &cancel,
-                                &mut progress,
-                            );
-                            let cancelled = cancel.load(Ordering::Relaxed);
-                            let _ = tx.send(Message::SearchDone {
-                                id,
-                                matches: m,
-                                cancelled,
-                            });
-                        });
-                    }
-                    _ => {
-                        let m = search::find_bytes(
-                            &bytes,
-                            fold,
-                            src.bytes(),
-                            &AtomicBool::new(false),
-                            &mut |_| {},
-                        );
-                        st.complete = m.len() < search::MAX_MATCHES;
-                        st.matches = m;
-                        self.search = Some(st);
-                        self.after_search();
-                    }
-                }
-            }
-        }
-    }
-
-    /// Takes a message from a background search.
-    pub fn on_message(&mut self, msg: Message) {
-        let Some(st) = self.search.as_mut() else {
-            return;
-        };
-        match msg {
-            Message::SearchProgress { id, done } if id == st.id => {
-                if let Some(r) = st.running.as_mut() {
-                    r.done = done;
-                }
-            }
-            Message::SearchDone {
-                id,
-                matches,
-                cancelled,
-            } if id == st.id => {
-                st.running = None;
-                st.complete = !cancelled && matches.len() < search::MAX_MATCHES;
-                st.matches = matches;
-                if cancelled {
-                    self.message = Some((
-                        format!("search cancelled; {} matches so far", st.matches.len()),
-                        false,
-                    ));
-                    return;
-                }
-                self.after_search();
-            }
-            _ => {}
-        }
-    }
-
-    /// Goes to the first match at or after the cursor.
-    fn after_search(&mut self) {
-        let Some(st) = self.search.as_ref() else {
-            return;
-        };
-        if st.count() == 0 {
-            self.message = Some((format!("no match for {}", text::clean(&st.query)), true));
-            return;
-        }
-        self.next_match(true, true);
-    }
-
-    /// Moves to the next (or previous) match, wrapping around.
-    fn next_match(&mut self, forward: bool, from_cursor: bool) {
-        let Some(st) = self.search.as_ref() else {
-            self.message = Some(("no search yet: press / to search".into(), false));
-            return;
-        };
-        let n = st.count();
-        if n == 0 {
-            self.message = Some((format!("no match for {}", text::clean(&st.query)), true));
-            return;
-        }
-        let offs = |i: usize| -> u64 {
-            if st.len == 0 {
-                st.nodes.get(i).map_or(0, |m| m.offset)
-            } else {
-                st.matches.get(i).copied().unwrap_or(0)
-            }
-        };
-        let i = if st.len > 0 {
-            // Byte matches: by the cursor, so that n after moving around
-            // goes to the next match from here.
-            let c = self.cursor;
-            let first_after = if from_cursor {
-                st.matches.partition_point(|&m| m < c)
-            } else {
-                st.matches.partition_point(|&m| m <= c)
-            };
-            if forward {
-                if first_after >= n {
-                    0
-                } else {
-                    first_after
-                }
-            } else {
-                let before = st.matches.partition_point(|&m| m < c);
-                if before == 0 {
-                    n - 1
-                } else {
-                    before - 1
-                }
-            }
-        } else {
-            match (st.current, forward) {
-                (None, _) => 0,
-                (Some(c), true) => (c + 1) % n,
-                (Some(c), false) => (c + n - 1) % n,
-            }
-        };
-        let wrapped = match st.current {
-            Some(c) => n > 1 && if forward { i <= c } else { i >= c },
-            None => false,
-        };
-        let (off, size, path) = if st.len == 0 {
-            let m = st.nodes.get(i).cloned();
-            (offs(i), m.as_ref().map_or(0, |m| m.size), m.map(|m| m.path))
-        } else {
-            (offs(i), st.len, None)
-        };
-        if let Some(st) = self.search.as_mut() {
-            st.current = Some(i);
-        }
-        self.remember();
-        match path.and_then(|p| self.tree.find_path(&p)) {
-            Some(id) => self.select(id, true),
-            None => {
-                let id = self.tree.smallest_containing(off, size);
-                self.select(id, false);
-                self.cursor = off.min(self.file_len().saturating_sub(1));
-                self.scroll_hex_to(self.cursor);
-            }
-        }
-        if wrapped {
-            self.message = Some(("search wrapped around".into(), false));
-        }
-    }
-
-    /// Byte matches that overlap `[start, end)`, as ranges.
-    pub fn matches_in(&self, start: u64, end: u64) -> Vec<(u64, u64)> {
-        let Some(st) = self.search.as_ref() else {
-            return Vec::new();
-        };
-        if st.len == 0 {
-            return Vec::new();
-        }
-        let first = st.matches.partition_point(|&m| m + st.len <= start);
-        st.matches
-            .get(first..)
-            .unwrap_or_default()
-            .iter()
-            .take_while(|&&m| m < end)
-            .map(|&m| (m, m + st.len))
-            .collect()
-    }
-
-    // ---- copy and save ----
-
-    fn copy(&mut self, what: char) {
-        let (text, said) = match what {
-            'o' => (
-                format!("0x{:x}", self.cursor),
-                format!("offset 0x{:x}", self.cursor),
-            ),
-            'v' => match self.tree.value_in(self.selected, self.numbers) {
-                Some(v) => (v, "the node's value".to_string()),
-                None => {
-                    self.message = Some(("the node has no value to copy".into(), true));
-                    return;
-                }
-            },
-            'b' => {
-                let all = self.tree.node_bytes(self.selected);
-                let b = all
-                    .get(..all.len().min(MAX_COPY as usize))
-                    .unwrap_or_default();
-                let more = if all.len() as u64 > MAX_COPY {
-                    " (the first 64 KiB)"
-                } else {
-                    ""
-                };
-                (
-                    text::hex(b, b.len()),
-                    format!("{} bytes as hex{more}", b.len()),
-                )
-            }
-            'p' => (
-                self.tree.path_string(self.selected),
-                "the node's path".to_string(),
-            ),
-            _ => return,
-        };
-        self.clipboard = Some(text);
-        self.message = Some((format!("copied {said} to the clipboard"), false));
-    }
-
-    fn save(&mut self, path: &str, force: bool) {
-        let bytes = self.tree.node_bytes(self.selected);
-        match crate::export::write_bytes(bytes, std::path::Path::new(path), force) {
-            Ok(()) => {
-                self.message = Some((
-                    format!("wrote {} bytes to {}", bytes.len(), text::clean(path)),
-                    false,
-                ))
-            }
-            Err(crate::export::ExtractError::Exists(_)) => {
-                let mut p = Prompt::new(PromptKind::Overwrite(path.to_string()));
-                p.input = path.to_string();
-                self.popup = Some(Popup::Prompt(p));
-            }
-            Err(e) => self.message = Some((e.to_string(), true)),
-        }
+    pub(super) fn bpr(&self) -> u64 {
+        self.view.bytes_per_row.max(1)
     }
 
     // ---- commands ----
@@ -862,6 +272,13 @@ impl App {
             (Command::Back, _) => self.go_back(),
             (Command::Forward, _) => self.go_forward(),
             (Command::ToggleInspector, _) => self.inspector = !self.inspector,
+            (Command::CycleNumbers, _) => {
+                self.numbers = self.numbers.next();
+                self.message = Some((
+                    format!("numbers shown {} (# cycles)", self.numbers.as_str()),
+                    false,
+                ));
+            }
             (Command::SwapEndian, _) => self.inspector_big_first = !self.inspector_big_first,
             (Command::NextSibling, _) => self.sibling(1),
             (Command::PrevSibling, _) => self.sibling(-1),
@@ -894,23 +311,6 @@ impl App {
             (Command::ScrollDown(x, y), _) => self.wheel(x, y, 3),
             (Command::Input(_) | Command::Backspace | Command::Submit | Command::ToggleCase, _) => {
             }
-        }
-    }
-
-    fn letter(&mut self, p: Pending, c: char) {
-        if !c.is_ascii_alphabetic() {
-            self.message = Some(("marks are letters a-z and A-Z".into(), true));
-            return;
-        }
-        match p {
-            Pending::SetMark => {
-                self.marks.insert(c, self.cursor);
-                self.message = Some((format!("mark {c} set at 0x{:x}", self.cursor), false));
-            }
-            Pending::JumpMark => match self.marks.get(&c).copied() {
-                Some(off) => self.jump(off, 1),
-                None => self.message = Some((format!("no mark {c}"), true)),
-            },
         }
     }
 
@@ -950,90 +350,46 @@ impl App {
         }
     }
 
-    /// The rows of the marks popup: letter and offset, in letter order.
-    pub fn mark_list(&self) -> Vec<(char, u64)> {
-        self.marks.iter().map(|(&c, &o)| (c, o)).collect()
-    }
-
+    /// Gives a key to the open popup and does what it asks.
     fn run_popup_command(&mut self, cmd: Command) {
+        let list_len = match &self.popup {
+            Some(Popup::Marks { .. }) => self.marks.len(),
+            Some(Popup::Diagnostics { .. }) => self.tree.diagnostics().len(),
+            _ => 0,
+        };
         let Some(popup) = self.popup.as_mut() else {
             return;
         };
-        let list_len = match popup {
-            Popup::Marks { .. } => self.marks.len(),
-            Popup::Diagnostics { .. } => self.tree.diagnostics().len(),
-            _ => 0,
-        };
-        match popup {
-            Popup::Help { scroll } => match cmd {
-                Command::Escape | Command::Quit | Command::OpenHelp | Command::Submit => {
-                    self.popup = None
-                }
-                Command::Up => *scroll = scroll.saturating_sub(1),
-                Command::Down => *scroll = scroll.saturating_add(1),
-                Command::PageUp => *scroll = scroll.saturating_sub(10),
-                Command::PageDown => *scroll = scroll.saturating_add(10),
-                Command::Home => *scroll = 0,
-                _ => {}
-            },
-            Popup::Copy => {
+        match popup.handle_key(cmd, list_len) {
+            Outcome::Stay => {}
+            Outcome::Close => self.popup = None,
+            Outcome::Do(Effect::ToggleCase) => self.case_sensitive = !self.case_sensitive,
+            Outcome::Do(e) => {
                 self.popup = None;
-                if let Command::Input(c) = cmd {
-                    self.copy(c);
+                self.apply(e);
+            }
+        }
+    }
+
+    fn apply(&mut self, e: Effect) {
+        match e {
+            Effect::Copy(c) => self.copy(c),
+            Effect::JumpMark(i) => {
+                if let Some(&loc) = self.marks.values().nth(i) {
+                    self.remember();
+                    self.restore(loc);
                 }
             }
-            Popup::Marks { selected } | Popup::Diagnostics { selected } => {
-                let last = list_len.saturating_sub(1);
-                match cmd {
-                    Command::Escape | Command::Quit => self.popup = None,
-                    Command::Up => *selected = selected.saturating_sub(1),
-                    Command::Down => *selected = (*selected + 1).min(last),
-                    Command::PageUp => *selected = selected.saturating_sub(10),
-                    Command::PageDown => *selected = (*selected + 10).min(last),
-                    Command::Home => *selected = 0,
-                    Command::End => *selected = last,
-                    Command::Activate | Command::Submit => {
-                        let i = *selected;
-                        let is_marks = matches!(popup, Popup::Marks { .. });
-                        self.popup = None;
-                        if is_marks {
-                            if let Some(&(_, off)) = self.mark_list().get(i) {
-                                self.jump(off, 1);
-                            }
-                        } else if let Some(d) = self.tree.diagnostics().get(i).cloned() {
-                            self.jump(d.offset, d.size);
-                            self.message =
-                                Some((format!("{}: {}", d.severity.as_str(), d.message), true));
-                        }
-                    }
-                    _ => {}
+            Effect::JumpDiagnostic(i) => {
+                if let Some(d) = self.tree.diagnostics().get(i).cloned() {
+                    self.jump_in(d.space, d.offset, d.size);
+                    self.message = Some((format!("{}: {}", d.severity.as_str(), d.message), true));
                 }
             }
-            Popup::Prompt(p) => {
-                if let PromptKind::Overwrite(path) = &p.kind {
-                    let path = path.clone();
-                    self.popup = None;
-                    match cmd {
-                        Command::Input('y' | 'Y') => self.save(&path, true),
-                        _ => self.message = Some(("not written".into(), false)),
-                    }
-                    return;
-                }
-                match cmd {
-                    Command::Escape => self.popup = None,
-                    Command::Input(c) => p.input.push(c),
-                    Command::Backspace => {
-                        p.input.pop();
-                    }
-                    Command::ToggleCase => self.case_sensitive = !self.case_sensitive,
-                    Command::Submit => {
-                        let prompt = p.clone();
-                        self.popup = None;
-                        self.submit(prompt);
-                    }
-                    _ => {}
-                }
-            }
+            Effect::Overwrite(path) => self.save(&path, true),
+            Effect::NotWritten => self.message = Some(("not written".into(), false)),
+            Effect::Submit(p) => self.submit(p),
+            Effect::ToggleCase => self.case_sensitive = !self.case_sensitive,
         }
     }
 

@@ -9,6 +9,7 @@ use ratatui::Frame;
 
 use super::app::{App, Focus};
 use super::theme;
+use crate::model::text;
 
 /// Where each column of a hex row is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,17 +67,21 @@ impl Geometry {
     }
 }
 
-/// Shades for the bytes of the selected node and its ancestors (the root,
-/// the whole file, is left out), nearest first.
+/// Shades for the bytes of the selected node and its ancestors in the same
+/// byte space (the root, the whole file, is left out), nearest first.
 fn shades(app: &App) -> Vec<(u64, u64, Color)> {
     let mut out = Vec::new();
     let root = app.tree.root();
+    let space = app.space();
     let mut id = app.selected;
     let mut depth = 0usize;
     while id != root && depth <= theme::ANCESTOR_BG.len() {
         let Some(n) = app.tree.node(id) else {
             break;
         };
+        if n.space != space {
+            break;
+        }
         let bg = if depth == 0 {
             theme::SELECTED_BG
         } else {
@@ -94,13 +99,23 @@ fn shades(app: &App) -> Vec<(u64, u64, Color)> {
 
 pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect, geo: Geometry) {
     let focused = app.focus == Focus::Hex;
+    let space = app.space();
+    // A derived space says where its bytes came from.
+    let title = if space == crate::model::space::FILE {
+        " Hex ".to_string()
+    } else {
+        format!(
+            " Hex of space {space}: {} ",
+            text::clean(&app.space_describe())
+        )
+    };
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(theme::border(focused))
-        .title(" Hex ");
+        .title(title);
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let data = app.tree.data();
+    let data = app.space_data();
     let len = data.len() as u64;
     if len == 0 {
         frame.render_widget(Paragraph::new("(empty file)").style(theme::dim()), inner);
@@ -120,7 +135,7 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect, geo: Geometry) {
         app.tree
             .diagnostics()
             .iter()
-            .filter(|d| d.severity != crate::model::Severity::Info)
+            .filter(|d| d.severity != crate::model::Severity::Info && d.space == space)
             .map(|d| (d.offset, d.offset.saturating_add(d.size.max(1))))
             .filter(|&(s, e)| s < last && e > first)
             .map(|(s, e)| (s, e, theme::DIAG_BG)),

@@ -100,7 +100,7 @@ pub fn character(b: &[u8]) -> String {
 
 pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
     let start = app.cursor as usize;
-    let b = app.tree.data().get(start..).unwrap_or_default();
+    let b = app.space_data().get(start..).unwrap_or_default();
     let b = b.get(..8).unwrap_or(b);
     let (first, second) = if app.inspector_big_first {
         ("BE", "LE")

@@ -81,6 +81,7 @@ pub fn map_key(k: KeyEvent, mode: Mode) -> Option<Command> {
         KeyCode::Char('!') => Command::ListDiagnostics,
         KeyCode::Char('y') => Command::OpenCopy,
         KeyCode::Char('x') => Command::OpenSave,
+        KeyCode::Char('#') => Command::CycleNumbers,
         _ => return None,
     })
 }

@@ -3,14 +3,18 @@
 //! (`keys`), commands change the state (`app`), and `ui` draws it.
 
 pub mod app;
+pub mod find;
 pub mod hex;
+mod history;
 pub mod inspector;
 pub mod keys;
+mod nav;
 pub mod popup;
 pub mod status;
 pub mod theme;
 pub mod treeview;
 pub mod ui;
+mod write;
 
 use std::io::{self, IsTerminal, Stdout};
 use std::sync::mpsc;
@@ -25,6 +29,7 @@ use ratatui::backend::CrosstermBackend;
 use ratatui::Terminal;
 
 pub use app::{App, Command, Focus};
+pub use find::{run_search, Found, Progress, Rebuild, Running, SearchState, SpaceHits};
 
 use crate::model::Tree;
 
@@ -33,11 +38,11 @@ pub enum Message {
     Input(Event),
     SearchProgress {
         id: u64,
-        done: u64,
+        progress: find::Progress,
     },
     SearchDone {
         id: u64,
-        matches: Vec<u64>,
+        found: find::Found,
         cancelled: bool,
     },
 }

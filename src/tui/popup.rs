@@ -1,6 +1,6 @@
 //! Popups: help, the one-line prompts, and the lists (marks, diagnostics,
-//! what to copy). Each knows how to draw itself; the state changes they
-//! cause live in `app.rs`.
+//! what to copy). Each takes its own keys ([`Popup::handle_key`]) and says
+//! what the app should do ([`Outcome`]); the app does it.
 
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -8,6 +8,7 @@ use ratatui::widgets::{Block, Borders, Clear, List, ListItem, ListState, Paragra
 use ratatui::Frame;
 use unicode_width::UnicodeWidthStr;
 
+use super::app::Command;
 use super::theme;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -71,6 +72,100 @@ pub enum Popup {
     Copy,
 }
 
+/// What a popup asks the app to do; every effect but
+/// [`Effect::ToggleCase`] closes the popup first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Effect {
+    /// Copy what the letter names.
+    Copy(char),
+    /// Jump to the i-th mark, in letter order.
+    JumpMark(usize),
+    /// Jump to the i-th diagnostic.
+    JumpDiagnostic(usize),
+    /// Write the selected node's bytes over this file.
+    Overwrite(String),
+    NotWritten,
+    /// A prompt's input was entered.
+    Submit(Prompt),
+    /// Ctrl-t in the search prompt.
+    ToggleCase,
+}
+
+/// The answer of a popup to a key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Stay,
+    Close,
+    Do(Effect),
+}
+
+impl Popup {
+    /// Takes a key; `list_len` is how many rows a list popup has.
+    pub fn handle_key(&mut self, cmd: Command, list_len: usize) -> Outcome {
+        match self {
+            Popup::Help { scroll } => {
+                match cmd {
+                    Command::Escape | Command::Quit | Command::OpenHelp | Command::Submit => {
+                        return Outcome::Close
+                    }
+                    Command::Up => *scroll = scroll.saturating_sub(1),
+                    Command::Down => *scroll = scroll.saturating_add(1),
+                    Command::PageUp => *scroll = scroll.saturating_sub(10),
+                    Command::PageDown => *scroll = scroll.saturating_add(10),
+                    Command::Home => *scroll = 0,
+                    _ => {}
+                }
+                Outcome::Stay
+            }
+            Popup::Copy => match cmd {
+                Command::Input(c) => Outcome::Do(Effect::Copy(c)),
+                _ => Outcome::Close,
+            },
+            Popup::Marks { selected } | Popup::Diagnostics { selected } => {
+                let last = list_len.saturating_sub(1);
+                match cmd {
+                    Command::Escape | Command::Quit => return Outcome::Close,
+                    Command::Up => *selected = selected.saturating_sub(1),
+                    Command::Down => *selected = (*selected + 1).min(last),
+                    Command::PageUp => *selected = selected.saturating_sub(10),
+                    Command::PageDown => *selected = (*selected + 10).min(last),
+                    Command::Home => *selected = 0,
+                    Command::End => *selected = last,
+                    Command::Activate | Command::Submit => {
+                        let i = *selected;
+                        return Outcome::Do(if matches!(self, Popup::Marks { .. }) {
+                            Effect::JumpMark(i)
+                        } else {
+                            Effect::JumpDiagnostic(i)
+                        });
+                    }
+                    _ => {}
+                }
+                Outcome::Stay
+            }
+            Popup::Prompt(p) => {
+                if let PromptKind::Overwrite(path) = &p.kind {
+                    return Outcome::Do(match cmd {
+                        Command::Input('y' | 'Y') => Effect::Overwrite(path.clone()),
+                        _ => Effect::NotWritten,
+                    });
+                }
+                match cmd {
+                    Command::Escape => return Outcome::Close,
+                    Command::Input(c) => p.input.push(c),
+                    Command::Backspace => {
+                        p.input.pop();
+                    }
+                    Command::ToggleCase => return Outcome::Do(Effect::ToggleCase),
+                    Command::Submit => return Outcome::Do(Effect::Submit(p.clone())),
+                    _ => {}
+                }
+                Outcome::Stay
+            }
+        }
+    }
+}
+
 /// Every key, as the help popup and README list them.
 pub const KEYS: &[(&str, &str)] = &[
     (
@@ -112,6 +207,10 @@ pub const KEYS: &[(&str, &str)] = &[
     (
         "x",
         "write the selected node's bytes to a file (asks before overwriting)",
+    ),
+    (
+        "#",
+        "numbers in values: as each prefers, all hex, all decimal",
     ),
     ("?", "this help"),
     ("q", "quit"),
@@ -227,5 +326,44 @@ pub fn render(popup: &Popup, case_sensitive: bool, frame: &mut Frame<'_>) {
             render_list(frame, " Copy (Esc cancels) ".into(), rows, usize::MAX);
         }
         Popup::Marks { .. } | Popup::Diagnostics { .. } => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn popups_take_their_own_keys() {
+        let mut m = Popup::Marks { selected: 0 };
+        assert_eq!(m.handle_key(Command::Down, 3), Outcome::Stay);
+        assert_eq!(m.handle_key(Command::End, 3), Outcome::Stay);
+        assert_eq!(m, Popup::Marks { selected: 2 });
+        assert_eq!(
+            m.handle_key(Command::Submit, 3),
+            Outcome::Do(Effect::JumpMark(2))
+        );
+        let mut p = Popup::Prompt(Prompt::new(PromptKind::Goto));
+        for c in "0x10".chars() {
+            assert_eq!(p.handle_key(Command::Input(c), 0), Outcome::Stay);
+        }
+        p.handle_key(Command::Backspace, 0);
+        let Outcome::Do(Effect::Submit(got)) = p.handle_key(Command::Submit, 0) else {
+            panic!("Enter submits");
+        };
+        assert_eq!(got.input, "0x1");
+        let mut o = Popup::Prompt(Prompt::new(PromptKind::Overwrite("f".into())));
+        assert_eq!(
+            o.handle_key(Command::Input('n'), 0),
+            Outcome::Do(Effect::NotWritten)
+        );
+        assert_eq!(
+            Popup::Copy.handle_key(Command::Input('b'), 0),
+            Outcome::Do(Effect::Copy('b'))
+        );
+        assert_eq!(
+            Popup::Help { scroll: 0 }.handle_key(Command::Escape, 0),
+            Outcome::Close
+        );
     }
 }

@@ -51,13 +51,30 @@ pub fn render_status(app: &App, frame: &mut Frame<'_>, area: Rect) {
         Span::styled(name, theme::name()),
         Span::raw(format!("  {}  ", app.tree.format())),
         Span::styled(format!("0x{:x}", app.cursor), theme::key()),
-        Span::raw(format!(" / 0x{:x}", app.file_len())),
+        Span::raw(format!(" / 0x{:x}", app.space_len())),
     ];
+    if app.space() != crate::model::space::FILE {
+        spans.push(Span::styled(
+            format!(" in space {}", app.space()),
+            theme::key(),
+        ));
+    }
+    if app.numbers != crate::model::Numbers::Natural {
+        spans.push(Span::styled(
+            format!("  #{}", app.numbers.as_str()),
+            theme::key(),
+        ));
+    }
     if let Some(st) = &app.search {
         if let Some(r) = &st.running {
-            let pct = r.done.saturating_mul(100) / r.total.max(1);
+            let done = match r.progress {
+                crate::tui::Progress::Bytes { done, total } => {
+                    format!("{}%", done.saturating_mul(100) / total.max(1))
+                }
+                crate::tui::Progress::Nodes(n) => format!("{n} nodes"),
+            };
             spans.push(Span::styled(
-                format!("  searching… {pct}% (Esc cancels)"),
+                format!("  searching… {done} (Esc cancels)"),
                 theme::key(),
             ));
         } else {

@@ -1,0 +1,427 @@
+//! Searches: they run in the background on a second tree of the same file
+//! (progress in the status bar, Esc cancels), and `n` / `N` walk their
+//! matches. Byte searches cover the file and every derived byte space; node
+//! searches every node. Matches are found again in the explorer's own tree
+//! by their addresses.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use super::app::App;
+use super::Message;
+use crate::model::space::FILE;
+use crate::model::{text, Source, Tree};
+use crate::search::{self, NodeMatch, Pattern};
+
+/// Builds a second tree of the same file, for background searches.
+pub type Rebuild = fn(Arc<Source>, &str) -> Tree;
+
+/// What a running search counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Progress {
+    /// Bytes of the file searched, of `total`.
+    Bytes { done: u64, total: u64 },
+    /// Nodes looked at (node search, or finding the derived spaces).
+    Nodes(u64),
+}
+
+/// A search still running in the background.
+pub struct Running {
+    pub cancel: Arc<AtomicBool>,
+    pub progress: Progress,
+}
+
+/// Byte matches in one derived space.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpaceHits {
+    /// The address of the space's first node: it finds the space again.
+    pub root: String,
+    /// Where the space came from ([`crate::model::Space::describe`]).
+    pub describe: String,
+    /// Start offsets in the space, in order.
+    pub matches: Vec<u64>,
+}
+
+/// What a search found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Found {
+    pub matches: Vec<u64>,
+    pub derived: Vec<SpaceHits>,
+    pub nodes: Vec<NodeMatch>,
+    pub complete: bool,
+}
+
+/// The last search and where its matches are.
+pub struct SearchState {
+    pub id: u64,
+    pub query: String,
+    /// Bytes a byte match covers (0 for a node search).
+    pub len: u64,
+    /// Start offsets of byte matches in the file, in order.
+    pub matches: Vec<u64>,
+    /// Byte matches in derived spaces, after those in the file.
+    pub derived: Vec<SpaceHits>,
+    /// Node matches, in tree order.
+    pub nodes: Vec<NodeMatch>,
+    pub current: Option<usize>,
+    pub running: Option<Running>,
+    /// False when the search stopped early (cancelled, or too many).
+    pub complete: bool,
+}
+
+impl SearchState {
+    pub fn count(&self) -> usize {
+        if self.len == 0 {
+            self.nodes.len()
+        } else {
+            self.matches.len() + self.derived.iter().map(|d| d.matches.len()).sum::<usize>()
+        }
+    }
+
+    /// The byte matches of group `g` (0: the file, then each derived space).
+    fn group(&self, g: usize) -> &[u64] {
+        if g == 0 {
+            &self.matches
+        } else {
+            self.derived.get(g - 1).map_or(&[], |d| &d.matches)
+        }
+    }
+
+    /// Global index of the first match of group `g`.
+    fn base(&self, g: usize) -> usize {
+        (0..g).map(|k| self.group(k).len()).sum()
+    }
+
+    /// Group and offset of global match `i`.
+    fn locate(&self, mut i: usize) -> Option<(usize, u64)> {
+        for g in 0..=self.derived.len() {
+            let m = self.group(g);
+            if let Some(&o) = m.get(i) {
+                return Some((g, o));
+            }
+            i -= m.len();
+        }
+        None
+    }
+}
+
+/// Runs a search on `tree` (a tree of its own): the whole of it, unless
+/// `cancel` is set.
+pub fn run_search(
+    tree: &mut Tree,
+    pat: &Pattern,
+    cancel: &AtomicBool,
+    progress: &mut dyn FnMut(Progress),
+) -> Found {
+    let mut f = Found::default();
+    match pat {
+        Pattern::Nodes { text, fold } => {
+            let (nodes, complete) = search::find_nodes_with(tree, text, *fold, cancel, &mut |n| {
+                progress(Progress::Nodes(n))
+            });
+            f.nodes = nodes;
+            f.complete = complete;
+        }
+        Pattern::Bytes { bytes, fold } => {
+            let total = tree.data().len() as u64;
+            f.matches = search::find_bytes(bytes, *fold, tree.data(), cancel, &mut |done| {
+                progress(Progress::Bytes { done, total })
+            });
+            let mut left = search::MAX_MATCHES.saturating_sub(f.matches.len());
+            if !cancel.load(Ordering::Relaxed) && left > 0 {
+                let roots =
+                    search::space_roots(tree, cancel, &mut |n| progress(Progress::Nodes(n)));
+                for (sid, root) in roots {
+                    if cancel.load(Ordering::Relaxed) || left == 0 {
+                        break;
+                    }
+                    let mut m = search::find_bytes(
+                        bytes,
+                        *fold,
+                        tree.space_bytes(sid),
+                        cancel,
+                        &mut |_| {},
+                    );
+                    m.truncate(left);
+                    left -= m.len();
+                    if !m.is_empty() {
+                        let describe = tree
+                            .spaces()
+                            .get(sid as usize)
+                            .map(|s| s.describe())
+                            .unwrap_or_default();
+                        f.derived.push(SpaceHits {
+                            root,
+                            describe,
+                            matches: m,
+                        });
+                    }
+                }
+            }
+            f.complete = !cancel.load(Ordering::Relaxed) && left > 0;
+        }
+    }
+    f
+}
+
+impl App {
+    /// Starts a search for `query` in the prompt's syntax: in the
+    /// background when the app has a channel, else at once.
+    pub fn start_search(&mut self, query: &str) {
+        if let Some(old) = self.search.as_ref().and_then(|s| s.running.as_ref()) {
+            old.cancel.store(true, Ordering::Relaxed);
+        }
+        let pat = match Pattern::parse(query, self.case_sensitive) {
+            Ok(p) => p,
+            Err(e) => {
+                self.message = Some((e, true));
+                return;
+            }
+        };
+        self.next_search_id += 1;
+        let id = self.next_search_id;
+        let mut st = SearchState {
+            id,
+            query: query.to_string(),
+            len: pat.len() as u64,
+            matches: Vec::new(),
+            derived: Vec::new(),
+            nodes: Vec::new(),
+            current: None,
+            running: None,
+            complete: true,
+        };
+        let src = self.tree.source().clone();
+        let name = self.tree.name(self.tree.root()).to_string();
+        let rebuild = self.rebuild;
+        match &self.tx {
+            Some(tx) => {
+                let cancel = Arc::new(AtomicBool::new(false));
+                st.running = Some(Running {
+                    cancel: cancel.clone(),
+                    progress: Progress::Nodes(0),
+                });
+                self.search = Some(st);
+                let tx = tx.clone();
+                std::thread::spawn(move || {
+                    let mut tree = rebuild(src, &name);
+                    let mut progress = |p| {
+                        let _ = tx.send(Message::SearchProgress { id, progress: p });
+                    };
+                    let found = run_search(&mut tree, &pat, &cancel, &mut progress);
+                    let cancelled = cancel.load(Ordering::Relaxed);
+                    let _ = tx.send(Message::SearchDone {
+                        id,
+                        found,
+                        cancelled,
+                    });
+                });
+            }
+            None => {
+                let mut tree = rebuild(src, &name);
+                let found = run_search(&mut tree, &pat, &AtomicBool::new(false), &mut |_| {});
+                st.matches = found.matches;
+                st.derived = found.derived;
+                st.nodes = found.nodes;
+                st.complete = found.complete;
+                self.search = Some(st);
+                self.after_search();
+            }
+        }
+    }
+
+    /// Takes a message from a background search.
+    pub fn on_message(&mut self, msg: Message) {
+        let Some(st) = self.search.as_mut() else {
+            return;
+        };
+        match msg {
+            Message::SearchProgress { id, progress } if id == st.id => {
+                if let Some(r) = st.running.as_mut() {
+                    r.progress = progress;
+                }
+            }
+            Message::SearchDone {
+                id,
+                found,
+                cancelled,
+            } if id == st.id => {
+                st.running = None;
+                st.complete = !cancelled && found.complete;
+                st.matches = found.matches;
+                st.derived = found.derived;
+                st.nodes = found.nodes;
+                if cancelled {
+                    self.message = Some((
+                        format!("search cancelled; {} matches so far", st.count()),
+                        false,
+                    ));
+                    return;
+                }
+                self.after_search();
+            }
+            _ => {}
+        }
+    }
+
+    /// Goes to the first match at or after the cursor.
+    fn after_search(&mut self) {
+        let Some(st) = self.search.as_ref() else {
+            return;
+        };
+        if st.count() == 0 {
+            self.message = Some((format!("no match for {}", text::clean(&st.query)), true));
+            return;
+        }
+        self.next_match(true, true);
+    }
+
+    /// The address of the first node of the selected node's space (None
+    /// for the file).
+    pub fn space_address(&self) -> Option<String> {
+        let sp = self.tree.node(self.selected).map_or(FILE, |n| n.space);
+        (sp != FILE).then(|| self.tree.path_string(self.tree.space_root(self.selected)))
+    }
+
+    /// Which group of byte matches the selected node's space is (0: the
+    /// file), if it has any.
+    fn current_group(&self, st: &SearchState) -> Option<usize> {
+        match self.space_address() {
+            None => Some(0),
+            Some(a) => st.derived.iter().position(|d| d.root == a).map(|k| k + 1),
+        }
+    }
+
+    /// Moves to the next (or previous) match, wrapping around.
+    pub(super) fn next_match(&mut self, forward: bool, from_cursor: bool) {
+        let Some(st) = self.search.as_ref() else {
+            self.message = Some(("no search yet: press / to search".into(), false));
+            return;
+        };
+        if st.running.is_some() && st.count() == 0 {
+            self.message = Some(("the search is still running".into(), false));
+            return;
+        }
+        let n = st.count();
+        if n == 0 {
+            self.message = Some((format!("no match for {}", text::clean(&st.query)), true));
+            return;
+        }
+        let step = |c: Option<usize>| match (c, forward) {
+            (None, _) => 0,
+            (Some(c), true) => (c + 1) % n,
+            (Some(c), false) => (c + n - 1) % n,
+        };
+        let i = if st.len > 0 {
+            // Byte matches: by the cursor, so that n after moving around
+            // goes to the next match from here.
+            match self.current_group(st) {
+                Some(g) => {
+                    let m = st.group(g);
+                    let base = st.base(g);
+                    let c = self.cursor;
+                    let after = if from_cursor {
+                        m.partition_point(|&o| o < c)
+                    } else {
+                        m.partition_point(|&o| o <= c)
+                    };
+                    if forward {
+                        (base + after) % n
+                    } else {
+                        let before = m.partition_point(|&o| o < c);
+                        (base + n + before - 1) % n
+                    }
+                }
+                None => step(st.current),
+            }
+        } else {
+            step(st.current)
+        };
+        let wrapped = match st.current {
+            Some(c) => n > 1 && if forward { i <= c } else { i >= c },
+            None => false,
+        };
+        enum Target {
+            Node(String, u64, u64),
+            Bytes(Option<String>, u64),
+        }
+        let len = st.len;
+        let target = if len == 0 {
+            st.nodes
+                .get(i)
+                .map(|m| Target::Node(m.path.clone(), m.offset, m.size))
+        } else {
+            st.locate(i).map(|(g, off)| {
+                let root = g
+                    .checked_sub(1)
+                    .and_then(|k| st.derived.get(k))
+                    .map(|d| d.root.clone());
+                Target::Bytes(root, off)
+            })
+        };
+        let Some(target) = target else {
+            return;
+        };
+        if let Some(st) = self.search.as_mut() {
+            st.current = Some(i);
+        }
+        self.remember();
+        let mut note = None;
+        match target {
+            Target::Node(path, off, size) => match self.tree.find_path(&path) {
+                Some(id) => self.select(id, true),
+                None => {
+                    let id = self.tree.smallest_containing(off, size);
+                    self.select(id, false);
+                    self.cursor = off.min(self.space_len().saturating_sub(1));
+                    self.scroll_hex_to(self.cursor);
+                    note = Some(format!("{} is not in the tree now", text::clean(&path)));
+                }
+            },
+            Target::Bytes(root, off) => {
+                let top = match &root {
+                    None => Some(self.tree.root()),
+                    Some(r) => self.tree.find_path(r),
+                };
+                match top {
+                    Some(top) => {
+                        let id = self.tree.smallest_containing_from(top, off, len);
+                        self.select(id, false);
+                        self.cursor = off.min(self.space_len().saturating_sub(1));
+                        self.scroll_hex_to(self.cursor);
+                        if root.is_some() {
+                            note = Some(format!("in {}", self.space_describe()));
+                        }
+                    }
+                    None => note = Some("the match's byte space is not in the tree now".into()),
+                }
+            }
+        }
+        if wrapped {
+            self.message = Some(("search wrapped around".into(), false));
+        } else if let Some(m) = note {
+            self.message = Some((m, false));
+        }
+    }
+
+    /// Byte matches that overlap `[start, end)`, as ranges.
+    pub fn matches_in(&self, start: u64, end: u64) -> Vec<(u64, u64)> {
+        let Some(st) = self.search.as_ref() else {
+            return Vec::new();
+        };
+        if st.len == 0 {
+            return Vec::new();
+        }
+        let Some(g) = self.current_group(st) else {
+            return Vec::new();
+        };
+        let m = st.group(g);
+        let first = m.partition_point(|&m| m + st.len <= start);
+        m.get(first..)
+            .unwrap_or_default()
+            .iter()
+            .take_while(|&&m| m < end)
+            .map(|&m| (m, m + st.len))
+            .collect()
+    }
+}

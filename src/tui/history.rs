@@ -1,0 +1,111 @@
+//! The jump list (Ctrl-o / Ctrl-n) and marks.
+
+use super::app::{App, Location, Pending, HISTORY};
+
+impl App {
+    // ---- jumps and history ----
+
+    pub fn location(&self) -> Location {
+        Location {
+            cursor: self.cursor,
+            node: self.selected,
+        }
+    }
+
+    /// Records where the user is before a jump, for Ctrl-o.
+    pub fn remember(&mut self) {
+        let here = self.location();
+        if self.back.last() != Some(&here) {
+            self.back.push(here);
+            if self.back.len() > 2 * HISTORY {
+                self.back.drain(..HISTORY);
+            }
+        }
+        self.forward.clear();
+    }
+
+    pub(super) fn restore(&mut self, loc: Location) {
+        self.select(loc.node, false);
+        self.cursor = loc.cursor.min(self.space_len().saturating_sub(1));
+        self.scroll_hex_to(self.cursor);
+    }
+
+    pub(super) fn go_back(&mut self) {
+        match self.back.pop() {
+            Some(loc) => {
+                self.forward.push(self.location());
+                self.restore(loc);
+            }
+            None => self.message = Some(("no earlier jump".into(), false)),
+        }
+    }
+
+    pub(super) fn go_forward(&mut self) {
+        match self.forward.pop() {
+            Some(loc) => {
+                self.back.push(self.location());
+                self.restore(loc);
+            }
+            None => self.message = Some(("no later jump".into(), false)),
+        }
+    }
+
+    /// Puts the cursor on `off` and selects the smallest node holding
+    /// `[off, off+size)`, remembering where the user was.
+    pub fn jump(&mut self, off: u64, size: u64) {
+        if off >= self.file_len() {
+            return;
+        }
+        self.remember();
+        let id = self.tree.smallest_containing(off, size);
+        self.select(id, false);
+        self.cursor = off;
+        self.scroll_hex_to(off);
+    }
+
+    /// [`App::jump`] in byte space `space`, found through a node of it
+    /// that is built; the file when none is.
+    pub fn jump_in(&mut self, space: crate::model::SpaceId, off: u64, size: u64) {
+        let top = (0..self.tree.len() as crate::model::NodeId)
+            .find(|&id| self.tree.node(id).is_some_and(|n| n.space == space))
+            .map(|id| self.tree.space_root(id));
+        match top {
+            Some(top) if space != crate::model::space::FILE => {
+                if off >= self.tree.space_bytes(space).len() as u64 {
+                    return;
+                }
+                self.remember();
+                let id = self.tree.smallest_containing_from(top, off, size);
+                self.select(id, false);
+                self.cursor = off;
+                self.scroll_hex_to(off);
+            }
+            _ => self.jump(off, size),
+        }
+    }
+
+    pub(super) fn letter(&mut self, p: Pending, c: char) {
+        if !c.is_ascii_alphabetic() {
+            self.message = Some(("marks are letters a-z and A-Z".into(), true));
+            return;
+        }
+        match p {
+            Pending::SetMark => {
+                self.marks.insert(c, self.location());
+                self.message = Some((format!("mark {c} set at 0x{:x}", self.cursor), false));
+            }
+            Pending::JumpMark => match self.marks.get(&c).copied() {
+                Some(loc) => {
+                    self.remember();
+                    self.restore(loc);
+                }
+                None => self.message = Some((format!("no mark {c}"), true)),
+            },
+        }
+    }
+
+    /// The rows of the marks popup: letter and offset, in letter order.
+    pub fn mark_list(&self) -> Vec<(char, u64)> {
+        self.marks.iter().map(|(&c, l)| (c, l.cursor)).collect()
+    }
+}

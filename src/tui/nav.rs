@@ -1,0 +1,259 @@
+//! Moving around: the tree's selection, opening and closing, the hex
+//! cursor, goto and links.
+
+use ratatui::layout::Position;
+
+use super::app::{parse_offset, App, View};
+use crate::model::{NodeId, Severity};
+
+impl App {
+    // ---- tree ----
+
+    pub(super) fn id_path(&self, id: NodeId) -> Vec<NodeId> {
+        self.tree.path(id)
+    }
+
+    /// Opens a node, building its children.
+    pub fn open(&mut self, id: NodeId) {
+        self.tree.expand(id);
+        if self.tree.has_children(id) {
+            self.opened.insert(id);
+            let p = self.id_path(id);
+            self.tree_state.open(p);
+        }
+    }
+
+    pub fn close(&mut self, id: NodeId) {
+        self.opened.remove(&id);
+        let p = self.id_path(id);
+        self.tree_state.close(&p);
+    }
+
+    /// The rows of the tree as shown: every node whose ancestors are open.
+    pub fn visible(&self) -> Vec<NodeId> {
+        let mut out = Vec::new();
+        let mut stack = vec![self.tree.root()];
+        while let Some(id) = stack.pop() {
+            out.push(id);
+            if self.opened.contains(&id) {
+                stack.extend(self.tree.built_children(id).iter().rev());
+            }
+        }
+        out
+    }
+
+    /// Selects a node, opening its ancestors. With `move_cursor` the hex
+    /// cursor goes to the node's first byte.
+    pub fn select(&mut self, id: NodeId, move_cursor: bool) {
+        let p = self.id_path(id);
+        for &a in &p[..p.len().saturating_sub(1)] {
+            if !self.opened.contains(&a) {
+                self.open(a);
+            }
+        }
+        self.selected = id;
+        self.tree_state.select(p);
+        self.tree_state.scroll_selected_into_view();
+        if move_cursor {
+            let noff = self.tree.node(id).map_or(0, |n| n.offset);
+            let off = noff.min(self.space_len().saturating_sub(1));
+            self.cursor = off;
+            self.scroll_hex_to(off);
+        }
+    }
+
+    pub(super) fn select_visible(&mut self, f: impl FnOnce(usize, usize) -> usize) {
+        let rows = self.visible();
+        if rows.is_empty() {
+            return;
+        }
+        let cur = rows.iter().position(|&r| r == self.selected).unwrap_or(0);
+        let new = f(cur, rows.len()).min(rows.len() - 1);
+        if let Some(&id) = rows.get(new) {
+            self.select(id, true);
+        }
+    }
+
+    pub(super) fn sibling(&mut self, delta: i64) {
+        let Some(parent) = self.tree.node(self.selected).and_then(|n| n.parent) else {
+            return;
+        };
+        let kids = self.tree.built_children(parent);
+        let Some(i) = kids.iter().position(|&k| k == self.selected) else {
+            return;
+        };
+        let j = i as i64 + delta;
+        if j >= 0 {
+            if let Some(&k) = kids.get(j as usize) {
+                self.select(k, true);
+            }
+        }
+    }
+
+    pub(super) fn left(&mut self) {
+        let id = self.selected;
+        if self.opened.contains(&id) && id != self.tree.root() {
+            self.close(id);
+        } else if let Some(p) = self.tree.node(id).and_then(|n| n.parent) {
+            self.select(p, true);
+        }
+    }
+
+    pub(super) fn right(&mut self) {
+        let id = self.selected;
+        if !self.tree.has_children(id) {
+            return;
+        }
+        if !self.opened.contains(&id) {
+            self.open(id);
+        } else if let Some(&first) = self.tree.built_children(id).first() {
+            self.select(first, true);
+        }
+    }
+
+    pub(super) fn toggle(&mut self) {
+        let id = self.selected;
+        if self.opened.contains(&id) {
+            if id != self.tree.root() {
+                self.close(id);
+            }
+        } else {
+            self.open(id);
+        }
+    }
+
+    /// Follows the selected node's link, if it has one.
+    pub fn follow(&mut self) -> bool {
+        let Some(link) = self.tree.node(self.selected).and_then(|n| n.link) else {
+            return false;
+        };
+        if link.offset >= self.file_len() {
+            self.message = Some((
+                format!("link to 0x{:x} is past the end of the file", link.offset),
+                true,
+            ));
+            return true;
+        }
+        self.jump(link.offset, link.size);
+        true
+    }
+
+    // ---- hex ----
+
+    /// Moves the hex cursor and selects the deepest node that holds it.
+    pub fn set_cursor(&mut self, off: u64) {
+        let len = self.space_len();
+        if len == 0 {
+            return;
+        }
+        let off = off.min(len - 1);
+        self.cursor = off;
+        let top = self.tree.space_root(self.selected);
+        let id = self.tree.smallest_containing_from(top, off, 1);
+        self.select(id, false);
+        self.ensure_cursor_visible();
+    }
+
+    pub(super) fn move_cursor(&mut self, delta: i128) {
+        let to = (self.cursor as i128 + delta).max(0);
+        self.set_cursor(u64::try_from(to).unwrap_or(u64::MAX));
+    }
+
+    pub(super) fn ensure_cursor_visible(&mut self) {
+        let row = self.cursor / self.bpr();
+        let rows = self.view.hex_rows.max(1);
+        if row < self.hex_top {
+            self.hex_top = row;
+        } else if row >= self.hex_top + rows {
+            self.hex_top = row + 1 - rows;
+        }
+    }
+
+    /// Scrolls so that `off` is shown, putting it on the top row when it
+    /// was out of view.
+    pub(super) fn scroll_hex_to(&mut self, off: u64) {
+        let row = off / self.bpr();
+        let rows = self.view.hex_rows.max(1);
+        if row < self.hex_top || row >= self.hex_top + rows {
+            self.hex_top = row;
+        }
+        self.clamp_hex_top();
+    }
+
+    pub(super) fn last_row(&self) -> u64 {
+        self.space_len().saturating_sub(1) / self.bpr()
+    }
+
+    pub(super) fn clamp_hex_top(&mut self) {
+        let max_top = (self.last_row() + 1).saturating_sub(self.view.hex_rows.max(1));
+        self.hex_top = self.hex_top.min(max_top);
+    }
+
+    /// Called by the renderer when the pane's geometry changes, so that
+    /// the cursor's row stays in view.
+    pub fn set_view(&mut self, view: View) {
+        let changed =
+            view.bytes_per_row != self.view.bytes_per_row || view.hex_rows != self.view.hex_rows;
+        self.view = view;
+        if changed {
+            self.ensure_cursor_visible();
+            self.clamp_hex_top();
+        }
+    }
+
+    /// The byte offset shown at a screen position of the hex pane.
+    pub fn hex_offset_at(&self, x: u16, y: u16) -> Option<u64> {
+        let inner = self.view.hex_inner;
+        if !inner.contains(Position { x, y }) {
+            return None;
+        }
+        let row = self.hex_top + u64::from(y - inner.y);
+        let col = x - inner.x;
+        let geo = super::hex::Geometry::new(self.file_len(), self.bpr());
+        let i = geo.byte_at_column(col)?;
+        let off = row * self.bpr() + i;
+        (off < self.space_len()).then_some(off)
+    }
+
+    // ---- goto ----
+
+    /// The offset a goto input names, if it is inside the file.
+    pub fn goto_target(&self, input: &str) -> Result<u64, String> {
+        let off = parse_offset(input, self.cursor)?;
+        let len = self.space_len();
+        if len == 0 {
+            return Err("the file is empty".into());
+        }
+        if off >= len {
+            let what = if self.space() == crate::model::space::FILE {
+                "the file"
+            } else {
+                "this byte space"
+            };
+            return Err(format!(
+                "0x{off:x} is past the end of {what} (0x{len:x} bytes)"
+            ));
+        }
+        Ok(off)
+    }
+
+    /// Goes to the offset a goto input names, remembering where the user
+    /// was.
+    pub fn goto(&mut self, input: &str) -> Result<(), String> {
+        let off = self.goto_target(input)?;
+        self.remember();
+        self.set_cursor(off);
+        self.scroll_hex_to(off);
+        Ok(())
+    }
+
+    // ---- diagnostics ----
+
+    pub fn count(&self, s: Severity) -> usize {
+        self.tree
+            .diagnostics()
+            .iter()
+            .filter(|d| d.severity == s)
+            .count()
+    }
+}
