@@ -2,6 +2,13 @@
 //! bytes into nodes through [`crate::model::Builder`] and knows nothing of
 //! the UI; [`registry`] is the one table of them.
 
+// File data never panics: every read is checked and every problem is a
+// diagnostic. Unit tests may unwrap.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
+)]
+
 pub mod ar;
 pub mod bitcode;
 pub mod bundle;

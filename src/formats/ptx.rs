@@ -142,9 +142,12 @@ pub fn parse(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
         if !t.starts_with(b".") {
             continue;
         }
-        for (k, dir) in [".version", ".target", ".address_size"].iter().enumerate() {
-            if !seen[k] && t.starts_with(dir.as_bytes()) {
-                seen[k] = true;
+        for (seen, dir) in seen
+            .iter_mut()
+            .zip([".version", ".target", ".address_size"])
+        {
+            if !*seen && t.starts_with(dir.as_bytes()) {
+                *seen = true;
                 let v = t.get(dir.len()..).unwrap_or(&[]);
                 let v = v.split(|&c| c == b'/').next().unwrap_or(&[]);
                 b.leaf(node, dir, off + s, e - s, Value::str_bytes(trim(v)));

@@ -4,6 +4,13 @@
 //! Formats fill the tree through [`Builder`]; the UI and the exporters read it
 //! through [`Tree`]. Neither side knows anything of the other.
 
+// File data never panics: every read is checked and every problem is a
+// diagnostic. Unit tests may unwrap.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
+)]
+
 mod builder;
 pub mod fields;
 mod read;
