@@ -190,8 +190,9 @@ pub fn command_name(module: u8, id: u8) -> Option<&'static str> {
     }
 }
 
-/// The payload lengths (in words) a generic command accepts, when fixed.
-fn arity(id: u8) -> Option<(u64, u64)> {
+/// The payload lengths (in words) a generic command accepts, when fixed
+/// (`u64::MAX`: no upper bound).
+pub fn generic_arity(id: u8) -> Option<(u64, u64)> {
     Some(match id {
         1 => (4, 6),
         2 => (3, 3),
@@ -593,7 +594,7 @@ fn check(b: &mut Builder<'_>, h: &Head, end: u64, depth: u8, t: &mut Tally, budg
         }
         word(b, p + 4 * i, cend)
     };
-    if let Some((lo, hi)) = arity(id) {
+    if let Some((lo, hi)) = generic_arity(id) {
         if h.words < lo || h.words > hi {
             let want = if lo == hi {
                 format!("{lo}")
