@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use assert_cmd::Command;
-use fwview::formats::pdi;
+use fwview::formats::{cdo, pdi};
 use fwview::model::{Builder, NodeId, Source, Tree};
 use serde_json::Value;
 
@@ -815,51 +815,11 @@ fn a_written_pdi_is_clean() {
 
 #[test]
 fn every_generic_command_is_named_and_decoded() {
-    let names = [
-        "END_MARK",
-        "MASK_POLL",
-        "MASK_WRITE",
-        "WRITE",
-        "DELAY",
-        "DMA_WRITE",
-        "MASK_POLL64",
-        "MASK_WRITE64",
-        "WRITE64",
-        "DMA_XFER",
-        "INIT_SEQ",
-        "CFI_READ",
-        "SET",
-        "DMA_WRITE_KEYHOLE",
-        "SSIT_SYNC_MASTER",
-        "SSIT_SYNC_SLAVES",
-        "SSIT_WAIT_SLAVES",
-        "NOP",
-        "GET_DEVICE_ID",
-        "EVENT_LOGGING",
-        "SET_BOARD",
-        "GET_BOARD",
-        "SET_WDT_PARAM",
-        "LOG_STRING",
-        "LOG_ADDRESS",
-        "MARKER",
-        "PROC",
-        "BEGIN",
-        "END",
-        "BREAK",
-        "OT_CHECK",
-        "PSM_SEQUENCE",
-        "INPLACE_PLM_UPDATE",
-        "SCATTER_WRITE",
-        "SCATTER_WRITE2",
-        "TAMPER_TRIGGER",
-        "SET_FIPS_MASK",
-        "SET_IPI_ACCESS",
-        "RUN_PROC",
-        "LIST_SET",
-        "LIST_WRITE",
-        "LIST_MASK_WRITE",
-        "LIST_MASK_POLL",
-    ];
+    // The names come from the decoder's own table; the payload decoding and
+    // the node layout below are checked against the loader's layouts.
+    let names: Vec<&str> = (0..=42u8)
+        .map(|id| cdo::command_name(1, id).unwrap_or("?"))
+        .collect();
     let a = 0x0654_3210u32; // column 3, row 5, register 0x43210
     let text = |s: &str| -> Vec<u32> {
         let mut b = s.as_bytes().to_vec();
@@ -1211,4 +1171,42 @@ fn a_huge_stream_opens_at_once() {
     let k = tree.children(last);
     assert_eq!(tree.name(k[0]), "[1200000] CMD_0x01ff");
     assert_eq!(tree.node(k[0]).unwrap().offset, 0x164 + 12 * u64::from(n));
+}
+
+#[test]
+fn every_fixed_arity_is_enforced() {
+    // For every generic command whose payload length the table fixes, a
+    // stream with one word too few (and one too many, when bounded) raises
+    // the arity warning naming the command.
+    let mut checked = 0;
+    for id in 0..=255u8 {
+        let Some((lo, hi)) = cdo::generic_arity(id) else {
+            continue;
+        };
+        let name = cdo::command_name(1, id).unwrap_or("?");
+        let mut lens = Vec::new();
+        if lo > 0 {
+            lens.push(lo - 1);
+        }
+        if hi != u64::MAX {
+            lens.push(hi + 1);
+        }
+        for n in lens {
+            let payload = vec![0u32; n as usize];
+            let mut stream = cmd(u32::from(id), &payload);
+            stream.extend(cmd(0, &[]));
+            let bytes = make_pdi(&stream);
+            let j = json_of_bytes(&bytes);
+            let warns = diags(&j, "warning");
+            let want = format!("{name} at 0x");
+            assert!(
+                warns
+                    .iter()
+                    .any(|w| w.starts_with(&want) && w.contains(&format!("has {n} payload words"))),
+                "{name} with {n} words: {warns:?}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 20, "{checked}");
 }

@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::model::{group_size, num, text, Builder, Endian, NodeId, GROUP};
+use crate::model::{group_size, num, text, Builder, Endian, NodeId, Seq, GROUP};
 
 const LE: Endian = Endian::Little;
 
@@ -190,8 +190,9 @@ pub fn command_name(module: u8, id: u8) -> Option<&'static str> {
     }
 }
 
-/// The payload lengths (in words) a generic command accepts, when fixed.
-fn arity(id: u8) -> Option<(u64, u64)> {
+/// The payload lengths (in words) a generic command accepts, when fixed
+/// (`u64::MAX`: no upper bound).
+pub fn generic_arity(id: u8) -> Option<(u64, u64)> {
     Some(match id {
         1 => (4, 6),
         2 => (3, 3),
@@ -591,7 +592,7 @@ fn check(b: &mut Builder<'_>, h: &Head, end: u64, depth: u8, t: &mut Tally, budg
         }
         word(b, p + 4 * i, cend)
     };
-    if let Some((lo, hi)) = arity(id) {
+    if let Some((lo, hi)) = generic_arity(id) {
         if h.words < lo || h.words > hi {
             let want = if lo == hi {
                 format!("{lo}")
@@ -645,73 +646,6 @@ fn check(b: &mut Builder<'_>, h: &Head, end: u64, depth: u8, t: &mut Tally, budg
 
 // ---------------------------------------------------------------------------
 // lazily built lists of variable-size items
-
-/// Builds item `index` at `off` under `parent`; returns where the next item
-/// starts, or None if no item could be read there.
-type Step = Arc<dyn Fn(&mut Builder<'_>, NodeId, u64, u64) -> Option<u64> + Send + Sync>;
-
-/// A list of `count` variable-size items whose every GROUP-th start is
-/// known, ending at `stop`.
-struct Seq {
-    marks: Vec<u64>,
-    count: u64,
-    stop: u64,
-    step: Step,
-}
-
-impl Seq {
-    fn mark(&self, i: u64) -> u64 {
-        if i >= self.count {
-            return self.stop;
-        }
-        self.marks
-            .get((i / GROUP) as usize)
-            .copied()
-            .unwrap_or(self.stop)
-    }
-}
-
-/// Makes `node` show the items of `seq`, built when it is opened.
-fn lazy_seq(b: &mut Builder<'_>, node: NodeId, seq: Seq) {
-    if seq.count == 0 {
-        return;
-    }
-    let seq = Arc::new(seq);
-    let count = seq.count;
-    b.lazy(
-        node,
-        Arc::new(move |b: &mut Builder<'_>, id| fill(b, id, 0, count, &seq)),
-    );
-}
-
-fn fill(b: &mut Builder<'_>, parent: NodeId, lo: u64, hi: u64, seq: &Arc<Seq>) {
-    let n = hi - lo;
-    if n <= GROUP {
-        // `lo` is 0 or a multiple of a group size, so its start is known.
-        let mut off = seq.mark(lo);
-        for i in lo..hi {
-            match (seq.step)(b, parent, i, off) {
-                Some(next) if next > off => off = next,
-                _ => break,
-            }
-        }
-        return;
-    }
-    let g = group_size(n);
-    let mut s = lo;
-    while s < hi {
-        let e = s.saturating_add(g).min(hi);
-        let so = seq.mark(s);
-        let eo = seq.mark(e).max(so);
-        let gid = b.group(parent, format!("[{s}..{e})"), so, eo - so);
-        let sq = seq.clone();
-        b.lazy(
-            gid,
-            Arc::new(move |b: &mut Builder<'_>, id| fill(b, id, s, e, &sq)),
-        );
-        s = e;
-    }
-}
 
 // ---------------------------------------------------------------------------
 // building command nodes
@@ -1181,28 +1115,25 @@ fn payload(b: &mut Builder<'_>, h: &Head, p: &Pay, ctx: &Arc<Ctx>, depth: u8) ->
     s
 }
 
-/// A `commands` node for the stream nested in `[s, e)`, built when opened.
+/// A `commands` node for the stream nested in `[s, e)`; its commands are
+/// built when it is opened, bytes the walk could not read follow it as `rest`.
 fn nested(b: &mut Builder<'_>, parent: NodeId, s: u64, e: u64, ctx: &Arc<Ctx>, depth: u8) {
-    let node = b.group(parent, "commands", s, e - s);
-    let ctx = ctx.clone();
-    b.lazy(
-        node,
-        Arc::new(move |b: &mut Builder<'_>, id| {
-            let w = walk(b, s, e, depth, None);
-            b.set_value(id, count_of(w.count, "command"));
-            let stop = w.stop;
-            let seq = command_seq(w, e, &ctx, depth);
-            if let Some(seq) = seq {
-                let seq = Arc::new(seq);
-                let count = seq.count;
-                fill(b, id, 0, count, &seq);
-            }
-            if stop < e {
-                let bytes = b.slice(stop, e - stop);
-                b.leaf(id, "rest", stop, e - stop, text::hex(bytes, 16));
-            }
-        }),
+    let w = walk(b, s, e, depth, None);
+    let node = b.add(
+        parent,
+        "commands",
+        s,
+        e - s,
+        Some(count_of(w.count, "command").into()),
     );
+    let stop = w.stop;
+    if let Some(seq) = command_seq(w, e, ctx, depth) {
+        b.seq(node, seq);
+    }
+    if stop < e {
+        let bytes = b.slice(stop, e - stop);
+        b.leaf(parent, "rest", stop, e - stop, text::hex(bytes, 16));
+    }
 }
 
 fn command_seq(w: Walk, end: u64, ctx: &Arc<Ctx>, depth: u8) -> Option<Seq> {
@@ -1210,14 +1141,14 @@ fn command_seq(w: Walk, end: u64, ctx: &Arc<Ctx>, depth: u8) -> Option<Seq> {
         return None;
     }
     let ctx = ctx.clone();
-    Some(Seq {
-        marks: w.marks,
-        count: w.count,
-        stop: w.stop,
-        step: Arc::new(move |b: &mut Builder<'_>, parent, i, off| {
+    Some(Seq::from_marks(
+        w.marks,
+        w.count,
+        w.stop,
+        Arc::new(move |b: &mut Builder<'_>, parent, i, off| {
             build_cmd(b, parent, i, off, end, &ctx, depth)
         }),
-    })
+    ))
 }
 
 // ---------------------------------------------------------------------------
@@ -1278,7 +1209,7 @@ pub fn parse(
         Some(count_of(w.count, "command").into()),
     );
     if let Some(seq) = command_seq(w, end, ctx, 0) {
-        lazy_seq(b, cmds, seq);
+        b.seq(cmds, seq);
     }
     if stop < end {
         let bytes = b.slice(stop, end - stop);
@@ -1715,15 +1646,15 @@ fn parse_compact(
         ),
     );
     let ctx2 = ctx.clone();
-    let seq = Seq {
+    let seq = Seq::from_marks(
         marks,
         count,
         stop,
-        step: Arc::new(move |b: &mut Builder<'_>, parent, i, off| {
+        Arc::new(move |b: &mut Builder<'_>, parent, i, off| {
             build_record(b, parent, i, off, area_end, pool, lim, &ctx2)
         }),
-    };
-    lazy_seq(b, rid, seq);
+    );
+    b.seq(rid, seq);
     if stop < area_end {
         let bytes = b.slice(stop, area_end - stop);
         b.leaf(
