@@ -9,7 +9,8 @@ use std::path::Path;
 use std::ops::ControlFlow;
 
 use crate::diff::{Change, Counts, Side};
-use crate::model::{text, Numbers, Raw, SpaceId, Tree};
+use crate::model::{text, NodeId, Numbers, Raw, SpaceId, Tree};
+use crate::walk::Sink;
 
 /// Writes `s` as a JSON string. Besides what JSON requires, every character
 /// that could act on a terminal (C1 controls, bidi overrides) is written as
@@ -171,6 +172,17 @@ impl std::fmt::Write for Utf8Buf<'_> {
 /// Writes the JSON document of the contract: path, size, format, the whole
 /// tree under `root`, the byte spaces and the diagnostics.
 pub fn json(tree: &mut Tree, path: &str, out: &mut dyn Write) -> io::Result<()> {
+    let threads = crate::walk::threads_for(tree);
+    json_with(tree, path, out, threads)
+}
+
+/// [`json`] with `threads` threads (the output is the same for any number).
+pub fn json_with(
+    tree: &mut Tree,
+    path: &str,
+    out: &mut dyn Write,
+    threads: usize,
+) -> io::Result<()> {
     let mut buf: Vec<u8> = Vec::with_capacity(CHUNK * 2);
     buf.extend_from_slice(b"{\"path\": ");
     push_json_str(&mut buf, path);
@@ -179,64 +191,9 @@ pub fn json(tree: &mut Tree, path: &str, out: &mut dyn Write) -> io::Result<()> 
     buf.extend_from_slice(b", \"format\": ");
     push_json_str(&mut buf, tree.format());
     buf.extend_from_slice(b",\n\"root\": ");
-    let mut err: Option<io::Error> = None;
-    // One flag a level: whether the next child written there is the first.
-    let mut first: Vec<bool> = Vec::new();
-    let mut val = String::new();
-    let _ = tree.walk(&mut |t, id, _depth, entering| {
-        if entering {
-            let Some(n) = t.node(id) else {
-                return ControlFlow::Continue(());
-            };
-            if let Some(f) = first.last_mut() {
-                if !std::mem::replace(f, false) {
-                    buf.push(b',');
-                }
-                buf.push(b'\n');
-            }
-            first.push(true);
-            buf.extend_from_slice(b"{\"name\": ");
-            push_json_str(&mut buf, &n.name);
-            buf.extend_from_slice(b", \"offset\": ");
-            push_u64(&mut buf, n.offset);
-            buf.extend_from_slice(b", \"size\": ");
-            push_u64(&mut buf, n.size);
-            buf.extend_from_slice(b", \"space\": ");
-            push_u64(&mut buf, u64::from(n.space));
-            buf.extend_from_slice(b", \"value\": ");
-            match &n.value {
-                Some(v) => {
-                    val.clear();
-                    let _ = v.write_to(&mut val, Numbers::Natural);
-                    push_json_str(&mut buf, &val);
-                    buf.extend_from_slice(b", \"raw\": ");
-                    match v.raw() {
-                        Some(Raw::U(u)) => push_u64(&mut buf, u),
-                        Some(Raw::I(i)) => {
-                            buf.extend_from_slice(itoa::Buffer::new().format(i).as_bytes())
-                        }
-                        None => buf.extend_from_slice(b"null"),
-                    }
-                }
-                None => buf.extend_from_slice(b"null, \"raw\": null"),
-            }
-            buf.extend_from_slice(b", \"children\": [");
-        } else {
-            first.pop();
-            buf.extend_from_slice(b"]}");
-        }
-        if buf.len() >= CHUNK {
-            if let Err(e) = out.write_all(&buf) {
-                err = Some(e);
-                return ControlFlow::Break(());
-            }
-            buf.clear();
-        }
-        ControlFlow::Continue(())
-    });
-    if let Some(e) = err {
-        return Err(e);
-    }
+    out.write_all(&buf)?;
+    buf.clear();
+    crate::walk::walk(tree, &mut JsonSink::default(), out, threads)?;
     buf.extend_from_slice(b",\n\"spaces\": [");
     let file_len = tree.data().len() as u64;
     for (i, sp) in tree.spaces().iter().enumerate() {
@@ -336,15 +293,31 @@ pub fn text_tree(tree: &mut Tree, out: &mut dyn Write) -> io::Result<()> {
 
 /// Writes the tree as indented text, numbers as `mode` asks.
 pub fn text_tree_in(tree: &mut Tree, out: &mut dyn Write, mode: Numbers) -> io::Result<()> {
-    let mut err: Option<io::Error> = None;
-    let mut buf: Vec<u8> = Vec::with_capacity(CHUNK * 2);
-    const SPACES: &[u8] = &[b' '; 256];
-    let _ = tree.walk(&mut |t, id, depth, entering| {
-        if !entering {
-            return ControlFlow::Continue(());
-        }
+    let threads = crate::walk::threads_for(tree);
+    text_tree_with(tree, out, mode, threads)
+}
+
+/// Writes the tree as indented text with `threads` threads (the output is
+/// the same for any number).
+pub fn text_tree_with(
+    tree: &mut Tree,
+    out: &mut dyn Write,
+    mode: Numbers,
+    threads: usize,
+) -> io::Result<()> {
+    crate::walk::walk(tree, &mut TextSink { mode }, out, threads)
+}
+
+/// Writes a node a line: indent, name, range, value.
+struct TextSink {
+    mode: Numbers,
+}
+
+impl Sink for TextSink {
+    fn enter(&mut self, t: &Tree, id: NodeId, depth: usize, buf: &mut Vec<u8>) {
+        const SPACES: &[u8] = &[b' '; 256];
         let Some(n) = t.node(id) else {
-            return ControlFlow::Continue(());
+            return;
         };
         let mut indent = depth * 2;
         while indent > 0 {
@@ -352,25 +325,76 @@ pub fn text_tree_in(tree: &mut Tree, out: &mut dyn Write, mode: Numbers) -> io::
             buf.extend_from_slice(SPACES.get(..k).unwrap_or_default());
             indent -= k;
         }
-        push_tree_line(&mut buf, &n.name, n.space, n.offset, n.size, None);
+        push_tree_line(buf, &n.name, n.space, n.offset, n.size, None);
         if let Some(v) = &n.value {
             buf.push(b' ');
-            let _ = v.write_to(&mut Utf8Buf(&mut buf), mode);
+            let _ = v.write_to(&mut Utf8Buf(buf), self.mode);
         }
         buf.push(b'\n');
-        if buf.len() >= CHUNK {
-            if let Err(e) = out.write_all(&buf) {
-                err = Some(e);
-                return ControlFlow::Break(());
-            }
-            buf.clear();
-        }
-        ControlFlow::Continue(())
-    });
-    if let Some(e) = err {
-        return Err(e);
     }
-    out.write_all(&buf)
+    fn leave(&mut self, _: &Tree, _: NodeId, _: usize, _: &mut Vec<u8>) {}
+    fn below(&self) -> Self {
+        TextSink { mode: self.mode }
+    }
+}
+
+/// Writes nodes as the JSON contract's NODE objects.
+#[derive(Default)]
+struct JsonSink {
+    /// One flag a level: whether the next child written there is the first.
+    first: Vec<bool>,
+    val: String,
+}
+
+impl Sink for JsonSink {
+    fn enter(&mut self, t: &Tree, id: NodeId, _: usize, buf: &mut Vec<u8>) {
+        let Some(n) = t.node(id) else {
+            return;
+        };
+        if let Some(f) = self.first.last_mut() {
+            if !std::mem::replace(f, false) {
+                buf.push(b',');
+            }
+            buf.push(b'\n');
+        }
+        self.first.push(true);
+        buf.extend_from_slice(b"{\"name\": ");
+        push_json_str(buf, &n.name);
+        buf.extend_from_slice(b", \"offset\": ");
+        push_u64(buf, n.offset);
+        buf.extend_from_slice(b", \"size\": ");
+        push_u64(buf, n.size);
+        buf.extend_from_slice(b", \"space\": ");
+        push_u64(buf, u64::from(n.space));
+        buf.extend_from_slice(b", \"value\": ");
+        match &n.value {
+            Some(v) => {
+                self.val.clear();
+                let _ = v.write_to(&mut self.val, Numbers::Natural);
+                push_json_str(buf, &self.val);
+                buf.extend_from_slice(b", \"raw\": ");
+                match v.raw() {
+                    Some(Raw::U(u)) => push_u64(buf, u),
+                    Some(Raw::I(i)) => {
+                        buf.extend_from_slice(itoa::Buffer::new().format(i).as_bytes())
+                    }
+                    None => buf.extend_from_slice(b"null"),
+                }
+            }
+            None => buf.extend_from_slice(b"null, \"raw\": null"),
+        }
+        buf.extend_from_slice(b", \"children\": [");
+    }
+    fn leave(&mut self, _: &Tree, _: NodeId, _: usize, buf: &mut Vec<u8>) {
+        self.first.pop();
+        buf.extend_from_slice(b"]}");
+    }
+    fn below(&self) -> Self {
+        JsonSink {
+            first: vec![true],
+            val: String::new(),
+        }
+    }
 }
 
 /// Writes the diagnostics as lines for stderr; one in a derived space shows

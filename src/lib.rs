@@ -13,3 +13,4 @@ pub mod guard;
 pub mod model;
 pub mod search;
 pub mod tui;
+pub mod walk;

@@ -474,6 +474,48 @@ impl Tree {
         self.walk_from(self.root(), 0, visit)
     }
 
+    /// Walks the nodes below `id` (not `id` itself), `depth` being `id`'s,
+    /// and forgets what it built for them.
+    pub fn walk_below(
+        &mut self,
+        id: NodeId,
+        depth: usize,
+        visit: &mut dyn FnMut(&Tree, NodeId, usize, bool) -> ControlFlow<()>,
+    ) {
+        let was_lazy = !self.is_built(id);
+        let mark = self.arena.nodes.len();
+        self.expand(id);
+        let n = self.built_children(id).len();
+        for i in 0..n {
+            let Some(&k) = self.built_children(id).get(i) else {
+                break;
+            };
+            if self.walk_from(k, depth + 1, visit).is_break() {
+                break;
+            }
+        }
+        if was_lazy {
+            self.release(id, mark);
+        }
+    }
+
+    /// A second tree over the same bytes, parsed the same way (for work on
+    /// another thread).
+    pub fn reopen(&self) -> Tree {
+        let name = self.name(self.root()).to_string();
+        Tree::build(self.src.clone(), &name, self.dispatch)
+    }
+
+    /// Adds diagnostics raised in another tree over the same bytes (see
+    /// [`Tree::reopen`]), each once.
+    pub fn absorb_diagnostics(&mut self, diags: Vec<Diagnostic>) {
+        for d in diags {
+            if self.arena.seen.insert(d.clone()) {
+                self.arena.diags.push(d);
+            }
+        }
+    }
+
     fn walk_from(
         &mut self,
         id: NodeId,

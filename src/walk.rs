@@ -1,0 +1,340 @@
+//! The exporters' walk over a whole tree, on every core. Lazy parts of the
+//! file (groups of a symbol table, of a string table, of a command stream)
+//! are independent: each is built and written by a worker with a tree of
+//! its own over the same bytes, while the first thread walks the rest and
+//! writes every part in tree order. The output is byte for byte what one
+//! thread writes; diagnostics raised in the parts join the tree's own.
+
+use std::collections::{HashMap, VecDeque};
+use std::io::{self, Write};
+use std::ops::ControlFlow;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+
+use crate::model::{Diagnostic, NodeId, Tree};
+
+/// What writes nodes: called on entering and on leaving every node.
+pub trait Sink: Send + 'static {
+    fn enter(&mut self, t: &Tree, id: NodeId, depth: usize, buf: &mut Vec<u8>);
+    fn leave(&mut self, t: &Tree, id: NodeId, depth: usize, buf: &mut Vec<u8>);
+    /// A sink for the nodes below one just entered, in the state they
+    /// start in.
+    fn below(&self) -> Self;
+}
+
+/// How many bytes are gathered before they are written.
+pub const CHUNK: usize = 1 << 16;
+
+/// Smallest and largest lazy part handed to a worker, in bytes of the file.
+const PART_MIN: u64 = 2 << 10;
+const PART_MAX: u64 = 8 << 20;
+/// Files smaller than this are walked on one thread.
+pub const PARALLEL_FROM: u64 = 8 << 20;
+/// Parts handed out a worker before the first thread waits for the
+/// oldest: enough to keep every worker busy, few enough that the parts
+/// waiting to be written stay small.
+const AHEAD: usize = 4;
+
+/// How many threads to walk `tree` with: `FWVIEW_THREADS` if set, else one
+/// for small files and one a core (at most 8) for larger ones.
+pub fn threads_for(tree: &Tree) -> usize {
+    if let Some(n) = std::env::var("FWVIEW_THREADS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+    {
+        return n.clamp(1, 64);
+    }
+    if (tree.data().len() as u64) < PARALLEL_FROM {
+        return 1;
+    }
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .min(8)
+}
+
+/// Walks the whole tree into `out` through `sink`, with `threads` threads
+/// (1: no other thread).
+pub fn walk<S: Sink>(
+    tree: &mut Tree,
+    sink: &mut S,
+    out: &mut dyn Write,
+    threads: usize,
+) -> io::Result<()> {
+    let mut buf = Vec::with_capacity(CHUNK * 2);
+    if threads <= 1 {
+        let mut err = None;
+        let _ = tree.walk(&mut |t, id, depth, entering| {
+            if entering {
+                sink.enter(t, id, depth, &mut buf);
+            } else {
+                sink.leave(t, id, depth, &mut buf);
+            }
+            if buf.len() >= CHUNK {
+                if let Err(e) = out.write_all(&buf) {
+                    err = Some(e);
+                    return ControlFlow::Break(());
+                }
+                buf.clear();
+            }
+            ControlFlow::Continue(())
+        });
+        if let Some(e) = err {
+            return Err(e);
+        }
+        return out.write_all(&buf);
+    }
+    let (job_tx, job_rx) = mpsc::channel::<Job<S>>();
+    let job_rx = Arc::new(Mutex::new(job_rx));
+    let (res_tx, res_rx) = mpsc::channel::<(usize, Done)>();
+    let mut handles = Vec::new();
+    for _ in 0..threads {
+        let rx = job_rx.clone();
+        let tx = res_tx.clone();
+        let mut wt = tree.reopen();
+        handles.push(std::thread::spawn(move || loop {
+            let job = match rx.lock() {
+                Ok(r) => r.recv(),
+                Err(_) => return,
+            };
+            let Ok(job) = job else {
+                return;
+            };
+            let idx = job.idx;
+            let done = run_job(&mut wt, job);
+            if tx.send((idx, done)).is_err() {
+                return;
+            }
+        }));
+    }
+    drop(res_tx);
+    let mut m = Main {
+        out,
+        queue: VecDeque::new(),
+        results: HashMap::new(),
+        res_rx,
+        job_tx: Some(job_tx),
+        next: 0,
+        ahead: AHEAD * threads,
+    };
+    let r = m.go(tree, tree.root(), 0, sink, &mut buf);
+    let r = r.and_then(|_| {
+        m.queue.push_back(Seg::Text(std::mem::take(&mut buf)));
+        m.drain(tree, 0)
+    });
+    // Workers stop when the job channel closes.
+    m.job_tx = None;
+    for h in handles {
+        let _ = h.join();
+    }
+    r
+}
+
+struct Job<S> {
+    idx: usize,
+    path: String,
+    depth: usize,
+    sink: S,
+}
+
+/// What a worker made of a part: its bytes and the diagnostics raised, or
+/// `None` when the part must be walked by the first thread (it made a byte
+/// space, whose number only that thread's tree can give).
+type Done = Option<(Vec<u8>, Vec<Diagnostic>)>;
+
+fn run_job<S: Sink>(wt: &mut Tree, mut job: Job<S>) -> Done {
+    let spaces = wt.spaces().len();
+    let diags = wt.diagnostics().len();
+    let id = wt.find_path(&job.path)?;
+    let mut buf = Vec::new();
+    wt.walk_below(id, job.depth, &mut |t, k, d, entering| {
+        if entering {
+            job.sink.enter(t, k, d, &mut buf);
+        } else {
+            job.sink.leave(t, k, d, &mut buf);
+        }
+        ControlFlow::Continue(())
+    });
+    if wt.spaces().len() != spaces {
+        return None;
+    }
+    let raised = wt.diagnostics().get(diags..).unwrap_or_default().to_vec();
+    Some((buf, raised))
+}
+
+enum Seg<S> {
+    Text(Vec<u8>),
+    Part {
+        idx: usize,
+        path: String,
+        depth: usize,
+        sink: S,
+    },
+}
+
+struct Main<'o, S> {
+    out: &'o mut dyn Write,
+    queue: VecDeque<Seg<S>>,
+    results: HashMap<usize, Done>,
+    res_rx: mpsc::Receiver<(usize, Done)>,
+    job_tx: Option<mpsc::Sender<Job<S>>>,
+    next: usize,
+    ahead: usize,
+}
+
+impl<S: Sink> Main<'_, S> {
+    fn go(
+        &mut self,
+        tree: &mut Tree,
+        id: NodeId,
+        depth: usize,
+        sink: &mut S,
+        buf: &mut Vec<u8>,
+    ) -> io::Result<()> {
+        sink.enter(tree, id, depth, buf);
+        if self.part(tree, id) {
+            let b = std::mem::take(buf);
+            self.text(b)?;
+            let idx = self.next;
+            self.next += 1;
+            let path = tree.path_string(id);
+            let job = Job {
+                idx,
+                path: path.clone(),
+                depth,
+                sink: sink.below(),
+            };
+            let sent = self.job_tx.as_ref().is_some_and(|t| t.send(job).is_ok());
+            if sent {
+                self.queue.push_back(Seg::Part {
+                    idx,
+                    path,
+                    depth,
+                    sink: sink.below(),
+                });
+            } else {
+                self.below_here(tree, id, depth, sink.below(), buf);
+            }
+            if self.parts() > self.ahead {
+                self.drain(tree, self.ahead / 2)?;
+            }
+        } else {
+            let was_lazy = !tree.is_built(id);
+            let mark = tree.mark();
+            tree.expand(id);
+            let n = tree.built_children(id).len();
+            for i in 0..n {
+                let Some(&k) = tree.built_children(id).get(i) else {
+                    break;
+                };
+                self.go(tree, k, depth + 1, sink, buf)?;
+            }
+            if was_lazy {
+                tree.release_below(id, mark);
+            }
+        }
+        sink.leave(tree, id, depth, buf);
+        if buf.len() >= CHUNK {
+            let b = std::mem::take(buf);
+            self.text(b)?;
+        }
+        Ok(())
+    }
+
+    /// A lazy part of the file worth a worker: not built yet, in the file's
+    /// own space, neither tiny nor huge (a huge one is opened here and its
+    /// groups handed out).
+    fn part(&self, tree: &Tree, id: NodeId) -> bool {
+        let Some(n) = tree.node(id) else {
+            return false;
+        };
+        n.space == 0
+            && n.parent.is_some()
+            && !tree.is_built(id)
+            && (PART_MIN..=PART_MAX).contains(&n.size)
+    }
+
+    /// Walks the nodes below `id` here (a part no worker could take).
+    fn below_here(
+        &mut self,
+        tree: &mut Tree,
+        id: NodeId,
+        depth: usize,
+        mut sink: S,
+        buf: &mut Vec<u8>,
+    ) {
+        tree.walk_below(id, depth, &mut |t, k, d, entering| {
+            if entering {
+                sink.enter(t, k, d, buf);
+            } else {
+                sink.leave(t, k, d, buf);
+            }
+            ControlFlow::Continue(())
+        });
+    }
+
+    /// Writes `b` now if nothing waits before it, else queues it.
+    fn text(&mut self, b: Vec<u8>) -> io::Result<()> {
+        if self.queue.is_empty() {
+            self.out.write_all(&b)
+        } else {
+            self.queue.push_back(Seg::Text(b));
+            Ok(())
+        }
+    }
+
+    fn parts(&self) -> usize {
+        self.queue
+            .iter()
+            .filter(|s| matches!(s, Seg::Part { .. }))
+            .count()
+    }
+
+    /// Writes the oldest segments until at most `keep` parts wait (0: all).
+    fn drain(&mut self, tree: &mut Tree, keep: usize) -> io::Result<()> {
+        while !self.queue.is_empty() {
+            if keep > 0 && self.parts() <= keep {
+                return Ok(());
+            }
+            let Some(seg) = self.queue.pop_front() else {
+                return Ok(());
+            };
+            match seg {
+                Seg::Text(b) => self.out.write_all(&b)?,
+                Seg::Part {
+                    idx,
+                    path,
+                    depth,
+                    sink,
+                } => {
+                    let done = loop {
+                        if let Some(d) = self.results.remove(&idx) {
+                            break d;
+                        }
+                        match self.res_rx.recv() {
+                            Ok((i, d)) => {
+                                self.results.insert(i, d);
+                            }
+                            Err(_) => break None,
+                        }
+                    };
+                    match done {
+                        Some((bytes, diags)) => {
+                            self.out.write_all(&bytes)?;
+                            tree.absorb_diagnostics(diags);
+                        }
+                        None => {
+                            // Done here, as one thread would.
+                            let mut b = Vec::new();
+                            if let Some(id) = tree.find_path(&path) {
+                                self.below_here(tree, id, depth, sink, &mut b);
+                            }
+                            self.out.write_all(&b)?;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
