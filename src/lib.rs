@@ -12,4 +12,5 @@ pub mod formats;
 pub mod guard;
 pub mod model;
 pub mod search;
+pub mod targets;
 pub mod tui;

@@ -2,6 +2,7 @@
 //! bytes into nodes through [`crate::model::Builder`] and knows nothing of
 //! the UI; [`registry`] is the one table of them.
 
+pub mod amdgpu;
 pub mod ar;
 pub mod bitcode;
 pub mod bundle;

@@ -1,0 +1,69 @@
+//! AMDGPU code objects: the target id an ELF header names (`e_flags`
+//! with its xnack and sramecc settings) and the code object version
+//! behind `EI_ABIVERSION`.
+
+use super::elf;
+
+/// `EI_OSABI` of AMD HSA code objects.
+pub const ELFOSABI_AMDGPU_HSA: u8 = 64;
+
+/// The code object version `EI_ABIVERSION` stands for (HSA OS ABI).
+pub fn code_object_version(abiversion: u8) -> Option<u8> {
+    match abiversion {
+        0..=4 => Some(abiversion + 2),
+        _ => None,
+    }
+}
+
+/// The processor `e_flags` names (`gfx90a`), if known.
+pub fn processor(eflags: u32) -> Option<&'static str> {
+    elf::amdgpu_mach_name(eflags & 0xff)
+}
+
+/// The target id of a code object: the processor and, where the code
+/// object says so, `sramecc` and `xnack` on (`+`) or off (`-`); "any"
+/// settings are left out, as clang writes target ids.
+pub fn target_id(eflags: u32, abiversion: u8) -> String {
+    let mut s = match processor(eflags) {
+        Some(p) => p.to_string(),
+        None => format!("mach 0x{:x}", eflags & 0xff),
+    };
+    let v = code_object_version(abiversion).unwrap_or(4);
+    let (sramecc, xnack) = if v <= 3 {
+        // v3: one bit each, set means on.
+        (
+            Some(eflags & 0x200 != 0).filter(|&on| on),
+            Some(eflags & 0x100 != 0).filter(|&on| on),
+        )
+    } else {
+        let pick = |m: u32| match m {
+            2 => Some(false),
+            3 => Some(true),
+            _ => None,
+        };
+        (pick((eflags >> 10) & 3), pick((eflags >> 8) & 3))
+    };
+    for (name, set) in [("sramecc", sramecc), ("xnack", xnack)] {
+        if let Some(on) = set {
+            s.push(':');
+            s.push_str(name);
+            s.push(if on { '+' } else { '-' });
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn target_ids_as_clang_writes_them() {
+        // gfx90a (0x3f), xnack any, sramecc any: what clang writes by default.
+        assert_eq!(target_id(0x53f, 2), "gfx90a");
+        assert_eq!(target_id(0x33f, 2), "gfx90a:xnack+");
+        assert_eq!(target_id(0xb3f, 3), "gfx90a:sramecc-:xnack+");
+        assert_eq!(target_id(0x13f, 1), "gfx90a:xnack+");
+        assert_eq!(code_object_version(3), Some(5));
+    }
+}
