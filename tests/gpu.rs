@@ -82,7 +82,14 @@ __attribute__((global)) void saxpy(float a, float *x, float *y, int n) {
 /// (host object, device-only bundle).
 fn hip_build(dir: &Path, extra: &[&str]) -> Option<(PathBuf, PathBuf)> {
     let src = dir.join("k.hip");
-    std::fs::write(&src, TINY_HIP).ok()?;
+    // A kernel name of its own per directory, so that two objects link.
+    let tag: String = dir
+        .file_name()?
+        .to_string_lossy()
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .collect();
+    std::fs::write(&src, TINY_HIP.replace("saxpy", &format!("saxpy_{tag}"))).ok()?;
     let obj = dir.join("k.o");
     let dev = dir.join("k.hipfb");
     for (out, more) in [(&obj, &[][..]), (&dev, &["--offload-device-only"][..])] {
@@ -231,6 +238,241 @@ fn hip_objects_targets_and_bundles_equal_the_bundler() {
         assert_eq!(
             r["size"].as_u64(),
             std::fs::metadata(&want).ok().map(|m| m.len())
+        );
+    }
+}
+
+/// `fwview --extract PATH FILE` into memory.
+fn extract(file: &Path, path: &str) -> Vec<u8> {
+    let (c, out) = fwview_bytes(&[
+        "--extract".as_ref(),
+        path.as_ref(),
+        "-o".as_ref(),
+        "-".as_ref(),
+        file.as_os_str(),
+    ]);
+    assert_eq!(c, 0, "{path}");
+    out
+}
+
+/// llvm-objdump-22 --offloading writes every bundle entry of a host
+/// object as FILE.N.ID in the directory it runs in: (N, ID, bytes) of the
+/// device entries.
+fn objdump_bundles(file: &Path) -> Vec<(usize, String, Vec<u8>)> {
+    let dir = file.parent().expect("a directory");
+    let st = Proc::new("llvm-objdump-22")
+        .arg("--offloading")
+        .arg(file.file_name().expect("a file name"))
+        .current_dir(dir)
+        .output()
+        .expect("llvm-objdump-22 runs");
+    assert!(st.status.success());
+    let stem = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    for l in String::from_utf8_lossy(&st.stdout).lines() {
+        let Some(name) = l.strip_prefix("Extracting offload bundle: ") else {
+            continue;
+        };
+        let Some(rest) = name.strip_prefix(&format!("{stem}.")) else {
+            continue;
+        };
+        let Some((n, id)) = rest.split_once('.') else {
+            continue;
+        };
+        if id.starts_with("host-") {
+            continue;
+        }
+        let bytes = std::fs::read(dir.join(name)).expect("the extracted entry");
+        out.push((n.parse().expect("a bundle number"), id.to_string(), bytes));
+    }
+    out
+}
+
+/// Every device image of `file` (a host object with `.hip_fatbin`) equals
+/// what llvm-objdump-22 --offloading extracts, bundle by bundle. The
+/// bytes it writes for a compressed bundle are not the entry's (llvm-22
+/// writes other memory there), so only the ids of the bundles in
+/// `compressed` are compared; their bytes are checked against the
+/// bundler in the test of compressed bundles.
+fn same_as_objdump(file: &Path, bundles: usize, compressed: &[usize]) {
+    let want = objdump_bundles(file);
+    let (code, recs) = targets_json(file);
+    assert_eq!(code, 0);
+    assert_eq!(recs.len(), want.len(), "{}", file.display());
+    for (r, (n, id, bytes)) in recs.iter().zip(&want) {
+        let path = field(r, "path");
+        assert!(path.ends_with(&format!("/{id}")), "{path} {id}");
+        if bundles > 1 {
+            assert!(path.contains(&format!("/bundle [{n}]/")), "{path}");
+        }
+        if !compressed.contains(n) {
+            let got = extract(file, path);
+            assert!(
+                &got == bytes,
+                "{path}: {} bytes, llvm-objdump-22 wrote {}",
+                got.len(),
+                bytes.len()
+            );
+        }
+        // The target is the id's target id.
+        assert!(id.ends_with(field(r, "target")), "{id}");
+    }
+    let distinct: std::collections::BTreeSet<usize> = want.iter().map(|w| w.0).collect();
+    assert_eq!(distinct.len(), bundles);
+}
+
+#[test]
+fn hip_fatbin_sections_equal_llvm_objdump_back_to_back_and_compressed() {
+    need!("clang-22", "llvm-objdump-22", "ld.lld-22", "clang-offload-bundler-22");
+    let tmp = tempfile::tempdir().expect("a temporary directory");
+    let Some((obj, _)) = hip_build(tmp.path(), &[]) else {
+        eprintln!("skipped: clang-22 cannot build HIP here");
+        return;
+    };
+    same_as_objdump(&obj, 1, &[]);
+    let one = tmp.path().join("one.o");
+    std::fs::rename(&obj, &one).expect("rename");
+    let build_in = |name: &str, extra: &[&str]| {
+        let sub = tmp.path().join(name);
+        std::fs::create_dir(&sub).expect("mkdir");
+        hip_build(&sub, extra).map(|(o, _)| o)
+    };
+    let (Some(two), Some(three)) = (build_in("b", &[]), build_in("c", &["--offload-compress"]))
+    else {
+        return;
+    };
+    same_as_objdump(&three, 1, &[0]);
+    let (_, recs) = targets_json(&three);
+    assert!(recs
+        .iter()
+        .all(|r| field(r, "path").contains("/compressed/inflated/") && r["space"] != 0));
+    let link = |a: &Path, b: &Path, out: &str| {
+        let out = tmp.path().join(out);
+        let st = Proc::new("ld.lld-22")
+            .arg("-r")
+            .arg(a)
+            .arg(b)
+            .arg("-o")
+            .arg(&out)
+            .status()
+            .expect("ld.lld-22 runs");
+        assert!(st.success());
+        out
+    };
+    // Two objects linked together: two bundles in one section, the
+    // second at the next 4096-byte boundary.
+    let both = link(&one, &two, "both.o");
+    same_as_objdump(&both, 2, &[]);
+    // A plain bundle, then a compressed one (llvm-objdump-22 stops at
+    // the first: it looks for more of the first one's kind only). The
+    // second, extracted, is what the bundler reads.
+    let mixed = link(&one, &three, "mixed.o");
+    let (code, recs) = targets_json(&mixed);
+    assert_eq!(code, 0);
+    assert_eq!(recs.len(), 4);
+    let second = tmp.path().join("second.ccob");
+    std::fs::write(
+        &second,
+        extract(&mixed, "sections/[6] .hip_fatbin/bundle [1]"),
+    )
+    .expect("write");
+    let ids = bundler_list(&second);
+    let device: Vec<&String> = ids.iter().filter(|i| !i.starts_with("host-")).collect();
+    assert_eq!(device.len(), 2, "{ids:?}");
+    for (r, id) in recs[2..].iter().zip(device) {
+        let path = field(r, "path");
+        assert_eq!(
+            path,
+            format!("sections/[6] .hip_fatbin/bundle [1]/compressed/inflated/{id}")
+        );
+        let want = tmp.path().join("want.co");
+        let st = Proc::new("clang-offload-bundler-22")
+            .args(["--unbundle", "--type=o"])
+            .arg(format!("--input={}", second.display()))
+            .arg(format!("--targets={id}"))
+            .arg(format!("--output={}", want.display()))
+            .status()
+            .expect("bundler runs");
+        assert!(st.success());
+        assert!(extract(&mixed, path) == std::fs::read(&want).expect("the entry"));
+    }
+}
+
+#[test]
+fn compressed_bundles_v2_v3_and_back_to_back_equal_the_bundler() {
+    need!("clang-22", "clang-offload-bundler-22");
+    let tmp = tempfile::tempdir().expect("a temporary directory");
+    let Some((_, dev)) = hip_build(tmp.path(), &[]) else {
+        eprintln!("skipped: clang-22 cannot build HIP here");
+        return;
+    };
+    let ids = bundler_list(&dev);
+    // Each entry as the bundler writes it.
+    let mut parts = Vec::new();
+    for (i, id) in ids.iter().enumerate() {
+        let p = tmp.path().join(format!("e{i}"));
+        let st = Proc::new("clang-offload-bundler-22")
+            .args(["--unbundle", "--type=o"])
+            .arg(format!("--input={}", dev.display()))
+            .arg(format!("--targets={id}"))
+            .arg(format!("--output={}", p.display()))
+            .status()
+            .expect("bundler runs");
+        assert!(st.success());
+        parts.push(p);
+    }
+    let mut all = Vec::new();
+    for v in ["2", "3"] {
+        let out = tmp.path().join(format!("v{v}.ccob"));
+        let mut cmd = Proc::new("clang-offload-bundler-22");
+        cmd.env("COMPRESSED_BUNDLE_FORMAT_VERSION", v)
+            .args(["-compress", "--type=o"])
+            .arg(format!("--targets={}", ids.join(",")))
+            .arg(format!("--output={}", out.display()));
+        for p in &parts {
+            cmd.arg(format!("--input={}", p.display()));
+        }
+        assert!(cmd.status().expect("bundler runs").success());
+        let d = std::fs::read(&out).expect("the compressed bundle");
+        assert_eq!(&d[..4], b"CCOB");
+        assert_eq!(d[4], v.parse::<u8>().expect("a version"));
+        // The bundler reads it back as we do.
+        assert_eq!(bundler_list(&out), ids);
+        let (code, recs) = targets_json(&out);
+        assert_eq!(code, 0);
+        check_entries(&out, &recs, &ids, &parts, "");
+        // No diagnostics: the hash matches, the sizes agree.
+        let (_, json) = fwview(&["--json".as_ref(), out.as_os_str()]);
+        let j: Value = serde_json::from_str(&json).expect("JSON");
+        assert_eq!(j["diagnostics"].as_array().map(Vec::len), Some(0), "v{v}");
+        all.extend(d);
+    }
+    // v2 then v3 back to back: each bounded by its own total size.
+    let cat = tmp.path().join("cat.ccob");
+    std::fs::write(&cat, &all).expect("write");
+    let (code, recs) = targets_json(&cat);
+    assert_eq!(code, 0);
+    assert_eq!(recs.len(), 4);
+    check_entries(&cat, &recs[..2], &ids, &parts, "bundle [0]/");
+    check_entries(&cat, &recs[2..], &ids, &parts, "bundle [1]/");
+}
+
+/// The device records of one bundle: the address names the entry id, the
+/// bytes are what the bundler wrote for it.
+fn check_entries(file: &Path, recs: &[Value], ids: &[String], parts: &[PathBuf], pre: &str) {
+    let device: Vec<usize> = (0..ids.len())
+        .filter(|&i| !ids[i].starts_with("host-"))
+        .collect();
+    assert_eq!(recs.len(), device.len());
+    for (r, &i) in recs.iter().zip(&device) {
+        let path = field(r, "path");
+        assert_eq!(path, format!("{pre}compressed/inflated/{}", ids[i]));
+        assert_eq!(
+            extract(file, path),
+            std::fs::read(&parts[i]).expect("the entry")
         );
     }
 }
