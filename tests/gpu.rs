@@ -326,7 +326,12 @@ fn same_as_objdump(file: &Path, bundles: usize, compressed: &[usize]) {
 
 #[test]
 fn hip_fatbin_sections_equal_llvm_objdump_back_to_back_and_compressed() {
-    need!("clang-22", "llvm-objdump-22", "ld.lld-22", "clang-offload-bundler-22");
+    need!(
+        "clang-22",
+        "llvm-objdump-22",
+        "ld.lld-22",
+        "clang-offload-bundler-22"
+    );
     let tmp = tempfile::tempdir().expect("a temporary directory");
     let Some((obj, _)) = hip_build(tmp.path(), &[]) else {
         eprintln!("skipped: clang-22 cannot build HIP here");
@@ -474,5 +479,136 @@ fn check_entries(file: &Path, recs: &[Value], ids: &[String], parts: &[PathBuf],
             extract(file, path),
             std::fs::read(&parts[i]).expect("the entry")
         );
+    }
+}
+
+/// A gfx90a code object clang-22 builds from the tiny kernel.
+fn code_object(dir: &Path) -> Option<PathBuf> {
+    let (_, dev) = hip_build(dir, &[])?;
+    let co = dir.join("gfx90a.co");
+    let st = Proc::new("clang-offload-bundler-22")
+        .args(["--unbundle", "--type=o"])
+        .arg(format!("--input={}", dev.display()))
+        .arg("--targets=hipv4-amdgcn-amd-amdhsa--gfx90a")
+        .arg(format!("--output={}", co.display()))
+        .status()
+        .ok()?;
+    st.success().then_some(co)
+}
+
+fn find_node<'a>(v: &'a Value, name: &str) -> Option<&'a Value> {
+    if v["name"] == name {
+        return Some(v);
+    }
+    v["children"]
+        .as_array()?
+        .iter()
+        .find_map(|c| find_node(c, name))
+}
+
+/// (key, scalar) of every leaf under `v`, in order; array items as `-`.
+fn leaves(v: &Value, out: &mut Vec<(String, String)>) {
+    match v["children"].as_array() {
+        Some(c) if !c.is_empty() => c.iter().for_each(|c| leaves(c, out)),
+        _ => {
+            let name = field(v, "name");
+            let key = if name.starts_with('[') { "-" } else { name };
+            let val = match &v["raw"] {
+                Value::Number(n) => n.to_string(),
+                _ => field(v, "value").trim_matches('"').to_string(),
+            };
+            out.push((key.to_string(), val));
+        }
+    }
+}
+
+/// The same from llvm-readelf-22's YAML of the metadata note.
+fn yaml_leaves(yaml: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut on = false;
+    for l in yaml.lines() {
+        let t = l.trim();
+        if t == "---" {
+            on = true;
+            continue;
+        }
+        if t == "..." {
+            break;
+        }
+        if !on {
+            continue;
+        }
+        let mut t = t;
+        let mut dash = false;
+        while let Some(r) = t.strip_prefix("- ") {
+            t = r.trim_start();
+            dash = true;
+        }
+        match t.split_once(':') {
+            Some((k, v)) if !v.trim().is_empty() => out.push((
+                k.trim().to_string(),
+                v.trim().trim_matches('\'').to_string(),
+            )),
+            Some(_) => {}
+            None if dash => out.push(("-".to_string(), t.trim_matches('\'').to_string())),
+            None => {}
+        }
+    }
+    out
+}
+
+#[test]
+fn amdgpu_metadata_equals_llvm_readelf() {
+    need!("clang-22", "clang-offload-bundler-22", "llvm-readelf-22");
+    let tmp = tempfile::tempdir().expect("a temporary directory");
+    let Some(co) = code_object(tmp.path()) else {
+        eprintln!("skipped: clang-22 cannot build HIP here");
+        return;
+    };
+    let out = Proc::new("llvm-readelf-22")
+        .arg("--notes")
+        .arg(&co)
+        .output()
+        .expect("llvm-readelf-22 runs");
+    let want = yaml_leaves(&String::from_utf8_lossy(&out.stdout));
+    assert!(want.len() > 50, "{want:?}");
+    let (_, json) = fwview(&["--json".as_ref(), co.as_os_str()]);
+    let j: Value = serde_json::from_str(&json).expect("JSON");
+    assert_eq!(j["diagnostics"].as_array().map(Vec::len), Some(0));
+    let meta = find_node(&j["root"], "metadata").expect("the metadata node");
+    let mut got = Vec::new();
+    leaves(meta, &mut got);
+    assert_eq!(got, want);
+    // Every key and value has bytes inside the note.
+    let (o, s) = (meta["offset"].as_u64(), meta["size"].as_u64());
+    assert!(o.is_some() && s > Some(0));
+    // The kernel's name and its descriptor symbol are there.
+    assert!(got
+        .iter()
+        .any(|(k, v)| k == ".symbol" && v.ends_with(".kd")));
+}
+
+#[test]
+fn msgpack_hostile_documents_end_in_diagnostics() {
+    // A map announcing 2^32-1 entries in a few bytes, an array nested
+    // 100 deep, a string longer than what is left: each a diagnostic,
+    // quickly.
+    let cases: Vec<Vec<u8>> = vec![
+        vec![0xdf, 0xff, 0xff, 0xff, 0xff, 0xa1, b'a', 0x01],
+        std::iter::repeat_n(0x91u8, 100).chain([0x01]).collect(),
+        vec![0xdb, 0xff, 0xff, 0xff, 0x00, b'x'],
+        vec![0x82, 0xa1, b'a'],
+    ];
+    for c in cases {
+        let mut tree = fwview::model::Tree::build(
+            std::sync::Arc::new(fwview::model::Source::from_vec(c.clone())),
+            "doc",
+            |b, parent, off, len| {
+                fwview::formats::msgpack::parse(b, parent, off, len);
+                Some("msgpack")
+            },
+        );
+        tree.expand_all();
+        assert!(!tree.diagnostics().is_empty() || c.len() == 101, "{c:02x?}");
     }
 }

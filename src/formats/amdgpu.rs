@@ -2,7 +2,44 @@
 //! with its xnack and sramecc settings) and the code object version
 //! behind `EI_ABIVERSION`.
 
-use super::elf;
+use super::{elf, msgpack};
+use crate::model::{Builder, Endian, NodeId};
+
+/// `n_type` of the code object metadata note (owner "AMDGPU").
+pub const NT_AMDGPU_METADATA: u32 = 32;
+
+/// What AMDGPU code objects add to the ELF reader.
+pub struct Amdgpu;
+
+/// The AMDGPU vendor.
+pub static AMDGPU: Amdgpu = Amdgpu;
+
+impl elf::Vendor for Amdgpu {
+    fn owns_note(&self, owner: &[u8]) -> bool {
+        owner == b"AMDGPU"
+    }
+    fn note_type(&self, _owner: &[u8], t: u32) -> Option<&'static str> {
+        (t == NT_AMDGPU_METADATA).then_some("NT_AMDGPU_METADATA")
+    }
+    fn note_desc(
+        &self,
+        b: &mut Builder<'_>,
+        parent: NodeId,
+        _owner: &[u8],
+        typ: u32,
+        d: u64,
+        n: u64,
+        _e: Endian,
+    ) {
+        if typ != NT_AMDGPU_METADATA || n == 0 {
+            b.raw(parent, "desc", d, n);
+            return;
+        }
+        let g = b.group(parent, "desc", d, n);
+        b.set_value(g, "MessagePack");
+        msgpack::parse(b, g, d, n);
+    }
+}
 
 /// `EI_OSABI` of AMD HSA code objects.
 pub const ELFOSABI_AMDGPU_HSA: u8 = 64;

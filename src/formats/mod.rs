@@ -11,6 +11,7 @@ pub mod compress;
 pub mod elf;
 pub mod fatbin;
 pub mod json;
+pub mod msgpack;
 pub mod offload;
 pub mod pdi;
 pub mod ptx;
@@ -38,6 +39,7 @@ pub fn detect(d: &[u8]) -> Option<&'static str> {
 pub fn elf_vendor(machine: u16, _osabi: u8) -> Option<&'static dyn elf::Vendor> {
     match machine {
         elf::EM_INTELGT => Some(&zebin::INTEL_GT),
+        elf::EM_AMDGPU => Some(&amdgpu::AMDGPU),
         _ => None,
     }
 }
