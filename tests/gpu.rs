@@ -612,3 +612,51 @@ fn msgpack_hostile_documents_end_in_diagnostics() {
         assert!(!tree.diagnostics().is_empty() || c.len() == 101, "{c:02x?}");
     }
 }
+
+#[test]
+fn kernel_descriptors_equal_llvm_objdump_directives() {
+    need!("clang-22", "clang-offload-bundler-22", "llvm-objdump-22");
+    let tmp = tempfile::tempdir().expect("a temporary directory");
+    let Some(co) = code_object(tmp.path()) else {
+        eprintln!("skipped: clang-22 cannot build HIP here");
+        return;
+    };
+    let out = Proc::new("llvm-objdump-22")
+        .args(["-d", "--section=.rodata"])
+        .arg(&co)
+        .output()
+        .expect("llvm-objdump-22 runs");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let (_, json) = fwview(&["--json".as_ref(), co.as_os_str()]);
+    let j: Value = serde_json::from_str(&json).expect("JSON");
+    let mut kernel = None;
+    let mut checked = 0;
+    for l in text.lines() {
+        let t = l.trim();
+        if let Some(k) = t.strip_prefix(".amdhsa_kernel ") {
+            kernel = find_node(&j["root"], &format!("kernel descriptor {k}"));
+            assert!(kernel.is_some(), "no descriptor for {k}");
+            continue;
+        }
+        let Some((d, v)) = t.strip_prefix(".amdhsa_").and_then(|r| r.split_once(' ')) else {
+            continue;
+        };
+        // Not stored in the descriptor: the assembler's reservations.
+        if d.starts_with("reserve_") {
+            continue;
+        }
+        let k = kernel.expect("a directive inside a kernel");
+        let n = find_node(k, d).unwrap_or_else(|| panic!("no field {d}"));
+        assert_eq!(n["raw"].to_string(), v, "{d}");
+        checked += 1;
+    }
+    assert!(checked >= 30, "{checked} directives");
+    // The metadata's register counts fit in what the descriptor allocates.
+    let k = kernel.expect("a kernel");
+    let meta = find_node(&j["root"], "metadata").expect("metadata");
+    let count = |name: &str| find_node(meta, name).and_then(|n| n["raw"].as_u64());
+    let alloc = |name: &str| find_node(k, name).and_then(|n| n["raw"].as_u64());
+    let (v, s) = (count(".vgpr_count"), count(".sgpr_count"));
+    assert!(v.is_some() && alloc("next_free_vgpr") >= v);
+    assert!(s.is_some() && alloc("next_free_sgpr") >= s);
+}
