@@ -660,3 +660,67 @@ fn kernel_descriptors_equal_llvm_objdump_directives() {
     assert!(v.is_some() && alloc("next_free_vgpr") >= v);
     assert!(s.is_some() && alloc("next_free_sgpr") >= s);
 }
+
+#[test]
+fn hip_wrapper_points_at_the_bundle() {
+    need!("clang-22");
+    let tmp = tempfile::tempdir().expect("a temporary directory");
+    let Some((obj, _)) = hip_build(tmp.path(), &[]) else {
+        eprintln!("skipped: clang-22 cannot build HIP here");
+        return;
+    };
+    let bytes = std::fs::read(&obj).expect("the object");
+    // Where .hip_fatbin is, from the object crate.
+    use object::{Object, ObjectSection};
+    let f = object::File::parse(&*bytes).expect("an object");
+    let fatbin = f.section_by_name(".hip_fatbin").expect(".hip_fatbin");
+    let (at, size) = fatbin.file_range().expect("in the file");
+    let seg = f
+        .section_by_name(".hipFatBinSegment")
+        .expect(".hipFatBinSegment");
+    let data = seg.data().expect("its bytes");
+    assert_eq!(&data[..4], b"FPIH");
+    let mut tree = fwview::formats::build_from_bytes(bytes.clone());
+    let id = tree
+        .find_path("sections/[8] .hipFatBinSegment/wrapper/binary")
+        .expect("the wrapper's pointer");
+    let link = tree.node(id).and_then(|n| n.link).expect("a link");
+    assert_eq!((link.offset, link.size), (at, size));
+    let m = tree
+        .find_path("sections/[8] .hipFatBinSegment/wrapper/magic")
+        .expect("magic");
+    assert_eq!(tree.value_text(m).as_deref(), Some("0x48495046 (HIPF)"));
+    // Linked into a shared library: the word is 0 and a dynamic
+    // relocation writes the address.
+    if !have("ld.lld-22") {
+        return;
+    }
+    let so = tmp.path().join("k.so");
+    let st = Proc::new("ld.lld-22")
+        .arg("-shared")
+        .arg(&obj)
+        .arg("-o")
+        .arg(&so)
+        .status()
+        .expect("ld.lld-22 runs");
+    assert!(st.success());
+    let bytes = std::fs::read(&so).expect("the library");
+    let f = object::File::parse(&*bytes).expect("an object");
+    let (at, size) = f
+        .section_by_name(".hip_fatbin")
+        .and_then(|s| s.file_range())
+        .expect(".hip_fatbin");
+    let idx = f
+        .section_by_name(".hipFatBinSegment")
+        .expect(".hipFatBinSegment")
+        .index()
+        .0;
+    let mut tree = fwview::formats::build_from_bytes(bytes.clone());
+    let id = tree
+        .find_path(&format!(
+            "sections/[{idx}] .hipFatBinSegment/wrapper/binary"
+        ))
+        .expect("the wrapper's pointer");
+    let link = tree.node(id).and_then(|n| n.link).expect("a link");
+    assert_eq!((link.offset, link.size), (at, size));
+}

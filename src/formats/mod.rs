@@ -10,6 +10,7 @@ pub mod cdo;
 pub mod compress;
 pub mod elf;
 pub mod fatbin;
+pub mod hipwrap;
 pub mod json;
 pub mod msgpack;
 pub mod offload;
