@@ -131,24 +131,35 @@ fn offload_entry(bin: &[u8], rel: u64) -> Context {
     c
 }
 
+/// What a section name of a bundle written as an object starts with.
+const BUNDLE_SECTION: &str = "__CLANG_OFFLOAD_BUNDLE__";
+
+/// What a bundle entry id says of its code object.
+fn bundle_context(id: &str) -> Context {
+    let (kind, triple, target) = split_bundle_id(id);
+    Context {
+        kind: Some(kind.to_string()),
+        target: Some(if target.is_empty() {
+            triple.trim_end_matches('-').to_string()
+        } else {
+            target.to_string()
+        }),
+        device: kind != "host",
+    }
+}
+
 /// What holds the image at `id`, if anything.
 fn context(tree: &Tree, id: NodeId) -> Option<Context> {
     let n = tree.node(id)?;
+    // A bundle written as an object file (clang's -fgpu-rdc objects): one
+    // section a target, named by the magic and the bundle id.
+    if let Some((_, bid)) = n.name.split_once(BUNDLE_SECTION) {
+        return Some(bundle_context(bid));
+    }
     let p = n.parent?;
     let pn = tree.node(p)?;
     match pn.format {
-        Some("clang-offload-bundle") => {
-            let (kind, triple, target) = split_bundle_id(bundle_id_of(&n.name));
-            return Some(Context {
-                kind: Some(kind.to_string()),
-                target: Some(if target.is_empty() {
-                    triple.trim_end_matches('-').to_string()
-                } else {
-                    target.to_string()
-                }),
-                device: kind != "host",
-            });
-        }
+        Some("clang-offload-bundle") => return Some(bundle_context(bundle_id_of(&n.name))),
         Some("offload") => {
             let rel = n.offset.checked_sub(pn.offset)?;
             return Some(offload_entry(tree.node_bytes(p), rel));

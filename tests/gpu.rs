@@ -724,3 +724,67 @@ fn hip_wrapper_points_at_the_bundle() {
     let link = tree.node(id).and_then(|n| n.link).expect("a link");
     assert_eq!((link.offset, link.size), (at, size));
 }
+
+#[test]
+fn openmp_and_rdc_objects_targets_equal_the_llvm_tools() {
+    need!("clang-22", "llvm-objdump-22", "clang-offload-bundler-22");
+    let tmp = tempfile::tempdir().expect("a temporary directory");
+    // OpenMP offload (the new driver): an offload binary an image.
+    let c = tmp.path().join("o.c");
+    std::fs::write(
+        &c,
+        "int main(){int x=0;\n#pragma omp target map(tofrom:x)\n x=1; return x;}\n",
+    )
+    .expect("write");
+    let o = tmp.path().join("o.o");
+    let st = Proc::new("clang-22")
+        .args([
+            "-fopenmp",
+            "--offload-arch=gfx90a,gfx942",
+            "-nogpulib",
+            "-c",
+        ])
+        .arg(&c)
+        .arg("-o")
+        .arg(&o)
+        .status()
+        .expect("clang-22 runs");
+    if !st.success() {
+        eprintln!("skipped: clang-22 cannot build OpenMP offload here");
+        return;
+    }
+    let (code, recs) = targets_json(&o);
+    assert_eq!(code, 0);
+    let got: Vec<&str> = recs.iter().map(|r| field(r, "target")).collect();
+    assert_eq!(got, objdump_arches(&o));
+    assert!(recs.iter().all(|r| field(r, "kind") == "openmp"));
+    // -fgpu-rdc: the bundle written as an object, a section a target.
+    let rdc_dir = tmp.path().join("rdc");
+    std::fs::create_dir(&rdc_dir).expect("mkdir");
+    let Some((rdc, _)) = hip_build(&rdc_dir, &["-fgpu-rdc"]) else {
+        return;
+    };
+    let ids = bundler_list(&rdc);
+    let device: Vec<&String> = ids.iter().filter(|i| !i.starts_with("host-")).collect();
+    let (code, recs) = targets_json(&rdc);
+    assert_eq!(code, 0);
+    assert_eq!(recs.len(), device.len());
+    for r in &recs {
+        let id = device
+            .iter()
+            .find(|id| field(r, "path").ends_with(id.as_str()))
+            .expect("a listed id");
+        assert!(id.ends_with(field(r, "target")), "{id}");
+        assert_eq!(field(r, "format"), "bitcode");
+        let want = tmp.path().join("want.bc");
+        let st = Proc::new("clang-offload-bundler-22")
+            .args(["--unbundle", "--type=o"])
+            .arg(format!("--input={}", rdc.display()))
+            .arg(format!("--targets={id}"))
+            .arg(format!("--output={}", want.display()))
+            .status()
+            .expect("bundler runs");
+        assert!(st.success());
+        assert!(extract(&rdc, field(r, "path")) == std::fs::read(&want).expect("the entry"));
+    }
+}
