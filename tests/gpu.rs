@@ -788,3 +788,78 @@ fn openmp_and_rdc_objects_targets_equal_the_llvm_tools() {
         assert!(extract(&rdc, field(r, "path")) == std::fs::read(&want).expect("the entry"));
     }
 }
+
+#[test]
+fn offload_entries_resolve_as_the_object_crate_reads_the_relocations() {
+    need!("clang-22");
+    use object::{Object, ObjectSection, ObjectSymbol, RelocationTarget};
+    let tmp = tempfile::tempdir().expect("a temporary directory");
+    let c = tmp.path().join("o.c");
+    std::fs::write(
+        &c,
+        "int g;\nint main(){int x=0;\n#pragma omp target map(tofrom:x)\n x=1;\n#pragma omp target map(tofrom:x)\n x=2; return x;}\n",
+    )
+    .expect("write");
+    let o = tmp.path().join("o.o");
+    let st = Proc::new("clang-22")
+        .args(["-fopenmp", "--offload-arch=gfx90a", "-nogpulib", "-c"])
+        .arg(&c)
+        .arg("-o")
+        .arg(&o)
+        .status()
+        .expect("clang-22 runs");
+    if !st.success() {
+        eprintln!("skipped: clang-22 cannot build OpenMP offload here");
+        return;
+    }
+    let bytes = std::fs::read(&o).expect("the object");
+    let f = object::File::parse(&*bytes).expect("an object");
+    let sec = f
+        .section_by_name("llvm_offload_entries")
+        .expect("llvm_offload_entries");
+    // Per entry (56 bytes): the address symbol and the name's string.
+    let mut want: Vec<(String, String)> = Vec::new();
+    let mut addr = std::collections::BTreeMap::new();
+    let mut name = std::collections::BTreeMap::new();
+    for (off, r) in sec.relocations() {
+        let RelocationTarget::Symbol(si) = r.target() else {
+            continue;
+        };
+        let sym = f.symbol_by_index(si).expect("a symbol");
+        match off % 56 {
+            16 => {
+                addr.insert(off / 56, sym.name().unwrap_or("").to_string());
+            }
+            24 => {
+                let s = f
+                    .section_by_index(sym.section_index().expect("a section"))
+                    .expect("the section");
+                let d = s.data().expect("bytes");
+                let at = (sym.address() as i64 + r.addend()) as usize;
+                let end = d[at..].iter().position(|&c| c == 0).unwrap_or(0);
+                name.insert(
+                    off / 56,
+                    String::from_utf8_lossy(&d[at..at + end]).into_owned(),
+                );
+            }
+            _ => {}
+        }
+    }
+    for (k, n) in &name {
+        want.push((n.clone(), addr.get(k).cloned().unwrap_or_default()));
+    }
+    assert_eq!(want.len() as u64, sec.size() / 56);
+    assert!(want.len() >= 2);
+    let mut tree = fwview::formats::build_from_bytes(bytes.clone());
+    tree.expand_all();
+    let idx = sec.index().0;
+    for (i, (n, a)) in want.iter().enumerate() {
+        let base = format!("sections/[{idx}] llvm_offload_entries/[{i}]");
+        let id = tree.find_path(&format!("{base}/name")).expect("name");
+        assert_eq!(tree.value_text(id), Some(format!("\"{n}\"")));
+        let id = tree.find_path(&format!("{base}/address")).expect("address");
+        assert_eq!(tree.value_text(id), Some(format!("0 ({a})")));
+        let id = tree.find_path(&format!("{base}/kind")).expect("kind");
+        assert_eq!(tree.value_text(id).as_deref(), Some("1 (OpenMP)"));
+    }
+}

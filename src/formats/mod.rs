@@ -14,6 +14,7 @@ pub mod hipwrap;
 pub mod json;
 pub mod msgpack;
 pub mod offload;
+pub mod offload_entries;
 pub mod pdi;
 pub mod ptx;
 pub mod registry;

@@ -109,6 +109,9 @@ fn decode(
         _ if s.name == crate::formats::hipwrap::SECTION => {
             crate::formats::hipwrap::parse_section(b, id, elf, s, a, l)
         }
+        _ if crate::formats::offload_entries::SECTIONS.contains(&s.name.as_str()) => {
+            crate::formats::offload_entries::parse_section(b, id, elf, s, a, l)
+        }
         _ if ve.as_mut().is_some_and(|v| v.section(b, id, elf, s, a, l)) => {}
         // A section at offset 0 holds this very ELF: opening it again would
         // nest the file in itself.
