@@ -863,3 +863,72 @@ fn offload_entries_resolve_as_the_object_crate_reads_the_relocations() {
         assert_eq!(tree.value_text(id).as_deref(), Some("1 (OpenMP)"));
     }
 }
+
+/// A plain bundle with the given entries (id, code object).
+fn make_bundle(entries: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut head = b"__CLANG_OFFLOAD_BUNDLE__".to_vec();
+    head.extend((entries.len() as u64).to_le_bytes());
+    let table: usize = entries.iter().map(|(id, _)| 24 + id.len()).sum();
+    let mut at = (head.len() + table) as u64;
+    let mut body: Vec<u8> = Vec::new();
+    for (id, code) in entries {
+        head.extend(at.to_le_bytes());
+        head.extend((code.len() as u64).to_le_bytes());
+        head.extend((id.len() as u64).to_le_bytes());
+        head.extend(id.as_bytes());
+        body.extend_from_slice(code);
+        at += code.len() as u64;
+    }
+    head.extend(body);
+    head
+}
+
+#[test]
+fn hostile_bundles_end_in_diagnostics() {
+    let one = make_bundle(&[("hipv4-amdgcn-amd-amdhsa--gfx90a", b"xyz")]);
+    // A bomb: 64 MiB of zeros in a CCOB v3 that announces 16 bytes.
+    let zeros = vec![0u8; 64 << 20];
+    let z = zstd::encode_all(&zeros[..], 19).expect("zstd");
+    let mut bomb = b"CCOB".to_vec();
+    bomb.extend(3u16.to_le_bytes());
+    bomb.extend(1u16.to_le_bytes());
+    bomb.extend((32 + z.len() as u64).to_le_bytes());
+    bomb.extend(16u64.to_le_bytes());
+    bomb.extend(0u64.to_le_bytes());
+    bomb.extend(&z);
+    // A CCOB whose total size lies (past the end), then a second one.
+    let mut liar = bomb.clone();
+    liar[8..16].copy_from_slice(&u64::MAX.to_le_bytes());
+    // An entry count of 2^64-1, a code object past the end.
+    let mut count = one.clone();
+    count[24..32].copy_from_slice(&u64::MAX.to_le_bytes());
+    let mut past = one.clone();
+    past[32..40].copy_from_slice(&(1u64 << 40).to_le_bytes());
+    // A thousand bundles back to back.
+    let many: Vec<u8> = std::iter::repeat_n(one.clone(), 1000).flatten().collect();
+    let cases: Vec<(&str, Vec<u8>, bool)> = vec![
+        ("bomb", bomb.clone(), true),
+        ("liar", [liar, bomb].concat(), true),
+        ("count", count, true),
+        ("past", past, true),
+        ("many", many, false),
+        ("truncated", one[..30].to_vec(), true),
+    ];
+    for (name, bytes, diag) in cases {
+        let t0 = std::time::Instant::now();
+        let mut tree = fwview::formats::build_from_bytes(bytes);
+        let mut out = Vec::new();
+        fwview::export::json(&mut tree, "x", &mut out).expect("JSON");
+        assert!(
+            t0.elapsed().as_secs_f64() < 2.0,
+            "{name}: {:?}",
+            t0.elapsed()
+        );
+        assert_eq!(!tree.diagnostics().is_empty(), diag, "{name}");
+        // What was inflated stayed within what the header announced.
+        for sp in 1..tree.spaces().len() {
+            let n = tree.space_bytes(sp as fwview::model::SpaceId).len();
+            assert!(n <= 1 << 20, "{name}: an inflated space of {n} bytes");
+        }
+    }
+}
