@@ -5,7 +5,9 @@
 
 use super::compress::{self, Method};
 use super::registry;
-use crate::model::{text, Builder, Endian, NodeId, Value};
+use std::sync::Arc;
+
+use crate::model::{text, Builder, Endian, NodeId, Seq, Step, Value};
 
 const LE: Endian = Endian::Little;
 
@@ -173,7 +175,7 @@ fn id_parts(b: &mut Builder<'_>, node: NodeId, at: u64, id: &str) {
 
 /// Bundles (plain or compressed) back to back, as a linker concatenates
 /// them in `.hip_fatbin`: at most this many are told apart.
-const MAX_BUNDLES: usize = 4096;
+const MAX_BUNDLES: u64 = 4096;
 
 /// Where the bundle at `at` ends: a plain bundle at the end of its table
 /// or of its last code object, whichever is later; a compressed one (v2,
@@ -233,60 +235,59 @@ fn next_start(d: &[u8], from: u64) -> Option<u64> {
     None
 }
 
-/// The bundles in `d`, back to back: (start, end) each, the last running
-/// to the end.
-fn split(d: &[u8]) -> Vec<(u64, u64)> {
+/// Where the part of `d` that starts with the bundle at `at` ends: at the
+/// next bundle after this one's end, or at the end of `d`.
+fn part_end(d: &[u8], at: u64) -> u64 {
     let len = d.len() as u64;
-    let mut out = Vec::new();
-    let mut at = 0;
-    while out.len() < MAX_BUNDLES {
-        let end = extent(d, at).max(at + 1).min(len);
-        match next_start(d, end) {
-            Some(n) if n < len => {
-                out.push((at, n));
-                at = n;
-            }
-            _ => {
-                out.push((at, len));
-                break;
-            }
-        }
+    let end = extent(d, at).max(at + 1).min(len);
+    match next_start(d, end) {
+        Some(n) if n < len => n,
+        _ => len,
     }
-    out
 }
 
 /// One bundle or several back to back; each opened by its own magic.
+/// Several are one lazy list, a node each.
 fn parse_all(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
-    let parts = split(b.slice(off, len));
-    if parts.len() <= 1 {
-        if detect(b.slice(off, len)) {
+    let d = b.slice(off, len);
+    if part_end(d, 0) >= len {
+        if detect(d) {
             parse_one(b, node, off, len);
         } else {
             parse_compressed_one(b, node, off, len);
         }
         return;
     }
-    if parts.len() >= MAX_BUNDLES {
-        b.warn(
-            off,
-            len,
-            format!("more than {MAX_BUNDLES} bundles; the rest are shown as the last"),
-        );
-    }
-    for (i, &(s, e)) in parts.iter().enumerate() {
-        let g = b.group(node, format!("bundle [{i}]"), off + s, e - s);
-        if detect(b.slice(off + s, e - s)) {
+    let stop = off + len;
+    let step: Step = Arc::new(move |b: &mut Builder<'_>, parent, i, at| {
+        let end = off + part_end(b.slice(off, len), at.checked_sub(off)?);
+        let g = b.group(parent, format!("bundle [{i}]"), at, end - at);
+        if detect(b.slice(at, end - at)) {
             b.set_format(g, "clang-offload-bundle");
-            parse_one(b, g, off + s, e - s);
+            parse_one(b, g, at, end - at);
         } else {
             b.set_format(g, "clang-offload-bundle-compressed");
-            parse_compressed_one(b, g, off + s, e - s);
+            parse_compressed_one(b, g, at, end - at);
         }
-    }
-    b.set_value(
-        node,
-        format!("{} clang offload bundles back to back", parts.len()),
+        Some(end)
+    });
+    let seq = Seq::scan(
+        off,
+        stop,
+        MAX_BUNDLES,
+        |at| Some(off + part_end(d, at - off)),
+        step,
     );
+    let n = seq.count();
+    if seq.stop() < stop {
+        b.warn(
+            seq.stop(),
+            stop - seq.stop(),
+            format!("more than {MAX_BUNDLES} bundles; the rest are not shown"),
+        );
+    }
+    b.seq(node, seq);
+    b.set_value(node, format!("{n} clang offload bundles back to back"));
 }
 
 /// A clang offload bundle (or several back to back): the entry table, then
