@@ -12,5 +12,6 @@ pub mod formats;
 pub mod guard;
 pub mod model;
 pub mod search;
+pub mod targets;
 pub mod tui;
 pub mod walk;

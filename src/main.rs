@@ -56,6 +56,12 @@ struct Cli {
     #[arg(long, value_name = "PATTERN", conflicts_with_all = ["json", "tree", "extract"])]
     find: Option<String>,
 
+    /// Print every device image found at any depth, one a line (format,
+    /// target, kind, address; with --json a list of objects), and exit: 0
+    /// when at least one was found, 1 when none.
+    #[arg(long, conflicts_with_all = ["tree", "extract", "find", "diff"])]
+    targets: bool,
+
     /// With --find: text matches letters of either case.
     #[arg(short = 'i', long, requires = "find")]
     ignore_case: bool,
@@ -214,6 +220,26 @@ fn main() -> ExitCode {
         .unwrap_or_else(|| shown.clone());
     let mut tree = formats::build_tree(src, &name);
 
+    if cli.targets {
+        let images = fwview::targets::find(&mut tree);
+        let stdout = io::stdout();
+        let mut out = BufWriter::new(stdout.lock());
+        let r = if cli.json {
+            fwview::targets::write_json(&images, &mut out)
+        } else {
+            fwview::targets::write_text(&images, &mut out)
+        };
+        let found = if images.is_empty() {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        };
+        return match r.and_then(|_| out.flush()) {
+            Ok(()) => changed(&cli.file, found),
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => found,
+            Err(e) => fail(&cli.file, e),
+        };
+    }
     if cli.json || cli.tree {
         let stdout = io::stdout();
         let mut out = BufWriter::new(stdout.lock());

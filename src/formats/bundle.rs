@@ -5,7 +5,9 @@
 
 use super::compress::{self, Method};
 use super::registry;
-use crate::model::{text, Builder, Endian, NodeId, Value};
+use std::sync::Arc;
+
+use crate::model::{text, Builder, Endian, NodeId, Seq, Step, Value};
 
 const LE: Endian = Endian::Little;
 
@@ -37,7 +39,7 @@ fn rd64(d: &[u8], off: u64) -> Option<u64> {
 
 /// A clang offload bundle: the entry table, then each code object opened
 /// by its own bytes.
-pub fn parse(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
+fn parse_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
     let d = b.slice(off, len);
     b.leaf(node, "magic", off, 24.min(len), Value::str_bytes(MAGIC));
     let Some(count) = b.u64(node, "entry count", off + 24, LE) else {
@@ -89,7 +91,9 @@ pub fn parse(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
         let of = b.leaf(e, "offset", off + at, 8, u64v(o));
         b.leaf(e, "size", off + at + 8, 8, u64v(s));
         b.leaf(e, "triple size", off + at + 16, 8, u64v(ts));
-        b.leaf(e, "triple", off + at + 24, ts, Value::str(&triple));
+        let t = b.group(e, "triple", off + at + 24, ts);
+        b.set_value(t, Value::str(&triple));
+        id_parts(b, t, off + at + 24, &triple);
         if o > len || s > len - o.min(len) {
             b.error(
                 off + at,
@@ -121,6 +125,183 @@ pub fn parse(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
     );
 }
 
+/// The parts of a bundle entry id at `at` (`hipv4-amdgcn-amd-amdhsa--gfx90a`):
+/// the offload kind, the target triple (four parts) and the target id.
+fn id_parts(b: &mut Builder<'_>, node: NodeId, at: u64, id: &str) {
+    if id.len() as u64 > 4096 || !id.is_ascii() {
+        return;
+    }
+    let Some(k) = id.find('-') else { return };
+    b.leaf(
+        node,
+        "offload kind",
+        at,
+        k as u64,
+        Value::str(id.get(..k).unwrap_or("")),
+    );
+    let rest = id.get(k + 1..).unwrap_or("");
+    let t0 = at + k as u64 + 1;
+    match rest.match_indices('-').map(|(i, _)| i).nth(3) {
+        Some(i) => {
+            b.leaf(
+                node,
+                "target triple",
+                t0,
+                i as u64,
+                Value::str(rest.get(..i).unwrap_or("")),
+            );
+            let tid = rest.get(i + 1..).unwrap_or("");
+            if !tid.is_empty() {
+                b.leaf(
+                    node,
+                    "target id",
+                    t0 + i as u64 + 1,
+                    tid.len() as u64,
+                    Value::str(tid),
+                );
+            }
+        }
+        None => {
+            b.leaf(
+                node,
+                "target triple",
+                t0,
+                rest.len() as u64,
+                Value::str(rest),
+            );
+        }
+    }
+}
+
+/// Bundles (plain or compressed) back to back, as a linker concatenates
+/// them in `.hip_fatbin`: at most this many are told apart.
+const MAX_BUNDLES: u64 = 4096;
+
+/// Where the bundle at `at` ends: a plain bundle at the end of its table
+/// or of its last code object, whichever is later; a compressed one (v2,
+/// v3) at its header's total size; v1 and anything unreadable at `len`.
+fn extent(d: &[u8], at: u64) -> u64 {
+    let len = d.len() as u64;
+    let rest = d.get(at as usize..).unwrap_or(&[]);
+    if rest.starts_with(MAGIC) {
+        let Some(count) = rd64(rest, 24) else {
+            return len;
+        };
+        let mut pos: u64 = 32;
+        let mut end = pos;
+        for _ in 0..count.min(MAX_LIST) {
+            let (Some(o), Some(s), Some(ts)) =
+                (rd64(rest, pos), rd64(rest, pos + 8), rd64(rest, pos + 16))
+            else {
+                return len;
+            };
+            pos = match pos.checked_add(24).and_then(|p| p.checked_add(ts)) {
+                Some(p) => p,
+                None => return len,
+            };
+            end = end.max(pos).max(o.saturating_add(s));
+        }
+        return at.saturating_add(end).min(len);
+    }
+    if rest.starts_with(CCOB_MAGIC) {
+        let total = match rd(rest, 4, 2) {
+            Some(2) => rd(rest, 8, 4),
+            Some(3) => rd(rest, 8, 8),
+            _ => None,
+        };
+        if let Some(t) = total.filter(|&t| t >= 8) {
+            return at.saturating_add(t).min(len);
+        }
+    }
+    len
+}
+
+/// The next bundle of either kind at or after `from`.
+fn next_start(d: &[u8], from: u64) -> Option<u64> {
+    let tail = d.get(usize::try_from(from).ok()?..)?;
+    let mut i = 0;
+    while let Some(rel) = tail
+        .get(i..)?
+        .windows(4)
+        .position(|w| w == CCOB_MAGIC || w == b"__CL")
+    {
+        let at = i + rel;
+        let w = tail.get(at..)?;
+        if w.starts_with(CCOB_MAGIC) || w.starts_with(MAGIC) {
+            return Some(from + at as u64);
+        }
+        i = at + 1;
+    }
+    None
+}
+
+/// Where the part of `d` that starts with the bundle at `at` ends: at the
+/// next bundle after this one's end, or at the end of `d`.
+fn part_end(d: &[u8], at: u64) -> u64 {
+    let len = d.len() as u64;
+    let end = extent(d, at).max(at + 1).min(len);
+    match next_start(d, end) {
+        Some(n) if n < len => n,
+        _ => len,
+    }
+}
+
+/// One bundle or several back to back; each opened by its own magic.
+/// Several are one lazy list, a node each.
+fn parse_all(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
+    let d = b.slice(off, len);
+    if part_end(d, 0) >= len {
+        if detect(d) {
+            parse_one(b, node, off, len);
+        } else {
+            parse_compressed_one(b, node, off, len);
+        }
+        return;
+    }
+    let stop = off + len;
+    let step: Step = Arc::new(move |b: &mut Builder<'_>, parent, i, at| {
+        let end = off + part_end(b.slice(off, len), at.checked_sub(off)?);
+        let g = b.group(parent, format!("bundle [{i}]"), at, end - at);
+        if detect(b.slice(at, end - at)) {
+            b.set_format(g, "clang-offload-bundle");
+            parse_one(b, g, at, end - at);
+        } else {
+            b.set_format(g, "clang-offload-bundle-compressed");
+            parse_compressed_one(b, g, at, end - at);
+        }
+        Some(end)
+    });
+    let seq = Seq::scan(
+        off,
+        stop,
+        MAX_BUNDLES,
+        |at| Some(off + part_end(d, at - off)),
+        step,
+    );
+    let n = seq.count();
+    if seq.stop() < stop {
+        b.warn(
+            seq.stop(),
+            stop - seq.stop(),
+            format!("more than {MAX_BUNDLES} bundles; the rest are not shown"),
+        );
+    }
+    b.seq(node, seq);
+    b.set_value(node, format!("{n} clang offload bundles back to back"));
+}
+
+/// A clang offload bundle (or several back to back): the entry table, then
+/// each code object opened by its own bytes.
+pub fn parse(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
+    parse_all(b, node, off, len);
+}
+
+/// A compressed clang offload bundle (or several back to back, each ending
+/// where its header's total size says).
+pub fn parse_compressed(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
+    parse_all(b, node, off, len);
+}
+
 /// How a compressed bundle is compressed (LLVM's compression formats).
 fn compression(m: u64) -> Option<Method> {
     match m {
@@ -132,7 +313,7 @@ fn compression(m: u64) -> Option<Method> {
 
 /// A compressed clang offload bundle ("CCOB"): a header, then the plain
 /// bundle compressed with zlib or zstd, inflated into a space of its own.
-pub fn parse_compressed(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
+fn parse_compressed_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
     let d = b.slice(off, len);
     let (Some(version), Some(method)) = (rd(d, 4, 2), rd(d, 6, 2)) else {
         b.leaf(node, "magic", off, 4.min(len), Value::str_bytes(CCOB_MAGIC));

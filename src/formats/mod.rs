@@ -9,6 +9,7 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
 )]
 
+pub mod amdgpu;
 pub mod ar;
 pub mod bitcode;
 pub mod bundle;
@@ -16,8 +17,11 @@ pub mod cdo;
 pub mod compress;
 pub mod elf;
 pub mod fatbin;
+pub mod hipwrap;
 pub mod json;
+pub mod msgpack;
 pub mod offload;
+pub mod offload_entries;
 pub mod pdi;
 pub mod ptx;
 pub mod registry;
@@ -44,6 +48,7 @@ pub fn detect(d: &[u8]) -> Option<&'static str> {
 pub fn elf_vendor(machine: u16, _osabi: u8) -> Option<&'static dyn elf::Vendor> {
     match machine {
         elf::EM_INTELGT => Some(&zebin::INTEL_GT),
+        elf::EM_AMDGPU => Some(&amdgpu::AMDGPU),
         _ => None,
     }
 }

@@ -108,6 +108,13 @@ fn decode(
         }
         constants::SHT_LLVM_OFFLOADING => offload::parse_section(b, id, a, l),
         _ if s.name == ".llvm.offloading" => offload::parse_section(b, id, a, l),
+        // HIP host wrappers, by section name (host objects have no vendor).
+        _ if s.name == crate::formats::hipwrap::SECTION => {
+            crate::formats::hipwrap::parse_section(b, id, elf, s, a, l)
+        }
+        _ if crate::formats::offload_entries::SECTIONS.contains(&s.name.as_str()) => {
+            crate::formats::offload_entries::parse_section(b, id, elf, s, a, l)
+        }
         _ if ve.as_mut().is_some_and(|v| v.section(b, id, elf, s, a, l)) => {}
         // A section at offset 0 holds this very ELF: opening it again would
         // nest the file in itself.

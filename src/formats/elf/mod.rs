@@ -28,6 +28,11 @@ use crate::model::{named, num, text, Builder, Endian, NodeId, Raw, Value};
 
 pub use constants::{EM_AMDGPU, EM_CUDA, EM_INTELGT, EM_XCORE, SHT_LLVM_OFFLOADING};
 
+/// The AMDGPU processor an `EF_AMDGPU_MACH` value names.
+pub fn amdgpu_mach_name(mach: u32) -> Option<&'static str> {
+    reloc_names::lookup(reloc_names::AMDGPU_MACH, mach)
+}
+
 pub fn detect(d: &[u8]) -> bool {
     d.starts_with(b"\x7fELF")
 }

@@ -1,0 +1,356 @@
+//! AMDGPU code objects: the target id an ELF header names (`e_flags`
+//! with its xnack and sramecc settings) and the code object version
+//! behind `EI_ABIVERSION`.
+
+use super::{elf, msgpack};
+use crate::model::{Builder, Endian, NodeId, Value};
+
+/// `n_type` of the code object metadata note (owner "AMDGPU").
+pub const NT_AMDGPU_METADATA: u32 = 32;
+
+/// What AMDGPU code objects add to the ELF reader.
+pub struct Amdgpu;
+
+/// The AMDGPU vendor.
+pub static AMDGPU: Amdgpu = Amdgpu;
+
+impl elf::Vendor for Amdgpu {
+    fn owns_note(&self, owner: &[u8]) -> bool {
+        owner == b"AMDGPU"
+    }
+    fn note_type(&self, _owner: &[u8], t: u32) -> Option<&'static str> {
+        (t == NT_AMDGPU_METADATA).then_some("NT_AMDGPU_METADATA")
+    }
+    fn note_desc(
+        &self,
+        b: &mut Builder<'_>,
+        parent: NodeId,
+        _owner: &[u8],
+        typ: u32,
+        d: u64,
+        n: u64,
+        _e: Endian,
+    ) {
+        if typ != NT_AMDGPU_METADATA || n == 0 {
+            b.raw(parent, "desc", d, n);
+            return;
+        }
+        let g = b.group(parent, "desc", d, n);
+        b.set_value(g, "MessagePack");
+        msgpack::parse(b, g, d, n);
+    }
+    fn sections(&self) -> Box<dyn elf::Sections> {
+        Box::new(Descriptors)
+    }
+}
+
+/// Kernel descriptors: the 64 bytes at each `.kd` symbol, decoded under
+/// the section that holds them once every section is built.
+struct Descriptors;
+
+/// Symbols looked at for `.kd` names at most.
+const MAX_SYMBOLS: u64 = 1 << 20;
+/// Kernel descriptors decoded at most.
+const MAX_KERNELS: usize = 4096;
+
+impl elf::Sections for Descriptors {
+    fn section(
+        &mut self,
+        _b: &mut Builder<'_>,
+        _id: NodeId,
+        _elf: &elf::Elf,
+        _s: &elf::Sec,
+        _a: u64,
+        _l: u64,
+    ) -> bool {
+        false
+    }
+
+    fn finish(&mut self, b: &mut Builder<'_>, e: &elf::Elf, built: &[(usize, NodeId)]) {
+        // The processor, for the register granules.
+        let (flags, abi) = (
+            b.read_u32(e.base + 48, e.e).unwrap_or(0),
+            b.read_u8(e.base + 8).unwrap_or(0),
+        );
+        let proc_name = processor(flags).unwrap_or("");
+        let Some(st) = e
+            .symtab()
+            .or_else(|| e.secs.iter().find(|s| s.typ == 11).map(|s| s.index))
+        else {
+            return;
+        };
+        let Some(sec) = e.sec(st.into()) else { return };
+        let Some((a, l)) = e.data(sec) else { return };
+        let es = e.sym_size();
+        if es == 0 {
+            return;
+        }
+        let mut found = 0;
+        for i in 1..(l / es).min(MAX_SYMBOLS) {
+            let o = a + i * es;
+            let Some(sym) = elf::read_sym(b, e, o) else {
+                break;
+            };
+            let Ok(name) = e.string(b, sec.link, sym.name.into()) else {
+                continue;
+            };
+            let Some(kernel) = name.text.strip_suffix(".kd") else {
+                continue;
+            };
+            let Some((at, size)) = elf::sym_bytes(e, &sym) else {
+                continue;
+            };
+            let Some(&(_, node)) = built.iter().find(|(k, _)| *k == usize::from(sym.shndx)) else {
+                continue;
+            };
+            if found >= MAX_KERNELS {
+                b.warn(
+                    o,
+                    es,
+                    format!("more than {MAX_KERNELS} kernel descriptors; the rest are not decoded"),
+                );
+                break;
+            }
+            found += 1;
+            if size < 64 {
+                b.error(
+                    at,
+                    size,
+                    format!("kernel descriptor {kernel}: {size} bytes, 64 expected"),
+                );
+                continue;
+            }
+            let g = b.group(node, format!("kernel descriptor {kernel}"), at, 64);
+            b.set_value(g, Value::str(kernel));
+            descriptor(b, g, at, e.e, proc_name, abi);
+        }
+    }
+}
+
+/// The register granules of a processor: (VGPR granule, SGPR granule;
+/// 0 where the SGPR field is not used, GFX10 on).
+fn granules(proc_name: &str, wave32: bool) -> (u64, u64) {
+    let n = proc_name.strip_prefix("gfx").unwrap_or("");
+    let major: u32 = n
+        .chars()
+        .take(if n.len() >= 4 { 2 } else { 1 })
+        .collect::<String>()
+        .parse()
+        .unwrap_or(9);
+    if major >= 10 {
+        (if wave32 { 8 } else { 4 }, 0)
+    } else if proc_name == "gfx90a" || n.starts_with("94") || n.starts_with("95") {
+        (8, 8)
+    } else {
+        (4, 8)
+    }
+}
+
+/// One bit field: (name, low bit, width). The names are those of the
+/// `.amdhsa_` directives where one exists.
+type Bits = (&'static str, u32, u32);
+
+const RSRC1: &[Bits] = &[
+    ("granulated_workitem_vgpr_count", 0, 6),
+    ("granulated_wavefront_sgpr_count", 6, 4),
+    ("priority", 10, 2),
+    ("float_round_mode_32", 12, 2),
+    ("float_round_mode_16_64", 14, 2),
+    ("float_denorm_mode_32", 16, 2),
+    ("float_denorm_mode_16_64", 18, 2),
+    ("priv", 20, 1),
+    ("dx10_clamp", 21, 1),
+    ("debug_mode", 22, 1),
+    ("ieee_mode", 23, 1),
+    ("bulky", 24, 1),
+    ("cdbg_user", 25, 1),
+    ("fp16_overflow", 26, 1),
+    ("workgroup_processor_mode", 29, 1),
+    ("memory_ordered", 30, 1),
+    ("forward_progress", 31, 1),
+];
+
+const RSRC2: &[Bits] = &[
+    ("system_sgpr_private_segment_wavefront_offset", 0, 1),
+    ("user_sgpr_count", 1, 5),
+    ("trap_handler", 6, 1),
+    ("system_sgpr_workgroup_id_x", 7, 1),
+    ("system_sgpr_workgroup_id_y", 8, 1),
+    ("system_sgpr_workgroup_id_z", 9, 1),
+    ("system_sgpr_workgroup_info", 10, 1),
+    ("system_vgpr_workitem_id", 11, 2),
+    ("exception_address_watch", 13, 1),
+    ("exception_memory", 14, 1),
+    ("granulated_lds_size", 15, 9),
+    ("exception_fp_ieee_invalid_op", 24, 1),
+    ("exception_fp_denorm_src", 25, 1),
+    ("exception_fp_ieee_div_zero", 26, 1),
+    ("exception_fp_ieee_overflow", 27, 1),
+    ("exception_fp_ieee_underflow", 28, 1),
+    ("exception_fp_ieee_inexact", 29, 1),
+    ("exception_int_div_zero", 30, 1),
+];
+
+const PROPERTIES: &[Bits] = &[
+    ("user_sgpr_private_segment_buffer", 0, 1),
+    ("user_sgpr_dispatch_ptr", 1, 1),
+    ("user_sgpr_queue_ptr", 2, 1),
+    ("user_sgpr_kernarg_segment_ptr", 3, 1),
+    ("user_sgpr_dispatch_id", 4, 1),
+    ("user_sgpr_flat_scratch_init", 5, 1),
+    ("user_sgpr_private_segment_size", 6, 1),
+    ("wavefront_size32", 10, 1),
+    ("uses_dynamic_stack", 11, 1),
+];
+
+const PRELOAD: &[Bits] = &[
+    ("user_sgpr_kernarg_preload_length", 0, 7),
+    ("user_sgpr_kernarg_preload_offset", 7, 9),
+];
+
+fn field(v: u64, lo: u32, w: u32) -> u64 {
+    (v >> lo) & ((1u64 << w) - 1)
+}
+
+fn bits(b: &mut Builder<'_>, g: NodeId, at: u64, size: u64, v: u64, list: &[Bits]) {
+    for &(name, lo, w) in list {
+        b.leaf(g, name, at, size, Value::dec(field(v, lo, w)));
+    }
+}
+
+/// The 64 bytes of a kernel descriptor at `at`, field by field.
+fn descriptor(b: &mut Builder<'_>, g: NodeId, at: u64, e: Endian, proc_name: &str, abi: u8) {
+    let r32 = |b: &Builder<'_>, o: u64| b.read_u32(at + o, e).map(u64::from).unwrap_or(0);
+    for (name, o) in [
+        ("group_segment_fixed_size", 0),
+        ("private_segment_fixed_size", 4),
+        ("kernarg_size", 8),
+    ] {
+        let v = r32(b, o);
+        b.leaf(g, name, at + o, 4, Value::dec(v).with_width(4));
+    }
+    b.raw(g, "reserved", at + 12, 4);
+    let entry = b.read_u64(at + 16, e).unwrap_or(0) as i64;
+    b.leaf(
+        g,
+        "kernel_code_entry_byte_offset",
+        at + 16,
+        8,
+        Value::int(entry),
+    );
+    b.raw(g, "reserved", at + 24, 20);
+    let (r3, r1, r2) = (r32(b, 44), r32(b, 48), r32(b, 52));
+    let props = b.read_u16(at + 56, e).map(u64::from).unwrap_or(0);
+    let wave32 = field(props, 10, 1) == 1;
+    let (vg, sg) = granules(proc_name, wave32);
+    let unified = vg == 8 && sg == 8;
+
+    let h3 = b.group(g, "compute_pgm_rsrc3", at + 44, 4);
+    b.set_value(h3, Value::hex(r3).with_width(4));
+    if unified {
+        b.leaf(
+            h3,
+            "accum_offset",
+            at + 44,
+            4,
+            Value::dec((field(r3, 0, 6) + 1) * 4),
+        );
+        b.leaf(h3, "tg_split", at + 44, 4, Value::dec(field(r3, 16, 1)));
+    }
+    let h1 = b.group(g, "compute_pgm_rsrc1", at + 48, 4);
+    b.set_value(h1, Value::hex(r1).with_width(4));
+    bits(b, h1, at + 48, 4, r1, RSRC1);
+    b.leaf(
+        h1,
+        "next_free_vgpr",
+        at + 48,
+        4,
+        Value::dec((field(r1, 0, 6) + 1) * vg),
+    );
+    if sg > 0 {
+        b.leaf(
+            h1,
+            "next_free_sgpr",
+            at + 48,
+            4,
+            Value::dec((field(r1, 6, 4) + 1) * sg),
+        );
+    }
+    let h2 = b.group(g, "compute_pgm_rsrc2", at + 52, 4);
+    b.set_value(h2, Value::hex(r2).with_width(4));
+    bits(b, h2, at + 52, 4, r2, RSRC2);
+    let hp = b.group(g, "kernel_code_properties", at + 56, 2);
+    b.set_value(hp, Value::hex(props).with_width(2));
+    bits(b, hp, at + 56, 2, props, PROPERTIES);
+    let preload = b.read_u16(at + 58, e).map(u64::from).unwrap_or(0);
+    let hk = b.group(g, "kernarg_preload", at + 58, 2);
+    b.set_value(hk, Value::hex(preload).with_width(2));
+    if code_object_version(abi).unwrap_or(0) >= 5 {
+        bits(b, hk, at + 58, 2, preload, PRELOAD);
+    }
+    b.raw(g, "reserved", at + 60, 4);
+}
+
+/// `EI_OSABI` of AMD HSA code objects.
+pub const ELFOSABI_AMDGPU_HSA: u8 = 64;
+
+/// The code object version `EI_ABIVERSION` stands for (HSA OS ABI).
+pub fn code_object_version(abiversion: u8) -> Option<u8> {
+    match abiversion {
+        0..=4 => Some(abiversion + 2),
+        _ => None,
+    }
+}
+
+/// The processor `e_flags` names (`gfx90a`), if known.
+pub fn processor(eflags: u32) -> Option<&'static str> {
+    elf::amdgpu_mach_name(eflags & 0xff)
+}
+
+/// The target id of a code object: the processor and, where the code
+/// object says so, `sramecc` and `xnack` on (`+`) or off (`-`); "any"
+/// settings are left out, as clang writes target ids.
+pub fn target_id(eflags: u32, abiversion: u8) -> String {
+    let mut s = match processor(eflags) {
+        Some(p) => p.to_string(),
+        None => format!("mach 0x{:x}", eflags & 0xff),
+    };
+    let v = code_object_version(abiversion).unwrap_or(4);
+    let (sramecc, xnack) = if v <= 3 {
+        // v3: one bit each, set means on.
+        (
+            Some(eflags & 0x200 != 0).filter(|&on| on),
+            Some(eflags & 0x100 != 0).filter(|&on| on),
+        )
+    } else {
+        let pick = |m: u32| match m {
+            2 => Some(false),
+            3 => Some(true),
+            _ => None,
+        };
+        (pick((eflags >> 10) & 3), pick((eflags >> 8) & 3))
+    };
+    for (name, set) in [("sramecc", sramecc), ("xnack", xnack)] {
+        if let Some(on) = set {
+            s.push(':');
+            s.push_str(name);
+            s.push(if on { '+' } else { '-' });
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn target_ids_as_clang_writes_them() {
+        // gfx90a (0x3f), xnack any, sramecc any: what clang writes by default.
+        assert_eq!(target_id(0x53f, 2), "gfx90a");
+        assert_eq!(target_id(0x33f, 2), "gfx90a:xnack+");
+        assert_eq!(target_id(0xb3f, 3), "gfx90a:sramecc-:xnack+");
+        assert_eq!(target_id(0x13f, 1), "gfx90a:xnack+");
+        assert_eq!(code_object_version(3), Some(5));
+    }
+}

@@ -1,0 +1,176 @@
+//! HIP host wrappers: the `__hip_fatbin_wrapper` record in a host object's
+//! `.hipFatBinSegment` (magic `HIPF`, version, a pointer to the device
+//! code, an unused pointer), its pointer linked to the bundle it names:
+//! through its relocation in a relocatable object, through the address
+//! map in a linked one.
+
+use super::elf::{self, Elf, Sec};
+use crate::model::{Builder, NodeId, Value};
+
+/// The section that holds the wrappers.
+pub const SECTION: &str = ".hipFatBinSegment";
+/// `HIPF`, read as a little-endian word.
+pub const HIPF: u32 = 0x4849_5046;
+
+/// Wrappers decoded in one section at most.
+const MAX_WRAPPERS: u64 = 4096;
+
+const SHT_RELA: u32 = 4;
+const SHT_REL: u32 = 9;
+
+/// Decodes the wrappers of `.hipFatBinSegment` at `[a, a+l)` under `id`.
+pub fn parse_section(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, a: u64, l: u64) {
+    let w = elf.word();
+    let rec = 8 + 2 * w;
+    let n = l / rec;
+    if n == 0 {
+        b.error(a, l, format!("{SECTION}: {l} bytes, a wrapper takes {rec}"));
+        return;
+    }
+    for i in 0..n.min(MAX_WRAPPERS) {
+        let at = a + i * rec;
+        let name = if n == 1 {
+            "wrapper".to_string()
+        } else {
+            format!("wrapper [{i}]")
+        };
+        let g = b.group(id, name, at, rec);
+        let magic = b.read_u32(at, elf.e).unwrap_or(0);
+        b.leaf(
+            g,
+            "magic",
+            at,
+            4,
+            Value::named_hex(u64::from(magic), (magic == HIPF).then_some("HIPF")),
+        );
+        if magic != HIPF {
+            b.warn(
+                at,
+                4,
+                format!("HIP wrapper magic 0x{magic:08x}, HIPF (0x{HIPF:08x}) expected"),
+            );
+        }
+        let version = b.read_u32(at + 4, elf.e).unwrap_or(0);
+        b.leaf(
+            g,
+            "version",
+            at + 4,
+            4,
+            Value::dec(u64::from(version)).with_width(4),
+        );
+        let ptr = elf.read_word(b, at + 8).unwrap_or(0);
+        let p = b.leaf(g, "binary", at + 8, w, Value::hex(ptr).with_width(w as u8));
+        let unused = elf.read_word(b, at + 8 + w).unwrap_or(0);
+        b.leaf(
+            g,
+            "unused",
+            at + 8 + w,
+            w,
+            Value::hex(unused).with_width(w as u8),
+        );
+        let target = if elf.etype == 1 {
+            by_relocation(b, elf, s, (at + 8) - a)
+        } else {
+            // Linked: the address, or in a shared library (where the word
+            // is 0) the address its dynamic relocation writes there.
+            let addr = if ptr != 0 {
+                Some(ptr)
+            } else {
+                dynamic_target(b, elf, s.addr.wrapping_add(at + 8 - a))
+            };
+            addr.and_then(|p| elf.addr_to_abs(p))
+                .and_then(|t| within_section(elf, t))
+        };
+        match target {
+            Some((t, size)) => {
+                b.link(p, t, size);
+                b.set_value(g, "HIP fat binary wrapper");
+            }
+            None => b.set_value(g, "HIP fat binary wrapper (target not resolved)"),
+        }
+    }
+    b.set_value(
+        id,
+        format!("{} HIP fat binary wrappers", n.min(MAX_WRAPPERS)),
+    );
+}
+
+/// The section bytes holding absolute offset `t`: (t, bytes to its end).
+fn within_section(elf: &Elf, t: u64) -> Option<(u64, u64)> {
+    elf.secs.iter().find_map(|s| {
+        let (a, l) = elf.data(s)?;
+        (t >= a && t < a + l).then(|| (t, a + l - t))
+    })
+}
+
+/// The target of the relocation at `rel` of section `s`: the section of
+/// its symbol, at the symbol's value plus the addend.
+fn by_relocation(b: &Builder<'_>, elf: &Elf, s: &Sec, rel: u64) -> Option<(u64, u64)> {
+    let w = elf.word();
+    for r in elf
+        .secs
+        .iter()
+        .filter(|r| (r.typ == SHT_RELA || r.typ == SHT_REL) && r.info == s.index)
+    {
+        let (ra, rl) = elf.data(r)?;
+        let es = if r.typ == SHT_RELA { 3 * w } else { 2 * w };
+        for k in 0..(rl / es).min(1 << 20) {
+            let o = ra + k * es;
+            if elf.read_word(b, o)? != rel {
+                continue;
+            }
+            let info = elf.read_word(b, o + w)?;
+            let addend = if r.typ == SHT_RELA {
+                elf.read_word(b, o + 2 * w)?
+            } else {
+                0
+            };
+            let sym = if elf.is64 { info >> 32 } else { info >> 8 };
+            let st = elf.sec(r.link.into())?;
+            let (sa, sl) = elf.data(st)?;
+            let so = sym.checked_mul(elf.sym_size())?;
+            if so >= sl {
+                return None;
+            }
+            let sy = elf::read_sym(b, elf, sa + so)?;
+            let ts = elf.sec(sy.shndx.into())?;
+            let (ta, tl) = elf.data(ts)?;
+            let off = sy.value.wrapping_add(addend);
+            return (off < tl).then(|| (ta + off, tl - off));
+        }
+    }
+    None
+}
+
+/// What the dynamic relocation at address `addr` writes there: its
+/// symbol's value plus its addend (the addend alone for a relative one).
+fn dynamic_target(b: &Builder<'_>, elf: &Elf, addr: u64) -> Option<u64> {
+    let w = elf.word();
+    for r in elf.secs.iter().filter(|r| r.typ == SHT_RELA) {
+        let Some((ra, rl)) = elf.data(r) else {
+            continue;
+        };
+        let es = 3 * w;
+        for k in 0..(rl / es).min(1 << 20) {
+            let o = ra + k * es;
+            if elf.read_word(b, o)? != addr {
+                continue;
+            }
+            let info = elf.read_word(b, o + w)?;
+            let addend = elf.read_word(b, o + 2 * w)?;
+            let sym = if elf.is64 { info >> 32 } else { info >> 8 };
+            if sym == 0 {
+                return Some(addend);
+            }
+            let st = elf.sec(r.link.into())?;
+            let (sa, sl) = elf.data(st)?;
+            let so = sym.checked_mul(elf.sym_size())?;
+            if so >= sl {
+                return None;
+            }
+            let sy = elf::read_sym(b, elf, sa + so)?;
+            return Some(sy.value.wrapping_add(addend));
+        }
+    }
+    None
+}
