@@ -33,7 +33,7 @@ pub enum Focus {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Command {
     Quit,
-    /// Esc: close the popup, or quit when there is none.
+    /// Esc: cancel a search or close the popup; never quits.
     Escape,
     Up,
     Down,
@@ -240,7 +240,10 @@ impl App {
                     r.cancel.store(true, Ordering::Relaxed);
                 }
             }
-            (Command::Quit | Command::Escape, _) => self.quit = true,
+            (Command::Quit, _) => self.quit = true,
+            (Command::Escape, _) => {
+                self.message = Some(("nothing to close (q quits)".into(), false))
+            }
             (Command::SwitchFocus, _) => {
                 self.focus = match self.focus {
                     Focus::Tree => Focus::Hex,

@@ -36,7 +36,7 @@ impl App {
                 };
                 (
                     text::hex(b, b.len()),
-                    format!("{} bytes as hex{more}", b.len()),
+                    format!("{} as hex{more}", super::status::bytes(b.len() as u64)),
                 )
             }
             'p' => (
@@ -54,7 +54,11 @@ impl App {
         match crate::export::write_bytes(bytes, std::path::Path::new(path), force) {
             Ok(()) => {
                 self.message = Some((
-                    format!("wrote {} bytes to {}", bytes.len(), text::clean(path)),
+                    format!(
+                        "wrote {} to {}",
+                        super::status::bytes(bytes.len() as u64),
+                        text::clean(path)
+                    ),
                     false,
                 ))
             }
