@@ -256,13 +256,13 @@ fn hash_cycles_numbers_between_natural_hex_and_decimal() {
         t.keys(&["j"]);
     }
     t.wait("sections selected", |s| {
-        s.contains("sections  [0x1c8..0x1e0)") || s.contains("sections  [0x1c8..")
+        s.contains("sections  3 (entries)  120 bytes  [0x1c8..0x240)")
     });
     t.keys(&["#"]);
     let s = t.wait("hex numbers", |s| s.contains("#hex"));
     assert!(s.contains("sections 0x3 (entries) [0x1c8+0x78]"), "{s}");
     assert!(
-        s.contains("120 bytes  0x3 (entries)"),
+        s.contains("sections  0x3 (entries)  120 bytes  [0x1c8..0x240)"),
         "the details line:\n{s}"
     );
     assert!(s.contains("numbers shown hex"), "{s}");
