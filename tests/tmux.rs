@@ -275,3 +275,28 @@ fn hash_cycles_numbers_between_natural_hex_and_decimal() {
     assert!(!s.contains("#hex") && !s.contains("#decimal"), "{s}");
     t.keys(&["q"]);
 }
+
+/// `--extract … -o -` would put a node's raw bytes, escapes and all, on the
+/// screen: on a terminal it is refused (exit 2) unless `--force`.
+#[test]
+fn raw_extract_to_a_terminal_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let status_file = dir.path().join("status");
+    let cmd = format!(
+        "sh -c '{} --extract magic {} -o -; echo $? > {}; sleep 20'",
+        env!("CARGO_BIN_EXE_fwview"),
+        sample(),
+        status_file.display()
+    );
+    let Some(t) = Tmux::start(&cmd, 100, 10) else {
+        return;
+    };
+    let s = t.wait("the refusal", |s| s.contains("not writing raw bytes"));
+    assert!(s.contains("--force"), "{s}");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !status_file.exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let code = std::fs::read_to_string(&status_file).unwrap();
+    assert_eq!(code.trim(), "2");
+}
