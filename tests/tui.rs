@@ -521,3 +521,59 @@ fn byte_search_reaches_derived_spaces_and_says_which() {
     assert_eq!(app.space(), 0);
     assert!(app.matches_in(0, 100).is_empty());
 }
+
+/// 200 leaves of 4 bytes under the root.
+fn many(b: &mut Builder<'_>, p: NodeId, _off: u64, len: u64) -> Option<&'static str> {
+    if len < 800 {
+        return None;
+    }
+    for i in 0..200u64 {
+        b.leaf(p, &format!("item{i}"), i * 4, 4, "v");
+    }
+    Some("many")
+}
+
+fn many_app() -> App {
+    let tree = Tree::build(Arc::new(Source::from_vec(vec![0; 800])), "many.bin", many);
+    App::new(tree, "many.bin")
+}
+
+/// The row of `s` (a drawn screen) that holds `what`.
+fn row_of(s: &str, what: &str) -> Option<usize> {
+    s.lines().position(|l| l.contains(what))
+}
+
+#[test]
+fn the_selection_stays_in_view_after_a_resize() {
+    let mut app = many_app();
+    draw(&mut app, 120, 40);
+    for _ in 0..30 {
+        key(&mut app, KeyCode::Down);
+    }
+    let s = text(&draw(&mut app, 120, 40));
+    assert!(row_of(&s, "item29 v").is_some(), "{s}");
+    // Smaller: the selected row is still on screen at once.
+    let s = text(&draw(&mut app, 120, 12));
+    assert!(row_of(&s, "item29 v").is_some(), "{s}");
+}
+
+#[test]
+fn a_jump_keeps_rows_of_context_around_the_selection() {
+    let mut app = many_app();
+    draw(&mut app, 120, 30);
+    // Down to the bottom edge: three rows below the selection stay visible.
+    for _ in 0..40 {
+        key(&mut app, KeyCode::Down);
+    }
+    let s = text(&draw(&mut app, 120, 30));
+    let sel = row_of(&s, "item39 v").expect("selected row shown");
+    assert!(row_of(&s, "item42 v").is_some_and(|r| r == sel + 3), "{s}");
+    // A goto to a node far below: context above it.
+    keys(&mut app, "g");
+    keys(&mut app, "0x200");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(name(&app), "item128");
+    let s = text(&draw(&mut app, 120, 30));
+    let sel = row_of(&s, "item128 v").expect("selected row shown");
+    assert!(row_of(&s, "item125 v").is_some_and(|r| r + 3 == sel), "{s}");
+}
