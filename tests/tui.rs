@@ -528,7 +528,7 @@ fn many(b: &mut Builder<'_>, p: NodeId, _off: u64, len: u64) -> Option<&'static 
         return None;
     }
     for i in 0..200u64 {
-        b.leaf(p, &format!("item{i}"), i * 4, 4, "v");
+        b.leaf(p, format!("item{i}"), i * 4, 4, "v");
     }
     Some("many")
 }
