@@ -577,3 +577,20 @@ fn a_jump_keeps_rows_of_context_around_the_selection() {
     let sel = row_of(&s, "item128 v").expect("selected row shown");
     assert!(row_of(&s, "item125 v").is_some_and(|r| r + 3 == sel), "{s}");
 }
+
+#[test]
+fn two_key_commands_hint_and_say_when_the_second_key_means_nothing() {
+    let mut app = toy_app(100);
+    keys(&mut app, "m");
+    let s = text(&draw(&mut app, 120, 24));
+    assert!(s.contains("press a letter to set a mark"), "{s}");
+    key(&mut app, KeyCode::Esc);
+    assert!(app.pending.is_none());
+    keys(&mut app, "'");
+    assert!(text(&draw(&mut app, 120, 24)).contains("press a mark's letter"));
+    keys(&mut app, "a");
+    assert!(text(&draw(&mut app, 120, 24)).contains("no mark a"));
+    keys(&mut app, "yz");
+    let s = text(&draw(&mut app, 120, 24));
+    assert!(s.contains("y z: nothing to copy"), "{s}");
+}

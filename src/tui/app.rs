@@ -222,6 +222,8 @@ impl App {
         if let Some(p) = self.pending.take() {
             if let Command::Input(c) = cmd {
                 self.letter(p, c);
+            } else {
+                self.message = Some(("cancelled".into(), false));
             }
             return;
         }

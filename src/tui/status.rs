@@ -90,6 +90,13 @@ pub fn render_status(app: &App, frame: &mut Frame<'_>, area: Rect) {
         Span::styled(format!("0x{:x}", app.cursor), theme::key()),
         Span::raw(format!(" / 0x{:x}", app.space_len())),
     ];
+    if let Some(p) = &app.pending {
+        let hint = match p {
+            crate::tui::app::Pending::SetMark => "  m: press a letter to set a mark (Esc cancels)",
+            crate::tui::app::Pending::JumpMark => "  ': press a mark's letter (Esc cancels)",
+        };
+        spans.push(Span::styled(hint, theme::key()));
+    }
     if app.space() != crate::model::space::FILE {
         spans.push(Span::styled(
             format!(" in space {}", app.space()),

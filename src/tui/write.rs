@@ -43,7 +43,14 @@ impl App {
                 self.tree.path_string(self.selected),
                 "the node's path".to_string(),
             ),
-            _ => return,
+            c => {
+                let c = text::clean(&c.to_string()).into_owned();
+                self.message = Some((
+                    format!("y {c}: nothing to copy (p path, v value, o offset, b bytes)"),
+                    true,
+                ));
+                return;
+            }
         };
         self.clipboard = Some(text);
         self.message = Some((format!("copied {said} to the clipboard"), false));
