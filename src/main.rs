@@ -39,8 +39,7 @@ struct Cli {
 
     /// Write the bytes of the node at PATH (names joined by `/`, as --tree
     /// shows them) to the file given with -o.
-    #[arg(long, value_name = "PATH", requires = "output",
-          value_parser = clap::builder::NonEmptyStringValueParser::new())]
+    #[arg(long, value_name = "PATH", requires = "output")]
     extract: Option<String>,
 
     /// Where --extract writes (`-` for standard output).
