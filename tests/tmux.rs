@@ -288,7 +288,7 @@ fn raw_extract_to_a_terminal_is_refused() {
         sample(),
         status_file.display()
     );
-    let Some(t) = Tmux::start(&cmd, 100, 10) else {
+    let Some(t) = Tmux::start(&cmd, 101, 10) else {
         return;
     };
     let s = t.wait("the refusal", |s| s.contains("not writing raw bytes"));
