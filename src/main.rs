@@ -43,11 +43,11 @@ struct Cli {
     extract: Option<String>,
 
     /// Where --extract writes (`-` for standard output).
-    #[arg(short, long, value_name = "OUT")]
+    #[arg(short, long, value_name = "OUT", requires = "extract")]
     output: Option<PathBuf>,
 
-    /// Let --extract replace an existing file.
-    #[arg(long)]
+    /// Let --extract replace an existing file, or write to a terminal.
+    #[arg(long, requires = "extract")]
     force: bool,
 
     /// Print the offset of every match of PATTERN, one a line in hex, and
@@ -268,6 +268,13 @@ fn main() -> ExitCode {
         };
     }
     if let (Some(path), Some(out)) = (&cli.extract, &cli.output) {
+        use std::io::IsTerminal;
+        if out.as_os_str() == "-" && !cli.force && io::stdout().is_terminal() {
+            eprintln!(
+                "fwview: not writing raw bytes to a terminal (redirect -o -, or add --force)"
+            );
+            return ExitCode::from(2);
+        }
         return match export::extract(&mut tree, path, out, cli.force) {
             Ok(n) => {
                 if out.as_os_str() != "-" {
@@ -277,6 +284,10 @@ fn main() -> ExitCode {
                     );
                 }
                 changed(&cli.file, ExitCode::SUCCESS)
+            }
+            Err(e @ export::ExtractError::NoSuchNode(_)) => {
+                let _ = fail(&cli.file, e);
+                ExitCode::from(2)
             }
             Err(e) => fail(&cli.file, e),
         };

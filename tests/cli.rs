@@ -211,7 +211,7 @@ fn extract_refuses_unknown_paths_and_existing_files() {
         .arg("-o")
         .arg(&out)
         .assert()
-        .failure();
+        .code(2);
     assert!(stderr_of(&p, &["--extract", "no/such/node"], &out).contains("no node at path"));
     assert!(!out.exists());
     std::fs::write(&out, b"keep").unwrap();
@@ -519,4 +519,25 @@ fn kernel_path(root: &Value) -> Option<String> {
         None
     }
     walk(root, &mut Vec::new())
+}
+
+/// `-o` and `--force` mean nothing without `--extract`: both are usage
+/// errors, as is raw output to a terminal (tested in tmux) without `--force`.
+#[test]
+fn extract_options_are_checked() {
+    let p = samples().into_iter().next().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x");
+    for args in [
+        vec!["-o".to_string(), out.display().to_string()],
+        vec!["--force".to_string()],
+    ] {
+        Command::cargo_bin("fwview")
+            .unwrap()
+            .args(&args)
+            .arg(&p)
+            .assert()
+            .code(2);
+    }
+    assert!(!out.exists());
 }

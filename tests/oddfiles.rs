@@ -121,7 +121,7 @@ fn readable(path: &Path, size: u64) -> serde_json::Value {
         o.as_os_str(),
         p,
     ]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.lines().count(), 1, "{err:?}");
     assert!(err.contains("no node at path no/such/node"), "{err:?}");

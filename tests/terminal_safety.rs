@@ -181,7 +181,7 @@ fn hostile_names_in_messages() {
             o.as_os_str(),
             f.as_os_str(),
         ]);
-        assert_eq!(out.status.code(), Some(1));
+        assert_eq!(out.status.code(), Some(2));
         assert_safe("no such node message", &out.stderr);
     }
 }

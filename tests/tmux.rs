@@ -256,13 +256,13 @@ fn hash_cycles_numbers_between_natural_hex_and_decimal() {
         t.keys(&["j"]);
     }
     t.wait("sections selected", |s| {
-        s.contains("sections  [0x1c8..0x1e0)") || s.contains("sections  [0x1c8..")
+        s.contains("sections  3 (entries)  120 bytes  [0x1c8..0x240)")
     });
     t.keys(&["#"]);
     let s = t.wait("hex numbers", |s| s.contains("#hex"));
     assert!(s.contains("sections 0x3 (entries) [0x1c8+0x78]"), "{s}");
     assert!(
-        s.contains("120 bytes  0x3 (entries)"),
+        s.contains("sections  0x3 (entries)  120 bytes  [0x1c8..0x240)"),
         "the details line:\n{s}"
     );
     assert!(s.contains("numbers shown hex"), "{s}");
@@ -274,4 +274,29 @@ fn hash_cycles_numbers_between_natural_hex_and_decimal() {
     assert!(s.contains("sections 3 (entries) [0x1c8+0x78]"), "{s}");
     assert!(!s.contains("#hex") && !s.contains("#decimal"), "{s}");
     t.keys(&["q"]);
+}
+
+/// `--extract … -o -` would put a node's raw bytes, escapes and all, on the
+/// screen: on a terminal it is refused (exit 2) unless `--force`.
+#[test]
+fn raw_extract_to_a_terminal_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let status_file = dir.path().join("status");
+    let cmd = format!(
+        "sh -c '{} --extract magic {} -o -; echo $? > {}; sleep 20'",
+        env!("CARGO_BIN_EXE_fwview"),
+        sample(),
+        status_file.display()
+    );
+    let Some(t) = Tmux::start(&cmd, 101, 10) else {
+        return;
+    };
+    let s = t.wait("the refusal", |s| s.contains("not writing raw bytes"));
+    assert!(s.contains("--force"), "{s}");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !status_file.exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let code = std::fs::read_to_string(&status_file).unwrap();
+    assert_eq!(code.trim(), "2");
 }

@@ -82,6 +82,33 @@ fn layout_at_100x24() {
     insta::assert_snapshot!(text(&draw(&mut app, 110, 24)));
 }
 
+/// The hex pane takes 16, 8 or 4 bytes a row so that the tree keeps room
+/// for a name and its value; the details line puts the name and value first.
+#[test]
+fn layout_at_80x24_and_120x30_keeps_names_and_values() {
+    let mut app = toy_app(100);
+    key(&mut app, KeyCode::Down);
+    key(&mut app, KeyCode::Right);
+    key(&mut app, KeyCode::Right);
+    key(&mut app, KeyCode::Down);
+    assert_eq!(name(&app), "version");
+    let s80 = text(&draw(&mut app, 80, 24));
+    assert_eq!(app.view.bytes_per_row, 4);
+    insta::assert_snapshot!("layout_80x24", s80);
+    assert!(s80.contains("version  1"), "{s80}");
+    let s120 = text(&draw(&mut app, 120, 30));
+    assert_eq!(app.view.bytes_per_row, 8);
+    insta::assert_snapshot!("layout_120x30", s120);
+    draw(&mut app, 200, 50);
+    assert_eq!(app.view.bytes_per_row, 16);
+    // The details line: name, value, size, range, then where it is.
+    let details = s80.lines().nth(22).unwrap_or("");
+    assert!(
+        details.starts_with("version  1  4 bytes  [0x4..0x8)  in /header"),
+        "{details}"
+    );
+}
+
 #[test]
 fn layout_in_a_40x10_terminal() {
     let mut app = toy_app(100);
@@ -107,12 +134,12 @@ fn every_small_size_draws_without_panic() {
 #[test]
 fn selecting_a_node_moves_the_hex_cursor_and_highlights_its_bytes() {
     let mut app = toy_app(100);
-    draw(&mut app, 110, 24);
+    draw(&mut app, 140, 24);
     key(&mut app, KeyCode::Down); // header
     key(&mut app, KeyCode::Down); // body (header is closed)
     assert_eq!(name(&app), "body");
     assert_eq!(app.cursor, 16);
-    let buf = draw(&mut app, 110, 24);
+    let buf = draw(&mut app, 140, 24);
     // Row 1 of the hex pane is offset 0x10: its first byte cell is shaded.
     let (hx, hy) = (app.view.hex_inner.x + 10, app.view.hex_inner.y + 1);
     assert_eq!(buf[(hx, hy)].symbol(), "1");
@@ -123,7 +150,7 @@ fn selecting_a_node_moves_the_hex_cursor_and_highlights_its_bytes() {
     key(&mut app, KeyCode::Right);
     key(&mut app, KeyCode::Right);
     assert_eq!(name(&app), "a");
-    let buf = draw(&mut app, 110, 24);
+    let buf = draw(&mut app, 140, 24);
     let b_row = app.view.hex_inner.y + 2; // 0x20, inside body but not a
     assert_eq!(buf[(hx, b_row)].bg, theme::ANCESTOR_BG[0]);
 }
@@ -131,7 +158,7 @@ fn selecting_a_node_moves_the_hex_cursor_and_highlights_its_bytes() {
 #[test]
 fn moving_the_hex_cursor_selects_the_deepest_node() {
     let mut app = toy_app(100);
-    draw(&mut app, 110, 24);
+    draw(&mut app, 140, 24);
     key(&mut app, KeyCode::Tab);
     assert_eq!(app.focus, Focus::Hex);
     key(&mut app, KeyCode::Right); // 1: header/magic
@@ -153,7 +180,7 @@ fn moving_the_hex_cursor_selects_the_deepest_node() {
 #[test]
 fn tree_keys_open_close_and_walk() {
     let mut app = toy_app(100);
-    draw(&mut app, 110, 24);
+    draw(&mut app, 140, 24);
     key(&mut app, KeyCode::Char('j'));
     assert_eq!(name(&app), "header");
     key(&mut app, KeyCode::Char('l')); // open
@@ -189,7 +216,7 @@ fn tree_keys_open_close_and_walk() {
 #[test]
 fn enter_follows_a_link() {
     let mut app = toy_app(100);
-    draw(&mut app, 110, 24);
+    draw(&mut app, 140, 24);
     keys(&mut app, "jjl"); // body, open
     keys(&mut app, "l]"); // a, then b
     assert_eq!(name(&app), "b");
@@ -201,7 +228,7 @@ fn enter_follows_a_link() {
 #[test]
 fn goto_takes_hex_decimal_and_relative_offsets() {
     let mut app = toy_app(100);
-    draw(&mut app, 110, 24);
+    draw(&mut app, 140, 24);
     for (input, want) in [("0x20", 0x20), ("+5", 0x25), ("-0x3", 0x22), ("90", 90)] {
         keys(&mut app, "g");
         keys(&mut app, input);
@@ -215,12 +242,12 @@ fn goto_takes_hex_decimal_and_relative_offsets() {
     keys(&mut app, "0x1000");
     key(&mut app, KeyCode::Enter);
     assert_eq!(app.cursor, 90);
-    let msg = text(&draw(&mut app, 110, 24));
+    let msg = text(&draw(&mut app, 140, 24));
     assert!(msg.contains("past the end"), "{msg}");
     keys(&mut app, "gzz");
     key(&mut app, KeyCode::Backspace);
     key(&mut app, KeyCode::Enter);
-    assert!(text(&draw(&mut app, 110, 24)).contains("not an offset"));
+    assert!(text(&draw(&mut app, 140, 24)).contains("not an offset"));
     // Esc closes the prompt without moving.
     keys(&mut app, "g12");
     key(&mut app, KeyCode::Esc);
@@ -241,7 +268,8 @@ fn help_lists_every_key_and_esc_closes_it() {
     assert!(app.popup.is_none());
     assert!(!app.quit);
     key(&mut app, KeyCode::Esc);
-    assert!(app.quit, "Esc without a popup quits");
+    assert!(!app.quit, "Esc never quits");
+    assert!(text(&draw(&mut app, 80, 24)).contains("q quits"));
     let mut app = toy_app(100);
     keys(&mut app, "q");
     assert!(app.quit);
@@ -250,7 +278,7 @@ fn help_lists_every_key_and_esc_closes_it() {
 #[test]
 fn mouse_clicks_select_rows_and_bytes_and_the_wheel_scrolls() {
     let mut app = toy_app(5000);
-    draw(&mut app, 110, 24);
+    draw(&mut app, 140, 24);
     let click = |app: &mut App, x: u16, y: u16| {
         handle_event(
             app,
@@ -387,7 +415,7 @@ fn the_hex_pane_shows_the_selected_nodes_byte_space() {
     select_named(&mut app, "unpacked");
     assert_eq!(app.space(), 1);
     assert_eq!(app.cursor, 0);
-    let s = text(&draw(&mut app, 120, 30));
+    let s = text(&draw(&mut app, 140, 30));
     assert!(
         s.contains("Hex of space 1: unpacked: xor, made from 0x10+0x20 of the file"),
         "{s}"
@@ -409,7 +437,7 @@ fn the_hex_pane_shows_the_selected_nodes_byte_space() {
     key(&mut app, KeyCode::Down);
     assert_eq!((name(&app), app.cursor), ("rest".to_string(), 41));
     // The selection's shade is on the derived bytes of "rest".
-    let buf = draw(&mut app, 120, 30);
+    let buf = draw(&mut app, 140, 30);
     let s = text(&buf);
     let row = s.lines().position(|l| l.contains("00000020  55")).unwrap();
     let x = s.lines().nth(row).unwrap().find("00000020").unwrap() as u16 + 10;
@@ -466,7 +494,7 @@ fn byte_search_reaches_derived_spaces_and_says_which() {
         (name(&app), app.cursor, app.space()),
         ("inner b".to_string(), 8, 1)
     );
-    let s = text(&draw(&mut app, 120, 30));
+    let s = text(&draw(&mut app, 140, 30));
     assert!(s.contains("match 1 of 2"), "{s}");
     assert!(
         s.contains("in unpacked: xor, made from 0x10+0x20 of the file"),
@@ -475,7 +503,7 @@ fn byte_search_reaches_derived_spaces_and_says_which() {
     // The match is shaded in the derived space's bytes.
     keys(&mut app, "n");
     assert_eq!((name(&app), app.cursor), ("rest".to_string(), 40));
-    assert!(text(&draw(&mut app, 120, 30)).contains("match 2 of 2"));
+    assert!(text(&draw(&mut app, 140, 30)).contains("match 2 of 2"));
     assert_eq!(app.matches_in(0, 64), [(8, 14), (40, 46)]);
     keys(&mut app, "n");
     assert_eq!(app.cursor, 8);
@@ -492,4 +520,77 @@ fn byte_search_reaches_derived_spaces_and_says_which() {
     key(&mut app, KeyCode::Home);
     assert_eq!(app.space(), 0);
     assert!(app.matches_in(0, 100).is_empty());
+}
+
+/// 200 leaves of 4 bytes under the root.
+fn many(b: &mut Builder<'_>, p: NodeId, _off: u64, len: u64) -> Option<&'static str> {
+    if len < 800 {
+        return None;
+    }
+    for i in 0..200u64 {
+        b.leaf(p, format!("item{i}"), i * 4, 4, "v");
+    }
+    Some("many")
+}
+
+fn many_app() -> App {
+    let tree = Tree::build(Arc::new(Source::from_vec(vec![0; 800])), "many.bin", many);
+    App::new(tree, "many.bin")
+}
+
+/// The row of `s` (a drawn screen) that holds `what`.
+fn row_of(s: &str, what: &str) -> Option<usize> {
+    s.lines().position(|l| l.contains(what))
+}
+
+#[test]
+fn the_selection_stays_in_view_after_a_resize() {
+    let mut app = many_app();
+    draw(&mut app, 120, 40);
+    for _ in 0..30 {
+        key(&mut app, KeyCode::Down);
+    }
+    let s = text(&draw(&mut app, 120, 40));
+    assert!(row_of(&s, "item29 v").is_some(), "{s}");
+    // Smaller: the selected row is still on screen at once.
+    let s = text(&draw(&mut app, 120, 12));
+    assert!(row_of(&s, "item29 v").is_some(), "{s}");
+}
+
+#[test]
+fn a_jump_keeps_rows_of_context_around_the_selection() {
+    let mut app = many_app();
+    draw(&mut app, 120, 30);
+    // Down to the bottom edge: three rows below the selection stay visible.
+    for _ in 0..40 {
+        key(&mut app, KeyCode::Down);
+    }
+    let s = text(&draw(&mut app, 120, 30));
+    let sel = row_of(&s, "item39 v").expect("selected row shown");
+    assert!(row_of(&s, "item42 v").is_some_and(|r| r == sel + 3), "{s}");
+    // A goto to a node far below: context above it.
+    keys(&mut app, "g");
+    keys(&mut app, "0x200");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(name(&app), "item128");
+    let s = text(&draw(&mut app, 120, 30));
+    let sel = row_of(&s, "item128 v").expect("selected row shown");
+    assert!(row_of(&s, "item125 v").is_some_and(|r| r + 3 == sel), "{s}");
+}
+
+#[test]
+fn two_key_commands_hint_and_say_when_the_second_key_means_nothing() {
+    let mut app = toy_app(100);
+    keys(&mut app, "m");
+    let s = text(&draw(&mut app, 120, 24));
+    assert!(s.contains("press a letter to set a mark"), "{s}");
+    key(&mut app, KeyCode::Esc);
+    assert!(app.pending.is_none());
+    keys(&mut app, "'");
+    assert!(text(&draw(&mut app, 120, 24)).contains("press a mark's letter"));
+    keys(&mut app, "a");
+    assert!(text(&draw(&mut app, 120, 24)).contains("no mark a"));
+    keys(&mut app, "yz");
+    let s = text(&draw(&mut app, 120, 24));
+    assert!(s.contains("y z: nothing to copy"), "{s}");
 }

@@ -33,7 +33,7 @@ pub enum Focus {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Command {
     Quit,
-    /// Esc: close the popup, or quit when there is none.
+    /// Esc: cancel a search or close the popup; never quits.
     Escape,
     Up,
     Down,
@@ -222,6 +222,8 @@ impl App {
         if let Some(p) = self.pending.take() {
             if let Command::Input(c) = cmd {
                 self.letter(p, c);
+            } else {
+                self.message = Some(("cancelled".into(), false));
             }
             return;
         }
@@ -240,7 +242,10 @@ impl App {
                     r.cancel.store(true, Ordering::Relaxed);
                 }
             }
-            (Command::Quit | Command::Escape, _) => self.quit = true,
+            (Command::Quit, _) => self.quit = true,
+            (Command::Escape, _) => {
+                self.message = Some(("nothing to close (q quits)".into(), false))
+            }
             (Command::SwitchFocus, _) => {
                 self.focus = match self.focus {
                     Focus::Tree => Focus::Hex,

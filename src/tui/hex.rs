@@ -53,6 +53,14 @@ impl Geometry {
         }
         Geometry::new(file_len, 1)
     }
+    /// The one of `self` and `other` with fewer bytes a row.
+    pub fn min_bpr(self, other: Geometry) -> Geometry {
+        if other.bpr < self.bpr {
+            other
+        } else {
+            self
+        }
+    }
     /// The byte index within a row shown at column `col`, in either the hex
     /// or the text part.
     pub fn byte_at_column(&self, col: u16) -> Option<u64> {

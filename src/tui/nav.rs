@@ -6,6 +6,9 @@ use ratatui::layout::Position;
 use super::app::{parse_offset, App, View};
 use crate::model::{NodeId, Severity};
 
+/// Rows of context kept above and below the selected row of the tree.
+const SCROLLOFF: usize = 3;
+
 impl App {
     // ---- tree ----
 
@@ -54,11 +57,38 @@ impl App {
         self.selected = id;
         self.tree_state.select(p);
         self.tree_state.scroll_selected_into_view();
+        self.keep_context();
         if move_cursor {
             let noff = self.tree.node(id).map_or(0, |n| n.offset);
             let off = noff.min(self.space_len().saturating_sub(1));
             self.cursor = off;
             self.scroll_hex_to(off);
+        }
+    }
+
+    /// Scrolls the tree so that the selected row has a few rows of context
+    /// above and below it (vim's scrolloff), when the pane has room.
+    pub(super) fn keep_context(&mut self) {
+        let h = self.view.tree_rows.max(1);
+        let margin = SCROLLOFF.min(h.saturating_sub(1) / 2);
+        let rows = self.visible();
+        let Some(cur) = rows.iter().position(|&r| r == self.selected) else {
+            return;
+        };
+        let off = self.tree_state.get_offset();
+        let want = if cur < off + margin {
+            cur.saturating_sub(margin)
+        } else if cur + margin >= off + h {
+            (cur + margin + 1).saturating_sub(h)
+        } else {
+            off
+        };
+        // Never scroll past the last row.
+        let want = want.min(rows.len().saturating_sub(h));
+        if want < off {
+            self.tree_state.scroll_up(off - want);
+        } else if want > off {
+            self.tree_state.scroll_down(want - off);
         }
     }
 
@@ -194,7 +224,12 @@ impl App {
     pub fn set_view(&mut self, view: View) {
         let changed =
             view.bytes_per_row != self.view.bytes_per_row || view.hex_rows != self.view.hex_rows;
+        let resized = view.tree_rows != self.view.tree_rows;
         self.view = view;
+        if resized {
+            self.tree_state.scroll_selected_into_view();
+            self.keep_context();
+        }
         if changed {
             self.ensure_cursor_visible();
             self.clamp_hex_top();

@@ -214,7 +214,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ),
     ("?", "this help"),
     ("q", "quit"),
-    ("Esc", "cancel a search, close the popup, else quit"),
+    ("Esc", "cancel a search, close the popup (never quits)"),
     (
         "mouse",
         "click a row or a byte to select it; the wheel scrolls",

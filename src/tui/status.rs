@@ -9,33 +9,70 @@ use super::app::App;
 use super::theme;
 use crate::model::Severity;
 
+/// `n byte` or `n bytes`.
+pub fn bytes(n: u64) -> String {
+    if n == 1 {
+        "1 byte".to_string()
+    } else {
+        format!("{n} bytes")
+    }
+}
+
+/// The last `width` columns of `s`, with `…` in front when cut.
+pub fn tail(s: &str, width: usize) -> String {
+    let n = s.chars().count();
+    if n <= width {
+        return s.to_string();
+    }
+    if width == 0 {
+        return String::new();
+    }
+    let mut out = String::from("…");
+    out.extend(s.chars().skip(n - (width - 1)));
+    out
+}
+
+/// The selected node: its name and value first, then its size, range and
+/// link, then its path, shortened from the left to what is left of the line.
 pub fn render_details(app: &App, frame: &mut Frame<'_>, area: Rect) {
     let Some(n) = app.tree.node(app.selected) else {
         return;
     };
     let path = app.tree.path_string(app.selected);
-    let path = if path.is_empty() {
+    let name = if path.is_empty() {
         "/".to_string()
     } else {
-        path
+        crate::model::text::clean(app.tree.name(app.selected)).into_owned()
     };
-    let mut spans = vec![
-        Span::styled(path, theme::name()),
-        Span::styled(
-            format!("  [0x{:x}..0x{:x})", n.offset, n.end()),
-            theme::dim(),
-        ),
-        Span::styled(format!("  {} bytes", n.size), theme::dim()),
-    ];
+    let mut spans = vec![Span::styled(name, theme::name())];
     if let Some(v) = &n.value {
         spans.push(Span::raw("  "));
         spans.push(Span::styled(v.render(app.numbers), theme::value()));
     }
+    spans.push(Span::styled(format!("  {}", bytes(n.size)), theme::dim()));
+    spans.push(Span::styled(
+        format!("  [0x{:x}..0x{:x})", n.offset, n.end()),
+        theme::dim(),
+    ));
     if let Some(l) = n.link {
         spans.push(Span::styled(
             format!("  → 0x{:x} (Enter follows)", l.offset),
             theme::key(),
         ));
+    }
+    let parent = n
+        .parent
+        .map(|p| app.tree.path_string(p))
+        .unwrap_or_default();
+    if !path.is_empty() {
+        let used: usize = spans.iter().map(|s| s.width()).sum();
+        let room = usize::from(area.width).saturating_sub(used + 5);
+        if room >= 8 {
+            spans.push(Span::styled(
+                format!("  in /{}", tail(&parent, room)),
+                theme::dim(),
+            ));
+        }
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
@@ -53,6 +90,13 @@ pub fn render_status(app: &App, frame: &mut Frame<'_>, area: Rect) {
         Span::styled(format!("0x{:x}", app.cursor), theme::key()),
         Span::raw(format!(" / 0x{:x}", app.space_len())),
     ];
+    if let Some(p) = &app.pending {
+        let hint = match p {
+            crate::tui::app::Pending::SetMark => "  m: press a letter to set a mark (Esc cancels)",
+            crate::tui::app::Pending::JumpMark => "  ': press a mark's letter (Esc cancels)",
+        };
+        spans.push(Span::styled(hint, theme::key()));
+    }
     if app.space() != crate::model::space::FILE {
         spans.push(Span::styled(
             format!(" in space {}", app.space()),

@@ -10,19 +10,28 @@ use super::popup::Popup;
 use super::{hex, inspector, popup, status, theme, treeview};
 use ratatui::text::{Line, Span};
 
+/// Columns the tree pane keeps beside the hex pane, so that a row shows a
+/// name and its value.
+const TREE_MIN: u16 = 48;
+
 /// Splits the body between the tree and the hex pane: side by side when
-/// there is room, stacked in a narrow terminal.
+/// there is room, the hex pane taking 16, 8 or 4 bytes a row so that the
+/// tree keeps `TREE_MIN` columns; stacked in a narrow terminal.
 fn split(area: Rect, file_len: u64) -> (Rect, Rect, Geometry) {
-    let full = Geometry::new(file_len, 16);
-    let hex_w = full.width() + 2;
-    if area.width >= hex_w + 30 {
+    if area.width >= 60 {
+        let geo = [16, 8, 4]
+            .into_iter()
+            .map(|bpr| Geometry::new(file_len, bpr))
+            .find(|g| g.width() + 2 + TREE_MIN <= area.width)
+            .unwrap_or_else(|| Geometry::new(file_len, 4));
+        let hex_w = (geo.width() + 2).min(area.width.saturating_sub(30));
         let [t, h] =
             Layout::horizontal([Constraint::Min(30), Constraint::Length(hex_w)]).areas(area);
-        (t, h, full)
-    } else if area.width >= 60 {
-        let [t, h] = Layout::horizontal([Constraint::Percentage(40), Constraint::Percentage(60)])
-            .areas(area);
-        (t, h, Geometry::fit(file_len, h.width.saturating_sub(2)))
+        (
+            t,
+            h,
+            Geometry::fit(file_len, h.width.saturating_sub(2)).min_bpr(geo),
+        )
     } else {
         let [t, h] = Layout::default()
             .direction(Direction::Vertical)

@@ -36,14 +36,21 @@ impl App {
                 };
                 (
                     text::hex(b, b.len()),
-                    format!("{} bytes as hex{more}", b.len()),
+                    format!("{} as hex{more}", super::status::bytes(b.len() as u64)),
                 )
             }
             'p' => (
                 self.tree.path_string(self.selected),
                 "the node's path".to_string(),
             ),
-            _ => return,
+            c => {
+                let c = text::clean(&c.to_string()).into_owned();
+                self.message = Some((
+                    format!("y {c}: nothing to copy (p path, v value, o offset, b bytes)"),
+                    true,
+                ));
+                return;
+            }
         };
         self.clipboard = Some(text);
         self.message = Some((format!("copied {said} to the clipboard"), false));
@@ -54,7 +61,11 @@ impl App {
         match crate::export::write_bytes(bytes, std::path::Path::new(path), force) {
             Ok(()) => {
                 self.message = Some((
-                    format!("wrote {} bytes to {}", bytes.len(), text::clean(path)),
+                    format!(
+                        "wrote {} to {}",
+                        super::status::bytes(bytes.len() as u64),
+                        text::clean(path)
+                    ),
                     false,
                 ))
             }
