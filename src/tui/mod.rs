@@ -10,6 +10,7 @@ pub mod inspector;
 pub mod keys;
 mod nav;
 pub mod popup;
+pub mod sidebyside;
 pub mod status;
 pub mod theme;
 pub mod treeview;
