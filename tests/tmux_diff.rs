@@ -213,3 +213,43 @@ fn one_changed_byte_and_a_file_against_itself() {
     );
     t.keys(&["q"]);
 }
+
+#[test]
+fn reload_when_the_file_is_rewritten() {
+    let a = asset("xclbin/pynq__pl_server_default.xclbin");
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("watched.xclbin");
+    let orig = std::fs::read(&a).unwrap();
+    std::fs::write(&f, &orig).unwrap();
+    let cmd = format!("{} {}", env!("CARGO_BIN_EXE_fwview"), f.display());
+    let Some(t) = Tmux::start(&cmd, 160, 30) else {
+        return;
+    };
+    t.wait("the first frame", |s| s.contains("m_uniqueId"));
+    // Select m_uniqueId (the sixth row).
+    t.keys(&["j", "j", "j", "j", "j"]);
+    t.wait("m_uniqueId selected", |s| s.contains("0x128 / 0xe4d"));
+
+    // A new file renamed over the old one.
+    let mut b = orig.clone();
+    b[0x128] ^= 0xff;
+    let tmp = dir.path().join("new");
+    std::fs::write(&tmp, &b).unwrap();
+    std::fs::rename(&tmp, &f).unwrap();
+    let s = t.wait("the reload", |s| s.contains("reloaded:"));
+    assert!(
+        s.contains("reloaded: ~1 changed  +0 added  -0 removed"),
+        "{s}"
+    );
+    assert!(s.contains("0x00000000611e2f23"), "{s}");
+    // The selection stayed on the same address.
+    assert!(s.contains("0x128 / 0xe4d"), "{s}");
+
+    // Truncated and rewritten in place, shorter than before.
+    std::fs::write(&f, orig.get(..1000).unwrap()).unwrap();
+    let s = t.wait("the second reload", |s| s.contains("0x128 / 0x3e8"));
+    assert!(s.contains("reloaded: ~"), "{s}");
+    assert!(s.contains("0x00000000611e2fdc"), "{s}");
+    // Still alive: a key still answers.
+    t.keys(&["q"]);
+}
