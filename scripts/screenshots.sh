@@ -41,6 +41,9 @@ shot() {
   echo "screenshots/$name.png"
 }
 
+# Two builds of an XE program side by side, on the second change.
+shot diff "assets/xmos/UltranetReceiver__bin_Debug_Ultranet_Receiver_Debug.xe assets/xmos/UltranetReceiver__bin_Release_Ultranet_Receiver.xe" ] c ] c
+
 # An NPU xclbin, searched for a DMA write in the PDI's CDO, with the inspector.
 shot xclbin assets/xclbin/riallto__color_threshold_v1_720p.xclbin / '=n:] DMA_WRITE' Enter '~' Right i
 # An XMOS XE: the boot order, a CALL selected and its link shown.

@@ -18,7 +18,7 @@ struct Cli {
     /// The file to open.
     file: PathBuf,
 
-    /// With --diff: the file to compare FILE with.
+    /// A second file: FILE and OTHER side by side (with --diff, printed).
     other: Option<PathBuf>,
 
     /// Compare FILE with OTHER node by node and print one line a change
@@ -196,6 +196,22 @@ fn diff(cli: &Cli, other: &std::path::Path) -> ExitCode {
     }
 }
 
+/// `fwview A B`: the two trees side by side.
+fn side_by_side(cli: &Cli, other: &std::path::Path) -> ExitCode {
+    let (a, _) = match open(&cli.file) {
+        Ok(t) => t,
+        Err(c) => return c,
+    };
+    let (b, _) = match open(other) {
+        Ok(t) => t,
+        Err(c) => return c,
+    };
+    match tui::sidebyside::run(a, b, (cli.file.clone(), other.to_path_buf())) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(&cli.file, e),
+    }
+}
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
@@ -205,8 +221,7 @@ fn main() -> ExitCode {
         if cli.diff {
             return diff(&cli, &other);
         }
-        eprintln!("fwview: two files are compared with --diff");
-        return ExitCode::from(2);
+        return side_by_side(&cli, &other);
     }
     let src = match Source::open(&cli.file) {
         Ok(s) => Arc::new(s),

@@ -10,6 +10,8 @@ pub mod inspector;
 pub mod keys;
 mod nav;
 pub mod popup;
+pub mod reload;
+pub mod sidebyside;
 pub mod status;
 pub mod theme;
 pub mod treeview;
@@ -45,6 +47,8 @@ pub enum Message {
         found: find::Found,
         cancelled: bool,
     },
+    /// The open file was rewritten and has settled.
+    FileChanged,
 }
 
 /// Leaves raw mode and the alternate screen. Safe to call twice.
@@ -97,6 +101,7 @@ pub fn handle_event(app: &mut App, ev: Event) {
 fn dispatch(app: &mut App, msg: Message) {
     match msg {
         Message::Input(ev) => handle_event(app, ev),
+        Message::FileChanged => reload::apply(app),
         other => app.on_message(other),
     }
 }
@@ -123,6 +128,7 @@ pub fn run(tree: Tree, path: &str) -> io::Result<()> {
     let mut terminal = setup()?;
     let (tx, rx) = mpsc::channel::<Message>();
     app.tx = Some(tx.clone());
+    reload::watch(path.into(), tx.clone());
     thread::spawn(move || {
         while let Ok(ev) = event::read() {
             if tx.send(Message::Input(ev)).is_err() {

@@ -1,0 +1,108 @@
+//! The structural diff against plain output: `--diff` of two ELF objects
+//! of 1,000,000 symbols that differ in one symbol's name, next to `--tree`
+//! of one of them; and the first frame of `fwview A B` on two 4 GiB sparse
+//! files (the diff itself runs in the background and is not waited for).
+//! Skipped with a message where `as` is missing.
+
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::time::Duration;
+
+use criterion::Criterion;
+use fwview::formats;
+use fwview::model::{Source, Tree};
+use fwview::tui::sidebyside::SideBySide;
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+
+const SYMBOLS: u32 = 1_000_000;
+
+/// An object of 1,000,000 symbols; with `odd`, symbol 500000 is renamed.
+fn object(odd: bool) -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let name = if odd { "diff-1m-b" } else { "diff-1m-a" };
+    let obj = dir.join(format!("{name}.o"));
+    if obj.exists() {
+        return Some(obj);
+    }
+    let src = dir.join(format!("{name}.s"));
+    let mut s = String::with_capacity(SYMBOLS as usize * 40);
+    s.push_str(".text\n");
+    for n in 0..SYMBOLS {
+        if odd && n == 500_000 {
+            s.push_str(".globl sym_x500000\nsym_x500000:\n");
+        } else {
+            s.push_str(&format!(".globl sym_{n:07}\nsym_{n:07}:\n"));
+        }
+    }
+    std::fs::write(&src, s).ok()?;
+    let ok = Command::new("as")
+        .arg(&src)
+        .arg("-o")
+        .arg(&obj)
+        .status()
+        .is_ok_and(|s| s.success());
+    let _ = std::fs::remove_file(&src);
+    ok.then_some(obj)
+}
+
+fn open(path: &Path) -> Tree {
+    let src = Arc::new(Source::open(path).expect("open"));
+    formats::build_tree(src, "bench")
+}
+
+fn main() {
+    let mut c = Criterion::default()
+        .configure_from_args()
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(10))
+        .warm_up_time(Duration::from_secs(1));
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (big_a, big_b) = (dir.path().join("a-4g.bin"), dir.path().join("b-4g.bin"));
+    for p in [&big_a, &big_b] {
+        std::fs::File::create(p)
+            .and_then(|f| f.set_len(4 << 30))
+            .expect("sparse file");
+    }
+    c.bench_function(
+        "fwview A B: open + first frame, two 4 GiB sparse files",
+        |b| {
+            let mut t = Terminal::new(TestBackend::new(200, 60)).expect("terminal");
+            b.iter(|| {
+                let mut app = SideBySide::new(
+                    open(&big_a),
+                    open(&big_b),
+                    ("a".to_string(), "b".to_string()),
+                );
+                t.draw(|f| app.render(f)).expect("draw");
+                black_box(app.rows.len())
+            })
+        },
+    );
+
+    let (Some(a), Some(b)) = (object(false), object(true)) else {
+        eprintln!("diff bench on 1,000,000 symbols skipped: `as` (binutils) is not installed");
+        c.final_summary();
+        return;
+    };
+    c.bench_function("--tree, 1,000,000 symbols", |bch| {
+        bch.iter(|| {
+            let mut t = open(&a);
+            fwview::export::text_tree(&mut t, &mut std::io::sink()).expect("write");
+            black_box(t.len())
+        })
+    });
+    c.bench_function("--diff, 1,000,000 symbols, one renamed", |bch| {
+        bch.iter(|| {
+            let (mut ta, mut tb) = (open(&a), open(&b));
+            let counts =
+                fwview::export::diff_text(&mut ta, &mut tb, &mut std::io::sink()).expect("write");
+            assert!(!counts.is_empty());
+            black_box(counts)
+        })
+    });
+    c.final_summary();
+}

@@ -1,0 +1,255 @@
+//! fwview A B in a real terminal: two trees side by side, marks, the
+//! change keys. Skipped where tmux is not installed.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn start(cmd: &str, w: u16, h: u16) -> Option<Tmux> {
+        if !common::tool("tmux") {
+            return None;
+        }
+        let t = Tmux {
+            socket: format!(
+                "fwview-diff-{}-{}-{}",
+                std::process::id(),
+                w,
+                NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            ),
+        };
+        let ok = t
+            .cmd(&[
+                "new-session",
+                "-d",
+                "-s",
+                "t",
+                "-x",
+                &w.to_string(),
+                "-y",
+                &h.to_string(),
+                cmd,
+            ])
+            .success();
+        assert!(ok, "tmux new-session failed");
+        t.cmd(&["set-option", "-t", "t", "remain-on-exit", "on"]);
+        Some(t)
+    }
+    fn cmd(&self, args: &[&str]) -> std::process::ExitStatus {
+        Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .args(args)
+            .status()
+            .unwrap()
+    }
+    fn out(&self, args: &[&str]) -> String {
+        let o = Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    }
+    fn keys(&self, keys: &[&str]) {
+        let mut a = vec!["send-keys", "-t", "t"];
+        a.extend_from_slice(keys);
+        self.cmd(&a);
+    }
+    fn screen(&self) -> String {
+        self.out(&["capture-pane", "-p", "-t", "t"])
+    }
+    /// Waits until the screen satisfies `f`, and returns it.
+    fn wait(&self, what: &str, f: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let s = self.screen();
+            // A capture can land between two writes of one frame: take a
+            // screen only once it holds still.
+            if f(&s) {
+                std::thread::sleep(Duration::from_millis(80));
+                if self.screen() == s {
+                    return s;
+                }
+                continue;
+            }
+            if start.elapsed() > Duration::from_secs(30) {
+                panic!("timed out waiting for {what}; screen:\n{s}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .arg("kill-server")
+            .status();
+    }
+}
+
+fn asset(p: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("assets")
+        .join(p)
+        .display()
+        .to_string()
+}
+
+fn line_with<'a>(s: &'a str, what: &str) -> &'a str {
+    s.lines().find(|l| l.contains(what)).unwrap_or("")
+}
+
+#[test]
+fn two_xe_builds_side_by_side() {
+    let a = asset("xmos/UltranetReceiver__bin_Debug_Ultranet_Receiver_Debug.xe");
+    let b = asset("xmos/UltranetReceiver__bin_Release_Ultranet_Receiver.xe");
+    let cmd = format!("{} {a} {b}", env!("CARGO_BIN_EXE_fwview"));
+    let Some(t) = Tmux::start(&cmd, 200, 40) else {
+        return;
+    };
+    t.wait("the diff counts", |s| s.contains(" changed  +"));
+    // Open the sector list (the third row).
+    t.keys(&["j", "j", "l"]);
+    let s = t.wait("the sectors", |s| s.contains("[0] NODEDESC"));
+    // Both files, the sectors aligned row by row.
+    assert!(s.contains("Debug_Ultranet_Receiver_Debug.xe"), "{s}");
+    assert!(s.contains("Release_Ultranet_Receiver.xe"), "{s}");
+    let row = line_with(&s, "[0] NODEDESC");
+    assert_eq!(row.matches("[0] NODEDESC").count(), 2, "{s}");
+    // The same sector on both sides: blank sign column.
+    assert!(row.starts_with("│      ▶"), "{row}");
+    let row = line_with(&s, "[3] ELF");
+    assert!(row.starts_with("│~"), "{row}");
+    assert!(
+        row.contains("153450-byte") && row.contains("288446-byte"),
+        "{row}"
+    );
+
+    // ]c: the first change is sector 1, whose image grew by one byte.
+    t.keys(&["]", "c"]);
+    let s = t.wait("the first change", |s| s.contains("00000028  02 00"));
+    assert_eq!(s.matches("00000028  02 00").count(), 2, "{s}");
+    // The next change opens what holds it.
+    t.keys(&["]", "c"]);
+    let s = t.wait("padding length", |s| s.contains("padding length"));
+    let row = line_with(&s, "padding length");
+    assert!(row.starts_with("│~"), "{row}");
+    assert!(
+        row.contains("length 1") && row.contains("length 0"),
+        "{row}"
+    );
+    // [c goes back.
+    t.keys(&["[", "c"]);
+    t.wait("back on sector 1", |s| {
+        s.contains("00000028  02 00") && !s.contains("00000034  01")
+    });
+
+    // = shows only what differs: sector 0 is the same on both sides.
+    t.keys(&["="]);
+    let s = t.wait("only changes", |s| s.contains("only changes"));
+    assert!(!s.contains("[0] NODEDESC"), "{s}");
+    assert!(s.contains("[3] ELF"), "{s}");
+    t.keys(&["q"]);
+}
+
+#[test]
+fn one_changed_byte_and_a_file_against_itself() {
+    let a = asset("xclbin/pynq__pl_server_default.xclbin");
+    let dir = tempfile::tempdir().unwrap();
+    let b = dir.path().join("b.xclbin");
+    let mut bytes = std::fs::read(&a).unwrap();
+    // m_uniqueId's low byte.
+    bytes[0x128] ^= 0xff;
+    std::fs::write(&b, &bytes).unwrap();
+    let cmd = format!("{} {a} {}", env!("CARGO_BIN_EXE_fwview"), b.display());
+    let Some(t) = Tmux::start(&cmd, 160, 36) else {
+        return;
+    };
+    let s = t.wait("the diff counts", |s| s.contains(" changed  +"));
+    assert!(s.contains("~1 changed  +0 added  -0 removed"), "{s}");
+    let row = line_with(&s, "m_uniqueId");
+    assert!(row.starts_with("│~"), "{row}");
+    assert!(
+        row.contains("0x00000000611e2fdc") && row.contains("0x00000000611e2f23"),
+        "{row}"
+    );
+    t.keys(&["]", "c"]);
+    let s = t.wait("the changed field in hex", |s| {
+        s.contains("00000128  dc 2f")
+    });
+    assert!(s.contains("00000128  23 2f"), "{s}");
+    // The differing byte is marked so that it reads without colour: reversed.
+    let esc = t.out(&["capture-pane", "-p", "-e", "-t", "t"]);
+    let line = esc.lines().find(|l| l.contains("00000128")).unwrap_or("");
+    assert!(
+        line.contains("\x1b[7m") || line.contains(";7m") || line.contains(";7;"),
+        "{line:?}"
+    );
+    t.keys(&["q"]);
+    drop(t);
+
+    let cmd = format!("{} {a} {a}", env!("CARGO_BIN_EXE_fwview"));
+    let Some(t) = Tmux::start(&cmd, 160, 36) else {
+        return;
+    };
+    let s = t.wait("the diff answer", |s| s.contains("no difference"));
+    assert!(
+        !s.lines()
+            .any(|l| l.starts_with("│~") || l.starts_with("│+") || l.starts_with("│-")),
+        "{s}"
+    );
+    t.keys(&["q"]);
+}
+
+#[test]
+fn reload_when_the_file_is_rewritten() {
+    let a = asset("xclbin/pynq__pl_server_default.xclbin");
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("watched.xclbin");
+    let orig = std::fs::read(&a).unwrap();
+    std::fs::write(&f, &orig).unwrap();
+    let cmd = format!("{} {}", env!("CARGO_BIN_EXE_fwview"), f.display());
+    let Some(t) = Tmux::start(&cmd, 160, 30) else {
+        return;
+    };
+    t.wait("the first frame", |s| s.contains("m_uniqueId"));
+    // Select m_uniqueId (the sixth row).
+    t.keys(&["j", "j", "j", "j", "j"]);
+    t.wait("m_uniqueId selected", |s| s.contains("0x128 / 0xe4d"));
+
+    // A new file renamed over the old one.
+    let mut b = orig.clone();
+    b[0x128] ^= 0xff;
+    let tmp = dir.path().join("new");
+    std::fs::write(&tmp, &b).unwrap();
+    std::fs::rename(&tmp, &f).unwrap();
+    let s = t.wait("the reload", |s| s.contains("reloaded:"));
+    assert!(
+        s.contains("reloaded: ~1 changed  +0 added  -0 removed"),
+        "{s}"
+    );
+    assert!(s.contains("0x00000000611e2f23"), "{s}");
+    // The selection stayed on the same address.
+    assert!(s.contains("0x128 / 0xe4d"), "{s}");
+
+    // Truncated and rewritten in place, shorter than before.
+    std::fs::write(&f, orig.get(..1000).unwrap()).unwrap();
+    let s = t.wait("the second reload", |s| s.contains("0x128 / 0x3e8"));
+    assert!(s.contains("reloaded: ~"), "{s}");
+    assert!(s.contains("0x00000000611e2fdc"), "{s}");
+    // Still alive: a key still answers.
+    t.keys(&["q"]);
+}
