@@ -24,7 +24,7 @@ use names::*;
 use stream::*;
 
 pub use compact::{INFERRED, ODDITY};
-pub use names::{aie_split, command_name, generic_arity, module_name};
+pub use names::{aie_split, command, command_name, generic_arity, module_name, Command, COMMANDS};
 
 const LE: Endian = Endian::Little;
 
