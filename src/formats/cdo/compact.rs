@@ -1,0 +1,441 @@
+//! The compact record layout some NPU partitions carry instead of a
+//! command stream.
+
+use super::*;
+
+// ---------------------------------------------------------------------------
+// the compact layout
+
+/// Bytes per entry of a compact record with op `op`.
+pub(super) fn stride(op: u32) -> Option<u64> {
+    match op {
+        3 => Some(8),
+        2 => Some(12),
+        5 => Some(16),
+        _ => None,
+    }
+}
+
+/// Said wherever the compact layout is shown: nothing public describes it.
+pub const INFERRED: &str = "layout inferred from the data; no public document describes it";
+/// Said of the compact layout's known oddities.
+pub const ODDITY: &str = "a known oddity of the compact layout, which is inferred from the data";
+
+/// One record: its op, its first entry, its entry count.
+#[derive(Clone, Copy)]
+pub(super) struct Rec {
+    pub(super) off: u64,
+    pub(super) op: u32,
+    pub(super) n: u64,
+}
+
+pub(super) fn rec_at(b: &Builder<'_>, off: u64, end: u64) -> Option<Rec> {
+    let op = word(b, off, end)?;
+    let n = word(b, off + 4, end)?;
+    let st = stride(op)?;
+    let room = (end - off - 8) / st;
+    Some(Rec {
+        off,
+        op,
+        n: u64::from(n).min(room),
+    })
+}
+
+impl Rec {
+    pub(super) fn entries(&self) -> u64 {
+        self.off + 8
+    }
+    pub(super) fn end(&self) -> u64 {
+        self.entries() + self.n * stride(self.op).unwrap_or(8)
+    }
+}
+
+pub(super) fn op_name(op: u32) -> &'static str {
+    match op {
+        3 => "WRITE",
+        2 => "MASK_WRITE",
+        5 => "DMA_WRITE",
+        _ => "?",
+    }
+}
+
+/// The record area `[start, start+B)` and the data pool after it, up to
+/// `lim`.
+pub(super) fn parse_compact(
+    b: &mut Builder<'_>,
+    parent: NodeId,
+    start: u64,
+    lim: u64,
+    c: Compact,
+    ctx: &Arc<Ctx>,
+    declared: u64,
+) {
+    b.info(
+        start,
+        0,
+        format!("compact CDO records instead of a command stream: {INFERRED}"),
+    );
+    let mut area_end = start.saturating_add(c.record_bytes);
+    if area_end > lim {
+        b.error(
+            start,
+            lim - start,
+            format!(
+                "the compact record area of {} bytes runs {} bytes past the end of the data ({INFERRED})",
+                c.record_bytes,
+                area_end - lim
+            ),
+        );
+        area_end = lim;
+    }
+    let pool = area_end;
+    if declared != pool {
+        b.warn(
+            start.saturating_sub(8),
+            4,
+            format!(
+                "the CDO length ({} bytes of commands) describes the original command stream, not these records ({ODDITY})",
+                declared - start
+            ),
+        );
+    }
+    // The fast pass: records, their commands, the pool they use.
+    let mut t = Tally::default();
+    let mut budget = Budget::new();
+    let mut marks = Vec::new();
+    let mut count = 0u64;
+    let mut cmds = 0u64;
+    let mut off = start;
+    while off < area_end {
+        let op = word(b, off, area_end);
+        let Some(r) = rec_at(b, off, area_end) else {
+            match op {
+                Some(op) if off + 8 <= area_end => b.error(
+                    off,
+                    4,
+                    format!("unknown compact record op {op} at 0x{off:x}: the rest of the record area is not decoded ({INFERRED})"),
+                ),
+                _ => b.error(
+                    off,
+                    area_end - off,
+                    format!("{} bytes at the end of the record area are too few for a record", area_end - off),
+                ),
+            }
+            break;
+        };
+        let want = word(b, off + 4, area_end).map_or(0, u64::from);
+        if want > r.n {
+            b.error(
+                off,
+                area_end - off,
+                format!(
+                    "compact record at 0x{off:x} has {want} entries, only {} fit in the record area",
+                    r.n
+                ),
+            );
+        }
+        if count.is_multiple_of(GROUP) {
+            marks.push(off);
+        }
+        count += 1;
+        cmds += r.n;
+        let key = 0x0100 | r.op as u16;
+        t.count(key, r.n);
+        let st = stride(r.op).unwrap_or(8);
+        for j in 0..r.n {
+            let e = r.entries() + j * st;
+            let w = |i: u64| word(b, e + 4 * i, area_end).unwrap_or(0);
+            if r.op == 5 {
+                t.touch(w(0), w(1));
+                let po = u64::from(w(2));
+                let lw = u64::from(w(3) & 0xffff);
+                t.dma_bytes += 4 * lw;
+                let ds = pool.saturating_add(po);
+                let de = ds.saturating_add(4 * lw);
+                if de > lim {
+                    let have = lim.saturating_sub(ds);
+                    budget.warn(
+                        b,
+                        e,
+                        st,
+                        format!(
+                            "DMA_WRITE data at pool offset 0x{po:x} needs {} bytes, {have} remain: the payload is cut {} bytes short ({ODDITY})",
+                            4 * lw,
+                            de - lim.max(ds)
+                        ),
+                    );
+                }
+            } else {
+                t.touch(0, w(0));
+            }
+        }
+        off = r.end();
+        if r.n < want {
+            break;
+        }
+    }
+    let stop = off;
+    budget.close(b, start, area_end - start);
+    summary(b, parent, start, cmds, &t, ctx);
+    let rid = b.add(
+        parent,
+        "records",
+        start,
+        area_end - start,
+        Some(
+            format!(
+                "{} records, {} commands ({INFERRED})",
+                num(count),
+                num(cmds)
+            )
+            .into(),
+        ),
+    );
+    let ctx2 = ctx.clone();
+    let seq = Seq::from_marks(
+        marks,
+        count,
+        stop,
+        Arc::new(move |b: &mut Builder<'_>, parent, i, off| {
+            build_record(b, parent, i, off, area_end, pool, lim, &ctx2)
+        }),
+    );
+    b.seq(rid, seq);
+    if stop < area_end {
+        let bytes = b.slice(stop, area_end - stop);
+        b.leaf(
+            parent,
+            "incomplete",
+            stop,
+            area_end - stop,
+            text::hex(bytes, 16),
+        );
+    }
+    if pool < lim {
+        let pid = b.add(
+            parent,
+            "data_pool",
+            pool,
+            lim - pool,
+            Some(format!("{} bytes of DMA_WRITE data", num(lim - pool)).into()),
+        );
+        b.lazy(
+            pid,
+            Arc::new(move |b: &mut Builder<'_>, id| pool_chunks(b, id, start, stop, pool, lim)),
+        );
+    }
+}
+
+/// One record node with its entries, each shown as the command it stands
+/// for.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn build_record(
+    b: &mut Builder<'_>,
+    parent: NodeId,
+    index: u64,
+    off: u64,
+    area_end: u64,
+    pool: u64,
+    lim: u64,
+    ctx: &Arc<Ctx>,
+) -> Option<u64> {
+    let r = rec_at(b, off, area_end)?;
+    let name = op_name(r.op);
+    let st = stride(r.op)?;
+    let rid = b.add(
+        parent,
+        format!("[{index}] {name}"),
+        off,
+        r.end() - off,
+        Some(format!("{} × {name}", num(r.n)).into()),
+    );
+    b.leaf(rid, "op", off, 4, format!("{} ({name})", r.op));
+    b.leaf(rid, "count", off + 4, 4, num(r.n));
+    let ctx = ctx.clone();
+    let op = r.op;
+    b.array(
+        rid,
+        "commands",
+        r.entries(),
+        r.n,
+        st,
+        Arc::new(move |b: &mut Builder<'_>, parent, j, e| {
+            entry(b, parent, j, e, op, pool, lim, &ctx);
+        }),
+    );
+    Some(r.end())
+}
+
+/// One entry of a compact record, shown as the command it stands for.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn entry(
+    b: &mut Builder<'_>,
+    parent: NodeId,
+    j: u64,
+    e: u64,
+    op: u32,
+    pool: u64,
+    lim: u64,
+    ctx: &Ctx,
+) {
+    let name = op_name(op);
+    let st = stride(op).unwrap_or(8);
+    let node = b.group(parent, format!("[{j}] {name}"), e, st);
+    let p = Pay {
+        node,
+        off: e,
+        n: st / 4,
+        lim: e + st,
+    };
+    let v = match op {
+        3 => {
+            let a = p.addr(b, 0, "address", ctx);
+            let v = p.hex(b, 1, "value");
+            format!(
+                "{} = {}",
+                a.map_or("?".into(), |a| addr_text(0, a)),
+                v.map_or("?".into(), hex32)
+            )
+        }
+        2 => {
+            let a = p.addr(b, 0, "address", ctx);
+            let m = p.hex(b, 1, "mask");
+            let v = p.hex(b, 2, "value");
+            format!(
+                "{} = {} under mask {}",
+                a.map_or("?".into(), |a| addr_text(0, a)),
+                v.map_or("?".into(), hex32),
+                m.map_or("?".into(), hex32)
+            )
+        }
+        _ => {
+            let a = p.addr64(b, 0, "address", ctx);
+            let po = p.get(b, 2).map_or(0, u64::from);
+            let lf = p.get(b, 3).unwrap_or(0);
+            let lw = u64::from(lf & 0xffff);
+            let ds = pool.saturating_add(po);
+            let pid = b.leaf(
+                node,
+                "pool_offset",
+                p.at(2),
+                4,
+                format!("{} (file offset 0x{ds:x})", num(po)),
+            );
+            b.leaf(
+                node,
+                "length",
+                p.at(3),
+                4,
+                format!("{} words, flag {} (meaning unknown)", num(lw), lf >> 16),
+            );
+            if ds < lim {
+                let l = (4 * lw).min(lim - ds);
+                b.link(pid, ds, l);
+                b.link(node, ds, l);
+            }
+            format!(
+                "{} <- {} bytes",
+                a.map_or("?".into(), |(h, l)| addr_text(h, l)),
+                num(4 * lw)
+            )
+        }
+    };
+    b.set_value(node, v);
+}
+
+/// The DMA_WRITE payloads in the pool, one node each, in the order of the
+/// records that use them.
+pub(super) fn pool_chunks(
+    b: &mut Builder<'_>,
+    parent: NodeId,
+    start: u64,
+    stop: u64,
+    pool: u64,
+    lim: u64,
+) {
+    // Collect the DMA records (bounded by the record area), then show their
+    // entries' data in groups.
+    let mut recs: Vec<(Rec, u64)> = Vec::new();
+    let mut total = 0u64;
+    let mut off = start;
+    while off < stop {
+        let Some(r) = rec_at(b, off, stop) else {
+            break;
+        };
+        if r.op == 5 && r.n > 0 {
+            recs.push((r, total));
+            total += r.n;
+        }
+        off = r.end();
+    }
+    let recs = Arc::new(recs);
+    chunk_fill(b, parent, 0, total, &recs, pool, lim);
+}
+
+/// The data range of DMA entry `k` (counted over all DMA records).
+pub(super) fn chunk_range(
+    b: &Builder<'_>,
+    recs: &[(Rec, u64)],
+    k: u64,
+    pool: u64,
+    lim: u64,
+) -> Option<(u64, u64, u32)> {
+    let i = recs
+        .partition_point(|(_, first)| *first <= k)
+        .checked_sub(1)?;
+    let (r, first) = recs.get(i)?;
+    let e = r.entries() + (k - first) * 16;
+    let lo = b.read_u32(e + 4, LE)?;
+    let po = u64::from(b.read_u32(e + 8, LE)?);
+    let lw = u64::from(b.read_u32(e + 12, LE)? & 0xffff);
+    let ds = pool.saturating_add(po).min(lim);
+    let de = ds.saturating_add(4 * lw).min(lim);
+    Some((ds, de - ds, lo))
+}
+
+pub(super) fn chunk_fill(
+    b: &mut Builder<'_>,
+    parent: NodeId,
+    lo: u64,
+    hi: u64,
+    recs: &Arc<Vec<(Rec, u64)>>,
+    pool: u64,
+    lim: u64,
+) {
+    let n = hi - lo;
+    if n <= GROUP {
+        for k in lo..hi {
+            if let Some((s, l, a)) = chunk_range(b, recs, k, pool, lim) {
+                b.leaf(
+                    parent,
+                    format!("[{k}] {}", hex32(a)),
+                    s,
+                    l,
+                    format!("{} bytes: {}", num(l), text::hex(b.slice(s, l), 16)),
+                );
+            }
+        }
+        return;
+    }
+    let g = group_size(n);
+    let mut s = lo;
+    while s < hi {
+        let e = s.saturating_add(g).min(hi);
+        // The group spans its first and last chunks (the pool is filled in
+        // record order).
+        let first = chunk_range(b, recs, s, pool, lim).map_or(pool, |r| r.0);
+        let last = chunk_range(b, recs, e - 1, pool, lim).map_or(lim, |r| r.0 + r.1);
+        let (gs, ge) = if first <= last {
+            (first, last)
+        } else {
+            (pool, lim)
+        };
+        let gid = b.group(parent, format!("[{s}..{e})"), gs, ge - gs);
+        let rc = recs.clone();
+        b.lazy(
+            gid,
+            Arc::new(move |b: &mut Builder<'_>, id| chunk_fill(b, id, s, e, &rc, pool, lim)),
+        );
+        s = e;
+    }
+}

@@ -1,0 +1,405 @@
+//! CDO (configuration data object) command streams, version 2, as the
+//! platform loader reads them from a PDI partition, and the compact record
+//! layout that some NPU partitions carry instead of a command stream.
+//!
+//! A stream may hold millions of commands. At parse time one fast pass walks
+//! them for the summary (commands by type, DMA bytes, AIE columns and rows)
+//! and the diagnostics, and notes where every thousandth command starts; the
+//! command nodes themselves are built when their group is opened.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crate::model::text::hex32;
+use crate::model::{group_size, num, text, Builder, Endian, NodeId, Seq, GROUP};
+
+mod commands;
+mod compact;
+mod names;
+mod stream;
+
+use commands::*;
+use compact::*;
+use names::*;
+use stream::*;
+
+pub use compact::{INFERRED, ODDITY};
+pub use names::{aie_split, command, command_name, generic_arity, module_name, Command, COMMANDS};
+
+const LE: Endian = Endian::Little;
+
+/// "CDO\0" read as a little-endian word: the version 2 identification.
+pub const CDO_ID: u32 = 0x004F_4443;
+/// "XNLX": the version 1 identification.
+pub const XNLX_ID: u32 = 0x584C_4E58;
+
+/// Commands are shown, and their start offsets remembered, in groups of this
+/// many.
+/// PROC and PSM_SEQUENCE carry commands of their own; this many levels are
+/// opened.
+const MAX_DEPTH: u8 = 3;
+/// Per-command problems reported one by one in a stream; the rest are
+/// counted in one closing diagnostic.
+const DIAG_BUDGET: u32 = 20;
+
+/// What a stream is shown against: the start columns of the AIE partition
+/// it configures, when known (empty otherwise).
+#[derive(Clone, Debug, Default)]
+pub struct Ctx {
+    pub start_columns: Vec<u16>,
+}
+
+/// True if `d` starts with a CDO header (version 1 or 2).
+pub fn is_cdo(d: &[u8]) -> bool {
+    let w = |i: usize| -> Option<u32> {
+        let s = d.get(i..)?;
+        nom::number::complete::le_u32::<_, nom::error::Error<&[u8]>>(s)
+            .ok()
+            .map(|(_, v)| v)
+    };
+    d.len() >= 20 && w(0) == Some(4) && matches!(w(4), Some(CDO_ID) | Some(XNLX_ID))
+}
+
+// ---------------------------------------------------------------------------
+// the header and the stream
+
+/// The compact layout's record area length, when the partition header says
+/// the data is in that layout.
+#[derive(Clone, Copy, Debug)]
+pub struct Compact {
+    pub record_bytes: u64,
+}
+
+/// Parses the CDO in `[off, off+len)` under `parent`: its header, a summary,
+/// its commands (or, for `compact`, its records and data pool) and what
+/// follows them.
+pub fn parse(
+    b: &mut Builder<'_>,
+    parent: NodeId,
+    off: u64,
+    len: u64,
+    ctx: &Arc<Ctx>,
+    compact: Option<Compact>,
+) {
+    let lim = off.saturating_add(len).min(b.file_len());
+    let Some(stream) = header(b, parent, off, lim) else {
+        return;
+    };
+    let (start, declared) = stream;
+    if let Some(c) = compact {
+        parse_compact(b, parent, start, lim, c, ctx, declared);
+        return;
+    }
+    let mut end = declared;
+    if declared > lim {
+        b.error(
+            start,
+            lim - start,
+            format!(
+                "the CDO header gives {} bytes of commands, {} bytes past the end of its data (0x{lim:x})",
+                declared - start,
+                declared - lim
+            ),
+        );
+        end = lim;
+    }
+    let mut tally = Tally::default();
+    let mut budget = Budget::new();
+    let w = walk(b, start, end, 0, Some((&mut tally, &mut budget)));
+    budget.close(b, start, end - start);
+    summary(b, parent, start, w.count, &tally, ctx);
+    let stop = w.stop;
+    let end_mark = w.end_mark;
+    let cmds = b.add(
+        parent,
+        "commands",
+        start,
+        stop - start,
+        Some(count_of(w.count, "command").into()),
+    );
+    if let Some(seq) = command_seq(w, end, ctx, 0) {
+        b.seq(cmds, seq);
+    }
+    if stop < end {
+        let bytes = b.slice(stop, end - stop);
+        let zero = text::looks_zero(bytes);
+        let name = if end_mark {
+            "after_end_mark"
+        } else {
+            "incomplete"
+        };
+        b.leaf(parent, name, stop, end - stop, text::hex(bytes, 16));
+        if end_mark && !zero {
+            b.warn(
+                stop,
+                end - stop,
+                format!(
+                    "{} bytes of the command stream follow its end mark",
+                    end - stop
+                ),
+            );
+        }
+    }
+    trailing(b, parent, off, end, lim);
+}
+
+/// Shows and checks the bytes between the end of the commands and `lim`:
+/// zero padding up to the next 16 bytes is expected, anything else is
+/// reported.
+fn trailing(b: &mut Builder<'_>, parent: NodeId, cdo: u64, end: u64, lim: u64) {
+    if end >= lim {
+        return;
+    }
+    let bytes = b.slice(end, lim - end);
+    let zero = text::looks_zero(bytes);
+    let pad = (16 - (end - cdo) % 16) % 16;
+    let n = lim - end;
+    if zero && n <= pad {
+        b.leaf(
+            parent,
+            "padding",
+            end,
+            n,
+            format!("{n} zero bytes (to 16 bytes)"),
+        );
+        return;
+    }
+    b.leaf(
+        parent,
+        "trailing",
+        end,
+        n,
+        format!("{} bytes: {}", n, text::hex(bytes, 16)),
+    );
+    let what = if zero { "zero bytes" } else { "bytes" };
+    b.warn(
+        end,
+        n,
+        format!("{n} {what} after the last command, more than the zero padding to 16 bytes"),
+    );
+}
+
+/// Parses the CDO header at `off`; returns where the commands start and
+/// where the header says they end.
+fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, lim: u64) -> Option<(u64, u64)> {
+    if off.saturating_add(20) > lim {
+        b.error(
+            off,
+            lim.saturating_sub(off),
+            format!(
+                "truncated: a CDO header needs 20 bytes at 0x{off:x}, {} remain",
+                lim.saturating_sub(off)
+            ),
+        );
+        if off < lim {
+            let bytes = b.slice(off, lim - off);
+            b.leaf(parent, "header", off, lim - off, text::hex(bytes, 16));
+        }
+        return None;
+    }
+    let w = |b: &Builder<'_>, i: u64| word(b, off + 4 * i, lim).unwrap_or(0);
+    let remaining = w(b, 0);
+    let ident = w(b, 1);
+    let version = w(b, 2);
+    let length = w(b, 3);
+    let stored = w(b, 4);
+    let hlen = 4 * (u64::from(remaining) + 1);
+    let hid = b.group(parent, "header", off, 20);
+    b.leaf(
+        hid,
+        "header_words",
+        off,
+        4,
+        format!("{} words follow", num(remaining.into())),
+    );
+    let id_text = match ident {
+        CDO_ID => "\"CDO\" (version 2)".to_string(),
+        XNLX_ID => "\"XNLX\" (version 1)".to_string(),
+        _ => format!("{} (unknown)", hex32(ident)),
+    };
+    b.leaf(hid, "identification", off + 4, 4, id_text);
+    b.leaf(
+        hid,
+        "version",
+        off + 8,
+        4,
+        format!(
+            "{}.{:02x} ({})",
+            version >> 8,
+            version & 0xff,
+            hex32(version)
+        ),
+    );
+    if ident == XNLX_ID {
+        b.leaf(hid, "sections", off + 12, 4, num(length.into()));
+        b.info(
+            off,
+            20,
+            "CDO version 1 (XNLX): its sections are not decoded",
+        );
+        return None;
+    }
+    if ident != CDO_ID {
+        b.error(
+            off + 4,
+            4,
+            format!("not a CDO: identification {}", hex32(ident)),
+        );
+        return None;
+    }
+    let start = off + hlen;
+    let declared = start.saturating_add(4 * u64::from(length));
+    let lid = b.leaf(
+        hid,
+        "length",
+        off + 12,
+        4,
+        format!(
+            "{} words ({} bytes of commands)",
+            num(length.into()),
+            num(4 * u64::from(length))
+        ),
+    );
+    if start < lim {
+        b.link(lid, start, declared.min(lim) - start);
+    }
+    let sum = w(b, 0)
+        .wrapping_add(ident)
+        .wrapping_add(version)
+        .wrapping_add(length);
+    let want = !sum;
+    let verdict = if want == stored {
+        format!("{} (valid)", hex32(stored))
+    } else {
+        format!("{} (mismatch: computed {})", hex32(stored), hex32(want))
+    };
+    b.leaf(hid, "checksum", off + 16, 4, verdict);
+    if want != stored {
+        b.error(
+            off + 16,
+            4,
+            format!(
+                "CDO header checksum mismatch: stored {}, computed {}",
+                hex32(stored),
+                hex32(want)
+            ),
+        );
+    }
+    if remaining != 4 {
+        b.warn(
+            off,
+            4,
+            format!("the CDO header says {remaining} words follow its first, not 4"),
+        );
+        if remaining < 4 || start > lim {
+            return None;
+        }
+        let extra = b.slice(off + 20, hlen - 20);
+        b.leaf(
+            parent,
+            "header_extra",
+            off + 20,
+            hlen - 20,
+            text::hex(extra, 16),
+        );
+    }
+    Some((start, declared))
+}
+
+/// The summary node: commands by type, DMA bytes, columns and rows.
+fn summary(b: &mut Builder<'_>, parent: NodeId, at: u64, count: u64, t: &Tally, ctx: &Ctx) {
+    let mut parts = Vec::new();
+    for (k, n) in t.counts() {
+        let name = Head {
+            off: 0,
+            word: if k == 0xffff { u32::MAX } else { u32::from(k) },
+            long: false,
+            words: 0,
+        }
+        .name();
+        parts.push((name, n));
+    }
+    let listed: Vec<String> = parts.iter().map(|(n, c)| format!("{c} {n}")).collect();
+    let sid = b.add(
+        parent,
+        "summary",
+        at,
+        0,
+        Some(if listed.is_empty() {
+            count_of(count, "command").into()
+        } else {
+            format!("{}: {}", count_of(count, "command"), listed.join(", ")).into()
+        }),
+    );
+    let cid = b.leaf(sid, "commands", at, 0, num(count));
+    for (name, n) in &parts {
+        b.leaf(cid, name, at, 0, num(*n));
+    }
+    if t.nested > 0 {
+        b.leaf(sid, "nested_commands", at, 0, num(t.nested));
+    }
+    b.leaf(sid, "dma_bytes", at, 0, num(t.dma_bytes));
+    b.leaf(
+        sid,
+        "columns",
+        at,
+        0,
+        format!("{} (relative)", bits_list(t.cols)),
+    );
+    if !ctx.start_columns.is_empty() && t.cols != 0 {
+        let per: Vec<String> = ctx
+            .start_columns
+            .iter()
+            .map(|&sc| {
+                let cols: Vec<String> = (0..128u32)
+                    .filter(|i| t.cols >> i & 1 == 1)
+                    .map(|i| (u32::from(sc) + i).to_string())
+                    .collect();
+                format!("{} at start column {sc}", cols.join(", "))
+            })
+            .collect();
+        b.leaf(sid, "physical_columns", at, 0, per.join("; "));
+    }
+    b.leaf(sid, "rows", at, 0, bits_list(u128::from(t.rows)));
+    if t.wide > 0 {
+        b.leaf(sid, "wide_addresses", at, 0, num(t.wide));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        assert_eq!(command_name(1, 3), Some("WRITE"));
+        assert_eq!(command_name(1, 0x11), Some("NOP"));
+        assert_eq!(command_name(1, 42), Some("LIST_MASK_POLL"));
+        assert_eq!(command_name(1, 43), None);
+        assert_eq!(command_name(2, 0x0d), Some("PM_REQUEST_DEVICE"));
+        assert_eq!(command_name(9, 1), None);
+    }
+
+    #[test]
+    fn aie_fields() {
+        assert_eq!(aie_split(0x0023_4060), (0, 2, 0x34060));
+        assert_eq!(aie_split(0x0610_0000 | 0x1d000), (3, 1, 0x1d000));
+        let ctx = Ctx {
+            start_columns: vec![1, 2, 3, 4],
+        };
+        assert_eq!(
+            physical(1, &ctx).as_deref(),
+            Some("physical column 2, 3, 4 or 5 (start column 1, 2, 3 or 4)")
+        );
+    }
+
+    #[test]
+    fn detects_headers() {
+        let mut d = vec![4u8, 0, 0, 0, 0x43, 0x44, 0x4f, 0];
+        d.extend([0u8; 12]);
+        assert!(is_cdo(&d));
+        d[4] = 0;
+        assert!(!is_cdo(&d));
+        assert!(!is_cdo(&[4, 0, 0]));
+    }
+}

@@ -1,0 +1,403 @@
+//! Walking a command stream: command words, the fast pass (tally and
+//! marks) and the lazy command lists.
+
+use super::*;
+
+// ---------------------------------------------------------------------------
+// command words
+
+/// A decoded command word (and long length, if any).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Head {
+    pub(super) off: u64,
+    pub(super) word: u32,
+    pub(super) long: bool,
+    /// Payload length in words.
+    pub(super) words: u64,
+}
+
+impl Head {
+    pub(super) fn module(&self) -> u8 {
+        (self.word >> 8) as u8
+    }
+    pub(super) fn id(&self) -> u8 {
+        self.word as u8
+    }
+    pub(super) fn key(&self) -> u16 {
+        self.word as u16
+    }
+    pub(super) fn payload(&self) -> u64 {
+        self.off + if self.long { 8 } else { 4 }
+    }
+    pub(super) fn end(&self) -> u64 {
+        self.payload().saturating_add(self.words.saturating_mul(4))
+    }
+    /// The loader stops at module 1's command 0 and at an all-ones word.
+    pub(super) fn is_end_mark(&self) -> bool {
+        self.key() == 0x0100 || self.word == u32::MAX
+    }
+    pub(super) fn name(&self) -> String {
+        if self.word == u32::MAX {
+            return "END_MARK".to_string();
+        }
+        match command_name(self.module(), self.id()) {
+            Some(n) => n.to_string(),
+            None => format!("CMD_0x{:04x}", self.key()),
+        }
+    }
+}
+
+pub(super) enum HeadErr {
+    /// Fewer than 4 bytes remain.
+    NoWord,
+    /// A long header without its length word.
+    NoLength(u32),
+}
+
+pub(super) fn word(b: &Builder<'_>, off: u64, end: u64) -> Option<u32> {
+    if off.checked_add(4)? > end {
+        return None;
+    }
+    b.read_u32(off, LE)
+}
+
+pub(super) fn head(b: &Builder<'_>, off: u64, end: u64) -> Result<Head, HeadErr> {
+    let w = word(b, off, end).ok_or(HeadErr::NoWord)?;
+    if w == u32::MAX {
+        return Ok(Head {
+            off,
+            word: w,
+            long: false,
+            words: 0,
+        });
+    }
+    let n = (w >> 16) & 0xff;
+    if n == 255 {
+        let l = word(b, off + 4, end).ok_or(HeadErr::NoLength(w))?;
+        Ok(Head {
+            off,
+            word: w,
+            long: true,
+            words: u64::from(l),
+        })
+    } else {
+        Ok(Head {
+            off,
+            word: w,
+            long: false,
+            words: u64::from(n),
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------
+// the fast pass
+
+/// What one pass over a stream found, for the summary node.
+pub(super) struct Tally {
+    /// Commands by (module << 8) | id.
+    pub(super) by_cmd: BTreeMap<u16, u64>,
+    /// The generic module's commands, counted apart (they are most of a
+    /// stream, and an array is faster than the map).
+    pub(super) generic: [u64; 64],
+    pub(super) dma_bytes: u64,
+    pub(super) cols: u128,
+    pub(super) rows: u32,
+    /// Addresses above 32 bits (not AIE partition addresses).
+    pub(super) wide: u64,
+    pub(super) nested: u64,
+}
+
+impl Default for Tally {
+    fn default() -> Self {
+        Tally {
+            by_cmd: BTreeMap::new(),
+            generic: [0; 64],
+            dma_bytes: 0,
+            cols: 0,
+            rows: 0,
+            wide: 0,
+            nested: 0,
+        }
+    }
+}
+
+impl Tally {
+    pub(super) fn count(&mut self, key: u16, n: u64) {
+        match self.generic.get_mut(usize::from(key).wrapping_sub(0x100)) {
+            Some(c) if key >= 0x100 => *c += n,
+            _ => *self.by_cmd.entry(key).or_insert(0) += n,
+        }
+    }
+
+    /// Counts by command key, in key order.
+    pub(super) fn counts(&self) -> Vec<(u16, u64)> {
+        let mut v: Vec<(u16, u64)> = self.by_cmd.iter().map(|(&k, &n)| (k, n)).collect();
+        for (i, &n) in self.generic.iter().enumerate() {
+            if n > 0 {
+                v.push((0x100 + i as u16, n));
+            }
+        }
+        v.sort_unstable();
+        v
+    }
+
+    pub(super) fn touch(&mut self, hi: u32, lo: u32) {
+        if hi != 0 {
+            self.wide += 1;
+            return;
+        }
+        let (c, r, _) = aie_split(lo);
+        self.cols |= 1u128 << c;
+        self.rows |= 1u32 << r;
+    }
+}
+
+/// Diagnostics of one stream, counted against a budget.
+pub(super) struct Budget {
+    pub(super) left: u32,
+    pub(super) dropped: u64,
+}
+
+impl Budget {
+    pub(super) fn new() -> Self {
+        Budget {
+            left: DIAG_BUDGET,
+            dropped: 0,
+        }
+    }
+    pub(super) fn warn(&mut self, b: &mut Builder<'_>, off: u64, size: u64, msg: String) {
+        if self.left > 0 {
+            self.left -= 1;
+            b.warn(off, size, msg);
+        } else {
+            self.dropped += 1;
+        }
+    }
+    pub(super) fn close(&self, b: &mut Builder<'_>, off: u64, size: u64) {
+        if self.dropped > 0 {
+            b.warn(
+                off,
+                size,
+                format!(
+                    "{} more problems of this kind in this command stream are not listed",
+                    self.dropped
+                ),
+            );
+        }
+    }
+}
+
+/// Where the commands of a stream start: the offset of every GROUP-th one.
+pub(super) struct Walk {
+    pub(super) count: u64,
+    pub(super) marks: Vec<u64>,
+    /// Where the last counted command ends (cut to the stream).
+    pub(super) stop: u64,
+    pub(super) end_mark: bool,
+}
+
+/// Walks the commands in `[start, end)`. With `tally`, counts them, checks
+/// them (adding diagnostics) and walks nested streams too; without, only
+/// notes where they start.
+pub(super) fn walk(
+    b: &mut Builder<'_>,
+    start: u64,
+    end: u64,
+    depth: u8,
+    mut tally: Option<(&mut Tally, &mut Budget)>,
+) -> Walk {
+    let mut w = Walk {
+        count: 0,
+        marks: Vec::new(),
+        stop: start,
+        end_mark: false,
+    };
+    let mut off = start;
+    while off < end {
+        let h = match head(b, off, end) {
+            Ok(h) => h,
+            Err(e) => {
+                if tally.is_some() {
+                    let msg = match e {
+                        HeadErr::NoWord => format!(
+                            "{} bytes at the end of the command stream are too few for a command word",
+                            end - off
+                        ),
+                        HeadErr::NoLength(hw) => format!(
+                            "command word 0x{hw:08x} announces a long length, but the stream ends before the length word"
+                        ),
+                    };
+                    b.error(off, end - off, msg);
+                }
+                break;
+            }
+        };
+        if w.count.is_multiple_of(GROUP) {
+            w.marks.push(off);
+        }
+        w.count += 1;
+        let cend = h.end();
+        if let Some((t, budget)) = tally.as_mut() {
+            check(b, &h, end, depth, t, budget);
+        }
+        if cend > end {
+            if tally.is_some() {
+                b.error(
+                    off,
+                    end - off,
+                    format!(
+                        "{} at 0x{off:x} needs {} bytes, {} bytes past the end of the command stream",
+                        h.name(),
+                        cend - off,
+                        cend - end
+                    ),
+                );
+            }
+            w.stop = end;
+            break;
+        }
+        off = cend;
+        w.stop = off;
+        if h.is_end_mark() {
+            w.end_mark = true;
+            break;
+        }
+    }
+    w
+}
+
+/// Counts one command into the tally and checks it.
+pub(super) fn check(
+    b: &mut Builder<'_>,
+    h: &Head,
+    end: u64,
+    depth: u8,
+    t: &mut Tally,
+    budget: &mut Budget,
+) {
+    t.count(h.key(), 1);
+    if h.word == u32::MAX {
+        return;
+    }
+    let m = h.module();
+    let id = h.id();
+    let Some(name) = command_name(m, id) else {
+        budget.warn(
+            b,
+            h.off,
+            4,
+            format!(
+                "unknown command 0x{:04x} (module {m}, command {id}) at 0x{:x}, {} payload words: shown raw",
+                h.key(),
+                h.off,
+                h.words
+            ),
+        );
+        return;
+    };
+    if m != 1 {
+        return;
+    }
+    let p = h.payload();
+    let cend = h.end().min(end);
+    let arg = |b: &Builder<'_>, i: u64| -> Option<u32> {
+        if i >= h.words {
+            return None;
+        }
+        word(b, p + 4 * i, cend)
+    };
+    if let Some((lo, hi)) = generic_arity(id) {
+        if h.words < lo || h.words > hi {
+            let want = if lo == hi {
+                format!("{lo}")
+            } else if hi == u64::MAX {
+                format!("at least {lo}")
+            } else {
+                format!("{lo} to {hi}")
+            };
+            budget.warn(
+                b,
+                h.off,
+                cend - h.off,
+                format!(
+                    "{name} at 0x{:x} has {} payload words, expected {want}",
+                    h.off, h.words
+                ),
+            );
+        }
+    }
+    match id {
+        1..=3 => {
+            if let Some(a) = arg(b, 0) {
+                t.touch(0, a);
+            }
+        }
+        5 | 13 => {
+            if let (Some(hi), Some(lo)) = (arg(b, 0), arg(b, 1)) {
+                t.touch(hi, lo);
+            }
+            let skip = if id == 5 { 2 } else { 3 };
+            t.dma_bytes = t
+                .dma_bytes
+                .saturating_add(h.words.saturating_sub(skip).saturating_mul(4));
+        }
+        6..=8 | 12 => {
+            if let (Some(hi), Some(lo)) = (arg(b, 0), arg(b, 1)) {
+                t.touch(hi, lo);
+            }
+        }
+        26 | 31 => {
+            let s = if id == 26 { p + 4 } else { p };
+            let s = s.min(cend);
+            if depth + 1 < MAX_DEPTH && s < cend {
+                let inner = walk(b, s, cend, depth + 1, Some((&mut *t, &mut *budget)));
+                t.nested += inner.count;
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A `commands` node for the stream nested in `[s, e)`; its commands are
+/// built when it is opened, bytes the walk could not read follow it as `rest`.
+pub(super) fn nested(
+    b: &mut Builder<'_>,
+    parent: NodeId,
+    s: u64,
+    e: u64,
+    ctx: &Arc<Ctx>,
+    depth: u8,
+) {
+    let w = walk(b, s, e, depth, None);
+    let node = b.add(
+        parent,
+        "commands",
+        s,
+        e - s,
+        Some(count_of(w.count, "command").into()),
+    );
+    let stop = w.stop;
+    if let Some(seq) = command_seq(w, e, ctx, depth) {
+        b.seq(node, seq);
+    }
+    if stop < e {
+        let bytes = b.slice(stop, e - stop);
+        b.leaf(parent, "rest", stop, e - stop, text::hex(bytes, 16));
+    }
+}
+
+pub(super) fn command_seq(w: Walk, end: u64, ctx: &Arc<Ctx>, depth: u8) -> Option<Seq> {
+    if w.count == 0 {
+        return None;
+    }
+    let ctx = ctx.clone();
+    Some(Seq::from_marks(
+        w.marks,
+        w.count,
+        w.stop,
+        Arc::new(move |b: &mut Builder<'_>, parent, i, off| {
+            build_cmd(b, parent, i, off, end, &ctx, depth)
+        }),
+    ))
+}
