@@ -250,28 +250,28 @@ fn hash_cycles_numbers_between_natural_hex_and_decimal() {
     };
     // The section count, 3: --json gives it as raw 3.
     let s = t.wait("the first frame", |s| s.contains("m_uniqueId"));
-    assert!(s.contains("sections 3 (entries) [0x1c8+0x78]"), "{s}");
+    assert!(s.contains("sections 3 entries [0x1c8+0x78]"), "{s}");
     assert!(!s.contains("#hex") && !s.contains("#decimal"), "{s}");
     for _ in 0..7 {
         t.keys(&["j"]);
     }
     t.wait("sections selected", |s| {
-        s.contains("sections  3 (entries)  120 bytes  [0x1c8..0x240)")
+        s.contains("sections  3 entries  120 bytes  [0x1c8..0x240)")
     });
     t.keys(&["#"]);
     let s = t.wait("hex numbers", |s| s.contains("#hex"));
-    assert!(s.contains("sections 0x3 (entries) [0x1c8+0x78]"), "{s}");
+    assert!(s.contains("sections 0x3 entries [0x1c8+0x78]"), "{s}");
     assert!(
-        s.contains("sections  0x3 (entries)  120 bytes  [0x1c8..0x240)"),
+        s.contains("sections  0x3 entries  120 bytes  [0x1c8..0x240)"),
         "the details line:\n{s}"
     );
     assert!(s.contains("numbers shown hex"), "{s}");
     t.keys(&["#"]);
     let s = t.wait("decimal numbers", |s| s.contains("#decimal"));
-    assert!(s.contains("sections 3 (entries) [0x1c8+0x78]"), "{s}");
+    assert!(s.contains("sections 3 entries [0x1c8+0x78]"), "{s}");
     t.keys(&["#"]);
     let s = t.wait("natural numbers", |s| s.contains("numbers shown natural"));
-    assert!(s.contains("sections 3 (entries) [0x1c8+0x78]"), "{s}");
+    assert!(s.contains("sections 3 entries [0x1c8+0x78]"), "{s}");
     assert!(!s.contains("#hex") && !s.contains("#decimal"), "{s}");
     t.keys(&["q"]);
 }

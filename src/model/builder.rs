@@ -561,7 +561,7 @@ impl<'a> Builder<'a> {
             name,
             off,
             n * stride,
-            Some(Value::note(super::value::Raw::U(n), "entries")),
+            Some(Value::with(n, super::value::Radix::Dec, " entries")),
         );
         if n > 0 {
             let step: Step = Arc::new(move |b: &mut Builder<'_>, p, i, at| {
