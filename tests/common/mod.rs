@@ -7,6 +7,7 @@
 pub mod build;
 pub mod contract;
 pub mod runner;
+pub mod tmux;
 
 use std::path::PathBuf;
 
