@@ -52,6 +52,9 @@ pub struct Record {
     pub path: String,
     pub a: Option<Side>,
     pub b: Option<Side>,
+    /// The same value and bytes at another place: an entry that moved when
+    /// its siblings were put in another order.
+    pub moved: bool,
 }
 
 /// How many nodes of each kind a diff reported.
@@ -98,6 +101,33 @@ fn side(t: &Tree, id: NodeId) -> Option<Side> {
     })
 }
 
+/// Both sides of a change; where the bytes differ only after the first 16,
+/// the previews start at the first byte that differs (`+0xN: …`).
+fn sides(a: &Tree, x: NodeId, b: &Tree, y: NodeId) -> (Option<Side>, Option<Side>) {
+    let (mut sa, mut sb) = (side(a, x), side(b, y));
+    if let (Some(p), Some(q)) = (sa.as_mut(), sb.as_mut()) {
+        let (da, db) = (a.node_bytes(x), b.node_bytes(y));
+        if p.preview == q.preview && da != db {
+            let at = da.iter().zip(db).take_while(|(u, v)| u == v).count();
+            let from = |d: &[u8]| {
+                let t = d.get(at..).unwrap_or_default();
+                format!("+{at:#x}: {}", crate::model::text::hex(t, 16))
+            };
+            p.preview = from(da);
+            q.preview = from(db);
+        }
+    }
+    (sa, sb)
+}
+
+/// Where a pair of nodes is: its address in A and in B (they differ where
+/// an entry with a leading index moved).
+#[derive(Clone, Copy)]
+struct At<'p> {
+    a: &'p str,
+    b: &'p str,
+}
+
 struct Walk<'e> {
     emit: &'e mut dyn FnMut(Record) -> ControlFlow<()>,
     counts: Counts,
@@ -113,7 +143,7 @@ impl Walk<'_> {
         (self.emit)(r)
     }
 
-    /// Compares `x` in A with `y` in B, both at `path`. Returns whether
+    /// Compares `x` in A with `y` in B, at `at`. Returns whether
     /// anything under them differed.
     fn pair(
         &mut self,
@@ -121,21 +151,43 @@ impl Walk<'_> {
         x: NodeId,
         b: &mut Tree,
         y: NodeId,
-        path: &str,
+        at: At<'_>,
+        moved: bool,
     ) -> Result<bool, ()> {
         let (Some(nx), Some(ny)) = (a.node(x), b.node(y)) else {
             return Ok(false);
         };
         let value_same = nx.value == ny.value;
         let bytes_same = a.node_bytes(x) == b.node_bytes(y);
-        if value_same && bytes_same && nx.name == ny.name {
-            return Ok(false);
+        if value_same && bytes_same {
+            if nx.name == ny.name {
+                return Ok(false);
+            }
+            // Only its index changed. Where the entries kept their order
+            // (one was added or removed before it) that is no change of its
+            // own; where the order changed, it moved.
+            if moved {
+                let r = Record {
+                    change: Change::Changed,
+                    path: at.b.to_string(),
+                    a: side(a, x),
+                    b: side(b, y),
+                    moved: true,
+                };
+                if self.out(r).is_break() {
+                    return Err(());
+                }
+            }
+            return Ok(true);
+        }
+        if let Some(r) = self.unwrapped(a, x, b, y, at) {
+            return r;
         }
         let (lazy_a, lazy_b) = (!a.is_built(x), !b.is_built(y));
         let (mark_a, mark_b) = (a.mark(), b.mark());
         a.expand(x);
         b.expand(y);
-        let below = self.children(a, x, b, y, path);
+        let below = self.children(a, x, b, y, at);
         let below = match below {
             Ok(c) => c,
             Err(()) => {
@@ -160,11 +212,13 @@ impl Walk<'_> {
         release(a, x, lazy_a, mark_a);
         release(b, y, lazy_b, mark_b);
         if !value_same || unexplained {
+            let (sa, sb) = sides(a, x, b, y);
             let r = Record {
                 change: Change::Changed,
-                path: path.to_string(),
-                a: side(a, x),
-                b: side(b, y),
+                path: at.b.to_string(),
+                a: sa,
+                b: sb,
+                moved: false,
             };
             if self.out(r).is_break() {
                 return Err(());
@@ -173,13 +227,58 @@ impl Walk<'_> {
         Ok(true)
     }
 
+    /// Where one side is a container of another format whose bytes, once
+    /// inflated, are the other side's format (a compressed bundle against a
+    /// plain one): one change for the container, then the inflated content
+    /// compared with the other side. `None` where that is not the case.
+    fn unwrapped(
+        &mut self,
+        a: &mut Tree,
+        x: NodeId,
+        b: &mut Tree,
+        y: NodeId,
+        at: At<'_>,
+    ) -> Option<Result<bool, ()>> {
+        let fa = a.node(x)?.format?;
+        let fb = b.node(y)?.format?;
+        if fa == fb {
+            return None;
+        }
+        let (ia, ib) = match inner(b, y, fa) {
+            Some(k) => (x, k),
+            None => (inner(a, x, fb)?, y),
+        };
+        let r = Record {
+            change: Change::Changed,
+            path: at.b.to_string(),
+            a: side(a, x),
+            b: side(b, y),
+            moved: false,
+        };
+        if self.out(r).is_break() {
+            return Some(Err(()));
+        }
+        let pa = if ia != x {
+            a.path_string(ia)
+        } else {
+            at.a.to_string()
+        };
+        let pb = if ib != y {
+            b.path_string(ib)
+        } else {
+            at.b.to_string()
+        };
+        let inside = At { a: &pa, b: &pb };
+        Some(self.pair(a, ia, b, ib, inside, false).map(|_| true))
+    }
+
     fn children(
         &mut self,
         a: &mut Tree,
         x: NodeId,
         b: &mut Tree,
         y: NodeId,
-        path: &str,
+        at: At<'_>,
     ) -> Result<Covered, ()> {
         let (sa, sb) = (
             a.node(x).map_or(0, |n| n.space),
@@ -202,22 +301,42 @@ impl Walk<'_> {
             *n += 1;
         }
         seen.clear();
+        // Each child of A with the index of its counterpart in B.
+        let matched: Vec<(NodeId, Option<usize>)> = ka
+            .iter()
+            .map(|&k| {
+                let key = CompactString::from(identity(a.name(k)));
+                let n = seen.entry(key.clone()).or_insert(0);
+                let occ = *n;
+                *n += 1;
+                (k, index.get(&(key, occ)).copied())
+            })
+            .collect();
+        // Whether the entries both sides have appear in another order.
+        let reordered = matched
+            .iter()
+            .filter_map(|m| m.1)
+            .zip(matched.iter().filter_map(|m| m.1).skip(1))
+            .any(|(p, q)| q < p);
         let mut used = vec![false; kb.len()];
-        for &k in &ka {
-            let key = CompactString::from(identity(a.name(k)));
-            let n = seen.entry(key.clone()).or_insert(0);
-            let occ = *n;
-            *n += 1;
-            match index.get(&(key, occ)) {
-                Some(&j) => {
+        for (k, j) in matched {
+            match j {
+                Some(j) => {
                     if let Some(u) = used.get_mut(j) {
                         *u = true;
                     }
                     let Some(&other) = kb.get(j) else {
                         continue;
                     };
-                    let p = join(path, &b.segment(other));
-                    if self.pair(a, k, b, other, &p)? {
+                    let (pa, pb) = (join(at.a, &a.segment(k)), join(at.b, &b.segment(other)));
+                    // Listed in another order and at another place in
+                    // its parent: moved.
+                    let rel = |t: &Tree, c: NodeId, p: NodeId| {
+                        let o = |n: NodeId| t.node(n).map_or(0, |n| n.offset);
+                        o(c).wrapping_sub(o(p))
+                    };
+                    let moved = reordered && rel(a, k, x) != rel(b, other, y);
+                    if self.pair(a, k, b, other, At { a: &pa, b: &pb }, moved)? {
                         cov.a.extend(range(a, k, sa));
                         cov.b.extend(range(b, other, sb));
                     }
@@ -226,9 +345,10 @@ impl Walk<'_> {
                     cov.a.extend(range(a, k, sa));
                     let r = Record {
                         change: Change::Removed,
-                        path: join(path, &a.segment(k)),
+                        path: join(at.a, &a.segment(k)),
                         a: side(a, k),
                         b: None,
+                        moved: false,
                     };
                     if self.out(r).is_break() {
                         return Err(());
@@ -243,9 +363,10 @@ impl Walk<'_> {
             cov.b.extend(range(b, k, sb));
             let r = Record {
                 change: Change::Added,
-                path: join(path, &b.segment(k)),
+                path: join(at.b, &b.segment(k)),
                 a: None,
                 b: side(b, k),
+                moved: false,
             };
             if self.out(r).is_break() {
                 return Err(());
@@ -253,6 +374,29 @@ impl Walk<'_> {
         }
         Ok(cov)
     }
+}
+
+/// The first node below `id`, at most a few levels down, that is the root
+/// of a derived byte space and holds format `fmt`.
+fn inner(t: &mut Tree, id: NodeId, fmt: &str) -> Option<NodeId> {
+    let space = t.node(id)?.space;
+    let mut level = vec![id];
+    for _ in 0..4 {
+        let mut next = Vec::new();
+        for k in level {
+            for c in t.children(k) {
+                let n = t.node(c)?;
+                if n.space != space && n.format == Some(fmt) {
+                    return Some(c);
+                }
+                if next.len() < 64 {
+                    next.push(c);
+                }
+            }
+        }
+        level = next;
+    }
+    None
 }
 
 /// The ranges of the children that differ, on each side (in the parent's
@@ -341,7 +485,7 @@ pub fn diff(a: &mut Tree, b: &mut Tree, emit: &mut dyn FnMut(Record) -> ControlF
         counts: Counts::default(),
     };
     let (ra, rb) = (a.root(), b.root());
-    let _ = w.pair(a, ra, b, rb, "");
+    let _ = w.pair(a, ra, b, rb, At { a: "", b: "" }, false);
     w.counts
 }
 

@@ -434,6 +434,13 @@ pub fn diff_text(a: &mut Tree, b: &mut Tree, out: &mut dyn Write) -> io::Result<
     let counts = crate::diff::diff(a, b, &mut |r| {
         let by_value = r.a.as_ref().map(|s| &s.value) != r.b.as_ref().map(|s| &s.value);
         let line = match r.change {
+            // Same value and bytes at another place: an entry that moved.
+            Change::Changed if r.moved => format!(
+                "~ {}: at {} -> at {}\n",
+                r.path,
+                r.a.as_ref().map_or(String::new(), where_),
+                r.b.as_ref().map_or(String::new(), where_),
+            ),
             Change::Changed => format!(
                 "~ {}: {} -> {}\n",
                 r.path,
@@ -453,6 +460,15 @@ pub fn diff_text(a: &mut Tree, b: &mut Tree, out: &mut dyn Write) -> io::Result<
     match err {
         Some(e) => Err(e),
         None => Ok(counts),
+    }
+}
+
+/// Where a side lies, as `--find` prints it (`K:` before a derived space).
+fn where_(s: &Side) -> String {
+    if s.space == 0 {
+        format!("{:#x}", s.offset)
+    } else {
+        format!("{}:{:#x}", s.space, s.offset)
     }
 }
 

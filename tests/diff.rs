@@ -92,22 +92,7 @@ fn two_builds_of_an_xe_program() {
     let mut tb = build_from_bytes(db.clone());
     let recs = changes(&mut ta, &mut tb);
     assert!(!recs.is_empty());
-    for r in &recs {
-        let (t, s) = match r.change {
-            Change::Removed => (&mut ta, r.a.as_ref().unwrap()),
-            _ => (&mut tb, r.b.as_ref().unwrap()),
-        };
-        let id = t
-            .find_path(&r.path)
-            .unwrap_or_else(|| panic!("{} names no node", r.path));
-        let n = t.node(id).unwrap();
-        assert_eq!(
-            (n.space, n.offset, n.size),
-            (s.space, s.offset, s.size),
-            "{}",
-            r.path
-        );
-    }
+    common::diffs::paths_name_their_nodes(&recs, &mut ta, &mut tb);
     // No sector is added or removed: both programs have the same sectors.
     assert!(
         !recs

@@ -6,6 +6,7 @@
 
 pub mod build;
 pub mod contract;
+pub mod diffs;
 pub mod runner;
 pub mod tmux;
 

@@ -1,0 +1,268 @@
+//! `--diff` on real pairs: sections put in another order, two builds of an
+//! XCLBIN overlay, and a compressed against a plain clang offload bundle of
+//! the same code.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use assert_cmd::prelude::*;
+use fwview::diff::{changes, Change, Record};
+use fwview::formats::build_from_bytes;
+
+fn asset(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("assets")
+        .join(rel)
+}
+
+fn le32(d: &[u8], at: usize) -> usize {
+    u32::from_le_bytes(d[at..at + 4].try_into().unwrap()) as usize
+}
+
+/// The bytes `cmp -l` would list: offsets where two equal-length files
+/// differ.
+fn cmp_l(a: &[u8], b: &[u8]) -> Vec<u64> {
+    a.iter()
+        .zip(b)
+        .enumerate()
+        .filter(|(_, (x, y))| x != y)
+        .map(|(i, _)| i as u64)
+        .collect()
+}
+
+fn holds(recs: &[Record], off: u64, side_a: bool) -> bool {
+    recs.iter().any(|r| {
+        let s = if side_a { &r.a } else { &r.b };
+        s.as_ref()
+            .is_some_and(|s| s.space == 0 && s.offset <= off && off < s.offset + s.size)
+    })
+}
+
+/// Every XCLBIN sample with its section headers (40 bytes each, from
+/// 0x1c8, `m_numSections` at 0x1c0) in reverse order: each header that
+/// changed place is reported moved, with the same value; no section's
+/// payload is reported; every byte that differs lies in a reported node.
+#[test]
+fn sections_in_another_order_match_section_for_section() {
+    let mut seen = 0;
+    for (rel, a) in common::samples() {
+        if !a.starts_with(b"xclbin2\0") {
+            continue;
+        }
+        let n = le32(&a, 0x1c0);
+        let mut b = a.clone();
+        for i in 0..n {
+            let (from, to) = (0x1c8 + 40 * i, 0x1c8 + 40 * (n - 1 - i));
+            b[to..to + 40].copy_from_slice(&a[from..from + 40]);
+        }
+        let differ = cmp_l(&a, &b);
+        let mut ta = build_from_bytes(a.clone());
+        let mut tb = build_from_bytes(b.clone());
+        let recs = changes(&mut ta, &mut tb);
+        if differ.is_empty() {
+            assert!(recs.is_empty(), "{rel}: {:?}", recs.first());
+            continue;
+        }
+        seen += 1;
+        // Headers equal to their mirror image do not move.
+        let moved = (0..n)
+            .filter(|&i| {
+                let (p, q) = (0x1c8 + 40 * i, 0x1c8 + 40 * (n - 1 - i));
+                a[p..p + 40] != a[q..q + 40]
+            })
+            .count();
+        assert_eq!(recs.len(), moved, "{rel}: {:#?}", recs);
+        for r in &recs {
+            assert!(r.moved && r.change == Change::Changed, "{rel}: {r:?}");
+            assert!(r.path.starts_with("sections/"), "{rel}: {}", r.path);
+            let (x, y) = (r.a.as_ref().unwrap(), r.b.as_ref().unwrap());
+            assert_eq!(x.value, y.value, "{rel}: {}", r.path);
+            assert_ne!(x.offset, y.offset, "{rel}: {}", r.path);
+        }
+        for off in differ {
+            assert!(
+                holds(&recs, off, true) && holds(&recs, off, false),
+                "{rel}: byte {off:#x} differs and lies in no reported node"
+            );
+        }
+        // The command line agrees and says "differ".
+        let dir = tempfile::tempdir().unwrap();
+        let (pa, pb) = (dir.path().join("a.xclbin"), dir.path().join("b.xclbin"));
+        std::fs::write(&pa, &a).unwrap();
+        std::fs::write(&pb, &b).unwrap();
+        let out = Command::cargo_bin("fwview")
+            .unwrap()
+            .args(["--diff"])
+            .arg(&pa)
+            .arg(&pb)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{rel}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(text.lines().count(), moved, "{rel}: {text}");
+        for l in text.lines() {
+            assert!(
+                l.contains(": at 0x") && l.contains(" -> at 0x"),
+                "{rel}: {l}"
+            );
+        }
+    }
+    assert!(seen >= 5, "only {seen} XCLBIN samples");
+}
+
+/// The `<kernel name="…">` values in an XCLBIN's embedded XML, read from
+/// the file's text.
+fn kernel_names(d: &[u8]) -> BTreeSet<String> {
+    let text = String::from_utf8_lossy(d);
+    let mut out = BTreeSet::new();
+    for part in text.split("<kernel name=\"").skip(1) {
+        if let Some(end) = part.find('"') {
+            out.insert(part[..end].to_string());
+        }
+    }
+    out
+}
+
+/// Two builds of the Riallto NPU overlay with different kernels: the same
+/// sections (aligned by kind, none added or removed), each reported path a
+/// node of its file at the reported place, and the kernel renamed in the
+/// metadata exactly as the files' XML text says.
+#[test]
+fn two_builds_of_an_xclbin_overlay() {
+    let pa = asset("xclbin/riallto__color_threshold_v1_720p.xclbin");
+    let pb = asset("xclbin/riallto__edge_detect_720p.xclbin");
+    let (da, db) = (std::fs::read(&pa).unwrap(), std::fs::read(&pb).unwrap());
+    let mut ta = build_from_bytes(da.clone());
+    let mut tb = build_from_bytes(db.clone());
+    let recs = changes(&mut ta, &mut tb);
+    assert!(!recs.is_empty());
+    for r in &recs {
+        // No section header nor section payload is added or removed.
+        if r.change != Change::Changed {
+            let depth = r.path.matches('/').count();
+            assert!(
+                depth >= 1 && !r.path.starts_with("sections/"),
+                "{:?} {}",
+                r.change,
+                r.path
+            );
+        }
+    }
+    common::diffs::paths_name_their_nodes(&recs, &mut ta, &mut tb);
+    // The kernels each file's XML names, and the renames the diff reports.
+    let (ka, kb) = (kernel_names(&da), kernel_names(&db));
+    let gone: BTreeSet<_> = ka.difference(&kb).cloned().collect();
+    let came: BTreeSet<_> = kb.difference(&ka).cloned().collect();
+    assert!(!gone.is_empty() && !came.is_empty());
+    let mut renamed_from = BTreeSet::new();
+    let mut renamed_to = BTreeSet::new();
+    for r in &recs {
+        if r.change == Change::Changed && r.path.contains("<kernel>") && r.path.ends_with("/@name")
+        {
+            let v = |s: &Option<fwview::diff::Side>| {
+                s.as_ref()
+                    .and_then(|s| s.value.clone())
+                    .unwrap()
+                    .trim_matches('"')
+                    .to_string()
+            };
+            renamed_from.insert(v(&r.a));
+            renamed_to.insert(v(&r.b));
+        }
+    }
+    assert_eq!((renamed_from, renamed_to), (gone, came));
+}
+
+/// A build: output name, clang arguments, environment.
+type Form<'a> = (&'a str, &'a [&'a str], &'a [(&'a str, &'a str)]);
+
+fn bundle(dir: &Path, name: &str, extra: &[&str], env: &[(&str, &str)]) -> Option<PathBuf> {
+    let src = dir.join("k.hip");
+    std::fs::write(
+        &src,
+        "__attribute__((global)) void saxpy(float a, float *x, float *y, int n) {\n\
+         \x20 if (n > 0) y[0] = a * x[0] + y[0];\n}\n",
+    )
+    .ok()?;
+    let out = dir.join(name);
+    let st = Command::new("clang-22")
+        .args([
+            "-x",
+            "hip",
+            "--offload-arch=gfx90a",
+            "--offload-arch=gfx942:xnack+",
+        ])
+        .args(["-nogpulib", "-nogpuinc", "-c", "--offload-device-only"])
+        // The compilation unit id names a symbol in every code object; fixed
+        // here so that the two builds differ only in compression.
+        .arg("-cuid=fixed")
+        .args(extra)
+        .envs(env.iter().copied())
+        .arg(&src)
+        .arg("-o")
+        .arg(&out)
+        .status()
+        .ok()?;
+    st.success().then_some(out)
+}
+
+/// A compressed bundle (CCOB v2 and v3, zstd and zlib) against the plain
+/// bundle of the same code: one change, the container, and nothing inside:
+/// the inflated bundle equals the plain one entry for entry.
+#[test]
+fn compressed_and_plain_bundles_are_equal_after_inflating() {
+    if !common::tool("clang-22") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let plain = bundle(tmp.path(), "plain.hipfb", &[], &[]).expect("clang-22 builds HIP");
+    let again = bundle(tmp.path(), "again.hipfb", &[], &[]).expect("a second build");
+    let same = Command::cargo_bin("fwview")
+        .unwrap()
+        .arg("--diff")
+        .args([&plain, &again])
+        .output()
+        .unwrap();
+    assert_eq!(same.status.code(), Some(0), "the same build twice");
+    let forms: [Form; 3] = [
+        ("v3.hipfb", &["--offload-compress"], &[]),
+        (
+            "v2.hipfb",
+            &["--offload-compress"],
+            &[("COMPRESSED_BUNDLE_FORMAT_VERSION", "2")],
+        ),
+        (
+            "zlib.hipfb",
+            &["--offload-compress"],
+            &[
+                ("OFFLOAD_BUNDLER_COMPRESS", "1"),
+                ("OFFLOAD_BUNDLER_COMPRESSION", "zlib"),
+            ],
+        ),
+    ];
+    for (name, extra, env) in forms {
+        let c = bundle(tmp.path(), name, extra, env).expect("a compressed build");
+        let bytes = std::fs::read(&c).unwrap();
+        assert!(bytes.starts_with(b"CCOB"), "{name} is not compressed");
+        for (a, b) in [(&plain, &c), (&c, &plain)] {
+            let out = Command::cargo_bin("fwview")
+                .unwrap()
+                .arg("--diff")
+                .args([a, b])
+                .output()
+                .unwrap();
+            let text = String::from_utf8(out.stdout).unwrap();
+            assert_eq!(out.status.code(), Some(1), "{name}: {text}");
+            let lines: Vec<&str> = text.lines().collect();
+            assert_eq!(lines.len(), 1, "{name}: {text}");
+            assert!(lines[0].starts_with("~ : "), "{name}: {text}");
+            assert!(
+                lines[0].contains("compressed clang offload bundle"),
+                "{name}: {text}"
+            );
+        }
+    }
+}
