@@ -151,6 +151,19 @@ fn reload_when_the_file_is_rewritten() {
     assert!(s.contains("0x00000000611e2f23"), "{s}");
     // The selection stayed on the same address.
     assert!(s.contains("0x128 / 0xe4d"), "{s}");
+    // The changed row carries the diff's sign, its neighbours none.
+    let row = |s: &str, name: &str| {
+        s.lines()
+            .find(|l| l.contains(name) && l.contains("[0x"))
+            .map(str::to_string)
+            .unwrap_or_default()
+    };
+    assert!(row(&s, "m_uniqueId").contains("~ m_uniqueId"), "{s}");
+    assert!(!row(&s, "m_keyBlock").contains("~ "), "{s}");
+    // Esc clears the marks.
+    t.keys(&["Escape"]);
+    let s = t.wait("marks cleared", |s| s.contains("reload marks cleared"));
+    assert!(!row(&s, "m_uniqueId").contains("~ m_uniqueId"), "{s}");
 
     // Truncated and rewritten in place, shorter than before.
     std::fs::write(&f, orig.get(..1000).unwrap()).unwrap();

@@ -140,6 +140,8 @@ pub struct App {
     pub tx: Option<mpsc::Sender<Message>>,
     /// Makes the second tree a search runs on (the same parser as `tree`).
     pub rebuild: Rebuild,
+    /// What the last reload changed, marked on the tree's rows until Esc.
+    pub reloaded: Option<super::sidebyside::Changes>,
 }
 
 impl App {
@@ -176,6 +178,7 @@ impl App {
             clipboard: None,
             tx: None,
             rebuild: crate::formats::build_tree,
+            reloaded: None,
         };
         app.open(root);
         app.select(root, true);
@@ -243,6 +246,10 @@ impl App {
                 }
             }
             (Command::Quit, _) => self.quit = true,
+            (Command::Escape, _) if self.reloaded.is_some() => {
+                self.reloaded = None;
+                self.message = Some(("reload marks cleared".into(), false))
+            }
             (Command::Escape, _) => {
                 self.message = Some(("nothing to close (q quits)".into(), false))
             }

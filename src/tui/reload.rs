@@ -93,11 +93,14 @@ pub fn apply(app: &mut App) {
             "reloaded: no change".to_string()
         } else {
             format!(
-                "reloaded: ~{} changed  +{} added  -{} removed",
+                "reloaded: ~{} changed  +{} added  -{} removed (marked; Esc clears)",
                 c.changed, c.added, c.removed
             )
         },
         false,
     ));
+    if !c.is_empty() {
+        next.reloaded = Some(changes);
+    }
     *app = next;
 }

@@ -46,7 +46,7 @@ impl Mark {
             Mark::Pending => '?',
         }
     }
-    fn style(self) -> Style {
+    pub fn style(self) -> Style {
         match self {
             Mark::Same | Mark::Pending => Style::new(),
             Mark::Changed => Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD),
@@ -107,6 +107,17 @@ impl Changes {
             Mark::Changed
         } else {
             Mark::Same
+        }
+    }
+
+    /// The mark of a node of B (the newer tree) at `path`: added where the
+    /// diff said so, changed where it or something below it changed.
+    pub fn of_b(&self, path: &str) -> Mark {
+        match self.exact.get(path) {
+            Some(Change::Added) => Mark::Added,
+            Some(_) => Mark::Changed,
+            None if self.above.contains(path) => Mark::Changed,
+            None => Mark::Same,
         }
     }
 

@@ -9,6 +9,7 @@ use tui_tree_widget::{Tree as TreeWidget, TreeItem};
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use super::app::{App, Focus};
+use super::sidebyside::Mark;
 use super::theme;
 use crate::model::NodeId;
 
@@ -41,10 +42,30 @@ fn row(app: &App, id: NodeId, depth: usize, width: usize) -> Line<'static> {
     };
     let range = format!("[0x{:x}+0x{:x}]", n.offset, n.size);
     // Indent and open/closed symbol take two columns a level.
-    let avail = width.saturating_sub(depth * 2 + 2);
+    // After a reload, a sign column of two.
+    let sign_w = if app.reloaded.is_some() { 2 } else { 0 };
+    let avail = width.saturating_sub(depth * 2 + 2 + sign_w);
     let name = truncate(&n.name, avail.saturating_sub(range.width() + 1).max(8));
-    let mut spans = vec![Span::styled(name.clone(), theme::name())];
+    let mut spans = Vec::new();
     let used = name.width() + 1 + range.width() + 1;
+    // After a reload: what changed since the previous load, as the diff
+    // marks it (a sign that reads without colour, and the diff's colour).
+    let mark = app
+        .reloaded
+        .as_ref()
+        .map(|c| c.of_b(&app.tree.path_string(id)));
+    let name_style = match mark {
+        Some(m) if m != Mark::Same => {
+            spans.push(Span::styled(format!("{} ", m.sign()), m.style()));
+            m.style()
+        }
+        Some(_) => {
+            spans.push(Span::raw("  "));
+            theme::name()
+        }
+        None => theme::name(),
+    };
+    spans.push(Span::styled(name.clone(), name_style));
     if let Some(v) = &n.value {
         let room = avail.saturating_sub(used);
         if room >= 4 {
