@@ -89,6 +89,15 @@ pub fn identity(name: &str) -> &str {
     name
 }
 
+/// What aligns node `k` with its counterpart: the key its format gave it,
+/// else its name without a leading index.
+pub fn ident(t: &Tree, k: NodeId) -> CompactString {
+    match t.key(k) {
+        Some(key) => CompactString::from(key),
+        None => CompactString::from(identity(t.name(k))),
+    }
+}
+
 fn side(t: &Tree, id: NodeId) -> Option<Side> {
     let n = t.node(id)?;
     let bytes = t.node_bytes(id);
@@ -160,12 +169,12 @@ impl Walk<'_> {
         let value_same = nx.value == ny.value;
         let bytes_same = a.node_bytes(x) == b.node_bytes(y);
         if value_same && bytes_same {
-            if nx.name == ny.name {
+            // Nothing but its place or its index changed. Where the entries
+            // kept their order (one was added or removed before it) that is
+            // no change of its own; where the order changed, it moved.
+            if !moved && nx.name == ny.name {
                 return Ok(false);
             }
-            // Only its index changed. Where the entries kept their order
-            // (one was added or removed before it) that is no change of its
-            // own; where the order changed, it moved.
             if moved {
                 let r = Record {
                     change: Change::Changed,
@@ -295,7 +304,7 @@ impl Walk<'_> {
         let mut seen: FxHashMap<CompactString, usize> = FxHashMap::default();
         let mut index: FxHashMap<(CompactString, usize), usize> = FxHashMap::default();
         for (i, &k) in kb.iter().enumerate() {
-            let key = CompactString::from(identity(b.name(k)));
+            let key = ident(b, k);
             let n = seen.entry(key.clone()).or_insert(0);
             index.insert((key, *n), i);
             *n += 1;
@@ -305,7 +314,7 @@ impl Walk<'_> {
         let matched: Vec<(NodeId, Option<usize>)> = ka
             .iter()
             .map(|&k| {
-                let key = CompactString::from(identity(a.name(k)));
+                let key = ident(a, k);
                 let n = seen.entry(key.clone()).or_insert(0);
                 let occ = *n;
                 *n += 1;
@@ -502,6 +511,36 @@ pub fn changes(a: &mut Tree, b: &mut Tree) -> Vec<Record> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn xml(text: &str) -> Tree {
+        use crate::model::{Builder, Source};
+        fn parse(b: &mut Builder<'_>, p: NodeId, off: u64, len: u64) -> Option<&'static str> {
+            crate::formats::xml::tree(b, p, off, len).then_some("xml")
+        }
+        let src = std::sync::Arc::new(Source::from_vec(text.as_bytes().to_vec()));
+        Tree::build(src, "t", parse)
+    }
+
+    /// Elements with a `name` are aligned by it: the same kernels in
+    /// another order are moves, not changes of every attribute.
+    #[test]
+    fn elements_align_by_their_name() {
+        let mut a = xml(r#"<p><kernel name="add" n="1"/><kernel name="mul" n="2"/></p>"#);
+        let mut b = xml(r#"<p><kernel name="mul" n="2"/><kernel name="add" n="1"/></p>"#);
+        let c = changes(&mut a, &mut b);
+        assert!(!c.is_empty());
+        assert!(c.iter().all(|r| r.moved), "{c:#?}");
+        // A real change inside one of them is found at its own node.
+        let mut b = xml(r#"<p><kernel name="mul" n="2"/><kernel name="add" n="7"/></p>"#);
+        let c = changes(&mut a, &mut b);
+        let changed: Vec<&str> = c
+            .iter()
+            .filter(|r| !r.moved)
+            .map(|r| r.path.as_str())
+            .collect();
+        assert!(changed.contains(&"<p>/<kernel>#1/@n"), "{c:#?}");
+        assert!(!changed.iter().any(|p| p.contains("@name")), "{c:#?}");
+    }
 
     #[test]
     fn identity_drops_a_leading_index() {

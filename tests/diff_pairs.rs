@@ -128,8 +128,8 @@ fn kernel_names(d: &[u8]) -> BTreeSet<String> {
 
 /// Two builds of the Riallto NPU overlay with different kernels: the same
 /// sections (aligned by kind, none added or removed), each reported path a
-/// node of its file at the reported place, and the kernel renamed in the
-/// metadata exactly as the files' XML text says.
+/// node of its file at the reported place, and the kernels (aligned by
+/// name) removed and added exactly as the files' XML text says.
 #[test]
 fn two_builds_of_an_xclbin_overlay() {
     let pa = asset("xclbin/riallto__color_threshold_v1_720p.xclbin");
@@ -157,23 +157,27 @@ fn two_builds_of_an_xclbin_overlay() {
     let gone: BTreeSet<_> = ka.difference(&kb).cloned().collect();
     let came: BTreeSet<_> = kb.difference(&ka).cloned().collect();
     assert!(!gone.is_empty() && !came.is_empty());
-    let mut renamed_from = BTreeSet::new();
-    let mut renamed_to = BTreeSet::new();
-    for r in &recs {
-        if r.change == Change::Changed && r.path.contains("<kernel>") && r.path.ends_with("/@name")
-        {
-            let v = |s: &Option<fwview::diff::Side>| {
-                s.as_ref()
-                    .and_then(|s| s.value.clone())
-                    .unwrap()
-                    .trim_matches('"')
-                    .to_string()
-            };
-            renamed_from.insert(v(&r.a));
-            renamed_to.insert(v(&r.b));
-        }
-    }
-    assert_eq!((renamed_from, renamed_to), (gone, came));
+    // Kernels are aligned by name: one that only A has is removed, one that
+    // only B has added, each with its name in the element's value.
+    let name_in = |s: &Option<fwview::diff::Side>| {
+        let v = s.as_ref().and_then(|s| s.value.clone()).unwrap();
+        let rest = v.split("name=\"").nth(1).unwrap().to_string();
+        rest[..rest.find('"').unwrap()].to_string()
+    };
+    let kernel = |r: &&Record| r.path.ends_with("/<kernel>") || r.path.contains("/<kernel>#");
+    let removed: BTreeSet<String> = recs
+        .iter()
+        .filter(kernel)
+        .filter(|r| r.change == Change::Removed)
+        .map(|r| name_in(&r.a))
+        .collect();
+    let added: BTreeSet<String> = recs
+        .iter()
+        .filter(kernel)
+        .filter(|r| r.change == Change::Added)
+        .map(|r| name_in(&r.b))
+        .collect();
+    assert_eq!((removed, added), (gone, came));
 }
 
 /// A build: output name, clang arguments, environment.

@@ -537,6 +537,7 @@ fn layout(b: &mut Builder<'_>, node: NodeId, bin: Bin, entries: &[Entry], flat: 
         g
     };
     let mut summaries = Vec::new();
+    let mut entry_ids = Vec::with_capacity(entries.len());
     let mut budget = MAX_STRINGS_TOTAL;
     for (i, e) in entries.iter().enumerate() {
         let name = if flat {
@@ -545,6 +546,7 @@ fn layout(b: &mut Builder<'_>, node: NodeId, bin: Bin, entries: &[Entry], flat: 
             format!("[{i}]")
         };
         let g = b.group(entries_parent, name, bin.abs(e.at), ENTRY);
+        entry_ids.push(g);
         let a = bin.abs(e.at);
         b.leaf(
             g,
@@ -679,6 +681,13 @@ fn layout(b: &mut Builder<'_>, node: NodeId, bin: Bin, entries: &[Entry], flat: 
             );
         }
     }
+    // Entries are told apart by kind, triple and arch when two files are
+    // compared, not by their order.
+    for (i, (e, &g)) in entries.iter().zip(&entry_ids).enumerate() {
+        if let Some(k) = entry_key(e, maps.get(i).map(Vec::as_slice).unwrap_or(&[])) {
+            b.set_key(g, k);
+        }
+    }
     // The string table: every string the maps use.
     if let (Some((&lo, _)), Some(hi)) = (
         table.iter().next(),
@@ -732,6 +741,9 @@ fn layout(b: &mut Builder<'_>, node: NodeId, bin: Bin, entries: &[Entry], flat: 
             f
         };
         let map = maps.get(i).map(Vec::as_slice).unwrap_or(&[]);
+        if let Some(k) = entry_key(e, map) {
+            b.set_key(id, k);
+        }
         summaries.push(entry_summary(e, map, f));
     }
     let mut s = format!("offload binary v{}", bin.version);
@@ -750,6 +762,24 @@ fn layout(b: &mut Builder<'_>, node: NodeId, bin: Bin, entries: &[Entry], flat: 
         }
     }
     s
+}
+
+/// What identifies an entry: its offload kind, triple and arch.
+fn entry_key(e: &Entry, map: &[(String, String)]) -> Option<String> {
+    let get = |k: &str| {
+        map.iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.as_str())
+    };
+    if get("triple").is_none() && get("arch").is_none() {
+        return None;
+    }
+    Some(format!(
+        "{} {} {}",
+        offload_kind_short(e.offload_kind),
+        get("triple").unwrap_or_default(),
+        get("arch").unwrap_or_default()
+    ))
 }
 
 fn entry_summary(e: &Entry, map: &[(String, String)], f: Option<Format>) -> String {

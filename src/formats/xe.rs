@@ -989,6 +989,13 @@ fn tile_span(secs: &[Sector], t: &Tile) -> (u64, u64) {
 /// The second pass: the nodes of one sector.
 fn sector(b: &mut Builder<'_>, parent: NodeId, s: &Sector) {
     let id = b.group(parent, s.name(), s.off, s.end - s.off);
+    // Two builds are compared sector for sector by type and tile.
+    if let Some(t) = &s.target {
+        b.set_key(
+            id,
+            format!("{} node {} tile {}", label_of(s.ty), t.node, t.tile),
+        );
+    }
     let mut summary = summary(b, s);
     if let Some(v) = s.crc_verdict() {
         summary.push_str(&format!("; CRC {v}"));

@@ -225,6 +225,15 @@ fn element(
         (r.end - r.start) as u64,
         value,
     );
+    // Elements named by an attribute (`<kernel name="…">`, `<arg id="…">`)
+    // are told apart by it rather than by their order.
+    if let Some(a) = attrs
+        .iter()
+        .find(|a| a.qname == "name")
+        .or_else(|| attrs.iter().find(|a| a.qname == "id"))
+    {
+        b.set_key(id, format!("<{tag} {}=\"{}\">", a.qname, a.value));
+    }
     for a in &attrs {
         b.leaf(
             id,

@@ -367,6 +367,15 @@ impl<'a> Builder<'a> {
     }
 
     /// Marks the node where a format starts.
+    /// Says what identifies `id` among its siblings when its name does not
+    /// (the name keeps its index or is shared): a diff of two trees aligns
+    /// nodes by this key rather than by their order.
+    pub fn set_key(&mut self, id: NodeId, key: impl AsRef<str>) {
+        self.arena
+            .keys
+            .insert(id, compact_str::CompactString::from(key.as_ref()));
+    }
+
     pub fn set_format(&mut self, id: NodeId, format: &'static str) {
         if let Some(n) = self.node_mut(id) {
             n.format = Some(format);

@@ -5,7 +5,7 @@ use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use compact_str::CompactString;
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::builder::{Builder, Dispatch, LazyFn};
 use super::space::{Space, SpaceId, FILE};
@@ -72,6 +72,10 @@ pub(crate) struct Arena {
     pub spaces: Vec<Space>,
     /// Bytes held by derived spaces.
     pub derived: u64,
+    /// What identifies a node among its siblings where its name does not
+    /// (an XCLBIN section by kind and name, an XML element by its `name`),
+    /// for aligning two trees. Few nodes have one.
+    pub keys: FxHashMap<NodeId, CompactString>,
 }
 
 /// A parsed file: the bytes, the nodes and the diagnostics.
@@ -112,6 +116,7 @@ impl Tree {
                     bytes: None,
                 }],
                 derived: 0,
+                keys: FxHashMap::default(),
             },
             dispatch,
             format: "raw",
@@ -234,6 +239,12 @@ impl Tree {
         }
     }
 
+    /// What identifies node `id` among its siblings, where a format gave
+    /// it more than its name (see [`super::Builder::set_key`]).
+    pub fn key(&self, id: NodeId) -> Option<&str> {
+        self.arena.keys.get(&id).map(CompactString::as_str)
+    }
+
     pub fn is_built(&self, id: NodeId) -> bool {
         matches!(self.node(id).map(|n| &n.children), Some(Children::Built(_)))
     }
@@ -293,6 +304,9 @@ impl Tree {
             return;
         }
         self.arena.nodes.truncate(mark);
+        if !self.arena.keys.is_empty() {
+            self.arena.keys.retain(|&k, _| (k as usize) < mark);
+        }
         if let Some(n) = self.arena.nodes.get_mut(id as usize) {
             n.children = Children::Lazy;
         }

@@ -149,7 +149,7 @@ pub fn align(
     let mut seen: FxHashMap<CompactString, usize> = FxHashMap::default();
     let mut index: FxHashMap<(CompactString, usize), usize> = FxHashMap::default();
     for (i, &k) in ka.iter().enumerate() {
-        let key = CompactString::from(diff::identity(a.name(k)));
+        let key = diff::ident(a, k);
         let n = seen.entry(key.clone()).or_insert(0);
         index.insert((key, *n), i);
         *n += 1;
@@ -159,7 +159,7 @@ pub fn align(
     let mut out = Vec::with_capacity(ka.len().max(kb.len()));
     let mut next_a = 0usize;
     for &k in kb {
-        let key = CompactString::from(diff::identity(b.name(k)));
+        let key = diff::ident(b, k);
         let n = seen.entry(key.clone()).or_insert(0);
         let occ = *n;
         *n += 1;

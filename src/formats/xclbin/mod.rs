@@ -680,6 +680,7 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
             e.size,
             Some(value.into()),
         );
+        b.set_key(node, key(e.kind, &name));
         sec_of.push(Some(Sec {
             abs,
             len: e.size,
@@ -725,6 +726,13 @@ fn label(i: u64, kind: u32) -> String {
         Some(k) => format!("[{i}] {k}"),
         None => format!("[{i}] kind {kind}"),
     }
+}
+
+/// What identifies a section when two files are compared: its kind and
+/// name (its index changes when sections are put in another order).
+fn key(kind: u32, name: &str) -> String {
+    let l = label(0, kind);
+    format!("{} {name}", l.strip_prefix("[0] ").unwrap_or(&l))
 }
 
 fn read_name(b: &Builder<'_>, hdr: u64) -> String {
@@ -791,6 +799,7 @@ fn section_header(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64, base: u64, le
     let s_off = read(b, at + 0x18, 8).unwrap_or(0);
     let s_size = read(b, at + 0x20, 8).unwrap_or(0);
     let id = b.group(p, label(i, kind), at, SECTION_HEADER);
+    b.set_key(id, key(kind, &name));
     b.set_value(
         id,
         format!("\"{name}\" at 0x{s_off:x}, {} bytes", Value::uint(s_size)),
