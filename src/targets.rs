@@ -7,7 +7,6 @@
 //! binary's `arch`/`triple` strings, a fatbin entry's sm).
 
 use std::io::{self, Write};
-use std::ops::ControlFlow;
 
 use crate::export::json_str;
 use crate::formats::{amdgpu, elf, offload};
@@ -250,35 +249,62 @@ struct Open {
     needs_target: bool,
 }
 
-/// Every device image in `tree`, in tree order.
-pub fn find(tree: &mut Tree) -> Vec<Image> {
-    let mut out: Vec<Image> = Vec::new();
-    let mut open: Vec<Open> = Vec::new();
-    let mut drop = Vec::new();
-    let _ = tree.walk(&mut |t, id, _depth, enter| {
-        if !enter {
-            if open.last().is_some_and(|o| o.node == id) {
-                if let Some(o) = open.pop() {
-                    let empty = out.get(o.index).is_none_or(|r| r.target.is_empty());
-                    if empty {
-                        if o.needs_target {
-                            drop.push(o.index);
-                        } else if let Some(r) = out.get_mut(o.index) {
-                            r.target = match o.format {
-                                "zebin" => "intel-gt".to_string(),
-                                _ => "-".to_string(),
-                            };
-                        }
+#[derive(Default)]
+struct Finder {
+    out: Vec<Image>,
+    open: Vec<Open>,
+    drop: Vec<usize>,
+}
+
+impl Finder {
+    /// Visits `id` and, unless it is a device code object whose target its
+    /// header gives (nothing inside it is another image), what lies below,
+    /// forgetting what it built on the way out.
+    fn visit(&mut self, t: &mut Tree, id: NodeId) {
+        if self.enter(t, id) {
+            let was_lazy = !t.is_built(id);
+            let mark = t.mark();
+            t.expand(id);
+            let n = t.built_children(id).len();
+            for i in 0..n {
+                let Some(&k) = t.built_children(id).get(i) else {
+                    break;
+                };
+                self.visit(t, k);
+            }
+            if was_lazy {
+                t.release_below(id, mark);
+            }
+        }
+        self.leave(id);
+    }
+
+    fn leave(&mut self, id: NodeId) {
+        if self.open.last().is_some_and(|o| o.node == id) {
+            if let Some(o) = self.open.pop() {
+                let empty = self.out.get(o.index).is_none_or(|r| r.target.is_empty());
+                if empty {
+                    if o.needs_target {
+                        self.drop.push(o.index);
+                    } else if let Some(r) = self.out.get_mut(o.index) {
+                        r.target = match o.format {
+                            "zebin" => "intel-gt".to_string(),
+                            _ => "-".to_string(),
+                        };
                     }
                 }
             }
-            return ControlFlow::Continue(());
         }
+    }
+
+    /// Looks at node `id` on the way down; false where what lies below
+    /// holds nothing to find.
+    fn enter(&mut self, t: &Tree, id: NodeId) -> bool {
         let Some(n) = t.node(id) else {
-            return ControlFlow::Continue(());
+            return true;
         };
         // A target named inside an open image's subtree.
-        if let Some(o) = open.last() {
+        if let Some(o) = self.open.last() {
             let fill = match (o.format, &n.value) {
                 ("zebin", Some(Value::Named { name: Some(s), .. }))
                     if n.name == "product family" =>
@@ -292,7 +318,7 @@ pub fn find(tree: &mut Tree) -> Vec<Image> {
             };
             if let Some(f) = fill {
                 let i = o.index;
-                if let Some(r) = out.get_mut(i) {
+                if let Some(r) = self.out.get_mut(i) {
                     if r.target.is_empty() {
                         r.target = f;
                     }
@@ -300,23 +326,27 @@ pub fn find(tree: &mut Tree) -> Vec<Image> {
             }
         }
         let Some(format) = n.format else {
-            return ControlFlow::Continue(());
+            return true;
         };
         let ctx = context(t, id);
         if ctx.as_ref().is_some_and(|c| !c.device) {
-            return ControlFlow::Continue(());
+            return true;
         }
         let bytes = t.node_bytes(id);
         let own = match format {
             "elf" | "zebin" => match elf_target(bytes) {
                 Some(s) => Some(s),
                 None if ctx.is_some() => Some(String::new()),
-                None => return ControlFlow::Continue(()),
+                None => return true,
             },
             "ptx" => Some(ptx_target(bytes).unwrap_or_default()),
             "bitcode" | "spirv" => Some(String::new()),
-            _ => return ControlFlow::Continue(()),
+            _ => return true,
         };
+        // A GPU code object whose header names its target holds no other
+        // image: its sections, notes and symbols need not be built.
+        let done =
+            format == "elf" && own.as_ref().is_some_and(|s| !s.is_empty()) || format == "ptx";
         let from_ctx = ctx.as_ref().and_then(|c| c.target.clone());
         let target = match own {
             Some(s) if !s.is_empty() => s,
@@ -327,8 +357,8 @@ pub fn find(tree: &mut Tree) -> Vec<Image> {
             .and_then(|c| c.kind.clone())
             .or_else(|| (format == "ptx").then(|| "cuda".to_string()))
             .unwrap_or_else(|| "-".to_string());
-        let index = out.len();
-        out.push(Image {
+        let index = self.out.len();
+        self.out.push(Image {
             format,
             target,
             kind,
@@ -340,14 +370,23 @@ pub fn find(tree: &mut Tree) -> Vec<Image> {
         // Bitcode outside a container is a device image only when its
         // triple says so (checked when it is read).
         let needs_target = matches!(format, "bitcode" | "spirv") && ctx.is_none();
-        open.push(Open {
+        self.open.push(Open {
             node: id,
             index,
             format,
             needs_target,
         });
-        ControlFlow::Continue(())
-    });
+        !done
+    }
+}
+
+/// Every device image in `tree`, in tree order.
+pub fn find(tree: &mut Tree) -> Vec<Image> {
+    let mut f = Finder::default();
+    let root = tree.root();
+    f.visit(tree, root);
+    let Finder { mut out, drop, .. } = f;
+    let mut drop = drop;
     drop.sort_unstable();
     for i in drop.into_iter().rev() {
         if i < out.len() {

@@ -2,6 +2,8 @@
 //! with its xnack and sramecc settings) and the code object version
 //! behind `EI_ABIVERSION`.
 
+use std::sync::Arc;
+
 use super::{elf, msgpack};
 use crate::model::{Builder, Endian, NodeId, Value};
 
@@ -37,7 +39,8 @@ impl elf::Vendor for Amdgpu {
         }
         let g = b.group(parent, "desc", d, n);
         b.set_value(g, "MessagePack");
-        msgpack::parse(b, g, d, n);
+        // Decoded when opened: a library holds thousands of code objects.
+        b.lazy(g, Arc::new(move |b, g| msgpack::parse(b, g, d, n)));
     }
     fn sections(&self) -> Box<dyn elf::Sections> {
         Box::new(Descriptors)
