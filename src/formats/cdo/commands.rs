@@ -74,7 +74,8 @@ fn field(
     ctx: &Arc<Ctx>,
     depth: u8,
 ) -> Option<Got> {
-    let word = |f: &mut Fields<'_, '_>, name: &str, kind: Kind| -> Option<u32> {
+    // Word `i`, when the payload has it.
+    let first = |f: &mut Fields<'_, '_>, name: &str, kind: Kind| -> Option<u32> {
         if !p.has(i) {
             return None;
         }
@@ -82,10 +83,10 @@ fn field(
     };
     match fd.kind {
         Kind::Aie | Kind::Hex | Kind::Count(_) | Kind::PollFlags => {
-            word(f, fd.name, fd.kind).map(Got::Word)
+            first(f, fd.name, fd.kind).map(Got::Word)
         }
         Kind::Addr64 => {
-            let hi = word(f, &format!("{}_high", fd.name), Kind::Hex)?;
+            let hi = first(f, &format!("{}_high", fd.name), Kind::Hex)?;
             if !p.has(i + 1) {
                 return None;
             }
@@ -94,7 +95,7 @@ fn field(
             Some(Got::Pair(hi, lo))
         }
         Kind::Addr64LowFirst => {
-            let lo = word(f, &format!("{}_low", fd.name), Kind::Hex)?;
+            let lo = first(f, &format!("{}_low", fd.name), Kind::Hex)?;
             let hi = if p.has(i + 1) {
                 word_at(f, &format!("{}_high", fd.name), Kind::Hex, ctx)
             } else {
@@ -138,8 +139,7 @@ fn word_at(f: &mut Fields<'_, '_>, name: &str, kind: Kind, ctx: &Ctx) -> Option<
         Kind::Aie => {
             let at = f.at();
             let v = f.builder().read_u32(at, LE)?;
-            let (c, r, o) = aie_split(v);
-            let rest = format!(" (col {c}, row {r}, reg 0x{o:05x})");
+            let rest = format!(" ({})", aie_text(v));
             let parent = f.parent();
             let id = f.builder().leaf(
                 parent,
@@ -207,7 +207,7 @@ pub(super) fn render(template: &str, layout: &[Field], got: &[Option<Got>]) -> O
 
 /// A field's value in a summary.
 fn shown(kind: Kind, g: &Got, how: &str) -> String {
-    match (*g).clone() {
+    match *g {
         Got::Word(v) if kind == Kind::Aie => addr_text(0, v),
         Got::Word(v) if matches!(kind, Kind::Count(_)) => v.to_string(),
         Got::Word(v) => hex32(v),
@@ -215,7 +215,7 @@ fn shown(kind: Kind, g: &Got, how: &str) -> String {
         Got::Pair(hi, lo) => hex64(hi, lo),
         Got::Rest(n) if how == "words" => num(n / 4).to_string(),
         Got::Rest(n) => num(n).to_string(),
-        Got::Text(t) => t,
+        Got::Text(ref t) => t.clone(),
     }
 }
 
