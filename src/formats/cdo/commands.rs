@@ -349,3 +349,40 @@ pub(super) fn payload(
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summaries_show_what_their_fields_held() {
+        let write = command(1, 3).unwrap();
+        let t = write.summary.unwrap();
+        let a = Some(Got::Word(0x0654_3210));
+        let got = [a.clone(), Some(Got::Word(5)), Some(Got::Rest(0))];
+        assert_eq!(
+            render(t, write.fields, &got).as_deref(),
+            Some("0x06543210 (col 3, row 5, reg 0x43210) = 0x00000005")
+        );
+        // An optional field shows as `?`; without a needed one there is no
+        // summary.
+        let got = [a, None, Some(Got::Rest(0))];
+        assert!(render(t, write.fields, &got).unwrap().ends_with(" = ?"));
+        assert_eq!(render(t, write.fields, &[None, None, None]), None);
+        let xfer = command(1, 9).unwrap();
+        let got = [
+            Some(Got::Pair(0, 0x100)),
+            Some(Got::Pair(1, 2)),
+            Some(Got::Word(16)),
+        ];
+        assert_eq!(
+            render(xfer.summary.unwrap(), xfer.fields, &got).as_deref(),
+            Some("16 words from 0x00000100 to 0x100000002")
+        );
+        let nop = command(1, 17).unwrap();
+        assert_eq!(
+            render(nop.summary.unwrap(), nop.fields, &[Some(Got::Rest(8))]).as_deref(),
+            Some("2 padding words")
+        );
+    }
+}
