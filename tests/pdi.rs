@@ -815,10 +815,13 @@ fn a_written_pdi_is_clean() {
 
 #[test]
 fn every_generic_command_is_named_and_decoded() {
-    // The names come from the decoder's own table; the payload decoding and
-    // the node layout below are checked against the loader's layouts.
-    let names: Vec<&str> = (0..=42u8)
-        .map(|id| cdo::command_name(1, id).unwrap_or("?"))
+    // One command for every generic row of the decoder's table (END_MARK
+    // last); the payload decoding and the node layout below are checked
+    // against the loader's layouts.
+    let rows: Vec<&cdo::Command> = cdo::COMMANDS
+        .iter()
+        .filter(|c| c.module == 1 && c.id != 0)
+        .chain(cdo::command(1, 0))
         .collect();
     let a = 0x0654_3210u32; // column 3, row 5, register 0x43210
     let text = |s: &str| -> Vec<u32> {
@@ -828,7 +831,7 @@ fn every_generic_command_is_named_and_decoded() {
             .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
             .collect()
     };
-    // Payloads as the loader takes them (ids 1..=42); END_MARK last.
+    // Payloads as the loader takes them, by command id.
     let payload = |id: u32| -> Vec<u32> {
         match id {
             1 => vec![a, 0xf0, 0x10, 100],
@@ -868,10 +871,9 @@ fn every_generic_command_is_named_and_decoded() {
         }
     };
     let mut s = Vec::new();
-    for id in 1..=42 {
-        s.extend(cmd(id, &payload(id)));
+    for c in &rows {
+        s.extend(cmd(c.id.into(), &payload(c.id.into())));
     }
-    s.extend(cmd(0, &[]));
     let j = json_of_bytes(&make_pdi(&s));
     assert!(
         j["diagnostics"].as_array().unwrap().is_empty(),
@@ -880,15 +882,18 @@ fn every_generic_command_is_named_and_decoded() {
     );
     let cdo = cdo_node(&j);
     let c = items(child(cdo, "commands"));
-    assert_eq!(c.len(), 43);
-    for (i, n) in c.iter().enumerate() {
-        let id = (i + 1) % 43;
-        assert_eq!(item_name(n), names[id], "command {i}");
+    assert_eq!(c.len(), rows.len());
+    assert!(rows.len() > 40, "{}", rows.len());
+    for (n, row) in c.iter().zip(&rows) {
+        assert_eq!(item_name(n), row.name);
         let h = child(n, "header");
-        assert_eq!(value(child(h, "command")), format!("{id} ({})", names[id]));
+        assert_eq!(
+            value(child(h, "command")),
+            format!("{} ({})", row.id, row.name)
+        );
         assert_eq!(value(child(h, "module")), "1 (generic)");
-        let len = payload(id as u32).len();
-        assert_eq!(size(n), 4 + 4 * len, "{}", names[id]);
+        let len = payload(row.id.into()).len();
+        assert_eq!(size(n), 4 + 4 * len, "{}", row.name);
     }
     let by = |nm: &str| *c.iter().find(|n| item_name(n) == nm).unwrap();
     let field = |nm: &str, f: &str| value(child(by(nm), f)).to_string();
@@ -1180,7 +1185,7 @@ fn every_fixed_arity_is_enforced() {
     // the arity warning naming the command.
     let mut checked = 0;
     for c in cdo::COMMANDS.iter().filter(|c| c.module == 1) {
-        let Some((lo, hi)) = c.arity else {
+        let Some((lo, hi)) = c.arity.bounds() else {
             continue;
         };
         let (id, name) = (c.id, c.name);
@@ -1209,4 +1214,91 @@ fn every_fixed_arity_is_enforced() {
         }
     }
     assert!(checked > 20, "{checked}");
+}
+
+/// The generic commands whose payloads the loader's documentation lays out
+/// (bootgen's CDO decoder and the platform loader's generic module): id,
+/// name and payload words in order, optional ones in brackets, `…` for any
+/// number of words more.
+const LOADER: &[(u8, &str)] = &[
+    (
+        0x01,
+        "MASK_POLL (addr, mask, expected, timeout_us [, flags [, error]])",
+    ),
+    (0x02, "MASK_WRITE (addr, mask, value)"),
+    (0x03, "WRITE (addr, value)"),
+    (0x04, "DELAY (us)"),
+    (0x05, "DMA_WRITE (addr_hi, addr_lo, data…)"),
+    (
+        0x06,
+        "MASK_POLL64 (addr_hi, addr_lo, mask, expected, timeout_us [, flags [, error]])",
+    ),
+    (0x07, "MASK_WRITE64 (addr_hi, addr_lo, mask, value)"),
+    (0x08, "WRITE64 (addr_hi, addr_lo, value)"),
+    (0x0c, "SET (addr_hi, addr_lo, count, value)"),
+    (0x11, "NOP (…)"),
+];
+
+#[test]
+fn the_command_table_follows_the_loaders_layouts() {
+    use cdo::{Kind, Width};
+    for &(id, doc) in LOADER {
+        let (name, args) = doc.split_once(" (").unwrap();
+        let args = args.strip_suffix(')').unwrap();
+        let row = cdo::command(1, id).unwrap();
+        assert_eq!(row.name, name, "command {id}");
+        assert_eq!(cdo::command_name(1, id), Some(name));
+        // The documented words: name, optional, any number more.
+        let mut words = Vec::new();
+        let mut optional = false;
+        for a in args.split(',') {
+            // "x [, y": the words after a bracket are optional.
+            let w = a.trim_matches(|c| c == '[' || c == ']' || c == ' ');
+            match w.strip_suffix('…') {
+                Some(w) => words.push((w, optional, true)),
+                None => words.push((w, optional, false)),
+            }
+            optional |= a.contains('[');
+        }
+        let fixed = words.iter().filter(|w| !w.2);
+        let lo = fixed.clone().filter(|w| !w.1).count() as u64;
+        let hi = if words.iter().any(|w| w.2) {
+            u64::MAX
+        } else {
+            fixed.count() as u64
+        };
+        assert_eq!(
+            row.arity.bounds().unwrap_or((0, u64::MAX)),
+            (lo, hi),
+            "{name}"
+        );
+        // The table's layout, word by word (a rest field once).
+        let mut laid = Vec::new();
+        for f in row.fields {
+            match f.width {
+                Width::Pair => {
+                    laid.push((format!("{}_high", f.name), f.kind));
+                    laid.push((format!("{}_low", f.name), f.kind));
+                }
+                _ => laid.push((f.name.to_string(), f.kind)),
+            }
+        }
+        for (k, &(w, _, more)) in words.iter().enumerate() {
+            let (fname, kind) = &laid[k];
+            let ok = match w {
+                "addr" => *kind == Kind::Aie,
+                "addr_hi" => *kind == Kind::Addr64 && fname.ends_with("_high"),
+                "addr_lo" => *kind == Kind::Addr64 && fname.ends_with("_low"),
+                "mask" | "value" | "expected" => *kind == Kind::Hex && fname == w,
+                "error" => *kind == Kind::Hex && fname.starts_with("error"),
+                "count" => matches!(kind, Kind::Count(_)) && fname == w,
+                "timeout_us" | "us" => *kind == Kind::Count("us"),
+                "flags" => *kind == Kind::PollFlags,
+                "data" => more && *kind == Kind::Dma,
+                "" => more && *kind == Kind::Raw,
+                _ => false,
+            };
+            assert!(ok, "{name}: word {k} ({w}) is {fname} {kind:?}");
+        }
+    }
 }

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use super::cdo::{self, Compact, Ctx};
-use crate::model::{named, num, text, Builder, Endian, NodeId};
+use crate::model::{named, num, text, Builder, Endian, Fields, NodeId, Radix, Value};
 
 const LE: Endian = Endian::Little;
 
@@ -123,125 +123,104 @@ struct Pdi {
     ctx: Arc<Ctx>,
 }
 
-/// A structure's fields: read and shown relative to its start, never past
-/// the PDI's end.
-struct Fields {
-    node: NodeId,
-    base: u64,
-    end: u64,
+// ---------------------------------------------------------------------------
+// fields beyond what the cursor shows by itself (every structure is known to
+// lie inside the PDI before its fields are read)
+
+/// A word shown in hex, all eight digits.
+fn hex(f: &mut Fields<'_, '_>, name: &str) -> Option<u32> {
+    f.field(name, 4, |v| Value::hex_wide(v, 4))
+        .map(|v| v as u32)
 }
 
-impl Fields {
-    fn get(&self, b: &Builder<'_>, rel: u64) -> Option<u32> {
-        let o = self.base + rel;
-        if o + 4 > self.end {
-            return None;
-        }
-        b.read_u32(o, LE)
+/// A word: the number, then `rest` made from it.
+fn with(
+    f: &mut Fields<'_, '_>,
+    name: &str,
+    radix: Radix,
+    rest: impl FnOnce(u32) -> String,
+) -> Option<u32> {
+    f.field(name, 4, |v| {
+        Value::with(v, radix, rest(v as u32)).with_width(4)
+    })
+    .map(|v| v as u32)
+}
+
+/// A length in words, and in bytes.
+fn words(f: &mut Fields<'_, '_>, name: &str) -> Option<u32> {
+    with(f, name, Radix::Auto, |v| {
+        format!(" words, {} bytes", num(4 * u64::from(v)))
+    })
+}
+
+/// A word shown as `value` makes it; returns it and its node, for links and
+/// bit fields.
+fn word_node(
+    f: &mut Fields<'_, '_>,
+    name: &str,
+    value: impl FnOnce(u32) -> Value,
+) -> Option<(u32, NodeId)> {
+    let at = f.at();
+    let parent = f.parent();
+    let v = f.builder().read_u32(at, LE)?;
+    let id = f.builder().leaf(parent, name, at, 4, value(v));
+    f.skip(4);
+    Some((v, id))
+}
+
+/// `size` reserved or IV bytes, shown as hex (or as zero bytes).
+fn bytes(f: &mut Fields<'_, '_>, name: &str, size: u64) {
+    let at = f.at();
+    let parent = f.parent();
+    let b = f.builder();
+    let v = if b.slice(at, size).iter().all(|&x| x == 0) {
+        format!("{size} zero bytes")
+    } else {
+        text::hex(b.slice(at, size), 16)
+    };
+    b.leaf(parent, name, at, size, v);
+    f.skip(size);
+}
+
+/// An attributes word in hex (and `note`), with leaves for its bit fields.
+fn attributes(f: &mut Fields<'_, '_>, note: &str, bits: &[BitField]) -> u32 {
+    let at = f.at();
+    let v = word_node(f, "attributes", |v| {
+        Value::with(v.into(), Radix::HexWide, note).with_width(4)
+    });
+    if let Some((v, id)) = v {
+        bit_fields(f.builder(), id, at, v, bits);
     }
-    fn leaf(
-        &self,
-        b: &mut Builder<'_>,
-        rel: u64,
-        size: u64,
-        name: &str,
-        value: String,
-    ) -> Option<NodeId> {
-        let o = self.base + rel;
-        if o + size > self.end {
-            return None;
-        }
-        Some(b.leaf(self.node, name, o, size, value))
-    }
-    fn hex(&self, b: &mut Builder<'_>, rel: u64, name: &str) -> Option<u32> {
-        let v = self.get(b, rel)?;
-        self.leaf(b, rel, 4, name, hex32(v));
-        Some(v)
-    }
-    fn num(&self, b: &mut Builder<'_>, rel: u64, name: &str) -> Option<u32> {
-        let v = self.get(b, rel)?;
-        self.leaf(b, rel, 4, name, num(v.into()).to_string());
-        Some(v)
-    }
-    fn words(&self, b: &mut Builder<'_>, rel: u64, name: &str) -> Option<u32> {
-        let v = self.get(b, rel)?;
-        self.leaf(
-            b,
-            rel,
-            4,
-            name,
-            format!("{} words, {} bytes", num(v.into()), num(4 * u64::from(v))),
-        );
-        Some(v)
-    }
-    fn raw(&self, b: &mut Builder<'_>, rel: u64, size: u64, name: &str) {
-        let o = self.base + rel;
-        if o + size > self.end {
-            return;
-        }
-        let bytes = b.slice(o, size);
-        let v = if bytes.iter().all(|&x| x == 0) {
-            format!("{size} zero bytes")
+    v.map_or(0, |(v, _)| v)
+}
+
+/// The checksum word at the cursor: NOT of the sum of the words from `base`
+/// to it. Returns whether it is valid.
+fn checksum_field(f: &mut Fields<'_, '_>, base: u64, what: &str, mismatch_is_error: bool) -> bool {
+    let at = f.at();
+    let want = checksum(f.builder(), base, at);
+    let Some(stored) = with(f, "checksum", Radix::HexWide, |v| {
+        if v == want {
+            " (valid)".to_string()
         } else {
-            text::hex(bytes, 16)
-        };
-        b.leaf(self.node, name, o, size, v);
-    }
-    /// A word offset from the PDI's start, linked to what it points at.
-    fn offset(
-        &self,
-        b: &mut Builder<'_>,
-        rel: u64,
-        name: &str,
-        pdi: u64,
-        target: u64,
-        what: &str,
-    ) -> Option<u32> {
-        let v = self.get(b, rel)?;
-        let to = pdi + 4 * u64::from(v);
-        let id = self.leaf(
-            b,
-            rel,
+            format!(" (mismatch: computed {})", hex32(want))
+        }
+    }) else {
+        return false;
+    };
+    let ok = want == stored;
+    if !ok && mismatch_is_error {
+        f.builder().error(
+            at,
             4,
-            name,
             format!(
-                "{} words, at 0x{:x}: {what}",
-                num(v.into()),
-                4 * u64::from(v)
+                "{what} checksum mismatch: stored {}, computed {}",
+                hex32(stored),
+                hex32(want)
             ),
-        )?;
-        if v != 0 && to < self.end {
-            b.link(id, to, target.min(self.end - to));
-        }
-        Some(v)
+        );
     }
-    /// The checksum word at `rel`: NOT of the sum of the words before it.
-    /// Returns whether it is valid.
-    fn checksum(&self, b: &mut Builder<'_>, rel: u64, what: &str, mismatch_is_error: bool) -> bool {
-        let Some(stored) = self.get(b, rel) else {
-            return false;
-        };
-        let want = checksum(b, self.base, self.base + rel);
-        let ok = want == stored;
-        let v = if ok {
-            format!("{} (valid)", hex32(stored))
-        } else {
-            format!("{} (mismatch: computed {})", hex32(stored), hex32(want))
-        };
-        self.leaf(b, rel, 4, "checksum", v);
-        if !ok && mismatch_is_error {
-            b.error(
-                self.base + rel,
-                4,
-                format!(
-                    "{what} checksum mismatch: stored {}, computed {}",
-                    hex32(stored),
-                    hex32(want)
-                ),
-            );
-        }
-        ok
-    }
+    ok
 }
 
 /// Identification words as text: the word's bytes from the most
@@ -441,77 +420,63 @@ impl Pdi {
             return None;
         }
         let node = b.group(parent, "image_header_table", t, IHT_LEN);
-        let f = Fields {
-            node,
-            base: t,
-            end: self.end,
-        };
-        let v = f.get(b, 0).unwrap_or(0);
-        let vname = match v {
-            0x0102_0000 | 0x0103_0000 => " (v1)",
-            0x0002_0000 => " (v2)",
-            0x0003_0000 => " (v3)",
-            0x0004_0000 => " (v4)",
-            _ => "",
-        };
-        f.leaf(b, 0, 4, "version", format!("{}{vname}", hex32(v)));
-        let images = f.num(b, 0x04, "image_count").unwrap_or(0);
-        let ih = f
+        let mut f = Fields::new(b, node, t, LE);
+        with(&mut f, "version", Radix::HexWide, |v| {
+            match v {
+                0x0102_0000 | 0x0103_0000 => " (v1)",
+                0x0002_0000 => " (v2)",
+                0x0003_0000 => " (v3)",
+                0x0004_0000 => " (v4)",
+                _ => "",
+            }
+            .to_string()
+        });
+        let images = f.u32("image_count").unwrap_or(0) as u32;
+        let ih = self
             .offset(
-                b,
-                0x08,
+                &mut f,
                 "image_header_offset",
-                self.off,
                 IH_LEN,
                 "the first image header",
             )
             .unwrap_or(0);
-        let parts = f.num(b, 0x0c, "partition_count").unwrap_or(0);
-        let ph = f
+        let parts = f.u32("partition_count").unwrap_or(0) as u32;
+        let ph = self
             .offset(
-                b,
-                0x10,
+                &mut f,
                 "partition_header_offset",
-                self.off,
                 PH_LEN,
                 "the first partition header",
             )
             .unwrap_or(0);
-        f.hex(b, 0x14, "secondary_boot_device_address");
-        f.hex(b, 0x18, "idcode");
-        let a = f.get(b, 0x1c).unwrap_or(0);
-        if let Some(id) = f.leaf(b, 0x1c, 4, "attributes", hex32(a)) {
-            bit_fields(
-                b,
-                id,
-                t + 0x1c,
-                a,
-                &[
-                    ("idcode_check_bypass", 0, 1, yes_no),
-                    ("creator_id", 1, 0x1f, plain),
-                    ("secondary_boot_device", 6, 0x3f, plain),
-                    ("dpa_countermeasure", 12, 3, plain),
-                    ("puf_helper_data_location", 14, 3, plain),
-                ],
-            );
-        }
-        f.hex(b, 0x20, "pdi_id");
-        f.hex(b, 0x24, "parent_id");
-        let ident = f.get(b, 0x28).unwrap_or(0);
-        let kind = match ident {
-            PPDI => " (partial PDI)",
-            FPDI => " (full boot PDI)",
-            _ => " (unknown)",
-        };
-        f.leaf(
-            b,
-            0x28,
-            4,
-            "identification",
-            format!("{} ({}){kind}", ident_text(ident), hex32(ident)),
+        hex(&mut f, "secondary_boot_device_address");
+        hex(&mut f, "idcode");
+        attributes(
+            &mut f,
+            "",
+            &[
+                ("idcode_check_bypass", 0, 1, yes_no),
+                ("creator_id", 1, 0x1f, plain),
+                ("secondary_boot_device", 6, 0x3f, plain),
+                ("dpa_countermeasure", 12, 3, plain),
+                ("puf_helper_data_location", 14, 3, plain),
+            ],
         );
+        hex(&mut f, "pdi_id");
+        hex(&mut f, "parent_id");
+        let ident = f
+            .field("identification", 4, |v| {
+                let v = v as u32;
+                let kind = match v {
+                    PPDI => " (partial PDI)",
+                    FPDI => " (full boot PDI)",
+                    _ => " (unknown)",
+                };
+                Value::text(format!("{} ({}){kind}", ident_text(v), hex32(v)))
+            })
+            .unwrap_or(0) as u32;
         if ident != PPDI && ident != FPDI {
-            b.warn(
+            f.builder().warn(
                 t + 0x28,
                 4,
                 format!(
@@ -520,43 +485,44 @@ impl Pdi {
                 ),
             );
         }
-        let hs = f.get(b, 0x2c).unwrap_or(0);
-        f.leaf(
-            b,
-            0x2c,
-            4,
-            "header_sizes",
+        with(&mut f, "header_sizes", Radix::HexWide, |hs| {
             format!(
-                "{}: table {} words, image header {} words, partition header {} words",
-                hex32(hs),
+                ": table {} words, image header {} words, partition header {} words",
                 hs & 0xff,
                 (hs >> 8) & 0xff,
                 (hs >> 16) & 0xff
-            ),
-        );
-        f.words(b, 0x30, "meta_header_length");
-        f.raw(b, 0x34, 12, "meta_header_secure_iv");
-        let k = f.get(b, 0x40).unwrap_or(0);
-        f.leaf(
-            b,
-            0x40,
-            4,
-            "meta_header_key_source",
-            format!("{} ({})", hex32(k), key_source(k).unwrap_or("unknown")),
-        );
-        f.hex(b, 0x44, "extended_idcode");
-        f.offset(
-            b,
-            0x48,
+            )
+        });
+        words(&mut f, "meta_header_length");
+        bytes(&mut f, "meta_header_secure_iv", 12);
+        with(&mut f, "meta_header_key_source", Radix::HexWide, |k| {
+            format!(" ({})", key_source(k).unwrap_or("unknown"))
+        });
+        hex(&mut f, "extended_idcode");
+        self.offset(
+            &mut f,
             "auth_certificate_offset",
-            self.off,
             0,
             "the header authentication certificate",
         );
-        f.raw(b, 0x4c, 12, "meta_header_grey_black_iv");
-        f.raw(b, 0x58, 36, "reserved");
-        f.checksum(b, 0x7c, "image header table", true);
+        bytes(&mut f, "meta_header_grey_black_iv", 12);
+        bytes(&mut f, "reserved", 36);
+        checksum_field(&mut f, t, "image header table", true);
         Some((images, ih, parts, ph))
+    }
+
+    /// A word offset from the PDI's start, linked to what it points at
+    /// (`target` bytes of it).
+    fn offset(&self, f: &mut Fields<'_, '_>, name: &str, target: u64, what: &str) -> Option<u32> {
+        let (v, id) = word_node(f, name, |v| {
+            let rest = format!(" words, at 0x{:x}: {what}", 4 * u64::from(v));
+            Value::with(v.into(), Radix::Auto, rest).with_width(4)
+        })?;
+        let to = self.off + 4 * u64::from(v);
+        if v != 0 && to < self.end {
+            f.builder().link(id, to, target.min(self.end - to));
+        }
+        Some(v)
     }
 
     fn image_header(&self, b: &mut Builder<'_>, parent: NodeId, i: u64, at: u64) {
@@ -572,49 +538,38 @@ impl Pdi {
             IH_LEN,
             Some(format!("\"{name}\"").into()),
         );
-        let f = Fields {
-            node,
-            base: at,
-            end: self.end,
-        };
-        f.offset(
-            b,
-            0x00,
+        let mut f = Fields::new(b, node, at, LE);
+        self.offset(
+            &mut f,
             "partition_header_offset",
-            self.off,
             PH_LEN,
             "its first partition header",
         );
-        f.num(b, 0x04, "partition_count");
-        f.hex(b, 0x08, "revoke_id");
-        let a = f.get(b, 0x0c).unwrap_or(0);
-        if let Some(id) = f.leaf(b, 0x0c, 4, "attributes", hex32(a)) {
-            bit_fields(
-                b,
-                id,
-                at + 0x0c,
-                a,
-                &[
-                    ("owner", 3, 7, plain),
-                    ("copy_to_memory", 6, 1, yes_no),
-                    ("delay_load", 7, 1, yes_no),
-                    ("delay_handoff", 8, 1, yes_no),
-                    ("low_power_domain", 9, 1, yes_no),
-                    ("full_power_domain", 10, 1, yes_no),
-                    ("system_power_domain", 11, 1, yes_no),
-                    ("pl_power_domain", 12, 1, yes_no),
-                ],
-            );
-        }
-        f.leaf(b, 0x10, 16, "name", format!("\"{name}\""));
-        f.hex(b, 0x20, "image_id");
-        f.hex(b, 0x24, "unique_id");
-        f.hex(b, 0x28, "parent_unique_id");
-        f.hex(b, 0x2c, "function_id");
-        f.hex(b, 0x30, "memcpy_address_low");
-        f.hex(b, 0x34, "memcpy_address_high");
-        f.hex(b, 0x38, "reserved");
-        f.checksum(b, 0x3c, "image header", true);
+        f.u32("partition_count");
+        hex(&mut f, "revoke_id");
+        attributes(
+            &mut f,
+            "",
+            &[
+                ("owner", 3, 7, plain),
+                ("copy_to_memory", 6, 1, yes_no),
+                ("delay_load", 7, 1, yes_no),
+                ("delay_handoff", 8, 1, yes_no),
+                ("low_power_domain", 9, 1, yes_no),
+                ("full_power_domain", 10, 1, yes_no),
+                ("system_power_domain", 11, 1, yes_no),
+                ("pl_power_domain", 12, 1, yes_no),
+            ],
+        );
+        f.text("name", 16);
+        hex(&mut f, "image_id");
+        hex(&mut f, "unique_id");
+        hex(&mut f, "parent_unique_id");
+        hex(&mut f, "function_id");
+        hex(&mut f, "memcpy_address_low");
+        hex(&mut f, "memcpy_address_high");
+        hex(&mut f, "reserved");
+        checksum_field(&mut f, at, "image header", true);
     }
 
     /// One partition header; returns where its data lies.
@@ -626,140 +581,100 @@ impl Pdi {
         at: u64,
     ) -> Option<Data> {
         let node = b.group(parent, format!("[{i}]"), at, PH_LEN);
-        let f = Fields {
-            node,
-            base: at,
-            end: self.end,
-        };
-        let enc = f.words(b, 0x00, "encrypted_length").unwrap_or(0);
-        let unenc = f.words(b, 0x04, "unencrypted_length").unwrap_or(0);
-        let total = f.words(b, 0x08, "total_length").unwrap_or(0);
-        f.offset(
-            b,
-            0x0c,
+        let mut f = Fields::new(b, node, at, LE);
+        let enc = words(&mut f, "encrypted_length").unwrap_or(0);
+        let unenc = words(&mut f, "unencrypted_length").unwrap_or(0);
+        let total = words(&mut f, "total_length").unwrap_or(0);
+        self.offset(
+            &mut f,
             "next_partition_header",
-            self.off,
             PH_LEN,
             "the next partition header (0: none)",
         );
-        let u64_at = |b: &Builder<'_>, rel: u64| -> Option<u64> {
-            let lo = f.get(b, rel)?;
-            let hi = f.get(b, rel + 4)?;
-            Some(u64::from(hi) << 32 | u64::from(lo))
-        };
-        if let Some(x) = u64_at(b, 0x10) {
-            f.leaf(b, 0x10, 8, "exec_address", format!("0x{x:016x}"));
-        }
-        if let Some(x) = u64_at(b, 0x18) {
+        f.field("exec_address", 8, |x| Value::hex_wide(x, 8));
+        f.field("load_address", 8, |x| {
             let n = if x == u64::MAX { " (none)" } else { "" };
-            f.leaf(b, 0x18, 8, "load_address", format!("0x{x:016x}{n}"));
-        }
-        let data_off = f.get(b, 0x20).unwrap_or(0);
+            Value::with(x, Radix::HexWide, n).with_width(8)
+        });
+        let peek =
+            |f: &mut Fields<'_, '_>, rel: u64| f.builder().read_u32(at + rel, LE).unwrap_or(0);
+        let data_off = peek(&mut f, 0x20);
         let data_at = self.off + 4 * u64::from(data_off);
-        let a = f.get(b, 0x24).unwrap_or(0);
+        let a = peek(&mut f, 0x24);
         let ptype = (a >> 24) & 7;
         let tname = partition_type(ptype).unwrap_or("?");
-        f.offset(
-            b,
-            0x20,
+        self.offset(
+            &mut f,
             "data_offset",
-            self.off,
             4 * u64::from(total),
             &format!("the partition's data ({tname})"),
         );
-        if let Some(id) = f.leaf(
-            b,
-            0x24,
-            4,
-            "attributes",
-            format!("{}: {tname}, EL{}", hex32(a), (a >> 1) & 3),
-        ) {
-            bit_fields(
-                b,
-                id,
-                at + 0x24,
-                a,
-                &[
-                    ("trustzone_secure", 0, 1, yes_no),
-                    ("exception_level", 1, 3, |x| format!("EL{x}")),
-                    ("exec_state", 3, 1, |x| {
-                        if x == 0 { "0 (AArch64)" } else { "1 (AArch32)" }.to_string()
-                    }),
-                    ("destination_cpu", 8, 0xf, |x| {
-                        named(x.into(), destination_cpu(x)).to_string()
-                    }),
-                    ("checksum_type", 12, 3, |x| {
-                        named(
-                            x.into(),
-                            match x {
-                                0 => Some("none"),
-                                3 => Some("SHA3"),
-                                _ => None,
-                            },
-                        )
-                        .to_string()
-                    }),
-                    ("puf_helper_data_location", 14, 3, plain),
-                    ("owner", 16, 3, plain),
-                    ("big_endian", 18, 1, yes_no),
-                    ("high_vectors", 23, 1, yes_no),
-                    ("partition_type", 24, 7, |x| {
-                        named(x.into(), partition_type(x)).to_string()
-                    }),
-                    ("dpa_countermeasure", 27, 3, plain),
-                ],
-            );
-        }
-        f.num(b, 0x28, "section_count");
-        f.hex(b, 0x2c, "checksum_offset");
-        f.hex(b, 0x30, "partition_id");
-        f.hex(b, 0x34, "auth_certificate_offset");
-        f.raw(b, 0x38, 12, "secure_header_iv");
-        let k = f.get(b, 0x44).unwrap_or(0);
-        f.leaf(
-            b,
-            0x44,
-            4,
-            "key_source",
-            format!("{} ({})", hex32(k), key_source(k).unwrap_or("unknown")),
+        attributes(
+            &mut f,
+            &format!(": {tname}, EL{}", (a >> 1) & 3),
+            &[
+                ("trustzone_secure", 0, 1, yes_no),
+                ("exception_level", 1, 3, |x| format!("EL{x}")),
+                ("exec_state", 3, 1, |x| {
+                    if x == 0 { "0 (AArch64)" } else { "1 (AArch32)" }.to_string()
+                }),
+                ("destination_cpu", 8, 0xf, |x| {
+                    named(x.into(), destination_cpu(x)).to_string()
+                }),
+                ("checksum_type", 12, 3, |x| {
+                    named(
+                        x.into(),
+                        match x {
+                            0 => Some("none"),
+                            3 => Some("SHA3"),
+                            _ => None,
+                        },
+                    )
+                    .to_string()
+                }),
+                ("puf_helper_data_location", 14, 3, plain),
+                ("owner", 16, 3, plain),
+                ("big_endian", 18, 1, yes_no),
+                ("high_vectors", 23, 1, yes_no),
+                ("partition_type", 24, 7, |x| {
+                    named(x.into(), partition_type(x)).to_string()
+                }),
+                ("dpa_countermeasure", 27, 3, plain),
+            ],
         );
-        f.raw(b, 0x48, 12, "grey_black_iv");
-        f.hex(b, 0x54, "revoke_id");
+        f.u32("section_count");
+        hex(&mut f, "checksum_offset");
+        hex(&mut f, "partition_id");
+        hex(&mut f, "auth_certificate_offset");
+        bytes(&mut f, "secure_header_iv", 12);
+        with(&mut f, "key_source", Radix::HexWide, |k| {
+            format!(" ({})", key_source(k).unwrap_or("unknown"))
+        });
+        bytes(&mut f, "grey_black_iv", 12);
+        hex(&mut f, "revoke_id");
         // The compact layout's marker sits in the reserved words.
-        let m0 = f.get(b, 0x70).unwrap_or(0);
-        let m1 = f.get(b, 0x74).unwrap_or(0);
-        let m2 = f.get(b, 0x78).unwrap_or(0);
+        let m0 = peek(&mut f, 0x70);
+        let m1 = peek(&mut f, 0x74);
+        let m2 = peek(&mut f, 0x78);
         let compact = m0 == 1 && m1 != 0 && m2 == (m1 << 16 | COMPACT_MAGIC) && ptype == 2;
         if compact {
-            f.raw(b, 0x58, 24, "reserved");
-            f.leaf(
-                b,
-                0x70,
-                4,
-                "compact_flag",
-                format!("{m0} (compact CDO records, layout inferred)"),
-            );
-            f.leaf(
-                b,
-                0x74,
-                4,
-                "compact_record_bytes",
-                format!("{} bytes of records", num(m1.into())),
-            );
-            f.leaf(
-                b,
-                0x78,
-                4,
-                "compact_marker",
-                format!("{}: record bytes << 16 | 0x{COMPACT_MAGIC:04x}", hex32(m2)),
-            );
+            bytes(&mut f, "reserved", 24);
+            with(&mut f, "compact_flag", Radix::Dec, |_| {
+                " (compact CDO records, layout inferred)".to_string()
+            });
+            with(&mut f, "compact_record_bytes", Radix::Auto, |_| {
+                " bytes of records".to_string()
+            });
+            with(&mut f, "compact_marker", Radix::HexWide, |_| {
+                format!(": record bytes << 16 | 0x{COMPACT_MAGIC:04x}")
+            });
         } else {
-            f.raw(b, 0x58, 36, "reserved");
+            bytes(&mut f, "reserved", 36);
         }
-        let valid = f.checksum(b, 0x7c, "partition header", !compact);
+        let valid = checksum_field(&mut f, at, "partition header", !compact);
         if compact && !valid {
             // Computed before the marker words were set?
-            let stored = f.get(b, 0x7c).unwrap_or(0);
+            let stored = b.read_u32(at + 0x7c, LE).unwrap_or(0);
             if checksum(b, at, at + 0x70) == stored {
                 b.warn(
                     at + 0x7c,

@@ -1,118 +1,221 @@
 //! Building command nodes: the header fields and the payload of each command.
 
 use super::*;
+use crate::model::{Fields, Radix, Value};
 
 // ---------------------------------------------------------------------------
-// lazily built lists of variable-size items
+// payload fields
 
-// ---------------------------------------------------------------------------
-// building command nodes
+/// What a field of a payload held, for the command's summary.
+#[derive(Clone, Debug)]
+pub(super) enum Got {
+    Word(u32),
+    /// A 64-bit address: high word, low word.
+    Pair(u32, u32),
+    /// The bytes the payload gives a rest field (whether or not they are
+    /// in the stream).
+    Rest(u64),
+    /// Text, quoted.
+    Text(String),
+}
 
-/// The payload of one command: `n` words from `off`, readable up to `lim`.
-pub(super) struct Pay {
+/// A payload: `n` words from `off`, readable up to `lim`, shown under
+/// `node`.
+#[derive(Clone, Copy)]
+pub(super) struct Payload {
     pub(super) node: NodeId,
     pub(super) off: u64,
     pub(super) n: u64,
     pub(super) lim: u64,
 }
 
-impl Pay {
+impl Payload {
     pub(super) fn at(&self, i: u64) -> u64 {
         self.off.saturating_add(i.saturating_mul(4))
     }
-    pub(super) fn get(&self, b: &Builder<'_>, i: u64) -> Option<u32> {
-        if i >= self.n {
+    /// True if word `i` is in the payload and can be read.
+    fn has(&self, i: u64) -> bool {
+        i < self.n && self.at(i).saturating_add(4) <= self.lim
+    }
+    /// The bytes of words `i..`, cut to what can be read.
+    fn rest(&self, i: u64) -> Option<(u64, u64)> {
+        let s = self.at(i).min(self.lim);
+        let e = self.at(self.n).min(self.lim);
+        (s < e).then_some((s, e - s))
+    }
+}
+
+/// Decodes the payload `p` field by field as `layout` gives it, with the
+/// model's field cursor, and returns what each field held.
+pub(super) fn decode(
+    b: &mut Builder<'_>,
+    p: Payload,
+    layout: &[Field],
+    ctx: &Arc<Ctx>,
+    depth: u8,
+) -> Vec<Option<Got>> {
+    let mut f = Fields::new(b, p.node, p.off, LE);
+    let mut got = Vec::with_capacity(layout.len());
+    let mut i = 0u64;
+    for fd in layout {
+        f.seek(p.at(i));
+        got.push(field(&mut f, p, i, fd, ctx, depth));
+        i = i.saturating_add(fd.width.words(i, p.n));
+    }
+    got
+}
+
+/// One field at word `i` of `p`.
+fn field(
+    f: &mut Fields<'_, '_>,
+    p: Payload,
+    i: u64,
+    fd: &Field,
+    ctx: &Arc<Ctx>,
+    depth: u8,
+) -> Option<Got> {
+    // Word `i`, when the payload has it.
+    let first = |f: &mut Fields<'_, '_>, name: &str, kind: Kind| -> Option<u32> {
+        if !p.has(i) {
             return None;
         }
-        word(b, self.at(i), self.lim)
-    }
-    pub(super) fn leaf(
-        &self,
-        b: &mut Builder<'_>,
-        i: u64,
-        name: &str,
-        f: impl Fn(u32) -> String,
-    ) -> Option<u32> {
-        let v = self.get(b, i)?;
-        b.leaf(self.node, name, self.at(i), 4, f(v));
-        Some(v)
-    }
-    pub(super) fn hex(&self, b: &mut Builder<'_>, i: u64, name: &str) -> Option<u32> {
-        self.leaf(b, i, name, hex32)
-    }
-    pub(super) fn num(&self, b: &mut Builder<'_>, i: u64, name: &str, unit: &str) -> Option<u32> {
-        self.leaf(b, i, name, |v| {
-            if unit.is_empty() {
-                num(v.into()).to_string()
-            } else {
-                format!("{} {unit}", num(v.into()))
+        word_at(f, name, kind, ctx)
+    };
+    match fd.kind {
+        Kind::Aie | Kind::Hex | Kind::Count(_) | Kind::PollFlags => {
+            first(f, fd.name, fd.kind).map(Got::Word)
+        }
+        Kind::Addr64 => {
+            let hi = first(f, &format!("{}_high", fd.name), Kind::Hex)?;
+            if !p.has(i + 1) {
+                return None;
             }
-        })
+            let low = if hi == 0 { Kind::Aie } else { Kind::Hex };
+            let lo = word_at(f, &format!("{}_low", fd.name), low, ctx)?;
+            Some(Got::Pair(hi, lo))
+        }
+        Kind::Addr64LowFirst => {
+            let lo = first(f, &format!("{}_low", fd.name), Kind::Hex)?;
+            let hi = if p.has(i + 1) {
+                word_at(f, &format!("{}_high", fd.name), Kind::Hex, ctx)
+            } else {
+                None
+            };
+            Some(Got::Pair(hi.unwrap_or(0), lo))
+        }
+        Kind::Raw | Kind::Dma => {
+            if i < p.n {
+                if let Some((s, l)) = p.rest(i) {
+                    raw(f.builder(), p.node, fd.name, s, l);
+                    if fd.kind == Kind::Dma {
+                        f.builder().link(p.node, s, l);
+                    }
+                }
+            }
+            Some(Got::Rest(p.n.saturating_sub(i).saturating_mul(4)))
+        }
+        Kind::Text => {
+            if i >= p.n {
+                return None;
+            }
+            let (_, l) = p.rest(i)?;
+            f.text(fd.name, l).map(|t| Got::Text(format!("\"{t}\"")))
+        }
+        Kind::Commands => {
+            let (s, l) = p.rest(i)?;
+            if depth + 1 < MAX_DEPTH {
+                nested(f.builder(), p.node, s, s + l, ctx, depth + 1);
+            } else {
+                raw(f.builder(), p.node, fd.name, s, l);
+            }
+            Some(Got::Rest(p.n.saturating_sub(i).saturating_mul(4)))
+        }
     }
-    /// A 32-bit partition-relative address, decoded to its AIE tile.
-    pub(super) fn addr(&self, b: &mut Builder<'_>, i: u64, name: &str, ctx: &Ctx) -> Option<u32> {
-        let v = self.get(b, i)?;
-        let at = self.at(i);
-        let id = b.leaf(
-            self.node,
-            name,
-            at,
-            4,
-            format!("{} ({})", hex32(v), aie_text(v)),
-        );
-        aie_children(b, id, at, v, ctx);
-        Some(v)
-    }
-    /// A high/low address pair; the low word is decoded as an AIE address
-    /// when the high word is 0.
-    pub(super) fn addr64(
-        &self,
-        b: &mut Builder<'_>,
-        i: u64,
-        prefix: &str,
-        ctx: &Ctx,
-    ) -> Option<(u32, u32)> {
-        let hi = self.hex(b, i, &format!("{prefix}_high"))?;
-        let lo = if hi == 0 {
-            self.addr(b, i + 1, &format!("{prefix}_low"), ctx)?
-        } else {
-            self.hex(b, i + 1, &format!("{prefix}_low"))?
+}
+
+/// One word at the cursor, shown as `kind` says.
+fn word_at(f: &mut Fields<'_, '_>, name: &str, kind: Kind, ctx: &Ctx) -> Option<u32> {
+    let v = match kind {
+        Kind::Aie => {
+            let at = f.at();
+            let v = f.builder().read_u32(at, LE)?;
+            let rest = format!(" ({})", aie_text(v));
+            let parent = f.parent();
+            let id = f.builder().leaf(
+                parent,
+                name,
+                at,
+                4,
+                Value::with(v.into(), Radix::HexWide, rest).with_width(4),
+            );
+            aie_children(f.builder(), id, at, v, ctx);
+            f.skip(4);
+            Some(u64::from(v))
+        }
+        Kind::Count("") => f.u32(name),
+        Kind::Count(unit) => f.field(name, 4, |v| {
+            Value::with(v, Radix::Auto, format!(" {unit}")).with_width(4)
+        }),
+        Kind::PollFlags => f.field(name, 4, |v| {
+            let n = match v {
+                0 => " (fail on timeout)",
+                1 => " (ignore a timeout)",
+                2 => " (defer the error to the end of the partition)",
+                3 => " (break to the end of the block)",
+                _ => "",
+            };
+            Value::with(v, Radix::HexWide, n).with_width(4)
+        }),
+        _ => f.field(name, 4, |v| Value::hex_wide(v, 4)),
+    };
+    v.map(|v| v as u32)
+}
+
+/// A leaf for `l` raw bytes at `s`: their count and a preview.
+pub(super) fn raw(b: &mut Builder<'_>, node: NodeId, name: &str, s: u64, l: u64) {
+    let preview = format!(" bytes: {}", text::hex(b.slice(s, l), 16));
+    b.leaf(node, name, s, l, Value::with(l, Radix::Auto, preview));
+}
+
+/// The summary `template` gives for what the fields of `layout` held;
+/// None when a field it needs is missing.
+pub(super) fn render(template: &str, layout: &[Field], got: &[Option<Got>]) -> Option<String> {
+    let mut out = String::new();
+    let mut s = template;
+    while let Some(open) = s.find('{') {
+        out.push_str(s.get(..open)?);
+        let rest = s.get(open + 1..)?;
+        let close = rest.find('}')?;
+        let spec = rest.get(..close)?;
+        s = rest.get(close + 1..)?;
+        let (spec, optional) = match spec.strip_suffix('?') {
+            Some(x) => (x, true),
+            None => (spec, false),
         };
-        Some((hi, lo))
+        let (name, how) = spec.split_once(':').unwrap_or((spec, ""));
+        let k = layout.iter().position(|fd| fd.name == name)?;
+        let kind = layout.get(k)?.kind;
+        match got.get(k).and_then(|g| g.as_ref()) {
+            Some(g) => out.push_str(&shown(kind, g, how)),
+            None if optional => out.push('?'),
+            None => return None,
+        }
     }
-    /// Words `from..` as one raw node; returns its range.
-    pub(super) fn rest(&self, b: &mut Builder<'_>, from: u64, name: &str) -> Option<(u64, u64)> {
-        if from >= self.n {
-            return None;
-        }
-        let s = self.at(from);
-        let e = self.at(self.n).min(self.lim);
-        if s >= e {
-            return None;
-        }
-        let bytes = b.slice(s, e - s);
-        b.leaf(
-            self.node,
-            name,
-            s,
-            e - s,
-            format!("{} bytes: {}", num(e - s), text::hex(bytes, 16)),
-        );
-        Some((s, e - s))
-    }
-    /// Words `from..` as text up to the first NUL.
-    pub(super) fn string(&self, b: &mut Builder<'_>, from: u64, name: &str) -> Option<String> {
-        if from >= self.n {
-            return None;
-        }
-        let s = self.at(from);
-        let e = self.at(self.n).min(self.lim);
-        if s >= e {
-            return None;
-        }
-        let t = format!("\"{}\"", text::fixed(b.slice(s, e - s)));
-        b.leaf(self.node, name, s, e - s, t.clone());
-        Some(t)
+    out.push_str(s);
+    Some(out)
+}
+
+/// A field's value in a summary.
+fn shown(kind: Kind, g: &Got, how: &str) -> String {
+    match *g {
+        Got::Word(v) if kind == Kind::Aie => addr_text(0, v),
+        Got::Word(v) if matches!(kind, Kind::Count(_)) => v.to_string(),
+        Got::Word(v) => hex32(v),
+        Got::Pair(hi, lo) if kind == Kind::Addr64 && how != "hex" => addr_text(hi, lo),
+        Got::Pair(hi, lo) => hex64(hi, lo),
+        Got::Rest(n) if how == "words" => num(n / 4).to_string(),
+        Got::Rest(n) => num(n).to_string(),
+        Got::Text(ref t) => t.clone(),
     }
 }
 
@@ -197,13 +300,13 @@ pub(super) fn build_cmd(
     let cend = h.end().min(end);
     let node = b.group(parent, format!("[{index}] {}", h.name()), off, cend - off);
     header_node(b, node, &h, cend);
-    let pay = Pay {
+    let pay = Payload {
         node,
         off: h.payload(),
         n: h.words,
         lim: cend,
     };
-    let v = payload(b, &h, &pay, ctx, depth);
+    let v = payload(b, &h, pay, ctx, depth);
     b.set_value(node, v);
     if h.end() > end {
         let cut = h.end() - end;
@@ -217,264 +320,69 @@ pub(super) fn build_cmd(
     Some(h.end())
 }
 
-/// Decodes the payload fields of a command and returns its summary text.
-pub(super) fn payload(b: &mut Builder<'_>, h: &Head, p: &Pay, ctx: &Arc<Ctx>, depth: u8) -> String {
+/// Decodes the payload of a command as its table row gives it and returns
+/// its summary text.
+pub(super) fn payload(
+    b: &mut Builder<'_>,
+    h: &Head,
+    p: Payload,
+    ctx: &Arc<Ctx>,
+    depth: u8,
+) -> String {
     let words = || format!("{} payload words", num(h.words));
     if h.word == u32::MAX {
         return "end of the command stream".to_string();
     }
-    if h.module() != 1 {
-        p.rest(b, 0, "payload");
-        return match command_name(h.module(), h.id()) {
-            Some(_) => words(),
-            None => format!(
-                "unknown command: module {}, command {}, {}",
-                h.module(),
-                h.id(),
-                words()
-            ),
-        };
+    let row = command(h.module(), h.id());
+    let layout = row.map_or(PAYLOAD, |c| c.fields);
+    let got = decode(b, p, layout, ctx, depth);
+    match row {
+        Some(c) => c
+            .summary
+            .and_then(|t| render(t, layout, &got))
+            .unwrap_or_else(words),
+        None => format!(
+            "unknown command: module {}, command {}, {}",
+            h.module(),
+            h.id(),
+            words()
+        ),
     }
-    let id = h.id();
-    let s = match id {
-        0 => {
-            p.rest(b, 0, "payload");
-            "end of the command stream".to_string()
-        }
-        1 | 6 => {
-            let (hi, lo, k) = if id == 1 {
-                match p.addr(b, 0, "address", ctx) {
-                    Some(a) => (0, a, 1),
-                    None => return words(),
-                }
-            } else {
-                match p.addr64(b, 0, "address", ctx) {
-                    Some((hi, lo)) => (hi, lo, 2),
-                    None => return words(),
-                }
-            };
-            let mask = p.hex(b, k, "mask");
-            let exp = p.hex(b, k + 1, "expected");
-            let t = p.num(b, k + 2, "timeout", "us");
-            p.leaf(b, k + 3, "flags", |v| {
-                let n = match v {
-                    0 => " (fail on timeout)",
-                    1 => " (ignore a timeout)",
-                    2 => " (defer the error to the end of the partition)",
-                    3 => " (break to the end of the block)",
-                    _ => "",
-                };
-                format!("{}{n}", hex32(v))
-            });
-            p.hex(b, k + 4, "error_code");
-            p.rest(b, k + 5, "extra");
-            format!(
-                "poll {} & {} == {}, timeout {} us",
-                addr_text(hi, lo),
-                mask.map_or("?".into(), hex32),
-                exp.map_or("?".into(), hex32),
-                t.map_or("?".into(), |v| v.to_string())
-            )
-        }
-        2 | 7 => {
-            let (hi, lo, k) = if id == 2 {
-                match p.addr(b, 0, "address", ctx) {
-                    Some(a) => (0, a, 1),
-                    None => return words(),
-                }
-            } else {
-                match p.addr64(b, 0, "address", ctx) {
-                    Some((hi, lo)) => (hi, lo, 2),
-                    None => return words(),
-                }
-            };
-            let mask = p.hex(b, k, "mask");
-            let val = p.hex(b, k + 1, "value");
-            p.rest(b, k + 2, "extra");
-            format!(
-                "{} = {} under mask {}",
-                addr_text(hi, lo),
-                val.map_or("?".into(), hex32),
-                mask.map_or("?".into(), hex32)
-            )
-        }
-        3 | 8 => {
-            let (hi, lo, k) = if id == 3 {
-                match p.addr(b, 0, "address", ctx) {
-                    Some(a) => (0, a, 1),
-                    None => return words(),
-                }
-            } else {
-                match p.addr64(b, 0, "address", ctx) {
-                    Some((hi, lo)) => (hi, lo, 2),
-                    None => return words(),
-                }
-            };
-            let val = p.hex(b, k, "value");
-            p.rest(b, k + 1, "extra");
-            format!("{} = {}", addr_text(hi, lo), val.map_or("?".into(), hex32))
-        }
-        4 => {
-            let d = p.num(b, 0, "delay", "us");
-            p.rest(b, 1, "extra");
-            format!("wait {} us", d.map_or("?".into(), |v| v.to_string()))
-        }
-        5 | 13 => {
-            let Some((hi, lo)) = p.addr64(b, 0, "address", ctx) else {
-                return words();
-            };
-            let k = if id == 13 {
-                p.num(b, 2, "keyhole_size", "words");
-                3
-            } else {
-                2
-            };
-            let n = h.words.saturating_sub(k).saturating_mul(4);
-            if let Some((s, l)) = p.rest(b, k, "data") {
-                b.link(p.node, s, l);
-            }
-            format!("{} <- {} bytes", addr_text(hi, lo), num(n))
-        }
-        9 => {
-            let src = p.addr64(b, 0, "source", ctx);
-            let dst = p.addr64(b, 2, "destination", ctx);
-            let len = p.num(b, 4, "length", "words");
-            p.hex(b, 5, "flags");
-            p.rest(b, 6, "extra");
-            format!(
-                "{} words from {} to {}",
-                len.map_or("?".into(), |v| v.to_string()),
-                src.map_or("?".into(), |(h, l)| hex64(h, l)),
-                dst.map_or("?".into(), |(h, l)| hex64(h, l))
-            )
-        }
-        10 => {
-            p.rest(b, 0, "data");
-            words()
-        }
-        11 => {
-            p.hex(b, 0, "params");
-            let dst = p.addr64(b, 1, "destination", ctx);
-            let len = p.num(b, 3, "read_length", "words");
-            p.rest(b, 4, "data");
-            format!(
-                "read {} words to {}",
-                len.map_or("?".into(), |v| v.to_string()),
-                dst.map_or("?".into(), |(h, l)| hex64(h, l))
-            )
-        }
-        12 => {
-            let Some((hi, lo)) = p.addr64(b, 0, "address", ctx) else {
-                return words();
-            };
-            let n = p.num(b, 2, "count", "words");
-            let v = p.hex(b, 3, "value");
-            p.rest(b, 4, "extra");
-            format!(
-                "{} <- {} words of {}",
-                addr_text(hi, lo),
-                n.map_or("?".into(), |v| v.to_string()),
-                v.map_or("?".into(), hex32)
-            )
-        }
-        15 | 16 => {
-            p.hex(b, 0, "mask");
-            p.num(b, 1, "timeout", "");
-            p.rest(b, 2, "extra");
-            words()
-        }
-        17 => {
-            p.rest(b, 0, "padding");
-            format!("{} padding words", num(h.words))
-        }
-        19 => {
-            p.hex(b, 0, "sub_command");
-            p.rest(b, 1, "arguments");
-            words()
-        }
-        20 | 23 => p.string(b, 0, "text").unwrap_or_else(words),
-        21 => {
-            p.addr64(b, 0, "address", ctx);
-            p.num(b, 2, "max_size", "words");
-            words()
-        }
-        22 => {
-            p.hex(b, 0, "node_id");
-            p.num(b, 1, "periodicity", "ms");
-            words()
-        }
-        24 => {
-            let lo = p.hex(b, 0, "address_low");
-            let hi = p.hex(b, 1, "address_high").unwrap_or(0);
-            lo.map_or_else(words, |lo| hex64(hi, lo))
-        }
-        25 => {
-            p.hex(b, 0, "type");
-            p.string(b, 1, "text").unwrap_or_else(words)
-        }
-        26 | 31 => {
-            let k = if id == 26 {
-                p.hex(b, 0, "proc_id");
-                1
-            } else {
-                0
-            };
-            let s = p.at(k).min(p.lim);
-            let e = p.at(p.n).min(p.lim);
-            if s < e {
-                if depth + 1 < MAX_DEPTH {
-                    nested(b, p.node, s, e, ctx, depth + 1);
-                } else {
-                    p.rest(b, k, "commands");
-                }
-            }
-            words()
-        }
-        27 => {
-            p.num(b, 0, "end_offset", "words");
-            p.string(b, 1, "text");
-            words()
-        }
-        29 => {
-            p.num(b, 0, "level", "");
-            words()
-        }
-        30 => {
-            p.num(b, 0, "delay", "ms");
-            words()
-        }
-        33 => {
-            p.hex(b, 0, "value");
-            p.rest(b, 1, "addresses");
-            words()
-        }
-        34 => {
-            p.hex(b, 0, "value1");
-            p.hex(b, 1, "value2");
-            p.rest(b, 2, "addresses");
-            words()
-        }
-        35 => {
-            p.hex(b, 0, "response");
-            words()
-        }
-        37 => {
-            p.hex(b, 0, "api_ids");
-            p.hex(b, 1, "permissions");
-            words()
-        }
-        38 => {
-            p.hex(b, 0, "proc_id");
-            words()
-        }
-        _ => {
-            p.rest(b, 0, "payload");
-            if command_name(1, id).is_some() {
-                words()
-            } else {
-                format!("unknown command: module 1, command {id}, {}", words())
-            }
-        }
-    };
-    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summaries_show_what_their_fields_held() {
+        let write = command(1, 3).unwrap();
+        let t = write.summary.unwrap();
+        let a = Some(Got::Word(0x0654_3210));
+        let got = [a.clone(), Some(Got::Word(5)), Some(Got::Rest(0))];
+        assert_eq!(
+            render(t, write.fields, &got).as_deref(),
+            Some("0x06543210 (col 3, row 5, reg 0x43210) = 0x00000005")
+        );
+        // An optional field shows as `?`; without a needed one there is no
+        // summary.
+        let got = [a, None, Some(Got::Rest(0))];
+        assert!(render(t, write.fields, &got).unwrap().ends_with(" = ?"));
+        assert_eq!(render(t, write.fields, &[None, None, None]), None);
+        let xfer = command(1, 9).unwrap();
+        let got = [
+            Some(Got::Pair(0, 0x100)),
+            Some(Got::Pair(1, 2)),
+            Some(Got::Word(16)),
+        ];
+        assert_eq!(
+            render(xfer.summary.unwrap(), xfer.fields, &got).as_deref(),
+            Some("16 words from 0x00000100 to 0x100000002")
+        );
+        let nop = command(1, 17).unwrap();
+        assert_eq!(
+            render(nop.summary.unwrap(), nop.fields, &[Some(Got::Rest(8))]).as_deref(),
+            Some("2 padding words")
+        );
+    }
 }

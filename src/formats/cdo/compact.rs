@@ -2,6 +2,7 @@
 //! command stream.
 
 use super::*;
+use crate::model::{Fields, Radix, Value};
 
 // ---------------------------------------------------------------------------
 // the compact layout
@@ -50,12 +51,11 @@ impl Rec {
     }
 }
 
+/// A record's op is the id of the generic command its entries stand for.
 pub(super) fn op_name(op: u32) -> &'static str {
-    match op {
-        3 => "WRITE",
-        2 => "MASK_WRITE",
-        5 => "DMA_WRITE",
-        _ => "?",
+    match stride(op) {
+        Some(_) => command_name(1, op as u8).unwrap_or("?"),
+        None => "?",
     }
 }
 
@@ -276,68 +276,55 @@ pub(super) fn entry(
     op: u32,
     pool: u64,
     lim: u64,
-    ctx: &Ctx,
+    ctx: &Arc<Ctx>,
 ) {
     let name = op_name(op);
     let st = stride(op).unwrap_or(8);
     let node = b.group(parent, format!("[{j}] {name}"), e, st);
-    let p = Pay {
+    let p = Payload {
         node,
         off: e,
         n: st / 4,
         lim: e + st,
     };
-    let v = match op {
-        3 => {
-            let a = p.addr(b, 0, "address", ctx);
-            let v = p.hex(b, 1, "value");
-            format!(
-                "{} = {}",
-                a.map_or("?".into(), |a| addr_text(0, a)),
-                v.map_or("?".into(), hex32)
-            )
+    let v = match command(1, op as u8) {
+        // WRITE and MASK_WRITE entries are laid out as the commands are.
+        Some(c) if op != 5 => {
+            let got = decode(b, p, c.fields, ctx, MAX_DEPTH);
+            c.summary
+                .and_then(|t| render(t, c.fields, &got))
+                .unwrap_or_default()
         }
-        2 => {
-            let a = p.addr(b, 0, "address", ctx);
-            let m = p.hex(b, 1, "mask");
-            let v = p.hex(b, 2, "value");
-            format!(
-                "{} = {} under mask {}",
-                a.map_or("?".into(), |a| addr_text(0, a)),
-                v.map_or("?".into(), hex32),
-                m.map_or("?".into(), hex32)
-            )
-        }
+        // DMA_WRITE entries give where their data lies in the pool.
         _ => {
-            let a = p.addr64(b, 0, "address", ctx);
-            let po = p.get(b, 2).map_or(0, u64::from);
-            let lf = p.get(b, 3).unwrap_or(0);
-            let lw = u64::from(lf & 0xffff);
+            let a = match decode(b, p, ADDRESS64, ctx, MAX_DEPTH).first() {
+                Some(Some(Got::Pair(h, l))) => addr_text(*h, *l),
+                _ => "?".to_string(),
+            };
+            let mut f = Fields::new(b, node, p.at(2), LE);
+            let po = f.builder().read_u32(p.at(2), LE).map_or(0, u64::from);
             let ds = pool.saturating_add(po);
-            let pid = b.leaf(
+            let pid = f.builder().leaf(
                 node,
                 "pool_offset",
                 p.at(2),
                 4,
-                format!("{} (file offset 0x{ds:x})", num(po)),
+                Value::with(po, Radix::Auto, format!(" (file offset 0x{ds:x})")).with_width(4),
             );
-            b.leaf(
-                node,
-                "length",
-                p.at(3),
-                4,
-                format!("{} words, flag {} (meaning unknown)", num(lw), lf >> 16),
-            );
+            f.skip(4);
+            let lf = f
+                .field("length", 4, |v| {
+                    let rest = format!(" words, flag {} (meaning unknown)", v >> 16);
+                    Value::with(v & 0xffff, Radix::Auto, rest).with_width(4)
+                })
+                .unwrap_or(0);
+            let lw = lf & 0xffff;
             if ds < lim {
                 let l = (4 * lw).min(lim - ds);
                 b.link(pid, ds, l);
                 b.link(node, ds, l);
             }
-            format!(
-                "{} <- {} bytes",
-                a.map_or("?".into(), |(h, l)| addr_text(h, l)),
-                num(4 * lw)
-            )
+            format!("{a} <- {} bytes", num(4 * lw))
         }
     };
     b.set_value(node, v);

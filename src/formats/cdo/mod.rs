@@ -17,14 +17,19 @@ mod commands;
 mod compact;
 mod names;
 mod stream;
+mod table;
 
 use commands::*;
 use compact::*;
 use names::*;
 use stream::*;
+use table::*;
 
 pub use compact::{INFERRED, ODDITY};
-pub use names::{aie_split, command, command_name, generic_arity, module_name, Command, COMMANDS};
+pub use names::{aie_split, module_name};
+pub use table::{
+    command, command_name, Arity, Check, Command, Field, Kind, Width, COMMANDS, PAYLOAD,
+};
 
 const LE: Endian = Endian::Little;
 

@@ -282,7 +282,7 @@ pub(super) fn check(
     }
     let m = h.module();
     let id = h.id();
-    let Some(name) = command_name(m, id) else {
+    let Some(c) = command(m, id) else {
         budget.warn(
             b,
             h.off,
@@ -296,66 +296,58 @@ pub(super) fn check(
         );
         return;
     };
-    if m != 1 {
-        return;
-    }
     let p = h.payload();
     let cend = h.end().min(end);
+    if !c.arity.accepts(h.words) {
+        budget.warn(
+            b,
+            h.off,
+            cend - h.off,
+            format!(
+                "{} at 0x{:x} has {} payload words, expected {}",
+                c.name,
+                h.off,
+                h.words,
+                c.arity.expected()
+            ),
+        );
+    }
     let arg = |b: &Builder<'_>, i: u64| -> Option<u32> {
         if i >= h.words {
             return None;
         }
-        word(b, p + 4 * i, cend)
+        word(b, p.saturating_add(i.saturating_mul(4)), cend)
     };
-    if let Some((lo, hi)) = generic_arity(id) {
-        if h.words < lo || h.words > hi {
-            let want = if lo == hi {
-                format!("{lo}")
-            } else if hi == u64::MAX {
-                format!("at least {lo}")
-            } else {
-                format!("{lo} to {hi}")
-            };
-            budget.warn(
-                b,
-                h.off,
-                cend - h.off,
-                format!(
-                    "{name} at 0x{:x} has {} payload words, expected {want}",
-                    h.off, h.words
-                ),
-            );
-        }
-    }
-    match id {
-        1..=3 => {
-            if let Some(a) = arg(b, 0) {
-                t.touch(0, a);
+    let mut tile = c.checks.contains(&Check::Tile);
+    let mut i = 0u64;
+    for f in c.fields {
+        match f.kind {
+            Kind::Aie if tile => {
+                tile = false;
+                if let Some(a) = arg(b, i) {
+                    t.touch(0, a);
+                }
             }
-        }
-        5 | 13 => {
-            if let (Some(hi), Some(lo)) = (arg(b, 0), arg(b, 1)) {
-                t.touch(hi, lo);
+            Kind::Addr64 if tile => {
+                tile = false;
+                if let (Some(hi), Some(lo)) = (arg(b, i), arg(b, i + 1)) {
+                    t.touch(hi, lo);
+                }
             }
-            let skip = if id == 5 { 2 } else { 3 };
-            t.dma_bytes = t
-                .dma_bytes
-                .saturating_add(h.words.saturating_sub(skip).saturating_mul(4));
-        }
-        6..=8 | 12 => {
-            if let (Some(hi), Some(lo)) = (arg(b, 0), arg(b, 1)) {
-                t.touch(hi, lo);
+            Kind::Dma => {
+                let n = h.words.saturating_sub(i).saturating_mul(4);
+                t.dma_bytes = t.dma_bytes.saturating_add(n);
             }
-        }
-        26 | 31 => {
-            let s = if id == 26 { p + 4 } else { p };
-            let s = s.min(cend);
-            if depth + 1 < MAX_DEPTH && s < cend {
-                let inner = walk(b, s, cend, depth + 1, Some((&mut *t, &mut *budget)));
-                t.nested += inner.count;
+            Kind::Commands => {
+                let s = p.saturating_add(i.saturating_mul(4)).min(cend);
+                if depth + 1 < MAX_DEPTH && s < cend {
+                    let inner = walk(b, s, cend, depth + 1, Some((&mut *t, &mut *budget)));
+                    t.nested += inner.count;
+                }
             }
+            _ => {}
         }
-        _ => {}
+        i = i.saturating_add(f.width.words(i, h.words));
     }
 }
 
