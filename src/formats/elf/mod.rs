@@ -464,7 +464,8 @@ fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> Option<Hdr
     let (shoff, shoff_node) = f(b, "e_shoff", 24 + 2 * w, w);
     let fo = 24 + 3 * w;
     let (flags, fl) = f(b, "e_flags", fo, 4);
-    b.set_value(fl, constants::eflags(flags as u32, machine));
+    let abi = b.read_u8(off + 8).unwrap_or(0);
+    b.set_value(fl, constants::eflags(flags as u32, machine, abi));
     let (ehsize, eh) = f(b, "e_ehsize", fo + 4, 2);
     if ehsize != hsize {
         b.warn(
