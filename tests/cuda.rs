@@ -274,6 +274,24 @@ fn relocatable(w: &Wheel, lib: &str, method: &str) {
     assert_eq!((link.offset, link.size), (fo, fl));
     t.expand_all();
     assert!(t.diagnostics().is_empty(), "{:?}", t.diagnostics());
+    // --targets lists every entry, inflated, as CUDA code for the sm its
+    // entry names.
+    let a = tmp.path().join("lib.a");
+    std::fs::write(&a, &ar).expect("written");
+    let out = assert_cmd::Command::cargo_bin("fwview")
+        .expect("the fwview binary")
+        .arg("--targets")
+        .arg(&a)
+        .output()
+        .expect("fwview runs");
+    let out = String::from_utf8_lossy(&out.stdout).into_owned();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), n, "{out}");
+    for l in lines {
+        let f: Vec<&str> = l.split('\t').collect();
+        assert_eq!(f[2], "cuda", "{l}");
+        assert!(f[3].contains(&format!(" {}/payload", f[1])), "{l}");
+    }
 }
 
 #[test]
