@@ -77,7 +77,9 @@ fn wheel_member(w: &Wheel, member: &str) -> Option<Vec<u8>> {
             "--platform",
             "manylinux2014_x86_64",
         ])
-        .args(["--python-version", "3.12", "--quiet", "-d"])
+        .args(["--python-version", "3.12", "--quiet"])
+        // Without a network, give up soon.
+        .args(["--timeout", "20", "--retries", "1", "-d"])
         .arg(&dir)
         .arg("-r")
         .arg(&req)
