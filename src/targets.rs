@@ -150,6 +150,15 @@ fn bundle_context(id: &str) -> Context {
 /// What holds the image at `id`, if anything.
 fn context(tree: &Tree, id: NodeId) -> Option<Context> {
     let n = tree.node(id)?;
+    // A compressed fatbin entry's payload, inflated: held as its payload.
+    if n.name == "inflated" {
+        let p = n.parent?;
+        if tree.node(p).is_some_and(|pn| pn.name == "payload") {
+            if let Some(c) = context(tree, p) {
+                return Some(c);
+            }
+        }
+    }
     // A bundle written as an object file (clang's -fgpu-rdc objects): one
     // section a target, named by the magic and the bundle id.
     if let Some((_, bid)) = n.name.split_once(BUNDLE_SECTION) {

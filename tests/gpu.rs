@@ -490,7 +490,12 @@ fn check_entries(file: &Path, recs: &[Value], ids: &[String], parts: &[PathBuf],
 
 /// A gfx90a code object clang-22 builds from the tiny kernel.
 fn code_object(dir: &Path) -> Option<PathBuf> {
-    let (_, dev) = hip_build(dir, &[])?;
+    code_object_with(dir, &[])
+}
+
+/// The same, with more clang-22 options.
+fn code_object_with(dir: &Path, extra: &[&str]) -> Option<PathBuf> {
+    let (_, dev) = hip_build(dir, extra)?;
     let co = dir.join("gfx90a.co");
     let st = Proc::new("clang-offload-bundler-22")
         .args(["--unbundle", "--type=o"])
@@ -592,6 +597,46 @@ fn amdgpu_metadata_equals_llvm_readelf() {
     assert!(got
         .iter()
         .any(|(k, v)| k == ".symbol" && v.ends_with(".kd")));
+}
+
+/// `EI_ABIVERSION` of code objects of versions 4, 5 and 6: the number
+/// llvm-readelf-22 -h reads, named as AMDGPUUsage lists the HSA ABI
+/// versions (`ELFABIVERSION_AMDGPU_HSA_V4` is 2, V5 3, V6 4).
+#[test]
+fn amdgpu_abi_version_names_the_code_object_version() {
+    need!("clang-22", "clang-offload-bundler-22", "llvm-readelf-22");
+    for v in [4u64, 5, 6] {
+        let tmp = tempfile::tempdir().expect("a temporary directory");
+        let opt = format!("-mcode-object-version={v}");
+        let Some(co) = code_object_with(tmp.path(), &[&opt]) else {
+            eprintln!("skipped: clang-22 cannot build HIP here");
+            return;
+        };
+        let out = Proc::new("llvm-readelf-22")
+            .arg("-h")
+            .arg(&co)
+            .output()
+            .expect("llvm-readelf-22 runs");
+        let s = String::from_utf8_lossy(&out.stdout).into_owned();
+        let line = |k: &str| {
+            s.lines()
+                .find_map(|l| l.trim().strip_prefix(k))
+                .map(|r| r.trim().to_string())
+                .unwrap_or_default()
+        };
+        assert_eq!(line("OS/ABI:"), "AMDGPU - HSA");
+        let abi: u64 = line("ABI Version:").parse().expect("a number");
+        assert_eq!(abi + 2, v, "{s}");
+        let bytes = std::fs::read(&co).expect("the code object");
+        let mut t = fwview::formats::build_from_bytes(bytes);
+        let id = t
+            .find_path("header/e_ident/EI_ABIVERSION")
+            .expect("EI_ABIVERSION");
+        assert_eq!(
+            t.value_text(id).as_deref(),
+            Some(format!("{abi} (code object v{v})").as_str())
+        );
+    }
 }
 
 #[test]

@@ -17,6 +17,12 @@ pub struct Amdgpu;
 pub static AMDGPU: Amdgpu = Amdgpu;
 
 impl elf::Vendor for Amdgpu {
+    fn abi_version(&self, osabi: u8, v: u8) -> Option<String> {
+        (osabi == ELFOSABI_AMDGPU_HSA)
+            .then(|| code_object_version(v))
+            .flatten()
+            .map(|n| format!("code object v{n}"))
+    }
     fn owns_note(&self, owner: &[u8]) -> bool {
         owner == b"AMDGPU"
     }

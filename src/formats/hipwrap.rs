@@ -96,7 +96,7 @@ pub fn parse_section(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, a: u64
 }
 
 /// The section bytes holding absolute offset `t`: (t, bytes to its end).
-fn within_section(elf: &Elf, t: u64) -> Option<(u64, u64)> {
+pub(crate) fn within_section(elf: &Elf, t: u64) -> Option<(u64, u64)> {
     elf.secs.iter().find_map(|s| {
         let (a, l) = elf.data(s)?;
         (t >= a && t < a + l).then(|| (t, a + l - t))
@@ -105,7 +105,7 @@ fn within_section(elf: &Elf, t: u64) -> Option<(u64, u64)> {
 
 /// The target of the relocation at `rel` of section `s`: the section of
 /// its symbol, at the symbol's value plus the addend.
-fn by_relocation(b: &Builder<'_>, elf: &Elf, s: &Sec, rel: u64) -> Option<(u64, u64)> {
+pub(crate) fn by_relocation(b: &Builder<'_>, elf: &Elf, s: &Sec, rel: u64) -> Option<(u64, u64)> {
     let w = elf.word();
     for r in elf
         .secs
@@ -144,7 +144,7 @@ fn by_relocation(b: &Builder<'_>, elf: &Elf, s: &Sec, rel: u64) -> Option<(u64, 
 
 /// What the dynamic relocation at address `addr` writes there: its
 /// symbol's value plus its addend (the addend alone for a relative one).
-fn dynamic_target(b: &Builder<'_>, elf: &Elf, addr: u64) -> Option<u64> {
+pub(crate) fn dynamic_target(b: &Builder<'_>, elf: &Elf, addr: u64) -> Option<u64> {
     let w = elf.word();
     for r in elf.secs.iter().filter(|r| r.typ == SHT_RELA) {
         let Some((ra, rl)) = elf.data(r) else {

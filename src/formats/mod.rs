@@ -20,6 +20,7 @@ pub mod fatbin;
 pub mod hipwrap;
 pub mod json;
 pub mod msgpack;
+pub mod nvwrap;
 pub mod offload;
 pub mod offload_entries;
 pub mod pdi;

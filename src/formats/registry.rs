@@ -9,7 +9,7 @@
 
 use crate::model::{Builder, NodeId};
 
-use super::{ar, bitcode, bundle, elf, fatbin, offload, pdi, ptx, spirv, xclbin, xe};
+use super::{ar, bitcode, bundle, elf, fatbin, nvwrap, offload, pdi, ptx, spirv, xclbin, xe};
 
 /// Every format fwview decodes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -28,6 +28,7 @@ pub enum Format {
     ClangBundle,
     ClangBundleCompressed,
     Ptx,
+    CudaFatbinWrapper,
 }
 
 /// Where a format's bytes are found.
@@ -90,7 +91,7 @@ fn elf_detect(d: &[u8]) -> bool {
 
 impl Format {
     /// Every format, in the order detection tries them.
-    pub const ALL: [Format; 13] = [
+    pub const ALL: [Format; 14] = [
         Format::Xclbin,
         Format::Xe,
         Format::Zebin,
@@ -104,6 +105,7 @@ impl Format {
         Format::ClangBundle,
         Format::ClangBundleCompressed,
         Format::Ptx,
+        Format::CudaFatbinWrapper,
     ];
 
     /// The format's row of the table.
@@ -221,6 +223,16 @@ impl Format {
                 ),
                 holds: Place::Section,
             },
+            // `.nvFatBinSegment` bytes on their own (in an ELF the section
+            // is decoded by name, its pointers linked).
+            Format::CudaFatbinWrapper => Row {
+                name: "cuda-fatbin-wrapper",
+                label: "CUDA fatbin wrapper",
+                detect: nvwrap::detect,
+                parse: nvwrap::parse,
+                found: Places(Place::Top as u8 | Place::Section as u8),
+                holds: Place::Section,
+            },
         }
     }
 
@@ -328,7 +340,7 @@ mod tests {
             assert_eq!(Format::from_name(f.name()), Some(f));
         }
         // The last id is the last in ALL: none is missing.
-        assert_eq!(Format::Ptx as usize + 1, Format::ALL.len());
+        assert_eq!(Format::CudaFatbinWrapper as usize + 1, Format::ALL.len());
     }
 
     /// What README's table says each sample is, by its kind of file: the

@@ -98,8 +98,9 @@ pub fn machine(v: u16) -> Option<&'static str> {
         .map(|&(_, n)| n)
 }
 
-/// `e_flags`, decoded where the machine gives them a meaning.
-pub fn eflags(v: u32, machine: u16) -> String {
+/// `e_flags`, decoded where the machine gives them a meaning (some by the
+/// ELF's `EI_ABIVERSION`, `abi`).
+pub fn eflags(v: u32, machine: u16, abi: u8) -> String {
     let mut parts: Vec<String> = Vec::new();
     match machine {
         EM_AMDGPU => {
@@ -158,12 +159,9 @@ pub fn eflags(v: u32, machine: u16) -> String {
             }
         }
         EM_CUDA => {
-            // Since CUDA 12.8 the SM number is in bits 8..15, before in 0..7.
-            let sm = if v & 0xff00 != 0 {
-                (v >> 8) & 0xff
-            } else {
-                v & 0xff
-            };
+            // CUDA's ELF ABI v2 (EI_ABIVERSION 8, since CUDA 12.8) keeps the
+            // SM number in bits 8..15; v1 (EI_ABIVERSION 7) in bits 0..7.
+            let sm = if abi >= 8 { (v >> 8) & 0xff } else { v & 0xff };
             parts.push(format!("sm_{sm}"));
         }
         _ => {}

@@ -112,6 +112,9 @@ fn decode(
         _ if s.name == crate::formats::hipwrap::SECTION => {
             crate::formats::hipwrap::parse_section(b, id, elf, s, a, l)
         }
+        _ if s.name == crate::formats::nvwrap::SECTION => {
+            crate::formats::nvwrap::parse_section(b, id, elf, s, a, l)
+        }
         _ if crate::formats::offload_entries::SECTIONS.contains(&s.name.as_str()) => {
             crate::formats::offload_entries::parse_section(b, id, elf, s, a, l)
         }

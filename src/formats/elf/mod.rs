@@ -434,7 +434,17 @@ fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> Option<Hdr
             named(v.into(), constants::osabi(v, machine)),
         );
     }
-    b.u8(id, "EI_ABIVERSION", off + 8);
+    if let Some(v) = b.read_u8(off + 8) {
+        let osabi = b.read_u8(off + 7).unwrap_or(0);
+        let name = crate::formats::elf_vendor(machine, osabi).and_then(|x| x.abi_version(osabi, v));
+        let value = match name {
+            Some(n) => named(v.into(), Some(&n)),
+            None => num(v.into()),
+        };
+        b.leaf(id, "EI_ABIVERSION", off + 8, 1, value);
+    } else {
+        b.u8(id, "EI_ABIVERSION", off + 8);
+    }
     b.raw(id, "EI_PAD", off + 9, 7);
     if !(1..=2).contains(&class) || !(1..=2).contains(&data) {
         return None;
@@ -464,7 +474,8 @@ fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> Option<Hdr
     let (shoff, shoff_node) = f(b, "e_shoff", 24 + 2 * w, w);
     let fo = 24 + 3 * w;
     let (flags, fl) = f(b, "e_flags", fo, 4);
-    b.set_value(fl, constants::eflags(flags as u32, machine));
+    let abi = b.read_u8(off + 8).unwrap_or(0);
+    b.set_value(fl, constants::eflags(flags as u32, machine, abi));
     let (ehsize, eh) = f(b, "e_ehsize", fo + 4, 2);
     if ehsize != hsize {
         b.warn(

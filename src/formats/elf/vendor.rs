@@ -50,6 +50,11 @@ pub trait Vendor: Sync {
     fn zero_notes_expected(&self, _secname: &str) -> bool {
         false
     }
+    /// What `EI_ABIVERSION` `v` stands for under OS ABI `osabi`, where
+    /// this machine gives it a meaning.
+    fn abi_version(&self, _osabi: u8, _v: u8) -> Option<String> {
+        None
+    }
     /// A fresh decoder for one file's sections.
     fn sections(&self) -> Box<dyn Sections> {
         Box::new(NoSections)
