@@ -984,3 +984,131 @@ fn hostile_bundles_end_in_diagnostics() {
         }
     }
 }
+
+/// The ids of a bundle's device entries, each with its bytes as
+/// clang-offload-bundler-22 writes them with `--unbundle` (`None` where it
+/// will not: version 22 refuses some target ids of older bundles that its
+/// `--list` shows, "invalid bundle id read from the bundle").
+fn unbundle(file: &Path, dir: &Path) -> Vec<(String, Option<Vec<u8>>)> {
+    bundler_list(file)
+        .into_iter()
+        .filter(|id| !id.starts_with("host-"))
+        .map(|id| {
+            let out = dir.join(id.replace(':', "_"));
+            let st = Proc::new("clang-offload-bundler-22")
+                .args(["--unbundle", "--type=o"])
+                .arg(format!("--input={}", file.display()))
+                .arg(format!("--targets={id}"))
+                .arg(format!("--output={}", out.display()))
+                .stderr(std::process::Stdio::null())
+                .status()
+                .expect("clang-offload-bundler-22 runs");
+            let bytes = st
+                .success()
+                .then(|| std::fs::read(&out).expect("the entry"));
+            (id, bytes)
+        })
+        .collect()
+}
+
+/// A real bundle from a Debian ROCm library (the first of librocsparse's
+/// `.hip_fatbin`): every device entry the bundler lists is one target
+/// record, named for its target id, and its bytes are what the bundler
+/// unbundles.
+#[test]
+fn a_real_rocm_bundle_equals_the_bundler() {
+    need!("clang-offload-bundler-22");
+    let f = asset("hip/debian-librocsparse0-5.3.0__hip_fatbin-first-bundle.hipfb");
+    let tmp = tempfile::tempdir().expect("a temporary directory");
+    let entries = unbundle(&f, tmp.path());
+    let (code, recs) = targets_json(&f);
+    assert_eq!(code, 0);
+    assert!(entries.len() >= 2, "{} entries", entries.len());
+    assert_eq!(recs.len(), entries.len());
+    let mut compared = 0;
+    for (id, bytes) in &entries {
+        let r = recs
+            .iter()
+            .find(|r| field(r, "path") == id)
+            .unwrap_or_else(|| panic!("no target record for {id}"));
+        assert_eq!(Some(field(r, "target")), id.rsplit("--").next(), "{id}");
+        assert_eq!(field(r, "kind"), "hipv4");
+        if let Some(bytes) = bytes {
+            assert_eq!(&extract(&f, id), bytes, "{id}");
+            compared += 1;
+        }
+    }
+    assert!(compared >= 1, "the bundler unbundled no entry");
+}
+
+/// End to end on a whole real library (1.3 GB, fetched by
+/// scripts/rocm-library.sh from Debian's librocsparse0 where apt-get and the
+/// network are there): every bundle in `.hip_fatbin`, cut out and listed by
+/// clang-offload-bundler-22, gives exactly the device images `--targets`
+/// reports.
+#[test]
+fn a_whole_rocm_library_lists_what_the_bundler_lists() {
+    need!("clang-offload-bundler-22");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let got = Proc::new("sh")
+        .arg(root.join("scripts/rocm-library.sh"))
+        .output()
+        .ok()
+        .filter(|o| o.status.success());
+    let Some(got) = got else {
+        eprintln!("skipped: librocsparse0 could not be fetched (no apt-get or no network)");
+        return;
+    };
+    let lib = root.join(String::from_utf8_lossy(&got.stdout).trim());
+    let bytes = std::fs::read(&lib).expect("the library");
+    let (lo, hi) = {
+        use object::{Object, ObjectSection};
+        let o = object::File::parse(&*bytes).expect("an ELF");
+        let s = o.section_by_name(".hip_fatbin").expect(".hip_fatbin");
+        let (a, l) = s.file_range().expect("in the file");
+        (a as usize, (a + l) as usize)
+    };
+    let magic = b"__CLANG_OFFLOAD_BUNDLE__";
+    let mut starts: Vec<usize> = bytes[lo..hi]
+        .windows(magic.len())
+        .enumerate()
+        .filter(|(_, w)| w == magic)
+        .map(|(i, _)| lo + i)
+        .collect();
+    assert!(starts.len() > 100, "{} bundles", starts.len());
+    starts.push(hi);
+    let tmp = tempfile::tempdir().expect("a temporary directory");
+    let mut want = Vec::new();
+    for (k, w) in starts.windows(2).enumerate() {
+        let cut = tmp.path().join("bundle");
+        std::fs::write(&cut, &bytes[w[0]..w[1]]).expect("write");
+        for id in bundler_list(&cut) {
+            if !id.starts_with("host-") {
+                want.push(format!("bundle [{k}]/{id}"));
+            }
+        }
+    }
+    let (code, recs) = targets_json(&lib);
+    assert_eq!(code, 0);
+    let have: Vec<String> = recs
+        .iter()
+        .map(|r| {
+            let p = field(r, "path");
+            p.strip_prefix("sections/[16] .hip_fatbin/")
+                .unwrap_or(p)
+                .to_string()
+        })
+        .collect();
+    // The bundler lists a bundle's entries in an order of its own.
+    let (mut have, mut want) = (have, want);
+    have.sort();
+    want.sort();
+    let missing: Vec<_> = want.iter().filter(|w| !have.contains(w)).take(5).collect();
+    let extra: Vec<_> = have.iter().filter(|h| !want.contains(h)).take(5).collect();
+    assert!(
+        have == want,
+        "{} images, the bundler {}; missing {missing:?}, extra {extra:?}",
+        have.len(),
+        want.len()
+    );
+}

@@ -338,13 +338,16 @@ pub(super) fn payload(
     let got = decode(b, p, layout, ctx, depth);
     // Commands that name an address are told apart by it when two streams
     // are compared, rather than by their place in the stream.
-    let addr = layout.iter().zip(&got).find_map(|(f, g)| match (f.kind, g) {
-        (Kind::Aie, Some(Got::Word(a))) => Some(u64::from(*a)),
-        (Kind::Addr64 | Kind::Addr64LowFirst, Some(Got::Pair(hi, lo))) => {
-            Some(u64::from(*hi) << 32 | u64::from(*lo))
-        }
-        _ => None,
-    });
+    let addr = layout
+        .iter()
+        .zip(&got)
+        .find_map(|(f, g)| match (f.kind, g) {
+            (Kind::Aie, Some(Got::Word(a))) => Some(u64::from(*a)),
+            (Kind::Addr64 | Kind::Addr64LowFirst, Some(Got::Pair(hi, lo))) => {
+                Some(u64::from(*hi) << 32 | u64::from(*lo))
+            }
+            _ => None,
+        });
     if let Some(a) = addr {
         b.set_key(p.node, format!("{} 0x{a:x}", h.name()));
     }
