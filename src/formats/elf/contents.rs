@@ -122,9 +122,11 @@ fn decode(
         // A section at offset 0 holds this very ELF: opening it again would
         // nest the file in itself.
         _ if s.offset == 0 => {}
-        _ if !plausible(b, a, l) => {}
+        _ if !plausible(b, a, l) => super::placed::symbols_in(b, id, elf, s, a, l),
         _ => {
-            b.nested(id, a, l);
+            if b.nested(id, a, l).is_none() {
+                super::placed::symbols_in(b, id, elf, s, a, l);
+            }
         }
     }
 }

@@ -11,6 +11,7 @@ mod constants;
 mod contents;
 mod dynamic;
 mod notes;
+mod placed;
 mod reloc_names;
 mod relocations;
 mod strings;
@@ -85,6 +86,9 @@ pub struct Elf {
     /// (address, size, offset relative to the ELF) of the mapped bytes,
     /// sorted by address.
     map: Vec<(u64, u64, u64)>,
+    /// The symbol table's index and the symbols to show in section
+    /// contents, gathered when a section first asks.
+    placed: std::sync::OnceLock<(u32, placed::Placed)>,
 }
 
 /// A string found in a string table.

@@ -1,0 +1,102 @@
+//! Symbols shown where their bytes are: under a section's contents, each
+//! function and object symbol with a size as a node over its bytes, linked
+//! to its symbol table entry.
+
+use super::symbols::{read_sym, relocatable, sym_entry, sym_name};
+use super::{constants, Elf, Sec};
+use crate::model::{Builder, NodeId, Value};
+
+/// Symbols looked at for placing, at most (a table larger than this places
+/// only its first entries).
+const MAX_SCAN: u64 = 1 << 22;
+/// Symbols placed in one section, at most.
+const MAX_PLACED: usize = 1 << 16;
+
+/// Per section index, the (offset in the section, size, symbol index) of
+/// the symbols to place, sorted by offset. Made once per ELF.
+pub(super) type Placed = Vec<(u32, u64, u64, u64)>;
+
+fn collect(b: &Builder<'_>, elf: &Elf) -> (u32, Placed) {
+    let table = elf
+        .secs
+        .iter()
+        .find(|s| s.typ == constants::SHT_SYMTAB)
+        .or_else(|| elf.secs.iter().find(|s| s.typ == constants::SHT_DYNSYM));
+    let Some(t) = table else {
+        return (0, Vec::new());
+    };
+    let n = (t.size / elf.sym_size().max(1)).min(MAX_SCAN);
+    let mut out = Vec::new();
+    for i in 1..n {
+        let Some(o) = sym_entry(elf, t.index, i) else {
+            break;
+        };
+        let Some(sym) = read_sym(b, elf, o) else {
+            break;
+        };
+        if sym.size == 0 || !matches!(sym.typ(), 1 | 2) || sym.shndx == 0 || sym.shndx >= 0xff00 {
+            continue;
+        }
+        let Some(s) = elf.sec(sym.shndx.into()) else {
+            continue;
+        };
+        let rel = if relocatable(elf) {
+            Some(sym.value)
+        } else {
+            sym.value.checked_sub(s.addr)
+        };
+        if let Some(rel) = rel.filter(|&r| r < s.size) {
+            out.push((u32::from(sym.shndx), rel, sym.size.min(s.size - rel), i));
+        }
+    }
+    out.sort_unstable();
+    (t.index, out)
+}
+
+/// Adds the symbols that lie in section `s` (its contents at `[a, a+l)`)
+/// under `id`.
+pub(super) fn symbols_in(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, a: u64, l: u64) {
+    if s.flags & constants::SHF_ALLOC == 0 {
+        return;
+    }
+    let (table, placed) = elf.placed.get_or_init(|| collect(b, elf));
+    let lo = placed.partition_point(|p| p.0 < s.index);
+    let hi = placed.partition_point(|p| p.0 <= s.index);
+    let Some(mine) = placed.get(lo..hi) else {
+        return;
+    };
+    if mine.len() > MAX_PLACED {
+        b.info(
+            a,
+            l.min(1),
+            format!(
+                "section [{}] {}: {} symbols; the first {MAX_PLACED} are shown in its contents",
+                s.index,
+                s.name,
+                mine.len()
+            ),
+        );
+    }
+    for &(_, rel, size, i) in mine.iter().take(MAX_PLACED) {
+        let Some(o) = sym_entry(elf, *table, i) else {
+            continue;
+        };
+        let Some(sym) = read_sym(b, elf, o) else {
+            continue;
+        };
+        let name = sym_name(b, elf, *table, i).unwrap_or_else(|| format!("symbol [{i}]"));
+        let size = size.min(l.saturating_sub(rel));
+        let node = b.leaf(
+            id,
+            &name,
+            a + rel,
+            size,
+            Value::text(format!(
+                "{} {}, symbol [{i}]",
+                constants::sym_type(sym.typ()),
+                constants::sym_bind(sym.bind())
+            )),
+        );
+        b.link(node, o, elf.sym_size());
+    }
+}
