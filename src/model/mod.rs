@@ -12,6 +12,7 @@
 )]
 
 mod builder;
+pub mod demangle;
 pub mod fields;
 mod read;
 mod source;
