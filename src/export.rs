@@ -443,11 +443,11 @@ pub fn diff_text(a: &mut Tree, b: &mut Tree, out: &mut dyn Write) -> io::Result<
             ),
             Change::Changed => format!(
                 "~ {}: {} -> {}\n",
-                r.path,
+                crate::model::printed_address(&r.path),
                 shown(&r.a, by_value),
                 shown(&r.b, by_value)
             ),
-            c => format!("{} {}\n", c.sign(), r.path),
+            c => format!("{} {}\n", c.sign(), crate::model::printed_address(&r.path)),
         };
         match out.write_all(line.as_bytes()) {
             Ok(()) => ControlFlow::Continue(()),
@@ -507,7 +507,7 @@ pub fn diff_json(a: &mut Tree, b: &mut Tree, out: &mut dyn Write) -> io::Result<
         let mut sign = [0u8; 4];
         buf.extend_from_slice(r.change.sign().encode_utf8(&mut sign).as_bytes());
         buf.extend_from_slice(b"\", \"path\": ");
-        push_json_str(&mut buf, &r.path);
+        push_json_str(&mut buf, crate::model::printed_address(&r.path));
         buf.extend_from_slice(b", \"a\": ");
         push_side(&mut buf, &r.a);
         buf.extend_from_slice(b", \"b\": ");

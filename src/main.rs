@@ -7,16 +7,23 @@ use std::sync::Arc;
 
 use clap::Parser;
 
-use fwview::model::{text, Source};
+use fwview::model::{printed_address, text, Source};
 use fwview::{export, formats, tui};
 
 /// Explore accelerator and firmware binaries: XCLBIN, XMOS XE, Intel zebin,
 /// LLVM offload binaries, ELF and ar archives, structure and bytes together.
 #[derive(Parser, Debug)]
-#[command(name = "fwview", version, about, long_about = None)]
+#[command(
+    name = "fwview",
+    version,
+    about,
+    long_about = None,
+    override_usage = "fwview [OPTIONS] <FILE> [OTHER]\n       fwview --completions <SHELL>\n       fwview --man"
+)]
 struct Cli {
     /// The file to open.
-    file: PathBuf,
+    #[arg(required_unless_present_any = ["completions", "man"])]
+    file: Option<PathBuf>,
 
     /// A second file: FILE and OTHER side by side (with --diff, printed).
     other: Option<PathBuf>,
@@ -38,8 +45,8 @@ struct Cli {
     tree: bool,
 
     /// Write the bytes of the node at PATH (names joined by `/`, as --tree
-    /// shows them) to the file given with -o.
-    #[arg(long, value_name = "PATH", requires = "output")]
+    /// shows them; `/` alone is the whole file) to the file given with -o.
+    #[arg(long, value_name = "PATH", requires = "output", value_parser = node_path)]
     extract: Option<String>,
 
     /// Where --extract writes (`-` for standard output).
@@ -65,6 +72,52 @@ struct Cli {
     /// With --find: text matches letters of either case.
     #[arg(short = 'i', long, requires = "find")]
     ignore_case: bool,
+
+    /// Print a completion script for SHELL and exit (e.g. `source <(fwview
+    /// --completions bash)`).
+    #[arg(long, value_name = "SHELL", exclusive = true)]
+    completions: Option<clap_complete::Shell>,
+
+    /// Print the manual page (roff) and exit (`fwview --man | man -l -`).
+    #[arg(long, exclusive = true)]
+    man: bool,
+}
+
+/// An `--extract` PATH: an address as `--tree` and `--find n:` give them.
+/// The empty string is refused rather than taken for the whole file, which
+/// is spelt `/`: an unset shell variable must not extract everything.
+fn node_path(s: &str) -> Result<String, String> {
+    if s.is_empty() {
+        return Err("an empty PATH names no node; the whole file is `/`".into());
+    }
+    Ok(s.to_string())
+}
+
+/// `--completions SHELL` and `--man`: made from the definition above, so
+/// they always list the options this build has.
+fn generated(cli: &Cli) -> Option<ExitCode> {
+    use clap::CommandFactory;
+    let mut out = Vec::new();
+    if let Some(shell) = cli.completions {
+        clap_complete::generate(shell, &mut Cli::command(), "fwview", &mut out);
+    } else if cli.man {
+        if let Err(e) = clap_mangen::Man::new(Cli::command()).render(&mut out) {
+            eprintln!("fwview: {e}");
+            return Some(ExitCode::from(1));
+        }
+    } else {
+        return None;
+    }
+    let stdout = io::stdout();
+    let mut lock = stdout.lock();
+    match lock.write_all(&out).and_then(|_| lock.flush()) {
+        Ok(()) => Some(ExitCode::SUCCESS),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Some(ExitCode::SUCCESS),
+        Err(e) => {
+            eprintln!("fwview: {e}");
+            Some(ExitCode::from(1))
+        }
+    }
 }
 
 fn fail(path: &std::path::Path, msg: impl std::fmt::Display) -> ExitCode {
@@ -100,9 +153,15 @@ fn find(tree: &mut fwview::model::Tree, pattern: &str, case_sensitive: bool) -> 
         Pattern::Nodes { text, fold } => {
             for m in search::find_nodes(tree, &text, fold).0 {
                 if m.space == 0 {
-                    writeln!(out, "0x{:x}  {}", m.offset, m.path)?;
+                    writeln!(out, "0x{:x}  {}", m.offset, printed_address(&m.path))?;
                 } else {
-                    writeln!(out, "{}:0x{:x}  {}", m.space, m.offset, m.path)?;
+                    writeln!(
+                        out,
+                        "{}:0x{:x}  {}",
+                        m.space,
+                        m.offset,
+                        printed_address(&m.path)
+                    )?;
                 }
             }
         }
@@ -162,7 +221,7 @@ fn open(path: &std::path::Path) -> Result<(fwview::model::Tree, String), ExitCod
 }
 
 /// `--diff A B`: 0 same, 1 different, 2 trouble.
-fn diff(cli: &Cli, other: &std::path::Path) -> ExitCode {
+fn diff(cli: &Cli, file: &std::path::Path, other: &std::path::Path) -> ExitCode {
     let trouble = |c: ExitCode| {
         if c == ExitCode::SUCCESS {
             c
@@ -170,7 +229,7 @@ fn diff(cli: &Cli, other: &std::path::Path) -> ExitCode {
             ExitCode::from(2)
         }
     };
-    let (mut a, _) = match open(&cli.file) {
+    let (mut a, _) = match open(file) {
         Ok(t) => t,
         Err(c) => return trouble(c),
     };
@@ -190,15 +249,15 @@ fn diff(cli: &Cli, other: &std::path::Path) -> ExitCode {
         Ok(_) => ExitCode::from(1),
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::from(1),
         Err(e) => {
-            let _ = fail(&cli.file, e);
+            let _ = fail(file, e);
             ExitCode::from(2)
         }
     }
 }
 
 /// `fwview A B`: the two trees side by side.
-fn side_by_side(cli: &Cli, other: &std::path::Path) -> ExitCode {
-    let (a, _) = match open(&cli.file) {
+fn side_by_side(file: &std::path::Path, other: &std::path::Path) -> ExitCode {
+    let (a, _) = match open(file) {
         Ok(t) => t,
         Err(c) => return c,
     };
@@ -206,9 +265,9 @@ fn side_by_side(cli: &Cli, other: &std::path::Path) -> ExitCode {
         Ok(t) => t,
         Err(c) => return c,
     };
-    match tui::sidebyside::run(a, b, (cli.file.clone(), other.to_path_buf())) {
+    match tui::sidebyside::run(a, b, (file.to_path_buf(), other.to_path_buf())) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => fail(&cli.file, e),
+        Err(e) => fail(file, e),
     }
 }
 
@@ -217,26 +276,38 @@ fn main() -> ExitCode {
         Ok(c) => c,
         Err(e) => return usage_error(e),
     };
+    if let Some(code) = generated(&cli) {
+        return code;
+    }
+    // clap asks for FILE unless --completions or --man was given.
+    let Some(file) = cli.file.clone() else {
+        eprintln!("fwview: no FILE given");
+        return ExitCode::from(2);
+    };
     if let Some(other) = cli.other.clone() {
         if cli.diff {
-            return diff(&cli, &other);
+            return diff(&cli, &file, &other);
         }
-        return side_by_side(&cli, &other);
+        return side_by_side(&file, &other);
     }
-    let src = match Source::open(&cli.file) {
+    let src = match Source::open(&file) {
         Ok(s) => Arc::new(s),
-        Err(e) => return fail(&cli.file, e),
+        Err(e) => return fail(&file, e),
     };
-    let shown = cli.file.display().to_string();
-    let name = cli
-        .file
+    let shown = file.display().to_string();
+    let name = file
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| shown.clone());
     let mut tree = formats::build_tree(src, &name);
 
     if cli.targets {
-        let images = fwview::targets::find(&mut tree);
+        let mut images = fwview::targets::find(&mut tree);
+        for im in &mut images {
+            if im.path.is_empty() {
+                im.path = printed_address("").to_string();
+            }
+        }
         let stdout = io::stdout();
         let mut out = BufWriter::new(stdout.lock());
         let r = if cli.json {
@@ -250,9 +321,9 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         };
         return match r.and_then(|_| out.flush()) {
-            Ok(()) => changed(&cli.file, found),
+            Ok(()) => changed(&file, found),
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => found,
-            Err(e) => fail(&cli.file, e),
+            Err(e) => fail(&file, e),
         };
     }
     if cli.json || cli.tree {
@@ -265,21 +336,21 @@ fn main() -> ExitCode {
                 .and_then(|_| export::diagnostics_text(&tree, &mut io::stderr()))
         };
         return match r.and_then(|_| out.flush()) {
-            Ok(()) => changed(&cli.file, ExitCode::SUCCESS),
+            Ok(()) => changed(&file, ExitCode::SUCCESS),
             // A closed pipe (`| head`) is not an error worth a message.
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-            Err(e) => fail(&cli.file, e),
+            Err(e) => fail(&file, e),
         };
     }
     if let Some(p) = &cli.find {
         return match find(&mut tree, p, !cli.ignore_case) {
-            Ok(()) => changed(&cli.file, ExitCode::SUCCESS),
+            Ok(()) => changed(&file, ExitCode::SUCCESS),
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
             Err(e) if e.kind() == io::ErrorKind::InvalidInput => {
                 eprintln!("fwview: {}", text::clean(&e.to_string()));
                 ExitCode::from(2)
             }
-            Err(e) => fail(&cli.file, e),
+            Err(e) => fail(&file, e),
         };
     }
     if let (Some(path), Some(out)) = (&cli.extract, &cli.output) {
@@ -298,17 +369,17 @@ fn main() -> ExitCode {
                         text::clean(&out.display().to_string())
                     );
                 }
-                changed(&cli.file, ExitCode::SUCCESS)
+                changed(&file, ExitCode::SUCCESS)
             }
             Err(e @ export::ExtractError::NoSuchNode(_)) => {
-                let _ = fail(&cli.file, e);
+                let _ = fail(&file, e);
                 ExitCode::from(2)
             }
-            Err(e) => fail(&cli.file, e),
+            Err(e) => fail(&file, e),
         };
     }
     match tui::run(tree, &shown) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => fail(&cli.file, e),
+        Err(e) => fail(&file, e),
     }
 }

@@ -541,3 +541,253 @@ fn extract_options_are_checked() {
     }
     assert!(!out.exists());
 }
+
+/// `--extract ''` (an unset shell variable, say) is a usage error and
+/// writes nothing; the whole file is spelt `/`, and its bytes are the file.
+#[test]
+fn extract_of_the_empty_path_is_refused_and_slash_is_the_file() {
+    let p = samples().into_iter().next().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x");
+    let o = Command::cargo_bin("fwview")
+        .unwrap()
+        .args(["--extract", ""])
+        .arg(&p)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("`/`"));
+    assert!(!out.exists(), "the empty path wrote {}", out.display());
+    Command::cargo_bin("fwview")
+        .unwrap()
+        .args(["--extract", "/"])
+        .arg(&p)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .success();
+    assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&p).unwrap());
+}
+
+/// Where a printed address is the root's (a file that is itself a device
+/// image, a diff of two files of no known format) it is `/`, and
+/// `--extract` takes it.
+#[test]
+fn printed_root_addresses_are_slash() {
+    let zebin = assets().join("zebin/generated_locally/ocloc22.43__add_Gen12LPlp.bin");
+    let out = Command::cargo_bin("fwview")
+        .unwrap()
+        .arg("--targets")
+        .arg(&zebin)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.trim_end().rsplit('\t').next(), Some("/"), "{text}");
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    std::fs::write(&a, b"abc").unwrap();
+    std::fs::write(&b, b"abd").unwrap();
+    let out = Command::cargo_bin("fwview")
+        .unwrap()
+        .args(["--diff", "--json"])
+        .arg(&a)
+        .arg(&b)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v[0]["path"], "/");
+    let got = Command::cargo_bin("fwview")
+        .unwrap()
+        .args(["--extract", v[0]["path"].as_str().unwrap(), "-o", "-"])
+        .arg(&b)
+        .output()
+        .unwrap();
+    assert!(got.status.success());
+    assert_eq!(got.stdout, b"abd");
+}
+
+/// A shell word quoted for `sh -c`.
+fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// `--extract … -o -` with a terminal on standard output: refused, exit 2,
+/// nothing written; with `--force` the bytes go to the terminal. Run under
+/// `script`, which gives the command a pseudo-terminal.
+#[test]
+fn raw_bytes_to_a_terminal_need_force() {
+    if !common::tool("script") {
+        return;
+    }
+    let bin = assert_cmd::cargo::cargo_bin("fwview");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("f.bin");
+    std::fs::write(&file, b"MAGIC-BYTES\n").unwrap();
+    let run = |force: bool| {
+        let cmd = format!(
+            "{} --extract / -o - {}{}",
+            sh_quote(bin.to_str().unwrap()),
+            sh_quote(file.to_str().unwrap()),
+            if force { " --force" } else { "" }
+        );
+        // -e: script exits with the command's status; the typescript goes
+        // nowhere, what the command wrote comes out on script's stdout.
+        std::process::Command::new("script")
+            .args(["-q", "-e", "-c", &cmd, "/dev/null"])
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let refused = run(false);
+    let screen = String::from_utf8_lossy(&refused.stdout);
+    assert_eq!(refused.status.code(), Some(2), "{screen}");
+    assert!(
+        screen.contains("not writing raw bytes to a terminal"),
+        "{screen}"
+    );
+    assert!(!screen.contains("MAGIC-BYTES"), "{screen}");
+    let forced = run(true);
+    let screen = String::from_utf8_lossy(&forced.stdout);
+    assert_eq!(forced.status.code(), Some(0), "{screen}");
+    assert!(screen.contains("MAGIC-BYTES"), "{screen}");
+}
+
+/// Every long option `--help` lists (`--name`), read from the help text.
+fn flags_in_help() -> Vec<String> {
+    let out = Command::cargo_bin("fwview")
+        .unwrap()
+        .arg("--help")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let help = String::from_utf8(out.stdout).unwrap();
+    let mut flags: Vec<String> = help
+        .lines()
+        .filter_map(|l| {
+            // `  -o, --output <OUT>  …` or `      --json  …`.
+            let l = l.trim_start();
+            let l = match l.as_bytes() {
+                [b'-', c, b',', b' ', ..] if *c != b'-' => &l[4..],
+                _ => l,
+            };
+            let name = l.strip_prefix("--")?.split([' ', '\t']).next()?;
+            Some(name.to_string())
+        })
+        .collect();
+    flags.sort();
+    flags.dedup();
+    flags
+}
+
+/// `--completions SHELL` and `--man` are made from the same definition as
+/// `--help`: each names every option `--help` lists, bash takes its script,
+/// and man renders the page.
+#[test]
+fn completions_and_man_page_name_every_option() {
+    let flags = flags_in_help();
+    for want in [
+        "extract",
+        "output",
+        "force",
+        "json",
+        "tree",
+        "completions",
+        "man",
+    ] {
+        assert!(
+            flags.iter().any(|f| f == want),
+            "--help lacks --{want}: {flags:?}"
+        );
+    }
+    let gen = |args: &[&str]| {
+        let out = Command::cargo_bin("fwview")
+            .unwrap()
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let script = gen(&["--completions", shell]);
+        for f in &flags {
+            // fish lists long options as `-l name`.
+            let named = script.contains(&format!("--{f}")) || script.contains(&format!("-l {f}"));
+            assert!(named, "{shell} completions lack --{f}");
+        }
+    }
+    let man = gen(&["--man"]);
+    assert!(man.contains(".TH fwview 1"));
+    for f in &flags {
+        // roff writes a dash as `\-`.
+        let roff = format!("\\-\\-{}", f.replace('-', "\\-"));
+        assert!(man.contains(&roff), "the man page lacks --{f}");
+    }
+    // The shells and man themselves take what was made.
+    if common::tool("bash") {
+        let script = gen(&["--completions", "bash"]);
+        let out = std::process::Command::new("bash")
+            .args(["-c", "source /dev/stdin && complete -p fwview"])
+            .stdin_bytes(script.as_bytes())
+            .unwrap();
+        assert!(out.contains("fwview"), "bash: {out}");
+    }
+    if common::tool("man") {
+        let dir = tempfile::tempdir().unwrap();
+        let page = dir.path().join("fwview.1");
+        std::fs::write(&page, &man).unwrap();
+        let out = std::process::Command::new("man")
+            .arg("-l")
+            .arg(&page)
+            .env("MANWIDTH", "200")
+            .env("MANPAGER", "cat")
+            .env("PAGER", "cat")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for f in &flags {
+            assert!(
+                text.contains(&format!("--{f}")),
+                "man shows no --{f}:\n{text}"
+            );
+        }
+    }
+    // Neither takes a FILE, nor anything else.
+    Command::cargo_bin("fwview")
+        .unwrap()
+        .args(["--man", "--json"])
+        .assert()
+        .code(2);
+    Command::cargo_bin("fwview")
+        .unwrap()
+        .args(["--completions", "tcsh"])
+        .assert()
+        .code(2);
+}
+
+/// Runs a command with `input` on its standard input; its stdout as text.
+trait StdinBytes {
+    fn stdin_bytes(&mut self, input: &[u8]) -> std::io::Result<String>;
+}
+
+impl StdinBytes for std::process::Command {
+    fn stdin_bytes(&mut self, input: &[u8]) -> std::io::Result<String> {
+        use std::io::Write;
+        let mut child = self
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()?;
+        child.stdin.take().unwrap().write_all(input)?;
+        let out = child.wait_with_output()?;
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+}

@@ -100,7 +100,8 @@ fn extraction_writes_only_the_output_path() {
     let j = fwview_in(&l.work, &["--json".as_ref(), l.input.as_os_str()]);
     assert!(j.status.success());
     let doc = common::contract::parse(&j.stdout).unwrap();
-    let mut paths = vec![String::new()];
+    // The root first: its address is `/`.
+    let mut paths = vec!["/".to_string()];
     let mut stack = vec![(doc["root"].clone(), String::new())];
     while let Some((n, p)) = stack.pop() {
         for c in n["children"].as_array().unwrap() {
@@ -202,7 +203,7 @@ fn extracted_bytes_are_the_nodes_bytes() {
         &l.work,
         &[
             "--extract".as_ref(),
-            "".as_ref(),
+            "/".as_ref(),
             "-o".as_ref(),
             "-".as_ref(),
             l.input.as_os_str(),
@@ -222,7 +223,7 @@ fn an_existing_file_is_kept_without_force() {
     let args = |force: bool| {
         let mut a: Vec<&OsStr> = vec![
             "--extract".as_ref(),
-            "".as_ref(),
+            "/".as_ref(),
             "-o".as_ref(),
             out.as_os_str(),
         ];
@@ -280,7 +281,7 @@ fn symlinks_and_directories_at_the_output_path() {
             &l.work,
             &[
                 "--extract".as_ref(),
-                "".as_ref(),
+                "/".as_ref(),
                 "-o".as_ref(),
                 o.as_os_str(),
                 l.input.as_os_str(),
@@ -299,7 +300,7 @@ fn symlinks_and_directories_at_the_output_path() {
         &l.work,
         &[
             "--extract".as_ref(),
-            "".as_ref(),
+            "/".as_ref(),
             "-o".as_ref(),
             dir.as_os_str(),
             "--force".as_ref(),

@@ -172,7 +172,7 @@ fn targets_of_zebins_and_none_in_xclbins() {
     let dg2 = asset("zebin/generated_locally/ocloc22.43__add_XE_HPG_COREdg2.bin");
     let (code, out) = fwview(&["--targets".as_ref(), dg2.as_os_str()]);
     assert_eq!(code, 0);
-    assert_eq!(out, "zebin\tdg2\t-\t\n");
+    assert_eq!(out, "zebin\tdg2\t-\t/\n");
     let fat = asset("zebin/generated_locally/ocloc22.43__add_fat.ar");
     let (code, recs) = targets_json(&fat);
     assert_eq!(code, 0);

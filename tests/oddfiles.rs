@@ -141,7 +141,7 @@ fn empty_file() {
     let o = dir.path().join("root.bin");
     let out = fwview(&[
         "--extract".as_ref(),
-        "".as_ref(),
+        "/".as_ref(),
         "-o".as_ref(),
         o.as_os_str(),
         p.as_os_str(),

@@ -167,7 +167,7 @@ fn hostile_names_in_messages() {
         let o = dir.path().join(format!("o{i}-{evil}"));
         let out = fwview(&[
             "--extract".as_ref(),
-            "".as_ref(),
+            "/".as_ref(),
             "-o".as_ref(),
             o.as_os_str(),
             f.as_os_str(),

@@ -432,7 +432,11 @@ fn header_fields_are_decoded() {
         "00000000-0000-0000-0000-000000000000"
     );
     assert_eq!(val(get(h, "m_debug_bin")), "\"\"");
-    assert_eq!(val(get(&j["root"], "m_signature_length")), "-1 (unsigned)");
+    // xclbin.h: "-1 indicates no signature".
+    assert_eq!(
+        val(get(&j["root"], "m_signature_length")),
+        "-1 (no signature)"
+    );
     assert_eq!(val(get(&j["root"], "magic")), "\"xclbin2\"");
     let k = samples()[0].clone(); // kria k26: 2022-05-16
     let j = fwview_json(&k);
@@ -723,7 +727,7 @@ fn xclbin(sections: &[(u32, &str, Vec<u8>)]) -> Vec<u8> {
     }
     let mut v = Vec::new();
     v.extend_from_slice(b"xclbin2\0");
-    le32(&mut v, u32::MAX as u64); // -1: unsigned
+    le32(&mut v, u32::MAX as u64); // -1: no signature
     v.extend(std::iter::repeat_n(0xFFu8, 28 + 256));
     le64(&mut v, 0x1234_5678);
     le64(&mut v, pos as u64); // m_length

@@ -587,6 +587,17 @@ fn escape_segment(out: &mut String, name: &str) {
 
 /// Splits an address into (name, index among same-named siblings); `None`
 /// for a malformed `#K`.
+/// An address as printed for scripts: the root's, which
+/// [`Tree::path_string`] gives as the empty string, is spelt `/` (which
+/// [`Tree::find_path`] takes); every other address is itself.
+pub fn printed_address(path: &str) -> &str {
+    if path.is_empty() {
+        "/"
+    } else {
+        path
+    }
+}
+
 fn split_path(path: &str) -> Option<Vec<(String, usize)>> {
     let mut segs = Vec::new();
     let mut name = String::new();

@@ -103,6 +103,13 @@ pub enum Value {
     StrAt { v: u64, s: CompactString },
     /// Free text, shown as it is.
     Text(CompactString),
+    /// Free text about a symbol whose name is mangled (C++ `_Z…`, Rust
+    /// `_R…`): shown as the demangled name, ` — `, then the text; as the
+    /// text alone where the name does not demangle. Demangled only when
+    /// shown. See [`Value::symbol`]. `s` holds the text and then the
+    /// name, which starts at byte `at` (one string: the value stays as
+    /// small as the others).
+    Symbol { s: CompactString, at: u32 },
 }
 
 impl Value {
@@ -173,6 +180,25 @@ impl Value {
     pub fn text(s: impl AsRef<str>) -> Value {
         Value::Text(clean_compact(s.as_ref()))
     }
+    /// Text about the symbol `name`: a [`Value::Symbol`] where the name
+    /// looks mangled, else plain [`Value::Text`] (one comparison, nothing
+    /// kept beside the text).
+    pub fn symbol(name: &str, text: CompactString) -> Value {
+        let Ok(at) = u32::try_from(text.len()) else {
+            return Value::Text(text);
+        };
+        if !super::demangle::looks_mangled(name) {
+            return Value::Text(text);
+        }
+        let mut s = text;
+        s.push_str(&text::clean(name));
+        Value::Symbol { s, at }
+    }
+    /// The text and the symbol name of a [`Value::Symbol`].
+    fn symbol_parts(s: &str, at: u32) -> (&str, &str) {
+        let at = at as usize;
+        (s.get(..at).unwrap_or(s), s.get(at..).unwrap_or_default())
+    }
     pub fn named(v: u64, name: Option<&str>) -> Value {
         Value::Named {
             v,
@@ -223,7 +249,7 @@ impl Value {
             Value::Size(v) | Value::StrAt { v, .. } => Some(Raw::U(*v)),
             Value::I { v, .. } | Value::Date(v) => Some(Raw::I(*v)),
             Value::Note { v, .. } | Value::With { v, .. } => Some(*v),
-            Value::Str(_) | Value::Text(_) => None,
+            Value::Str(_) | Value::Text(_) | Value::Symbol { .. } => None,
         }
     }
 
@@ -239,7 +265,7 @@ impl Value {
             Value::Date(_) => "date",
             Value::Str(_) => "string",
             Value::StrAt { .. } => "strref",
-            Value::Text(_) => "text",
+            Value::Text(_) | Value::Symbol { .. } => "text",
         }
     }
 
@@ -313,6 +339,14 @@ impl Value {
                 out.write_char('"')
             }
             Value::Text(s) => out.write_str(s),
+            Value::Symbol { s, at } => {
+                let (text, name) = Value::symbol_parts(s, *at);
+                if let Some(d) = super::demangle::demangle(name) {
+                    out.write_str(&d)?;
+                    out.write_str(" \u{2014} ")?;
+                }
+                out.write_str(text)
+            }
         }
     }
 
@@ -488,5 +522,20 @@ mod tests {
         assert_eq!(Value::int(-1).raw(), Some(Raw::I(-1)));
         assert_eq!(Value::text("x").raw(), None);
         assert_eq!(Value::from("plain".to_string()).raw(), None);
+    }
+
+    #[test]
+    fn symbols_show_their_name_demangled_in_front() {
+        let v = Value::symbol("_Z3fooi", CompactString::from("FUNC GLOBAL"));
+        assert_eq!(v.render(Numbers::Natural), "foo(int) \u{2014} FUNC GLOBAL");
+        assert_eq!((v.kind(), v.raw()), ("text", None));
+        // A plain name keeps nothing beside the text.
+        let v = Value::symbol("main", CompactString::from("FUNC GLOBAL"));
+        assert_eq!(v, Value::Text(CompactString::from("FUNC GLOBAL")));
+        // Mangled-looking, but not a name: the text alone.
+        let v = Value::symbol("_Zzz", CompactString::from("FUNC GLOBAL"));
+        assert_eq!(v.render(Numbers::Natural), "FUNC GLOBAL");
+        // Every node holds a value: the variant does not make it larger.
+        assert!(std::mem::size_of::<Value>() <= 48);
     }
 }

@@ -132,5 +132,10 @@ fn reloc(b: &mut Builder<'_>, p: NodeId, elf: &Elf, ri: u32, rela: bool, i: u64,
         b.leaf(id, "r_addend", o + 2 * w, w, inum(ad));
         v.push_str(&format!(" {}{ad}", if ad >= 0 { "+" } else { "" }));
     }
+    // Shown with the symbol's name demangled in front, where it is mangled.
+    let v = match (Value::from(v), &symname) {
+        (Value::Text(t), Some(n)) => Value::symbol(n, t),
+        (v, _) => v,
+    };
     b.set_value(id, v);
 }

@@ -283,7 +283,7 @@ fn symbol(b: &mut Builder<'_>, p: NodeId, elf: &Elf, si: u32, i: u64, o: u64) {
     v.push_str(crate::model::value::hex_digits(sym.value, &mut [0; 18]));
     v.push_str(" size ");
     v.push_str(itoa::Buffer::new().format(sym.size));
-    b.set_value(id, Value::Text(CompactString::from(v)));
+    b.set_value(id, Value::symbol(&shown, CompactString::from(v)));
 }
 
 /// Bytes from the file as safe text, borrowed when nothing needs escaping.

@@ -489,7 +489,7 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
     }
     let sig = field_with(b, parent, "m_signature_length", off + 8, 4, |v| {
         match v as u32 as i32 {
-            -1 => Value::note(Raw::I(-1), "unsigned"),
+            -1 => Value::note(Raw::I(-1), "no signature"),
             n if n >= 0 => Value::with(n as u64, Radix::Dec, " bytes (signed)"),
             n => Value::note(Raw::I(i64::from(n)), "corrupt"),
         }
