@@ -42,8 +42,20 @@ fn fwview_json(path: &Path) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-fn kids(n: &Value) -> &Vec<Value> {
-    n["children"].as_array().unwrap()
+/// The children that are structure: gap leaves (bytes no structure
+/// names: padding, syntax...) are left out.
+fn kids(n: &Value) -> Vec<&Value> {
+    n["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| {
+            !(c["children"].as_array().is_some_and(|a| a.is_empty())
+                && c["name"]
+                    .as_str()
+                    .is_some_and(|s| fwview::model::GAP_NAMES.contains(&s)))
+        })
+        .collect()
 }
 fn name(n: &Value) -> &str {
     n["name"].as_str().unwrap()
@@ -58,13 +70,17 @@ fn size(n: &Value) -> u64 {
     n["size"].as_u64().unwrap()
 }
 fn find<'a>(n: &'a Value, child: &str) -> Option<&'a Value> {
-    kids(n).iter().find(|k| name(k) == child)
+    n["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| name(k) == child)
 }
 fn get<'a>(n: &'a Value, path: &str) -> &'a Value {
     let mut cur = n;
     for part in path.split('/') {
         cur = find(cur, part).unwrap_or_else(|| {
-            let names: Vec<&str> = kids(cur).iter().map(name).collect();
+            let names: Vec<&str> = kids(cur).into_iter().map(name).collect();
             panic!("no {part} in {} (has {names:?})", name(cur))
         });
     }
@@ -103,13 +119,13 @@ fn diags(j: &Value, sev: &str) -> Vec<(u64, String)> {
 fn payload(j: &Value, i: usize) -> &Value {
     let prefix = format!("[{i}] ");
     kids(&j["root"])
-        .iter()
+        .into_iter()
         .find(|k| name(k).starts_with(&prefix))
         .unwrap_or_else(|| panic!("no payload node {prefix}"))
 }
 fn payload_of<'a>(j: &'a Value, kind: &str) -> Option<&'a Value> {
     kids(&j["root"])
-        .iter()
+        .into_iter()
         .find(|k| name(k).split_once(' ').is_some_and(|(_, k)| k == kind))
 }
 /// Every child lies inside its parent (the JSON contract).
@@ -233,7 +249,8 @@ fn compare_with_xrt(x: &Xrt, j: &Value, what: &str) {
     // The section table, header by header, and one payload node each.
     let table = get(root, "sections");
     assert_eq!(kids(table).len(), x.sections.len(), "{what}: section count");
-    for (i, (h, (kind, sname, soff, ssize))) in kids(table).iter().zip(&x.sections).enumerate() {
+    for (i, (h, (kind, sname, soff, ssize))) in kids(table).into_iter().zip(&x.sections).enumerate()
+    {
         assert_eq!(
             lead(val(get(h, "m_sectionKind"))),
             u64::from(*kind),
@@ -266,7 +283,7 @@ fn compare_with_xrt(x: &Xrt, j: &Value, what: &str) {
     // IPs: every entry of IP_LAYOUT, in order, with its base address.
     let ips: Vec<(String, u64)> = match payload_of(j, "IP_LAYOUT") {
         Some(p) => kids(get(p, "m_ip_data"))
-            .iter()
+            .into_iter()
             .map(|e| {
                 (
                     unquote(val(get(e, "m_name"))).to_string(),
@@ -298,7 +315,7 @@ fn compare_with_xrt(x: &Xrt, j: &Value, what: &str) {
     let topo = payload_of(j, "ASK_GROUP_TOPOLOGY").or_else(|| payload_of(j, "MEM_TOPOLOGY"));
     let mems: Vec<(u64, String, u64, u64, u64, u64)> = match topo {
         Some(p) => kids(get(p, "m_mem_data"))
-            .iter()
+            .into_iter()
             .enumerate()
             .map(|(i, e)| {
                 (
@@ -544,7 +561,7 @@ fn check_json_node(n: &Value, expect: &Value, data: &[u8], is_member: bool) {
         }
         Value::Array(a) => {
             assert_eq!(kids(n).len(), a.len().min(1000));
-            for (i, k) in kids(n).iter().enumerate() {
+            for (i, k) in kids(n).into_iter().enumerate() {
                 assert_eq!(name(k), format!("[{i}]"));
                 check_json_node(k, &a[i], data, false);
             }
@@ -1071,7 +1088,7 @@ fn written_xclbin_matches_xrt_and_what_was_written() {
     // CLOCK_FREQ_TOPOLOGY: entries right after the 2-byte count.
     let clocks = get(payload(&j, 3), "m_clock_freq");
     let got: Vec<(String, &str, &str, u64)> = kids(clocks)
-        .iter()
+        .into_iter()
         .map(|c| {
             (
                 name(c).to_string(),
@@ -1121,9 +1138,9 @@ fn written_xclbin_matches_xrt_and_what_was_written() {
         "{}",
         val(first)
     );
-    assert_eq!(val(get(&kids(dbg)[1], "m_type")), "7 (ACCEL_MONITOR)");
-    assert_eq!(val(get(&kids(dbg)[2], "m_type")), "10 (TRACE_S2MM)");
-    assert!(val(&kids(dbg)[2]).contains("index 768"));
+    assert_eq!(val(get(kids(dbg)[1], "m_type")), "7 (ACCEL_MONITOR)");
+    assert_eq!(val(get(kids(dbg)[2], "m_type")), "10 (TRACE_S2MM)");
+    assert!(val(kids(dbg)[2]).contains("index 768"));
 
     // IP_LAYOUT properties and CONNECTIVITY resolved.
     let a = get(payload(&j, 1), "m_ip_data/[0] krnl_a:krnl_a_1");

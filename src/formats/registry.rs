@@ -7,7 +7,7 @@
 //! A new format is one module and one arm in [`Format::row`] (and its id in
 //! [`Format::ALL`], where it is tried in order).
 
-use crate::model::{Builder, NodeId};
+use crate::model::{Builder, Gap, NodeId};
 
 use super::{ar, bitcode, bundle, elf, fatbin, offload, pdi, ptx, spirv, xclbin, xe};
 
@@ -76,6 +76,8 @@ pub struct Row {
     pub found: Places,
     /// What the payloads it opens are (where a format found in them is).
     pub holds: Place,
+    /// What its bytes that no structure covers become.
+    pub gaps: Gap,
     // More columns join here as formats need them (an ELF vendor's hooks,
     // chosen by machine and OS ABI, are kept beside the ELF reader).
 }
@@ -117,6 +119,7 @@ impl Format {
                 parse: xclbin::parse,
                 found: ANY,
                 holds: Place::Section,
+                gaps: Gap::Unused,
             },
             Format::Xe => Row {
                 name: "xe",
@@ -125,6 +128,7 @@ impl Format {
                 parse: xe::parse,
                 found: ANY,
                 holds: Place::Section,
+                gaps: Gap::Unused,
             },
             Format::Zebin => Row {
                 name: "zebin",
@@ -133,6 +137,7 @@ impl Format {
                 parse: elf::parse,
                 found: ANY,
                 holds: Place::Section,
+                gaps: Gap::Unused,
             },
             Format::Elf => Row {
                 name: "elf",
@@ -141,6 +146,7 @@ impl Format {
                 parse: elf::parse,
                 found: ANY,
                 holds: Place::Section,
+                gaps: Gap::Unused,
             },
             Format::Offload => Row {
                 name: "offload",
@@ -149,6 +155,7 @@ impl Format {
                 parse: offload::parse,
                 found: ANY,
                 holds: Place::Image,
+                gaps: Gap::Unused,
             },
             Format::Ar => Row {
                 name: "ar",
@@ -157,6 +164,7 @@ impl Format {
                 parse: ar::parse,
                 found: ANY,
                 holds: Place::Member,
+                gaps: Gap::Unused,
             },
             Format::Pdi => Row {
                 name: "pdi",
@@ -165,6 +173,7 @@ impl Format {
                 parse: pdi::parse,
                 found: ANY,
                 holds: Place::Section,
+                gaps: Gap::Unused,
             },
             Format::SpirV => Row {
                 name: "spirv",
@@ -173,6 +182,7 @@ impl Format {
                 parse: spirv::parse,
                 found: ANY,
                 holds: Place::Section,
+                gaps: Gap::Unknown,
             },
             Format::Bitcode => Row {
                 name: "bitcode",
@@ -181,6 +191,7 @@ impl Format {
                 parse: bitcode::parse,
                 found: ANY,
                 holds: Place::Section,
+                gaps: Gap::Contents,
             },
             Format::CudaFatbin => Row {
                 name: "cuda-fatbin",
@@ -189,6 +200,7 @@ impl Format {
                 parse: fatbin::parse,
                 found: ANY,
                 holds: Place::Image,
+                gaps: Gap::Unused,
             },
             Format::ClangBundle => Row {
                 name: "clang-offload-bundle",
@@ -197,6 +209,7 @@ impl Format {
                 parse: bundle::parse,
                 found: ANY,
                 holds: Place::Image,
+                gaps: Gap::Unused,
             },
             Format::ClangBundleCompressed => Row {
                 name: "clang-offload-bundle-compressed",
@@ -205,6 +218,7 @@ impl Format {
                 parse: bundle::parse_compressed,
                 found: ANY,
                 holds: Place::Derived,
+                gaps: Gap::Unused,
             },
             // Text: where a device image or a file may be, not in any ELF
             // or XCLBIN section whose text happens to start so.
@@ -220,6 +234,7 @@ impl Format {
                         | Place::Derived as u8,
                 ),
                 holds: Place::Section,
+                gaps: Gap::Syntax,
             },
         }
     }
@@ -308,6 +323,7 @@ pub fn dispatch(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> Opti
     let row = f.row();
     // Marked before it is parsed, so that what it opens knows where it is.
     b.set_format(parent, row.name);
+    b.gaps(parent, row.gaps);
     (row.parse)(b, parent, off, len);
     Some(row.name)
 }

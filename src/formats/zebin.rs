@@ -8,7 +8,7 @@ use saphyr_parser::{Event, Parser, ScalarStyle};
 
 use crate::formats::elf::{Elf, Sec, Sections, Vendor};
 use crate::formats::spirv;
-use crate::model::{named, num, text, Builder, Endian, NodeId};
+use crate::model::{named, num, text, Builder, Endian, Gap, NodeId};
 
 pub const SHT_ZEBIN_SPIRV: u32 = 0xff00_0009;
 pub const SHT_ZEBIN_ZEINFO: u32 = 0xff00_0011;
@@ -537,6 +537,7 @@ impl Events {
 }
 
 fn zeinfo(b: &mut Builder<'_>, id: NodeId, a: u64, l: u64, st: &mut State) {
+    b.gaps(id, Gap::Syntax);
     let bytes = b.slice(a, l);
     let end = bytes.iter().rposition(|&c| c != 0).map_or(0, |i| i + 1);
     let bytes = bytes.get(..end).unwrap_or(&[]);
