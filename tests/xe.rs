@@ -480,6 +480,64 @@ fn real_samples_boot_order() {
     }
 }
 
+/// The boot order gathers sectors from all over the file: its nodes own
+/// no bytes, each step links to its sector, and copying a tile's node
+/// copies nothing of other tiles.
+#[test]
+fn boot_order_nodes_own_no_bytes_and_link_to_their_sectors() {
+    for p in samples() {
+        let d = std::fs::read(&p).unwrap();
+        let secs = walk(&d);
+        let want = boot_order(&secs);
+        let j = json_of(&p);
+        let bo = child(&j["root"], "boot order");
+        assert_eq!(bo["size"], 0);
+        let mut t = formats::build_tree(Arc::new(Source::open(&p).unwrap()), "x");
+        for (k, (g, ((node, tile), _))) in kids(bo).into_iter().zip(&want).enumerate() {
+            assert_eq!(g["size"], 0, "{}", g["name"]);
+            // The steps of this tile are the sectors of this tile, in
+            // file order.
+            let mine: Vec<&Sec> = secs
+                .iter()
+                .filter(|s| matches!(s.ty, 1 | 2 | 5 | 6))
+                .filter(|s| s.target.is_some_and(|(n, t, _)| (n, t) == (*node, *tile)))
+                .collect();
+            let steps = kids(g);
+            assert_eq!(steps.len(), mine.len());
+            let path = format!("boot order/{}", g["name"].as_str().unwrap());
+            let id = t.find_path(&path).unwrap();
+            assert!(t.node_bytes(id).is_empty(), "{path}");
+            for (j, (st, s)) in steps.iter().zip(&mine).enumerate() {
+                assert_eq!(st["size"], 0);
+                let id = t
+                    .find_path(&format!("{path}/{}", st["name"].as_str().unwrap()))
+                    .unwrap();
+                let l = t
+                    .node(id)
+                    .unwrap()
+                    .link
+                    .expect("a step links to its sector");
+                assert_eq!(
+                    (l.offset as usize, l.size as usize),
+                    (s.off, 12 + s.size),
+                    "tile {k} step {j}"
+                );
+            }
+            // --extract of the tile writes nothing.
+            let out = tempfile::NamedTempFile::new().unwrap();
+            let r = Command::cargo_bin("fwview")
+                .unwrap()
+                .args(["--extract", &path, "--force", "-o"])
+                .arg(out.path())
+                .arg(&p)
+                .output()
+                .unwrap();
+            assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+            assert!(std::fs::read(out.path()).unwrap().is_empty(), "{path}");
+        }
+    }
+}
+
 #[test]
 fn real_sample_elf_images_are_elf_nodes_and_gotos_link_to_them() {
     for p in samples() {
