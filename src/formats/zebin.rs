@@ -544,7 +544,8 @@ fn zeinfo(b: &mut Builder<'_>, id: NodeId, a: u64, l: u64, st: &mut State) {
     let src = match std::str::from_utf8(bytes) {
         Ok(s) => s,
         Err(e) => {
-            b.warn(a + e.valid_up_to() as u64, 1, ".ze_info is not valid UTF-8");
+            // The runtime rejects a module whose .ze_info it cannot read.
+            b.error(a + e.valid_up_to() as u64, 1, ".ze_info is not valid UTF-8");
             return;
         }
     };
@@ -598,8 +599,9 @@ fn zeinfo(b: &mut Builder<'_>, id: NodeId, a: u64, l: u64, st: &mut State) {
                 }
             }
             Err(e) => {
-                let at = to_byte(e.marker().index());
-                b.warn(at, 1, format!(".ze_info: YAML error: {}", e.info()));
+                // At the end of the text: its last byte.
+                let at = to_byte(e.marker().index()).min((a + l).saturating_sub(1));
+                b.error(at, 1, format!(".ze_info: YAML error: {}", e.info()));
                 break;
             }
         }
