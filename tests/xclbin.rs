@@ -1553,3 +1553,90 @@ fn the_largest_sample_opens_in_milliseconds() {
     // Generous for unoptimised test builds; release opens it in about a millisecond.
     assert!(took.as_millis() < 1000, "{took:?}");
 }
+
+/// xclbinutil's mirror data after the last section: its markers and JSON
+/// found here with a plain search, every `section_header` of the JSON (read
+/// with serde_json's event-free reader, duplicates kept) equal to the
+/// section table, and one changed value a warning at that value.
+#[test]
+fn mirror_data_is_decoded_and_checked_against_the_section_table() {
+    const START: &[u8] = b"XCLBIN_MIRROR_DATA_START";
+    const END: &[u8] = b"XCLBIN_MIRROR_DATA_END";
+    let hex = |s: &str| u64::from_str_radix(s.trim_start_matches("0x"), 16).unwrap();
+    for s in samples() {
+        let d = std::fs::read(&s).unwrap();
+        let a = memchr::memmem::rfind(&d, START).expect("every sample has mirror data");
+        let e = memchr::memmem::rfind(&d, END).unwrap() + END.len();
+        let j = fwview_json(&s);
+        let m = find(&j["root"], "mirror data").expect("a mirror data node");
+        assert_eq!(
+            (m["offset"].as_u64().unwrap(), m["size"].as_u64().unwrap()),
+            (a as u64, (e - a) as u64)
+        );
+        assert_eq!(get(m, "start marker")["size"], START.len());
+        assert_eq!(get(m, "end marker")["offset"], e - END.len());
+        // What the JSON says, read here: the section headers in order.
+        let text = std::str::from_utf8(&d[a + START.len()..e - END.len()]).unwrap();
+        let mut headers = Vec::new();
+        let mut rest = text;
+        while let Some(p) = rest.find("\"section_header\":") {
+            rest = &rest[p + "\"section_header\":".len()..];
+            let mut de = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
+            let v = de.next().unwrap().unwrap();
+            headers.push(v);
+            rest = &rest[de.byte_offset()..];
+        }
+        let table = section_table(&d);
+        assert_eq!(headers.len(), table.len(), "{}", s.display());
+        for (h, (kind, off, size)) in headers.iter().zip(&table) {
+            assert_eq!(h["Kind"].as_str().unwrap().parse::<u32>().unwrap(), *kind);
+            assert_eq!(hex(h["Offset"].as_str().unwrap()), *off as u64);
+            assert_eq!(hex(h["Size"].as_str().unwrap()), *size as u64);
+        }
+        // The JSON is a tree of the same members.
+        let doc: Value = serde_json::from_str(text).unwrap();
+        let tops: Vec<&str> = kids(get(m, "json"))
+            .into_iter()
+            .map(name)
+            .filter(|n| *n != "section_header")
+            .collect();
+        let want: Vec<&str> = doc
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .filter(|n| *n != "section_header")
+            .collect();
+        let mut tops = tops;
+        tops.sort_unstable();
+        assert_eq!(tops, want);
+        let mirror_diags: Vec<_> = j["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|g| g["message"].as_str().unwrap().contains("mirror"))
+            .collect();
+        assert!(mirror_diags.is_empty(), "{mirror_diags:?}");
+    }
+    // One Offset changed in the mirror: a warning at that value.
+    let s = &samples()[0];
+    let mut d = std::fs::read(s).unwrap();
+    let a = memchr::memmem::rfind(&d, START).unwrap();
+    let key = b"\"Offset\":\"";
+    let v = a + memchr::memmem::find(&d[a..], key).unwrap() + key.len();
+    let c = d[v + 2];
+    d[v + 2] = if c == b'1' { b'2' } else { b'1' };
+    let t = build_from_bytes(d);
+    let w: Vec<_> = t
+        .diagnostics()
+        .iter()
+        .filter(|g| g.message.contains("mirror data"))
+        .collect();
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert_eq!(w[0].severity, fwview::model::Severity::Warning);
+    assert_eq!(
+        w[0].offset as usize,
+        v - 1,
+        "at the value, its quote included"
+    );
+}
