@@ -485,7 +485,10 @@ fn ze_info_that_is_not_yaml_is_an_error() {
         (o as usize, n as usize)
     };
     let t = build_from_bytes(d.clone());
-    assert!(t.diagnostics().iter().all(|g| g.severity != Severity::Error));
+    assert!(t
+        .diagnostics()
+        .iter()
+        .all(|g| g.severity != Severity::Error));
     // A flow sequence that never closes.
     let bad = b"version: [1.20, \n";
     d[o..o + bad.len()].copy_from_slice(bad);
