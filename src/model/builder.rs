@@ -462,6 +462,7 @@ impl<'a> Builder<'a> {
             }) if !v.is_empty() && *size > 0 => (*space, *offset, offset.saturating_add(*size)),
             _ => return,
         };
+        self.sort_children(id, space);
         let rule = self.gap_rule(id);
         if matches!(rule, Gap::Off | Gap::Inherit) {
             return;
@@ -530,6 +531,42 @@ impl<'a> Builder<'a> {
             out.push(k);
         }
         out.extend(next.map(|(_, &g)| g));
+        if let Some(n) = self.node_mut(id) {
+            n.children = Children::Built(out);
+        }
+    }
+
+    /// Puts the children of `id` in its space in file order (a stable
+    /// sort: those that start together keep the order the format gave
+    /// them, such as the bit fields of one byte); children in other spaces
+    /// keep their places.
+    fn sort_children(&mut self, id: NodeId, space: SpaceId) {
+        let Some(Node {
+            children: Children::Built(v),
+            ..
+        }) = self.node(id)
+        else {
+            return;
+        };
+        let at = |k: &NodeId| self.node(*k).filter(|n| n.space == space).map(|n| n.offset);
+        let starts: Vec<u64> = v.iter().filter_map(at).collect();
+        if starts.is_sorted() {
+            return;
+        }
+        let slots: Vec<usize> = (0..v.len())
+            .filter(|&i| v.get(i).and_then(at).is_some())
+            .collect();
+        let mut mine: Vec<(u64, NodeId)> = slots
+            .iter()
+            .filter_map(|&i| v.get(i).map(|&k| (at(&k).unwrap_or(0), k)))
+            .collect();
+        mine.sort_by_key(|&(o, _)| o);
+        let mut out = v.clone();
+        for (&i, &(_, k)) in slots.iter().zip(&mine) {
+            if let Some(x) = out.get_mut(i) {
+                *x = k;
+            }
+        }
         if let Some(n) = self.node_mut(id) {
             n.children = Children::Built(out);
         }
