@@ -45,6 +45,8 @@ fn expected_format(p: &Path) -> &'static str {
         "zebin"
     } else if s.ends_with(".o") {
         "elf"
+    } else if s.ends_with(".hipfb") {
+        "clang-offload-bundle"
     } else {
         panic!("no expected format for {s}")
     }
@@ -73,7 +75,18 @@ fn check_contract(j: &Value, path: &Path) -> usize {
     assert_eq!(j["path"].as_str().unwrap(), path.to_str().unwrap());
     let f = j["format"].as_str().unwrap();
     assert!(
-        ["xclbin", "xe", "elf", "zebin", "offload", "ar", "pdi", "raw"].contains(&f),
+        [
+            "xclbin",
+            "xe",
+            "elf",
+            "zebin",
+            "offload",
+            "ar",
+            "pdi",
+            "clang-offload-bundle",
+            "raw"
+        ]
+        .contains(&f),
         "{f}"
     );
     assert_eq!(j["root"]["offset"], 0);
@@ -167,8 +180,16 @@ fn extract_writes_the_bytes_of_a_node() {
         // Walk to the first child of the first child, as far as it goes.
         let mut node = &j["root"];
         let mut path = Vec::new();
-        while let Some(c) = node["children"].as_array().and_then(|c| c.last()) {
-            path.push(c["name"].as_str().unwrap().to_string());
+        while let Some(kids) = node["children"].as_array().filter(|k| !k.is_empty()) {
+            let c = kids.last().unwrap();
+            let name = c["name"].as_str().unwrap();
+            // A name that siblings share is told apart by `#K`.
+            let same = kids.iter().filter(|k| k["name"] == name).count();
+            path.push(if same > 1 {
+                format!("{name}#{}", same - 1)
+            } else {
+                name.to_string()
+            });
             node = c;
             if path.len() == 3 {
                 break;

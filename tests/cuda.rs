@@ -275,7 +275,13 @@ fn relocatable(w: &Wheel, lib: &str, method: &str) {
     let link = t.node(p).and_then(|n| n.link).expect("a link");
     assert_eq!((link.offset, link.size), (fo, fl));
     t.expand_all();
-    assert!(t.diagnostics().is_empty(), "{:?}", t.diagnostics());
+    // No error or warning; infos name bytes no structure describes.
+    let bad: Vec<_> = t
+        .diagnostics()
+        .iter()
+        .filter(|d| d.severity != fwview::model::Severity::Info)
+        .collect();
+    assert!(bad.is_empty(), "{bad:?}");
     // --targets lists every entry, inflated, as CUDA code for the sm its
     // entry names.
     let a = tmp.path().join("lib.a");
@@ -381,7 +387,13 @@ fn shared_library_containers_back_to_back_and_wrappers() {
         assert_eq!(link.offset, want, "{name}");
     }
     t.expand_all();
-    assert!(t.diagnostics().is_empty(), "{:?}", t.diagnostics());
+    // No error or warning; infos name bytes no structure describes.
+    let bad: Vec<_> = t
+        .diagnostics()
+        .iter()
+        .filter(|d| d.severity != fwview::model::Severity::Info)
+        .collect();
+    assert!(bad.is_empty(), "{bad:?}");
 }
 
 // ---------------------------------------------------------------- made here

@@ -177,8 +177,19 @@ fn extracted_bytes_are_the_nodes_bytes() {
     let j = fwview_in(&l.work, &["--json".as_ref(), l.input.as_os_str()]);
     let doc = common::contract::parse(&j.stdout).unwrap();
     // Every top-level node: its bytes are the file's bytes of its range.
-    for c in doc["root"]["children"].as_array().unwrap() {
-        let name = c["name"].as_str().unwrap();
+    // Siblings of one name (the padding between sections) are told apart
+    // by `#K`.
+    let top = doc["root"]["children"].as_array().unwrap();
+    for (i, c) in top.iter().enumerate() {
+        let plain = c["name"].as_str().unwrap();
+        let same = |k: &serde_json::Value| k["name"] == c["name"];
+        let name = if top.iter().filter(|k| same(k)).count() > 1 {
+            let nth = top[..i].iter().filter(|k| same(k)).count();
+            format!("{plain}#{nth}")
+        } else {
+            plain.to_string()
+        };
+        let name = name.as_str();
         let off = c["offset"].as_u64().unwrap() as usize;
         let size = c["size"].as_u64().unwrap() as usize;
         let out = l.out.join(format!("{off}.bin"));

@@ -523,6 +523,10 @@ fn leaves(v: &Value, out: &mut Vec<(String, String)>) {
         Some(c) if !c.is_empty() => c.iter().for_each(|c| leaves(c, out)),
         _ => {
             let name = field(v, "name");
+            // Map and array headers and keys: not values.
+            if fwview::model::GAP_NAMES.contains(&name) {
+                return;
+            }
             let key = if name.starts_with('[') { "-" } else { name };
             let val = match &v["raw"] {
                 Value::Number(n) => n.to_string(),

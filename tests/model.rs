@@ -369,3 +369,86 @@ fn json_lists_spaces_and_every_node_says_its_space() {
         "{txt}"
     );
 }
+
+/// A format that leaves holes: a header, zeros around non-zero bytes, a
+/// lazily built table whose entries leave a byte each, all added out of
+/// order.
+fn holes(b: &mut Builder<'_>, p: NodeId, _o: u64, _len: u64) -> Option<&'static str> {
+    b.gaps(p, fwview::model::Gap::Unused);
+    let t = b.group(p, "table", 32, 12);
+    b.seq(
+        t,
+        fwview::model::Seq::fixed(
+            32,
+            4,
+            3,
+            Arc::new(|b, parent, i, off| {
+                b.leaf(parent, format!("[{i}]"), off, 3, i.to_string());
+                Some(off + 4)
+            }),
+        ),
+    );
+    let h = b.group(p, "header", 0, 8);
+    b.leaf(h, "b", 4, 4, "b");
+    b.leaf(h, "a", 0, 2, "a");
+    b.gaps(h, fwview::model::Gap::Padding);
+    Some("holes")
+}
+
+#[test]
+fn gap_leaves_fill_what_no_child_covers_in_file_order() {
+    let mut d = vec![0u8; 48];
+    d[20..24].copy_from_slice(b"junk");
+    d[2] = 7; // padding that is not zero
+    let mut t = Tree::build(Arc::new(Source::from_vec(d)), "t", holes);
+    t.expand_all();
+    let row = |t: &Tree, k: NodeId| {
+        let n = t.node(k).unwrap();
+        (t.name(k).to_string(), n.offset, n.size)
+    };
+    let top: Vec<_> = t.built_children(0).iter().map(|&k| row(&t, k)).collect();
+    let want = [
+        ("header", 0, 8),
+        // One leaf a hole: zeros around non-zero bytes are not padding.
+        ("unused", 8, 24),
+        ("table", 32, 12),
+        ("padding", 44, 4),
+    ];
+    let want: Vec<_> = want
+        .iter()
+        .map(|(n, o, s)| (n.to_string(), *o, *s))
+        .collect();
+    assert_eq!(top, want);
+    let h = t.find_path("header").unwrap();
+    let hs: Vec<_> = t.built_children(h).iter().map(|&k| row(&t, k)).collect();
+    assert_eq!(
+        hs,
+        [
+            ("a".into(), 0, 2),
+            ("padding".into(), 2, 2),
+            ("b".into(), 4, 4)
+        ]
+    );
+    // Built lazily, the table's gaps too: one byte after each entry.
+    let tb = t.find_path("table").unwrap();
+    let names: Vec<_> = t
+        .children(tb)
+        .iter()
+        .map(|&k| t.name(k).to_string())
+        .collect();
+    assert_eq!(
+        names,
+        ["[0]", "padding", "[1]", "padding", "[2]", "padding"]
+    );
+    let d: Vec<_> = t
+        .diagnostics()
+        .iter()
+        .map(|g| (g.severity, g.offset, g.size))
+        .collect();
+    assert_eq!(
+        d,
+        [(Severity::Info, 8, 24), (Severity::Warning, 2, 2)],
+        "{:?}",
+        t.diagnostics()
+    );
+}

@@ -42,8 +42,20 @@ fn fwview_json(path: &Path) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-fn kids(n: &Value) -> &Vec<Value> {
-    n["children"].as_array().unwrap()
+/// The children that are structure: gap leaves (bytes no structure
+/// names: padding, syntax...) are left out.
+fn kids(n: &Value) -> Vec<&Value> {
+    n["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| {
+            !(c["children"].as_array().is_some_and(|a| a.is_empty())
+                && c["name"]
+                    .as_str()
+                    .is_some_and(|s| fwview::model::GAP_NAMES.contains(&s)))
+        })
+        .collect()
 }
 fn name(n: &Value) -> &str {
     n["name"].as_str().unwrap()
@@ -58,13 +70,17 @@ fn size(n: &Value) -> u64 {
     n["size"].as_u64().unwrap()
 }
 fn find<'a>(n: &'a Value, child: &str) -> Option<&'a Value> {
-    kids(n).iter().find(|k| name(k) == child)
+    n["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| name(k) == child)
 }
 fn get<'a>(n: &'a Value, path: &str) -> &'a Value {
     let mut cur = n;
     for part in path.split('/') {
         cur = find(cur, part).unwrap_or_else(|| {
-            let names: Vec<&str> = kids(cur).iter().map(name).collect();
+            let names: Vec<&str> = kids(cur).into_iter().map(name).collect();
             panic!("no {part} in {} (has {names:?})", name(cur))
         });
     }
@@ -103,13 +119,13 @@ fn diags(j: &Value, sev: &str) -> Vec<(u64, String)> {
 fn payload(j: &Value, i: usize) -> &Value {
     let prefix = format!("[{i}] ");
     kids(&j["root"])
-        .iter()
+        .into_iter()
         .find(|k| name(k).starts_with(&prefix))
         .unwrap_or_else(|| panic!("no payload node {prefix}"))
 }
 fn payload_of<'a>(j: &'a Value, kind: &str) -> Option<&'a Value> {
     kids(&j["root"])
-        .iter()
+        .into_iter()
         .find(|k| name(k).split_once(' ').is_some_and(|(_, k)| k == kind))
 }
 /// Every child lies inside its parent (the JSON contract).
@@ -233,7 +249,8 @@ fn compare_with_xrt(x: &Xrt, j: &Value, what: &str) {
     // The section table, header by header, and one payload node each.
     let table = get(root, "sections");
     assert_eq!(kids(table).len(), x.sections.len(), "{what}: section count");
-    for (i, (h, (kind, sname, soff, ssize))) in kids(table).iter().zip(&x.sections).enumerate() {
+    for (i, (h, (kind, sname, soff, ssize))) in kids(table).into_iter().zip(&x.sections).enumerate()
+    {
         assert_eq!(
             lead(val(get(h, "m_sectionKind"))),
             u64::from(*kind),
@@ -266,7 +283,7 @@ fn compare_with_xrt(x: &Xrt, j: &Value, what: &str) {
     // IPs: every entry of IP_LAYOUT, in order, with its base address.
     let ips: Vec<(String, u64)> = match payload_of(j, "IP_LAYOUT") {
         Some(p) => kids(get(p, "m_ip_data"))
-            .iter()
+            .into_iter()
             .map(|e| {
                 (
                     unquote(val(get(e, "m_name"))).to_string(),
@@ -298,7 +315,7 @@ fn compare_with_xrt(x: &Xrt, j: &Value, what: &str) {
     let topo = payload_of(j, "ASK_GROUP_TOPOLOGY").or_else(|| payload_of(j, "MEM_TOPOLOGY"));
     let mems: Vec<(u64, String, u64, u64, u64, u64)> = match topo {
         Some(p) => kids(get(p, "m_mem_data"))
-            .iter()
+            .into_iter()
             .enumerate()
             .map(|(i, e)| {
                 (
@@ -548,7 +565,7 @@ fn check_json_node(n: &Value, expect: &Value, data: &[u8], is_member: bool) {
         }
         Value::Array(a) => {
             assert_eq!(kids(n).len(), a.len().min(1000));
-            for (i, k) in kids(n).iter().enumerate() {
+            for (i, k) in kids(n).into_iter().enumerate() {
                 assert_eq!(name(k), format!("[{i}]"));
                 check_json_node(k, &a[i], data, false);
             }
@@ -1075,7 +1092,7 @@ fn written_xclbin_matches_xrt_and_what_was_written() {
     // CLOCK_FREQ_TOPOLOGY: entries right after the 2-byte count.
     let clocks = get(payload(&j, 3), "m_clock_freq");
     let got: Vec<(String, &str, &str, u64)> = kids(clocks)
-        .iter()
+        .into_iter()
         .map(|c| {
             (
                 name(c).to_string(),
@@ -1125,9 +1142,9 @@ fn written_xclbin_matches_xrt_and_what_was_written() {
         "{}",
         val(first)
     );
-    assert_eq!(val(get(&kids(dbg)[1], "m_type")), "7 (ACCEL_MONITOR)");
-    assert_eq!(val(get(&kids(dbg)[2], "m_type")), "10 (TRACE_S2MM)");
-    assert!(val(&kids(dbg)[2]).contains("index 768"));
+    assert_eq!(val(get(kids(dbg)[1], "m_type")), "7 (ACCEL_MONITOR)");
+    assert_eq!(val(get(kids(dbg)[2], "m_type")), "10 (TRACE_S2MM)");
+    assert!(val(kids(dbg)[2]).contains("index 768"));
 
     // IP_LAYOUT properties and CONNECTIVITY resolved.
     let a = get(payload(&j, 1), "m_ip_data/[0] krnl_a:krnl_a_1");
@@ -1539,4 +1556,91 @@ fn the_largest_sample_opens_in_milliseconds() {
     eprintln!("{}: opened in {took:?} ({} nodes)", s.display(), t.len());
     // Generous for unoptimised test builds; release opens it in about a millisecond.
     assert!(took.as_millis() < 1000, "{took:?}");
+}
+
+/// xclbinutil's mirror data after the last section: its markers and JSON
+/// found here with a plain search, every `section_header` of the JSON (read
+/// with serde_json's event-free reader, duplicates kept) equal to the
+/// section table, and one changed value a warning at that value.
+#[test]
+fn mirror_data_is_decoded_and_checked_against_the_section_table() {
+    const START: &[u8] = b"XCLBIN_MIRROR_DATA_START";
+    const END: &[u8] = b"XCLBIN_MIRROR_DATA_END";
+    let hex = |s: &str| u64::from_str_radix(s.trim_start_matches("0x"), 16).unwrap();
+    for s in samples() {
+        let d = std::fs::read(&s).unwrap();
+        let a = memchr::memmem::rfind(&d, START).expect("every sample has mirror data");
+        let e = memchr::memmem::rfind(&d, END).unwrap() + END.len();
+        let j = fwview_json(&s);
+        let m = find(&j["root"], "mirror data").expect("a mirror data node");
+        assert_eq!(
+            (m["offset"].as_u64().unwrap(), m["size"].as_u64().unwrap()),
+            (a as u64, (e - a) as u64)
+        );
+        assert_eq!(get(m, "start marker")["size"], START.len());
+        assert_eq!(get(m, "end marker")["offset"], e - END.len());
+        // What the JSON says, read here: the section headers in order.
+        let text = std::str::from_utf8(&d[a + START.len()..e - END.len()]).unwrap();
+        let mut headers = Vec::new();
+        let mut rest = text;
+        while let Some(p) = rest.find("\"section_header\":") {
+            rest = &rest[p + "\"section_header\":".len()..];
+            let mut de = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
+            let v = de.next().unwrap().unwrap();
+            headers.push(v);
+            rest = &rest[de.byte_offset()..];
+        }
+        let table = section_table(&d);
+        assert_eq!(headers.len(), table.len(), "{}", s.display());
+        for (h, (kind, off, size)) in headers.iter().zip(&table) {
+            assert_eq!(h["Kind"].as_str().unwrap().parse::<u32>().unwrap(), *kind);
+            assert_eq!(hex(h["Offset"].as_str().unwrap()), *off as u64);
+            assert_eq!(hex(h["Size"].as_str().unwrap()), *size as u64);
+        }
+        // The JSON is a tree of the same members.
+        let doc: Value = serde_json::from_str(text).unwrap();
+        let tops: Vec<&str> = kids(get(m, "json"))
+            .into_iter()
+            .map(name)
+            .filter(|n| *n != "section_header")
+            .collect();
+        let want: Vec<&str> = doc
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .filter(|n| *n != "section_header")
+            .collect();
+        let mut tops = tops;
+        tops.sort_unstable();
+        assert_eq!(tops, want);
+        let mirror_diags: Vec<_> = j["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|g| g["message"].as_str().unwrap().contains("mirror"))
+            .collect();
+        assert!(mirror_diags.is_empty(), "{mirror_diags:?}");
+    }
+    // One Offset changed in the mirror: a warning at that value.
+    let s = &samples()[0];
+    let mut d = std::fs::read(s).unwrap();
+    let a = memchr::memmem::rfind(&d, START).unwrap();
+    let key = b"\"Offset\":\"";
+    let v = a + memchr::memmem::find(&d[a..], key).unwrap() + key.len();
+    let c = d[v + 2];
+    d[v + 2] = if c == b'1' { b'2' } else { b'1' };
+    let t = build_from_bytes(d);
+    let w: Vec<_> = t
+        .diagnostics()
+        .iter()
+        .filter(|g| g.message.contains("mirror data"))
+        .collect();
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert_eq!(w[0].severity, fwview::model::Severity::Warning);
+    assert_eq!(
+        w[0].offset as usize,
+        v - 1,
+        "at the value, its quote included"
+    );
 }

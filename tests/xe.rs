@@ -159,12 +159,26 @@ fn json_of_bytes(bytes: &[u8]) -> Value {
     json_of(&p)
 }
 
-fn kids(n: &Value) -> &Vec<Value> {
-    n["children"].as_array().unwrap()
+/// The children that are structure: gap leaves (bytes no structure
+/// names: padding, syntax...) are left out.
+fn kids(n: &Value) -> Vec<&Value> {
+    n["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| {
+            !(c["children"].as_array().is_some_and(|a| a.is_empty())
+                && c["name"]
+                    .as_str()
+                    .is_some_and(|s| fwview::model::GAP_NAMES.contains(&s)))
+        })
+        .collect()
 }
 
 fn child<'a>(n: &'a Value, name: &str) -> &'a Value {
-    kids(n)
+    n["children"]
+        .as_array()
+        .unwrap()
         .iter()
         .find(|c| c["name"] == name)
         .unwrap_or_else(|| panic!("no child {name:?} in {}", n["name"]))
@@ -330,7 +344,7 @@ fn real_samples_sectors_match_an_independent_walk() {
             );
             assert!(val(at(n, "header/size")).starts_with(&s.size.to_string()));
             if s.size == 0 {
-                assert!(kids(n).iter().all(|c| c["name"] != "contents"));
+                assert!(kids(n).into_iter().all(|c| c["name"] != "contents"));
                 continue;
             }
             total += 1;
@@ -462,6 +476,64 @@ fn real_samples_boot_order() {
         for (_, steps) in &want {
             assert_eq!(steps.last().map(String::as_str), Some("GOTO"));
             assert_eq!(steps.iter().filter(|s| *s == "GOTO").count(), 1);
+        }
+    }
+}
+
+/// The boot order gathers sectors from all over the file: its nodes own
+/// no bytes, each step links to its sector, and copying a tile's node
+/// copies nothing of other tiles.
+#[test]
+fn boot_order_nodes_own_no_bytes_and_link_to_their_sectors() {
+    for p in samples() {
+        let d = std::fs::read(&p).unwrap();
+        let secs = walk(&d);
+        let want = boot_order(&secs);
+        let j = json_of(&p);
+        let bo = child(&j["root"], "boot order");
+        assert_eq!(bo["size"], 0);
+        let mut t = formats::build_tree(Arc::new(Source::open(&p).unwrap()), "x");
+        for (k, (g, ((node, tile), _))) in kids(bo).into_iter().zip(&want).enumerate() {
+            assert_eq!(g["size"], 0, "{}", g["name"]);
+            // The steps of this tile are the sectors of this tile, in
+            // file order.
+            let mine: Vec<&Sec> = secs
+                .iter()
+                .filter(|s| matches!(s.ty, 1 | 2 | 5 | 6))
+                .filter(|s| s.target.is_some_and(|(n, t, _)| (n, t) == (*node, *tile)))
+                .collect();
+            let steps = kids(g);
+            assert_eq!(steps.len(), mine.len());
+            let path = format!("boot order/{}", g["name"].as_str().unwrap());
+            let id = t.find_path(&path).unwrap();
+            assert!(t.node_bytes(id).is_empty(), "{path}");
+            for (j, (st, s)) in steps.iter().zip(&mine).enumerate() {
+                assert_eq!(st["size"], 0);
+                let id = t
+                    .find_path(&format!("{path}/{}", st["name"].as_str().unwrap()))
+                    .unwrap();
+                let l = t
+                    .node(id)
+                    .unwrap()
+                    .link
+                    .expect("a step links to its sector");
+                assert_eq!(
+                    (l.offset as usize, l.size as usize),
+                    (s.off, 12 + s.size),
+                    "tile {k} step {j}"
+                );
+            }
+            // --extract of the tile writes nothing.
+            let out = tempfile::NamedTempFile::new().unwrap();
+            let r = Command::cargo_bin("fwview")
+                .unwrap()
+                .args(["--extract", &path, "--force", "-o"])
+                .arg(out.path())
+                .arg(&p)
+                .output()
+                .unwrap();
+            assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+            assert!(std::fs::read(out.path()).unwrap().is_empty(), "{path}");
         }
     }
 }
@@ -630,7 +702,7 @@ fn truncated_file() {
     check_nesting(&j["root"]);
     let list = kids(child(&j["root"], "sectors"));
     assert_eq!(list.len(), i + 1);
-    assert_eq!(range(&list[i]), (s.off, cut - s.off));
+    assert_eq!(range(list[i]), (s.off, cut - s.off));
     let errs: Vec<_> = diags(&j).into_iter().filter(|d| d.0 == "error").collect();
     assert!(
         errs.iter()
@@ -703,23 +775,23 @@ fn written_multi_node_file() {
         }
     }
     // BINARY: node, tile, load address and image bytes.
-    let bin = at(&list[5], "contents/data");
+    let bin = at(list[5], "contents/data");
     assert_eq!(val(child(bin, "node")), "1");
     assert_eq!(val(child(bin, "tile")), "0");
     assert_eq!(val(child(bin, "load address")), "0x10000");
     assert_eq!(range(child(bin, "image")), (offs[5] + 16 + 12, 64));
     assert!(val(child(bin, "image")).contains("aa aa"));
     // SKIP is shown as skipped and starts nothing.
-    assert!(val(&list[7]).contains("skipped"));
-    assert!(val(at(&list[7], "contents/data")).contains("skipped"));
+    assert!(val(list[7]).contains("skipped"));
+    assert!(val(at(list[7], "contents/data")).contains("skipped"));
     // NODEDESC.
-    let nd = at(&list[2], "contents/data");
+    let nd = at(list[2], "contents/data");
     assert_eq!(val(child(nd, "jtag index")), "0x8002");
     assert_eq!(val(child(nd, "jtag id")), "0x5633 (XS2)");
     // XML sectors are element trees.
-    assert_eq!(kids(at(&list[0], "contents/data"))[0]["name"], "<System>");
-    assert_eq!(kids(at(&list[16], "contents/data"))[0]["name"], "<Network>");
-    let xs = &kids(at(&list[17], "contents/data"))[0];
+    assert_eq!(kids(at(list[0], "contents/data"))[0]["name"], "<System>");
+    assert_eq!(kids(at(list[16], "contents/data"))[0]["name"], "<Network>");
+    let xs = &kids(at(list[17], "contents/data"))[0];
     assert_eq!(xs["name"], "<xSCOPEconfig>");
     assert_eq!(val(child(xs, "@ioMode")), "\"none\"");
 
@@ -732,8 +804,8 @@ fn written_multi_node_file() {
         assert_eq!(g["name"], format!("tile[{k}] (node {node}, tile {tile})"));
         assert_eq!(val(g), steps.join(", "));
     }
-    assert_eq!(val(&bo[0]), "ELF, CALL, ELF, GOTO");
-    assert_eq!(val(&bo[2]), "BINARY, BINARY, CALL, GOTO");
+    assert_eq!(val(bo[0]), "ELF, CALL, ELF, GOTO");
+    assert_eq!(val(bo[2]), "BINARY, BINARY, CALL, GOTO");
 
     // Links: each start sector points at the image it starts.
     let mut t = tree_of(d.clone());
@@ -851,8 +923,8 @@ fn boot_order_rules() {
     assert_eq!(l.offset as usize, first + 16 + 12);
     assert_eq!(l.size, 52);
     let bo = kids(child(&j["root"], "boot order"));
-    assert_eq!(val(&bo[1]), "ELF, GOTO, GOTO");
-    assert_eq!(val(&bo[2]), "ELF, GOTO, CALL");
+    assert_eq!(val(bo[1]), "ELF, GOTO, GOTO");
+    assert_eq!(val(bo[2]), "ELF, GOTO, CALL");
 }
 
 #[test]
@@ -890,7 +962,7 @@ fn reserved_fields_and_odd_sizes() {
         .any(|d| d.1 == unknown && d.2.contains("unknown sector type")));
     let list = kids(child(&j["root"], "sectors"));
     assert_eq!(list[3]["name"], "[3] 0x7");
-    assert_eq!(val(at(&list[0], "contents/data/jtag id")), "0x2633 (XS1)");
+    assert_eq!(val(at(list[0], "contents/data/jtag id")), "0x2633 (XS1)");
 
     // A size running past the end of the file, on a sector that is not last.
     let mut d2 = x.0.clone();
@@ -947,7 +1019,7 @@ fn a_run_of_empty_sectors_is_one_diagnostic() {
     let groups = kids(list);
     assert_eq!(groups[0]["name"], "[0..1000)");
     assert_eq!(groups[2]["name"], format!("[2000..{})", RUN + 3));
-    let all: Vec<&Value> = groups.iter().flat_map(kids).collect();
+    let all: Vec<&Value> = groups.iter().flat_map(|g| kids(g)).collect();
     assert_eq!(all.len(), secs.len());
     for (n, s) in all.iter().zip(&secs) {
         assert_eq!(range(n).0, s.off);

@@ -7,7 +7,7 @@ use super::compress::{self, Method};
 use super::registry;
 use std::sync::Arc;
 
-use crate::model::{text, Builder, Endian, NodeId, Seq, Step, Value};
+use crate::model::{text, Builder, Endian, Gap, NodeId, Seq, Step, Value};
 
 const LE: Endian = Endian::Little;
 
@@ -132,6 +132,8 @@ fn id_parts(b: &mut Builder<'_>, node: NodeId, at: u64, id: &str) {
         return;
     }
     let Some(k) = id.find('-') else { return };
+    // The dashes between the parts.
+    b.gaps(node, Gap::Syntax);
     b.leaf(
         node,
         "offload kind",

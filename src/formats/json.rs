@@ -21,7 +21,7 @@ use nom::character::complete::{char, digit0, digit1, one_of, satisfy};
 use nom::combinator::{opt, recognize};
 use nom::{IResult, Parser};
 
-use crate::model::{text, Builder, LazyFn, NodeId, Seq, Step, Value, GROUP};
+use crate::model::{text, Builder, Gap, LazyFn, NodeId, Seq, Step, Value, GROUP};
 
 /// Containers nested this deep are refused (the text is then shown as
 /// bytes): as in serde_json, whose recursion limit this is, at most
@@ -294,6 +294,7 @@ fn line_col(s: &[u8], pos: usize) -> (usize, usize) {
 /// array). Trailing NULs and whitespace are ignored. Returns false, with a
 /// warning at the offending byte, if the text is not well-formed JSON.
 pub fn tree(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> bool {
+    b.gaps(parent, Gap::Syntax);
     let all = b.slice(off, len);
     let end = all
         .iter()
@@ -504,6 +505,57 @@ fn typed(raw: &[u8], kind: Kind) -> Value {
     }
 }
 
+/// One member of a JSON object, as [`object_members`] reads it. Offsets
+/// are in the slice given.
+pub struct Member {
+    pub key: String,
+    pub key_at: usize,
+    pub val_at: usize,
+    pub val_end: usize,
+    /// A string value unescaped, any other as written.
+    pub text: String,
+    pub is_object: bool,
+}
+
+/// The members of the object whose `{` is at `open` in `d`, in order
+/// (keys that repeat are all kept); `None` if it is not well-formed.
+pub fn object_members(d: &[u8], open: usize) -> Option<Vec<Member>> {
+    let all = d.get(open..)?;
+    if peek(all) != Some(b'{') {
+        return None;
+    }
+    let at = |rest: &[u8]| d.len() - rest.len();
+    let mut i = ws(all.get(1..).unwrap_or_default());
+    let mut out = Vec::new();
+    if peek(i) == Some(b'}') {
+        return Some(out);
+    }
+    loop {
+        let (rest, e) = entry(i, 1, true).ok()?;
+        let k = e.key?;
+        let raw_key = k.get(..k.len() - ws_string_len(k)).unwrap_or_default();
+        let raw = e.val.get(..e.val.len() - rest.len()).unwrap_or_default();
+        let text = if e.kind == Kind::Str {
+            text::from_bytes(&decode(raw, usize::MAX))
+        } else {
+            text::from_bytes(raw)
+        };
+        out.push(Member {
+            key: text::from_bytes(&decode(raw_key, usize::MAX)),
+            key_at: at(k),
+            val_at: at(e.val),
+            val_end: at(rest),
+            text,
+            is_object: e.kind == Kind::Object,
+        });
+        let (rest, more) = separator(rest, true).ok()?;
+        if !more {
+            return Some(out);
+        }
+        i = rest;
+    }
+}
+
 /// How many bytes follow the string token at the start of `k`.
 fn ws_string_len(k: &[u8]) -> usize {
     string(k).map_or(0, |(rest, _)| rest.len())
@@ -616,7 +668,11 @@ mod tests {
         s.push_str("]}");
         let mut t = build(s.as_bytes());
         let big = t.find_path("big").unwrap();
-        let groups = t.children(big);
+        let groups: Vec<_> = t
+            .children(big)
+            .into_iter()
+            .filter(|&k| t.name(k) != "syntax")
+            .collect();
         assert_eq!(groups.len(), 3);
         assert_eq!(t.name(groups[2]), "[2000..2500)");
         let (e, v) = bytes_of(&mut t, "big/[1000..2000)/[1234]");
@@ -639,7 +695,11 @@ mod tests {
         s.push(']');
         let mut t = build(s.as_bytes());
         let top = t.children(t.root());
-        let names: Vec<&str> = top.iter().map(|&k| t.name(k)).collect();
+        let names: Vec<&str> = top
+            .iter()
+            .map(|&k| t.name(k))
+            .filter(|&n| n != "syntax")
+            .collect();
         assert_eq!(names, ["[0..1000000)", "[1000000..1000500)"]);
         let (e, v) = bytes_of(&mut t, "[0..1000000)/[999000..1000000)/[999999]");
         assert_eq!(e, b"9");

@@ -6,7 +6,7 @@
 
 use rmp::Marker;
 
-use crate::model::{Builder, NodeId, Value};
+use crate::model::{Builder, Gap, NodeId, Value};
 
 /// Containers nested deeper than this are shown as bytes.
 const MAX_DEPTH: u32 = 32;
@@ -247,6 +247,9 @@ impl Doc<'_> {
 /// Decodes the MessagePack document at `[off, off+len)` under `parent`.
 /// Bytes after the document are reported.
 pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
+    // Map and array headers and the keys of entries (the entry's node
+    // holds its key and value; its value's node only the value).
+    b.gaps(parent, Gap::Syntax);
     let d = b.slice(off, len);
     let mut doc = Doc {
         d,

@@ -174,7 +174,8 @@ pub fn parse(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
         }
     }
     // The lines, one a node, built when opened: every line ends at its
-    // newline (not part of the line's node) or at the end of the text.
+    // newline (part of the line's node, not of its value) or at the end of
+    // the text.
     let end = off + text_len;
     let data = b.data();
     let line_end = move |d: &[u8], at: u64| -> u64 {
@@ -188,8 +189,9 @@ pub fn parse(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
         let t = b.slice(at, e - at);
         let mut name = CompactString::const_new("line ");
         name.push_str(itoa::Buffer::new().format(i + 1));
-        b.leaf(p, name, at, e - at, Value::str_bytes(t));
-        Some((e + 1).min(end).max(e))
+        let next = (e + 1).min(end).max(e);
+        b.leaf(p, name, at, next - at, Value::str_bytes(t));
+        Some(next)
     });
     let seq = Seq::scan(
         off,
@@ -278,7 +280,8 @@ mod tests {
             tree.value_text(last[501]).as_deref(),
             Some("\"// line 2499\"")
         );
+        // The last line's node holds its newline.
         let end = tree.node(last[501]).unwrap().end();
-        assert_eq!(end + 1, t.len() as u64);
+        assert_eq!(end, t.len() as u64);
     }
 }

@@ -7,7 +7,7 @@
 //! A new format is one module and one arm in [`Format::row`] (and its id in
 //! [`Format::ALL`], where it is tried in order).
 
-use crate::model::{Builder, NodeId};
+use crate::model::{Builder, Gap, NodeId};
 
 use super::{ar, bitcode, bundle, elf, fatbin, nvwrap, offload, pdi, ptx, spirv, xclbin, xe};
 
@@ -77,6 +77,8 @@ pub struct Row {
     pub found: Places,
     /// What the payloads it opens are (where a format found in them is).
     pub holds: Place,
+    /// What its bytes that no structure covers become.
+    pub gaps: Gap,
     // More columns join here as formats need them (an ELF vendor's hooks,
     // chosen by machine and OS ABI, are kept beside the ELF reader).
 }
@@ -119,6 +121,7 @@ impl Format {
                 parse: xclbin::parse,
                 found: ANY,
                 holds: Place::Section,
+                gaps: Gap::Unused,
             },
             Format::Xe => Row {
                 name: "xe",
@@ -127,6 +130,7 @@ impl Format {
                 parse: xe::parse,
                 found: ANY,
                 holds: Place::Section,
+                gaps: Gap::Unused,
             },
             Format::Zebin => Row {
                 name: "zebin",
@@ -135,6 +139,7 @@ impl Format {
                 parse: elf::parse,
                 found: ANY,
                 holds: Place::Section,
+                gaps: Gap::Unused,
             },
             Format::Elf => Row {
                 name: "elf",
@@ -143,6 +148,7 @@ impl Format {
                 parse: elf::parse,
                 found: ANY,
                 holds: Place::Section,
+                gaps: Gap::Unused,
             },
             Format::Offload => Row {
                 name: "offload",
@@ -151,6 +157,7 @@ impl Format {
                 parse: offload::parse,
                 found: ANY,
                 holds: Place::Image,
+                gaps: Gap::Unused,
             },
             Format::Ar => Row {
                 name: "ar",
@@ -159,6 +166,7 @@ impl Format {
                 parse: ar::parse,
                 found: ANY,
                 holds: Place::Member,
+                gaps: Gap::Unused,
             },
             Format::Pdi => Row {
                 name: "pdi",
@@ -167,6 +175,7 @@ impl Format {
                 parse: pdi::parse,
                 found: ANY,
                 holds: Place::Section,
+                gaps: Gap::Unused,
             },
             Format::SpirV => Row {
                 name: "spirv",
@@ -175,6 +184,7 @@ impl Format {
                 parse: spirv::parse,
                 found: ANY,
                 holds: Place::Section,
+                gaps: Gap::Unknown,
             },
             Format::Bitcode => Row {
                 name: "bitcode",
@@ -183,6 +193,7 @@ impl Format {
                 parse: bitcode::parse,
                 found: ANY,
                 holds: Place::Section,
+                gaps: Gap::Contents,
             },
             Format::CudaFatbin => Row {
                 name: "cuda-fatbin",
@@ -191,6 +202,7 @@ impl Format {
                 parse: fatbin::parse,
                 found: ANY,
                 holds: Place::Image,
+                gaps: Gap::Unused,
             },
             Format::ClangBundle => Row {
                 name: "clang-offload-bundle",
@@ -199,6 +211,7 @@ impl Format {
                 parse: bundle::parse,
                 found: ANY,
                 holds: Place::Image,
+                gaps: Gap::Unused,
             },
             Format::ClangBundleCompressed => Row {
                 name: "clang-offload-bundle-compressed",
@@ -207,6 +220,7 @@ impl Format {
                 parse: bundle::parse_compressed,
                 found: ANY,
                 holds: Place::Derived,
+                gaps: Gap::Unused,
             },
             // Text: where a device image or a file may be, not in any ELF
             // or XCLBIN section whose text happens to start so.
@@ -222,6 +236,7 @@ impl Format {
                         | Place::Derived as u8,
                 ),
                 holds: Place::Section,
+                gaps: Gap::Syntax,
             },
             // `.nvFatBinSegment` bytes on their own (in an ELF the section
             // is decoded by name, its pointers linked).
@@ -232,6 +247,7 @@ impl Format {
                 parse: nvwrap::parse,
                 found: Places(Place::Top as u8 | Place::Section as u8),
                 holds: Place::Section,
+                gaps: Gap::Unused,
             },
         }
     }
@@ -320,6 +336,7 @@ pub fn dispatch(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> Opti
     let row = f.row();
     // Marked before it is parsed, so that what it opens knows where it is.
     b.set_format(parent, row.name);
+    b.gaps(parent, row.gaps);
     (row.parse)(b, parent, off, len);
     Some(row.name)
 }
@@ -355,6 +372,7 @@ mod tests {
             "bin" if in_zebin => (Format::Zebin, b"\x7fELF"),
             "offloadbin" => (Format::Offload, b"\x10\xff\x10\xad"),
             "ar" => (Format::Ar, b"!<arch>\n"),
+            "hipfb" => (Format::ClangBundle, b"__CLANG_OFFLOAD_BUNDLE__"),
             _ => return None,
         })
     }

@@ -389,20 +389,21 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
     b.seq(node, Seq::from_marks(marks, count, end, step));
 
     if !tiles.is_empty() {
-        let bo = b.group(parent, "boot order", start, end - start);
+        // A view of the sectors, gathered by tile: it owns no bytes (its
+        // nodes are empty, at the list's end), its steps link to their
+        // sectors, so that copying a tile copies nothing of other tiles.
+        let bo = b.group(parent, "boot order", end, 0);
         let n = tiles.len() as u64;
         b.set_value(
             bo,
             Value::with(n, Radix::Dec, if n == 1 { " tile" } else { " tiles" }),
         );
-        // Tiles are in (node, tile) order, not in file order: their items
-        // all start at the list's start.
         let step: Step = Arc::new(move |b: &mut Builder<'_>, p, k, at| {
             let t = tiles.get(usize::try_from(k).ok()?)?;
-            tile(b, p, k, t, &aimed);
+            tile(b, p, k, t, at, &aimed);
             Some(at)
         });
-        b.seq(bo, Seq::fixed(start, 0, n, step));
+        b.seq(bo, Seq::fixed(end, 0, n, step));
     }
 
     match stop {
@@ -977,15 +978,6 @@ fn runs_at(s: &Sector, addr: u64) -> bool {
     }
 }
 
-fn tile_span(secs: &[Sector], t: &Tile) -> (u64, u64) {
-    let first = t.steps.first().and_then(|&i| secs.get(i));
-    let last = t.steps.last().and_then(|&i| secs.get(i));
-    match (first, last) {
-        (Some(a), Some(z)) => (a.off, z.end.max(a.off)),
-        _ => (0, 0),
-    }
-}
-
 /// The second pass: the nodes of one sector.
 fn sector(b: &mut Builder<'_>, parent: NodeId, s: &Sector) {
     let id = b.group(parent, s.name(), s.off, s.end - s.off);
@@ -1264,15 +1256,14 @@ fn record(b: &mut Builder<'_>, parent: NodeId, i: u64, a: u64, z: u64) {
     }
 }
 
-/// The boot-order entry of one tile: the steps in order, each linked to
-/// its sector.
-fn tile(b: &mut Builder<'_>, parent: NodeId, k: u64, t: &Tile, aimed: &Arc<Vec<Sector>>) {
-    let (a, z) = tile_span(aimed, t);
+/// The boot-order entry of one tile: the steps in order, each an empty
+/// node at `at` (where the boot order is) linked to its sector.
+fn tile(b: &mut Builder<'_>, parent: NodeId, k: u64, t: &Tile, at: u64, aimed: &Arc<Vec<Sector>>) {
     let id = b.group(
         parent,
         format!("tile[{k}] (node {}, tile {})", t.node, t.tile),
-        a,
-        z - a,
+        at,
+        0,
     );
     let mut names: Vec<String> = t
         .steps
@@ -1285,30 +1276,19 @@ fn tile(b: &mut Builder<'_>, parent: NodeId, k: u64, t: &Tile, aimed: &Arc<Vec<S
         names.push(format!("… ({} steps)", t.steps.len()));
     }
     b.set_value(id, names.join(", "));
-    // Steps are in file order: every GROUP-th one's offset is known.
     let steps = Arc::new(t.steps.clone());
-    let marks: Vec<u64> = steps
-        .iter()
-        .step_by(GROUP as usize)
-        .filter_map(|&i| aimed.get(i))
-        .map(|s| s.off)
-        .collect();
     let step: Step = {
         let (aimed, steps) = (aimed.clone(), steps.clone());
-        Arc::new(move |b: &mut Builder<'_>, p, j, _at| {
+        Arc::new(move |b: &mut Builder<'_>, p, j, at| {
             let ju = usize::try_from(j).ok()?;
             let s = steps.get(ju).and_then(|&i| aimed.get(i))?;
-            let n = b.group(p, format!("[{j}] {}", label_of(s.ty)), s.off, s.end - s.off);
+            let n = b.group(p, format!("[{j}] {}", label_of(s.ty)), at, 0);
             b.set_value(n, format!("sector [{}] at 0x{:x}", s.index, s.off));
             b.link(n, s.off, s.end - s.off);
-            let next = steps.get(ju + 1).and_then(|&i| aimed.get(i));
-            Some(next.map_or(s.end, |x| x.off))
+            Some(at)
         })
     };
-    b.seq(
-        id,
-        Seq::from_marks(marks, steps.len() as u64, z.max(a), step),
-    );
+    b.seq(id, Seq::fixed(at, 0, steps.len() as u64, step));
 }
 
 #[cfg(test)]

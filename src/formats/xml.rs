@@ -4,7 +4,7 @@
 
 use roxmltree::{Document, Node as XNode, ParsingOptions};
 
-use crate::model::{Builder, NodeId, Value};
+use crate::model::{Builder, Gap, NodeId, Value};
 
 /// Deeper elements than this are not opened (the rest is still bytes).
 const MAX_DEPTH: usize = 64;
@@ -13,6 +13,7 @@ const MAX_DEPTH: usize = 64;
 /// NUL padding is ignored. Returns false (with a diagnostic) if the bytes
 /// are not well-formed XML.
 pub fn tree(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> bool {
+    b.gaps(parent, Gap::Syntax);
     let bytes = b.slice(off, len);
     let end = bytes.iter().rposition(|&c| c != 0).map_or(0, |i| i + 1);
     let bytes = bytes.get(..end).unwrap_or(&[]);

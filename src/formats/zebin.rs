@@ -8,7 +8,7 @@ use saphyr_parser::{Event, Parser, ScalarStyle};
 
 use crate::formats::elf::{Elf, Sec, Sections, Vendor};
 use crate::formats::spirv;
-use crate::model::{named, num, text, Builder, Endian, NodeId};
+use crate::model::{named, num, text, Builder, Endian, Gap, NodeId};
 
 pub const SHT_ZEBIN_SPIRV: u32 = 0xff00_0009;
 pub const SHT_ZEBIN_ZEINFO: u32 = 0xff00_0011;
@@ -537,13 +537,15 @@ impl Events {
 }
 
 fn zeinfo(b: &mut Builder<'_>, id: NodeId, a: u64, l: u64, st: &mut State) {
+    b.gaps(id, Gap::Syntax);
     let bytes = b.slice(a, l);
     let end = bytes.iter().rposition(|&c| c != 0).map_or(0, |i| i + 1);
     let bytes = bytes.get(..end).unwrap_or(&[]);
     let src = match std::str::from_utf8(bytes) {
         Ok(s) => s,
         Err(e) => {
-            b.warn(a + e.valid_up_to() as u64, 1, ".ze_info is not valid UTF-8");
+            // The runtime rejects a module whose .ze_info it cannot read.
+            b.error(a + e.valid_up_to() as u64, 1, ".ze_info is not valid UTF-8");
             return;
         }
     };
@@ -597,8 +599,9 @@ fn zeinfo(b: &mut Builder<'_>, id: NodeId, a: u64, l: u64, st: &mut State) {
                 }
             }
             Err(e) => {
-                let at = to_byte(e.marker().index());
-                b.warn(at, 1, format!(".ze_info: YAML error: {}", e.info()));
+                // At the end of the text: its last byte.
+                let at = to_byte(e.marker().index()).min((a + l).saturating_sub(1));
+                b.error(at, 1, format!(".ze_info: YAML error: {}", e.info()));
                 break;
             }
         }

@@ -21,7 +21,7 @@ pub mod text;
 mod tree;
 pub mod value;
 
-pub use builder::{group_size, Builder, ElemFn, LazyFn, Seq, Step, GROUP};
+pub use builder::{group_size, Builder, ElemFn, Gap, LazyFn, Seq, Step, GAP_NAMES, GROUP};
 pub use fields::{sign_extend, Fields};
 pub use read::Endian;
 pub use source::Source;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use compact_str::CompactString;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::builder::{Builder, Dispatch, LazyFn};
+use super::builder::{Builder, Dispatch, Gap, LazyFn};
 use super::space::{Space, SpaceId, FILE};
 use super::value::{Numbers, Value};
 use super::{Diagnostic, Source};
@@ -49,6 +49,8 @@ pub struct Node {
     pub(crate) lazy: Option<LazyFn>,
     /// How many formats deep this node's contents are nested.
     pub(crate) nest: u8,
+    /// What the bytes of this node that no child covers become.
+    pub(crate) gaps: Gap,
 }
 
 impl Node {
@@ -103,6 +105,7 @@ impl Tree {
             children: Children::Built(Vec::new()),
             lazy: None,
             nest: 0,
+            gaps: Gap::Inherit,
         };
         let mut t = Tree {
             src,
@@ -125,6 +128,7 @@ impl Tree {
         let data = src.bytes();
         let mut b = Builder::new(&mut t.arena, data, FILE, dispatch);
         let fmt = dispatch(&mut b, 0, 0, len);
+        b.close_gaps(0, None);
         if let Some(f) = fmt {
             t.format = f;
             if let Some(r) = t.arena.nodes.first_mut() {
@@ -283,8 +287,10 @@ impl Tree {
             Some(d) => d,
             None => src.bytes(),
         };
+        let mark = self.arena.nodes.len();
         let mut b = Builder::new(&mut self.arena, data, space, self.dispatch).for_lazy();
         f(&mut b, id);
+        b.close_gaps(mark, Some(id));
     }
 
     /// The children of `id`, built if needed.

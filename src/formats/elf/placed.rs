@@ -4,7 +4,7 @@
 
 use super::symbols::{read_sym, relocatable, sym_entry, sym_name};
 use super::{constants, Elf, Sec};
-use crate::model::{Builder, NodeId, Value};
+use crate::model::{Builder, Gap, NodeId, Value};
 
 /// Symbols looked at for placing, at most (a table larger than this places
 /// only its first entries).
@@ -62,9 +62,12 @@ pub(super) fn symbols_in(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, a:
     let (table, placed) = elf.placed.get_or_init(|| collect(b, elf));
     let lo = placed.partition_point(|p| p.0 < s.index);
     let hi = placed.partition_point(|p| p.0 <= s.index);
-    let Some(mine) = placed.get(lo..hi) else {
+    let Some(mine) = placed.get(lo..hi).filter(|m| !m.is_empty()) else {
         return;
     };
+    // Bytes of the section outside its symbols are its contents all the
+    // same (alignment, code no symbol names).
+    b.gaps(id, Gap::Contents);
     if mine.len() > MAX_PLACED {
         b.info(
             a,

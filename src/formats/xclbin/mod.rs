@@ -6,6 +6,7 @@
 
 mod aie;
 mod blobs;
+mod mirror;
 mod tables;
 
 use std::collections::BTreeSet;
@@ -687,6 +688,12 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
             node,
         }));
     }
+    let last = secs
+        .iter()
+        .filter(|e| e.in_file)
+        .map(|e| e.rel.saturating_add(e.size))
+        .fold(table_end, u64::max);
+    mirror::parse(b, parent, off, len, off.saturating_add(last), count);
     let ctx = tables::Ctx::new(b, &secs, &sec_of);
     for (e, s) in secs.iter().zip(&sec_of) {
         let Some(sec) = *s else { continue };
