@@ -8,7 +8,7 @@ use compact_str::CompactString;
 
 use super::read::{self, Endian};
 use super::space::{self, Origin, Space, SpaceId, FILE};
-use super::tree::{Arena, Children, Link, Node, NodeId};
+use super::tree::{Arena, Link, Node, NodeId};
 use super::value::Value;
 use super::{text, Diagnostic, Severity};
 
@@ -268,12 +268,10 @@ impl<'a> Builder<'a> {
 
     /// Makes room for `n` more children of `id`.
     pub fn reserve(&mut self, id: NodeId, n: usize) {
-        if let Some(Node {
-            children: Children::Built(v),
-            ..
-        }) = self.node_mut(id)
-        {
-            v.reserve(n);
+        if let Some(p) = self.node_mut(id) {
+            if !p.unbuilt {
+                p.children.reserve(n);
+            }
         }
     }
 
@@ -305,27 +303,27 @@ impl<'a> Builder<'a> {
             end = end.clamp(start, pend);
         }
         let id = self.arena.nodes.len() as NodeId;
-        self.arena.nodes.push(Node {
+        self.arena.nodes.push(Node::new(
             name,
-            offset: start,
-            size: end - start,
+            start,
+            end - start,
             value,
-            space: self.space,
-            link: None,
-            parent: Some(parent),
-            format: None,
-            children: Children::Built(Vec::new()),
-            lazy: None,
+            self.space,
+            Some(parent),
             nest,
-        });
-        if let Some(Node {
-            children: Children::Built(v),
-            ..
-        }) = self.node_mut(parent)
-        {
-            v.push(id);
-        }
+        ));
+        self.attach(parent, id);
         id
+    }
+
+    /// Lists `id` among the children of `parent` (a parent whose children
+    /// are still to be built gets them when it is opened).
+    fn attach(&mut self, parent: NodeId, id: NodeId) {
+        if let Some(p) = self.node_mut(parent) {
+            if !p.unbuilt {
+                p.children.push(id);
+            }
+        }
     }
 
     /// A node with no value (a structure or a group).
@@ -361,23 +359,34 @@ impl<'a> Builder<'a> {
 
     /// Makes `id` point at `[off, off+size)`.
     pub fn link(&mut self, id: NodeId, off: u64, size: u64) {
-        if let Some(n) = self.node_mut(id) {
-            n.link = Some(Link { offset: off, size });
+        if (id as usize) < self.arena.nodes.len() {
+            self.arena.links.set(id, Link { offset: off, size });
         }
+    }
+
+    /// Where `id` points, if it does.
+    pub fn link_of(&self, id: NodeId) -> Option<Link> {
+        self.arena.links.get(id).copied()
     }
 
     /// Marks the node where a format starts.
     pub fn set_format(&mut self, id: NodeId, format: &'static str) {
-        if let Some(n) = self.node_mut(id) {
-            n.format = Some(format);
+        if (id as usize) < self.arena.nodes.len() {
+            self.arena.formats.set(id, format);
         }
+    }
+
+    /// The format that starts at `id`, if one does.
+    pub fn format_of(&self, id: NodeId) -> Option<&'static str> {
+        self.arena.formats.get(id).copied()
     }
 
     /// Lets `f` build the children of `id` when they are first needed.
     pub fn lazy(&mut self, id: NodeId, f: LazyFn) {
         if let Some(n) = self.node_mut(id) {
-            n.children = Children::Lazy;
-            n.lazy = Some(f);
+            n.children = Vec::new();
+            n.unbuilt = true;
+            self.arena.lazies.set(id, f);
         }
     }
 
@@ -658,8 +667,9 @@ impl<'a> Builder<'a> {
             if n.space != self.space {
                 break;
             }
-            if (n.format.is_some() || n.parent.is_none()) && n.offset == off && n.size == len {
-                let f = n.format.unwrap_or("format");
+            let format = self.format_of(id);
+            if (format.is_some() || n.parent.is_none()) && n.offset == off && n.size == len {
+                let f = format.unwrap_or("format");
                 self.info(
                     off,
                     len.min(1),
@@ -759,28 +769,18 @@ impl<'a> Builder<'a> {
         let len = bytes.len() as u64;
         let nest = self.nest_of(parent);
         let id = self.arena.nodes.len() as NodeId;
-        self.arena.nodes.push(Node {
-            name: name_of(name),
-            offset: 0,
-            size: len,
-            value: Some(Value::text(format!(
+        self.arena.nodes.push(Node::new(
+            name_of(name),
+            0,
+            len,
+            Some(Value::text(format!(
                 "{len} bytes, {method} from 0x{off:x}+0x{size:x}"
             ))),
-            space: sid,
-            link: None,
-            parent: Some(parent),
-            format: None,
-            children: Children::Built(Vec::new()),
-            lazy: None,
+            sid,
+            Some(parent),
             nest,
-        });
-        if let Some(Node {
-            children: Children::Built(v),
-            ..
-        }) = self.node_mut(parent)
-        {
-            v.push(id);
-        }
+        ));
+        self.attach(parent, id);
         Some(id)
     }
 

@@ -25,7 +25,7 @@ pub use fields::{sign_extend, Fields};
 pub use read::Endian;
 pub use source::Source;
 pub use space::{Space, SpaceId};
-pub use tree::{Children, Link, Node, NodeId, Tree};
+pub use tree::{Link, Node, NodeId, Tree};
 pub use value::{Numbers, Radix, Raw, Value};
 
 /// How serious a diagnostic is.
