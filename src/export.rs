@@ -42,10 +42,8 @@ fn push_json_str(buf: &mut Vec<u8>, s: &str) {
     let mut start = 0;
     let mut i = 0;
     while let Some(&b) = bytes.get(i) {
-        if let Some(w) = bytes.get(i..i + 8) {
-            let mut a = [0u8; 8];
-            a.copy_from_slice(w);
-            if plain8(u64::from_le_bytes(a)) {
+        if let Some(Ok(w)) = bytes.get(i..i + 8).map(<[u8; 8]>::try_from) {
+            if plain8(u64::from_le_bytes(w)) {
                 i += 8;
                 continue;
             }
@@ -420,7 +418,8 @@ impl Sink for TextSink {
 struct JsonSink {
     /// One flag a level: whether the next child written there is the first.
     first: Vec<bool>,
-    val: String,
+    /// The value being written, as text (UTF-8).
+    val: Vec<u8>,
 }
 
 impl Sink for JsonSink {
@@ -447,8 +446,9 @@ impl Sink for JsonSink {
         match &n.value {
             Some(v) => {
                 self.val.clear();
-                let _ = v.write_to(&mut self.val, Numbers::Natural);
-                push_json_str(buf, &self.val);
+                let _ = v.write_out(&mut Utf8Buf(&mut self.val), Numbers::Natural);
+                // SAFETY: Utf8Buf only ever appends whole `str`s and chars.
+                push_json_str(buf, unsafe { std::str::from_utf8_unchecked(&self.val) });
                 buf.extend_from_slice(b", \"raw\": ");
                 match v.raw() {
                     Some(Raw::U(u)) => push_u64(buf, u),
@@ -469,7 +469,7 @@ impl Sink for JsonSink {
     fn below(&self) -> Self {
         JsonSink {
             first: vec![true],
-            val: String::new(),
+            val: Vec::new(),
         }
     }
 }

@@ -1020,16 +1020,10 @@ fn all_classes_and_byte_orders() {
             t.node(symtab_hdr).unwrap().offset
         );
         let si = child(&mut t, rh, "sh_info").unwrap();
-        assert_eq!(
-            t.link(si).unwrap().offset,
-            t.node(text_hdr).unwrap().offset
-        );
+        assert_eq!(t.link(si).unwrap().offset, t.node(text_hdr).unwrap().offset);
         let h = child(&mut t, 0, "header").unwrap();
         let shoff = child(&mut t, h, "e_shoff").unwrap();
-        assert_eq!(
-            t.link(shoff).unwrap().offset,
-            t.node(hdrs).unwrap().offset
-        );
+        assert_eq!(t.link(shoff).unwrap().offset, t.node(hdrs).unwrap().offset);
         let shstrndx = child(&mut t, h, "e_shstrndx").unwrap();
         let shstr = child(&mut t, g, "[6] .shstrtab").unwrap();
         assert_eq!(
