@@ -248,8 +248,8 @@ impl Walk<'_> {
         y: NodeId,
         at: At<'_>,
     ) -> Option<Result<bool, ()>> {
-        let fa = a.node(x)?.format?;
-        let fb = b.node(y)?.format?;
+        let fa = a.node_format(x)?;
+        let fb = b.node_format(y)?;
         if fa == fb {
             return None;
         }
@@ -395,7 +395,7 @@ fn inner(t: &mut Tree, id: NodeId, fmt: &str) -> Option<NodeId> {
         for k in level {
             for c in t.children(k) {
                 let n = t.node(c)?;
-                if n.space != space && n.format == Some(fmt) {
+                if n.space != space && t.node_format(c) == Some(fmt) {
                     return Some(c);
                 }
                 if next.len() < 64 {

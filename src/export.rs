@@ -42,10 +42,8 @@ fn push_json_str(buf: &mut Vec<u8>, s: &str) {
     let mut start = 0;
     let mut i = 0;
     while let Some(&b) = bytes.get(i) {
-        if let Some(w) = bytes.get(i..i + 8) {
-            let mut a = [0u8; 8];
-            a.copy_from_slice(w);
-            if plain8(u64::from_le_bytes(a)) {
+        if let Some(Ok(w)) = bytes.get(i..i + 8).map(<[u8; 8]>::try_from) {
+            if plain8(u64::from_le_bytes(w)) {
                 i += 8;
                 continue;
             }
@@ -90,43 +88,65 @@ fn push_json_str(buf: &mut Vec<u8>, s: &str) {
 /// How many bytes the exporters gather before they write.
 const CHUNK: usize = 1 << 16;
 
+/// Appends `v` in decimal. The digits are written where they go, last
+/// first: a number made in a buffer of its own and then copied costs a
+/// stall when the copy reads what was just written byte by byte.
+#[inline]
 fn push_u64(buf: &mut Vec<u8>, v: u64) {
     if v < 10 {
         buf.push(b'0' + v as u8);
         return;
     }
-    let mut n = 1;
-    let mut x = v;
-    while x >= 10 {
-        x /= 10;
-        n += 1;
-    }
-    // The digits are written in place, last first: no copy, no call.
+    let n = v.ilog10() as usize + 1;
+    buf.reserve(n);
     let at = buf.len();
-    buf.resize(at + n, b'0');
     let mut x = v;
-    if let Some(dst) = buf.get_mut(at..) {
-        for c in dst.iter_mut().rev() {
-            *c = b'0' + (x % 10) as u8;
+    // SAFETY: `n` bytes after the length are reserved, written last first,
+    // then covered by the length.
+    unsafe {
+        let dst = buf.as_mut_ptr().add(at);
+        let mut i = n;
+        while i > 0 {
+            i -= 1;
+            *dst.add(i) = b'0' + (x % 10) as u8;
             x /= 10;
         }
+        buf.set_len(at + n);
     }
 }
 
+/// The 16 hex digits of `v` as ASCII, the first digit in the most
+/// significant byte: computed in a register, with no table.
+#[inline]
+fn hex16(v: u64) -> u128 {
+    const LOW: u128 = 0x0f0f_0f0f_0f0f_0f0f_0f0f_0f0f_0f0f_0f0f;
+    const ONES: u128 = 0x0101_0101_0101_0101_0101_0101_0101_0101;
+    // Nibble k of `v` into byte k.
+    let mut x = u128::from(v);
+    x = (x | (x << 32)) & 0x0000_0000_ffff_ffff_0000_0000_ffff_ffff;
+    x = (x | (x << 16)) & 0x0000_ffff_0000_ffff_0000_ffff_0000_ffff;
+    x = (x | (x << 8)) & 0x00ff_00ff_00ff_00ff_00ff_00ff_00ff_00ff;
+    x = (x | (x << 4)) & LOW;
+    // Bytes of 10 and more get `a`-`f`: add 0x27 more than `0`.
+    let letters = ((x + ONES * 6) >> 4) & ONES;
+    x + ONES * u128::from(b'0') + letters * 0x27
+}
+
+/// Appends `0x` and the hex digits of `v`, in place (see [`push_u64`]).
+#[inline]
 fn push_hex(buf: &mut Vec<u8>, v: u64) {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let n = (64 - v.leading_zeros()).div_ceil(4).max(1) as usize;
+    let n = ((64 - v.leading_zeros()).div_ceil(4).max(1)) as usize;
+    // The digits that count first, in memory order.
+    let digits = (hex16(v) << (8 * (16 - n))).to_be_bytes();
+    buf.reserve(18);
     let at = buf.len();
-    buf.resize(at + 2 + n, b'0');
-    let mut x = v;
-    if let Some(dst) = buf.get_mut(at..) {
-        for c in dst.iter_mut().rev().take(n) {
-            *c = DIGITS[(x & 0xf) as usize];
-            x >>= 4;
-        }
-        if let Some(x) = dst.get_mut(1) {
-            *x = b'x';
-        }
+    // SAFETY: 18 bytes after the length are reserved; `0x` and the first
+    // `n` of the 16 bytes written are covered by the length.
+    unsafe {
+        let dst = buf.as_mut_ptr().add(at);
+        std::ptr::write_unaligned(dst as *mut [u8; 2], *b"0x");
+        std::ptr::write_unaligned(dst.add(2) as *mut [u8; 16], digits);
+        buf.set_len(at + 2 + n);
     }
 }
 
@@ -146,25 +166,79 @@ fn plain8(w: u64) -> bool {
     bad == 0
 }
 
-/// Appends `s`; short strings without a call to memcpy.
+/// Appends `s`; strings up to 32 bytes without a call to memcpy (most
+/// names, numbers and values are short).
 #[inline]
 fn push_str(buf: &mut Vec<u8>, s: &[u8]) {
-    if s.len() <= 8 {
-        buf.reserve(8);
-        for &b in s {
-            buf.push(b);
-        }
-    } else {
+    let n = s.len();
+    if n > 32 {
         buf.extend_from_slice(s);
+        return;
+    }
+    buf.reserve(32);
+    let at = buf.len();
+    let src = s.as_ptr();
+    // SAFETY: 32 bytes past `at` are reserved and n <= 32; every read lies
+    // inside `s` (two copies that may overlap cover its n bytes); the n
+    // bytes after `at` are written before the length covers them.
+    unsafe {
+        let dst = buf.as_mut_ptr().add(at);
+        if n >= 16 {
+            let a = std::ptr::read_unaligned(src as *const [u8; 16]);
+            let b = std::ptr::read_unaligned(src.add(n - 16) as *const [u8; 16]);
+            std::ptr::write_unaligned(dst as *mut [u8; 16], a);
+            std::ptr::write_unaligned(dst.add(n - 16) as *mut [u8; 16], b);
+        } else if n >= 8 {
+            let a = std::ptr::read_unaligned(src as *const u64);
+            let b = std::ptr::read_unaligned(src.add(n - 8) as *const u64);
+            std::ptr::write_unaligned(dst as *mut u64, a);
+            std::ptr::write_unaligned(dst.add(n - 8) as *mut u64, b);
+        } else if n >= 4 {
+            let a = std::ptr::read_unaligned(src as *const u32);
+            let b = std::ptr::read_unaligned(src.add(n - 4) as *const u32);
+            std::ptr::write_unaligned(dst as *mut u32, a);
+            std::ptr::write_unaligned(dst.add(n - 4) as *mut u32, b);
+        } else if n >= 2 {
+            let a = std::ptr::read_unaligned(src as *const u16);
+            let b = std::ptr::read_unaligned(src.add(n - 2) as *const u16);
+            std::ptr::write_unaligned(dst as *mut u16, a);
+            std::ptr::write_unaligned(dst.add(n - 2) as *mut u16, b);
+        } else if n == 1 {
+            *dst = *src;
+        }
+        buf.set_len(at + n);
     }
 }
 
 /// A `String` writer over a byte buffer, so values render straight into it.
 struct Utf8Buf<'a>(&'a mut Vec<u8>);
 
+impl crate::model::value::Out for Utf8Buf<'_> {
+    #[inline]
+    fn dec(&mut self, v: u64) -> std::fmt::Result {
+        push_u64(self.0, v);
+        Ok(())
+    }
+    #[inline]
+    fn hex(&mut self, v: u64) -> std::fmt::Result {
+        push_hex(self.0, v);
+        Ok(())
+    }
+}
+
 impl std::fmt::Write for Utf8Buf<'_> {
+    #[inline]
     fn write_str(&mut self, s: &str) -> std::fmt::Result {
         push_str(self.0, s.as_bytes());
+        Ok(())
+    }
+    #[inline]
+    fn write_char(&mut self, c: char) -> std::fmt::Result {
+        if c.is_ascii() {
+            self.0.push(c as u8);
+        } else {
+            push_str(self.0, c.encode_utf8(&mut [0; 4]).as_bytes());
+        }
         Ok(())
     }
 }
@@ -315,20 +389,21 @@ struct TextSink {
 
 impl Sink for TextSink {
     fn enter(&mut self, t: &Tree, id: NodeId, depth: usize, buf: &mut Vec<u8>) {
-        const SPACES: &[u8] = &[b' '; 256];
+        const SPACES: &[u8] = &[b' '; 32];
         let Some(n) = t.node(id) else {
             return;
         };
+        buf.reserve(depth * 2 + n.name.len() + 128);
         let mut indent = depth * 2;
         while indent > 0 {
-            let k = indent.min(SPACES.len());
-            buf.extend_from_slice(SPACES.get(..k).unwrap_or_default());
+            let k = indent.min(32);
+            push_str(buf, SPACES.get(..k).unwrap_or_default());
             indent -= k;
         }
         push_tree_line(buf, &n.name, n.space, n.offset, n.size, None);
         if let Some(v) = &n.value {
             buf.push(b' ');
-            let _ = v.write_to(&mut Utf8Buf(buf), self.mode);
+            let _ = v.write_out(&mut Utf8Buf(buf), self.mode);
         }
         buf.push(b'\n');
     }
@@ -343,7 +418,8 @@ impl Sink for TextSink {
 struct JsonSink {
     /// One flag a level: whether the next child written there is the first.
     first: Vec<bool>,
-    val: String,
+    /// The value being written, as text (UTF-8).
+    val: Vec<u8>,
 }
 
 impl Sink for JsonSink {
@@ -370,8 +446,9 @@ impl Sink for JsonSink {
         match &n.value {
             Some(v) => {
                 self.val.clear();
-                let _ = v.write_to(&mut self.val, Numbers::Natural);
-                push_json_str(buf, &self.val);
+                let _ = v.write_out(&mut Utf8Buf(&mut self.val), Numbers::Natural);
+                // SAFETY: Utf8Buf only ever appends whole `str`s and chars.
+                push_json_str(buf, unsafe { std::str::from_utf8_unchecked(&self.val) });
                 buf.extend_from_slice(b", \"raw\": ");
                 match v.raw() {
                     Some(Raw::U(u)) => push_u64(buf, u),
@@ -392,7 +469,7 @@ impl Sink for JsonSink {
     fn below(&self) -> Self {
         JsonSink {
             first: vec![true],
-            val: String::new(),
+            val: Vec::new(),
         }
     }
 }

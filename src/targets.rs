@@ -166,7 +166,7 @@ fn context(tree: &Tree, id: NodeId) -> Option<Context> {
     }
     let p = n.parent?;
     let pn = tree.node(p)?;
-    match pn.format {
+    match tree.node_format(p) {
         Some("clang-offload-bundle") => return Some(bundle_context(bundle_id_of(&n.name))),
         Some("offload") => {
             let rel = n.offset.checked_sub(pn.offset)?;
@@ -176,12 +176,12 @@ fn context(tree: &Tree, id: NodeId) -> Option<Context> {
     }
     // An offload binary with several images holds them in a group.
     if let Some(q) = pn.parent.and_then(|q| tree.node(q).map(|qn| (q, qn))) {
-        if q.1.format == Some("offload") && pn.space == q.1.space {
+        if tree.node_format(q.0) == Some("offload") && pn.space == q.1.space {
             let rel = n.offset.checked_sub(q.1.offset)?;
             return Some(offload_entry(tree.node_bytes(q.0), rel));
         }
         // A fatbin entry: `[i] elf sm_80` holds its payload.
-        if q.1.format == Some("cuda-fatbin") && n.name == "payload" {
+        if tree.node_format(q.0) == Some("cuda-fatbin") && n.name == "payload" {
             let sm = pn
                 .name
                 .split_whitespace()
@@ -334,7 +334,7 @@ impl Finder {
                 }
             }
         }
-        let Some(format) = n.format else {
+        let Some(format) = t.node_format(id) else {
             return true;
         };
         let ctx = context(t, id);

@@ -36,7 +36,8 @@ pub const PARALLEL_FROM: u64 = 8 << 20;
 const AHEAD: usize = 4;
 
 /// How many threads to walk `tree` with: `FWVIEW_THREADS` if set, else one
-/// for small files and one a core (at most 8) for larger ones.
+/// for small files and, for larger ones, one a core (at most 8) that no
+/// other running thread keeps busy.
 pub fn threads_for(tree: &Tree) -> usize {
     if let Some(n) = std::env::var("FWVIEW_THREADS")
         .ok()
@@ -47,10 +48,22 @@ pub fn threads_for(tree: &Tree) -> usize {
     if (tree.data().len() as u64) < PARALLEL_FROM {
         return 1;
     }
-    std::thread::available_parallelism()
+    let cores = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)
-        .min(8)
+        .min(8);
+    // Workers only help on cores that are free: on a machine already busy
+    // they wait their turn, and the first thread waits for them.
+    let busy = busy_elsewhere().unwrap_or(0);
+    cores.saturating_sub(busy).max(1)
+}
+
+/// How many threads other than this one are running now, from the kernel's
+/// count of runnable threads (Linux); `None` where it is not known.
+fn busy_elsewhere() -> Option<usize> {
+    let s = std::fs::read_to_string("/proc/loadavg").ok()?;
+    let running = s.split_whitespace().nth(3)?.split('/').next()?;
+    running.parse::<usize>().ok().map(|n| n.saturating_sub(1))
 }
 
 /// Walks the whole tree into `out` through `sink`, with `threads` threads
@@ -87,10 +100,12 @@ pub fn walk<S: Sink>(
     let (job_tx, job_rx) = mpsc::channel::<Job<S>>();
     let job_rx = Arc::new(Mutex::new(job_rx));
     let (res_tx, res_rx) = mpsc::channel::<(usize, Done)>();
+    let pool: Pool = Arc::new(Mutex::new(Vec::new()));
     let mut handles = Vec::new();
     for _ in 0..threads {
         let rx = job_rx.clone();
         let tx = res_tx.clone();
+        let pool = pool.clone();
         let mut wt = tree.reopen();
         handles.push(std::thread::spawn(move || loop {
             let job = match rx.lock() {
@@ -101,7 +116,12 @@ pub fn walk<S: Sink>(
                 return;
             };
             let idx = job.idx;
-            let done = run_job(&mut wt, job);
+            let buf = pool
+                .lock()
+                .ok()
+                .and_then(|mut p| p.pop())
+                .unwrap_or_default();
+            let done = run_job(&mut wt, job, buf);
             if tx.send((idx, done)).is_err() {
                 return;
             }
@@ -116,6 +136,7 @@ pub fn walk<S: Sink>(
         job_tx: Some(job_tx),
         next: 0,
         ahead: AHEAD * threads,
+        pool,
     };
     let r = m.go(tree, tree.root(), 0, sink, &mut buf);
     let r = r.and_then(|_| {
@@ -142,11 +163,18 @@ struct Job<S> {
 /// space, whose number only that thread's tree can give).
 type Done = Option<(Vec<u8>, Vec<Diagnostic>)>;
 
-fn run_job<S: Sink>(wt: &mut Tree, mut job: Job<S>) -> Done {
+/// Buffers the first thread has written, for workers to fill again: a
+/// part's bytes are allocated once, not once a part.
+type Pool = Arc<Mutex<Vec<Vec<u8>>>>;
+
+/// At most this many buffers wait in the pool.
+const POOL_MAX: usize = 16;
+
+fn run_job<S: Sink>(wt: &mut Tree, mut job: Job<S>, mut buf: Vec<u8>) -> Done {
     let spaces = wt.spaces().len();
     let diags = wt.diagnostics().len();
     let id = wt.find_path(&job.path)?;
-    let mut buf = Vec::new();
+    buf.clear();
     wt.walk_below(id, job.depth, &mut |t, k, d, entering| {
         if entering {
             job.sink.enter(t, k, d, &mut buf);
@@ -180,6 +208,7 @@ struct Main<'o, S> {
     job_tx: Option<mpsc::Sender<Job<S>>>,
     next: usize,
     ahead: usize,
+    pool: Pool,
 }
 
 impl<S: Sink> Main<'_, S> {
@@ -322,6 +351,11 @@ impl<S: Sink> Main<'_, S> {
                         Some((bytes, diags)) => {
                             self.out.write_all(&bytes)?;
                             tree.absorb_diagnostics(diags);
+                            if let Ok(mut p) = self.pool.lock() {
+                                if p.len() < POOL_MAX {
+                                    p.push(bytes);
+                                }
+                            }
                         }
                         None => {
                             // Done here, as one thread would.

@@ -97,7 +97,7 @@ fn compare(label: &str, d: &[u8]) -> Tree {
                 String::from_utf8_lossy(s.name()),
                 "{label}"
             );
-            let l = t.node(e).unwrap().link.unwrap();
+            let l = t.link(e).unwrap();
             assert_eq!(l.offset, s.offset().0, "{label}");
         }
         // A GNU table lists as many names as its count says: the NUL that
@@ -148,7 +148,7 @@ fn ocloc_fat_binary() {
     for m in members(&mut t) {
         let name = t.name(m).to_string();
         let dn = child(&mut t, m, "data").unwrap();
-        let f = t.node(dn).unwrap().format;
+        let f = t.node_format(dn);
         if name.contains("64.") {
             assert_eq!(f, Some("zebin"), "{name}");
             assert!(child(&mut t, dn, "sections").is_some());
@@ -249,7 +249,7 @@ fn gnu_bsd_and_thin_archives() {
         let n = child(&mut t, h, "ar_name").unwrap();
         assert!(t.value_text(n).as_deref().unwrap().starts_with("\"/"));
         let dn = child(&mut t, ms[2], "data").unwrap();
-        assert_eq!(t.node(dn).unwrap().format, Some("elf"));
+        assert_eq!(t.node_format(dn), Some("elf"));
         done += 1;
 
         let d = archive("ar", &["rcsT"], dir.path(), "thin.a", &objs);

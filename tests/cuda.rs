@@ -254,7 +254,7 @@ fn relocatable(w: &Wheel, lib: &str, method: &str) {
         .find_path(&format!("sections/[{fi}] __nv_relfatbin"))
         .expect("the fatbin section");
     assert_eq!(t.node(fb).map(|n| (n.offset, n.size)), Some((fo, fl)));
-    assert_eq!(t.node(fb).and_then(|n| n.format), Some("cuda-fatbin"));
+    assert_eq!(t.node_format(fb), Some("cuda-fatbin"));
     let tmp = tempfile::tempdir().expect("a temporary directory");
     let (n, zstd) = check_container(&mut t, fb, tmp.path(), readelf);
     assert!(n >= 10, "{n} entries");
@@ -272,7 +272,7 @@ fn relocatable(w: &Wheel, lib: &str, method: &str) {
         "0x466243b1 (__fatBinC_Wrapper_t)"
     );
     let p = at(&mut t, wr, "data");
-    let link = t.node(p).and_then(|n| n.link).expect("a link");
+    let link = t.link(p).expect("a link");
     assert_eq!((link.offset, link.size), (fo, fl));
     t.expand_all();
     // No error or warning; infos name bytes no structure describes.
@@ -352,7 +352,7 @@ fn shared_library_containers_back_to_back_and_wrappers() {
     let tmp = tempfile::tempdir().expect("a temporary directory");
     let mut entries = 0;
     for &c in &containers {
-        assert_eq!(t.node(c).and_then(|n| n.format), Some("cuda-fatbin"));
+        assert_eq!(t.node_format(c), Some("cuda-fatbin"));
         entries += check_container(&mut t, c, tmp.path(), readelf).0;
     }
     assert!(entries > containers.len());
@@ -383,7 +383,7 @@ fn shared_library_containers_back_to_back_and_wrappers() {
             format!("wrapper [{i}]")
         };
         let p = at(&mut t, ws, &format!("{name}/data"));
-        let link = t.node(p).and_then(|n| n.link).expect("a link");
+        let link = t.link(p).expect("a link");
         assert_eq!(link.offset, want, "{name}");
     }
     t.expand_all();

@@ -211,7 +211,7 @@ fn compare<E: FileHeader<Endian = Endianness>>(label: &str, data: &[u8]) {
         // sh_offset links to the section's bytes.
         if s.sh_type(en) != object::elf::SHT_NOBITS && s.sh_size(en).into() > 0 {
             let so = child(&mut t, id, "sh_offset").unwrap();
-            let l = t.node(so).unwrap().link.unwrap();
+            let l = t.link(so).unwrap();
             assert_eq!(
                 (l.offset, l.size),
                 (s.sh_offset(en).into(), s.sh_size(en).into())
@@ -268,7 +268,7 @@ fn compare<E: FileHeader<Endian = Endianness>>(label: &str, data: &[u8]) {
                 let sn = child(&mut t, sid, "st_name").unwrap();
                 if !want.is_empty() {
                     assert_eq!(label_name(t.name(sid)), want, "{label} sym {k}");
-                    let l = t.node(sn).unwrap().link.unwrap();
+                    let l = t.link(sn).unwrap();
                     assert_eq!(
                         &data[l.offset as usize..(l.offset + l.size - 1) as usize],
                         want.as_bytes()
@@ -992,21 +992,21 @@ fn all_classes_and_byte_orders() {
         // The symbol links to its bytes and its section header.
         let st = child(&mut t, g, "[2] .symtab").unwrap();
         let main = child(&mut t, st, "[1] main").unwrap();
-        let l = t.node(main).unwrap().link.unwrap();
+        let l = t.link(main).unwrap();
         assert_eq!((l.offset, l.size), (offs[0] + 4, 12), "{label}");
         let shx = child(&mut t, main, "st_shndx").unwrap();
-        let l = t.node(shx).unwrap().link.unwrap();
+        let l = t.link(shx).unwrap();
         let hdrs = child(&mut t, 0, "section headers").unwrap();
         let text_hdr = child(&mut t, hdrs, "[1] .text").unwrap();
         assert_eq!(l.offset, t.node(text_hdr).unwrap().offset, "{label}");
         // The relocation links to its target bytes and its symbol.
         let rl = child(&mut t, g, "[4] .rela.text").unwrap();
         let r = child(&mut t, rl, "[0] R_X86_64_PLT32 helper").unwrap();
-        let l = t.node(r).unwrap().link.unwrap();
+        let l = t.link(r).unwrap();
         assert_eq!(l.offset, offs[0] + 8, "{label}");
         let info = child(&mut t, r, "r_info").unwrap();
         let sn = child(&mut t, info, "sym").unwrap();
-        let l = t.node(sn).unwrap().link.unwrap();
+        let l = t.link(sn).unwrap();
         let es = if is64 { 24 } else { 16 };
         assert_eq!((l.offset, l.size), (offs[1] + 2 * es, es), "{label}");
         let ad = child(&mut t, r, "r_addend").unwrap();
@@ -1016,24 +1016,18 @@ fn all_classes_and_byte_orders() {
         let sl = child(&mut t, rh, "sh_link").unwrap();
         let symtab_hdr = child(&mut t, hdrs, "[2] .symtab").unwrap();
         assert_eq!(
-            t.node(sl).unwrap().link.unwrap().offset,
+            t.link(sl).unwrap().offset,
             t.node(symtab_hdr).unwrap().offset
         );
         let si = child(&mut t, rh, "sh_info").unwrap();
-        assert_eq!(
-            t.node(si).unwrap().link.unwrap().offset,
-            t.node(text_hdr).unwrap().offset
-        );
+        assert_eq!(t.link(si).unwrap().offset, t.node(text_hdr).unwrap().offset);
         let h = child(&mut t, 0, "header").unwrap();
         let shoff = child(&mut t, h, "e_shoff").unwrap();
-        assert_eq!(
-            t.node(shoff).unwrap().link.unwrap().offset,
-            t.node(hdrs).unwrap().offset
-        );
+        assert_eq!(t.link(shoff).unwrap().offset, t.node(hdrs).unwrap().offset);
         let shstrndx = child(&mut t, h, "e_shstrndx").unwrap();
         let shstr = child(&mut t, g, "[6] .shstrtab").unwrap();
         assert_eq!(
-            t.node(shstrndx).unwrap().link.unwrap().offset,
+            t.link(shstrndx).unwrap().offset,
             t.node(shstr).unwrap().offset
         );
         // Strings and notes.
@@ -1114,7 +1108,7 @@ fn diagnostics_for_broken_files() {
     assert!(has_diag(&t, Severity::Error, "segment [0] PT_LOAD"));
     let h = child(&mut t, 0, "header").unwrap();
     let p = child(&mut t, h, "e_phoff").unwrap();
-    assert_eq!(t.node(p).unwrap().link.unwrap().offset, phoff as u64);
+    assert_eq!(t.link(p).unwrap().offset, phoff as u64);
     // A truncated file still shows what is there.
     let t = build_from_bytes(good[..40].to_vec());
     assert!(!t.diagnostics().is_empty());
@@ -1274,10 +1268,10 @@ fn a_copy_of_the_magic_is_not_an_elf() {
     assert_eq!(errors(&t), Vec::<String>::new());
     let g = child(&mut t, 0, "sections").unwrap();
     let r = child(&mut t, g, "[1] .rodata").unwrap();
-    assert_eq!(t.node(r).unwrap().format, None);
+    assert_eq!(t.node_format(r), None);
     // A real ELF in a section is opened in place.
     let e = child(&mut t, g, "[2] .embedded").unwrap();
-    assert_eq!(t.node(e).unwrap().format, Some("elf"));
+    assert_eq!(t.node_format(e), Some("elf"));
     assert!(child(&mut t, e, "section headers").is_some());
 }
 

@@ -739,7 +739,7 @@ fn hip_wrapper_points_at_the_bundle() {
     let id = tree
         .find_path("sections/[8] .hipFatBinSegment/wrapper/binary")
         .expect("the wrapper's pointer");
-    let link = tree.node(id).and_then(|n| n.link).expect("a link");
+    let link = tree.link(id).expect("a link");
     assert_eq!((link.offset, link.size), (at, size));
     let m = tree
         .find_path("sections/[8] .hipFatBinSegment/wrapper/magic")
@@ -776,7 +776,7 @@ fn hip_wrapper_points_at_the_bundle() {
             "sections/[{idx}] .hipFatBinSegment/wrapper/binary"
         ))
         .expect("the wrapper's pointer");
-    let link = tree.node(id).and_then(|n| n.link).expect("a link");
+    let link = tree.link(id).expect("a link");
     assert_eq!((link.offset, link.size), (at, size));
 }
 

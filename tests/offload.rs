@@ -1437,11 +1437,7 @@ fn offsets_link_to_what_they_name() {
     let mut t = formats::build_from_bytes(d.clone());
     let link = |t: &mut Tree, p: &str| {
         let id = t.find_path(p).unwrap_or_else(|| panic!("{p}"));
-        let l = t
-            .node(id)
-            .unwrap()
-            .link
-            .unwrap_or_else(|| panic!("{p} has no link"));
+        let l = t.link(id).unwrap_or_else(|| panic!("{p} has no link"));
         (l.offset, l.size)
     };
     let range_of = |t: &mut Tree, p: &str| {

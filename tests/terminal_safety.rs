@@ -29,8 +29,8 @@ const EVIL: &[(&str, &str, &str)] = &[
     ("\x1b[31mPWN1\x1b[0m", "\\x1b[31m", "PWN1"),
     ("\x1b]0;PWN2\x07", "\\x1b]0;", "PWN2"),
     ("\x1b]8;;x\x1b\\PWN3", "\\x1b\\", "PWN3"),
-    ("\u{9b}31mPWN4", "\\x9b31m", "PWN4"),
-    ("\u{85}PWN5\u{9d}0;t\u{9c}", "\\x85", "PWN5"),
+    ("\u{9b}31mPWN4", "\\u{9b}31m", "PWN4"),
+    ("\u{85}PWN5\u{9d}0;t\u{9c}", "\\u{85}", "PWN5"),
     ("\u{202e}PWN6\u{202c}", "\\u{202e}", "PWN6"),
     ("\u{2066}PWN7\u{2069}", "\\u{2066}", "PWN7"),
     ("\u{200f}\u{61c}PWN8", "\\u{61c}", "PWN8"),
@@ -576,4 +576,35 @@ fn usage_errors_quote_hostile_arguments_safely() {
     .unwrap();
     assert!(String::from_utf8_lossy(&out).contains("unexpected argument"));
     eprintln!("{checked} usage errors checked");
+}
+
+/// An ar member header for `name` (written as it is, up to 16 bytes) and
+/// `size` bytes.
+fn ar_header(name: &[u8], size: usize) -> Vec<u8> {
+    let mut h = name.to_vec();
+    h.resize(16, b' ');
+    h.extend_from_slice(format!("{:<12}{:<6}{:<6}{:<8}{:<10}`\n", 0, 0, 0, 644, size).as_bytes());
+    assert_eq!(h.len(), 60);
+    h
+}
+
+#[test]
+fn a_c1_character_and_a_byte_that_is_not_utf8_look_different() {
+    // Two members: one named with the character U+009B (bytes C2 9B),
+    // one with the lone byte 9B.
+    let mut ar = b"!<arch>\n".to_vec();
+    for name in [&b"a\xc2\x9bb/"[..], &b"a\x9bb/"[..]] {
+        ar.extend(ar_header(name, 2));
+        ar.extend_from_slice(b"xy");
+    }
+    let dir = scratch();
+    let p = dir.path().join("c1.a");
+    std::fs::write(&p, &ar).unwrap();
+    let tree = outputs_are_safe(&p, "an archive with a C1 name");
+    let char_line = tree.lines().find(|l| l.contains("a\\u{9b}b"));
+    let byte_line = tree.lines().find(|l| l.contains("a\\x9bb"));
+    assert!(
+        char_line.is_some() && byte_line.is_some(),
+        "U+009B shows as \\u{{9b}}, the byte 9B as \\x9b:\n{tree}"
+    );
 }

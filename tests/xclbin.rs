@@ -622,10 +622,7 @@ fn tree_of(bytes: Vec<u8>) -> Tree {
 
 fn link_target(t: &mut Tree, path: &str) -> String {
     let id = t.find_path(path).unwrap_or_else(|| panic!("no {path}"));
-    let l = t
-        .node(id)
-        .and_then(|n| n.link)
-        .unwrap_or_else(|| panic!("{path} has no link"));
+    let l = t.link(id).unwrap_or_else(|| panic!("{path} has no link"));
     let to = t.smallest_containing(l.offset, l.size);
     t.path_string(to)
 }
@@ -1222,7 +1219,7 @@ fn written_xclbin_links_and_nests() {
     let mut t = tree_of(written());
     // The soft kernel's image is an ELF, opened as one.
     let img = t.find_path("[7] SOFT_KERNEL/image").unwrap();
-    assert_eq!(t.node(img).unwrap().format, Some("elf"));
+    assert_eq!(t.node_format(img), Some("elf"));
     follows(
         &mut t,
         "[7] SOFT_KERNEL/soft_kernel/m_image_offset",

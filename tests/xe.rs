@@ -512,11 +512,7 @@ fn boot_order_nodes_own_no_bytes_and_link_to_their_sectors() {
                 let id = t
                     .find_path(&format!("{path}/{}", st["name"].as_str().unwrap()))
                     .unwrap();
-                let l = t
-                    .node(id)
-                    .unwrap()
-                    .link
-                    .expect("a step links to its sector");
+                let l = t.link(id).expect("a step links to its sector");
                 assert_eq!(
                     (l.offset as usize, l.size as usize),
                     (s.off, 12 + s.size),
@@ -553,17 +549,13 @@ fn real_sample_elf_images_are_elf_nodes_and_gotos_link_to_them() {
             let id = t.find_path(&name).unwrap();
             if s.size > 0 {
                 let size = t.find_path(&format!("{name}/header/size")).unwrap();
-                let l = t
-                    .node(size)
-                    .unwrap()
-                    .link
-                    .expect("size links to the contents");
+                let l = t.link(size).expect("size links to the contents");
                 assert_eq!((l.offset as usize, l.size as usize), (s.off + 12, s.size));
             }
             match s.ty {
                 2 => {
                     let img = t.find_path(&format!("{name}/contents/data/image")).unwrap();
-                    assert_eq!(t.node(img).unwrap().format, Some("elf"));
+                    assert_eq!(t.node_format(img), Some("elf"));
                     assert!(!t.children(img).is_empty());
                     let (n, tl, _) = s.target.unwrap();
                     last_image.insert((n, tl), (s.data.0 + 12, s.data.1 - 12));
@@ -571,16 +563,12 @@ fn real_sample_elf_images_are_elf_nodes_and_gotos_link_to_them() {
                 5 | 6 => {
                     let (n, tl, _) = s.target.unwrap();
                     let want = last_image[&(n, tl)];
-                    let l = t
-                        .node(id)
-                        .unwrap()
-                        .link
-                        .expect("GOTO/CALL links to its image");
+                    let l = t.link(id).expect("GOTO/CALL links to its image");
                     assert_eq!((l.offset as usize, l.size as usize), want);
                     let a = t
                         .find_path(&format!("{name}/contents/data/address"))
                         .unwrap();
-                    assert_eq!(t.node(a).unwrap().link, t.node(id).unwrap().link);
+                    assert_eq!(t.link(a), t.link(id));
                     // Following the link lands on the image node.
                     let hit = t.smallest_containing(l.offset, l.size);
                     assert_eq!(t.name(hit), "image");
@@ -813,7 +801,7 @@ fn written_multi_node_file() {
         let id = t
             .find_path(&format!("sectors/[{i}] {}", type_name(secs[i].ty)))
             .unwrap();
-        let l = t.node(id).unwrap().link.unwrap();
+        let l = t.link(id).unwrap();
         (l.offset as usize, l.size as usize)
     };
     let image = |i: usize| (secs[i].data.0 + 12, secs[i].data.1 - 12);
@@ -828,13 +816,13 @@ fn written_multi_node_file() {
         let id = t
             .find_path(&format!("sectors/[{i}] ELF/contents/data/image"))
             .unwrap();
-        assert_eq!(t.node(id).unwrap().format, Some("elf"));
+        assert_eq!(t.node_format(id), Some("elf"));
     }
     // A boot-order step links to its sector.
     let step = t
         .find_path("boot order/tile[2] (node 1, tile 0)/[2] CALL")
         .unwrap();
-    let l = t.node(step).unwrap().link.unwrap();
+    let l = t.link(step).unwrap();
     assert_eq!((l.offset as usize, l.size as usize), (offs[8], 32));
 }
 
@@ -919,7 +907,7 @@ fn boot_order_rules() {
     let mut t = tree_of(x.0.clone());
     let i = secs.iter().position(|s| s.off == named).unwrap();
     let id = t.find_path(&format!("sectors/[{i}] GOTO")).unwrap();
-    let l = t.node(id).unwrap().link.unwrap();
+    let l = t.link(id).unwrap();
     assert_eq!(l.offset as usize, first + 16 + 12);
     assert_eq!(l.size, 52);
     let bo = kids(child(&j["root"], "boot order"));
@@ -1032,7 +1020,7 @@ fn a_run_of_empty_sectors_is_one_diagnostic() {
     let g = t
         .find_path(&format!("sectors/[2000..{})/[{}] GOTO", RUN + 3, RUN + 1))
         .unwrap();
-    let l = t.node(g).unwrap().link.unwrap();
+    let l = t.link(g).unwrap();
     assert_eq!(l.offset as usize, bad + 16 + 12);
 }
 

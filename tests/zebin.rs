@@ -35,7 +35,7 @@ fn bytes<'a>(d: &'a [u8], t: &Tree, id: NodeId) -> &'a [u8] {
 }
 
 fn link_bytes<'a>(d: &'a [u8], t: &Tree, id: NodeId) -> &'a [u8] {
-    let l = t.node(id).unwrap().link.expect("a link");
+    let l = t.link(id).expect("a link");
     &d[l.offset as usize..(l.offset + l.size) as usize]
 }
 
@@ -256,7 +256,7 @@ fn kernels_and_links(label: &str, d: &[u8], kernels: &[&str]) {
             eb.lines().next().unwrap().split_whitespace().nth(1),
             Some(*k)
         );
-        let l = t.node(entry).unwrap().link.unwrap();
+        let l = t.link(entry).unwrap();
         assert_eq!((l.offset, l.size), (so, ss), "{label}");
         // The symbols in that section, linked to their table entries.
         let in_sec: Vec<String> = obj
@@ -276,7 +276,7 @@ fn kernels_and_links(label: &str, d: &[u8], kernels: &[&str]) {
             let Some(sname) = nm.strip_prefix("symbol ") else {
                 continue;
             };
-            let l = t.node(c).unwrap().link.unwrap();
+            let l = t.link(c).unwrap();
             let st_name = u32::from_le_bytes(
                 d[l.offset as usize..l.offset as usize + 4]
                     .try_into()
@@ -421,7 +421,7 @@ fn a_zebin_built_by_ocloc() {
                 "{label} vs {want} {sym}"
             );
             // r_offset links into the kernel's code.
-            let l = t.node(id).unwrap().link.unwrap();
+            let l = t.link(id).unwrap();
             assert_eq!(l.offset, target.file_range().unwrap().0 + off);
             n += 1;
         }

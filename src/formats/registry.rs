@@ -318,7 +318,7 @@ fn place_of(b: &Builder<'_>, parent: NodeId) -> Place {
     // The node being opened carries no format yet; an enclosing one does.
     while let Some(id) = up {
         let Some(n) = b.node(id) else { break };
-        if let Some(f) = n.format.and_then(Format::from_name) {
+        if let Some(f) = b.format_of(id).and_then(Format::from_name) {
             if id != parent {
                 return f.row().holds;
             }

@@ -8,7 +8,7 @@ use compact_str::CompactString;
 
 use super::read::{self, Endian};
 use super::space::{self, Origin, Space, SpaceId, FILE};
-use super::tree::{Arena, Children, Link, Node, NodeId};
+use super::tree::{Arena, Link, Node, NodeId};
 use super::value::Value;
 use super::{text, Diagnostic, Severity};
 
@@ -304,12 +304,10 @@ impl<'a> Builder<'a> {
 
     /// Makes room for `n` more children of `id`.
     pub fn reserve(&mut self, id: NodeId, n: usize) {
-        if let Some(Node {
-            children: Children::Built(v),
-            ..
-        }) = self.node_mut(id)
-        {
-            v.reserve(n);
+        if let Some(p) = self.node_mut(id) {
+            if !p.unbuilt {
+                p.children.reserve(n);
+            }
         }
     }
 
@@ -341,28 +339,27 @@ impl<'a> Builder<'a> {
             end = end.clamp(start, pend);
         }
         let id = self.arena.nodes.len() as NodeId;
-        self.arena.nodes.push(Node {
+        self.arena.nodes.push(Node::new(
             name,
-            offset: start,
-            size: end - start,
+            start,
+            end - start,
             value,
-            space: self.space,
-            link: None,
-            parent: Some(parent),
-            format: None,
-            children: Children::Built(Vec::new()),
-            lazy: None,
+            self.space,
+            Some(parent),
             nest,
-            gaps: Gap::Inherit,
-        });
-        if let Some(Node {
-            children: Children::Built(v),
-            ..
-        }) = self.node_mut(parent)
-        {
-            v.push(id);
-        }
+        ));
+        self.attach(parent, id);
         id
+    }
+
+    /// Lists `id` among the children of `parent` (a parent whose children
+    /// are still to be built gets them when it is opened).
+    fn attach(&mut self, parent: NodeId, id: NodeId) {
+        if let Some(p) = self.node_mut(parent) {
+            if !p.unbuilt {
+                p.children.push(id);
+            }
+        }
     }
 
     /// A node with no value (a structure or a group).
@@ -398,9 +395,14 @@ impl<'a> Builder<'a> {
 
     /// Makes `id` point at `[off, off+size)`.
     pub fn link(&mut self, id: NodeId, off: u64, size: u64) {
-        if let Some(n) = self.node_mut(id) {
-            n.link = Some(Link { offset: off, size });
+        if (id as usize) < self.arena.nodes.len() {
+            self.arena.links.set(id, Link { offset: off, size });
         }
+    }
+
+    /// Where `id` points, if it does.
+    pub fn link_of(&self, id: NodeId) -> Option<Link> {
+        self.arena.links.get(id).copied()
     }
 
     /// Marks the node where a format starts.
@@ -414,16 +416,22 @@ impl<'a> Builder<'a> {
     }
 
     pub fn set_format(&mut self, id: NodeId, format: &'static str) {
-        if let Some(n) = self.node_mut(id) {
-            n.format = Some(format);
+        if (id as usize) < self.arena.nodes.len() {
+            self.arena.formats.set(id, format);
         }
+    }
+
+    /// The format that starts at `id`, if one does.
+    pub fn format_of(&self, id: NodeId) -> Option<&'static str> {
+        self.arena.formats.get(id).copied()
     }
 
     /// Lets `f` build the children of `id` when they are first needed.
     pub fn lazy(&mut self, id: NodeId, f: LazyFn) {
         if let Some(n) = self.node_mut(id) {
-            n.children = Children::Lazy;
-            n.lazy = Some(f);
+            n.children = Vec::new();
+            n.unbuilt = true;
+            self.arena.lazies.set(id, f);
         }
     }
 
@@ -463,7 +471,8 @@ impl<'a> Builder<'a> {
     fn close_gaps_of(&mut self, id: NodeId) {
         let (space, start, stop) = match self.node(id) {
             Some(Node {
-                children: Children::Built(v),
+                children: v,
+                unbuilt: false,
                 space,
                 offset,
                 size,
@@ -476,8 +485,8 @@ impl<'a> Builder<'a> {
         if matches!(rule, Gap::Off | Gap::Inherit) {
             return;
         }
-        let kids: Vec<NodeId> = match self.node(id).map(|n| &n.children) {
-            Some(Children::Built(v)) => v.clone(),
+        let kids: Vec<NodeId> = match self.node(id) {
+            Some(n) if !n.unbuilt => n.children.clone(),
             _ => return,
         };
         let mut spans: Vec<(u64, u64)> = kids
@@ -541,7 +550,7 @@ impl<'a> Builder<'a> {
         }
         out.extend(next.map(|(_, &g)| g));
         if let Some(n) = self.node_mut(id) {
-            n.children = Children::Built(out);
+            n.children = out;
         }
     }
 
@@ -551,7 +560,8 @@ impl<'a> Builder<'a> {
     /// keep their places.
     fn sort_children(&mut self, id: NodeId, space: SpaceId) {
         let Some(Node {
-            children: Children::Built(v),
+            children: v,
+            unbuilt: false,
             ..
         }) = self.node(id)
         else {
@@ -577,7 +587,7 @@ impl<'a> Builder<'a> {
             }
         }
         if let Some(n) = self.node_mut(id) {
-            n.children = Children::Built(out);
+            n.children = out;
         }
     }
 
@@ -660,20 +670,17 @@ impl<'a> Builder<'a> {
         } else {
             Value::Size(size)
         };
-        self.arena.nodes.push(Node {
-            name: CompactString::const_new(name),
-            offset: off,
+        let mut leaf = Node::new(
+            CompactString::const_new(name),
+            off,
             size,
-            value: Some(value),
+            Some(value),
             space,
-            link: None,
-            parent: Some(parent),
-            format: None,
-            children: Children::Built(Vec::new()),
-            lazy: None,
+            Some(parent),
             nest,
-            gaps: Gap::Off,
-        });
+        );
+        leaf.gaps = Gap::Off;
+        self.arena.nodes.push(leaf);
         if let Some((sev, m)) = diag {
             // Bytes a warning or an error already covers (a format that
             // stopped reading there and said why) are not told of twice.
@@ -979,8 +986,9 @@ impl<'a> Builder<'a> {
             if n.space != self.space {
                 break;
             }
-            if (n.format.is_some() || n.parent.is_none()) && n.offset == off && n.size == len {
-                let f = n.format.unwrap_or("format");
+            let format = self.format_of(id);
+            if (format.is_some() || n.parent.is_none()) && n.offset == off && n.size == len {
+                let f = format.unwrap_or("format");
                 self.info(
                     off,
                     len.min(1),
@@ -1080,29 +1088,18 @@ impl<'a> Builder<'a> {
         let len = bytes.len() as u64;
         let nest = self.nest_of(parent);
         let id = self.arena.nodes.len() as NodeId;
-        self.arena.nodes.push(Node {
-            name: name_of(name),
-            offset: 0,
-            size: len,
-            value: Some(Value::text(format!(
+        self.arena.nodes.push(Node::new(
+            name_of(name),
+            0,
+            len,
+            Some(Value::text(format!(
                 "{len} bytes, {method} from 0x{off:x}+0x{size:x}"
             ))),
-            space: sid,
-            link: None,
-            parent: Some(parent),
-            format: None,
-            children: Children::Built(Vec::new()),
-            lazy: None,
+            sid,
+            Some(parent),
             nest,
-            gaps: Gap::Inherit,
-        });
-        if let Some(Node {
-            children: Children::Built(v),
-            ..
-        }) = self.node_mut(parent)
-        {
-            v.push(id);
-        }
+        ));
+        self.attach(parent, id);
         Some(id)
     }
 

@@ -26,7 +26,7 @@ pub use fields::{sign_extend, Fields};
 pub use read::Endian;
 pub use source::Source;
 pub use space::{Space, SpaceId};
-pub use tree::{printed_address, Children, Link, Node, NodeId, Tree};
+pub use tree::{printed_address, Link, Node, NodeId, Tree};
 pub use value::{Numbers, Radix, Raw, Value};
 
 /// How serious a diagnostic is.

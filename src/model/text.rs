@@ -15,12 +15,16 @@ pub fn is_unsafe(c: char) -> bool {
         || matches!(u, 0x061c | 0x200e | 0x200f | 0x202a..=0x202e | 0x2066..=0x2069)
 }
 
+/// Writes an unsafe character as an escape: ASCII controls as `\xNN` (or
+/// `\n`, `\r`, `\t`), every other character as `\u{N}`, so that `\xNN`
+/// beyond ASCII always means a byte that is not UTF-8 (see [`from_bytes`]):
+/// U+009B shows as `\u{9b}`, a lone byte 0x9B as `\x9b`.
 fn push_escaped(out: &mut String, c: char) {
     match c {
         '\n' => out.push_str("\\n"),
         '\r' => out.push_str("\\r"),
         '\t' => out.push_str("\\t"),
-        c if (c as u32) < 0x100 => {
+        c if c.is_ascii() => {
             let _ = write!(out, "\\x{:02x}", c as u32);
         }
         c => {
@@ -138,7 +142,11 @@ mod tests {
         assert_eq!(clean("plain"), Cow::Borrowed("plain"));
         assert_eq!(clean("a\x1b[31mb"), "a\\x1b[31mb");
         assert_eq!(clean("x\u{202e}y"), "x\\u{202e}y");
-        assert_eq!(clean("c1\u{9b}"), "c1\\x9b");
+        assert_eq!(clean("c1\u{9b}"), "c1\\u{9b}");
+        // A C1 character and a byte that is not UTF-8 do not look alike.
+        assert_eq!(from_bytes("\u{9b}".as_bytes()), "\\u{9b}");
+        assert_eq!(from_bytes(b"\x9b"), "\\x9b");
+        assert_eq!(from_bytes(b"\x1b\x7f"), "\\x1b\\x7f");
         assert_eq!(from_bytes(b"ok\xff\x07"), "ok\\xff\\x07");
         assert_eq!(from_bytes("é".as_bytes()), "é");
     }

@@ -23,16 +23,10 @@ pub struct Link {
     pub size: u64,
 }
 
-/// The state of a node's children.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Children {
-    /// Built (possibly empty).
-    Built(Vec<NodeId>),
-    /// Not built yet; a closure will build them.
-    Lazy,
-}
-
 /// One node: a named byte range of its space with an optional typed value.
+/// What few nodes have (a link, a format, a builder of children) is kept
+/// beside the nodes (see [`Tree::link`], [`Tree::node_format`]), so that a
+/// node stays small: trees of millions are built and dropped in a walk.
 pub struct Node {
     pub name: CompactString,
     pub offset: u64,
@@ -40,17 +34,80 @@ pub struct Node {
     pub value: Option<Value>,
     /// The byte space `offset` and `size` are in (0: the file).
     pub space: SpaceId,
-    pub link: Option<Link>,
     pub parent: Option<NodeId>,
-    /// Set on the node where a format's structure starts (the root, and
-    /// every payload that another format was found in).
-    pub format: Option<&'static str>,
-    pub(crate) children: Children,
-    pub(crate) lazy: Option<LazyFn>,
+    /// The children built so far.
+    pub(crate) children: Vec<NodeId>,
+    /// True while the children are still to be built by the node's builder.
+    pub(crate) unbuilt: bool,
     /// How many formats deep this node's contents are nested.
     pub(crate) nest: u8,
     /// What the bytes of this node that no child covers become.
     pub(crate) gaps: Gap,
+}
+
+const _: () = assert!(std::mem::size_of::<Node>() <= 120);
+
+impl Node {
+    /// A node with no children yet.
+    pub(crate) fn new(
+        name: CompactString,
+        offset: u64,
+        size: u64,
+        value: Option<Value>,
+        space: SpaceId,
+        parent: Option<NodeId>,
+        nest: u8,
+    ) -> Node {
+        Node {
+            name,
+            offset,
+            size,
+            value,
+            space,
+            parent,
+            children: Vec::new(),
+            unbuilt: false,
+            nest,
+            gaps: Gap::Inherit,
+        }
+    }
+}
+
+/// Values that few nodes have, kept beside the nodes in node order, so
+/// that forgetting the nodes after a mark forgets their values too.
+pub(crate) struct Side<T>(Vec<(NodeId, T)>);
+
+impl<T> Default for Side<T> {
+    fn default() -> Self {
+        Side(Vec::new())
+    }
+}
+
+impl<T> Side<T> {
+    pub fn get(&self, id: NodeId) -> Option<&T> {
+        let i = self.0.binary_search_by_key(&id, |e| e.0).ok()?;
+        self.0.get(i).map(|e| &e.1)
+    }
+    pub fn set(&mut self, id: NodeId, v: T) {
+        // Nearly always the newest node, or one just before it.
+        if self.0.last().is_none_or(|e| e.0 < id) {
+            self.0.push((id, v));
+            return;
+        }
+        match self.0.binary_search_by_key(&id, |e| e.0) {
+            Ok(i) => {
+                if let Some(e) = self.0.get_mut(i) {
+                    e.1 = v;
+                }
+            }
+            Err(i) => self.0.insert(i, (id, v)),
+        }
+    }
+    /// Forgets the values of nodes `mark` and later.
+    pub fn truncate(&mut self, mark: usize) {
+        let k = self.0.partition_point(|e| (e.0 as usize) < mark);
+        self.0.truncate(k);
+    }
 }
 
 impl Node {
@@ -65,6 +122,12 @@ impl Node {
 
 pub(crate) struct Arena {
     pub nodes: Vec<Node>,
+    /// Where a node's value points.
+    pub links: Side<Link>,
+    /// The format that starts at a node.
+    pub formats: Side<&'static str>,
+    /// What builds a node's children.
+    pub lazies: Side<LazyFn>,
     pub diags: Vec<Diagnostic>,
     /// Every diagnostic raised so far, so that one raised again when a
     /// released node is rebuilt is not listed twice.
@@ -93,24 +156,22 @@ impl Tree {
     /// and parses it into a node; it is also used for nested formats.
     pub fn build(src: Arc<Source>, root_name: &str, dispatch: Dispatch) -> Tree {
         let len = src.len();
-        let root = Node {
-            name: CompactString::from(super::text::clean(root_name)),
-            offset: 0,
-            size: len,
-            value: None,
-            space: FILE,
-            link: None,
-            parent: None,
-            format: None,
-            children: Children::Built(Vec::new()),
-            lazy: None,
-            nest: 0,
-            gaps: Gap::Inherit,
-        };
+        let root = Node::new(
+            CompactString::from(super::text::clean(root_name)),
+            0,
+            len,
+            None,
+            FILE,
+            None,
+            0,
+        );
         let mut t = Tree {
             src,
             arena: Arena {
                 nodes: vec![root],
+                links: Side::default(),
+                formats: Side::default(),
+                lazies: Side::default(),
                 diags: Vec::new(),
                 seen: FxHashSet::default(),
                 spaces: vec![Space {
@@ -131,8 +192,8 @@ impl Tree {
         b.close_gaps(0, None);
         if let Some(f) = fmt {
             t.format = f;
+            t.arena.formats.set(0, f);
             if let Some(r) = t.arena.nodes.first_mut() {
-                r.format = Some(f);
                 r.value.get_or_insert_with(|| Value::text(f));
             }
         } else if let Some(r) = t.arena.nodes.first_mut() {
@@ -219,6 +280,17 @@ impl Tree {
         self.arena.nodes.get(id as usize)
     }
 
+    /// Where the node's value points, if it does.
+    pub fn link(&self, id: NodeId) -> Option<Link> {
+        self.arena.links.get(id).copied()
+    }
+
+    /// The format whose structure starts at the node (the root, and every
+    /// payload that another format was found in).
+    pub fn node_format(&self, id: NodeId) -> Option<&'static str> {
+        self.arena.formats.get(id).copied()
+    }
+
     /// The node's name ("" for an unknown id).
     pub fn name(&self, id: NodeId) -> &str {
         self.node(id).map_or("", |n| n.name.as_str())
@@ -236,11 +308,8 @@ impl Tree {
 
     /// True if the node has children, or may have them once built.
     pub fn has_children(&self, id: NodeId) -> bool {
-        match self.node(id).map(|n| &n.children) {
-            Some(Children::Built(v)) => !v.is_empty(),
-            Some(Children::Lazy) => true,
-            None => false,
-        }
+        self.node(id)
+            .is_some_and(|n| n.unbuilt || !n.children.is_empty())
     }
 
     /// What identifies node `id` among its siblings, where a format gave
@@ -250,14 +319,14 @@ impl Tree {
     }
 
     pub fn is_built(&self, id: NodeId) -> bool {
-        matches!(self.node(id).map(|n| &n.children), Some(Children::Built(_)))
+        self.node(id).is_some_and(|n| !n.unbuilt)
     }
 
     /// The children built so far (empty for a node not yet expanded).
     pub fn built_children(&self, id: NodeId) -> &[NodeId] {
-        match self.node(id).map(|n| &n.children) {
-            Some(Children::Built(v)) => v,
-            _ => &[],
+        match self.node(id) {
+            Some(n) => &n.children,
+            None => &[],
         }
     }
 
@@ -266,14 +335,14 @@ impl Tree {
         let Some(node) = self.arena.nodes.get_mut(id as usize) else {
             return;
         };
-        if !matches!(node.children, Children::Lazy) {
+        if !node.unbuilt {
             return;
         }
-        node.children = Children::Built(Vec::new());
-        let Some(f) = node.lazy.clone() else {
+        node.unbuilt = false;
+        let space = node.space;
+        let Some(f) = self.arena.lazies.get(id).cloned() else {
             return;
         };
-        let space = node.space;
         let src = self.src.clone();
         let derived = if space == FILE {
             None
@@ -303,18 +372,22 @@ impl Tree {
     /// `mark` nodes, so that a walk over a huge tree needs memory for one
     /// path only. Only valid when every node after `mark` belongs to `id`.
     pub(crate) fn release(&mut self, id: NodeId, mark: usize) {
-        let Some(node) = self.arena.nodes.get(id as usize) else {
-            return;
-        };
-        if node.lazy.is_none() || self.arena.nodes.len() < mark || (id as usize) >= mark {
+        if self.arena.lazies.get(id).is_none()
+            || self.arena.nodes.len() < mark
+            || (id as usize) >= mark
+        {
             return;
         }
         self.arena.nodes.truncate(mark);
         if !self.arena.keys.is_empty() {
             self.arena.keys.retain(|&k, _| (k as usize) < mark);
         }
+        self.arena.links.truncate(mark);
+        self.arena.formats.truncate(mark);
+        self.arena.lazies.truncate(mark);
         if let Some(n) = self.arena.nodes.get_mut(id as usize) {
-            n.children = Children::Lazy;
+            n.children = Vec::new();
+            n.unbuilt = true;
         }
     }
 
@@ -487,21 +560,19 @@ impl Tree {
     /// forgetting them once visited. `visit` is called with `true` before a
     /// node's children and with `false` after them; returning
     /// `ControlFlow::Break` on entering a node stops the walk there.
-    pub fn walk(
-        &mut self,
-        visit: &mut dyn FnMut(&Tree, NodeId, usize, bool) -> ControlFlow<()>,
-    ) -> ControlFlow<()> {
+    pub fn walk<F>(&mut self, visit: &mut F) -> ControlFlow<()>
+    where
+        F: FnMut(&Tree, NodeId, usize, bool) -> ControlFlow<()> + ?Sized,
+    {
         self.walk_from(self.root(), 0, visit)
     }
 
     /// Walks the nodes below `id` (not `id` itself), `depth` being `id`'s,
     /// and forgets what it built for them.
-    pub fn walk_below(
-        &mut self,
-        id: NodeId,
-        depth: usize,
-        visit: &mut dyn FnMut(&Tree, NodeId, usize, bool) -> ControlFlow<()>,
-    ) {
+    pub fn walk_below<F>(&mut self, id: NodeId, depth: usize, visit: &mut F)
+    where
+        F: FnMut(&Tree, NodeId, usize, bool) -> ControlFlow<()> + ?Sized,
+    {
         let was_lazy = !self.is_built(id);
         let mark = self.arena.nodes.len();
         self.expand(id);
@@ -536,20 +607,14 @@ impl Tree {
         }
     }
 
-    fn walk_from(
-        &mut self,
-        id: NodeId,
-        depth: usize,
-        visit: &mut dyn FnMut(&Tree, NodeId, usize, bool) -> ControlFlow<()>,
-    ) -> ControlFlow<()> {
+    fn walk_from<F>(&mut self, id: NodeId, depth: usize, visit: &mut F) -> ControlFlow<()>
+    where
+        F: FnMut(&Tree, NodeId, usize, bool) -> ControlFlow<()> + ?Sized,
+    {
         visit(self, id, depth, true)?;
         // A leaf (most nodes) has nothing to build or release.
-        if let Some(Node {
-            children: Children::Built(v),
-            ..
-        }) = self.node(id)
-        {
-            if v.is_empty() {
+        if let Some(n) = self.node(id) {
+            if !n.unbuilt && n.children.is_empty() {
                 return visit(self, id, depth, false);
             }
         }

@@ -83,14 +83,20 @@ pub enum Value {
     },
     /// A bit set with the names of its bits: `0x6 (ALLOC | EXECINSTR)`.
     Flags { v: u64, names: CompactString },
-    /// A number and what it means in words: `-1 (not signed)`.
-    Note { v: Raw, note: CompactString },
+    /// A number and what it means in words: `-1 (not signed)`. `v` holds
+    /// the bits of an `i64` when `signed`.
+    Note {
+        v: u64,
+        signed: bool,
+        note: CompactString,
+    },
     /// A byte count: `16 bytes`.
     Size(u64),
     /// A number followed by words about it, shown as they are:
     /// `300 MHz`, `0x80 -> "kernel_init"`, `128 (0x80) KiB`.
     With {
-        v: Raw,
+        v: u64,
+        signed: bool,
         width: u8,
         radix: Radix,
         rest: CompactString,
@@ -146,7 +152,8 @@ impl Value {
     /// leading space).
     pub fn with(v: u64, radix: Radix, rest: impl AsRef<str>) -> Value {
         Value::With {
-            v: Raw::U(v),
+            v,
+            signed: false,
             width: 0,
             radix,
             rest: clean_compact(rest.as_ref()),
@@ -220,8 +227,10 @@ impl Value {
         }
     }
     pub fn note(v: Raw, note: impl AsRef<str>) -> Value {
+        let (v, signed) = split(v);
         Value::Note {
             v,
+            signed,
             note: clean_compact(note.as_ref()),
         }
     }
@@ -230,8 +239,15 @@ impl Value {
         match self {
             Value::U { v, radix, .. } => Value::U { v, width: w, radix },
             Value::I { v, .. } => Value::I { v, width: w },
-            Value::With { v, radix, rest, .. } => Value::With {
+            Value::With {
                 v,
+                signed,
+                radix,
+                rest,
+                ..
+            } => Value::With {
+                v,
+                signed,
                 width: w,
                 radix,
                 rest,
@@ -248,7 +264,9 @@ impl Value {
             }
             Value::Size(v) | Value::StrAt { v, .. } => Some(Raw::U(*v)),
             Value::I { v, .. } | Value::Date(v) => Some(Raw::I(*v)),
-            Value::Note { v, .. } | Value::With { v, .. } => Some(*v),
+            Value::Note { v, signed, .. } | Value::With { v, signed, .. } => {
+                Some(join(*v, *signed))
+            }
             Value::Str(_) | Value::Text(_) | Value::Symbol { .. } => None,
         }
     }
@@ -270,7 +288,13 @@ impl Value {
     }
 
     /// Writes the value as the viewer wants numbers shown.
-    pub fn write_to(&self, out: &mut dyn Write, mode: Numbers) -> fmt::Result {
+    pub fn write_to<W: Write + ?Sized>(&self, out: &mut W, mode: Numbers) -> fmt::Result {
+        self.write_out(&mut AnyOut(out), mode)
+    }
+
+    /// Like [`Value::write_to`], to an output that may write numbers its
+    /// own way.
+    pub fn write_out<O: Out + ?Sized>(&self, out: &mut O, mode: Numbers) -> fmt::Result {
         match self {
             Value::U { v, width, radix } => write_wide(out, *v, *width, mode.radix(*radix)),
             Value::I { v, .. } => write_int(out, *v, mode),
@@ -290,8 +314,8 @@ impl Value {
                     out.write_char(')')
                 }
             }
-            Value::Note { v, note } => {
-                match *v {
+            Value::Note { v, signed, note } => {
+                match join(*v, *signed) {
                     Raw::U(u) => write_num(out, u, mode.radix(Radix::Dec))?,
                     Raw::I(i) => write_int(out, i, mode)?,
                 }
@@ -301,11 +325,12 @@ impl Value {
             }
             Value::With {
                 v,
+                signed,
                 width,
                 radix,
                 rest,
             } => {
-                match *v {
+                match join(*v, *signed) {
                     Raw::U(u) => write_wide(out, u, *width, mode.radix(*radix))?,
                     Raw::I(i) => write_int(out, i, mode)?,
                 }
@@ -366,7 +391,55 @@ fn short(r: Radix) -> Radix {
     }
 }
 
-fn write_wide(out: &mut dyn Write, v: u64, width: u8, r: Radix) -> fmt::Result {
+/// Where values are written: text, and numbers, which an output may
+/// write digit by digit in place (the exporters' byte buffers do) rather
+/// than through a buffer of their own.
+pub trait Out: Write {
+    /// `v` in decimal.
+    fn dec(&mut self, v: u64) -> fmt::Result {
+        self.write_str(itoa::Buffer::new().format(v))
+    }
+    /// `0x` and the hex digits of `v`.
+    fn hex(&mut self, v: u64) -> fmt::Result {
+        self.write_str(hex_digits(v, &mut [0; 18]))
+    }
+}
+
+impl Out for String {}
+
+/// Any `fmt::Write` as an [`Out`].
+struct AnyOut<'a, W: ?Sized>(&'a mut W);
+
+impl<W: Write + ?Sized> Write for AnyOut<'_, W> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.0.write_str(s)
+    }
+    fn write_char(&mut self, c: char) -> fmt::Result {
+        self.0.write_char(c)
+    }
+}
+
+impl<W: Write + ?Sized> Out for AnyOut<'_, W> {}
+
+/// A raw number as bits and a sign flag (how values keep it small).
+fn split(v: Raw) -> (u64, bool) {
+    match v {
+        Raw::U(u) => (u, false),
+        Raw::I(i) => (i as u64, true),
+    }
+}
+
+fn join(v: u64, signed: bool) -> Raw {
+    if signed {
+        Raw::I(v as i64)
+    } else {
+        Raw::U(v)
+    }
+}
+
+const _: () = assert!(std::mem::size_of::<Value>() <= 40);
+
+fn write_wide<W: Out + ?Sized>(out: &mut W, v: u64, width: u8, r: Radix) -> fmt::Result {
     match r {
         Radix::HexWide if width > 0 => {
             write!(out, "0x{v:0w$x}", w = usize::from(width) * 2)
@@ -375,16 +448,15 @@ fn write_wide(out: &mut dyn Write, v: u64, width: u8, r: Radix) -> fmt::Result {
     }
 }
 
-fn write_num(out: &mut dyn Write, v: u64, r: Radix) -> fmt::Result {
-    let mut buf = itoa::Buffer::new();
+fn write_num<W: Out + ?Sized>(out: &mut W, v: u64, r: Radix) -> fmt::Result {
     match r {
-        Radix::Dec => out.write_str(buf.format(v)),
-        Radix::Hex | Radix::HexWide => out.write_str(hex_digits(v, &mut [0; 18])),
+        Radix::Dec => out.dec(v),
+        Radix::Hex | Radix::HexWide => out.hex(v),
         Radix::Auto => {
-            out.write_str(buf.format(v))?;
+            out.dec(v)?;
             if v >= 10 {
                 out.write_str(" (")?;
-                out.write_str(hex_digits(v, &mut [0; 18]))?;
+                out.hex(v)?;
                 out.write_char(')')?;
             }
             Ok(())
@@ -417,13 +489,14 @@ pub fn hex_digits(v: u64, buf: &mut [u8; 18]) -> &str {
     unsafe { std::str::from_utf8_unchecked(b) }
 }
 
-fn write_int(out: &mut dyn Write, v: i64, mode: Numbers) -> fmt::Result {
+fn write_int<W: Out + ?Sized>(out: &mut W, v: i64, mode: Numbers) -> fmt::Result {
     if v >= 0 {
         return write_num(out, v as u64, mode.radix(Radix::Auto));
     }
+    out.write_char('-')?;
     match mode {
-        Numbers::Hex => write!(out, "-0x{:x}", v.unsigned_abs()),
-        _ => out.write_str(itoa::Buffer::new().format(v)),
+        Numbers::Hex => out.hex(v.unsigned_abs()),
+        _ => out.dec(v.unsigned_abs()),
     }
 }
 

@@ -154,7 +154,7 @@ impl App {
 
     /// Follows the selected node's link, if it has one.
     pub fn follow(&mut self) -> bool {
-        let Some(link) = self.tree.node(self.selected).and_then(|n| n.link) else {
+        let Some(link) = self.tree.link(self.selected) else {
             return false;
         };
         if link.offset >= self.file_len() {

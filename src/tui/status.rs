@@ -54,7 +54,7 @@ pub fn render_details(app: &App, frame: &mut Frame<'_>, area: Rect) {
         format!("  [0x{:x}..0x{:x})", n.offset, n.end()),
         theme::dim(),
     ));
-    if let Some(l) = n.link {
+    if let Some(l) = app.tree.link(app.selected) {
         spans.push(Span::styled(
             format!("  → 0x{:x} (Enter follows)", l.offset),
             theme::key(),

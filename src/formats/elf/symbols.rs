@@ -154,25 +154,25 @@ fn symbol(b: &mut Builder<'_>, p: NodeId, elf: &Elf, si: u32, i: u64, o: u64) {
         Ok(Some((bytes, _, _))) => text_of(bytes),
         _ => std::borrow::Cow::Borrowed(""),
     };
-    let mut label = CompactString::const_new("[");
-    label.push_str(itoa::Buffer::new().format(i));
-    label.push(']');
-    match &name {
-        Ok(Some(_)) if !shown.is_empty() => {
-            label.push(' ');
-            label.push_str(&shown);
-        }
+    let mut ib = itoa::Buffer::new();
+    let index = ib.format(i);
+    let label = match &name {
+        Ok(Some(_)) if !shown.is_empty() => join(&["[", index, "] ", &shown]),
         Ok(None) if sym.typ() == 3 => {
             let n = elf.sec_name_cow(sym.shndx.into());
-            if !n.is_empty() {
-                label.push(' ');
-                label.push_str(&n);
+            if n.is_empty() {
+                join(&["[", index, "]"])
+            } else {
+                join(&["[", index, "] ", &n])
             }
         }
-        _ => {}
-    }
+        _ => join(&["[", index, "]"]),
+    };
     let id = b.group_owned(p, label, o, es);
     b.reserve(id, 6);
+    if let Some((ba, bl)) = sym_bytes(elf, &sym) {
+        b.link(id, ba, bl);
+    }
     let (t, bind) = (
         constants::sym_type(sym.typ()),
         constants::sym_bind(sym.bind()),
@@ -229,9 +229,7 @@ fn symbol(b: &mut Builder<'_>, p: NodeId, elf: &Elf, si: u32, i: u64, o: u64) {
                 );
             }
             3 => {
-                let mut bt = CompactString::const_new(bind);
-                bt.push(' ');
-                bt.push_str(t);
+                let bt = join(&[bind, " ", t]);
                 b.field(
                     id,
                     "st_info",
@@ -273,17 +271,45 @@ fn symbol(b: &mut Builder<'_>, p: NodeId, elf: &Elf, si: u32, i: u64, o: u64) {
             }
         }
     }
-    if let Some((ba, bl)) = sym_bytes(elf, &sym) {
-        b.link(id, ba, bl);
+    let v = join(&[
+        t,
+        " ",
+        bind,
+        " ",
+        vis,
+        " ",
+        &secname,
+        " value ",
+        crate::model::value::hex_digits(sym.value, &mut [0; 18]),
+        " size ",
+        itoa::Buffer::new().format(sym.size),
+    ]);
+    b.set_value(id, Value::symbol(&shown, v));
+}
+
+/// The parts one after the other, kept inline when short: one copy, and
+/// one allocation at most (labels and summaries are made for every symbol).
+fn join(parts: &[&str]) -> CompactString {
+    let total: usize = parts.iter().map(|p| p.len()).sum();
+    if total <= 24 {
+        let mut b = [0u8; 24];
+        let mut at = 0;
+        for p in parts {
+            if let Some(d) = b.get_mut(at..at + p.len()) {
+                d.copy_from_slice(p.as_bytes());
+            }
+            at += p.len();
+        }
+        return match std::str::from_utf8(b.get(..total).unwrap_or_default()) {
+            Ok(s) => CompactString::from(s),
+            Err(_) => CompactString::default(),
+        };
     }
-    let mut v = String::with_capacity(64);
-    for part in [t, " ", bind, " ", vis, " ", &secname, " value "] {
-        v.push_str(part);
+    let mut s = String::with_capacity(total);
+    for p in parts {
+        s.push_str(p);
     }
-    v.push_str(crate::model::value::hex_digits(sym.value, &mut [0; 18]));
-    v.push_str(" size ");
-    v.push_str(itoa::Buffer::new().format(sym.size));
-    b.set_value(id, Value::symbol(&shown, CompactString::from(v)));
+    CompactString::from(s)
 }
 
 /// Bytes from the file as safe text, borrowed when nothing needs escaping.
