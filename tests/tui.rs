@@ -594,3 +594,38 @@ fn two_key_commands_hint_and_say_when_the_second_key_means_nothing() {
     let s = text(&draw(&mut app, 120, 24));
     assert!(s.contains("y z: nothing to copy"), "{s}");
 }
+
+#[test]
+fn the_inspector_finds_room_or_says_there_is_none() {
+    // 8 bytes whose f32 and f64 read as ordinary decimals.
+    let mut bytes: Vec<u8> = (0..100).map(|i| i as u8).collect();
+    bytes[40..44].copy_from_slice(&2.0257797f32.to_le_bytes());
+    bytes[44..48].copy_from_slice(&[0; 4]);
+    let tree = Tree::build(Arc::new(Source::from_vec(bytes)), "toy.bin", toy);
+    let mut app = App::new(tree, "toy.bin");
+    keys(&mut app, "g40");
+    key(&mut app, KeyCode::Enter);
+    keys(&mut app, "i");
+    // 40x10: no room, and the details line says so.
+    let s = text(&draw(&mut app, 40, 10));
+    assert!(s.contains("no room for the inspector"), "{s}");
+    // At 80x24, 120x30 and 160x44 every value is shown whole.
+    let u64le = u64::from_le_bytes(app.tree.data()[40..48].try_into().unwrap());
+    let u64be = u64::from_be_bytes(app.tree.data()[40..48].try_into().unwrap());
+    for (w, h) in [(80, 24), (120, 30), (160, 44), (200, 50)] {
+        let s = text(&draw(&mut app, w, h));
+        assert!(s.contains("Inspector (LE first"), "{w}x{h}\n{s}");
+        assert!(!s.contains("no room"), "{w}x{h}\n{s}");
+        assert!(s.contains(&u64le.to_string()), "{w}x{h}\n{s}");
+        assert!(s.contains(&format!("BE: {u64be}")), "{w}x{h}\n{s}");
+        assert!(s.contains("f32    2.0257797 "), "{w}x{h}\n{s}");
+        assert!(!s.contains("e0"), "{w}x{h}\n{s}");
+        assert!(
+            s.lines()
+                .filter(|l| l.contains("BE: "))
+                .all(|l| !l.contains('…')),
+            "{w}x{h}: nothing cut\n{s}"
+        );
+    }
+    insta::assert_snapshot!("inspector_80x24", text(&draw(&mut app, 80, 24)));
+}

@@ -105,6 +105,8 @@ pub struct View {
     pub hex_rows: u64,
     pub bytes_per_row: u64,
     pub tree_rows: usize,
+    /// The inspector found room on screen.
+    pub inspector_shown: bool,
 }
 
 pub struct App {

@@ -35,6 +35,15 @@ pub fn tail(s: &str, width: usize) -> String {
 /// The selected node: its name and value first, then its size, range and
 /// link, then its path, shortened from the left to what is left of the line.
 pub fn render_details(app: &App, frame: &mut Frame<'_>, area: Rect) {
+    if app.inspector && !app.view.inspector_shown {
+        let (w, h) = super::inspector::Shape::Narrow.size();
+        let line = Line::from(Span::styled(
+            format!("no room for the inspector: it needs {w}x{h} (i hides it)"),
+            theme::key(),
+        ));
+        frame.render_widget(Paragraph::new(line), area);
+        return;
+    }
     let Some(n) = app.tree.node(app.selected) else {
         return;
     };
