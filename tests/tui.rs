@@ -629,3 +629,62 @@ fn the_inspector_finds_room_or_says_there_is_none() {
     }
     insta::assert_snapshot!("inspector_80x24", text(&draw(&mut app, 80, 24)));
 }
+
+/// Opened only to show the cursor, a node closes again when the cursor
+/// leaves it; nodes the user opened stay open; `z` closes them all.
+#[test]
+fn the_tree_follows_the_cursor_without_piling_up_open_nodes() {
+    let mut app = toy_app(100);
+    draw(&mut app, 140, 24);
+    let header = app.tree.find_path("header").unwrap();
+    let body = app.tree.find_path("body").unwrap();
+    // A goto into body/a opens body; one to the tail closes it again.
+    keys(&mut app, "g0x11");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(name(&app), "a");
+    assert!(app.opened.contains(&body));
+    keys(&mut app, "g0x41");
+    key(&mut app, KeyCode::Enter);
+    assert!(name(&app).starts_with("tail"));
+    assert!(!app.opened.contains(&body), "body closed behind the cursor");
+    // Hex moves do the same.
+    key(&mut app, KeyCode::Tab);
+    key(&mut app, KeyCode::Home);
+    assert_eq!(name(&app), "magic");
+    key(&mut app, KeyCode::End);
+    assert!(!app.opened.contains(&header));
+    // Opened by the user, a node stays open.
+    key(&mut app, KeyCode::Tab);
+    key(&mut app, KeyCode::Home);
+    keys(&mut app, "jl");
+    assert!(app.opened.contains(&header));
+    keys(&mut app, "g0x11");
+    key(&mut app, KeyCode::Enter);
+    assert!(app.opened.contains(&header));
+    assert!(app.opened.contains(&body));
+    // z closes everything but the root and keeps the selection in view.
+    keys(&mut app, "z");
+    assert!(!app.opened.contains(&header) && !app.opened.contains(&body));
+    assert_eq!(name(&app), "body");
+    assert!(app.opened.contains(&app.tree.root()));
+    assert!(text(&draw(&mut app, 140, 24)).contains("every node closed"));
+}
+
+/// A jump out of view puts the selected row three rows from the top.
+#[test]
+fn a_jump_out_of_view_leaves_context_above_the_selection() {
+    let mut app = many_app();
+    draw(&mut app, 120, 30);
+    for (to, item) in [
+        ("0x200", "item128 v"),
+        ("0x80", "item32 v"),
+        ("0x240", "item144 v"),
+    ] {
+        keys(&mut app, "g");
+        keys(&mut app, to);
+        key(&mut app, KeyCode::Enter);
+        let s = text(&draw(&mut app, 120, 30));
+        // Row 0 is the border; the selection is on the fourth row of the pane.
+        assert_eq!(row_of(&s, item), Some(4), "goto {to}\n{s}");
+    }
+}

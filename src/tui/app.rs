@@ -79,6 +79,8 @@ pub enum Command {
     OpenSave,
     /// `#`: numbers in values natural → hex → decimal.
     CycleNumbers,
+    /// `z`: close every node but the root.
+    CollapseAll,
 }
 
 /// A key that waits for a letter.
@@ -115,6 +117,9 @@ pub struct App {
     pub focus: Focus,
     pub tree_state: TreeState<NodeId>,
     pub opened: HashSet<NodeId>,
+    /// Nodes opened only to show the selection: they close again when it
+    /// leaves them.
+    pub auto_opened: HashSet<NodeId>,
     pub selected: NodeId,
     pub cursor: u64,
     /// The first row shown in the hex pane.
@@ -153,6 +158,7 @@ impl App {
             focus: Focus::Tree,
             tree_state: TreeState::default(),
             opened: HashSet::new(),
+            auto_opened: HashSet::new(),
             selected: root,
             cursor: 0,
             hex_top: 0,
@@ -287,6 +293,7 @@ impl App {
                 ));
             }
             (Command::SwapEndian, _) => self.inspector_big_first = !self.inspector_big_first,
+            (Command::CollapseAll, _) => self.collapse_all(),
             (Command::NextSibling, _) => self.sibling(1),
             (Command::PrevSibling, _) => self.sibling(-1),
             (Command::Toggle, _) => self.toggle(),

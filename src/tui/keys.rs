@@ -82,6 +82,7 @@ pub fn map_key(k: KeyEvent, mode: Mode) -> Option<Command> {
         KeyCode::Char('y') => Command::OpenCopy,
         KeyCode::Char('x') => Command::OpenSave,
         KeyCode::Char('#') => Command::CycleNumbers,
+        KeyCode::Char('z') => Command::CollapseAll,
         _ => return None,
     })
 }

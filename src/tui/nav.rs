@@ -28,6 +28,7 @@ impl App {
 
     pub fn close(&mut self, id: NodeId) {
         self.opened.remove(&id);
+        self.auto_opened.remove(&id);
         let p = self.id_path(id);
         self.tree_state.close(&p);
     }
@@ -45,18 +46,49 @@ impl App {
         out
     }
 
-    /// Selects a node, opening its ancestors. With `move_cursor` the hex
-    /// cursor goes to the node's first byte.
+    /// Opens a node at the user's asking: it stays open when the selection
+    /// leaves it.
+    pub(super) fn open_pinned(&mut self, id: NodeId) {
+        self.open(id);
+        self.auto_opened.remove(&id);
+    }
+
+    /// Selects a node, opening its ancestors; those opened only for this
+    /// close again once the selection leaves them. With `move_cursor` the
+    /// hex cursor goes to the node's first byte.
     pub fn select(&mut self, id: NodeId, move_cursor: bool) {
         let p = self.id_path(id);
+        let stale: Vec<NodeId> = self
+            .auto_opened
+            .iter()
+            .copied()
+            .filter(|a| !p.contains(a))
+            .collect();
+        for a in stale {
+            self.close(a);
+        }
         for &a in &p[..p.len().saturating_sub(1)] {
             if !self.opened.contains(&a) {
                 self.open(a);
+                self.auto_opened.insert(a);
             }
         }
+        let before = self.visible().iter().position(|&r| r == id);
+        let off = self.tree_state.get_offset();
+        let h = self.view.tree_rows.max(1);
         self.selected = id;
         self.tree_state.select(p);
-        self.tree_state.scroll_selected_into_view();
+        // A jump out of view puts the row near the top, with context above.
+        if let Some(row) = before {
+            if row < off || row >= off + h {
+                let want = row.saturating_sub(SCROLLOFF.min(h.saturating_sub(1) / 2));
+                if want < off {
+                    self.tree_state.scroll_up(off - want);
+                } else {
+                    self.tree_state.scroll_down(want - off);
+                }
+            }
+        }
         self.keep_context();
         if move_cursor {
             let noff = self.tree.node(id).map_or(0, |n| n.offset);
@@ -135,7 +167,7 @@ impl App {
             return;
         }
         if !self.opened.contains(&id) {
-            self.open(id);
+            self.open_pinned(id);
         } else if let Some(&first) = self.tree.built_children(id).first() {
             self.select(first, true);
         }
@@ -148,8 +180,23 @@ impl App {
                 self.close(id);
             }
         } else {
-            self.open(id);
+            self.open_pinned(id);
         }
+    }
+
+    /// Closes every node but the root; the selection goes to the top-level
+    /// node that held it.
+    pub(super) fn collapse_all(&mut self) {
+        let root = self.tree.root();
+        let open: Vec<NodeId> = self.opened.iter().copied().filter(|&n| n != root).collect();
+        for n in open {
+            self.close(n);
+        }
+        let p = self.id_path(self.selected);
+        let top = p.get(1).copied().unwrap_or(root);
+        let same = self.tree.node(top).map(|n| n.space) == Some(self.space());
+        self.select(top, !same);
+        self.message = Some(("every node closed (z)".into(), false));
     }
 
     /// Follows the selected node's link, if it has one.

@@ -180,6 +180,10 @@ pub const KEYS: &[(&str, &str)] = &[
     ("Home End", "first / last row, or first / last byte"),
     ("Enter", "follow the node's link, else open / close it"),
     ("Space", "open / close the node"),
+    (
+        "z",
+        "close every node (the tree follows the cursor: nodes opened only to show it close again)",
+    ),
     ("Tab", "switch focus between the tree and the hex pane"),
     ("] [", "next / previous sibling"),
     ("g", "go to an offset: 0x1f0, 496, +16, -0x10"),
