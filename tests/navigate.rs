@@ -437,3 +437,35 @@ fn node_search_runs_in_the_background_and_lands_on_each_repeated_element() {
         assert_eq!(app.cursor, last.0, "{q}");
     }
 }
+
+/// A long write runs in the background with its progress in the status
+/// bar; Esc cancels it and no half-written file is left.
+#[test]
+fn long_writes_run_in_the_background_and_esc_cancels_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("blob.bin");
+    let mut app = app_of(bytes(256 << 20));
+    let (tx, rx) = mpsc::channel();
+    app.tx = Some(tx);
+    draw(&mut app);
+    typ(&mut app, "jjj"); // blob: the rest of the file
+    assert_eq!(name(&app), "blob");
+    typ(&mut app, "x");
+    typ(&mut app, out.to_str().unwrap());
+    key(&mut app, KeyCode::Enter);
+    assert!(app.writing.is_some(), "the write runs in the background");
+    let s = screen(&mut app);
+    assert!(s.contains("writing ") && s.contains("(Esc cancels)"), "{s}");
+    key(&mut app, KeyCode::Esc);
+    assert!(!app.quit);
+    pump(&mut app, &rx, |a| a.writing.is_none());
+    assert!(screen(&mut app).contains("write cancelled"));
+    assert!(!out.exists(), "the partial file is removed");
+    // Left alone, it finishes and says so.
+    typ(&mut app, "x");
+    typ(&mut app, out.to_str().unwrap());
+    key(&mut app, KeyCode::Enter);
+    pump(&mut app, &rx, |a| a.writing.is_none());
+    assert!(screen(&mut app).contains("wrote 268435408 bytes"));
+    assert_eq!(std::fs::metadata(&out).unwrap().len(), (256 << 20) - 48);
+}

@@ -145,6 +145,9 @@ pub struct App {
     pub clipboard: Option<String>,
     /// Where background work reports back; without it, searches run at once.
     pub tx: Option<mpsc::Sender<Message>>,
+    /// The write running in the background, if any.
+    pub writing: Option<super::write::Writing>,
+    pub(super) next_write_id: u64,
     /// Makes the second tree a search runs on (the same parser as `tree`).
     pub rebuild: Rebuild,
 }
@@ -184,6 +187,8 @@ impl App {
             clipboard: None,
             tx: None,
             rebuild: crate::formats::build_tree,
+            writing: None,
+            next_write_id: 0,
         };
         app.open(root);
         app.select(root, true);
@@ -250,7 +255,19 @@ impl App {
                     r.cancel.store(true, Ordering::Relaxed);
                 }
             }
-            (Command::Quit, _) => self.quit = true,
+            (Command::Escape, _) if self.writing.is_some() => {
+                if let Some(w) = &self.writing {
+                    w.cancel.store(true, Ordering::Relaxed);
+                }
+            }
+            (Command::Quit, _) => {
+                // A write cut short by quitting leaves no half-written file.
+                if let Some(w) = self.writing.take() {
+                    w.cancel.store(true, Ordering::Relaxed);
+                    let _ = std::fs::remove_file(&w.path);
+                }
+                self.quit = true
+            }
             (Command::Escape, _) => {
                 self.message = Some(("nothing to close (q quits)".into(), false))
             }

@@ -232,6 +232,15 @@ impl App {
 
     /// Takes a message from a background search.
     pub fn on_message(&mut self, msg: Message) {
+        match msg {
+            Message::WriteProgress { id, done } => return self.write_progress(id, done),
+            Message::WriteDone {
+                id,
+                result,
+                cancelled,
+            } => return self.write_done(id, result, cancelled),
+            _ => {}
+        }
         let Some(st) = self.search.as_mut() else {
             return;
         };

@@ -16,7 +16,7 @@ pub mod status;
 pub mod theme;
 pub mod treeview;
 pub mod ui;
-mod write;
+pub mod write;
 
 use std::io::{self, IsTerminal, Stdout};
 use std::sync::mpsc;
@@ -49,6 +49,15 @@ pub enum Message {
     },
     /// The open file was rewritten and has settled.
     FileChanged,
+    WriteProgress {
+        id: u64,
+        done: u64,
+    },
+    WriteDone {
+        id: u64,
+        result: Result<(), String>,
+        cancelled: bool,
+    },
 }
 
 /// Leaves raw mode and the alternate screen. Safe to call twice.

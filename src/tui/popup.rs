@@ -210,7 +210,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ),
     (
         "x",
-        "write the selected node's bytes to a file (asks before overwriting)",
+        "write the selected node's bytes to a file (asks before overwriting; Esc cancels a long write)",
     ),
     (
         "#",
@@ -218,7 +218,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ),
     ("?", "this help"),
     ("q", "quit"),
-    ("Esc", "cancel a search, close the popup (never quits)"),
+    ("Esc", "cancel a search or a write, close the popup (never quits)"),
     (
         "mouse",
         "click a row or a byte to select it; the wheel scrolls",

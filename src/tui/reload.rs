@@ -83,6 +83,8 @@ pub fn apply(app: &mut App) {
     next.tx = app.tx.take();
     next.numbers = app.numbers;
     next.inspector = app.inspector;
+    next.writing = app.writing.take();
+    next.next_write_id = app.next_write_id;
     next.rebuild = app.rebuild;
     if let Some(id) = next.tree.find_path(&selected) {
         next.select(id, true);

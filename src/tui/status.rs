@@ -142,6 +142,16 @@ pub fn render_status(app: &App, frame: &mut Frame<'_>, area: Rect) {
             }
         }
     }
+    if let Some(w) = &app.writing {
+        spans.push(Span::styled(
+            format!(
+                "  writing {}… {}% (Esc cancels)",
+                crate::model::text::clean(&w.path),
+                w.done.saturating_mul(100) / w.total.max(1)
+            ),
+            theme::key(),
+        ));
+    }
     #[cfg(unix)]
     if crate::guard::file_changed() {
         spans.push(Span::styled(
