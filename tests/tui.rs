@@ -688,3 +688,68 @@ fn a_jump_out_of_view_leaves_context_above_the_selection() {
         assert_eq!(row_of(&s, item), Some(4), "goto {to}\n{s}");
     }
 }
+
+fn ctrl(app: &mut App, c: char) {
+    handle_event(
+        app,
+        Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)),
+    );
+}
+
+fn prompt_value(app: &App) -> String {
+    match &app.popup {
+        Some(fwview::tui::popup::Popup::Prompt(p)) => p.value().to_string(),
+        other => panic!("no prompt: {other:?}"),
+    }
+}
+
+/// Prompts edit like a shell's line: the cursor moves, Ctrl-u and Ctrl-w
+/// delete, Up and Down walk what was entered, the last entry is offered.
+#[test]
+fn prompts_edit_and_remember() {
+    let mut app = toy_app(100);
+    draw(&mut app, 120, 24);
+    keys(&mut app, "g0x20");
+    key(&mut app, KeyCode::Left);
+    key(&mut app, KeyCode::Left);
+    keys(&mut app, "1");
+    assert_eq!(prompt_value(&app), "0x120");
+    key(&mut app, KeyCode::Home);
+    key(&mut app, KeyCode::Delete);
+    key(&mut app, KeyCode::End);
+    key(&mut app, KeyCode::Backspace);
+    assert_eq!(prompt_value(&app), "x12");
+    ctrl(&mut app, 'u');
+    assert_eq!(prompt_value(&app), "");
+    keys(&mut app, "+ 0x10");
+    ctrl(&mut app, 'w');
+    assert_eq!(prompt_value(&app), "+ ");
+    ctrl(&mut app, 'u');
+    keys(&mut app, "0x21");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.cursor, 0x21);
+    keys(&mut app, "g0x30");
+    key(&mut app, KeyCode::Enter);
+    // The last entry is offered; Enter on an empty line repeats it.
+    keys(&mut app, "g");
+    let s = text(&draw(&mut app, 120, 24));
+    assert!(s.contains("0x30 (Enter repeats"), "{s}");
+    keys(&mut app, "+1");
+    key(&mut app, KeyCode::Up);
+    assert_eq!(prompt_value(&app), "0x30");
+    key(&mut app, KeyCode::Up);
+    assert_eq!(prompt_value(&app), "0x21");
+    key(&mut app, KeyCode::Down);
+    key(&mut app, KeyCode::Down);
+    assert_eq!(prompt_value(&app), "+1", "the line being typed comes back");
+    ctrl(&mut app, 'u');
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.cursor, 0x30);
+    // An empty search with nothing before says nothing.
+    keys(&mut app, "/");
+    key(&mut app, KeyCode::Enter);
+    assert!(app.popup.is_none());
+    let s = text(&draw(&mut app, 120, 24));
+    assert!(!s.contains("matches"), "{s}");
+    assert!(app.message.is_none());
+}

@@ -53,6 +53,8 @@ pub enum Command {
     OpenHelp,
     /// Typing in a prompt.
     Input(char),
+    /// Editing a prompt's line: cursor moves and deletions.
+    Edit(tui_input::InputRequest),
     Backspace,
     Submit,
     /// Mouse: a click or the wheel at a screen position.
@@ -148,6 +150,8 @@ pub struct App {
     /// The write running in the background, if any.
     pub writing: Option<super::write::Writing>,
     pub(super) next_write_id: u64,
+    /// What was entered in each prompt, oldest first.
+    pub history: std::collections::HashMap<&'static str, Vec<String>>,
     /// Makes the second tree a search runs on (the same parser as `tree`).
     pub rebuild: Rebuild,
 }
@@ -189,6 +193,7 @@ impl App {
             rebuild: crate::formats::build_tree,
             writing: None,
             next_write_id: 0,
+            history: Default::default(),
         };
         app.open(root);
         app.select(root, true);
@@ -277,15 +282,9 @@ impl App {
                     Focus::Hex => Focus::Tree,
                 }
             }
-            (Command::OpenGoto, _) => {
-                self.popup = Some(Popup::Prompt(Prompt::new(PromptKind::Goto)))
-            }
-            (Command::OpenSearch, _) => {
-                self.popup = Some(Popup::Prompt(Prompt::new(PromptKind::Search)))
-            }
-            (Command::OpenSave, _) => {
-                self.popup = Some(Popup::Prompt(Prompt::new(PromptKind::SaveAs)))
-            }
+            (Command::OpenGoto, _) => self.open_prompt(PromptKind::Goto),
+            (Command::OpenSearch, _) => self.open_prompt(PromptKind::Search),
+            (Command::OpenSave, _) => self.open_prompt(PromptKind::SaveAs),
             (Command::OpenHelp, _) => self.popup = Some(Popup::Help { scroll: 0 }),
             (Command::OpenCopy, _) => self.popup = Some(Popup::Copy),
             (Command::ListMarks, _) => self.popup = Some(Popup::Marks { selected: 0 }),
@@ -340,8 +339,14 @@ impl App {
             (Command::Click(x, y), _) => self.click(x, y),
             (Command::ScrollUp(x, y), _) => self.wheel(x, y, -3),
             (Command::ScrollDown(x, y), _) => self.wheel(x, y, 3),
-            (Command::Input(_) | Command::Backspace | Command::Submit | Command::ToggleCase, _) => {
-            }
+            (
+                Command::Input(_)
+                | Command::Edit(_)
+                | Command::Backspace
+                | Command::Submit
+                | Command::ToggleCase,
+                _,
+            ) => {}
         }
     }
 
@@ -424,21 +429,38 @@ impl App {
         }
     }
 
+    /// Opens a prompt with what was entered in it before.
+    pub(super) fn open_prompt(&mut self, kind: PromptKind) {
+        let past = self.history.get(kind.key()).cloned().unwrap_or_default();
+        let p = Prompt::new(kind).with_history(past);
+        self.popup = Some(Popup::Prompt(p));
+    }
+
     fn submit(&mut self, p: Prompt) {
+        // Enter on an empty line takes the last entry, as vim's / does;
+        // with none, an empty line does nothing.
+        let value = match p.value() {
+            v if v.trim().is_empty() => match p.history.last() {
+                Some(last) => last.clone(),
+                None => return,
+            },
+            v => v.to_string(),
+        };
+        let past = self.history.entry(p.kind.key()).or_default();
+        past.retain(|h| *h != value);
+        past.push(value.clone());
+        if past.len() > 100 {
+            past.remove(0);
+        }
         match p.kind {
             PromptKind::Goto => {
-                if let Err(e) = self.goto(p.input.trim()) {
+                if let Err(e) = self.goto(&value) {
                     self.message = Some((e, true));
                 }
             }
-            PromptKind::Search => {
-                if p.input.is_empty() {
-                    return;
-                }
-                self.start_search(&p.input);
-            }
+            PromptKind::Search => self.start_search(&value),
             PromptKind::SaveAs => {
-                let path = p.input.trim();
+                let path = value.trim();
                 if path.is_empty() {
                     self.message = Some(("no file name given".into(), true));
                 } else {

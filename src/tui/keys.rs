@@ -25,11 +25,34 @@ pub fn map_key(k: KeyEvent, mode: Mode) -> Option<Command> {
         return Some(Command::Quit);
     }
     if mode == Mode::Text {
+        use tui_input::InputRequest as R;
+        let word = ctrl || k.modifiers.contains(KeyModifiers::ALT);
         return match k.code {
             KeyCode::Esc => Some(Command::Escape),
             KeyCode::Enter => Some(Command::Submit),
             KeyCode::Backspace => Some(Command::Backspace),
+            KeyCode::Up => Some(Command::Up),
+            KeyCode::Down => Some(Command::Down),
             KeyCode::Char('t') if ctrl => Some(Command::ToggleCase),
+            KeyCode::Char('p') if ctrl => Some(Command::Up),
+            KeyCode::Char('n') if ctrl => Some(Command::Down),
+            KeyCode::Left if word => Some(Command::Edit(R::GoToPrevWord)),
+            KeyCode::Right if word => Some(Command::Edit(R::GoToNextWord)),
+            KeyCode::Left => Some(Command::Edit(R::GoToPrevChar)),
+            KeyCode::Right => Some(Command::Edit(R::GoToNextChar)),
+            KeyCode::Home => Some(Command::Edit(R::GoToStart)),
+            KeyCode::End => Some(Command::Edit(R::GoToEnd)),
+            KeyCode::Delete => Some(Command::Edit(R::DeleteNextChar)),
+            KeyCode::Char('a') if ctrl => Some(Command::Edit(R::GoToStart)),
+            KeyCode::Char('e') if ctrl => Some(Command::Edit(R::GoToEnd)),
+            KeyCode::Char('b') if ctrl => Some(Command::Edit(R::GoToPrevChar)),
+            KeyCode::Char('f') if ctrl => Some(Command::Edit(R::GoToNextChar)),
+            KeyCode::Char('u') if ctrl => Some(Command::Edit(R::DeleteFromStart)),
+            KeyCode::Char('k') if ctrl => Some(Command::Edit(R::DeleteTillEnd)),
+            KeyCode::Char('w') if ctrl => Some(Command::Edit(R::DeletePrevWord)),
+            KeyCode::Char('h') if ctrl => Some(Command::Backspace),
+            KeyCode::Char('d') if ctrl => Some(Command::Edit(R::DeleteNextChar)),
+            KeyCode::Char('y') if ctrl => Some(Command::Edit(R::Yank)),
             KeyCode::Char(c) if !ctrl => Some(Command::Input(c)),
             _ => None,
         };

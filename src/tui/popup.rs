@@ -9,7 +9,8 @@ use ratatui::Frame;
 use unicode_width::UnicodeWidthStr;
 
 use super::app::Command;
-use super::theme;
+use super::{theme, treeview};
+use crate::model::text;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PromptKind {
@@ -22,6 +23,16 @@ pub enum PromptKind {
 }
 
 impl PromptKind {
+    /// Which history the prompt keeps.
+    pub fn key(&self) -> &'static str {
+        match self {
+            PromptKind::Goto => "goto",
+            PromptKind::Search => "search",
+            PromptKind::SaveAs => "save",
+            PromptKind::Overwrite(_) => "overwrite",
+        }
+    }
+
     fn title(&self, case_sensitive: bool) -> String {
         match self {
             PromptKind::Goto => " Go to offset: 0x hex, decimal, +N/-N relative ".into(),
@@ -39,18 +50,72 @@ impl PromptKind {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A one-line prompt: the line as `tui-input` edits it, and what was
+/// entered in this kind of prompt before (Up / Down walk it).
+#[derive(Clone, Debug)]
 pub struct Prompt {
     pub kind: PromptKind,
-    pub input: String,
+    pub input: tui_input::Input,
+    /// Earlier entries, oldest first.
+    pub history: Vec<String>,
+    /// Which entry Up / Down show (None: the line being typed).
+    pub at: Option<usize>,
+    /// The line being typed, kept while history is shown.
+    draft: String,
 }
+
+impl PartialEq for Prompt {
+    fn eq(&self, o: &Prompt) -> bool {
+        self.kind == o.kind
+            && self.value() == o.value()
+            && self.input.cursor() == o.input.cursor()
+            && self.history == o.history
+            && self.at == o.at
+    }
+}
+impl Eq for Prompt {}
 
 impl Prompt {
     pub fn new(kind: PromptKind) -> Prompt {
         Prompt {
             kind,
-            input: String::new(),
+            input: tui_input::Input::default(),
+            history: Vec::new(),
+            at: None,
+            draft: String::new(),
         }
+    }
+    pub fn with_history(mut self, history: Vec<String>) -> Prompt {
+        self.history = history;
+        self
+    }
+    /// Starts with `text` on the line, the cursor at its end.
+    pub fn with_text(mut self, text: &str) -> Prompt {
+        self.input = tui_input::Input::new(text.to_string());
+        self
+    }
+    pub fn value(&self) -> &str {
+        self.input.value()
+    }
+    /// Up (`back`) or Down through the history.
+    fn recall(&mut self, back: bool) {
+        let n = self.history.len();
+        let next = match (self.at, back) {
+            (None, true) if n > 0 => Some(n - 1),
+            (None, _) => return,
+            (Some(i), true) => Some(i.saturating_sub(1)),
+            (Some(i), false) if i + 1 < n => Some(i + 1),
+            (Some(_), false) => None,
+        };
+        if self.at.is_none() {
+            self.draft = self.value().to_string();
+        }
+        self.at = next;
+        let text = match next {
+            Some(i) => self.history.get(i).cloned().unwrap_or_default(),
+            None => std::mem::take(&mut self.draft),
+        };
+        self.input = tui_input::Input::new(text);
     }
 }
 
@@ -150,12 +215,20 @@ impl Popup {
                         _ => Effect::NotWritten,
                     });
                 }
+                use tui_input::InputRequest as R;
                 match cmd {
                     Command::Escape => return Outcome::Close,
-                    Command::Input(c) => p.input.push(c),
-                    Command::Backspace => {
-                        p.input.pop();
+                    Command::Input(c) => {
+                        p.input.handle(R::InsertChar(c));
                     }
+                    Command::Backspace => {
+                        p.input.handle(R::DeletePrevChar);
+                    }
+                    Command::Edit(r) => {
+                        p.input.handle(r);
+                    }
+                    Command::Up => p.recall(true),
+                    Command::Down => p.recall(false),
                     Command::ToggleCase => return Outcome::Do(Effect::ToggleCase),
                     Command::Submit => return Outcome::Do(Effect::Submit(p.clone())),
                     _ => {}
@@ -190,6 +263,10 @@ pub const KEYS: &[(&str, &str)] = &[
     (
         "/",
         "search: text, x:7f 45 ?? 46 (hex, ?? any byte), n:name (nodes); Ctrl-t: case",
+    ),
+    (
+        "prompts",
+        "← → Home End move, Ctrl-u Ctrl-w Ctrl-k delete, ↑ ↓ earlier entries; Enter on an empty line repeats the last",
     ),
     ("n N", "next / previous match, wrapping around"),
     ("f", "follow the link of the selected node"),
@@ -306,10 +383,48 @@ pub fn render(popup: &Popup, case_sensitive: bool, frame: &mut Frame<'_>) {
             let title = p.kind.title(case_sensitive);
             let r = centered(area, (title.width() as u16 + 4).max(60), 3);
             frame.render_widget(Clear, r);
-            let line = Line::from(vec![
-                Span::raw(p.input.clone()),
-                Span::styled(" ", theme::cursor()),
-            ]);
+            let inner = r.width.saturating_sub(2) as usize;
+            let line = if matches!(p.kind, PromptKind::Overwrite(_)) {
+                Line::from(Span::styled(" ", theme::cursor()))
+            } else if p.value().is_empty() {
+                // The last entry is offered: Enter takes it, Up edits it.
+                let mut spans = vec![Span::styled(" ", theme::cursor())];
+                if let Some(last) = p.history.last() {
+                    spans.push(Span::styled(
+                        treeview::truncate(
+                            &format!("{} (Enter repeats, ↑ edits)", text::clean(last)),
+                            inner.saturating_sub(1),
+                        ),
+                        theme::dim(),
+                    ));
+                }
+                Line::from(spans)
+            } else {
+                // The line scrolls sideways to keep the cursor in view.
+                let scroll = p.input.visual_scroll(inner.saturating_sub(1));
+                let shown: String = text::clean(p.value()).chars().skip(scroll).collect();
+                let at = p.input.visual_cursor().saturating_sub(scroll);
+                let mut before = String::new();
+                let mut under = String::from(" ");
+                let mut after = String::new();
+                let mut col = 0;
+                for c in shown.chars() {
+                    let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+                    if col < at {
+                        before.push(c);
+                    } else if col == at && under == " " {
+                        under = c.to_string();
+                    } else {
+                        after.push(c);
+                    }
+                    col += w;
+                }
+                Line::from(vec![
+                    Span::raw(before),
+                    Span::styled(under, theme::cursor()),
+                    Span::raw(after),
+                ])
+            };
             frame.render_widget(Paragraph::new(line).block(block(title)), r);
         }
         Popup::Copy => {
@@ -355,7 +470,7 @@ mod tests {
         let Outcome::Do(Effect::Submit(got)) = p.handle_key(Command::Submit, 0) else {
             panic!("Enter submits");
         };
-        assert_eq!(got.input, "0x1");
+        assert_eq!(got.value(), "0x1");
         let mut o = Popup::Prompt(Prompt::new(PromptKind::Overwrite("f".into())));
         assert_eq!(
             o.handle_key(Command::Input('n'), 0),

@@ -138,6 +138,8 @@ pub fn render_status(app: &App, frame: &mut Frame<'_>, area: Rect) {
                     format!("  match {} of {n}{more}", i + 1),
                     theme::key(),
                 )),
+                // No count for a search that found nothing: the message says so.
+                None if n == 0 => {}
                 None => spans.push(Span::styled(format!("  {n}{more} matches"), theme::key())),
             }
         }

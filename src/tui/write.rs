@@ -160,8 +160,7 @@ impl App {
         let file = match open_out(&out, force) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                let mut p = Prompt::new(PromptKind::Overwrite(path.to_string()));
-                p.input = path.to_string();
+                let p = Prompt::new(PromptKind::Overwrite(path.to_string()));
                 self.popup = Some(Popup::Prompt(p));
                 return;
             }
