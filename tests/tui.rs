@@ -463,6 +463,7 @@ fn the_hex_pane_shows_the_selected_nodes_byte_space() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("rest.bin");
     keys(&mut app, "x");
+    ctrl(&mut app, 'u');
     keys(&mut app, out.to_str().unwrap());
     key(&mut app, KeyCode::Enter);
     assert_eq!(std::fs::read(&out).unwrap(), want);

@@ -432,7 +432,11 @@ impl App {
     /// Opens a prompt with what was entered in it before.
     pub(super) fn open_prompt(&mut self, kind: PromptKind) {
         let past = self.history.get(kind.key()).cloned().unwrap_or_default();
-        let p = Prompt::new(kind).with_history(past);
+        let suggest = (kind == PromptKind::SaveAs).then(|| self.suggested_file_name());
+        let mut p = Prompt::new(kind).with_history(past);
+        if let Some(name) = suggest {
+            p = p.with_text(&name);
+        }
         self.popup = Some(Popup::Prompt(p));
     }
 

@@ -287,7 +287,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ),
     (
         "x",
-        "write the selected node's bytes to a file (asks before overwriting; Esc cancels a long write)",
+        "write the selected node's bytes to a file named after it (~ is home; asks before overwriting; Esc cancels a long write)",
     ),
     (
         "#",

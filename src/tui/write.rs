@@ -36,6 +36,39 @@ impl Held {
     }
 }
 
+/// `~` and `~/…` in a path typed at the prompt are the home directory.
+pub fn expand_home(path: &str) -> std::path::PathBuf {
+    let home = std::env::var_os("HOME").filter(|h| !h.is_empty());
+    match (path, home) {
+        ("~", Some(h)) => h.into(),
+        (p, Some(h)) if p.starts_with("~/") => Path::new(&h).join(&p[2..]),
+        (p, _) => p.into(),
+    }
+}
+
+/// A file name made of a node's name: letters, digits, `.`, `-` and `_`
+/// kept, any other run of characters one `_`, no leading dot, `.bin` added
+/// when there is no extension.
+pub fn file_name_for(node: &str) -> String {
+    let mut out = String::new();
+    for c in node.chars() {
+        if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
+            out.push(c);
+        } else if !out.ends_with('_') {
+            out.push('_');
+        }
+    }
+    let t = out.trim_matches(|c| c == '_' || c == '.');
+    let mut name: String = t.chars().take(80).collect();
+    if name.is_empty() {
+        name = "node".into();
+    }
+    if !name.contains('.') {
+        name.push_str(".bin");
+    }
+    name
+}
+
 /// Opens `path` for writing: a new file, or with `force` an existing one
 /// emptied.
 fn open_out(path: &Path, force: bool) -> std::io::Result<File> {
@@ -131,6 +164,11 @@ impl App {
     /// when the app has a channel (progress in the status bar, Esc
     /// cancels), else at once. An existing file is replaced only with
     /// `force`; without it the user is asked.
+    /// What the `x` prompt offers: the selected node's name as a file name.
+    pub(super) fn suggested_file_name(&self) -> String {
+        file_name_for(self.tree.name(self.selected))
+    }
+
     pub(super) fn save(&mut self, path: &str, force: bool) {
         if self.writing.is_some() {
             self.message = Some(("a write is already running (Esc cancels it)".into(), true));
@@ -156,16 +194,27 @@ impl App {
             .unwrap_or(usize::MAX)
             .min(all.len())
             .max(start);
-        let out = std::path::PathBuf::from(path);
+        let out = expand_home(path);
+        let shown = text::clean(path).into_owned();
+        if out.is_dir() {
+            self.message = Some((format!("{shown} is a directory: give a file name"), true));
+            return;
+        }
+        if let (Ok(a), Ok(b)) = (out.canonicalize(), Path::new(&self.path).canonicalize()) {
+            if a == b {
+                self.message = Some((format!("{shown} is the file being viewed"), true));
+                return;
+            }
+        }
         let file = match open_out(&out, force) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                let p = Prompt::new(PromptKind::Overwrite(path.to_string()));
+                let p = Prompt::new(PromptKind::Overwrite(out.display().to_string()));
                 self.popup = Some(Popup::Prompt(p));
                 return;
             }
             Err(e) => {
-                self.message = Some((format!("{}: {e}", text::clean(path)), true));
+                self.message = Some((format!("cannot write {shown}: {e}"), true));
                 return;
             }
         };
@@ -175,7 +224,7 @@ impl App {
         let cancel = Arc::new(AtomicBool::new(false));
         self.writing = Some(Writing {
             id,
-            path: path.to_string(),
+            path: out.display().to_string(),
             done: 0,
             total,
             cancel: cancel.clone(),
@@ -236,7 +285,23 @@ impl App {
                 false,
             ),
             (_, true) => (format!("write cancelled; {path} removed"), false),
-            (Err(e), false) => (format!("{path}: {e}"), true),
+            (Err(e), false) => (format!("writing {path} failed: {e}"), true),
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_names_make_safe_file_names() {
+        assert_eq!(file_name_for("BITSTREAM"), "BITSTREAM.bin");
+        assert_eq!(file_name_for(".text"), "text.bin");
+        assert_eq!(file_name_for("../../etc/passwd"), "etc_passwd.bin");
+        assert_eq!(file_name_for("[3]"), "3.bin");
+        assert_eq!(file_name_for("kernel.elf"), "kernel.elf");
+        assert_eq!(file_name_for("a b\u{1b}[31m"), "a_b_31m.bin");
+        assert_eq!(file_name_for("///"), "node.bin");
     }
 }
