@@ -7,7 +7,7 @@ use crossterm::event::{
     Event, KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
 use fwview::model::{Builder, NodeId, Source, Tree};
-use fwview::tui::{handle_event, theme, ui, App, Focus};
+use fwview::tui::{handle_event, keys, theme, ui, App, Focus};
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::Terminal;
@@ -260,10 +260,26 @@ fn goto_takes_hex_decimal_and_relative_offsets() {
 fn help_lists_every_key_and_esc_closes_it() {
     let mut app = toy_app(100);
     keys(&mut app, "?");
-    let screen = text(&draw(&mut app, 120, 40));
-    for (k, _) in fwview::tui::popup::KEYS {
-        assert!(screen.contains(k), "help lacks {k}");
+    // Page through the help at 80x24, collecting what it shows.
+    let mut seen = String::new();
+    for _ in 0..20 {
+        let s = text(&draw(&mut app, 80, 24));
+        assert!(s.lines().all(|l| l.chars().count() <= 80));
+        seen.push_str(&s);
+        key(&mut app, KeyCode::PageDown);
     }
+    let words: std::collections::HashSet<&str> = seen
+        .split(|c: char| c.is_whitespace() || c == '│')
+        .filter(|w| !w.is_empty())
+        .collect();
+    for (k, d) in keys::KEYS {
+        // Every key, and every word of what it does, whole: the lines are
+        // wrapped between words.
+        for w in keys::plain(k).split(' ').chain(keys::plain(d).split(' ')) {
+            assert!(w.is_empty() || words.contains(w), "help lacks {w:?} of {k}");
+        }
+    }
+    assert!(seen.contains("Alt-←") && seen.contains("Alt-→"));
     key(&mut app, KeyCode::Esc);
     assert!(app.popup.is_none());
     assert!(!app.quit);
@@ -753,4 +769,22 @@ fn prompts_edit_and_remember() {
     let s = text(&draw(&mut app, 120, 24));
     assert!(!s.contains("matches"), "{s}");
     assert!(app.message.is_none());
+}
+
+/// README's key table is the one the help shows.
+#[test]
+fn readme_key_table_is_the_help_table() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let start = readme
+        .find("| key | does |")
+        .expect("README has a key table");
+    let end = readme[start..]
+        .find("\n\n")
+        .map_or(readme.len(), |e| start + e + 1);
+    let want = keys::readme_table();
+    assert!(
+        readme[start..end] == want,
+        "README's key table differs from the keys table; it should read:\n{want}"
+    );
 }

@@ -6,9 +6,11 @@ use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, List, ListItem, ListState, Paragraph};
 use ratatui::Frame;
-use unicode_width::UnicodeWidthStr;
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use super::app::Command;
+use super::keys::plain;
+pub use super::keys::KEYS;
 use super::{theme, treeview};
 use crate::model::text;
 
@@ -239,68 +241,62 @@ impl Popup {
     }
 }
 
-/// Every key, as the help popup and README list them.
-pub const KEYS: &[(&str, &str)] = &[
-    (
-        "↑ ↓  k j",
-        "move up / down (tree: rows, hex: one row of bytes)",
-    ),
-    (
-        "← →  h l",
-        "tree: close or go to parent / open or go to first child; hex: previous / next byte",
-    ),
-    ("PgUp PgDn", "move by a page (also Ctrl-b / Ctrl-f)"),
-    ("Home End", "first / last row, or first / last byte"),
-    ("Enter", "follow the node's link, else open / close it"),
-    ("Space", "open / close the node"),
-    (
-        "z",
-        "close every node (the tree follows the cursor: nodes opened only to show it close again)",
-    ),
-    ("Tab", "switch focus between the tree and the hex pane"),
-    ("] [", "next / previous sibling"),
-    ("g", "go to an offset: 0x1f0, 496, +16, -0x10"),
-    (
-        "/",
-        "search: text, x:7f 45 ?? 46 (hex, ?? any byte), n:name (nodes); Ctrl-t: case",
-    ),
-    (
-        "prompts",
-        "← → Home End move, Ctrl-u Ctrl-w Ctrl-k delete, ↑ ↓ earlier entries; Enter on an empty line repeats the last",
-    ),
-    ("n N", "next / previous match, wrapping around"),
-    ("f", "follow the link of the selected node"),
-    ("Ctrl-o", "back to where you were before the last jump"),
-    ("Ctrl-n", "forward again (Ctrl-i is Tab in a terminal)"),
-    (
-        "i",
-        "data inspector: the bytes at the cursor as numbers, floats, time, text",
-    ),
-    ("e", "inspector: swap which byte order comes first"),
-    ("m a-z", "set a mark at the cursor"),
-    ("' a-z", "jump to a mark"),
-    ("M", "list the marks (Enter jumps)"),
-    ("!", "list the diagnostics (Enter jumps)"),
-    (
-        "y",
-        "copy (OSC 52): o offset, v value, b bytes as hex, p path",
-    ),
-    (
-        "x",
-        "write the selected node's bytes to a file named after it (~ is home; asks before overwriting; Esc cancels a long write)",
-    ),
-    (
-        "#",
-        "numbers in values: as each prefers, all hex, all decimal",
-    ),
-    ("?", "this help"),
-    ("q", "quit"),
-    ("Esc", "cancel a search or a write, close the popup (never quits)"),
-    (
-        "mouse",
-        "click a row or a byte to select it; the wheel scrolls",
-    ),
-];
+/// Columns of the help's key column; longer keys take a line of their own.
+const KEY_W: usize = 18;
+
+/// Cuts `text` into lines of at most `width` columns at spaces; a word
+/// longer than a line is split.
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        let need = if line.is_empty() { 0 } else { line.width() + 1 };
+        if need + word.width() <= width {
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(word);
+            continue;
+        }
+        if !line.is_empty() {
+            lines.push(std::mem::take(&mut line));
+        }
+        for c in word.chars() {
+            if line.width() + c.width().unwrap_or(0) > width {
+                lines.push(std::mem::take(&mut line));
+            }
+            line.push(c);
+        }
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+/// The help: every key of [`KEYS`] and what it does, wrapped to `width`.
+pub fn help_lines(width: usize) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
+    let desc_w = width.saturating_sub(KEY_W + 2).max(10);
+    for (k, d) in KEYS {
+        let k = plain(k);
+        let mut desc = wrap(&plain(d), desc_w).into_iter();
+        if k.width() > KEY_W {
+            out.push(Line::from(Span::styled(format!(" {k}"), theme::key())));
+        } else {
+            let first = desc.next().unwrap_or_default();
+            out.push(Line::from(vec![
+                Span::styled(format!(" {k:KEY_W$} "), theme::key()),
+                Span::raw(first),
+            ]));
+        }
+        for rest in desc {
+            out.push(Line::from(format!(" {:KEY_W$} {rest}", "")));
+        }
+    }
+    out
+}
 
 fn centered(area: Rect, w: u16, h: u16) -> Rect {
     let [v] = Layout::vertical([Constraint::Length(h.min(area.height))])
@@ -357,19 +353,9 @@ pub fn render(popup: &Popup, case_sensitive: bool, frame: &mut Frame<'_>) {
     let area = frame.area();
     match popup {
         Popup::Help { scroll } => {
-            let key_w = KEYS.iter().map(|(k, _)| k.width()).max().unwrap_or(8);
-            let lines: Vec<Line<'_>> = KEYS
-                .iter()
-                .map(|(k, d)| {
-                    let pad = key_w.saturating_sub(k.width());
-                    Line::from(vec![
-                        Span::styled(format!(" {k}{} ", " ".repeat(pad)), theme::key()),
-                        Span::raw(*d),
-                    ])
-                })
-                .collect();
-            let h = lines.len() as u16 + 2;
-            let r = centered(area, 100, h);
+            let r = centered(area, 100, area.height);
+            let lines = help_lines(r.width.saturating_sub(2) as usize);
+            let r = centered(area, r.width, lines.len() as u16 + 2);
             let max_scroll = (lines.len() as u16).saturating_sub(r.height.saturating_sub(2));
             frame.render_widget(Clear, r);
             frame.render_widget(
@@ -451,6 +437,16 @@ pub fn render(popup: &Popup, case_sensitive: bool, frame: &mut Frame<'_>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wrapping_breaks_at_spaces() {
+        assert_eq!(wrap("aa bb cc", 5), ["aa bb", "cc"]);
+        assert_eq!(wrap("abcdefgh", 3), ["abc", "def", "gh"]);
+        assert_eq!(wrap("", 3), [""]);
+        for l in wrap(&plain(KEYS[0].1), 20) {
+            assert!(l.width() <= 20);
+        }
+    }
 
     #[test]
     fn popups_take_their_own_keys() {
