@@ -788,3 +788,20 @@ fn readme_key_table_is_the_help_table() {
         "README's key table differs from the keys table; it should read:\n{want}"
     );
 }
+
+/// On the root, h and Space say why nothing happens; the root's bytes take
+/// the selection's shade when it is selected.
+#[test]
+fn the_root_answers_and_is_shaded_when_selected() {
+    let mut app = toy_app(100);
+    draw(&mut app, 140, 24);
+    assert_eq!(app.selected, app.tree.root());
+    keys(&mut app, "h");
+    assert!(text(&draw(&mut app, 140, 24)).contains("at the root"));
+    keys(&mut app, " ");
+    assert!(text(&draw(&mut app, 140, 24)).contains("the root stays open"));
+    assert!(app.opened.contains(&app.tree.root()));
+    let buf = draw(&mut app, 140, 24);
+    let (hx, hy) = (app.view.hex_inner.x + 10, app.view.hex_inner.y + 3);
+    assert_eq!(buf[(hx, hy)].bg, theme::SELECTED_BG);
+}

@@ -76,14 +76,15 @@ impl Geometry {
 }
 
 /// Shades for the bytes of the selected node and its ancestors in the same
-/// byte space (the root, the whole file, is left out), nearest first.
+/// byte space, nearest first. The root, the whole file, is shaded only when
+/// it is the selection.
 fn shades(app: &App) -> Vec<(u64, u64, Color)> {
     let mut out = Vec::new();
     let root = app.tree.root();
     let space = app.space();
     let mut id = app.selected;
     let mut depth = 0usize;
-    while id != root && depth <= theme::ANCESTOR_BG.len() {
+    while (id != root || depth == 0) && depth <= theme::ANCESTOR_BG.len() {
         let Some(n) = app.tree.node(id) else {
             break;
         };

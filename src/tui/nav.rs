@@ -154,7 +154,9 @@ impl App {
 
     pub(super) fn left(&mut self) {
         let id = self.selected;
-        if self.opened.contains(&id) && id != self.tree.root() {
+        if id == self.tree.root() {
+            self.message = Some(("at the root: nothing above it".into(), false));
+        } else if self.opened.contains(&id) {
             self.close(id);
         } else if let Some(p) = self.tree.node(id).and_then(|n| n.parent) {
             self.select(p, true);
@@ -175,10 +177,10 @@ impl App {
 
     pub(super) fn toggle(&mut self) {
         let id = self.selected;
-        if self.opened.contains(&id) {
-            if id != self.tree.root() {
-                self.close(id);
-            }
+        if id == self.tree.root() {
+            self.message = Some(("the root stays open (z closes the rest)".into(), false));
+        } else if self.opened.contains(&id) {
+            self.close(id);
         } else {
             self.open_pinned(id);
         }
