@@ -523,3 +523,24 @@ fn the_write_prompt_suggests_a_name_and_checks_the_path() {
         &bytes(1000)[16..48]
     );
 }
+
+/// `match k of m` is shown after n and goes away at the next move; a wrap
+/// says so.
+#[test]
+fn the_match_count_clears_on_the_next_move() {
+    let mut app = app_of(bytes(1000));
+    draw(&mut app);
+    typ(&mut app, "/");
+    press(&mut app, KeyCode::Char('t'), KeyModifiers::CONTROL);
+    typ(&mut app, "vadd");
+    key(&mut app, KeyCode::Enter);
+    assert!(screen(&mut app).contains("match 1 of 2"));
+    typ(&mut app, "j");
+    assert!(!screen(&mut app).contains("match 1 of"));
+    typ(&mut app, "n");
+    assert!(screen(&mut app).contains("match 2 of 2"));
+    typ(&mut app, "n");
+    let s = screen(&mut app);
+    assert!(s.contains("search wrapped: back at the first match"), "{s}");
+    assert!(s.contains("match 1 of 2"), "{s}");
+}

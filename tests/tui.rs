@@ -805,3 +805,87 @@ fn the_root_answers_and_is_shaded_when_selected() {
     let (hx, hy) = (app.view.hex_inner.x + 10, app.view.hex_inner.y + 3);
     assert_eq!(buf[(hx, hy)].bg, theme::SELECTED_BG);
 }
+
+/// Three diagnostics made out of order, one with a long message.
+fn noisy(b: &mut Builder<'_>, p: NodeId, _off: u64, len: u64) -> Option<&'static str> {
+    if len < 100 {
+        return None;
+    }
+    b.leaf(p, "a", 0, 50, "x");
+    b.leaf(p, "b", 50, 50, "y");
+    b.warn(80, 1, "late warning");
+    let long: String = (0..40).map(|i| format!("word{i} ")).collect();
+    b.error(10, 1, format!("early error {long}end"));
+    b.info(40, 1, "a note");
+    Some("noisy")
+}
+
+#[test]
+fn diagnostics_are_counted_listed_by_offset_whole_and_marked_in_the_tree() {
+    let tree = Tree::build(Arc::new(Source::from_vec(vec![0; 100])), "n.bin", noisy);
+    let mut app = App::new(tree, "n.bin");
+    let s = text(&draw(&mut app, 200, 30));
+    assert!(s.contains("1 error  1 warning  1 info"), "{s}");
+    // The node holding the error is marked, in colour and without it.
+    let row = s.lines().find(|l| l.contains(" a x [0x0+0x32]")).unwrap();
+    assert!(row.contains("✗ a x"), "{s}");
+    assert!(!s.lines().any(|l| l.contains("✗ b y")), "{s}");
+    keys(&mut app, "!");
+    let s = text(&draw(&mut app, 200, 30));
+    let at = |w: &str| s.find(w).unwrap_or_else(|| panic!("{w} missing:\n{s}"));
+    assert!(at("early error") < at("a note") && at("a note") < at("late warning"));
+    // The long message is whole, wrapped under itself.
+    assert!(s.contains("word39 end"), "{s}");
+    // Enter jumps to the selected row, in the order shown.
+    key(&mut app, KeyCode::Down);
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.cursor, 40);
+}
+
+/// A damaged XE file: the sector whose CRC no longer fits is marked.
+#[test]
+fn a_bad_crc_sector_is_marked_in_the_tree() {
+    let p = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/assets/xmos/COMS20001-game-of-life__pgm_generator.xe"
+    );
+    let mut v = std::fs::read(p).unwrap();
+    // The first sector's CRC is at 0x24 (`--tree` shows `crc [0x24+0x4]`).
+    v[0x24] ^= 1;
+    let tree = fwview::formats::build_from_bytes(v);
+    let mut app = App::new(tree, "bad.xe");
+    let errs: Vec<_> = app
+        .tree
+        .diagnostics()
+        .iter()
+        .filter(|d| d.severity == fwview::model::Severity::Error)
+        .cloned()
+        .collect();
+    assert_eq!(errs.len(), 1);
+    assert_eq!(errs[0].offset, 0x24);
+    keys(&mut app, "g0x24");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(name(&app), "crc");
+    let buf = draw(&mut app, 160, 40);
+    let s = text(&buf);
+    let y = s.lines().position(|l| l.contains("✗ crc")).expect(&s) as u16;
+    let x = s
+        .lines()
+        .nth(y as usize)
+        .unwrap()
+        .chars()
+        .position(|c| c == '✗')
+        .unwrap() as u16;
+    assert_eq!(buf[(x, y)].fg, theme::error().fg.unwrap());
+    assert!(s.contains("1 error"), "{s}");
+}
+
+#[test]
+fn small_counts_read_as_words() {
+    let mut app = toy_app(1);
+    keys(&mut app, "g0x5");
+    key(&mut app, KeyCode::Enter);
+    let s = text(&draw(&mut app, 120, 24));
+    assert!(s.contains("(0x1 byte)"), "{s}");
+    assert!(s.contains("  1 byte  "), "{s}");
+}

@@ -250,6 +250,11 @@ impl App {
             return;
         }
         self.message = None;
+        if !matches!(cmd, Command::NextMatch | Command::PrevMatch) {
+            if let Some(st) = self.search.as_mut() {
+                st.shown = false;
+            }
+        }
         let page = match self.focus {
             Focus::Tree => self.view.tree_rows.max(1),
             Focus::Hex => self.view.hex_rows.max(1) as usize,
@@ -417,6 +422,11 @@ impl App {
                 }
             }
             Effect::JumpDiagnostic(i) => {
+                let i = self
+                    .diagnostic_order()
+                    .get(i)
+                    .copied()
+                    .unwrap_or(usize::MAX);
                 if let Some(d) = self.tree.diagnostics().get(i).cloned() {
                     self.jump_in(d.space, d.offset, d.size);
                     self.message = Some((format!("{}: {}", d.severity.as_str(), d.message), true));

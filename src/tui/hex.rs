@@ -76,15 +76,14 @@ impl Geometry {
 }
 
 /// Shades for the bytes of the selected node and its ancestors in the same
-/// byte space, nearest first. The root, the whole file, is shaded only when
-/// it is the selection.
+/// byte space, nearest first (the root, the whole file, is left out).
 fn shades(app: &App) -> Vec<(u64, u64, Color)> {
     let mut out = Vec::new();
     let root = app.tree.root();
     let space = app.space();
     let mut id = app.selected;
     let mut depth = 0usize;
-    while (id != root || depth == 0) && depth <= theme::ANCESTOR_BG.len() {
+    while id != root && depth <= theme::ANCESTOR_BG.len() {
         let Some(n) = app.tree.node(id) else {
             break;
         };
@@ -149,6 +148,11 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect, geo: Geometry) {
             .filter(|&(s, e)| s < last && e > first)
             .map(|(s, e)| (s, e, theme::DIAG_BG)),
     );
+    // The root selected: all its bytes take the selection's shade, under
+    // the others.
+    if app.selected == app.tree.root() {
+        shades.push((0, len, theme::SELECTED_BG));
+    }
     let bg_at = |o: u64| -> Option<Color> {
         shades
             .iter()

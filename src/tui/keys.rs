@@ -70,7 +70,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ),
     (
         "`n` `N`",
-        "next / previous match, wrapping around; the status bar shows `match k of m`, and a match in a derived space says which space",
+        "next / previous match, wrapping around (the status bar then says `search wrapped`); `match k of m` shows until the next key, and a match in a derived space says which space",
     ),
     (
         "`f`",
@@ -102,7 +102,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ),
     (
         "`!`",
-        "list the diagnostics (Enter jumps); the status bar counts them by severity",
+        "list the diagnostics by offset, long messages wrapped (Enter jumps); the status bar counts errors, warnings and info, and a tree row holding an error is marked `✗` in the error colour",
     ),
     (
         "`y`",

@@ -315,7 +315,8 @@ impl App {
                 "this byte space"
             };
             return Err(format!(
-                "0x{off:x} is past the end of {what} (0x{len:x} bytes)"
+                "0x{off:x} is past the end of {what} (0x{len:x} byte{})",
+                if len == 1 { "" } else { "s" }
             ));
         }
         Ok(off)
@@ -332,6 +333,25 @@ impl App {
     }
 
     // ---- diagnostics ----
+
+    /// Whether an error is about bytes in `[start, end)` of `space`.
+    pub fn errors_in(&self, space: crate::model::SpaceId, start: u64, end: u64) -> bool {
+        self.tree.diagnostics().iter().any(|d| {
+            d.severity == Severity::Error
+                && d.space == space
+                && d.offset >= start
+                && (d.offset < end || (d.offset == start && start == end))
+        })
+    }
+
+    /// The diagnostics in the order the `!` list shows them: by byte
+    /// space, then offset.
+    pub fn diagnostic_order(&self) -> Vec<usize> {
+        let d = self.tree.diagnostics();
+        let mut order: Vec<usize> = (0..d.len()).collect();
+        order.sort_by_key(|&i| d.get(i).map(|d| (d.space, d.offset)));
+        order
+    }
 
     pub fn count(&self, s: Severity) -> usize {
         self.tree

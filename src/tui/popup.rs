@@ -3,7 +3,7 @@
 //! what the app should do ([`Outcome`]); the app does it.
 
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
-use ratatui::text::{Line, Span};
+use ratatui::text::{Line, Span, Text};
 use ratatui::widgets::{Block, Borders, Clear, List, ListItem, ListState, Paragraph};
 use ratatui::Frame;
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
@@ -322,6 +322,21 @@ pub fn render_list(
     rows: Vec<Line<'static>>,
     selected: usize,
 ) {
+    render_items(
+        frame,
+        title,
+        rows.into_iter().map(Text::from).collect(),
+        selected,
+    );
+}
+
+/// Draws a list popup whose rows may take several lines each.
+pub fn render_items(
+    frame: &mut Frame<'_>,
+    title: String,
+    rows: Vec<Text<'static>>,
+    selected: usize,
+) {
     let area = frame.area();
     let w = rows
         .iter()
@@ -330,7 +345,7 @@ pub fn render_list(
         .unwrap_or(20)
         .max(title.width()) as u16
         + 4;
-    let h = rows.len().max(1) as u16 + 2;
+    let h = rows.iter().map(|r| r.height()).sum::<usize>().max(1) as u16 + 2;
     let r = centered(area, w.max(30), h);
     frame.render_widget(Clear, r);
     if rows.is_empty() {

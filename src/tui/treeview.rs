@@ -41,9 +41,20 @@ fn row(app: &App, id: NodeId, depth: usize, width: usize) -> Line<'static> {
     };
     let range = format!("[0x{:x}+0x{:x}]", n.offset, n.size);
     // Indent and open/closed symbol take two columns a level.
-    let avail = width.saturating_sub(depth * 2 + 2);
+    let mut avail = width.saturating_sub(depth * 2 + 2);
+    let mut spans = Vec::new();
+    // A node holding an error: a mark that reads without colour, and the
+    // error colour.
+    let bad = app.errors_in(n.space, n.offset, n.end());
+    if bad {
+        spans.push(Span::styled("✗ ", theme::error()));
+        avail = avail.saturating_sub(2);
+    }
     let name = truncate(&n.name, avail.saturating_sub(range.width() + 1).max(8));
-    let mut spans = vec![Span::styled(name.clone(), theme::name())];
+    spans.push(Span::styled(
+        name.clone(),
+        if bad { theme::error() } else { theme::name() },
+    ));
     let used = name.width() + 1 + range.width() + 1;
     if let Some(v) = &n.value {
         let room = avail.saturating_sub(used);

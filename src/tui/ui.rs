@@ -8,7 +8,7 @@ use super::app::{App, View};
 use super::hex::Geometry;
 use super::popup::Popup;
 use super::{hex, inspector, popup, status, theme, treeview};
-use ratatui::text::{Line, Span};
+use ratatui::text::{Line, Span, Text};
 
 /// Columns the tree pane keeps beside the hex pane, so that a row shows a
 /// name and its value.
@@ -125,26 +125,44 @@ pub fn render(app: &mut App, frame: &mut Frame<'_>) {
             );
         }
         Some(Popup::Diagnostics { selected }) => {
-            let rows = app
-                .tree
-                .diagnostics()
+            // By offset; long messages wrap under themselves.
+            let all = app.tree.diagnostics();
+            let order = app.diagnostic_order();
+            let digits = all
                 .iter()
+                .map(|d| format!("{:x}", d.offset).len())
+                .max()
+                .unwrap_or(1);
+            let prefix = 1 + 8 + 2 + digits + 2;
+            let msg_w = (area.width as usize).saturating_sub(4 + prefix).max(20);
+            let rows = order
+                .iter()
+                .filter_map(|&i| all.get(i))
                 .map(|d| {
                     let style = match d.severity {
                         crate::model::Severity::Error => theme::error(),
                         crate::model::Severity::Warning => theme::warning(),
                         crate::model::Severity::Info => theme::dim(),
                     };
-                    Line::from(vec![
-                        Span::styled(format!(" {:7} ", d.severity.as_str()), style),
-                        Span::styled(format!("0x{:<8x} ", d.offset), theme::dim()),
-                        Span::raw(treeview::truncate(&d.message, 100)),
-                    ])
+                    let at = if d.space == 0 {
+                        format!("0x{:<digits$x}  ", d.offset)
+                    } else {
+                        format!("{}:0x{:<digits$x}  ", d.space, d.offset)
+                    };
+                    let clean = crate::model::text::clean(&d.message);
+                    let mut lines = popup::wrap(&clean, msg_w).into_iter();
+                    let mut out = vec![Line::from(vec![
+                        Span::styled(format!(" {:8} ", d.severity.as_str()), style),
+                        Span::styled(at, theme::dim()),
+                        Span::raw(lines.next().unwrap_or_default()),
+                    ])];
+                    out.extend(lines.map(|l| Line::from(format!("{:prefix$}{l}", ""))));
+                    Text::from(out)
                 })
                 .collect();
-            popup::render_list(
+            popup::render_items(
                 frame,
-                " Diagnostics (Enter jumps, Esc closes) ".into(),
+                " Diagnostics by offset (Enter jumps, Esc closes) ".into(),
                 rows,
                 *selected,
             );
