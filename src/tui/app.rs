@@ -139,6 +139,8 @@ pub struct App {
     pub forward: Vec<Location>,
     /// Marks: where the cursor was, with its node (and so its space).
     pub marks: BTreeMap<char, Location>,
+    /// Where marks are kept between runs, and this file's name there.
+    pub marks_store: Option<(std::path::PathBuf, String)>,
     pub inspector: bool,
     pub inspector_big_first: bool,
     /// How numbers in values are shown (natural, hex, decimal).
@@ -185,6 +187,7 @@ impl App {
             back: Vec::new(),
             forward: Vec::new(),
             marks: BTreeMap::new(),
+            marks_store: None,
             numbers: Numbers::Natural,
             inspector: false,
             inspector_big_first: false,

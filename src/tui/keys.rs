@@ -90,7 +90,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ),
     (
         "`m` *a-z*",
-        "set a mark at the cursor",
+        "set a mark at the cursor; marks are kept per file between runs, as vim keeps them, in `$XDG_STATE_HOME/fwview/marks` (else `~/.local/state/fwview/marks`)",
     ),
     (
         "`'` *a-z*",

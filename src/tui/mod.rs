@@ -8,6 +8,7 @@ pub mod hex;
 mod history;
 pub mod inspector;
 pub mod keys;
+pub mod marks;
 mod nav;
 pub mod popup;
 pub mod reload;
@@ -134,6 +135,9 @@ pub fn run(tree: Tree, path: &str) -> io::Result<()> {
         ));
     }
     let mut app = App::new(tree, path);
+    if let Some(store) = marks::marks_path() {
+        app.keep_marks(store);
+    }
     let mut terminal = setup()?;
     let (tx, rx) = mpsc::channel::<Message>();
     app.tx = Some(tx.clone());
