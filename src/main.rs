@@ -65,6 +65,11 @@ struct Cli {
     /// With --find: text matches letters of either case.
     #[arg(short = 'i', long, requires = "find")]
     ignore_case: bool,
+
+    /// Colours in the explorer: auto (none when NO_COLOR is set), always
+    /// or never.
+    #[arg(long, value_name = "WHEN", default_value = "auto", value_parser = ["auto", "always", "never"])]
+    color: String,
 }
 
 fn fail(path: &std::path::Path, msg: impl std::fmt::Display) -> ExitCode {
@@ -217,6 +222,7 @@ fn main() -> ExitCode {
         Ok(c) => c,
         Err(e) => return usage_error(e),
     };
+    tui::theme::set_color(tui::theme::choose_color(&cli.color));
     if let Some(other) = cli.other.clone() {
         if cli.diff {
             return diff(&cli, &other);

@@ -246,3 +246,51 @@ fn marks_are_kept_between_runs() {
     t.text("'a");
     t.wait("the cursor back at 0x1c8", |s| s.contains("0x1c8 / 0xe4d"));
 }
+
+/// NO_COLOR and --color: no colour at all, the selection still shown (in
+/// reverse video); --color always wins over NO_COLOR.
+#[test]
+fn no_color_and_the_color_flag() {
+    let bin = env!("CARGO_BIN_EXE_fwview");
+    let has_colour = |ansi: &str| {
+        ansi.split('\u{1b}').any(|seq| {
+            let Some(params) = seq.strip_prefix('[').and_then(|s| {
+                s.strip_suffix('m')
+                    .or_else(|| s.split_once('m').map(|p| p.0))
+            }) else {
+                return false;
+            };
+            params.split(';').any(|p| {
+                matches!(
+                    p.parse::<u32>(),
+                    Ok(30..=37 | 40..=47 | 90..=97 | 100..=107 | 38 | 48)
+                )
+            })
+        })
+    };
+    for (cmd, colour) in [
+        (format!("env NO_COLOR=1 {bin} {}", sample()), false),
+        (format!("{bin} --color never {}", sample()), false),
+        (
+            format!("env NO_COLOR=1 {bin} --color always {}", sample()),
+            true,
+        ),
+        (format!("env -u NO_COLOR {bin} {}", sample()), true),
+    ] {
+        let Some(t) = Tmux::start(&cmd, 120, 36) else {
+            return;
+        };
+        t.wait("the first frame", |s| s.contains("Structure"));
+        let ansi = t.out(&["capture-pane", "-e", "-p", "-t", "t"]);
+        assert_eq!(has_colour(&ansi), colour, "{cmd}:\n{ansi:?}");
+        if !colour {
+            assert!(
+                ansi.contains("\u{1b}[7m")
+                    || ansi.contains(";7m")
+                    || ansi.contains("[1;7m")
+                    || ansi.contains("7;"),
+                "the selection is reversed: {ansi:?}"
+            );
+        }
+    }
+}

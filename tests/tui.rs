@@ -866,6 +866,8 @@ fn a_bad_crc_sector_is_marked_in_the_tree() {
     keys(&mut app, "g0x24");
     key(&mut app, KeyCode::Enter);
     assert_eq!(name(&app), "crc");
+    // The row above, so that the selection's colours are not on it.
+    keys(&mut app, "k");
     let buf = draw(&mut app, 160, 40);
     let s = text(&buf);
     let y = s.lines().position(|l| l.contains("✗ crc")).expect(&s) as u16;

@@ -176,7 +176,7 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect, geo: Geometry) {
         let style_of = |o: u64, b: u8| -> Style {
             let mut s = Style::new().fg(theme::byte_fg(theme::class(b)));
             if let Some(bg) = bg_at(o) {
-                s = s.bg(bg);
+                s = s.patch(theme::shade(bg));
             }
             if o == app.cursor {
                 s = if focused {
@@ -204,8 +204,8 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect, geo: Geometry) {
                         " "
                     };
                     spans.push(match gap_bg {
-                        Some(bg) => Span::styled(gap, Style::new().bg(bg)),
-                        None => Span::raw(gap),
+                        Some(bg) if theme::color() => Span::styled(gap, Style::new().bg(bg)),
+                        _ => Span::raw(gap),
                     });
                 }
                 None => {

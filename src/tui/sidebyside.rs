@@ -698,6 +698,7 @@ impl SideBySide {
             Paragraph::new(Line::from(spans)).style(theme::status()),
             status,
         );
+        super::theme::strip(f.buffer_mut());
     }
 }
 

@@ -170,4 +170,5 @@ pub fn render(app: &mut App, frame: &mut Frame<'_>) {
         Some(p) => popup::render(p, app.case_sensitive, frame),
         None => {}
     }
+    theme::strip(frame.buffer_mut());
 }
