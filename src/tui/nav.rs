@@ -51,6 +51,8 @@ impl App {
     pub(super) fn open_pinned(&mut self, id: NodeId) {
         self.open(id);
         self.auto_opened.remove(&id);
+        // The rows it shows now count as context below the selection.
+        self.keep_context();
     }
 
     /// Selects a node, opening its ancestors; those opened only for this
