@@ -81,6 +81,11 @@ struct Cli {
     /// Print the manual page (roff) and exit (`fwview --man | man -l -`).
     #[arg(long, exclusive = true)]
     man: bool,
+
+    /// Colours in the explorer: auto (none when NO_COLOR is set), always
+    /// or never.
+    #[arg(long, value_name = "WHEN", default_value = "auto", value_parser = ["auto", "always", "never"])]
+    color: String,
 }
 
 /// An `--extract` PATH: an address as `--tree` and `--find n:` give them.
@@ -276,6 +281,7 @@ fn main() -> ExitCode {
         Ok(c) => c,
         Err(e) => return usage_error(e),
     };
+    tui::theme::set_color(tui::theme::choose_color(&cli.color));
     if let Some(code) = generated(&cli) {
         return code;
     }

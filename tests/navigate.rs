@@ -213,12 +213,16 @@ fn the_inspector_shows_the_cursor_bytes() {
     // "FWV1" as a little-endian u32.
     let le = u32::from_le_bytes(*b"FWV1").to_string();
     let be = u32::from_be_bytes(*b"FWV1").to_string();
-    assert!(s.contains(&format!("u32    {le}  BE: {be}")), "{s}");
+    let row = |s: &str, a: &str, b: &str| {
+        s.lines()
+            .any(|l| l.contains(&format!("u32    {a} ")) && l.contains(&format!(": {b} ")))
+    };
+    assert!(row(&s, &le, &be), "{s}");
     assert!(s.contains("char 'F' U+0046"));
     typ(&mut app, "e");
     let s = screen(&mut app);
     assert!(s.contains("Inspector (BE first"));
-    assert!(s.contains(&format!("u32    {be}  LE: {le}")), "{s}");
+    assert!(row(&s, &be, &le), "{s}");
     typ(&mut app, "i");
     assert!(!screen(&mut app).contains("Inspector"));
 }
@@ -303,17 +307,20 @@ fn save_writes_the_node_and_asks_before_overwriting() {
     draw(&mut app);
     typ(&mut app, "jj"); // table
     typ(&mut app, "x");
+    press(&mut app, KeyCode::Char('u'), KeyModifiers::CONTROL);
     typ(&mut app, out.to_str().unwrap());
     key(&mut app, KeyCode::Enter);
     assert_eq!(std::fs::read(&out).unwrap(), &bytes(1000)[16..48]);
     std::fs::write(&out, b"keep").unwrap();
     typ(&mut app, "x");
+    press(&mut app, KeyCode::Char('u'), KeyModifiers::CONTROL);
     typ(&mut app, out.to_str().unwrap());
     key(&mut app, KeyCode::Enter);
     assert!(screen(&mut app).contains("exists. Overwrite it? y/n"));
     typ(&mut app, "n");
     assert_eq!(std::fs::read(&out).unwrap(), b"keep");
     typ(&mut app, "x");
+    press(&mut app, KeyCode::Char('u'), KeyModifiers::CONTROL);
     typ(&mut app, out.to_str().unwrap());
     key(&mut app, KeyCode::Enter);
     typ(&mut app, "y");
@@ -432,4 +439,108 @@ fn node_search_runs_in_the_background_and_lands_on_each_repeated_element() {
         let last = want.last().unwrap();
         assert_eq!(app.cursor, last.0, "{q}");
     }
+}
+
+/// A long write runs in the background with its progress in the status
+/// bar; Esc cancels it and no half-written file is left.
+#[test]
+fn long_writes_run_in_the_background_and_esc_cancels_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("blob.bin");
+    let mut app = app_of(bytes(256 << 20));
+    let (tx, rx) = mpsc::channel();
+    app.tx = Some(tx);
+    draw(&mut app);
+    typ(&mut app, "jjj"); // blob: the rest of the file
+    assert_eq!(name(&app), "blob");
+    typ(&mut app, "x");
+    press(&mut app, KeyCode::Char('u'), KeyModifiers::CONTROL);
+    typ(&mut app, out.to_str().unwrap());
+    key(&mut app, KeyCode::Enter);
+    assert!(app.writing.is_some(), "the write runs in the background");
+    let s = screen(&mut app);
+    assert!(s.contains("writing ") && s.contains("(Esc cancels)"), "{s}");
+    key(&mut app, KeyCode::Esc);
+    assert!(!app.quit);
+    pump(&mut app, &rx, |a| a.writing.is_none());
+    assert!(screen(&mut app).contains("write cancelled"));
+    assert!(!out.exists(), "the partial file is removed");
+    // Left alone, it finishes and says so.
+    typ(&mut app, "x");
+    press(&mut app, KeyCode::Char('u'), KeyModifiers::CONTROL);
+    typ(&mut app, out.to_str().unwrap());
+    key(&mut app, KeyCode::Enter);
+    pump(&mut app, &rx, |a| a.writing.is_none());
+    assert!(screen(&mut app).contains("wrote 268435408 bytes"));
+    assert_eq!(std::fs::metadata(&out).unwrap().len(), (256 << 20) - 48);
+}
+
+/// `x` offers the node's name as a file name, takes `~` for the home
+/// directory, names the path in its errors and refuses a directory before
+/// asking about overwriting.
+#[test]
+fn the_write_prompt_suggests_a_name_and_checks_the_path() {
+    let home = tempfile::tempdir().unwrap();
+    let mut app = app_of(bytes(1000));
+    draw(&mut app);
+    typ(&mut app, "jj"); // table
+    typ(&mut app, "x");
+    let s = screen(&mut app);
+    assert!(s.contains("table.bin"), "{s}");
+    // A directory: refused, and the path named.
+    press(&mut app, KeyCode::Char('u'), KeyModifiers::CONTROL);
+    typ(&mut app, home.path().to_str().unwrap());
+    key(&mut app, KeyCode::Enter);
+    let s = screen(&mut app);
+    assert!(!s.contains("Overwrite"), "{s}");
+    assert!(
+        s.contains(&format!("{} is a directory", home.path().display())),
+        "{s}"
+    );
+    // A missing directory: the error names the path.
+    typ(&mut app, "x");
+    press(&mut app, KeyCode::Char('u'), KeyModifiers::CONTROL);
+    typ(&mut app, "/nonexistent-dir/t.bin");
+    key(&mut app, KeyCode::Enter);
+    assert!(screen(&mut app).contains("cannot write /nonexistent-dir/t.bin"));
+    // ~ is the home directory (HOME is read when the path is typed).
+    let want = fwview::tui::write::expand_home("~/t.bin");
+    if let Some(h) = std::env::var_os("HOME") {
+        assert_eq!(want, std::path::Path::new(&h).join("t.bin"));
+    }
+    assert_eq!(
+        fwview::tui::write::expand_home("a/~/b"),
+        std::path::Path::new("a/~/b")
+    );
+    // The suggestion, accepted as it is, is written in the working
+    // directory: here, under a path typed before it.
+    typ(&mut app, "x");
+    key(&mut app, KeyCode::Home);
+    typ(&mut app, &format!("{}/", home.path().display()));
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(
+        std::fs::read(home.path().join("table.bin")).unwrap(),
+        &bytes(1000)[16..48]
+    );
+}
+
+/// `match k of m` is shown after n and goes away at the next move; a wrap
+/// says so.
+#[test]
+fn the_match_count_clears_on_the_next_move() {
+    let mut app = app_of(bytes(1000));
+    draw(&mut app);
+    typ(&mut app, "/");
+    press(&mut app, KeyCode::Char('t'), KeyModifiers::CONTROL);
+    typ(&mut app, "vadd");
+    key(&mut app, KeyCode::Enter);
+    assert!(screen(&mut app).contains("match 1 of 2"));
+    typ(&mut app, "j");
+    assert!(!screen(&mut app).contains("match 1 of"));
+    typ(&mut app, "n");
+    assert!(screen(&mut app).contains("match 2 of 2"));
+    typ(&mut app, "n");
+    let s = screen(&mut app);
+    assert!(s.contains("search wrapped: back at the first match"), "{s}");
+    assert!(s.contains("match 1 of 2"), "{s}");
 }

@@ -207,3 +207,90 @@ fn raw_extract_to_a_terminal_is_refused() {
     let code = std::fs::read_to_string(&status_file).unwrap();
     assert_eq!(code.trim(), "2");
 }
+
+/// Marks are kept per file between runs in the XDG state directory.
+#[test]
+fn marks_are_kept_between_runs() {
+    let state = tempfile::tempdir().unwrap();
+    let cmd = format!(
+        "env XDG_STATE_HOME={} {} {}",
+        state.path().display(),
+        env!("CARGO_BIN_EXE_fwview"),
+        sample()
+    );
+    let Some(t) = Tmux::start(&cmd, 120, 36) else {
+        return;
+    };
+    t.wait("the first frame", |s| s.contains("Structure"));
+    t.keys(&["g"]);
+    t.wait("the goto prompt", |s| s.contains("Go to offset"));
+    t.text("0x1c8");
+    t.keys(&["Enter"]);
+    t.wait("the cursor at 0x1c8", |s| s.contains("0x1c8 / 0xe4d"));
+    t.text("ma");
+    t.wait("the mark", |s| s.contains("mark a set at 0x1c8"));
+    t.keys(&["q"]);
+    let start = Instant::now();
+    while t.var("#{pane_dead}") != "1" {
+        assert!(start.elapsed() < Duration::from_secs(10), "did not quit");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let kept = std::fs::read_to_string(state.path().join("fwview/marks")).unwrap();
+    assert!(kept.starts_with("a\t456\t"), "{kept}");
+    drop(t);
+    // A second run finds the mark.
+    let Some(t) = Tmux::start(&cmd, 120, 36) else {
+        return;
+    };
+    t.wait("the first frame", |s| s.contains("0x0 / 0xe4d"));
+    t.text("'a");
+    t.wait("the cursor back at 0x1c8", |s| s.contains("0x1c8 / 0xe4d"));
+}
+
+/// NO_COLOR and --color: no colour at all, the selection still shown (in
+/// reverse video); --color always wins over NO_COLOR.
+#[test]
+fn no_color_and_the_color_flag() {
+    let bin = env!("CARGO_BIN_EXE_fwview");
+    let has_colour = |ansi: &str| {
+        ansi.split('\u{1b}').any(|seq| {
+            let Some(params) = seq.strip_prefix('[').and_then(|s| {
+                s.strip_suffix('m')
+                    .or_else(|| s.split_once('m').map(|p| p.0))
+            }) else {
+                return false;
+            };
+            params.split(';').any(|p| {
+                matches!(
+                    p.parse::<u32>(),
+                    Ok(30..=37 | 40..=47 | 90..=97 | 100..=107 | 38 | 48)
+                )
+            })
+        })
+    };
+    for (cmd, colour) in [
+        (format!("env NO_COLOR=1 {bin} {}", sample()), false),
+        (format!("{bin} --color never {}", sample()), false),
+        (
+            format!("env NO_COLOR=1 {bin} --color always {}", sample()),
+            true,
+        ),
+        (format!("env -u NO_COLOR {bin} {}", sample()), true),
+    ] {
+        let Some(t) = Tmux::start(&cmd, 120, 36) else {
+            return;
+        };
+        t.wait("the first frame", |s| s.contains("Structure"));
+        let ansi = t.out(&["capture-pane", "-e", "-p", "-t", "t"]);
+        assert_eq!(has_colour(&ansi), colour, "{cmd}:\n{ansi:?}");
+        if !colour {
+            assert!(
+                ansi.contains("\u{1b}[7m")
+                    || ansi.contains(";7m")
+                    || ansi.contains("[1;7m")
+                    || ansi.contains("7;"),
+                "the selection is reversed: {ansi:?}"
+            );
+        }
+    }
+}

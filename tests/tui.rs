@@ -7,7 +7,7 @@ use crossterm::event::{
     Event, KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
 use fwview::model::{Builder, NodeId, Source, Tree};
-use fwview::tui::{handle_event, theme, ui, App, Focus};
+use fwview::tui::{handle_event, keys, theme, ui, App, Focus};
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::Terminal;
@@ -260,10 +260,26 @@ fn goto_takes_hex_decimal_and_relative_offsets() {
 fn help_lists_every_key_and_esc_closes_it() {
     let mut app = toy_app(100);
     keys(&mut app, "?");
-    let screen = text(&draw(&mut app, 120, 40));
-    for (k, _) in fwview::tui::popup::KEYS {
-        assert!(screen.contains(k), "help lacks {k}");
+    // Page through the help at 80x24, collecting what it shows.
+    let mut seen = String::new();
+    for _ in 0..20 {
+        let s = text(&draw(&mut app, 80, 24));
+        assert!(s.lines().all(|l| l.chars().count() <= 80));
+        seen.push_str(&s);
+        key(&mut app, KeyCode::PageDown);
     }
+    let words: std::collections::HashSet<&str> = seen
+        .split(|c: char| c.is_whitespace() || c == '│')
+        .filter(|w| !w.is_empty())
+        .collect();
+    for (k, d) in keys::KEYS {
+        // Every key, and every word of what it does, whole: the lines are
+        // wrapped between words.
+        for w in keys::plain(k).split(' ').chain(keys::plain(d).split(' ')) {
+            assert!(w.is_empty() || words.contains(w), "help lacks {w:?} of {k}");
+        }
+    }
+    assert!(seen.contains("Alt-←") && seen.contains("Alt-→"));
     key(&mut app, KeyCode::Esc);
     assert!(app.popup.is_none());
     assert!(!app.quit);
@@ -463,6 +479,7 @@ fn the_hex_pane_shows_the_selected_nodes_byte_space() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("rest.bin");
     keys(&mut app, "x");
+    ctrl(&mut app, 'u');
     keys(&mut app, out.to_str().unwrap());
     key(&mut app, KeyCode::Enter);
     assert_eq!(std::fs::read(&out).unwrap(), want);
@@ -593,4 +610,284 @@ fn two_key_commands_hint_and_say_when_the_second_key_means_nothing() {
     keys(&mut app, "yz");
     let s = text(&draw(&mut app, 120, 24));
     assert!(s.contains("y z: nothing to copy"), "{s}");
+}
+
+#[test]
+fn the_inspector_finds_room_or_says_there_is_none() {
+    // 8 bytes whose f32 and f64 read as ordinary decimals.
+    let mut bytes: Vec<u8> = (0..100).map(|i| i as u8).collect();
+    bytes[40..44].copy_from_slice(&2.0257797f32.to_le_bytes());
+    bytes[44..48].copy_from_slice(&[0; 4]);
+    let tree = Tree::build(Arc::new(Source::from_vec(bytes)), "toy.bin", toy);
+    let mut app = App::new(tree, "toy.bin");
+    keys(&mut app, "g40");
+    key(&mut app, KeyCode::Enter);
+    keys(&mut app, "i");
+    // 40x10: no room, and the details line says so.
+    let s = text(&draw(&mut app, 40, 10));
+    assert!(s.contains("no room for the inspector"), "{s}");
+    // At 80x24, 120x30 and 160x44 every value is shown whole.
+    let u64le = u64::from_le_bytes(app.tree.data()[40..48].try_into().unwrap());
+    let u64be = u64::from_be_bytes(app.tree.data()[40..48].try_into().unwrap());
+    for (w, h) in [(80, 24), (120, 30), (160, 44), (200, 50)] {
+        let s = text(&draw(&mut app, w, h));
+        assert!(s.contains("Inspector (LE first"), "{w}x{h}\n{s}");
+        assert!(!s.contains("no room"), "{w}x{h}\n{s}");
+        assert!(s.contains(&u64le.to_string()), "{w}x{h}\n{s}");
+        assert!(s.contains(&format!("BE: {u64be}")), "{w}x{h}\n{s}");
+        assert!(s.contains("f32    2.0257797 "), "{w}x{h}\n{s}");
+        assert!(!s.contains("e0"), "{w}x{h}\n{s}");
+        assert!(
+            s.lines()
+                .filter(|l| l.contains("BE: "))
+                .all(|l| !l.contains('…')),
+            "{w}x{h}: nothing cut\n{s}"
+        );
+    }
+    insta::assert_snapshot!("inspector_80x24", text(&draw(&mut app, 80, 24)));
+}
+
+/// Opened only to show the cursor, a node closes again when the cursor
+/// leaves it; nodes the user opened stay open; `z` closes them all.
+#[test]
+fn the_tree_follows_the_cursor_without_piling_up_open_nodes() {
+    let mut app = toy_app(100);
+    draw(&mut app, 140, 24);
+    let header = app.tree.find_path("header").unwrap();
+    let body = app.tree.find_path("body").unwrap();
+    // A goto into body/a opens body; one to the tail closes it again.
+    keys(&mut app, "g0x11");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(name(&app), "a");
+    assert!(app.opened.contains(&body));
+    keys(&mut app, "g0x41");
+    key(&mut app, KeyCode::Enter);
+    assert!(name(&app).starts_with("tail"));
+    assert!(!app.opened.contains(&body), "body closed behind the cursor");
+    // Hex moves do the same.
+    key(&mut app, KeyCode::Tab);
+    key(&mut app, KeyCode::Home);
+    assert_eq!(name(&app), "magic");
+    key(&mut app, KeyCode::End);
+    assert!(!app.opened.contains(&header));
+    // Opened by the user, a node stays open.
+    key(&mut app, KeyCode::Tab);
+    key(&mut app, KeyCode::Home);
+    keys(&mut app, "jl");
+    assert!(app.opened.contains(&header));
+    keys(&mut app, "g0x11");
+    key(&mut app, KeyCode::Enter);
+    assert!(app.opened.contains(&header));
+    assert!(app.opened.contains(&body));
+    // z closes everything but the root and keeps the selection in view.
+    keys(&mut app, "z");
+    assert!(!app.opened.contains(&header) && !app.opened.contains(&body));
+    assert_eq!(name(&app), "body");
+    assert!(app.opened.contains(&app.tree.root()));
+    assert!(text(&draw(&mut app, 140, 24)).contains("every node closed"));
+}
+
+/// A jump out of view puts the selected row three rows from the top.
+#[test]
+fn a_jump_out_of_view_leaves_context_above_the_selection() {
+    let mut app = many_app();
+    draw(&mut app, 120, 30);
+    for (to, item) in [
+        ("0x200", "item128 v"),
+        ("0x80", "item32 v"),
+        ("0x240", "item144 v"),
+    ] {
+        keys(&mut app, "g");
+        keys(&mut app, to);
+        key(&mut app, KeyCode::Enter);
+        let s = text(&draw(&mut app, 120, 30));
+        // Row 0 is the border; the selection is on the fourth row of the pane.
+        assert_eq!(row_of(&s, item), Some(4), "goto {to}\n{s}");
+    }
+}
+
+fn ctrl(app: &mut App, c: char) {
+    handle_event(
+        app,
+        Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)),
+    );
+}
+
+fn prompt_value(app: &App) -> String {
+    match &app.popup {
+        Some(fwview::tui::popup::Popup::Prompt(p)) => p.value().to_string(),
+        other => panic!("no prompt: {other:?}"),
+    }
+}
+
+/// Prompts edit like a shell's line: the cursor moves, Ctrl-u and Ctrl-w
+/// delete, Up and Down walk what was entered, the last entry is offered.
+#[test]
+fn prompts_edit_and_remember() {
+    let mut app = toy_app(100);
+    draw(&mut app, 120, 24);
+    keys(&mut app, "g0x20");
+    key(&mut app, KeyCode::Left);
+    key(&mut app, KeyCode::Left);
+    keys(&mut app, "1");
+    assert_eq!(prompt_value(&app), "0x120");
+    key(&mut app, KeyCode::Home);
+    key(&mut app, KeyCode::Delete);
+    key(&mut app, KeyCode::End);
+    key(&mut app, KeyCode::Backspace);
+    assert_eq!(prompt_value(&app), "x12");
+    ctrl(&mut app, 'u');
+    assert_eq!(prompt_value(&app), "");
+    keys(&mut app, "+ 0x10");
+    ctrl(&mut app, 'w');
+    assert_eq!(prompt_value(&app), "+ ");
+    ctrl(&mut app, 'u');
+    keys(&mut app, "0x21");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.cursor, 0x21);
+    keys(&mut app, "g0x30");
+    key(&mut app, KeyCode::Enter);
+    // The last entry is offered; Enter on an empty line repeats it.
+    keys(&mut app, "g");
+    let s = text(&draw(&mut app, 120, 24));
+    assert!(s.contains("0x30 (Enter repeats"), "{s}");
+    keys(&mut app, "+1");
+    key(&mut app, KeyCode::Up);
+    assert_eq!(prompt_value(&app), "0x30");
+    key(&mut app, KeyCode::Up);
+    assert_eq!(prompt_value(&app), "0x21");
+    key(&mut app, KeyCode::Down);
+    key(&mut app, KeyCode::Down);
+    assert_eq!(prompt_value(&app), "+1", "the line being typed comes back");
+    ctrl(&mut app, 'u');
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.cursor, 0x30);
+    // An empty search with nothing before says nothing.
+    keys(&mut app, "/");
+    key(&mut app, KeyCode::Enter);
+    assert!(app.popup.is_none());
+    let s = text(&draw(&mut app, 120, 24));
+    assert!(!s.contains("matches"), "{s}");
+    assert!(app.message.is_none());
+}
+
+/// README's key table is the one the help shows.
+#[test]
+fn readme_key_table_is_the_help_table() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let start = readme
+        .find("| key | does |")
+        .expect("README has a key table");
+    let end = readme[start..]
+        .find("\n\n")
+        .map_or(readme.len(), |e| start + e + 1);
+    let want = keys::readme_table();
+    assert!(
+        readme[start..end] == want,
+        "README's key table differs from the keys table; it should read:\n{want}"
+    );
+}
+
+/// On the root, h and Space say why nothing happens; the root's bytes take
+/// the selection's shade when it is selected.
+#[test]
+fn the_root_answers_and_is_shaded_when_selected() {
+    let mut app = toy_app(100);
+    draw(&mut app, 140, 24);
+    assert_eq!(app.selected, app.tree.root());
+    keys(&mut app, "h");
+    assert!(text(&draw(&mut app, 140, 24)).contains("at the root"));
+    keys(&mut app, " ");
+    assert!(text(&draw(&mut app, 140, 24)).contains("the root stays open"));
+    assert!(app.opened.contains(&app.tree.root()));
+    let buf = draw(&mut app, 140, 24);
+    let (hx, hy) = (app.view.hex_inner.x + 10, app.view.hex_inner.y + 3);
+    assert_eq!(buf[(hx, hy)].bg, theme::SELECTED_BG);
+}
+
+/// Three diagnostics made out of order, one with a long message.
+fn noisy(b: &mut Builder<'_>, p: NodeId, _off: u64, len: u64) -> Option<&'static str> {
+    if len < 100 {
+        return None;
+    }
+    b.leaf(p, "a", 0, 50, "x");
+    b.leaf(p, "b", 50, 50, "y");
+    b.warn(80, 1, "late warning");
+    let long: String = (0..40).map(|i| format!("word{i} ")).collect();
+    b.error(10, 1, format!("early error {long}end"));
+    b.info(40, 1, "a note");
+    Some("noisy")
+}
+
+#[test]
+fn diagnostics_are_counted_listed_by_offset_whole_and_marked_in_the_tree() {
+    let tree = Tree::build(Arc::new(Source::from_vec(vec![0; 100])), "n.bin", noisy);
+    let mut app = App::new(tree, "n.bin");
+    let s = text(&draw(&mut app, 200, 30));
+    assert!(s.contains("1 error  1 warning  1 info"), "{s}");
+    // The node holding the error is marked, in colour and without it.
+    let row = s.lines().find(|l| l.contains(" a x [0x0+0x32]")).unwrap();
+    assert!(row.contains("✗ a x"), "{s}");
+    assert!(!s.lines().any(|l| l.contains("✗ b y")), "{s}");
+    keys(&mut app, "!");
+    let s = text(&draw(&mut app, 200, 30));
+    let at = |w: &str| s.find(w).unwrap_or_else(|| panic!("{w} missing:\n{s}"));
+    assert!(at("early error") < at("a note") && at("a note") < at("late warning"));
+    // The long message is whole, wrapped under itself.
+    assert!(s.contains("word39 end"), "{s}");
+    // Enter jumps to the selected row, in the order shown.
+    key(&mut app, KeyCode::Down);
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.cursor, 40);
+}
+
+/// A damaged XE file: the sector whose CRC no longer fits is marked.
+#[test]
+fn a_bad_crc_sector_is_marked_in_the_tree() {
+    let p = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/assets/xmos/COMS20001-game-of-life__pgm_generator.xe"
+    );
+    let mut v = std::fs::read(p).unwrap();
+    // The first sector's CRC is at 0x24 (`--tree` shows `crc [0x24+0x4]`).
+    v[0x24] ^= 1;
+    let tree = fwview::formats::build_from_bytes(v);
+    let mut app = App::new(tree, "bad.xe");
+    let errs: Vec<_> = app
+        .tree
+        .diagnostics()
+        .iter()
+        .filter(|d| d.severity == fwview::model::Severity::Error)
+        .cloned()
+        .collect();
+    assert_eq!(errs.len(), 1);
+    assert_eq!(errs[0].offset, 0x24);
+    keys(&mut app, "g0x24");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(name(&app), "crc");
+    // The row above, so that the selection's colours are not on it.
+    keys(&mut app, "k");
+    let buf = draw(&mut app, 160, 40);
+    let s = text(&buf);
+    let y = s.lines().position(|l| l.contains("✗ crc")).expect(&s) as u16;
+    let x = s
+        .lines()
+        .nth(y as usize)
+        .unwrap()
+        .chars()
+        .position(|c| c == '✗')
+        .unwrap() as u16;
+    assert_eq!(buf[(x, y)].fg, theme::error().fg.unwrap());
+    assert!(s.contains("1 error"), "{s}");
+}
+
+#[test]
+fn small_counts_read_as_words() {
+    let mut app = toy_app(1);
+    keys(&mut app, "g0x5");
+    key(&mut app, KeyCode::Enter);
+    let s = text(&draw(&mut app, 120, 24));
+    assert!(s.contains("(0x1 byte)"), "{s}");
+    assert!(s.contains("  1 byte  "), "{s}");
 }

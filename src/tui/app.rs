@@ -53,6 +53,8 @@ pub enum Command {
     OpenHelp,
     /// Typing in a prompt.
     Input(char),
+    /// Editing a prompt's line: cursor moves and deletions.
+    Edit(tui_input::InputRequest),
     Backspace,
     Submit,
     /// Mouse: a click or the wheel at a screen position.
@@ -79,6 +81,8 @@ pub enum Command {
     OpenSave,
     /// `#`: numbers in values natural → hex → decimal.
     CycleNumbers,
+    /// `z`: close every node but the root.
+    CollapseAll,
 }
 
 /// A key that waits for a letter.
@@ -105,6 +109,8 @@ pub struct View {
     pub hex_rows: u64,
     pub bytes_per_row: u64,
     pub tree_rows: usize,
+    /// The inspector found room on screen.
+    pub inspector_shown: bool,
 }
 
 pub struct App {
@@ -113,6 +119,9 @@ pub struct App {
     pub focus: Focus,
     pub tree_state: TreeState<NodeId>,
     pub opened: HashSet<NodeId>,
+    /// Nodes opened only to show the selection: they close again when it
+    /// leaves them.
+    pub auto_opened: HashSet<NodeId>,
     pub selected: NodeId,
     pub cursor: u64,
     /// The first row shown in the hex pane.
@@ -130,6 +139,8 @@ pub struct App {
     pub forward: Vec<Location>,
     /// Marks: where the cursor was, with its node (and so its space).
     pub marks: BTreeMap<char, Location>,
+    /// Where marks are kept between runs, and this file's name there.
+    pub marks_store: Option<(std::path::PathBuf, String)>,
     pub inspector: bool,
     pub inspector_big_first: bool,
     /// How numbers in values are shown (natural, hex, decimal).
@@ -138,6 +149,11 @@ pub struct App {
     pub clipboard: Option<String>,
     /// Where background work reports back; without it, searches run at once.
     pub tx: Option<mpsc::Sender<Message>>,
+    /// The write running in the background, if any.
+    pub writing: Option<super::write::Writing>,
+    pub(super) next_write_id: u64,
+    /// What was entered in each prompt, oldest first.
+    pub history: std::collections::HashMap<&'static str, Vec<String>>,
     /// Makes the second tree a search runs on (the same parser as `tree`).
     pub rebuild: Rebuild,
     /// What the last reload changed, marked on the tree's rows until Esc.
@@ -153,6 +169,7 @@ impl App {
             focus: Focus::Tree,
             tree_state: TreeState::default(),
             opened: HashSet::new(),
+            auto_opened: HashSet::new(),
             selected: root,
             cursor: 0,
             hex_top: 0,
@@ -172,6 +189,7 @@ impl App {
             back: Vec::new(),
             forward: Vec::new(),
             marks: BTreeMap::new(),
+            marks_store: None,
             numbers: Numbers::Natural,
             inspector: false,
             inspector_big_first: false,
@@ -179,6 +197,9 @@ impl App {
             tx: None,
             rebuild: crate::formats::build_tree,
             reloaded: None,
+            writing: None,
+            next_write_id: 0,
+            history: Default::default(),
         };
         app.open(root);
         app.select(root, true);
@@ -235,6 +256,11 @@ impl App {
             return;
         }
         self.message = None;
+        if !matches!(cmd, Command::NextMatch | Command::PrevMatch) {
+            if let Some(st) = self.search.as_mut() {
+                st.shown = false;
+            }
+        }
         let page = match self.focus {
             Focus::Tree => self.view.tree_rows.max(1),
             Focus::Hex => self.view.hex_rows.max(1) as usize,
@@ -245,7 +271,19 @@ impl App {
                     r.cancel.store(true, Ordering::Relaxed);
                 }
             }
-            (Command::Quit, _) => self.quit = true,
+            (Command::Escape, _) if self.writing.is_some() => {
+                if let Some(w) = &self.writing {
+                    w.cancel.store(true, Ordering::Relaxed);
+                }
+            }
+            (Command::Quit, _) => {
+                // A write cut short by quitting leaves no half-written file.
+                if let Some(w) = self.writing.take() {
+                    w.cancel.store(true, Ordering::Relaxed);
+                    let _ = std::fs::remove_file(&w.path);
+                }
+                self.quit = true
+            }
             (Command::Escape, _) if self.reloaded.is_some() => {
                 self.reloaded = None;
                 self.message = Some(("reload marks cleared".into(), false))
@@ -259,15 +297,9 @@ impl App {
                     Focus::Hex => Focus::Tree,
                 }
             }
-            (Command::OpenGoto, _) => {
-                self.popup = Some(Popup::Prompt(Prompt::new(PromptKind::Goto)))
-            }
-            (Command::OpenSearch, _) => {
-                self.popup = Some(Popup::Prompt(Prompt::new(PromptKind::Search)))
-            }
-            (Command::OpenSave, _) => {
-                self.popup = Some(Popup::Prompt(Prompt::new(PromptKind::SaveAs)))
-            }
+            (Command::OpenGoto, _) => self.open_prompt(PromptKind::Goto),
+            (Command::OpenSearch, _) => self.open_prompt(PromptKind::Search),
+            (Command::OpenSave, _) => self.open_prompt(PromptKind::SaveAs),
             (Command::OpenHelp, _) => self.popup = Some(Popup::Help { scroll: 0 }),
             (Command::OpenCopy, _) => self.popup = Some(Popup::Copy),
             (Command::ListMarks, _) => self.popup = Some(Popup::Marks { selected: 0 }),
@@ -292,6 +324,7 @@ impl App {
                 ));
             }
             (Command::SwapEndian, _) => self.inspector_big_first = !self.inspector_big_first,
+            (Command::CollapseAll, _) => self.collapse_all(),
             (Command::NextSibling, _) => self.sibling(1),
             (Command::PrevSibling, _) => self.sibling(-1),
             (Command::Toggle, _) => self.toggle(),
@@ -321,8 +354,14 @@ impl App {
             (Command::Click(x, y), _) => self.click(x, y),
             (Command::ScrollUp(x, y), _) => self.wheel(x, y, -3),
             (Command::ScrollDown(x, y), _) => self.wheel(x, y, 3),
-            (Command::Input(_) | Command::Backspace | Command::Submit | Command::ToggleCase, _) => {
-            }
+            (
+                Command::Input(_)
+                | Command::Edit(_)
+                | Command::Backspace
+                | Command::Submit
+                | Command::ToggleCase,
+                _,
+            ) => {}
         }
     }
 
@@ -393,6 +432,11 @@ impl App {
                 }
             }
             Effect::JumpDiagnostic(i) => {
+                let i = self
+                    .diagnostic_order()
+                    .get(i)
+                    .copied()
+                    .unwrap_or(usize::MAX);
                 if let Some(d) = self.tree.diagnostics().get(i).cloned() {
                     self.jump_in(d.space, d.offset, d.size);
                     self.message = Some((format!("{}: {}", d.severity.as_str(), d.message), true));
@@ -405,21 +449,42 @@ impl App {
         }
     }
 
+    /// Opens a prompt with what was entered in it before.
+    pub(super) fn open_prompt(&mut self, kind: PromptKind) {
+        let past = self.history.get(kind.key()).cloned().unwrap_or_default();
+        let suggest = (kind == PromptKind::SaveAs).then(|| self.suggested_file_name());
+        let mut p = Prompt::new(kind).with_history(past);
+        if let Some(name) = suggest {
+            p = p.with_text(&name);
+        }
+        self.popup = Some(Popup::Prompt(p));
+    }
+
     fn submit(&mut self, p: Prompt) {
+        // Enter on an empty line takes the last entry, as vim's / does;
+        // with none, an empty line does nothing.
+        let value = match p.value() {
+            v if v.trim().is_empty() => match p.history.last() {
+                Some(last) => last.clone(),
+                None => return,
+            },
+            v => v.to_string(),
+        };
+        let past = self.history.entry(p.kind.key()).or_default();
+        past.retain(|h| *h != value);
+        past.push(value.clone());
+        if past.len() > 100 {
+            past.remove(0);
+        }
         match p.kind {
             PromptKind::Goto => {
-                if let Err(e) = self.goto(p.input.trim()) {
+                if let Err(e) = self.goto(&value) {
                     self.message = Some((e, true));
                 }
             }
-            PromptKind::Search => {
-                if p.input.is_empty() {
-                    return;
-                }
-                self.start_search(&p.input);
-            }
+            PromptKind::Search => self.start_search(&value),
             PromptKind::SaveAs => {
-                let path = p.input.trim();
+                let path = value.trim();
                 if path.is_empty() {
                     self.message = Some(("no file name given".into(), true));
                 } else {

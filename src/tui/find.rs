@@ -64,6 +64,8 @@ pub struct SearchState {
     /// Node matches, in tree order.
     pub nodes: Vec<NodeMatch>,
     pub current: Option<usize>,
+    /// The status bar says `match k of m` until the next key.
+    pub shown: bool,
     pub running: Option<Running>,
     /// False when the search stopped early (cancelled, or too many).
     pub complete: bool,
@@ -188,6 +190,7 @@ impl App {
             derived: Vec::new(),
             nodes: Vec::new(),
             current: None,
+            shown: false,
             running: None,
             complete: true,
         };
@@ -232,6 +235,15 @@ impl App {
 
     /// Takes a message from a background search.
     pub fn on_message(&mut self, msg: Message) {
+        match msg {
+            Message::WriteProgress { id, done } => return self.write_progress(id, done),
+            Message::WriteDone {
+                id,
+                result,
+                cancelled,
+            } => return self.write_done(id, result, cancelled),
+            _ => {}
+        }
         let Some(st) = self.search.as_mut() else {
             return;
         };
@@ -253,7 +265,10 @@ impl App {
                 st.nodes = found.nodes;
                 if cancelled {
                     self.message = Some((
-                        format!("search cancelled; {} matches so far", st.count()),
+                        format!(
+                            "search cancelled; {} so far",
+                            super::status::count(st.count(), "match", "matches")
+                        ),
                         false,
                     ));
                     return;
@@ -364,6 +379,7 @@ impl App {
         };
         if let Some(st) = self.search.as_mut() {
             st.current = Some(i);
+            st.shown = true;
         }
         self.remember();
         let mut note = None;
@@ -398,7 +414,15 @@ impl App {
             }
         }
         if wrapped {
-            self.message = Some(("search wrapped around".into(), false));
+            self.message = Some((
+                if forward {
+                    "search wrapped: back at the first match"
+                } else {
+                    "search wrapped: back at the last match"
+                }
+                .into(),
+                false,
+            ));
         } else if let Some(m) = note {
             self.message = Some((m, false));
         }

@@ -76,7 +76,7 @@ impl Geometry {
 }
 
 /// Shades for the bytes of the selected node and its ancestors in the same
-/// byte space (the root, the whole file, is left out), nearest first.
+/// byte space, nearest first (the root, the whole file, is left out).
 fn shades(app: &App) -> Vec<(u64, u64, Color)> {
     let mut out = Vec::new();
     let root = app.tree.root();
@@ -148,6 +148,11 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect, geo: Geometry) {
             .filter(|&(s, e)| s < last && e > first)
             .map(|(s, e)| (s, e, theme::DIAG_BG)),
     );
+    // The root selected: all its bytes take the selection's shade, under
+    // the others.
+    if app.selected == app.tree.root() {
+        shades.push((0, len, theme::SELECTED_BG));
+    }
     let bg_at = |o: u64| -> Option<Color> {
         shades
             .iter()
@@ -171,7 +176,7 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect, geo: Geometry) {
         let style_of = |o: u64, b: u8| -> Style {
             let mut s = Style::new().fg(theme::byte_fg(theme::class(b)));
             if let Some(bg) = bg_at(o) {
-                s = s.bg(bg);
+                s = s.patch(theme::shade(bg));
             }
             if o == app.cursor {
                 s = if focused {
@@ -199,8 +204,8 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect, geo: Geometry) {
                         " "
                     };
                     spans.push(match gap_bg {
-                        Some(bg) => Span::styled(gap, Style::new().bg(bg)),
-                        None => Span::raw(gap),
+                        Some(bg) if theme::color() => Span::styled(gap, Style::new().bg(bg)),
+                        _ => Span::raw(gap),
                     });
                 }
                 None => {

@@ -93,6 +93,7 @@ impl App {
             Pending::SetMark => {
                 self.marks.insert(c, self.location());
                 self.message = Some((format!("mark {c} set at 0x{:x}", self.cursor), false));
+                self.save_marks();
             }
             Pending::JumpMark => match self.marks.get(&c).copied() {
                 Some(loc) => {

@@ -2,15 +2,59 @@
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use ratatui::Frame;
 
 use super::app::App;
 use super::theme;
 use crate::model::text;
 
-/// Rows the inspector needs, borders included.
-pub const HEIGHT: u16 = 12;
+/// Columns a value takes at most: an i64, a time, a float.
+const VALUE_W: usize = 24;
+/// Columns of a label.
+const LABEL_W: usize = 7;
+/// One cell: `label first  BE: second`.
+const CELL_W: usize = LABEL_W + VALUE_W + 2 + 4 + VALUE_W;
+
+/// How the inspector lays out its values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// Two cells a row.
+    Wide,
+    /// One cell a row.
+    Narrow,
+}
+
+impl Shape {
+    /// Columns and rows, borders included.
+    pub fn size(self) -> (u16, u16) {
+        let rows = ROWS as u16;
+        match self {
+            Shape::Wide => ((2 * CELL_W + 1 + 2) as u16, 1 + rows.div_ceil(2) + 2),
+            Shape::Narrow => ((CELL_W + 2) as u16, 1 + rows + 2),
+        }
+    }
+    /// The shape that fits in `w` x `h`, the wide one first.
+    pub fn fitting(w: u16, h: u16) -> Option<Shape> {
+        [Shape::Wide, Shape::Narrow].into_iter().find(|s| {
+            let (sw, sh) = s.size();
+            sw <= w && sh <= h
+        })
+    }
+}
+
+/// How many values [`values`] gives.
+const ROWS: usize = 12;
+
+/// A float as people write it (`2.0257797`, `0`, `-1.5`), in scientific
+/// notation only when that would be long.
+fn float<T: std::fmt::Display + std::fmt::LowerExp>(x: T) -> String {
+    let plain = x.to_string();
+    if plain.len() <= 20 {
+        return plain;
+    }
+    format!("{x:e}")
+}
 
 /// `(label, little-endian value, big-endian value)` for the bytes at the
 /// start of `b`; types the bytes are too short for say so.
@@ -43,16 +87,16 @@ pub fn values(b: &[u8]) -> Vec<(&'static str, String, String)> {
     out.push(match arr::<4>(b) {
         Some(a) => (
             "f32",
-            format!("{:e}", f32::from_le_bytes(a)),
-            format!("{:e}", f32::from_be_bytes(a)),
+            float(f32::from_le_bytes(a)),
+            float(f32::from_be_bytes(a)),
         ),
         None => ("f32", na(), na()),
     });
     out.push(match arr::<8>(b) {
         Some(a) => (
             "f64",
-            format!("{:e}", f64::from_le_bytes(a)),
-            format!("{:e}", f64::from_be_bytes(a)),
+            float(f64::from_le_bytes(a)),
+            float(f64::from_be_bytes(a)),
         ),
         None => ("f64", na(), na()),
     });
@@ -113,21 +157,22 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
         Span::styled(format!("   char {}", character(b)), theme::value()),
     ])];
     let rows = values(b);
-    let half = rows.len().div_ceil(2);
-    let w = area.width.saturating_sub(2) as usize / 2;
-    for i in 0..half {
+    let per_row = if Shape::fitting(area.width, area.height) == Some(Shape::Wide) {
+        2
+    } else {
+        1
+    };
+    let w = CELL_W + 1;
+    for i in 0..rows.len().div_ceil(per_row) {
         let mut spans = Vec::new();
-        for (label, le, be) in rows.iter().skip(i * 2).take(2) {
+        for (label, le, be) in rows.iter().skip(i * per_row).take(per_row) {
             let (a, z) = if app.inspector_big_first {
                 (be, le)
             } else {
                 (le, be)
             };
-            let cell = format!("{label:7}{a}  {second}: {z}");
-            spans.push(Span::raw(format!(
-                "{:w$}",
-                super::treeview::truncate(&cell, w.saturating_sub(1))
-            )));
+            let cell = format!("{label:LABEL_W$}{a:VALUE_W$}  {second}: {z}");
+            spans.push(Span::raw(format!("{cell:w$}")));
         }
         lines.push(Line::from(spans));
     }
@@ -135,6 +180,7 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect) {
         .borders(Borders::ALL)
         .border_style(theme::border(false))
         .title(format!(" Inspector ({first} first, e swaps) "));
+    frame.render_widget(Clear, area);
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }
 
@@ -153,7 +199,15 @@ mod tests {
         assert_eq!(get("i8").1, "1");
         assert_eq!(get("u64").1, "4575657221475729921"); // 0x3f80000004030201
         let f = values(&[0, 0, 0x80, 0x3f]);
-        assert_eq!(f.iter().find(|r| r.0 == "f32").unwrap().1, "1e0");
+        assert_eq!(f.iter().find(|r| r.0 == "f32").unwrap().1, "1");
+        let get = |b: &[u8], l: &str| values(b).into_iter().find(|r| r.0 == l).unwrap().1;
+        assert_eq!(get(&2.0257797f32.to_le_bytes(), "f32"), "2.0257797");
+        assert_eq!(get(&[0; 8], "f32"), "0");
+        assert_eq!(get(&[0; 8], "f64"), "0");
+        assert_eq!(get(&(-0.125f64).to_le_bytes(), "f64"), "-0.125");
+        assert_eq!(get(&1e300f64.to_le_bytes(), "f64"), "1e300");
+        assert_eq!(get(&f64::NAN.to_le_bytes(), "f64"), "NaN");
+        assert_eq!(values(&[0; 8]).len(), ROWS);
         let t = values(&1_700_000_000u32.to_le_bytes());
         assert_eq!(
             t.iter().find(|r| r.0 == "time32").unwrap().1,

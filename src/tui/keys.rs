@@ -16,6 +16,138 @@ pub enum Mode {
     Letter,
 }
 
+/// Every key: the help popup shows this table and README's key table is
+/// made of it (a test checks). Both columns are Markdown: keys in
+/// backticks, letters in italics; the help shows them plain.
+pub const KEYS: &[(&str, &str)] = &[
+    (
+        "`↑` `↓` / `k` `j`",
+        "move up / down (tree: rows; hex: one row of bytes)",
+    ),
+    (
+        "`←` `→` / `h` `l`",
+        "tree: close, or go to the parent / open, or go to the first child; hex: previous / next byte",
+    ),
+    (
+        "`PgUp` `PgDn` (`Ctrl-b` `Ctrl-f`)",
+        "move by a page",
+    ),
+    (
+        "`Home` `End`",
+        "first / last row, or first / last byte",
+    ),
+    (
+        "`Enter`",
+        "follow the node's link, else open / close it",
+    ),
+    (
+        "`Space`",
+        "open / close the node",
+    ),
+    (
+        "`z`",
+        "close every node but the root (nodes opened only to show the cursor close again by themselves when it leaves them)",
+    ),
+    (
+        "`Tab`",
+        "switch focus between the tree and the hex pane",
+    ),
+    (
+        "`]` `[`",
+        "next / previous sibling",
+    ),
+    (
+        "`g`",
+        "go to an offset: `0x1f0`, `496`, `+16`, `-0x10` (relative to the cursor)",
+    ),
+    (
+        "`/`",
+        "search: `text`, `x:7f 45 ?? 46` (hex bytes, `??` any byte), `n:name` (node names and values); `Ctrl-t` in the prompt toggles case (the title says which). Searches run in the background (the status bar counts bytes or nodes, `Esc` cancels); byte searches cover the file and every derived byte space, node searches every node",
+    ),
+    (
+        "in a prompt",
+        "`←` `→` `Home` `End` (`Ctrl-a` `Ctrl-e`) move, `Ctrl-←` `Ctrl-→` by words; `Ctrl-u` deletes to the start, `Ctrl-w` a word, `Ctrl-k` to the end; `↑` `↓` walk what was entered before; the last entry is offered and `Enter` on an empty line repeats it",
+    ),
+    (
+        "`n` `N`",
+        "next / previous match, wrapping around (the status bar then says `search wrapped`); `match k of m` shows until the next key, and a match in a derived space says which space",
+    ),
+    (
+        "`f`",
+        "follow the selected node's link (an offset to its target, an index to its entry)",
+    ),
+    (
+        "`Ctrl-o` / `Ctrl-n`, `Alt-←` / `Alt-→`",
+        "back / forward through the jump list (goto, follow, search hit, click, mark); `Ctrl-i` is `Tab` in a terminal, so forward is `Ctrl-n`",
+    ),
+    (
+        "`i`",
+        "data inspector: u8…u64 and i8…i64 in both byte orders, f32, f64, Unix time, the character",
+    ),
+    (
+        "`e`",
+        "inspector: swap which byte order is shown first",
+    ),
+    (
+        "`m` *a-z*",
+        "set a mark at the cursor; marks are kept per file between runs, as vim keeps them, in `$XDG_STATE_HOME/fwview/marks` (else `~/.local/state/fwview/marks`)",
+    ),
+    (
+        "`'` *a-z*",
+        "jump to a mark",
+    ),
+    (
+        "`M`",
+        "list the marks (Enter jumps)",
+    ),
+    (
+        "`!`",
+        "list the diagnostics by offset, long messages wrapped (Enter jumps); the status bar counts errors, warnings and info, and a tree row holding an error is marked `✗` in the error colour",
+    ),
+    (
+        "`y`",
+        "copy through OSC 52 (works over SSH): `o` offset (`K:0x…` in derived space K), `v` value, `b` the node's bytes as hex, `p` path",
+    ),
+    (
+        "`x`",
+        "write the selected node's bytes (from its own byte space) to a file: the prompt offers the node's name as a file name (`.bin` added when it has no extension), `~` is the home directory, a directory is refused and an existing file is replaced only after asking; the write runs in the background, the status bar shows how far it got, `Esc` cancels it and removes the partial file",
+    ),
+    (
+        "`#`",
+        "numbers in values: as each prefers (natural), all hex, all decimal; the status bar says `#hex` or `#decimal`",
+    ),
+    (
+        "`?`",
+        "this help: every key (`↑` `↓` `PgUp` `PgDn` scroll it, `Esc` closes it)",
+    ),
+    (
+        "`q`",
+        "quit (`Ctrl-c` too, also in a prompt)",
+    ),
+    (
+        "`Esc`",
+        "cancel a running search or write, close a popup (it never quits: `q` does)",
+    ),
+    (
+        "mouse",
+        "click a tree row or a byte to select it; the wheel scrolls the pane under it",
+    ),
+];
+
+/// `text` as the help shows it: Markdown's backticks and italics taken out.
+pub fn plain(text: &str) -> String {
+    text.replace(['`', '*'], "")
+}
+
+/// README's key table, made of [`KEYS`].
+pub fn readme_table() -> String {
+    let mut s = String::from("| key | does |\n|---|---|\n");
+    for (k, d) in KEYS {
+        s.push_str(&format!("| {k} | {d} |\n"));
+    }
+    s
+}
+
 pub fn map_key(k: KeyEvent, mode: Mode) -> Option<Command> {
     if k.kind == KeyEventKind::Release {
         return None;
@@ -25,11 +157,34 @@ pub fn map_key(k: KeyEvent, mode: Mode) -> Option<Command> {
         return Some(Command::Quit);
     }
     if mode == Mode::Text {
+        use tui_input::InputRequest as R;
+        let word = ctrl || k.modifiers.contains(KeyModifiers::ALT);
         return match k.code {
             KeyCode::Esc => Some(Command::Escape),
             KeyCode::Enter => Some(Command::Submit),
             KeyCode::Backspace => Some(Command::Backspace),
+            KeyCode::Up => Some(Command::Up),
+            KeyCode::Down => Some(Command::Down),
             KeyCode::Char('t') if ctrl => Some(Command::ToggleCase),
+            KeyCode::Char('p') if ctrl => Some(Command::Up),
+            KeyCode::Char('n') if ctrl => Some(Command::Down),
+            KeyCode::Left if word => Some(Command::Edit(R::GoToPrevWord)),
+            KeyCode::Right if word => Some(Command::Edit(R::GoToNextWord)),
+            KeyCode::Left => Some(Command::Edit(R::GoToPrevChar)),
+            KeyCode::Right => Some(Command::Edit(R::GoToNextChar)),
+            KeyCode::Home => Some(Command::Edit(R::GoToStart)),
+            KeyCode::End => Some(Command::Edit(R::GoToEnd)),
+            KeyCode::Delete => Some(Command::Edit(R::DeleteNextChar)),
+            KeyCode::Char('a') if ctrl => Some(Command::Edit(R::GoToStart)),
+            KeyCode::Char('e') if ctrl => Some(Command::Edit(R::GoToEnd)),
+            KeyCode::Char('b') if ctrl => Some(Command::Edit(R::GoToPrevChar)),
+            KeyCode::Char('f') if ctrl => Some(Command::Edit(R::GoToNextChar)),
+            KeyCode::Char('u') if ctrl => Some(Command::Edit(R::DeleteFromStart)),
+            KeyCode::Char('k') if ctrl => Some(Command::Edit(R::DeleteTillEnd)),
+            KeyCode::Char('w') if ctrl => Some(Command::Edit(R::DeletePrevWord)),
+            KeyCode::Char('h') if ctrl => Some(Command::Backspace),
+            KeyCode::Char('d') if ctrl => Some(Command::Edit(R::DeleteNextChar)),
+            KeyCode::Char('y') if ctrl => Some(Command::Edit(R::Yank)),
             KeyCode::Char(c) if !ctrl => Some(Command::Input(c)),
             _ => None,
         };
@@ -82,6 +237,7 @@ pub fn map_key(k: KeyEvent, mode: Mode) -> Option<Command> {
         KeyCode::Char('y') => Command::OpenCopy,
         KeyCode::Char('x') => Command::OpenSave,
         KeyCode::Char('#') => Command::CycleNumbers,
+        KeyCode::Char('z') => Command::CollapseAll,
         _ => return None,
     })
 }
@@ -115,6 +271,47 @@ mod tests {
         ] {
             assert_eq!(map_key(key(a), Mode::Normal), map_key(key(b), Mode::Normal));
         }
+    }
+
+    /// Every key the map knows is in the table the help and README show.
+    #[test]
+    fn every_mapped_key_is_documented() {
+        let doc: String = KEYS.iter().map(|(k, d)| format!("{k} {d}\n")).collect();
+        for c in ' '..='~' {
+            for m in [KeyModifiers::NONE, KeyModifiers::CONTROL] {
+                let ev = KeyEvent::new(KeyCode::Char(c), m);
+                let got = map_key(ev, Mode::Normal);
+                // Ctrl with a key that means what the key means alone.
+                let same = m == KeyModifiers::CONTROL
+                    && got == map_key(key(KeyCode::Char(c)), Mode::Normal);
+                if got.is_none() || same {
+                    continue;
+                }
+                let name = match (m, c) {
+                    (_, ' ') => "`Space`".to_string(),
+                    (KeyModifiers::CONTROL, c) => format!("`Ctrl-{c}`"),
+                    (_, c) => format!("`{c}`"),
+                };
+                assert!(doc.contains(&name), "{name} is not documented");
+            }
+        }
+        for (code, name) in [
+            (KeyCode::Up, "`↑`"),
+            (KeyCode::Down, "`↓`"),
+            (KeyCode::Left, "`←`"),
+            (KeyCode::Right, "`→`"),
+            (KeyCode::PageUp, "`PgUp`"),
+            (KeyCode::PageDown, "`PgDn`"),
+            (KeyCode::Home, "`Home`"),
+            (KeyCode::End, "`End`"),
+            (KeyCode::Enter, "`Enter`"),
+            (KeyCode::Tab, "`Tab`"),
+            (KeyCode::Esc, "`Esc`"),
+        ] {
+            assert!(map_key(key(code), Mode::Normal).is_some());
+            assert!(doc.contains(name), "{name} is not documented");
+        }
+        assert!(doc.contains("`Alt-←`") && doc.contains("`Alt-→`"));
     }
 
     #[test]

@@ -8,6 +8,7 @@ pub mod hex;
 mod history;
 pub mod inspector;
 pub mod keys;
+pub mod marks;
 mod nav;
 pub mod popup;
 pub mod reload;
@@ -16,7 +17,7 @@ pub mod status;
 pub mod theme;
 pub mod treeview;
 pub mod ui;
-mod write;
+pub mod write;
 
 use std::io::{self, IsTerminal, Stdout};
 use std::sync::mpsc;
@@ -49,6 +50,15 @@ pub enum Message {
     },
     /// The open file was rewritten and has settled.
     FileChanged,
+    WriteProgress {
+        id: u64,
+        done: u64,
+    },
+    WriteDone {
+        id: u64,
+        result: Result<(), String>,
+        cancelled: bool,
+    },
 }
 
 /// Leaves raw mode and the alternate screen. Safe to call twice.
@@ -125,6 +135,9 @@ pub fn run(tree: Tree, path: &str) -> io::Result<()> {
         ));
     }
     let mut app = App::new(tree, path);
+    if let Some(store) = marks::marks_path() {
+        app.keep_marks(store);
+    }
     let mut terminal = setup()?;
     let (tx, rx) = mpsc::channel::<Message>();
     app.tx = Some(tx.clone());

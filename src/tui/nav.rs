@@ -28,6 +28,7 @@ impl App {
 
     pub fn close(&mut self, id: NodeId) {
         self.opened.remove(&id);
+        self.auto_opened.remove(&id);
         let p = self.id_path(id);
         self.tree_state.close(&p);
     }
@@ -45,18 +46,51 @@ impl App {
         out
     }
 
-    /// Selects a node, opening its ancestors. With `move_cursor` the hex
-    /// cursor goes to the node's first byte.
+    /// Opens a node at the user's asking: it stays open when the selection
+    /// leaves it.
+    pub(super) fn open_pinned(&mut self, id: NodeId) {
+        self.open(id);
+        self.auto_opened.remove(&id);
+        // The rows it shows now count as context below the selection.
+        self.keep_context();
+    }
+
+    /// Selects a node, opening its ancestors; those opened only for this
+    /// close again once the selection leaves them. With `move_cursor` the
+    /// hex cursor goes to the node's first byte.
     pub fn select(&mut self, id: NodeId, move_cursor: bool) {
         let p = self.id_path(id);
+        let stale: Vec<NodeId> = self
+            .auto_opened
+            .iter()
+            .copied()
+            .filter(|a| !p.contains(a))
+            .collect();
+        for a in stale {
+            self.close(a);
+        }
         for &a in &p[..p.len().saturating_sub(1)] {
             if !self.opened.contains(&a) {
                 self.open(a);
+                self.auto_opened.insert(a);
             }
         }
+        let before = self.visible().iter().position(|&r| r == id);
+        let off = self.tree_state.get_offset();
+        let h = self.view.tree_rows.max(1);
         self.selected = id;
         self.tree_state.select(p);
-        self.tree_state.scroll_selected_into_view();
+        // A jump out of view puts the row near the top, with context above.
+        if let Some(row) = before {
+            if row < off || row >= off + h {
+                let want = row.saturating_sub(SCROLLOFF.min(h.saturating_sub(1) / 2));
+                if want < off {
+                    self.tree_state.scroll_up(off - want);
+                } else {
+                    self.tree_state.scroll_down(want - off);
+                }
+            }
+        }
         self.keep_context();
         if move_cursor {
             let noff = self.tree.node(id).map_or(0, |n| n.offset);
@@ -122,7 +156,9 @@ impl App {
 
     pub(super) fn left(&mut self) {
         let id = self.selected;
-        if self.opened.contains(&id) && id != self.tree.root() {
+        if id == self.tree.root() {
+            self.message = Some(("at the root: nothing above it".into(), false));
+        } else if self.opened.contains(&id) {
             self.close(id);
         } else if let Some(p) = self.tree.node(id).and_then(|n| n.parent) {
             self.select(p, true);
@@ -135,7 +171,7 @@ impl App {
             return;
         }
         if !self.opened.contains(&id) {
-            self.open(id);
+            self.open_pinned(id);
         } else if let Some(&first) = self.tree.built_children(id).first() {
             self.select(first, true);
         }
@@ -143,13 +179,28 @@ impl App {
 
     pub(super) fn toggle(&mut self) {
         let id = self.selected;
-        if self.opened.contains(&id) {
-            if id != self.tree.root() {
-                self.close(id);
-            }
+        if id == self.tree.root() {
+            self.message = Some(("the root stays open (z closes the rest)".into(), false));
+        } else if self.opened.contains(&id) {
+            self.close(id);
         } else {
-            self.open(id);
+            self.open_pinned(id);
         }
+    }
+
+    /// Closes every node but the root; the selection goes to the top-level
+    /// node that held it.
+    pub(super) fn collapse_all(&mut self) {
+        let root = self.tree.root();
+        let open: Vec<NodeId> = self.opened.iter().copied().filter(|&n| n != root).collect();
+        for n in open {
+            self.close(n);
+        }
+        let p = self.id_path(self.selected);
+        let top = p.get(1).copied().unwrap_or(root);
+        let same = self.tree.node(top).map(|n| n.space) == Some(self.space());
+        self.select(top, !same);
+        self.message = Some(("every node closed (z)".into(), false));
     }
 
     /// Follows the selected node's link, if it has one.
@@ -266,7 +317,8 @@ impl App {
                 "this byte space"
             };
             return Err(format!(
-                "0x{off:x} is past the end of {what} (0x{len:x} bytes)"
+                "0x{off:x} is past the end of {what} (0x{len:x} byte{})",
+                if len == 1 { "" } else { "s" }
             ));
         }
         Ok(off)
@@ -283,6 +335,25 @@ impl App {
     }
 
     // ---- diagnostics ----
+
+    /// Whether an error is about bytes in `[start, end)` of `space`.
+    pub fn errors_in(&self, space: crate::model::SpaceId, start: u64, end: u64) -> bool {
+        self.tree.diagnostics().iter().any(|d| {
+            d.severity == Severity::Error
+                && d.space == space
+                && d.offset >= start
+                && (d.offset < end || (d.offset == start && start == end))
+        })
+    }
+
+    /// The diagnostics in the order the `!` list shows them: by byte
+    /// space, then offset.
+    pub fn diagnostic_order(&self) -> Vec<usize> {
+        let d = self.tree.diagnostics();
+        let mut order: Vec<usize> = (0..d.len()).collect();
+        order.sort_by_key(|&i| d.get(i).map(|d| (d.space, d.offset)));
+        order
+    }
 
     pub fn count(&self, s: Severity) -> usize {
         self.tree

@@ -3,13 +3,16 @@
 //! what the app should do ([`Outcome`]); the app does it.
 
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
-use ratatui::text::{Line, Span};
+use ratatui::text::{Line, Span, Text};
 use ratatui::widgets::{Block, Borders, Clear, List, ListItem, ListState, Paragraph};
 use ratatui::Frame;
-use unicode_width::UnicodeWidthStr;
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use super::app::Command;
-use super::theme;
+use super::keys::plain;
+pub use super::keys::KEYS;
+use super::{theme, treeview};
+use crate::model::text;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PromptKind {
@@ -22,6 +25,16 @@ pub enum PromptKind {
 }
 
 impl PromptKind {
+    /// Which history the prompt keeps.
+    pub fn key(&self) -> &'static str {
+        match self {
+            PromptKind::Goto => "goto",
+            PromptKind::Search => "search",
+            PromptKind::SaveAs => "save",
+            PromptKind::Overwrite(_) => "overwrite",
+        }
+    }
+
     fn title(&self, case_sensitive: bool) -> String {
         match self {
             PromptKind::Goto => " Go to offset: 0x hex, decimal, +N/-N relative ".into(),
@@ -39,18 +52,72 @@ impl PromptKind {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A one-line prompt: the line as `tui-input` edits it, and what was
+/// entered in this kind of prompt before (Up / Down walk it).
+#[derive(Clone, Debug)]
 pub struct Prompt {
     pub kind: PromptKind,
-    pub input: String,
+    pub input: tui_input::Input,
+    /// Earlier entries, oldest first.
+    pub history: Vec<String>,
+    /// Which entry Up / Down show (None: the line being typed).
+    pub at: Option<usize>,
+    /// The line being typed, kept while history is shown.
+    draft: String,
 }
+
+impl PartialEq for Prompt {
+    fn eq(&self, o: &Prompt) -> bool {
+        self.kind == o.kind
+            && self.value() == o.value()
+            && self.input.cursor() == o.input.cursor()
+            && self.history == o.history
+            && self.at == o.at
+    }
+}
+impl Eq for Prompt {}
 
 impl Prompt {
     pub fn new(kind: PromptKind) -> Prompt {
         Prompt {
             kind,
-            input: String::new(),
+            input: tui_input::Input::default(),
+            history: Vec::new(),
+            at: None,
+            draft: String::new(),
         }
+    }
+    pub fn with_history(mut self, history: Vec<String>) -> Prompt {
+        self.history = history;
+        self
+    }
+    /// Starts with `text` on the line, the cursor at its end.
+    pub fn with_text(mut self, text: &str) -> Prompt {
+        self.input = tui_input::Input::new(text.to_string());
+        self
+    }
+    pub fn value(&self) -> &str {
+        self.input.value()
+    }
+    /// Up (`back`) or Down through the history.
+    fn recall(&mut self, back: bool) {
+        let n = self.history.len();
+        let next = match (self.at, back) {
+            (None, true) if n > 0 => Some(n - 1),
+            (None, _) => return,
+            (Some(i), true) => Some(i.saturating_sub(1)),
+            (Some(i), false) if i + 1 < n => Some(i + 1),
+            (Some(_), false) => None,
+        };
+        if self.at.is_none() {
+            self.draft = self.value().to_string();
+        }
+        self.at = next;
+        let text = match next {
+            Some(i) => self.history.get(i).cloned().unwrap_or_default(),
+            None => std::mem::take(&mut self.draft),
+        };
+        self.input = tui_input::Input::new(text);
     }
 }
 
@@ -150,12 +217,20 @@ impl Popup {
                         _ => Effect::NotWritten,
                     });
                 }
+                use tui_input::InputRequest as R;
                 match cmd {
                     Command::Escape => return Outcome::Close,
-                    Command::Input(c) => p.input.push(c),
-                    Command::Backspace => {
-                        p.input.pop();
+                    Command::Input(c) => {
+                        p.input.handle(R::InsertChar(c));
                     }
+                    Command::Backspace => {
+                        p.input.handle(R::DeletePrevChar);
+                    }
+                    Command::Edit(r) => {
+                        p.input.handle(r);
+                    }
+                    Command::Up => p.recall(true),
+                    Command::Down => p.recall(false),
                     Command::ToggleCase => return Outcome::Do(Effect::ToggleCase),
                     Command::Submit => return Outcome::Do(Effect::Submit(p.clone())),
                     _ => {}
@@ -166,60 +241,62 @@ impl Popup {
     }
 }
 
-/// Every key, as the help popup and README list them.
-pub const KEYS: &[(&str, &str)] = &[
-    (
-        "↑ ↓  k j",
-        "move up / down (tree: rows, hex: one row of bytes)",
-    ),
-    (
-        "← →  h l",
-        "tree: close or go to parent / open or go to first child; hex: previous / next byte",
-    ),
-    ("PgUp PgDn", "move by a page (also Ctrl-b / Ctrl-f)"),
-    ("Home End", "first / last row, or first / last byte"),
-    ("Enter", "follow the node's link, else open / close it"),
-    ("Space", "open / close the node"),
-    ("Tab", "switch focus between the tree and the hex pane"),
-    ("] [", "next / previous sibling"),
-    ("g", "go to an offset: 0x1f0, 496, +16, -0x10"),
-    (
-        "/",
-        "search: text, x:7f 45 ?? 46 (hex, ?? any byte), n:name (nodes); Ctrl-t: case",
-    ),
-    ("n N", "next / previous match, wrapping around"),
-    ("f", "follow the link of the selected node"),
-    ("Ctrl-o", "back to where you were before the last jump"),
-    ("Ctrl-n", "forward again (Ctrl-i is Tab in a terminal)"),
-    (
-        "i",
-        "data inspector: the bytes at the cursor as numbers, floats, time, text",
-    ),
-    ("e", "inspector: swap which byte order comes first"),
-    ("m a-z", "set a mark at the cursor"),
-    ("' a-z", "jump to a mark"),
-    ("M", "list the marks (Enter jumps)"),
-    ("!", "list the diagnostics (Enter jumps)"),
-    (
-        "y",
-        "copy (OSC 52): o offset, v value, b bytes as hex, p path",
-    ),
-    (
-        "x",
-        "write the selected node's bytes to a file (asks before overwriting)",
-    ),
-    (
-        "#",
-        "numbers in values: as each prefers, all hex, all decimal",
-    ),
-    ("?", "this help"),
-    ("q", "quit"),
-    ("Esc", "cancel a search, close the popup (never quits)"),
-    (
-        "mouse",
-        "click a row or a byte to select it; the wheel scrolls",
-    ),
-];
+/// Columns of the help's key column; longer keys take a line of their own.
+const KEY_W: usize = 18;
+
+/// Cuts `text` into lines of at most `width` columns at spaces; a word
+/// longer than a line is split.
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        let need = if line.is_empty() { 0 } else { line.width() + 1 };
+        if need + word.width() <= width {
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(word);
+            continue;
+        }
+        if !line.is_empty() {
+            lines.push(std::mem::take(&mut line));
+        }
+        for c in word.chars() {
+            if line.width() + c.width().unwrap_or(0) > width {
+                lines.push(std::mem::take(&mut line));
+            }
+            line.push(c);
+        }
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+/// The help: every key of [`KEYS`] and what it does, wrapped to `width`.
+pub fn help_lines(width: usize) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
+    let desc_w = width.saturating_sub(KEY_W + 2).max(10);
+    for (k, d) in KEYS {
+        let k = plain(k);
+        let mut desc = wrap(&plain(d), desc_w).into_iter();
+        if k.width() > KEY_W {
+            out.push(Line::from(Span::styled(format!(" {k}"), theme::key())));
+        } else {
+            let first = desc.next().unwrap_or_default();
+            out.push(Line::from(vec![
+                Span::styled(format!(" {k:KEY_W$} "), theme::key()),
+                Span::raw(first),
+            ]));
+        }
+        for rest in desc {
+            out.push(Line::from(format!(" {:KEY_W$} {rest}", "")));
+        }
+    }
+    out
+}
 
 fn centered(area: Rect, w: u16, h: u16) -> Rect {
     let [v] = Layout::vertical([Constraint::Length(h.min(area.height))])
@@ -245,6 +322,21 @@ pub fn render_list(
     rows: Vec<Line<'static>>,
     selected: usize,
 ) {
+    render_items(
+        frame,
+        title,
+        rows.into_iter().map(Text::from).collect(),
+        selected,
+    );
+}
+
+/// Draws a list popup whose rows may take several lines each.
+pub fn render_items(
+    frame: &mut Frame<'_>,
+    title: String,
+    rows: Vec<Text<'static>>,
+    selected: usize,
+) {
     let area = frame.area();
     let w = rows
         .iter()
@@ -253,7 +345,7 @@ pub fn render_list(
         .unwrap_or(20)
         .max(title.width()) as u16
         + 4;
-    let h = rows.len().max(1) as u16 + 2;
+    let h = rows.iter().map(|r| r.height()).sum::<usize>().max(1) as u16 + 2;
     let r = centered(area, w.max(30), h);
     frame.render_widget(Clear, r);
     if rows.is_empty() {
@@ -276,19 +368,9 @@ pub fn render(popup: &Popup, case_sensitive: bool, frame: &mut Frame<'_>) {
     let area = frame.area();
     match popup {
         Popup::Help { scroll } => {
-            let key_w = KEYS.iter().map(|(k, _)| k.width()).max().unwrap_or(8);
-            let lines: Vec<Line<'_>> = KEYS
-                .iter()
-                .map(|(k, d)| {
-                    let pad = key_w.saturating_sub(k.width());
-                    Line::from(vec![
-                        Span::styled(format!(" {k}{} ", " ".repeat(pad)), theme::key()),
-                        Span::raw(*d),
-                    ])
-                })
-                .collect();
-            let h = lines.len() as u16 + 2;
-            let r = centered(area, 100, h);
+            let r = centered(area, 100, area.height);
+            let lines = help_lines(r.width.saturating_sub(2) as usize);
+            let r = centered(area, r.width, lines.len() as u16 + 2);
             let max_scroll = (lines.len() as u16).saturating_sub(r.height.saturating_sub(2));
             frame.render_widget(Clear, r);
             frame.render_widget(
@@ -302,10 +384,48 @@ pub fn render(popup: &Popup, case_sensitive: bool, frame: &mut Frame<'_>) {
             let title = p.kind.title(case_sensitive);
             let r = centered(area, (title.width() as u16 + 4).max(60), 3);
             frame.render_widget(Clear, r);
-            let line = Line::from(vec![
-                Span::raw(p.input.clone()),
-                Span::styled(" ", theme::cursor()),
-            ]);
+            let inner = r.width.saturating_sub(2) as usize;
+            let line = if matches!(p.kind, PromptKind::Overwrite(_)) {
+                Line::from(Span::styled(" ", theme::cursor()))
+            } else if p.value().is_empty() {
+                // The last entry is offered: Enter takes it, Up edits it.
+                let mut spans = vec![Span::styled(" ", theme::cursor())];
+                if let Some(last) = p.history.last() {
+                    spans.push(Span::styled(
+                        treeview::truncate(
+                            &format!("{} (Enter repeats, ↑ edits)", text::clean(last)),
+                            inner.saturating_sub(1),
+                        ),
+                        theme::dim(),
+                    ));
+                }
+                Line::from(spans)
+            } else {
+                // The line scrolls sideways to keep the cursor in view.
+                let scroll = p.input.visual_scroll(inner.saturating_sub(1));
+                let shown: String = text::clean(p.value()).chars().skip(scroll).collect();
+                let at = p.input.visual_cursor().saturating_sub(scroll);
+                let mut before = String::new();
+                let mut under = String::from(" ");
+                let mut after = String::new();
+                let mut col = 0;
+                for c in shown.chars() {
+                    let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+                    if col < at {
+                        before.push(c);
+                    } else if col == at && under == " " {
+                        under = c.to_string();
+                    } else {
+                        after.push(c);
+                    }
+                    col += w;
+                }
+                Line::from(vec![
+                    Span::raw(before),
+                    Span::styled(under, theme::cursor()),
+                    Span::raw(after),
+                ])
+            };
             frame.render_widget(Paragraph::new(line).block(block(title)), r);
         }
         Popup::Copy => {
@@ -334,6 +454,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn wrapping_breaks_at_spaces() {
+        assert_eq!(wrap("aa bb cc", 5), ["aa bb", "cc"]);
+        assert_eq!(wrap("abcdefgh", 3), ["abc", "def", "gh"]);
+        assert_eq!(wrap("", 3), [""]);
+        for l in wrap(&plain(KEYS[0].1), 20) {
+            assert!(l.width() <= 20);
+        }
+    }
+
+    #[test]
     fn popups_take_their_own_keys() {
         let mut m = Popup::Marks { selected: 0 };
         assert_eq!(m.handle_key(Command::Down, 3), Outcome::Stay);
@@ -351,7 +481,7 @@ mod tests {
         let Outcome::Do(Effect::Submit(got)) = p.handle_key(Command::Submit, 0) else {
             panic!("Enter submits");
         };
-        assert_eq!(got.input, "0x1");
+        assert_eq!(got.value(), "0x1");
         let mut o = Popup::Prompt(Prompt::new(PromptKind::Overwrite("f".into())));
         assert_eq!(
             o.handle_key(Command::Input('n'), 0),

@@ -83,6 +83,12 @@ pub fn apply(app: &mut App) {
     next.tx = app.tx.take();
     next.numbers = app.numbers;
     next.inspector = app.inspector;
+    if let Some((store, _)) = app.marks_store.take() {
+        next.keep_marks(store);
+    }
+    next.history = std::mem::take(&mut app.history);
+    next.writing = app.writing.take();
+    next.next_write_id = app.next_write_id;
     next.rebuild = app.rebuild;
     if let Some(id) = next.tree.find_path(&selected) {
         next.select(id, true);

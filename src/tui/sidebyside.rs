@@ -709,6 +709,7 @@ impl SideBySide {
             Paragraph::new(Line::from(spans)).style(theme::status()),
             status,
         );
+        super::theme::strip(f.buffer_mut());
     }
 }
 

@@ -18,6 +18,15 @@ pub fn bytes(n: u64) -> String {
     }
 }
 
+/// `1 match`, `2 matches`: `n` and the word, plural when `n` is not 1.
+pub fn count(n: usize, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
 /// The last `width` columns of `s`, with `…` in front when cut.
 pub fn tail(s: &str, width: usize) -> String {
     let n = s.chars().count();
@@ -35,6 +44,15 @@ pub fn tail(s: &str, width: usize) -> String {
 /// The selected node: its name and value first, then its size, range and
 /// link, then its path, shortened from the left to what is left of the line.
 pub fn render_details(app: &App, frame: &mut Frame<'_>, area: Rect) {
+    if app.inspector && !app.view.inspector_shown {
+        let (w, h) = super::inspector::Shape::Narrow.size();
+        let line = Line::from(Span::styled(
+            format!("no room for the inspector: it needs {w}x{h} (i hides it)"),
+            theme::key(),
+        ));
+        frame.render_widget(Paragraph::new(line), area);
+        return;
+    }
     let Some(n) = app.tree.node(app.selected) else {
         return;
     };
@@ -124,14 +142,24 @@ pub fn render_status(app: &App, frame: &mut Frame<'_>, area: Rect) {
         } else {
             let n = st.count();
             let more = if st.complete { "" } else { "+" };
-            match st.current {
-                Some(i) => spans.push(Span::styled(
+            // Once the cursor moves on, no count: the message said it.
+            if let Some(i) = st.current.filter(|_| st.shown) {
+                spans.push(Span::styled(
                     format!("  match {} of {n}{more}", i + 1),
                     theme::key(),
-                )),
-                None => spans.push(Span::styled(format!("  {n}{more} matches"), theme::key())),
+                ));
             }
         }
+    }
+    if let Some(w) = &app.writing {
+        spans.push(Span::styled(
+            format!(
+                "  writing {}… {}% (Esc cancels)",
+                crate::model::text::clean(&w.path),
+                w.done.saturating_mul(100) / w.total.max(1)
+            ),
+            theme::key(),
+        ));
     }
     #[cfg(unix)]
     if crate::guard::file_changed() {
@@ -140,7 +168,11 @@ pub fn render_status(app: &App, frame: &mut Frame<'_>, area: Rect) {
             theme::error(),
         ));
     }
-    let (e, w) = (app.count(Severity::Error), app.count(Severity::Warning));
+    let (e, w, i) = (
+        app.count(Severity::Error),
+        app.count(Severity::Warning),
+        app.count(Severity::Info),
+    );
     if e > 0 {
         spans.push(Span::styled(
             format!("  {e} error{}", if e == 1 { "" } else { "s" }),
@@ -152,6 +184,9 @@ pub fn render_status(app: &App, frame: &mut Frame<'_>, area: Rect) {
             format!("  {w} warning{}", if w == 1 { "" } else { "s" }),
             theme::warning(),
         ));
+    }
+    if i > 0 {
+        spans.push(Span::styled(format!("  {i} info"), theme::dim()));
     }
     match &app.message {
         Some((m, true)) => spans.push(Span::styled(format!("  {m}"), theme::error())),

@@ -44,9 +44,15 @@ fn row(app: &App, id: NodeId, depth: usize, width: usize) -> Line<'static> {
     // Indent and open/closed symbol take two columns a level.
     // After a reload, a sign column of two.
     let sign_w = if app.reloaded.is_some() { 2 } else { 0 };
-    let avail = width.saturating_sub(depth * 2 + 2 + sign_w);
-    let name = truncate(&n.name, avail.saturating_sub(range.width() + 1).max(8));
+    let mut avail = width.saturating_sub(depth * 2 + 2 + sign_w);
     let mut spans = Vec::new();
+    // A node holding an error: a mark that reads without colour, and the
+    // error colour.
+    let bad = app.errors_in(n.space, n.offset, n.end());
+    if bad {
+        avail = avail.saturating_sub(2);
+    }
+    let name = truncate(&n.name, avail.saturating_sub(range.width() + 1).max(8));
     let used = name.width() + 1 + range.width() + 1;
     // After a reload: what changed since the previous load, as the diff
     // marks it (a sign that reads without colour, and the diff's colour).
@@ -65,6 +71,10 @@ fn row(app: &App, id: NodeId, depth: usize, width: usize) -> Line<'static> {
         }
         None => theme::name(),
     };
+    if bad {
+        spans.push(Span::styled("✗ ", theme::error()));
+    }
+    let name_style = if bad { theme::error() } else { name_style };
     spans.push(Span::styled(name.clone(), name_style));
     if let Some(v) = &n.value {
         let room = avail.saturating_sub(used);

@@ -8,7 +8,7 @@ use super::app::{App, View};
 use super::hex::Geometry;
 use super::popup::Popup;
 use super::{hex, inspector, popup, status, theme, treeview};
-use ratatui::text::{Line, Span};
+use ratatui::text::{Line, Span, Text};
 
 /// Columns the tree pane keeps beside the hex pane, so that a row shows a
 /// name and its value.
@@ -49,13 +49,36 @@ pub fn render(app: &mut App, frame: &mut Frame<'_>) {
         Constraint::Length(1),
     ])
     .areas(area);
-    let (tree_area, mut hex_area, geo) = split(body, app.file_len());
+    // The inspector goes under the hex pane when its values fit there,
+    // else across the whole width, else over the panes; with no room for
+    // it the status bar says so.
     let mut insp_area = None;
-    if app.inspector && hex_area.height > inspector::HEIGHT + 4 {
-        let [h, i] = Layout::vertical([Constraint::Min(4), Constraint::Length(inspector::HEIGHT)])
-            .areas(hex_area);
-        hex_area = h;
-        insp_area = Some(i);
+    let mut insp_over = false;
+    let mut panes = body;
+    let (mut tree_area, mut hex_area, mut geo) = split(panes, app.file_len());
+    if app.inspector {
+        use inspector::Shape;
+        if let Some(s) = Shape::fitting(hex_area.width, hex_area.height.saturating_sub(6)) {
+            let [h, i] = Layout::vertical([Constraint::Min(6), Constraint::Length(s.size().1)])
+                .areas(hex_area);
+            hex_area = h;
+            insp_area = Some(i);
+        } else if let Some(s) = Shape::fitting(body.width, body.height.saturating_sub(6)) {
+            let [p, i] =
+                Layout::vertical([Constraint::Min(6), Constraint::Length(s.size().1)]).areas(body);
+            panes = p;
+            insp_area = Some(i);
+            (tree_area, hex_area, geo) = split(panes, app.file_len());
+        } else if let Some(s) = Shape::fitting(body.width, body.height) {
+            let (w, h) = s.size();
+            insp_area = Some(Rect {
+                x: body.x + (body.width - w) / 2,
+                y: body.y + body.height - h,
+                width: w,
+                height: h,
+            });
+            insp_over = true;
+        }
     }
     let hex_inner = Rect {
         x: hex_area.x.saturating_add(1),
@@ -70,10 +93,14 @@ pub fn render(app: &mut App, frame: &mut Frame<'_>) {
         hex_rows: u64::from(hex_inner.height.max(1)),
         bytes_per_row: geo.bpr,
         tree_rows: tree_area.height.saturating_sub(2).max(1) as usize,
+        inspector_shown: insp_area.is_some(),
     });
     treeview::render(app, frame, tree_area);
     hex::render(app, frame, hex_area, geo);
-    if let Some(a) = insp_area {
+    if let Some(a) = insp_area.filter(|_| !insp_over) {
+        inspector::render(app, frame, a);
+    }
+    if let Some(a) = insp_area.filter(|_| insp_over) {
         inspector::render(app, frame, a);
     }
     status::render_details(app, frame, details);
@@ -98,26 +125,44 @@ pub fn render(app: &mut App, frame: &mut Frame<'_>) {
             );
         }
         Some(Popup::Diagnostics { selected }) => {
-            let rows = app
-                .tree
-                .diagnostics()
+            // By offset; long messages wrap under themselves.
+            let all = app.tree.diagnostics();
+            let order = app.diagnostic_order();
+            let digits = all
                 .iter()
+                .map(|d| format!("{:x}", d.offset).len())
+                .max()
+                .unwrap_or(1);
+            let prefix = 1 + 8 + 2 + digits + 2;
+            let msg_w = (area.width as usize).saturating_sub(4 + prefix).max(20);
+            let rows = order
+                .iter()
+                .filter_map(|&i| all.get(i))
                 .map(|d| {
                     let style = match d.severity {
                         crate::model::Severity::Error => theme::error(),
                         crate::model::Severity::Warning => theme::warning(),
                         crate::model::Severity::Info => theme::dim(),
                     };
-                    Line::from(vec![
-                        Span::styled(format!(" {:7} ", d.severity.as_str()), style),
-                        Span::styled(format!("0x{:<8x} ", d.offset), theme::dim()),
-                        Span::raw(treeview::truncate(&d.message, 100)),
-                    ])
+                    let at = if d.space == 0 {
+                        format!("0x{:<digits$x}  ", d.offset)
+                    } else {
+                        format!("{}:0x{:<digits$x}  ", d.space, d.offset)
+                    };
+                    let clean = crate::model::text::clean(&d.message);
+                    let mut lines = popup::wrap(&clean, msg_w).into_iter();
+                    let mut out = vec![Line::from(vec![
+                        Span::styled(format!(" {:8} ", d.severity.as_str()), style),
+                        Span::styled(at, theme::dim()),
+                        Span::raw(lines.next().unwrap_or_default()),
+                    ])];
+                    out.extend(lines.map(|l| Line::from(format!("{:prefix$}{l}", ""))));
+                    Text::from(out)
                 })
                 .collect();
-            popup::render_list(
+            popup::render_items(
                 frame,
-                " Diagnostics (Enter jumps, Esc closes) ".into(),
+                " Diagnostics by offset (Enter jumps, Esc closes) ".into(),
                 rows,
                 *selected,
             );
@@ -125,4 +170,5 @@ pub fn render(app: &mut App, frame: &mut Frame<'_>) {
         Some(p) => popup::render(p, app.case_sensitive, frame),
         None => {}
     }
+    theme::strip(frame.buffer_mut());
 }
