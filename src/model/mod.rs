@@ -21,7 +21,7 @@ mod tree;
 pub mod value;
 
 pub use builder::{group_size, Builder, ElemFn, LazyFn, Seq, Step, GROUP};
-pub use fields::{sign_extend, Fields};
+pub use fields::{read_uint, sign_extend, Fields};
 pub use read::Endian;
 pub use source::Source;
 pub use space::{Space, SpaceId};
