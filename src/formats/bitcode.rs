@@ -2,7 +2,8 @@
 //! header: the wrapper's fields, the top-level blocks, and the producer,
 //! triple, data layout and source file name the first blocks hold.
 
-use crate::model::{text, Builder, NodeId, Value};
+use crate::model::read::{u32_at, u8_at};
+use crate::model::{text, Builder, Endian, NodeId, Value};
 
 /// Raw bitcode: `BC` 0xC0DE.
 pub const BITCODE_MAGIC: &[u8] = &[0x42, 0x43, 0xc0, 0xde];
@@ -14,16 +15,6 @@ const MAX_ARRAY: u64 = 1 << 16;
 
 pub fn detect(d: &[u8]) -> bool {
     d.starts_with(BITCODE_MAGIC) || d.starts_with(WRAPPER_MAGIC)
-}
-
-fn rd8(d: &[u8], off: u64) -> Option<u8> {
-    d.get(usize::try_from(off).ok()?).copied()
-}
-
-fn rd32(d: &[u8], off: u64) -> Option<u32> {
-    let a = usize::try_from(off).ok()?;
-    let b: [u8; 4] = d.get(a..a.checked_add(4)?)?.try_into().ok()?;
-    Some(u32::from_le_bytes(b))
 }
 
 /// Reads an LLVM bitstream: fields of any width, least significant bit
@@ -56,7 +47,7 @@ impl<'a> Bits<'a> {
         let mut v: u64 = 0;
         let mut got: u32 = 0;
         while got < n {
-            let b = rd8(self.d, self.pos / 8)?;
+            let b = u8_at(self.d, self.pos / 8)?;
             let at = (self.pos % 8) as u32;
             let take = (8 - at).min(n - got);
             let bits = (u64::from(b) >> at) & ((1u64 << take) - 1);
@@ -327,9 +318,12 @@ pub fn parse(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
     if d.starts_with(WRAPPER_MAGIC) {
         let h = b.group(node, "wrapper header", off, 20.min(len));
         b.leaf(h, "magic", off, 4.min(len), "0x0b17c0de (bitcode wrapper)");
-        let (Some(version), Some(start), Some(size), Some(cpu)) =
-            (rd32(d, 4), rd32(d, 8), rd32(d, 12), rd32(d, 16))
-        else {
+        let (Some(version), Some(start), Some(size), Some(cpu)) = (
+            u32_at(d, 4, Endian::Little),
+            u32_at(d, 8, Endian::Little),
+            u32_at(d, 12, Endian::Little),
+            u32_at(d, 16, Endian::Little),
+        ) else {
             b.error(
                 off,
                 len,

@@ -2,6 +2,7 @@
 //! and each payload opened by its own bytes (PTX, ELF cubins).
 
 use super::registry;
+use crate::model::read::{u16_at, u32_at, u64_at};
 use crate::model::{Builder, Endian, NodeId, Value};
 
 const LE: Endian = Endian::Little;
@@ -14,24 +15,6 @@ const MAX_LIST: u64 = 4096;
 
 pub fn detect(d: &[u8]) -> bool {
     d.starts_with(MAGIC)
-}
-
-fn rd(d: &[u8], off: u64, n: usize) -> Option<u64> {
-    let a = usize::try_from(off).ok()?;
-    let s = d.get(a..a.checked_add(n)?)?;
-    Some(s.iter().rev().fold(0u64, |v, &c| v << 8 | u64::from(c)))
-}
-
-fn rd16(d: &[u8], off: u64) -> Option<u16> {
-    rd(d, off, 2).map(|v| v as u16)
-}
-
-fn rd32(d: &[u8], off: u64) -> Option<u32> {
-    rd(d, off, 4).map(|v| v as u32)
-}
-
-fn rd64(d: &[u8], off: u64) -> Option<u64> {
-    rd(d, off, 8)
 }
 
 fn fatbin_kind(k: u16) -> Option<&'static str> {
@@ -74,10 +57,10 @@ pub fn parse(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
     let mut summary = Vec::new();
     while pos.saturating_add(16) <= end && i < MAX_LIST {
         let (Some(kind), Some(ev), Some(ehs), Some(psize)) = (
-            rd16(d, pos),
-            rd16(d, pos + 2),
-            rd32(d, pos + 4),
-            rd64(d, pos + 8),
+            u16_at(d, pos, LE),
+            u16_at(d, pos + 2, LE),
+            u32_at(d, pos + 4, LE),
+            u64_at(d, pos + 8, LE),
         ) else {
             break;
         };
@@ -100,7 +83,7 @@ pub fn parse(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
             pend = end;
         }
         let arch = if ehs >= 0x20 {
-            rd32(d, pos + 0x1c)
+            u32_at(d, pos + 0x1c, LE)
         } else {
             None
         };
@@ -143,7 +126,7 @@ pub fn parse(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
         b.link(ps, off + pos + ehs, pend - pos - ehs);
         if ehs >= 0x20 {
             if let (Some(minor), Some(major), Some(a)) =
-                (rd16(d, pos + 0x18), rd16(d, pos + 0x1a), arch)
+                (u16_at(d, pos + 0x18, LE), u16_at(d, pos + 0x1a, LE), arch)
             {
                 b.leaf(
                     eh,
@@ -156,7 +139,7 @@ pub fn parse(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
             }
         }
         if ehs >= 0x30 {
-            if let Some(fl) = rd64(d, pos + 0x28) {
+            if let Some(fl) = u64_at(d, pos + 0x28, LE) {
                 b.leaf(
                     eh,
                     "flags",

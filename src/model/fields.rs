@@ -4,7 +4,7 @@
 //! error and the ones after it are skipped.
 
 use super::builder::Builder;
-use super::read::Endian;
+use super::read::{self, Endian};
 use super::text;
 use super::tree::NodeId;
 use super::value::{Radix, Value};
@@ -242,13 +242,7 @@ impl<'b, 'a> Fields<'b, 'a> {
 
 /// An unsigned number of `size` (1, 2, 4 or 8) bytes at `off`.
 pub fn read_uint(b: &Builder<'_>, off: u64, size: u64, e: Endian) -> Option<u64> {
-    match size {
-        1 => b.read_u8(off).map(u64::from),
-        2 => b.read_u16(off, e).map(u64::from),
-        4 => b.read_u32(off, e).map(u64::from),
-        8 => b.read_u64(off, e),
-        _ => None,
-    }
+    read::uint_at(b.data(), off, size, e)
 }
 
 /// `v`, read from `size` bytes, as a signed number.

@@ -13,7 +13,7 @@
 
 mod builder;
 pub mod fields;
-mod read;
+pub mod read;
 mod source;
 pub mod space;
 pub mod text;
