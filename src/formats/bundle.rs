@@ -8,7 +8,7 @@ use super::registry;
 use std::sync::Arc;
 
 use crate::model::read::{u64_at, uint_at};
-use crate::model::{text, Builder, Endian, NodeId, Seq, Step, Value};
+use crate::model::{text, Builder, Endian, Fields, NodeId, Seq, Step, Value};
 
 const LE: Endian = Endian::Little;
 
@@ -81,10 +81,11 @@ fn parse_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
         );
         let e = b.group(table, format!("[{i}]"), off + at, 24 + ts);
         b.set_value(e, Value::str(&triple));
-        let u64v = |v: u64| Value::uint(v).with_width(8);
-        let of = b.leaf(e, "offset", off + at, 8, u64v(o));
-        b.leaf(e, "size", off + at + 8, 8, u64v(s));
-        b.leaf(e, "triple size", off + at + 16, 8, u64v(ts));
+        let mut f = Fields::new(b, e, off + at, LE);
+        f.u64("offset");
+        let of = f.last();
+        f.u64("size");
+        f.u64("triple size");
         let t = b.group(e, "triple", off + at + 24, ts);
         b.set_value(t, Value::str(&triple));
         id_parts(b, t, off + at + 24, &triple);
@@ -97,7 +98,9 @@ fn parse_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
         }
         let o = o.min(len);
         let s = s.min(len - o);
-        b.link(of, off + o, s);
+        if let Some(of) = of {
+            b.link(of, off + o, s);
+        }
         payloads.push((triple, o, s));
     }
     let mut used = std::collections::HashSet::new();
@@ -373,15 +376,16 @@ fn parse_compressed_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
             );
             return;
         };
-        let value = match name {
-            "hash" => Value::hex(v),
-            _ => Value::uint(v),
-        };
-        let id = b.leaf(h, name, off + at, size, value.with_width(size as u8));
+        let mut f = Fields::new(b, h, off + at, LE);
         match name {
-            "total size" => total = Some(v),
-            "uncompressed size" => announced = Some(v),
-            _ => hash = Some((id, off + at, v)),
+            "hash" => f.hex(name, size),
+            _ => f.uint(name, size),
+        };
+        match (name, f.last()) {
+            ("total size", _) => total = Some(v),
+            ("uncompressed size", _) => announced = Some(v),
+            (_, Some(id)) => hash = Some((id, off + at, v)),
+            _ => {}
         }
     }
     let mut end = len;
