@@ -9,11 +9,14 @@ use std::path::{Path, PathBuf};
 use std::process::Command as Process;
 use std::sync::OnceLock;
 
-use assert_cmd::Command;
 use serde_json::Value;
 
 use fwview::formats::build_from_bytes;
 use fwview::model::{Severity, Tree};
+
+use common::json::{
+    find, json_of, kids, lead, located as diags, name, off, path as get, size, val,
+};
 
 // ---------------------------------------------------------------------
 // Reading fwview's --json
@@ -31,73 +34,10 @@ fn samples() -> Vec<PathBuf> {
     v
 }
 
-fn fwview_json(path: &Path) -> Value {
-    let out = Command::cargo_bin("fwview")
-        .unwrap()
-        .arg("--json")
-        .arg(path)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "fwview --json {}", path.display());
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
-fn kids(n: &Value) -> &Vec<Value> {
-    n["children"].as_array().unwrap()
-}
-fn name(n: &Value) -> &str {
-    n["name"].as_str().unwrap()
-}
-fn val(n: &Value) -> &str {
-    n["value"].as_str().unwrap_or("")
-}
-fn off(n: &Value) -> u64 {
-    n["offset"].as_u64().unwrap()
-}
-fn size(n: &Value) -> u64 {
-    n["size"].as_u64().unwrap()
-}
-fn find<'a>(n: &'a Value, child: &str) -> Option<&'a Value> {
-    kids(n).iter().find(|k| name(k) == child)
-}
-fn get<'a>(n: &'a Value, path: &str) -> &'a Value {
-    let mut cur = n;
-    for part in path.split('/') {
-        cur = find(cur, part).unwrap_or_else(|| {
-            let names: Vec<&str> = kids(cur).iter().map(name).collect();
-            panic!("no {part} in {} (has {names:?})", name(cur))
-        });
-    }
-    cur
-}
-/// The number a value starts with: decimal, or hex after `0x`.
-fn lead(s: &str) -> u64 {
-    let s = s.trim_start_matches('"');
-    if let Some(h) = s.strip_prefix("0x") {
-        let end = h.find(|c: char| !c.is_ascii_hexdigit()).unwrap_or(h.len());
-        return u64::from_str_radix(&h[..end], 16).unwrap();
-    }
-    let end = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
-    s[..end].parse().unwrap()
-}
 fn unquote(s: &str) -> &str {
     s.strip_prefix('"')
         .and_then(|s| s.strip_suffix('"'))
         .unwrap_or(s)
-}
-fn diags(j: &Value, sev: &str) -> Vec<(u64, String)> {
-    j["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|d| d["severity"] == sev)
-        .map(|d| {
-            (
-                d["offset"].as_u64().unwrap(),
-                d["message"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect()
 }
 /// The root's payload node of section `i` (named `[i] KIND`).
 fn payload(j: &Value, i: usize) -> &Value {
@@ -333,7 +273,7 @@ fn samples_match_xrt() {
     for s in samples() {
         let what = s.file_name().unwrap().to_string_lossy().into_owned();
         let x = xrt_read(tool, &s);
-        let j = fwview_json(&s);
+        let j = json_of(&s);
         compare_with_xrt(&x, &j, &what);
     }
 }
@@ -341,7 +281,7 @@ fn samples_match_xrt() {
 #[test]
 fn samples_have_no_errors_and_keep_the_contract() {
     for s in samples() {
-        let j = fwview_json(&s);
+        let j = json_of(&s);
         assert_eq!(j["format"], "xclbin");
         assert_eq!(
             j["size"].as_u64().unwrap(),
@@ -418,7 +358,7 @@ fn section_table(d: &[u8]) -> Vec<(u32, usize, usize)> {
 #[test]
 fn header_fields_are_decoded() {
     let s = &samples()[3]; // riallto__color_threshold_v1_720p
-    let j = fwview_json(s);
+    let j = json_of(s);
     let h = get(&j["root"], "header");
     assert_eq!(
         val(get(h, "m_timeStamp")),
@@ -435,7 +375,7 @@ fn header_fields_are_decoded() {
     assert_eq!(val(get(&j["root"], "m_signature_length")), "-1 (unsigned)");
     assert_eq!(val(get(&j["root"], "magic")), "\"xclbin2\"");
     let k = samples()[0].clone(); // kria k26: 2022-05-16
-    let j = fwview_json(&k);
+    let j = json_of(&k);
     assert_eq!(
         val(get(&j["root"], "header/m_timeStamp")),
         "1652670920 (2022-05-16 03:15:20 UTC)"
@@ -453,7 +393,7 @@ fn aie_partitions_match_an_independent_decode() {
         };
         let (_, so, _) = section_table(&d)[i];
         seen += 1;
-        let j = fwview_json(&s);
+        let j = json_of(&s);
         let p = payload(&j, i);
         let ncols = le(&d, so + 0x28, 4) as usize;
         let cols_at = so + le(&d, so + 0x2C, 4) as usize;
@@ -570,7 +510,7 @@ fn json_metadata_nodes_hold_their_own_bytes() {
     let mut checked = 0;
     for s in samples() {
         let d = std::fs::read(&s).unwrap();
-        let j = fwview_json(&s);
+        let j = json_of(&s);
         for (i, (kind, so, sz)) in section_table(&d).into_iter().enumerate() {
             if ![14, 15, 20, 22, 25, 33, 35].contains(&kind) {
                 continue;
@@ -1001,7 +941,7 @@ fn written_xclbin_matches_xrt_and_what_was_written() {
     let bytes = written();
     let path = write_tmp("written", &bytes);
     let start = std::time::Instant::now();
-    let j = fwview_json(&path);
+    let j = json_of(&path);
     let took = start.elapsed();
     assert!(
         took.as_secs() < 20,
@@ -1268,7 +1208,7 @@ fn small() -> Vec<u8> {
 #[test]
 fn the_small_xclbin_is_clean() {
     let path = write_tmp("small", &small());
-    let j = fwview_json(&path);
+    let j = json_of(&path);
     let _ = std::fs::remove_file(path);
     assert!(diags(&j, "error").is_empty(), "{:?}", diags(&j, "error"));
     // Only the soft kernel's ELF is another decoder's business.

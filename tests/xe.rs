@@ -14,6 +14,8 @@ use serde_json::Value;
 use fwview::formats;
 use fwview::model::{Source, Tree};
 
+use common::json::{self, check_nesting, child, json_of, json_of_written, kids, path as at, val};
+
 // ---------- independent reference code ----------
 
 /// The sector CRC as the xCORE loader computes it: the `crc32` instruction
@@ -141,77 +143,17 @@ fn samples() -> Vec<PathBuf> {
     v
 }
 
-fn json_of(path: &Path) -> Value {
-    let out = Command::cargo_bin("fwview")
-        .unwrap()
-        .arg("--json")
-        .arg(path)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
-fn json_of_bytes(bytes: &[u8]) -> Value {
-    let dir = tempfile::tempdir().unwrap();
-    let p = dir.path().join("t.xe");
-    std::fs::write(&p, bytes).unwrap();
-    json_of(&p)
-}
-
-fn kids(n: &Value) -> &Vec<Value> {
-    n["children"].as_array().unwrap()
-}
-
-fn child<'a>(n: &'a Value, name: &str) -> &'a Value {
-    kids(n)
-        .iter()
-        .find(|c| c["name"] == name)
-        .unwrap_or_else(|| panic!("no child {name:?} in {}", n["name"]))
-}
-
-fn at<'a>(n: &'a Value, path: &str) -> &'a Value {
-    path.split('/').fold(n, child)
-}
-
-fn val(n: &Value) -> &str {
-    n["value"].as_str().unwrap_or("")
-}
-
+/// `(offset, size)` as indices into the file's bytes.
 fn range(n: &Value) -> (usize, usize) {
-    (
-        n["offset"].as_u64().unwrap() as usize,
-        n["size"].as_u64().unwrap() as usize,
-    )
+    let (o, s) = json::range(n);
+    (o as usize, s as usize)
 }
 
-/// Every child's range lies inside its parent's.
-fn check_nesting(n: &Value) {
-    let (o, s) = range(n);
-    for c in kids(n) {
-        let (co, cs) = range(c);
-        assert!(
-            co >= o && co + cs <= o + s,
-            "{} escapes {}",
-            c["name"],
-            n["name"]
-        );
-        check_nesting(c);
-    }
-}
-
+/// The diagnostics as (severity, offset, message).
 fn diags(j: &Value) -> Vec<(String, usize, String)> {
-    j["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| {
-            (
-                d["severity"].as_str().unwrap().to_string(),
-                d["offset"].as_u64().unwrap() as usize,
-                d["message"].as_str().unwrap().to_string(),
-            )
-        })
+    json::diags(j)
+        .into_iter()
+        .map(|d| (d.0, d.1 as usize, d.3))
         .collect()
 }
 
@@ -574,7 +516,7 @@ fn flipped_crc_is_a_mismatch_at_the_crc() {
     let crc_off = s.off + 12 + s.size - 4;
     let good = s.crc.unwrap().1;
     d[crc_off] ^= 0x01;
-    let j = json_of_bytes(&d);
+    let j = json_of_written(&d, "t.xe");
     let n = &kids(child(&j["root"], "sectors"))[i];
     assert_eq!(
         val(at(n, "contents/crc")),
@@ -594,7 +536,7 @@ fn flipped_crc_is_a_mismatch_at_the_crc() {
     // A changed data byte: the stored CRC no longer fits either.
     let mut d2 = std::fs::read(p).unwrap();
     d2[s.data.0 + 4] ^= 0x80;
-    let j = json_of_bytes(&d2);
+    let j = json_of_written(&d2, "t.xe");
     let errs: Vec<_> = diags(&j).into_iter().filter(|d| d.0 == "error").collect();
     assert!(errs
         .iter()
@@ -606,7 +548,7 @@ fn flipped_crc_is_a_mismatch_at_the_crc() {
     // A stored 0 means "not set", not a mismatch.
     let mut d3 = std::fs::read(p).unwrap();
     d3[crc_off..crc_off + 4].copy_from_slice(&[0; 4]);
-    let j = json_of_bytes(&d3);
+    let j = json_of_written(&d3, "t.xe");
     assert!(diags(&j).iter().all(|d| d.0 != "error"));
     let n = &kids(child(&j["root"], "sectors"))[i];
     assert_eq!(val(at(n, "contents/crc")), "0 (not set)");
@@ -626,7 +568,7 @@ fn truncated_file() {
         .nth(2)
         .unwrap();
     let cut = s.off + 12 + s.size / 2;
-    let j = json_of_bytes(&d[..cut]);
+    let j = json_of_written(&d[..cut], "t.xe");
     check_nesting(&j["root"]);
     let list = kids(child(&j["root"], "sectors"));
     assert_eq!(list.len(), i + 1);
@@ -645,7 +587,7 @@ fn truncated_file() {
 
     // Every cut of a small file opens without a panic.
     for c in [0, 3, 7, 8, 9, 19, 20, 27, 40, 41] {
-        let j = json_of_bytes(&d[..c.min(d.len())]);
+        let j = json_of_written(&d[..c.min(d.len())], "t.xe");
         check_nesting(&j["root"]);
     }
 }
@@ -687,7 +629,7 @@ fn written_multi_node_file() {
     let d = x.0;
     let secs = walk(&d);
     assert_eq!(secs.len(), offs.len());
-    let j = json_of_bytes(&d);
+    let j = json_of_written(&d, "t.xe");
     check_nesting(&j["root"]);
     let bad = xe_diags(&j, &secs);
     assert!(bad.is_empty(), "{bad:?}");
@@ -771,7 +713,7 @@ fn missing_last_sector_and_bytes_after_it() {
     let (x, offs) = multi();
     let last = *offs.last().unwrap();
     let d = &x.0[..last];
-    let j = json_of_bytes(d);
+    let j = json_of_written(d, "t.xe");
     let errs: Vec<_> = diags(&j).into_iter().filter(|d| d.0 == "error").collect();
     assert_eq!(errs.len(), 1, "{errs:?}");
     assert!(errs[0].2.contains("no LAST"));
@@ -779,7 +721,7 @@ fn missing_last_sector_and_bytes_after_it() {
 
     let mut d = x.0.clone();
     d.extend_from_slice(b"tail!");
-    let j = json_of_bytes(&d);
+    let j = json_of_written(&d, "t.xe");
     let ds = diags(&j);
     assert!(ds.iter().all(|d| d.0 != "error"), "{ds:?}");
     let w: Vec<_> = ds
@@ -793,7 +735,7 @@ fn missing_last_sector_and_bytes_after_it() {
 
     // A header cut short after the last full sector.
     let d = &x.0[..last + 5];
-    let j = json_of_bytes(d);
+    let j = json_of_written(d, "t.xe");
     let errs: Vec<String> = diags(&j)
         .into_iter()
         .filter(|d| d.0 == "error")
@@ -824,7 +766,7 @@ fn boot_order_rules() {
     let named = x.target(5, 4, 0, 0x40100, &[]);
     x.last();
     let secs = walk(&x.0);
-    let j = json_of_bytes(&x.0);
+    let j = json_of_written(&x.0, "t.xe");
     let ds = xe_diags(&j, &secs);
     let err_at = |off: usize, text: &str| {
         assert!(
@@ -875,7 +817,7 @@ fn reserved_fields_and_odd_sizes() {
         d[s + 12 + size - 4..s + 12 + size].copy_from_slice(&c.to_le_bytes());
     }
     let secs = walk(&d);
-    let j = json_of_bytes(&d);
+    let j = json_of_written(&d, "t.xe");
     let ds = xe_diags(&j, &secs);
     assert!(ds.iter().all(|d| d.0 != "error"), "{ds:?}");
     for off in [6, e + 2, e + 13, nd + 18] {
@@ -895,7 +837,7 @@ fn reserved_fields_and_odd_sizes() {
     // A size running past the end of the file, on a sector that is not last.
     let mut d2 = x.0.clone();
     d2[e + 4..e + 12].copy_from_slice(&(1u64 << 40).to_le_bytes());
-    let j = json_of_bytes(&d2);
+    let j = json_of_written(&d2, "t.xe");
     check_nesting(&j["root"]);
     assert!(diags(&j)
         .iter()
@@ -921,7 +863,7 @@ fn a_run_of_empty_sectors_is_one_diagnostic() {
     x.0[crc_off] ^= 0x10;
     let secs = walk(&x.0);
     assert_eq!(secs.len(), RUN + 3);
-    let j = json_of_bytes(&x.0);
+    let j = json_of_written(&x.0, "t.xe");
     check_nesting(&j["root"]);
     let ds = xe_diags(&j, &secs);
     let run_end = 8 + 12 * RUN;

@@ -6,14 +6,51 @@
 
 pub mod build;
 pub mod contract;
+pub mod json;
 pub mod runner;
 pub mod tmux;
+pub mod tree;
 
+use std::ffi::OsStr;
 use std::path::PathBuf;
+use std::process::Output;
+use std::time::{Duration, Instant};
+
+/// The repository's `assets/` directory.
+pub fn assets() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets")
+}
+
+/// The sample at `rel` under `assets/`.
+pub fn asset(rel: &str) -> PathBuf {
+    assets().join(rel)
+}
+
+/// Runs fwview with `args`; a run that takes longer than `limit` fails the
+/// test (a hang is a bug).
+pub fn fwview_within(args: &[&OsStr], limit: Duration) -> Output {
+    let t0 = Instant::now();
+    let out = assert_cmd::Command::cargo_bin("fwview")
+        .expect("the fwview binary")
+        .args(args)
+        .timeout(limit)
+        .output()
+        .expect("fwview runs");
+    assert!(
+        t0.elapsed() < limit,
+        "fwview {args:?} did not finish within {limit:?}"
+    );
+    out
+}
+
+/// Runs fwview with `args`, within a minute.
+pub fn fwview(args: &[&OsStr]) -> Output {
+    fwview_within(args, Duration::from_secs(60))
+}
 
 /// Every sample in `assets/`, sorted, as (path relative to assets/, bytes).
 pub fn samples() -> Vec<(String, Vec<u8>)> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets");
+    let root = assets();
     let mut files = Vec::new();
     let mut dirs = vec![root.clone()];
     while let Some(d) = dirs.pop() {
