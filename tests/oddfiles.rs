@@ -8,32 +8,13 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Output;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-use assert_cmd::Command;
 
 const LIMIT: Duration = Duration::from_secs(30);
 
 fn scratch() -> tempfile::TempDir {
     tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("a scratch directory")
-}
-
-/// Runs fwview with `args` and a time limit (a hang fails the test).
-fn fwview(args: &[&std::ffi::OsStr]) -> Output {
-    let t0 = Instant::now();
-    let out = Command::cargo_bin("fwview")
-        .unwrap()
-        .args(args)
-        .timeout(LIMIT)
-        .output()
-        .expect("fwview runs");
-    assert!(
-        t0.elapsed() < LIMIT,
-        "fwview {args:?} did not finish within {LIMIT:?}"
-    );
-    out
 }
 
 /// The three modes, `--extract` writing into `dir`.
@@ -62,7 +43,7 @@ fn refused(path: &Path, reason: &str) {
     for (mode, args, out_file) in modes(dir.path()) {
         let mut a: Vec<&std::ffi::OsStr> = args.iter().map(|s| s.as_os_str()).collect();
         a.push(path.as_os_str());
-        let out = fwview(&a);
+        let out = common::fwview_within(&a, LIMIT);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(
             out.status.code(),
@@ -96,13 +77,13 @@ fn refused(path: &Path, reason: &str) {
 /// Returns the JSON document.
 fn readable(path: &Path, size: u64) -> serde_json::Value {
     let p = path.as_os_str();
-    let out = fwview(&["--json".as_ref(), p]);
+    let out = common::fwview_within(&["--json".as_ref(), p], LIMIT);
     assert_eq!(out.status.code(), Some(0), "--json {}", path.display());
     assert!(out.stderr.is_empty(), "--json wrote to stderr");
     common::contract::check(&out.stdout, size).expect("the JSON contract");
     let doc = common::contract::parse(&out.stdout).unwrap();
 
-    let out = fwview(&["--tree".as_ref(), p]);
+    let out = common::fwview_within(&["--tree".as_ref(), p], LIMIT);
     assert_eq!(out.status.code(), Some(0), "--tree {}", path.display());
     let text = String::from_utf8(out.stdout).unwrap();
     let first = text.lines().next().expect("a root line");
@@ -114,13 +95,16 @@ fn readable(path: &Path, size: u64) -> serde_json::Value {
 
     let dir = scratch();
     let o = dir.path().join("x.bin");
-    let out = fwview(&[
-        "--extract".as_ref(),
-        "no/such/node".as_ref(),
-        "-o".as_ref(),
-        o.as_os_str(),
-        p,
-    ]);
+    let out = common::fwview_within(
+        &[
+            "--extract".as_ref(),
+            "no/such/node".as_ref(),
+            "-o".as_ref(),
+            o.as_os_str(),
+            p,
+        ],
+        LIMIT,
+    );
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.lines().count(), 1, "{err:?}");
@@ -139,13 +123,16 @@ fn empty_file() {
     assert_eq!(doc["root"]["value"], "empty file");
     // The root of an empty file extracts as an empty file.
     let o = dir.path().join("root.bin");
-    let out = fwview(&[
-        "--extract".as_ref(),
-        "".as_ref(),
-        "-o".as_ref(),
-        o.as_os_str(),
-        p.as_os_str(),
-    ]);
+    let out = common::fwview_within(
+        &[
+            "--extract".as_ref(),
+            "".as_ref(),
+            "-o".as_ref(),
+            o.as_os_str(),
+            p.as_os_str(),
+        ],
+        LIMIT,
+    );
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(std::fs::read(&o).unwrap(), b"");
 }

@@ -15,10 +15,7 @@ mod common;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::process::Output;
 use std::time::Duration;
-
-use assert_cmd::Command;
 
 use common::build::{self, Sec};
 use common::contract::{around, terminal_unsafe_at};
@@ -42,15 +39,6 @@ fn scratch() -> tempfile::TempDir {
     tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("a scratch directory")
 }
 
-fn fwview(args: &[&OsStr]) -> Output {
-    Command::cargo_bin("fwview")
-        .unwrap()
-        .args(args)
-        .timeout(Duration::from_secs(60))
-        .output()
-        .expect("fwview runs")
-}
-
 fn assert_safe(what: &str, bytes: &[u8]) {
     if let Some(i) = terminal_unsafe_at(bytes) {
         panic!(
@@ -64,13 +52,13 @@ fn assert_safe(what: &str, bytes: &[u8]) {
 /// JSON contract, and returns the --tree text.
 fn outputs_are_safe(path: &Path, what: &str) -> String {
     let p = path.as_os_str();
-    let j = fwview(&["--json".as_ref(), p]);
+    let j = common::fwview(&["--json".as_ref(), p]);
     assert_eq!(j.status.code(), Some(0), "{what}: --json failed");
     assert_safe(&format!("{what}: --json stdout"), &j.stdout);
     assert_safe(&format!("{what}: --json stderr"), &j.stderr);
     let size = std::fs::metadata(path).unwrap().len();
     common::contract::check(&j.stdout, size).unwrap_or_else(|e| panic!("{what}: {e}"));
-    let t = fwview(&["--tree".as_ref(), p]);
+    let t = common::fwview(&["--tree".as_ref(), p]);
     assert_eq!(t.status.code(), Some(0), "{what}: --tree failed");
     assert_safe(&format!("{what}: --tree stdout"), &t.stdout);
     assert_safe(&format!("{what}: --tree stderr"), &t.stderr);
@@ -126,7 +114,7 @@ fn hostile_file_names() {
         );
         // JSON: "path" decodes to exactly the path given (nothing lost,
         // nothing misleading), the root's name is the escaped name.
-        let j = fwview(&["--json".as_ref(), p.as_os_str()]);
+        let j = common::fwview(&["--json".as_ref(), p.as_os_str()]);
         let doc = common::contract::parse(&j.stdout).unwrap();
         assert_eq!(doc["path"].as_str(), Some(p.to_str().unwrap()));
         let root = doc["root"]["name"].as_str().unwrap();
@@ -154,18 +142,18 @@ fn hostile_names_in_messages() {
         // A directory, a missing file: refusals name the path.
         let d = dir.path().join(format!("d{i}-{evil}"));
         std::fs::create_dir(&d).unwrap();
-        let out = fwview(&["--tree".as_ref(), d.as_os_str()]);
+        let out = common::fwview(&["--tree".as_ref(), d.as_os_str()]);
         assert_eq!(out.status.code(), Some(1));
         assert_safe("refusal of a directory", &out.stderr);
         let m = dir.path().join(format!("m{i}-{evil}"));
-        let out = fwview(&["--json".as_ref(), m.as_os_str()]);
+        let out = common::fwview(&["--json".as_ref(), m.as_os_str()]);
         assert_eq!(out.status.code(), Some(1));
         assert_safe("refusal of a missing file", &out.stderr);
         // --extract names its output path and the node path it was given.
         let f = dir.path().join(format!("in{i}"));
         std::fs::write(&f, b"!<arch>\n").unwrap();
         let o = dir.path().join(format!("o{i}-{evil}"));
-        let out = fwview(&[
+        let out = common::fwview(&[
             "--extract".as_ref(),
             "".as_ref(),
             "-o".as_ref(),
@@ -174,7 +162,7 @@ fn hostile_names_in_messages() {
         ]);
         assert_eq!(out.status.code(), Some(0));
         assert_safe("extract message", &out.stderr);
-        let out = fwview(&[
+        let out = common::fwview(&[
             "--extract".as_ref(),
             evil.as_ref(),
             "-o".as_ref(),

@@ -99,6 +99,17 @@ pub fn items(n: &Value) -> Vec<&Value> {
     v
 }
 
+/// The first node named `name` at or below `n`, depth first.
+pub fn find_deep<'a>(n: &'a Value, name: &str) -> Option<&'a Value> {
+    if n["name"] == name {
+        return Some(n);
+    }
+    n["children"]
+        .as_array()?
+        .iter()
+        .find_map(|c| find_deep(c, name))
+}
+
 /// The number a value starts with: decimal, or hex after `0x` (a leading
 /// quote skipped).
 pub fn lead(s: &str) -> u64 {

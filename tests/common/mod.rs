@@ -48,11 +48,10 @@ pub fn fwview(args: &[&OsStr]) -> Output {
     fwview_within(args, Duration::from_secs(60))
 }
 
-/// Every sample in `assets/`, sorted, as (path relative to assets/, bytes).
-pub fn samples() -> Vec<(String, Vec<u8>)> {
-    let root = assets();
+/// Every sample file in `assets/` (the provenance notes aside), sorted.
+pub fn sample_paths() -> Vec<PathBuf> {
     let mut files = Vec::new();
-    let mut dirs = vec![root.clone()];
+    let mut dirs = vec![assets()];
     while let Some(d) = dirs.pop() {
         for e in std::fs::read_dir(&d).expect("assets/ is readable") {
             let p = e.expect("a directory entry").path();
@@ -65,6 +64,12 @@ pub fn samples() -> Vec<(String, Vec<u8>)> {
     }
     files.sort();
     files
+}
+
+/// Every sample in `assets/`, sorted, as (path relative to assets/, bytes).
+pub fn samples() -> Vec<(String, Vec<u8>)> {
+    let root = assets();
+    sample_paths()
         .into_iter()
         .map(|p| {
             let rel = p
