@@ -330,8 +330,21 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
         program_headers(b, parent, &elf, &h, phdrs.len() as u64);
     }
     if !elf.secs.is_empty() {
-        section_headers(b, parent, &elf, &h);
-        contents::sections(b, parent, &elf);
+        // In file order: the contents first when some lie before the
+        // section header table (where compilers put it, at the end).
+        let table = elf.abs(h.shoff);
+        let before = elf
+            .secs
+            .iter()
+            .skip(1)
+            .any(|s| elf.data(s).is_some_and(|(a, l)| l > 0 && a < table));
+        if before {
+            contents::sections(b, parent, &elf);
+            section_headers(b, parent, &elf, &h);
+        } else {
+            section_headers(b, parent, &elf, &h);
+            contents::sections(b, parent, &elf);
+        }
     } else {
         contents::segments(b, parent, &elf, &phdrs);
     }
