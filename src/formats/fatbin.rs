@@ -3,7 +3,7 @@
 
 use super::registry;
 use crate::model::read::{u16_at, u32_at, u64_at};
-use crate::model::{Builder, Endian, NodeId, Value};
+use crate::model::{Builder, Endian, Fields, NodeId};
 
 const LE: Endian = Endian::Little;
 
@@ -33,13 +33,14 @@ pub fn parse(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
     let d = b.slice(off, len);
     let h = b.group(node, "header", off, 16.min(len));
     b.leaf(h, "magic", off, 4.min(len), "0xba55ed50 (CUDA fatbin)");
-    let version = b.u16(h, "version", off + 4, LE);
-    let hsize = b.u16(h, "header size", off + 6, LE);
-    let fsize = b.u64(h, "fat size", off + 8, LE);
+    let mut f = Fields::new(b, h, off + 4, LE);
+    let version = f.u16("version");
+    let hsize = f.u16("header size");
+    let fsize = f.u64("fat size");
     let (Some(_), Some(hsize), Some(fsize)) = (version, hsize, fsize) else {
         return;
     };
-    let start = u64::from(hsize).max(16).min(len);
+    let start = hsize.max(16).min(len);
     let mut end = start.saturating_add(fsize);
     if end > len {
         b.error(
@@ -56,7 +57,7 @@ pub fn parse(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
     let mut i = 0u64;
     let mut summary = Vec::new();
     while pos.saturating_add(16) <= end && i < MAX_LIST {
-        let (Some(kind), Some(ev), Some(ehs), Some(psize)) = (
+        let (Some(kind), Some(_), Some(ehs), Some(psize)) = (
             u16_at(d, pos, LE),
             u16_at(d, pos + 2, LE),
             u32_at(d, pos + 4, LE),
@@ -95,35 +96,15 @@ pub fn parse(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
         summary.push(ename.clone());
         let g = b.group(node, ename, off + pos, pend - pos);
         let eh = b.group(g, "header", off + pos, ehs);
-        b.leaf(
-            eh,
-            "kind",
-            off + pos,
-            2,
-            Value::named(u64::from(kind), fatbin_kind(kind)),
-        );
-        b.leaf(
-            eh,
-            "version",
-            off + pos + 2,
-            2,
-            Value::hex(u64::from(ev)).with_width(2),
-        );
-        b.leaf(
-            eh,
-            "header size",
-            off + pos + 4,
-            4,
-            Value::uint(ehs).with_width(4),
-        );
-        let ps = b.leaf(
-            eh,
-            "payload size",
-            off + pos + 8,
-            8,
-            Value::uint(psize).with_width(8),
-        );
-        b.link(ps, off + pos + ehs, pend - pos - ehs);
+        let mut f = Fields::new(b, eh, off + pos, LE);
+        f.named("kind", 2, |k| fatbin_kind(k as u16));
+        f.hex("version", 2);
+        f.u32("header size");
+        f.u64("payload size");
+        let ps = f.last();
+        if let Some(ps) = ps {
+            b.link(ps, off + pos + ehs, pend - pos - ehs);
+        }
         if ehs >= 0x20 {
             if let (Some(minor), Some(major), Some(a)) =
                 (u16_at(d, pos + 0x18, LE), u16_at(d, pos + 0x1a, LE), arch)
@@ -138,16 +119,8 @@ pub fn parse(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
                 b.leaf(eh, "arch", off + pos + 0x1c, 4, format!("sm_{a}"));
             }
         }
-        if ehs >= 0x30 {
-            if let Some(fl) = u64_at(d, pos + 0x28, LE) {
-                b.leaf(
-                    eh,
-                    "flags",
-                    off + pos + 0x28,
-                    8,
-                    Value::hex(fl).with_width(8),
-                );
-            }
+        if ehs >= 0x30 && u64_at(d, pos + 0x28, LE).is_some() {
+            Fields::new(b, eh, off + pos + 0x28, LE).hex("flags", 8);
         }
         let plen = pend - pos - ehs;
         if plen > 0 {
