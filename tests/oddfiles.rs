@@ -13,10 +13,6 @@ use std::time::{Duration, Instant};
 
 const LIMIT: Duration = Duration::from_secs(30);
 
-fn scratch() -> tempfile::TempDir {
-    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("a scratch directory")
-}
-
 /// The three modes, `--extract` writing into `dir`.
 fn modes(dir: &Path) -> Vec<(&'static str, Vec<std::ffi::OsString>, PathBuf)> {
     let out = dir.join("extracted.bin");
@@ -39,7 +35,7 @@ fn modes(dir: &Path) -> Vec<(&'static str, Vec<std::ffi::OsString>, PathBuf)> {
 /// Asserts the refusal of `path` in every mode: exit code 1, nothing on
 /// stdout, one line on stderr that names the path and holds `reason`.
 fn refused(path: &Path, reason: &str) {
-    let dir = scratch();
+    let dir = common::scratch();
     for (mode, args, out_file) in modes(dir.path()) {
         let mut a: Vec<&std::ffi::OsStr> = args.iter().map(|s| s.as_os_str()).collect();
         a.push(path.as_os_str());
@@ -93,7 +89,7 @@ fn readable(path: &Path, size: u64) -> serde_json::Value {
         "root line {first:?}"
     );
 
-    let dir = scratch();
+    let dir = common::scratch();
     let o = dir.path().join("x.bin");
     let out = common::fwview_within(
         &[
@@ -115,7 +111,7 @@ fn readable(path: &Path, size: u64) -> serde_json::Value {
 
 #[test]
 fn empty_file() {
-    let dir = scratch();
+    let dir = common::scratch();
     let p = dir.path().join("empty");
     std::fs::write(&p, b"").unwrap();
     let doc = readable(&p, 0);
@@ -139,7 +135,7 @@ fn empty_file() {
 
 #[test]
 fn one_byte() {
-    let dir = scratch();
+    let dir = common::scratch();
     for b in [0u8, 0x7f, b'X', 0x10, b'!', 0xdd] {
         let p = dir.path().join(format!("one-{b:02x}"));
         std::fs::write(&p, [b]).unwrap();
@@ -151,7 +147,7 @@ fn one_byte() {
 
 #[test]
 fn sparse_file_of_4_gib_and_one() {
-    let dir = scratch();
+    let dir = common::scratch();
     let p = dir.path().join("sparse");
     let f = std::fs::File::create(&p).unwrap();
     f.set_len((4 << 30) + 1).unwrap();
@@ -172,7 +168,7 @@ fn sparse_file_of_4_gib_and_one() {
 /// a few milliseconds or less).
 #[test]
 fn sparse_4_gib_behind_each_magic_opens_at_once() {
-    let dir = scratch();
+    let dir = common::scratch();
     for (name, magic) in [
         ("xclbin", &b"xclbin2\0"[..]),
         ("xe", b"XMOS\x02\x00\x00\x00"),
@@ -218,7 +214,7 @@ fn sparse_4_gib_behind_each_magic_opens_at_once() {
 
 #[test]
 fn fifo_is_refused_without_blocking() {
-    let dir = scratch();
+    let dir = common::scratch();
     let p = dir.path().join("fifo");
     let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).unwrap();
     // SAFETY: a valid NUL-terminated path.
@@ -239,13 +235,13 @@ fn dev_zero_is_refused() {
 
 #[test]
 fn directory_is_refused() {
-    let dir = scratch();
+    let dir = common::scratch();
     refused(dir.path(), "is a directory");
 }
 
 #[test]
 fn socket_is_refused() {
-    let dir = scratch();
+    let dir = common::scratch();
     let p = dir.path().join("sock");
     let _l = std::os::unix::net::UnixListener::bind(&p).unwrap();
     refused(&p, "is a socket");
@@ -253,7 +249,7 @@ fn socket_is_refused() {
 
 #[test]
 fn missing_path_is_refused() {
-    let dir = scratch();
+    let dir = common::scratch();
     refused(&dir.path().join("not-there"), "No such file or directory");
     // Through a dangling symlink, and a symlink loop.
     let d = dir.path().join("dangling");
@@ -273,7 +269,7 @@ fn unreadable_file_is_refused() {
         return;
     }
     use std::os::unix::fs::PermissionsExt;
-    let dir = scratch();
+    let dir = common::scratch();
     let p = dir.path().join("secret");
     std::fs::write(&p, b"xclbin2\0").unwrap();
     std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o000)).unwrap();

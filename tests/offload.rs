@@ -20,7 +20,7 @@ use fwview::model::{Builder, NodeId, Source, Tree};
 
 use common::json::{
     check_nesting, diags, errors, find as get, has_diag, json_of, json_of_bytes, json_of_tree,
-    kids, num, path as at, range, val,
+    kids, num, path as at, range, unquote, val,
 };
 
 // ---------------------------------------------------------------- helpers
@@ -97,13 +97,6 @@ fn binaries(root: &Value) -> Vec<(String, &Value)> {
     out
 }
 
-fn unquote(s: &str) -> String {
-    s.strip_prefix('"')
-        .and_then(|s| s.strip_suffix('"'))
-        .unwrap_or(s)
-        .to_string()
-}
-
 fn entries_of(path: &str, bin: &Value) -> Vec<Shown> {
     let join = |a: &str, b: &str| {
         if a.is_empty() {
@@ -131,7 +124,12 @@ fn entries_of(path: &str, bin: &Value) -> Vec<Shown> {
                 .map(|m| {
                     kids(m)
                         .iter()
-                        .map(|kv| (kv["name"].as_str().unwrap().to_string(), unquote(val(kv))))
+                        .map(|kv| {
+                            (
+                                kv["name"].as_str().unwrap().to_string(),
+                                unquote(val(kv)).to_string(),
+                            )
+                        })
                         .collect()
                 })
                 .unwrap_or_default();

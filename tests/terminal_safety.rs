@@ -35,10 +35,6 @@ const EVIL: &[(&str, &str, &str)] = &[
     ("\rPWNA\x1bc", "\\r", "PWNA"),
 ];
 
-fn scratch() -> tempfile::TempDir {
-    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("a scratch directory")
-}
-
 fn assert_safe(what: &str, bytes: &[u8]) {
     if let Some(i) = terminal_unsafe_at(bytes) {
         panic!(
@@ -100,7 +96,7 @@ fn report(what: &str, shown: usize, expected: usize) {
 
 #[test]
 fn hostile_file_names() {
-    let dir = scratch();
+    let dir = common::scratch();
     for (i, (evil, esc, marker)) in EVIL.iter().enumerate() {
         let name = format!("f{i}-{evil}.bin");
         let p = dir.path().join(&name);
@@ -127,7 +123,7 @@ fn hostile_file_names() {
 
 #[test]
 fn file_names_that_are_not_utf8() {
-    let dir = scratch();
+    let dir = common::scratch();
     // A lone C1 byte (0x9b is CSI on some terminals), a stray 0xff, ESC.
     let raw: &[u8] = b"n-\x9b31mPWN-\xff-\x1b[2J.bin";
     let p = dir.path().join(OsStr::from_bytes(raw));
@@ -137,7 +133,7 @@ fn file_names_that_are_not_utf8() {
 
 #[test]
 fn hostile_names_in_messages() {
-    let dir = scratch();
+    let dir = common::scratch();
     for (i, (evil, _, _)) in EVIL.iter().enumerate() {
         // A directory, a missing file: refusals name the path.
         let d = dir.path().join(format!("d{i}-{evil}"));
@@ -182,7 +178,7 @@ fn evil_bytes(i: usize) -> &'static [u8] {
 
 #[test]
 fn ar_member_names() {
-    let dir = scratch();
+    let dir = common::scratch();
     // Long names through the GNU `//` table: any byte but `/\n`.
     let members: Vec<(Vec<u8>, Vec<u8>)> = EVIL
         .iter()
@@ -270,7 +266,7 @@ fn evil_elf(machine: u16) -> Vec<u8> {
 
 #[test]
 fn elf_section_and_symbol_names() {
-    let dir = scratch();
+    let dir = common::scratch();
     for (label, machine) in [("elf", build::EM_X86_64), ("zebin", build::EM_INTELGT)] {
         let p = dir.path().join(format!("{label}.o"));
         std::fs::write(&p, evil_elf(machine)).unwrap();
@@ -295,7 +291,7 @@ fn elf_section_and_symbol_names() {
 
 #[test]
 fn xclbin_names_and_xml() {
-    let dir = scratch();
+    let dir = common::scratch();
     // Valid XML may hold C1 controls and bidi overrides as they are.
     let mut xml = String::from("<project name=\"");
     xml.push_str("\u{9b}31mPWN4\u{202e}PWN6");
@@ -329,7 +325,7 @@ fn xclbin_names_and_xml() {
 
 #[test]
 fn xe_xml_sectors() {
-    let dir = scratch();
+    let dir = common::scratch();
     let mut xml = String::from("<?xml version=\"1.0\"?><Network>");
     for (e, _, _) in EVIL
         .iter()
@@ -352,7 +348,7 @@ fn xe_xml_sectors() {
 
 #[test]
 fn offload_strings() {
-    let dir = scratch();
+    let dir = common::scratch();
     let strings: Vec<(&[u8], &[u8])> = vec![
         (b"triple", evil_bytes(0)),
         (b"arch", evil_bytes(1)),
@@ -495,7 +491,7 @@ fn tui_is_safe(out: &[u8], what: &str) -> usize {
 
 #[test]
 fn tui_shows_hostile_names_escaped() {
-    let dir = scratch();
+    let dir = common::scratch();
     let keys = b"llllljljljljljljljlj";
     let mut checked = 0;
     for (i, (evil, _, _)) in EVIL.iter().enumerate() {

@@ -15,30 +15,13 @@ use fwview::formats::build_from_bytes;
 use fwview::model::{Severity, Tree};
 
 use common::json::{
-    find, json_of, kids, lead, located as diags, name, off, path as get, size, val,
+    find, json_of, kids, lead, located as diags, name, off, path as get, size, unquote, val,
 };
 
 // ---------------------------------------------------------------------
 // Reading fwview's --json
 // ---------------------------------------------------------------------
 
-fn samples() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/xclbin");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "xclbin"))
-        .collect();
-    v.sort();
-    assert_eq!(v.len(), 11, "the 11 sample xclbins");
-    v
-}
-
-fn unquote(s: &str) -> &str {
-    s.strip_prefix('"')
-        .and_then(|s| s.strip_suffix('"'))
-        .unwrap_or(s)
-}
 /// The root's payload node of section `i` (named `[i] KIND`).
 fn payload(j: &Value, i: usize) -> &Value {
     let prefix = format!("[{i}] ");
@@ -270,7 +253,12 @@ fn collect_kernels(n: &Value, out: &mut BTreeSet<String>) {
 #[test]
 fn samples_match_xrt() {
     let Some(tool) = xrt_dump() else { return };
-    for s in samples() {
+    assert_eq!(
+        common::samples_in("xclbin", "xclbin").len(),
+        11,
+        "the 11 sample xclbins"
+    );
+    for s in common::samples_in("xclbin", "xclbin") {
         let what = s.file_name().unwrap().to_string_lossy().into_owned();
         let x = xrt_read(tool, &s);
         let j = json_of(&s);
@@ -280,7 +268,7 @@ fn samples_match_xrt() {
 
 #[test]
 fn samples_have_no_errors_and_keep_the_contract() {
-    for s in samples() {
+    for s in common::samples_in("xclbin", "xclbin") {
         let j = json_of(&s);
         assert_eq!(j["format"], "xclbin");
         assert_eq!(
@@ -357,7 +345,7 @@ fn section_table(d: &[u8]) -> Vec<(u32, usize, usize)> {
 
 #[test]
 fn header_fields_are_decoded() {
-    let s = &samples()[3]; // riallto__color_threshold_v1_720p
+    let s = &common::samples_in("xclbin", "xclbin")[3]; // riallto__color_threshold_v1_720p
     let j = json_of(s);
     let h = get(&j["root"], "header");
     assert_eq!(
@@ -374,7 +362,7 @@ fn header_fields_are_decoded() {
     assert_eq!(val(get(h, "m_debug_bin")), "\"\"");
     assert_eq!(val(get(&j["root"], "m_signature_length")), "-1 (unsigned)");
     assert_eq!(val(get(&j["root"], "magic")), "\"xclbin2\"");
-    let k = samples()[0].clone(); // kria k26: 2022-05-16
+    let k = common::samples_in("xclbin", "xclbin")[0].clone(); // kria k26: 2022-05-16
     let j = json_of(&k);
     assert_eq!(
         val(get(&j["root"], "header/m_timeStamp")),
@@ -386,7 +374,7 @@ fn header_fields_are_decoded() {
 #[test]
 fn aie_partitions_match_an_independent_decode() {
     let mut seen = 0;
-    for s in samples() {
+    for s in common::samples_in("xclbin", "xclbin") {
         let d = std::fs::read(&s).unwrap();
         let Some(i) = section_table(&d).iter().position(|e| e.0 == 32) else {
             continue;
@@ -508,7 +496,7 @@ fn check_json_node(n: &Value, expect: &Value, data: &[u8], is_member: bool) {
 #[test]
 fn json_metadata_nodes_hold_their_own_bytes() {
     let mut checked = 0;
-    for s in samples() {
+    for s in common::samples_in("xclbin", "xclbin") {
         let d = std::fs::read(&s).unwrap();
         let j = json_of(&s);
         for (i, (kind, so, sz)) in section_table(&d).into_iter().enumerate() {
@@ -533,12 +521,6 @@ fn json_metadata_nodes_hold_their_own_bytes() {
 // Links, through the library
 // ---------------------------------------------------------------------
 
-fn tree_of(bytes: Vec<u8>) -> Tree {
-    let mut t = build_from_bytes(bytes);
-    t.expand_all();
-    t
-}
-
 fn link_target(t: &mut Tree, path: &str) -> String {
     let id = t.find_path(path).unwrap_or_else(|| panic!("no {path}"));
     let l = t
@@ -562,8 +544,8 @@ fn follows(t: &mut Tree, path: &str, to: &str) {
 
 #[test]
 fn links_lead_where_the_values_point() {
-    let s = &samples()[3]; // riallto__color_threshold_v1_720p
-    let mut t = tree_of(std::fs::read(s).unwrap());
+    let s = &common::samples_in("xclbin", "xclbin")[3]; // riallto__color_threshold_v1_720p
+    let mut t = common::tree::expanded(std::fs::read(s).unwrap());
     assert_eq!(
         link_target(&mut t, "sections/[1] MEM_TOPOLOGY"),
         "[1] MEM_TOPOLOGY"
@@ -1138,7 +1120,7 @@ fn written_xclbin_matches_xrt_and_what_was_written() {
 
 #[test]
 fn written_xclbin_links_and_nests() {
-    let mut t = tree_of(written());
+    let mut t = common::tree::expanded(written());
     // The soft kernel's image is an ELF, opened as one.
     let img = t.find_path("[7] SOFT_KERNEL/image").unwrap();
     assert_eq!(t.node(img).unwrap().format, Some("elf"));
@@ -1174,7 +1156,7 @@ fn offsets_of(d: &[u8]) -> Vec<usize> {
 }
 
 fn diagnostics(bytes: Vec<u8>) -> Vec<(Severity, u64, String)> {
-    let t = tree_of(bytes);
+    let t = common::tree::expanded(bytes);
     t.diagnostics()
         .iter()
         .map(|d| (d.severity, d.offset, d.message.clone()))
@@ -1398,7 +1380,7 @@ fn unknown_kinds_and_signatures() {
     d.extend_from_slice(&[0x30; 16]);
     put32(&mut d, 8, 16);
     put64(&mut d, 0x130, len + 16);
-    let mut t = tree_of(d);
+    let mut t = common::tree::expanded(d);
     assert!(t.diagnostics().is_empty(), "{:?}", t.diagnostics());
     let s = t.find_path("signature").unwrap();
     assert_eq!(
@@ -1430,7 +1412,7 @@ fn truncated_and_mangled_files_never_panic() {
         );
     }
     // Deterministic byte flips over the samples and the written file.
-    let mut files: Vec<Vec<u8>> = samples()
+    let mut files: Vec<Vec<u8>> = common::samples_in("xclbin", "xclbin")
         .iter()
         .filter(|p| std::fs::metadata(p).unwrap().len() < 100_000)
         .map(|p| std::fs::read(p).unwrap())
@@ -1456,7 +1438,7 @@ fn truncated_and_mangled_files_never_panic() {
                 };
                 d[at] = next() as u8;
             }
-            let t = tree_of(d);
+            let t = common::tree::expanded(d);
             assert!(t.len() > 1);
         }
     }
@@ -1464,7 +1446,7 @@ fn truncated_and_mangled_files_never_panic() {
 
 #[test]
 fn the_largest_sample_opens_in_milliseconds() {
-    let s = samples()
+    let s = common::samples_in("xclbin", "xclbin")
         .into_iter()
         .max_by_key(|p| std::fs::metadata(p).unwrap().len())
         .unwrap();

@@ -4,7 +4,6 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
 use std::process::Command as Std;
 use std::sync::Arc;
 
@@ -131,18 +130,6 @@ fn boot_order(secs: &[Sec]) -> Vec<((u16, u16), Vec<String>)> {
 
 // ---------- helpers ----------
 
-fn samples() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/xmos");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "xe"))
-        .collect();
-    v.sort();
-    assert_eq!(v.len(), 4, "four XE samples");
-    v
-}
-
 /// `(offset, size)` as indices into the file's bytes.
 fn range(n: &Value) -> (usize, usize) {
     let (o, s) = json::range(n);
@@ -168,10 +155,6 @@ fn xe_diags(j: &Value, secs: &[Sec]) -> Vec<(String, usize, String)> {
                 .any(|s| s.ty == 2 && *off >= s.data.0 + 12 && *off < s.data.0 + s.data.1)
         })
         .collect()
-}
-
-fn tree_of(bytes: Vec<u8>) -> Tree {
-    formats::build_from_bytes(bytes)
 }
 
 // ---------- an XE writer ----------
@@ -246,7 +229,8 @@ fn tiny_elf(entry: u32) -> Vec<u8> {
 #[test]
 fn real_samples_sectors_match_an_independent_walk() {
     let mut total = 0;
-    for p in samples() {
+    assert_eq!(common::samples_in("xmos", "xe").len(), 4, "four XE samples");
+    for p in common::samples_in("xmos", "xe") {
         let d = std::fs::read(&p).unwrap();
         let secs = walk(&d);
         let j = json_of(&p);
@@ -303,7 +287,7 @@ fn real_samples_sectors_match_an_independent_walk() {
 
 #[test]
 fn real_samples_sector_types_are_decoded() {
-    for p in samples() {
+    for p in common::samples_in("xmos", "xe") {
         let d = std::fs::read(&p).unwrap();
         let secs = walk(&d);
         let j = json_of(&p);
@@ -387,7 +371,7 @@ fn real_samples_sector_types_are_decoded() {
 
 #[test]
 fn real_samples_boot_order() {
-    for p in samples() {
+    for p in common::samples_in("xmos", "xe") {
         let d = std::fs::read(&p).unwrap();
         let secs = walk(&d);
         let want = boot_order(&secs);
@@ -410,7 +394,7 @@ fn real_samples_boot_order() {
 
 #[test]
 fn real_sample_elf_images_are_elf_nodes_and_gotos_link_to_them() {
-    for p in samples() {
+    for p in common::samples_in("xmos", "xe") {
         let d = std::fs::read(&p).unwrap();
         let secs = walk(&d);
         let mut t = formats::build_tree(Arc::new(Source::open(&p).unwrap()), "x");
@@ -464,7 +448,7 @@ fn real_sample_elf_images_are_elf_nodes_and_gotos_link_to_them() {
 
 #[test]
 fn extract_a_tiles_elf_image() {
-    let p = &samples()[0];
+    let p = &common::samples_in("xmos", "xe")[0];
     let d = std::fs::read(p).unwrap();
     let secs = walk(&d);
     let (i, s) = secs
@@ -509,7 +493,7 @@ fn extract_a_tiles_elf_image() {
 
 #[test]
 fn flipped_crc_is_a_mismatch_at_the_crc() {
-    let p = &samples()[2];
+    let p = &common::samples_in("xmos", "xe")[2];
     let mut d = std::fs::read(p).unwrap();
     let secs = walk(&d);
     let (i, s) = secs.iter().enumerate().find(|(_, s)| s.ty == 6).unwrap();
@@ -557,7 +541,7 @@ fn flipped_crc_is_a_mismatch_at_the_crc() {
 
 #[test]
 fn truncated_file() {
-    let p = &samples()[1];
+    let p = &common::samples_in("xmos", "xe")[1];
     let d = std::fs::read(p).unwrap();
     let secs = walk(&d);
     // Cut inside the third ELF sector.
@@ -678,7 +662,7 @@ fn written_multi_node_file() {
     assert_eq!(val(&bo[2]), "BINARY, BINARY, CALL, GOTO");
 
     // Links: each start sector points at the image it starts.
-    let mut t = tree_of(d.clone());
+    let mut t = formats::build_from_bytes(d.clone());
     let link_of = |t: &mut Tree, i: usize| {
         let id = t
             .find_path(&format!("sectors/[{i}] {}", type_name(secs[i].ty)))
@@ -786,7 +770,7 @@ fn boot_order_rules() {
     assert!(ds
         .iter()
         .any(|d| d.0 == "warning" && d.1 == named + 20 && d.2.contains("should be 0")));
-    let mut t = tree_of(x.0.clone());
+    let mut t = formats::build_from_bytes(x.0.clone());
     let i = secs.iter().position(|s| s.off == named).unwrap();
     let id = t.find_path(&format!("sectors/[{i}] GOTO")).unwrap();
     let l = t.node(id).unwrap().link.unwrap();
@@ -898,7 +882,7 @@ fn a_run_of_empty_sectors_is_one_diagnostic() {
     assert_eq!(elf["name"], format!("[{RUN}] ELF"));
     assert!(val(at(elf, "contents/crc")).contains("mismatch"));
     // The GOTO after the run still starts the ELF image.
-    let mut t = tree_of(x.0.clone());
+    let mut t = formats::build_from_bytes(x.0.clone());
     let g = t
         .find_path(&format!("sectors/[2000..{})/[{}] GOTO", RUN + 3, RUN + 1))
         .unwrap();
@@ -913,7 +897,7 @@ fn zeros_past_a_mebibyte_are_not_read_as_sectors() {
     let mut d = b"XMOS\x02\x00\x00\x00".to_vec();
     d.resize(8 + (3 << 20), 0);
     let t0 = std::time::Instant::now();
-    let mut t = tree_of(d.clone());
+    let mut t = formats::build_from_bytes(d.clone());
     for k in t.children(t.root()) {
         t.children(k);
     }
@@ -945,7 +929,7 @@ fn problems_past_a_thousand_runs_are_summed_up() {
         x.0.extend_from_slice(&[0; 10]);
     }
     x.last();
-    let t = tree_of(x.0.clone());
+    let t = formats::build_from_bytes(x.0.clone());
     let ds = t.diagnostics();
     assert!(ds.len() < 2100, "{} diagnostics", ds.len());
     let sum: Vec<_> = ds

@@ -124,6 +124,13 @@ pub fn lead(s: &str) -> u64 {
         .unwrap_or_else(|_| panic!("no number in {s:?}"))
 }
 
+/// `s` without the quotes around it, if it has them.
+pub fn unquote(s: &str) -> &str {
+    s.strip_prefix('"')
+        .and_then(|s| s.strip_suffix('"'))
+        .unwrap_or(s)
+}
+
 /// The number a node's value starts with.
 pub fn num(n: &Value) -> u64 {
     lead(val(n))

@@ -26,6 +26,22 @@ pub fn asset(rel: &str) -> PathBuf {
     assets().join(rel)
 }
 
+/// A directory of its own under the target directory, removed when dropped.
+pub fn scratch() -> tempfile::TempDir {
+    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("a scratch directory")
+}
+
+/// The samples with extension `ext` in `assets/DIR`, sorted.
+pub fn samples_in(dir: &str, ext: &str) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(asset(dir))
+        .expect("the sample directory")
+        .map(|e| e.expect("a directory entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == ext))
+        .collect();
+    v.sort();
+    v
+}
+
 /// Runs fwview with `args`; a run that takes longer than `limit` fails the
 /// test (a hang is a bug).
 pub fn fwview_within(args: &[&OsStr], limit: Duration) -> Output {

@@ -3,6 +3,13 @@
 
 use fwview::model::{NodeId, Severity, Tree};
 
+/// The tree of `bytes` with every lazy node built.
+pub fn expanded(bytes: Vec<u8>) -> Tree {
+    let mut t = fwview::formats::build_from_bytes(bytes);
+    t.expand_all();
+    t
+}
+
 /// Children of `id`, with the `[a..b)` groups of large arrays opened.
 pub fn kids(t: &mut Tree, id: NodeId) -> Vec<NodeId> {
     let mut out = Vec::new();
