@@ -304,4 +304,45 @@ mod tests {
         assert_eq!(t.diagnostics().len(), 1);
         assert!(t.diagnostics()[0].message.contains("truncated: cut"));
     }
+
+    fn rec(b: &mut Builder<'_>, p: NodeId, _o: u64, _l: u64) -> Option<&'static str> {
+        let mut f = Fields::new(b, p, 0, Endian::Big);
+        f.hex_wide("id", 2);
+        let u = f.uuid("uuid");
+        assert_eq!(f.peek(18, 4), Some(0x0102_0304));
+        let g = f.with("ver", 4, |v| Value::with(v, Radix::Dec, " (v)"));
+        assert_eq!(g, Some(0x0102_0304));
+        let ver = f.last().unwrap();
+        f.under(ver);
+        f.seek(18);
+        f.u16("major");
+        f.u16("minor");
+        f.under(p);
+        f.text("name", 4);
+        assert!(f.ok() && f.at() == 26 && u.is_some());
+        Some("rec")
+    }
+
+    #[test]
+    fn big_endian_parts_and_text() {
+        let mut d = vec![0x00, 0xab];
+        d.extend(0u8..16);
+        d.extend_from_slice(&[1, 2, 3, 4]);
+        d.extend_from_slice(b"ab\0x");
+        let mut t = Tree::build(Arc::new(Source::from_vec(d)), "t", rec);
+        let shown = |t: &mut Tree, path: &str| {
+            let id = t.find_path(path).unwrap();
+            t.value_text(id).unwrap()
+        };
+        assert_eq!(shown(&mut t, "id"), "0x00ab");
+        assert_eq!(
+            shown(&mut t, "uuid"),
+            "00010203-0405-0607-0809-0a0b0c0d0e0f"
+        );
+        assert_eq!(shown(&mut t, "ver"), "16909060 (v)");
+        assert_eq!(shown(&mut t, "ver/major"), "258 (0x102)");
+        assert_eq!(shown(&mut t, "ver/minor"), "772 (0x304)");
+        assert_eq!(shown(&mut t, "name"), "\"ab\"");
+        assert!(t.diagnostics().is_empty());
+    }
 }
