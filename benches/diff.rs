@@ -4,54 +4,16 @@
 //! files (the diff itself runs in the background and is not waited for).
 //! Skipped with a message where `as` is missing.
 
+mod common;
+
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::Arc;
 use std::time::Duration;
 
+use common::{object, open};
 use criterion::Criterion;
-use fwview::formats;
-use fwview::model::{Source, Tree};
 use fwview::tui::sidebyside::SideBySide;
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
-
-const SYMBOLS: u32 = 1_000_000;
-
-/// An object of 1,000,000 symbols; with `odd`, symbol 500000 is renamed.
-fn object(odd: bool) -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
-    let name = if odd { "diff-1m-b" } else { "diff-1m-a" };
-    let obj = dir.join(format!("{name}.o"));
-    if obj.exists() {
-        return Some(obj);
-    }
-    let src = dir.join(format!("{name}.s"));
-    let mut s = String::with_capacity(SYMBOLS as usize * 40);
-    s.push_str(".text\n");
-    for n in 0..SYMBOLS {
-        if odd && n == 500_000 {
-            s.push_str(".globl sym_x500000\nsym_x500000:\n");
-        } else {
-            s.push_str(&format!(".globl sym_{n:07}\nsym_{n:07}:\n"));
-        }
-    }
-    std::fs::write(&src, s).ok()?;
-    let ok = Command::new("as")
-        .arg(&src)
-        .arg("-o")
-        .arg(&obj)
-        .status()
-        .is_ok_and(|s| s.success());
-    let _ = std::fs::remove_file(&src);
-    ok.then_some(obj)
-}
-
-fn open(path: &Path) -> Tree {
-    let src = Arc::new(Source::open(path).expect("open"));
-    formats::build_tree(src, "bench")
-}
 
 fn main() {
     let mut c = Criterion::default()

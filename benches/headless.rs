@@ -4,49 +4,16 @@
 //! message where `as` is missing. `scripts/compare.sh` times the same
 //! object against readelf and llvm-readelf.
 
+mod common;
+
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::Arc;
 use std::time::Duration;
 
+use common::{object, open};
 use criterion::Criterion;
-use fwview::formats;
-use fwview::model::{Source, Tree};
-
-const SYMBOLS: u32 = 1_000_000;
-
-/// The object, assembled once and kept in the target directory.
-fn object() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
-    let obj = dir.join("headless-1m-symbols.o");
-    if obj.exists() {
-        return Some(obj);
-    }
-    let src = dir.join("headless-1m-symbols.s");
-    let mut s = String::with_capacity(SYMBOLS as usize * 40);
-    s.push_str(".text\n");
-    for n in 0..SYMBOLS {
-        s.push_str(&format!(".globl sym_{n:07}\nsym_{n:07}:\n"));
-    }
-    std::fs::write(&src, s).ok()?;
-    let ok = Command::new("as")
-        .arg(&src)
-        .arg("-o")
-        .arg(&obj)
-        .status()
-        .is_ok_and(|s| s.success());
-    let _ = std::fs::remove_file(&src);
-    ok.then_some(obj)
-}
-
-fn open(path: &Path) -> Tree {
-    let src = Arc::new(Source::open(path).expect("open"));
-    formats::build_tree(src, "bench")
-}
 
 fn main() {
-    let Some(obj) = object() else {
+    let Some(obj) = object(false) else {
         eprintln!("headless bench skipped: `as` (binutils) is not installed");
         return;
     };

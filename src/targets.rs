@@ -10,7 +10,8 @@ use std::io::{self, Write};
 
 use crate::export::json_str;
 use crate::formats::{amdgpu, elf, offload};
-use crate::model::{text, NodeId, SpaceId, Tree, Value};
+use crate::model::read::uint_at;
+use crate::model::{text, Endian, NodeId, SpaceId, Tree, Value};
 
 /// One device image.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -66,12 +67,6 @@ fn bundle_id_of(name: &str) -> &str {
     }
 }
 
-fn rd(d: &[u8], off: u64, n: usize) -> Option<u64> {
-    let a = usize::try_from(off).ok()?;
-    let s = d.get(a..a.checked_add(n)?)?;
-    Some(s.iter().rev().fold(0u64, |v, &c| v << 8 | u64::from(c)))
-}
-
 fn cstr(d: &[u8], off: u64) -> String {
     let s = usize::try_from(off)
         .ok()
@@ -89,16 +84,19 @@ fn offload_entry(bin: &[u8], rel: u64) -> Context {
         device: true,
         ..Context::default()
     };
-    let (Some(eo), Some(es)) = (rd(bin, 16, 8), rd(bin, 24, 8)) else {
+    let (Some(eo), Some(es)) = (
+        uint_at(bin, 16, 8, Endian::Little),
+        uint_at(bin, 24, 8, Endian::Little),
+    ) else {
         return c;
     };
     for i in 0..(es / 40).min(4096) {
         let e = eo + i * 40;
         let (Some(okind), Some(so), Some(sc), Some(io)) = (
-            rd(bin, e + 2, 2),
-            rd(bin, e + 8, 8),
-            rd(bin, e + 16, 8),
-            rd(bin, e + 24, 8),
+            uint_at(bin, e + 2, 2, Endian::Little),
+            uint_at(bin, e + 8, 8, Endian::Little),
+            uint_at(bin, e + 16, 8, Endian::Little),
+            uint_at(bin, e + 24, 8, Endian::Little),
         ) else {
             break;
         };
@@ -115,7 +113,10 @@ fn offload_entry(bin: &[u8], rel: u64) -> Context {
         }
         let (mut arch, mut triple) = (None, None);
         for j in 0..sc.min(256) {
-            let (Some(k), Some(v)) = (rd(bin, so + j * 16, 8), rd(bin, so + j * 16 + 8, 8)) else {
+            let (Some(k), Some(v)) = (
+                uint_at(bin, so + j * 16, 8, Endian::Little),
+                uint_at(bin, so + j * 16 + 8, 8, Endian::Little),
+            ) else {
                 break;
             };
             match cstr(bin, k).as_str() {
@@ -200,19 +201,12 @@ fn context(tree: &Tree, id: NodeId) -> Option<Context> {
 /// The target an ELF header names, for the machines that run device code.
 fn elf_target(d: &[u8]) -> Option<String> {
     let class = *d.get(4)?;
-    let le = *d.get(5)? != 2;
-    let rdn = |off: u64, n: usize| -> Option<u64> {
-        let v = rd(d, off, n)?;
-        Some(if le {
-            v
-        } else {
-            match n {
-                2 => u64::from((v as u16).swap_bytes()),
-                4 => u64::from((v as u32).swap_bytes()),
-                _ => v.swap_bytes(),
-            }
-        })
+    let e = if *d.get(5)? == 2 {
+        Endian::Big
+    } else {
+        Endian::Little
     };
+    let rdn = |off: u64, n: u64| uint_at(d, off, n, e);
     let machine = rdn(18, 2)? as u16;
     let flags = rdn(if class == 2 { 48 } else { 36 }, 4)? as u32;
     let abi = *d.get(8)?;

@@ -10,13 +10,11 @@ use std::process::Command;
 use fwview::formats::build_from_bytes;
 use fwview::model::{NodeId, Severity, Tree};
 
+use common::tree::{child, label_name};
+
 fn fat() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("assets/zebin/generated_locally/ocloc22.43__add_fat.ar")
-}
-
-fn child(t: &mut Tree, id: NodeId, name: &str) -> Option<NodeId> {
-    t.children(id).into_iter().find(|&k| t.name(k) == name)
 }
 
 fn members(t: &mut Tree) -> Vec<NodeId> {
@@ -24,10 +22,6 @@ fn members(t: &mut Tree) -> Vec<NodeId> {
         .into_iter()
         .filter(|&k| t.name(k).starts_with('['))
         .collect()
-}
-
-fn label_name(n: &str) -> &str {
-    n.split_once("] ").map_or("", |x| x.1)
 }
 
 /// Members and symbols of `d` checked against `object`'s archive reader.

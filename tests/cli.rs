@@ -8,28 +8,6 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 use serde_json::Value;
 
-fn assets() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("assets")
-}
-
-/// Every sample file under assets/ (the provenance file aside).
-fn samples() -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut dirs = vec![assets()];
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_none_or(|x| x != "md") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 /// The format a sample must be detected as, from where it came from.
 fn expected_format(p: &Path) -> &'static str {
     let s = p.to_string_lossy();
@@ -50,23 +28,6 @@ fn expected_format(p: &Path) -> &'static str {
     } else {
         panic!("no expected format for {s}")
     }
-}
-
-fn json_of(path: &Path) -> Value {
-    let out = Command::cargo_bin("fwview")
-        .unwrap()
-        .arg("--json")
-        .arg(path)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}: {}",
-        path.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{}: bad JSON: {e}", path.display()))
 }
 
 fn check_contract(j: &Value, path: &Path) -> usize {
@@ -98,8 +59,8 @@ fn check_contract(j: &Value, path: &Path) -> usize {
 
 #[test]
 fn json_contract_holds_for_every_sample() {
-    for p in samples() {
-        let j = json_of(&p);
+    for p in common::sample_paths() {
+        let j = common::json::json_of(&p);
         check_contract(&j, &p);
         assert_eq!(j["format"], expected_format(&p), "{}", p.display());
         let errors: Vec<&Value> = j["diagnostics"]
@@ -128,7 +89,7 @@ fn json_contract_holds_for_random_bytes() {
             .collect();
         let p = dir.path().join(format!("random{i}.bin"));
         std::fs::write(&p, &bytes).unwrap();
-        let j = json_of(&p);
+        let j = common::json::json_of(&p);
         check_contract(&j, &p);
         assert_eq!(j["format"], "raw");
     }
@@ -136,8 +97,8 @@ fn json_contract_holds_for_random_bytes() {
 
 #[test]
 fn tree_prints_one_line_per_node() {
-    for p in samples() {
-        let j = json_of(&p);
+    for p in common::sample_paths() {
+        let j = common::json::json_of(&p);
         let n = check_contract(&j, &p);
         let out = Command::cargo_bin("fwview")
             .unwrap()
@@ -174,8 +135,8 @@ fn tree_prints_one_line_per_node() {
 #[test]
 fn extract_writes_the_bytes_of_a_node() {
     let dir = tempfile::tempdir().unwrap();
-    for p in samples() {
-        let j = json_of(&p);
+    for p in common::sample_paths() {
+        let j = common::json::json_of(&p);
         let file = std::fs::read(&p).unwrap();
         // Walk to the first child of the first child, as far as it goes.
         let mut node = &j["root"];
@@ -222,7 +183,7 @@ fn extract_writes_the_bytes_of_a_node() {
 
 #[test]
 fn extract_refuses_unknown_paths_and_existing_files() {
-    let p = samples().into_iter().next().unwrap();
+    let p = common::sample_paths().into_iter().next().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("x");
     Command::cargo_bin("fwview")
@@ -236,7 +197,7 @@ fn extract_refuses_unknown_paths_and_existing_files() {
     assert!(stderr_of(&p, &["--extract", "no/such/node"], &out).contains("no node at path"));
     assert!(!out.exists());
     std::fs::write(&out, b"keep").unwrap();
-    let j = json_of(&p);
+    let j = common::json::json_of(&p);
     let first = j["root"]["children"][0]["name"]
         .as_str()
         .unwrap()
@@ -303,14 +264,14 @@ fn an_empty_file_opens_and_says_so() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("empty");
     std::fs::write(&p, b"").unwrap();
-    let j = json_of(&p);
+    let j = common::json::json_of(&p);
     check_contract(&j, &p);
     assert_eq!(j["root"]["value"], "empty file");
 }
 
 #[test]
 fn the_interactive_mode_needs_a_terminal() {
-    let p = samples().into_iter().next().unwrap();
+    let p = common::sample_paths().into_iter().next().unwrap();
     let out = Command::cargo_bin("fwview")
         .unwrap()
         .arg(&p)
@@ -337,7 +298,7 @@ fn naive(hay: &[u8], pat: &[Option<u8>], fold: bool) -> Vec<String> {
 
 #[test]
 fn find_prints_every_match_offset() {
-    for p in samples() {
+    for p in common::sample_paths() {
         let hay = std::fs::read(&p).unwrap();
         for (pattern, pat, fold) in [
             ("ELF", vec![Some(b'E'), Some(b'L'), Some(b'F')], false),
@@ -372,7 +333,7 @@ fn find_prints_every_match_offset() {
 
 #[test]
 fn find_rejects_bad_patterns() {
-    let p = samples().into_iter().next().unwrap();
+    let p = common::sample_paths().into_iter().next().unwrap();
     let out = Command::cargo_bin("fwview")
         .unwrap()
         .args(["--find", "x:1"])
@@ -431,14 +392,14 @@ fn json_at<'a>(root: &'a Value, path: &str) -> &'a Value {
 /// metadata) each by its own `#K`.
 #[test]
 fn find_names_every_node_and_extract_takes_its_address() {
-    let dir = assets().join("xclbin");
+    let dir = common::assets().join("xclbin");
     for file in [
         "kria-apps-firmware__kv260-benchmark-b4096.xclbin",
         "riallto__color_threshold_v1_720p.xclbin",
     ] {
         let p = dir.join(file);
         let bytes = std::fs::read(&p).unwrap();
-        let j = json_of(&p);
+        let j = common::json::json_of(&p);
         for elem in ["<arg>", "<port>", "<connection>"] {
             let out = Command::cargo_bin("fwview")
                 .unwrap()
@@ -546,7 +507,7 @@ fn kernel_path(root: &Value) -> Option<String> {
 /// errors, as is raw output to a terminal (tested in tmux) without `--force`.
 #[test]
 fn extract_options_are_checked() {
-    let p = samples().into_iter().next().unwrap();
+    let p = common::sample_paths().into_iter().next().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("x");
     for args in [
@@ -567,7 +528,7 @@ fn extract_options_are_checked() {
 /// writes nothing; the whole file is spelt `/`, and its bytes are the file.
 #[test]
 fn extract_of_the_empty_path_is_refused_and_slash_is_the_file() {
-    let p = samples().into_iter().next().unwrap();
+    let p = common::sample_paths().into_iter().next().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("x");
     let o = Command::cargo_bin("fwview")
@@ -597,7 +558,7 @@ fn extract_of_the_empty_path_is_refused_and_slash_is_the_file() {
 /// `--extract` takes it.
 #[test]
 fn printed_root_addresses_are_slash() {
-    let zebin = assets().join("zebin/generated_locally/ocloc22.43__add_Gen12LPlp.bin");
+    let zebin = common::assets().join("zebin/generated_locally/ocloc22.43__add_Gen12LPlp.bin");
     let out = Command::cargo_bin("fwview")
         .unwrap()
         .arg("--targets")

@@ -4,18 +4,12 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use assert_cmd::prelude::*;
 use fwview::diff::{changes, Change, Record};
 use fwview::formats::build_from_bytes;
-
-fn asset(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("assets")
-        .join(rel)
-}
 
 fn run(a: &Path, b: &Path, json: bool) -> (i32, String) {
     let mut c = Command::cargo_bin("fwview").unwrap();
@@ -48,7 +42,7 @@ fn a_file_against_itself_shows_no_change() {
         let c = changes(&mut a, &mut b);
         assert!(c.is_empty(), "{rel}: {:?}", c.first());
     }
-    let p = asset("xmos/COMS20001-game-of-life__pgm_generator.xe");
+    let p = common::asset("xmos/COMS20001-game-of-life__pgm_generator.xe");
     let (code, out) = run(&p, &p, false);
     assert_eq!((code, out.as_str()), (0, ""));
 }
@@ -85,8 +79,8 @@ fn every_changed_byte_lies_in_a_reported_node() {
 /// that the text and the list agree.
 #[test]
 fn two_builds_of_an_xe_program() {
-    let a = asset("xmos/UltranetReceiver__bin_Debug_Ultranet_Receiver_Debug.xe");
-    let b = asset("xmos/UltranetReceiver__bin_Release_Ultranet_Receiver.xe");
+    let a = common::asset("xmos/UltranetReceiver__bin_Debug_Ultranet_Receiver_Debug.xe");
+    let b = common::asset("xmos/UltranetReceiver__bin_Release_Ultranet_Receiver.xe");
     let (da, db) = (std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
     let mut ta = build_from_bytes(da.clone());
     let mut tb = build_from_bytes(db.clone());
@@ -120,8 +114,8 @@ fn two_builds_of_an_xe_program() {
 /// they exist; each path is an address `--extract` finds in its file.
 #[test]
 fn json_records_and_their_paths() {
-    let a = asset("zebin/generated_locally/ocloc22.43__add_Gen12LPlp.bin");
-    let b = asset("zebin/generated_locally/ocloc22.43__add_XE_HPC_COREpvc.bin");
+    let a = common::asset("zebin/generated_locally/ocloc22.43__add_Gen12LPlp.bin");
+    let b = common::asset("zebin/generated_locally/ocloc22.43__add_XE_HPC_COREpvc.bin");
     let (code, out) = run(&a, &b, true);
     assert_eq!(code, 1);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -173,7 +167,7 @@ fn json_records_and_their_paths() {
 /// else is around it, and a value change shows old and new.
 #[test]
 fn values_compare_as_values() {
-    let p = asset("xmos/COMS20001-game-of-life__pgm_generator.xe");
+    let p = common::asset("xmos/COMS20001-game-of-life__pgm_generator.xe");
     let bytes = std::fs::read(&p).unwrap();
     let mut m = bytes.clone();
     // The XE header's version: 2.0 → 2.1.
@@ -190,7 +184,7 @@ fn values_compare_as_values() {
 
 #[test]
 fn trouble_exits_2() {
-    let p = asset("xmos/COMS20001-game-of-life__pgm_generator.xe");
+    let p = common::asset("xmos/COMS20001-game-of-life__pgm_generator.xe");
     let out = Command::cargo_bin("fwview")
         .unwrap()
         .arg("--diff")

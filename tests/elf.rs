@@ -10,65 +10,15 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use assert_cmd::prelude::*;
+use common::assets;
+use common::json::lead;
+use common::tree::{child, errors, has_diag, kids, label_name, val};
 use fwview::formats::build_from_bytes;
-use fwview::model::{NodeId, Severity, Tree};
+use fwview::model::Severity;
 use object::read::elf::{FileHeader, Rel, Rela, SectionHeader, Sym};
 use object::Endianness;
 
 // ---------------------------------------------------------------- helpers
-
-fn assets() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("assets")
-}
-
-/// Children of `id`, with the `[a..b)` groups of large arrays opened.
-fn kids(t: &mut Tree, id: NodeId) -> Vec<NodeId> {
-    let mut out = Vec::new();
-    for k in t.children(id) {
-        let n = t.name(k);
-        if n.starts_with('[') && n.contains("..") && n.ends_with(')') {
-            out.extend(kids(t, k));
-        } else {
-            out.push(k);
-        }
-    }
-    out
-}
-
-fn child(t: &mut Tree, id: NodeId, name: &str) -> Option<NodeId> {
-    t.children(id).into_iter().find(|&k| t.name(k) == name)
-}
-
-/// The number a value starts with (decimal, or 0x hex).
-fn lead(v: &str) -> u64 {
-    let v = v.trim_start_matches('"');
-    if let Some(h) = v.strip_prefix("0x") {
-        let end = h.find(|c: char| !c.is_ascii_hexdigit()).unwrap_or(h.len());
-        return u64::from_str_radix(&h[..end], 16).unwrap();
-    }
-    let end = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
-    v[..end]
-        .parse()
-        .unwrap_or_else(|_| panic!("no number in {v:?}"))
-}
-
-fn val(t: &mut Tree, id: NodeId, name: &str) -> u64 {
-    let c = child(t, id, name).unwrap_or_else(|| panic!("no {name} under {}", t.name(id)));
-    lead(t.value_text(c).as_deref().unwrap())
-}
-
-fn errors(t: &Tree) -> Vec<String> {
-    t.diagnostics()
-        .iter()
-        .filter(|d| d.severity == Severity::Error)
-        .map(|d| d.message.clone())
-        .collect()
-}
-
-/// The label after `[i] `.
-fn label_name(n: &str) -> &str {
-    n.split_once("] ").map_or("", |x| x.1)
-}
 
 /// The ELF images inside the XE samples (sector type 2).
 fn xe_elfs() -> Vec<(String, Vec<u8>)> {
@@ -1039,12 +989,6 @@ fn all_classes_and_byte_orders() {
         let id = child(&mut t, n, "build id").unwrap();
         assert_eq!(t.value_text(id).as_deref(), Some("deadbeef01020304"));
     }
-}
-
-fn has_diag(t: &Tree, sev: Severity, text: &str) -> bool {
-    t.diagnostics()
-        .iter()
-        .any(|d| d.severity == sev && d.message.contains(text))
 }
 
 fn set(d: &mut [u8], at: usize, x: u64, n: usize) {

@@ -14,10 +14,6 @@ use assert_cmd::Command;
 
 use common::build;
 
-fn scratch() -> tempfile::TempDir {
-    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("a scratch directory")
-}
-
 /// Runs fwview in `cwd`.
 fn fwview_in(cwd: &Path, args: &[&OsStr]) -> Output {
     Command::cargo_bin("fwview")
@@ -75,7 +71,7 @@ struct Layout {
 }
 
 fn layout(bytes: &[u8]) -> Layout {
-    let tmp = scratch();
+    let tmp = common::scratch();
     let root = tmp.path().to_path_buf();
     let work = root.join("work/a/b");
     std::fs::create_dir_all(&work).unwrap();

@@ -9,6 +9,8 @@
 //! by a process) must reach whatever handled SIGBUS before fwview's guard:
 //! that is tested in child processes, each with its own handlers.
 
+mod common;
+
 use std::fs::OpenOptions;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -20,10 +22,6 @@ use fwview::model::Source;
 const COPY_LIMIT: u64 = 16 << 20;
 const BIG: u64 = COPY_LIMIT + (1 << 20) + 123;
 const PAGE: usize = 4096;
-
-fn scratch() -> tempfile::TempDir {
-    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("a scratch directory")
-}
 
 /// A file of `len` bytes, all 0xA5 (so that zeros show the truncation).
 fn filled(dir: &Path, name: &str, len: u64) -> PathBuf {
@@ -43,7 +41,7 @@ fn truncate(p: &Path, len: u64) {
 
 #[test]
 fn a_mapped_file_truncated_under_us_reads_as_zeros() {
-    let dir = scratch();
+    let dir = common::scratch();
 
     // 1. Truncated to nothing.
     let p = filled(dir.path(), "big", BIG);
@@ -140,7 +138,7 @@ fn a_mapped_file_truncated_under_us_reads_as_zeros() {
 /// A copied file does not change when the file does.
 #[test]
 fn a_copied_file_keeps_its_bytes() {
-    let dir = scratch();
+    let dir = common::scratch();
     let p = filled(dir.path(), "small", 1 << 20);
     let src = Source::open(&p).unwrap();
     assert!(!src.is_mapped());
@@ -269,7 +267,7 @@ fn sigbus_child() {
         };
         libc::setrlimit(libc::RLIMIT_CORE, &none);
     }
-    let dir = scratch();
+    let dir = common::scratch();
     use std::sync::atomic::Ordering::SeqCst;
     match case.as_str() {
         "siginfo" => {

@@ -5,10 +5,25 @@
 use std::path::{Path, PathBuf};
 use std::process::Command as Proc;
 
-use assert_cmd::Command;
 use serde_json::Value;
 
 mod common;
+
+/// Builds a fixture from the tiny kernel with `$build(dir, args...)` in a
+/// new temporary directory `$tmp`, binding what it returns to `$pat`; returns
+/// from the test, saying so, when clang-22 cannot build HIP here.
+macro_rules! hip_fixture {
+    ($tmp:ident, $pat:pat = $build:ident $(, $arg:expr)*) => {
+        let $tmp = tempfile::tempdir().expect("a temporary directory");
+        let $pat = match $build($tmp.path() $(, $arg)*) {
+            Some(v) => v,
+            None => {
+                eprintln!("skipped: clang-22 cannot build HIP here");
+                return;
+            }
+        };
+    };
+}
 
 /// Returns from the test when a reference tool is missing (a failure under
 /// `FWVIEW_REQUIRE_TOOLS=1`: see `common::tool`).
@@ -22,19 +37,9 @@ macro_rules! need {
     };
 }
 
-fn asset(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("assets")
-        .join(rel)
-}
-
 /// `fwview ARGS`: (exit code, standard output).
 fn fwview_bytes(args: &[&std::ffi::OsStr]) -> (i32, Vec<u8>) {
-    let out = Command::cargo_bin("fwview")
-        .expect("the fwview binary")
-        .args(args)
-        .output()
-        .expect("fwview runs");
+    let out = common::fwview(args);
     (out.status.code().unwrap_or(-1), out.stdout)
 }
 
@@ -141,7 +146,7 @@ fn targets_of_the_offload_samples_equal_llvm_objdump() {
         "offload/debian-libomp-19-dev__libomptarget.devicertl.a__devicertl-nvptx-sm_80.o",
         "offload/generated_locally/clang22__saxpy_omp_gfx1100_gfx90a.o",
     ] {
-        let f = asset(rel);
+        let f = common::asset(rel);
         let (code, recs) = targets_json(&f);
         assert_eq!(code, 0, "{rel}");
         let got: Vec<String> = recs
@@ -169,16 +174,16 @@ fn targets_of_the_offload_samples_equal_llvm_objdump() {
 
 #[test]
 fn targets_of_zebins_and_none_in_xclbins() {
-    let dg2 = asset("zebin/generated_locally/ocloc22.43__add_XE_HPG_COREdg2.bin");
+    let dg2 = common::asset("zebin/generated_locally/ocloc22.43__add_XE_HPG_COREdg2.bin");
     let (code, out) = fwview(&["--targets".as_ref(), dg2.as_os_str()]);
     assert_eq!(code, 0);
     assert_eq!(out, "zebin\tdg2\t-\t/\n");
-    let fat = asset("zebin/generated_locally/ocloc22.43__add_fat.ar");
+    let fat = common::asset("zebin/generated_locally/ocloc22.43__add_fat.ar");
     let (code, recs) = targets_json(&fat);
     assert_eq!(code, 0);
     let got: Vec<&str> = recs.iter().map(|r| field(r, "target")).collect();
     assert_eq!(got, ["tigerlake_lp", "dg2", "pvc"]);
-    let dir = asset("xclbin");
+    let dir = common::asset("xclbin");
     let mut n = 0;
     for e in std::fs::read_dir(dir).expect("xclbin samples").flatten() {
         let (code, recs) = targets_json(&e.path());
@@ -192,11 +197,7 @@ fn targets_of_zebins_and_none_in_xclbins() {
 #[test]
 fn hip_objects_targets_and_bundles_equal_the_bundler() {
     need!("clang-22", "clang-offload-bundler-22");
-    let tmp = tempfile::tempdir().expect("a temporary directory");
-    let Some((obj, dev)) = hip_build(tmp.path(), &[]) else {
-        eprintln!("skipped: clang-22 cannot build HIP here");
-        return;
-    };
+    hip_fixture!(tmp, (obj, dev) = hip_build, &[]);
     let ids = bundler_list(&dev);
     let device: Vec<&String> = ids.iter().filter(|i| !i.starts_with("host-")).collect();
     assert_eq!(device.len(), 2, "{ids:?}");
@@ -338,11 +339,7 @@ fn hip_fatbin_sections_equal_llvm_objdump_back_to_back_and_compressed() {
         "ld.lld-22",
         "clang-offload-bundler-22"
     );
-    let tmp = tempfile::tempdir().expect("a temporary directory");
-    let Some((obj, _)) = hip_build(tmp.path(), &[]) else {
-        eprintln!("skipped: clang-22 cannot build HIP here");
-        return;
-    };
+    hip_fixture!(tmp, (obj, _) = hip_build, &[]);
     same_as_objdump(&obj, 1, &[]);
     let one = tmp.path().join("one.o");
     std::fs::rename(&obj, &one).expect("rename");
@@ -415,11 +412,7 @@ fn hip_fatbin_sections_equal_llvm_objdump_back_to_back_and_compressed() {
 #[test]
 fn compressed_bundles_v2_v3_and_back_to_back_equal_the_bundler() {
     need!("clang-22", "clang-offload-bundler-22");
-    let tmp = tempfile::tempdir().expect("a temporary directory");
-    let Some((_, dev)) = hip_build(tmp.path(), &[]) else {
-        eprintln!("skipped: clang-22 cannot build HIP here");
-        return;
-    };
+    hip_fixture!(tmp, (_, dev) = hip_build, &[]);
     let ids = bundler_list(&dev);
     // Each entry as the bundler writes it.
     let mut parts = Vec::new();
@@ -507,16 +500,6 @@ fn code_object_with(dir: &Path, extra: &[&str]) -> Option<PathBuf> {
     st.success().then_some(co)
 }
 
-fn find_node<'a>(v: &'a Value, name: &str) -> Option<&'a Value> {
-    if v["name"] == name {
-        return Some(v);
-    }
-    v["children"]
-        .as_array()?
-        .iter()
-        .find_map(|c| find_node(c, name))
-}
-
 /// (key, scalar) of every leaf under `v`, in order; array items as `-`.
 fn leaves(v: &Value, out: &mut Vec<(String, String)>) {
     match v["children"].as_array() {
@@ -575,11 +558,7 @@ fn yaml_leaves(yaml: &str) -> Vec<(String, String)> {
 #[test]
 fn amdgpu_metadata_equals_llvm_readelf() {
     need!("clang-22", "clang-offload-bundler-22", "llvm-readelf-22");
-    let tmp = tempfile::tempdir().expect("a temporary directory");
-    let Some(co) = code_object(tmp.path()) else {
-        eprintln!("skipped: clang-22 cannot build HIP here");
-        return;
-    };
+    hip_fixture!(tmp, co = code_object);
     let out = Proc::new("llvm-readelf-22")
         .arg("--notes")
         .arg(&co)
@@ -590,7 +569,7 @@ fn amdgpu_metadata_equals_llvm_readelf() {
     let (_, json) = fwview(&["--json".as_ref(), co.as_os_str()]);
     let j: Value = serde_json::from_str(&json).expect("JSON");
     assert_eq!(j["diagnostics"].as_array().map(Vec::len), Some(0));
-    let meta = find_node(&j["root"], "metadata").expect("the metadata node");
+    let meta = common::json::find_deep(&j["root"], "metadata").expect("the metadata node");
     let mut got = Vec::new();
     leaves(meta, &mut got);
     assert_eq!(got, want);
@@ -671,11 +650,7 @@ fn msgpack_hostile_documents_end_in_diagnostics() {
 #[test]
 fn kernel_descriptors_equal_llvm_objdump_directives() {
     need!("clang-22", "clang-offload-bundler-22", "llvm-objdump-22");
-    let tmp = tempfile::tempdir().expect("a temporary directory");
-    let Some(co) = code_object(tmp.path()) else {
-        eprintln!("skipped: clang-22 cannot build HIP here");
-        return;
-    };
+    hip_fixture!(tmp, co = code_object);
     let out = Proc::new("llvm-objdump-22")
         .args(["-d", "--section=.rodata"])
         .arg(&co)
@@ -689,7 +664,7 @@ fn kernel_descriptors_equal_llvm_objdump_directives() {
     for l in text.lines() {
         let t = l.trim();
         if let Some(k) = t.strip_prefix(".amdhsa_kernel ") {
-            kernel = find_node(&j["root"], &format!("kernel descriptor {k}"));
+            kernel = common::json::find_deep(&j["root"], &format!("kernel descriptor {k}"));
             assert!(kernel.is_some(), "no descriptor for {k}");
             continue;
         }
@@ -701,16 +676,16 @@ fn kernel_descriptors_equal_llvm_objdump_directives() {
             continue;
         }
         let k = kernel.expect("a directive inside a kernel");
-        let n = find_node(k, d).unwrap_or_else(|| panic!("no field {d}"));
+        let n = common::json::find_deep(k, d).unwrap_or_else(|| panic!("no field {d}"));
         assert_eq!(n["raw"].to_string(), v, "{d}");
         checked += 1;
     }
     assert!(checked >= 30, "{checked} directives");
     // The metadata's register counts fit in what the descriptor allocates.
     let k = kernel.expect("a kernel");
-    let meta = find_node(&j["root"], "metadata").expect("metadata");
-    let count = |name: &str| find_node(meta, name).and_then(|n| n["raw"].as_u64());
-    let alloc = |name: &str| find_node(k, name).and_then(|n| n["raw"].as_u64());
+    let meta = common::json::find_deep(&j["root"], "metadata").expect("metadata");
+    let count = |name: &str| common::json::find_deep(meta, name).and_then(|n| n["raw"].as_u64());
+    let alloc = |name: &str| common::json::find_deep(k, name).and_then(|n| n["raw"].as_u64());
     let (v, s) = (count(".vgpr_count"), count(".sgpr_count"));
     assert!(v.is_some() && alloc("next_free_vgpr") >= v);
     assert!(s.is_some() && alloc("next_free_sgpr") >= s);
@@ -719,11 +694,7 @@ fn kernel_descriptors_equal_llvm_objdump_directives() {
 #[test]
 fn hip_wrapper_points_at_the_bundle() {
     need!("clang-22");
-    let tmp = tempfile::tempdir().expect("a temporary directory");
-    let Some((obj, _)) = hip_build(tmp.path(), &[]) else {
-        eprintln!("skipped: clang-22 cannot build HIP here");
-        return;
-    };
+    hip_fixture!(tmp, (obj, _) = hip_build, &[]);
     let bytes = std::fs::read(&obj).expect("the object");
     // Where .hip_fatbin is, from the object crate.
     use object::{Object, ObjectSection};
@@ -1022,7 +993,7 @@ fn unbundle(file: &Path, dir: &Path) -> Vec<(String, Option<Vec<u8>>)> {
 #[test]
 fn a_real_rocm_bundle_equals_the_bundler() {
     need!("clang-offload-bundler-22");
-    let f = asset("hip/debian-librocsparse0-5.3.0__hip_fatbin-first-bundle.hipfb");
+    let f = common::asset("hip/debian-librocsparse0-5.3.0__hip_fatbin-first-bundle.hipfb");
     let tmp = tempfile::tempdir().expect("a temporary directory");
     let entries = unbundle(&f, tmp.path());
     let (code, recs) = targets_json(&f);

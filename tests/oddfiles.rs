@@ -8,33 +8,10 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Output;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use assert_cmd::Command;
-
 const LIMIT: Duration = Duration::from_secs(30);
-
-fn scratch() -> tempfile::TempDir {
-    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("a scratch directory")
-}
-
-/// Runs fwview with `args` and a time limit (a hang fails the test).
-fn fwview(args: &[&std::ffi::OsStr]) -> Output {
-    let t0 = Instant::now();
-    let out = Command::cargo_bin("fwview")
-        .unwrap()
-        .args(args)
-        .timeout(LIMIT)
-        .output()
-        .expect("fwview runs");
-    assert!(
-        t0.elapsed() < LIMIT,
-        "fwview {args:?} did not finish within {LIMIT:?}"
-    );
-    out
-}
 
 /// The three modes, `--extract` writing into `dir`.
 fn modes(dir: &Path) -> Vec<(&'static str, Vec<std::ffi::OsString>, PathBuf)> {
@@ -58,11 +35,11 @@ fn modes(dir: &Path) -> Vec<(&'static str, Vec<std::ffi::OsString>, PathBuf)> {
 /// Asserts the refusal of `path` in every mode: exit code 1, nothing on
 /// stdout, one line on stderr that names the path and holds `reason`.
 fn refused(path: &Path, reason: &str) {
-    let dir = scratch();
+    let dir = common::scratch();
     for (mode, args, out_file) in modes(dir.path()) {
         let mut a: Vec<&std::ffi::OsStr> = args.iter().map(|s| s.as_os_str()).collect();
         a.push(path.as_os_str());
-        let out = fwview(&a);
+        let out = common::fwview_within(&a, LIMIT);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(
             out.status.code(),
@@ -96,13 +73,13 @@ fn refused(path: &Path, reason: &str) {
 /// Returns the JSON document.
 fn readable(path: &Path, size: u64) -> serde_json::Value {
     let p = path.as_os_str();
-    let out = fwview(&["--json".as_ref(), p]);
+    let out = common::fwview_within(&["--json".as_ref(), p], LIMIT);
     assert_eq!(out.status.code(), Some(0), "--json {}", path.display());
     assert!(out.stderr.is_empty(), "--json wrote to stderr");
     common::contract::check(&out.stdout, size).expect("the JSON contract");
     let doc = common::contract::parse(&out.stdout).unwrap();
 
-    let out = fwview(&["--tree".as_ref(), p]);
+    let out = common::fwview_within(&["--tree".as_ref(), p], LIMIT);
     assert_eq!(out.status.code(), Some(0), "--tree {}", path.display());
     let text = String::from_utf8(out.stdout).unwrap();
     let first = text.lines().next().expect("a root line");
@@ -112,15 +89,18 @@ fn readable(path: &Path, size: u64) -> serde_json::Value {
         "root line {first:?}"
     );
 
-    let dir = scratch();
+    let dir = common::scratch();
     let o = dir.path().join("x.bin");
-    let out = fwview(&[
-        "--extract".as_ref(),
-        "no/such/node".as_ref(),
-        "-o".as_ref(),
-        o.as_os_str(),
-        p,
-    ]);
+    let out = common::fwview_within(
+        &[
+            "--extract".as_ref(),
+            "no/such/node".as_ref(),
+            "-o".as_ref(),
+            o.as_os_str(),
+            p,
+        ],
+        LIMIT,
+    );
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.lines().count(), 1, "{err:?}");
@@ -131,7 +111,7 @@ fn readable(path: &Path, size: u64) -> serde_json::Value {
 
 #[test]
 fn empty_file() {
-    let dir = scratch();
+    let dir = common::scratch();
     let p = dir.path().join("empty");
     std::fs::write(&p, b"").unwrap();
     let doc = readable(&p, 0);
@@ -139,20 +119,23 @@ fn empty_file() {
     assert_eq!(doc["root"]["value"], "empty file");
     // The root of an empty file extracts as an empty file.
     let o = dir.path().join("root.bin");
-    let out = fwview(&[
-        "--extract".as_ref(),
-        "/".as_ref(),
-        "-o".as_ref(),
-        o.as_os_str(),
-        p.as_os_str(),
-    ]);
+    let out = common::fwview_within(
+        &[
+            "--extract".as_ref(),
+            "/".as_ref(),
+            "-o".as_ref(),
+            o.as_os_str(),
+            p.as_os_str(),
+        ],
+        LIMIT,
+    );
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(std::fs::read(&o).unwrap(), b"");
 }
 
 #[test]
 fn one_byte() {
-    let dir = scratch();
+    let dir = common::scratch();
     for b in [0u8, 0x7f, b'X', 0x10, b'!', 0xdd] {
         let p = dir.path().join(format!("one-{b:02x}"));
         std::fs::write(&p, [b]).unwrap();
@@ -164,7 +147,7 @@ fn one_byte() {
 
 #[test]
 fn sparse_file_of_4_gib_and_one() {
-    let dir = scratch();
+    let dir = common::scratch();
     let p = dir.path().join("sparse");
     let f = std::fs::File::create(&p).unwrap();
     f.set_len((4 << 30) + 1).unwrap();
@@ -185,7 +168,7 @@ fn sparse_file_of_4_gib_and_one() {
 /// a few milliseconds or less).
 #[test]
 fn sparse_4_gib_behind_each_magic_opens_at_once() {
-    let dir = scratch();
+    let dir = common::scratch();
     for (name, magic) in [
         ("xclbin", &b"xclbin2\0"[..]),
         ("xe", b"XMOS\x02\x00\x00\x00"),
@@ -231,7 +214,7 @@ fn sparse_4_gib_behind_each_magic_opens_at_once() {
 
 #[test]
 fn fifo_is_refused_without_blocking() {
-    let dir = scratch();
+    let dir = common::scratch();
     let p = dir.path().join("fifo");
     let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).unwrap();
     // SAFETY: a valid NUL-terminated path.
@@ -252,13 +235,13 @@ fn dev_zero_is_refused() {
 
 #[test]
 fn directory_is_refused() {
-    let dir = scratch();
+    let dir = common::scratch();
     refused(dir.path(), "is a directory");
 }
 
 #[test]
 fn socket_is_refused() {
-    let dir = scratch();
+    let dir = common::scratch();
     let p = dir.path().join("sock");
     let _l = std::os::unix::net::UnixListener::bind(&p).unwrap();
     refused(&p, "is a socket");
@@ -266,7 +249,7 @@ fn socket_is_refused() {
 
 #[test]
 fn missing_path_is_refused() {
-    let dir = scratch();
+    let dir = common::scratch();
     refused(&dir.path().join("not-there"), "No such file or directory");
     // Through a dangling symlink, and a symlink loop.
     let d = dir.path().join("dangling");
@@ -286,7 +269,7 @@ fn unreadable_file_is_refused() {
         return;
     }
     use std::os::unix::fs::PermissionsExt;
-    let dir = scratch();
+    let dir = common::scratch();
     let p = dir.path().join("secret");
     std::fs::write(&p, b"xclbin2\0").unwrap();
     std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o000)).unwrap();

@@ -18,13 +18,12 @@ use fwview::formats::{self, offload};
 
 use fwview::model::{Builder, NodeId, Source, Tree};
 
-// ---------------------------------------------------------------- helpers
+use common::json::{
+    check_nesting, diags, errors, find as get, has_diag, json_of, json_of_bytes, json_of_tree,
+    kids, num, path as at, range, unquote, val,
+};
 
-fn asset(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("assets/offload")
-        .join(name)
-}
+// ---------------------------------------------------------------- helpers
 
 const STANDALONE: &str =
     "debian-libomp-19-dev__devicertl-amdgpu-gfx90a__llvm.offloading-section.offloadbin";
@@ -44,31 +43,6 @@ fn run(cmd: &mut Proc) -> Vec<u8> {
     out.stdout
 }
 
-fn json_of(path: &Path) -> Value {
-    let out = Command::cargo_bin("fwview")
-        .unwrap()
-        .arg("--json")
-        .arg(path)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
-fn json_of_tree(t: &mut Tree) -> Value {
-    let mut v = Vec::new();
-    fwview::export::json(t, "x", &mut v).unwrap();
-    serde_json::from_slice(&v).unwrap()
-}
-
-fn json_of_bytes(bytes: Vec<u8>) -> Value {
-    json_of_tree(&mut formats::build_from_bytes(bytes))
-}
-
 /// The tree the parser gives for a `.llvm.offloading` section's bytes, as
 /// the ELF parser hands them over.
 fn section_json(bytes: Vec<u8>) -> Value {
@@ -82,85 +56,6 @@ fn section_json(bytes: Vec<u8>) -> Value {
     }
     let mut t = Tree::build(Arc::new(Source::from_vec(bytes)), "section", dispatch);
     json_of_tree(&mut t)
-}
-
-fn kids(n: &Value) -> &Vec<Value> {
-    n["children"].as_array().unwrap()
-}
-
-fn get<'a>(n: &'a Value, name: &str) -> Option<&'a Value> {
-    kids(n).iter().find(|c| c["name"] == name)
-}
-
-fn at<'a>(n: &'a Value, path: &str) -> &'a Value {
-    let mut cur = n;
-    for part in path.split('/') {
-        cur = get(cur, part).unwrap_or_else(|| {
-            let names: Vec<&str> = kids(cur)
-                .iter()
-                .map(|c| c["name"].as_str().unwrap())
-                .collect();
-            panic!("no {part:?} in {path:?}; have {names:?}")
-        });
-    }
-    cur
-}
-
-fn val(n: &Value) -> &str {
-    n["value"].as_str().unwrap_or("")
-}
-
-fn range(n: &Value) -> (u64, u64) {
-    (n["offset"].as_u64().unwrap(), n["size"].as_u64().unwrap())
-}
-
-/// The leading number of a value such as `4 (HIP)` or `72 (0x48)`.
-fn num(n: &Value) -> u64 {
-    val(n).split(' ').next().unwrap().parse().unwrap()
-}
-
-fn diags(v: &Value) -> Vec<(String, u64, u64, String)> {
-    v["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| {
-            (
-                d["severity"].as_str().unwrap().to_string(),
-                d["offset"].as_u64().unwrap(),
-                d["size"].as_u64().unwrap(),
-                d["message"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect()
-}
-
-fn errors(v: &Value) -> Vec<String> {
-    diags(v)
-        .into_iter()
-        .filter(|d| d.0 == "error")
-        .map(|d| d.3)
-        .collect()
-}
-
-fn has_diag(v: &Value, sev: &str, text: &str) -> bool {
-    diags(v).iter().any(|d| d.0 == sev && d.3.contains(text))
-}
-
-/// Every child's range lies inside its parent's (a child that starts a
-/// derived byte space has offsets in that space).
-fn check_nesting(n: &Value) {
-    let (o, s) = range(n);
-    for c in kids(n) {
-        let (co, cs) = range(c);
-        assert!(
-            c["space"] != n["space"] || co >= o && co + cs <= o + s,
-            "{} escapes {}",
-            c["name"],
-            n["name"]
-        );
-        check_nesting(c);
-    }
 }
 
 /// One decoded entry: what the tree says about it.
@@ -202,13 +97,6 @@ fn binaries(root: &Value) -> Vec<(String, &Value)> {
     out
 }
 
-fn unquote(s: &str) -> String {
-    s.strip_prefix('"')
-        .and_then(|s| s.strip_suffix('"'))
-        .unwrap_or(s)
-        .to_string()
-}
-
 fn entries_of(path: &str, bin: &Value) -> Vec<Shown> {
     let join = |a: &str, b: &str| {
         if a.is_empty() {
@@ -221,7 +109,7 @@ fn entries_of(path: &str, bin: &Value) -> Vec<Shown> {
     let entries: Vec<&Value> = if flat {
         vec![at(bin, "entry")]
     } else {
-        kids(at(bin, "entries")).iter().collect()
+        kids(at(bin, "entries"))
     };
     entries
         .iter()
@@ -236,7 +124,12 @@ fn entries_of(path: &str, bin: &Value) -> Vec<Shown> {
                 .map(|m| {
                     kids(m)
                         .iter()
-                        .map(|kv| (kv["name"].as_str().unwrap().to_string(), unquote(val(kv))))
+                        .map(|kv| {
+                            (
+                                kv["name"].as_str().unwrap().to_string(),
+                                unquote(val(kv)).to_string(),
+                            )
+                        })
                         .collect()
                 })
                 .unwrap_or_default();
@@ -544,7 +437,7 @@ fn simple() -> E {
 
 #[test]
 fn standalone_sample() {
-    let file = asset(STANDALONE);
+    let file = common::asset("offload").join(STANDALONE);
     let data = std::fs::read(&file).unwrap();
     let v = json_of(&file);
     assert_eq!(v["format"], "offload");
@@ -591,7 +484,7 @@ fn standalone_sample() {
 #[test]
 fn sections_of_host_objects() {
     for name in HOST_OBJECTS {
-        let file = asset(name);
+        let file = common::asset("offload").join(name);
         let (off, sec) = offloading_section(&file);
         let v = section_json(sec.clone());
         assert!(errors(&v).is_empty(), "{name}: {:?}", diags(&v));
@@ -633,7 +526,7 @@ fn sections_of_host_objects() {
 #[test]
 fn host_objects_end_to_end() {
     for name in HOST_OBJECTS {
-        let file = asset(name);
+        let file = common::asset("offload").join(name);
         let v = json_of(&file);
         assert!(errors(&v).is_empty(), "{name}: {:?}", diags(&v));
         let (sec_off, sec) = offloading_section(&file);
@@ -895,7 +788,7 @@ fn binaries_built_by_llvm_offload_binary() {
             .unwrap();
         let img = at(&v["root"], &bc.image_path);
         let mb = kids(img)
-            .iter()
+            .into_iter()
             .find(|c| c["name"].as_str().unwrap().ends_with("MODULE_BLOCK"))
             .unwrap();
         assert_eq!(val(at(mb, "triple")), triple);
@@ -1412,7 +1305,7 @@ fn every_prefix_and_bit_flip_is_safe() {
 
 #[test]
 fn random_damage_to_the_real_sample_is_safe() {
-    let data = std::fs::read(asset(STANDALONE)).unwrap();
+    let data = std::fs::read(common::asset("offload").join(STANDALONE)).unwrap();
     // The header, the entry, the strings, and the bitcode's first blocks.
     let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
     for _ in 0..300 {

@@ -4,14 +4,19 @@
 //! themselves for every generic command, long headers, broken checksums,
 //! truncation and unknown commands; the compact record variant.
 
+mod common;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use assert_cmd::Command;
 use fwview::formats::{cdo, pdi};
 use fwview::model::{Builder, NodeId, Source, Tree};
 use serde_json::Value;
+
+use common::json::{
+    self, child, has_child, items, json_of_written, kids, messages as diags, name, path,
+    val as value,
+};
 
 // ---------------------------------------------------------------------------
 // reading words
@@ -192,71 +197,12 @@ fn key_name(key: u32) -> &'static str {
 // ---------------------------------------------------------------------------
 // running fwview
 
-fn json_of_bytes(bytes: &[u8]) -> Value {
-    let dir = tempfile::tempdir().unwrap();
-    let p = dir.path().join("image.pdi");
-    std::fs::write(&p, bytes).unwrap();
-    let out = Command::cargo_bin("fwview")
-        .unwrap()
-        .arg("--json")
-        .arg(&p)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
-fn name(n: &Value) -> &str {
-    n["name"].as_str().unwrap()
-}
-
-fn value(n: &Value) -> &str {
-    n["value"].as_str().unwrap_or("")
-}
-
-fn kids(n: &Value) -> &Vec<Value> {
-    n["children"].as_array().unwrap()
-}
-
-fn child<'a>(n: &'a Value, nm: &str) -> &'a Value {
-    kids(n)
-        .iter()
-        .find(|k| name(k) == nm)
-        .unwrap_or_else(|| panic!("no child {nm} under {}", name(n)))
-}
-
-fn has_child(n: &Value, nm: &str) -> bool {
-    kids(n).iter().any(|k| name(k) == nm)
-}
-
-fn path<'a>(n: &'a Value, p: &str) -> &'a Value {
-    p.split('/').fold(n, |n, part| child(n, part))
-}
-
 fn off(n: &Value) -> usize {
-    n["offset"].as_u64().unwrap() as usize
+    json::off(n) as usize
 }
 
 fn size(n: &Value) -> usize {
-    n["size"].as_u64().unwrap() as usize
-}
-
-/// The items of a list node, with groups of a thousand opened.
-fn items(n: &Value) -> Vec<&Value> {
-    let mut v = Vec::new();
-    for k in kids(n) {
-        let nm = name(k);
-        if nm.starts_with('[') && nm.contains("..") {
-            v.extend(items(k));
-        } else {
-            v.push(k);
-        }
-    }
-    v
+    json::size(n) as usize
 }
 
 /// The command name of an item named `[i] NAME`.
@@ -280,16 +226,6 @@ fn decv(s: &str) -> u64 {
     s[..end].parse().unwrap()
 }
 
-fn diags<'a>(j: &'a Value, sev: &str) -> Vec<&'a str> {
-    j["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|d| d["severity"] == sev)
-        .map(|d| d["message"].as_str().unwrap())
-        .collect()
-}
-
 fn cdo_node(j: &Value) -> &Value {
     path(&j["root"], "partitions/[0] CDO")
 }
@@ -310,7 +246,7 @@ fn every_standard_pdi_decodes_command_for_command() {
     for f in all_pdis().iter().filter(|f| !is_compact(&f.bytes)) {
         let ctx = format!("{} {}", f.file, f.what);
         let want = decode(&f.bytes);
-        let j = json_of_bytes(&f.bytes);
+        let j = json_of_written(&f.bytes, "image.pdi");
         assert_eq!(j["format"], "pdi", "{ctx}");
         assert!(
             diags(&j, "error").is_empty(),
@@ -403,7 +339,7 @@ fn color_threshold_has_the_known_counts() {
         .into_iter()
         .find(|f| f.what == "PDI")
         .unwrap();
-    let j = json_of_bytes(&f.bytes);
+    let j = json_of_written(&f.bytes, "image.pdi");
     let sc = path(cdo_node(&j), "summary/commands");
     for (n, c) in [
         ("WRITE", 148),
@@ -422,7 +358,7 @@ fn color_threshold_has_the_known_counts() {
 #[test]
 fn headers_are_decoded_with_their_checksums() {
     let f = all_pdis().into_iter().find(|f| f.what == "AIE#0").unwrap();
-    let j = json_of_bytes(&f.bytes);
+    let j = json_of_written(&f.bytes, "image.pdi");
     let r = &j["root"];
     assert!(value(child(r, "selectmap")).contains("32-bit bus"));
     let t = child(r, "image_header_table");
@@ -647,7 +583,7 @@ fn compact_images_expand_to_their_commands() {
     let mut matched = Vec::new();
     for f in all.iter().filter(|f| is_compact(&f.bytes)) {
         let ctx = format!("{} {}", f.file, f.what);
-        let j = json_of_bytes(&f.bytes);
+        let j = json_of_written(&f.bytes, "image.pdi");
         assert!(
             diags(&j, "error").is_empty(),
             "{ctx}: {:?}",
@@ -799,7 +735,7 @@ fn a_written_pdi_is_clean() {
     ]
     .concat();
     let p = make_pdi(&s);
-    let j = json_of_bytes(&p);
+    let j = json_of_written(&p, "image.pdi");
     assert!(
         j["diagnostics"].as_array().unwrap().is_empty(),
         "{}",
@@ -874,7 +810,7 @@ fn every_generic_command_is_named_and_decoded() {
     for c in &rows {
         s.extend(cmd(c.id.into(), &payload(c.id.into())));
     }
-    let j = json_of_bytes(&make_pdi(&s));
+    let j = json_of_written(&make_pdi(&s), "image.pdi");
     assert!(
         j["diagnostics"].as_array().unwrap().is_empty(),
         "{}",
@@ -967,7 +903,7 @@ fn long_headers_are_read() {
     let s = [cmd(5, &payload), long_cmd(3, &[0x0023_4060, 7])].concat();
     assert_eq!(s[0] >> 16 & 0xff, 255);
     let p = make_pdi(&s);
-    let j = json_of_bytes(&p);
+    let j = json_of_written(&p, "image.pdi");
     assert!(
         j["diagnostics"].as_array().unwrap().is_empty(),
         "{}",
@@ -1002,7 +938,7 @@ fn broken_checksums_are_reported() {
     ] {
         let mut p = good.clone();
         p[at] ^= 1;
-        let j = json_of_bytes(&p);
+        let j = json_of_written(&p, "image.pdi");
         let errs = diags(&j, "error");
         assert_eq!(errs.len(), 1, "{what}: {errs:?}");
         assert!(
@@ -1013,7 +949,7 @@ fn broken_checksums_are_reported() {
     // A field changed under a right checksum.
     let mut p = good.clone();
     put(&mut p, 0x10 + 0x14, 0x1234);
-    let j = json_of_bytes(&p);
+    let j = json_of_written(&p, "image.pdi");
     let v = value(path(&j["root"], "image_header_table/checksum"));
     assert!(v.contains("(mismatch: computed"), "{v}");
 }
@@ -1028,7 +964,7 @@ fn truncation_is_reported() {
     let good = make_pdi(&s);
     // The file ends inside the DMA_WRITE's data.
     let cut = &good[..0x164 + 12 + 20];
-    let j = json_of_bytes(cut);
+    let j = json_of_written(cut, "image.pdi");
     let errs = diags(&j, "error");
     assert!(
         errs.iter()
@@ -1052,7 +988,7 @@ fn truncation_is_reported() {
     put(&mut p, 0x15c, 5); // 5 words: the DMA_WRITE needs 10 more
     let cdo_w = words(&p, 0x150, 4);
     put(&mut p, 0x160, not_sum(&cdo_w));
-    let j = json_of_bytes(&p);
+    let j = json_of_written(&p, "image.pdi");
     let errs = diags(&j, "error");
     assert_eq!(errs.len(), 1, "{errs:?}");
     assert!(
@@ -1060,7 +996,7 @@ fn truncation_is_reported() {
         "{errs:?}"
     );
     // Headers cut short.
-    let j = json_of_bytes(&good[..0x60]);
+    let j = json_of_written(&good[..0x60], "image.pdi");
     assert!(diags(&j, "error")[0].starts_with("truncated: the image header table"));
 }
 
@@ -1072,7 +1008,7 @@ fn unknown_commands_are_shown_raw_and_parsing_goes_on() {
         cmd(3, &[0x0023_4060, 1]),
     ]
     .concat();
-    let j = json_of_bytes(&make_pdi(&s));
+    let j = json_of_written(&make_pdi(&s), "image.pdi");
     let warns = diags(&j, "warning");
     assert_eq!(warns.len(), 2, "{warns:?}");
     assert!(
@@ -1099,7 +1035,7 @@ fn bytes_after_the_last_command_are_reported() {
     let ph = words(&p, 0xd0, 31);
     put(&mut p, 0xd0 + 0x7c, not_sum(&ph));
     p.extend([0u8, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
-    let j = json_of_bytes(&p);
+    let j = json_of_written(&p, "image.pdi");
     let warns = diags(&j, "warning");
     assert_eq!(warns.len(), 1, "{warns:?}");
     assert!(
@@ -1116,12 +1052,12 @@ fn other_bus_widths_and_bare_cdos_are_recognised() {
     for (pat, w) in [(pdi::SELECTMAP16, 16), (pdi::SELECTMAP8, 8)] {
         let mut q = p.clone();
         q[..16].copy_from_slice(&pat);
-        let j = json_of_bytes(&q);
+        let j = json_of_written(&q, "image.pdi");
         assert_eq!(j["format"], "pdi");
         assert!(value(child(&j["root"], "selectmap")).contains(&format!("{w}-bit bus")));
     }
     // The CDO alone.
-    let j = json_of_bytes(&p[0x150..]);
+    let j = json_of_written(&p[0x150..], "image.pdi");
     assert_eq!(j["format"], "pdi");
     assert!(
         j["diagnostics"].as_array().unwrap().is_empty(),
@@ -1201,7 +1137,7 @@ fn every_fixed_arity_is_enforced() {
             let mut stream = cmd(u32::from(id), &payload);
             stream.extend(cmd(0, &[]));
             let bytes = make_pdi(&stream);
-            let j = json_of_bytes(&bytes);
+            let j = json_of_written(&bytes, "image.pdi");
             let warns = diags(&j, "warning");
             let want = format!("{name} at 0x");
             assert!(

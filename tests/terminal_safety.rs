@@ -15,10 +15,7 @@ mod common;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::process::Output;
 use std::time::Duration;
-
-use assert_cmd::Command;
 
 use common::build::{self, Sec};
 use common::contract::{around, terminal_unsafe_at};
@@ -38,19 +35,6 @@ const EVIL: &[(&str, &str, &str)] = &[
     ("\rPWNA\x1bc", "\\r", "PWNA"),
 ];
 
-fn scratch() -> tempfile::TempDir {
-    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("a scratch directory")
-}
-
-fn fwview(args: &[&OsStr]) -> Output {
-    Command::cargo_bin("fwview")
-        .unwrap()
-        .args(args)
-        .timeout(Duration::from_secs(60))
-        .output()
-        .expect("fwview runs")
-}
-
 fn assert_safe(what: &str, bytes: &[u8]) {
     if let Some(i) = terminal_unsafe_at(bytes) {
         panic!(
@@ -64,13 +48,13 @@ fn assert_safe(what: &str, bytes: &[u8]) {
 /// JSON contract, and returns the --tree text.
 fn outputs_are_safe(path: &Path, what: &str) -> String {
     let p = path.as_os_str();
-    let j = fwview(&["--json".as_ref(), p]);
+    let j = common::fwview(&["--json".as_ref(), p]);
     assert_eq!(j.status.code(), Some(0), "{what}: --json failed");
     assert_safe(&format!("{what}: --json stdout"), &j.stdout);
     assert_safe(&format!("{what}: --json stderr"), &j.stderr);
     let size = std::fs::metadata(path).unwrap().len();
     common::contract::check(&j.stdout, size).unwrap_or_else(|e| panic!("{what}: {e}"));
-    let t = fwview(&["--tree".as_ref(), p]);
+    let t = common::fwview(&["--tree".as_ref(), p]);
     assert_eq!(t.status.code(), Some(0), "{what}: --tree failed");
     assert_safe(&format!("{what}: --tree stdout"), &t.stdout);
     assert_safe(&format!("{what}: --tree stderr"), &t.stderr);
@@ -112,7 +96,7 @@ fn report(what: &str, shown: usize, expected: usize) {
 
 #[test]
 fn hostile_file_names() {
-    let dir = scratch();
+    let dir = common::scratch();
     for (i, (evil, esc, marker)) in EVIL.iter().enumerate() {
         let name = format!("f{i}-{evil}.bin");
         let p = dir.path().join(&name);
@@ -126,7 +110,7 @@ fn hostile_file_names() {
         );
         // JSON: "path" decodes to exactly the path given (nothing lost,
         // nothing misleading), the root's name is the escaped name.
-        let j = fwview(&["--json".as_ref(), p.as_os_str()]);
+        let j = common::fwview(&["--json".as_ref(), p.as_os_str()]);
         let doc = common::contract::parse(&j.stdout).unwrap();
         assert_eq!(doc["path"].as_str(), Some(p.to_str().unwrap()));
         let root = doc["root"]["name"].as_str().unwrap();
@@ -139,7 +123,7 @@ fn hostile_file_names() {
 
 #[test]
 fn file_names_that_are_not_utf8() {
-    let dir = scratch();
+    let dir = common::scratch();
     // A lone C1 byte (0x9b is CSI on some terminals), a stray 0xff, ESC.
     let raw: &[u8] = b"n-\x9b31mPWN-\xff-\x1b[2J.bin";
     let p = dir.path().join(OsStr::from_bytes(raw));
@@ -149,23 +133,23 @@ fn file_names_that_are_not_utf8() {
 
 #[test]
 fn hostile_names_in_messages() {
-    let dir = scratch();
+    let dir = common::scratch();
     for (i, (evil, _, _)) in EVIL.iter().enumerate() {
         // A directory, a missing file: refusals name the path.
         let d = dir.path().join(format!("d{i}-{evil}"));
         std::fs::create_dir(&d).unwrap();
-        let out = fwview(&["--tree".as_ref(), d.as_os_str()]);
+        let out = common::fwview(&["--tree".as_ref(), d.as_os_str()]);
         assert_eq!(out.status.code(), Some(1));
         assert_safe("refusal of a directory", &out.stderr);
         let m = dir.path().join(format!("m{i}-{evil}"));
-        let out = fwview(&["--json".as_ref(), m.as_os_str()]);
+        let out = common::fwview(&["--json".as_ref(), m.as_os_str()]);
         assert_eq!(out.status.code(), Some(1));
         assert_safe("refusal of a missing file", &out.stderr);
         // --extract names its output path and the node path it was given.
         let f = dir.path().join(format!("in{i}"));
         std::fs::write(&f, b"!<arch>\n").unwrap();
         let o = dir.path().join(format!("o{i}-{evil}"));
-        let out = fwview(&[
+        let out = common::fwview(&[
             "--extract".as_ref(),
             "/".as_ref(),
             "-o".as_ref(),
@@ -174,7 +158,7 @@ fn hostile_names_in_messages() {
         ]);
         assert_eq!(out.status.code(), Some(0));
         assert_safe("extract message", &out.stderr);
-        let out = fwview(&[
+        let out = common::fwview(&[
             "--extract".as_ref(),
             evil.as_ref(),
             "-o".as_ref(),
@@ -194,7 +178,7 @@ fn evil_bytes(i: usize) -> &'static [u8] {
 
 #[test]
 fn ar_member_names() {
-    let dir = scratch();
+    let dir = common::scratch();
     // Long names through the GNU `//` table: any byte but `/\n`.
     let members: Vec<(Vec<u8>, Vec<u8>)> = EVIL
         .iter()
@@ -282,7 +266,7 @@ fn evil_elf(machine: u16) -> Vec<u8> {
 
 #[test]
 fn elf_section_and_symbol_names() {
-    let dir = scratch();
+    let dir = common::scratch();
     for (label, machine) in [("elf", build::EM_X86_64), ("zebin", build::EM_INTELGT)] {
         let p = dir.path().join(format!("{label}.o"));
         std::fs::write(&p, evil_elf(machine)).unwrap();
@@ -307,7 +291,7 @@ fn elf_section_and_symbol_names() {
 
 #[test]
 fn xclbin_names_and_xml() {
-    let dir = scratch();
+    let dir = common::scratch();
     // Valid XML may hold C1 controls and bidi overrides as they are.
     let mut xml = String::from("<project name=\"");
     xml.push_str("\u{9b}31mPWN4\u{202e}PWN6");
@@ -341,7 +325,7 @@ fn xclbin_names_and_xml() {
 
 #[test]
 fn xe_xml_sectors() {
-    let dir = scratch();
+    let dir = common::scratch();
     let mut xml = String::from("<?xml version=\"1.0\"?><Network>");
     for (e, _, _) in EVIL
         .iter()
@@ -364,7 +348,7 @@ fn xe_xml_sectors() {
 
 #[test]
 fn offload_strings() {
-    let dir = scratch();
+    let dir = common::scratch();
     let strings: Vec<(&[u8], &[u8])> = vec![
         (b"triple", evil_bytes(0)),
         (b"arch", evil_bytes(1)),
@@ -507,7 +491,7 @@ fn tui_is_safe(out: &[u8], what: &str) -> usize {
 
 #[test]
 fn tui_shows_hostile_names_escaped() {
-    let dir = scratch();
+    let dir = common::scratch();
     let keys = b"llllljljljljljljljlj";
     let mut checked = 0;
     for (i, (evil, _, _)) in EVIL.iter().enumerate() {
@@ -597,7 +581,7 @@ fn a_c1_character_and_a_byte_that_is_not_utf8_look_different() {
         ar.extend(ar_header(name, 2));
         ar.extend_from_slice(b"xy");
     }
-    let dir = scratch();
+    let dir = common::scratch();
     let p = dir.path().join("c1.a");
     std::fs::write(&p, &ar).unwrap();
     let tree = outputs_are_safe(&p, "an archive with a C1 name");

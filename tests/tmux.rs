@@ -8,9 +8,9 @@ use std::time::{Duration, Instant};
 
 use common::tmux::Tmux;
 
+/// The sample the terminal tests open.
 fn sample() -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("assets/xclbin/pynq__pl_server_default.xclbin")
+    common::asset("xclbin/pynq__pl_server_default.xclbin")
         .display()
         .to_string()
 }
@@ -24,7 +24,7 @@ fn goto_help_and_quit_in_a_real_terminal() {
     let cmd = format!(
         "sh -c '{} {}; echo $? > {}'",
         env!("CARGO_BIN_EXE_fwview"),
-        sample(),
+        common::asset("xclbin/pynq__pl_server_default.xclbin").display(),
         status_file.display()
     );
     let Some(t) = Tmux::start(&cmd, 120, 36) else {
@@ -75,7 +75,11 @@ fn goto_help_and_quit_in_a_real_terminal() {
 
 #[test]
 fn resizing_redraws_down_to_40x10() {
-    let cmd = format!("{} {}", env!("CARGO_BIN_EXE_fwview"), sample());
+    let cmd = format!(
+        "{} {}",
+        env!("CARGO_BIN_EXE_fwview"),
+        common::asset("xclbin/pynq__pl_server_default.xclbin").display()
+    );
     let Some(t) = Tmux::start(&cmd, 100, 30) else {
         return;
     };
@@ -151,7 +155,11 @@ fn search_follow_history_and_marks_in_a_real_terminal() {
 
 #[test]
 fn hash_cycles_numbers_between_natural_hex_and_decimal() {
-    let cmd = format!("{} {}", env!("CARGO_BIN_EXE_fwview"), sample());
+    let cmd = format!(
+        "{} {}",
+        env!("CARGO_BIN_EXE_fwview"),
+        common::asset("xclbin/pynq__pl_server_default.xclbin").display()
+    );
     let Some(t) = Tmux::start(&cmd, 200, 50) else {
         return;
     };
@@ -192,7 +200,7 @@ fn raw_extract_to_a_terminal_is_refused() {
     let cmd = format!(
         "sh -c '{} --extract magic {} -o -; echo $? > {}; sleep 20'",
         env!("CARGO_BIN_EXE_fwview"),
-        sample(),
+        common::asset("xclbin/pynq__pl_server_default.xclbin").display(),
         status_file.display()
     );
     let Some(t) = Tmux::start(&cmd, 101, 10) else {

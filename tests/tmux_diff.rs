@@ -3,17 +3,7 @@
 
 mod common;
 
-use std::path::Path;
-
 use common::tmux::Tmux;
-
-fn asset(p: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("assets")
-        .join(p)
-        .display()
-        .to_string()
-}
 
 fn line_with<'a>(s: &'a str, what: &str) -> &'a str {
     s.lines().find(|l| l.contains(what)).unwrap_or("")
@@ -21,8 +11,12 @@ fn line_with<'a>(s: &'a str, what: &str) -> &'a str {
 
 #[test]
 fn two_xe_builds_side_by_side() {
-    let a = asset("xmos/UltranetReceiver__bin_Debug_Ultranet_Receiver_Debug.xe");
-    let b = asset("xmos/UltranetReceiver__bin_Release_Ultranet_Receiver.xe");
+    let a = common::asset("xmos/UltranetReceiver__bin_Debug_Ultranet_Receiver_Debug.xe")
+        .display()
+        .to_string();
+    let b = common::asset("xmos/UltranetReceiver__bin_Release_Ultranet_Receiver.xe")
+        .display()
+        .to_string();
     let cmd = format!("{} {a} {b}", env!("CARGO_BIN_EXE_fwview"));
     let Some(t) = Tmux::start(&cmd, 200, 40) else {
         return;
@@ -74,7 +68,9 @@ fn two_xe_builds_side_by_side() {
 
 #[test]
 fn one_changed_byte_and_a_file_against_itself() {
-    let a = asset("xclbin/pynq__pl_server_default.xclbin");
+    let a = common::asset("xclbin/pynq__pl_server_default.xclbin")
+        .display()
+        .to_string();
     let dir = tempfile::tempdir().unwrap();
     let b = dir.path().join("b.xclbin");
     let mut bytes = std::fs::read(&a).unwrap();
@@ -123,7 +119,9 @@ fn one_changed_byte_and_a_file_against_itself() {
 
 #[test]
 fn reload_when_the_file_is_rewritten() {
-    let a = asset("xclbin/pynq__pl_server_default.xclbin");
+    let a = common::asset("xclbin/pynq__pl_server_default.xclbin")
+        .display()
+        .to_string();
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("watched.xclbin");
     let orig = std::fs::read(&a).unwrap();

@@ -9,112 +9,19 @@ use std::path::{Path, PathBuf};
 use std::process::Command as Process;
 use std::sync::OnceLock;
 
-use assert_cmd::Command;
 use serde_json::Value;
 
 use fwview::formats::build_from_bytes;
 use fwview::model::{Severity, Tree};
 
+use common::json::{
+    find, json_of, kids, lead, located as diags, name, off, path as get, size, unquote, val,
+};
+
 // ---------------------------------------------------------------------
 // Reading fwview's --json
 // ---------------------------------------------------------------------
 
-fn samples() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/xclbin");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "xclbin"))
-        .collect();
-    v.sort();
-    assert_eq!(v.len(), 11, "the 11 sample xclbins");
-    v
-}
-
-fn fwview_json(path: &Path) -> Value {
-    let out = Command::cargo_bin("fwview")
-        .unwrap()
-        .arg("--json")
-        .arg(path)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "fwview --json {}", path.display());
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
-/// The children that are structure: gap leaves (bytes no structure
-/// names: padding, syntax...) are left out.
-fn kids(n: &Value) -> Vec<&Value> {
-    n["children"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|c| {
-            !(c["children"].as_array().is_some_and(|a| a.is_empty())
-                && c["name"]
-                    .as_str()
-                    .is_some_and(|s| fwview::model::GAP_NAMES.contains(&s)))
-        })
-        .collect()
-}
-fn name(n: &Value) -> &str {
-    n["name"].as_str().unwrap()
-}
-fn val(n: &Value) -> &str {
-    n["value"].as_str().unwrap_or("")
-}
-fn off(n: &Value) -> u64 {
-    n["offset"].as_u64().unwrap()
-}
-fn size(n: &Value) -> u64 {
-    n["size"].as_u64().unwrap()
-}
-fn find<'a>(n: &'a Value, child: &str) -> Option<&'a Value> {
-    n["children"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|k| name(k) == child)
-}
-fn get<'a>(n: &'a Value, path: &str) -> &'a Value {
-    let mut cur = n;
-    for part in path.split('/') {
-        cur = find(cur, part).unwrap_or_else(|| {
-            let names: Vec<&str> = kids(cur).into_iter().map(name).collect();
-            panic!("no {part} in {} (has {names:?})", name(cur))
-        });
-    }
-    cur
-}
-/// The number a value starts with: decimal, or hex after `0x`.
-fn lead(s: &str) -> u64 {
-    let s = s.trim_start_matches('"');
-    if let Some(h) = s.strip_prefix("0x") {
-        let end = h.find(|c: char| !c.is_ascii_hexdigit()).unwrap_or(h.len());
-        return u64::from_str_radix(&h[..end], 16).unwrap();
-    }
-    let end = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
-    s[..end].parse().unwrap()
-}
-fn unquote(s: &str) -> &str {
-    s.strip_prefix('"')
-        .and_then(|s| s.strip_suffix('"'))
-        .unwrap_or(s)
-}
-fn diags(j: &Value, sev: &str) -> Vec<(u64, String)> {
-    j["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|d| d["severity"] == sev)
-        .map(|d| {
-            (
-                d["offset"].as_u64().unwrap(),
-                d["message"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect()
-}
 /// The root's payload node of section `i` (named `[i] KIND`).
 fn payload(j: &Value, i: usize) -> &Value {
     let prefix = format!("[{i}] ");
@@ -347,18 +254,23 @@ fn collect_kernels(n: &Value, out: &mut BTreeSet<String>) {
 #[test]
 fn samples_match_xrt() {
     let Some(tool) = xrt_dump() else { return };
-    for s in samples() {
+    assert_eq!(
+        common::samples_in("xclbin", "xclbin").len(),
+        11,
+        "the 11 sample xclbins"
+    );
+    for s in common::samples_in("xclbin", "xclbin") {
         let what = s.file_name().unwrap().to_string_lossy().into_owned();
         let x = xrt_read(tool, &s);
-        let j = fwview_json(&s);
+        let j = json_of(&s);
         compare_with_xrt(&x, &j, &what);
     }
 }
 
 #[test]
 fn samples_have_no_errors_and_keep_the_contract() {
-    for s in samples() {
-        let j = fwview_json(&s);
+    for s in common::samples_in("xclbin", "xclbin") {
+        let j = json_of(&s);
         assert_eq!(j["format"], "xclbin");
         assert_eq!(
             j["size"].as_u64().unwrap(),
@@ -434,8 +346,8 @@ fn section_table(d: &[u8]) -> Vec<(u32, usize, usize)> {
 
 #[test]
 fn header_fields_are_decoded() {
-    let s = &samples()[3]; // riallto__color_threshold_v1_720p
-    let j = fwview_json(s);
+    let s = &common::samples_in("xclbin", "xclbin")[3]; // riallto__color_threshold_v1_720p
+    let j = json_of(s);
     let h = get(&j["root"], "header");
     assert_eq!(
         val(get(h, "m_timeStamp")),
@@ -455,8 +367,8 @@ fn header_fields_are_decoded() {
         "-1 (no signature)"
     );
     assert_eq!(val(get(&j["root"], "magic")), "\"xclbin2\"");
-    let k = samples()[0].clone(); // kria k26: 2022-05-16
-    let j = fwview_json(&k);
+    let k = common::samples_in("xclbin", "xclbin")[0].clone(); // kria k26: 2022-05-16
+    let j = json_of(&k);
     assert_eq!(
         val(get(&j["root"], "header/m_timeStamp")),
         "1652670920 (2022-05-16 03:15:20 UTC)"
@@ -467,14 +379,14 @@ fn header_fields_are_decoded() {
 #[test]
 fn aie_partitions_match_an_independent_decode() {
     let mut seen = 0;
-    for s in samples() {
+    for s in common::samples_in("xclbin", "xclbin") {
         let d = std::fs::read(&s).unwrap();
         let Some(i) = section_table(&d).iter().position(|e| e.0 == 32) else {
             continue;
         };
         let (_, so, _) = section_table(&d)[i];
         seen += 1;
-        let j = fwview_json(&s);
+        let j = json_of(&s);
         let p = payload(&j, i);
         let ncols = le(&d, so + 0x28, 4) as usize;
         let cols_at = so + le(&d, so + 0x2C, 4) as usize;
@@ -589,9 +501,9 @@ fn check_json_node(n: &Value, expect: &Value, data: &[u8], is_member: bool) {
 #[test]
 fn json_metadata_nodes_hold_their_own_bytes() {
     let mut checked = 0;
-    for s in samples() {
+    for s in common::samples_in("xclbin", "xclbin") {
         let d = std::fs::read(&s).unwrap();
-        let j = fwview_json(&s);
+        let j = json_of(&s);
         for (i, (kind, so, sz)) in section_table(&d).into_iter().enumerate() {
             if ![14, 15, 20, 22, 25, 33, 35].contains(&kind) {
                 continue;
@@ -614,12 +526,6 @@ fn json_metadata_nodes_hold_their_own_bytes() {
 // Links, through the library
 // ---------------------------------------------------------------------
 
-fn tree_of(bytes: Vec<u8>) -> Tree {
-    let mut t = build_from_bytes(bytes);
-    t.expand_all();
-    t
-}
-
 fn link_target(t: &mut Tree, path: &str) -> String {
     let id = t.find_path(path).unwrap_or_else(|| panic!("no {path}"));
     let l = t.link(id).unwrap_or_else(|| panic!("{path} has no link"));
@@ -640,8 +546,8 @@ fn follows(t: &mut Tree, path: &str, to: &str) {
 
 #[test]
 fn links_lead_where_the_values_point() {
-    let s = &samples()[3]; // riallto__color_threshold_v1_720p
-    let mut t = tree_of(std::fs::read(s).unwrap());
+    let s = &common::samples_in("xclbin", "xclbin")[3]; // riallto__color_threshold_v1_720p
+    let mut t = common::tree::expanded(std::fs::read(s).unwrap());
     assert_eq!(
         link_target(&mut t, "sections/[1] MEM_TOPOLOGY"),
         "[1] MEM_TOPOLOGY"
@@ -1019,7 +925,7 @@ fn written_xclbin_matches_xrt_and_what_was_written() {
     let bytes = written();
     let path = write_tmp("written", &bytes);
     let start = std::time::Instant::now();
-    let j = fwview_json(&path);
+    let j = json_of(&path);
     let took = start.elapsed();
     assert!(
         took.as_secs() < 20,
@@ -1216,7 +1122,7 @@ fn written_xclbin_matches_xrt_and_what_was_written() {
 
 #[test]
 fn written_xclbin_links_and_nests() {
-    let mut t = tree_of(written());
+    let mut t = common::tree::expanded(written());
     // The soft kernel's image is an ELF, opened as one.
     let img = t.find_path("[7] SOFT_KERNEL/image").unwrap();
     assert_eq!(t.node_format(img), Some("elf"));
@@ -1252,7 +1158,7 @@ fn offsets_of(d: &[u8]) -> Vec<usize> {
 }
 
 fn diagnostics(bytes: Vec<u8>) -> Vec<(Severity, u64, String)> {
-    let t = tree_of(bytes);
+    let t = common::tree::expanded(bytes);
     t.diagnostics()
         .iter()
         .map(|d| (d.severity, d.offset, d.message.clone()))
@@ -1286,7 +1192,7 @@ fn small() -> Vec<u8> {
 #[test]
 fn the_small_xclbin_is_clean() {
     let path = write_tmp("small", &small());
-    let j = fwview_json(&path);
+    let j = json_of(&path);
     let _ = std::fs::remove_file(path);
     assert!(diags(&j, "error").is_empty(), "{:?}", diags(&j, "error"));
     // Only the soft kernel's ELF is another decoder's business.
@@ -1476,7 +1382,7 @@ fn unknown_kinds_and_signatures() {
     d.extend_from_slice(&[0x30; 16]);
     put32(&mut d, 8, 16);
     put64(&mut d, 0x130, len + 16);
-    let mut t = tree_of(d);
+    let mut t = common::tree::expanded(d);
     assert!(t.diagnostics().is_empty(), "{:?}", t.diagnostics());
     let s = t.find_path("signature").unwrap();
     assert_eq!(
@@ -1508,7 +1414,7 @@ fn truncated_and_mangled_files_never_panic() {
         );
     }
     // Deterministic byte flips over the samples and the written file.
-    let mut files: Vec<Vec<u8>> = samples()
+    let mut files: Vec<Vec<u8>> = common::samples_in("xclbin", "xclbin")
         .iter()
         .filter(|p| std::fs::metadata(p).unwrap().len() < 100_000)
         .map(|p| std::fs::read(p).unwrap())
@@ -1534,7 +1440,7 @@ fn truncated_and_mangled_files_never_panic() {
                 };
                 d[at] = next() as u8;
             }
-            let t = tree_of(d);
+            let t = common::tree::expanded(d);
             assert!(t.len() > 1);
         }
     }
@@ -1542,7 +1448,7 @@ fn truncated_and_mangled_files_never_panic() {
 
 #[test]
 fn the_largest_sample_opens_in_milliseconds() {
-    let s = samples()
+    let s = common::samples_in("xclbin", "xclbin")
         .into_iter()
         .max_by_key(|p| std::fs::metadata(p).unwrap().len())
         .unwrap();
@@ -1564,11 +1470,11 @@ fn mirror_data_is_decoded_and_checked_against_the_section_table() {
     const START: &[u8] = b"XCLBIN_MIRROR_DATA_START";
     const END: &[u8] = b"XCLBIN_MIRROR_DATA_END";
     let hex = |s: &str| u64::from_str_radix(s.trim_start_matches("0x"), 16).unwrap();
-    for s in samples() {
+    for s in common::samples_in("xclbin", "xclbin") {
         let d = std::fs::read(&s).unwrap();
         let a = memchr::memmem::rfind(&d, START).expect("every sample has mirror data");
         let e = memchr::memmem::rfind(&d, END).unwrap() + END.len();
-        let j = fwview_json(&s);
+        let j = json_of(&s);
         let m = find(&j["root"], "mirror data").expect("a mirror data node");
         assert_eq!(
             (m["offset"].as_u64().unwrap(), m["size"].as_u64().unwrap()),
@@ -1620,7 +1526,7 @@ fn mirror_data_is_decoded_and_checked_against_the_section_table() {
         assert!(mirror_diags.is_empty(), "{mirror_diags:?}");
     }
     // One Offset changed in the mirror: a warning at that value.
-    let s = &samples()[0];
+    let s = &common::samples_in("xclbin", "xclbin")[0];
     let mut d = std::fs::read(s).unwrap();
     let a = memchr::memmem::rfind(&d, START).unwrap();
     let key = b"\"Offset\":\"";

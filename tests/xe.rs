@@ -4,7 +4,6 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
 use std::process::Command as Std;
 use std::sync::Arc;
 
@@ -13,6 +12,8 @@ use serde_json::Value;
 
 use fwview::formats;
 use fwview::model::{Source, Tree};
+
+use common::json::{self, check_nesting, child, json_of, json_of_written, kids, path as at, val};
 
 // ---------- independent reference code ----------
 
@@ -129,103 +130,17 @@ fn boot_order(secs: &[Sec]) -> Vec<((u16, u16), Vec<String>)> {
 
 // ---------- helpers ----------
 
-fn samples() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/xmos");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "xe"))
-        .collect();
-    v.sort();
-    assert_eq!(v.len(), 4, "four XE samples");
-    v
-}
-
-fn json_of(path: &Path) -> Value {
-    let out = Command::cargo_bin("fwview")
-        .unwrap()
-        .arg("--json")
-        .arg(path)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
-fn json_of_bytes(bytes: &[u8]) -> Value {
-    let dir = tempfile::tempdir().unwrap();
-    let p = dir.path().join("t.xe");
-    std::fs::write(&p, bytes).unwrap();
-    json_of(&p)
-}
-
-/// The children that are structure: gap leaves (bytes no structure
-/// names: padding, syntax...) are left out.
-fn kids(n: &Value) -> Vec<&Value> {
-    n["children"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|c| {
-            !(c["children"].as_array().is_some_and(|a| a.is_empty())
-                && c["name"]
-                    .as_str()
-                    .is_some_and(|s| fwview::model::GAP_NAMES.contains(&s)))
-        })
-        .collect()
-}
-
-fn child<'a>(n: &'a Value, name: &str) -> &'a Value {
-    n["children"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == name)
-        .unwrap_or_else(|| panic!("no child {name:?} in {}", n["name"]))
-}
-
-fn at<'a>(n: &'a Value, path: &str) -> &'a Value {
-    path.split('/').fold(n, child)
-}
-
-fn val(n: &Value) -> &str {
-    n["value"].as_str().unwrap_or("")
-}
-
+/// `(offset, size)` as indices into the file's bytes.
 fn range(n: &Value) -> (usize, usize) {
-    (
-        n["offset"].as_u64().unwrap() as usize,
-        n["size"].as_u64().unwrap() as usize,
-    )
+    let (o, s) = json::range(n);
+    (o as usize, s as usize)
 }
 
-/// Every child's range lies inside its parent's.
-fn check_nesting(n: &Value) {
-    let (o, s) = range(n);
-    for c in kids(n) {
-        let (co, cs) = range(c);
-        assert!(
-            co >= o && co + cs <= o + s,
-            "{} escapes {}",
-            c["name"],
-            n["name"]
-        );
-        check_nesting(c);
-    }
-}
-
+/// The diagnostics as (severity, offset, message).
 fn diags(j: &Value) -> Vec<(String, usize, String)> {
-    j["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| {
-            (
-                d["severity"].as_str().unwrap().to_string(),
-                d["offset"].as_u64().unwrap() as usize,
-                d["message"].as_str().unwrap().to_string(),
-            )
-        })
+    json::diags(j)
+        .into_iter()
+        .map(|d| (d.0, d.1 as usize, d.3))
         .collect()
 }
 
@@ -240,10 +155,6 @@ fn xe_diags(j: &Value, secs: &[Sec]) -> Vec<(String, usize, String)> {
                 .any(|s| s.ty == 2 && *off >= s.data.0 + 12 && *off < s.data.0 + s.data.1)
         })
         .collect()
-}
-
-fn tree_of(bytes: Vec<u8>) -> Tree {
-    formats::build_from_bytes(bytes)
 }
 
 // ---------- an XE writer ----------
@@ -318,7 +229,8 @@ fn tiny_elf(entry: u32) -> Vec<u8> {
 #[test]
 fn real_samples_sectors_match_an_independent_walk() {
     let mut total = 0;
-    for p in samples() {
+    assert_eq!(common::samples_in("xmos", "xe").len(), 4, "four XE samples");
+    for p in common::samples_in("xmos", "xe") {
         let d = std::fs::read(&p).unwrap();
         let secs = walk(&d);
         let j = json_of(&p);
@@ -375,7 +287,7 @@ fn real_samples_sectors_match_an_independent_walk() {
 
 #[test]
 fn real_samples_sector_types_are_decoded() {
-    for p in samples() {
+    for p in common::samples_in("xmos", "xe") {
         let d = std::fs::read(&p).unwrap();
         let secs = walk(&d);
         let j = json_of(&p);
@@ -459,7 +371,7 @@ fn real_samples_sector_types_are_decoded() {
 
 #[test]
 fn real_samples_boot_order() {
-    for p in samples() {
+    for p in common::samples_in("xmos", "xe") {
         let d = std::fs::read(&p).unwrap();
         let secs = walk(&d);
         let want = boot_order(&secs);
@@ -485,7 +397,7 @@ fn real_samples_boot_order() {
 /// copies nothing of other tiles.
 #[test]
 fn boot_order_nodes_own_no_bytes_and_link_to_their_sectors() {
-    for p in samples() {
+    for p in common::samples_in("xmos", "xe") {
         let d = std::fs::read(&p).unwrap();
         let secs = walk(&d);
         let want = boot_order(&secs);
@@ -536,7 +448,7 @@ fn boot_order_nodes_own_no_bytes_and_link_to_their_sectors() {
 
 #[test]
 fn real_sample_elf_images_are_elf_nodes_and_gotos_link_to_them() {
-    for p in samples() {
+    for p in common::samples_in("xmos", "xe") {
         let d = std::fs::read(&p).unwrap();
         let secs = walk(&d);
         let mut t = formats::build_tree(Arc::new(Source::open(&p).unwrap()), "x");
@@ -582,7 +494,7 @@ fn real_sample_elf_images_are_elf_nodes_and_gotos_link_to_them() {
 
 #[test]
 fn extract_a_tiles_elf_image() {
-    let p = &samples()[0];
+    let p = &common::samples_in("xmos", "xe")[0];
     let d = std::fs::read(p).unwrap();
     let secs = walk(&d);
     let (i, s) = secs
@@ -627,14 +539,14 @@ fn extract_a_tiles_elf_image() {
 
 #[test]
 fn flipped_crc_is_a_mismatch_at_the_crc() {
-    let p = &samples()[2];
+    let p = &common::samples_in("xmos", "xe")[2];
     let mut d = std::fs::read(p).unwrap();
     let secs = walk(&d);
     let (i, s) = secs.iter().enumerate().find(|(_, s)| s.ty == 6).unwrap();
     let crc_off = s.off + 12 + s.size - 4;
     let good = s.crc.unwrap().1;
     d[crc_off] ^= 0x01;
-    let j = json_of_bytes(&d);
+    let j = json_of_written(&d, "t.xe");
     let n = &kids(child(&j["root"], "sectors"))[i];
     assert_eq!(
         val(at(n, "contents/crc")),
@@ -654,7 +566,7 @@ fn flipped_crc_is_a_mismatch_at_the_crc() {
     // A changed data byte: the stored CRC no longer fits either.
     let mut d2 = std::fs::read(p).unwrap();
     d2[s.data.0 + 4] ^= 0x80;
-    let j = json_of_bytes(&d2);
+    let j = json_of_written(&d2, "t.xe");
     let errs: Vec<_> = diags(&j).into_iter().filter(|d| d.0 == "error").collect();
     assert!(errs
         .iter()
@@ -666,7 +578,7 @@ fn flipped_crc_is_a_mismatch_at_the_crc() {
     // A stored 0 means "not set", not a mismatch.
     let mut d3 = std::fs::read(p).unwrap();
     d3[crc_off..crc_off + 4].copy_from_slice(&[0; 4]);
-    let j = json_of_bytes(&d3);
+    let j = json_of_written(&d3, "t.xe");
     assert!(diags(&j).iter().all(|d| d.0 != "error"));
     let n = &kids(child(&j["root"], "sectors"))[i];
     assert_eq!(val(at(n, "contents/crc")), "0 (not set)");
@@ -675,7 +587,7 @@ fn flipped_crc_is_a_mismatch_at_the_crc() {
 
 #[test]
 fn truncated_file() {
-    let p = &samples()[1];
+    let p = &common::samples_in("xmos", "xe")[1];
     let d = std::fs::read(p).unwrap();
     let secs = walk(&d);
     // Cut inside the third ELF sector.
@@ -686,7 +598,7 @@ fn truncated_file() {
         .nth(2)
         .unwrap();
     let cut = s.off + 12 + s.size / 2;
-    let j = json_of_bytes(&d[..cut]);
+    let j = json_of_written(&d[..cut], "t.xe");
     check_nesting(&j["root"]);
     let list = kids(child(&j["root"], "sectors"));
     assert_eq!(list.len(), i + 1);
@@ -705,7 +617,7 @@ fn truncated_file() {
 
     // Every cut of a small file opens without a panic.
     for c in [0, 3, 7, 8, 9, 19, 20, 27, 40, 41] {
-        let j = json_of_bytes(&d[..c.min(d.len())]);
+        let j = json_of_written(&d[..c.min(d.len())], "t.xe");
         check_nesting(&j["root"]);
     }
 }
@@ -747,7 +659,7 @@ fn written_multi_node_file() {
     let d = x.0;
     let secs = walk(&d);
     assert_eq!(secs.len(), offs.len());
-    let j = json_of_bytes(&d);
+    let j = json_of_written(&d, "t.xe");
     check_nesting(&j["root"]);
     let bad = xe_diags(&j, &secs);
     assert!(bad.is_empty(), "{bad:?}");
@@ -796,7 +708,7 @@ fn written_multi_node_file() {
     assert_eq!(val(bo[2]), "BINARY, BINARY, CALL, GOTO");
 
     // Links: each start sector points at the image it starts.
-    let mut t = tree_of(d.clone());
+    let mut t = formats::build_from_bytes(d.clone());
     let link_of = |t: &mut Tree, i: usize| {
         let id = t
             .find_path(&format!("sectors/[{i}] {}", type_name(secs[i].ty)))
@@ -831,7 +743,7 @@ fn missing_last_sector_and_bytes_after_it() {
     let (x, offs) = multi();
     let last = *offs.last().unwrap();
     let d = &x.0[..last];
-    let j = json_of_bytes(d);
+    let j = json_of_written(d, "t.xe");
     let errs: Vec<_> = diags(&j).into_iter().filter(|d| d.0 == "error").collect();
     assert_eq!(errs.len(), 1, "{errs:?}");
     assert!(errs[0].2.contains("no LAST"));
@@ -839,7 +751,7 @@ fn missing_last_sector_and_bytes_after_it() {
 
     let mut d = x.0.clone();
     d.extend_from_slice(b"tail!");
-    let j = json_of_bytes(&d);
+    let j = json_of_written(&d, "t.xe");
     let ds = diags(&j);
     assert!(ds.iter().all(|d| d.0 != "error"), "{ds:?}");
     let w: Vec<_> = ds
@@ -853,7 +765,7 @@ fn missing_last_sector_and_bytes_after_it() {
 
     // A header cut short after the last full sector.
     let d = &x.0[..last + 5];
-    let j = json_of_bytes(d);
+    let j = json_of_written(d, "t.xe");
     let errs: Vec<String> = diags(&j)
         .into_iter()
         .filter(|d| d.0 == "error")
@@ -884,7 +796,7 @@ fn boot_order_rules() {
     let named = x.target(5, 4, 0, 0x40100, &[]);
     x.last();
     let secs = walk(&x.0);
-    let j = json_of_bytes(&x.0);
+    let j = json_of_written(&x.0, "t.xe");
     let ds = xe_diags(&j, &secs);
     let err_at = |off: usize, text: &str| {
         assert!(
@@ -904,7 +816,7 @@ fn boot_order_rules() {
     assert!(ds
         .iter()
         .any(|d| d.0 == "warning" && d.1 == named + 20 && d.2.contains("should be 0")));
-    let mut t = tree_of(x.0.clone());
+    let mut t = formats::build_from_bytes(x.0.clone());
     let i = secs.iter().position(|s| s.off == named).unwrap();
     let id = t.find_path(&format!("sectors/[{i}] GOTO")).unwrap();
     let l = t.link(id).unwrap();
@@ -935,7 +847,7 @@ fn reserved_fields_and_odd_sizes() {
         d[s + 12 + size - 4..s + 12 + size].copy_from_slice(&c.to_le_bytes());
     }
     let secs = walk(&d);
-    let j = json_of_bytes(&d);
+    let j = json_of_written(&d, "t.xe");
     let ds = xe_diags(&j, &secs);
     assert!(ds.iter().all(|d| d.0 != "error"), "{ds:?}");
     for off in [6, e + 2, e + 13, nd + 18] {
@@ -955,7 +867,7 @@ fn reserved_fields_and_odd_sizes() {
     // A size running past the end of the file, on a sector that is not last.
     let mut d2 = x.0.clone();
     d2[e + 4..e + 12].copy_from_slice(&(1u64 << 40).to_le_bytes());
-    let j = json_of_bytes(&d2);
+    let j = json_of_written(&d2, "t.xe");
     check_nesting(&j["root"]);
     assert!(diags(&j)
         .iter()
@@ -981,7 +893,7 @@ fn a_run_of_empty_sectors_is_one_diagnostic() {
     x.0[crc_off] ^= 0x10;
     let secs = walk(&x.0);
     assert_eq!(secs.len(), RUN + 3);
-    let j = json_of_bytes(&x.0);
+    let j = json_of_written(&x.0, "t.xe");
     check_nesting(&j["root"]);
     let ds = xe_diags(&j, &secs);
     let run_end = 8 + 12 * RUN;
@@ -1016,7 +928,7 @@ fn a_run_of_empty_sectors_is_one_diagnostic() {
     assert_eq!(elf["name"], format!("[{RUN}] ELF"));
     assert!(val(at(elf, "contents/crc")).contains("mismatch"));
     // The GOTO after the run still starts the ELF image.
-    let mut t = tree_of(x.0.clone());
+    let mut t = formats::build_from_bytes(x.0.clone());
     let g = t
         .find_path(&format!("sectors/[2000..{})/[{}] GOTO", RUN + 3, RUN + 1))
         .unwrap();
@@ -1031,7 +943,7 @@ fn zeros_past_a_mebibyte_are_not_read_as_sectors() {
     let mut d = b"XMOS\x02\x00\x00\x00".to_vec();
     d.resize(8 + (3 << 20), 0);
     let t0 = std::time::Instant::now();
-    let mut t = tree_of(d.clone());
+    let mut t = formats::build_from_bytes(d.clone());
     for k in t.children(t.root()) {
         t.children(k);
     }
@@ -1063,7 +975,7 @@ fn problems_past_a_thousand_runs_are_summed_up() {
         x.0.extend_from_slice(&[0; 10]);
     }
     x.last();
-    let t = tree_of(x.0.clone());
+    let t = formats::build_from_bytes(x.0.clone());
     let ds = t.diagnostics();
     assert!(ds.len() < 2100, "{} diagnostics", ds.len());
     let sum: Vec<_> = ds

@@ -11,22 +11,16 @@ use fwview::formats::build_from_bytes;
 use fwview::model::{NodeId, Severity, Tree};
 use object::{Object, ObjectSection, ObjectSymbol};
 
+use common::tree::{child, value};
+
 fn zebin_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/zebin/generated_locally")
-}
-
-fn child(t: &mut Tree, id: NodeId, name: &str) -> Option<NodeId> {
-    t.children(id).into_iter().find(|&k| t.name(k) == name)
 }
 
 fn child_ends(t: &mut Tree, id: NodeId, suffix: &str) -> Option<NodeId> {
     t.children(id)
         .into_iter()
         .find(|&k| t.name(k).ends_with(suffix))
-}
-
-fn value(t: &Tree, id: NodeId) -> String {
-    t.value_text(id).unwrap_or_default()
 }
 
 fn bytes<'a>(d: &'a [u8], t: &Tree, id: NodeId) -> &'a [u8] {

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use super::{elf, msgpack};
-use crate::model::{Builder, Endian, NodeId, Value};
+use crate::model::{Builder, Endian, Fields, NodeId, Value};
 
 /// `n_type` of the code object metadata note (owner "AMDGPU").
 pub const NT_AMDGPU_METADATA: u32 = 32;
@@ -230,24 +230,13 @@ fn bits(b: &mut Builder<'_>, g: NodeId, at: u64, size: u64, v: u64, list: &[Bits
 /// The 64 bytes of a kernel descriptor at `at`, field by field.
 fn descriptor(b: &mut Builder<'_>, g: NodeId, at: u64, e: Endian, proc_name: &str, abi: u8) {
     let r32 = |b: &Builder<'_>, o: u64| b.read_u32(at + o, e).map(u64::from).unwrap_or(0);
-    for (name, o) in [
-        ("group_segment_fixed_size", 0),
-        ("private_segment_fixed_size", 4),
-        ("kernarg_size", 8),
-    ] {
-        let v = r32(b, o);
-        b.leaf(g, name, at + o, 4, Value::dec(v).with_width(4));
-    }
-    b.raw(g, "reserved", at + 12, 4);
-    let entry = b.read_u64(at + 16, e).unwrap_or(0) as i64;
-    b.leaf(
-        g,
-        "kernel_code_entry_byte_offset",
-        at + 16,
-        8,
-        Value::int(entry),
-    );
-    b.raw(g, "reserved", at + 24, 20);
+    let mut f = Fields::new(b, g, at, e);
+    f.with("group_segment_fixed_size", 4, Value::dec);
+    f.with("private_segment_fixed_size", 4, Value::dec);
+    f.with("kernarg_size", 4, Value::dec);
+    f.bytes("reserved", 4);
+    f.int("kernel_code_entry_byte_offset", 8);
+    f.bytes("reserved", 20);
     let (r3, r1, r2) = (r32(b, 44), r32(b, 48), r32(b, 52));
     let props = b.read_u16(at + 56, e).map(u64::from).unwrap_or(0);
     let wave32 = field(props, 10, 1) == 1;
@@ -297,7 +286,7 @@ fn descriptor(b: &mut Builder<'_>, g: NodeId, at: u64, e: Endian, proc_name: &st
     if code_object_version(abi).unwrap_or(0) >= 5 {
         bits(b, hk, at + 58, 2, preload, PRELOAD);
     }
-    b.raw(g, "reserved", at + 60, 4);
+    Fields::new(b, g, at + 60, e).bytes("reserved", 4);
 }
 
 /// `EI_OSABI` of AMD HSA code objects.

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use crate::model::{text, Builder, NodeId, Radix, Value};
+use crate::model::{text, Builder, Endian, Fields, NodeId, Radix, Value};
 
 pub fn detect(d: &[u8]) -> bool {
     d.starts_with(b"!<arch>\n") || d.starts_with(b"!<thin>\n")
@@ -16,20 +16,9 @@ const HDR: u64 = 60;
 const MAX_MEMBERS: u64 = 1_000_000;
 
 /// A header's fields: (name, offset, size).
-const FIELDS: [(&str, u64, u64); 7] = [
-    ("ar_name", 0, 16),
-    ("ar_date", 16, 12),
-    ("ar_uid", 28, 6),
-    ("ar_gid", 34, 6),
-    ("ar_mode", 40, 8),
-    ("ar_size", 48, 10),
-    ("ar_fmag", 58, 2),
-];
-
-fn field_text(b: &Builder<'_>, o: u64, f: usize) -> String {
-    let (_, at, len) = FIELDS.get(f).copied().unwrap_or(("", 0, 0));
-    let s = b.slice(o + at, len);
-    text::from_bytes(s).trim_end().to_string()
+/// An ASCII header field as written, without its padding spaces.
+fn ascii(d: &[u8]) -> String {
+    text::from_bytes(d).trim_end().to_string()
 }
 
 fn decimal(s: &str) -> Option<u64> {
@@ -88,8 +77,8 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
             }
             break;
         }
-        let raw_name = field_text(b, pos, 0);
-        let size_s = field_text(b, pos, 5);
+        let raw_name = ascii(b.slice(pos, 16));
+        let size_s = ascii(b.slice(pos + 48, 10));
         let Some(size) = decimal(&size_s) else {
             b.error(
                 pos + 48,
@@ -201,45 +190,53 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
 
 fn header(b: &mut Builder<'_>, m: NodeId, pos: u64, name: &str, size: u64) {
     let h = b.group(m, "header", pos, HDR);
-    for (k, &(fname, at, flen)) in FIELDS.iter().enumerate() {
-        let t = field_text(b, pos, k);
-        let v = match fname {
-            "ar_name" => {
-                if t == name || t.strip_suffix('/') == Some(name) {
-                    Value::str(&t)
-                } else {
-                    Value::text(format!("\"{t}\" ({name})"))
-                }
-            }
-            "ar_date" => match decimal(&t).and_then(|s| i64::try_from(s).ok()) {
-                Some(s) => Value::Date(s),
-                None => Value::str(&t),
-            },
-            "ar_uid" | "ar_gid" => match decimal(&t).filter(|_| !t.is_empty()) {
+    let mut f = Fields::new(b, h, pos, Endian::Little);
+    f.span("ar_name", 16, |d| {
+        let t = ascii(d);
+        if t == name || t.strip_suffix('/') == Some(name) {
+            Value::str(&t)
+        } else {
+            Value::text(format!("\"{t}\" ({name})"))
+        }
+    });
+    f.span("ar_date", 12, |d| {
+        let t = ascii(d);
+        match decimal(&t).and_then(|s| i64::try_from(s).ok()) {
+            Some(s) => Value::Date(s),
+            None => Value::str(&t),
+        }
+    });
+    for id in ["ar_uid", "ar_gid"] {
+        f.span(id, 6, |d| {
+            let t = ascii(d);
+            match decimal(&t).filter(|_| !t.is_empty()) {
                 Some(v) => Value::dec(v),
                 None => Value::text(&t),
-            },
-            // Octal in the file, shown as written.
-            "ar_mode" => match u64::from_str_radix(&t, 8) {
-                Ok(mo) => Value::text(format!("{t} ({})", mode_str(mo))),
-                Err(_) => Value::str(&t),
-            },
-            "ar_size" => Value::uint(size),
-            "ar_fmag" => {
-                if b.slice(pos + at, flen) != b"`\n" {
-                    b.error(
-                        pos + at,
-                        flen,
-                        format!("member \"{name}\": ar_fmag is not \"`\\n\""),
-                    );
-                    Value::text(format!("\"{t}\" (bad)"))
-                } else {
-                    Value::str("`\n")
-                }
             }
-            _ => Value::text(&t),
-        };
-        b.leaf(h, fname, pos + at, flen, v);
+        });
+    }
+    // Octal in the file, shown as written.
+    f.span("ar_mode", 8, |d| {
+        let t = ascii(d);
+        match u64::from_str_radix(&t, 8) {
+            Ok(mo) => Value::text(format!("{t} ({})", mode_str(mo))),
+            Err(_) => Value::str(&t),
+        }
+    });
+    f.span("ar_size", 10, |_| Value::uint(size));
+    let fmag = f.span("ar_fmag", 2, |d| {
+        if d == b"`\n" {
+            Value::str("`\n")
+        } else {
+            Value::text(format!("\"{}\" (bad)", ascii(d)))
+        }
+    });
+    if fmag.is_some_and(|d| d != b"`\n") {
+        b.error(
+            pos + 58,
+            2,
+            format!("member \"{name}\": ar_fmag is not \"`\\n\""),
+        );
     }
 }
 

@@ -2,7 +2,8 @@
 //! header: the wrapper's fields, the top-level blocks, and the producer,
 //! triple, data layout and source file name the first blocks hold.
 
-use crate::model::{text, Builder, NodeId, Value};
+use crate::model::read::{u32_at, u8_at};
+use crate::model::{text, Builder, Endian, Fields, NodeId, Value};
 
 /// Raw bitcode: `BC` 0xC0DE.
 pub const BITCODE_MAGIC: &[u8] = &[0x42, 0x43, 0xc0, 0xde];
@@ -14,16 +15,6 @@ const MAX_ARRAY: u64 = 1 << 16;
 
 pub fn detect(d: &[u8]) -> bool {
     d.starts_with(BITCODE_MAGIC) || d.starts_with(WRAPPER_MAGIC)
-}
-
-fn rd8(d: &[u8], off: u64) -> Option<u8> {
-    d.get(usize::try_from(off).ok()?).copied()
-}
-
-fn rd32(d: &[u8], off: u64) -> Option<u32> {
-    let a = usize::try_from(off).ok()?;
-    let b: [u8; 4] = d.get(a..a.checked_add(4)?)?.try_into().ok()?;
-    Some(u32::from_le_bytes(b))
 }
 
 /// Reads an LLVM bitstream: fields of any width, least significant bit
@@ -56,7 +47,7 @@ impl<'a> Bits<'a> {
         let mut v: u64 = 0;
         let mut got: u32 = 0;
         while got < n {
-            let b = rd8(self.d, self.pos / 8)?;
+            let b = u8_at(self.d, self.pos / 8)?;
             let at = (self.pos % 8) as u32;
             let take = (8 - at).min(n - got);
             let bits = (u64::from(b) >> at) & ((1u64 << take) - 1);
@@ -327,9 +318,12 @@ pub fn parse(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
     if d.starts_with(WRAPPER_MAGIC) {
         let h = b.group(node, "wrapper header", off, 20.min(len));
         b.leaf(h, "magic", off, 4.min(len), "0x0b17c0de (bitcode wrapper)");
-        let (Some(version), Some(start), Some(size), Some(cpu)) =
-            (rd32(d, 4), rd32(d, 8), rd32(d, 12), rd32(d, 16))
-        else {
+        let (Some(_), Some(start), Some(size), Some(_)) = (
+            u32_at(d, 4, Endian::Little),
+            u32_at(d, 8, Endian::Little),
+            u32_at(d, 12, Endian::Little),
+            u32_at(d, 16, Endian::Little),
+        ) else {
             b.error(
                 off,
                 len,
@@ -337,17 +331,12 @@ pub fn parse(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
             );
             return;
         };
-        let u32v = |v: u32| Value::uint(u64::from(v)).with_width(4);
-        b.leaf(h, "version", off + 4, 4, u32v(version));
-        let so = b.leaf(h, "offset", off + 8, 4, u32v(start));
-        b.leaf(h, "size", off + 12, 4, u32v(size));
-        b.leaf(
-            h,
-            "cpu type",
-            off + 16,
-            4,
-            Value::hex(u64::from(cpu)).with_width(4),
-        );
+        let mut f = Fields::new(b, h, off + 4, Endian::Little);
+        f.u32("version");
+        f.u32("offset");
+        let so = f.last();
+        f.u32("size");
+        f.hex("cpu type", 4);
         let (start, size) = (u64::from(start), u64::from(size));
         if start > len || start.saturating_add(size) > len {
             b.error(
@@ -361,7 +350,9 @@ pub fn parse(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
         let start = start.min(len);
         let size = size.min(len - start);
         let inner = b.group(node, "bitcode", off + start, size);
-        b.link(so, off + start, size);
+        if let Some(so) = so {
+            b.link(so, off + start, size);
+        }
         if b.slice(off + start, size).starts_with(BITCODE_MAGIC) {
             let info = raw_bitcode(b, inner, off + start, size);
             b.set_value(inner, summary(&info));
@@ -450,10 +441,57 @@ fn raw_bitcode(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) -> Bitcode
     info
 }
 
-fn rec_leaf(b: &mut Builder<'_>, parent: NodeId, off: u64, r: &Record, name: &str, value: Value) {
-    let s = r.start / 8;
-    let e = r.end.div_ceil(8);
-    b.leaf(parent, name, off + s, e - s, value);
+/// What a known record holds.
+#[derive(Clone, Copy)]
+enum Holds {
+    /// A number: its first operand.
+    Num(&'static str),
+    /// A string: its operands as characters.
+    Str(&'static str),
+}
+
+/// The records of an IDENTIFICATION_BLOCK shown, by code.
+const IDENTIFICATION: &[(u64, Holds)] = &[(1, Holds::Str("producer")), (2, Holds::Num("epoch"))];
+
+/// The records of a MODULE_BLOCK shown, by code.
+const MODULE: &[(u64, Holds)] = &[
+    (1, Holds::Num("version")),
+    (2, Holds::Str("triple")),
+    (3, Holds::Str("datalayout")),
+    (16, Holds::Str("source filename")),
+];
+
+/// A leaf for every record of `found` that `known` names, over the bytes
+/// its bits lie in. Returns the string of the last record of code `keep`.
+fn record_leaves(
+    b: &mut Builder<'_>,
+    parent: NodeId,
+    off: u64,
+    found: &[Record],
+    known: &[(u64, Holds)],
+    keep: u64,
+) -> Option<String> {
+    let mut kept = None;
+    for r in found {
+        let Some(&(_, holds)) = known.iter().find(|k| k.0 == r.code) else {
+            continue;
+        };
+        let (name, value) = match holds {
+            Holds::Num(name) => (name, Value::uint(r.ops.first().copied().unwrap_or(0))),
+            Holds::Str(name) => {
+                let s = text::from_bytes(&chars(&r.ops));
+                let v = Value::str(&s);
+                if r.code == keep {
+                    kept = Some(s);
+                }
+                (name, v)
+            }
+        };
+        let s = r.start / 8;
+        let e = r.end.div_ceil(8);
+        b.leaf(parent, name, off + s, e - s, value);
+    }
+    kept
 }
 
 fn identification(
@@ -470,19 +508,8 @@ fn identification(
         found.push(r);
         found.len() < 16
     });
-    for r in &found {
-        match r.code {
-            1 => {
-                let s = text::from_bytes(&chars(&r.ops));
-                rec_leaf(b, g, off, r, "producer", Value::str(&s));
-                info.producer = Some(s);
-            }
-            2 => {
-                let v = r.ops.first().copied().unwrap_or(0);
-                rec_leaf(b, g, off, r, "epoch", Value::uint(v));
-            }
-            _ => {}
-        }
+    if let Some(s) = record_leaves(b, g, off, &found, IDENTIFICATION, 1) {
+        info.producer = Some(s);
     }
 }
 
@@ -508,27 +535,8 @@ fn module(
         }
         !(triple && layout) && found.len() < 64
     });
-    for r in &found {
-        match r.code {
-            1 => {
-                let v = r.ops.first().copied().unwrap_or(0);
-                rec_leaf(b, g, off, r, "version", Value::uint(v));
-            }
-            2 => {
-                let s = text::from_bytes(&chars(&r.ops));
-                rec_leaf(b, g, off, r, "triple", Value::str(&s));
-                info.triple = Some(s);
-            }
-            3 => {
-                let s = text::from_bytes(&chars(&r.ops));
-                rec_leaf(b, g, off, r, "datalayout", Value::str(&s));
-            }
-            16 => {
-                let s = text::from_bytes(&chars(&r.ops));
-                rec_leaf(b, g, off, r, "source filename", Value::str(&s));
-            }
-            _ => {}
-        }
+    if let Some(s) = record_leaves(b, g, off, &found, MODULE, 2) {
+        info.triple = Some(s);
     }
 }
 

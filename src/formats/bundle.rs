@@ -7,7 +7,8 @@ use super::compress::{self, Method};
 use super::registry;
 use std::sync::Arc;
 
-use crate::model::{text, Builder, Endian, Gap, NodeId, Seq, Step, Value};
+use crate::model::read::{u64_at, uint_at};
+use crate::model::{text, Builder, Endian, Fields, Gap, NodeId, Seq, Step, Value};
 
 const LE: Endian = Endian::Little;
 
@@ -27,16 +28,6 @@ pub fn detect_compressed(d: &[u8]) -> bool {
     d.starts_with(CCOB_MAGIC)
 }
 
-fn rd(d: &[u8], off: u64, n: usize) -> Option<u64> {
-    let a = usize::try_from(off).ok()?;
-    let s = d.get(a..a.checked_add(n)?)?;
-    Some(s.iter().rev().fold(0u64, |v, &c| v << 8 | u64::from(c)))
-}
-
-fn rd64(d: &[u8], off: u64) -> Option<u64> {
-    rd(d, off, 8)
-}
-
 /// A clang offload bundle: the entry table, then each code object opened
 /// by its own bytes.
 fn parse_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
@@ -50,8 +41,11 @@ fn parse_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
     let mut items: Vec<(u64, u64, u64, u64)> = Vec::new();
     while (items.len() as u64) < count.min(MAX_LIST) {
         let n = items.len();
-        let (Some(o), Some(s), Some(ts)) = (rd64(d, pos), rd64(d, pos + 8), rd64(d, pos + 16))
-        else {
+        let (Some(o), Some(s), Some(ts)) = (
+            u64_at(d, pos, LE),
+            u64_at(d, pos + 8, LE),
+            u64_at(d, pos + 16, LE),
+        ) else {
             b.error(
                 off + pos.min(len),
                 len - pos.min(len),
@@ -87,10 +81,11 @@ fn parse_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
         );
         let e = b.group(table, format!("[{i}]"), off + at, 24 + ts);
         b.set_value(e, Value::str(&triple));
-        let u64v = |v: u64| Value::uint(v).with_width(8);
-        let of = b.leaf(e, "offset", off + at, 8, u64v(o));
-        b.leaf(e, "size", off + at + 8, 8, u64v(s));
-        b.leaf(e, "triple size", off + at + 16, 8, u64v(ts));
+        let mut f = Fields::new(b, e, off + at, LE);
+        f.u64("offset");
+        let of = f.last();
+        f.u64("size");
+        f.u64("triple size");
         let t = b.group(e, "triple", off + at + 24, ts);
         b.set_value(t, Value::str(&triple));
         id_parts(b, t, off + at + 24, &triple);
@@ -103,7 +98,9 @@ fn parse_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
         }
         let o = o.min(len);
         let s = s.min(len - o);
-        b.link(of, off + o, s);
+        if let Some(of) = of {
+            b.link(of, off + o, s);
+        }
         payloads.push((triple, o, s));
     }
     let mut used = std::collections::HashSet::new();
@@ -186,15 +183,17 @@ fn extent(d: &[u8], at: u64) -> u64 {
     let len = d.len() as u64;
     let rest = d.get(at as usize..).unwrap_or(&[]);
     if rest.starts_with(MAGIC) {
-        let Some(count) = rd64(rest, 24) else {
+        let Some(count) = u64_at(rest, 24, LE) else {
             return len;
         };
         let mut pos: u64 = 32;
         let mut end = pos;
         for _ in 0..count.min(MAX_LIST) {
-            let (Some(o), Some(s), Some(ts)) =
-                (rd64(rest, pos), rd64(rest, pos + 8), rd64(rest, pos + 16))
-            else {
+            let (Some(o), Some(s), Some(ts)) = (
+                u64_at(rest, pos, LE),
+                u64_at(rest, pos + 8, LE),
+                u64_at(rest, pos + 16, LE),
+            ) else {
                 return len;
             };
             pos = match pos.checked_add(24).and_then(|p| p.checked_add(ts)) {
@@ -206,9 +205,9 @@ fn extent(d: &[u8], at: u64) -> u64 {
         return at.saturating_add(end).min(len);
     }
     if rest.starts_with(CCOB_MAGIC) {
-        let total = match rd(rest, 4, 2) {
-            Some(2) => rd(rest, 8, 4),
-            Some(3) => rd(rest, 8, 8),
+        let total = match uint_at(rest, 4, 2, LE) {
+            Some(2) => uint_at(rest, 8, 4, LE),
+            Some(3) => uint_at(rest, 8, 8, LE),
             _ => None,
         };
         if let Some(t) = total.filter(|&t| t >= 8) {
@@ -317,7 +316,7 @@ fn compression(m: u64) -> Option<Method> {
 /// bundle compressed with zlib or zstd, inflated into a space of its own.
 fn parse_compressed_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
     let d = b.slice(off, len);
-    let (Some(version), Some(method)) = (rd(d, 4, 2), rd(d, 6, 2)) else {
+    let (Some(version), Some(method)) = (uint_at(d, 4, 2, LE), uint_at(d, 6, 2, LE)) else {
         b.leaf(node, "magic", off, 4.min(len), Value::str_bytes(CCOB_MAGIC));
         b.error(off, len, "compressed offload bundle header is truncated");
         return;
@@ -371,7 +370,7 @@ fn parse_compressed_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
     };
     let (mut total, mut announced, mut hash) = (None, None, None);
     for &(name, at, size) in fields {
-        let Some(v) = rd(d, at, size as usize) else {
+        let Some(v) = uint_at(d, at, size, LE) else {
             b.error(
                 off + at.min(len),
                 len - at.min(len),
@@ -379,15 +378,16 @@ fn parse_compressed_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
             );
             return;
         };
-        let value = match name {
-            "hash" => Value::hex(v),
-            _ => Value::uint(v),
-        };
-        let id = b.leaf(h, name, off + at, size, value.with_width(size as u8));
+        let mut f = Fields::new(b, h, off + at, LE);
         match name {
-            "total size" => total = Some(v),
-            "uncompressed size" => announced = Some(v),
-            _ => hash = Some((id, off + at, v)),
+            "hash" => f.hex(name, size),
+            _ => f.uint(name, size),
+        };
+        match (name, f.last()) {
+            ("total size", _) => total = Some(v),
+            ("uncompressed size", _) => announced = Some(v),
+            (_, Some(id)) => hash = Some((id, off + at, v)),
+            _ => {}
         }
     }
     let mut end = len;

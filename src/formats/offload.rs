@@ -26,11 +26,9 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use nom::number::complete::{le_u16, le_u32, le_u64};
-
 use super::compress::{self, Method};
 use super::registry::{self, Format};
-use crate::model::{text, Builder, Endian, NodeId, Raw, Value};
+use crate::model::{read, text, Builder, Endian, NodeId, Raw, Value};
 
 pub const MAGIC: &[u8] = &[0x10, 0xff, 0x10, 0xad];
 
@@ -304,33 +302,24 @@ struct Entry {
 
 fn read_entry(d: Rel<'_>, at: u64) -> Option<Entry> {
     let s = d.at(at)?;
-    let (s, image_kind) = le_u16::<_, ()>(s).ok()?;
-    let (s, offload_kind) = le_u16::<_, ()>(s).ok()?;
-    let (s, flags) = le_u32::<_, ()>(s).ok()?;
-    let (s, str_off) = le_u64::<_, ()>(s).ok()?;
-    let (s, str_count) = le_u64::<_, ()>(s).ok()?;
-    let (s, img_off) = le_u64::<_, ()>(s).ok()?;
-    let (_, img_size) = le_u64::<_, ()>(s).ok()?;
     Some(Entry {
         at,
-        image_kind,
-        offload_kind,
-        flags,
-        str_off,
-        str_count,
-        img_off,
-        img_size,
+        image_kind: read::u16_at(s, 0, LE)?,
+        offload_kind: read::u16_at(s, 2, LE)?,
+        flags: read::u32_at(s, 4, LE)?,
+        str_off: read::u64_at(s, 8, LE)?,
+        str_count: read::u64_at(s, 16, LE)?,
+        img_off: read::u64_at(s, 24, LE)?,
+        img_size: read::u64_at(s, 32, LE)?,
     })
 }
 
 fn mem_u64(d: Rel<'_>, at: u64) -> Option<u64> {
-    let s = d.at(at)?;
-    le_u64::<_, ()>(s).ok().map(|(_, v)| v)
+    read::u64_at(d.at(at)?, 0, LE)
 }
 
 fn mem_u32(d: Rel<'_>, at: u64) -> Option<u32> {
-    let s = d.at(at)?;
-    le_u32::<_, ()>(s).ok().map(|(_, v)| v)
+    read::u32_at(d.at(at)?, 0, LE)
 }
 
 /// The NUL-terminated string at `at` in `d`: its bytes and whether a NUL

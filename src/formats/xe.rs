@@ -17,7 +17,9 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::model::{text, Builder, Endian, NodeId, Radix, Raw, Seq, Severity, Step, Value, GROUP};
+use crate::model::{
+    text, Builder, Endian, Fields, NodeId, Radix, Raw, Seq, Severity, Step, Value, GROUP,
+};
 
 use super::xml;
 
@@ -1001,26 +1003,31 @@ fn sector(b: &mut Builder<'_>, parent: NodeId, s: &Sector) {
 
     let p = s.off;
     let h = b.group(id, "header", p, 12);
-    let tv = Value::named_hex(s.ty.into(), type_name(s.ty));
-    b.leaf(h, "type", p, 2, tv);
-    b.u16(h, "reserved", p + 2, LE);
+    let mut f = Fields::new(b, h, p, LE);
+    f.field("type", 2, |_| {
+        Value::named_hex(s.ty.into(), type_name(s.ty))
+    });
+    f.u16("reserved");
     if s.size == 0 {
-        b.leaf(h, "size", p + 4, 8, Value::note(Raw::U(0), "no contents"));
+        f.field("size", 8, |_| Value::note(Raw::U(0), "no contents"));
         return;
     }
-    let size = b.leaf(h, "size", p + 4, 8, Value::uint(s.size).with_width(8));
-    b.link(size, p + 12, s.end - (p + 12));
+    f.field("size", 8, |_| Value::uint(s.size).with_width(8));
+    if let Some(size) = f.last().filter(|_| f.ok()) {
+        b.link(size, p + 12, s.end - (p + 12));
+    }
 
     let c = b.group(id, "contents", p + 12, s.end - (p + 12));
     if s.size < 8 {
         b.set_value(c, text::hex(b.slice(p + 12, s.end - (p + 12)), 16));
         return;
     }
+    let mut f = Fields::new(b, c, p + 12, LE);
     if p + 13 <= s.end {
-        b.u8(c, "padding length", p + 12);
+        f.u8("padding length");
     }
     if p + 16 <= s.end {
-        b.raw(c, "reserved", p + 13, 3);
+        f.bytes("reserved", 3);
     }
     if p + 16 >= s.end {
         return;
@@ -1082,41 +1089,27 @@ fn data(b: &mut Builder<'_>, d: NodeId, s: &Sector) {
     let n = s.data_len;
     match s.ty {
         NODEDESC => {
-            let fields: [(&str, u64, u64); 4] = [
-                ("jtag index", 0, 2),
-                ("reserved", 2, 2),
-                ("jtag id", 4, 4),
-                ("jtag user id", 8, 4),
-            ];
-            for (name, at, w) in fields {
-                if at + w > n {
-                    break;
-                }
-                let v = if w == 2 {
-                    b.read_u16(o + at, LE).map(u64::from)
-                } else {
-                    b.read_u32(o + at, LE).map(u64::from)
-                };
-                let Some(v) = v else { break };
-                let shown = if name == "jtag id" {
-                    let family = match v {
-                        0x2633 => Some("XS1"),
-                        0x5633 => Some("XS2"),
-                        _ => None,
-                    };
-                    match family {
-                        Some(f) => Value::named_hex(v, Some(f)),
-                        None => Value::hex(v),
-                    }
-                } else if name == "jtag index" {
-                    Value::hex(v)
-                } else {
-                    Value::uint(v)
-                };
-                b.leaf(d, name, o + at, w, shown.with_width(w as u8));
+            // As many of the fields as the data holds.
+            let mut f = Fields::new(b, d, o, LE);
+            let fits = |f: &Fields<'_, '_>, w: u64| f.at() + w <= o + n;
+            if fits(&f, 2) {
+                f.hex("jtag index", 2);
+            }
+            if fits(&f, 2) {
+                f.u16("reserved");
+            }
+            if fits(&f, 4) {
+                f.with("jtag id", 4, |v| match v {
+                    0x2633 => Value::named_hex(v, Some("XS1")),
+                    0x5633 => Value::named_hex(v, Some("XS2")),
+                    _ => Value::hex(v),
+                });
+            }
+            if fits(&f, 4) {
+                f.u32("jtag user id");
             }
             if n > 12 {
-                b.raw(d, "extra", o + 12, n - 12);
+                f.bytes("extra", n - 12);
             }
         }
         BINARY | ELF | GOTO | CALL => {
@@ -1124,8 +1117,9 @@ fn data(b: &mut Builder<'_>, d: NodeId, s: &Sector) {
                 b.set_value(d, text::hex(b.slice(o, n), 16));
                 return;
             }
-            b.u16(d, "node", o, LE);
-            b.u16(d, "tile", o + 2, LE);
+            let mut f = Fields::new(b, d, o, LE);
+            f.u16("node");
+            f.u16("tile");
             let what = if matches!(s.ty, GOTO | CALL) {
                 "address"
             } else {
@@ -1249,10 +1243,11 @@ fn record(b: &mut Builder<'_>, parent: NodeId, i: u64, a: u64, z: u64) {
     let more = if z - a > 36 { " …" } else { "" };
     let r = b.group(parent, format!("[{i}]"), a, z - a);
     b.set_value(r, format!("kind {kind}: {}{more}", words.join(" ")));
-    b.leaf(r, "kind", a, 2, Value::uint(kind.into()).with_width(2));
-    b.u16(r, "length", a + 2, LE);
+    let mut f = Fields::new(b, r, a, LE);
+    f.u16("kind");
+    f.u16("length");
     if z > a + 4 {
-        b.raw(r, "words", a + 4, z - a - 4);
+        f.bytes("words", z - a - 4);
     }
 }
 

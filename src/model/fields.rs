@@ -4,7 +4,8 @@
 //! error and the ones after it are skipped.
 
 use super::builder::Builder;
-use super::read::Endian;
+use super::read::{self, Endian};
+use super::text;
 use super::tree::NodeId;
 use super::value::{Radix, Value};
 
@@ -16,6 +17,8 @@ pub struct Fields<'b, 'a> {
     e: Endian,
     /// False once a field did not fit: the rest are not read.
     ok: bool,
+    /// The node of the last field read.
+    last: Option<NodeId>,
 }
 
 impl<'b, 'a> Fields<'b, 'a> {
@@ -27,7 +30,26 @@ impl<'b, 'a> Fields<'b, 'a> {
             at: base,
             e,
             ok: true,
+            last: None,
         }
+    }
+
+    /// The same cursor putting its fields under `parent` from now on (the
+    /// parts of a field shown as its children).
+    pub fn under(&mut self, parent: NodeId) -> &mut Self {
+        self.parent = parent;
+        self
+    }
+
+    /// The node of the last field read, to link or to hang parts under.
+    pub fn last(&self) -> Option<NodeId> {
+        self.last
+    }
+
+    /// Reads a number of `size` bytes at `off` without a node (for values
+    /// that decide how the fields are shown).
+    pub fn peek(&self, off: u64, size: u64) -> Option<u64> {
+        read_uint(self.b, off, size, self.e)
     }
 
     /// Where the next field starts.
@@ -64,13 +86,7 @@ impl<'b, 'a> Fields<'b, 'a> {
         if !self.ok {
             return None;
         }
-        let v = match size {
-            1 => self.b.read_u8(self.at).map(u64::from),
-            2 => self.b.read_u16(self.at, self.e).map(u64::from),
-            4 => self.b.read_u32(self.at, self.e).map(u64::from),
-            8 => self.b.read_u64(self.at, self.e),
-            _ => None,
-        };
+        let v = read_uint(self.b, self.at, size, self.e);
         if v.is_none() {
             self.ok = false;
             let have = self.b.file_len().saturating_sub(self.at);
@@ -91,9 +107,15 @@ impl<'b, 'a> Fields<'b, 'a> {
     pub fn field(&mut self, name: &str, size: u64, f: impl FnOnce(u64) -> Value) -> Option<u64> {
         let at = self.at;
         let v = self.read(name, size)?;
-        self.b.leaf(self.parent, name, at, size, f(v));
+        self.last = Some(self.b.leaf(self.parent, name, at, size, f(v)));
         self.at = at.saturating_add(size);
         Some(v)
+    }
+
+    /// A field whose value `f` makes, marked as read from `size` bytes
+    /// (so that hex shows all its digits where the value asks for that).
+    pub fn with(&mut self, name: &str, size: u64, f: impl FnOnce(u64) -> Value) -> Option<u64> {
+        self.field(name, size, |v| f(v).with_width(size as u8))
     }
 
     /// An unsigned field shown as numbers usually are.
@@ -126,6 +148,11 @@ impl<'b, 'a> Fields<'b, 'a> {
         })
     }
 
+    /// An unsigned field in hex with all the digits of its size (`0x00ab`).
+    pub fn hex_wide(&mut self, name: &str, size: u64) -> Option<u64> {
+        self.field(name, size, |v| Value::hex_wide(v, size as u8))
+    }
+
     /// A signed field (two's complement of `size` bytes).
     pub fn int(&mut self, name: &str, size: u64) -> Option<i64> {
         let v = self.field(name, size, |v| Value::I {
@@ -155,33 +182,67 @@ impl<'b, 'a> Fields<'b, 'a> {
         self.field(name, size, |v| Value::flags(v, names(v)))
     }
 
-    /// `len` raw bytes, shown as a hex preview. Returns them.
-    pub fn bytes(&mut self, name: &str, len: u64) -> Option<&'a [u8]> {
+    /// `len` bytes that `f` shows as a value. Returns them.
+    pub fn span(
+        &mut self,
+        name: &str,
+        len: u64,
+        f: impl FnOnce(&'a [u8]) -> Value,
+    ) -> Option<&'a [u8]> {
         if !self.ok {
             return None;
         }
         let at = self.at;
-        let r = self.b.raw(self.parent, name, at, len);
-        if r.is_none() {
-            self.ok = false;
+        let r = self.b.read_bytes(at, len);
+        match r {
+            Some(d) => self.last = Some(self.b.leaf(self.parent, name, at, len, f(d))),
+            None => {
+                self.ok = false;
+                let have = self.b.file_len().saturating_sub(at);
+                self.b.error(
+                    at,
+                    have.min(len),
+                    format!("truncated: {name} needs {len} bytes at 0x{at:x}, {have} remain"),
+                );
+            }
         }
         self.at = at.saturating_add(len);
         r
     }
 
+    /// `len` raw bytes, shown as a hex preview. Returns them.
+    pub fn bytes(&mut self, name: &str, len: u64) -> Option<&'a [u8]> {
+        self.span(name, len, |d| Value::text(text::hex(d, 16)))
+    }
+
     /// A fixed-size char array, shown as the text before its first NUL.
     pub fn text(&mut self, name: &str, len: u64) -> Option<String> {
-        if !self.ok {
-            return None;
-        }
-        let at = self.at;
-        let r = self.b.fixed_str(self.parent, name, at, len);
-        if r.is_none() {
-            self.ok = false;
-        }
-        self.at = at.saturating_add(len);
-        r
+        let mut s = None;
+        self.span(name, len, |d| {
+            let t = text::fixed(d);
+            let v = Value::str(&t);
+            s = Some(t);
+            v
+        })?;
+        s
     }
+
+    /// A 16-byte UUID, shown in its usual form. Returns that form.
+    pub fn uuid(&mut self, name: &str) -> Option<String> {
+        let mut s = None;
+        self.span(name, 16, |d| {
+            let t = text::uuid(d);
+            let v = Value::text(&t);
+            s = Some(t);
+            v
+        })?;
+        s
+    }
+}
+
+/// An unsigned number of `size` (1, 2, 4 or 8) bytes at `off`.
+pub fn read_uint(b: &Builder<'_>, off: u64, size: u64, e: Endian) -> Option<u64> {
+    read::uint_at(b.data(), off, size, e)
 }
 
 /// `v`, read from `size` bytes, as a signed number.
@@ -242,5 +303,46 @@ mod tests {
         );
         assert_eq!(t.diagnostics().len(), 1);
         assert!(t.diagnostics()[0].message.contains("truncated: cut"));
+    }
+
+    fn rec(b: &mut Builder<'_>, p: NodeId, _o: u64, _l: u64) -> Option<&'static str> {
+        let mut f = Fields::new(b, p, 0, Endian::Big);
+        f.hex_wide("id", 2);
+        let u = f.uuid("uuid");
+        assert_eq!(f.peek(18, 4), Some(0x0102_0304));
+        let g = f.with("ver", 4, |v| Value::with(v, Radix::Dec, " (v)"));
+        assert_eq!(g, Some(0x0102_0304));
+        let ver = f.last().unwrap();
+        f.under(ver);
+        f.seek(18);
+        f.u16("major");
+        f.u16("minor");
+        f.under(p);
+        f.text("name", 4);
+        assert!(f.ok() && f.at() == 26 && u.is_some());
+        Some("rec")
+    }
+
+    #[test]
+    fn big_endian_parts_and_text() {
+        let mut d = vec![0x00, 0xab];
+        d.extend(0u8..16);
+        d.extend_from_slice(&[1, 2, 3, 4]);
+        d.extend_from_slice(b"ab\0x");
+        let mut t = Tree::build(Arc::new(Source::from_vec(d)), "t", rec);
+        let shown = |t: &mut Tree, path: &str| {
+            let id = t.find_path(path).unwrap();
+            t.value_text(id).unwrap()
+        };
+        assert_eq!(shown(&mut t, "id"), "0x00ab");
+        assert_eq!(
+            shown(&mut t, "uuid"),
+            "00010203-0405-0607-0809-0a0b0c0d0e0f"
+        );
+        assert_eq!(shown(&mut t, "ver"), "16909060 (v)");
+        assert_eq!(shown(&mut t, "ver/major"), "258 (0x102)");
+        assert_eq!(shown(&mut t, "ver/minor"), "772 (0x304)");
+        assert_eq!(shown(&mut t, "name"), "\"ab\"");
+        assert!(t.diagnostics().is_empty());
     }
 }

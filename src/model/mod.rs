@@ -14,7 +14,7 @@
 mod builder;
 pub mod demangle;
 pub mod fields;
-mod read;
+pub mod read;
 mod source;
 pub mod space;
 pub mod text;
@@ -22,7 +22,7 @@ mod tree;
 pub mod value;
 
 pub use builder::{group_size, Builder, ElemFn, Gap, LazyFn, Seq, Step, GAP_NAMES, GROUP};
-pub use fields::{sign_extend, Fields};
+pub use fields::{read_uint, sign_extend, Fields};
 pub use read::Endian;
 pub use source::Source;
 pub use space::{Space, SpaceId};

@@ -46,6 +46,17 @@ pub fn u64_at(d: &[u8], off: u64, e: Endian) -> Option<u64> {
     }
 }
 
+/// An unsigned number of `size` (1, 2, 4 or 8) bytes at `off`.
+pub fn uint_at(d: &[u8], off: u64, size: u64, e: Endian) -> Option<u64> {
+    match size {
+        1 => u8_at(d, off).map(u64::from),
+        2 => u16_at(d, off, e).map(u64::from),
+        4 => u32_at(d, off, e).map(u64::from),
+        8 => u64_at(d, off, e),
+        _ => None,
+    }
+}
+
 /// `len` bytes at `off`, or `None` if they are not all in `d`.
 pub fn bytes_at(d: &[u8], off: u64, len: u64) -> Option<&[u8]> {
     let s = usize::try_from(off).ok()?;

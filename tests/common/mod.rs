@@ -7,16 +7,68 @@
 pub mod build;
 pub mod contract;
 pub mod diffs;
+pub mod json;
 pub mod runner;
 pub mod tmux;
+pub mod tree;
 
+use std::ffi::OsStr;
 use std::path::PathBuf;
+use std::process::Output;
+use std::time::{Duration, Instant};
 
-/// Every sample in `assets/`, sorted, as (path relative to assets/, bytes).
-pub fn samples() -> Vec<(String, Vec<u8>)> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets");
+/// The repository's `assets/` directory.
+pub fn assets() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets")
+}
+
+/// The sample at `rel` under `assets/`.
+pub fn asset(rel: &str) -> PathBuf {
+    assets().join(rel)
+}
+
+/// A directory of its own under the target directory, removed when dropped.
+pub fn scratch() -> tempfile::TempDir {
+    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("a scratch directory")
+}
+
+/// The samples with extension `ext` in `assets/DIR`, sorted.
+pub fn samples_in(dir: &str, ext: &str) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(asset(dir))
+        .expect("the sample directory")
+        .map(|e| e.expect("a directory entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == ext))
+        .collect();
+    v.sort();
+    v
+}
+
+/// Runs fwview with `args`; a run that takes longer than `limit` fails the
+/// test (a hang is a bug).
+pub fn fwview_within(args: &[&OsStr], limit: Duration) -> Output {
+    let t0 = Instant::now();
+    let out = assert_cmd::Command::cargo_bin("fwview")
+        .expect("the fwview binary")
+        .args(args)
+        .timeout(limit)
+        .output()
+        .expect("fwview runs");
+    assert!(
+        t0.elapsed() < limit,
+        "fwview {args:?} did not finish within {limit:?}"
+    );
+    out
+}
+
+/// Runs fwview with `args`, within a minute.
+pub fn fwview(args: &[&OsStr]) -> Output {
+    fwview_within(args, Duration::from_secs(60))
+}
+
+/// Every sample file in `assets/` (the provenance notes aside), sorted.
+pub fn sample_paths() -> Vec<PathBuf> {
     let mut files = Vec::new();
-    let mut dirs = vec![root.clone()];
+    let mut dirs = vec![assets()];
     while let Some(d) = dirs.pop() {
         for e in std::fs::read_dir(&d).expect("assets/ is readable") {
             let p = e.expect("a directory entry").path();
@@ -29,6 +81,12 @@ pub fn samples() -> Vec<(String, Vec<u8>)> {
     }
     files.sort();
     files
+}
+
+/// Every sample in `assets/`, sorted, as (path relative to assets/, bytes).
+pub fn samples() -> Vec<(String, Vec<u8>)> {
+    let root = assets();
+    sample_paths()
         .into_iter()
         .map(|p| {
             let rel = p

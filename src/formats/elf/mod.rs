@@ -25,7 +25,7 @@ pub(crate) use symbols::{read_sym, sym_bytes};
 
 use std::sync::Arc;
 
-use crate::model::{named, num, text, Builder, Endian, NodeId, Raw, Value};
+use crate::model::{named, num, text, Builder, Endian, Fields, NodeId, Raw, Value};
 
 pub use constants::{EM_AMDGPU, EM_CUDA, EM_INTELGT, EM_XCORE, SHT_LLVM_OFFLOADING};
 
@@ -284,31 +284,6 @@ pub(crate) fn string_bytes_in<'a>(
     }
 }
 
-/// Reads an unsigned field and adds it as a leaf; returns its value and node.
-pub(crate) fn field(
-    b: &mut Builder<'_>,
-    p: NodeId,
-    name: &str,
-    off: u64,
-    size: u64,
-    e: Endian,
-) -> Option<(u64, NodeId)> {
-    let v = match size {
-        1 => b.read_u8(off).map(u64::from),
-        2 => b.read_u16(off, e).map(u64::from),
-        4 => b.read_u32(off, e).map(u64::from),
-        8 => b.read_u64(off, e),
-        _ => None,
-    };
-    match v {
-        Some(v) => Some((v, b.leaf(p, name, off, size, num(v)))),
-        None => {
-            b.uint(p, name, off, size, e);
-            None
-        }
-    }
-}
-
 /// The header fields that the rest of the parse needs.
 struct Hdr {
     is64: bool,
@@ -359,8 +334,21 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
         program_headers(b, parent, &elf, &h, phdrs.len() as u64);
     }
     if !elf.secs.is_empty() {
-        section_headers(b, parent, &elf, &h);
-        contents::sections(b, parent, &elf);
+        // In file order: the contents first when some lie before the
+        // section header table (where compilers put it, at the end).
+        let table = elf.abs(h.shoff);
+        let before = elf
+            .secs
+            .iter()
+            .skip(1)
+            .any(|s| elf.data(s).is_some_and(|(a, l)| l > 0 && a < table));
+        if before {
+            contents::sections(b, parent, &elf);
+            section_headers(b, parent, &elf, &h);
+        } else {
+            section_headers(b, parent, &elf, &h);
+            contents::sections(b, parent, &elf);
+        }
     } else {
         contents::segments(b, parent, &elf, &phdrs);
     }
@@ -405,51 +393,29 @@ fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> Option<Hdr
     let hdr = b.group(parent, "header", off, hsize.min(len));
     let machine = b.read_u16(off + 18, e).unwrap_or(0);
     let id = b.group(hdr, "e_ident", off, 16);
-    b.leaf(id, "EI_MAG", off, 4, "7f 45 4c 46 (\\x7fELF)");
-    b.leaf(
-        id,
-        "EI_CLASS",
-        off + 4,
-        1,
-        named(class.into(), constants::class(class)),
-    );
-    b.leaf(
-        id,
-        "EI_DATA",
-        off + 5,
-        1,
-        named(data.into(), constants::data(data)),
-    );
-    if let Some(v) = b.read_u8(off + 6) {
-        let n = b.leaf(id, "EI_VERSION", off + 6, 1, num(v.into()));
-        if v != 1 {
-            b.warn(off + 6, 1, format!("EI_VERSION is {v}, not 1 (EV_CURRENT)"));
-            b.set_value(n, Value::note(Raw::U(v.into()), "not EV_CURRENT"));
-        } else {
-            b.set_value(n, named(1, Some("EV_CURRENT")));
-        }
+    let mut f = Fields::new(b, id, off, e);
+    f.span("EI_MAG", 4, |_| "7f 45 4c 46 (\\x7fELF)".into());
+    f.named("EI_CLASS", 1, |v| constants::class(v as u8));
+    f.named("EI_DATA", 1, |v| constants::data(v as u8));
+    let version = f.field("EI_VERSION", 1, |v| match v {
+        1 => named(1, Some("EV_CURRENT")),
+        v => Value::note(Raw::U(v), "not EV_CURRENT"),
+    });
+    if let Some(v) = version.filter(|&v| v != 1) {
+        f.builder()
+            .warn(off + 6, 1, format!("EI_VERSION is {v}, not 1 (EV_CURRENT)"));
     }
-    if let Some(v) = b.read_u8(off + 7) {
-        b.leaf(
-            id,
-            "EI_OSABI",
-            off + 7,
-            1,
-            named(v.into(), constants::osabi(v, machine)),
-        );
-    }
-    if let Some(v) = b.read_u8(off + 8) {
-        let osabi = b.read_u8(off + 7).unwrap_or(0);
-        let name = crate::formats::elf_vendor(machine, osabi).and_then(|x| x.abi_version(osabi, v));
-        let value = match name {
-            Some(n) => named(v.into(), Some(&n)),
-            None => num(v.into()),
-        };
-        b.leaf(id, "EI_ABIVERSION", off + 8, 1, value);
-    } else {
-        b.u8(id, "EI_ABIVERSION", off + 8);
-    }
-    b.raw(id, "EI_PAD", off + 9, 7);
+    let osabi = f.builder().read_u8(off + 7).unwrap_or(0);
+    f.named("EI_OSABI", 1, |v| constants::osabi(v as u8, machine));
+    // The machine may name the ABI version (AMDGPU: the code object version).
+    let abiv = f.builder().read_u8(off + 8).unwrap_or(0);
+    let abi_name =
+        crate::formats::elf_vendor(machine, osabi).and_then(|x| x.abi_version(osabi, abiv));
+    f.with("EI_ABIVERSION", 1, |v| match &abi_name {
+        Some(n) => named(v, Some(n)),
+        None => num(v),
+    });
+    f.bytes("EI_PAD", 7);
     if !(1..=2).contains(&class) || !(1..=2).contains(&data) {
         return None;
     }
@@ -462,38 +428,46 @@ fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> Option<Hdr
         return None;
     }
     let w = if is64 { 8 } else { 4 };
-    let f = |b: &mut Builder<'_>, name: &str, o: u64, size: u64| {
-        field(b, hdr, name, off + o, size, e).unwrap_or((0, hdr))
-    };
-    let (etype, t) = f(b, "e_type", 16, 2);
-    b.set_value(t, constants::etype(etype as u16));
-    let (_, m) = f(b, "e_machine", 18, 2);
-    b.set_value(m, named(machine.into(), constants::machine(machine)));
-    let (ver, v) = f(b, "e_version", 20, 4);
-    if ver == 1 {
-        b.set_value(v, "1 (EV_CURRENT)");
-    }
-    let (entry, entry_node) = f(b, "e_entry", 24, w);
-    let (phoff, phoff_node) = f(b, "e_phoff", 24 + w, w);
-    let (shoff, shoff_node) = f(b, "e_shoff", 24 + 2 * w, w);
-    let fo = 24 + 3 * w;
-    let (flags, fl) = f(b, "e_flags", fo, 4);
     let abi = b.read_u8(off + 8).unwrap_or(0);
-    b.set_value(fl, constants::eflags(flags as u32, machine, abi));
-    let (ehsize, eh) = f(b, "e_ehsize", fo + 4, 2);
+    let mut f = Fields::new(b, hdr, off + 16, e);
+    // A field that is not there reads as 0 (the header's size was checked).
+    let mut field = |name: &str, size: u64, show: &dyn Fn(u64) -> Value| {
+        let v = f.field(name, size, show).unwrap_or(0);
+        (v, f.last().unwrap_or(hdr))
+    };
+    let (etype, _) = field("e_type", 2, &|v| constants::etype(v as u16).into());
+    field("e_machine", 2, &|_| {
+        named(machine.into(), constants::machine(machine))
+    });
+    field("e_version", 4, &|v| match v {
+        1 => "1 (EV_CURRENT)".into(),
+        v => num(v),
+    });
+    let (entry, entry_node) = field("e_entry", w, &num);
+    let (phoff, phoff_node) = field("e_phoff", w, &num);
+    let (shoff, shoff_node) = field("e_shoff", w, &num);
+    field("e_flags", 4, &|v| {
+        constants::eflags(v as u32, machine, abi).into()
+    });
+    let (ehsize, _) = field("e_ehsize", 2, &|v| {
+        if v == hsize {
+            num(v)
+        } else {
+            format!("{} (expected {hsize})", num(v)).into()
+        }
+    });
+    let (phentsize, _) = field("e_phentsize", 2, &num);
+    let (phnum, phnum_node) = field("e_phnum", 2, &num);
+    let (shentsize, _) = field("e_shentsize", 2, &num);
+    let (shnum, shnum_node) = field("e_shnum", 2, &num);
+    let (shstrndx, shstrndx_node) = field("e_shstrndx", 2, &num);
     if ehsize != hsize {
         b.warn(
-            off + fo + 4,
+            off + 24 + 3 * w + 4,
             2,
             format!("e_ehsize is {ehsize}, expected {hsize}"),
         );
-        b.set_value(eh, format!("{} (expected {hsize})", num(ehsize)));
     }
-    let (phentsize, _) = f(b, "e_phentsize", fo + 6, 2);
-    let (phnum, phnum_node) = f(b, "e_phnum", fo + 8, 2);
-    let (shentsize, _) = f(b, "e_shentsize", fo + 10, 2);
-    let (shnum, shnum_node) = f(b, "e_shnum", fo + 12, 2);
-    let (shstrndx, shstrndx_node) = f(b, "e_shstrndx", fo + 14, 2);
     Some(Hdr {
         is64,
         e,
@@ -852,57 +826,37 @@ fn program_headers(b: &mut Builder<'_>, parent: NodeId, elf: &Arc<Elf>, h: &Hdr,
 fn phdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
     let e = elf.e;
     let w = elf.word();
-    let l = ph_layout(elf.is64);
     let size = if elf.is64 { 56 } else { 32 };
     let typ = b.read_u32(o, e).unwrap_or(0);
     let tname = constants::ptype(typ, elf.machine);
     let id = b.group(p, format!("[{i}] {}", tname.unwrap_or("?")), o, size);
-    if let Some((_, n)) = field(b, id, "p_type", o, 4, e) {
-        b.set_value(n, Value::named_hex(typ.into(), tname).with_width(4));
-    }
-    let mut flags = 0;
+    let mut f = Fields::new(b, id, o, e);
+    f.field("p_type", 4, |_| {
+        Value::named_hex(typ.into(), tname).with_width(4)
+    });
     // The fields in file order: ELF32 has p_flags after p_memsz.
-    let fields: [(&'static str, usize, u64); 7] = if elf.is64 {
-        [
-            ("p_flags", 1, 4),
-            ("p_offset", 2, w),
-            ("p_vaddr", 3, w),
-            ("p_paddr", 4, w),
-            ("p_filesz", 5, w),
-            ("p_memsz", 6, w),
-            ("p_align", 7, w),
-        ]
-    } else {
-        [
-            ("p_offset", 2, w),
-            ("p_vaddr", 3, w),
-            ("p_paddr", 4, w),
-            ("p_filesz", 5, w),
-            ("p_memsz", 6, w),
-            ("p_flags", 1, 4),
-            ("p_align", 7, w),
-        ]
+    let mut flags = 0;
+    let mut p_flags = |f: &mut Fields<'_, '_>| {
+        flags = f
+            .field("p_flags", 4, |v| constants::pflags(v as u32).into())
+            .unwrap_or(0) as u32;
     };
-    let mut vals = [0u64; 8];
-    let mut nodes = [id; 8];
-    for (name, k, sz) in fields {
-        let at = l.get(k).copied().unwrap_or(0);
-        if let Some((v, n)) = field(b, id, name, o + at, sz, e) {
-            if let Some(x) = vals.get_mut(k) {
-                *x = v;
-            }
-            if let Some(x) = nodes.get_mut(k) {
-                *x = n;
-            }
-            if k == 1 {
-                flags = v as u32;
-                b.set_value(n, constants::pflags(flags));
-            }
-        }
+    if elf.is64 {
+        p_flags(&mut f);
     }
-    let [_, _, off, vaddr, _, filesz, memsz, _] = vals;
-    if off.checked_add(filesz).is_some_and(|end| end <= elf.len) {
-        let [_, _, off_node, ..] = nodes;
+    let off = f.uint("p_offset", w).unwrap_or(0);
+    let off_node = f.last().filter(|_| f.ok());
+    let vaddr = f.uint("p_vaddr", w).unwrap_or(0);
+    f.uint("p_paddr", w);
+    let filesz = f.uint("p_filesz", w).unwrap_or(0);
+    let memsz = f.uint("p_memsz", w).unwrap_or(0);
+    if !elf.is64 {
+        p_flags(&mut f);
+    }
+    f.uint("p_align", w);
+    if let Some(off_node) =
+        off_node.filter(|_| off.checked_add(filesz).is_some_and(|end| end <= elf.len))
+    {
         b.link(off_node, elf.abs(off), filesz);
     }
     b.set_value(

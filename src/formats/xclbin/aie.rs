@@ -8,12 +8,9 @@
 
 use std::sync::Arc;
 
-use super::{
-    arr_field, check_arr, field, field_hex, field_named, field_uuid, field_wide, field_with,
-    mpo_field, read, sec_str, Sec, Strings,
-};
+use super::{arr_field, check_arr, mpo_field, sec_str, Sec, Strings, LE};
 use crate::formats::pdi;
-use crate::model::{Builder, ElemFn, NodeId, Value};
+use crate::model::{read_uint, Builder, ElemFn, Fields, NodeId, Value};
 
 const PARTITION: u64 = 184;
 const AIE_PDI: u64 = 96;
@@ -37,7 +34,7 @@ fn cdo_type(v: u64) -> Option<&'static str> {
 /// Up to [`LISTED`] values of `n` of `size` bytes from `abs`, joined.
 fn list(b: &Builder<'_>, abs: u64, n: u64, size: u64, hex: bool) -> String {
     let mut parts: Vec<String> = (0..n.min(LISTED))
-        .filter_map(|k| read(b, abs + k * size, size))
+        .filter_map(|k| read_uint(b, abs + k * size, size, LE))
         .map(|v| {
             if hex {
                 format!("0x{v:x}")
@@ -55,13 +52,13 @@ fn list(b: &Builder<'_>, abs: u64, n: u64, size: u64, hex: bool) -> String {
 /// The array an `array_offset` at `at` names, if it all lies in the
 /// section (for summaries; the checks report the rest).
 fn target(b: &Builder<'_>, sec: Sec, at: u64, elem: u64) -> Option<(u64, u64)> {
-    let n = read(b, at, 4)?;
-    let rel = read(b, at + 4, 4)?;
+    let n = read_uint(b, at, 4, LE)?;
+    let rel = read_uint(b, at + 4, 4, LE)?;
     Some((sec.range(rel, n.checked_mul(elem)?)?, n))
 }
 
 fn name_at(b: &Builder<'_>, sec: Sec, at: u64) -> String {
-    read(b, at, 4)
+    read_uint(b, at, 4, LE)
         .and_then(|rel| sec_str(b, sec, rel))
         .map(|(_, _, s, _)| s)
         .unwrap_or_default()
@@ -74,26 +71,35 @@ pub(crate) fn partition(b: &mut Builder<'_>, sec: Sec) {
     let s = sec.abs;
     let hdr = b.group(sec.node, "aie_partition", s, PARTITION);
     let mut strings = Strings::new(PARTITION);
-    field(b, hdr, "schema_version", s, 1);
-    b.raw(hdr, "padding0", s + 1, 3);
+    let mut f = Fields::new(b, hdr, s, LE);
+    f.u8("schema_version");
+    f.bytes("padding0", 3);
     let mut name = None;
-    if let Some(rel) = mpo_field(b, hdr, "mpo_name", s + 4, sec) {
-        name = strings.check(b, sec, rel, s + 4, "aie_partition.mpo_name");
+    if let Some(rel) = mpo_field(&mut f, "mpo_name", sec) {
+        name = strings.check(f.builder(), sec, rel, s + 4, "aie_partition.mpo_name");
     }
-    field(b, hdr, "operations_per_cycle", s + 8, 4);
-    b.raw(hdr, "padding", s + 12, 4);
-    field_wide(b, hdr, "inference_fingerprint", s + 0x10, 8);
-    field_wide(b, hdr, "pre_post_fingerprint", s + 0x18, 8);
-    let info = b.group(hdr, "info", s + 0x20, 88);
-    let width = field(b, info, "column_width", s + 0x20, 2).unwrap_or(0);
-    b.raw(info, "padding", s + 0x22, 6);
-    let cols_at = arr_field(b, info, "start_columns", s + 0x28, sec, 2);
-    b.raw(info, "reserved", s + 0x30, 72);
-    let pdis_at = arr_field(b, hdr, "aie_pdi", s + 0x78, sec, AIE_PDI);
-    if let Some(rel) = mpo_field(b, hdr, "kernel_commit_id", s + 0x80, sec) {
-        strings.check(b, sec, rel, s + 0x80, "aie_partition.kernel_commit_id");
+    f.u32("operations_per_cycle");
+    f.bytes("padding", 4);
+    f.hex_wide("inference_fingerprint", 8);
+    f.hex_wide("pre_post_fingerprint", 8);
+    let info = f.builder().group(hdr, "info", s + 0x20, 88);
+    f.under(info);
+    let width = f.u16("column_width").unwrap_or(0);
+    f.bytes("padding", 6);
+    let cols_at = arr_field(&mut f, "start_columns", sec, 2);
+    f.bytes("reserved", 72);
+    f.under(hdr);
+    let pdis_at = arr_field(&mut f, "aie_pdi", sec, AIE_PDI);
+    if let Some(rel) = mpo_field(&mut f, "kernel_commit_id", sec) {
+        strings.check(
+            f.builder(),
+            sec,
+            rel,
+            s + 0x80,
+            "aie_partition.kernel_commit_id",
+        );
     }
-    b.raw(hdr, "reserved", s + 0x84, 52);
+    f.bytes("reserved", 52);
 
     // The columns the partition may start at.
     let mut cols: Vec<u16> = Vec::new();
@@ -104,7 +110,7 @@ pub(crate) fn partition(b: &mut Builder<'_>, sec: Sec) {
             .filter_map(|k| b.read_u16(abs + 2 * k, super::LE))
             .collect();
         let elem: ElemFn = Arc::new(|b: &mut Builder<'_>, p, i, at| {
-            field(b, p, &format!("[{i}]"), at, 2);
+            Fields::new(b, p, at, LE).u16(&format!("[{i}]"));
         });
         let id = b.array(sec.node, "start_columns", abs, n, 2, elem);
         b.set_value(id, list(b, abs, n, 2, false));
@@ -149,8 +155,8 @@ pub(crate) fn partition(b: &mut Builder<'_>, sec: Sec) {
     for i in 0..shown {
         let e = abs + i * AIE_PDI;
         let img = (
-            read(b, e + 16, 4).unwrap_or(0),
-            read(b, e + 20, 4).unwrap_or(0),
+            read_uint(b, e + 16, 4, LE).unwrap_or(0),
+            read_uint(b, e + 20, 4, LE).unwrap_or(0),
         );
         if let Some((iabs, ilen)) =
             check_arr(b, sec, e + 16, img, 1, &format!("aie_pdi[{i}].pdi_image"))
@@ -175,8 +181,8 @@ pub(crate) fn partition(b: &mut Builder<'_>, sec: Sec) {
             }
         }
         let cg = (
-            read(b, e + 24, 4).unwrap_or(0),
-            read(b, e + 28, 4).unwrap_or(0),
+            read_uint(b, e + 24, 4, LE).unwrap_or(0),
+            read_uint(b, e + 28, 4, LE).unwrap_or(0),
         );
         let what = format!("aie_pdi[{i}].cdo_groups");
         let Some((gabs, gn)) = check_arr(b, sec, e + 24, cg, CDO_GROUP, &what) else {
@@ -195,7 +201,7 @@ pub(crate) fn partition(b: &mut Builder<'_>, sec: Sec) {
         for j in 0..checked {
             let g = gabs + j * CDO_GROUP;
             let what = format!("aie_pdi[{i}].cdo_groups[{j}]");
-            if let Some(rel) = read(b, g, 4) {
+            if let Some(rel) = read_uint(b, g, 4, LE) {
                 strings.check(b, sec, rel, g, &format!("{what}.mpo_name"));
             }
             id_array(
@@ -277,7 +283,10 @@ fn id_array(
     what: &str,
     budget: &mut Budget,
 ) {
-    let arr = (read(b, at, 4).unwrap_or(0), read(b, at + 4, 4).unwrap_or(0));
+    let arr = (
+        read_uint(b, at, 4, LE).unwrap_or(0),
+        read_uint(b, at + 4, 4, LE).unwrap_or(0),
+    );
     let Some((abs, n)) = check_arr(b, sec, at, arr, size, what) else {
         return;
     };
@@ -287,13 +296,12 @@ fn id_array(
     }
     let hex = size == 8;
     let elem: ElemFn = Arc::new(move |b: &mut Builder<'_>, p, i, at| {
-        field_with(b, p, &format!("[{i}]"), at, size, |v| {
-            if hex {
-                Value::hex(v)
-            } else {
-                Value::uint(v)
-            }
-        });
+        let mut f = Fields::new(b, p, at, LE);
+        if hex {
+            f.hex(&format!("[{i}]"), size);
+        } else {
+            f.uint(&format!("[{i}]"), size);
+        }
     });
     let id = b.array(sec.node, name, abs, n, size, elem);
     b.set_value(id, list(b, abs, n, size, hex));
@@ -302,10 +310,11 @@ fn id_array(
 /// One aie_pdi record: its UUID, image and CDO groups.
 fn aie_pdi(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64, sec: Sec) {
     let id = b.group(p, format!("[{i}]"), at, AIE_PDI);
-    let uuid = field_uuid(b, id, "uuid", at).unwrap_or_default();
-    let img = arr_field(b, id, "pdi_image", at + 16, sec, 1);
-    arr_field(b, id, "cdo_groups", at + 24, sec, CDO_GROUP);
-    b.raw(id, "reserved", at + 32, 64);
+    let mut f = Fields::new(b, id, at, LE);
+    let uuid = f.uuid("uuid").unwrap_or_default();
+    let img = arr_field(&mut f, "pdi_image", sec, 1);
+    arr_field(&mut f, "cdo_groups", sec, CDO_GROUP);
+    f.bytes("reserved", 64);
     let groups: Vec<String> = match target(b, sec, at + 24, CDO_GROUP) {
         Some((g, n)) => (0..n.min(LISTED))
             .map(|j| format!("\"{}\"", name_at(b, sec, g + j * CDO_GROUP)))
@@ -334,13 +343,14 @@ fn cdo_group(b: &mut Builder<'_>, p: NodeId, j: u64, at: u64, sec: Sec) {
         format!("[{j}] {name}")
     };
     let id = b.group(p, label, at, CDO_GROUP);
-    mpo_field(b, id, "mpo_name", at, sec);
-    let ty = field_named(b, id, "cdo_type", at + 4, 1, cdo_type).unwrap_or(0);
-    b.raw(id, "padding", at + 5, 3);
-    let pdi_id = field_hex(b, id, "pdi_id", at + 8, 8).map_or(0, |x| x.0);
-    arr_field(b, id, "dpu_kernel_ids", at + 16, sec, 8);
-    arr_field(b, id, "pre_cdo_groups", at + 24, sec, 4);
-    b.raw(id, "reserved", at + 32, 64);
+    let mut f = Fields::new(b, id, at, LE);
+    mpo_field(&mut f, "mpo_name", sec);
+    let ty = f.named("cdo_type", 1, cdo_type).unwrap_or(0);
+    f.bytes("padding", 3);
+    let pdi_id = f.hex("pdi_id", 8).unwrap_or(0);
+    arr_field(&mut f, "dpu_kernel_ids", sec, 8);
+    arr_field(&mut f, "pre_cdo_groups", sec, 4);
+    f.bytes("reserved", 64);
     let kernels = target(b, sec, at + 16, 8).map_or(String::new(), |(a, n)| list(b, a, n, 8, true));
     let pre = target(b, sec, at + 24, 4).map_or(String::new(), |(a, n)| list(b, a, n, 4, false));
     b.set_value(

@@ -2,32 +2,8 @@
 //! MCS, BMC, SOFT_KERNEL, ASK_FLASH, VENDER_METADATA, AIE_RESOURCES_BIN.
 //! Offsets and string offsets in them are from the section start.
 
-use super::{field_hex, field_named, field_with, mpo_field, read, table_count, Sec, Strings};
-use crate::model::{Builder, NodeId, Value};
-
-/// One field of a record.
-#[derive(Clone, Copy)]
-enum F {
-    /// A number of the given size.
-    Num(&'static str, u64),
-    /// An enum.
-    Named(&'static str, u64, fn(u64) -> Option<&'static str>),
-    /// A u32 string offset from the section start.
-    Mpo(&'static str),
-    /// A fixed char array.
-    Str(&'static str, u64),
-    /// Padding or reserved bytes.
-    Raw(&'static str, u64),
-}
-
-impl F {
-    fn size(self) -> u64 {
-        match self {
-            F::Num(_, s) | F::Named(_, s, _) | F::Str(_, s) | F::Raw(_, s) => s,
-            F::Mpo(_) => 4,
-        }
-    }
-}
+use super::{mpo_field, table_count, Sec, Strings, LE};
+use crate::model::{read_uint, Builder, Fields, NodeId, Value};
 
 /// Where a record keeps its image: the offsets (in the record) of the
 /// image offset and image size fields, and their width.
@@ -37,54 +13,61 @@ struct Image {
     width: u64,
 }
 
-/// Decodes a record at the section start and the image it names.
-fn record(b: &mut Builder<'_>, sec: Sec, name: &str, fields: &[F], image: Image) {
-    let size: u64 = fields.iter().map(|f| f.size()).sum();
+/// What a record's fields tell the rest of its decoding.
+struct Rec {
+    sec: Sec,
+    name: &'static str,
+    strings: Strings,
+    /// What the record is called (its name string or image name).
+    title: Option<String>,
+    /// The node of the image offset field.
+    image: Option<NodeId>,
+}
+
+impl Rec {
+    /// An `mpo_*` field, its string checked and given a node.
+    fn mpo(&mut self, f: &mut Fields<'_, '_>, n: &str) {
+        let at = f.at();
+        if let Some(rel) = mpo_field(f, n, self.sec) {
+            let what = format!("{}.{n}", self.name);
+            let s = self.strings.check(f.builder(), self.sec, rel, at, &what);
+            if n == "mpo_name" {
+                self.title = s;
+            }
+        }
+    }
+}
+
+/// Decodes a record of `size` bytes at the section start, its fields read
+/// by `layout`, and the image it names.
+fn record(
+    b: &mut Builder<'_>,
+    sec: Sec,
+    name: &'static str,
+    size: u64,
+    image: Image,
+    layout: impl FnOnce(&mut Fields<'_, '_>, &mut Rec),
+) {
     if !sec.need(b, size, name) {
         return;
     }
-    let rec = b.group(sec.node, name, sec.abs, size);
-    let mut strings = Strings::new(size);
-    let mut at = sec.abs;
-    let mut title = None;
-    let mut off_node = None;
-    for &f in fields {
-        match f {
-            F::Num(n, s) => {
-                let shown = field_with(b, rec, n, at, s, Value::uint);
-                if at == sec.abs + image.off_at {
-                    off_node = shown.map(|(_, id)| id);
-                }
-            }
-            F::Named(n, s, names) => {
-                field_named(b, rec, n, at, s, names);
-            }
-            F::Mpo(n) => {
-                if let Some(rel) = mpo_field(b, rec, n, at, sec) {
-                    let s = strings.check(b, sec, rel, at, &format!("{name}.{n}"));
-                    if n == "mpo_name" {
-                        title = s;
-                    }
-                }
-            }
-            F::Str(n, s) => {
-                let v = b.fixed_str(rec, n, at, s).unwrap_or_default();
-                if title.is_none() && n == "m_image_name" {
-                    title = Some(v);
-                }
-            }
-            F::Raw(n, s) => {
-                b.raw(rec, n, at, s);
-            }
-        }
-        at += f.size();
-    }
-    if let Some(t) = &title {
-        b.set_value(rec, Value::str(t));
+    let node = b.group(sec.node, name, sec.abs, size);
+    let mut r = Rec {
+        sec,
+        name,
+        strings: Strings::new(size),
+        title: None,
+        image: None,
+    };
+    let mut f = Fields::new(b, node, sec.abs, LE);
+    layout(&mut f, &mut r);
+    debug_assert!(!f.ok() || f.at() == sec.abs + size, "{name}: size");
+    if let Some(t) = &r.title {
+        b.set_value(node, Value::str(t));
     }
     let off_at = sec.abs + image.off_at;
-    let rel = read(b, off_at, image.width).unwrap_or(0);
-    let len = read(b, sec.abs + image.size_at, image.width).unwrap_or(0);
+    let rel = read_uint(b, off_at, image.width, LE).unwrap_or(0);
+    let len = read_uint(b, sec.abs + image.size_at, image.width, LE).unwrap_or(0);
     let mut budget = sec.len;
     if let Some(img) = blob(
         b,
@@ -99,7 +82,7 @@ fn record(b: &mut Builder<'_>, sec: Sec, name: &str, fields: &[F], image: Image)
     ) {
         let (o, e) = b.range(img);
         let s = e - o;
-        for id in off_node.into_iter().chain([rec]) {
+        for id in r.image.into_iter().chain([node]) {
             b.link(id, o, s);
         }
     }
@@ -160,115 +143,81 @@ fn mcs_type(v: u64) -> Option<&'static str> {
 }
 
 pub(crate) fn bmc(b: &mut Builder<'_>, sec: Sec) {
-    record(
-        b,
-        sec,
-        "bmc",
-        &[
-            F::Num("m_offset", 8),
-            F::Num("m_size", 8),
-            F::Str("m_image_name", 64),
-            F::Str("m_device_name", 64),
-            F::Str("m_version", 64),
-            F::Str("m_md5value", 33),
-            F::Raw("m_padding", 7),
-        ],
-        Image {
-            off_at: 0,
-            size_at: 8,
-            width: 8,
-        },
-    );
+    let image = Image {
+        off_at: 0,
+        size_at: 8,
+        width: 8,
+    };
+    record(b, sec, "bmc", 248, image, |f, r| {
+        f.u64("m_offset");
+        r.image = f.last();
+        f.u64("m_size");
+        r.title = f.text("m_image_name", 64);
+        f.text("m_device_name", 64);
+        f.text("m_version", 64);
+        f.text("m_md5value", 33);
+        f.bytes("m_padding", 7);
+    });
+}
+
+/// The image offset and size that most records keep at 4 and 8.
+const IMAGE_AT_4: Image = Image {
+    off_at: 4,
+    size_at: 8,
+    width: 4,
+};
+
+/// `m_image_offset` and `m_image_size`, u32 each.
+fn image_fields(f: &mut Fields<'_, '_>, r: &mut Rec) {
+    f.u32("m_image_offset");
+    r.image = f.last();
+    f.u32("m_image_size");
 }
 
 pub(crate) fn soft_kernel(b: &mut Builder<'_>, sec: Sec) {
-    record(
-        b,
-        sec,
-        "soft_kernel",
-        &[
-            F::Mpo("mpo_name"),
-            F::Num("m_image_offset", 4),
-            F::Num("m_image_size", 4),
-            F::Mpo("mpo_version"),
-            F::Mpo("mpo_md5_value"),
-            F::Mpo("mpo_symbol_name"),
-            F::Num("m_num_instances", 4),
-            F::Raw("padding", 36),
-            F::Raw("reservedExt", 16),
-        ],
-        Image {
-            off_at: 4,
-            size_at: 8,
-            width: 4,
-        },
-    );
+    record(b, sec, "soft_kernel", 80, IMAGE_AT_4, |f, r| {
+        r.mpo(f, "mpo_name");
+        image_fields(f, r);
+        r.mpo(f, "mpo_version");
+        r.mpo(f, "mpo_md5_value");
+        r.mpo(f, "mpo_symbol_name");
+        f.u32("m_num_instances");
+        f.bytes("padding", 36);
+        f.bytes("reservedExt", 16);
+    });
 }
 
 pub(crate) fn flash(b: &mut Builder<'_>, sec: Sec) {
-    record(
-        b,
-        sec,
-        "flash",
-        &[
-            F::Named("m_flash_type", 2, flash_type),
-            F::Raw("padding", 2),
-            F::Num("m_image_offset", 4),
-            F::Num("m_image_size", 4),
-            F::Mpo("mpo_name"),
-            F::Mpo("mpo_version"),
-            F::Mpo("mpo_md5_value"),
-            F::Raw("reserved", 32),
-            F::Raw("reservedExt", 16),
-        ],
-        Image {
-            off_at: 4,
-            size_at: 8,
-            width: 4,
-        },
-    );
+    record(b, sec, "flash", 72, IMAGE_AT_4, |f, r| {
+        f.named("m_flash_type", 2, flash_type);
+        f.bytes("padding", 2);
+        image_fields(f, r);
+        r.mpo(f, "mpo_name");
+        r.mpo(f, "mpo_version");
+        r.mpo(f, "mpo_md5_value");
+        f.bytes("reserved", 32);
+        f.bytes("reservedExt", 16);
+    });
 }
 
 pub(crate) fn vender_metadata(b: &mut Builder<'_>, sec: Sec) {
-    record(
-        b,
-        sec,
-        "vender_metadata",
-        &[
-            F::Mpo("mpo_name"),
-            F::Num("m_image_offset", 4),
-            F::Num("m_image_size", 4),
-            F::Raw("padding", 36),
-        ],
-        Image {
-            off_at: 4,
-            size_at: 8,
-            width: 4,
-        },
-    );
+    record(b, sec, "vender_metadata", 48, IMAGE_AT_4, |f, r| {
+        r.mpo(f, "mpo_name");
+        image_fields(f, r);
+        f.bytes("padding", 36);
+    });
 }
 
 pub(crate) fn aie_resources_bin(b: &mut Builder<'_>, sec: Sec) {
-    record(
-        b,
-        sec,
-        "aie_resources_bin",
-        &[
-            F::Mpo("mpo_name"),
-            F::Num("m_image_offset", 4),
-            F::Num("m_image_size", 4),
-            F::Mpo("mpo_version"),
-            F::Num("m_start_column", 4),
-            F::Num("m_num_columns", 4),
-            F::Raw("padding", 36),
-            F::Raw("reservedExt", 16),
-        ],
-        Image {
-            off_at: 4,
-            size_at: 8,
-            width: 4,
-        },
-    );
+    record(b, sec, "aie_resources_bin", 76, IMAGE_AT_4, |f, r| {
+        r.mpo(f, "mpo_name");
+        image_fields(f, r);
+        r.mpo(f, "mpo_version");
+        f.u32("m_start_column");
+        f.u32("m_num_columns");
+        f.bytes("padding", 36);
+        f.bytes("reservedExt", 16);
+    });
 }
 
 /// MCS: a count, then chunks that each name their data in the section.
@@ -278,7 +227,7 @@ pub(crate) fn mcs(b: &mut Builder<'_>, sec: Sec) {
         return;
     }
     let n = table_count(b, sec, "m_count", sec.abs, 1, true, sec.abs + 8, CHUNK);
-    b.raw(sec.node, "m_unused", sec.abs + 1, 7);
+    Fields::new(b, sec.node, sec.abs + 1, LE).bytes("m_unused", 7);
     let table = b.group(sec.node, "m_chunk", sec.abs + 8, n * CHUNK);
     // Chunks that overlap could make the same bytes be decoded again and
     // again: decode at most twice the section's bytes.
@@ -286,9 +235,9 @@ pub(crate) fn mcs(b: &mut Builder<'_>, sec: Sec) {
     b.set_value(table, Value::note(crate::model::Raw::U(n), "entries"));
     for i in 0..n {
         let at = sec.abs + 8 + i * CHUNK;
-        let ty = read(b, at, 1).unwrap_or(0);
-        let rel = read(b, at + 8, 8).unwrap_or(0);
-        let len = read(b, at + 16, 8).unwrap_or(0);
+        let ty = read_uint(b, at, 1, LE).unwrap_or(0);
+        let rel = read_uint(b, at + 8, 8, LE).unwrap_or(0);
+        let len = read_uint(b, at + 16, 8, LE).unwrap_or(0);
         let id = b.group(table, format!("[{i}]"), at, CHUNK);
         b.set_value(
             id,
@@ -298,10 +247,12 @@ pub(crate) fn mcs(b: &mut Builder<'_>, sec: Sec) {
                 Value::uint(len)
             ),
         );
-        field_named(b, id, "m_type", at, 1, mcs_type);
-        b.raw(id, "m_unused", at + 1, 7);
-        let off = field_hex(b, id, "m_offset", at + 8, 8);
-        super::field(b, id, "m_size", at + 16, 8);
+        let mut f = Fields::new(b, id, at, LE);
+        f.named("m_type", 1, mcs_type);
+        f.bytes("m_unused", 7);
+        f.hex("m_offset", 8);
+        let off = f.last().filter(|_| f.ok());
+        f.u64("m_size");
         if let Some(data) = blob(
             b,
             sec,
@@ -316,7 +267,7 @@ pub(crate) fn mcs(b: &mut Builder<'_>, sec: Sec) {
             let (o, e) = b.range(data);
             let s = e - o;
             b.link(id, o, s);
-            if let Some((_, f)) = off {
+            if let Some(f) = off {
                 b.link(f, o, s);
             }
         }

@@ -8,7 +8,8 @@
 use crate::formats::json;
 use crate::model::{text, Builder, NodeId, Value};
 
-use super::{kind_name, read, SECTIONS, SECTION_HEADER};
+use super::{kind_name, SECTIONS, SECTION_HEADER};
+use crate::model::{read_uint, Endian};
 
 pub(crate) const START: &[u8] = b"XCLBIN_MIRROR_DATA_START";
 pub(crate) const END: &[u8] = b"XCLBIN_MIRROR_DATA_END";
@@ -26,13 +27,13 @@ struct Row {
 fn row(b: &Builder<'_>, off: u64, i: u64) -> Row {
     let at = off + SECTIONS + i * SECTION_HEADER;
     Row {
-        kind: read(b, at, 4).unwrap_or(0),
+        kind: read_uint(b, at, 4, Endian::Little).unwrap_or(0),
         name: b
             .read_bytes(at + 4, 16)
             .map(text::fixed)
             .unwrap_or_default(),
-        offset: read(b, at + 0x18, 8).unwrap_or(0),
-        size: read(b, at + 0x20, 8).unwrap_or(0),
+        offset: read_uint(b, at + 0x18, 8, Endian::Little).unwrap_or(0),
+        size: read_uint(b, at + 0x20, 8, Endian::Little).unwrap_or(0),
     }
 }
 

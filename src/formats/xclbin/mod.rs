@@ -12,7 +12,7 @@ mod tables;
 use std::collections::BTreeSet;
 
 use crate::formats::{json, xml};
-use crate::model::{text, Builder, Endian, NodeId, Radix, Raw, Value};
+use crate::model::{read_uint, text, Builder, Endian, Fields, NodeId, Radix, Raw, Value};
 
 pub const MAGIC: &[u8] = b"xclbin2\0";
 
@@ -129,117 +129,6 @@ impl Sec {
     }
 }
 
-/// Reads an unsigned little-endian field of 1, 2, 4 or 8 bytes.
-pub(crate) fn read(b: &Builder<'_>, off: u64, size: u64) -> Option<u64> {
-    match size {
-        1 => b.read_u8(off).map(u64::from),
-        2 => b.read_u16(off, LE).map(u64::from),
-        4 => b.read_u32(off, LE).map(u64::from),
-        8 => b.read_u64(off, LE),
-        _ => None,
-    }
-}
-
-/// Adds a field whose value `show` makes of the number read; returns the
-/// number and the node.
-pub(crate) fn field_with(
-    b: &mut Builder<'_>,
-    p: NodeId,
-    name: &str,
-    off: u64,
-    size: u64,
-    show: impl FnOnce(u64) -> Value,
-) -> Option<(u64, NodeId)> {
-    match read(b, off, size) {
-        Some(v) => {
-            let shown = show(v).with_width(size as u8);
-            Some((v, b.leaf(p, name, off, size, shown)))
-        }
-        None => {
-            let have = b.file_len().saturating_sub(off);
-            b.error(
-                off,
-                have.min(size),
-                format!("truncated: {name} needs {size} bytes at 0x{off:x}, {have} remain"),
-            );
-            None
-        }
-    }
-}
-
-/// A plain number field.
-pub(crate) fn field(
-    b: &mut Builder<'_>,
-    p: NodeId,
-    name: &str,
-    off: u64,
-    size: u64,
-) -> Option<u64> {
-    b.uint(p, name, off, size, LE)
-}
-
-/// A field shown in hex with all its digits (`0x00ab`); returns the number
-/// and the node.
-pub(crate) fn field_wide(
-    b: &mut Builder<'_>,
-    p: NodeId,
-    name: &str,
-    off: u64,
-    size: u64,
-) -> Option<(u64, NodeId)> {
-    field_with(b, p, name, off, size, |v| Value::hex_wide(v, size as u8))
-}
-
-/// A field in hex, as short as it goes (`0x1000`); returns the number and
-/// the node.
-pub(crate) fn field_hex(
-    b: &mut Builder<'_>,
-    p: NodeId,
-    name: &str,
-    off: u64,
-    size: u64,
-) -> Option<(u64, NodeId)> {
-    field_with(b, p, name, off, size, Value::hex)
-}
-
-/// A field holding an enum value, shown with its name.
-pub(crate) fn field_named(
-    b: &mut Builder<'_>,
-    p: NodeId,
-    name: &str,
-    off: u64,
-    size: u64,
-    names: fn(u64) -> Option<&'static str>,
-) -> Option<u64> {
-    field_with(b, p, name, off, size, |v| Value::named(v, names(v))).map(|(v, _)| v)
-}
-
-/// A signed field of 1, 2 or 4 bytes.
-pub(crate) fn field_signed(
-    b: &mut Builder<'_>,
-    p: NodeId,
-    name: &str,
-    off: u64,
-    size: u64,
-) -> Option<i64> {
-    let v = read(b, off, size)?;
-    let s = match size {
-        1 => i64::from(v as u8 as i8),
-        2 => i64::from(v as u16 as i16),
-        _ => i64::from(v as u32 as i32),
-    };
-    b.leaf(p, name, off, size, Value::int(s).with_width(size as u8));
-    Some(s)
-}
-
-/// A 16-byte UUID field.
-pub(crate) fn field_uuid(b: &mut Builder<'_>, p: NodeId, name: &str, off: u64) -> Option<String> {
-    let bytes = b.read_bytes(off, 16)?;
-    let u = text::uuid(bytes);
-    b.leaf(p, name, off, 16, Value::text(&u));
-    Some(u)
-}
-
 /// Cuts a long text for showing.
 pub(crate) fn short(s: String) -> String {
     if s.chars().count() > MAX_SHOWN {
@@ -262,24 +151,18 @@ pub(crate) fn sec_str(b: &Builder<'_>, sec: Sec, rel: u64) -> Option<(u64, u64, 
 
 /// An `mpo_*` field: a u32 offset of a string from the section start,
 /// shown with the string and linked to it. Returns the offset.
-pub(crate) fn mpo_field(
-    b: &mut Builder<'_>,
-    p: NodeId,
-    name: &str,
-    off: u64,
-    sec: Sec,
-) -> Option<u64> {
-    let rel = read(b, off, 4)?;
-    match sec_str(b, sec, rel) {
-        Some((abs, size, s, _)) => {
-            let v = Value::with(rel, Radix::Hex, format!(" -> \"{s}\""));
-            let id = b.leaf(p, name, off, 4, v);
-            b.link(id, abs, size.max(1));
-        }
-        None => {
-            let v = Value::with(rel, Radix::Hex, " (outside the section)");
-            b.leaf(p, name, off, 4, v);
-        }
+pub(crate) fn mpo_field(f: &mut Fields<'_, '_>, name: &str, sec: Sec) -> Option<u64> {
+    let Some(rel) = f.peek(f.at(), 4) else {
+        return f.u32(name);
+    };
+    let found = sec_str(f.builder(), sec, rel);
+    let v = match &found {
+        Some((_, _, s, _)) => Value::with(rel, Radix::Hex, format!(" -> \"{s}\"")),
+        None => Value::with(rel, Radix::Hex, " (outside the section)"),
+    };
+    f.field(name, 4, |_| v)?;
+    if let (Some((abs, size, _, _)), Some(id)) = (found, f.last()) {
+        f.builder().link(id, abs, size.max(1));
     }
     Some(rel)
 }
@@ -344,25 +227,30 @@ impl Strings {
 /// An `array_offset` field ({u32 count, u32 offset from the section
 /// start}) as a node with both, linked to the array. Returns both.
 pub(crate) fn arr_field(
-    b: &mut Builder<'_>,
-    p: NodeId,
+    f: &mut Fields<'_, '_>,
     name: &str,
-    off: u64,
     sec: Sec,
     elem: u64,
 ) -> Option<(u64, u64)> {
-    let count = read(b, off, 4)?;
-    let rel = read(b, off + 4, 4)?;
+    let at = f.at();
+    let (Some(count), Some(rel)) = (f.peek(at, 4), f.peek(at + 4, 4)) else {
+        f.u64(name);
+        return None;
+    };
     let what = match elem {
         1 => format!(" bytes at +0x{rel:x}"),
         e => format!(" × {e} bytes at +0x{rel:x}"),
     };
-    let id = b.leaf(p, name, off, 8, Value::with(count, Radix::Dec, what));
-    b.leaf(id, "size", off, 4, Value::uint(count).with_width(4));
-    b.leaf(id, "offset", off + 4, 4, Value::hex(rel).with_width(4));
+    f.field(name, 8, |_| Value::with(count, Radix::Dec, what))?;
+    let (p, id) = (f.parent(), f.last()?);
+    f.seek(at);
+    f.under(id);
+    f.u32("size");
+    f.hex("offset", 4);
+    f.under(p);
     if count > 0 && rel < sec.len {
         let size = count.saturating_mul(elem).min(sec.len - rel);
-        b.link(id, sec.abs + rel, size);
+        f.builder().link(id, sec.abs + rel, size);
     }
     Some((count, rel))
 }
@@ -423,8 +311,9 @@ pub(crate) fn table_count(
     start: u64,
     stride: u64,
 ) -> u64 {
+    let mut f = Fields::new(b, sec.node, off, LE);
     let count = if signed {
-        match field_signed(b, sec.node, name, off, size) {
+        match f.int(name, size) {
             Some(c) if c < 0 => {
                 b.error(off, size, format!("{name} is negative ({c})"));
                 0
@@ -433,7 +322,7 @@ pub(crate) fn table_count(
             None => 0,
         }
     } else {
-        field(b, sec.node, name, off, size).unwrap_or(0)
+        f.uint(name, size).unwrap_or(0)
     };
     let room = sec.end().saturating_sub(start);
     let need = count.saturating_mul(stride);
@@ -488,38 +377,40 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
             format!("truncated: the xclbin header needs {SECTIONS} bytes, the file has {len}"),
         );
     }
-    let sig = field_with(b, parent, "m_signature_length", off + 8, 4, |v| {
-        match v as u32 as i32 {
+    let mut f = Fields::new(b, parent, off + 8, LE);
+    let sig = f
+        .with("m_signature_length", 4, |v| match v as u32 as i32 {
             -1 => Value::note(Raw::I(-1), "no signature"),
             n if n >= 0 => Value::with(n as u64, Radix::Dec, " bytes (signed)"),
             n => Value::note(Raw::I(i64::from(n)), "corrupt"),
-        }
-    })
-    .map(|(v, _)| v as u32 as i32);
+        })
+        .map(|v| v as u32 as i32);
     if let Some(s) = sig.filter(|&s| s < -1) {
-        b.error(
+        f.builder().error(
             off + 8,
             4,
             format!("signature length {s} is corrupt (below -1)"),
         );
     }
+    // Each field is shown when the range holds it.
     if len >= 0x28 {
-        b.raw(parent, "reserved", off + 0xC, 28);
+        f.bytes("reserved", 28);
     }
     if len >= 0x128 {
-        b.raw(parent, "m_keyBlock", off + 0x28, 256);
+        f.bytes("m_keyBlock", 256);
     }
     if len >= HEADER {
-        field_wide(b, parent, "m_uniqueId", off + 0x128, 8);
+        f.hex_wide("m_uniqueId", 8);
     }
     if len < SECTIONS {
         return;
     }
     let h = off + HEADER;
     let hdr = b.group(parent, "header", h, SECTIONS - HEADER);
-    let m_length = field(b, hdr, "m_length", h, 8).unwrap_or(len);
+    let mut f = Fields::new(b, hdr, h, LE);
+    let m_length = f.u64("m_length").unwrap_or(len);
     if m_length > len {
-        b.error(
+        f.builder().error(
             h,
             8,
             format!(
@@ -527,7 +418,7 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
             ),
         );
     } else if m_length < len {
-        b.warn(
+        f.builder().warn(
             h,
             8,
             format!(
@@ -536,29 +427,31 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
             ),
         );
     }
-    field_with(b, hdr, "m_timeStamp", h + 0x8, 8, date);
-    field_with(b, hdr, "m_featureRomTimeStamp", h + 0x10, 8, date);
-    let patch = read(b, h + 0x18, 2).unwrap_or(0);
-    let major = read(b, h + 0x1A, 1).unwrap_or(0);
-    let minor = read(b, h + 0x1B, 1).unwrap_or(0);
-    let ver = b.leaf(
+    f.with("m_timeStamp", 8, date);
+    f.with("m_featureRomTimeStamp", 8, date);
+    let patch = f.peek(h + 0x18, 2).unwrap_or(0);
+    let major = f.peek(h + 0x1A, 1).unwrap_or(0);
+    let minor = f.peek(h + 0x1B, 1).unwrap_or(0);
+    let ver = f.builder().leaf(
         hdr,
         "version",
         h + 0x18,
         4,
         format!("{major}.{minor}.{patch}"),
     );
-    field(b, ver, "m_versionPatch", h + 0x18, 2);
-    field(b, ver, "m_versionMajor", h + 0x1A, 1);
-    field(b, ver, "m_versionMinor", h + 0x1B, 1);
-    field_named(b, hdr, "m_mode", h + 0x1C, 2, mode_name);
-    field_with(b, hdr, "m_actionMask", h + 0x1E, 2, action_mask);
-    field_uuid(b, hdr, "m_interface_uuid", h + 0x20);
-    b.fixed_str(hdr, "m_platformVBNV", h + 0x30, 64);
-    field_uuid(b, hdr, "uuid", h + 0x70);
-    b.fixed_str(hdr, "m_debug_bin", h + 0x80, 16);
-    let n = field(b, hdr, "m_numSections", h + 0x90, 4).unwrap_or(0);
-    b.raw(hdr, "padding", h + 0x94, 4);
+    f.under(ver);
+    f.u16("m_versionPatch");
+    f.u8("m_versionMajor");
+    f.u8("m_versionMinor");
+    f.under(hdr);
+    f.named("m_mode", 2, mode_name);
+    f.with("m_actionMask", 2, action_mask);
+    f.uuid("m_interface_uuid");
+    f.text("m_platformVBNV", 64);
+    f.uuid("uuid");
+    f.text("m_debug_bin", 16);
+    let n = f.u32("m_numSections").unwrap_or(0);
+    f.bytes("padding", 4);
 
     // A signed xclbin ends with its signature, counted in m_length.
     if let Some(s) = sig.filter(|&s| s > 0) {
@@ -620,9 +513,9 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
     let mut secs: Vec<Entry> = Vec::new();
     for i in 0..count {
         let at = off + SECTIONS + i * SECTION_HEADER;
-        let kind = read(b, at, 4).unwrap_or(0) as u32;
-        let s_off = read(b, at + 0x18, 8).unwrap_or(0);
-        let s_size = read(b, at + 0x20, 8).unwrap_or(0);
+        let kind = read_uint(b, at, 4, LE).unwrap_or(0) as u32;
+        let s_off = read_uint(b, at + 0x18, 8, LE).unwrap_or(0);
+        let s_size = read_uint(b, at + 0x20, 8, LE).unwrap_or(0);
         let label = label(i, kind);
         if kind_name(kind).is_none() {
             // Newer tools write kinds this reader does not know yet: an
@@ -801,27 +694,26 @@ fn overlaps(b: &mut Builder<'_>, off: u64, secs: &mut [Entry]) {
 
 /// One section header of the table, linked to its payload.
 fn section_header(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64, base: u64, len: u64) {
-    let kind = read(b, at, 4).unwrap_or(0) as u32;
+    let kind = read_uint(b, at, 4, LE).unwrap_or(0) as u32;
     let name = read_name(b, at);
-    let s_off = read(b, at + 0x18, 8).unwrap_or(0);
-    let s_size = read(b, at + 0x20, 8).unwrap_or(0);
+    let s_off = read_uint(b, at + 0x18, 8, LE).unwrap_or(0);
+    let s_size = read_uint(b, at + 0x20, 8, LE).unwrap_or(0);
     let id = b.group(p, label(i, kind), at, SECTION_HEADER);
     b.set_key(id, key(kind, &name));
     b.set_value(
         id,
         format!("\"{name}\" at 0x{s_off:x}, {} bytes", Value::uint(s_size)),
     );
-    let kind_names = |v: u64| kind_name(v as u32);
-    field_named(b, id, "m_sectionKind", at, 4, kind_names);
-    b.fixed_str(id, "m_sectionName", at + 4, 16);
-    b.raw(id, "padding", at + 0x14, 4);
     let payload = (s_off < len && s_size > 0).then(|| (base + s_off, s_size.min(len - s_off)));
-    if let Some((_, o)) = field_hex(b, id, "m_sectionOffset", at + 0x18, 8) {
-        if let Some((abs, size)) = payload {
-            b.link(o, abs, size);
-        }
+    let mut f = Fields::new(b, id, at, LE);
+    f.named("m_sectionKind", 4, |v| kind_name(v as u32));
+    f.text("m_sectionName", 16);
+    f.bytes("padding", 4);
+    f.hex("m_sectionOffset", 8);
+    if let (Some((abs, size)), Some(o)) = (payload, f.last().filter(|_| f.ok())) {
+        f.builder().link(o, abs, size);
     }
-    field(b, id, "m_sectionSize", at + 0x20, 8);
+    f.u64("m_sectionSize");
     if let Some((abs, size)) = payload {
         b.link(id, abs, size);
     }

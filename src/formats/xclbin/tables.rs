@@ -5,11 +5,8 @@
 
 use std::sync::Arc;
 
-use super::{
-    field, field_named, field_signed, field_wide, field_with, read, table_count, Entry, Sec,
-    MAX_REPORTS,
-};
-use crate::model::{text, Builder, ElemFn, NodeId, Radix, Raw, Value};
+use super::{table_count, Entry, Sec, LE, MAX_REPORTS};
+use crate::model::{read_uint, text, Builder, ElemFn, Fields, NodeId, Radix, Raw, Value};
 
 const MEM_DATA: u64 = 40;
 const CONNECTION: u64 = 12;
@@ -146,7 +143,7 @@ impl Ctx {
         let find = |kind: u32, stride: u64, name: &'static str| {
             secs.iter().zip(sec_of).find_map(|(e, s)| {
                 let s = s.filter(|_| e.kind == kind)?;
-                let count = read(b, s.abs, 4).filter(|_| s.len >= 4)? as u32 as i32;
+                let count = read_uint(b, s.abs, 4, LE).filter(|_| s.len >= 4)? as u32 as i32;
                 let room = s.len.saturating_sub(8) / stride;
                 Some(Table {
                     start: s.abs + 8,
@@ -192,17 +189,17 @@ pub(crate) fn mem_topology(b: &mut Builder<'_>, sec: Sec) {
     }
     let n = table_count(b, sec, "m_count", sec.abs, 4, true, sec.abs + 8, MEM_DATA);
     if sec.len >= 8 {
-        b.raw(sec.node, "padding", sec.abs + 4, 4);
+        Fields::new(b, sec.node, sec.abs + 4, LE).bytes("padding", 4);
         let elem: ElemFn = Arc::new(mem_data);
         b.array(sec.node, "m_mem_data", sec.abs + 8, n, MEM_DATA, elem);
     }
 }
 
 fn mem_data(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64) {
-    let ty = read(b, at, 1).unwrap_or(0);
-    let used = read(b, at + 1, 1).unwrap_or(0);
-    let size = read(b, at + 8, 8).unwrap_or(0);
-    let base = read(b, at + 16, 8).unwrap_or(0);
+    let ty = read_uint(b, at, 1, LE).unwrap_or(0);
+    let used = read_uint(b, at + 1, 1, LE).unwrap_or(0);
+    let size = read_uint(b, at + 8, 8, LE).unwrap_or(0);
+    let base = read_uint(b, at + 16, 8, LE).unwrap_or(0);
     let tag = fixed_at(b, at + 24, 16);
     let id = b.group(p, elem_name(i, &tag), at, MEM_DATA);
     let streaming = matches!(ty, 3 | 9);
@@ -219,19 +216,20 @@ fn mem_data(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64) {
             if used != 0 { "used" } else { "unused" }
         ),
     );
-    field_named(b, id, "m_type", at, 1, mem_type);
-    field_with(b, id, "m_used", at + 1, 1, |v| {
-        Value::named(v, Some(if v != 0 { "used" } else { "unused" }))
+    let mut f = Fields::new(b, id, at, LE);
+    f.named("m_type", 1, mem_type);
+    f.named("m_used", 1, |v| {
+        Some(if v != 0 { "used" } else { "unused" })
     });
-    b.raw(id, "padding", at + 2, 6);
+    f.bytes("padding", 6);
     if streaming {
-        field(b, id, "route_id", at + 8, 8);
-        field(b, id, "flow_id", at + 16, 8);
+        f.u64("route_id");
+        f.u64("flow_id");
     } else {
-        field_with(b, id, "m_size", at + 8, 8, kib);
-        field_with(b, id, "m_base_address", at + 16, 8, addr);
+        f.with("m_size", 8, kib);
+        f.with("m_base_address", 8, addr);
     }
-    b.fixed_str(id, "m_tag", at + 24, 16);
+    f.text("m_tag", 16);
 }
 
 // ---- CONNECTIVITY / ASK_GROUP_CONNECTIVITY ----
@@ -293,8 +291,8 @@ pub(crate) fn connectivity(b: &mut Builder<'_>, sec: Sec, ctx: &Ctx, grouped: bo
     let mut bad = 0u64;
     for i in 0..n {
         let at = sec.abs + 4 + i * CONNECTION;
-        let ip_i = read(b, at + 4, 4).unwrap_or(0) as u32 as i32;
-        let mem_i = read(b, at + 8, 4).unwrap_or(0) as u32 as i32;
+        let ip_i = read_uint(b, at + 4, 4, LE).unwrap_or(0) as u32 as i32;
+        let mem_i = read_uint(b, at + 8, 4, LE).unwrap_or(0) as u32 as i32;
         check_index(b, at + 4, ip_i, ip, "m_ip_layout_index", i, &mut bad);
         check_index(b, at + 8, mem_i, mem, "mem_data_index", i, &mut bad);
     }
@@ -325,29 +323,16 @@ fn resolve(
     Some((at, fixed_at(b, at + name_at, name_len)))
 }
 
-fn index_field(
-    b: &mut Builder<'_>,
-    p: NodeId,
-    name: &str,
-    at: u64,
-    v: i32,
-    target: &Option<(u64, String)>,
-    stride: u64,
-) {
-    match target {
-        Some((to, s)) => {
-            let shown = Value::with(
-                u64::try_from(v).unwrap_or(0),
-                Radix::Dec,
-                format!(" -> \"{s}\""),
-            );
-            let id = b.leaf(p, name, at, 4, shown.with_width(4));
-            b.link(id, *to, stride);
-        }
-        None => {
-            let shown = Value::note(Raw::I(i64::from(v)), "out of range");
-            b.leaf(p, name, at, 4, shown);
-        }
+/// An index into a table, shown with the name of the entry it names (read
+/// by [`resolve`]) and linked to it.
+fn index_field(f: &mut Fields<'_, '_>, name: &str, target: Option<(u64, String)>, stride: u64) {
+    let to = target.as_ref().map(|t| t.0);
+    f.field(name, 4, |v| match target {
+        Some((_, s)) => Value::with(v, Radix::Dec, format!(" -> \"{s}\"")).with_width(4),
+        None => Value::note(Raw::I(i64::from(v as u32 as i32)), "out of range"),
+    });
+    if let (Some(to), Some(id)) = (to, f.last().filter(|_| f.ok())) {
+        f.builder().link(id, to, stride);
     }
 }
 
@@ -359,9 +344,9 @@ fn connection(
     ip: Option<Table>,
     mem: Option<Table>,
 ) {
-    let arg = read(b, at, 4).unwrap_or(0) as u32 as i32;
-    let ip_i = read(b, at + 4, 4).unwrap_or(0) as u32 as i32;
-    let mem_i = read(b, at + 8, 4).unwrap_or(0) as u32 as i32;
+    let arg = read_uint(b, at, 4, LE).unwrap_or(0) as u32 as i32;
+    let ip_i = read_uint(b, at + 4, 4, LE).unwrap_or(0) as u32 as i32;
+    let mem_i = read_uint(b, at + 8, 4, LE).unwrap_or(0) as u32 as i32;
     let ip_t = resolve(b, ip, ip_i, IP_DATA, 16, 64);
     let mem_t = resolve(b, mem, mem_i, MEM_DATA, 24, 16);
     let show = |t: &Option<(u64, String)>, v: i32| match t {
@@ -377,9 +362,10 @@ fn connection(
             show(&mem_t, mem_i)
         ),
     );
-    field_signed(b, id, "arg_index", at, 4);
-    index_field(b, id, "m_ip_layout_index", at + 4, ip_i, &ip_t, IP_DATA);
-    index_field(b, id, "mem_data_index", at + 8, mem_i, &mem_t, MEM_DATA);
+    let mut f = Fields::new(b, id, at, LE);
+    f.int("arg_index", 4);
+    index_field(&mut f, "m_ip_layout_index", ip_t, IP_DATA);
+    index_field(&mut f, "mem_data_index", mem_t, MEM_DATA);
 }
 
 // ---- IP_LAYOUT ----
@@ -390,15 +376,15 @@ pub(crate) fn ip_layout(b: &mut Builder<'_>, sec: Sec) {
     }
     let n = table_count(b, sec, "m_count", sec.abs, 4, true, sec.abs + 8, IP_DATA);
     if sec.len >= 8 {
-        b.raw(sec.node, "padding", sec.abs + 4, 4);
+        Fields::new(b, sec.node, sec.abs + 4, LE).bytes("padding", 4);
         let elem: ElemFn = Arc::new(ip_data);
         b.array(sec.node, "m_ip_data", sec.abs + 8, n, IP_DATA, elem);
     }
 }
 
 fn ip_data(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64) {
-    let ty = read(b, at, 4).unwrap_or(0);
-    let base = read(b, at + 8, 8).unwrap_or(0);
+    let ty = read_uint(b, at, 4, LE).unwrap_or(0);
+    let base = read_uint(b, at + 8, 8, LE).unwrap_or(0);
     let name = fixed_at(b, at + 16, 64);
     let id = b.group(p, elem_name(i, &name), at, IP_DATA);
     b.set_value(
@@ -409,15 +395,21 @@ fn ip_data(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64) {
             addr(base)
         ),
     );
-    field_named(b, id, "m_type", at, 4, ip_type);
-    properties(b, id, ty, at + 4);
-    field_with(b, id, "m_base_address", at + 8, 8, addr);
-    b.fixed_str(id, "m_name", at + 16, 64);
+    let mut f = Fields::new(b, id, at, LE);
+    f.named("m_type", 4, ip_type);
+    properties(&mut f, ty);
+    f.with("m_base_address", 8, addr);
+    f.text("m_name", 64);
 }
 
 /// The `properties` union, decoded as the IP's type says.
-fn properties(b: &mut Builder<'_>, p: NodeId, ty: u64, at: u64) {
-    let Some(v) = read(b, at, 4) else { return };
+fn properties(f: &mut Fields<'_, '_>, ty: u64) {
+    let (p, at) = (f.parent(), f.at());
+    f.skip(4);
+    let b = f.builder();
+    let Some(v) = read_uint(b, at, 4, LE) else {
+        return;
+    };
     match ty {
         1 => {
             let on = v & 1;
@@ -452,9 +444,10 @@ fn properties(b: &mut Builder<'_>, p: NodeId, ty: u64, at: u64) {
         4..=6 => {
             let rest = format!(" (index {}, pc index {})", v & 0xFFFF, (v >> 16) & 0xFF);
             let id = b.leaf(p, "properties", at, 4, wide(v, rest));
-            field(b, id, "m_index", at, 2);
-            field(b, id, "m_pc_index", at + 2, 1);
-            b.raw(id, "unused", at + 3, 1);
+            let mut f = Fields::new(b, id, at, LE);
+            f.u16("m_index");
+            f.u8("m_pc_index");
+            f.bytes("unused", 1);
         }
         _ => {
             b.leaf(p, "properties", at, 4, Value::hex_wide(v, 4));
@@ -484,7 +477,7 @@ pub(crate) fn debug_ip_layout(b: &mut Builder<'_>, sec: Sec) {
         DEBUG_IP_DATA,
     );
     if sec.len >= 8 {
-        b.raw(sec.node, "padding", sec.abs + 2, 6);
+        Fields::new(b, sec.node, sec.abs + 2, LE).bytes("padding", 6);
         let elem: ElemFn = Arc::new(debug_ip_data);
         b.array(
             sec.node,
@@ -498,13 +491,14 @@ pub(crate) fn debug_ip_layout(b: &mut Builder<'_>, sec: Sec) {
 }
 
 fn debug_ip_data(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64) {
-    let ty = read(b, at, 1).unwrap_or(0);
-    let index = read(b, at + 1, 1).unwrap_or(0) | read(b, at + 5, 1).unwrap_or(0) << 8;
+    let ty = read_uint(b, at, 1, LE).unwrap_or(0);
+    let index =
+        read_uint(b, at + 1, 1, LE).unwrap_or(0) | read_uint(b, at + 5, 1, LE).unwrap_or(0) << 8;
     let (major, minor) = (
-        read(b, at + 3, 1).unwrap_or(0),
-        read(b, at + 4, 1).unwrap_or(0),
+        read_uint(b, at + 3, 1, LE).unwrap_or(0),
+        read_uint(b, at + 4, 1, LE).unwrap_or(0),
     );
-    let base = read(b, at + 8, 8).unwrap_or(0);
+    let base = read_uint(b, at + 8, 8, LE).unwrap_or(0);
     let name = fixed_at(b, at + 16, 128);
     let id = b.group(p, elem_name(i, &name), at, DEBUG_IP_DATA);
     b.set_value(
@@ -515,15 +509,16 @@ fn debug_ip_data(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64) {
             addr(base)
         ),
     );
-    field_named(b, id, "m_type", at, 1, debug_ip_type);
-    field(b, id, "m_index_lowbyte", at + 1, 1);
-    field_wide(b, id, "m_properties", at + 2, 1);
-    field(b, id, "m_major", at + 3, 1);
-    field(b, id, "m_minor", at + 4, 1);
-    field(b, id, "m_index_highbyte", at + 5, 1);
-    b.raw(id, "m_reserved", at + 6, 2);
-    field_with(b, id, "m_base_address", at + 8, 8, addr);
-    b.fixed_str(id, "m_name", at + 16, 128);
+    let mut f = Fields::new(b, id, at, LE);
+    f.named("m_type", 1, debug_ip_type);
+    f.u8("m_index_lowbyte");
+    f.hex_wide("m_properties", 1);
+    f.u8("m_major");
+    f.u8("m_minor");
+    f.u8("m_index_highbyte");
+    f.bytes("m_reserved", 2);
+    f.with("m_base_address", 8, addr);
+    f.text("m_name", 128);
 }
 
 // ---- CLOCK_FREQ_TOPOLOGY ----
@@ -538,18 +533,17 @@ pub(crate) fn clock_freq_topology(b: &mut Builder<'_>, sec: Sec) {
 }
 
 fn clock_freq(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64) {
-    let mhz = read(b, at, 2).unwrap_or(0);
-    let ty = read(b, at + 2, 1).unwrap_or(0);
+    let mhz = read_uint(b, at, 2, LE).unwrap_or(0);
+    let ty = read_uint(b, at + 2, 1, LE).unwrap_or(0);
     let name = fixed_at(b, at + 8, 128);
     let id = b.group(p, elem_name(i, &name), at, CLOCK_FREQ);
     b.set_value(
         id,
         format!("{} {mhz} MHz", clock_type(ty).unwrap_or("unknown type")),
     );
-    field_with(b, id, "m_freq_Mhz", at, 2, |v| {
-        Value::with(v, Radix::Dec, " MHz")
-    });
-    field_named(b, id, "m_type", at + 2, 1, clock_type);
-    b.raw(id, "m_unused", at + 3, 5);
-    b.fixed_str(id, "m_name", at + 8, 128);
+    let mut f = Fields::new(b, id, at, LE);
+    f.with("m_freq_Mhz", 2, |v| Value::with(v, Radix::Dec, " MHz"));
+    f.named("m_type", 1, clock_type);
+    f.bytes("m_unused", 5);
+    f.text("m_name", 128);
 }
