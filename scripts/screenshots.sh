@@ -13,8 +13,8 @@ tmp=$(mktemp -d)
 trap 'tmux -L "$sock" kill-server 2>/dev/null || true; rm -rf "$tmp"' EXIT
 
 # shot NAME FILE KEYS...: each KEYS word is sent as a tmux key, except
-# words starting with '=' which are typed literally, and '~', which waits
-# for a background search to finish.
+# words starting with '=' which are typed literally, '!' which are run as a
+# shell command, and '~', which waits for a background search to finish.
 shot() {
   local name=$1 file=$2
   shift 2
@@ -28,6 +28,11 @@ shot() {
         tmux -L "$sock" capture-pane -p -t s | grep -q 'searching…' || break
         sleep 0.1
       done
+    elif [[ $k == !* ]]; then
+      # A shell command (a file rewritten under the viewer), then a pause
+      # for the reload to notice it.
+      bash -c "${k#!}"
+      sleep 1.8
     elif [[ $k == =* ]]; then
       tmux -L "$sock" send-keys -t s -l "${k#=}"
     else
@@ -40,6 +45,13 @@ shot() {
   python3 scripts/ansi2png.py "$tmp/$name.ansi" "screenshots/$name.png" "$cols"
   echo "screenshots/$name.png"
 }
+
+# Live reload: the file is rewritten (its unique id and timestamp changed,
+# renamed over the old one) while the viewer has it open; what changed is
+# marked until Esc.
+cp assets/xclbin/pynq__pl_server_default.xclbin "$tmp/watched.xclbin"
+shot reload "$tmp/watched.xclbin" j j j j j Right \
+  "!python3 -c \"import os,sys; p=sys.argv[1]; d=bytearray(open(p,'rb').read()); d[0x128]^=0xff; d[0x138]^=0x01; open(p+'.new','wb').write(d); os.replace(p+'.new', p)\" $tmp/watched.xclbin"
 
 # Two builds of an XE program side by side, on the second change.
 shot diff "assets/xmos/UltranetReceiver__bin_Debug_Ultranet_Receiver_Debug.xe assets/xmos/UltranetReceiver__bin_Release_Ultranet_Receiver.xe" ] c ] c

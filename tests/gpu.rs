@@ -647,42 +647,93 @@ fn msgpack_hostile_documents_end_in_diagnostics() {
     }
 }
 
-#[test]
-fn kernel_descriptors_equal_llvm_objdump_directives() {
-    need!("clang-22", "clang-offload-bundler-22", "llvm-objdump-22");
-    hip_fixture!(tmp, co = code_object);
+/// Every `.amdhsa_` directive llvm-objdump-22 prints for the kernel
+/// descriptors of code object `co`, and every field it prints as a comment
+/// (`; SHARED_VGPR_COUNT 0`), equals the field fwview decodes: (the JSON,
+/// the last kernel's node, how many were compared).
+fn descriptor_matches_objdump(co: &Path) -> (Value, Value, usize) {
     let out = Proc::new("llvm-objdump-22")
         .args(["-d", "--section=.rodata"])
-        .arg(&co)
+        .arg(co)
         .output()
         .expect("llvm-objdump-22 runs");
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     let (_, json) = fwview(&["--json".as_ref(), co.as_os_str()]);
     let j: Value = serde_json::from_str(&json).expect("JSON");
-    let mut kernel = None;
+    let mut kernel: Option<Value> = None;
     let mut checked = 0;
     for l in text.lines() {
         let t = l.trim();
         if let Some(k) = t.strip_prefix(".amdhsa_kernel ") {
-            kernel = common::json::find_deep(&j["root"], &format!("kernel descriptor {k}"));
+            kernel =
+                common::json::find_deep(&j["root"], &format!("kernel descriptor {k}")).cloned();
             assert!(kernel.is_some(), "no descriptor for {k}");
             continue;
         }
-        let Some((d, v)) = t.strip_prefix(".amdhsa_").and_then(|r| r.split_once(' ')) else {
+        let pair = t
+            .strip_prefix(".amdhsa_")
+            .map(|r| r.to_string())
+            .or_else(|| t.strip_prefix("; ").map(str::to_ascii_lowercase));
+        let Some((d, v)) = pair.as_deref().and_then(|r| r.split_once(' ')) else {
             continue;
         };
         // Not stored in the descriptor: the assembler's reservations.
         if d.starts_with("reserve_") {
             continue;
         }
-        let k = kernel.expect("a directive inside a kernel");
-        let n = common::json::find_deep(k, d).unwrap_or_else(|| panic!("no field {d}"));
-        assert_eq!(n["raw"].to_string(), v, "{d}");
+        let Some(k) = kernel.as_ref() else {
+            continue;
+        };
+        // Comments name fields without a directive; other comments are
+        // not fields.
+        let Some(n) = common::json::find_deep(k, d) else {
+            assert!(t.starts_with(';'), "no field {d}");
+            continue;
+        };
+        assert_eq!(n["raw"].to_string(), v, "{d} in {}", co.display());
         checked += 1;
     }
+    (j, kernel.expect("a kernel"), checked)
+}
+
+/// The descriptors of GFX10, GFX11 and GFX12 code objects, whose
+/// `COMPUTE_PGM_RSRC3` differs from GFX9's, against llvm-objdump-22.
+#[test]
+fn kernel_descriptors_of_gfx10_to_12_equal_llvm_objdump() {
+    need!("clang-22", "llvm-objdump-22");
+    let tmp = tempfile::tempdir().expect("a temporary directory");
+    let src = tmp.path().join("k.hip");
+    std::fs::write(&src, TINY_HIP).expect("write");
+    for arch in ["gfx1030", "gfx1100", "gfx1200"] {
+        let co = tmp.path().join(format!("{arch}.co"));
+        let st = Proc::new("clang-22")
+            .args(["-x", "hip", &format!("--offload-arch={arch}")])
+            .args(["-nogpulib", "-nogpuinc", "-c", "--offload-device-only"])
+            .arg("--no-gpu-bundle-output")
+            .arg(&src)
+            .arg("-o")
+            .arg(&co)
+            .status()
+            .expect("clang-22 runs");
+        assert!(st.success(), "{arch}");
+        let (_, k, checked) = descriptor_matches_objdump(&co);
+        assert!(checked >= 30, "{arch}: {checked} directives");
+        let r3 = common::json::find_deep(&k, "compute_pgm_rsrc3").expect("rsrc3");
+        assert!(
+            !common::json::kids(r3).is_empty(),
+            "{arch}: rsrc3 not decoded"
+        );
+    }
+}
+
+#[test]
+fn kernel_descriptors_equal_llvm_objdump_directives() {
+    need!("clang-22", "clang-offload-bundler-22", "llvm-objdump-22");
+    hip_fixture!(tmp, co = code_object);
+    let (j, kernel, checked) = descriptor_matches_objdump(&co);
     assert!(checked >= 30, "{checked} directives");
     // The metadata's register counts fit in what the descriptor allocates.
-    let k = kernel.expect("a kernel");
+    let k = &kernel;
     let meta = common::json::find_deep(&j["root"], "metadata").expect("metadata");
     let count = |name: &str| common::json::find_deep(meta, name).and_then(|n| n["raw"].as_u64());
     let alloc = |name: &str| common::json::find_deep(k, name).and_then(|n| n["raw"].as_u64());

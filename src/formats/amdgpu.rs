@@ -138,15 +138,19 @@ impl elf::Sections for Descriptors {
 
 /// The register granules of a processor: (VGPR granule, SGPR granule;
 /// 0 where the SGPR field is not used, GFX10 on).
-fn granules(proc_name: &str, wave32: bool) -> (u64, u64) {
+/// The processor's major generation (`gfx1100` → 11, `gfx90a` → 9).
+fn major(proc_name: &str) -> u32 {
     let n = proc_name.strip_prefix("gfx").unwrap_or("");
-    let major: u32 = n
-        .chars()
+    n.chars()
         .take(if n.len() >= 4 { 2 } else { 1 })
         .collect::<String>()
         .parse()
-        .unwrap_or(9);
-    if major >= 10 {
+        .unwrap_or(9)
+}
+
+fn granules(proc_name: &str, wave32: bool) -> (u64, u64) {
+    let n = proc_name.strip_prefix("gfx").unwrap_or("");
+    if major(proc_name) >= 10 {
         (if wave32 { 8 } else { 4 }, 0)
     } else if proc_name == "gfx90a" || n.starts_with("94") || n.starts_with("95") {
         (8, 8)
@@ -158,6 +162,18 @@ fn granules(proc_name: &str, wave32: bool) -> (u64, u64) {
 /// One bit field: (name, low bit, width). The names are those of the
 /// `.amdhsa_` directives where one exists.
 type Bits = (&'static str, u32, u32);
+
+/// `COMPUTE_PGM_RSRC3` of GFX10, GFX11 and GFX12 (GFX90A and GFX94x have
+/// their own, decoded with the unified register file).
+const RSRC3_GFX10: &[Bits] = &[("shared_vgpr_count", 0, 4)];
+const RSRC3_GFX11: &[Bits] = &[
+    ("shared_vgpr_count", 0, 4),
+    ("inst_pref_size", 4, 6),
+    ("trap_on_start", 10, 1),
+    ("trap_on_end", 11, 1),
+    ("image_op", 31, 1),
+];
+const RSRC3_GFX12: &[Bits] = &[("inst_pref_size", 4, 8), ("image_op", 31, 1)];
 
 const RSRC1: &[Bits] = &[
     ("granulated_workitem_vgpr_count", 0, 6),
@@ -254,10 +270,28 @@ fn descriptor(b: &mut Builder<'_>, g: NodeId, at: u64, e: Endian, proc_name: &st
             Value::dec((field(r3, 0, 6) + 1) * 4),
         );
         b.leaf(h3, "tg_split", at + 44, 4, Value::dec(field(r3, 16, 1)));
+    } else {
+        match major(proc_name) {
+            10 => bits(b, h3, at + 44, 4, r3, RSRC3_GFX10),
+            11 => bits(b, h3, at + 44, 4, r3, RSRC3_GFX11),
+            m if m >= 12 => bits(b, h3, at + 44, 4, r3, RSRC3_GFX12),
+            _ => {}
+        }
     }
     let h1 = b.group(g, "compute_pgm_rsrc1", at + 48, 4);
     b.set_value(h1, Value::hex(r1).with_width(4));
-    bits(b, h1, at + 48, 4, r1, RSRC1);
+    // GFX12 gave bit 21 (DX10_CLAMP before) to round-robin scheduling of
+    // work-groups and reserved bit 23 (IEEE_MODE before).
+    let gfx12 = major(proc_name) >= 12;
+    let rsrc1: Vec<Bits> = RSRC1
+        .iter()
+        .filter(|&&(_, lo, _)| !(gfx12 && lo == 23))
+        .map(|&(name, lo, w)| match (lo, gfx12) {
+            (21, true) => ("round_robin_scheduling", lo, w),
+            _ => (name, lo, w),
+        })
+        .collect();
+    bits(b, h1, at + 48, 4, r1, &rsrc1);
     b.leaf(
         h1,
         "next_free_vgpr",
@@ -265,18 +299,29 @@ fn descriptor(b: &mut Builder<'_>, g: NodeId, at: u64, e: Endian, proc_name: &st
         4,
         Value::dec((field(r1, 0, 6) + 1) * vg),
     );
-    if sg > 0 {
-        b.leaf(
-            h1,
-            "next_free_sgpr",
-            at + 48,
-            4,
-            Value::dec((field(r1, 6, 4) + 1) * sg),
-        );
-    }
+    // GFX10 and later allocate SGPRs whole and reserve the count field; the
+    // directive still reads it in granules of 8, as llvm-objdump prints it.
+    b.leaf(
+        h1,
+        "next_free_sgpr",
+        at + 48,
+        4,
+        Value::dec((field(r1, 6, 4) + 1) * if sg > 0 { sg } else { 8 }),
+    );
     let h2 = b.group(g, "compute_pgm_rsrc2", at + 52, 4);
     b.set_value(h2, Value::hex(r2).with_width(4));
-    bits(b, h2, at + 52, 4, r2, RSRC2);
+    // With architected flat scratch (GFX940 and later GFX9, GFX11 on) bit 0
+    // enables the private segment instead of passing its wave offset.
+    let n = proc_name.strip_prefix("gfx").unwrap_or("");
+    let architected = major(proc_name) >= 11 || n.starts_with("94") || n.starts_with("95");
+    let rsrc2: Vec<Bits> = RSRC2
+        .iter()
+        .map(|&(name, lo, w)| match (lo, architected) {
+            (0, true) => ("enable_private_segment", lo, w),
+            _ => (name, lo, w),
+        })
+        .collect();
+    bits(b, h2, at + 52, 4, r2, &rsrc2);
     let hp = b.group(g, "kernel_code_properties", at + 56, 2);
     b.set_value(hp, Value::hex(props).with_width(2));
     bits(b, hp, at + 56, 2, props, PROPERTIES);
