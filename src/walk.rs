@@ -36,8 +36,9 @@ pub const PARALLEL_FROM: u64 = 8 << 20;
 const AHEAD: usize = 4;
 
 /// How many threads to walk `tree` with: `FWVIEW_THREADS` if set, else one
-/// for small files and, for larger ones, one a core (at most 8) that no
-/// other running thread keeps busy.
+/// for small files and, for larger ones, one a core (at most 8). (Counting
+/// the threads running elsewhere at start was tried: the count is a moment's
+/// and mostly saw the shell that started fwview, so it ran on one thread.)
 pub fn threads_for(tree: &Tree) -> usize {
     if let Some(n) = std::env::var("FWVIEW_THREADS")
         .ok()
@@ -52,18 +53,7 @@ pub fn threads_for(tree: &Tree) -> usize {
         .map(|n| n.get())
         .unwrap_or(1)
         .min(8);
-    // Workers only help on cores that are free: on a machine already busy
-    // they wait their turn, and the first thread waits for them.
-    let busy = busy_elsewhere().unwrap_or(0);
-    cores.saturating_sub(busy).max(1)
-}
-
-/// How many threads other than this one are running now, from the kernel's
-/// count of runnable threads (Linux); `None` where it is not known.
-fn busy_elsewhere() -> Option<usize> {
-    let s = std::fs::read_to_string("/proc/loadavg").ok()?;
-    let running = s.split_whitespace().nth(3)?.split('/').next()?;
-    running.parse::<usize>().ok().map(|n| n.saturating_sub(1))
+    cores.max(1)
 }
 
 /// Walks the whole tree into `out` through `sink`, with `threads` threads

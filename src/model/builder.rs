@@ -481,6 +481,9 @@ impl<'a> Builder<'a> {
             _ => return,
         };
         self.sort_children(id, space);
+        if self.covered(id, space, start, stop) {
+            return;
+        }
         let rule = self.gap_rule(id);
         if matches!(rule, Gap::Off | Gap::Inherit) {
             return;
@@ -554,6 +557,29 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// True when the children of `id` in its space, in the order they now
+    /// have, leave no byte of `[start, stop)` uncovered (the usual case:
+    /// fields one after the other), found without allocating.
+    fn covered(&self, id: NodeId, space: SpaceId, start: u64, stop: u64) -> bool {
+        let Some(n) = self.node(id) else {
+            return true;
+        };
+        let mut pos = start;
+        for &k in &n.children {
+            let Some(c) = self.node(k) else {
+                continue;
+            };
+            if c.space != space || c.size == 0 {
+                continue;
+            }
+            if c.offset > pos {
+                return false;
+            }
+            pos = pos.max(c.end());
+        }
+        pos >= stop
+    }
+
     /// Puts the children of `id` in its space in file order (a stable
     /// sort: those that start together keep the order the format gave
     /// them, such as the bit fields of one byte); children in other spaces
@@ -568,8 +594,8 @@ impl<'a> Builder<'a> {
             return;
         };
         let at = |k: &NodeId| self.node(*k).filter(|n| n.space == space).map(|n| n.offset);
-        let starts: Vec<u64> = v.iter().filter_map(at).collect();
-        if starts.is_sorted() {
+        // Most nodes are built in file order: see that without allocating.
+        if v.iter().filter_map(at).is_sorted() {
             return;
         }
         let slots: Vec<usize> = (0..v.len())
