@@ -716,6 +716,10 @@ fn reshape(target: &str, d: Vec<u8>) -> Vec<u8> {
         "offload" => with_magic(d, fwview::formats::offload::MAGIC),
         "ar" => with_magic(d, b"!<arch>\n"),
         "pdi" => with_magic(d, &fwview::formats::pdi::SELECTMAP32),
+        "bundle" => with_magic(d, fwview::formats::bundle::MAGIC),
+        "ccob" => with_magic(d, fwview::formats::bundle::CCOB_MAGIC),
+        "fatbin" => with_magic(d, fwview::formats::fatbin::MAGIC),
+        "nvwrap" => with_magic(d, fwview::formats::nvwrap::MAGIC_BYTES),
         _ => d,
     }
 }

@@ -191,8 +191,8 @@ fn extent(d: &[u8], at: u64) -> u64 {
         for _ in 0..count.min(MAX_LIST) {
             let (Some(o), Some(s), Some(ts)) = (
                 u64_at(rest, pos, LE),
-                u64_at(rest, pos + 8, LE),
-                u64_at(rest, pos + 16, LE),
+                u64_at(rest, pos.saturating_add(8), LE),
+                u64_at(rest, pos.saturating_add(16), LE),
             ) else {
                 return len;
             };
