@@ -5,10 +5,9 @@
 
 use super::compress::{self, Method};
 use super::registry;
-use std::sync::Arc;
 
 use crate::model::read::{u64_at, uint_at};
-use crate::model::{text, Builder, Endian, Fields, Gap, NodeId, Seq, Step, Value};
+use crate::model::{text, Builder, Endian, Fields, Gap, NodeId, Value};
 
 const LE: Endian = Endian::Little;
 
@@ -250,46 +249,30 @@ fn part_end(d: &[u8], at: u64) -> u64 {
 /// One bundle or several back to back; each opened by its own magic.
 /// Several are one lazy list, a node each.
 fn parse_all(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
-    let d = b.slice(off, len);
-    if part_end(d, 0) >= len {
-        if detect(d) {
-            parse_one(b, node, off, len);
-        } else {
-            parse_compressed_one(b, node, off, len);
-        }
-        return;
-    }
-    let stop = off + len;
-    let step: Step = Arc::new(move |b: &mut Builder<'_>, parent, i, at| {
-        let end = off + part_end(b.slice(off, len), at.checked_sub(off)?);
-        let g = b.group(parent, format!("bundle [{i}]"), at, end - at);
-        if detect(b.slice(at, end - at)) {
-            b.set_format(g, "clang-offload-bundle");
-            parse_one(b, g, at, end - at);
-        } else {
-            b.set_format(g, "clang-offload-bundle-compressed");
-            parse_compressed_one(b, g, at, end - at);
-        }
-        Some(end)
-    });
-    let seq = Seq::scan(
-        off,
-        stop,
-        MAX_BUNDLES,
-        |at| Some(off + part_end(d, at - off)),
-        step,
-    );
-    let n = seq.count();
-    if seq.stop() < stop {
-        b.warn(
-            seq.stop(),
-            stop - seq.stop(),
-            format!("more than {MAX_BUNDLES} bundles; the rest are not shown"),
-        );
-    }
-    b.seq(node, seq);
-    b.set_value(node, format!("{n} clang offload bundles back to back"));
+    super::parts::back_to_back(b, node, off, len, &PARTS);
 }
+
+static PARTS: super::parts::Parts = super::parts::Parts {
+    name: "bundle",
+    summary: "clang offload bundles",
+    many: "bundles",
+    max: MAX_BUNDLES,
+    end: part_end,
+    format: |d| {
+        if detect(d) {
+            "clang-offload-bundle"
+        } else {
+            "clang-offload-bundle-compressed"
+        }
+    },
+    open: |b, g, at, len| {
+        if detect(b.slice(at, len)) {
+            parse_one(b, g, at, len);
+        } else {
+            parse_compressed_one(b, g, at, len);
+        }
+    },
+};
 
 /// A clang offload bundle (or several back to back): the entry table, then
 /// each code object opened by its own bytes.

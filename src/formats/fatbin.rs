@@ -39,7 +39,7 @@ use std::sync::Arc;
 
 use super::compress::{self, Method};
 use super::registry;
-use crate::model::{Builder, Endian, Fields, NodeId, Seq, Step, Value};
+use crate::model::{Builder, Endian, Fields, NodeId, Value};
 
 const LE: Endian = Endian::Little;
 
@@ -157,37 +157,18 @@ fn part_end(d: &[u8], at: u64) -> u64 {
 
 /// One fatbin container, or several back to back (each a node).
 pub fn parse(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
-    let d = b.slice(off, len);
-    if part_end(d, 0) >= len {
-        parse_one(b, node, off, len);
-        return;
-    }
-    let stop = off + len;
-    let step: Step = Arc::new(move |b: &mut Builder<'_>, parent, i, at| {
-        let end = off + part_end(b.slice(off, len), at.checked_sub(off)?);
-        let g = b.group(parent, format!("fatbin [{i}]"), at, end - at);
-        b.set_format(g, "cuda-fatbin");
-        parse_one(b, g, at, end - at);
-        Some(end)
-    });
-    let seq = Seq::scan(
-        off,
-        stop,
-        MAX_CONTAINERS,
-        |at| Some(off + part_end(d, at - off)),
-        step,
-    );
-    let n = seq.count();
-    if seq.stop() < stop {
-        b.warn(
-            seq.stop(),
-            stop - seq.stop(),
-            format!("more than {MAX_CONTAINERS} fatbin containers; the rest are not shown"),
-        );
-    }
-    b.seq(node, seq);
-    b.set_value(node, format!("{n} CUDA fatbins back to back"));
+    super::parts::back_to_back(b, node, off, len, &PARTS);
 }
+
+static PARTS: super::parts::Parts = super::parts::Parts {
+    name: "fatbin",
+    summary: "CUDA fatbins",
+    many: "fatbin containers",
+    max: MAX_CONTAINERS,
+    end: part_end,
+    format: |_| "cuda-fatbin",
+    open: parse_one,
+};
 
 /// What an entry header says, as far as the entry list needs it.
 struct Entry {

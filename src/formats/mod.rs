@@ -23,6 +23,7 @@ pub mod msgpack;
 pub mod nvwrap;
 pub mod offload;
 pub mod offload_entries;
+pub(crate) mod parts;
 pub mod pdi;
 pub mod ptx;
 pub mod registry;

@@ -1,0 +1,64 @@
+//! Containers of one format back to back in one range (a linker
+//! concatenates them): one node for a single container, else a lazy list
+//! with a node a container.
+
+use std::sync::Arc;
+
+use crate::model::{Builder, NodeId, Seq, Step};
+
+/// How a format's containers lie back to back.
+pub(crate) struct Parts {
+    /// Each container's node is `NAME [i]`.
+    pub name: &'static str,
+    /// What the list's value counts (`{n} SUMMARY back to back`).
+    pub summary: &'static str,
+    /// What the warning past `max` counts.
+    pub many: &'static str,
+    pub max: u64,
+    /// Where the container starting at `at` of `d` ends (the next starts).
+    pub end: fn(&[u8], u64) -> u64,
+    /// The format of the container whose bytes are given.
+    pub format: fn(&[u8]) -> &'static str,
+    /// Decodes one container under its node.
+    pub open: fn(&mut Builder<'_>, NodeId, u64, u64),
+}
+
+/// Decodes `[off, off+len)` under `node` as one container or several.
+pub(crate) fn back_to_back(
+    b: &mut Builder<'_>,
+    node: NodeId,
+    off: u64,
+    len: u64,
+    p: &'static Parts,
+) {
+    let d = b.slice(off, len);
+    if (p.end)(d, 0) >= len {
+        (p.open)(b, node, off, len);
+        return;
+    }
+    let stop = off + len;
+    let step: Step = Arc::new(move |b: &mut Builder<'_>, parent, i, at| {
+        let end = off + (p.end)(b.slice(off, len), at.checked_sub(off)?);
+        let g = b.group(parent, format!("{} [{i}]", p.name), at, end - at);
+        b.set_format(g, (p.format)(b.slice(at, end - at)));
+        (p.open)(b, g, at, end - at);
+        Some(end)
+    });
+    let seq = Seq::scan(
+        off,
+        stop,
+        p.max,
+        |at| Some(off + (p.end)(d, at - off)),
+        step,
+    );
+    let n = seq.count();
+    if seq.stop() < stop {
+        b.warn(
+            seq.stop(),
+            stop - seq.stop(),
+            format!("more than {} {}; the rest are not shown", p.max, p.many),
+        );
+    }
+    b.seq(node, seq);
+    b.set_value(node, format!("{n} {} back to back", p.summary));
+}
