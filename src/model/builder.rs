@@ -7,7 +7,7 @@ use std::sync::Arc;
 use compact_str::CompactString;
 
 use super::read::{self, Endian};
-use super::space::{self, Origin, Space, SpaceId, FILE};
+use super::space::{self, Origin, Space, SpaceId};
 use super::tree::{Arena, Link, Node, NodeId};
 use super::value::Value;
 use super::{text, Diagnostic, Severity};
@@ -631,10 +631,7 @@ impl<'a> Builder<'a> {
         let bytes: Option<Arc<[u8]>> = if space == self.space {
             None
         } else {
-            self.arena
-                .spaces
-                .get(space as usize)
-                .and_then(|s| s.bytes.clone())
+            self.arena.derived_bytes(space)
         };
         let zero = {
             let d: &[u8] = match &bytes {
@@ -1139,14 +1136,7 @@ impl<'a> Builder<'a> {
             f(self, node);
             return;
         }
-        let bytes = if sid == FILE {
-            None
-        } else {
-            self.arena
-                .spaces
-                .get(sid as usize)
-                .and_then(|s| s.bytes.clone())
-        };
+        let bytes = self.arena.derived_bytes(sid);
         let Some(bytes) = bytes else {
             return;
         };

@@ -143,6 +143,19 @@ pub(crate) struct Arena {
     pub keys: FxHashMap<NodeId, CompactString>,
 }
 
+impl Arena {
+    /// The bytes of derived space `space` (`None` for the file, whose bytes
+    /// the source holds, and for a space not made).
+    pub(crate) fn derived_bytes(&self, space: SpaceId) -> Option<Arc<[u8]>> {
+        if space == FILE {
+            return None;
+        }
+        self.spaces
+            .get(space as usize)
+            .and_then(|s| s.bytes.clone())
+    }
+}
+
 /// A parsed file: the bytes, the nodes and the diagnostics.
 pub struct Tree {
     src: Arc<Source>,
@@ -344,14 +357,7 @@ impl Tree {
             return;
         };
         let src = self.src.clone();
-        let derived = if space == FILE {
-            None
-        } else {
-            self.arena
-                .spaces
-                .get(space as usize)
-                .and_then(|s| s.bytes.clone())
-        };
+        let derived = self.arena.derived_bytes(space);
         let data: &[u8] = match &derived {
             Some(d) => d,
             None => src.bytes(),
