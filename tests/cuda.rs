@@ -275,12 +275,7 @@ fn relocatable(w: &Wheel, lib: &str, method: &str) {
     let link = t.link(p).expect("a link");
     assert_eq!((link.offset, link.size), (fo, fl));
     t.expand_all();
-    // No error or warning; infos name bytes no structure describes.
-    let bad: Vec<_> = t
-        .diagnostics()
-        .iter()
-        .filter(|d| d.severity != fwview::model::Severity::Info)
-        .collect();
+    let bad = common::tree::warnings_and_errors(&t);
     assert!(bad.is_empty(), "{bad:?}");
     // --targets lists every entry, inflated, as CUDA code for the sm its
     // entry names.
@@ -387,12 +382,7 @@ fn shared_library_containers_back_to_back_and_wrappers() {
         assert_eq!(link.offset, want, "{name}");
     }
     t.expand_all();
-    // No error or warning; infos name bytes no structure describes.
-    let bad: Vec<_> = t
-        .diagnostics()
-        .iter()
-        .filter(|d| d.severity != fwview::model::Severity::Info)
-        .collect();
+    let bad = common::tree::warnings_and_errors(&t);
     assert!(bad.is_empty(), "{bad:?}");
 }
 

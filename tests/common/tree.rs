@@ -49,6 +49,16 @@ pub fn errors(t: &Tree) -> Vec<String> {
         .collect()
 }
 
+/// The messages of every warning and error (infos left out: they name
+/// bytes no structure describes, which a valid file may have).
+pub fn warnings_and_errors(t: &Tree) -> Vec<String> {
+    t.diagnostics()
+        .iter()
+        .filter(|d| d.severity != Severity::Info)
+        .map(|d| d.message.clone())
+        .collect()
+}
+
 /// Whether a diagnostic of severity `sev` says `text`.
 pub fn has_diag(t: &Tree, sev: Severity, text: &str) -> bool {
     t.diagnostics()
