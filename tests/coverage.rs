@@ -7,23 +7,13 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use assert_cmd::Command;
 use serde_json::Value;
 
-const GAPS: [&str; 5] = ["padding", "unused", "unknown", "syntax", "contents"];
+use fwview::model::GAP_NAMES as GAPS;
 
+/// `--json` of the sample at `rel` under assets/.
 fn json_of(rel: &str) -> Value {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("assets")
-        .join(rel);
-    let out = Command::cargo_bin("fwview")
-        .unwrap()
-        .arg("--json")
-        .arg(&path)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{rel}");
-    serde_json::from_slice(&out.stdout).unwrap()
+    common::json::json_of(&common::asset(rel))
 }
 
 fn num(n: &Value, k: &str) -> u64 {

@@ -143,7 +143,7 @@ fn two_builds_of_an_xclbin_overlay() {
         // No section header nor section payload is added or removed (gap
         // leaves between them may be).
         let last = r.path.rsplit('/').next().unwrap_or("");
-        let gap = ["padding", "unused", "unknown", "syntax", "contents"]
+        let gap = fwview::model::GAP_NAMES
             .iter()
             .any(|g| last == *g || last.starts_with(&format!("{g}#")));
         if r.change != Change::Changed && !gap {
