@@ -400,10 +400,12 @@ impl Sink for TextSink {
             push_str(buf, SPACES.get(..k).unwrap_or_default());
             indent -= k;
         }
-        push_tree_line(buf, &n.name, n.space, n.offset, n.size, None);
+        push_tree_line(buf, &text::clean(&n.name), n.space, n.offset, n.size, None);
         if let Some(v) = &n.value {
             buf.push(b' ');
+            let at = buf.len();
             let _ = v.write_out(&mut Utf8Buf(buf), self.mode);
+            clean_tail(buf, at);
         }
         buf.push(b'\n');
     }
@@ -411,6 +413,43 @@ impl Sink for TextSink {
     fn below(&self) -> Self {
         TextSink { mode: self.mode }
     }
+}
+
+/// Escapes, for a terminal, the text written to `buf` from `at` on (the
+/// value just rendered there): checked eight bytes at a time, rewritten
+/// only where it holds a control or bidi character.
+#[inline]
+fn clean_tail(buf: &mut Vec<u8>, at: usize) {
+    let Some(tail) = buf.get(at..) else {
+        return;
+    };
+    let mut words = tail.chunks_exact(8);
+    let plain = words
+        .by_ref()
+        .all(|w| <[u8; 8]>::try_from(w).is_ok_and(|w| printable8(u64::from_le_bytes(w))))
+        && text::is_plain(words.remainder());
+    if plain {
+        return;
+    }
+    // SAFETY: values render as whole `str`s and chars (see Utf8Buf).
+    let s = unsafe { std::str::from_utf8_unchecked(tail) };
+    if let std::borrow::Cow::Owned(c) = text::clean(s) {
+        buf.truncate(at);
+        buf.extend_from_slice(c.as_bytes());
+    }
+}
+
+/// True when all 8 bytes of `w` are printable ASCII (0x20 to 0x7e).
+#[inline]
+fn printable8(w: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let below = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
+    let del = {
+        let x = w ^ (ONES * 0x7f);
+        x.wrapping_sub(ONES) & !x & HIGH
+    };
+    (below | (w & HIGH) | del) == 0
 }
 
 /// Writes nodes as the JSON contract's NODE objects.
@@ -513,20 +552,25 @@ pub fn diff_text(a: &mut Tree, b: &mut Tree, out: &mut dyn Write) -> io::Result<
         let line = match r.change {
             // Same value and bytes at another place: an entry that moved.
             Change::Changed if r.moved => format!(
-                "~ {}: at {} -> at {}\n",
+                "~ {}: at {} -> at {}",
                 r.path,
                 r.a.as_ref().map_or(String::new(), where_),
                 r.b.as_ref().map_or(String::new(), where_),
             ),
             Change::Changed => format!(
-                "~ {}: {} -> {}\n",
+                "~ {}: {} -> {}",
                 crate::model::printed_address(&r.path),
                 shown(&r.a, by_value),
                 shown(&r.b, by_value)
             ),
-            c => format!("{} {}\n", c.sign(), crate::model::printed_address(&r.path)),
+            c => format!("{} {}", c.sign(), crate::model::printed_address(&r.path)),
         };
-        match out.write_all(line.as_bytes()) {
+        // Names and values as a terminal may show them.
+        let line = text::clean(&line);
+        match out
+            .write_all(line.as_bytes())
+            .and_then(|()| out.write_all(b"\n"))
+        {
             Ok(()) => ControlFlow::Continue(()),
             Err(e) => {
                 err = Some(e);

@@ -127,6 +127,7 @@ fn generated(cli: &Cli) -> Option<ExitCode> {
 
 fn fail(path: &std::path::Path, msg: impl std::fmt::Display) -> ExitCode {
     let p = text::from_bytes(path.as_os_str().as_encoded_bytes());
+    let p = text::clean(&p);
     eprintln!("fwview: {p}: {}", text::clean(&msg.to_string()));
     ExitCode::from(1)
 }
@@ -158,14 +159,19 @@ fn find(tree: &mut fwview::model::Tree, pattern: &str, case_sensitive: bool) -> 
         Pattern::Nodes { text, fold } => {
             for m in search::find_nodes(tree, &text, fold).0 {
                 if m.space == 0 {
-                    writeln!(out, "0x{:x}  {}", m.offset, printed_address(&m.path))?;
+                    writeln!(
+                        out,
+                        "0x{:x}  {}",
+                        m.offset,
+                        text::clean(printed_address(&m.path))
+                    )?;
                 } else {
                     writeln!(
                         out,
                         "{}:0x{:x}  {}",
                         m.space,
                         m.offset,
-                        printed_address(&m.path)
+                        text::clean(printed_address(&m.path))
                     )?;
                 }
             }
@@ -220,7 +226,7 @@ fn open(path: &std::path::Path) -> Result<(fwview::model::Tree, String), ExitCod
     let shown = path.display().to_string();
     let name = path
         .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
+        .map(|n| text::from_bytes(n.as_encoded_bytes()))
         .unwrap_or_else(|| shown.clone());
     Ok((formats::build_tree(src, &name), shown))
 }
@@ -371,7 +377,8 @@ fn main() -> ExitCode {
             Ok(n) => {
                 if out.as_os_str() != "-" {
                     eprintln!(
-                        "fwview: wrote {n} bytes to {}",
+                        "fwview: wrote {n} byte{} to {}",
+                        if n == 1 { "" } else { "s" },
                         text::clean(&out.display().to_string())
                     );
                 }

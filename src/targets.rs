@@ -418,7 +418,7 @@ pub fn write_text(images: &[Image], out: &mut dyn Write) -> io::Result<()> {
             r.format,
             text::clean(&r.target),
             r.kind,
-            r.path
+            text::clean(&r.path)
         )?;
     }
     Ok(())

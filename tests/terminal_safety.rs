@@ -108,16 +108,13 @@ fn hostile_file_names() {
             first.contains(&format!("{esc}{marker}")),
             "root line {first:?} should hold {esc}{marker}"
         );
-        // JSON: "path" decodes to exactly the path given (nothing lost,
-        // nothing misleading), the root's name is the escaped name.
+        // JSON: "path" decodes to exactly the path given and the root's
+        // name to exactly the file name (nothing lost, nothing misleading:
+        // the unsafe characters travel as JSON escapes).
         let j = common::fwview(&["--json".as_ref(), p.as_os_str()]);
         let doc = common::contract::parse(&j.stdout).unwrap();
         assert_eq!(doc["path"].as_str(), Some(p.to_str().unwrap()));
-        let root = doc["root"]["name"].as_str().unwrap();
-        assert!(
-            root.contains(&format!("{esc}{marker}")),
-            "root name {root:?}"
-        );
+        assert_eq!(doc["root"]["name"].as_str(), Some(name.as_str()));
     }
 }
 
@@ -591,4 +588,84 @@ fn a_c1_character_and_a_byte_that_is_not_utf8_look_different() {
         char_line.is_some() && byte_line.is_some(),
         "U+009B shows as \\u{{9b}}, the byte 9B as \\x9b:\n{tree}"
     );
+    // In --json, U+009B is text and comes back as itself; the lone byte
+    // 9B is not UTF-8 and keeps the documented display form `\x9b`.
+    let j = common::fwview(&["--json".as_ref(), p.as_os_str()]);
+    let doc = common::contract::parse(&j.stdout).unwrap();
+    let mut strings = Vec::new();
+    json_strings(&doc["root"], &mut strings);
+    assert!(
+        strings.iter().any(|s| s.contains("a\u{9b}b")),
+        "{strings:?}"
+    );
+    assert!(strings.iter().any(|s| s.contains("a\\x9bb")), "{strings:?}");
+}
+
+/// Every string of a parsed `--json` document: names and values.
+fn json_strings(v: &serde_json::Value, out: &mut Vec<String>) {
+    if let Some(s) = v.get("name").and_then(|s| s.as_str()) {
+        out.push(s.to_string());
+    }
+    if let Some(s) = v.get("value").and_then(|s| s.as_str()) {
+        out.push(s.to_string());
+    }
+    for k in v["children"].as_array().into_iter().flatten() {
+        json_strings(k, out);
+    }
+}
+
+#[test]
+fn json_text_round_trips_exactly() {
+    // Names and values in --json are the file's text: a JSON parser gives
+    // back each hostile string character for character, while the bytes
+    // of the output stay terminal-safe (checked in outputs_are_safe).
+    let dir = common::scratch();
+    let p = dir.path().join("rt.o");
+    std::fs::write(&p, evil_elf(build::EM_X86_64)).unwrap();
+    outputs_are_safe(&p, "round trip");
+    let j = common::fwview(&["--json".as_ref(), p.as_os_str()]);
+    let doc = common::contract::parse(&j.stdout).unwrap();
+    let mut strings = Vec::new();
+    json_strings(&doc["root"], &mut strings);
+    for (e, _, _) in EVIL {
+        // Section headers are named `[K] NAME`.
+        let section = format!("] .s{e}");
+        assert!(
+            strings.iter().any(|s| s.ends_with(&section)),
+            "no section header named {section:?} in --json"
+        );
+        let quoted = format!("\"{e}\"");
+        assert!(
+            strings.iter().any(|s| s.ends_with(&quoted)),
+            "no value holding the symbol name {quoted:?} in --json"
+        );
+    }
+    // An address as --find prints it (escaped) and as the file spells it
+    // both reach the node.
+    let f = common::fwview(&["--find".as_ref(), "n:PWN3".as_ref(), p.as_os_str()]);
+    assert_safe("--find", &f.stdout);
+    let text = String::from_utf8(f.stdout).unwrap();
+    let shown = text
+        .lines()
+        .next()
+        .and_then(|l| l.split_once("  "))
+        .unwrap()
+        .1;
+    assert!(shown.contains("\\x1b"), "{shown}");
+    let raw = shown.replace("\\x1b", "\x1b");
+    for path in [shown, raw.as_str()] {
+        let o = dir.path().join("node.bin");
+        let out = common::fwview(&[
+            "--extract".as_ref(),
+            path.as_ref(),
+            "--force".as_ref(),
+            "-o".as_ref(),
+            o.as_os_str(),
+            p.as_os_str(),
+        ]);
+        assert_eq!(out.status.code(), Some(0), "--extract {path:?}");
+        assert_eq!(std::fs::read(&o).unwrap(), b"\xc3", "--extract {path:?}");
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(said.contains("wrote 1 byte to"), "{said}");
+    }
 }

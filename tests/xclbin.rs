@@ -483,10 +483,9 @@ fn check_json_node(n: &Value, expect: &Value, data: &[u8], is_member: bool) {
             }
         }
         Value::String(s) => {
-            let shown = s
-                .replace('\n', "\\n")
-                .replace('\t', "\\t")
-                .replace('\r', "\\r");
+            // The value is the decoded string itself (--json escapes it,
+            // the TUI and --tree show controls escaped).
+            let shown = s.clone();
             let shown = if shown.chars().count() > 256 {
                 format!("{}…", shown.chars().take(256).collect::<String>())
             } else {

@@ -190,7 +190,7 @@ pub struct Builder<'a> {
 }
 
 fn name_of(s: &str) -> CompactString {
-    CompactString::from(text::clean(s))
+    CompactString::from(s)
 }
 
 impl<'a> Builder<'a> {
@@ -285,8 +285,7 @@ impl<'a> Builder<'a> {
         )
     }
 
-    /// A node with no value, its name built by the parser: kept as it is
-    /// when it is plain ASCII, else escaped.
+    /// A node with no value, its name built by the parser.
     pub fn group_owned(
         &mut self,
         parent: NodeId,
@@ -294,11 +293,6 @@ impl<'a> Builder<'a> {
         off: u64,
         size: u64,
     ) -> NodeId {
-        let name = if text::is_plain(name.as_bytes()) {
-            name
-        } else {
-            name_of(&name)
-        };
         self.add_named(parent, name, off, size, None)
     }
 

@@ -57,7 +57,7 @@ pub fn demangle(name: &str) -> Option<String> {
     if lost_parameters(&s, name) {
         return None;
     }
-    Some(super::text::clean(&s).into_owned())
+    Some(s)
 }
 
 /// Whether cpp_demangle dropped a parameter of a constructor template

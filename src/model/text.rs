@@ -1,6 +1,9 @@
-//! Text from files made safe to show: nothing that reaches a terminal can be
-//! a control sequence. Every name and value enters the model through
-//! [`clean`], so the UI and the exporters never see raw control characters.
+//! Text from files, and making it safe to show. The model keeps names and
+//! values as the file spells them (valid UTF-8 exactly, each byte that is
+//! not UTF-8 as `\xNN`); whatever shows text on a terminal (the TUI,
+//! `--tree`, messages) passes it through [`clean`], so no control sequence
+//! reaches a terminal, and `--json` writes the text with JSON escapes, so a
+//! script gets it back exactly.
 
 use std::borrow::Cow;
 use std::fmt::Write;
@@ -67,21 +70,16 @@ pub fn plain_str(b: &[u8]) -> Option<&str> {
     }
 }
 
-/// Turns bytes from a file into safe text: valid UTF-8 is kept, invalid
-/// bytes become `\xNN`, unsafe characters are escaped.
+/// Turns bytes from a file into text: valid UTF-8 is kept as it is
+/// (controls too: [`clean`] escapes them where the text is shown), each
+/// byte that is not UTF-8 becomes `\xNN`.
 pub fn from_bytes(b: &[u8]) -> String {
-    if let Some(s) = plain_str(b) {
+    if let Ok(s) = std::str::from_utf8(b) {
         return s.to_string();
     }
-    let mut out = String::with_capacity(b.len());
+    let mut out = String::with_capacity(b.len() + 8);
     for chunk in b.utf8_chunks() {
-        for c in chunk.valid().chars() {
-            if is_unsafe(c) {
-                push_escaped(&mut out, c);
-            } else {
-                out.push(c);
-            }
-        }
+        out.push_str(chunk.valid());
         for &x in chunk.invalid() {
             let _ = write!(out, "\\x{x:02x}");
         }
@@ -143,11 +141,15 @@ mod tests {
         assert_eq!(clean("a\x1b[31mb"), "a\\x1b[31mb");
         assert_eq!(clean("x\u{202e}y"), "x\\u{202e}y");
         assert_eq!(clean("c1\u{9b}"), "c1\\u{9b}");
-        // A C1 character and a byte that is not UTF-8 do not look alike.
-        assert_eq!(from_bytes("\u{9b}".as_bytes()), "\\u{9b}");
+        // Text keeps its characters; bytes that are not UTF-8 get the
+        // display form, so once shown, a C1 character and such a byte do
+        // not look alike.
+        assert_eq!(from_bytes("\u{9b}".as_bytes()), "\u{9b}");
+        assert_eq!(clean(&from_bytes("\u{9b}".as_bytes())), "\\u{9b}");
         assert_eq!(from_bytes(b"\x9b"), "\\x9b");
-        assert_eq!(from_bytes(b"\x1b\x7f"), "\\x1b\\x7f");
-        assert_eq!(from_bytes(b"ok\xff\x07"), "ok\\xff\\x07");
+        assert_eq!(clean(&from_bytes(b"\x9b")), "\\x9b");
+        assert_eq!(from_bytes(b"\x1b\x7f"), "\x1b\x7f");
+        assert_eq!(clean(&from_bytes(b"ok\xff\x07")), "ok\\xff\\x07");
         assert_eq!(from_bytes("é".as_bytes()), "é");
     }
 

@@ -169,15 +169,7 @@ impl Tree {
     /// and parses it into a node; it is also used for nested formats.
     pub fn build(src: Arc<Source>, root_name: &str, dispatch: Dispatch) -> Tree {
         let len = src.len();
-        let root = Node::new(
-            CompactString::from(super::text::clean(root_name)),
-            0,
-            len,
-            None,
-            FILE,
-            None,
-            0,
-        );
+        let root = Node::new(CompactString::from(root_name), 0, len, None, FILE, None, 0);
         let mut t = Tree {
             src,
             arena: Arena {
@@ -675,6 +667,56 @@ pub fn printed_address(path: &str) -> &str {
     }
 }
 
+/// Appends what follows a `\` in an address: `\\`, `\/` and `\#` stand
+/// for `\`, `/` and `#`, and the display escapes of [`super::text::clean`]
+/// (`\x1b`, `\n`, `\r`, `\t`, `\u{202e}`) for the character they show, so
+/// an address copied from `--tree` or `--find` finds its node. `\xNN` past
+/// 0x7f is the display form of a byte that is not UTF-8, which names hold
+/// as those four characters, and stays as it is.
+fn unescape(chars: &mut std::str::Chars<'_>, out: &mut String) {
+    let Some(e) = chars.next() else {
+        out.push('\\');
+        return;
+    };
+    let ahead = chars.clone();
+    let decoded = match e {
+        'n' => Some('\n'),
+        'r' => Some('\r'),
+        't' => Some('\t'),
+        'x' => {
+            let h: String = chars.by_ref().take(2).collect();
+            match u8::from_str_radix(&h, 16) {
+                Ok(b) if h.len() == 2 && b.is_ascii() => Some(char::from(b)),
+                Ok(_) if h.len() == 2 => {
+                    out.push('\\');
+                    out.push('x');
+                    out.push_str(&h);
+                    return;
+                }
+                _ => None,
+            }
+        }
+        'u' => chars
+            .as_str()
+            .strip_prefix('{')
+            .and_then(|r| r.split_once('}'))
+            .filter(|(h, _)| (1..=6).contains(&h.len()))
+            .and_then(|(h, r)| {
+                let c = char::from_u32(u32::from_str_radix(h, 16).ok()?)?;
+                *chars = r.chars();
+                Some(c)
+            }),
+        _ => None,
+    };
+    match decoded {
+        Some(c) => out.push(c),
+        None => {
+            *chars = ahead;
+            out.push(e);
+        }
+    }
+}
+
 fn split_path(path: &str) -> Option<Vec<(String, usize)>> {
     let mut segs = Vec::new();
     let mut name = String::new();
@@ -695,13 +737,10 @@ fn split_path(path: &str) -> Option<Vec<(String, usize)>> {
     while let Some(c) = chars.next() {
         any = true;
         match c {
-            '\\' => {
-                let e = chars.next().unwrap_or('\\');
-                match &mut index {
-                    Some(d) => d.push(e),
-                    None => name.push(e),
-                }
-            }
+            '\\' => match &mut index {
+                Some(d) => unescape(&mut chars, d),
+                None => unescape(&mut chars, &mut name),
+            },
             '/' => {
                 if !(name.is_empty() && index.is_none()) {
                     finish(&mut segs, &mut name, &mut index)?;
@@ -734,6 +773,18 @@ mod tests {
         assert_eq!(
             split_path("x\\/y/\\#1#1"),
             Some(vec![("x/y".into(), 0), ("#1".into(), 1)])
+        );
+        // Display escapes stand for their characters; a byte that is not
+        // UTF-8 keeps its display form.
+        assert_eq!(
+            split_path("a\\x1b[1m/\\u{202e}b\\n/\\\\x9b/\\x9b/\\q"),
+            Some(vec![
+                ("a\x1b[1m".into(), 0),
+                ("\u{202e}b\n".into(), 0),
+                ("\\x9b".into(), 0),
+                ("\\x9b".into(), 0),
+                ("q".into(), 0)
+            ])
         );
         assert_eq!(split_path("a#z"), None);
         let mut s = String::new();

@@ -156,7 +156,7 @@ impl Value {
             signed: false,
             width: 0,
             radix,
-            rest: clean_compact(rest.as_ref()),
+            rest: CompactString::from(rest.as_ref()),
         }
     }
     pub fn int(v: i64) -> Value {
@@ -164,7 +164,7 @@ impl Value {
     }
     /// A string from the file (already decoded), shown quoted.
     pub fn str(s: impl AsRef<str>) -> Value {
-        Value::Str(clean_compact(s.as_ref()))
+        Value::Str(CompactString::from(s.as_ref()))
     }
     /// Bytes from the file decoded as text (invalid UTF-8 as `\xNN`), quoted.
     pub fn str_bytes(b: &[u8]) -> Value {
@@ -172,7 +172,7 @@ impl Value {
             return Value::Str(CompactString::from(s));
         }
         match std::str::from_utf8(b) {
-            Ok(s) => Value::str(s),
+            Ok(s) => Value::Str(CompactString::from(s)),
             Err(_) => Value::Str(CompactString::from(text::from_bytes(b))),
         }
     }
@@ -185,7 +185,7 @@ impl Value {
         Value::StrAt { v, s }
     }
     pub fn text(s: impl AsRef<str>) -> Value {
-        Value::Text(clean_compact(s.as_ref()))
+        Value::Text(CompactString::from(s.as_ref()))
     }
     /// Text about the symbol `name`: a [`Value::Symbol`] where the name
     /// looks mangled, else plain [`Value::Text`] (one comparison, nothing
@@ -198,7 +198,7 @@ impl Value {
             return Value::Text(text);
         }
         let mut s = text;
-        s.push_str(&text::clean(name));
+        s.push_str(name);
         Value::Symbol { s, at }
     }
     /// The text and the symbol name of a [`Value::Symbol`].
@@ -210,20 +210,20 @@ impl Value {
         Value::Named {
             v,
             radix: Radix::Dec,
-            name: name.map(clean_compact),
+            name: name.map(CompactString::from),
         }
     }
     pub fn named_hex(v: u64, name: Option<&str>) -> Value {
         Value::Named {
             v,
             radix: Radix::Hex,
-            name: name.map(clean_compact),
+            name: name.map(CompactString::from),
         }
     }
     pub fn flags(v: u64, names: impl AsRef<str>) -> Value {
         Value::Flags {
             v,
-            names: clean_compact(names.as_ref()),
+            names: CompactString::from(names.as_ref()),
         }
     }
     pub fn note(v: Raw, note: impl AsRef<str>) -> Value {
@@ -231,7 +231,7 @@ impl Value {
         Value::Note {
             v,
             signed,
-            note: clean_compact(note.as_ref()),
+            note: CompactString::from(note.as_ref()),
         }
     }
     /// The same value marked as read from `width` bytes.
@@ -375,11 +375,22 @@ impl Value {
         }
     }
 
-    /// The value as text, numbers as `mode` asks.
+    /// The value as text, numbers as `mode` asks, characters as the file
+    /// has them (for `--json` and comparisons; see [`Value::shown`]).
     pub fn render(&self, mode: Numbers) -> String {
         let mut s = String::new();
         let _ = self.write_to(&mut s, mode);
         s
+    }
+
+    /// The value as text to show on a terminal: [`Value::render`] with
+    /// controls and bidi characters escaped ([`text::clean`]).
+    pub fn shown(&self, mode: Numbers) -> String {
+        let s = self.render(mode);
+        match text::clean(&s) {
+            std::borrow::Cow::Borrowed(_) => s,
+            std::borrow::Cow::Owned(o) => o,
+        }
     }
 }
 
@@ -506,20 +517,9 @@ impl fmt::Display for Value {
     }
 }
 
-/// Free text made safe to show, kept inline when short.
-fn clean_compact(s: &str) -> CompactString {
-    match text::clean(s) {
-        std::borrow::Cow::Borrowed(b) => CompactString::from(b),
-        std::borrow::Cow::Owned(o) => CompactString::from(o),
-    }
-}
-
 impl From<String> for Value {
     fn from(s: String) -> Value {
-        Value::Text(match text::clean(&s) {
-            std::borrow::Cow::Borrowed(_) => CompactString::from(s),
-            std::borrow::Cow::Owned(o) => CompactString::from(o),
-        })
+        Value::Text(CompactString::from(s))
     }
 }
 
@@ -585,7 +585,12 @@ mod tests {
         );
         assert_eq!(Value::Size(1).to_string(), "1 byte");
         assert_eq!(Value::Size(16).to_string(), "16 bytes");
-        assert_eq!(Value::str("a\u{1b}b").to_string(), "\"a\\x1bb\"");
+        // Text as the file has it; escaped where it is shown.
+        assert_eq!(Value::str("a\u{1b}b").to_string(), "\"a\u{1b}b\"");
+        assert_eq!(
+            Value::str("a\u{1b}b").shown(Numbers::Natural),
+            "\"a\\x1bb\""
+        );
         assert_eq!(Value::str_bytes(b"x\xff").to_string(), "\"x\\xff\"");
     }
 

@@ -136,7 +136,7 @@ pub fn character(b: &[u8]) -> String {
     match b.get(..n).and_then(|s| std::str::from_utf8(s).ok()) {
         Some(s) => {
             let c = s.chars().next().map_or(0, u32::from);
-            format!("'{}' U+{c:04X}", text::from_bytes(s.as_bytes()))
+            format!("'{}' U+{c:04X}", text::clean(s))
         }
         None => format!("'\\x{first:02x}' (not UTF-8)"),
     }

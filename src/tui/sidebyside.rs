@@ -541,7 +541,10 @@ impl SideBySide {
         };
         let range = format!("[0x{:x}+0x{:x}]", n.offset, n.size);
         let avail = width.saturating_sub(r.depth * 2 + 4);
-        let name = truncate(&n.name, avail.saturating_sub(range.len() + 1).max(8));
+        let name = truncate(
+            &crate::model::text::clean(&n.name),
+            avail.saturating_sub(range.len() + 1).max(8),
+        );
         let name_style = match r.mark {
             Mark::Same | Mark::Pending => theme::name(),
             m => m.style(),
@@ -558,7 +561,7 @@ impl SideBySide {
             if room >= 4 {
                 spans.push(Span::raw(" "));
                 spans.push(Span::styled(
-                    truncate(&v.render(Numbers::Natural), room),
+                    truncate(&v.shown(Numbers::Natural), room),
                     theme::value(),
                 ));
             }

@@ -65,7 +65,7 @@ pub fn render_details(app: &App, frame: &mut Frame<'_>, area: Rect) {
     let mut spans = vec![Span::styled(name, theme::name())];
     if let Some(v) = &n.value {
         spans.push(Span::raw("  "));
-        spans.push(Span::styled(v.render(app.numbers), theme::value()));
+        spans.push(Span::styled(v.shown(app.numbers), theme::value()));
     }
     spans.push(Span::styled(format!("  {}", bytes(n.size)), theme::dim()));
     spans.push(Span::styled(
@@ -87,7 +87,7 @@ pub fn render_details(app: &App, frame: &mut Frame<'_>, area: Rect) {
         let room = usize::from(area.width).saturating_sub(used + 5);
         if room >= 8 {
             spans.push(Span::styled(
-                format!("  in /{}", tail(&parent, room)),
+                format!("  in /{}", tail(&crate::model::text::clean(&parent), room)),
                 theme::dim(),
             ));
         }

@@ -11,7 +11,7 @@ use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 use super::app::{App, Focus};
 use super::sidebyside::Mark;
 use super::theme;
-use crate::model::NodeId;
+use crate::model::{text, NodeId};
 
 /// Stands in for the children of a node that is closed, so that the widget
 /// shows it can be opened.
@@ -52,7 +52,10 @@ fn row(app: &App, id: NodeId, depth: usize, width: usize) -> Line<'static> {
     if bad {
         avail = avail.saturating_sub(2);
     }
-    let name = truncate(&n.name, avail.saturating_sub(range.width() + 1).max(8));
+    let name = truncate(
+        &text::clean(&n.name),
+        avail.saturating_sub(range.width() + 1).max(8),
+    );
     let used = name.width() + 1 + range.width() + 1;
     // After a reload: what changed since the previous load, as the diff
     // marks it (a sign that reads without colour, and the diff's colour).
@@ -81,7 +84,7 @@ fn row(app: &App, id: NodeId, depth: usize, width: usize) -> Line<'static> {
         if room >= 4 {
             spans.push(Span::raw(" "));
             spans.push(Span::styled(
-                truncate(&v.render(app.numbers), room),
+                truncate(&v.shown(app.numbers), room),
                 theme::value(),
             ));
         }
