@@ -132,20 +132,43 @@ fn hex16(v: u64) -> u128 {
     x + ONES * u128::from(b'0') + letters * 0x27
 }
 
+/// The 8 hex digits of `v` as ASCII bytes, most significant in the high
+/// byte (see [`hex16`]).
+#[inline]
+fn hex8(v: u32) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let mut x = u64::from(v);
+    // One nibble a byte.
+    x = (x | (x << 16)) & 0x0000_ffff_0000_ffff;
+    x = (x | (x << 8)) & 0x00ff_00ff_00ff_00ff;
+    x = (x | (x << 4)) & 0x0f0f_0f0f_0f0f_0f0f;
+    let letters = ((x + ONES * 6) >> 4) & ONES;
+    x + ONES * u64::from(b'0') + letters * 0x27
+}
+
 /// Appends `0x` and the hex digits of `v`, in place (see [`push_u64`]).
 #[inline]
 fn push_hex(buf: &mut Vec<u8>, v: u64) {
     let n = ((64 - v.leading_zeros()).div_ceil(4).max(1)) as usize;
-    // The digits that count first, in memory order.
-    let digits = (hex16(v) << (8 * (16 - n))).to_be_bytes();
     buf.reserve(18);
     let at = buf.len();
     // SAFETY: 18 bytes after the length are reserved; `0x` and the first
-    // `n` of the 16 bytes written are covered by the length.
+    // `n` of the (8 or 16) bytes written are covered by the length.
     unsafe {
         let dst = buf.as_mut_ptr().add(at);
         std::ptr::write_unaligned(dst as *mut [u8; 2], *b"0x");
-        std::ptr::write_unaligned(dst.add(2) as *mut [u8; 16], digits);
+        // The digits that count first, in memory order; in 64-bit
+        // arithmetic below 2^32, which most offsets and sizes are.
+        match u32::try_from(v) {
+            Ok(w) => {
+                let digits = (hex8(w) << (8 * (8 - n))).to_be_bytes();
+                std::ptr::write_unaligned(dst.add(2) as *mut [u8; 8], digits);
+            }
+            Err(_) => {
+                let digits = (hex16(v) << (8 * (16 - n))).to_be_bytes();
+                std::ptr::write_unaligned(dst.add(2) as *mut [u8; 16], digits);
+            }
+        }
         buf.set_len(at + 2 + n);
     }
 }
@@ -400,7 +423,14 @@ impl Sink for TextSink {
             push_str(buf, SPACES.get(..k).unwrap_or_default());
             indent -= k;
         }
-        push_tree_line(buf, &text::clean(&n.name), n.space, n.offset, n.size, None);
+        // Escaped where it holds a control or bidi character (most names
+        // are plain ASCII, checked inline).
+        let name = if text::is_plain(n.name.as_bytes()) {
+            std::borrow::Cow::Borrowed(n.name.as_str())
+        } else {
+            text::clean(&n.name)
+        };
+        push_tree_line(buf, &name, n.space, n.offset, n.size, None);
         if let Some(v) = &n.value {
             buf.push(b' ');
             let at = buf.len();
@@ -416,19 +446,14 @@ impl Sink for TextSink {
 }
 
 /// Escapes, for a terminal, the text written to `buf` from `at` on (the
-/// value just rendered there): checked eight bytes at a time, rewritten
-/// only where it holds a control or bidi character.
+/// value just rendered there); rewritten only where it holds a control or
+/// bidi character.
 #[inline]
 fn clean_tail(buf: &mut Vec<u8>, at: usize) {
     let Some(tail) = buf.get(at..) else {
         return;
     };
-    let mut words = tail.chunks_exact(8);
-    let plain = words
-        .by_ref()
-        .all(|w| <[u8; 8]>::try_from(w).is_ok_and(|w| printable8(u64::from_le_bytes(w))))
-        && text::is_plain(words.remainder());
-    if plain {
+    if text::is_plain(tail) {
         return;
     }
     // SAFETY: values render as whole `str`s and chars (see Utf8Buf).
@@ -437,19 +462,6 @@ fn clean_tail(buf: &mut Vec<u8>, at: usize) {
         buf.truncate(at);
         buf.extend_from_slice(c.as_bytes());
     }
-}
-
-/// True when all 8 bytes of `w` are printable ASCII (0x20 to 0x7e).
-#[inline]
-fn printable8(w: u64) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let below = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
-    let del = {
-        let x = w ^ (ONES * 0x7f);
-        x.wrapping_sub(ONES) & !x & HIGH
-    };
-    (below | (w & HIGH) | del) == 0
 }
 
 /// Writes nodes as the JSON contract's NODE objects.
@@ -740,7 +752,20 @@ mod tests {
 
     #[test]
     fn numbers_and_plain_runs() {
-        for v in [0u64, 9, 10, 99, 100, 12345, u64::MAX] {
+        for v in [
+            0u64,
+            9,
+            10,
+            15,
+            16,
+            99,
+            100,
+            0xabcdef,
+            12345,
+            0xffff_ffff,
+            1 << 32,
+            u64::MAX,
+        ] {
             let mut b = b"x".to_vec();
             push_u64(&mut b, v);
             assert_eq!(b, format!("x{v}").into_bytes());

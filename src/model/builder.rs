@@ -320,17 +320,7 @@ impl<'a> Builder<'a> {
         let mut start = off;
         let mut end = off.saturating_add(size);
         if start < pstart || end > pend {
-            self.warn(
-                off.min(pend.saturating_sub(1)).max(pstart),
-                0,
-                format!(
-                    "{} [0x{off:x}+0x{size:x}] lies outside its parent [0x{pstart:x}+0x{:x}]; cut to it",
-                    name,
-                    pend - pstart
-                ),
-            );
-            start = start.clamp(pstart, pend);
-            end = end.clamp(start, pend);
+            (start, end) = self.cut_to_parent(&name, off, size, pstart, pend);
         }
         let id = self.arena.nodes.len() as NodeId;
         self.arena.nodes.push(Node::new(
@@ -344,6 +334,30 @@ impl<'a> Builder<'a> {
         ));
         self.attach(parent, id);
         id
+    }
+
+    /// A child reaching outside its parent `[pstart, pend)`: a warning,
+    /// and the child's range cut to the parent's.
+    #[cold]
+    #[inline(never)]
+    fn cut_to_parent(
+        &mut self,
+        name: &str,
+        off: u64,
+        size: u64,
+        pstart: u64,
+        pend: u64,
+    ) -> (u64, u64) {
+        self.warn(
+            off.min(pend.saturating_sub(1)).max(pstart),
+            0,
+            format!(
+                "{name} [0x{off:x}+0x{size:x}] lies outside its parent [0x{pstart:x}+0x{:x}]; cut to it",
+                pend - pstart
+            ),
+        );
+        let start = off.clamp(pstart, pend);
+        (start, off.saturating_add(size).clamp(start, pend))
     }
 
     /// Lists `id` among the children of `parent` (a parent whose children
@@ -474,9 +488,17 @@ impl<'a> Builder<'a> {
             }) if !v.is_empty() && *size > 0 => (*space, *offset, offset.saturating_add(*size)),
             _ => return,
         };
-        self.sort_children(id, space);
-        if self.covered(id, space, start, stop) {
-            return;
+        // One pass over the children for the common case: built in file
+        // order and covering the node.
+        match self.sorted_and_covered(id, space, start, stop) {
+            (true, true) => return,
+            (true, false) => {}
+            (false, _) => {
+                self.sort_children(id, space);
+                if self.covered(id, space, start, stop) {
+                    return;
+                }
+            }
         }
         let rule = self.gap_rule(id);
         if matches!(rule, Gap::Off | Gap::Inherit) {
@@ -554,6 +576,41 @@ impl<'a> Builder<'a> {
     /// True when the children of `id` in its space, in the order they now
     /// have, leave no byte of `[start, stop)` uncovered (the usual case:
     /// fields one after the other), found without allocating.
+    /// Whether the children of `id` in `space` are in file order, and
+    /// whether they cover `[start, stop)` (meaningful when they are).
+    fn sorted_and_covered(
+        &self,
+        id: NodeId,
+        space: SpaceId,
+        start: u64,
+        stop: u64,
+    ) -> (bool, bool) {
+        let Some(n) = self.node(id) else {
+            return (true, true);
+        };
+        let mut pos = start;
+        let mut last = 0u64;
+        let mut holes = false;
+        for &k in &n.children {
+            let Some(c) = self.node(k) else {
+                continue;
+            };
+            if c.space != space {
+                continue;
+            }
+            if c.offset < last {
+                return (false, false);
+            }
+            last = c.offset;
+            if c.size == 0 {
+                continue;
+            }
+            holes |= c.offset > pos;
+            pos = pos.max(c.end());
+        }
+        (true, !holes && pos >= stop)
+    }
+
     fn covered(&self, id: NodeId, space: SpaceId, start: u64, stop: u64) -> bool {
         let Some(n) = self.node(id) else {
             return true;

@@ -168,17 +168,14 @@ impl Value {
     }
     /// Bytes from the file decoded as text (invalid UTF-8 as `\xNN`), quoted.
     pub fn str_bytes(b: &[u8]) -> Value {
-        if let Some(s) = text::plain_str(b) {
-            return Value::Str(CompactString::from(s));
-        }
-        match std::str::from_utf8(b) {
-            Ok(s) => Value::Str(CompactString::from(s)),
-            Err(_) => Value::Str(CompactString::from(text::from_bytes(b))),
+        match text::as_str(b) {
+            Some(s) => Value::Str(CompactString::from(s)),
+            None => Value::Str(CompactString::from(text::from_bytes(b))),
         }
     }
     /// String-table index `v` and the bytes of the string it names.
     pub fn str_at(v: u64, b: &[u8]) -> Value {
-        let s = match text::plain_str(b) {
+        let s = match text::as_str(b) {
             Some(s) => CompactString::from(s),
             None => CompactString::from(text::from_bytes(b)),
         };

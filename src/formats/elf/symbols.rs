@@ -292,6 +292,7 @@ fn symbol(b: &mut Builder<'_>, p: NodeId, elf: &Elf, si: u32, i: u64, o: u64) {
 fn join(parts: &[&str]) -> CompactString {
     let total: usize = parts.iter().map(|p| p.len()).sum();
     if total <= 24 {
+        // Inline: no allocation for most labels.
         let mut b = [0u8; 24];
         let mut at = 0;
         for p in parts {
@@ -300,10 +301,9 @@ fn join(parts: &[&str]) -> CompactString {
             }
             at += p.len();
         }
-        return match std::str::from_utf8(b.get(..total).unwrap_or_default()) {
-            Ok(s) => CompactString::from(s),
-            Err(_) => CompactString::default(),
-        };
+        return CompactString::from(
+            text::as_str(b.get(..total).unwrap_or_default()).unwrap_or_default(),
+        );
     }
     let mut s = String::with_capacity(total);
     for p in parts {
@@ -314,7 +314,7 @@ fn join(parts: &[&str]) -> CompactString {
 
 /// Bytes from the file as safe text, borrowed when nothing needs escaping.
 pub(crate) fn text_of(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
-    match text::plain_str(bytes) {
+    match text::as_str(bytes) {
         Some(s) => std::borrow::Cow::Borrowed(s),
         None => std::borrow::Cow::Owned(text::from_bytes(bytes)),
     }
