@@ -46,6 +46,22 @@ impl<'b, 'a> Fields<'b, 'a> {
         self.last
     }
 
+    /// Links the last field read to `[off, off+size)`, if every field so
+    /// far fitted.
+    pub fn link(&mut self, off: u64, size: u64) {
+        if let Some(n) = self.last.filter(|_| self.ok) {
+            self.b.link(n, off, size);
+        }
+    }
+
+    /// Gives the last field read another value, if every field so far
+    /// fitted (what a number means found out after it was read).
+    pub fn set_value(&mut self, v: impl Into<Value>) {
+        if let Some(n) = self.last.filter(|_| self.ok) {
+            self.b.set_value(n, v);
+        }
+    }
+
     /// Reads a number of `size` bytes at `off` without a node (for values
     /// that decide how the fields are shown).
     pub fn peek(&self, off: u64, size: u64) -> Option<u64> {
@@ -148,6 +164,15 @@ impl<'b, 'a> Fields<'b, 'a> {
         })
     }
 
+    /// An unsigned field always in decimal (versions, counts).
+    pub fn dec(&mut self, name: &str, size: u64) -> Option<u64> {
+        self.field(name, size, |v| Value::U {
+            v,
+            width: size as u8,
+            radix: Radix::Dec,
+        })
+    }
+
     /// An unsigned field in hex with all the digits of its size (`0x00ab`).
     pub fn hex_wide(&mut self, name: &str, size: u64) -> Option<u64> {
         self.field(name, size, |v| Value::hex_wide(v, size as u8))
@@ -170,6 +195,16 @@ impl<'b, 'a> Fields<'b, 'a> {
         names: impl FnOnce(u64) -> Option<&'static str>,
     ) -> Option<u64> {
         self.field(name, size, |v| Value::named(v, names(v)))
+    }
+
+    /// A named constant shown in hex: `0x3 (SHT_RELA)`.
+    pub fn named_hex(
+        &mut self,
+        name: &str,
+        size: u64,
+        names: impl FnOnce(u64) -> Option<&'static str>,
+    ) -> Option<u64> {
+        self.field(name, size, |v| Value::named_hex(v, names(v)))
     }
 
     /// A bit set: `0x6 (ALLOC | EXECINSTR)`.
@@ -321,6 +356,36 @@ mod tests {
         f.text("name", 4);
         assert!(f.ok() && f.at() == 26 && u.is_some());
         Some("rec")
+    }
+
+    fn named_rec(b: &mut Builder<'_>, p: NodeId, _o: u64, _l: u64) -> Option<&'static str> {
+        let mut f = Fields::new(b, p, 0, Endian::Little);
+        f.dec("ver", 2);
+        f.named_hex("type", 4, |v| (v == 0x10).then_some("SIXTEEN"));
+        f.link(0, 2);
+        f.u8("kind");
+        f.set_value(Value::text("renamed"));
+        f.hex("cut", 4);
+        f.link(0, 1);
+        Some("rec")
+    }
+
+    #[test]
+    fn decimal_named_hex_and_the_last_field() {
+        let mut d = 0x1234u16.to_le_bytes().to_vec();
+        d.extend_from_slice(&0x10u32.to_le_bytes());
+        d.push(7);
+        let mut t = Tree::build(Arc::new(Source::from_vec(d)), "t", named_rec);
+        let ver = t.find_path("ver").unwrap();
+        assert_eq!(t.value_text(ver).unwrap(), "4660");
+        let ty = t.find_path("type").unwrap();
+        assert_eq!(t.value_text(ty).unwrap(), "0x10 (SIXTEEN)");
+        assert_eq!(t.link(ty).map(|l| (l.offset, l.size)), Some((0, 2)));
+        let kind = t.find_path("kind").unwrap();
+        assert_eq!(t.value_text(kind).unwrap(), "renamed");
+        assert!(t.link(kind).is_none());
+        // The field that did not fit leaves the one before it alone.
+        assert_eq!(t.diagnostics().len(), 1);
     }
 
     #[test]
