@@ -5,7 +5,7 @@
 //! map in a linked one.
 
 use super::elf::{self, Elf, Sec};
-use crate::model::{Builder, NodeId, Value};
+use crate::model::{Builder, Fields, NodeId};
 
 /// The section that holds the wrappers.
 pub const SECTION: &str = ".hipFatBinSegment";
@@ -35,39 +35,22 @@ pub fn parse_section(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, a: u64
             format!("wrapper [{i}]")
         };
         let g = b.group(id, name, at, rec);
-        let magic = b.read_u32(at, elf.e).unwrap_or(0);
-        b.leaf(
-            g,
-            "magic",
-            at,
-            4,
-            Value::named_hex(u64::from(magic), (magic == HIPF).then_some("HIPF")),
-        );
-        if magic != HIPF {
-            b.warn(
+        // The section lies in the file: every field fits.
+        let mut f = Fields::new(b, g, at, elf.e);
+        let magic = f
+            .named_hex("magic", 4, |v| (v == u64::from(HIPF)).then_some("HIPF"))
+            .unwrap_or(0);
+        if magic != u64::from(HIPF) {
+            f.builder().warn(
                 at,
                 4,
                 format!("HIP wrapper magic 0x{magic:08x}, HIPF (0x{HIPF:08x}) expected"),
             );
         }
-        let version = b.read_u32(at + 4, elf.e).unwrap_or(0);
-        b.leaf(
-            g,
-            "version",
-            at + 4,
-            4,
-            Value::dec(u64::from(version)).with_width(4),
-        );
-        let ptr = elf.read_word(b, at + 8).unwrap_or(0);
-        let p = b.leaf(g, "binary", at + 8, w, Value::hex(ptr).with_width(w as u8));
-        let unused = elf.read_word(b, at + 8 + w).unwrap_or(0);
-        b.leaf(
-            g,
-            "unused",
-            at + 8 + w,
-            w,
-            Value::hex(unused).with_width(w as u8),
-        );
+        f.dec("version", 4);
+        let ptr = f.hex("binary", w).unwrap_or(0);
+        let p = f.last_fitted();
+        f.hex("unused", w);
         let target = if elf.etype == 1 {
             by_relocation(b, elf, s, (at + 8) - a)
         } else {
@@ -83,7 +66,9 @@ pub fn parse_section(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, a: u64
         };
         match target {
             Some((t, size)) => {
-                b.link(p, t, size);
+                if let Some(p) = p {
+                    b.link(p, t, size);
+                }
                 b.set_value(g, "HIP fat binary wrapper");
             }
             None => b.set_value(g, "HIP fat binary wrapper (target not resolved)"),

@@ -46,10 +46,16 @@ impl<'b, 'a> Fields<'b, 'a> {
         self.last
     }
 
+    /// The node of the last field read, if every field so far fitted (a
+    /// field that did not fit leaves `last` at the one before it).
+    pub fn last_fitted(&self) -> Option<NodeId> {
+        self.last.filter(|_| self.ok)
+    }
+
     /// Links the last field read to `[off, off+size)`, if every field so
     /// far fitted.
     pub fn link(&mut self, off: u64, size: u64) {
-        if let Some(n) = self.last.filter(|_| self.ok) {
+        if let Some(n) = self.last_fitted() {
             self.b.link(n, off, size);
         }
     }
@@ -57,7 +63,7 @@ impl<'b, 'a> Fields<'b, 'a> {
     /// Gives the last field read another value, if every field so far
     /// fitted (what a number means found out after it was read).
     pub fn set_value(&mut self, v: impl Into<Value>) {
-        if let Some(n) = self.last.filter(|_| self.ok) {
+        if let Some(n) = self.last_fitted() {
             self.b.set_value(n, v);
         }
     }

@@ -846,7 +846,7 @@ fn phdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
         p_flags(&mut f);
     }
     let off = f.uint("p_offset", w).unwrap_or(0);
-    let off_node = f.last().filter(|_| f.ok());
+    let off_node = f.last_fitted();
     let vaddr = f.uint("p_vaddr", w).unwrap_or(0);
     f.uint("p_paddr", w);
     let filesz = f.uint("p_filesz", w).unwrap_or(0);
