@@ -221,7 +221,7 @@ pub const PRODUCT_CONFIG: [(&str, u32, u32); 4] = [
 ];
 
 fn bits(v: u32, lo: u32, width: u32) -> u32 {
-    (v >> lo) & ((1u32 << width) - 1)
+    crate::model::bits(v.into(), lo, width) as u32
 }
 
 /// The byte of a 4-byte word that holds bit `bit`, for an absolute range.
