@@ -15,6 +15,9 @@ pub const HIPF: u32 = 0x4849_5046;
 /// Wrappers decoded in one section at most.
 const MAX_WRAPPERS: u64 = 4096;
 
+/// Relocations looked at per relocation section at most.
+const MAX_RELOCATIONS: u64 = 1 << 20;
+
 const SHT_RELA: u32 = 4;
 const SHT_REL: u32 = 9;
 
@@ -91,38 +94,19 @@ pub(crate) fn within_section(elf: &Elf, t: u64) -> Option<(u64, u64)> {
 /// The target of the relocation at `rel` of section `s`: the section of
 /// its symbol, at the symbol's value plus the addend.
 pub(crate) fn by_relocation(b: &Builder<'_>, elf: &Elf, s: &Sec, rel: u64) -> Option<(u64, u64)> {
-    let w = elf.word();
     for r in elf
         .secs
         .iter()
         .filter(|r| (r.typ == SHT_RELA || r.typ == SHT_REL) && r.info == s.index)
     {
-        let (ra, rl) = elf.data(r)?;
-        let es = if r.typ == SHT_RELA { 3 * w } else { 2 * w };
-        for k in 0..(rl / es).min(1 << 20) {
-            let o = ra + k * es;
-            if elf.read_word(b, o)? != rel {
-                continue;
-            }
-            let info = elf.read_word(b, o + w)?;
-            let addend = if r.typ == SHT_RELA {
-                elf.read_word(b, o + 2 * w)?
-            } else {
-                0
-            };
-            let sym = if elf.is64 { info >> 32 } else { info >> 8 };
-            let st = elf.sec(r.link.into())?;
-            let (sa, sl) = elf.data(st)?;
-            let so = sym.checked_mul(elf.sym_size())?;
-            if so >= sl {
-                return None;
-            }
-            let sy = elf::read_sym(b, elf, sa + so)?;
-            let ts = elf.sec(sy.shndx.into())?;
-            let (ta, tl) = elf.data(ts)?;
-            let off = sy.value.wrapping_add(addend);
-            return (off < tl).then(|| (ta + off, tl - off));
-        }
+        let Some(e) = elf::rels(b, elf, r, MAX_RELOCATIONS)?.find(|e| e.offset == rel) else {
+            continue;
+        };
+        let sy = elf::rel_sym(b, elf, r.link, e.sym)?;
+        let ts = elf.sec(sy.shndx.into())?;
+        let (ta, tl) = elf.data(ts)?;
+        let off = sy.value.wrapping_add(e.addend.unwrap_or(0));
+        return (off < tl).then(|| (ta + off, tl - off));
     }
     None
 }
@@ -130,32 +114,19 @@ pub(crate) fn by_relocation(b: &Builder<'_>, elf: &Elf, s: &Sec, rel: u64) -> Op
 /// What the dynamic relocation at address `addr` writes there: its
 /// symbol's value plus its addend (the addend alone for a relative one).
 pub(crate) fn dynamic_target(b: &Builder<'_>, elf: &Elf, addr: u64) -> Option<u64> {
-    let w = elf.word();
     for r in elf.secs.iter().filter(|r| r.typ == SHT_RELA) {
-        let Some((ra, rl)) = elf.data(r) else {
+        let Some(mut entries) = elf::rels(b, elf, r, MAX_RELOCATIONS) else {
             continue;
         };
-        let es = 3 * w;
-        for k in 0..(rl / es).min(1 << 20) {
-            let o = ra + k * es;
-            if elf.read_word(b, o)? != addr {
-                continue;
-            }
-            let info = elf.read_word(b, o + w)?;
-            let addend = elf.read_word(b, o + 2 * w)?;
-            let sym = if elf.is64 { info >> 32 } else { info >> 8 };
-            if sym == 0 {
-                return Some(addend);
-            }
-            let st = elf.sec(r.link.into())?;
-            let (sa, sl) = elf.data(st)?;
-            let so = sym.checked_mul(elf.sym_size())?;
-            if so >= sl {
-                return None;
-            }
-            let sy = elf::read_sym(b, elf, sa + so)?;
-            return Some(sy.value.wrapping_add(addend));
+        let Some(e) = entries.find(|e| e.offset == addr) else {
+            continue;
+        };
+        let addend = e.addend.unwrap_or(0);
+        if e.sym == 0 {
+            return Some(addend);
         }
+        let sy = elf::rel_sym(b, elf, r.link, e.sym)?;
+        return Some(sy.value.wrapping_add(addend));
     }
     None
 }

@@ -27,33 +27,20 @@ struct Reloc {
 
 /// The RELA relocations of section `s`, by offset within it.
 fn relocations(b: &Builder<'_>, elf: &Elf, s: &Sec) -> Vec<(u64, Reloc)> {
-    let w = elf.word();
     let mut out = Vec::new();
     for r in elf
         .secs
         .iter()
         .filter(|r| r.typ == SHT_RELA && r.info == s.index)
     {
-        let (Some((ra, rl)), Some(st)) = (elf.data(r), elf.sec(r.link.into())) else {
+        let (Some(entries), Some(st)) = (
+            elf::rels(b, elf, r, 4 * MAX_ENTRIES),
+            elf.sec(r.link.into()),
+        ) else {
             continue;
         };
-        let Some((sa, sl)) = elf.data(st) else {
-            continue;
-        };
-        for k in 0..(rl / (3 * w)).min(4 * MAX_ENTRIES) {
-            let o = ra + k * 3 * w;
-            let (Some(off), Some(info), Some(addend)) = (
-                elf.read_word(b, o),
-                elf.read_word(b, o + w),
-                elf.read_word(b, o + 2 * w),
-            ) else {
-                break;
-            };
-            let sym = if elf.is64 { info >> 32 } else { info >> 8 };
-            let Some(so) = sym.checked_mul(elf.sym_size()).filter(|&so| so < sl) else {
-                continue;
-            };
-            let Some(sy) = elf::read_sym(b, elf, sa + so) else {
+        for e in entries {
+            let Some(sy) = elf::rel_sym(b, elf, r.link, e.sym) else {
                 continue;
             };
             let name = match elf.string(b, st.link, sy.name.into()) {
@@ -61,12 +48,12 @@ fn relocations(b: &Builder<'_>, elf: &Elf, s: &Sec) -> Vec<(u64, Reloc)> {
                 _ => elf.sec_name(sy.shndx.into()),
             };
             out.push((
-                off,
+                e.offset,
                 Reloc {
                     name,
                     shndx: sy.shndx,
                     value: sy.value,
-                    addend,
+                    addend: e.addend.unwrap_or(0),
                 },
             ));
         }

@@ -20,6 +20,7 @@ mod vendor;
 
 pub use vendor::{Sections, Vendor};
 
+pub(crate) use relocations::{rel_sym, rels};
 pub(crate) use strings::strings as strings_node;
 pub(crate) use symbols::{read_sym, sym_bytes};
 
