@@ -98,18 +98,7 @@ pub fn flag_names(v: u64) -> String {
         (FLAG_LZ4, "LZ4"),
         (FLAG_ZSTD, "zstd"),
     ];
-    let mut rest = v;
-    let mut parts: Vec<String> = Vec::new();
-    for &(bit, n) in F {
-        if v & bit != 0 {
-            parts.push(n.to_string());
-            rest &= !bit;
-        }
-    }
-    if rest != 0 {
-        parts.push(format!("0x{rest:x}"));
-    }
-    parts.join(" | ")
+    crate::model::text::flag_names(v, F, "")
 }
 
 /// Where the container at `at` of `d` ends: after its header and the size

@@ -73,17 +73,8 @@ pub fn offload_kind_text(k: u16) -> String {
     if k == 0 {
         return "0 (none)".to_string();
     }
-    let mut parts: Vec<String> = Vec::new();
-    for (bit, name) in [(1u16, "OpenMP"), (2, "CUDA"), (4, "HIP"), (8, "SYCL")] {
-        if k & bit != 0 {
-            parts.push(name.to_string());
-        }
-    }
-    let rest = k & !0xf;
-    if rest != 0 {
-        parts.push(format!("unknown 0x{rest:x}"));
-    }
-    format!("{k} ({})", parts.join(" | "))
+    const KINDS: &[(u64, &str)] = &[(1, "OpenMP"), (2, "CUDA"), (4, "HIP"), (8, "SYCL")];
+    format!("{k} ({})", text::flag_names(k.into(), KINDS, "unknown "))
 }
 
 fn offload_kind_short(k: u16) -> String {
