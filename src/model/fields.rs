@@ -17,6 +17,9 @@ pub struct Fields<'b, 'a> {
     e: Endian,
     /// False once a field did not fit: the rest are not read.
     ok: bool,
+    /// True when a field that does not fit raises no diagnostic (the
+    /// caller reports the short structure itself).
+    quiet: bool,
     /// The node of the last field read.
     last: Option<NodeId>,
 }
@@ -30,8 +33,17 @@ impl<'b, 'a> Fields<'b, 'a> {
             at: base,
             e,
             ok: true,
+            quiet: false,
             last: None,
         }
+    }
+
+    /// The same cursor, leaving out a field that does not fit (and the
+    /// ones after it) without a diagnostic: for a structure whose short
+    /// length the caller reports in its own words.
+    pub fn quiet(mut self) -> Self {
+        self.quiet = true;
+        self
     }
 
     /// The same cursor putting its fields under `parent` from now on (the
@@ -111,6 +123,9 @@ impl<'b, 'a> Fields<'b, 'a> {
         let v = read_uint(self.b, self.at, size, self.e);
         if v.is_none() {
             self.ok = false;
+            if self.quiet {
+                return None;
+            }
             let have = self.b.file_len().saturating_sub(self.at);
             self.b.error(
                 self.at,
@@ -237,6 +252,7 @@ impl<'b, 'a> Fields<'b, 'a> {
         let r = self.b.read_bytes(at, len);
         match r {
             Some(d) => self.last = Some(self.b.leaf(self.parent, name, at, len, f(d))),
+            None if self.quiet => self.ok = false,
             None => {
                 self.ok = false;
                 let have = self.b.file_len().saturating_sub(at);
@@ -392,6 +408,24 @@ mod tests {
         assert!(t.link(kind).is_none());
         // The field that did not fit leaves the one before it alone.
         assert_eq!(t.diagnostics().len(), 1);
+    }
+
+    fn quiet_rec(b: &mut Builder<'_>, p: NodeId, _o: u64, _l: u64) -> Option<&'static str> {
+        let mut f = Fields::new(b, p, 0, Endian::Little).quiet();
+        f.u16("a");
+        f.u32("cut");
+        f.u8("never");
+        assert!(!f.ok());
+        Some("rec")
+    }
+
+    #[test]
+    fn a_quiet_cursor_leaves_out_what_does_not_fit() {
+        let mut t = Tree::build(Arc::new(Source::from_vec(vec![1, 0, 2, 3])), "t", quiet_rec);
+        let k = t.children(t.root());
+        let names: Vec<String> = k.iter().map(|&i| t.name(i).to_string()).collect();
+        assert!(names.contains(&"a".to_string()) && !names.contains(&"cut".to_string()));
+        assert!(t.diagnostics().is_empty());
     }
 
     #[test]
