@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use super::{elf, msgpack};
-use crate::model::{Builder, Endian, Fields, NodeId, Value};
+use crate::model::{bits as bits_of, Builder, Endian, Fields, NodeId, Value};
 
 /// `n_type` of the code object metadata note (owner "AMDGPU").
 pub const NT_AMDGPU_METADATA: u32 = 32;
@@ -233,19 +233,14 @@ const PRELOAD: &[Bits] = &[
     ("user_sgpr_kernarg_preload_offset", 7, 9),
 ];
 
-fn field(v: u64, lo: u32, w: u32) -> u64 {
-    (v >> lo) & ((1u64 << w) - 1)
-}
-
 fn bits(b: &mut Builder<'_>, g: NodeId, at: u64, size: u64, v: u64, list: &[Bits]) {
     for &(name, lo, w) in list {
-        b.leaf(g, name, at, size, Value::dec(field(v, lo, w)));
+        b.leaf(g, name, at, size, Value::dec(bits_of(v, lo, w)));
     }
 }
 
 /// The 64 bytes of a kernel descriptor at `at`, field by field.
 fn descriptor(b: &mut Builder<'_>, g: NodeId, at: u64, e: Endian, proc_name: &str, abi: u8) {
-    let r32 = |b: &Builder<'_>, o: u64| b.read_u32(at + o, e).map(u64::from).unwrap_or(0);
     let mut f = Fields::new(b, g, at, e);
     f.with("group_segment_fixed_size", 4, Value::dec);
     f.with("private_segment_fixed_size", 4, Value::dec);
@@ -253,9 +248,11 @@ fn descriptor(b: &mut Builder<'_>, g: NodeId, at: u64, e: Endian, proc_name: &st
     f.bytes("reserved", 4);
     f.int("kernel_code_entry_byte_offset", 8);
     f.bytes("reserved", 20);
-    let (r3, r1, r2) = (r32(b, 44), r32(b, 48), r32(b, 52));
-    let props = b.read_u16(at + 56, e).map(u64::from).unwrap_or(0);
-    let wave32 = field(props, 10, 1) == 1;
+    // The registers and properties, read before their fields are shown.
+    let word = |o: u64, size: u64| f.peek(at + o, size).unwrap_or(0);
+    let (r3, r1, r2) = (word(44, 4), word(48, 4), word(52, 4));
+    let (props, preload) = (word(56, 2), word(58, 2));
+    let wave32 = bits_of(props, 10, 1) == 1;
     let (vg, sg) = granules(proc_name, wave32);
     let unified = vg == 8 && sg == 8;
 
@@ -267,9 +264,9 @@ fn descriptor(b: &mut Builder<'_>, g: NodeId, at: u64, e: Endian, proc_name: &st
             "accum_offset",
             at + 44,
             4,
-            Value::dec((field(r3, 0, 6) + 1) * 4),
+            Value::dec((bits_of(r3, 0, 6) + 1) * 4),
         );
-        b.leaf(h3, "tg_split", at + 44, 4, Value::dec(field(r3, 16, 1)));
+        b.leaf(h3, "tg_split", at + 44, 4, Value::dec(bits_of(r3, 16, 1)));
     } else {
         match major(proc_name) {
             10 => bits(b, h3, at + 44, 4, r3, RSRC3_GFX10),
@@ -297,7 +294,7 @@ fn descriptor(b: &mut Builder<'_>, g: NodeId, at: u64, e: Endian, proc_name: &st
         "next_free_vgpr",
         at + 48,
         4,
-        Value::dec((field(r1, 0, 6) + 1) * vg),
+        Value::dec((bits_of(r1, 0, 6) + 1) * vg),
     );
     // GFX10 and later allocate SGPRs whole and reserve the count field; the
     // directive still reads it in granules of 8, as llvm-objdump prints it.
@@ -306,7 +303,7 @@ fn descriptor(b: &mut Builder<'_>, g: NodeId, at: u64, e: Endian, proc_name: &st
         "next_free_sgpr",
         at + 48,
         4,
-        Value::dec((field(r1, 6, 4) + 1) * if sg > 0 { sg } else { 8 }),
+        Value::dec((bits_of(r1, 6, 4) + 1) * if sg > 0 { sg } else { 8 }),
     );
     let h2 = b.group(g, "compute_pgm_rsrc2", at + 52, 4);
     b.set_value(h2, Value::hex(r2).with_width(4));
@@ -325,7 +322,6 @@ fn descriptor(b: &mut Builder<'_>, g: NodeId, at: u64, e: Endian, proc_name: &st
     let hp = b.group(g, "kernel_code_properties", at + 56, 2);
     b.set_value(hp, Value::hex(props).with_width(2));
     bits(b, hp, at + 56, 2, props, PROPERTIES);
-    let preload = b.read_u16(at + 58, e).map(u64::from).unwrap_or(0);
     let hk = b.group(g, "kernarg_preload", at + 58, 2);
     b.set_value(hk, Value::hex(preload).with_width(2));
     if code_object_version(abi).unwrap_or(0) >= 5 {

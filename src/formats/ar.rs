@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use crate::model::{text, Builder, Endian, Fields, NodeId, Radix, Value};
+use crate::model::{read_uint, text, Builder, Endian, Fields, NodeId, Radix, Value};
 
 pub fn detect(d: &[u8]) -> bool {
     d.starts_with(b"!<arch>\n") || d.starts_with(b"!<thin>\n")
@@ -244,12 +244,7 @@ fn header(b: &mut Builder<'_>, m: NodeId, pos: u64, name: &str, size: u64) {
 /// the names.
 fn symtab(b: &mut Builder<'_>, d: NodeId, a: u64, l: u64, w: u64, base: u64) {
     let e = crate::model::Endian::Big;
-    let count = if w == 8 {
-        b.read_u64(a, e)
-    } else {
-        b.read_u32(a, e).map(u64::from)
-    };
-    let Some(count) = count else {
+    let Some(count) = read_uint(b, a, w, e) else {
         return;
     };
     b.set_value(d, format!("symbol table, {count} symbols"));
@@ -282,12 +277,7 @@ fn symtab(b: &mut Builder<'_>, d: NodeId, a: u64, l: u64, w: u64, base: u64) {
         n,
         w,
         Arc::new(move |b, p, i, o| {
-            let v = if w == 8 {
-                b.read_u64(o, e)
-            } else {
-                b.read_u32(o, e).map(u64::from)
-            };
-            let Some(v) = v else {
+            let Some(v) = read_uint(b, o, w, e) else {
                 return;
             };
             let name = usize::try_from(i)

@@ -38,8 +38,9 @@
 use std::sync::Arc;
 
 use super::compress::{self, Method};
+use super::elf::EM_CUDA;
 use super::registry;
-use crate::model::{Builder, Endian, Fields, NodeId, Value};
+use crate::model::{read, Builder, Endian, Fields, NodeId, Value};
 
 const LE: Endian = Endian::Little;
 
@@ -60,9 +61,6 @@ const KIND_NVVM: u64 = 8;
 
 const FLAG_LZ4: u64 = 0x2000;
 const FLAG_ZSTD: u64 = 0x8000;
-
-/// `EM_CUDA`.
-const EM_CUDA: u16 = 190;
 
 pub fn detect(d: &[u8]) -> bool {
     d.starts_with(MAGIC)
@@ -100,34 +98,19 @@ pub fn flag_names(v: u64) -> String {
         (FLAG_LZ4, "LZ4"),
         (FLAG_ZSTD, "zstd"),
     ];
-    let mut rest = v;
-    let mut parts: Vec<String> = Vec::new();
-    for &(bit, n) in F {
-        if v & bit != 0 {
-            parts.push(n.to_string());
-            rest &= !bit;
-        }
-    }
-    if rest != 0 {
-        parts.push(format!("0x{rest:x}"));
-    }
-    parts.join(" | ")
-}
-
-fn rd(d: &[u8], off: u64, n: u64) -> Option<u64> {
-    let a = usize::try_from(off).ok()?;
-    let s = d.get(a..a.checked_add(usize::try_from(n).ok()?)?)?;
-    Some(s.iter().rev().fold(0u64, |v, &c| v << 8 | u64::from(c)))
+    crate::model::text::flag_names(v, F, "")
 }
 
 /// Where the container at `at` of `d` ends: after its header and the size
 /// it states, cut to `d`.
 fn extent(d: &[u8], at: u64) -> u64 {
     let len = d.len() as u64;
-    let (Some(hs), Some(size)) = (rd(d, at + 6, 2), rd(d, at + 8, 8)) else {
+    let (Some(hs), Some(size)) = (read::u16_at(d, at + 6, LE), read::u64_at(d, at + 8, LE)) else {
         return len;
     };
-    at.saturating_add(hs.max(16)).saturating_add(size).min(len)
+    at.saturating_add(u64::from(hs).max(16))
+        .saturating_add(size)
+        .min(len)
 }
 
 /// The next container magic at or after `from`, on an 8-byte boundary of
@@ -492,10 +475,10 @@ pub fn elf_sm_of(d: &[u8]) -> Option<u64> {
         return None;
     }
     let class = *d.get(4)?;
-    if rd(d, 18, 2)? != u64::from(EM_CUDA) {
+    if read::u16_at(d, 18, LE)? != EM_CUDA {
         return None;
     }
-    let flags = rd(d, if class == 2 { 48 } else { 36 }, 4)?;
+    let flags = u64::from(read::u32_at(d, if class == 2 { 48 } else { 36 }, LE)?);
     let abi = *d.get(8)?;
     Some(if abi >= 8 {
         (flags >> 8) & 0xff

@@ -5,7 +5,7 @@
 //! map in a linked one.
 
 use super::elf::{self, Elf, Sec};
-use crate::model::{Builder, NodeId, Value};
+use crate::model::{Builder, Fields, NodeId};
 
 /// The section that holds the wrappers.
 pub const SECTION: &str = ".hipFatBinSegment";
@@ -14,6 +14,9 @@ pub const HIPF: u32 = 0x4849_5046;
 
 /// Wrappers decoded in one section at most.
 const MAX_WRAPPERS: u64 = 4096;
+
+/// Relocations looked at per relocation section at most.
+const MAX_RELOCATIONS: u64 = 1 << 20;
 
 const SHT_RELA: u32 = 4;
 const SHT_REL: u32 = 9;
@@ -35,39 +38,22 @@ pub fn parse_section(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, a: u64
             format!("wrapper [{i}]")
         };
         let g = b.group(id, name, at, rec);
-        let magic = b.read_u32(at, elf.e).unwrap_or(0);
-        b.leaf(
-            g,
-            "magic",
-            at,
-            4,
-            Value::named_hex(u64::from(magic), (magic == HIPF).then_some("HIPF")),
-        );
-        if magic != HIPF {
-            b.warn(
+        // The section lies in the file: every field fits.
+        let mut f = Fields::new(b, g, at, elf.e);
+        let magic = f
+            .named_hex("magic", 4, |v| (v == u64::from(HIPF)).then_some("HIPF"))
+            .unwrap_or(0);
+        if magic != u64::from(HIPF) {
+            f.builder().warn(
                 at,
                 4,
                 format!("HIP wrapper magic 0x{magic:08x}, HIPF (0x{HIPF:08x}) expected"),
             );
         }
-        let version = b.read_u32(at + 4, elf.e).unwrap_or(0);
-        b.leaf(
-            g,
-            "version",
-            at + 4,
-            4,
-            Value::dec(u64::from(version)).with_width(4),
-        );
-        let ptr = elf.read_word(b, at + 8).unwrap_or(0);
-        let p = b.leaf(g, "binary", at + 8, w, Value::hex(ptr).with_width(w as u8));
-        let unused = elf.read_word(b, at + 8 + w).unwrap_or(0);
-        b.leaf(
-            g,
-            "unused",
-            at + 8 + w,
-            w,
-            Value::hex(unused).with_width(w as u8),
-        );
+        f.dec("version", 4);
+        let ptr = f.hex("binary", w).unwrap_or(0);
+        let p = f.last_fitted();
+        f.hex("unused", w);
         let target = if elf.etype == 1 {
             by_relocation(b, elf, s, (at + 8) - a)
         } else {
@@ -83,7 +69,9 @@ pub fn parse_section(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, a: u64
         };
         match target {
             Some((t, size)) => {
-                b.link(p, t, size);
+                if let Some(p) = p {
+                    b.link(p, t, size);
+                }
                 b.set_value(g, "HIP fat binary wrapper");
             }
             None => b.set_value(g, "HIP fat binary wrapper (target not resolved)"),
@@ -106,38 +94,19 @@ pub(crate) fn within_section(elf: &Elf, t: u64) -> Option<(u64, u64)> {
 /// The target of the relocation at `rel` of section `s`: the section of
 /// its symbol, at the symbol's value plus the addend.
 pub(crate) fn by_relocation(b: &Builder<'_>, elf: &Elf, s: &Sec, rel: u64) -> Option<(u64, u64)> {
-    let w = elf.word();
     for r in elf
         .secs
         .iter()
         .filter(|r| (r.typ == SHT_RELA || r.typ == SHT_REL) && r.info == s.index)
     {
-        let (ra, rl) = elf.data(r)?;
-        let es = if r.typ == SHT_RELA { 3 * w } else { 2 * w };
-        for k in 0..(rl / es).min(1 << 20) {
-            let o = ra + k * es;
-            if elf.read_word(b, o)? != rel {
-                continue;
-            }
-            let info = elf.read_word(b, o + w)?;
-            let addend = if r.typ == SHT_RELA {
-                elf.read_word(b, o + 2 * w)?
-            } else {
-                0
-            };
-            let sym = if elf.is64 { info >> 32 } else { info >> 8 };
-            let st = elf.sec(r.link.into())?;
-            let (sa, sl) = elf.data(st)?;
-            let so = sym.checked_mul(elf.sym_size())?;
-            if so >= sl {
-                return None;
-            }
-            let sy = elf::read_sym(b, elf, sa + so)?;
-            let ts = elf.sec(sy.shndx.into())?;
-            let (ta, tl) = elf.data(ts)?;
-            let off = sy.value.wrapping_add(addend);
-            return (off < tl).then(|| (ta + off, tl - off));
-        }
+        let Some(e) = elf::rels(b, elf, r, MAX_RELOCATIONS)?.find(|e| e.offset == rel) else {
+            continue;
+        };
+        let sy = elf::rel_sym(b, elf, r.link, e.sym)?;
+        let ts = elf.sec(sy.shndx.into())?;
+        let (ta, tl) = elf.data(ts)?;
+        let off = sy.value.wrapping_add(e.addend.unwrap_or(0));
+        return (off < tl).then(|| (ta + off, tl - off));
     }
     None
 }
@@ -145,32 +114,19 @@ pub(crate) fn by_relocation(b: &Builder<'_>, elf: &Elf, s: &Sec, rel: u64) -> Op
 /// What the dynamic relocation at address `addr` writes there: its
 /// symbol's value plus its addend (the addend alone for a relative one).
 pub(crate) fn dynamic_target(b: &Builder<'_>, elf: &Elf, addr: u64) -> Option<u64> {
-    let w = elf.word();
     for r in elf.secs.iter().filter(|r| r.typ == SHT_RELA) {
-        let Some((ra, rl)) = elf.data(r) else {
+        let Some(mut entries) = elf::rels(b, elf, r, MAX_RELOCATIONS) else {
             continue;
         };
-        let es = 3 * w;
-        for k in 0..(rl / es).min(1 << 20) {
-            let o = ra + k * es;
-            if elf.read_word(b, o)? != addr {
-                continue;
-            }
-            let info = elf.read_word(b, o + w)?;
-            let addend = elf.read_word(b, o + 2 * w)?;
-            let sym = if elf.is64 { info >> 32 } else { info >> 8 };
-            if sym == 0 {
-                return Some(addend);
-            }
-            let st = elf.sec(r.link.into())?;
-            let (sa, sl) = elf.data(st)?;
-            let so = sym.checked_mul(elf.sym_size())?;
-            if so >= sl {
-                return None;
-            }
-            let sy = elf::read_sym(b, elf, sa + so)?;
-            return Some(sy.value.wrapping_add(addend));
+        let Some(e) = entries.find(|e| e.offset == addr) else {
+            continue;
+        };
+        let addend = e.addend.unwrap_or(0);
+        if e.sym == 0 {
+            return Some(addend);
         }
+        let sy = elf::rel_sym(b, elf, r.link, e.sym)?;
+        return Some(sy.value.wrapping_add(addend));
     }
     None
 }

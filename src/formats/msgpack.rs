@@ -6,7 +6,7 @@
 
 use rmp::Marker;
 
-use crate::model::{Builder, Gap, NodeId, Value};
+use crate::model::{read, sign_extend, Builder, Endian, Gap, NodeId, Value};
 
 /// Containers nested deeper than this are shown as bytes.
 const MAX_DEPTH: u32 = 32;
@@ -25,13 +25,15 @@ enum Head {
     Map(u64, u64),
 }
 
+/// The big-endian number of `n` (1, 2, 4 or 8) bytes at `at` of `d`.
 fn be(d: &[u8], at: u64, n: u64) -> Result<u64, String> {
-    let a = usize::try_from(at).map_err(|_| "offset too large".to_string())?;
-    let s = d
-        .get(a..a.saturating_add(n as usize))
-        .filter(|s| s.len() as u64 == n)
-        .ok_or_else(|| format!("truncated: {n} bytes wanted at +0x{at:x}"))?;
-    Ok(s.iter().fold(0u64, |v, &c| v << 8 | u64::from(c)))
+    read::uint_at(d, at, n, Endian::Big)
+        .ok_or_else(|| format!("truncated: {n} bytes wanted at +0x{at:x}"))
+}
+
+/// The same, signed.
+fn be_signed(d: &[u8], at: u64, n: u64) -> Result<i64, String> {
+    be(d, at, n).map(|v| sign_extend(v, n))
 }
 
 /// The item at `at` of `d`.
@@ -58,10 +60,10 @@ fn head(d: &[u8], at: u64) -> Result<Head, String> {
         Marker::U16 => Head::Scalar(Value::dec(be(d, p, 2)?), p + 2),
         Marker::U32 => Head::Scalar(Value::dec(be(d, p, 4)?), p + 4),
         Marker::U64 => Head::Scalar(Value::dec(be(d, p, 8)?), p + 8),
-        Marker::I8 => Head::Scalar(Value::int(i64::from(be(d, p, 1)? as u8 as i8)), p + 1),
-        Marker::I16 => Head::Scalar(Value::int(i64::from(be(d, p, 2)? as u16 as i16)), p + 2),
-        Marker::I32 => Head::Scalar(Value::int(i64::from(be(d, p, 4)? as u32 as i32)), p + 4),
-        Marker::I64 => Head::Scalar(Value::int(be(d, p, 8)? as i64), p + 8),
+        Marker::I8 => Head::Scalar(Value::int(be_signed(d, p, 1)?), p + 1),
+        Marker::I16 => Head::Scalar(Value::int(be_signed(d, p, 2)?), p + 2),
+        Marker::I32 => Head::Scalar(Value::int(be_signed(d, p, 4)?), p + 4),
+        Marker::I64 => Head::Scalar(Value::int(be_signed(d, p, 8)?), p + 8),
         Marker::F32 => {
             let f = f32::from_bits(be(d, p, 4)? as u32);
             Head::Scalar(Value::text(format!("{f}")), p + 4)

@@ -10,7 +10,7 @@
 
 use super::elf::{Elf, Sec};
 use super::hipwrap;
-use crate::model::{Builder, Endian, Fields, NodeId, Value};
+use crate::model::{Builder, Endian, Fields, NodeId};
 
 /// The section that holds the wrappers.
 pub const SECTION: &str = ".nvFatBinSegment";
@@ -94,8 +94,8 @@ fn records(
         let g = b.group(id, name, at, rec);
         let mut f = Fields::new(b, g, at, e);
         let magic = f
-            .field("magic", 4, |v| {
-                Value::named_hex(v, (v == u64::from(MAGIC)).then_some("__fatBinC_Wrapper_t"))
+            .named_hex("magic", 4, |v| {
+                (v == u64::from(MAGIC)).then_some("__fatBinC_Wrapper_t")
             })
             .unwrap_or(0);
         let version = f
@@ -105,9 +105,8 @@ fn records(
                 _ => None,
             })
             .unwrap_or(0);
-        let ok = f.ok();
-        let data = pointer(b, g, "data", at + 8, w, e).filter(|_| ok);
-        let more = pointer(b, g, "filename or fatbins", at + 8 + w, w, e).filter(|_| ok);
+        let data = f.hex("data", w).zip(f.last_fitted());
+        let more = f.hex("filename or fatbins", w).zip(f.last_fitted());
         if magic != u64::from(MAGIC) {
             b.warn(
                 at,
@@ -148,22 +147,4 @@ fn records(
         }
     }
     b.set_value(id, format!("{} CUDA fatbin wrappers", n.min(MAX_WRAPPERS)));
-}
-
-/// A pointer of `w` bytes at `at`, as a leaf of `g`: its value and node.
-fn pointer(
-    b: &mut Builder<'_>,
-    g: NodeId,
-    name: &'static str,
-    at: u64,
-    w: u64,
-    e: Endian,
-) -> Option<(u64, NodeId)> {
-    let v = if w == 8 {
-        b.read_u64(at, e)?
-    } else {
-        u64::from(b.read_u32(at, e)?)
-    };
-    let id = b.field(g, name, at, w, Value::hex(v).with_width(w as u8));
-    Some((v, id))
 }

@@ -28,7 +28,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use super::compress::{self, Method};
 use super::registry::{self, Format};
-use crate::model::{read, text, Builder, Endian, NodeId, Raw, Value};
+use crate::model::{read, text, Builder, Endian, Fields, NodeId, Raw, Value};
 
 pub const MAGIC: &[u8] = &[0x10, 0xff, 0x10, 0xad];
 
@@ -73,17 +73,8 @@ pub fn offload_kind_text(k: u16) -> String {
     if k == 0 {
         return "0 (none)".to_string();
     }
-    let mut parts: Vec<String> = Vec::new();
-    for (bit, name) in [(1u16, "OpenMP"), (2, "CUDA"), (4, "HIP"), (8, "SYCL")] {
-        if k & bit != 0 {
-            parts.push(name.to_string());
-        }
-    }
-    let rest = k & !0xf;
-    if rest != 0 {
-        parts.push(format!("unknown 0x{rest:x}"));
-    }
-    format!("{k} ({})", parts.join(" | "))
+    const KINDS: &[(u64, &str)] = &[(1, "OpenMP"), (2, "CUDA"), (4, "HIP"), (8, "SYCL")];
+    format!("{k} ({})", text::flag_names(k.into(), KINDS, "unknown "))
 }
 
 fn offload_kind_short(k: u16) -> String {
@@ -537,25 +528,17 @@ fn layout(b: &mut Builder<'_>, node: NodeId, bin: Bin, entries: &[Entry], flat: 
         let g = b.group(entries_parent, name, bin.abs(e.at), ENTRY);
         entry_ids.push(g);
         let a = bin.abs(e.at);
-        b.leaf(
-            g,
-            "image kind",
-            a,
-            2,
-            Value::named(u64::from(e.image_kind), image_kind_name(e.image_kind)),
-        );
-        b.leaf(
-            g,
-            "offload kind",
-            a + 2,
-            2,
-            offload_kind_value(e.offload_kind),
-        );
-        b.leaf(g, "flags", a + 4, 4, flags_value(e.flags, bin.version));
-        let so = b.leaf(g, "string offset", a + 8, 8, u64v(e.str_off));
-        b.leaf(g, "string count", a + 16, 8, u64v(e.str_count));
-        let io = b.leaf(g, "image offset", a + 24, 8, u64v(e.img_off));
-        b.leaf(g, "image size", a + 32, 8, u64v(e.img_size));
+        // The entry was read from these bytes: every field fits.
+        let mut f = Fields::new(b, g, a, LE);
+        f.named("image kind", 2, |v| image_kind_name(v as u16));
+        f.field("offload kind", 2, |v| offload_kind_value(v as u16));
+        f.field("flags", 4, |v| flags_value(v as u32, bin.version));
+        f.uint("string offset", 8);
+        let so = f.last_fitted();
+        f.uint("string count", 8);
+        f.uint("image offset", 8);
+        let io = f.last_fitted();
+        f.uint("image size", 8);
         // The string entries.
         let mut sn = e.str_count;
         if sn > 0 && !bin.holds(e.str_off, 1) {
@@ -591,7 +574,9 @@ fn layout(b: &mut Builder<'_>, node: NodeId, bin: Bin, entries: &[Entry], flat: 
                 sn = cap;
             }
             budget -= sn;
-            b.link(so, bin.abs(e.str_off), sn * stride);
+            if let Some(so) = so {
+                b.link(so, bin.abs(e.str_off), sn * stride);
+            }
         }
         strs.push((e.str_off, sn));
         // The image.
@@ -620,7 +605,9 @@ fn layout(b: &mut Builder<'_>, node: NodeId, bin: Bin, entries: &[Entry], flat: 
                 );
                 s = bin.len - e.img_off;
             }
-            b.link(io, bin.abs(e.img_off), s);
+            if let Some(io) = io {
+                b.link(io, bin.abs(e.img_off), s);
+            }
             Some((e.img_off, s))
         };
         imgs.push(img);
@@ -928,16 +915,18 @@ fn string_entry(
     }
     let e = b.group(g, name, at, stride);
     b.set_value(e, Value::str(&vtext));
-    let k = b.leaf(e, "key offset", at, 8, u64v(ko));
+    // The offsets were read from these bytes: every field fits.
+    let mut f = Fields::new(b, e, at, LE);
+    f.uint("key offset", 8);
     if let Some((_, o, l)) = key {
-        b.link(k, bin.abs(o), l);
+        f.link(bin.abs(o), l);
     }
-    let v = b.leaf(e, "value offset", at + 8, 8, u64v(vo));
+    f.uint("value offset", 8);
     if let Some((_, o, l)) = value {
-        b.link(v, bin.abs(o), l);
+        f.link(bin.abs(o), l);
     }
-    if let Some(vs) = vs {
-        b.leaf(e, "value size", at + 16, 8, u64v(vs));
+    if vs.is_some() {
+        f.uint("value size", 8);
     }
     Some((ktext, vtext))
 }

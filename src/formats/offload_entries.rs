@@ -6,7 +6,7 @@
 
 use super::elf::{self, Elf, Sec};
 use super::offload;
-use crate::model::{text, Builder, NodeId, Value};
+use crate::model::{read_uint, text, Builder, Fields, NodeId, Raw, Value};
 
 /// The section names the table goes by (the second before LLVM 20).
 pub const SECTIONS: [&str; 2] = ["llvm_offload_entries", "omp_offloading_entries"];
@@ -27,33 +27,20 @@ struct Reloc {
 
 /// The RELA relocations of section `s`, by offset within it.
 fn relocations(b: &Builder<'_>, elf: &Elf, s: &Sec) -> Vec<(u64, Reloc)> {
-    let w = elf.word();
     let mut out = Vec::new();
     for r in elf
         .secs
         .iter()
         .filter(|r| r.typ == SHT_RELA && r.info == s.index)
     {
-        let (Some((ra, rl)), Some(st)) = (elf.data(r), elf.sec(r.link.into())) else {
+        let (Some(entries), Some(st)) = (
+            elf::rels(b, elf, r, 4 * MAX_ENTRIES),
+            elf.sec(r.link.into()),
+        ) else {
             continue;
         };
-        let Some((sa, sl)) = elf.data(st) else {
-            continue;
-        };
-        for k in 0..(rl / (3 * w)).min(4 * MAX_ENTRIES) {
-            let o = ra + k * 3 * w;
-            let (Some(off), Some(info), Some(addend)) = (
-                elf.read_word(b, o),
-                elf.read_word(b, o + w),
-                elf.read_word(b, o + 2 * w),
-            ) else {
-                break;
-            };
-            let sym = if elf.is64 { info >> 32 } else { info >> 8 };
-            let Some(so) = sym.checked_mul(elf.sym_size()).filter(|&so| so < sl) else {
-                continue;
-            };
-            let Some(sy) = elf::read_sym(b, elf, sa + so) else {
+        for e in entries {
+            let Some(sy) = elf::rel_sym(b, elf, r.link, e.sym) else {
                 continue;
             };
             let name = match elf.string(b, st.link, sy.name.into()) {
@@ -61,12 +48,12 @@ fn relocations(b: &Builder<'_>, elf: &Elf, s: &Sec) -> Vec<(u64, Reloc)> {
                 _ => elf.sec_name(sy.shndx.into()),
             };
             out.push((
-                off,
+                e.offset,
                 Reloc {
                     name,
                     shndx: sy.shndx,
                     value: sy.value,
-                    addend,
+                    addend: e.addend.unwrap_or(0),
                 },
             ));
         }
@@ -76,9 +63,8 @@ fn relocations(b: &Builder<'_>, elf: &Elf, s: &Sec) -> Vec<(u64, Reloc)> {
 
 /// The NUL-terminated string at absolute offset `at` (at most 4 KiB).
 fn cstr_at(b: &Builder<'_>, at: u64) -> String {
-    let d = b.slice(at, 4096.min(b.file_len().saturating_sub(at)));
-    let end = d.iter().position(|&c| c == 0).unwrap_or(d.len());
-    text::from_bytes(d.get(..end).unwrap_or(&[]))
+    b.read_cstr(at, at.saturating_add(4096))
+        .map_or_else(String::new, |(s, _)| text::from_bytes(s))
 }
 
 /// Decodes the entries at `[a, a+l)` of section `s` under `id`.
@@ -106,14 +92,7 @@ pub fn parse_section(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, a: u64
     for i in 0..n.min(MAX_ENTRIES) {
         let at = a + i * es;
         let ro = i * es;
-        let version = b.read_u16(at + 8, elf.e).unwrap_or(0);
-        let kind = b.read_u16(at + 10, elf.e).unwrap_or(0);
-        let flags = b.read_u32(at + 12, elf.e).unwrap_or(0);
-        let addr = elf.read_word(b, at + 16).unwrap_or(0);
-        let nameptr = elf.read_word(b, at + 16 + w).unwrap_or(0);
-        let size = b.read_u64(at + 16 + 2 * w, elf.e).unwrap_or(0);
-        let data = b.read_u64(at + 24 + 2 * w, elf.e).unwrap_or(0);
-        let aux = elf.read_word(b, at + 32 + 2 * w).unwrap_or(0);
+        let nameptr = read_uint(b, at + 16 + w, w, elf.e).unwrap_or(0);
         // The name: through the relocation of the name pointer, or the
         // address map.
         let name = match reloc_at(ro + 16 + w) {
@@ -126,81 +105,35 @@ pub fn parse_section(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, a: u64
         .unwrap_or_default();
         let g = b.group(id, format!("[{i}]"), at, es);
         b.set_value(g, Value::str(&name));
-        b.leaf(
-            g,
-            "reserved",
-            at,
-            8,
-            Value::hex(b.read_u64(at, elf.e).unwrap_or(0)).with_width(8),
-        );
-        b.leaf(
-            g,
-            "version",
-            at + 8,
-            2,
-            Value::dec(u64::from(version)).with_width(2),
-        );
-        let kt = offload::offload_kind_text(kind);
-        let short = match (kt.find('('), kt.rfind(')')) {
-            (Some(x), Some(y)) if x < y => kt.get(x + 1..y).unwrap_or(""),
-            _ => "",
-        };
-        b.leaf(
-            g,
-            "kind",
-            at + 10,
-            2,
-            Value::named(u64::from(kind), Some(short)),
-        );
-        b.leaf(
-            g,
-            "flags",
-            at + 12,
-            4,
-            Value::hex(u64::from(flags)).with_width(4),
-        );
-        let av = match reloc_at(ro + 16) {
-            Some(r) if r.addend == 0 => Value::note(crate::model::Raw::U(addr), &r.name),
-            Some(r) => Value::note(
-                crate::model::Raw::U(addr),
-                format!("{} + 0x{:x}", r.name, r.addend),
-            ),
+        // The section lies in the file: every field fits.
+        let mut f = Fields::new(b, g, at, elf.e);
+        f.hex("reserved", 8);
+        f.dec("version", 2);
+        f.field("kind", 2, |kind| {
+            let kt = offload::offload_kind_text(kind as u16);
+            let short = match (kt.find('('), kt.rfind(')')) {
+                (Some(x), Some(y)) if x < y => kt.get(x + 1..y).unwrap_or(""),
+                _ => "",
+            };
+            Value::named(kind, Some(short))
+        });
+        f.hex("flags", 4);
+        f.field("address", w, |addr| match reloc_at(ro + 16) {
+            Some(r) if r.addend == 0 => Value::note(Raw::U(addr), &r.name),
+            Some(r) => Value::note(Raw::U(addr), format!("{} + 0x{:x}", r.name, r.addend)),
             None => Value::hex(addr).with_width(w as u8),
-        };
-        b.leaf(g, "address", at + 16, w, av);
-        let np = b.leaf(g, "name", at + 16 + w, w, Value::str(&name));
+        });
+        f.field("name", w, |_| Value::str(&name));
         if let Some(r) = reloc_at(ro + 16 + w) {
             if let Some((ta, _)) = elf.sec(r.shndx.into()).and_then(|t| elf.data(t)) {
-                b.link(
-                    np,
-                    ta + r.value.wrapping_add(r.addend),
-                    name.len() as u64 + 1,
-                );
+                f.link(ta + r.value.wrapping_add(r.addend), name.len() as u64 + 1);
             }
         } else if let Some(t) = elf.addr_to_abs(nameptr) {
-            b.link(np, t, name.len() as u64 + 1);
+            f.link(t, name.len() as u64 + 1);
         }
-        b.leaf(
-            g,
-            "size",
-            at + 16 + 2 * w,
-            8,
-            Value::dec(size).with_width(8),
-        );
-        b.leaf(
-            g,
-            "data",
-            at + 24 + 2 * w,
-            8,
-            Value::hex(data).with_width(8),
-        );
-        b.leaf(
-            g,
-            "aux address",
-            at + 32 + 2 * w,
-            w,
-            Value::hex(aux).with_width(w as u8),
-        );
+        f.dec("size", 8);
+        f.hex("data", 8);
+        f.hex("aux address", w);
         names.push(name);
     }
     b.set_value(id, format!("{} offload entries", names.len()));

@@ -160,26 +160,19 @@ fn word_node(
     name: &str,
     value: impl FnOnce(u32) -> Value,
 ) -> Option<(u32, NodeId)> {
-    let at = f.at();
-    let parent = f.parent();
-    let v = f.builder().read_u32(at, LE)?;
-    let id = f.builder().leaf(parent, name, at, 4, value(v));
-    f.skip(4);
-    Some((v, id))
+    let v = f.field(name, 4, |v| value(v as u32))?;
+    Some((v as u32, f.last_fitted()?))
 }
 
 /// `size` reserved or IV bytes, shown as hex (or as zero bytes).
 fn bytes(f: &mut Fields<'_, '_>, name: &str, size: u64) {
-    let at = f.at();
-    let parent = f.parent();
-    let b = f.builder();
-    let v = if b.slice(at, size).iter().all(|&x| x == 0) {
-        format!("{size} zero bytes")
-    } else {
-        text::hex(b.slice(at, size), 16)
-    };
-    b.leaf(parent, name, at, size, v);
-    f.skip(size);
+    f.span(name, size, |d| {
+        if d.iter().all(|&x| x == 0) {
+            format!("{size} zero bytes").into()
+        } else {
+            text::hex(d, 16).into()
+        }
+    });
 }
 
 /// An attributes word in hex (and `note`), with leaves for its bit fields.

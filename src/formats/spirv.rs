@@ -1,6 +1,6 @@
 //! SPIR-V module headers (magic 0x07230203, either byte order).
 
-use crate::model::{Builder, Endian, NodeId, Value};
+use crate::model::{Builder, Endian, Fields, NodeId};
 
 pub const MAGIC: u32 = 0x0723_0203;
 
@@ -52,44 +52,18 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
         4,
         format!("0x{MAGIC:08x} (SPIR-V, {order})"),
     );
-    if let Some(v) = b.read_u32(off + 4, e) {
-        b.leaf(
-            parent,
-            "version",
-            off + 4,
-            4,
-            format!("{}.{}", (v >> 16) & 0xff, (v >> 8) & 0xff),
-        );
-    }
-    if let Some(g) = b.read_u32(off + 8, e) {
+    // A header cut short is reported below, in one message.
+    let mut f = Fields::new(b, parent, off + 4, e).quiet();
+    f.field("version", 4, |v| {
+        format!("{}.{}", (v >> 16) & 0xff, (v >> 8) & 0xff).into()
+    });
+    f.field("generator", 4, |g| {
         let tool = (g >> 16) as u16;
         let name = generator(tool).unwrap_or("unregistered");
-        b.leaf(
-            parent,
-            "generator",
-            off + 8,
-            4,
-            format!("{name} (tool {tool}, version {})", g & 0xffff),
-        );
-    }
-    if let Some(v) = b.read_u32(off + 12, e) {
-        b.leaf(
-            parent,
-            "bound",
-            off + 12,
-            4,
-            Value::uint(v.into()).with_width(4),
-        );
-    }
-    if let Some(v) = b.read_u32(off + 16, e) {
-        b.leaf(
-            parent,
-            "schema",
-            off + 16,
-            4,
-            Value::uint(v.into()).with_width(4),
-        );
-    }
+        format!("{name} (tool {tool}, version {})", g & 0xffff).into()
+    });
+    f.uint("bound", 4);
+    f.uint("schema", 4);
     if len < 20 {
         b.error(off, len, "SPIR-V header needs 20 bytes");
         return;

@@ -452,25 +452,21 @@ fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, limit: u64) -> bool {
         return false;
     }
     let h = b.group(parent, "header", off, 8);
-    b.leaf(h, "magic", off, 4, Value::str_bytes(b.slice(off, 4)));
-    let major = b.read_u8(off + 4).unwrap_or(0);
-    let minor = b.read_u8(off + 5).unwrap_or(0);
-    b.leaf(h, "version", off + 4, 2, format!("{major}.{minor}"));
+    // The 8 bytes are there (checked above).
+    let mut f = Fields::new(b, h, off, LE);
+    f.span("magic", 4, Value::str_bytes);
+    let v = f
+        .field("version", 2, |v| format!("{}.{}", v & 0xff, v >> 8).into())
+        .unwrap_or(0);
+    let (major, minor) = (v & 0xff, v >> 8);
     if (major, minor) != (2, 0) {
-        b.warn(
+        f.builder().warn(
             off + 4,
             2,
             format!("XE version {major}.{minor}; the known version is 2.0"),
         );
     }
-    let res = b.read_u16(off + 6, LE).unwrap_or(0);
-    b.leaf(
-        h,
-        "reserved",
-        off + 6,
-        2,
-        Value::uint(res.into()).with_width(2),
-    );
+    let res = f.uint("reserved", 2).unwrap_or(0);
     if res != 0 {
         b.warn(
             off + 6,
@@ -571,11 +567,7 @@ fn scan(b: &mut Builder<'_>, start: u64, limit: u64) -> List {
         }
         let index = list.count as usize;
         list.count += 1;
-        let (Some(ty), Some(res), Some(size)) = (
-            b.read_u16(p, LE),
-            b.read_u16(p + 2, LE),
-            b.read_u64(p + 4, LE),
-        ) else {
+        let Some((ty, res, size)) = words12(b, p) else {
             break Stop::End;
         };
         let mut problems = Problems::default();
@@ -625,14 +617,20 @@ fn repeats(b: &Builder<'_>, p: u64, h: &[u8; 12], max: u64) -> u64 {
     (n as u64).clamp(1, max.max(1))
 }
 
+/// The 12 bytes at `p` as two 16-bit words and a 64-bit one: a sector
+/// header (type, reserved, size) or a load target (node, tile, address).
+fn words12(b: &Builder<'_>, p: u64) -> Option<(u16, u16, u64)> {
+    Some((
+        b.read_u16(p, LE)?,
+        b.read_u16(p + 2, LE)?,
+        b.read_u64(p + 4, LE)?,
+    ))
+}
+
 /// Reads sector `i` at `at` again (for its nodes), with where it starts,
 /// as the first pass found it.
 fn reread(b: &Builder<'_>, i: u64, at: u64, limit: u64, aimed: &[Sector]) -> Option<Sector> {
-    let (ty, res, size) = (
-        b.read_u16(at, LE)?,
-        b.read_u16(at + 2, LE)?,
-        b.read_u64(at + 4, LE)?,
-    );
+    let (ty, res, size) = words12(b, at)?;
     let index = usize::try_from(i).ok()?;
     let mut quiet = Problems::default();
     let mut s = check_sector(b, index, at, ty, res, size, limit, &mut quiet);
@@ -797,11 +795,7 @@ fn check_data(b: &Builder<'_>, s: &mut Sector, out: &mut Problems) {
         );
     }
     if matches!(s.ty, BINARY | ELF | GOTO | CALL) {
-        let (Some(node), Some(tile), Some(addr)) = (
-            b.read_u16(d, LE),
-            b.read_u16(d + 2, LE),
-            b.read_u64(d + 4, LE),
-        ) else {
+        let Some((node, tile, addr)) = words12(b, d) else {
             return;
         };
         s.target = Some(Target { node, tile, addr });

@@ -8,7 +8,7 @@ use saphyr_parser::{Event, Parser, ScalarStyle};
 
 use crate::formats::elf::{Elf, Sec, Sections, Vendor};
 use crate::formats::spirv;
-use crate::model::{named, num, text, Builder, Endian, Gap, NodeId};
+use crate::model::{num, text, Builder, Endian, Fields, Gap, NodeId};
 
 pub const SHT_ZEBIN_SPIRV: u32 = 0xff00_0009;
 pub const SHT_ZEBIN_ZEINFO: u32 = 0xff00_0011;
@@ -221,7 +221,7 @@ pub const PRODUCT_CONFIG: [(&str, u32, u32); 4] = [
 ];
 
 fn bits(v: u32, lo: u32, width: u32) -> u32 {
-    (v >> lo) & ((1u32 << width) - 1)
+    crate::model::bits(v.into(), lo, width) as u32
 }
 
 /// The byte of a 4-byte word that holds bit `bit`, for an absolute range.
@@ -268,32 +268,23 @@ fn bitfields(
 
 /// Decodes the description of an IntelGT note.
 pub(crate) fn note_desc(b: &mut Builder<'_>, parent: NodeId, typ: u32, d: u64, n: u64, e: Endian) {
-    let word = if n == 4 { b.read_u32(d, e) } else { None };
+    let mut f = Fields::new(b, parent, d, e);
+    let word = if n == 4 { f.peek(d, 4) } else { None };
     match (typ, word) {
-        (1, Some(v)) => {
-            b.leaf(
-                parent,
-                "product family",
-                d,
-                4,
-                named(v.into(), product_family(v)),
-            );
+        (1, Some(_)) => {
+            f.named("product family", 4, |v| product_family(v as u32));
         }
-        (2, Some(v)) => {
-            b.leaf(
-                parent,
-                "gfxcore family",
-                d,
-                4,
-                named(v.into(), gfxcore_family(v)),
-            );
+        (2, Some(_)) => {
+            f.named("gfxcore family", 4, |v| gfxcore_family(v as u32));
         }
         (3, Some(v)) => {
+            let v = v as u32;
             let g = b.group(parent, "target metadata", d, 4);
             b.set_value(g, format!("0x{v:08x}"));
             bitfields(b, g, v, d, e, &TARGET_METADATA);
         }
         (6, Some(v)) => {
+            let v = v as u32;
             let g = b.group(parent, "product config", d, 4);
             b.set_value(
                 g,
@@ -306,37 +297,20 @@ pub(crate) fn note_desc(b: &mut Builder<'_>, parent: NodeId, typ: u32, d: u64, n
             );
             bitfields(b, g, v, d, e, &PRODUCT_CONFIG);
         }
-        (5, Some(v)) => {
-            b.leaf(parent, "vISA ABI version", d, 4, num(v.into()));
+        (5, Some(_)) => {
+            f.u32("vISA ABI version");
         }
-        (7, Some(v)) => {
-            b.leaf(
-                parent,
-                "indirect access detection version",
-                d,
-                4,
-                num(v.into()),
-            );
+        (7, Some(_)) => {
+            f.u32("indirect access detection version");
         }
-        (8, Some(v)) => {
-            b.leaf(
-                parent,
-                "indirect access buffer major version",
-                d,
-                4,
-                num(v.into()),
-            );
+        (8, Some(_)) => {
+            f.u32("indirect access buffer major version");
         }
         (4, _) => {
-            let s = b.slice(d, n);
-            let end = memchr::memchr(0, s).unwrap_or(s.len());
-            b.leaf(
-                parent,
-                "zebin version",
-                d,
-                n,
-                text::quoted(s.get(..end).unwrap_or(&[])),
-            );
+            f.span("zebin version", n, |s| {
+                let end = memchr::memchr(0, s).unwrap_or(s.len());
+                text::quoted(s.get(..end).unwrap_or(&[])).into()
+            });
         }
         (1..=3 | 5..=8, None) => {
             b.raw(parent, "desc", d, n);

@@ -17,6 +17,9 @@ pub struct Fields<'b, 'a> {
     e: Endian,
     /// False once a field did not fit: the rest are not read.
     ok: bool,
+    /// True when a field that does not fit raises no diagnostic (the
+    /// caller reports the short structure itself).
+    quiet: bool,
     /// The node of the last field read.
     last: Option<NodeId>,
 }
@@ -30,8 +33,17 @@ impl<'b, 'a> Fields<'b, 'a> {
             at: base,
             e,
             ok: true,
+            quiet: false,
             last: None,
         }
+    }
+
+    /// The same cursor, leaving out a field that does not fit (and the
+    /// ones after it) without a diagnostic: for a structure whose short
+    /// length the caller reports in its own words.
+    pub fn quiet(mut self) -> Self {
+        self.quiet = true;
+        self
     }
 
     /// The same cursor putting its fields under `parent` from now on (the
@@ -44,6 +56,28 @@ impl<'b, 'a> Fields<'b, 'a> {
     /// The node of the last field read, to link or to hang parts under.
     pub fn last(&self) -> Option<NodeId> {
         self.last
+    }
+
+    /// The node of the last field read, if every field so far fitted (a
+    /// field that did not fit leaves `last` at the one before it).
+    pub fn last_fitted(&self) -> Option<NodeId> {
+        self.last.filter(|_| self.ok)
+    }
+
+    /// Links the last field read to `[off, off+size)`, if every field so
+    /// far fitted.
+    pub fn link(&mut self, off: u64, size: u64) {
+        if let Some(n) = self.last_fitted() {
+            self.b.link(n, off, size);
+        }
+    }
+
+    /// Gives the last field read another value, if every field so far
+    /// fitted (what a number means found out after it was read).
+    pub fn set_value(&mut self, v: impl Into<Value>) {
+        if let Some(n) = self.last_fitted() {
+            self.b.set_value(n, v);
+        }
     }
 
     /// Reads a number of `size` bytes at `off` without a node (for values
@@ -89,6 +123,9 @@ impl<'b, 'a> Fields<'b, 'a> {
         let v = read_uint(self.b, self.at, size, self.e);
         if v.is_none() {
             self.ok = false;
+            if self.quiet {
+                return None;
+            }
             let have = self.b.file_len().saturating_sub(self.at);
             self.b.error(
                 self.at,
@@ -148,6 +185,15 @@ impl<'b, 'a> Fields<'b, 'a> {
         })
     }
 
+    /// An unsigned field always in decimal (versions, counts).
+    pub fn dec(&mut self, name: &str, size: u64) -> Option<u64> {
+        self.field(name, size, |v| Value::U {
+            v,
+            width: size as u8,
+            radix: Radix::Dec,
+        })
+    }
+
     /// An unsigned field in hex with all the digits of its size (`0x00ab`).
     pub fn hex_wide(&mut self, name: &str, size: u64) -> Option<u64> {
         self.field(name, size, |v| Value::hex_wide(v, size as u8))
@@ -170,6 +216,16 @@ impl<'b, 'a> Fields<'b, 'a> {
         names: impl FnOnce(u64) -> Option<&'static str>,
     ) -> Option<u64> {
         self.field(name, size, |v| Value::named(v, names(v)))
+    }
+
+    /// A named constant shown in hex: `0x3 (SHT_RELA)`.
+    pub fn named_hex(
+        &mut self,
+        name: &str,
+        size: u64,
+        names: impl FnOnce(u64) -> Option<&'static str>,
+    ) -> Option<u64> {
+        self.field(name, size, |v| Value::named_hex(v, names(v)))
     }
 
     /// A bit set: `0x6 (ALLOC | EXECINSTR)`.
@@ -196,6 +252,7 @@ impl<'b, 'a> Fields<'b, 'a> {
         let r = self.b.read_bytes(at, len);
         match r {
             Some(d) => self.last = Some(self.b.leaf(self.parent, name, at, len, f(d))),
+            None if self.quiet => self.ok = false,
             None => {
                 self.ok = false;
                 let have = self.b.file_len().saturating_sub(at);
@@ -321,6 +378,54 @@ mod tests {
         f.text("name", 4);
         assert!(f.ok() && f.at() == 26 && u.is_some());
         Some("rec")
+    }
+
+    fn named_rec(b: &mut Builder<'_>, p: NodeId, _o: u64, _l: u64) -> Option<&'static str> {
+        let mut f = Fields::new(b, p, 0, Endian::Little);
+        f.dec("ver", 2);
+        f.named_hex("type", 4, |v| (v == 0x10).then_some("SIXTEEN"));
+        f.link(0, 2);
+        f.u8("kind");
+        f.set_value(Value::text("renamed"));
+        f.hex("cut", 4);
+        f.link(0, 1);
+        Some("rec")
+    }
+
+    #[test]
+    fn decimal_named_hex_and_the_last_field() {
+        let mut d = 0x1234u16.to_le_bytes().to_vec();
+        d.extend_from_slice(&0x10u32.to_le_bytes());
+        d.push(7);
+        let mut t = Tree::build(Arc::new(Source::from_vec(d)), "t", named_rec);
+        let ver = t.find_path("ver").unwrap();
+        assert_eq!(t.value_text(ver).unwrap(), "4660");
+        let ty = t.find_path("type").unwrap();
+        assert_eq!(t.value_text(ty).unwrap(), "0x10 (SIXTEEN)");
+        assert_eq!(t.link(ty).map(|l| (l.offset, l.size)), Some((0, 2)));
+        let kind = t.find_path("kind").unwrap();
+        assert_eq!(t.value_text(kind).unwrap(), "renamed");
+        assert!(t.link(kind).is_none());
+        // The field that did not fit leaves the one before it alone.
+        assert_eq!(t.diagnostics().len(), 1);
+    }
+
+    fn quiet_rec(b: &mut Builder<'_>, p: NodeId, _o: u64, _l: u64) -> Option<&'static str> {
+        let mut f = Fields::new(b, p, 0, Endian::Little).quiet();
+        f.u16("a");
+        f.u32("cut");
+        f.u8("never");
+        assert!(!f.ok());
+        Some("rec")
+    }
+
+    #[test]
+    fn a_quiet_cursor_leaves_out_what_does_not_fit() {
+        let mut t = Tree::build(Arc::new(Source::from_vec(vec![1, 0, 2, 3])), "t", quiet_rec);
+        let k = t.children(t.root());
+        let names: Vec<String> = k.iter().map(|&i| t.name(i).to_string()).collect();
+        assert!(names.contains(&"a".to_string()) && !names.contains(&"cut".to_string()));
+        assert!(t.diagnostics().is_empty());
     }
 
     #[test]

@@ -74,6 +74,15 @@ pub fn named(v: u64, name: Option<&str>) -> Value {
     Value::named(v, name)
 }
 
+/// The `width` bits of `v` from bit `lo` up, shifted down (a bit field).
+pub fn bits(v: u64, lo: u32, width: u32) -> u64 {
+    let v = v.checked_shr(lo).unwrap_or(0);
+    match 1u64.checked_shl(width) {
+        Some(m) => v & (m - 1),
+        None => v,
+    }
+}
+
 /// `v` rounded up to a multiple of `a` (`a` of 0 or 1: `v`); `None` past
 /// `u64::MAX`.
 pub fn align_up(v: u64, a: u64) -> Option<u64> {
@@ -81,4 +90,18 @@ pub fn align_up(v: u64, a: u64) -> Option<u64> {
         return Some(v);
     }
     v.checked_add(a - 1).map(|x| x / a * a)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bit_fields() {
+        assert_eq!(bits(0x0027_0700, 8, 5), 7);
+        assert_eq!(bits(0x0027_0700, 21, 3), 1);
+        assert_eq!(bits(u64::MAX, 60, 8), 0xf);
+        assert_eq!(bits(u64::MAX, 0, 64), u64::MAX);
+        assert_eq!(bits(1, 64, 1), 0);
+    }
 }

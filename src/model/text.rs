@@ -151,6 +151,24 @@ pub fn hex32(v: u32) -> String {
     format!("0x{v:08x}")
 }
 
+/// The names `table` gives the set bits of `v`, joined by ` | `, then the
+/// set bits it does not name, in hex after `unknown`: `64-bit | LZ4 | 0x80`
+/// (empty for 0).
+pub fn flag_names(v: u64, table: &[(u64, &str)], unknown: &str) -> String {
+    let mut rest = v;
+    let mut parts: Vec<String> = Vec::new();
+    for &(bit, n) in table {
+        if v & bit != 0 {
+            parts.push(n.to_string());
+            rest &= !bit;
+        }
+    }
+    if rest != 0 {
+        parts.push(format!("{unknown}0x{rest:x}"));
+    }
+    parts.join(" | ")
+}
+
 /// A 16-byte UUID in 8-4-4-4-12 form, bytes in file order.
 pub fn uuid(b: &[u8]) -> String {
     let mut s = String::with_capacity(36);
@@ -166,6 +184,14 @@ pub fn uuid(b: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn flag_names_then_the_rest_in_hex() {
+        let t = [(1, "A"), (4, "C")];
+        assert_eq!(flag_names(0, &t, ""), "");
+        assert_eq!(flag_names(5, &t, ""), "A | C");
+        assert_eq!(flag_names(0x13, &t, "unknown "), "A | unknown 0x12");
+    }
 
     #[test]
     fn controls_and_bidi_are_escaped() {

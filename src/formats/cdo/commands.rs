@@ -138,19 +138,14 @@ fn word_at(f: &mut Fields<'_, '_>, name: &str, kind: Kind, ctx: &Ctx) -> Option<
     let v = match kind {
         Kind::Aie => {
             let at = f.at();
-            let v = f.builder().read_u32(at, LE)?;
-            let rest = format!(" ({})", aie_text(v));
-            let parent = f.parent();
-            let id = f.builder().leaf(
-                parent,
-                name,
-                at,
-                4,
-                Value::with(v.into(), Radix::HexWide, rest).with_width(4),
-            );
-            aie_children(f.builder(), id, at, v, ctx);
-            f.skip(4);
-            Some(u64::from(v))
+            let v = f.field(name, 4, |v| {
+                let rest = format!(" ({})", aie_text(v as u32));
+                Value::with(v, Radix::HexWide, rest).with_width(4)
+            })?;
+            if let Some(id) = f.last_fitted() {
+                aie_children(f.builder(), id, at, v as u32, ctx);
+            }
+            Some(v)
         }
         Kind::Count("") => f.u32(name),
         Kind::Count(unit) => f.field(name, 4, |v| {

@@ -278,18 +278,7 @@ fn bits(v: u64, table: &[(u64, &str)]) -> String {
     if v == 0 {
         return "0".into();
     }
-    let mut rest = v;
-    let mut parts = Vec::new();
-    for &(bit, n) in table {
-        if v & bit != 0 {
-            parts.push(n.to_string());
-            rest &= !bit;
-        }
-    }
-    if rest != 0 {
-        parts.push(format!("0x{rest:x}"));
-    }
-    format!("0x{v:x} ({})", parts.join(" | "))
+    format!("0x{v:x} ({})", crate::model::text::flag_names(v, table, ""))
 }
 
 pub const PT_DYNAMIC: u32 = 2;

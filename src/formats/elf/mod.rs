@@ -20,12 +20,13 @@ mod vendor;
 
 pub use vendor::{Sections, Vendor};
 
+pub(crate) use relocations::{rel_sym, rels};
 pub(crate) use strings::strings as strings_node;
 pub(crate) use symbols::{read_sym, sym_bytes};
 
 use std::sync::Arc;
 
-use crate::model::{named, num, text, Builder, Endian, Fields, NodeId, Raw, Value};
+use crate::model::{named, num, read_uint, text, Builder, Endian, Fields, NodeId, Raw, Value};
 
 pub use constants::{EM_AMDGPU, EM_CUDA, EM_INTELGT, EM_XCORE, SHT_LLVM_OFFLOADING};
 
@@ -165,6 +166,8 @@ impl Elf {
         }
     }
 
+    /// An address-sized word at `off`. (Symbol tables read it for every
+    /// entry: a plain branch, not the size-generic reader.)
     pub fn read_word(&self, b: &Builder<'_>, off: u64) -> Option<u64> {
         if self.is64 {
             b.read_u64(off, self.e)
@@ -405,10 +408,10 @@ fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> Option<Hdr
         f.builder()
             .warn(off + 6, 1, format!("EI_VERSION is {v}, not 1 (EV_CURRENT)"));
     }
-    let osabi = f.builder().read_u8(off + 7).unwrap_or(0);
+    let osabi = f.peek(off + 7, 1).unwrap_or(0) as u8;
     f.named("EI_OSABI", 1, |v| constants::osabi(v as u8, machine));
     // The machine may name the ABI version (AMDGPU: the code object version).
-    let abiv = f.builder().read_u8(off + 8).unwrap_or(0);
+    let abiv = f.peek(off + 8, 1).unwrap_or(0) as u8;
     let abi_name =
         crate::formats::elf_vendor(machine, osabi).and_then(|x| x.abi_version(osabi, abiv));
     f.with("EI_ABIVERSION", 1, |v| match &abi_name {
@@ -428,39 +431,44 @@ fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> Option<Hdr
         return None;
     }
     let w = if is64 { 8 } else { 4 };
-    let abi = b.read_u8(off + 8).unwrap_or(0);
     let mut f = Fields::new(b, hdr, off + 16, e);
-    // A field that is not there reads as 0 (the header's size was checked).
-    let mut field = |name: &str, size: u64, show: &dyn Fn(u64) -> Value| {
-        let v = f.field(name, size, show).unwrap_or(0);
-        (v, f.last().unwrap_or(hdr))
-    };
-    let (etype, _) = field("e_type", 2, &|v| constants::etype(v as u16).into());
-    field("e_machine", 2, &|_| {
-        named(machine.into(), constants::machine(machine))
-    });
-    field("e_version", 4, &|v| match v {
+    let abi = f.peek(off + 8, 1).unwrap_or(0) as u8;
+    // A field that is not there reads as 0 (the header's size was checked),
+    // its node as the header's.
+    let etype = f
+        .field("e_type", 2, |v| constants::etype(v as u16).into())
+        .unwrap_or(0);
+    f.named("e_machine", 2, |_| constants::machine(machine));
+    f.field("e_version", 4, |v| match v {
         1 => "1 (EV_CURRENT)".into(),
         v => num(v),
     });
-    let (entry, entry_node) = field("e_entry", w, &num);
-    let (phoff, phoff_node) = field("e_phoff", w, &num);
-    let (shoff, shoff_node) = field("e_shoff", w, &num);
-    field("e_flags", 4, &|v| {
+    let entry = f.uint("e_entry", w).unwrap_or(0);
+    let entry_node = f.last().unwrap_or(hdr);
+    let phoff = f.uint("e_phoff", w).unwrap_or(0);
+    let phoff_node = f.last().unwrap_or(hdr);
+    let shoff = f.uint("e_shoff", w).unwrap_or(0);
+    let shoff_node = f.last().unwrap_or(hdr);
+    f.field("e_flags", 4, |v| {
         constants::eflags(v as u32, machine, abi).into()
     });
-    let (ehsize, _) = field("e_ehsize", 2, &|v| {
-        if v == hsize {
-            num(v)
-        } else {
-            format!("{} (expected {hsize})", num(v)).into()
-        }
-    });
-    let (phentsize, _) = field("e_phentsize", 2, &num);
-    let (phnum, phnum_node) = field("e_phnum", 2, &num);
-    let (shentsize, _) = field("e_shentsize", 2, &num);
-    let (shnum, shnum_node) = field("e_shnum", 2, &num);
-    let (shstrndx, shstrndx_node) = field("e_shstrndx", 2, &num);
+    let ehsize = f
+        .field("e_ehsize", 2, |v| {
+            if v == hsize {
+                num(v)
+            } else {
+                format!("{} (expected {hsize})", num(v)).into()
+            }
+        })
+        .unwrap_or(0);
+    let phentsize = f.uint("e_phentsize", 2).unwrap_or(0);
+    let phnum = f.uint("e_phnum", 2).unwrap_or(0);
+    let phnum_node = f.last().unwrap_or(hdr);
+    let shentsize = f.uint("e_shentsize", 2).unwrap_or(0);
+    let shnum = f.uint("e_shnum", 2).unwrap_or(0);
+    let shnum_node = f.last().unwrap_or(hdr);
+    let shstrndx = f.uint("e_shstrndx", 2).unwrap_or(0);
+    let shstrndx_node = f.last().unwrap_or(hdr);
     if ehsize != hsize {
         b.warn(
             off + 24 + 3 * w + 4,
@@ -548,13 +556,7 @@ fn read_sections(b: &mut Builder<'_>, elf: &mut Elf, h: &Hdr) {
     let w = elf.word();
     let read = |b: &Builder<'_>, i: u64| -> Option<Sec> {
         let o = base.checked_add(i.checked_mul(h.shentsize)?)?;
-        let word = |x: u64| {
-            if h.is64 {
-                b.read_u64(o + x, e)
-            } else {
-                b.read_u32(o + x, e).map(u64::from)
-            }
-        };
+        let word = |x: u64| read_uint(b, o + x, w, e);
         Some(Sec {
             index: i as u32,
             name: String::new(),
@@ -845,7 +847,7 @@ fn phdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
         p_flags(&mut f);
     }
     let off = f.uint("p_offset", w).unwrap_or(0);
-    let off_node = f.last().filter(|_| f.ok());
+    let off_node = f.last_fitted();
     let vaddr = f.uint("p_vaddr", w).unwrap_or(0);
     f.uint("p_paddr", w);
     let filesz = f.uint("p_filesz", w).unwrap_or(0);
@@ -904,71 +906,63 @@ fn shdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
             s.size
         ),
     );
-    let n = b.leaf(id, "sh_name", o, 4, num(s.name_off.into()));
+    // The numbers were read into `s` already; the fields are read again
+    // from the same bytes as they are shown.
+    let mut f = Fields::new(b, id, o, elf.e);
+    f.uint("sh_name", 4);
     if elf.shstrndx != 0 {
-        if let Ok(st) = elf.string(b, elf.shstrndx, s.name_off.into()) {
-            b.set_value(
-                n,
-                Value::StrAt {
-                    v: s.name_off.into(),
-                    s: st.text.into(),
-                },
-            );
-            b.link(n, st.off, st.len);
+        if let Ok(st) = elf.string(f.builder(), elf.shstrndx, s.name_off.into()) {
+            f.set_value(Value::StrAt {
+                v: s.name_off.into(),
+                s: st.text.into(),
+            });
+            f.link(st.off, st.len);
         }
     }
-    b.leaf(
-        id,
-        "sh_type",
-        o + 4,
-        4,
-        Value::named_hex(s.typ.into(), tname),
-    );
-    b.leaf(id, "sh_flags", o + 8, w, constants::shflags(s.flags));
-    b.leaf(id, "sh_addr", o + 8 + w, w, num(s.addr));
-    let so = b.leaf(id, "sh_offset", o + 8 + 2 * w, w, num(s.offset));
-    if let Some((a, sz)) = elf.data(s) {
-        b.link(so, a, sz);
+    f.named_hex("sh_type", 4, |_| tname);
+    f.field("sh_flags", w, |v| constants::shflags(v).into());
+    f.uint("sh_addr", w);
+    let data = elf.data(s);
+    f.uint("sh_offset", w);
+    if let Some((a, sz)) = data {
+        f.link(a, sz);
     }
-    let sz = b.leaf(id, "sh_size", o + 8 + 3 * w, w, num(s.size));
-    if let Some((a, len)) = elf.data(s) {
-        b.link(sz, a, len);
+    f.uint("sh_size", w);
+    if let Some((a, sz)) = data {
+        f.link(a, sz);
     }
-    let ln = b.leaf(id, "sh_link", o + 8 + 4 * w, 4, num(s.link.into()));
+    f.uint("sh_link", 4);
     if s.link != 0 {
         if let Some(t) = elf.sec(s.link.into()) {
-            b.set_value(
-                ln,
-                named(s.link.into(), Some(&elf.sec_name_cow(t.index.into()))),
-            );
-            b.link(ln, t.hdr, elf.shentsize.min(size));
+            f.set_value(named(
+                s.link.into(),
+                Some(&elf.sec_name_cow(t.index.into())),
+            ));
+            f.link(t.hdr, elf.shentsize.min(size));
         }
     }
-    let inf = b.leaf(id, "sh_info", o + 12 + 4 * w, 4, num(s.info.into()));
+    f.uint("sh_info", 4);
     let info_is_sec = s.flags & constants::SHF_INFO_LINK != 0
         || (matches!(s.typ, constants::SHT_REL | constants::SHT_RELA) && s.info != 0);
     if info_is_sec {
         if let Some(t) = elf.sec(s.info.into()) {
-            b.set_value(
-                inf,
-                named(s.info.into(), Some(&elf.sec_name_cow(t.index.into()))),
-            );
-            b.link(inf, t.hdr, elf.shentsize.min(size));
+            f.set_value(named(
+                s.info.into(),
+                Some(&elf.sec_name_cow(t.index.into())),
+            ));
+            f.link(t.hdr, elf.shentsize.min(size));
         }
     } else if s.typ == constants::SHT_GROUP || elf.vendor.is_some_and(|v| v.info_is_symbol(s.typ)) {
         // sh_info is a symbol index in the table sh_link names.
         if let Some(so) = symbols::sym_entry(elf, s.link, s.info.into()) {
-            b.link(inf, so, elf.sym_size());
-            b.set_value(inf, Value::note(Raw::U(s.info.into()), "symbol"));
+            f.link(so, elf.sym_size());
+            f.set_value(Value::note(Raw::U(s.info.into()), "symbol"));
         }
     } else if matches!(s.typ, constants::SHT_SYMTAB | constants::SHT_DYNSYM) {
-        b.set_value(
-            inf,
-            Value::note(Raw::U(s.info.into()), "first non-local symbol"),
-        );
+        f.set_value(Value::note(Raw::U(s.info.into()), "first non-local symbol"));
     }
-    b.leaf(id, "sh_addralign", o + 16 + 4 * w, w, num(s.align));
-    b.leaf(id, "sh_entsize", o + 16 + 5 * w, w, num(s.entsize));
+    f.uint("sh_addralign", w);
+    f.uint("sh_entsize", w);
 }
 
 #[cfg(test)]

@@ -3,12 +3,13 @@
 
 use std::sync::Arc;
 
-use super::symbols::{relocatable, sym_entry, sym_name};
+use super::symbols::{read_sym, relocatable, sym_entry, sym_name, Sym};
 use super::{
+    constants,
     contents::{entsize_check, label},
     Elf, Sec,
 };
-use crate::model::{inum, named, num, Builder, NodeId, Value};
+use crate::model::{inum, named, num, sign_extend, Builder, NodeId, Value};
 
 #[allow(clippy::too_many_arguments)]
 pub(super) fn relocs(
@@ -38,27 +39,81 @@ pub(super) fn relocs(
     id
 }
 
-fn reloc(b: &mut Builder<'_>, p: NodeId, elf: &Elf, ri: u32, rela: bool, i: u64, o: u64) {
+/// One REL or RELA entry as read: where it applies, its info word split
+/// into symbol index and type, and its addend as stored (`None` for REL).
+#[derive(Clone, Copy)]
+pub(crate) struct Rel {
+    pub offset: u64,
+    pub info: u64,
+    pub sym: u64,
+    pub typ: u64,
+    pub addend: Option<u64>,
+}
+
+/// The entry at `o` of a REL (`rela` false) or RELA table; `None` when its
+/// offset or info word does not read.
+pub(crate) fn read_rel(b: &Builder<'_>, elf: &Elf, o: u64, rela: bool) -> Option<Rel> {
     let w = elf.word();
-    let (Some(r_offset), Some(info)) = (elf.read_word(b, o), elf.read_word(b, o + w)) else {
-        return;
-    };
-    let addend = if rela {
-        elf.read_word(b, o + 2 * w).map(|v| {
-            if elf.is64 {
-                v as i64
-            } else {
-                i64::from(v as u32 as i32)
-            }
-        })
-    } else {
-        None
-    };
+    let offset = elf.read_word(b, o)?;
+    let info = elf.read_word(b, o + w)?;
     let (sym, typ) = if elf.is64 {
         (info >> 32, info & 0xffff_ffff)
     } else {
         (info >> 8, info & 0xff)
     };
+    let addend = if rela {
+        elf.read_word(b, o + 2 * w)
+    } else {
+        None
+    };
+    Some(Rel {
+        offset,
+        info,
+        sym,
+        typ,
+        addend,
+    })
+}
+
+/// The first `max` entries of relocation section `r` (REL or RELA), up to
+/// the first that does not read; `None` when `r` has no bytes in the file.
+pub(crate) fn rels<'e>(
+    b: &'e Builder<'_>,
+    elf: &'e Elf,
+    r: &Sec,
+    max: u64,
+) -> Option<impl Iterator<Item = Rel> + 'e> {
+    let (ra, rl) = elf.data(r)?;
+    let rela = r.typ == constants::SHT_RELA;
+    let es = elf.word() * if rela { 3 } else { 2 };
+    Some((0..(rl / es).min(max)).map_while(move |k| read_rel(b, elf, ra + k * es, rela)))
+}
+
+/// Symbol `sym` of symbol table section `symtab`, as a relocation names
+/// it: read when its entry starts inside the table.
+pub(crate) fn rel_sym(b: &Builder<'_>, elf: &Elf, symtab: u32, sym: u64) -> Option<Sym> {
+    let st = elf.sec(symtab.into())?;
+    let (sa, sl) = elf.data(st)?;
+    let so = sym.checked_mul(elf.sym_size())?;
+    if so >= sl {
+        return None;
+    }
+    read_sym(b, elf, sa + so)
+}
+
+fn reloc(b: &mut Builder<'_>, p: NodeId, elf: &Elf, ri: u32, rela: bool, i: u64, o: u64) {
+    let w = elf.word();
+    let Some(Rel {
+        offset: r_offset,
+        info,
+        sym,
+        typ,
+        addend,
+    }) = read_rel(b, elf, o, rela)
+    else {
+        return;
+    };
+    let addend = addend.map(|v| sign_extend(v, w));
     let Some(rs) = elf.sec(ri.into()) else {
         return;
     };

@@ -349,20 +349,11 @@ fn date(v: u64) -> Value {
 }
 
 fn action_mask(v: u64) -> Value {
-    let mut names = Vec::new();
-    if v & 1 != 0 {
-        names.push("AM_LOAD_AIE".to_string());
-    }
-    if v & 2 != 0 {
-        names.push("AM_LOAD_PDI".to_string());
-    }
-    if v & !3 != 0 {
-        names.push(format!("unknown 0x{:x}", v & !3));
-    }
-    let names = if names.is_empty() {
+    const ACTIONS: &[(u64, &str)] = &[(1, "AM_LOAD_AIE"), (2, "AM_LOAD_PDI")];
+    let names = if v == 0 {
         "none".to_string()
     } else {
-        names.join(" | ")
+        text::flag_names(v, ACTIONS, "unknown ")
     };
     Value::with(v, Radix::Dec, format!(" ({names})"))
 }
