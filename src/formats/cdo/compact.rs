@@ -100,7 +100,10 @@ pub(super) fn parse_compact(
         );
     }
     // The fast pass: records, their commands, the pool they use.
-    let mut t = Tally::default();
+    let mut t = Tally {
+        regs: ctx.regs,
+        ..Tally::default()
+    };
     let mut budget = Budget::new();
     let mut marks = Vec::new();
     let mut count = 0u64;
@@ -147,6 +150,7 @@ pub(super) fn parse_compact(
             let w = |i: u64| word(b, e + 4 * i, area_end).unwrap_or(0);
             if r.op == 5 {
                 t.touch(w(0), w(1));
+                t.write_to(w(0), w(1));
                 let po = u64::from(w(2));
                 let lw = u64::from(w(3) & 0xffff);
                 t.dma_bytes += 4 * lw;
@@ -167,6 +171,7 @@ pub(super) fn parse_compact(
                 }
             } else {
                 t.touch(0, w(0));
+                t.write_to(0, w(0));
             }
         }
         off = r.end();
@@ -292,13 +297,13 @@ pub(super) fn entry(
         Some(c) if op != 5 => {
             let got = decode(b, p, c.fields, ctx, MAX_DEPTH);
             c.summary
-                .and_then(|t| render(t, c.fields, &got))
+                .and_then(|t| render(t, c.fields, &got, ctx))
                 .unwrap_or_default()
         }
         // DMA_WRITE entries give where their data lies in the pool.
         _ => {
             let a = match decode(b, p, ADDRESS64, ctx, MAX_DEPTH).first() {
-                Some(Some(Got::Pair(h, l))) => addr_text(*h, *l),
+                Some(Some(Got::Pair(h, l))) => addr_text(*h, *l, ctx),
                 _ => "?".to_string(),
             };
             let mut f = Fields::new(b, node, p.at(2), LE);
