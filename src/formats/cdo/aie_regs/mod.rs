@@ -219,7 +219,12 @@ mod tests {
             Gen::AieMl.lookup(3, 0x400).unwrap().to_string(),
             "DATAMEMORY+0x400"
         );
-        assert!(Gen::AieMl.lookup(2, 0x1d002).is_none());
+        // Between BD 0 (six words) and BD 1 (at 0x1d020): no register.
+        assert!(Gen::AieMl.lookup(2, 0x1d018).is_none());
+        assert_eq!(
+            Gen::AieMl.lookup(2, 0x1d002).unwrap().to_string(),
+            "DMA_BD0_0+0x2"
+        );
         let f = BitField {
             name: "X",
             lsb: 4,
