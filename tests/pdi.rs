@@ -1614,3 +1614,37 @@ fn register_names_show_in_the_tree_and_the_json() {
     assert!(value(path(cdo, "summary/registers"))
         .starts_with("AIE-ML (AIE2) names (assumed: the xclbin gives no hw_gen): "));
 }
+
+#[test]
+fn compact_dma_writes_name_their_registers_in_the_pool() {
+    // aie-rt's xaie2pgbl_params.h: DMA_BD0_0 at 0x0001D000, its
+    // BUFFER_LENGTH field LSB 0, WIDTH 14.
+    let x = xclbins()
+        .into_iter()
+        .find(|p| p.to_string_lossy().contains("AIE2P_Nx4"))
+        .unwrap();
+    let f = pdis_in(&x).into_iter().find(|f| f.what == "AIE#0").unwrap();
+    assert!(is_compact(&f.bytes));
+    let dma = expand_compact(&f.bytes)
+        .into_iter()
+        .find(|c| c.name == "DMA_WRITE" && c.addr == 0x0021_d000)
+        .expect("a DMA_WRITE of BD 0 of tile (0, 2)");
+    let data = dma.data.unwrap();
+    let w0 = u32_at(&data, 0);
+    let j = json::json_of(&x);
+    let img = child(partition_node(&j), "pdi[0] image");
+    let pool = path(img, "partitions/[0] CDO/data_pool");
+    let chunk = items(pool)
+        .into_iter()
+        .find(|c| name(c).ends_with("] 0x0021d000"))
+        .unwrap();
+    let word = child(chunk, "[0] DMA_BD0_0");
+    assert_eq!(value(word), format!("0x{w0:08x}"));
+    assert_eq!(
+        value(child(word, "BUFFER_LENGTH")),
+        format!("0x{:x} (bits 13..0)", w0 & 0x3fff)
+    );
+    assert_eq!(kids(chunk).len(), data.len() / 4);
+    assert!(value(path(img, "partitions/[0] CDO/summary/registers"))
+        .starts_with("AIE2P names (hw_gen 4): "));
+}

@@ -122,7 +122,15 @@ fn bit_fields(
 
 /// The words a DMA write puts in registers (rather than in a memory),
 /// under its data node: each with its register's name and bit fields.
-fn dma_words(b: &mut Builder<'_>, id: NodeId, s: u64, l: u64, row: u32, off: u32, ctx: &Ctx) {
+pub(super) fn dma_words(
+    b: &mut Builder<'_>,
+    id: NodeId,
+    s: u64,
+    l: u64,
+    row: u32,
+    off: u32,
+    ctx: &Ctx,
+) {
     // A write to a memory is data, not registers.
     if register(row, off, ctx).is_none_or(|h| h.reg.size > 4) {
         return;
