@@ -87,7 +87,10 @@ pub(super) fn decode(
                 bit_fields(b, id, at, v, mask.unwrap_or(u32::MAX), h.fields);
             }
         }
-        if let Some((id, s, l)) = data {
+        // A keyhole write puts its words in a window over and over: they
+        // are not registers one after another.
+        let keyhole = layout.iter().any(|fd| fd.name == "keyhole_size");
+        if let (Some((id, s, l)), false) = (data, keyhole) {
             dma_words(b, id, s, l, r, o, ctx);
         }
     }
@@ -139,12 +142,13 @@ pub(super) fn dma_words(
         let at = s + 4 * k;
         let Some(v) = b.read_u32(at, LE) else { break };
         let o = off.wrapping_add(4 * k as u32);
-        let name = match register(row, o, ctx) {
+        let h = register(row, o, ctx);
+        let name = match h {
             Some(h) => format!("[{k}] {h}"),
             None => format!("[{k}] reg 0x{o:05x}"),
         };
         let wid = b.leaf(id, name, at, 4, Value::hex_wide(u64::from(v), 4));
-        if let Some(h) = register(row, o, ctx) {
+        if let Some(h) = h {
             bit_fields(b, wid, at, v, u32::MAX, h.fields);
         }
     }
