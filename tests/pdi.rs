@@ -390,7 +390,7 @@ fn headers_are_decoded_with_their_checksums() {
 /// Runs pdi::parse_in_partition on a whole file, as the xclbin parser does
 /// for an AIE_PARTITION image.
 fn in_partition(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> Option<&'static str> {
-    pdi::parse_in_partition(b, parent, off, len, &[1, 2, 3, 4]);
+    pdi::parse_in_partition(b, parent, off, len, &[1, 2, 3, 4], None);
     Some("pdi")
 }
 
@@ -1237,4 +1237,414 @@ fn the_command_table_follows_the_loaders_layouts() {
             assert!(ok, "{name}: word {k} ({w}) is {fname} {kind:?}");
         }
     }
+}
+
+// ---------------------------------------------------------------------------
+// register names
+
+use cdo::aie_regs::{Gen, TileKind};
+
+/// Lines of aie-rt's register headers (github.com/Xilinx/aie-rt,
+/// driver/src/global/xaiemlgbl_params.h and xaie2pgbl_params.h, MIT),
+/// quoted as they stand, parsed here on their own.
+const AIE_RT_LINES: &str = "
+#define XAIEMLGBL_CORE_MODULE_CORE_CONTROL                               0x00032000
+#define XAIEMLGBL_CORE_MODULE_STREAM_SWITCH_MASTER_CONFIG_DMA0           0x0003F004
+#define XAIEMLGBL_CORE_MODULE_STREAM_SWITCH_MASTER_CONFIG_DMA0_MASTER_ENABLE_LSB 31
+#define XAIEMLGBL_CORE_MODULE_STREAM_SWITCH_MASTER_CONFIG_DMA0_MASTER_ENABLE_WIDTH 1
+#define XAIEMLGBL_MEMORY_MODULE_DMA_BD0_1                                0x0001D004
+#define XAIEMLGBL_MEMORY_MODULE_DMA_BD0_5_LOCK_ACQ_ID_LSB              0
+#define XAIEMLGBL_MEMORY_MODULE_DMA_BD0_5_LOCK_ACQ_ID_WIDTH            4
+#define XAIEMLGBL_MEMORY_MODULE_LOCK3_VALUE                              0x0001F030
+#define XAIEMLGBL_PL_MODULE_STREAM_SWITCH_MASTER_CONFIG_SOUTH0           0x0003F008
+#define XAIEMLGBL_PL_MODULE_TILE_CONTROL                                 0x00036030
+#define XAIEMLGBL_NOC_MODULE_LOCK0_VALUE                                 0x00014000
+#define XAIEMLGBL_NOC_MODULE_DMA_BD0_0                                   0x0001D000
+#define XAIEMLGBL_MEM_TILE_MODULE_DMA_BD0_0                              0x000A0000
+#define XAIEMLGBL_MEM_TILE_MODULE_STREAM_SWITCH_MASTER_CONFIG_DMA0       0x000B0000
+#define XAIEMLGBL_MEM_TILE_MODULE_LOCK0_VALUE                            0x000C0000
+#define XAIEMLGBL_MEM_TILE_MODULE_TILE_CONTROL                           0x00096030
+#define XAIE2PGBL_CORE_MODULE_CORE_CONTROL                              0x00032000
+#define XAIE2PGBL_CORE_MODULE_STREAM_SWITCH_MASTER_CONFIG_DMA0          0x0003F004
+#define XAIE2PGBL_CORE_MODULE_STREAM_SWITCH_MASTER_CONFIG_DMA0_MASTER_ENABLE_LSB 31
+#define XAIE2PGBL_CORE_MODULE_STREAM_SWITCH_MASTER_CONFIG_DMA0_MASTER_ENABLE_WIDTH 1
+#define XAIE2PGBL_MEMORY_MODULE_DMA_BD0_1                               0x0001D004
+#define XAIE2PGBL_MEMORY_MODULE_DMA_BD0_5_LOCK_ACQ_ID_LSB             0
+#define XAIE2PGBL_MEMORY_MODULE_DMA_BD0_5_LOCK_ACQ_ID_WIDTH           4
+#define XAIE2PGBL_MEMORY_MODULE_LOCK3_VALUE                             0x0001F030
+#define XAIE2PGBL_PL_MODULE_STREAM_SWITCH_MASTER_CONFIG_SOUTH0          0x0003F008
+#define XAIE2PGBL_PL_MODULE_TILE_CONTROL                                0x000FFF40
+#define XAIE2PGBL_NOC_MODULE_LOCK0_VALUE                                0x00014000
+#define XAIE2PGBL_NOC_MODULE_DMA_BD0_0                                  0x0001D000
+#define XAIE2PGBL_MEM_TILE_MODULE_DMA_BD0_0                             0x000A0000
+#define XAIE2PGBL_MEM_TILE_MODULE_DMA_MM2S_0_CONSTANT_PAD_VALUE         0x000A06E0
+#define XAIE2PGBL_MEM_TILE_MODULE_STREAM_SWITCH_MASTER_CONFIG_DMA0      0x000B0000
+#define XAIE2PGBL_MEM_TILE_MODULE_LOCK0_VALUE                           0x000C0000
+#define XAIE2PGBL_MEM_TILE_MODULE_TILE_CONTROL                          0x000FFF20
+";
+
+/// A row of each tile kind: the shim, memory tile and compute tile rows of
+/// an NPU partition.
+fn row_of(module: &str) -> u32 {
+    match module {
+        "NOC_MODULE" | "PL_MODULE" => 0,
+        "MEM_TILE_MODULE" => 1,
+        "CORE_MODULE" | "MEMORY_MODULE" => 2,
+        m => panic!("{m}"),
+    }
+}
+
+#[test]
+fn register_names_and_offsets_are_aie_rts() {
+    let mut checked = 0;
+    let defs: BTreeMap<String, u32> = AIE_RT_LINES
+        .lines()
+        .filter_map(|l| {
+            let mut w = l.split_whitespace();
+            (w.next() == Some("#define")).then_some(())?;
+            let name = w.next()?.to_string();
+            let v = w.next()?;
+            let v = match v.strip_prefix("0x") {
+                Some(h) => u32::from_str_radix(h, 16).unwrap(),
+                None => v.parse().unwrap(),
+            };
+            Some((name, v))
+        })
+        .collect();
+    for (macro_, &v) in &defs {
+        if macro_.ends_with("_LSB") || macro_.ends_with("_WIDTH") {
+            continue;
+        }
+        let (prefix, rest) = macro_.split_once('_').unwrap();
+        let g = match prefix {
+            "XAIEMLGBL" => Gen::AieMl,
+            "XAIE2PGBL" => Gen::Aie2p,
+            p => panic!("{p}"),
+        };
+        let module = [
+            "MEM_TILE_MODULE",
+            "MEMORY_MODULE",
+            "CORE_MODULE",
+            "NOC_MODULE",
+            "PL_MODULE",
+        ]
+        .into_iter()
+        .find(|m| rest.starts_with(&format!("{m}_")))
+        .unwrap();
+        let reg = &rest[module.len() + 1..];
+        let hit = g
+            .lookup(row_of(module), v)
+            .unwrap_or_else(|| panic!("{macro_}"));
+        assert_eq!(hit.to_string(), reg, "{macro_}");
+        assert_eq!(hit.reg.off, v, "{macro_}");
+        checked += 1;
+    }
+    // Bit fields: the LSB/WIDTH pairs.
+    for (macro_, &lsb) in defs.iter().filter(|(k, _)| k.ends_with("_LSB")) {
+        let stem = macro_.strip_suffix("_LSB").unwrap();
+        let width = defs[&format!("{stem}_WIDTH")];
+        let (reg_macro, off) = defs
+            .iter()
+            .filter(|(k, _)| stem.starts_with(&format!("{k}_")))
+            .map(|(k, v)| (k.clone(), *v))
+            .next()
+            .unwrap_or_else(|| {
+                // DMA_BD0_5 is not quoted: its offset follows BD0_1's.
+                let bd = stem.split("_DMA_BD0_5").next().unwrap();
+                (
+                    format!("{bd}_DMA_BD0_5"),
+                    defs[&format!("{bd}_DMA_BD0_1")] + 16,
+                )
+            });
+        let field = &stem[reg_macro.len() + 1..];
+        let g = if stem.starts_with("XAIEMLGBL") {
+            Gen::AieMl
+        } else {
+            Gen::Aie2p
+        };
+        let hit = g.lookup(2, off).unwrap();
+        let f = hit
+            .fields
+            .iter()
+            .find(|f| f.name == field)
+            .unwrap_or_else(|| panic!("{stem}"));
+        assert_eq!(
+            (u32::from(f.lsb), u32::from(f.width)),
+            (lsb, width),
+            "{stem}"
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 29);
+    // XRT's AIE2 register list (github.com/Xilinx/XRT, src/runtime_src/xdp/
+    // profile/plugin/aie_debug/generations/aie2_registers.h) agrees:
+    // `cm_core_control = 0x00032000`, `mem_dma_bd0_0 = 0x000A0000`.
+    assert_eq!(
+        Gen::AieMl.lookup(2, 0x32000).unwrap().to_string(),
+        "CORE_CONTROL"
+    );
+    assert_eq!(
+        Gen::AieMl.lookup(1, 0xa0000).unwrap().to_string(),
+        "DMA_BD0_0"
+    );
+}
+
+/// The `"key": "value"` number of an xclbin's AIE_METADATA (kind 25), read
+/// here from the section table.
+fn metadata_number(path: &Path, key: &str) -> Option<u64> {
+    let b = std::fs::read(path).unwrap();
+    let n = u32_at(&b, 0x130 + 0x90) as usize;
+    (0..n).find_map(|i| {
+        let h = 0x1c8 + 40 * i;
+        (u32_at(&b, h) == 25).then_some(())?;
+        let off = u64_at(&b, h + 0x18) as usize;
+        let size = u64_at(&b, h + 0x20) as usize;
+        let text = String::from_utf8_lossy(&b[off..off + size]).into_owned();
+        let at = text.find(&format!("\"{key}\""))?;
+        let rest = text[at + key.len() + 2..].trim_start().strip_prefix(':')?;
+        let rest = rest.trim_start().trim_start_matches('"');
+        let end = rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        rest[..end].parse().ok()
+    })
+}
+
+#[test]
+fn the_samples_rows_and_generations_are_as_the_names_assume() {
+    let mut seen = 0;
+    for x in xclbins() {
+        let file = x.file_name().unwrap().to_string_lossy().into_owned();
+        let Some(g) = metadata_number(&x, "hw_gen") else {
+            continue;
+        };
+        seen += 1;
+        // Phoenix (phx) is aie-rt's AIE2IPU (3), Strix (stx, AIE2P) its
+        // AIE2P (4).
+        let want = if file.contains("stx") || file.contains("AIE2P") {
+            4
+        } else {
+            3
+        };
+        assert_eq!(g, want, "{file}");
+        assert_eq!(
+            Gen::from_hw_gen(g),
+            Some(if g == 4 { Gen::Aie2p } else { Gen::AieMl })
+        );
+        assert_eq!(metadata_number(&x, "shim_row"), Some(0), "{file}");
+        let mem = metadata_number(&x, "mem_tile_row_start")
+            .or_else(|| metadata_number(&x, "reserved_row_start"));
+        assert_eq!(mem, Some(1), "{file}");
+        assert_eq!(metadata_number(&x, "aie_tile_row_start"), Some(2), "{file}");
+    }
+    assert_eq!(seen, 5);
+    assert_eq!(TileKind::of_row(0), TileKind::Shim);
+    assert_eq!(TileKind::of_row(1), TileKind::Mem);
+    assert_eq!(TileKind::of_row(2), TileKind::Core);
+    assert_eq!(TileKind::of_row(5), TileKind::Core);
+}
+
+/// The AIE_PARTITION section node of an xclbin's JSON.
+fn partition_node(j: &Value) -> &Value {
+    kids(&j["root"])
+        .into_iter()
+        .find(|k| name(k).ends_with("] AIE_PARTITION") && has_child(k, "pdi[0] image"))
+        .unwrap()
+}
+
+/// The writes, mask writes and DMA writes of a PDI, decoded here: their
+/// addresses.
+fn write_addresses(p: &[u8]) -> Vec<u64> {
+    let cmds = if is_compact(p) {
+        expand_compact(p)
+    } else {
+        expand_standard(p)
+    };
+    cmds.iter().map(|c| c.addr).collect()
+}
+
+/// Prints, for every AIE partition image of the sample xclbins, how many of
+/// its writes name an address that has a register name, and checks the
+/// count the CDO summary gives.
+/// `cargo test --release --test pdi register_name_coverage -- --nocapture`
+#[test]
+fn register_name_coverage() {
+    let (mut all, mut named, mut in_memory) = (0usize, 0usize, 0usize);
+    let mut lines = BTreeMap::new();
+    let mut jsons = BTreeMap::new();
+    for x in xclbins() {
+        let hw_gen = metadata_number(&x, "hw_gen");
+        let g = hw_gen.map_or(Some(Gen::AieMl), Gen::from_hw_gen).unwrap();
+        for f in pdis_in(&x)
+            .into_iter()
+            .filter(|f| f.what.starts_with("AIE#"))
+        {
+            let addrs = write_addresses(&f.bytes);
+            let mut n = 0;
+            let mut mem = 0;
+            for &a in &addrs {
+                if a >> 32 != 0 {
+                    continue;
+                }
+                let a = a as u32;
+                if let Some(h) = g.lookup(a >> 20 & 0x1f, a & 0xf_ffff) {
+                    n += 1;
+                    if h.reg.size > 4 {
+                        mem += 1;
+                    }
+                }
+            }
+            // fwview's own count, in the CDO summary.
+            let j = jsons
+                .entry(f.file.clone())
+                .or_insert_with(|| json::json_of(&x));
+            let k: usize = f.what.trim_start_matches("AIE#").parse().unwrap();
+            let img = child(partition_node(j), &format!("pdi[{k}] image"));
+            let shown = value(path(img, "partitions/[0] CDO/summary/registers")).to_string();
+            assert!(
+                shown.contains(&format!(": {n} of {} written addresses named", addrs.len())),
+                "{} {}: {shown}",
+                f.file,
+                f.what
+            );
+            let e = lines.entry(f.file.clone()).or_insert((g, 0, 0, 0, 0));
+            e.1 += 1;
+            e.2 += addrs.len();
+            e.3 += n;
+            e.4 += mem;
+            all += addrs.len();
+            named += n;
+            in_memory += mem;
+        }
+    }
+    for (file, (g, images, total, n, mem)) in &lines {
+        println!(
+            "{file}: {} images, {}: {n} of {total} writes named ({:.1}%), {mem} of them into a memory",
+            images,
+            g.name(),
+            100.0 * *n as f64 / *total as f64
+        );
+    }
+    println!(
+        "all: {named} of {all} writes named ({:.1}%), {in_memory} of them into a memory",
+        100.0 * named as f64 / all as f64
+    );
+    assert!(all > 5000, "{all}");
+    assert!(named * 100 >= all * 99, "{named} of {all}");
+}
+
+#[test]
+fn register_names_show_in_the_tree_and_the_json() {
+    let x = xclbins()
+        .into_iter()
+        .find(|p| p.to_string_lossy().contains("color_threshold"))
+        .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fwview"))
+        .arg("--tree")
+        .arg(&x)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let tree = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = tree.lines().map(str::trim).collect();
+    // The partition's image writes BD 0 of compute tile (0, 2) with a
+    // DMA_WRITE; its words as the bytes hold them.
+    let f = pdis_in(&x).into_iter().find(|f| f.what == "AIE#0").unwrap();
+    let bd = decode(&f.bytes)
+        .into_iter()
+        .find(|c| c.key == 0x105 && c.payload[1] == 0x0021_d000)
+        .expect("a DMA_WRITE of BD 0 of tile (0, 2)");
+    let image = lines
+        .iter()
+        .position(|l| l.starts_with("pdi[0] image ["))
+        .unwrap();
+    let at = image
+        + lines[image..]
+            .iter()
+            .position(|l| l.contains("] 0x0021d000 (col 0, row 2, DMA_BD0_0 (0x1d000)) <- "))
+            .expect("the DMA_BD0_0 write");
+    // BD word 5's lock fields (aie-rt: LOCK_ACQ_ID bits 3..0, LOCK_REL_ID
+    // bits 16..13).
+    let w5 = bd.payload[2 + 5];
+    let w = at
+        + lines[at..]
+            .iter()
+            .position(|l| l.starts_with("[5] DMA_BD0_5 [") && l.ends_with(&format!("] 0x{w5:08x}")))
+            .expect("BD word 5");
+    let fields = &lines[w + 1..(w + 13).min(lines.len())];
+    let has = |name: &str, v: u32, bits: &str| {
+        fields
+            .iter()
+            .any(|l| l.starts_with(&format!("{name} [")) && l.ends_with(&format!("] {v} ({bits})")))
+    };
+    assert!(has("LOCK_ACQ_ID", w5 & 0xf, "bits 3..0"), "{fields:?}");
+    assert!(
+        has("LOCK_REL_ID", w5 >> 13 & 0xf, "bits 16..13"),
+        "{fields:?}"
+    );
+    assert!(tree.contains("(col 0, row 1, STREAM_SWITCH_MASTER_CONFIG_"));
+    // The JSON names the register of a WRITE's address, and the tile kind.
+    let j = json::json_of(&x);
+    let part = child(partition_node(&j), "pdi[0] image");
+    let cdo = path(part, "partitions/[0] CDO");
+    let cmds = items(child(cdo, "commands"));
+    let w = cmds
+        .iter()
+        .find(|c| item_name(c) == "WRITE" && value(c).contains("STREAM_SWITCH_MASTER_CONFIG"))
+        .unwrap();
+    let a = child(w, "address");
+    let word = u32_at(&f.bytes, off(a) - off(part));
+    let o = word & 0xf_ffff;
+    let name = Gen::AieMl.lookup(word >> 20 & 0x1f, o).unwrap().to_string();
+    assert!(name.starts_with("STREAM_SWITCH_MASTER_CONFIG_"), "{name}");
+    assert_eq!(value(child(a, "register")), format!("{name} (0x{o:05x})"));
+    let row = word >> 20 & 0x1f;
+    let kind = match row {
+        0 => "shim tile",
+        1 => "memory tile",
+        _ => "compute tile",
+    };
+    assert_eq!(value(child(a, "row")), format!("{row} ({kind})"));
+    let v = child(w, "value");
+    let written = u32_at(&f.bytes, off(v) - off(part));
+    assert_eq!(
+        value(child(v, "MASTER_ENABLE")),
+        format!("{} (bit 31)", written >> 31)
+    );
+    assert!(value(path(cdo, "summary/registers"))
+        .starts_with("AIE-ML (AIE2) names (assumed: the xclbin gives no hw_gen): "));
+}
+
+#[test]
+fn compact_dma_writes_name_their_registers_in_the_pool() {
+    // aie-rt's xaie2pgbl_params.h: DMA_BD0_0 at 0x0001D000, its
+    // BUFFER_LENGTH field LSB 0, WIDTH 14.
+    let x = xclbins()
+        .into_iter()
+        .find(|p| p.to_string_lossy().contains("AIE2P_Nx4"))
+        .unwrap();
+    let f = pdis_in(&x).into_iter().find(|f| f.what == "AIE#0").unwrap();
+    assert!(is_compact(&f.bytes));
+    let dma = expand_compact(&f.bytes)
+        .into_iter()
+        .find(|c| c.name == "DMA_WRITE" && c.addr == 0x0021_d000)
+        .expect("a DMA_WRITE of BD 0 of tile (0, 2)");
+    let data = dma.data.unwrap();
+    let w0 = u32_at(&data, 0);
+    let j = json::json_of(&x);
+    let img = child(partition_node(&j), "pdi[0] image");
+    let pool = path(img, "partitions/[0] CDO/data_pool");
+    let chunk = items(pool)
+        .into_iter()
+        .find(|c| name(c).ends_with("] 0x0021d000"))
+        .unwrap();
+    let word = child(chunk, "[0] DMA_BD0_0");
+    assert_eq!(value(word), format!("0x{w0:08x}"));
+    assert_eq!(
+        value(child(word, "BUFFER_LENGTH")),
+        format!("0x{:x} (bits 13..0)", w0 & 0x3fff)
+    );
+    assert_eq!(kids(chunk).len(), data.len() / 4);
+    assert!(value(path(img, "partitions/[0] CDO/summary/registers"))
+        .starts_with("AIE2P names (hw_gen 4): "));
 }

@@ -58,30 +58,30 @@ pub fn detect(d: &[u8]) -> bool {
 }
 
 pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
-    parse_with(b, parent, off, len, &[]);
+    parse_with(b, parent, off, len, Ctx::default());
 }
 
 /// Parses a PDI that an AIE partition carries: like [`parse`], and shows
 /// which physical columns the partition may start at beside each decoded
-/// AIE address.
+/// AIE address, and the register each address names (of the generation
+/// `hw_gen` gives, the xclbin's AIE_METADATA one; see [`Ctx::partition`]).
 pub fn parse_in_partition(
     b: &mut Builder<'_>,
     parent: NodeId,
     off: u64,
     len: u64,
     start_columns: &[u16],
+    hw_gen: Option<u64>,
 ) {
     if detect(b.slice(off, len)) {
         b.set_format(parent, "pdi");
-        parse_with(b, parent, off, len, start_columns);
+        parse_with(b, parent, off, len, Ctx::partition(start_columns, hw_gen));
     }
 }
 
-fn parse_with(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64, cols: &[u16]) {
+fn parse_with(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64, ctx: Ctx) {
     let end = off.saturating_add(len).min(b.file_len());
-    let ctx = Arc::new(Ctx {
-        start_columns: cols.to_vec(),
-    });
+    let ctx = Arc::new(ctx);
     let Some(width) = selectmap_width(b.slice(off, 16)) else {
         if cdo::is_cdo(b.slice(off, 20)) {
             cdo::parse(b, parent, off, end - off, &ctx, None);

@@ -57,15 +57,105 @@ pub(super) fn decode(
     let mut f = Fields::new(b, p.node, p.off, LE);
     let mut got = Vec::with_capacity(layout.len());
     let mut i = 0u64;
+    // What the register's bit fields are shown under: the address, the
+    // value and mask written, the data of a DMA write.
+    let mut addr = None;
+    let mut value = None;
+    let mut mask = None;
+    let mut data = None;
     for fd in layout {
         f.seek(p.at(i));
-        got.push(field(&mut f, p, i, fd, ctx, depth));
+        let mut node = None;
+        let g = field(&mut f, p, i, fd, ctx, depth, &mut node);
+        match (fd.kind, &g) {
+            (Kind::Aie, Some(Got::Word(a))) if addr.is_none() => addr = Some(*a),
+            (Kind::Addr64, Some(Got::Pair(0, a))) if addr.is_none() => addr = Some(*a),
+            (Kind::Hex, Some(Got::Word(v))) if fd.name == "value" => {
+                value = f.last().map(|id| (id, f.at().saturating_sub(4), *v));
+            }
+            (Kind::Hex, Some(Got::Word(m))) if fd.name == "mask" => mask = Some(*m),
+            (Kind::Dma, _) => data = node.and_then(|id| p.rest(i).map(|(s, l)| (id, s, l))),
+            _ => {}
+        }
+        got.push(g);
         i = i.saturating_add(fd.width.words(i, p.n));
+    }
+    if let Some(a) = addr {
+        let (_, r, o) = aie_split(a);
+        if let Some((id, at, v)) = value {
+            if let Some(h) = register(r, o, ctx) {
+                bit_fields(b, id, at, v, mask.unwrap_or(u32::MAX), h.fields);
+            }
+        }
+        // A keyhole write puts its words in a window over and over: they
+        // are not registers one after another.
+        let keyhole = layout.iter().any(|fd| fd.name == "keyhole_size");
+        if let (Some((id, s, l)), false) = (data, keyhole) {
+            dma_words(b, id, s, l, r, o, ctx);
+        }
     }
     got
 }
 
+/// Most words of a DMA write shown one by one, with their registers.
+const DMA_WORDS: u64 = 64;
+
+/// The bit fields of register value `v` (the word at `at`) under `id`:
+/// those `mask` touches.
+fn bit_fields(
+    b: &mut Builder<'_>,
+    id: NodeId,
+    at: u64,
+    v: u32,
+    mask: u32,
+    fields: &[aie_regs::BitField],
+) {
+    for bf in fields.iter().filter(|bf| bf.mask() & mask != 0) {
+        let x = bf.get(v);
+        let shown = if bf.width <= 8 {
+            format!("{x} ({})", bf.bits())
+        } else {
+            format!("0x{x:x} ({})", bf.bits())
+        };
+        // Each field spans the whole word: the fields stay in bit order,
+        // highest first.
+        b.leaf(id, bf.name, at, 4, shown);
+    }
+}
+
+/// The words a DMA write puts in registers (rather than in a memory),
+/// under its data node: each with its register's name and bit fields.
+pub(super) fn dma_words(
+    b: &mut Builder<'_>,
+    id: NodeId,
+    s: u64,
+    l: u64,
+    row: u32,
+    off: u32,
+    ctx: &Ctx,
+) {
+    // A write to a memory is data, not registers.
+    if register(row, off, ctx).is_none_or(|h| h.reg.size > 4) {
+        return;
+    }
+    for k in 0..(l / 4).min(DMA_WORDS) {
+        let at = s + 4 * k;
+        let Some(v) = b.read_u32(at, LE) else { break };
+        let o = off.wrapping_add(4 * k as u32);
+        let h = register(row, o, ctx);
+        let name = match h {
+            Some(h) => format!("[{k}] {h}"),
+            None => format!("[{k}] reg 0x{o:05x}"),
+        };
+        let wid = b.leaf(id, name, at, 4, Value::hex_wide(u64::from(v), 4));
+        if let Some(h) = h {
+            bit_fields(b, wid, at, v, u32::MAX, h.fields);
+        }
+    }
+}
+
 /// One field at word `i` of `p`.
+#[allow(clippy::too_many_arguments)]
 fn field(
     f: &mut Fields<'_, '_>,
     p: Payload,
@@ -73,6 +163,7 @@ fn field(
     fd: &Field,
     ctx: &Arc<Ctx>,
     depth: u8,
+    node: &mut Option<NodeId>,
 ) -> Option<Got> {
     // Word `i`, when the payload has it.
     let first = |f: &mut Fields<'_, '_>, name: &str, kind: Kind| -> Option<u32> {
@@ -106,7 +197,7 @@ fn field(
         Kind::Raw | Kind::Dma => {
             if i < p.n {
                 if let Some((s, l)) = p.rest(i) {
-                    raw(f.builder(), p.node, fd.name, s, l);
+                    *node = Some(raw(f.builder(), p.node, fd.name, s, l));
                     if fd.kind == Kind::Dma {
                         f.builder().link(p.node, s, l);
                     }
@@ -139,7 +230,7 @@ fn word_at(f: &mut Fields<'_, '_>, name: &str, kind: Kind, ctx: &Ctx) -> Option<
         Kind::Aie => {
             let at = f.at();
             let v = f.field(name, 4, |v| {
-                let rest = format!(" ({})", aie_text(v as u32));
+                let rest = format!(" ({})", aie_text(v as u32, ctx));
                 Value::with(v, Radix::HexWide, rest).with_width(4)
             })?;
             if let Some(id) = f.last_fitted() {
@@ -167,14 +258,19 @@ fn word_at(f: &mut Fields<'_, '_>, name: &str, kind: Kind, ctx: &Ctx) -> Option<
 }
 
 /// A leaf for `l` raw bytes at `s`: their count and a preview.
-pub(super) fn raw(b: &mut Builder<'_>, node: NodeId, name: &str, s: u64, l: u64) {
+pub(super) fn raw(b: &mut Builder<'_>, node: NodeId, name: &str, s: u64, l: u64) -> NodeId {
     let preview = format!(" bytes: {}", text::hex(b.slice(s, l), 16));
-    b.leaf(node, name, s, l, Value::with(l, Radix::Auto, preview));
+    b.leaf(node, name, s, l, Value::with(l, Radix::Auto, preview))
 }
 
 /// The summary `template` gives for what the fields of `layout` held;
 /// None when a field it needs is missing.
-pub(super) fn render(template: &str, layout: &[Field], got: &[Option<Got>]) -> Option<String> {
+pub(super) fn render(
+    template: &str,
+    layout: &[Field],
+    got: &[Option<Got>],
+    ctx: &Ctx,
+) -> Option<String> {
     let mut out = String::new();
     let mut s = template;
     while let Some(open) = s.find('{') {
@@ -191,7 +287,7 @@ pub(super) fn render(template: &str, layout: &[Field], got: &[Option<Got>]) -> O
         let k = layout.iter().position(|fd| fd.name == name)?;
         let kind = layout.get(k)?.kind;
         match got.get(k).and_then(|g| g.as_ref()) {
-            Some(g) => out.push_str(&shown(kind, g, how)),
+            Some(g) => out.push_str(&shown(kind, g, how, ctx)),
             None if optional => out.push('?'),
             None => return None,
         }
@@ -201,12 +297,12 @@ pub(super) fn render(template: &str, layout: &[Field], got: &[Option<Got>]) -> O
 }
 
 /// A field's value in a summary.
-fn shown(kind: Kind, g: &Got, how: &str) -> String {
+fn shown(kind: Kind, g: &Got, how: &str, ctx: &Ctx) -> String {
     match *g {
-        Got::Word(v) if kind == Kind::Aie => addr_text(0, v),
+        Got::Word(v) if kind == Kind::Aie => addr_text(0, v, ctx),
         Got::Word(v) if matches!(kind, Kind::Count(_)) => v.to_string(),
         Got::Word(v) => hex32(v),
-        Got::Pair(hi, lo) if kind == Kind::Addr64 && how != "hex" => addr_text(hi, lo),
+        Got::Pair(hi, lo) if kind == Kind::Addr64 && how != "hex" => addr_text(hi, lo, ctx),
         Got::Pair(hi, lo) => hex64(hi, lo),
         Got::Rest(n) if how == "words" => num(n / 4).to_string(),
         Got::Rest(n) => num(n).to_string(),
@@ -224,14 +320,22 @@ pub(super) fn aie_children(b: &mut Builder<'_>, id: NodeId, at: u64, v: u32, ctx
     // Bits 31..25 lie in the word's last byte, 24..20 in its last two,
     // 19..0 in its first three.
     b.leaf(id, "column", at + 3, 1, col);
-    b.leaf(id, "row", at + 2, 2, r.to_string());
-    b.leaf(id, "register", at, 3, format!("0x{o:05x}"));
+    let row = match ctx.regs {
+        Some(_) => format!("{r} ({})", aie_regs::TileKind::of_row(r).name()),
+        None => r.to_string(),
+    };
+    b.leaf(id, "row", at + 2, 2, row);
+    let reg = match register(r, o, ctx) {
+        Some(h) => format!("{h} (0x{o:05x})"),
+        None => format!("0x{o:05x}"),
+    };
+    b.leaf(id, "register", at, 3, reg);
 }
 
 /// Summary text for an address: hex, and the tile when it is a 32-bit one.
-pub(super) fn addr_text(hi: u32, lo: u32) -> String {
+pub(super) fn addr_text(hi: u32, lo: u32, ctx: &Ctx) -> String {
     if hi == 0 {
-        format!("{} ({})", hex32(lo), aie_text(lo))
+        format!("{} ({})", hex32(lo), aie_text(lo, ctx))
     } else {
         hex64(hi, lo)
     }
@@ -349,7 +453,7 @@ pub(super) fn payload(
     match row {
         Some(c) => c
             .summary
-            .and_then(|t| render(t, layout, &got))
+            .and_then(|t| render(t, layout, &got, ctx))
             .unwrap_or_else(words),
         None => format!(
             "unknown command: module {}, command {}, {}",
@@ -371,14 +475,19 @@ mod tests {
         let a = Some(Got::Word(0x0654_3210));
         let got = [a.clone(), Some(Got::Word(5)), Some(Got::Rest(0))];
         assert_eq!(
-            render(t, write.fields, &got).as_deref(),
+            render(t, write.fields, &got, &Ctx::default()).as_deref(),
             Some("0x06543210 (col 3, row 5, reg 0x43210) = 0x00000005")
         );
         // An optional field shows as `?`; without a needed one there is no
         // summary.
         let got = [a, None, Some(Got::Rest(0))];
-        assert!(render(t, write.fields, &got).unwrap().ends_with(" = ?"));
-        assert_eq!(render(t, write.fields, &[None, None, None]), None);
+        assert!(render(t, write.fields, &got, &Ctx::default())
+            .unwrap()
+            .ends_with(" = ?"));
+        assert_eq!(
+            render(t, write.fields, &[None, None, None], &Ctx::default()),
+            None
+        );
         let xfer = command(1, 9).unwrap();
         let got = [
             Some(Got::Pair(0, 0x100)),
@@ -386,12 +495,18 @@ mod tests {
             Some(Got::Word(16)),
         ];
         assert_eq!(
-            render(xfer.summary.unwrap(), xfer.fields, &got).as_deref(),
+            render(xfer.summary.unwrap(), xfer.fields, &got, &Ctx::default()).as_deref(),
             Some("16 words from 0x00000100 to 0x100000002")
         );
         let nop = command(1, 17).unwrap();
         assert_eq!(
-            render(nop.summary.unwrap(), nop.fields, &[Some(Got::Rest(8))]).as_deref(),
+            render(
+                nop.summary.unwrap(),
+                nop.fields,
+                &[Some(Got::Rest(8))],
+                &Ctx::default()
+            )
+            .as_deref(),
             Some("2 padding words")
         );
     }

@@ -100,7 +100,10 @@ pub(super) fn parse_compact(
         );
     }
     // The fast pass: records, their commands, the pool they use.
-    let mut t = Tally::default();
+    let mut t = Tally {
+        regs: ctx.regs,
+        ..Tally::default()
+    };
     let mut budget = Budget::new();
     let mut marks = Vec::new();
     let mut count = 0u64;
@@ -147,6 +150,7 @@ pub(super) fn parse_compact(
             let w = |i: u64| word(b, e + 4 * i, area_end).unwrap_or(0);
             if r.op == 5 {
                 t.touch(w(0), w(1));
+                t.write_to(w(0), w(1));
                 let po = u64::from(w(2));
                 let lw = u64::from(w(3) & 0xffff);
                 t.dma_bytes += 4 * lw;
@@ -167,6 +171,7 @@ pub(super) fn parse_compact(
                 }
             } else {
                 t.touch(0, w(0));
+                t.write_to(0, w(0));
             }
         }
         off = r.end();
@@ -212,6 +217,7 @@ pub(super) fn parse_compact(
         );
     }
     if pool < lim {
+        let ctx3 = ctx.clone();
         let pid = b.add(
             parent,
             "data_pool",
@@ -221,7 +227,9 @@ pub(super) fn parse_compact(
         );
         b.lazy(
             pid,
-            Arc::new(move |b: &mut Builder<'_>, id| pool_chunks(b, id, start, stop, pool, lim)),
+            Arc::new(move |b: &mut Builder<'_>, id| {
+                pool_chunks(b, id, start, stop, pool, lim, &ctx3)
+            }),
         );
     }
 }
@@ -292,13 +300,13 @@ pub(super) fn entry(
         Some(c) if op != 5 => {
             let got = decode(b, p, c.fields, ctx, MAX_DEPTH);
             c.summary
-                .and_then(|t| render(t, c.fields, &got))
+                .and_then(|t| render(t, c.fields, &got, ctx))
                 .unwrap_or_default()
         }
         // DMA_WRITE entries give where their data lies in the pool.
         _ => {
             let a = match decode(b, p, ADDRESS64, ctx, MAX_DEPTH).first() {
-                Some(Some(Got::Pair(h, l))) => addr_text(*h, *l),
+                Some(Some(Got::Pair(h, l))) => addr_text(*h, *l, ctx),
                 _ => "?".to_string(),
             };
             let mut f = Fields::new(b, node, p.at(2), LE);
@@ -339,6 +347,7 @@ pub(super) fn pool_chunks(
     stop: u64,
     pool: u64,
     lim: u64,
+    ctx: &Arc<Ctx>,
 ) {
     // Collect the DMA records (bounded by the record area), then show their
     // entries' data in groups.
@@ -356,7 +365,7 @@ pub(super) fn pool_chunks(
         off = r.end();
     }
     let recs = Arc::new(recs);
-    chunk_fill(b, parent, 0, total, &recs, pool, lim);
+    chunk_fill(b, parent, 0, total, &recs, pool, lim, ctx);
 }
 
 /// The data range of DMA entry `k` (counted over all DMA records).
@@ -380,6 +389,17 @@ pub(super) fn chunk_range(
     Some((ds, de - ds, lo))
 }
 
+#[allow(clippy::too_many_arguments)]
+/// The high address word of DMA entry `k` (counted over all DMA records).
+fn chunk_high(b: &Builder<'_>, recs: &[(Rec, u64)], k: u64) -> Option<u32> {
+    let i = recs
+        .partition_point(|(_, first)| *first <= k)
+        .checked_sub(1)?;
+    let (r, first) = recs.get(i)?;
+    b.read_u32(r.entries() + (k - first) * 16, LE)
+}
+
+#[allow(clippy::too_many_arguments)]
 pub(super) fn chunk_fill(
     b: &mut Builder<'_>,
     parent: NodeId,
@@ -388,18 +408,24 @@ pub(super) fn chunk_fill(
     recs: &Arc<Vec<(Rec, u64)>>,
     pool: u64,
     lim: u64,
+    ctx: &Arc<Ctx>,
 ) {
     let n = hi - lo;
     if n <= GROUP {
         for k in lo..hi {
             if let Some((s, l, a)) = chunk_range(b, recs, k, pool, lim) {
-                b.leaf(
+                let id = b.leaf(
                     parent,
                     format!("[{k}] {}", hex32(a)),
                     s,
                     l,
                     format!("{} bytes: {}", num(l), text::hex(b.slice(s, l), 16)),
                 );
+                // The words a DMA write puts in registers, named.
+                if chunk_high(b, recs, k) == Some(0) {
+                    let (_, r, o) = aie_split(a);
+                    dma_words(b, id, s, l, r, o, ctx);
+                }
             }
         }
         return;
@@ -419,9 +445,10 @@ pub(super) fn chunk_fill(
         };
         let gid = b.group(parent, format!("[{s}..{e})"), gs, ge - gs);
         let rc = recs.clone();
+        let cx = ctx.clone();
         b.lazy(
             gid,
-            Arc::new(move |b: &mut Builder<'_>, id| chunk_fill(b, id, s, e, &rc, pool, lim)),
+            Arc::new(move |b: &mut Builder<'_>, id| chunk_fill(b, id, s, e, &rc, pool, lim, &cx)),
         );
         s = e;
     }

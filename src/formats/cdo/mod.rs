@@ -13,6 +13,7 @@ use std::sync::Arc;
 use crate::model::text::hex32;
 use crate::model::{group_size, num, text, Builder, Endian, NodeId, Seq, GROUP};
 
+pub mod aie_regs;
 mod commands;
 mod compact;
 mod names;
@@ -48,10 +49,42 @@ const MAX_DEPTH: u8 = 3;
 const DIAG_BUDGET: u32 = 20;
 
 /// What a stream is shown against: the start columns of the AIE partition
-/// it configures, when known (empty otherwise).
+/// it configures, when known (empty otherwise), and the AIE generation
+/// whose register names its addresses are shown with.
 #[derive(Clone, Debug, Default)]
 pub struct Ctx {
     pub start_columns: Vec<u16>,
+    pub regs: Option<aie_regs::Gen>,
+    /// Which register names are shown and why, for the summary (None for a
+    /// stream outside an AIE partition).
+    pub regs_from: Option<String>,
+}
+
+impl Ctx {
+    /// The context of a stream an AIE partition carries: its start columns
+    /// and the `hw_gen` of the xclbin's AIE_METADATA, if it has one. Without
+    /// one the partition is taken for an AIE-ML (AIE2) one, the generation
+    /// of the first NPUs, whose xclbins often carry no AIE_METADATA.
+    pub fn partition(start_columns: &[u16], hw_gen: Option<u64>) -> Ctx {
+        let (regs, from) = match hw_gen {
+            None => (
+                Some(aie_regs::Gen::AieMl),
+                format!(
+                    "{} names (assumed: the xclbin gives no hw_gen)",
+                    aie_regs::Gen::AieMl.name()
+                ),
+            ),
+            Some(v) => match aie_regs::Gen::from_hw_gen(v) {
+                Some(g) => (Some(g), format!("{} names (hw_gen {v})", g.name())),
+                None => (None, format!("none known for hw_gen {v}")),
+            },
+        };
+        Ctx {
+            start_columns: start_columns.to_vec(),
+            regs,
+            regs_from: Some(from),
+        }
+    }
 }
 
 /// True if `d` starts with a CDO header (version 1 or 2).
@@ -108,7 +141,10 @@ pub fn parse(
         );
         end = lim;
     }
-    let mut tally = Tally::default();
+    let mut tally = Tally {
+        regs: ctx.regs,
+        ..Tally::default()
+    };
     let mut budget = Budget::new();
     let w = walk(b, start, end, 0, Some((&mut tally, &mut budget)));
     budget.close(b, start, end - start);
@@ -369,6 +405,19 @@ fn summary(b: &mut Builder<'_>, parent: NodeId, at: u64, count: u64, t: &Tally, 
     if t.wide > 0 {
         b.leaf(sid, "wide_addresses", at, 0, num(t.wide));
     }
+    if let Some(from) = &ctx.regs_from {
+        let v = if ctx.regs.is_some() && t.writes > 0 {
+            format!(
+                "{from}: {} of {} written addresses named ({:.1}%)",
+                t.named,
+                t.writes,
+                100.0 * t.named as f64 / t.writes as f64
+            )
+        } else {
+            from.clone()
+        };
+        b.leaf(sid, "registers", at, 0, v);
+    }
 }
 
 #[cfg(test)]
@@ -391,11 +440,32 @@ mod tests {
         assert_eq!(aie_split(0x0610_0000 | 0x1d000), (3, 1, 0x1d000));
         let ctx = Ctx {
             start_columns: vec![1, 2, 3, 4],
+            ..Ctx::default()
         };
         assert_eq!(
             physical(1, &ctx).as_deref(),
             Some("physical column 2, 3, 4 or 5 (start column 1, 2, 3 or 4)")
         );
+        // Register names, once the generation is known.
+        assert_eq!(aie_text(0x0021_d004, &ctx), "col 0, row 2, reg 0x1d004");
+        let ml = Ctx::partition(&[], None);
+        assert_eq!(
+            aie_text(0x0021_d004, &ml),
+            "col 0, row 2, DMA_BD0_1 (0x1d004)"
+        );
+        assert_eq!(
+            aie_text(0x0020_0400, &ml),
+            "col 0, row 2, DATAMEMORY+0x400 (0x00400)"
+        );
+        assert_eq!(
+            Ctx::partition(&[], Some(4)).regs,
+            Some(aie_regs::Gen::Aie2p)
+        );
+        assert_eq!(
+            Ctx::partition(&[], Some(3)).regs,
+            Some(aie_regs::Gen::AieMl)
+        );
+        assert_eq!(Ctx::partition(&[], Some(1)).regs, None);
     }
 
     #[test]

@@ -49,9 +49,20 @@ pub fn aie_split(a: u32) -> (u32, u32, u32) {
     (a >> 25, (a >> 20) & 0x1f, a & 0xf_ffff)
 }
 
-pub(super) fn aie_text(a: u32) -> String {
+/// "col 0, row 2, DMA_BD0_1 (0x1d004)" when the register is known,
+/// "col 0, row 2, reg 0x1d004" otherwise.
+pub(super) fn aie_text(a: u32, ctx: &Ctx) -> String {
     let (c, r, o) = aie_split(a);
-    format!("col {c}, row {r}, reg 0x{o:05x}")
+    match register(r, o, ctx) {
+        Some(h) => format!("col {c}, row {r}, {h} (0x{o:05x})"),
+        None => format!("col {c}, row {r}, reg 0x{o:05x}"),
+    }
+}
+
+/// The register at offset `o` of a tile in row `r`, when the stream's
+/// generation is known.
+pub(super) fn register(r: u32, o: u32, ctx: &Ctx) -> Option<aie_regs::Hit> {
+    ctx.regs.and_then(|g| g.lookup(r, o))
 }
 
 /// "1, 2, 3 or 4": a list for prose.

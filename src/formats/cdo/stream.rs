@@ -106,6 +106,12 @@ pub(super) struct Tally {
     /// Addresses above 32 bits (not AIE partition addresses).
     pub(super) wide: u64,
     pub(super) nested: u64,
+    /// The generation whose register names are looked up.
+    pub(super) regs: Option<aie_regs::Gen>,
+    /// Writes, mask writes and DMA writes; those whose address has a
+    /// register name.
+    pub(super) writes: u64,
+    pub(super) named: u64,
 }
 
 impl Default for Tally {
@@ -118,6 +124,9 @@ impl Default for Tally {
             rows: 0,
             wide: 0,
             nested: 0,
+            regs: None,
+            writes: 0,
+            named: 0,
         }
     }
 }
@@ -150,6 +159,19 @@ impl Tally {
         let (c, r, _) = aie_split(lo);
         self.cols |= 1u128 << c;
         self.rows |= 1u32 << r;
+    }
+
+    /// Counts a write (a mask write, a DMA write) to `hi:lo`, and whether
+    /// its address has a register name.
+    pub(super) fn write_to(&mut self, hi: u32, lo: u32) {
+        self.writes += 1;
+        if hi != 0 {
+            return;
+        }
+        let (_, r, o) = aie_split(lo);
+        if self.regs.is_some_and(|g| g.lookup(r, o).is_some()) {
+            self.named += 1;
+        }
     }
 }
 
@@ -267,6 +289,12 @@ pub(super) fn walk(
     w
 }
 
+/// True for the commands that write registers: MASK_WRITE, WRITE,
+/// DMA_WRITE, MASK_WRITE64, WRITE64 and DMA_WRITE_KEYHOLE.
+pub(super) fn is_write(key: u16) -> bool {
+    matches!(key, 0x102 | 0x103 | 0x105 | 0x107 | 0x108 | 0x10d)
+}
+
 /// Counts one command into the tally and checks it.
 pub(super) fn check(
     b: &mut Builder<'_>,
@@ -326,12 +354,18 @@ pub(super) fn check(
                 tile = false;
                 if let Some(a) = arg(b, i) {
                     t.touch(0, a);
+                    if is_write(h.key()) {
+                        t.write_to(0, a);
+                    }
                 }
             }
             Kind::Addr64 if tile => {
                 tile = false;
                 if let (Some(hi), Some(lo)) = (arg(b, i), arg(b, i + 1)) {
                     t.touch(hi, lo);
+                    if is_write(h.key()) {
+                        t.write_to(hi, lo);
+                    }
                 }
             }
             Kind::Dma => {

@@ -64,7 +64,9 @@ fn name_at(b: &Builder<'_>, sec: Sec, at: u64) -> String {
         .unwrap_or_default()
 }
 
-pub(crate) fn partition(b: &mut Builder<'_>, sec: Sec) {
+/// The AIE_PARTITION section `sec`; `hw_gen` is the AIE generation the
+/// xclbin's AIE_METADATA gives, if it has one.
+pub(crate) fn partition(b: &mut Builder<'_>, sec: Sec, hw_gen: Option<u64>) {
     if !sec.need(b, PARTITION, "aie_partition") {
         return;
     }
@@ -170,7 +172,7 @@ pub(crate) fn partition(b: &mut Builder<'_>, sec: Sec) {
             );
             if ilen <= budget {
                 budget -= ilen;
-                pdi::parse_in_partition(b, id, iabs, ilen, &cols);
+                pdi::parse_in_partition(b, id, iabs, ilen, &cols, hw_gen);
             } else if !spent_out {
                 spent_out = true;
                 b.warn(

@@ -729,7 +729,12 @@ fn payload(b: &mut Builder<'_>, kind: u32, sec: Sec, ctx: &tables::Ctx) {
         23 => blobs::soft_kernel(b, sec),
         24 => blobs::flash(b, sec),
         31 => blobs::vender_metadata(b, sec),
-        32 => aie::partition(b, sec),
+        32 => aie::partition(b, sec, ctx.hw_gen),
+        // An NPU xclbin's PDI holds AIE configuration: its addresses are
+        // shown with their registers, as an AIE_PARTITION's images are.
+        18 if ctx.npu && crate::formats::pdi::detect(b.slice(sec.abs, sec.len)) => {
+            crate::formats::pdi::parse_in_partition(b, sec.node, sec.abs, sec.len, &[], ctx.hw_gen);
+        }
         34 => blobs::aie_resources_bin(b, sec),
         k if is_json(k) => {
             if sec.len > 0 {

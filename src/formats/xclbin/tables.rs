@@ -135,6 +135,12 @@ pub(crate) struct Ctx {
     pub ip: Option<Table>,
     pub mem: Option<Table>,
     pub group_mem: Option<Table>,
+    /// The AIE generation the first AIE_METADATA gives (its
+    /// `driver_config.hw_gen`).
+    pub hw_gen: Option<u64>,
+    /// True when the xclbin has an AIE_PARTITION: an NPU xclbin, whose
+    /// PDI sections configure the AIE array too.
+    pub npu: bool,
 }
 
 impl Ctx {
@@ -152,12 +158,31 @@ impl Ctx {
                 })
             })
         };
+        let hw_gen = secs.iter().zip(sec_of).find_map(|(e, s)| {
+            let s = s.filter(|_| e.kind == 25)?;
+            hw_gen(b.slice(s.abs, s.len))
+        });
         Ctx {
             ip: find(8, IP_DATA, "IP_LAYOUT"),
             mem: find(6, MEM_DATA, "MEM_TOPOLOGY"),
             group_mem: find(26, MEM_DATA, "ASK_GROUP_TOPOLOGY"),
+            hw_gen,
+            npu: secs.iter().any(|e| e.kind == 32),
         }
     }
+}
+
+/// The number after the first `"hw_gen"` key of an AIE_METADATA JSON text
+/// (written as a number or as a string of digits).
+pub(crate) fn hw_gen(json: &[u8]) -> Option<u64> {
+    const KEY: &[u8] = b"\"hw_gen\"";
+    let at = json.windows(KEY.len()).position(|w| w == KEY)?;
+    let rest = json.get(at + KEY.len()..)?;
+    let rest = rest.trim_ascii_start().strip_prefix(b":")?;
+    let rest = rest.trim_ascii_start();
+    let rest = rest.strip_prefix(b"\"").unwrap_or(rest);
+    let n = rest.iter().take_while(|c| c.is_ascii_digit()).count();
+    std::str::from_utf8(rest.get(..n)?).ok()?.parse().ok()
 }
 
 /// KiB as a size with a readable unit beside.
