@@ -18,6 +18,7 @@ pub mod compress;
 pub mod elf;
 pub mod fatbin;
 pub mod hipwrap;
+pub mod intel_ip;
 pub mod json;
 pub mod msgpack;
 pub mod nvwrap;
