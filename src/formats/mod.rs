@@ -11,6 +11,7 @@
 
 pub mod amdgpu;
 pub mod ar;
+pub mod bit;
 pub mod bitcode;
 pub mod bundle;
 pub mod cdo;
