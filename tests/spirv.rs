@@ -430,3 +430,35 @@ fn broken_streams() {
         "Shader"
     );
 }
+
+/// Sections that alternate out of order make at most 64 lists; the rest
+/// of the instructions join the last.
+#[test]
+fn alternating_sections_stay_bounded() {
+    let mut m = Vec::new();
+    for w in [0x0723_0203u32, 0x0001_0000, 0, 10, 0] {
+        m.extend(w.to_le_bytes());
+    }
+    // OpCapability Shader, OpExtension "a": 500 times each, alternating.
+    for _ in 0..500 {
+        for w in [0x0002_0011u32, 1, 0x0002_000a, 0x61] {
+            m.extend(w.to_le_bytes());
+        }
+    }
+    let j = json_of_bytes(m);
+    let r = &j["root"];
+    let lists: Vec<&Value> = kids(r)
+        .into_iter()
+        .filter(|k| SECTIONS.contains(&name(k)))
+        .collect();
+    assert!(lists.len() <= 64, "{} lists", lists.len());
+    assert_eq!(name(lists[lists.len() - 1]), "instructions");
+    let all: usize = lists.iter().map(|l| common::json::items(l).len()).sum();
+    assert_eq!(all, 1000);
+    assert!(common::json::has_diag(
+        &j,
+        "warning",
+        "out of the logical layout order"
+    ));
+    covered(r);
+}

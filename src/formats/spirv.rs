@@ -19,6 +19,10 @@ pub const MAGIC: u32 = 0x0723_0203;
 
 /// Instructions beyond this many are not listed.
 const MAX_INSTRUCTIONS: u64 = 1 << 32;
+/// Runs of sections out of the layout's order beyond this many are not
+/// shown as sections of their own: the instructions from there on join
+/// the list of the others.
+const MAX_RUNS: usize = 64;
 /// A section's summary names at most this many items.
 const SUMMARY_ITEMS: usize = 8;
 
@@ -284,11 +288,14 @@ fn scan(b: &mut Builder<'_>, start: u64, end: u64, e: Endian) -> (Vec<Run>, u64)
             );
             break;
         }
-        let section = if in_rest {
+        let mut section = if in_rest {
             Section::Rest
         } else {
             Section::of(op)
         };
+        if runs.len() + 1 >= MAX_RUNS && runs.last().is_none_or(|r| r.section != section) {
+            section = Section::Rest;
+        }
         if section == Section::Rest {
             in_rest = true;
         }
