@@ -304,3 +304,109 @@ fn broken_archives_report() {
         .iter()
         .any(|x| x.message.contains("ar_fmag")));
 }
+
+/// The IP versions `ocloc ids NAME` prints for a device or release name,
+/// or None when ocloc does not know the name.
+fn ocloc_ids(name: &str) -> Option<Vec<String>> {
+    let out = Command::new("ocloc").args(["ids", name]).output().unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    let rest = text.split("Matched ids:").nth(1)?;
+    Some(
+        rest.lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(str::to_string)
+            .collect(),
+    )
+}
+
+fn dotted(v: (u32, u32, u32)) -> String {
+    format!("{}.{}.{}", v.0, v.1, v.2)
+}
+
+/// Every device and release name of the IP version table gives, through
+/// `ocloc ids`, exactly the versions the table gives it; and every device
+/// name `ocloc compile --help` lists that stands for one version is in the
+/// table.
+#[test]
+fn ip_versions_match_ocloc_ids() {
+    use fwview::formats::intel_ip::{IP_VERSIONS, RELEASES};
+    if !common::tool("ocloc") {
+        return;
+    }
+    for (v, names) in IP_VERSIONS {
+        for n in *names {
+            assert_eq!(ocloc_ids(n), Some(vec![dotted(*v)]), "ocloc ids {n}");
+        }
+    }
+    for (r, vs) in RELEASES {
+        let want: Vec<String> = vs.iter().map(|v| dotted(*v)).collect();
+        assert_eq!(ocloc_ids(r), Some(want), "ocloc ids {r}");
+    }
+    // The device names ocloc's help lists.
+    let out = Command::new("ocloc")
+        .args(["compile", "--help"])
+        .output()
+        .unwrap();
+    let help =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    let listed = help
+        .split("<device_type> can be:")
+        .nth(1)
+        .and_then(|s| s.lines().next())
+        .expect("ocloc's help lists the device types");
+    let listed: Vec<&str> = listed
+        .split(',')
+        .map(|s| s.trim().split(' ').next().unwrap_or(""))
+        .filter(|s| !s.is_empty() && *s != "version")
+        .collect();
+    assert!(listed.len() > 20, "{listed:?}");
+    let known: Vec<&str> = IP_VERSIONS
+        .iter()
+        .flat_map(|(_, n)| n.iter().copied())
+        .chain(RELEASES.iter().map(|(r, _)| *r))
+        .collect();
+    for n in listed {
+        let ids = ocloc_ids(n).unwrap_or_default();
+        if ids.len() == 1 || RELEASES.iter().any(|(r, _)| *r == n) {
+            assert!(known.contains(&n), "{n} ({ids:?}) is not in the table");
+        }
+    }
+}
+
+/// The fat binary's members show the device names that ocloc gives their
+/// IP versions: `ocloc ids DEVICE` prints the member's version for each.
+#[test]
+fn fat_binary_members_name_their_devices() {
+    let d = std::fs::read(fat()).unwrap();
+    let mut t = build_from_bytes(d);
+    let mut seen = 0;
+    for m in members(&mut t) {
+        let name = label_name(t.name(m)).to_string();
+        let value = t.value_text(m).unwrap();
+        let Some(ip) = name.strip_prefix("64.") else {
+            assert!(!value.contains("IP version"), "{name}: {value}");
+            continue;
+        };
+        let (_, rest) = value.split_once(" bytes, ").unwrap();
+        let (devices, about) = rest.split_once(" (").unwrap();
+        assert!(
+            about.ends_with(&format!("64-bit, IP version {ip})")),
+            "{value}"
+        );
+        seen += 1;
+        if !common::tool("ocloc") {
+            continue;
+        }
+        for dev in devices.split(", ") {
+            assert_eq!(ocloc_ids(dev), Some(vec![ip.to_string()]), "{dev}");
+        }
+        let release = about.split(", ").next().unwrap();
+        assert!(
+            ocloc_ids(release).unwrap().contains(&ip.to_string()),
+            "{release} {ip}"
+        );
+    }
+    assert_eq!(seen, 3);
+}

@@ -1147,3 +1147,60 @@ fn pdi_with_absurd_counts() {
 fn the_contract_checks_catch_what_they_must() {
     contract::self_test();
 }
+
+/// Words of a SPIR-V module, a version 1 CDO and a `.bit` header set to
+/// what none of them holds: word counts, lengths and counts of 0, 1,
+/// 0xffff and 2^32 - 1, at every word of the first 64.
+#[test]
+fn spirv_cdo_v1_and_bit_with_absurd_words() {
+    // SPIR-V: the module in a zebin sample's .spv section, from its magic
+    // to the end of the file.
+    let mut subjects = Vec::new();
+    if let Some((_, d)) = common::samples()
+        .into_iter()
+        .find(|(n, _)| n.ends_with("ocloc22.43__add_XE_HPC_COREpvc.bin"))
+    {
+        let at = memchr::memmem::find(&d, &[0x03, 0x02, 0x23, 0x07]).expect("a SPIR-V module");
+        subjects.push(("spirv", d[at..].to_vec()));
+    }
+    // A version 1 CDO: header, one section of WRITE, DMA_WRITE, DMA_XFER
+    // and NPI_WRITE.
+    let mut w: Vec<u32> = vec![4, 0x584C_4E58, 0x100, 1];
+    w.push(!w.iter().fold(0u32, |s, &x| s.wrapping_add(x)));
+    let body = [
+        0x103, 0x10, 0x20, 0x105, 0x30, 2, 1, 0, 7, 8, 0x109, 0, 0, 0, 0x40, 1, 0, 9, 0x203, 0x50,
+        0, 1, 5,
+    ];
+    w.extend([0x10, body.len() as u32 + 1, 4]);
+    w.extend(body);
+    subjects.push(("cdo-v1", w.iter().flat_map(|x| x.to_le_bytes()).collect()));
+    // A .bit header.
+    let mut bit = vec![
+        0, 9, 0x0f, 0xf0, 0x0f, 0xf0, 0x0f, 0xf0, 0x0f, 0xf0, 0, 0, 1,
+    ];
+    for (k, s) in [(b'a', &b"top\0"[..]), (b'b', b"xc7z020\0")] {
+        bit.push(k);
+        bit.extend((s.len() as u16).to_be_bytes());
+        bit.extend(s);
+    }
+    bit.push(b'e');
+    bit.extend(12u32.to_be_bytes());
+    bit.extend([
+        0xff, 0xff, 0xff, 0xff, 0xaa, 0x99, 0x55, 0x66, 0x20, 0, 0, 0,
+    ]);
+    subjects.push(("bit", bit));
+    for (label, d) in subjects {
+        survive(label, d.clone());
+        for at in (0..d.len().min(256)).step_by(4) {
+            for v in [0u32, 1, 0xffff, 0x0001_ffff, u32::MAX] {
+                for be in [false, true] {
+                    let mut m = d.clone();
+                    let bytes = if be { v.to_be_bytes() } else { v.to_le_bytes() };
+                    let end = (at + 4).min(m.len());
+                    m[at..end].copy_from_slice(&bytes[..end - at]);
+                    survive(&format!("{label}-word-{at:#x}={v:#x}-{be}"), m);
+                }
+            }
+        }
+    }
+}

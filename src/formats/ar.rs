@@ -154,6 +154,10 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
         if thin && !special {
             let v = Value::with(size, Radix::Dec, " bytes, stored outside the thin archive");
             b.set_value(m, v);
+        } else if let Some(d) = super::intel_ip::describe(&name) {
+            // An ocloc fat binary member, named by pointer size and IP
+            // version.
+            b.set_value(m, Value::with(size, Radix::Dec, format!(" bytes, {d}")));
         } else {
             b.set_value(m, Value::Size(size));
         }

@@ -11,6 +11,7 @@
 
 pub mod amdgpu;
 pub mod ar;
+pub mod bit;
 pub mod bitcode;
 pub mod bundle;
 pub mod cdo;
@@ -18,6 +19,7 @@ pub mod compress;
 pub mod elf;
 pub mod fatbin;
 pub mod hipwrap;
+pub mod intel_ip;
 pub mod json;
 pub mod msgpack;
 pub mod nvwrap;

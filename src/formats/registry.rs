@@ -9,7 +9,7 @@
 
 use crate::model::{Builder, Gap, NodeId};
 
-use super::{ar, bitcode, bundle, elf, fatbin, nvwrap, offload, pdi, ptx, spirv, xclbin, xe};
+use super::{ar, bit, bitcode, bundle, elf, fatbin, nvwrap, offload, pdi, ptx, spirv, xclbin, xe};
 
 /// Every format fwview decodes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -29,6 +29,7 @@ pub enum Format {
     ClangBundleCompressed,
     Ptx,
     CudaFatbinWrapper,
+    XilinxBit,
 }
 
 /// Where a format's bytes are found.
@@ -93,7 +94,7 @@ fn elf_detect(d: &[u8]) -> bool {
 
 impl Format {
     /// Every format, in the order detection tries them.
-    pub const ALL: [Format; 14] = [
+    pub const ALL: [Format; 15] = [
         Format::Xclbin,
         Format::Xe,
         Format::Zebin,
@@ -108,6 +109,7 @@ impl Format {
         Format::ClangBundleCompressed,
         Format::Ptx,
         Format::CudaFatbinWrapper,
+        Format::XilinxBit,
     ];
 
     /// The format's row of the table.
@@ -249,6 +251,16 @@ impl Format {
                 holds: Place::Section,
                 gaps: Gap::Unused,
             },
+            // A `.bit` file, or an XCLBIN's BITSTREAM section.
+            Format::XilinxBit => Row {
+                name: "xilinx-bit",
+                label: "Xilinx bitstream",
+                detect: bit::detect,
+                parse: bit::parse,
+                found: ANY,
+                holds: Place::Section,
+                gaps: Gap::Unknown,
+            },
         }
     }
 
@@ -357,7 +369,7 @@ mod tests {
             assert_eq!(Format::from_name(f.name()), Some(f));
         }
         // The last id is the last in ALL: none is missing.
-        assert_eq!(Format::CudaFatbinWrapper as usize + 1, Format::ALL.len());
+        assert_eq!(Format::XilinxBit as usize + 1, Format::ALL.len());
     }
 
     /// What README's table says each sample is, by its kind of file: the

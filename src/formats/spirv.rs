@@ -1,8 +1,30 @@
-//! SPIR-V module headers (magic 0x07230203, either byte order).
+//! SPIR-V modules (magic 0x07230203, either byte order): the five-word
+//! header, then the instruction stream in the sections of the module's
+//! logical layout (capabilities, extensions, extended instruction set
+//! imports, memory model, entry points, execution modes, debug
+//! instructions, annotations), each instruction a node at its words with
+//! its operands decoded, and every other instruction (types, constants,
+//! globals, functions) in one lazily built list by opcode name.
+//!
+//! Enumerant names (opcodes, capabilities, execution models and modes,
+//! decorations...) come from the `spirv` crate, generated from the Khronos
+//! grammar. The operand text of a decoded instruction reads as
+//! `spirv-dis --raw-id` writes it.
 
-use crate::model::{Builder, Endian, Fields, NodeId};
+use std::sync::Arc;
+
+use crate::model::{Builder, Endian, Fields, NodeId, Seq, Step, Value};
 
 pub const MAGIC: u32 = 0x0723_0203;
+
+/// Instructions beyond this many are not listed.
+const MAX_INSTRUCTIONS: u64 = 1 << 32;
+/// Runs of sections out of the layout's order beyond this many are not
+/// shown as sections of their own: the instructions from there on join
+/// the list of the others.
+const MAX_RUNS: usize = 64;
+/// A section's summary names at most this many items.
+const SUMMARY_ITEMS: usize = 8;
 
 /// The byte order of a SPIR-V module, if `d` starts with one.
 pub fn endian(d: &[u8]) -> Option<Endian> {
@@ -35,12 +57,134 @@ fn generator(id: u16) -> Option<&'static str> {
     })
 }
 
-/// Decodes the five-word header of the module in `[off, off+len)` under
-/// `parent`, and shows the instruction words after it as one node.
+/// The opcode's name as the specification writes it (`OpCapability`).
+pub fn op_name(op: u32) -> Option<String> {
+    spirv::Op::from_u32(op).map(|o| format!("Op{o:?}"))
+}
+
+/// The sections of a module's logical layout, in their order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Section {
+    Capabilities,
+    Extensions,
+    ExtInstImports,
+    MemoryModel,
+    EntryPoints,
+    ExecutionModes,
+    Debug,
+    Decorations,
+    /// Types, constants, global variables and functions.
+    Rest,
+}
+
+impl Section {
+    fn of(op: u32) -> Section {
+        match op {
+            17 => Section::Capabilities,
+            10 => Section::Extensions,
+            11 => Section::ExtInstImports,
+            14 => Section::MemoryModel,
+            15 => Section::EntryPoints,
+            16 | 331 => Section::ExecutionModes,
+            2..=7 | 330 => Section::Debug,
+            71..=75 | 332 | 5632 | 5633 => Section::Decorations,
+            _ => Section::Rest,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Section::Capabilities => "capabilities",
+            Section::Extensions => "extensions",
+            Section::ExtInstImports => "ext_inst_imports",
+            Section::MemoryModel => "memory_model",
+            Section::EntryPoints => "entry_points",
+            Section::ExecutionModes => "execution_modes",
+            Section::Debug => "debug",
+            Section::Decorations => "decorations",
+            Section::Rest => "instructions",
+        }
+    }
+}
+
+/// One run of instructions of the same section.
+struct Run {
+    section: Section,
+    start: u64,
+    stop: u64,
+    count: u64,
+    /// The first few items, for the section's summary.
+    items: Vec<String>,
+}
+
+/// Decodes the module in `[off, off+len)` under `parent`: the header, then
+/// each section of the instruction stream as a node.
 pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
     let Some(e) = endian(b.slice(off, 4)) else {
         return;
     };
+    header(b, parent, off, e);
+    if len < 20 {
+        b.error(off, len, "SPIR-V header needs 20 bytes");
+        return;
+    }
+    let whole = len - len % 4;
+    let end = off.saturating_add(whole);
+    let (runs, stop) = scan(b, off + 20, end, e);
+    for r in runs {
+        let value = if r.items.is_empty() {
+            count_of(r.count, "instruction")
+        } else {
+            let mut s = r.items.join(", ");
+            if r.count > r.items.len() as u64 {
+                s.push_str(&format!(", … ({} in all)", r.count));
+            }
+            s
+        };
+        let g = b.add(
+            parent,
+            r.section.name(),
+            r.start,
+            r.stop - r.start,
+            Some(Value::text(value)),
+        );
+        let step: Step = Arc::new(move |b: &mut Builder<'_>, p, _i, at| instruction(b, p, at, e));
+        let data = b.data();
+        let seq = Seq::scan(r.start, r.stop, r.count, |at| next_of(data, at, e), step);
+        b.seq(g, seq);
+    }
+    if stop < end {
+        let bytes = b.slice(stop, end - stop);
+        b.leaf(
+            parent,
+            "undecoded",
+            stop,
+            end - stop,
+            crate::model::text::hex(bytes, 16),
+        );
+    }
+    if !len.is_multiple_of(4) {
+        let bytes = b.slice(end, len % 4);
+        b.leaf(
+            parent,
+            "trailing",
+            end,
+            len % 4,
+            crate::model::text::hex(bytes, 4),
+        );
+        b.warn(off, len, "SPIR-V module size is not a multiple of 4");
+    }
+}
+
+fn count_of(n: u64, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
+}
+
+fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, e: Endian) {
     let order = match e {
         Endian::Little => "little-endian",
         Endian::Big => "big-endian",
@@ -52,7 +196,7 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
         4,
         format!("0x{MAGIC:08x} (SPIR-V, {order})"),
     );
-    // A header cut short is reported below, in one message.
+    // A header cut short is reported where the module is parsed.
     let mut f = Fields::new(b, parent, off + 4, e).quiet();
     f.field("version", 4, |v| {
         format!("{}.{}", (v >> 16) & 0xff, (v >> 8) & 0xff).into()
@@ -64,20 +208,623 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
     });
     f.uint("bound", 4);
     f.uint("schema", 4);
-    if len < 20 {
-        b.error(off, len, "SPIR-V header needs 20 bytes");
-        return;
+}
+
+fn word(d: &[u8], at: u64, e: Endian) -> Option<u32> {
+    let s = d.get(usize::try_from(at).ok()?..)?.get(..4)?;
+    let a: [u8; 4] = s.try_into().ok()?;
+    Some(match e {
+        Endian::Little => u32::from_le_bytes(a),
+        Endian::Big => u32::from_be_bytes(a),
+    })
+}
+
+/// Where the instruction at `at` ends, from its word count.
+fn next_of(d: &[u8], at: u64, e: Endian) -> Option<u64> {
+    let w = word(d, at, e)?;
+    let n = u64::from(w >> 16);
+    (n > 0).then(|| at.saturating_add(4 * n))
+}
+
+/// Walks the instruction stream once: where each section's run starts and
+/// stops, the first items of the small sections, and the problems (a word
+/// count of zero, an instruction past the end, sections out of order).
+/// Returns the runs and where the decodable instructions stop.
+fn scan(b: &mut Builder<'_>, start: u64, end: u64, e: Endian) -> (Vec<Run>, u64) {
+    let data = b.data();
+    let mut runs: Vec<Run> = Vec::new();
+    let mut at = start;
+    let mut total = 0u64;
+    let mut in_rest = false;
+    let mut disorder = 0u64;
+    while at < end && total < MAX_INSTRUCTIONS {
+        let Some(w0) = word(data, at, e) else { break };
+        let n = u64::from(w0 >> 16);
+        let op = w0 & 0xffff;
+        let name = op_name(op).unwrap_or_else(|| format!("opcode {op}"));
+        if n == 0 {
+            b.error(
+                at,
+                4,
+                format!("{name}: word count 0; the instructions from here are not decoded"),
+            );
+            break;
+        }
+        let next = at.saturating_add(4 * n);
+        if next > end {
+            b.error(
+                at,
+                end - at,
+                format!(
+                    "{name}: {n} words run past the end of the module ({} words remain)",
+                    (end - at) / 4
+                ),
+            );
+            break;
+        }
+        let mut section = if in_rest {
+            Section::Rest
+        } else {
+            Section::of(op)
+        };
+        if runs.len() + 1 >= MAX_RUNS && runs.last().is_none_or(|r| r.section != section) {
+            section = Section::Rest;
+        }
+        if section == Section::Rest {
+            in_rest = true;
+        }
+        let same = runs.last().is_some_and(|r| r.section == section);
+        if !same {
+            if let Some(prev) = runs.last() {
+                if section < prev.section {
+                    disorder += 1;
+                    if disorder <= 5 {
+                        b.warn(
+                            at,
+                            4 * n,
+                            format!(
+                                "{name} after the module's {} section: out of the logical layout order",
+                                prev.section.name()
+                            ),
+                        );
+                    }
+                }
+            }
+            runs.push(Run {
+                section,
+                start: at,
+                stop: at,
+                count: 0,
+                items: Vec::new(),
+            });
+        }
+        if let Some(r) = runs.last_mut() {
+            if r.items.len() < SUMMARY_ITEMS && summarised(section) {
+                if let Some(s) = summary_item(data, at, n, op, e) {
+                    r.items.push(s);
+                }
+            }
+            r.stop = next;
+            r.count += 1;
+        }
+        total += 1;
+        at = next;
     }
-    if len > 20 {
-        b.leaf(
-            parent,
-            "instructions",
-            off + 20,
-            len - 20,
-            format!("{} words", (len - 20) / 4),
+    if disorder > 5 {
+        b.warn(
+            start,
+            end - start,
+            format!(
+                "{disorder} instructions out of the logical layout order in all; the first 5 are reported"
+            ),
         );
     }
-    if !len.is_multiple_of(4) {
-        b.warn(off, len, "SPIR-V module size is not a multiple of 4");
+    (runs, at)
+}
+
+fn summarised(s: Section) -> bool {
+    matches!(
+        s,
+        Section::Capabilities
+            | Section::Extensions
+            | Section::ExtInstImports
+            | Section::MemoryModel
+            | Section::EntryPoints
+    )
+}
+
+/// The item a small section's summary names for the instruction at `at`.
+fn summary_item(d: &[u8], at: u64, n: u64, op: u32, e: Endian) -> Option<String> {
+    let w = |i: u64| if i < n { word(d, at + 4 * i, e) } else { None };
+    match op {
+        17 => Some(enum_name(w(1)?, capability)),
+        10 => Some(literal_string(d, at, n, 1, e)?.0),
+        11 => Some(literal_string(d, at, n, 2, e)?.0),
+        14 => Some(format!(
+            "{} {}",
+            enum_name(w(1)?, addressing_model),
+            enum_name(w(2)?, memory_model)
+        )),
+        15 => Some(format!(
+            "{} {}",
+            enum_name(w(1)?, execution_model),
+            literal_string(d, at, n, 3, e)?.0
+        )),
+        _ => None,
+    }
+}
+
+/// The literal string starting at word `i` of the instruction at `at` of
+/// `n` words (UTF-8, NUL-terminated, packed four bytes a word from the
+/// lowest-order byte up, whatever the module's byte order): its text and
+/// the index of the word after it. A string without its NUL takes the rest
+/// of the instruction.
+fn literal_string(d: &[u8], at: u64, n: u64, i: u64, e: Endian) -> Option<(String, u64)> {
+    if i >= n {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    let mut k = i;
+    while k < n {
+        let w = word(d, at + 4 * k, e)?;
+        k += 1;
+        for c in w.to_le_bytes() {
+            if c == 0 {
+                return Some((String::from_utf8_lossy(&bytes).into_owned(), k));
+            }
+            bytes.push(c);
+        }
+    }
+    Some((String::from_utf8_lossy(&bytes).into_owned(), n))
+}
+
+macro_rules! enum_names {
+    ($($f:ident => $t:ty),* $(,)?) => {
+        $(fn $f(v: u32) -> Option<String> {
+            <$t>::from_u32(v).map(|x| format!("{x:?}"))
+        })*
+    };
+}
+
+enum_names! {
+    capability => spirv::Capability,
+    addressing_model => spirv::AddressingModel,
+    memory_model => spirv::MemoryModel,
+    execution_model => spirv::ExecutionModel,
+    execution_mode => spirv::ExecutionMode,
+    decoration => spirv::Decoration,
+    source_language => spirv::SourceLanguage,
+    builtin => spirv::BuiltIn,
+    linkage_type => spirv::LinkageType,
+    param_attribute => spirv::FunctionParameterAttribute,
+    rounding_mode => spirv::FPRoundingMode,
+}
+
+/// An enumerant's name, or its number where the grammar has none.
+fn enum_name(v: u32, f: fn(u32) -> Option<String>) -> String {
+    f(v).unwrap_or_else(|| v.to_string())
+}
+
+/// A string as `spirv-dis` quotes it.
+fn quote(s: &str) -> String {
+    let mut q = String::with_capacity(s.len() + 2);
+    q.push('"');
+    for c in s.chars() {
+        if c == '"' || c == '\\' {
+            q.push('\\');
+        }
+        q.push(c);
+    }
+    q.push('"');
+    q
+}
+
+/// Reads an instruction's operands in order, each a leaf at its words,
+/// and collects their text as `spirv-dis` writes it.
+struct Operands<'x, 'a> {
+    b: &'x mut Builder<'a>,
+    node: NodeId,
+    at: u64,
+    n: u64,
+    i: u64,
+    e: Endian,
+    parts: Vec<String>,
+    /// A required operand was missing.
+    short: bool,
+}
+
+impl<'x, 'a> Operands<'x, 'a> {
+    fn word(&self, i: u64) -> Option<u32> {
+        if i < self.n {
+            self.b.read_u32(self.at + 4 * i, self.e)
+        } else {
+            None
+        }
+    }
+
+    fn more(&self) -> bool {
+        self.i < self.n
+    }
+
+    fn take(&mut self) -> Option<(u64, u32)> {
+        let Some(v) = self.word(self.i) else {
+            self.short = true;
+            return None;
+        };
+        let off = self.at + 4 * self.i;
+        self.i += 1;
+        Some((off, v))
+    }
+
+    fn id(&mut self, name: &'static str) -> Option<u32> {
+        let (off, v) = self.take()?;
+        let t = format!("%{v}");
+        self.b.field(self.node, name, off, 4, Value::text(&t));
+        self.parts.push(t);
+        Some(v)
+    }
+
+    fn literal(&mut self, name: &'static str) -> Option<u32> {
+        let (off, v) = self.take()?;
+        self.b
+            .field(self.node, name, off, 4, Value::uint(v.into()).with_width(4));
+        self.parts.push(v.to_string());
+        Some(v)
+    }
+
+    fn named(&mut self, name: &'static str, f: fn(u32) -> Option<String>) -> Option<u32> {
+        let (off, v) = self.take()?;
+        let s = f(v);
+        self.b.field(
+            self.node,
+            name,
+            off,
+            4,
+            Value::named(v.into(), s.as_deref()),
+        );
+        self.parts.push(s.unwrap_or_else(|| v.to_string()));
+        Some(v)
+    }
+
+    fn string(&mut self, name: &'static str) -> Option<String> {
+        let d = self.b.data();
+        let Some((s, next)) = literal_string(d, self.at, self.n, self.i, self.e) else {
+            self.short = true;
+            return None;
+        };
+        let off = self.at + 4 * self.i;
+        let size = 4 * (next - self.i);
+        self.b.field(self.node, name, off, size, Value::str(&s));
+        if next == self.n
+            && !self
+                .word(self.n - 1)
+                .is_some_and(|w| w.to_le_bytes().contains(&0))
+        {
+            self.b
+                .warn(off, size, format!("{name}: no NUL ends the string"));
+        }
+        self.parts.push(quote(&s));
+        self.i = next;
+        Some(s)
+    }
+
+    /// The remaining words, each an id, as one leaf.
+    fn ids(&mut self, name: &'static str) {
+        self.list(name, |v| format!("%{v}"));
+    }
+
+    /// The remaining words, each a literal number, as one leaf.
+    fn literals(&mut self, name: &'static str) {
+        self.list(name, |v| v.to_string());
+    }
+
+    fn list(&mut self, name: &'static str, f: fn(u32) -> String) {
+        if !self.more() {
+            return;
+        }
+        let start = self.i;
+        let mut items = Vec::new();
+        while let Some(v) = self.word(self.i) {
+            items.push(f(v));
+            self.i += 1;
+        }
+        let off = self.at + 4 * start;
+        let text = items.join(" ");
+        self.b.field(
+            self.node,
+            name,
+            off,
+            4 * (self.i - start),
+            Value::text(&text),
+        );
+        self.parts.extend(items);
+    }
+
+    /// The operands that follow a decoration, by the decoration.
+    fn decoration_operands(&mut self, d: u32, ids: bool) {
+        if ids {
+            self.ids("operands");
+            return;
+        }
+        match d {
+            11 => {
+                self.named("builtin", builtin);
+            }
+            38 => {
+                self.named("attribute", param_attribute);
+            }
+            39 => {
+                self.named("rounding_mode", rounding_mode);
+            }
+            41 => {
+                self.string("name");
+                self.named("linkage_type", linkage_type);
+            }
+            _ => self.literals("operands"),
+        }
+    }
+
+    /// The summary of the operands; leftover words become one leaf.
+    fn finish(mut self, op: &str) -> String {
+        if self.more() {
+            let start = self.i;
+            let mut items = Vec::new();
+            while let Some(v) = self.word(self.i) {
+                items.push(v.to_string());
+                self.i += 1;
+            }
+            let off = self.at + 4 * start;
+            self.b.field(
+                self.node,
+                "extra_operands",
+                off,
+                4 * (self.i - start),
+                Value::text(items.join(" ")),
+            );
+            self.b.warn(
+                off,
+                4 * (self.i - start),
+                format!("{op}: {} words after its operands", self.i - start),
+            );
+        }
+        if self.short {
+            self.b.error(
+                self.at,
+                4 * self.n,
+                format!("{op}: {} words are too few for its operands", self.n),
+            );
+        }
+        self.parts.join(" ")
+    }
+}
+
+/// Builds the node of the instruction at `at`; returns where the next one
+/// starts.
+fn instruction(b: &mut Builder<'_>, parent: NodeId, at: u64, e: Endian) -> Option<u64> {
+    let w0 = b.read_u32(at, e)?;
+    let n = u64::from(w0 >> 16);
+    if n == 0 {
+        return None;
+    }
+    let op = w0 & 0xffff;
+    let name = op_name(op);
+    let shown = name.clone().unwrap_or_else(|| format!("opcode {op}"));
+    let node = b.add(parent, &shown, at, 4 * n, None);
+    let (count_at, op_at) = match e {
+        Endian::Little => (at + 2, at),
+        Endian::Big => (at, at + 2),
+    };
+    let count_leaf = |b: &mut Builder<'_>| {
+        b.field(
+            node,
+            "word_count",
+            count_at,
+            2,
+            Value::uint(n).with_width(2),
+        );
+    };
+    let op_leaf = |b: &mut Builder<'_>| {
+        b.field(
+            node,
+            "opcode",
+            op_at,
+            2,
+            Value::named(op.into(), name.as_deref()),
+        );
+    };
+    if count_at < op_at {
+        count_leaf(b);
+        op_leaf(b);
+    } else {
+        op_leaf(b);
+        count_leaf(b);
+    }
+    let mut o = Operands {
+        b,
+        node,
+        at,
+        n,
+        i: 1,
+        e,
+        parts: Vec::new(),
+        short: false,
+    };
+    let decoded = operands(&mut o, op);
+    if !decoded {
+        let words = n - 1;
+        if words > 0 {
+            let off = at + 4;
+            let bytes = o.b.slice(off, 4 * words);
+            o.b.field(
+                node,
+                "operands",
+                off,
+                4 * words,
+                Value::text(crate::model::text::hex(bytes, 16)),
+            );
+        }
+        o.b.set_value(node, Value::text(count_of(n, "word")));
+        return Some(at + 4 * n);
+    }
+    let text = o.finish(&shown);
+    b.set_value(node, Value::text(text));
+    Some(at + 4 * n)
+}
+
+/// Decodes the operands of the instructions of the module's first
+/// sections; false for the others (shown as words).
+fn operands(o: &mut Operands<'_, '_>, op: u32) -> bool {
+    match op {
+        // OpSourceContinued, OpSourceExtension, OpModuleProcessed
+        2 | 4 | 330 => {
+            o.string("text");
+        }
+        // OpSource
+        3 => {
+            o.named("source_language", source_language);
+            o.literal("version");
+            if o.more() {
+                o.id("file");
+            }
+            if o.more() {
+                o.string("source");
+            }
+        }
+        // OpName
+        5 => {
+            o.id("target");
+            o.string("name");
+        }
+        // OpMemberName
+        6 => {
+            o.id("type");
+            o.literal("member");
+            o.string("name");
+        }
+        // OpString
+        7 => {
+            o.id("result");
+            o.string("string");
+        }
+        // OpExtension
+        10 => {
+            o.string("name");
+        }
+        // OpExtInstImport
+        11 => {
+            o.id("result");
+            o.string("name");
+        }
+        // OpMemoryModel
+        14 => {
+            o.named("addressing_model", addressing_model);
+            o.named("memory_model", memory_model);
+        }
+        // OpEntryPoint
+        15 => {
+            o.named("execution_model", execution_model);
+            o.id("entry_point");
+            o.string("name");
+            o.ids("interface");
+        }
+        // OpExecutionMode, OpExecutionModeId
+        16 | 331 => {
+            o.id("entry_point");
+            o.named("mode", execution_mode);
+            if op == 331 {
+                o.ids("operands");
+            } else {
+                o.literals("operands");
+            }
+        }
+        // OpCapability
+        17 => {
+            o.named("capability", capability);
+        }
+        // OpDecorate, OpDecorateId
+        71 | 332 => {
+            o.id("target");
+            if let Some(d) = o.named("decoration", decoration) {
+                o.decoration_operands(d, op == 332);
+            }
+        }
+        // OpMemberDecorate
+        72 => {
+            o.id("structure_type");
+            o.literal("member");
+            if let Some(d) = o.named("decoration", decoration) {
+                o.decoration_operands(d, false);
+            }
+        }
+        // OpDecorationGroup
+        73 => {
+            o.id("result");
+        }
+        // OpGroupDecorate
+        74 => {
+            o.id("group");
+            o.ids("targets");
+        }
+        // OpGroupMemberDecorate: the group, then (structure, member) pairs.
+        75 => {
+            o.id("group");
+            while o.more() {
+                o.id("structure_type");
+                o.literal("member");
+            }
+        }
+        // OpDecorateString
+        5632 => {
+            o.id("target");
+            o.named("decoration", decoration);
+            while o.more() {
+                o.string("string");
+            }
+        }
+        // OpMemberDecorateString
+        5633 => {
+            o.id("structure_type");
+            o.literal("member");
+            o.named("decoration", decoration);
+            while o.more() {
+                o.string("string");
+            }
+        }
+        _ => return false,
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_sections() {
+        assert_eq!(op_name(17).as_deref(), Some("OpCapability"));
+        assert_eq!(op_name(9), None);
+        assert_eq!(capability(6).as_deref(), Some("Kernel"));
+        assert_eq!(Section::of(15), Section::EntryPoints);
+        assert_eq!(Section::of(19), Section::Rest);
+        assert!(Section::Debug < Section::Decorations);
+    }
+
+    #[test]
+    fn strings() {
+        // "abcd" then its NUL in a word of its own, then one more word.
+        let mut d = Vec::new();
+        for w in [0u32, 0x6463_6261, 0, 7] {
+            d.extend(w.to_le_bytes());
+        }
+        assert_eq!(
+            literal_string(&d, 0, 4, 1, Endian::Little),
+            Some(("abcd".to_string(), 3))
+        );
+        let be: Vec<u8> = d.chunks(4).flat_map(|c| [c[3], c[2], c[1], c[0]]).collect();
+        assert_eq!(
+            literal_string(&be, 0, 4, 1, Endian::Big),
+            Some(("abcd".to_string(), 3))
+        );
+        assert_eq!(quote("a\"b\\"), "\"a\\\"b\\\\\"");
     }
 }

@@ -1,6 +1,7 @@
 //! CDO (configuration data object) command streams, version 2, as the
-//! platform loader reads them from a PDI partition, and the compact record
-//! layout that some NPU partitions carry instead of a command stream.
+//! platform loader reads them from a PDI partition, the compact record
+//! layout that some NPU partitions carry instead of a command stream, and
+//! version 1 streams (`XNLX`, in sections: see `v1`).
 //!
 //! A stream may hold millions of commands. At parse time one fast pass walks
 //! them for the summary (commands by type, DMA bytes, AIE columns and rows)
@@ -19,6 +20,7 @@ mod compact;
 mod names;
 mod stream;
 mod table;
+mod v1;
 
 use commands::*;
 use compact::*;
@@ -120,6 +122,10 @@ pub fn parse(
     compact: Option<Compact>,
 ) {
     let lim = off.saturating_add(len).min(b.file_len());
+    if off.saturating_add(20) <= lim && word(b, off + 4, lim) == Some(XNLX_ID) {
+        v1::parse(b, parent, off, lim);
+        return;
+    }
     let Some(stream) = header(b, parent, off, lim) else {
         return;
     };
@@ -255,7 +261,6 @@ fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, lim: u64) -> Option<(u6
     );
     let id_text = match ident {
         CDO_ID => "\"CDO\" (version 2)".to_string(),
-        XNLX_ID => "\"XNLX\" (version 1)".to_string(),
         _ => format!("{} (unknown)", hex32(ident)),
     };
     b.leaf(hid, "identification", off + 4, 4, id_text);
@@ -271,15 +276,6 @@ fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, lim: u64) -> Option<(u6
             hex32(version)
         ),
     );
-    if ident == XNLX_ID {
-        b.leaf(hid, "sections", off + 12, 4, num(length.into()));
-        b.info(
-            off,
-            20,
-            "CDO version 1 (XNLX): its sections are not decoded",
-        );
-        return None;
-    }
     if ident != CDO_ID {
         b.error(
             off + 4,

@@ -1,0 +1,203 @@
+//! Xilinx `.bit` bitstream files, standalone and as an XCLBIN's BITSTREAM
+//! section: the header's fields (all big-endian) — a 2-byte length and the
+//! 9 bytes `0F F0 0F F0 0F F0 0F F0 00`, a 2-byte length of 1, then
+//! key-length-value fields: `a` design name, `b` part, `c` date, `d` time
+//! (each a 2-byte length and a NUL-terminated string), and `e` (a 4-byte
+//! length) with the configuration data after it. The data is shown as the
+//! bytes before the sync word (padding and the bus-width pattern), the
+//! sync word `AA 99 55 66`, and the configuration packets as one payload.
+
+use crate::model::{text, Builder, Endian, Fields, NodeId, Radix, Value};
+
+const BE: Endian = Endian::Big;
+
+/// The bytes a `.bit` file starts with: the first field's length (9), its
+/// bytes, and the second field's length (1).
+const START: [u8; 13] = [
+    0x00, 0x09, 0x0f, 0xf0, 0x0f, 0xf0, 0x0f, 0xf0, 0x0f, 0xf0, 0x00, 0x00, 0x01,
+];
+
+/// The configuration sync word.
+const SYNC: [u8; 4] = [0xaa, 0x99, 0x55, 0x66];
+/// How far into the data the sync word is looked for.
+const SYNC_WINDOW: u64 = 4096;
+/// Fields beyond this many are not read.
+const MAX_FIELDS: u32 = 32;
+
+pub fn detect(d: &[u8]) -> bool {
+    d.starts_with(&START)
+}
+
+/// What a field key means.
+fn key_name(k: u8) -> Option<&'static str> {
+    Some(match k {
+        b'a' => "design_name",
+        b'b' => "part",
+        b'c' => "date",
+        b'd' => "time",
+        b'e' => "data",
+        _ => return None,
+    })
+}
+
+/// Parses the `.bit` file in `[off, off+len)` under `parent`.
+pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
+    let end = off.saturating_add(len).min(b.file_len());
+    let mut f = Fields::new(b, parent, off, BE);
+    f.u16("header_length");
+    f.bytes("header", 9);
+    f.u16("key_length");
+    let mut at = off + 13;
+    let mut design = None;
+    let mut part = None;
+    let mut fields = 0u32;
+    loop {
+        if at >= end {
+            b.error(
+                off,
+                end - off,
+                "the .bit header ends before its 'e' field (the configuration data)",
+            );
+            return;
+        }
+        fields += 1;
+        if fields > MAX_FIELDS {
+            b.error(
+                at,
+                end - at,
+                format!("more than {MAX_FIELDS} .bit header fields; the rest are not read"),
+            );
+            let bytes = b.slice(at, end - at);
+            b.leaf(parent, "undecoded", at, end - at, text::hex(bytes, 16));
+            return;
+        }
+        let key = b.read_u8(at).unwrap_or(0);
+        let wide = key == b'e';
+        let lsize = if wide { 4 } else { 2 };
+        let name = key_name(key)
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("field_{}", text::from_bytes(&[key])));
+        if at + 1 + lsize > end {
+            b.error(
+                at,
+                end - at,
+                format!("the .bit field '{}' is cut short", char::from(key)),
+            );
+            let bytes = b.slice(at, end - at);
+            b.leaf(parent, "undecoded", at, end - at, text::hex(bytes, 16));
+            return;
+        }
+        let flen = if wide {
+            b.read_u32(at + 1, BE).map(u64::from).unwrap_or(0)
+        } else {
+            b.read_u16(at + 1, BE).map(u64::from).unwrap_or(0)
+        };
+        let vstart = at + 1 + lsize;
+        let room = end - vstart;
+        let vlen = flen.min(room);
+        if flen > room {
+            b.error(
+                at + 1,
+                lsize,
+                format!(
+                    "the .bit field '{}' gives {flen} bytes, {room} remain{}",
+                    char::from(key),
+                    if wide {
+                        " (the section or file is shorter than the bitstream)"
+                    } else {
+                        ""
+                    }
+                ),
+            );
+        }
+        if wide {
+            let g = b.group(parent, "data", at, 1 + lsize + vlen);
+            let mut f = Fields::new(b, g, at, BE);
+            f.field("key", 1, |_| Value::text("'e'"));
+            f.field("length", 4, |v| Value::with(v, Radix::Auto, " bytes"));
+            data(b, g, vstart, vlen);
+            let value = match (&design, &part) {
+                (Some(d), Some(p)) => format!("{vlen} bytes for {p}, design {d}"),
+                _ => format!("{vlen} bytes"),
+            };
+            b.set_value(g, Value::text(value));
+            let after = vstart + vlen;
+            if after < end {
+                let bytes = b.slice(after, end - after);
+                b.leaf(parent, "trailing", after, end - after, text::hex(bytes, 16));
+                b.warn(
+                    after,
+                    end - after,
+                    format!(
+                        "{} bytes after the bitstream: the header and its 'e' length make {} bytes, the data holds {}",
+                        end - after,
+                        after - off,
+                        end - off
+                    ),
+                );
+            }
+            return;
+        }
+        let g = b.group(parent, &name, at, 1 + lsize + vlen);
+        let mut f = Fields::new(b, g, at, BE);
+        f.field("key", 1, |v| {
+            Value::text(format!("'{}'", text::from_bytes(&[v as u8])))
+        });
+        f.u16("length");
+        let raw = b.slice(vstart, vlen);
+        let nul = raw.iter().position(|&c| c == 0);
+        let s = text::from_bytes(raw.get(..nul.unwrap_or(raw.len())).unwrap_or(&[]));
+        b.leaf(g, "value", vstart, vlen, Value::str(&s));
+        b.set_value(g, Value::str(&s));
+        if nul.is_none() && vlen > 0 {
+            b.warn(
+                vstart,
+                vlen,
+                format!("the .bit field '{}' has no NUL", char::from(key)),
+            );
+        }
+        if key_name(key).is_none() {
+            b.info(at, 1, format!("unknown .bit header field key 0x{key:02x}"));
+        }
+        match key {
+            b'a' => design = Some(s),
+            b'b' => part = Some(s),
+            _ => {}
+        }
+        at = vstart + vlen;
+    }
+}
+
+/// The configuration data in `[at, at+len)`: what precedes the sync word,
+/// the sync word, and the packets after it.
+fn data(b: &mut Builder<'_>, g: NodeId, at: u64, len: u64) {
+    if len == 0 {
+        return;
+    }
+    let window = b.slice(at, len.min(SYNC_WINDOW));
+    let Some(sync) = memchr::memmem::find(window, &SYNC).map(|p| p as u64) else {
+        let bytes = b.slice(at, len);
+        b.leaf(g, "configuration", at, len, text::hex(bytes, 16));
+        b.info(
+            at,
+            len.min(SYNC_WINDOW),
+            format!("no sync word (AA 99 55 66) in the first {SYNC_WINDOW} bytes of the bitstream"),
+        );
+        return;
+    };
+    if sync > 0 {
+        let bytes = b.slice(at, sync);
+        b.leaf(g, "preamble", at, sync, text::hex(bytes, 16));
+    }
+    b.leaf(g, "sync_word", at + sync, 4, Value::text("0xaa995566"));
+    let rest = len - sync - 4;
+    if rest > 0 {
+        b.leaf(
+            g,
+            "configuration",
+            at + sync + 4,
+            rest,
+            Value::with(rest, Radix::Dec, " bytes of configuration packets"),
+        );
+    }
+}
