@@ -184,6 +184,24 @@ fn desc(
             b.leaf(parent, "build id", d, n, hex);
         }
         (b"GNU", 5) => properties(b, parent, elf, d, n, al),
+        // XMOS: the tools' version (NUL-terminated), the architecture
+        // (`XS1`, `XS2`) and the silicon revision (`REVA`, `REVB`), as text.
+        (b"XMOS", 1..=3) => {
+            let s = b.slice(d, n);
+            let end = memchr::memchr(0, s).unwrap_or(s.len());
+            let what = match typ {
+                1 => "tools version",
+                2 => "architecture",
+                _ => "revision",
+            };
+            b.leaf(
+                parent,
+                what,
+                d,
+                n,
+                Value::str_bytes(s.get(..end).unwrap_or(&[])),
+            );
+        }
         (b"GNU", 4)
         | (b"Go", 4)
         | (b"FDO", 0xcafe_1a7e)
