@@ -742,10 +742,11 @@ fn symbols_past_65280_sections_resolve_through_the_index_table() {
 
 // ------------------------------------------------------ merged strings
 
-/// `readelf -p SEC`: (offset, string) of each string it lists.
+/// `readelf -z -p SEC`: (offset, string) of each string it lists.
 fn readelf_strings(path: &Path, sec: &str) -> Vec<(u64, String)> {
     let mut v = Vec::new();
-    for line in run("readelf", &["-p", sec], path).lines() {
+    // -z: a compressed section's strings, inflated.
+    for line in run("readelf", &["-z", "-p", sec], path).lines() {
         let Some(rest) = line.trim_start().strip_prefix('[') else {
             continue;
         };
@@ -759,8 +760,14 @@ fn compare_strings(label: &str, path: &Path, sec: &str) {
     let want = readelf_strings(path, sec);
     assert!(!want.is_empty(), "{label} {sec}: readelf lists strings");
     let j = json_of_bytes(std::fs::read(path).unwrap());
-    let s = section(&j, sec);
-    let base = off(s);
+    let mut s = section(&j, sec);
+    let mut base = off(s);
+    // A compressed section's strings are in its inflated bytes, a space
+    // of their own from 0.
+    if let Some(inflated) = common::json::find(s, "inflated") {
+        s = inflated;
+        base = 0;
+    }
     let got: Vec<(u64, String)> = items(s)
         .into_iter()
         .filter(|x| val(x) != "\"\"")
@@ -789,4 +796,139 @@ fn merged_strings_agree_with_readelf() {
     compare_strings("dbg.o", &obj, ".comment");
     compare_strings("dbg.o", &obj, ".rodata.str1.1");
     compare_strings("dbg.o", &obj, ".debug_str");
+    // Compressed debug strings: listed from the inflated bytes.
+    if !common::tool("objcopy") {
+        return;
+    }
+    let z = dir.path().join("dbgz.o");
+    let st = Command::new("objcopy")
+        .arg("--compress-debug-sections=zlib")
+        .arg(&obj)
+        .arg(&z)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let j = json_of_bytes(std::fs::read(&z).unwrap());
+    assert!(common::json::find(section(&j, ".debug_str"), "inflated").is_some());
+    compare_strings("dbgz.o", &z, ".debug_str");
+}
+
+// ---------------------------------------------------------- damaged tables
+
+/// A change made to a file's bytes.
+type Change = Box<dyn Fn(&mut Vec<u8>)>;
+
+/// Writes `v` as `n` little-endian bytes at `at`.
+fn put(d: &mut [u8], at: u64, v: u64, n: usize) {
+    let at = at as usize;
+    d[at..at + n].copy_from_slice(&v.to_le_bytes()[..n]);
+}
+
+#[test]
+fn damaged_version_and_hash_tables_are_diagnosed() {
+    if !common::tool("gcc") {
+        return;
+    }
+    let dir = common::scratch();
+    let lib = versioned_lib(dir.path()).expect("the library builds");
+    let good = std::fs::read(&lib).unwrap();
+    let j = json_of_bytes(good.clone());
+    let at = |sec: &str| off(section(&j, sec));
+    let (vd, vr, h, gh) = (
+        at(".gnu.version_d"),
+        at(".gnu.version_r"),
+        at(".hash"),
+        at(".gnu.hash"),
+    );
+    // (what, change, a diagnostic that says so)
+    let cases: Vec<(&str, Change, &str)> = vec![
+        (
+            "verdef chain cut after its first record",
+            Box::new(move |d| put(d, vd + 16, 0, 4)),
+            "sh_info says 4 entries, the chain has 1",
+        ),
+        (
+            "verdef next inside itself",
+            Box::new(move |d| put(d, vd + 16, 4, 4)),
+            "points inside it",
+        ),
+        (
+            "verdaux next inside itself",
+            Box::new(move |d| {
+                // Version 3 has two names: point the first's next into itself.
+                let rd = |d: &[u8], o: u64| {
+                    u64::from(u32::from_le_bytes(
+                        d[o as usize..o as usize + 4].try_into().unwrap(),
+                    ))
+                };
+                let mut o = vd;
+                for _ in 0..2 {
+                    o += rd(d, o + 16);
+                }
+                let aux = o + rd(d, o + 12);
+                put(d, aux + 4, 2, 4);
+            }),
+            "points inside it",
+        ),
+        (
+            "verdef past its section",
+            Box::new(move |d| put(d, vd + 16, 0x7fff_fff0, 4)),
+            "runs past its section",
+        ),
+        (
+            "verdaux past its section",
+            Box::new(move |d| put(d, vd + 12, 0xffff_0000, 4)),
+            "runs past its section",
+        ),
+        (
+            "vernaux name out of the string table",
+            Box::new(move |d| put(d, vr + 16 + 8, 0xffff_fff0, 4)),
+            "bad string index",
+        ),
+        (
+            "nbucket too large",
+            Box::new(move |d| put(d, h, 0xffff_ffff, 4)),
+            "nbucket",
+        ),
+        (
+            "a chain that loops",
+            Box::new(move |d| {
+                let nb = u32::from_le_bytes(d[h as usize..h as usize + 4].try_into().unwrap());
+                let chains = h + 8 + 4 * u64::from(nb);
+                for k in 1..4 {
+                    put(d, chains + 4 * k, k, 4);
+                }
+            }),
+            "",
+        ),
+        (
+            "bloom too large",
+            Box::new(move |d| put(d, gh + 8, 0xffff_ffff, 4)),
+            "bloom_size",
+        ),
+        (
+            "gnu buckets too many",
+            Box::new(move |d| put(d, gh, 0xffff_ffff, 4)),
+            "nbuckets",
+        ),
+        (
+            "gnu bucket below symoffset",
+            Box::new(move |d| put(d, gh + 4, 0xffff_fff0, 4)),
+            "",
+        ),
+    ];
+    for (what, change, says) in cases {
+        let mut d = good.clone();
+        change(&mut d);
+        let mut t = common::tree::expanded(d);
+        let diags: Vec<String> = t.diagnostics().iter().map(|x| x.message.clone()).collect();
+        if !says.is_empty() {
+            assert!(
+                diags.iter().any(|m| m.contains(says)),
+                "{what}: no diagnostic saying {says:?}: {diags:?}"
+            );
+        }
+        // The tree is whole and exports.
+        common::json::json_of_tree(&mut t);
+    }
 }

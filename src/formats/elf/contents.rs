@@ -349,7 +349,13 @@ fn compressed_section(
             | constants::SHT_DYNSYM
             | constants::SHT_REL
             | constants::SHT_RELA
-            | constants::SHT_DYNAMIC => {}
+            | constants::SHT_DYNAMIC
+            | constants::SHT_SYMTAB_SHNDX
+            | constants::SHT_GNU_VERSYM
+            | constants::SHT_GNU_VERDEF
+            | constants::SHT_GNU_VERNEED
+            | constants::SHT_HASH
+            | constants::SHT_GNU_HASH => {}
             _ => decode(b, node, elf, s, 0, len, ve),
         }
     });

@@ -162,10 +162,29 @@ fn walk(
                 }
                 break;
             }
+            if u64::from(anext) < aux_size {
+                bad.push((
+                    ao,
+                    aux_size,
+                    format!("{aux_what} [{k}.{j}]: its next offset {anext} points inside it ({aux_size} bytes)"),
+                ));
+                break;
+            }
             arel = arel.saturating_add(anext.into());
         }
         k += 1;
         if next == 0 {
+            break;
+        }
+        if u64::from(next) < size {
+            bad.push((
+                o,
+                size,
+                format!(
+                    "{what} [{}]: its next offset {next} points inside it ({size} bytes)",
+                    k - 1
+                ),
+            ));
             break;
         }
         rel = rel.saturating_add(next.into());
