@@ -120,11 +120,15 @@ fn walk(
                 break;
             }
             if !seen.insert(arel) {
-                bad.push((
-                    ao,
-                    aux_size,
-                    format!("{aux_what} [{k}.{j}] at 0x{arel:x} was already read: the chain loops"),
-                ));
+                // Records may share their names (a version defined twice
+                // under one name): the shared ones are shown once, where
+                // they were first read.
+                if !need && j == 0 {
+                    let name = b.read_u32(ao, e).unwrap_or(0);
+                    if let Some(Rec::Def { name: n, .. }) = recs.get_mut(at) {
+                        *n = Some(name);
+                    }
+                }
                 break;
             }
             let ard16 = |x: u64| b.read_u16(ao + x, e).unwrap_or(0);
