@@ -943,4 +943,33 @@ fn damaged_version_and_hash_tables_are_diagnosed() {
         // The tree is whole and exports.
         common::json::json_of_tree(&mut t);
     }
+    // Random bytes over each of the new tables: never a panic or a hang.
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut rnd = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let t0 = Instant::now();
+    for sec in [
+        ".gnu.version",
+        ".gnu.version_d",
+        ".gnu.version_r",
+        ".hash",
+        ".gnu.hash",
+    ] {
+        let s = section(&j, sec);
+        let (o, n) = (off(s), size(s));
+        for _ in 0..100 {
+            let mut d = good.clone();
+            for _ in 0..1 + rnd() % 8 {
+                let at = (o + rnd() % n) as usize;
+                d[at] = rnd() as u8;
+            }
+            let mut t = common::tree::expanded(d);
+            common::json::json_of_tree(&mut t);
+        }
+    }
+    assert!(t0.elapsed() < Duration::from_secs(60), "{:?}", t0.elapsed());
 }
