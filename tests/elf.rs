@@ -20,31 +20,9 @@ use object::Endianness;
 
 // ---------------------------------------------------------------- helpers
 
-/// The ELF images inside the XE samples (sector type 2).
+/// The ELF images inside the XE samples.
 fn xe_elfs() -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(assets().join("xmos")).unwrap() {
-        let p = e.unwrap().path();
-        let d = std::fs::read(&p).unwrap();
-        let mut o = 8usize;
-        let mut k = 0;
-        while o + 12 <= d.len() {
-            let t = u16::from_le_bytes([d[o], d[o + 1]]);
-            let sz = u64::from_le_bytes(d[o + 4..o + 12].try_into().unwrap()) as usize;
-            if t == 0x5555 {
-                break;
-            }
-            if t == 2 {
-                let c = o + 12;
-                let pad = d[c] as usize;
-                let data = &d[c + 4..c + sz - 4];
-                let data = &data[..data.len() - pad];
-                out.push((format!("{}#{k}", p.display()), data[12..].to_vec()));
-                k += 1;
-            }
-            o += 12 + sz;
-        }
-    }
+    let out = common::xe_tile_elfs();
     assert!(out.len() >= 6, "the XE samples hold ELF sectors");
     out
 }

@@ -162,3 +162,33 @@ pub fn runs(name: &str) -> bool {
         .insert(name.to_string(), r);
     r
 }
+
+/// The ELF images inside the XE samples of `assets/xmos` (sector type 2),
+/// as (`PATH#k`, bytes), read the way the XE format lays them out: a
+/// 12-byte sector header, a padding count, the image after a 12-byte
+/// sub-header, then the padding and a 4-byte CRC.
+pub fn xe_tile_elfs() -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    for p in samples_in("xmos", "xe") {
+        let d = std::fs::read(&p).expect("a readable sample");
+        let mut o = 8usize;
+        let mut k = 0;
+        while o + 12 <= d.len() {
+            let t = u16::from_le_bytes([d[o], d[o + 1]]);
+            let sz = u64::from_le_bytes(d[o + 4..o + 12].try_into().expect("8 bytes")) as usize;
+            if t == 0x5555 {
+                break;
+            }
+            if t == 2 {
+                let c = o + 12;
+                let pad = d[c] as usize;
+                let data = &d[c + 4..c + sz - 4];
+                let data = &data[..data.len() - pad];
+                out.push((format!("{}#{k}", p.display()), data[12..].to_vec()));
+                k += 1;
+            }
+            o += 12 + sz;
+        }
+    }
+    out
+}

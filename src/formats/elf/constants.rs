@@ -186,6 +186,14 @@ pub const SHT_INIT_ARRAY: u32 = 14;
 pub const SHT_FINI_ARRAY: u32 = 15;
 pub const SHT_PREINIT_ARRAY: u32 = 16;
 pub const SHT_GROUP: u32 = 17;
+pub const SHT_HASH: u32 = 5;
+pub const SHT_SYMTAB_SHNDX: u32 = 18;
+pub const SHT_GNU_HASH: u32 = 0x6fff_fff6;
+pub const SHT_GNU_VERDEF: u32 = 0x6fff_fffd;
+pub const SHT_GNU_VERNEED: u32 = 0x6fff_fffe;
+pub const SHT_GNU_VERSYM: u32 = 0x6fff_ffff;
+/// A symbol's section index is in the SHT_SYMTAB_SHNDX table.
+pub const SHN_XINDEX: u16 = 0xffff;
 pub const SHT_LLVM_OFFLOADING: u32 = 0x6fff_4c0b;
 
 pub fn shtype(v: u32, machine: u16) -> Option<&'static str> {
@@ -252,6 +260,8 @@ pub fn shtype(v: u32, machine: u16) -> Option<&'static str> {
 }
 
 pub const SHF_ALLOC: u64 = 0x2;
+pub const SHF_MERGE: u64 = 0x10;
+pub const SHF_STRINGS: u64 = 0x20;
 pub const SHF_INFO_LINK: u64 = 0x40;
 pub const SHF_COMPRESSED: u64 = 0x800;
 
@@ -494,6 +504,10 @@ pub fn note_type(owner: &[u8], t: u32, core: bool) -> Option<&'static str> {
         (b"AMD", 11) => "NT_AMD_HSA_ISA_NAME",
         (b"AMD", 12) => "NT_AMD_PAL_METADATA",
         (b"AMDGPU", 32) => "NT_AMDGPU_METADATA",
+        // The XMOS tools' own notes (in `.xmosnote`): types 1 and 2 as
+        // binutils names them for any owner; 3 has no published name.
+        (b"XMOS", 1) => "NT_VERSION",
+        (b"XMOS", 2) => "NT_ARCH",
         (b"LLVMOMPOFFLOAD", 1) => "NT_LLVM_OPENMP_OFFLOAD_VERSION",
         (b"LLVMOMPOFFLOAD", 2) => "NT_LLVM_OPENMP_OFFLOAD_PRODUCER",
         (b"LLVMOMPOFFLOAD", 3) => "NT_LLVM_OPENMP_OFFLOAD_PRODUCER_VERSION",

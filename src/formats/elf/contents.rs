@@ -9,8 +9,8 @@ use std::sync::Arc;
 use super::dynamic::{dyn_entry, dyn_strings, dynamic};
 use super::relocations::relocs;
 use super::strings::strings;
-use super::symbols::symtab;
-use super::{constants, notes, Elf, Sec, Sections, Seg};
+use super::symbols::{shndx_table, symtab};
+use super::{constants, hash, notes, versions, Elf, Sec, Sections, Seg};
 use crate::formats::offload;
 use crate::model::{named, num, Builder, NodeId, Value};
 
@@ -74,6 +74,8 @@ fn contents(
             constants::SHT_REL => return relocs(b, g, elf, s, a, l, false, tname),
             constants::SHT_RELA => return relocs(b, g, elf, s, a, l, true, tname),
             constants::SHT_DYNAMIC => return dynamic(b, g, elf, s, a, l, tname),
+            constants::SHT_SYMTAB_SHNDX => return shndx_table(b, g, elf, s, a, l, tname),
+            constants::SHT_GNU_VERSYM => return versions::versym(b, g, elf, s, a, l, tname),
             _ => {}
         }
     }
@@ -103,6 +105,11 @@ fn decode(
         constants::SHT_STRTAB => strings(b, id, a, l),
         constants::SHT_NOTE => notes::notes(b, id, elf, &s.name, a, l, s.align),
         constants::SHT_GROUP => group(b, id, elf, a, l),
+        constants::SHT_GNU_VERDEF | constants::SHT_GNU_VERNEED => {
+            versions::defs_or_needs(b, id, elf, s, a, l)
+        }
+        constants::SHT_HASH => hash::sysv(b, id, elf, s, a, l),
+        constants::SHT_GNU_HASH => hash::gnu(b, id, elf, s, a, l),
         constants::SHT_INIT_ARRAY | constants::SHT_FINI_ARRAY | constants::SHT_PREINIT_ARRAY => {
             pointers(b, id, elf, a, l)
         }
@@ -119,6 +126,9 @@ fn decode(
             crate::formats::offload_entries::parse_section(b, id, elf, s, a, l)
         }
         _ if ve.as_mut().is_some_and(|v| v.section(b, id, elf, s, a, l)) => {}
+        // Merged strings (`.comment`, `.rodata.str1.1`, `.debug_str`): one
+        // string a NUL, listed as a string table's are.
+        _ if merged_strings(s) => strings(b, id, a, l),
         // A section at offset 0 holds this very ELF: opening it again would
         // nest the file in itself.
         _ if s.offset == 0 => {}
@@ -129,6 +139,13 @@ fn decode(
             }
         }
     }
+}
+
+/// True for a section of NUL-terminated one-byte strings that the linker
+/// may merge (SHF_MERGE and SHF_STRINGS, entries of one byte).
+fn merged_strings(s: &Sec) -> bool {
+    let both = constants::SHF_MERGE | constants::SHF_STRINGS;
+    s.flags & both == both && s.entsize <= 1
 }
 
 /// False for bytes that start with an ELF magic but not with a sane ELF
@@ -332,7 +349,13 @@ fn compressed_section(
             | constants::SHT_DYNSYM
             | constants::SHT_REL
             | constants::SHT_RELA
-            | constants::SHT_DYNAMIC => {}
+            | constants::SHT_DYNAMIC
+            | constants::SHT_SYMTAB_SHNDX
+            | constants::SHT_GNU_VERSYM
+            | constants::SHT_GNU_VERDEF
+            | constants::SHT_GNU_VERNEED
+            | constants::SHT_HASH
+            | constants::SHT_GNU_HASH => {}
             _ => decode(b, node, elf, s, 0, len, ve),
         }
     });

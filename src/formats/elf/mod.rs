@@ -10,6 +10,7 @@
 mod constants;
 mod contents;
 mod dynamic;
+mod hash;
 mod notes;
 mod placed;
 mod reloc_names;
@@ -17,6 +18,7 @@ mod relocations;
 mod strings;
 mod symbols;
 mod vendor;
+mod versions;
 
 pub use vendor::{Sections, Vendor};
 
@@ -90,6 +92,8 @@ pub struct Elf {
     /// The symbol table's index and the symbols to show in section
     /// contents, gathered when a section first asks.
     placed: std::sync::OnceLock<(u32, placed::Placed)>,
+    /// (symbol table, its SHT_SYMTAB_SHNDX section) pairs.
+    shndx_tables: Vec<(u32, u32)>,
 }
 
 /// A string found in a string table.
@@ -202,6 +206,18 @@ impl Elf {
             .data(s)
             .ok_or_else(|| format!("string table [{sec}] has no bytes in the file"))?;
         string_bytes_in(b, off, size, idx).map_err(|e| e.message(&format!("[{sec}] {}", s.name)))
+    }
+
+    /// The section index of symbol `i` of table `symtab` whose st_shndx
+    /// is SHN_XINDEX: its entry in the table's SHT_SYMTAB_SHNDX section.
+    pub(crate) fn xindex(&self, b: &Builder<'_>, symtab: u32, i: u64) -> Option<u32> {
+        let &(_, t) = self.shndx_tables.iter().find(|&&(s, _)| s == symtab)?;
+        let (a, l) = self.data(self.sec(t.into())?)?;
+        let o = i.checked_mul(4)?;
+        if o.checked_add(4)? > l {
+            return None;
+        }
+        b.read_u32(a + o, self.e)
     }
 
     /// The index of the first SHT_SYMTAB section.
@@ -325,6 +341,12 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
         ..Elf::default()
     };
     read_sections(b, &mut elf, &h);
+    elf.shndx_tables = elf
+        .secs
+        .iter()
+        .filter(|s| s.typ == constants::SHT_SYMTAB_SHNDX)
+        .map(|s| (s.link, s.index))
+        .collect();
     let phdrs = read_segments(b, &elf, &h);
     build_map(&mut elf, &phdrs);
     if let Some(a) = elf.addr_to_abs(h.entry) {

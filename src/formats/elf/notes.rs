@@ -3,7 +3,7 @@
 //! Go, FDO, LLVM offloading, and a machine's own through its vendor hook).
 
 use super::{constants, Elf};
-use crate::model::{named, num, text, Builder, Endian, NodeId, Value};
+use crate::model::{named, num, text, Builder, Endian, Fields, NodeId, Value};
 
 /// More notes than this in one section are not shown.
 const MAX_NOTES: u64 = 65_536;
@@ -111,11 +111,12 @@ pub(super) fn notes(
             tname.map_or_else(|| format!("type {typ}"), str::to_string)
         );
         let id = b.group(parent, label, pos, size);
-        b.leaf(id, "n_namesz", pos, 4, num(namesz.into()));
-        b.leaf(id, "n_descsz", pos + 4, 4, num(descsz.into()));
-        b.leaf(id, "n_type", pos + 8, 4, named(typ.into(), tname));
+        let mut f = Fields::new(b, id, pos, e);
+        f.field("n_namesz", 4, num);
+        f.field("n_descsz", 4, num);
+        f.field("n_type", 4, |v| named(v, tname));
         if !fits {
-            b.error(
+            f.builder().error(
                 pos,
                 rest,
                 format!(
@@ -123,12 +124,12 @@ pub(super) fn notes(
                 ),
             );
             if owner_len > 0 {
-                b.leaf(id, "name", pos + 12, owner_len, Value::str_bytes(owner));
+                f.span("name", owner_len, |_| Value::str_bytes(owner));
             }
             break;
         }
         if namesz > 0 {
-            b.leaf(id, "name", pos + 12, namesz.into(), Value::str_bytes(owner));
+            f.span("name", namesz.into(), |_| Value::str_bytes(owner));
         }
         let d = pos + desc_off;
         if descsz > 0 {
@@ -159,48 +160,55 @@ fn desc(
     match (owner, typ) {
         (b"GNU", 1) if n >= 16 => {
             let g = b.group(parent, "desc", d, n);
-            let os = b.read_u32(d, e).unwrap_or(0);
-            let osn = match os {
+            let os_name = |os: u64| match os {
                 0 => Some("Linux"),
                 1 => Some("Hurd"),
                 2 => Some("Solaris"),
                 3 => Some("FreeBSD"),
                 _ => None,
             };
-            b.leaf(g, "os", d, 4, named(os.into(), osn));
-            let v: Vec<u32> = (1..4).filter_map(|k| b.read_u32(d + 4 * k, e)).collect();
-            b.u32(g, "major", d + 4, e);
-            b.u32(g, "minor", d + 8, e);
-            b.u32(g, "subminor", d + 12, e);
-            let ver: Vec<String> = v.iter().map(u32::to_string).collect();
+            let mut f = Fields::new(b, g, d, e);
+            let os = f.named("os", 4, os_name).unwrap_or(0);
+            let ver: Vec<String> = ["major", "minor", "subminor"]
+                .iter()
+                .filter_map(|k| f.u32(k))
+                .map(|v| v.to_string())
+                .collect();
             b.set_value(
                 g,
-                format!("{} ABI {}", osn.unwrap_or("unknown OS"), ver.join(".")),
+                format!(
+                    "{} ABI {}",
+                    os_name(os).unwrap_or("unknown OS"),
+                    ver.join(".")
+                ),
             );
         }
         (b"GNU", 3) => {
-            let bytes = b.slice(d, n);
-            let hex: String = bytes.iter().take(64).map(|x| format!("{x:02x}")).collect();
-            b.leaf(parent, "build id", d, n, hex);
+            Fields::new(b, parent, d, e).span("build id", n, |bytes| {
+                let hex: String = bytes.iter().take(64).map(|x| format!("{x:02x}")).collect();
+                hex.into()
+            });
         }
         (b"GNU", 5) => properties(b, parent, elf, d, n, al),
+        // XMOS: the tools' version (NUL-terminated), the architecture
+        // (`XS1`, `XS2`) and the silicon revision (`REVA`, `REVB`), as text.
+        (b"XMOS", 1..=3) => {
+            let what = match typ {
+                1 => "tools version",
+                2 => "architecture",
+                _ => "revision",
+            };
+            Fields::new(b, parent, d, e).span(what, n, |s| Value::str_bytes(before_nul(s)));
+        }
         (b"GNU", 4)
         | (b"Go", 4)
         | (b"FDO", 0xcafe_1a7e)
         | (b"LLVMOMPOFFLOAD", _)
         | (b"AMD", 11) => {
-            let s = b.slice(d, n);
-            let end = memchr::memchr(0, s).unwrap_or(s.len());
-            b.leaf(
-                parent,
-                "desc",
-                d,
-                n,
-                text::quoted(s.get(..end).unwrap_or(&[])),
-            );
+            Fields::new(b, parent, d, e).span("desc", n, |s| text::quoted(before_nul(s)).into());
         }
         _ => {
-            b.raw(parent, "desc", d, n);
+            Fields::new(b, parent, d, e).bytes("desc", n);
         }
     }
 }
@@ -233,16 +241,13 @@ fn properties(b: &mut Builder<'_>, parent: NodeId, elf: &Elf, d: u64, n: u64, al
             _ => None,
         };
         let id = b.group(g, format!("[{i}] {}", tn.unwrap_or("property")), pos, size);
-        b.leaf(
-            id,
-            "pr_type",
-            pos,
-            4,
-            format!("0x{t:x} ({})", tn.unwrap_or("unknown")),
-        );
-        b.leaf(id, "pr_datasz", pos + 4, 4, num(datasz));
+        let mut f = Fields::new(b, id, pos, e);
+        f.field("pr_type", 4, |t| {
+            format!("0x{t:x} ({})", tn.unwrap_or("unknown")).into()
+        });
+        f.field("pr_datasz", 4, num);
         if 8 + datasz > end - pos {
-            b.error(
+            f.builder().error(
                 pos,
                 end - pos,
                 format!("GNU property [{i}] runs past its note"),
@@ -250,7 +255,7 @@ fn properties(b: &mut Builder<'_>, parent: NodeId, elf: &Elf, d: u64, n: u64, al
             break;
         }
         if datasz == 4 {
-            let v = b.read_u32(pos + 8, e).unwrap_or(0);
+            let v = f.peek(pos + 8, 4).unwrap_or(0) as u32;
             let shown = match (t, elf.machine) {
                 (0xc000_0002, _) => bitnames(v, &[(1, "IBT"), (2, "SHSTK")]),
                 (0xc000_0000, constants::EM_AARCH64) => {
@@ -267,10 +272,10 @@ fn properties(b: &mut Builder<'_>, parent: NodeId, elf: &Elf, d: u64, n: u64, al
                 ),
                 _ => format!("0x{v:x}"),
             };
-            b.leaf(id, "pr_data", pos + 8, 4, shown.clone());
+            f.span("pr_data", 4, |_| shown.as_str().into());
             b.set_value(id, shown);
         } else if datasz > 0 {
-            b.raw(id, "pr_data", pos + 8, datasz);
+            f.bytes("pr_data", datasz);
         }
         pos = pos.saturating_add(total);
         i += 1;
@@ -288,4 +293,10 @@ fn bitnames(v: u32, t: &[(u32, &str)]) -> String {
     } else {
         format!("0x{v:x} ({})", on.join(", "))
     }
+}
+
+/// The bytes before the first NUL (all of them when there is none).
+fn before_nul(s: &[u8]) -> &[u8] {
+    let end = memchr::memchr(0, s).unwrap_or(s.len());
+    s.get(..end).unwrap_or(&[])
 }

@@ -2,7 +2,7 @@
 //! function and object symbol with a size as a node over its bytes, linked
 //! to its symbol table entry.
 
-use super::symbols::{read_sym, relocatable, sym_entry, sym_name};
+use super::symbols::{read_sym, real_section, relocatable, resolve, sym_entry, sym_name};
 use super::{constants, Elf, Sec};
 use crate::model::{Builder, Gap, NodeId, Value};
 
@@ -31,13 +31,17 @@ fn collect(b: &Builder<'_>, elf: &Elf) -> (u32, Placed) {
         let Some(o) = sym_entry(elf, t.index, i) else {
             break;
         };
-        let Some(sym) = read_sym(b, elf, o) else {
+        let Some(mut sym) = read_sym(b, elf, o) else {
             break;
         };
-        if sym.size == 0 || !matches!(sym.typ(), 1 | 2) || sym.shndx == 0 || sym.shndx >= 0xff00 {
+        resolve(b, elf, t.index, i, &mut sym);
+        if sym.size == 0 || !matches!(sym.typ(), 1 | 2) {
             continue;
         }
-        let Some(s) = elf.sec(sym.shndx.into()) else {
+        let Some(sec) = real_section(&sym) else {
+            continue;
+        };
+        let Some(s) = elf.sec(sec.into()) else {
             continue;
         };
         let rel = if relocatable(elf) {
@@ -46,7 +50,7 @@ fn collect(b: &Builder<'_>, elf: &Elf) -> (u32, Placed) {
             sym.value.checked_sub(s.addr)
         };
         if let Some(rel) = rel.filter(|&r| r < s.size) {
-            out.push((u32::from(sym.shndx), rel, sym.size.min(s.size - rel), i));
+            out.push((sec, rel, sym.size.min(s.size - rel), i));
         }
     }
     out.sort_unstable();

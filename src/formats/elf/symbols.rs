@@ -20,6 +20,9 @@ pub(crate) struct Sym {
     pub info: u8,
     pub other: u8,
     pub shndx: u16,
+    /// The section index: `shndx`, or for SHN_XINDEX the entry of the
+    /// SHT_SYMTAB_SHNDX table once [`resolve`] found it.
+    pub sec: u32,
 }
 
 impl Sym {
@@ -42,14 +45,44 @@ fn sym_layout(is64: bool) -> [u64; 6] {
 
 pub(crate) fn read_sym(b: &Builder<'_>, elf: &Elf, o: u64) -> Option<Sym> {
     let [name, value, size, info, other, shndx] = sym_layout(elf.is64);
+    let shndx = b.read_u16(o + shndx, elf.e)?;
     Some(Sym {
         name: b.read_u32(o + name, elf.e)?,
         value: elf.read_word(b, o + value)?,
         size: elf.read_word(b, o + size)?,
         info: b.read_u8(o + info)?,
         other: b.read_u8(o + other)?,
-        shndx: b.read_u16(o + shndx, elf.e)?,
+        shndx,
+        sec: shndx.into(),
     })
+}
+
+/// Symbol `i` of table `symtab`, its section index looked up in the
+/// table's SHT_SYMTAB_SHNDX section when st_shndx is SHN_XINDEX.
+pub(crate) fn read_sym_at(b: &Builder<'_>, elf: &Elf, symtab: u32, i: u64) -> Option<Sym> {
+    let mut sym = read_sym(b, elf, sym_entry(elf, symtab, i)?)?;
+    resolve(b, elf, symtab, i, &mut sym);
+    Some(sym)
+}
+
+/// Sets `sym.sec` from the SHT_SYMTAB_SHNDX table of `symtab` when the
+/// symbol's st_shndx is SHN_XINDEX (`sym` is entry `i`).
+pub(crate) fn resolve(b: &Builder<'_>, elf: &Elf, symtab: u32, i: u64, sym: &mut Sym) {
+    if sym.shndx == constants::SHN_XINDEX {
+        if let Some(x) = elf.xindex(b, symtab, i) {
+            sym.sec = x;
+        }
+    }
+}
+
+/// The section index that the symbol of a shown section index stands
+/// for: `None` for the reserved indexes (and for an SHN_XINDEX that no
+/// table resolved).
+pub(crate) fn real_section(sym: &Sym) -> Option<u32> {
+    if sym.shndx == constants::SHN_XINDEX {
+        return (sym.sec != u32::from(constants::SHN_XINDEX)).then_some(sym.sec);
+    }
+    (sym.shndx != 0 && sym.shndx < 0xff00).then_some(sym.sec)
 }
 
 /// The absolute offset of entry `i` of symbol table section `symtab`.
@@ -64,12 +97,11 @@ pub(crate) fn sym_entry(elf: &Elf, symtab: u32, i: u64) -> Option<u64> {
 /// The name to show for symbol `i` of `symtab` (a section symbol shows its
 /// section's name).
 pub(crate) fn sym_name(b: &Builder<'_>, elf: &Elf, symtab: u32, i: u64) -> Option<String> {
-    let o = sym_entry(elf, symtab, i)?;
-    let sym = read_sym(b, elf, o)?;
+    let sym = read_sym_at(b, elf, symtab, i)?;
     let strtab = elf.sec(symtab.into())?.link;
     if sym.name == 0 {
         if sym.typ() == 3 {
-            return Some(elf.sec_name(sym.shndx.into()));
+            return Some(elf.sec_name(sym.sec.into()));
         }
         return None;
     }
@@ -78,10 +110,11 @@ pub(crate) fn sym_name(b: &Builder<'_>, elf: &Elf, symtab: u32, i: u64) -> Optio
 
 /// The absolute bytes a defined symbol names, within its section.
 pub(crate) fn sym_bytes(elf: &Elf, sym: &Sym) -> Option<(u64, u64)> {
-    if sym.shndx == 0 || sym.shndx >= 0xff00 || sym.typ() == 4 {
+    let sec = real_section(sym)?;
+    if sym.typ() == 4 {
         return None;
     }
-    let s = elf.sec(sym.shndx.into())?;
+    let s = elf.sec(sec.into())?;
     let (a, l) = elf.data(s)?;
     let rel = if relocatable(elf) {
         sym.value
@@ -138,9 +171,10 @@ pub(super) fn symtab(
 }
 
 fn symbol(b: &mut Builder<'_>, p: NodeId, elf: &Elf, si: u32, i: u64, o: u64) {
-    let Some(sym) = read_sym(b, elf, o) else {
+    let Some(mut sym) = read_sym(b, elf, o) else {
         return;
     };
+    resolve(b, elf, si, i, &mut sym);
     let es = elf.sym_size();
     let w = elf.word();
     let [at_name, at_value, at_size, at_info, at_other, at_shndx] = sym_layout(elf.is64);
@@ -159,7 +193,7 @@ fn symbol(b: &mut Builder<'_>, p: NodeId, elf: &Elf, si: u32, i: u64, o: u64) {
     let label = match &name {
         Ok(Some(_)) if !shown.is_empty() => join(&["[", index, "] ", &shown]),
         Ok(None) if sym.typ() == 3 => {
-            let n = elf.sec_name_cow(sym.shndx.into());
+            let n = elf.sec_name_cow(sym.sec.into());
             if n.is_empty() {
                 join(&["[", index, "]"])
             } else {
@@ -178,7 +212,9 @@ fn symbol(b: &mut Builder<'_>, p: NodeId, elf: &Elf, si: u32, i: u64, o: u64) {
         constants::sym_bind(sym.bind()),
     );
     let vis = constants::sym_vis(sym.other);
+    let xindex = sym.shndx == constants::SHN_XINDEX;
     let secname = match constants::shndx(sym.shndx.into()) {
+        Some(_) if xindex && real_section(&sym).is_some() => elf.sec_name_cow(sym.sec.into()),
         Some(n) => std::borrow::Cow::Borrowed(n),
         None => elf.sec_name_cow(sym.shndx.into()),
     };
@@ -256,15 +292,25 @@ fn symbol(b: &mut Builder<'_>, p: NodeId, elf: &Elf, si: u32, i: u64, o: u64) {
                 );
             }
             _ => {
-                let sh = b.field(
-                    id,
-                    "st_shndx",
-                    o + at_shndx,
-                    2,
-                    Value::named(sym.shndx.into(), Some(&secname)),
-                );
-                if constants::shndx(sym.shndx.into()).is_none() {
-                    if let Some(s) = elf.sec(sym.shndx.into()) {
+                let v = if xindex {
+                    let to = match real_section(&sym) {
+                        Some(x) => format!("SHN_XINDEX: section [{x}] {secname}"),
+                        None => "SHN_XINDEX, not in a section index table".to_string(),
+                    };
+                    Value::named(sym.shndx.into(), Some(&to))
+                } else {
+                    Value::named(sym.shndx.into(), Some(&secname))
+                };
+                let sh = b.field(id, "st_shndx", o + at_shndx, 2, v);
+                if xindex && real_section(&sym).is_none() {
+                    b.warn(
+                        o + at_shndx,
+                        2,
+                        format!("symbol [{i}]: st_shndx is SHN_XINDEX but no SHT_SYMTAB_SHNDX entry gives its section"),
+                    );
+                }
+                if let Some(x) = real_section(&sym) {
+                    if let Some(s) = elf.sec(x.into()) {
                         b.link(sh, s.hdr, elf.shentsize.min(if elf.is64 { 64 } else { 40 }));
                     }
                 }
@@ -318,4 +364,66 @@ pub(crate) fn text_of(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
         Some(s) => std::borrow::Cow::Borrowed(s),
         None => std::borrow::Cow::Owned(text::from_bytes(bytes)),
     }
+}
+
+/// An SHT_SYMTAB_SHNDX section: for each symbol of the table its sh_link
+/// names, the section index that an st_shndx of SHN_XINDEX stands for (0
+/// for the other symbols).
+pub(super) fn shndx_table(
+    b: &mut Builder<'_>,
+    g: NodeId,
+    elf: &Arc<Elf>,
+    s: &Sec,
+    a: u64,
+    l: u64,
+    tname: &str,
+) -> NodeId {
+    entsize_check(b, elf, s, 4, l);
+    let count = l / 4;
+    let el = elf.clone();
+    let table = s.link;
+    let id = b.array(
+        g,
+        &label(s),
+        a,
+        count,
+        4,
+        Arc::new(move |b, p, i, o| {
+            let Some(v) = b.read_u32(o, el.e) else {
+                return;
+            };
+            let mut ib = itoa::Buffer::new();
+            let index = ib.format(i);
+            let label = match sym_name(b, &el, table, i) {
+                Some(n) if !n.is_empty() => join(&["[", index, "] ", &n]),
+                _ => join(&["[", index, "]"]),
+            };
+            let value = if v == 0 {
+                Value::uint(0)
+            } else {
+                Value::named(v.into(), Some(&el.sec_name_cow(v.into())))
+            };
+            let n = b.leaf(p, label, o, 4, value);
+            if v != 0 {
+                if let Some(t) = el.sec(v.into()) {
+                    b.link(n, t.hdr, el.shentsize.min(if el.is64 { 64 } else { 40 }));
+                }
+            }
+        }),
+    );
+    b.set_value(id, format!("{tname}, {count} entries"));
+    if elf
+        .sec(table.into())
+        .is_none_or(|t| t.typ != constants::SHT_SYMTAB)
+    {
+        b.warn(
+            s.hdr,
+            4,
+            format!(
+                "section index table [{}] {}: sh_link {table} is not a symbol table",
+                s.index, s.name
+            ),
+        );
+    }
+    id
 }

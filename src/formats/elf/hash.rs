@@ -1,0 +1,278 @@
+//! Symbol hash tables: `.hash` (SHT_HASH: nbucket, nchain, the buckets and
+//! the chains) and `.gnu.hash` (SHT_GNU_HASH: nbuckets, symoffset, the
+//! Bloom filter's size and shift, its words, the buckets and the chain
+//! values). Entries name the dynamic symbols they stand for; the buckets'
+//! node tells how long the buckets' lists are.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use super::symbols::sym_name;
+use super::{Elf, Sec};
+use crate::model::{Builder, Fields, NodeId, Value};
+
+/// `n lists of length k`, shortest first: `0:1 2:3` (one empty list,
+/// three of two symbols).
+fn histogram(lengths: &[u64]) -> String {
+    let mut h: BTreeMap<u64, u64> = BTreeMap::new();
+    for &n in lengths {
+        *h.entry(n).or_default() += 1;
+    }
+    let parts: Vec<String> = h.iter().map(|(k, v)| format!("{k}:{v}")).collect();
+    format!(
+        "{} buckets, list lengths {}",
+        lengths.len(),
+        if parts.is_empty() {
+            "none".into()
+        } else {
+            parts.join(" ")
+        }
+    )
+}
+
+/// A symbol index named with the symbol's name.
+fn sym_value(b: &Builder<'_>, elf: &Elf, table: u32, v: u64) -> Value {
+    match sym_name(b, elf, table, v) {
+        Some(n) if v != 0 && !n.is_empty() => Value::named(v, Some(&n)),
+        _ => Value::uint(v),
+    }
+}
+
+/// `[i] name` for symbol `i`, `[i]` when it has no name.
+fn sym_label(b: &Builder<'_>, elf: &Elf, table: u32, i: u64) -> String {
+    match sym_name(b, elf, table, i) {
+        Some(n) if !n.is_empty() => format!("[{i}] {n}"),
+        _ => format!("[{i}]"),
+    }
+}
+
+/// A hash section too short for its header.
+fn short(b: &mut Builder<'_>, s: &Sec, a: u64, l: u64, need: u64) {
+    b.error(
+        a,
+        l,
+        format!(
+            "section [{}] {}: a hash table header needs {need} bytes, the section has {l}",
+            s.index, s.name
+        ),
+    );
+}
+
+/// An SHT_HASH section.
+pub(super) fn sysv(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, s: &Sec, a: u64, l: u64) {
+    let e = elf.e;
+    let table = s.link;
+    if l < 8 {
+        short(b, s, a, l, 8);
+        return;
+    }
+    let mut f = Fields::new(b, id, a, e);
+    let nb = f.u32("nbucket").unwrap_or(0);
+    let nc = f.u32("nchain").unwrap_or(0);
+    if !f.ok() {
+        return;
+    }
+    let room = (l - 8) / 4;
+    if nb.saturating_add(nc) > room {
+        b.error(
+            a,
+            8,
+            format!(
+                "section [{}] {}: nbucket {nb} and nchain {nc} need {} bytes, {l} remain",
+                s.index,
+                s.name,
+                8 + 4 * (nb + nc)
+            ),
+        );
+    }
+    let nb = nb.min(room);
+    let nc = nc.min(room - nb);
+    let bucket_at = a + 8;
+    let chain_at = bucket_at + 4 * nb;
+    // The length of each bucket's list, each chain entry visited once.
+    let mut seen = vec![false; nc as usize];
+    let mut lengths = Vec::with_capacity(nb as usize);
+    for i in 0..nb {
+        let mut n = 0u64;
+        let mut y = b.read_u32(bucket_at + 4 * i, e).unwrap_or(0);
+        while y != 0 {
+            let Some(slot) = seen.get_mut(y as usize) else {
+                break;
+            };
+            if *slot {
+                break;
+            }
+            *slot = true;
+            n += 1;
+            y = b.read_u32(chain_at + 4 * u64::from(y), e).unwrap_or(0);
+        }
+        lengths.push(n);
+    }
+    let el = elf.clone();
+    let bk = b.array(
+        id,
+        "buckets",
+        bucket_at,
+        nb,
+        4,
+        Arc::new(move |b, p, i, o| {
+            let Some(v) = b.read_u32(o, el.e) else {
+                return;
+            };
+            let val = sym_value(b, &el, table, v.into());
+            b.leaf(p, format!("[{i}]"), o, 4, val);
+        }),
+    );
+    b.set_value(bk, histogram(&lengths));
+    let el = elf.clone();
+    b.array(
+        id,
+        "chains",
+        chain_at,
+        nc,
+        4,
+        Arc::new(move |b, p, i, o| {
+            let Some(v) = b.read_u32(o, el.e) else {
+                return;
+            };
+            let val = sym_value(b, &el, table, v.into());
+            let label = sym_label(b, &el, table, i);
+            b.leaf(p, label, o, 4, val);
+        }),
+    );
+}
+
+/// An SHT_GNU_HASH section.
+pub(super) fn gnu(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, s: &Sec, a: u64, l: u64) {
+    let e = elf.e;
+    let w = elf.word();
+    let table = s.link;
+    if l < 16 {
+        short(b, s, a, l, 16);
+        return;
+    }
+    let mut f = Fields::new(b, id, a, e);
+    let nb = f.u32("nbuckets").unwrap_or(0);
+    let symoffset = f.u32("symoffset").unwrap_or(0);
+    let bloom = f.u32("bloom_size").unwrap_or(0);
+    f.u32("bloom_shift");
+    if !f.ok() {
+        return;
+    }
+    let rest = l - 16;
+    let bloom_room = rest / w;
+    let bloom = if bloom > bloom_room {
+        b.error(
+            a + 8,
+            4,
+            format!(
+                "section [{}] {}: bloom_size {bloom} needs {} bytes, {rest} remain",
+                s.index,
+                s.name,
+                bloom as u128 * w as u128
+            ),
+        );
+        bloom_room
+    } else {
+        bloom
+    };
+    let bloom_at = a + 16;
+    let bucket_at = bloom_at + bloom * w;
+    let rest = rest - bloom * w;
+    let nb = if nb > rest / 4 {
+        b.error(
+            a,
+            4,
+            format!(
+                "section [{}] {}: nbuckets {nb} needs {} bytes, {rest} remain",
+                s.index,
+                s.name,
+                4 * u128::from(nb)
+            ),
+        );
+        rest / 4
+    } else {
+        nb
+    };
+    let chain_at = bucket_at + 4 * nb;
+    let nc = (rest - 4 * nb) / 4;
+    let mut seen = vec![false; nc as usize];
+    let mut lengths = Vec::with_capacity(nb as usize);
+    for i in 0..nb {
+        let first = b.read_u32(bucket_at + 4 * i, e).unwrap_or(0);
+        let mut n = 0u64;
+        if first != 0 {
+            let mut j = u64::from(first).checked_sub(symoffset);
+            while let Some(k) = j {
+                let Some(slot) = seen.get_mut(k as usize) else {
+                    break;
+                };
+                if *slot {
+                    break;
+                }
+                *slot = true;
+                n += 1;
+                if b.read_u32(chain_at + 4 * k, e).unwrap_or(1) & 1 != 0 {
+                    break;
+                }
+                j = Some(k + 1);
+            }
+        }
+        lengths.push(n);
+    }
+    let el = elf.clone();
+    b.array(
+        id,
+        "bloom",
+        bloom_at,
+        bloom,
+        w,
+        Arc::new(move |b, p, i, o| {
+            if let Some(v) = el.read_word(b, o) {
+                b.leaf(
+                    p,
+                    format!("[{i}]"),
+                    o,
+                    el.word(),
+                    Value::hex_wide(v, el.word() as u8),
+                );
+            }
+        }),
+    );
+    let el = elf.clone();
+    let bk = b.array(
+        id,
+        "buckets",
+        bucket_at,
+        nb,
+        4,
+        Arc::new(move |b, p, i, o| {
+            let Some(v) = b.read_u32(o, el.e) else {
+                return;
+            };
+            let val = sym_value(b, &el, table, v.into());
+            b.leaf(p, format!("[{i}]"), o, 4, val);
+        }),
+    );
+    b.set_value(bk, histogram(&lengths));
+    let el = elf.clone();
+    b.array(
+        id,
+        "chains",
+        chain_at,
+        nc,
+        4,
+        Arc::new(move |b, p, i, o| {
+            let Some(v) = b.read_u32(o, el.e) else {
+                return;
+            };
+            let label = sym_label(b, &el, table, symoffset + i);
+            let val = if v & 1 != 0 {
+                Value::with(v.into(), crate::model::Radix::Hex, " (end of list)")
+            } else {
+                Value::hex(v.into())
+            };
+            b.leaf(p, label, o, 4, val);
+        }),
+    );
+}
