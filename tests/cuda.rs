@@ -619,3 +619,83 @@ fn a_wrapper_section_on_its_own() {
     assert_eq!(text(&mut t, root, "wrapper/version"), "1 (fatbin)");
     assert_eq!(text(&mut t, root, "wrapper/data"), "0x1000");
 }
+
+/// NVVM IR entries (kind 8, what `nvcc -dlto` stores) carry LLVM bitcode
+/// for the NVPTX target. No NVIDIA tool runs here, so the entry's payload is
+/// bitcode that clang-22 writes for nvptx64, stored as is and LZ4-packed.
+#[test]
+fn nvvm_ir_entries_open_their_bitcode() {
+    if !common::tool("clang-22") {
+        return;
+    }
+    let dir = common::scratch();
+    let src = dir.path().join("k.cu.ll");
+    std::fs::write(
+        &src,
+        "target triple = \"nvptx64-nvidia-cuda\"\ndefine void @k() {\n  ret void\n}\n",
+    )
+    .unwrap();
+    let bc = dir.path().join("k.bc");
+    let ok = Proc::new("clang-22")
+        .args(["-c", "-emit-llvm", "--target=nvptx64-nvidia-cuda", "-o"])
+        .arg(&bc)
+        .arg(&src)
+        .status()
+        .expect("clang-22 runs");
+    assert!(ok.success(), "clang-22 writes bitcode");
+    let bitcode = std::fs::read(&bc).unwrap();
+    assert_eq!(&bitcode[..4], b"BC\xc0\xde");
+    let packed = lz4_flex::block::compress(&bitcode);
+    let fat = container(&[
+        Made {
+            kind: 8,
+            sm: 80,
+            flags: 0x11,
+            data: bitcode.clone(),
+            inflated: 0,
+            options: None,
+        },
+        Made {
+            kind: 8,
+            sm: 80,
+            flags: LZ4_64,
+            data: packed,
+            inflated: bitcode.len() as u64,
+            options: None,
+        },
+    ]);
+    let mut t = fwview::formats::build_from_bytes(fat);
+    assert_eq!(t.format(), "cuda-fatbin");
+    t.expand_all();
+    let mut bitcode_nodes = Vec::new();
+    let mut stack = vec![t.root()];
+    while let Some(id) = stack.pop() {
+        if t.node_format(id) == Some("bitcode") {
+            bitcode_nodes.push(id);
+        }
+        stack.extend(t.built_children(id).iter().copied());
+    }
+    assert_eq!(bitcode_nodes.len(), 2, "both entries open as bitcode");
+    for id in bitcode_nodes {
+        assert_eq!(t.node_bytes(id), &bitcode[..]);
+    }
+    let root = t.root();
+    let entries: Vec<NodeId> = t
+        .children(root)
+        .into_iter()
+        .filter(|&e| t.name(e).starts_with('['))
+        .collect();
+    let kinds: Vec<String> = entries
+        .into_iter()
+        .map(|e| text(&mut t, e, "header/kind"))
+        .collect();
+    assert_eq!(kinds.len(), 2, "{kinds:?}");
+    for k in kinds {
+        assert!(k.contains("NVVM"), "{k}");
+    }
+    assert!(
+        common::tree::warnings_and_errors(&t).is_empty(),
+        "{:?}",
+        common::tree::warnings_and_errors(&t)
+    );
+}
