@@ -278,7 +278,11 @@ pub(super) fn defs_or_needs(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec,
                 f.u32("vd_next");
                 b.set_value(
                     g,
-                    format!("index {ndx}, flags {}, {cnt} names", ver_flags(flags)),
+                    format!(
+                        "index {ndx}, flags {}, {cnt} name{}",
+                        ver_flags(flags),
+                        if cnt == 1 { "" } else { "s" }
+                    ),
                 );
             }
             Rec::DefAux { off, k, j, .. } => {
@@ -310,7 +314,10 @@ pub(super) fn defs_or_needs(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec,
                 name_field(&mut f, elf, strtab, "vn_file");
                 f.u32("vn_aux");
                 f.u32("vn_next");
-                b.set_value(g, format!("{cnt} versions"));
+                b.set_value(
+                    g,
+                    format!("{cnt} version{}", if cnt == 1 { "" } else { "s" }),
+                );
             }
             Rec::NeedAux {
                 off, k, j, other, ..
