@@ -305,23 +305,7 @@ fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, lim: u64) -> Option<(u6
         .wrapping_add(version)
         .wrapping_add(length);
     let want = !sum;
-    let verdict = if want == stored {
-        format!("{} (valid)", hex32(stored))
-    } else {
-        format!("{} (mismatch: computed {})", hex32(stored), hex32(want))
-    };
-    b.leaf(hid, "checksum", off + 16, 4, verdict);
-    if want != stored {
-        b.error(
-            off + 16,
-            4,
-            format!(
-                "CDO header checksum mismatch: stored {}, computed {}",
-                hex32(stored),
-                hex32(want)
-            ),
-        );
-    }
+    checksum(b, hid, off + 16, stored, want);
     if remaining != 4 {
         b.warn(
             off,
@@ -413,6 +397,28 @@ fn summary(b: &mut Builder<'_>, parent: NodeId, at: u64, count: u64, t: &Tally, 
             from.clone()
         };
         b.leaf(sid, "registers", at, 0, v);
+    }
+}
+
+/// A CDO header's checksum word at `at` (either version) with its verdict,
+/// and an error where it is not the one the header's words make.
+pub(super) fn checksum(b: &mut Builder<'_>, hid: NodeId, at: u64, stored: u32, want: u32) {
+    let verdict = if want == stored {
+        format!("{} (valid)", hex32(stored))
+    } else {
+        format!("{} (mismatch: computed {})", hex32(stored), hex32(want))
+    };
+    b.leaf(hid, "checksum", at, 4, verdict);
+    if want != stored {
+        b.error(
+            at,
+            4,
+            format!(
+                "CDO header checksum mismatch: stored {}, computed {}",
+                hex32(stored),
+                hex32(want)
+            ),
+        );
     }
 }
 

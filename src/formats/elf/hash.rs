@@ -108,22 +108,7 @@ pub(super) fn sysv(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, s: &Sec, a: 
         }
         lengths.push(n);
     }
-    let el = elf.clone();
-    let bk = b.array(
-        id,
-        "buckets",
-        bucket_at,
-        nb,
-        4,
-        Arc::new(move |b, p, i, o| {
-            let Some(v) = b.read_u32(o, el.e) else {
-                return;
-            };
-            let val = sym_value(b, &el, table, v.into());
-            b.leaf(p, format!("[{i}]"), o, 4, val);
-        }),
-    );
-    b.set_value(bk, histogram(&lengths));
+    buckets(b, id, elf, table, bucket_at, nb, &lengths);
     let el = elf.clone();
     b.array(
         id,
@@ -239,22 +224,7 @@ pub(super) fn gnu(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, s: &Sec, a: u
             }
         }),
     );
-    let el = elf.clone();
-    let bk = b.array(
-        id,
-        "buckets",
-        bucket_at,
-        nb,
-        4,
-        Arc::new(move |b, p, i, o| {
-            let Some(v) = b.read_u32(o, el.e) else {
-                return;
-            };
-            let val = sym_value(b, &el, table, v.into());
-            b.leaf(p, format!("[{i}]"), o, 4, val);
-        }),
-    );
-    b.set_value(bk, histogram(&lengths));
+    buckets(b, id, elf, table, bucket_at, nb, &lengths);
     let el = elf.clone();
     b.array(
         id,
@@ -275,4 +245,34 @@ pub(super) fn gnu(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, s: &Sec, a: u
             b.leaf(p, label, o, 4, val);
         }),
     );
+}
+
+/// The bucket array of either hash table: `nb` words at `at`, each the
+/// symbol its chain starts at; the node's value the histogram of chain
+/// lengths.
+fn buckets(
+    b: &mut Builder<'_>,
+    id: NodeId,
+    elf: &Arc<Elf>,
+    table: u32,
+    at: u64,
+    nb: u64,
+    lengths: &[u64],
+) {
+    let el = elf.clone();
+    let bk = b.array(
+        id,
+        "buckets",
+        at,
+        nb,
+        4,
+        Arc::new(move |b, p, i, o| {
+            let Some(v) = b.read_u32(o, el.e) else {
+                return;
+            };
+            let val = sym_value(b, &el, table, v.into());
+            b.leaf(p, format!("[{i}]"), o, 4, val);
+        }),
+    );
+    b.set_value(bk, histogram(lengths));
 }
