@@ -141,9 +141,40 @@ pub(crate) struct Arena {
     /// (an XCLBIN section by kind and name, an XML element by its `name`),
     /// for aligning two trees. Few nodes have one.
     pub keys: FxHashMap<NodeId, CompactString>,
+    /// Emptied lists of children of released nodes, for new nodes to take
+    /// rather than allocate: a walk over a huge tree builds and drops
+    /// millions of nodes, most with a few children.
+    pub spare: Vec<Vec<NodeId>>,
 }
 
+/// How many emptied lists of children the arena keeps, and the largest
+/// one it keeps.
+const SPARE_LISTS: usize = 4096;
+const SPARE_CAP: usize = 64;
+
 impl Arena {
+    /// An empty list of children, one kept from a released node if any.
+    #[inline]
+    pub(crate) fn take_spare(spare: &mut Vec<Vec<NodeId>>) -> Vec<NodeId> {
+        spare.pop().unwrap_or_default()
+    }
+
+    /// Keeps the lists of children of the nodes from `mark` on (about to
+    /// be dropped) for new nodes.
+    fn keep_spares(&mut self, mark: usize) {
+        let Some(gone) = self.nodes.get_mut(mark..) else {
+            return;
+        };
+        for n in gone {
+            let c = n.children.capacity();
+            if c > 0 && c <= SPARE_CAP && self.spare.len() < SPARE_LISTS {
+                let mut v = std::mem::take(&mut n.children);
+                v.clear();
+                self.spare.push(v);
+            }
+        }
+    }
+
     /// The bytes of derived space `space` (`None` for the file, whose bytes
     /// the source holds, and for a space not made).
     pub(crate) fn derived_bytes(&self, space: SpaceId) -> Option<Arc<[u8]>> {
@@ -186,6 +217,7 @@ impl Tree {
                 }],
                 derived: 0,
                 keys: FxHashMap::default(),
+                spare: Vec::new(),
             },
             dispatch,
             format: "raw",
@@ -376,6 +408,7 @@ impl Tree {
         {
             return;
         }
+        self.arena.keep_spares(mark);
         self.arena.nodes.truncate(mark);
         if !self.arena.keys.is_empty() {
             self.arena.keys.retain(|&k, _| (k as usize) < mark);
