@@ -480,7 +480,13 @@ impl<'a> Builder<'a> {
             self.close_gaps_of(id);
         }
         for i in from..end {
-            self.close_gaps_of(i as NodeId);
+            // Most nodes are leaves: seen here, without a call.
+            if self
+                .node(i as NodeId)
+                .is_some_and(|n| !n.unbuilt && !n.children.is_empty())
+            {
+                self.close_gaps_of(i as NodeId);
+            }
         }
     }
 
