@@ -658,7 +658,18 @@ impl Tree {
             let Some(&k) = self.built_children(id).get(i) else {
                 break;
             };
-            flow = self.walk_from(k, depth + 1, visit);
+            // A leaf child is visited here, without a call.
+            let leaf = self
+                .node(k)
+                .is_some_and(|c| !c.unbuilt && c.children.is_empty());
+            flow = if leaf {
+                match visit(self, k, depth + 1, true) {
+                    ControlFlow::Continue(()) => visit(self, k, depth + 1, false),
+                    b => b,
+                }
+            } else {
+                self.walk_from(k, depth + 1, visit)
+            };
             if flow.is_break() {
                 break;
             }
