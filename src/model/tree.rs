@@ -88,12 +88,17 @@ impl<T> Side<T> {
         let i = self.0.binary_search_by_key(&id, |e| e.0).ok()?;
         self.0.get(i).map(|e| &e.1)
     }
+    #[inline]
     pub fn set(&mut self, id: NodeId, v: T) {
         // Nearly always the newest node, or one just before it.
         if self.0.last().is_none_or(|e| e.0 < id) {
             self.0.push((id, v));
             return;
         }
+        self.set_inside(id, v);
+    }
+    #[inline(never)]
+    fn set_inside(&mut self, id: NodeId, v: T) {
         match self.0.binary_search_by_key(&id, |e| e.0) {
             Ok(i) => {
                 if let Some(e) = self.0.get_mut(i) {
