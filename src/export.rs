@@ -101,19 +101,40 @@ fn push_u64(buf: &mut Vec<u8>, v: u64) {
     buf.reserve(n);
     let at = buf.len();
     let mut x = v;
-    // SAFETY: `n` bytes after the length are reserved, written last first,
-    // then covered by the length.
+    // SAFETY: `n` bytes after the length are reserved, written last first
+    // (pairs read inside PAIRS: `r` < 200 - 1), then covered by the length;
+    // `n` is the count of digits, so `i` ends at 0.
     unsafe {
         let dst = buf.as_mut_ptr().add(at);
         let mut i = n;
-        while i > 0 {
-            i -= 1;
-            *dst.add(i) = b'0' + (x % 10) as u8;
-            x /= 10;
+        // Two digits a step, from a table of the hundred pairs.
+        while x >= 100 {
+            let r = (x % 100) as usize * 2;
+            x /= 100;
+            i -= 2;
+            std::ptr::copy_nonoverlapping(PAIRS.as_ptr().add(r), dst.add(i), 2);
+        }
+        if x >= 10 {
+            let r = x as usize * 2;
+            std::ptr::copy_nonoverlapping(PAIRS.as_ptr().add(r), dst.add(i - 2), 2);
+        } else {
+            *dst.add(i - 1) = b'0' + x as u8;
         }
         buf.set_len(at + n);
     }
 }
+
+/// `00` to `99`, two ASCII digits each.
+const PAIRS: [u8; 200] = {
+    let mut t = [0u8; 200];
+    let mut k = 0;
+    while k < 100 {
+        t[2 * k] = b'0' + (k / 10) as u8;
+        t[2 * k + 1] = b'0' + (k % 10) as u8;
+        k += 1;
+    }
+    t
+};
 
 /// The 16 hex digits of `v` as ASCII, the first digit in the most
 /// significant byte: computed in a register, with no table.
@@ -383,6 +404,107 @@ fn push_tree_line(
     }
 }
 
+/// The start of a tree line in the file's space, in one go: `depth * 2`
+/// spaces, `name` (at most 32 bytes, already safe to show), then
+/// ` [0x…+0x…]`. The common line of a big tree, written with one
+/// reservation and one length update.
+#[inline]
+fn push_line_head(buf: &mut Vec<u8>, depth: usize, name: &str, offset: u64, size: u64) {
+    const SPACES: [u8; 32] = [b' '; 32];
+    let indent = depth * 2;
+    let n = name.len();
+    if indent > 32 || n > 32 {
+        buf.reserve(indent + n + 64);
+        buf.extend(std::iter::repeat_n(b' ', indent));
+        push_tree_line(buf, name, 0, offset, size, None);
+        return;
+    }
+    // At most 32 + 32 + 2 + 18 + 1 + 18 + 1 bytes are written, the last
+    // stores of each part reaching at most 32 bytes past its end.
+    buf.reserve(32 + 32 + 64);
+    let at = buf.len();
+    // SAFETY: 128 bytes after the length are reserved. The spaces take
+    // `indent` <= 32 bytes (32 stored), the name `n` <= 32 (stores within
+    // 32 bytes of where it starts, reads within `name`), then 2 + 18 + 1 +
+    // 18 + 1 = 40 bytes at most (each hex stores 2 + 16): every store lies
+    // below `at + 32 + 32 + 40 + 16` < `at + 128`. Only the bytes written
+    // as the line are covered by the new length.
+    unsafe {
+        let base = buf.as_mut_ptr().add(at);
+        std::ptr::write_unaligned(base as *mut [u8; 32], SPACES);
+        let mut dst = base.add(indent);
+        copy_short(dst, name.as_bytes().as_ptr(), n);
+        dst = dst.add(n);
+        std::ptr::write_unaligned(dst as *mut [u8; 2], *b" [");
+        dst = dst.add(2);
+        dst = write_hex(dst, offset);
+        *dst = b'+';
+        dst = write_hex(dst.add(1), size);
+        *dst = b']';
+        dst = dst.add(1);
+        buf.set_len(at + dst.offset_from(base) as usize);
+    }
+}
+
+/// Copies `n` <= 32 bytes from `src` to `dst` without a call to memcpy.
+///
+/// # Safety
+/// `src` must be readable for `n` bytes and `dst` writable for `n`.
+#[inline(always)]
+unsafe fn copy_short(dst: *mut u8, src: *const u8, n: usize) {
+    // SAFETY (all branches): the two copies of each branch read and write
+    // within the first `n` bytes of `src` and `dst` (they may overlap).
+    unsafe {
+        if n >= 16 {
+            let a = std::ptr::read_unaligned(src as *const [u8; 16]);
+            let b = std::ptr::read_unaligned(src.add(n - 16) as *const [u8; 16]);
+            std::ptr::write_unaligned(dst as *mut [u8; 16], a);
+            std::ptr::write_unaligned(dst.add(n - 16) as *mut [u8; 16], b);
+        } else if n >= 8 {
+            let a = std::ptr::read_unaligned(src as *const u64);
+            let b = std::ptr::read_unaligned(src.add(n - 8) as *const u64);
+            std::ptr::write_unaligned(dst as *mut u64, a);
+            std::ptr::write_unaligned(dst.add(n - 8) as *mut u64, b);
+        } else if n >= 4 {
+            let a = std::ptr::read_unaligned(src as *const u32);
+            let b = std::ptr::read_unaligned(src.add(n - 4) as *const u32);
+            std::ptr::write_unaligned(dst as *mut u32, a);
+            std::ptr::write_unaligned(dst.add(n - 4) as *mut u32, b);
+        } else if n >= 2 {
+            let a = std::ptr::read_unaligned(src as *const u16);
+            let b = std::ptr::read_unaligned(src.add(n - 2) as *const u16);
+            std::ptr::write_unaligned(dst as *mut u16, a);
+            std::ptr::write_unaligned(dst.add(n - 2) as *mut u16, b);
+        } else if n == 1 {
+            *dst = *src;
+        }
+    }
+}
+
+/// Writes `0x` and the hex digits of `v` at `dst`, returning the end.
+///
+/// # Safety
+/// `dst` must be writable for 18 bytes.
+#[inline(always)]
+unsafe fn write_hex(dst: *mut u8, v: u64) -> *mut u8 {
+    let n = ((64 - v.leading_zeros()).div_ceil(4).max(1)) as usize;
+    // SAFETY: at most 2 + 16 bytes from `dst` are stored.
+    unsafe {
+        std::ptr::write_unaligned(dst as *mut [u8; 2], *b"0x");
+        match u32::try_from(v) {
+            Ok(w) => {
+                let digits = (hex8(w) << (8 * (8 - n))).to_be_bytes();
+                std::ptr::write_unaligned(dst.add(2) as *mut [u8; 8], digits);
+            }
+            Err(_) => {
+                let digits = (hex16(v) << (8 * (16 - n))).to_be_bytes();
+                std::ptr::write_unaligned(dst.add(2) as *mut [u8; 16], digits);
+            }
+        }
+        dst.add(2 + n)
+    }
+}
+
 /// Writes the tree as indented text, one node a line.
 pub fn text_tree(tree: &mut Tree, out: &mut dyn Write) -> io::Result<()> {
     text_tree_in(tree, out, Numbers::Natural)
@@ -416,21 +538,26 @@ impl Sink for TextSink {
         let Some(n) = t.node(id) else {
             return;
         };
-        buf.reserve(depth * 2 + n.name.len() + 128);
-        let mut indent = depth * 2;
-        while indent > 0 {
-            let k = indent.min(32);
-            push_str(buf, SPACES.get(..k).unwrap_or_default());
-            indent -= k;
-        }
         // Escaped where it holds a control or bidi character (most names
         // are plain ASCII, checked inline).
-        let name = if text::is_plain(n.name.as_bytes()) {
-            std::borrow::Cow::Borrowed(n.name.as_str())
+        let plain = text::is_plain(n.name.as_bytes());
+        if plain && depth <= 16 && n.name.len() <= 32 && n.space == 0 {
+            push_line_head(buf, depth, &n.name, n.offset, n.size);
         } else {
-            text::clean(&n.name)
-        };
-        push_tree_line(buf, &name, n.space, n.offset, n.size, None);
+            buf.reserve(depth * 2 + n.name.len() + 128);
+            let mut indent = depth * 2;
+            while indent > 0 {
+                let k = indent.min(32);
+                push_str(buf, SPACES.get(..k).unwrap_or_default());
+                indent -= k;
+            }
+            let name = if plain {
+                std::borrow::Cow::Borrowed(n.name.as_str())
+            } else {
+                text::clean(&n.name)
+            };
+            push_tree_line(buf, &name, n.space, n.offset, n.size, None);
+        }
         if let Some(v) = &n.value {
             buf.push(b' ');
             let at = buf.len();

@@ -298,8 +298,12 @@ impl<'a> Builder<'a> {
 
     /// Makes room for `n` more children of `id`.
     pub fn reserve(&mut self, id: NodeId, n: usize) {
-        if let Some(p) = self.node_mut(id) {
+        let a = &mut *self.arena;
+        if let Some(p) = a.nodes.get_mut(id as usize) {
             if !p.unbuilt {
+                if p.children.capacity() == 0 {
+                    p.children = Arena::take_spare(&mut a.spare);
+                }
                 p.children.reserve(n);
             }
         }
@@ -363,8 +367,12 @@ impl<'a> Builder<'a> {
     /// Lists `id` among the children of `parent` (a parent whose children
     /// are still to be built gets them when it is opened).
     fn attach(&mut self, parent: NodeId, id: NodeId) {
-        if let Some(p) = self.node_mut(parent) {
+        let a = &mut *self.arena;
+        if let Some(p) = a.nodes.get_mut(parent as usize) {
             if !p.unbuilt {
+                if p.children.capacity() == 0 {
+                    p.children = Arena::take_spare(&mut a.spare);
+                }
                 p.children.push(id);
             }
         }
@@ -472,7 +480,13 @@ impl<'a> Builder<'a> {
             self.close_gaps_of(id);
         }
         for i in from..end {
-            self.close_gaps_of(i as NodeId);
+            // Most nodes are leaves: seen here, without a call.
+            if self
+                .node(i as NodeId)
+                .is_some_and(|n| !n.unbuilt && !n.children.is_empty())
+            {
+                self.close_gaps_of(i as NodeId);
+            }
         }
     }
 

@@ -1,8 +1,5 @@
-//! Bounds-checked reads of fixed-size values, built on nom. None of these
-//! panic: a read that does not fit returns `None`.
-
-use nom::number::complete as n;
-use nom::IResult;
+//! Bounds-checked reads of fixed-size values. None of these panic: a read
+//! that does not fit returns `None`.
 
 /// Byte order of a structure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -16,37 +13,41 @@ fn at(data: &[u8], off: u64) -> Option<&[u8]> {
     data.get(usize::try_from(off).ok()?..)
 }
 
-fn run<'a, T>(
-    data: &'a [u8],
-    off: u64,
-    p: impl FnOnce(&'a [u8]) -> IResult<&'a [u8], T>,
-) -> Option<T> {
-    p(at(data, off)?).ok().map(|(_, v)| v)
-}
-
+#[inline]
 pub fn u8_at(d: &[u8], off: u64) -> Option<u8> {
-    run(d, off, n::u8)
+    d.get(usize::try_from(off).ok()?).copied()
 }
+#[inline]
 pub fn u16_at(d: &[u8], off: u64, e: Endian) -> Option<u16> {
-    match e {
-        Endian::Little => run(d, off, n::le_u16),
-        Endian::Big => run(d, off, n::be_u16),
-    }
+    let b = chunk(d, off)?;
+    Some(match e {
+        Endian::Little => u16::from_le_bytes(b),
+        Endian::Big => u16::from_be_bytes(b),
+    })
 }
+#[inline]
 pub fn u32_at(d: &[u8], off: u64, e: Endian) -> Option<u32> {
-    match e {
-        Endian::Little => run(d, off, n::le_u32),
-        Endian::Big => run(d, off, n::be_u32),
-    }
+    let b = chunk(d, off)?;
+    Some(match e {
+        Endian::Little => u32::from_le_bytes(b),
+        Endian::Big => u32::from_be_bytes(b),
+    })
 }
+#[inline]
 pub fn u64_at(d: &[u8], off: u64, e: Endian) -> Option<u64> {
-    match e {
-        Endian::Little => run(d, off, n::le_u64),
-        Endian::Big => run(d, off, n::be_u64),
-    }
+    let b = chunk(d, off)?;
+    Some(match e {
+        Endian::Little => u64::from_le_bytes(b),
+        Endian::Big => u64::from_be_bytes(b),
+    })
 }
 
-/// An unsigned number of `size` (1, 2, 4 or 8) bytes at `off`.
+/// The `N` bytes at `off`, if the data holds them all.
+#[inline]
+fn chunk<const N: usize>(d: &[u8], off: u64) -> Option<[u8; N]> {
+    at(d, off)?.first_chunk::<N>().copied()
+}
+
 pub fn uint_at(d: &[u8], off: u64, size: u64, e: Endian) -> Option<u64> {
     match size {
         1 => u8_at(d, off).map(u64::from),

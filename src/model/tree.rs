@@ -88,12 +88,17 @@ impl<T> Side<T> {
         let i = self.0.binary_search_by_key(&id, |e| e.0).ok()?;
         self.0.get(i).map(|e| &e.1)
     }
+    #[inline]
     pub fn set(&mut self, id: NodeId, v: T) {
         // Nearly always the newest node, or one just before it.
         if self.0.last().is_none_or(|e| e.0 < id) {
             self.0.push((id, v));
             return;
         }
+        self.set_inside(id, v);
+    }
+    #[inline(never)]
+    fn set_inside(&mut self, id: NodeId, v: T) {
         match self.0.binary_search_by_key(&id, |e| e.0) {
             Ok(i) => {
                 if let Some(e) = self.0.get_mut(i) {
@@ -141,9 +146,40 @@ pub(crate) struct Arena {
     /// (an XCLBIN section by kind and name, an XML element by its `name`),
     /// for aligning two trees. Few nodes have one.
     pub keys: FxHashMap<NodeId, CompactString>,
+    /// Emptied lists of children of released nodes, for new nodes to take
+    /// rather than allocate: a walk over a huge tree builds and drops
+    /// millions of nodes, most with a few children.
+    pub spare: Vec<Vec<NodeId>>,
 }
 
+/// How many emptied lists of children the arena keeps, and the largest
+/// one it keeps.
+const SPARE_LISTS: usize = 4096;
+const SPARE_CAP: usize = 64;
+
 impl Arena {
+    /// An empty list of children, one kept from a released node if any.
+    #[inline]
+    pub(crate) fn take_spare(spare: &mut Vec<Vec<NodeId>>) -> Vec<NodeId> {
+        spare.pop().unwrap_or_default()
+    }
+
+    /// Keeps the lists of children of the nodes from `mark` on (about to
+    /// be dropped) for new nodes.
+    fn keep_spares(&mut self, mark: usize) {
+        let Some(gone) = self.nodes.get_mut(mark..) else {
+            return;
+        };
+        for n in gone {
+            let c = n.children.capacity();
+            if c > 0 && c <= SPARE_CAP && self.spare.len() < SPARE_LISTS {
+                let mut v = std::mem::take(&mut n.children);
+                v.clear();
+                self.spare.push(v);
+            }
+        }
+    }
+
     /// The bytes of derived space `space` (`None` for the file, whose bytes
     /// the source holds, and for a space not made).
     pub(crate) fn derived_bytes(&self, space: SpaceId) -> Option<Arc<[u8]>> {
@@ -186,6 +222,7 @@ impl Tree {
                 }],
                 derived: 0,
                 keys: FxHashMap::default(),
+                spare: Vec::new(),
             },
             dispatch,
             format: "raw",
@@ -376,6 +413,7 @@ impl Tree {
         {
             return;
         }
+        self.arena.keep_spares(mark);
         self.arena.nodes.truncate(mark);
         if !self.arena.keys.is_empty() {
             self.arena.keys.retain(|&k, _| (k as usize) < mark);
@@ -625,7 +663,18 @@ impl Tree {
             let Some(&k) = self.built_children(id).get(i) else {
                 break;
             };
-            flow = self.walk_from(k, depth + 1, visit);
+            // A leaf child is visited here, without a call.
+            let leaf = self
+                .node(k)
+                .is_some_and(|c| !c.unbuilt && c.children.is_empty());
+            flow = if leaf {
+                match visit(self, k, depth + 1, true) {
+                    ControlFlow::Continue(()) => visit(self, k, depth + 1, false),
+                    b => b,
+                }
+            } else {
+                self.walk_from(k, depth + 1, visit)
+            };
             if flow.is_break() {
                 break;
             }
