@@ -1,5 +1,10 @@
-//! Bounds-checked reads of fixed-size values. None of these panic: a read
-//! that does not fit returns `None`.
+//! Bounds-checked reads of fixed-size values, built on nom: nom takes the
+//! bytes (or says they are not there) and the standard library turns them
+//! into the number, which is faster than nom's own byte-at-a-time integer
+//! parsers. None of these panic: a read that does not fit returns `None`.
+
+use nom::bytes::complete::take;
+use nom::{IResult, Parser};
 
 /// Byte order of a structure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -45,7 +50,8 @@ pub fn u64_at(d: &[u8], off: u64, e: Endian) -> Option<u64> {
 /// The `N` bytes at `off`, if the data holds them all.
 #[inline]
 fn chunk<const N: usize>(d: &[u8], off: u64) -> Option<[u8; N]> {
-    at(d, off)?.first_chunk::<N>().copied()
+    let r: IResult<&[u8], &[u8]> = take(N).parse(at(d, off)?);
+    r.ok().and_then(|(_, b)| b.try_into().ok())
 }
 
 pub fn uint_at(d: &[u8], off: u64, size: u64, e: Endian) -> Option<u64> {
