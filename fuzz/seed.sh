@@ -48,6 +48,137 @@ carve elf '\x7fELF\x01\x01\x01' $A/xmos/*.xe
 carve pdi '\xdd\x00\x00\x00\x44\x33\x22\x11\x88\x77\x66\x55\xcc\xbb\xaa\x99' $A/xclbin/*.xclbin
 seed detect $(find $A -type f ! -name '*.md' | sort)
 
+# ELF symbol versions and hash tables: a small shared library linked with
+# both hash styles, a version script (.gnu.version, .gnu.version_d) and a
+# libc call (.gnu.version_r). SHT_SYMTAB_SHNDX only appears in objects of
+# over 65,279 sections, too large to fuzz; instead a small object gets one
+# written in (Python): every defined symbol's st_shndx set to SHN_XINDEX and
+# its section index in the new table.
+if command -v gcc >/dev/null; then
+  t=$(mktemp -d)
+  printf 'V1 { global: f1; local: *; };\nV2 { global: f2; } V1;\n' >"$t/v.map"
+  printf '#include <stdio.h>\nint f1(int x){return x+1;}\nint f2(int x){puts("f2");return x*2;}\n' >"$t/l.c"
+  gcc -shared -fPIC -O1 -Wl,--hash-style=both -Wl,--version-script="$t/v.map" \
+    "$t/l.c" -o "$C/elf/libversioned.so" || true
+  if gcc -c -O1 "$t/l.c" -o "$t/l.o" && command -v python3 >/dev/null; then
+    python3 - "$t/l.o" "$C/elf/symtab_shndx.o" <<'PY' || true
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+shoff, = struct.unpack_from("<Q", d, 0x28)
+shentsize, shnum, shstrndx = struct.unpack_from("<HHH", d, 0x3a)
+F = "<IIQQQQIIQQ"  # Elf64_Shdr
+heads = [list(struct.unpack_from(F, d, shoff + i * shentsize)) for i in range(shnum)]
+sym = next(i for i, h in enumerate(heads) if h[1] == 2)  # SHT_SYMTAB
+n = heads[sym][5] // 24
+idx = []
+for k in range(n):
+    at = heads[sym][4] + 24 * k
+    x, = struct.unpack_from("<H", d, at + 6)
+    if 0 < x < 0xff00:
+        struct.pack_into("<H", d, at + 6, 0xffff)
+    idx.append(x if 0 < x < 0xff00 else 0)
+d += bytes(-len(d) % 8)
+tab = len(d)
+d += b"".join(struct.pack("<I", v) for v in idx)
+st = heads[shstrndx]
+names = bytes(d[st[4]:st[4] + st[5]])
+name = len(names)
+names += b".symtab_shndx\0"
+heads[shstrndx][4:6] = [len(d), len(names)]
+d += names
+heads.append([name, 18, 0, 0, tab, 4 * n, sym, 0, 4, 4])  # SHT_SYMTAB_SHNDX
+d += bytes(-len(d) % 8)
+struct.pack_into("<Q", d, 0x28, len(d))
+struct.pack_into("<H", d, 0x3c, len(heads))
+d += b"".join(struct.pack(F, *h) for h in heads)
+open(sys.argv[2], "wb").write(d)
+PY
+  fi
+  rm -rf "$t"
+fi
+
+# SPIR-V: the .spv sections of the zebin samples, and what clang writes
+# for the SPIR-V targets.
+sections() { # sections TARGET NAME FILE...: the section NAME of each ELF
+  local t=$1 name=$2; shift 2
+  mkdir -p "$C/$t"
+  for f in "$@"; do
+    readelf -SW "$f" 2>/dev/null | sed 's/^ *\[ *[0-9]*\]//' |
+      awk -v n="$name" '$1 == n { print $4, $5 }' | while read -r o s; do
+      dd if="$f" of="$C/$t/$(basename "$f")$name" bs=64K status=none \
+        iflag=skip_bytes,count_bytes skip=$((16#$o)) count=$((16#$s))
+    done
+  done
+}
+sections spirv .spv $A/zebin/**/*.bin
+for clang in clang-22 clang; do
+  command -v $clang >/dev/null || continue
+  t=$(mktemp -d)
+  printf '__kernel void add(__global int *a, __global const int *b)\n{ int i = get_global_id(0); a[i] += b[i]; }\n' >"$t/k.cl"
+  printf 'float twice(float x) { return x * 2; }\n' >"$t/f.c"
+  $clang --target=spirv64 -c "$t/k.cl" -o "$C/spirv/clang-kernel64.spv" 2>/dev/null || true
+  $clang --target=spirv32 -c "$t/k.cl" -o "$C/spirv/clang-kernel32.spv" 2>/dev/null || true
+  $clang --target=spirv64 -c "$t/f.c" -o "$C/spirv/clang-function.spv" 2>/dev/null || true
+  rm -rf "$t"
+  break
+done
+
+# Words as bytes, for the hand-written seeds below.
+le32() { for w; do printf "$(printf '\\x%02x' $((w & 255)) $((w >> 8 & 255)) $((w >> 16 & 255)) $((w >> 24 & 255)))"; done; }
+be32() { for w; do printf "$(printf '\\x%02x' $((w >> 24 & 255)) $((w >> 16 & 255)) $((w >> 8 & 255)) $((w & 255)))"; done; }
+be16() { printf "$(printf '\\x%02x' $(($1 >> 8 & 255)) $(($1 & 255)))"; }
+# bitfield KEY STRING: a .bit header field, a 2-byte length and the string
+# with its NUL.
+bitfield() { printf '%s' "$1"; be16 $((${#2} + 1)); printf '%s\0' "$2"; }
+bitstart() { printf '\x00\x09\x0f\xf0\x0f\xf0\x0f\xf0\x0f\xf0\x00\x00\x01'; }
+
+# Xilinx .bit, written by hand as the header is laid out: the 13 bytes
+# every file starts with, fields a (design), b (part), c (date), d (time),
+# then e with a 4-byte length and the configuration data: padding, the
+# bus-width pattern, the sync word and a few type 1 packets (RCRC, IDCODE,
+# DESYNC). The second has an unknown key and no sync word.
+mkdir -p "$C/bit"
+cfg() {
+  printf '\xff%.0s' $(seq 16)
+  be32 0x000000bb 0x11220044 0xffffffff 0xffffffff 0xaa995566 0x20000000 \
+    0x30008001 0x00000007 0x20000000 0x30018001 0x04a56093 0x30008001 \
+    0x0000000d 0x20000000 0x20000000
+}
+{
+  bitstart
+  bitfield a 'top;UserID=0XFFFFFFFF;Version=2026.1'
+  bitfield b 'xcku5p-ffvb676-2-e'
+  bitfield c '2026/11/23'
+  bitfield d '18:00:00'
+  printf 'e'; be32 $((16 + 15 * 4)); cfg
+} >"$C/bit/hand.bit"
+{
+  bitstart
+  bitfield a 'design'
+  bitfield z 'unknown key'
+  printf 'e'; be32 64; printf '\xff%.0s' $(seq 64)
+} >"$C/bit/nosync.bit"
+
+# CDO: version 2 streams cut from the XCLBIN samples (each cut to the
+# length its header gives), and a version 1 stream written as bootgen
+# writes one: header (4, XNLX, version, sections, checksum), then sections
+# (id, words after the length word, command count, commands).
+carve cdo '\x04\x00\x00\x00CDO\x00' $A/xclbin/*.xclbin
+for f in "$C"/cdo/*.xclbin.*; do
+  words=$(od -An -tu4 -j12 -N4 "$f" | tr -d ' ')
+  if [ $((20 + 4 * words)) -lt "$(stat -c %s "$f")" ]; then
+    truncate -s $((20 + 4 * words)) "$f"
+  fi
+done
+{
+  le32 4 0x584c4e58 0x100 2 $((~(4 + 0x584c4e58 + 0x100 + 2) & 0xffffffff))
+  le32 0x10 21 4 0x103 0xf1234000 0xab 0x102 0xf1234004 0xff00 0x1200 \
+    0x105 0xf0000000 3 1 0 0x11 0x22 0x33 0x101 0xf1234008 1 1 5
+  le32 0x20 49 9 0x108 1 0xf0000010 0xcd 0x104 20 \
+    0x109 0 0 2 0x30000000 2 5 0xaa 0xbb 0x203 0xf6000000 1 2 0xc0 0xc1 \
+    0x301 1 0xdeadbeef 0x301 0 0x309 7 1 0x20000000 16 $(seq 256 271) 0xffffffff
+} >"$C/cdo/v1.cdo"
+
 for d in "$C"/*/; do
   printf '%-8s %4d files\n' "$(basename "$d")" "$(find "$d" -type f | wc -l)"
 done

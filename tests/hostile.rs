@@ -720,6 +720,31 @@ fn reshape(target: &str, d: Vec<u8>) -> Vec<u8> {
         "ccob" => with_magic(d, fwview::formats::bundle::CCOB_MAGIC),
         "fatbin" => with_magic(d, fwview::formats::fatbin::MAGIC),
         "nvwrap" => with_magic(d, fwview::formats::nvwrap::MAGIC_BYTES),
+        "spirv" if fwview::formats::spirv::detect(&d) => d,
+        "spirv" => with_magic(d, &fwview::formats::spirv::MAGIC.to_le_bytes()),
+        "bit" => with_magic(
+            d,
+            &[
+                0x00, 0x09, 0x0f, 0xf0, 0x0f, 0xf0, 0x0f, 0xf0, 0x0f, 0xf0, 0x00, 0x00, 0x01,
+            ],
+        ),
+        "cdo" => {
+            let v1 = [
+                4u32.to_le_bytes(),
+                fwview::formats::cdo::XNLX_ID.to_le_bytes(),
+            ]
+            .concat();
+            if d.starts_with(&v1) {
+                d
+            } else {
+                let v2 = [
+                    4u32.to_le_bytes(),
+                    fwview::formats::cdo::CDO_ID.to_le_bytes(),
+                ]
+                .concat();
+                with_magic(d, &v2)
+            }
+        }
         _ => d,
     }
 }
@@ -760,6 +785,23 @@ fn reshaping_matches_the_fuzz_targets() {
     for t in ["xclbin", "offload", "ar", "pdi"] {
         assert_eq!(fwview::formats::detect(&reshape(t, vec![1, 2])), Some(t));
     }
+    assert_eq!(
+        fwview::formats::detect(&reshape("spirv", vec![1, 2])),
+        Some("spirv")
+    );
+    let be = [0x07, 0x23, 0x02, 0x03, 1];
+    assert_eq!(reshape("spirv", be.to_vec()), be);
+    assert_eq!(
+        fwview::formats::detect(&reshape("bit", vec![b'a'])),
+        Some("xilinx-bit")
+    );
+    // A standalone CDO is opened by the PDI parser.
+    let v2 = reshape("cdo", vec![0; 12]);
+    assert_eq!(&v2[..8], b"\x04\0\0\0CDO\0");
+    assert_eq!(fwview::formats::detect(&v2), Some("pdi"));
+    let v1 = [&b"\x04\0\0\0XNLX"[..], &[0; 12]].concat();
+    assert_eq!(reshape("cdo", v1.clone()), v1);
+    assert_eq!(fwview::formats::detect(&v1), Some("pdi"));
 }
 
 // ---------------------------------------------------------------------------

@@ -137,3 +137,32 @@ pub fn run(bytes: Vec<u8>) {
     };
     fwview::export::json(&mut tree, "input", &mut out).expect("JSON export");
 }
+
+/// A SPIR-V module: `data` as it is if it starts with the magic in either
+/// byte order, else behind the little-endian magic `03 02 23 07`.
+pub fn as_spirv(data: &[u8]) -> Vec<u8> {
+    if formats::spirv::detect(data) {
+        data.to_vec()
+    } else {
+        with_magic(data, &formats::spirv::MAGIC.to_le_bytes())
+    }
+}
+
+/// The bytes a Xilinx `.bit` file starts with: the first field's length
+/// (9), its bytes, and the second field's length (1).
+pub const BIT_START: [u8; 13] = [
+    0x00, 0x09, 0x0f, 0xf0, 0x0f, 0xf0, 0x0f, 0xf0, 0x0f, 0xf0, 0x00, 0x00, 0x01,
+];
+
+/// A standalone CDO: `data` as it is if it starts with a CDO header of
+/// either version (the word count 4, then `CDO\0` or `XNLX`), else behind
+/// the start of a version 2 header (`04 00 00 00`, `CDO\0`).
+pub fn as_cdo(data: &[u8]) -> Vec<u8> {
+    let v1 = [4u32.to_le_bytes(), formats::cdo::XNLX_ID.to_le_bytes()].concat();
+    if data.starts_with(&v1) {
+        data.to_vec()
+    } else {
+        let v2 = [4u32.to_le_bytes(), formats::cdo::CDO_ID.to_le_bytes()].concat();
+        with_magic(data, &v2)
+    }
+}
