@@ -713,6 +713,19 @@ fn reshape(target: &str, d: Vec<u8>) -> Vec<u8> {
         "xe" => with_magic(d, b"XMOS"),
         "elf" => machine(d, false),
         "zebin" => machine(d, true),
+        "amdgpu" => {
+            let mut v = with_magic(d, b"\x7fELF");
+            if v.len() < 20 {
+                v.resize(20, 0);
+            }
+            let m = if v.get(5) == Some(&2) {
+                [0, 224]
+            } else {
+                [224, 0]
+            };
+            v[18..20].copy_from_slice(&m);
+            v
+        }
         "offload" => with_magic(d, fwview::formats::offload::MAGIC),
         "ar" => with_magic(d, b"!<arch>\n"),
         "pdi" => with_magic(d, &fwview::formats::pdi::SELECTMAP32),
@@ -782,6 +795,10 @@ fn reshaping_matches_the_fuzz_targets() {
     assert_eq!(fwview::formats::detect(&z), Some("zebin"));
     let e = reshape("elf", z);
     assert_eq!(fwview::formats::detect(&e), Some("elf"));
+    // The amdgpu target makes an ELF whose e_machine is EM_AMDGPU.
+    let a = reshape("amdgpu", Vec::new());
+    assert_eq!(&a[..4], b"\x7fELF");
+    assert_eq!(&a[18..20], &[224, 0]);
     for t in ["xclbin", "offload", "ar", "pdi"] {
         assert_eq!(fwview::formats::detect(&reshape(t, vec![1, 2])), Some(t));
     }

@@ -9,7 +9,11 @@ fuzz_target!(|data: &[u8]| {
     if v.len() < 20 {
         v.resize(20, 0);
     }
-    let m: [u8; 2] = if v.get(5) == Some(&2) { [0, 224] } else { [224, 0] };
+    let m: [u8; 2] = if v.get(5) == Some(&2) {
+        [0, 224]
+    } else {
+        [224, 0]
+    };
     if let Some(f) = v.get_mut(18..20) {
         f.copy_from_slice(&m);
     }
