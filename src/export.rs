@@ -170,27 +170,14 @@ fn hex8(v: u32) -> u64 {
 /// Appends `0x` and the hex digits of `v`, in place (see [`push_u64`]).
 #[inline]
 fn push_hex(buf: &mut Vec<u8>, v: u64) {
-    let n = ((64 - v.leading_zeros()).div_ceil(4).max(1)) as usize;
     buf.reserve(18);
     let at = buf.len();
-    // SAFETY: 18 bytes after the length are reserved; `0x` and the first
-    // `n` of the (8 or 16) bytes written are covered by the length.
+    // SAFETY: 18 bytes after the length are reserved, what `write_hex`
+    // may store; the length covers only the bytes it wrote as the number.
     unsafe {
-        let dst = buf.as_mut_ptr().add(at);
-        std::ptr::write_unaligned(dst as *mut [u8; 2], *b"0x");
-        // The digits that count first, in memory order; in 64-bit
-        // arithmetic below 2^32, which most offsets and sizes are.
-        match u32::try_from(v) {
-            Ok(w) => {
-                let digits = (hex8(w) << (8 * (8 - n))).to_be_bytes();
-                std::ptr::write_unaligned(dst.add(2) as *mut [u8; 8], digits);
-            }
-            Err(_) => {
-                let digits = (hex16(v) << (8 * (16 - n))).to_be_bytes();
-                std::ptr::write_unaligned(dst.add(2) as *mut [u8; 16], digits);
-            }
-        }
-        buf.set_len(at + 2 + n);
+        let base = buf.as_mut_ptr().add(at);
+        let end = write_hex(base, v);
+        buf.set_len(at + end.offset_from(base) as usize);
     }
 }
 
@@ -221,35 +208,11 @@ fn push_str(buf: &mut Vec<u8>, s: &[u8]) {
     }
     buf.reserve(32);
     let at = buf.len();
-    let src = s.as_ptr();
-    // SAFETY: 32 bytes past `at` are reserved and n <= 32; every read lies
-    // inside `s` (two copies that may overlap cover its n bytes); the n
-    // bytes after `at` are written before the length covers them.
+    // SAFETY: 32 bytes past `at` are reserved and n <= 32; `copy_short`
+    // reads within `s` and writes the n bytes after `at` before the length
+    // covers them.
     unsafe {
-        let dst = buf.as_mut_ptr().add(at);
-        if n >= 16 {
-            let a = std::ptr::read_unaligned(src as *const [u8; 16]);
-            let b = std::ptr::read_unaligned(src.add(n - 16) as *const [u8; 16]);
-            std::ptr::write_unaligned(dst as *mut [u8; 16], a);
-            std::ptr::write_unaligned(dst.add(n - 16) as *mut [u8; 16], b);
-        } else if n >= 8 {
-            let a = std::ptr::read_unaligned(src as *const u64);
-            let b = std::ptr::read_unaligned(src.add(n - 8) as *const u64);
-            std::ptr::write_unaligned(dst as *mut u64, a);
-            std::ptr::write_unaligned(dst.add(n - 8) as *mut u64, b);
-        } else if n >= 4 {
-            let a = std::ptr::read_unaligned(src as *const u32);
-            let b = std::ptr::read_unaligned(src.add(n - 4) as *const u32);
-            std::ptr::write_unaligned(dst as *mut u32, a);
-            std::ptr::write_unaligned(dst.add(n - 4) as *mut u32, b);
-        } else if n >= 2 {
-            let a = std::ptr::read_unaligned(src as *const u16);
-            let b = std::ptr::read_unaligned(src.add(n - 2) as *const u16);
-            std::ptr::write_unaligned(dst as *mut u16, a);
-            std::ptr::write_unaligned(dst.add(n - 2) as *mut u16, b);
-        } else if n == 1 {
-            *dst = *src;
-        }
+        copy_short(buf.as_mut_ptr().add(at), s.as_ptr(), n);
         buf.set_len(at + n);
     }
 }
@@ -491,6 +454,8 @@ unsafe fn write_hex(dst: *mut u8, v: u64) -> *mut u8 {
     // SAFETY: at most 2 + 16 bytes from `dst` are stored.
     unsafe {
         std::ptr::write_unaligned(dst as *mut [u8; 2], *b"0x");
+        // The digits that count first, in memory order; in 64-bit
+        // arithmetic below 2^32, which most offsets and sizes are.
         match u32::try_from(v) {
             Ok(w) => {
                 let digits = (hex8(w) << (8 * (8 - n))).to_be_bytes();
