@@ -235,17 +235,6 @@ fn next_start(d: &[u8], from: u64) -> Option<u64> {
     None
 }
 
-/// Where the part of `d` that starts with the bundle at `at` ends: at the
-/// next bundle after this one's end, or at the end of `d`.
-fn part_end(d: &[u8], at: u64) -> u64 {
-    let len = d.len() as u64;
-    let end = extent(d, at).max(at + 1).min(len);
-    match next_start(d, end) {
-        Some(n) if n < len => n,
-        _ => len,
-    }
-}
-
 /// One bundle or several back to back; each opened by its own magic.
 /// Several are one lazy list, a node each.
 fn parse_all(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
@@ -257,7 +246,8 @@ static PARTS: super::parts::Parts = super::parts::Parts {
     summary: "clang offload bundles",
     many: "bundles",
     max: MAX_BUNDLES,
-    end: part_end,
+    extent,
+    next_start,
     format: |d| {
         if detect(d) {
             "clang-offload-bundle"

@@ -127,17 +127,6 @@ fn next_start(d: &[u8], from: u64) -> Option<u64> {
     }
 }
 
-/// Where the part of `d` that starts with the container at `at` ends: at
-/// the next container after this one's end, or at the end of `d`.
-fn part_end(d: &[u8], at: u64) -> u64 {
-    let len = d.len() as u64;
-    let end = extent(d, at).max(at + 1).min(len);
-    match next_start(d, end) {
-        Some(n) if n < len => n,
-        _ => len,
-    }
-}
-
 /// One fatbin container, or several back to back (each a node).
 pub fn parse(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
     super::parts::back_to_back(b, node, off, len, &PARTS);
@@ -148,7 +137,8 @@ static PARTS: super::parts::Parts = super::parts::Parts {
     summary: "CUDA fatbins",
     many: "fatbin containers",
     max: MAX_CONTAINERS,
-    end: part_end,
+    extent,
+    next_start,
     format: |_| "cuda-fatbin",
     open: parse_one,
 };

@@ -15,12 +15,27 @@ pub(crate) struct Parts {
     /// What the warning past `max` counts.
     pub many: &'static str,
     pub max: u64,
-    /// Where the container starting at `at` of `d` ends (the next starts).
-    pub end: fn(&[u8], u64) -> u64,
+    /// How many bytes the container starting at `at` of `d` says it takes.
+    pub extent: fn(&[u8], u64) -> u64,
+    /// Where the next container starts at or after `from` in `d`, if any.
+    pub next_start: fn(&[u8], u64) -> Option<u64>,
     /// The format of the container whose bytes are given.
     pub format: fn(&[u8]) -> &'static str,
     /// Decodes one container under its node.
     pub open: fn(&mut Builder<'_>, NodeId, u64, u64),
+}
+
+impl Parts {
+    /// Where the part of `d` that starts with the container at `at` ends:
+    /// at the next container after this one's end, or at the end of `d`.
+    fn end(&self, d: &[u8], at: u64) -> u64 {
+        let len = d.len() as u64;
+        let end = (self.extent)(d, at).max(at + 1).min(len);
+        match (self.next_start)(d, end) {
+            Some(n) if n < len => n,
+            _ => len,
+        }
+    }
 }
 
 /// Decodes `[off, off+len)` under `node` as one container or several.
@@ -32,25 +47,19 @@ pub(crate) fn back_to_back(
     p: &'static Parts,
 ) {
     let d = b.slice(off, len);
-    if (p.end)(d, 0) >= len {
+    if p.end(d, 0) >= len {
         (p.open)(b, node, off, len);
         return;
     }
     let stop = off + len;
     let step: Step = Arc::new(move |b: &mut Builder<'_>, parent, i, at| {
-        let end = off + (p.end)(b.slice(off, len), at.checked_sub(off)?);
+        let end = off + p.end(b.slice(off, len), at.checked_sub(off)?);
         let g = b.group(parent, format!("{} [{i}]", p.name), at, end - at);
         b.set_format(g, (p.format)(b.slice(at, end - at)));
         (p.open)(b, g, at, end - at);
         Some(end)
     });
-    let seq = Seq::scan(
-        off,
-        stop,
-        p.max,
-        |at| Some(off + (p.end)(d, at - off)),
-        step,
-    );
+    let seq = Seq::scan(off, stop, p.max, |at| Some(off + p.end(d, at - off)), step);
     let n = seq.count();
     if seq.stop() < stop {
         b.warn(
