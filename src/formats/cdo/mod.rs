@@ -315,14 +315,7 @@ fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, lim: u64) -> Option<(u6
         if remaining < 4 || start > lim {
             return None;
         }
-        let extra = b.slice(off + 20, hlen - 20);
-        b.leaf(
-            parent,
-            "header_extra",
-            off + 20,
-            hlen - 20,
-            text::hex(extra, 16),
-        );
+        header_extra(b, parent, off, hlen);
     }
     Some((start, declared))
 }
@@ -398,6 +391,19 @@ fn summary(b: &mut Builder<'_>, parent: NodeId, at: u64, count: u64, t: &Tally, 
         };
         b.leaf(sid, "registers", at, 0, v);
     }
+}
+
+/// The words of a CDO header (either version) past its first five,
+/// `[off+20, off+hlen)`, as one leaf.
+pub(super) fn header_extra(b: &mut Builder<'_>, parent: NodeId, off: u64, hlen: u64) {
+    let extra = b.slice(off + 20, hlen - 20);
+    b.leaf(
+        parent,
+        "header_extra",
+        off + 20,
+        hlen - 20,
+        text::hex(extra, 16),
+    );
 }
 
 /// A CDO header's checksum word at `at` (either version) with its verdict,

@@ -142,14 +142,7 @@ pub(super) fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, lim: u64) {
         if remaining < 4 || off + hlen > lim {
             return;
         }
-        let extra = b.slice(off + 20, hlen - 20);
-        b.leaf(
-            parent,
-            "header_extra",
-            off + 20,
-            hlen - 20,
-            text::hex(extra, 16),
-        );
+        super::header_extra(b, parent, off, hlen);
         at = off + hlen;
     }
     // Where each section ends, from the section headers alone.
