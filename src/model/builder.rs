@@ -189,10 +189,6 @@ pub struct Builder<'a> {
     lazy: bool,
 }
 
-fn name_of(s: &str) -> CompactString {
-    CompactString::from(s)
-}
-
 impl<'a> Builder<'a> {
     pub(crate) fn new(
         arena: &'a mut Arena,
@@ -262,7 +258,7 @@ impl<'a> Builder<'a> {
         value: Option<Value>,
     ) -> NodeId {
         let name = name.as_ref();
-        self.add_named(parent, name_of(name), off, size, value)
+        self.add_named(parent, CompactString::from(name), off, size, value)
     }
 
     /// A leaf whose name is a constant of the parser (`st_name`): not
@@ -403,7 +399,7 @@ impl<'a> Builder<'a> {
     }
 
     pub fn set_name(&mut self, id: NodeId, name: impl AsRef<str>) {
-        let v = name_of(name.as_ref());
+        let v = CompactString::from(name.as_ref());
         if let Some(n) = self.node_mut(id) {
             n.name = v;
         }
@@ -1165,7 +1161,7 @@ impl<'a> Builder<'a> {
                 };
                 self.arena.derived = self.arena.derived.saturating_add(bytes.len() as u64);
                 self.arena.spaces.push(Space {
-                    name: name_of(name),
+                    name: CompactString::from(name),
                     origin: Some(origin),
                     bytes: Some(Arc::from(bytes)),
                 });
@@ -1177,7 +1173,7 @@ impl<'a> Builder<'a> {
         let nest = self.nest_of(parent);
         let id = self.arena.nodes.len() as NodeId;
         self.arena.nodes.push(Node::new(
-            name_of(name),
+            CompactString::from(name),
             0,
             len,
             Some(Value::text(format!(
