@@ -54,32 +54,66 @@ pub fn as_plain_elf(data: &[u8]) -> Vec<u8> {
     v
 }
 
+/// True if all eight bytes of `x` are printable ASCII or newlines, which
+/// is most of any JSON: such words are passed over without looking at each
+/// byte (every comparison is one more call into the coverage
+/// instrumentation, so a byte-by-byte scan took most of the fuzzers' time).
+/// Each newline byte is made printable (`0x0a | 0x20`) before the test.
+fn plain8(x: u64) -> bool {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const SEVEN: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let y = x ^ (LO * b'\n' as u64);
+    // The top bit of each byte of `y` that is zero (exact, no borrow).
+    let zero = !(((y & SEVEN) + SEVEN) | y | SEVEN);
+    fwview::model::text::printable8(x | zero >> 2)
+}
+
 /// True if `b` holds a byte sequence that a terminal could act on: a C0
 /// control other than newline, DEL, a C1 control (UTF-8 `C2 80..9F`), or a
 /// bidirectional formatting character.
 pub fn terminal_unsafe_at(b: &[u8]) -> Option<usize> {
     let mut i = 0;
     while i < b.len() {
-        let c = b[i];
-        let bad = match c {
-            b'\n' => false,
-            0..=0x1f | 0x7f => true,
-            0xc2 => matches!(b.get(i + 1), Some(0x80..=0x9f)),
-            // U+061C ARABIC LETTER MARK
-            0xd8 => b.get(i + 1) == Some(&0x9c),
-            // U+200E, U+200F, U+202A..U+202E, U+2066..U+2069
-            0xe2 => matches!(
-                (b.get(i + 1), b.get(i + 2)),
-                (Some(0x80), Some(0x8e | 0x8f | 0xaa..=0xae)) | (Some(0x81), Some(0xa6..=0xa9))
-            ),
-            _ => false,
+        // Eight bytes at a time; a word that is not plain is looked at byte
+        // by byte (a sequence may run on into the next word: the byte
+        // checks look past the word's end; one cannot start in a plain word).
+        let end = match b.get(i..i + 8) {
+            Some(w) => {
+                let mut x = [0u8; 8];
+                x.copy_from_slice(w);
+                if plain8(u64::from_le_bytes(x)) {
+                    i += 8;
+                    continue;
+                }
+                i + 8
+            }
+            None => b.len(),
         };
-        if bad {
-            return Some(i);
+        while i < end {
+            if unsafe_byte(b, i) {
+                return Some(i);
+            }
+            i += 1;
         }
-        i += 1;
     }
     None
+}
+
+/// True if a terminal-unsafe sequence starts at `b[i]`.
+fn unsafe_byte(b: &[u8], i: usize) -> bool {
+    match b.get(i) {
+        Some(b'\n') | None => false,
+        Some(0..=0x1f | 0x7f) => true,
+        Some(0xc2) => matches!(b.get(i + 1), Some(0x80..=0x9f)),
+        // U+061C ARABIC LETTER MARK
+        Some(0xd8) => b.get(i + 1) == Some(&0x9c),
+        // U+200E, U+200F, U+202A..U+202E, U+2066..U+2069
+        Some(0xe2) => matches!(
+            (b.get(i + 1), b.get(i + 2)),
+            (Some(0x80), Some(0x8e | 0x8f | 0xaa..=0xae)) | (Some(0x81), Some(0xa6..=0xa9))
+        ),
+        Some(_) => false,
+    }
 }
 
 /// The JSON one input may produce: a tree shows each byte a bounded number
@@ -91,12 +125,24 @@ pub fn out_limit(len: usize) -> usize {
 }
 
 /// Takes the JSON as it is written without keeping it: counts it against
-/// the bound and looks for terminal-unsafe bytes (the few bytes before each
-/// write are kept, so that a sequence split over two writes is seen).
+/// the bound and looks for terminal-unsafe bytes. The last bytes of each
+/// write are kept, so that a sequence split over two writes is seen.
 struct Check {
     written: usize,
     cap: usize,
-    tail: Vec<u8>,
+    /// The last (up to) two bytes written.
+    tail: [u8; 2],
+    tail_len: usize,
+}
+
+impl Check {
+    fn unsafe_at(&self, w: &[u8], i: usize) -> ! {
+        let from = i.saturating_sub(40);
+        panic!(
+            "the JSON carries a terminal-unsafe byte: {:?}",
+            String::from_utf8_lossy(&w[from..(i + 40).min(w.len())])
+        );
+    }
 }
 
 impl std::io::Write for Check {
@@ -107,17 +153,28 @@ impl std::io::Write for Check {
             "output amplification: the JSON passed {} MiB",
             self.cap >> 20
         );
-        let mut w = std::mem::take(&mut self.tail);
-        w.extend_from_slice(b);
-        if let Some(i) = terminal_unsafe_at(&w) {
-            let from = i.saturating_sub(40);
-            panic!(
-                "the JSON carries a terminal-unsafe byte: {:?}",
-                String::from_utf8_lossy(&w[from..(i + 40).min(w.len())])
-            );
+        // Sequences (of at most three bytes) that start in the kept tail.
+        let t = self.tail_len;
+        let mut seam = [0u8; 4];
+        seam[..t].copy_from_slice(&self.tail[..t]);
+        let n = b.len().min(2);
+        seam[t..t + n].copy_from_slice(&b[..n]);
+        if let Some(i) = terminal_unsafe_at(&seam[..t + n]).filter(|&i| i < t) {
+            self.unsafe_at(&seam[..t + n], i);
         }
-        let keep = w.len().saturating_sub(2);
-        self.tail = w.split_off(keep);
+        // Sequences that start in this write (one cut short at its end is
+        // seen by the next write's seam).
+        if let Some(i) = terminal_unsafe_at(b) {
+            self.unsafe_at(b, i);
+        }
+        let all = &seam[..t + n];
+        let keep: &[u8] = if b.len() >= 2 {
+            &b[b.len() - 2..]
+        } else {
+            &all[all.len().saturating_sub(2)..]
+        };
+        self.tail[..keep.len()].copy_from_slice(keep);
+        self.tail_len = keep.len();
         Ok(b.len())
     }
     fn flush(&mut self) -> std::io::Result<()> {
@@ -133,7 +190,8 @@ pub fn run(bytes: Vec<u8>) {
     let mut out = Check {
         written: 0,
         cap: out_limit(len),
-        tail: Vec::new(),
+        tail: [0; 2],
+        tail_len: 0,
     };
     fwview::export::json(&mut tree, "input", &mut out).expect("JSON export");
 }
@@ -164,5 +222,92 @@ pub fn as_cdo(data: &[u8]) -> Vec<u8> {
     } else {
         let v2 = [4u32.to_le_bytes(), formats::cdo::CDO_ID.to_le_bytes()].concat();
         with_magic(data, &v2)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    /// The byte-by-byte definition the fast scan must agree with.
+    fn naive(b: &[u8]) -> Option<usize> {
+        (0..b.len()).find(|&i| {
+            let at = |k: usize| b.get(i + k).copied();
+            match b[i] {
+                b'\n' => false,
+                0..=0x1f | 0x7f => true,
+                0xc2 => matches!(at(1), Some(0x80..=0x9f)),
+                0xd8 => at(1) == Some(0x9c),
+                0xe2 => matches!(
+                    (at(1), at(2)),
+                    (Some(0x80), Some(0x8e | 0x8f | 0xaa..=0xae)) | (Some(0x81), Some(0xa6..=0xa9))
+                ),
+                _ => false,
+            }
+        })
+    }
+
+    #[test]
+    fn fast_scan_agrees_with_the_definition() {
+        // Every byte value at every place of a printable word, and words
+        // from a simple generator that mixes printable and other bytes.
+        for v in 0..=255u8 {
+            for at in 0..16 {
+                let mut b = *b"abcdefgh{\"k\": 1}";
+                b[at] = v;
+                assert_eq!(terminal_unsafe_at(&b), naive(&b), "{v:#x} at {at}");
+            }
+        }
+        let mut s = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..20_000 {
+            let mut b = [0u8; 24];
+            for x in &mut b {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                let r = (s >> 32) as u8;
+                *x = match s % 8 {
+                    0 => [0x0a, 0x1b, 0x7f, 0xc2, 0x9b, 0xe2, 0x80, 0xd8][(r % 8) as usize],
+                    _ => 0x20 + r % 0x5f,
+                };
+            }
+            assert_eq!(terminal_unsafe_at(&b), naive(&b), "{b:x?}");
+        }
+    }
+
+    #[test]
+    fn a_sequence_split_over_writes_is_seen() {
+        let unsafe_seqs: [&[u8]; 4] = [b"\x1b", b"\xc2\x9b", b"\xe2\x80\xae", b"\xd8\x9c"];
+        for seq in unsafe_seqs {
+            let mut text = b"{\"name\": \"0123456789".to_vec();
+            text.extend_from_slice(seq);
+            text.extend_from_slice(b"abcdef\"}\n");
+            for cut in 0..=text.len() {
+                for cut2 in cut..=text.len() {
+                    let r = std::panic::catch_unwind(|| {
+                        let mut c = Check {
+                            written: 0,
+                            cap: 1 << 20,
+                            tail: [0; 2],
+                            tail_len: 0,
+                        };
+                        for part in [&text[..cut], &text[cut..cut2], &text[cut2..]] {
+                            let _ = c.write(part);
+                        }
+                    });
+                    assert!(r.is_err(), "{seq:x?} cut at {cut} and {cut2} was missed");
+                }
+            }
+        }
+        let mut c = Check {
+            written: 0,
+            cap: 1 << 20,
+            tail: [0; 2],
+            tail_len: 0,
+        };
+        for part in [&b"{\"a\": \"\xc3"[..], b"\xa9\xe2\x82", b"\xac\"}\n"] {
+            assert!(c.write(part).is_ok());
+        }
     }
 }

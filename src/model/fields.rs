@@ -139,7 +139,7 @@ impl<'b, 'a> Fields<'b, 'a> {
         v
     }
 
-    /// A field of `size` bytes (1, 2, 4, 8) whose value `f` makes from the
+    /// A field of `size` bytes (1 to 8) whose value `f` makes from the
     /// number read. Returns the number.
     pub fn field(&mut self, name: &str, size: u64, f: impl FnOnce(u64) -> Value) -> Option<u64> {
         let at = self.at;
@@ -297,7 +297,7 @@ impl<'b, 'a> Fields<'b, 'a> {
     }
 }
 
-/// An unsigned number of `size` (1, 2, 4 or 8) bytes at `off`.
+/// An unsigned number of `size` (1 to 8) bytes at `off`.
 pub fn read_uint(b: &Builder<'_>, off: u64, size: u64, e: Endian) -> Option<u64> {
     read::uint_at(b.data(), off, size, e)
 }

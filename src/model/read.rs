@@ -60,6 +60,15 @@ pub fn uint_at(d: &[u8], off: u64, size: u64, e: Endian) -> Option<u64> {
         2 => u16_at(d, off, e).map(u64::from),
         4 => u32_at(d, off, e).map(u64::from),
         8 => u64_at(d, off, e),
+        // Packed fields (an ELF32 relocation's 3-byte symbol index).
+        3 | 5..=7 => {
+            let b = bytes_at(d, off, size)?;
+            let fold = |v: u64, &x: &u8| v << 8 | u64::from(x);
+            Some(match e {
+                Endian::Little => b.iter().rev().fold(0, fold),
+                Endian::Big => b.iter().fold(0, fold),
+            })
+        }
         _ => None,
     }
 }
@@ -99,6 +108,24 @@ mod tests {
         assert_eq!(u64_at(&d, u64::MAX, Endian::Little), None);
         assert_eq!(bytes_at(&d, 4, 1), Some(&[5u8][..]));
         assert_eq!(bytes_at(&d, 4, u64::MAX), None);
+    }
+
+    #[test]
+    fn odd_sizes_read_like_the_wide_reader_would() {
+        let d = [1u8, 2, 3, 4, 5, 6, 7, 8, 9];
+        for size in 1..=8u64 {
+            for e in [Endian::Little, Endian::Big] {
+                let wide = u64_at(&d, 1, e).map(|v| match e {
+                    Endian::Little => v & (u64::MAX >> (64 - 8 * size)),
+                    Endian::Big => v >> (64 - 8 * size),
+                });
+                assert_eq!(uint_at(&d, 1, size, e), wide, "size {size} {e:?}");
+            }
+        }
+        assert_eq!(uint_at(&d, 0, 3, Endian::Little), Some(0x030201));
+        assert_eq!(uint_at(&d, 7, 3, Endian::Big), None);
+        assert_eq!(uint_at(&d, 0, 9, Endian::Big), None);
+        assert_eq!(uint_at(&d, 0, 0, Endian::Big), None);
     }
 
     #[test]

@@ -92,7 +92,7 @@ pub fn as_str(b: &[u8]) -> Option<&str> {
 
 /// True when all 8 bytes of `w` are printable ASCII (0x20 to 0x7e).
 #[inline]
-fn printable8(w: u64) -> bool {
+pub fn printable8(w: u64) -> bool {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     // A byte below 0x20, a byte with the high bit, a byte equal to 0x7f.

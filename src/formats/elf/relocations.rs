@@ -9,7 +9,7 @@ use super::{
     contents::{entsize_check, label},
     Elf, Sec,
 };
-use crate::model::{inum, named, num, sign_extend, Builder, NodeId, Value};
+use crate::model::{named, num, Builder, Fields, NodeId, Value};
 
 #[allow(clippy::too_many_arguments)]
 pub(super) fn relocs(
@@ -108,12 +108,11 @@ fn reloc(b: &mut Builder<'_>, p: NodeId, elf: &Elf, ri: u32, rela: bool, i: u64,
         info,
         sym,
         typ,
-        addend,
+        ..
     }) = read_rel(b, elf, o, rela)
     else {
         return;
     };
-    let addend = addend.map(|v| sign_extend(v, w));
     let Some(rs) = elf.sec(ri.into()) else {
         return;
     };
@@ -132,7 +131,9 @@ fn reloc(b: &mut Builder<'_>, p: NodeId, elf: &Elf, ri: u32, rela: bool, i: u64,
         label.push_str(n);
     }
     let id = b.group(p, label, o, es);
-    let off_node = b.leaf(id, "r_offset", o, w, num(r_offset));
+    // Quiet: every entry of the array lies inside the section's bytes.
+    let mut f = Fields::new(b, id, o, elf.e).quiet();
+    f.field("r_offset", w, num);
     // Where the relocation applies.
     let target = if relocatable(elf) {
         elf.sec(rs.info.into())
@@ -142,32 +143,35 @@ fn reloc(b: &mut Builder<'_>, p: NodeId, elf: &Elf, ri: u32, rela: bool, i: u64,
         elf.addr_to_abs(r_offset).map(|x| (x, 4))
     };
     if let Some((ta, tl)) = target {
-        b.link(off_node, ta, tl);
-        b.link(id, ta, tl);
+        f.link(ta, tl);
+        f.builder().link(id, ta, tl);
     }
-    let inf = b.group(id, "r_info", o + w, w);
-    b.set_value(inf, Value::hex(info).with_width(w as u8));
-    let big = elf.e == crate::model::Endian::Big;
-    let (type_at, type_len, sym_at, sym_len) = match (elf.is64, big) {
-        (true, false) => (0, 4, 4, 4),
-        (true, true) => (4, 4, 0, 4),
-        (false, false) => (0, 1, 1, 3),
-        (false, true) => (3, 1, 0, 3),
-    };
-    // `sym` and `type` in the order their bytes are in.
-    let type_first = type_at < sym_at;
-    if type_first {
-        b.leaf(inf, "type", o + w + type_at, type_len, named(typ, tname));
-    }
-    let sn = b.leaf(inf, "sym", o + w + sym_at, sym_len, num(sym));
-    if let Some(n) = &symname {
-        b.set_value(sn, Value::named(sym, Some(n)));
-    }
-    if sym != 0 {
+    let inf = f.builder().group(id, "r_info", o + w, w);
+    f.builder()
+        .set_value(inf, Value::hex(info).with_width(w as u8));
+    // `sym` and `type` are packed in r_info: ELF64 a 4-byte symbol index
+    // and a 4-byte type, ELF32 a 3-byte index and a 1-byte type, each in
+    // the order the byte order puts them.
+    let (type_len, sym_len) = if elf.is64 { (4, 4) } else { (1, 3) };
+    let type_first = elf.e == crate::model::Endian::Little;
+    f.under(inf);
+    for part in if type_first { [0, 1] } else { [1, 0] } {
+        if part == 0 {
+            f.field("type", type_len, |v| named(v, tname));
+            continue;
+        }
+        let sym_at = f.at();
+        f.field("sym", sym_len, |v| match &symname {
+            Some(n) => Value::named(v, Some(n)),
+            None => num(v),
+        });
+        if sym == 0 {
+            continue;
+        }
         match sym_entry(elf, symtab, sym) {
-            Some(so) => b.link(sn, so, elf.sym_size()),
-            None => b.error(
-                o + w + sym_at,
+            Some(so) => f.link(so, elf.sym_size()),
+            None => f.builder().error(
+                sym_at,
                 sym_len,
                 format!(
                     "relocation [{i}] of [{ri}] {}: symbol {sym} is not in symbol table [{symtab}]",
@@ -176,15 +180,16 @@ fn reloc(b: &mut Builder<'_>, p: NodeId, elf: &Elf, ri: u32, rela: bool, i: u64,
             ),
         }
     }
-    if !type_first {
-        b.leaf(inf, "type", o + w + type_at, type_len, named(typ, tname));
-    }
+    let addend = if rela {
+        f.under(id).int("r_addend", w)
+    } else {
+        None
+    };
     let mut v = format!("{tshow} at 0x{r_offset:x}");
     if let Some(n) = &symname {
         v.push_str(&format!(" {n}"));
     }
     if let Some(ad) = addend {
-        b.leaf(id, "r_addend", o + 2 * w, w, inum(ad));
         v.push_str(&format!(" {}{ad}", if ad >= 0 { "+" } else { "" }));
     }
     // Shown with the symbol's name demangled in front, where it is mangled.
