@@ -14,13 +14,15 @@ shift $(( $# > 2 ? 2 : $# ))
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(xclbin xe elf zebin offload ar pdi detect bundle ccob fatbin nvwrap amdgpu msgpack spirv bit cdo)
 export RUSTC_BOOTSTRAP=1
-[ -d corpus/detect ] || ./seed.sh
+[ -d seeds/detect ] || ./seed.sh
 mkdir -p logs
 cargo fuzz build -s "$san" || exit 1
 printf '%-8s %12s %8s %s\n' target executions seconds outcome
 for t in "${targets[@]}"; do
   log=logs/$t.log
-  cargo fuzz run "$t" -s "$san" -- -max_total_time="$secs" -timeout=10 \
+  [ -d "corpus/$t" ] || ./corpus.sh unpack "$t"
+  mkdir -p "corpus/$t" "seeds/$t"
+  cargo fuzz run "$t" -s "$san" "corpus/$t" "seeds/$t" -- -max_total_time="$secs" -timeout=10 \
     -max_len="${MAXLEN:-65536}" -rss_limit_mb=2048 -malloc_limit_mb=2048 \
     -print_final_stats=1 >"$log" 2>&1
   rc=$?

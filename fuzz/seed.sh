@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Fills fuzz/corpus/<target>/ with seeds from the samples in assets/.
-# Corpus directories are not committed (.gitignore); run this once before
-# fuzzing, and again after new samples arrive. Existing corpus files stay.
+# Fills fuzz/seeds/<target>/ with seeds from the samples in assets/ and a
+# few files written here. Seeds are not committed (.gitignore): they are
+# made again from what is committed. The fuzzers read them beside
+# fuzz/corpus/<target>/, which holds what fuzzing found (committed,
+# minimised). Run this once before fuzzing, and again after new samples
+# arrive.
 set -euo pipefail
 cd "$(dirname "$0")"
 A=../assets
-C=corpus
+C=seeds
 
 seed() { # seed TARGET FILE...
   local t=$1; shift

@@ -202,13 +202,23 @@ struct Outcome {
 /// Builds the tree of `bytes` and its JSON on a thread of its own, then
 /// checks everything the issue asks of any input.
 fn run_case(label: &str, bytes: Vec<u8>) -> Result<Outcome, String> {
+    run_built(label, bytes, fwview::formats::build_from_bytes)
+}
+
+/// [`run_case`] with the tree built by `build` (a parser run on its own,
+/// as a fuzz target that does not take whole files runs it).
+fn run_built(
+    label: &str,
+    bytes: Vec<u8>,
+    build: fn(Vec<u8>) -> fwview::model::Tree,
+) -> Result<Outcome, String> {
     let len = bytes.len();
     let lab = label.to_string();
     let r = runner::run(label, HANG, move || {
         set_label(&lab);
         PEAK.with(|p| p.set(LIVE.with(|l| l.get())));
         let base = LIVE.with(|l| l.get());
-        let mut tree = fwview::formats::build_from_bytes(bytes);
+        let mut tree = build(bytes);
         let mut out = Capped {
             buf: Vec::new(),
             cap: out_limit(len),
@@ -765,10 +775,7 @@ fn reshape(target: &str, d: Vec<u8>) -> Vec<u8> {
 #[test]
 fn regressions_from_fuzzing() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/hostile");
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map(|r| r.filter_map(|e| e.ok().map(|e| e.path())).collect())
-        .unwrap_or_default();
-    entries.sort();
+    let entries = common::files_in(&dir);
     let mut n = 0;
     let mut failed = Vec::new();
     for p in entries {
@@ -785,6 +792,70 @@ fn regressions_from_fuzzing() {
     }
     eprintln!("{n} regression inputs");
     assert!(failed.is_empty(), "failed again:\n{}", failed.join("\n"));
+}
+
+/// The `msgpack` fuzz target's tree: the input decoded as one MessagePack
+/// document, not a file that detection sees.
+fn msgpack_tree(d: Vec<u8>) -> fwview::model::Tree {
+    fwview::model::Tree::build(
+        std::sync::Arc::new(fwview::model::Source::from_vec(d)),
+        "input",
+        |b, parent, off, len| {
+            fwview::formats::msgpack::parse(b, parent, off, len);
+            Some("msgpack")
+        },
+    )
+}
+
+/// Every input of the committed fuzz corpora (`fuzz/corpora/<target>.tar.zst`,
+/// what fuzzing found, minimised), shaped as its target shapes it, under the
+/// same bounds and contract as the mutations.
+#[test]
+fn committed_fuzz_corpora() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpora");
+    let mut archives = common::files_in(&dir);
+    archives.retain(|p| p.to_string_lossy().ends_with(".tar.zst"));
+    assert!(!archives.is_empty(), "no corpora in {}", dir.display());
+    let only = std::env::var("FWVIEW_HOSTILE_ONLY").ok();
+    let mut failed = Vec::new();
+    for a in archives {
+        let name = a.file_name().unwrap().to_string_lossy().into_owned();
+        let target = name.trim_end_matches(".tar.zst").to_string();
+        if only.as_deref().is_some_and(|o| !target.contains(o)) {
+            continue;
+        }
+        let mut z = zstd::stream::read::Decoder::new(std::fs::File::open(&a).unwrap()).unwrap();
+        z.window_log_max(27).unwrap();
+        let mut tar = tar::Archive::new(z);
+        let (mut n, mut bytes) = (0, 0);
+        for e in tar.entries().unwrap() {
+            let mut e = e.unwrap();
+            let path = e.path().unwrap().to_string_lossy().into_owned();
+            let mut d = Vec::new();
+            std::io::Read::read_to_end(&mut e, &mut d).unwrap();
+            if d.is_empty() && path.ends_with('/') {
+                continue;
+            }
+            n += 1;
+            bytes += d.len();
+            let label = format!("corpus {path}");
+            let r = if target == "msgpack" {
+                run_built(&label, d.clone(), msgpack_tree)
+            } else {
+                d = reshape(&target, d);
+                run_case(&label, d.clone())
+            };
+            if let Err(e) = r {
+                failed.push(format!(
+                    "{label}: {e} (saved as {})",
+                    save(&label, &d).display()
+                ));
+            }
+        }
+        eprintln!("{target}: {n} inputs, {bytes} bytes");
+        assert!(n > 0, "{name} holds no inputs");
+    }
+    assert!(failed.is_empty(), "failed:\n{}", failed.join("\n"));
 }
 
 #[test]

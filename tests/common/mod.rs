@@ -34,11 +34,18 @@ pub fn scratch() -> tempfile::TempDir {
 
 /// The samples with extension `ext` in `assets/DIR`, sorted.
 pub fn samples_in(dir: &str, ext: &str) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(asset(dir))
-        .expect("the sample directory")
-        .map(|e| e.expect("a directory entry").path())
+    let v = files_in(&asset(dir));
+    assert!(!v.is_empty(), "the sample directory {dir}");
+    v.into_iter()
         .filter(|p| p.extension().is_some_and(|e| e == ext))
-        .collect();
+        .collect()
+}
+
+/// The entries of `dir`, sorted; none if it cannot be read.
+pub fn files_in(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|r| r.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
     v.sort();
     v
 }
