@@ -4,12 +4,18 @@
 //! imports, memory model, entry points, execution modes, debug
 //! instructions, annotations), each instruction a node at its words with
 //! its operands decoded, and every other instruction (types, constants,
-//! globals, functions) in one lazily built list by opcode name.
+//! globals, functions) in one lazily built list, decoded by the grammar.
 //!
 //! Enumerant names (opcodes, capabilities, execution models and modes,
 //! decorations...) come from the `spirv` crate, generated from the Khronos
-//! grammar. The operand text of a decoded instruction reads as
-//! `spirv-dis --raw-id` writes it.
+//! grammar. The instructions past the annotations are read by `rspirv`'s
+//! parser, which follows the same grammar, one instruction at a time; the
+//! extended instructions of the OpenCL, GLSL and debug-info sets are named
+//! from rspirv's tables of those sets. The operand text of a decoded
+//! instruction reads as `spirv-dis --raw-id` writes it, the result id
+//! first; a constant's value is the number its words hold (spirv-dis
+//! writes it as its type says, as a float, say), and the enumerations of
+//! an extended set's own grammar are numbers.
 
 use std::sync::Arc;
 
@@ -25,6 +31,8 @@ const MAX_INSTRUCTIONS: u64 = 1 << 32;
 const MAX_RUNS: usize = 64;
 /// A section's summary names at most this many items.
 const SUMMARY_ITEMS: usize = 8;
+/// Extended instruction set imports beyond this many are not looked up.
+const MAX_IMPORTS: usize = 64;
 
 /// The byte order of a SPIR-V module, if `d` starts with one.
 pub fn endian(d: &[u8]) -> Option<Endian> {
@@ -130,7 +138,8 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
     }
     let whole = len - len % 4;
     let end = off.saturating_add(whole);
-    let (runs, stop) = scan(b, off + 20, end, e);
+    let (runs, stop, imports) = scan(b, off + 20, end, e);
+    let imports = Arc::new(imports);
     for r in runs {
         let value = if r.items.is_empty() {
             count_of(r.count, "instruction")
@@ -148,7 +157,9 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
             r.stop - r.start,
             Some(Value::text(value)),
         );
-        let step: Step = Arc::new(move |b: &mut Builder<'_>, p, _i, at| instruction(b, p, at, e));
+        let sets = imports.clone();
+        let step: Step =
+            Arc::new(move |b: &mut Builder<'_>, p, _i, at| instruction(b, p, at, e, &sets));
         let data = b.data();
         let seq = Seq::scan(r.start, r.stop, r.count, |at| next_of(data, at, e), step);
         b.seq(g, seq);
@@ -229,10 +240,17 @@ fn next_of(d: &[u8], at: u64, e: Endian) -> Option<u64> {
 /// Walks the instruction stream once: where each section's run starts and
 /// stops, the first items of the small sections, and the problems (a word
 /// count of zero, an instruction past the end, sections out of order).
-/// Returns the runs and where the decodable instructions stop.
-fn scan(b: &mut Builder<'_>, start: u64, end: u64, e: Endian) -> (Vec<Run>, u64) {
+/// Returns the runs, where the decodable instructions stop, and the
+/// extended instruction sets the module imports (result id and name).
+fn scan(
+    b: &mut Builder<'_>,
+    start: u64,
+    end: u64,
+    e: Endian,
+) -> (Vec<Run>, u64, Vec<(u32, String)>) {
     let data = b.data();
     let mut runs: Vec<Run> = Vec::new();
+    let mut imports = Vec::new();
     let mut at = start;
     let mut total = 0u64;
     let mut in_rest = false;
@@ -298,6 +316,13 @@ fn scan(b: &mut Builder<'_>, start: u64, end: u64, e: Endian) -> (Vec<Run>, u64)
                 items: Vec::new(),
             });
         }
+        if op == 11 && imports.len() < MAX_IMPORTS {
+            if let (Some(id), Some((name, _))) =
+                (word(data, at + 4, e), literal_string(data, at, n, 2, e))
+            {
+                imports.push((id, name));
+            }
+        }
         if let Some(r) = runs.last_mut() {
             if r.items.len() < SUMMARY_ITEMS && summarised(section) {
                 if let Some(s) = summary_item(data, at, n, op, e) {
@@ -319,7 +344,7 @@ fn scan(b: &mut Builder<'_>, start: u64, end: u64, e: Endian) -> (Vec<Run>, u64)
             ),
         );
     }
-    (runs, at)
+    (runs, at, imports)
 }
 
 fn summarised(s: Section) -> bool {
@@ -398,6 +423,7 @@ enum_names! {
     linkage_type => spirv::LinkageType,
     param_attribute => spirv::FunctionParameterAttribute,
     rounding_mode => spirv::FPRoundingMode,
+    storage_class => spirv::StorageClass,
 }
 
 /// An enumerant's name, or its number where the grammar has none.
@@ -600,7 +626,13 @@ impl<'x, 'a> Operands<'x, 'a> {
 
 /// Builds the node of the instruction at `at`; returns where the next one
 /// starts.
-fn instruction(b: &mut Builder<'_>, parent: NodeId, at: u64, e: Endian) -> Option<u64> {
+fn instruction(
+    b: &mut Builder<'_>,
+    parent: NodeId,
+    at: u64,
+    e: Endian,
+    sets: &[(u32, String)],
+) -> Option<u64> {
     let w0 = b.read_u32(at, e)?;
     let n = u64::from(w0 >> 16);
     if n == 0 {
@@ -649,7 +681,7 @@ fn instruction(b: &mut Builder<'_>, parent: NodeId, at: u64, e: Endian) -> Optio
         parts: Vec::new(),
         short: false,
     };
-    let decoded = operands(&mut o, op);
+    let decoded = operands(&mut o, op) || by_grammar(&mut o, op, sets);
     if !decoded {
         let words = n - 1;
         if words > 0 {
@@ -791,6 +823,242 @@ fn operands(o: &mut Operands<'_, '_>, op: u32) -> bool {
             }
         }
         _ => return false,
+    }
+    true
+}
+
+/// Collects the one instruction of a module made for it.
+struct One(Option<rspirv::dr::Instruction>);
+
+impl rspirv::binary::Consumer for One {
+    fn initialize(&mut self) -> rspirv::binary::ParseAction {
+        rspirv::binary::ParseAction::Continue
+    }
+    fn finalize(&mut self) -> rspirv::binary::ParseAction {
+        rspirv::binary::ParseAction::Continue
+    }
+    fn consume_header(&mut self, _: rspirv::dr::ModuleHeader) -> rspirv::binary::ParseAction {
+        rspirv::binary::ParseAction::Continue
+    }
+    fn consume_instruction(&mut self, i: rspirv::dr::Instruction) -> rspirv::binary::ParseAction {
+        self.0 = Some(i);
+        rspirv::binary::ParseAction::Stop
+    }
+}
+
+/// How many words an operand as rspirv decodes it takes in the module.
+fn words_of(op: &rspirv::dr::Operand) -> u64 {
+    use rspirv::dr::Operand as O;
+    match op {
+        O::LiteralBit64(_) => 2,
+        // The bytes, a NUL, and padding to a whole word.
+        O::LiteralString(s) => s.len() as u64 / 4 + 1,
+        _ => 1,
+    }
+}
+
+/// The name an operand's leaf takes: its kind, in snake case.
+fn kind_name(op: &rspirv::dr::Operand) -> String {
+    use rspirv::dr::Operand as O;
+    let fixed = match op {
+        O::IdRef(_) => "id",
+        O::IdScope(_) => "scope",
+        O::IdMemorySemantics(_) => "semantics",
+        O::LiteralBit32(_) | O::LiteralBit64(_) => "literal",
+        O::LiteralString(_) => "string",
+        O::LiteralExtInstInteger(_) => "instruction",
+        O::LiteralSpecConstantOpInteger(_) => "opcode",
+        _ => "",
+    };
+    if !fixed.is_empty() {
+        return fixed.to_string();
+    }
+    let debug = format!("{op:?}");
+    let kind = debug.split('(').next().unwrap_or("operand");
+    let mut out = String::with_capacity(kind.len() + 4);
+    for (i, c) in kind.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Instruction `n` of the extended instruction set `set`, for the sets
+/// whose grammar rspirv carries.
+fn ext_inst(set: &str, n: u32) -> Option<&'static rspirv::grammar::ExtendedInstruction<'static>> {
+    use rspirv::grammar as g;
+    let table = match set {
+        "OpenCL.std" => &g::OPENCL_STD_100_INSTRUCTION_TABLE,
+        "GLSL.std.450" => &g::GLSL_STD_450_INSTRUCTION_TABLE,
+        "OpenCL.DebugInfo.100" => &g::OPENCL_DEBUGINFO_100_INSTRUCTION_TABLE,
+        "NonSemantic.Shader.DebugInfo.100" => {
+            &g::NONSEMANTIC_SHADER_DEBUGINFO_100_INSTRUCTION_TABLE
+        }
+        "NonSemantic.DebugPrintf" => &g::NONSEMANTIC_DEBUGPRINTF_INSTRUCTION_TABLE,
+        _ => return None,
+    };
+    table.lookup_opcode(n)
+}
+
+/// How an extended instruction's operand word is shown, by the kind its
+/// set's grammar gives it: ids as `%n`, literals as numbers, the core
+/// enumerations it uses by name, its set's own enumerations as numbers.
+fn ext_operand(kind: rspirv::grammar::OperandKind, v: u32) -> (&'static str, Value, String) {
+    use rspirv::grammar::OperandKind as K;
+    let named = |name: &'static str, f: fn(u32) -> Option<String>| {
+        let t = f(v);
+        let text = t.clone().unwrap_or_else(|| v.to_string());
+        (name, Value::named(u64::from(v), t.as_deref()), text)
+    };
+    match kind {
+        K::IdRef
+        | K::IdResultType
+        | K::IdResult
+        | K::IdScope
+        | K::IdMemorySemantics
+        | K::PairIdRefIdRef => {
+            let t = format!("%{v}");
+            ("id", Value::text(&t), t)
+        }
+        K::SourceLanguage => named("source_language", source_language),
+        K::StorageClass => named("storage_class", storage_class),
+        K::FPRoundingMode => named("rounding_mode", rounding_mode),
+        _ => (
+            "literal",
+            Value::uint(u64::from(v)).with_width(4),
+            v.to_string(),
+        ),
+    }
+}
+
+/// Decodes the operands of any other instruction by the SPIR-V grammar:
+/// rspirv's parser reads the instruction alone, behind a module header
+/// made for it, and each operand it returns becomes a leaf at its words.
+/// False (the words are shown raw) where the grammar does not know the
+/// opcode, the words do not fit it, or the operands' sizes do not add up
+/// to the word count. A constant's value takes the words after its result
+/// id (one word up to 32 bits, two for 64), since its width comes from
+/// its type elsewhere in the module.
+fn by_grammar(o: &mut Operands<'_, '_>, op: u32, sets: &[(u32, String)]) -> bool {
+    use rspirv::binary::Disassemble;
+    use rspirv::dr::Operand as O;
+    // OpConstant, OpSpecConstant
+    if matches!(op, 43 | 50) && matches!(o.n, 4 | 5) {
+        o.id("result_type");
+        o.id("result");
+        o.parts.swap(0, 1);
+        let at = o.at + 4 * o.i;
+        let v = if o.n == 4 {
+            o.word(3).map(u64::from)
+        } else {
+            o.word(3)
+                .zip(o.word(4))
+                .map(|(lo, hi)| u64::from(hi) << 32 | u64::from(lo))
+        };
+        let Some(v) = v else { return false };
+        let size = 4 * (o.n - 3);
+        o.b.field(
+            o.node,
+            "value",
+            at,
+            size,
+            Value::uint(v).with_width(size as u8),
+        );
+        o.parts.push(v.to_string());
+        o.i = o.n;
+        return true;
+    }
+    let mut words = vec![MAGIC, 0x0001_0600, 0, u32::MAX, 0];
+    for i in 0..o.n {
+        match o.word(i) {
+            Some(w) => words.push(w),
+            None => return false,
+        }
+    }
+    let mut one = One(None);
+    // The parser stops with an error for its consumer's Stop: what counts
+    // is the instruction it handed over.
+    let _ = rspirv::binary::parse_words(&words, &mut one);
+    let Some(ins) = one.0 else { return false };
+    let fixed = u64::from(ins.result_type.is_some()) + u64::from(ins.result_id.is_some());
+    let total = ins
+        .operands
+        .iter()
+        .map(words_of)
+        .fold(fixed, u64::saturating_add);
+    if total != o.n - 1 {
+        return false;
+    }
+    if ins.result_type.is_some() {
+        o.id("result_type");
+    }
+    if ins.result_id.is_some() {
+        o.id("result");
+        if ins.result_type.is_some() {
+            o.parts.swap(0, 1);
+        }
+    }
+    // OpExtInst: the set's instruction by name, its operands by the set's
+    // grammar.
+    let ext = (op == 12)
+        .then(|| match ins.operands.get(..2) {
+            Some([O::IdRef(id), O::LiteralExtInstInteger(n)]) => sets
+                .iter()
+                .find(|(i, _)| i == id)
+                .and_then(|(_, set)| ext_inst(set, *n)),
+            _ => None,
+        })
+        .flatten();
+    for (k, operand) in ins.operands.iter().enumerate() {
+        if let (Some(g), Some(k)) = (ext, k.checked_sub(2)) {
+            let kinds = g.operands;
+            let kind = kinds.get(k).or_else(|| {
+                kinds
+                    .last()
+                    .filter(|l| l.quantifier == rspirv::grammar::OperandQuantifier::ZeroOrMore)
+            });
+            if let (Some(kind), Some(v)) = (kind, o.word(o.i)) {
+                let (name, value, text) = ext_operand(kind.kind, v);
+                let at = o.at + 4 * o.i;
+                o.b.field(o.node, name, at, 4, value);
+                o.parts.push(text);
+                o.i += 1;
+                continue;
+            }
+        }
+        let size = words_of(operand);
+        let at = o.at + 4 * o.i;
+        let raw = o.word(o.i).unwrap_or(0);
+        let name = kind_name(operand);
+        let (value, text) = match operand {
+            O::IdRef(v) | O::IdScope(v) | O::IdMemorySemantics(v) => {
+                let t = format!("%{v}");
+                (Value::text(&t), t)
+            }
+            O::LiteralBit32(v) => (Value::uint(u64::from(*v)).with_width(4), v.to_string()),
+            O::LiteralBit64(v) => (Value::uint(*v).with_width(8), v.to_string()),
+            O::LiteralString(t) => (Value::str(t), quote(t)),
+            O::LiteralExtInstInteger(v) => {
+                let n = ext.map(|g| g.opname);
+                (
+                    Value::named(u64::from(*v), n),
+                    n.map_or_else(|| v.to_string(), str::to_string),
+                )
+            }
+            other => {
+                let t = other.disassemble();
+                (Value::named(u64::from(raw), Some(&t)), t)
+            }
+        };
+        o.b.leaf(o.node, name, at, 4 * size, value);
+        o.parts.push(text);
+        o.i += size;
     }
     true
 }
