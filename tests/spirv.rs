@@ -3,11 +3,10 @@
 //! sections of the zebin samples: every instruction at the byte offset
 //! spirv-dis gives, by the same opcode name, and with the operands
 //! spirv-dis writes, in every section (capabilities to decorations by
-//! fwview's own decoder, the rest by the grammar through rspirv). Two
-//! differences are allowed: a constant's value may be the number its
-//! words hold where spirv-dis writes it by its type, and an extended
-//! instruction's operand of its set's own enumerations a number where
-//! spirv-dis writes a name.
+//! fwview's own decoder, the rest by the grammar through rspirv,
+//! extended instructions by their set's grammar). One difference is
+//! allowed: a constant's value may be the number its words hold where
+//! spirv-dis writes it by its type.
 
 mod common;
 
@@ -118,8 +117,7 @@ fn check_module(file: &Path, m: &Value, base: u64) {
         assert_eq!(common::json::lead(val(wc)), words, "{what}: word_count");
         let ours = val(node);
         let agree = same_operands(ours, operands)
-            || (*section == "instructions" && same_but_constant(op, ours, operands))
-            || (op == "OpExtInst" && same_but_set_enums(ours, operands));
+            || (*section == "instructions" && same_but_constant(op, ours, operands));
         assert!(
             agree,
             "{what}: {op} operands {ours:?}, spirv-dis {operands:?}"
@@ -197,18 +195,6 @@ fn same_but_constant(op: &str, ours: &str, dis: &str) -> bool {
         || vb.starts_with("0x")
         || vb.starts_with("-0x");
     a == b && typed
-}
-
-/// An extended instruction's operands, where the enumerations of its set's
-/// own grammar (`DebugTypeBasic`'s encoding `Float`, say) are shown as their
-/// numbers: every other word must agree.
-fn same_but_set_enums(ours: &str, dis: &str) -> bool {
-    let (a, b): (Vec<&str>, Vec<&str>) = (ours.split(' ').collect(), dis.split(' ').collect());
-    a.len() == b.len()
-        && a.iter().zip(&b).all(|(x, y)| {
-            same_operands(x, y)
-                || (x.parse::<u32>().is_ok() && y.starts_with(|c: char| c.is_ascii_alphabetic()))
-        })
 }
 
 /// The mask of as many bytes as `bits` needs (32 or 64 bits).

@@ -14,8 +14,7 @@
 //! from rspirv's tables of those sets. The operand text of a decoded
 //! instruction reads as `spirv-dis --raw-id` writes it, the result id
 //! first; a constant's value is the number its words hold (spirv-dis
-//! writes it as its type says, as a float, say), and the enumerations of
-//! an extended set's own grammar are numbers.
+//! writes it as its type says, as a float, say).
 
 use std::sync::Arc;
 
@@ -906,16 +905,93 @@ fn ext_inst(set: &str, n: u32) -> Option<&'static rspirv::grammar::ExtendedInstr
     table.lookup_opcode(n)
 }
 
+// The enumerations of the OpenCL.DebugInfo.100 set's own grammar, from
+// SPIRV-Headers' include/spirv/unified1/extinst.opencl.debuginfo.100.grammar.json
+// (commit 0d25db9; Copyright 2018-2024 The Khronos Group Inc., MIT).
+const DEBUG_INFO_FLAGS: &[(u32, &str)] = &[
+    (0x0, "None"),
+    (0x1, "FlagIsProtected"),
+    (0x2, "FlagIsPrivate"),
+    (0x3, "FlagIsPublic"),
+    (0x4, "FlagIsLocal"),
+    (0x8, "FlagIsDefinition"),
+    (0x10, "FlagFwdDecl"),
+    (0x20, "FlagArtificial"),
+    (0x40, "FlagExplicit"),
+    (0x80, "FlagPrototyped"),
+    (0x100, "FlagObjectPointer"),
+    (0x200, "FlagStaticMember"),
+    (0x400, "FlagIndirectVariable"),
+    (0x800, "FlagLValueReference"),
+    (0x1000, "FlagRValueReference"),
+    (0x2000, "FlagIsOptimized"),
+    (0x4000, "FlagIsEnumClass"),
+    (0x8000, "FlagTypePassByValue"),
+    (0x10000, "FlagTypePassByReference"),
+];
+const DEBUG_BASE_TYPE_ATTRIBUTE_ENCODING: &[(u32, &str)] = &[
+    (0x0, "Unspecified"),
+    (0x1, "Address"),
+    (0x2, "Boolean"),
+    (0x3, "Float"),
+    (0x4, "Signed"),
+    (0x5, "SignedChar"),
+    (0x6, "Unsigned"),
+    (0x7, "UnsignedChar"),
+];
+const DEBUG_COMPOSITE_TYPE: &[(u32, &str)] = &[(0x0, "Class"), (0x1, "Structure"), (0x2, "Union")];
+const DEBUG_TYPE_QUALIFIER: &[(u32, &str)] = &[
+    (0x0, "ConstType"),
+    (0x1, "VolatileType"),
+    (0x2, "RestrictType"),
+    (0x3, "AtomicType"),
+];
+const DEBUG_OPERATION: &[(u32, &str)] = &[
+    (0x0, "Deref"),
+    (0x1, "Plus"),
+    (0x2, "Minus"),
+    (0x3, "PlusUconst"),
+    (0x4, "BitPiece"),
+    (0x5, "Swap"),
+    (0x6, "Xderef"),
+    (0x7, "StackValue"),
+    (0x8, "Constu"),
+    (0x9, "Fragment"),
+];
+const DEBUG_IMPORTED_ENTITY: &[(u32, &str)] =
+    &[(0x0, "ImportedModule"), (0x1, "ImportedDeclaration")];
+
+/// The name of `v` in a value enumeration.
+fn enumerant(t: &[(u32, &'static str)], v: u32) -> Option<String> {
+    t.iter().find(|e| e.0 == v).map(|e| e.1.to_string())
+}
+
+/// The names of the bits of `v` in a bit enumeration, lowest first, joined
+/// by `|` (as spirv-dis writes them); the name of 0 for 0; `None` when a
+/// bit has no name.
+fn bit_names(t: &[(u32, &'static str)], v: u32) -> Option<String> {
+    if v == 0 {
+        return enumerant(t, 0);
+    }
+    let mut names = Vec::new();
+    for bit in (0..32).map(|i| 1u32 << i).filter(|b| v & b != 0) {
+        names.push(t.iter().find(|e| e.0 == bit)?.1);
+    }
+    Some(names.join("|"))
+}
+
 /// How an extended instruction's operand word is shown, by the kind its
-/// set's grammar gives it: ids as `%n`, literals as numbers, the core
-/// enumerations it uses by name, its set's own enumerations as numbers.
+/// set's grammar gives it: ids as `%n`, literals as numbers, enumerations
+/// (the core ones it uses, and the OpenCL.DebugInfo.100 set's own) by
+/// name.
 fn ext_operand(kind: rspirv::grammar::OperandKind, v: u32) -> (&'static str, Value, String) {
+    use rspirv::grammar::opencl_debuginfo_100::ExtOperandKind as D;
     use rspirv::grammar::OperandKind as K;
-    let named = |name: &'static str, f: fn(u32) -> Option<String>| {
-        let t = f(v);
+    let shown = |name: &'static str, t: Option<String>| {
         let text = t.clone().unwrap_or_else(|| v.to_string());
         (name, Value::named(u64::from(v), t.as_deref()), text)
     };
+    let named = |name: &'static str, f: fn(u32) -> Option<String>| shown(name, f(v));
     match kind {
         K::IdRef
         | K::IdResultType
@@ -929,6 +1005,16 @@ fn ext_operand(kind: rspirv::grammar::OperandKind, v: u32) -> (&'static str, Val
         K::SourceLanguage => named("source_language", source_language),
         K::StorageClass => named("storage_class", storage_class),
         K::FPRoundingMode => named("rounding_mode", rounding_mode),
+        K::OpenclDebuginfo100(d) => match d {
+            D::DebugInfoFlags => shown("flags", bit_names(DEBUG_INFO_FLAGS, v)),
+            D::DebugBaseTypeAttributeEncoding => {
+                shown("encoding", enumerant(DEBUG_BASE_TYPE_ATTRIBUTE_ENCODING, v))
+            }
+            D::DebugCompositeType => shown("tag", enumerant(DEBUG_COMPOSITE_TYPE, v)),
+            D::DebugTypeQualifier => shown("qualifier", enumerant(DEBUG_TYPE_QUALIFIER, v)),
+            D::DebugOperation => shown("operation", enumerant(DEBUG_OPERATION, v)),
+            D::DebugImportedEntity => shown("tag", enumerant(DEBUG_IMPORTED_ENTITY, v)),
+        },
         _ => (
             "literal",
             Value::uint(u64::from(v)).with_width(4),
@@ -1075,6 +1161,26 @@ mod tests {
         assert_eq!(Section::of(15), Section::EntryPoints);
         assert_eq!(Section::of(19), Section::Rest);
         assert!(Section::Debug < Section::Decorations);
+    }
+
+    #[test]
+    fn debug_info_enumerations() {
+        assert_eq!(bit_names(DEBUG_INFO_FLAGS, 0).as_deref(), Some("None"));
+        // FlagIsPublic (3) is two bits: spirv-dis names each.
+        assert_eq!(
+            bit_names(DEBUG_INFO_FLAGS, 3).as_deref(),
+            Some("FlagIsProtected|FlagIsPrivate")
+        );
+        assert_eq!(
+            bit_names(DEBUG_INFO_FLAGS, 0x2008).as_deref(),
+            Some("FlagIsDefinition|FlagIsOptimized")
+        );
+        assert_eq!(bit_names(DEBUG_INFO_FLAGS, 1 << 31), None);
+        assert_eq!(
+            enumerant(DEBUG_BASE_TYPE_ATTRIBUTE_ENCODING, 3).as_deref(),
+            Some("Float")
+        );
+        assert_eq!(enumerant(DEBUG_OPERATION, 10), None);
     }
 
     #[test]
