@@ -13,8 +13,9 @@
 //! extended instructions of the OpenCL, GLSL and debug-info sets are named
 //! from rspirv's tables of those sets. The operand text of a decoded
 //! instruction reads as `spirv-dis --raw-id` writes it, the result id
-//! first; a constant's value is the number its words hold (spirv-dis
-//! writes it as its type says, as a float, say).
+//! first; a constant's value is written as its type says (the module's
+//! integer and float types are gathered in the pass that finds the
+//! sections).
 
 use std::sync::Arc;
 
@@ -30,8 +31,26 @@ const MAX_INSTRUCTIONS: u64 = 1 << 32;
 const MAX_RUNS: usize = 64;
 /// A section's summary names at most this many items.
 const SUMMARY_ITEMS: usize = 8;
-/// Extended instruction set imports beyond this many are not looked up.
+/// Extended instruction set imports, and scalar types, beyond this many are
+/// not looked up.
 const MAX_IMPORTS: usize = 64;
+const MAX_TYPES: usize = 4096;
+
+/// A scalar type, as a constant's value is shown by it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Scalar {
+    Int { width: u32, signed: bool },
+    Float { width: u32 },
+}
+
+/// What the instructions past the annotations are decoded with, gathered
+/// in one pass over the module: the extended instruction sets it imports
+/// and its scalar types (result id to type).
+#[derive(Default)]
+struct Module {
+    imports: Vec<(u32, String)>,
+    types: Vec<(u32, Scalar)>,
+}
 
 /// The byte order of a SPIR-V module, if `d` starts with one.
 pub fn endian(d: &[u8]) -> Option<Endian> {
@@ -137,8 +156,8 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
     }
     let whole = len - len % 4;
     let end = off.saturating_add(whole);
-    let (runs, stop, imports) = scan(b, off + 20, end, e);
-    let imports = Arc::new(imports);
+    let (runs, stop, module) = scan(b, off + 20, end, e);
+    let module = Arc::new(module);
     for r in runs {
         let value = if r.items.is_empty() {
             count_of(r.count, "instruction")
@@ -156,9 +175,9 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
             r.stop - r.start,
             Some(Value::text(value)),
         );
-        let sets = imports.clone();
+        let m = module.clone();
         let step: Step =
-            Arc::new(move |b: &mut Builder<'_>, p, _i, at| instruction(b, p, at, e, &sets));
+            Arc::new(move |b: &mut Builder<'_>, p, _i, at| instruction(b, p, at, e, &m));
         let data = b.data();
         let seq = Seq::scan(r.start, r.stop, r.count, |at| next_of(data, at, e), step);
         b.seq(g, seq);
@@ -240,16 +259,11 @@ fn next_of(d: &[u8], at: u64, e: Endian) -> Option<u64> {
 /// stops, the first items of the small sections, and the problems (a word
 /// count of zero, an instruction past the end, sections out of order).
 /// Returns the runs, where the decodable instructions stop, and the
-/// extended instruction sets the module imports (result id and name).
-fn scan(
-    b: &mut Builder<'_>,
-    start: u64,
-    end: u64,
-    e: Endian,
-) -> (Vec<Run>, u64, Vec<(u32, String)>) {
+/// extended instruction sets and scalar types the module declares.
+fn scan(b: &mut Builder<'_>, start: u64, end: u64, e: Endian) -> (Vec<Run>, u64, Module) {
     let data = b.data();
     let mut runs: Vec<Run> = Vec::new();
-    let mut imports = Vec::new();
+    let mut module = Module::default();
     let mut at = start;
     let mut total = 0u64;
     let mut in_rest = false;
@@ -315,11 +329,32 @@ fn scan(
                 items: Vec::new(),
             });
         }
-        if op == 11 && imports.len() < MAX_IMPORTS {
+        let w = |i: u64| {
+            if i < n {
+                word(data, at + 4 * i, e)
+            } else {
+                None
+            }
+        };
+        if op == 11 && module.imports.len() < MAX_IMPORTS {
             if let (Some(id), Some((name, _))) =
                 (word(data, at + 4, e), literal_string(data, at, n, 2, e))
             {
-                imports.push((id, name));
+                module.imports.push((id, name));
+            }
+        }
+        // OpTypeInt (result, width, signedness), OpTypeFloat (result, width).
+        if matches!(op, 21 | 22) && module.types.len() < MAX_TYPES {
+            let ty = match (op, w(2), w(3)) {
+                (21, Some(width), Some(s)) => Some(Scalar::Int {
+                    width,
+                    signed: s == 1,
+                }),
+                (22, Some(width), _) => Some(Scalar::Float { width }),
+                _ => None,
+            };
+            if let (Some(id), Some(ty)) = (w(1), ty) {
+                module.types.push((id, ty));
             }
         }
         if let Some(r) = runs.last_mut() {
@@ -343,7 +378,7 @@ fn scan(
             ),
         );
     }
-    (runs, at, imports)
+    (runs, at, module)
 }
 
 fn summarised(s: Section) -> bool {
@@ -630,7 +665,7 @@ fn instruction(
     parent: NodeId,
     at: u64,
     e: Endian,
-    sets: &[(u32, String)],
+    module: &Module,
 ) -> Option<u64> {
     let w0 = b.read_u32(at, e)?;
     let n = u64::from(w0 >> 16);
@@ -680,7 +715,7 @@ fn instruction(
         parts: Vec::new(),
         short: false,
     };
-    let decoded = operands(&mut o, op) || by_grammar(&mut o, op, sets);
+    let decoded = operands(&mut o, op) || by_grammar(&mut o, op, module);
     if !decoded {
         let words = n - 1;
         if words > 0 {
@@ -824,6 +859,97 @@ fn operands(o: &mut Operands<'_, '_>, op: u32) -> bool {
         _ => return false,
     }
     true
+}
+
+/// A constant's value as spirv-dis writes it for its type, from the `v` its
+/// `words` words hold: a signed integer as a negative number where its
+/// sign bit is set, a float of 32 or 64 bits with as many significant
+/// digits as tell it apart (9 or 17; C's `%.9g`/`%.17g`), infinities and
+/// NaNs as hexadecimal floats. `None` where the type's width does not fit
+/// the words (the number is shown then).
+fn constant_text(ty: Scalar, v: u64, words: u64) -> Option<String> {
+    match ty {
+        Scalar::Int { width, signed } => {
+            if !(1..=64).contains(&width) || u64::from(width).div_ceil(32) != words {
+                return None;
+            }
+            let top = 1u64 << (width - 1);
+            Some(if signed && v & top != 0 {
+                let ext = if width == 64 {
+                    v
+                } else {
+                    v | !((top << 1) - 1)
+                };
+                (ext as i64).to_string()
+            } else {
+                v.to_string()
+            })
+        }
+        Scalar::Float { width: 32 } if words == 1 => {
+            let f = f32::from_bits(v as u32);
+            Some(if f.is_finite() {
+                g_format(f64::from(f), 9)
+            } else {
+                hex_float(v, 23, 8)
+            })
+        }
+        Scalar::Float { width: 64 } if words == 2 => {
+            let f = f64::from_bits(v);
+            Some(if f.is_finite() {
+                g_format(f, 17)
+            } else {
+                hex_float(v, 52, 11)
+            })
+        }
+        Scalar::Float { .. } => None,
+    }
+}
+
+/// `f` as C's `%.{p}g` writes it: `p` significant digits, trailing zeros
+/// dropped, in exponent form when the exponent is below -4 or not below
+/// `p` (`1.0000000000000001e+300`).
+fn g_format(f: f64, p: usize) -> String {
+    if f == 0.0 {
+        return if f.is_sign_negative() { "-0" } else { "0" }.to_string();
+    }
+    let sci = format!("{:.*e}", p - 1, f);
+    let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let trim = |s: &str| -> String {
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    if exp < -4 || exp >= p as i32 {
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{}e{sign}{:02}", trim(mant), exp.unsigned_abs())
+    } else {
+        let decimals = (p as i32 - 1 - exp).max(0) as usize;
+        trim(&format!("{f:.decimals$}"))
+    }
+}
+
+/// A float that is not finite, as a hexadecimal float whose exponent is
+/// one past the largest (`0x1p+128`, `-0x1.8p+128` for a NaN), from its
+/// bits: `man` mantissa bits, `exp` exponent bits.
+fn hex_float(bits: u64, man: u32, exp: u32) -> String {
+    let sign = if bits >> (man + exp) & 1 == 1 {
+        "-"
+    } else {
+        ""
+    };
+    let m = bits & ((1u64 << man) - 1);
+    let e = 1u64 << (exp - 1);
+    if m == 0 {
+        return format!("{sign}0x1p+{e}");
+    }
+    // The mantissa in whole hex digits, trailing zeros dropped.
+    let digits = man.div_ceil(4);
+    let shifted = m << (4 * digits - man);
+    let hex = format!("{shifted:0w$x}", w = digits as usize);
+    format!("{sign}0x1.{}p+{e}", hex.trim_end_matches('0'))
 }
 
 /// Collects the one instruction of a module made for it.
@@ -1031,12 +1157,12 @@ fn ext_operand(kind: rspirv::grammar::OperandKind, v: u32) -> (&'static str, Val
 /// to the word count. A constant's value takes the words after its result
 /// id (one word up to 32 bits, two for 64), since its width comes from
 /// its type elsewhere in the module.
-fn by_grammar(o: &mut Operands<'_, '_>, op: u32, sets: &[(u32, String)]) -> bool {
+fn by_grammar(o: &mut Operands<'_, '_>, op: u32, module: &Module) -> bool {
     use rspirv::binary::Disassemble;
     use rspirv::dr::Operand as O;
     // OpConstant, OpSpecConstant
     if matches!(op, 43 | 50) && matches!(o.n, 4 | 5) {
-        o.id("result_type");
+        let ty = o.id("result_type");
         o.id("result");
         o.parts.swap(0, 1);
         let at = o.at + 4 * o.i;
@@ -1049,14 +1175,14 @@ fn by_grammar(o: &mut Operands<'_, '_>, op: u32, sets: &[(u32, String)]) -> bool
         };
         let Some(v) = v else { return false };
         let size = 4 * (o.n - 3);
-        o.b.field(
-            o.node,
-            "value",
-            at,
-            size,
-            Value::uint(v).with_width(size as u8),
-        );
-        o.parts.push(v.to_string());
+        let scalar = ty.and_then(|t| module.types.iter().find(|x| x.0 == t).map(|x| x.1));
+        let text = scalar.and_then(|s| constant_text(s, v, o.n - 3));
+        let value = match &text {
+            Some(t) => Value::named(v, Some(t)),
+            None => Value::uint(v).with_width(size as u8),
+        };
+        o.b.field(o.node, "value", at, size, value);
+        o.parts.push(text.unwrap_or_else(|| v.to_string()));
         o.i = o.n;
         return true;
     }
@@ -1094,7 +1220,8 @@ fn by_grammar(o: &mut Operands<'_, '_>, op: u32, sets: &[(u32, String)]) -> bool
     // grammar.
     let ext = (op == 12)
         .then(|| match ins.operands.get(..2) {
-            Some([O::IdRef(id), O::LiteralExtInstInteger(n)]) => sets
+            Some([O::IdRef(id), O::LiteralExtInstInteger(n)]) => module
+                .imports
                 .iter()
                 .find(|(i, _)| i == id)
                 .and_then(|(_, set)| ext_inst(set, *n)),
@@ -1161,6 +1288,44 @@ mod tests {
         assert_eq!(Section::of(15), Section::EntryPoints);
         assert_eq!(Section::of(19), Section::Rest);
         assert!(Section::Debug < Section::Decorations);
+    }
+
+    #[test]
+    fn constants_as_their_type_says() {
+        let int = |width, signed| Scalar::Int { width, signed };
+        assert_eq!(
+            constant_text(int(32, true), 0xffff_fff9, 1).as_deref(),
+            Some("-7")
+        );
+        assert_eq!(
+            constant_text(int(32, false), 0xffff_fff9, 1).as_deref(),
+            Some("4294967289")
+        );
+        assert_eq!(
+            constant_text(int(8, true), 0x80, 1).as_deref(),
+            Some("-128")
+        );
+        assert_eq!(
+            constant_text(int(64, true), u64::MAX, 2).as_deref(),
+            Some("-1")
+        );
+        // A width the words do not hold: the number is shown instead.
+        assert_eq!(constant_text(int(64, true), 5, 1), None);
+        assert_eq!(constant_text(int(0, true), 5, 1), None);
+        let float = |width| Scalar::Float { width };
+        let f = |x: f32| constant_text(float(32), u64::from(x.to_bits()), 1);
+        assert_eq!(f(0.1).as_deref(), Some("0.100000001"));
+        assert_eq!(f(2.5).as_deref(), Some("2.5"));
+        assert_eq!(f(1e-10).as_deref(), Some("1.00000001e-10"));
+        assert_eq!(f(f32::INFINITY).as_deref(), Some("0x1p+128"));
+        assert_eq!(f(f32::NEG_INFINITY).as_deref(), Some("-0x1p+128"));
+        assert_eq!(f(f32::NAN).as_deref(), Some("0x1.8p+128"));
+        let d = |x: f64| constant_text(float(64), x.to_bits(), 2);
+        assert_eq!(d(1e300).as_deref(), Some("1.0000000000000001e+300"));
+        assert_eq!(d(-3.0).as_deref(), Some("-3"));
+        assert_eq!(d(-0.0).as_deref(), Some("-0"));
+        assert_eq!(d(123456.789).as_deref(), Some("123456.789"));
+        assert_eq!(constant_text(float(16), 0x3c00, 1), None);
     }
 
     #[test]
