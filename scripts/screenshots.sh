@@ -64,3 +64,6 @@ shot xe assets/xmos/COMS20001-game-of-life__pgm_generator.xe Down Down Down Righ
 shot offload assets/offload/generated_locally/clang22__saxpy_omp_gfx1100_gfx90a.o / =n:offload\ binary Enter '~' Right Down Right
 # A zebin's .ze_info as a YAML tree.
 shot zebin assets/zebin/generated_locally/ocloc22.43__add_Gen12LPlp.bin / =n:simd_size Enter '~'
+# The SPIR-V module in a zebin's .spv section: the layout's sections, and
+# an instruction with its operands by the grammar.
+shot spirv assets/zebin/generated_locally/ocloc22.43__add_Gen12LPlp.bin / =n:OpTypePointer Enter '~' Right
