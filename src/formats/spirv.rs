@@ -416,8 +416,9 @@ fn summary_item(d: &[u8], at: u64, n: u64, op: u32, e: Endian) -> Option<String>
 /// The literal string starting at word `i` of the instruction at `at` of
 /// `n` words (UTF-8, NUL-terminated, packed four bytes a word from the
 /// lowest-order byte up, whatever the module's byte order): its text and
-/// the index of the word after it. A string without its NUL takes the rest
-/// of the instruction.
+/// the index of the word after it (bytes that are not UTF-8 as `\xNN`, as
+/// everywhere in the model). A string without its NUL takes the rest of the
+/// instruction.
 fn literal_string(d: &[u8], at: u64, n: u64, i: u64, e: Endian) -> Option<(String, u64)> {
     if i >= n {
         return None;
@@ -429,12 +430,12 @@ fn literal_string(d: &[u8], at: u64, n: u64, i: u64, e: Endian) -> Option<(Strin
         k += 1;
         for c in w.to_le_bytes() {
             if c == 0 {
-                return Some((String::from_utf8_lossy(&bytes).into_owned(), k));
+                return Some((crate::model::text::from_bytes(&bytes), k));
             }
             bytes.push(c);
         }
     }
-    Some((String::from_utf8_lossy(&bytes).into_owned(), n))
+    Some((crate::model::text::from_bytes(&bytes), n))
 }
 
 macro_rules! enum_names {
@@ -1365,5 +1366,14 @@ mod tests {
             Some(("abcd".to_string(), 3))
         );
         assert_eq!(quote("a\"b\\"), "\"a\\\"b\\\\\"");
+        // A byte that is not UTF-8 keeps the model's display form.
+        let mut d = Vec::new();
+        for w in [0u32, 0x0063_9b61] {
+            d.extend(w.to_le_bytes());
+        }
+        assert_eq!(
+            literal_string(&d, 0, 2, 1, Endian::Little),
+            Some(("a\\x9bc".to_string(), 2))
+        );
     }
 }
