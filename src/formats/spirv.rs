@@ -45,7 +45,7 @@ enum Scalar {
 
 /// What the instructions past the annotations are decoded with, gathered
 /// in one pass over the module: the extended instruction sets it imports
-/// and its scalar types (result id to type).
+/// and its scalar types (result id to type, sorted by id).
 #[derive(Default)]
 struct Module {
     imports: Vec<(u32, String)>,
@@ -378,6 +378,10 @@ fn scan(b: &mut Builder<'_>, start: u64, end: u64, e: Endian) -> (Vec<Run>, u64,
             ),
         );
     }
+    // Looked up by id for every constant: sorted, the first declaration of
+    // an id kept.
+    module.types.sort_by_key(|t| t.0);
+    module.types.dedup_by_key(|t| t.0);
     (runs, at, module)
 }
 
@@ -1176,11 +1180,14 @@ fn by_grammar(o: &mut Operands<'_, '_>, op: u32, module: &Module) -> bool {
         };
         let Some(v) = v else { return false };
         let size = 4 * (o.n - 3);
-        let scalar = ty.and_then(|t| module.types.iter().find(|x| x.0 == t).map(|x| x.1));
+        let types = &module.types;
+        let scalar = ty.and_then(|t| types.binary_search_by_key(&t, |x| x.0).ok());
+        let scalar = scalar.and_then(|i| types.get(i)).map(|x| x.1);
         let text = scalar.and_then(|s| constant_text(s, v, o.n - 3));
+        // The number, and what it means where that reads otherwise.
         let value = match &text {
-            Some(t) => Value::named(v, Some(t)),
-            None => Value::uint(v).with_width(size as u8),
+            Some(t) if *t != v.to_string() => Value::named(v, Some(t)),
+            _ => Value::uint(v).with_width(size as u8),
         };
         o.b.field(o.node, "value", at, size, value);
         o.parts.push(text.unwrap_or_else(|| v.to_string()));
