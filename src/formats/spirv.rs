@@ -976,6 +976,22 @@ impl rspirv::binary::Consumer for One {
     }
 }
 
+/// True if rspirv reads an operand of `kind` inside an OpSpecConstantOp:
+/// its nested reader panics on the kinds that only the outer one handles,
+/// and has no reader for the extended sets' own kinds.
+fn nests(kind: rspirv::grammar::OperandKind) -> bool {
+    use rspirv::grammar::OperandKind as K;
+    match kind {
+        // Skipped by the nested reader.
+        K::IdResultType | K::IdResult => true,
+        K::LiteralContextDependentNumber
+        | K::LiteralSpecConstantOpInteger
+        | K::PairLiteralIntegerIdRef => false,
+        // The extended sets' kinds are variants that carry the set's kind.
+        k => !format!("{k:?}").contains('('),
+    }
+}
+
 /// How many words an operand as rspirv decodes it takes in the module.
 fn words_of(op: &rspirv::dr::Operand) -> u64 {
     use rspirv::dr::Operand as O;
@@ -1193,6 +1209,16 @@ fn by_grammar(o: &mut Operands<'_, '_>, op: u32, module: &Module) -> bool {
         o.parts.push(text.unwrap_or_else(|| v.to_string()));
         o.i = o.n;
         return true;
+    }
+    // OpSpecConstantOp: rspirv panics on an inner opcode whose operands it
+    // cannot read nested (a constant, a switch, another OpSpecConstantOp).
+    if op == 52 {
+        let inner = o
+            .word(3)
+            .and_then(|w| rspirv::grammar::INSTRUCTION_TABLE.lookup_opcode(w));
+        if !inner.is_some_and(|g| g.operands.iter().all(|l| nests(l.kind))) {
+            return false;
+        }
     }
     let mut words = vec![MAGIC, 0x0001_0600, 0, u32::MAX, 0];
     for i in 0..o.n {
