@@ -973,3 +973,84 @@ fn damaged_version_and_hash_tables_are_diagnosed() {
     }
     assert!(t0.elapsed() < Duration::from_secs(60), "{:?}", t0.elapsed());
 }
+
+/// Wide string literals, as C writes them: the test's oracle is the
+/// source itself, and the compiler's symbols for the literals (each
+/// `.L.str` at its offset, with its size).
+const WIDE_SRC: &str = r#"
+typedef unsigned short c16; typedef unsigned int c32; typedef int wc;
+const wc *a(void) { return (const wc *)L"hello wide"; }
+const c16 *b(void) { return (const c16 *)u"sixteen é"; }
+const c32 *c(void) { return (const c32 *)U"thirty-two 😀"; }
+"#;
+
+#[test]
+fn wide_merged_strings_decode_in_either_byte_order() {
+    use object::{Object, ObjectSection, ObjectSymbol};
+    if !common::tool("clang-22") {
+        return;
+    }
+    // Three literals, and 1,500 more: listed in groups when opened.
+    let mut want = vec![
+        "hello wide".to_string(),
+        "sixteen é".into(),
+        "thirty-two 😀".into(),
+    ];
+    let mut source = WIDE_SRC.to_string();
+    for i in 0..1500 {
+        source.push_str(&format!(
+            "const c16 *s{i}(void) {{ return (const c16 *)u\"wide {i}\"; }}\n"
+        ));
+        want.push(format!("wide {i}"));
+    }
+    want.sort();
+    let dir = common::scratch();
+    let src = dir.path().join("w.c");
+    std::fs::write(&src, source).unwrap();
+    // Little-endian and big-endian: UTF-16 and UTF-32 in the ELF's order.
+    for target in ["x86_64-linux-gnu", "s390x-linux-gnu"] {
+        let obj = dir.path().join(format!("{target}.o"));
+        let st = Command::new("clang-22")
+            .args([
+                &format!("--target={target}"),
+                "-O1",
+                "-ffreestanding",
+                "-c",
+                "-o",
+            ])
+            .arg(&obj)
+            .arg(&src)
+            .status()
+            .unwrap();
+        assert!(st.success(), "clang-22 --target={target}");
+        let data = std::fs::read(&obj).unwrap();
+        let file = object::File::parse(&*data).unwrap();
+        let j = json_of_bytes(data.clone());
+        let mut got = Vec::new();
+        for sym in file.symbols() {
+            let Some(idx) = sym.section_index() else {
+                continue;
+            };
+            let sec = file.section_by_index(idx).unwrap();
+            let sname = sec.name().unwrap();
+            if !sname.starts_with(".rodata.str2") && !sname.starts_with(".rodata.str4") {
+                continue;
+            }
+            let node = section(&j, sname);
+            let at = off(node) + sym.address();
+            let s = items(node)
+                .into_iter()
+                .find(|x| off(x) == at)
+                .unwrap_or_else(|| panic!("{target}: no string at {sname}+0x{:x}", sym.address()));
+            assert_eq!(
+                size(s),
+                sym.size(),
+                "{target}: {} size",
+                sym.name().unwrap()
+            );
+            got.push(unquote(val(s)).to_string());
+        }
+        got.sort();
+        assert_eq!(got, want, "{target}");
+    }
+}

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::dynamic::{dyn_entry, dyn_strings, dynamic};
 use super::relocations::relocs;
-use super::strings::strings;
+use super::strings::{strings, wide_strings};
 use super::symbols::{shndx_table, symtab};
 use super::{constants, hash, notes, versions, Elf, Sec, Sections, Seg};
 use crate::formats::offload;
@@ -128,7 +128,11 @@ fn decode(
         _ if ve.as_mut().is_some_and(|v| v.section(b, id, elf, s, a, l)) => {}
         // Merged strings (`.comment`, `.rodata.str1.1`, `.debug_str`): one
         // string a NUL, listed as a string table's are.
-        _ if merged_strings(s) => strings(b, id, a, l),
+        _ if merged_strings(s) && s.entsize <= 1 => strings(b, id, a, l),
+        // Merged strings of 2 or 4 bytes a character (`u"…"`, `U"…"`).
+        _ if merged_strings(s) && matches!(s.entsize, 2 | 4) => {
+            wide_strings(b, id, a, l, s.entsize, elf.e)
+        }
         // A section at offset 0 holds this very ELF: opening it again would
         // nest the file in itself.
         _ if s.offset == 0 => {}
@@ -141,11 +145,12 @@ fn decode(
     }
 }
 
-/// True for a section of NUL-terminated one-byte strings that the linker
-/// may merge (SHF_MERGE and SHF_STRINGS, entries of one byte).
+/// True for a section of zero-terminated strings that the linker may
+/// merge (SHF_MERGE and SHF_STRINGS; sh_entsize is the size of a
+/// character).
 fn merged_strings(s: &Sec) -> bool {
     let both = constants::SHF_MERGE | constants::SHF_STRINGS;
-    s.flags & both == both && s.entsize <= 1
+    s.flags & both == both
 }
 
 /// False for bytes that start with an ELF magic but not with a sane ELF

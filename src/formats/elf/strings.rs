@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use compact_str::CompactString;
 
-use crate::model::{group_size, Builder, NodeId, Value, GROUP};
+use crate::model::{group_size, Builder, Endian, NodeId, Value, GROUP};
 
 /// Shows a string table's strings, built when opened, in groups when many.
 pub(crate) fn strings(b: &mut Builder<'_>, id: NodeId, a: u64, l: u64) {
@@ -54,8 +54,27 @@ fn string_range(b: &mut Builder<'_>, parent: NodeId, table: u64, lo: u64, hi: u6
     if start < bytes.len() {
         cuts.push((start, bytes.len()));
     }
+    let cuts = cuts
+        .into_iter()
+        .map(|(s, e)| (lo + s as u64, lo + e as u64));
+    groups(b, parent, table, cuts, move |b, id, s, e| {
+        string_range(b, id, table, s, e)
+    });
+}
+
+/// One group under `parent` for each absolute range `[s, e)` of `cuts`,
+/// named by where it lies in the table at `table`, filled by `fill` when
+/// opened.
+fn groups<F>(
+    b: &mut Builder<'_>,
+    parent: NodeId,
+    table: u64,
+    cuts: impl Iterator<Item = (u64, u64)>,
+    fill: F,
+) where
+    F: Fn(&mut Builder<'_>, NodeId, u64, u64) + Copy + Send + Sync + 'static,
+{
     for (s, e) in cuts {
-        let (s, e) = (lo + s as u64, lo + e as u64);
         let gid = b.group(
             parent,
             format!("[0x{:x}..0x{:x})", s - table, e - table),
@@ -64,7 +83,174 @@ fn string_range(b: &mut Builder<'_>, parent: NodeId, table: u64, lo: u64, hi: u6
         );
         b.lazy(
             gid,
-            Arc::new(move |b: &mut Builder<'_>, id| string_range(b, id, table, s, e)),
+            Arc::new(move |b: &mut Builder<'_>, id| fill(b, id, s, e)),
         );
+    }
+}
+
+/// Shows a section of merged strings of `unit` bytes a character
+/// (SHF_MERGE and SHF_STRINGS with an entry size of 2 or 4: `u"…"` as
+/// UTF-16, `U"…"` and `L"…"` as UTF-32, in the ELF's byte order): one
+/// string a zero character, each decoded, built when opened.
+pub(crate) fn wide_strings(b: &mut Builder<'_>, id: NodeId, a: u64, l: u64, unit: u64, e: Endian) {
+    if l == 0 || !matches!(unit, 2 | 4) {
+        return;
+    }
+    b.lazy(
+        id,
+        Arc::new(move |b: &mut Builder<'_>, id| wide_range(b, id, a, a, a + l, unit, e)),
+    );
+}
+
+/// Where each string of `bytes` ends (past its zero character, or at the
+/// end of the bytes): zero characters are looked for at whole characters.
+fn wide_ends(bytes: &[u8], unit: usize) -> Vec<usize> {
+    let mut ends: Vec<usize> = bytes
+        .chunks_exact(unit)
+        .enumerate()
+        .filter(|(_, c)| c.iter().all(|&x| x == 0))
+        .map(|(i, _)| (i + 1) * unit)
+        .collect();
+    if ends.last().copied().unwrap_or(0) < bytes.len() {
+        ends.push(bytes.len());
+    }
+    ends
+}
+
+fn wide_range(
+    b: &mut Builder<'_>,
+    parent: NodeId,
+    table: u64,
+    lo: u64,
+    hi: u64,
+    unit: u64,
+    e: Endian,
+) {
+    let bytes = b.slice(lo, hi - lo);
+    let ends = wide_ends(bytes, unit as usize);
+    let count = ends.len() as u64;
+    if count <= GROUP {
+        let mut start = 0usize;
+        for end in ends {
+            let s = bytes.get(start..end).unwrap_or(&[]);
+            let off = lo + start as u64;
+            let id = b.group(
+                parent,
+                format!("[0x{:x}]", off - table),
+                off,
+                (end - start) as u64,
+            );
+            b.set_value(id, Value::str(decode_wide(s, unit as usize, e)));
+            start = end;
+        }
+        return;
+    }
+    let g = group_size(count) as usize;
+    let mut start = lo;
+    let cuts = ends.chunks(g).filter_map(|c| c.last()).map(|&end| {
+        let cut = (start, lo + end as u64);
+        start = cut.1;
+        cut
+    });
+    groups(b, parent, table, cuts, move |b, id, s, end| {
+        wide_range(b, id, table, s, end, unit, e)
+    });
+}
+
+/// The text of one wide string (its zero character, if any, left out):
+/// UTF-16 for 2-byte characters, UTF-32 for 4; a character that does not
+/// decode (a lone surrogate, a number past U+10FFFF) and bytes short of a
+/// whole character as `\xNN`, as bytes that are not UTF-8 are shown.
+fn decode_wide(s: &[u8], unit: usize, e: Endian) -> String {
+    let escape = |out: &mut String, bytes: &[u8]| {
+        for x in bytes {
+            out.push_str(&format!("\\x{x:02x}"));
+        }
+    };
+    let chunks = s.chunks_exact(unit);
+    let tail = chunks.remainder();
+    let units: Vec<(u32, &[u8])> = chunks
+        .map(|c| {
+            let v = c.iter().fold(0u32, |v, &x| v << 8 | u32::from(x));
+            let v = match e {
+                Endian::Big => v,
+                Endian::Little => v.swap_bytes() >> (8 * (4 - unit as u32)),
+            };
+            (v, c)
+        })
+        .take_while(|(v, _)| *v != 0)
+        .collect();
+    let mut out = String::with_capacity(units.len());
+    if unit == 2 {
+        let mut i = 0;
+        while let Some(&(v, c)) = units.get(i) {
+            let next = units.get(i + 1).map(|x| x.0);
+            let pair = (0xd800..0xdc00).contains(&v)
+                && next.is_some_and(|n| (0xdc00..0xe000).contains(&n));
+            let decoded = if pair {
+                let n = next.unwrap_or(0);
+                char::from_u32(0x10000 + ((v - 0xd800) << 10) + (n - 0xdc00))
+            } else {
+                char::from_u32(v)
+            };
+            match decoded {
+                Some(ch) => out.push(ch),
+                None => escape(&mut out, c),
+            }
+            i += if pair { 2 } else { 1 };
+        }
+    } else {
+        for (v, c) in &units {
+            match char::from_u32(*v) {
+                Some(ch) => out.push(ch),
+                None => escape(&mut out, c),
+            }
+        }
+    }
+    if units.len() * unit == s.len() - tail.len() {
+        escape(&mut out, tail);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn units(e: Endian, unit: usize, vs: &[u32]) -> Vec<u8> {
+        vs.iter()
+            .flat_map(|&v| {
+                let b = match e {
+                    Endian::Little => v.to_le_bytes(),
+                    Endian::Big => v.to_be_bytes(),
+                };
+                match (e, unit) {
+                    (Endian::Little, 2) => b[..2].to_vec(),
+                    (Endian::Big, 2) => b[2..].to_vec(),
+                    _ => b.to_vec(),
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn utf16_and_utf32() {
+        for e in [Endian::Little, Endian::Big] {
+            // é, then 😀 as a surrogate pair, then the zero character.
+            let s = units(e, 2, &[0x68, 0xe9, 0xd83d, 0xde00, 0, 0x41]);
+            assert_eq!(decode_wide(&s, 2, e), "hé😀");
+            assert_eq!(wide_ends(&s, 2), vec![10, 12]);
+            let s = units(e, 4, &[0x68, 0x1f600, 0]);
+            assert_eq!(decode_wide(&s, 4, e), "h😀");
+        }
+        // A lone surrogate, a number past U+10FFFF and half a character
+        // keep their bytes.
+        let s = units(Endian::Little, 2, &[0xd800, 0x41]);
+        assert_eq!(decode_wide(&s, 2, Endian::Little), "\\x00\\xd8A");
+        let s = units(Endian::Big, 4, &[0x0011_0000]);
+        assert_eq!(decode_wide(&s, 4, Endian::Big), "\\x00\\x11\\x00\\x00");
+        assert_eq!(decode_wide(&[0x41, 0, 0x42], 2, Endian::Little), "A\\x42");
+        // Zero characters are found at whole characters only.
+        assert_eq!(wide_ends(&[1, 0, 0, 2, 0, 0], 2), vec![6]);
     }
 }
