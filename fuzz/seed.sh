@@ -97,6 +97,9 @@ d += b"".join(struct.pack(F, *h) for h in heads)
 open(sys.argv[2], "wb").write(d)
 PY
   fi
+  # Wide merged strings (.rodata.str2.2, .rodata.str4.*).
+  printf 'const unsigned short *b(void){return (const unsigned short *)u"sixteen \\u00e9";}\nconst unsigned *c(void){return (const unsigned *)U"thirty-two";}\n' >"$t/w.c"
+  gcc -c -O1 "$t/w.c" -o "$C/elf/wide_strings.o" || true
   rm -rf "$t"
 fi
 
