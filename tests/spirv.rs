@@ -95,6 +95,7 @@ fn instructions(m: &Value) -> Vec<(&'static str, &Value)> {
 /// are `base` plus those in the module).
 fn check_module(file: &Path, m: &Value, base: u64) {
     let dis = spirv_dis(file);
+    check_links(file);
     let ours = instructions(m);
     assert_eq!(
         ours.len(),
@@ -171,6 +172,80 @@ fn same_operands(a: &str, b: &str) -> bool {
             .iter()
             .zip(&wb)
             .all(|(x, y)| x == y || stem(x) == stem(y))
+}
+
+/// Where spirv-dis says each result id is defined: the offset of the line
+/// `%n = …`.
+fn spirv_dis_defs(file: &Path) -> std::collections::HashMap<u32, u64> {
+    let out = Command::new("spirv-dis")
+        .args(["--raw-id", "--offsets", "--no-header", "--no-color"])
+        .arg(file)
+        .output()
+        .expect("spirv-dis runs");
+    String::from_utf8(out.stdout)
+        .expect("UTF-8")
+        .lines()
+        .filter_map(|l| {
+            let (ins, at) = l.trim().rsplit_once(" ; 0x")?;
+            let (result, _) = ins.split_once(" = ")?;
+            let id = result.strip_prefix('%')?.parse().ok()?;
+            Some((id, u64::from_str_radix(at, 16).ok()?))
+        })
+        .collect()
+}
+
+/// Every operand leaf that holds one id (`%n`), but a result, links to
+/// the instruction that defines it, where spirv-dis places that
+/// instruction; an id the module never defines links nowhere. For a file
+/// that is a module (offset 0).
+fn check_links(file: &Path) {
+    let data = std::fs::read(file).unwrap();
+    if !data.starts_with(&[0x03, 0x02, 0x23, 0x07]) {
+        return;
+    }
+    let defs = spirv_dis_defs(file);
+    let mut t = fwview::formats::build_from_bytes(data.clone());
+    let mut stack = vec![t.root()];
+    let (mut checked, mut linked) = (0, 0);
+    while let Some(id) = stack.pop() {
+        let kids = t.children(id);
+        stack.extend(kids.iter().copied());
+        if !kids.is_empty() || t.name(id) == "result" {
+            continue;
+        }
+        let Some(v) = t.value_text(id) else { continue };
+        let Some(n) = v.strip_prefix('%').and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        checked += 1;
+        let got = t.link(id);
+        match defs.get(&n) {
+            Some(&at) => {
+                let wc = u16::from_le_bytes([data[at as usize + 2], data[at as usize + 3]]);
+                let l = got.unwrap_or_else(|| {
+                    panic!(
+                        "{}: %{n} ({} under {}) links nowhere",
+                        file.display(),
+                        t.name(id),
+                        t.path_string(id)
+                    )
+                });
+                assert_eq!(
+                    (l.offset, l.size),
+                    (at, 4 * u64::from(wc)),
+                    "{}: %{n}",
+                    file.display()
+                );
+                linked += 1;
+            }
+            None => assert!(got.is_none(), "{}: %{n} is never defined", file.display()),
+        }
+    }
+    assert!(
+        linked > 10,
+        "{}: {checked} ids, {linked} linked",
+        file.display()
+    );
 }
 
 /// Every byte of `m` lies in exactly one leaf (children in file order,

@@ -15,7 +15,7 @@
 //! instruction reads as `spirv-dis --raw-id` writes it, the result id
 //! first; a constant's value is written as its type says (the module's
 //! integer and float types are gathered in the pass that finds the
-//! sections).
+//! sections). Every id operand links to the instruction that defines it.
 
 use std::sync::Arc;
 
@@ -50,6 +50,31 @@ enum Scalar {
 struct Module {
     imports: Vec<(u32, String)>,
     types: Vec<(u32, Scalar)>,
+    /// Where each result id is defined: id, the instruction's offset and
+    /// size; sorted by id.
+    defs: Vec<(u32, u64, u64)>,
+}
+
+/// Result ids beyond this many are not linked to their definitions.
+const MAX_DEFS: usize = 1 << 22;
+
+/// Which word of an instruction of opcode `op` holds its result id (1, or
+/// 2 after a result type), 0 where it has none: from the grammar, made
+/// once into a table by opcode.
+fn result_word(op: u32) -> u64 {
+    static TABLE: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    let t = TABLE.get_or_init(|| {
+        use rspirv::grammar::OperandKind as K;
+        let mut t = vec![0u8; 1 << 16];
+        for g in rspirv::grammar::INSTRUCTION_TABLE.iter() {
+            let at = g.operands.iter().position(|l| l.kind == K::IdResult);
+            if let (Some(slot), Some(k)) = (t.get_mut(g.opcode as usize), at) {
+                *slot = (k + 1) as u8;
+            }
+        }
+        t
+    });
+    t.get(op as usize).map_or(0, |&k| u64::from(k))
 }
 
 /// The byte order of a SPIR-V module, if `d` starts with one.
@@ -343,6 +368,12 @@ fn scan(b: &mut Builder<'_>, start: u64, end: u64, e: Endian) -> (Vec<Run>, u64,
                 module.imports.push((id, name));
             }
         }
+        let k = result_word(op);
+        if k > 0 && k < n && module.defs.len() < MAX_DEFS {
+            if let Some(id) = w(k) {
+                module.defs.push((id, at, 4 * n));
+            }
+        }
         // OpTypeInt (result, width, signedness), OpTypeFloat (result, width).
         if matches!(op, 21 | 22) && module.types.len() < MAX_TYPES {
             let ty = match (op, w(2), w(3)) {
@@ -382,6 +413,8 @@ fn scan(b: &mut Builder<'_>, start: u64, end: u64, e: Endian) -> (Vec<Run>, u64,
     // an id kept.
     module.types.sort_by_key(|t| t.0);
     module.types.dedup_by_key(|t| t.0);
+    module.defs.sort_by_key(|t| t.0);
+    module.defs.dedup_by_key(|t| t.0);
     (runs, at, module)
 }
 
@@ -496,6 +529,8 @@ struct Operands<'x, 'a> {
     parts: Vec<String>,
     /// A required operand was missing.
     short: bool,
+    /// Where result ids are defined (see [`Module::defs`]).
+    defs: &'x [(u32, u64, u64)],
 }
 
 impl<'x, 'a> Operands<'x, 'a> {
@@ -524,9 +559,22 @@ impl<'x, 'a> Operands<'x, 'a> {
     fn id(&mut self, name: &'static str) -> Option<u32> {
         let (off, v) = self.take()?;
         let t = format!("%{v}");
-        self.b.field(self.node, name, off, 4, Value::text(&t));
+        let leaf = self.b.field(self.node, name, off, 4, Value::text(&t));
+        if name != "result" {
+            self.link_id(leaf, v);
+        }
         self.parts.push(t);
         Some(v)
+    }
+
+    /// Links the leaf of an id operand to the instruction that defines the
+    /// id, where the module has one.
+    fn link_id(&mut self, leaf: NodeId, v: u32) {
+        if let Ok(k) = self.defs.binary_search_by_key(&v, |d| d.0) {
+            if let Some(&(_, at, size)) = self.defs.get(k) {
+                self.b.link(leaf, at, size);
+            }
+        }
     }
 
     fn literal(&mut self, name: &'static str) -> Option<u32> {
@@ -573,9 +621,12 @@ impl<'x, 'a> Operands<'x, 'a> {
         Some(s)
     }
 
-    /// The remaining words, each an id, as one leaf.
+    /// The remaining words, each an id: a leaf each, linked to where the
+    /// id is defined.
     fn ids(&mut self, name: &'static str) {
-        self.list(name, |v| format!("%{v}"));
+        while self.more() {
+            self.id(name);
+        }
     }
 
     /// The remaining words, each a literal number, as one leaf.
@@ -719,6 +770,7 @@ fn instruction(
         e,
         parts: Vec::new(),
         short: false,
+        defs: &module.defs,
     };
     let decoded = operands(&mut o, op) || by_grammar(&mut o, op, module);
     if !decoded {
@@ -1273,7 +1325,10 @@ fn by_grammar(o: &mut Operands<'_, '_>, op: u32, module: &Module) -> bool {
             if let (Some(kind), Some(v)) = (kind, o.word(o.i)) {
                 let (name, value, text) = ext_operand(kind.kind, v);
                 let at = o.at + 4 * o.i;
-                o.b.field(o.node, name, at, 4, value);
+                let leaf = o.b.field(o.node, name, at, 4, value);
+                if name == "id" {
+                    o.link_id(leaf, v);
+                }
                 o.parts.push(text);
                 o.i += 1;
                 continue;
@@ -1303,7 +1358,10 @@ fn by_grammar(o: &mut Operands<'_, '_>, op: u32, module: &Module) -> bool {
                 (Value::named(u64::from(raw), Some(&t)), t)
             }
         };
-        o.b.leaf(o.node, name, at, 4 * size, value);
+        let leaf = o.b.leaf(o.node, name, at, 4 * size, value);
+        if let O::IdRef(v) | O::IdScope(v) | O::IdMemorySemantics(v) = operand {
+            o.link_id(leaf, *v);
+        }
         o.parts.push(text);
         o.i += size;
     }
