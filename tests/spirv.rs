@@ -174,36 +174,49 @@ fn same_operands(a: &str, b: &str) -> bool {
             .all(|(x, y)| x == y || stem(x) == stem(y))
 }
 
-/// Where spirv-dis says each result id is defined: the offset of the line
-/// `%n = …`.
-fn spirv_dis_defs(file: &Path) -> std::collections::HashMap<u32, u64> {
+/// Where spirv-dis says each result id is defined (the offset of the line
+/// `%n = …`), and the names its `OpName` lines give ids.
+type Defs = std::collections::HashMap<u32, u64>;
+type Names = std::collections::HashMap<u32, String>;
+
+fn spirv_dis_defs(file: &Path) -> (Defs, Names) {
     let out = Command::new("spirv-dis")
         .args(["--raw-id", "--offsets", "--no-header", "--no-color"])
         .arg(file)
         .output()
         .expect("spirv-dis runs");
-    String::from_utf8(out.stdout)
-        .expect("UTF-8")
-        .lines()
-        .filter_map(|l| {
-            let (ins, at) = l.trim().rsplit_once(" ; 0x")?;
-            let (result, _) = ins.split_once(" = ")?;
-            let id = result.strip_prefix('%')?.parse().ok()?;
-            Some((id, u64::from_str_radix(at, 16).ok()?))
-        })
-        .collect()
+    let text = String::from_utf8(out.stdout).expect("UTF-8");
+    let mut defs = Defs::new();
+    let mut names = Names::new();
+    for l in text.lines() {
+        let Some((ins, at)) = l.trim().rsplit_once(" ; 0x") else {
+            continue;
+        };
+        if let Some(rest) = ins.strip_prefix("OpName %") {
+            let (id, name) = rest.split_once(' ').unwrap();
+            let name = name.trim_matches('"').to_string();
+            names.entry(id.parse().unwrap()).or_insert(name);
+        }
+        if let Some((result, _)) = ins.split_once(" = ") {
+            if let Some(id) = result.strip_prefix('%').and_then(|r| r.parse().ok()) {
+                defs.insert(id, u64::from_str_radix(at, 16).unwrap());
+            }
+        }
+    }
+    (defs, names)
 }
 
 /// Every operand leaf that holds one id (`%n`), but a result, links to
 /// the instruction that defines it, where spirv-dis places that
-/// instruction; an id the module never defines links nowhere. For a file
+/// instruction; an id the module never defines links nowhere. Every id
+/// leaf shows the name an `OpName` gives the id, and no other. For a file
 /// that is a module (offset 0).
 fn check_links(file: &Path) {
     let data = std::fs::read(file).unwrap();
     if !data.starts_with(&[0x03, 0x02, 0x23, 0x07]) {
         return;
     }
-    let defs = spirv_dis_defs(file);
+    let (defs, names) = spirv_dis_defs(file);
     let mut t = fwview::formats::build_from_bytes(data.clone());
     let mut stack = vec![t.root()];
     let (mut checked, mut linked) = (0, 0);
@@ -214,10 +227,14 @@ fn check_links(file: &Path) {
             continue;
         }
         let Some(v) = t.value_text(id) else { continue };
-        let Some(n) = v.strip_prefix('%').and_then(|n| n.parse::<u32>().ok()) else {
+        let (head, named) = v.split_once(' ').unwrap_or((&v, ""));
+        let Some(n) = head.strip_prefix('%').and_then(|n| n.parse::<u32>().ok()) else {
             continue;
         };
         checked += 1;
+        // The id's name, as OpName gives it, follows it.
+        let want_name = names.get(&n).map(|x| format!("({x})")).unwrap_or_default();
+        assert_eq!(named, want_name, "{}: %{n}", file.display());
         let got = t.link(id);
         match defs.get(&n) {
             Some(&at) => {

@@ -15,7 +15,8 @@
 //! instruction reads as `spirv-dis --raw-id` writes it, the result id
 //! first; a constant's value is written as its type says (the module's
 //! integer and float types are gathered in the pass that finds the
-//! sections). Every id operand links to the instruction that defines it.
+//! sections). Every id operand links to the instruction that defines it,
+//! and shows the name `OpName` gives it.
 
 use std::sync::Arc;
 
@@ -53,6 +54,8 @@ struct Module {
     /// Where each result id is defined: id, the instruction's offset and
     /// size; sorted by id.
     defs: Vec<(u32, u64, u64)>,
+    /// The names `OpName` gives ids; sorted by id.
+    names: Vec<(u32, String)>,
 }
 
 /// Result ids beyond this many are not linked to their definitions.
@@ -374,6 +377,12 @@ fn scan(b: &mut Builder<'_>, start: u64, end: u64, e: Endian) -> (Vec<Run>, u64,
                 module.defs.push((id, at, 4 * n));
             }
         }
+        // OpName (target, name)
+        if op == 5 && module.names.len() < MAX_DEFS {
+            if let (Some(id), Some((name, _))) = (w(1), literal_string(data, at, n, 2, e)) {
+                module.names.push((id, name));
+            }
+        }
         // OpTypeInt (result, width, signedness), OpTypeFloat (result, width).
         if matches!(op, 21 | 22) && module.types.len() < MAX_TYPES {
             let ty = match (op, w(2), w(3)) {
@@ -415,6 +424,8 @@ fn scan(b: &mut Builder<'_>, start: u64, end: u64, e: Endian) -> (Vec<Run>, u64,
     module.types.dedup_by_key(|t| t.0);
     module.defs.sort_by_key(|t| t.0);
     module.defs.dedup_by_key(|t| t.0);
+    module.names.sort_by_key(|t| t.0);
+    module.names.dedup_by_key(|t| t.0);
     (runs, at, module)
 }
 
@@ -529,8 +540,8 @@ struct Operands<'x, 'a> {
     parts: Vec<String>,
     /// A required operand was missing.
     short: bool,
-    /// Where result ids are defined (see [`Module::defs`]).
-    defs: &'x [(u32, u64, u64)],
+    /// Where result ids are defined, and their names.
+    module: &'x Module,
 }
 
 impl<'x, 'a> Operands<'x, 'a> {
@@ -560,20 +571,35 @@ impl<'x, 'a> Operands<'x, 'a> {
         let (off, v) = self.take()?;
         let t = format!("%{v}");
         let leaf = self.b.field(self.node, name, off, 4, Value::text(&t));
-        if name != "result" {
-            self.link_id(leaf, v);
-        }
+        self.mark_id(leaf, v, name != "result");
         self.parts.push(t);
         Some(v)
     }
 
-    /// Links the leaf of an id operand to the instruction that defines the
-    /// id, where the module has one.
-    fn link_id(&mut self, leaf: NodeId, v: u32) {
-        if let Ok(k) = self.defs.binary_search_by_key(&v, |d| d.0) {
-            if let Some(&(_, at, size)) = self.defs.get(k) {
-                self.b.link(leaf, at, size);
-            }
+    /// Finishes the leaf of an id: the name `OpName` gives the id after it
+    /// (`%13 (add)`), and, with `link`, a link to the instruction that
+    /// defines the id, where the module has them.
+    fn mark_id(&mut self, leaf: NodeId, v: u32, link: bool) {
+        let m = self.module;
+        if let Some((_, name)) = m
+            .names
+            .binary_search_by_key(&v, |d| d.0)
+            .ok()
+            .and_then(|k| m.names.get(k))
+        {
+            self.b
+                .set_value(leaf, Value::text(format!("%{v} ({name})")));
+        }
+        if !link {
+            return;
+        }
+        if let Some(&(_, at, size)) = m
+            .defs
+            .binary_search_by_key(&v, |d| d.0)
+            .ok()
+            .and_then(|k| m.defs.get(k))
+        {
+            self.b.link(leaf, at, size);
         }
     }
 
@@ -770,7 +796,7 @@ fn instruction(
         e,
         parts: Vec::new(),
         short: false,
-        defs: &module.defs,
+        module,
     };
     let decoded = operands(&mut o, op) || by_grammar(&mut o, op, module);
     if !decoded {
@@ -1327,7 +1353,7 @@ fn by_grammar(o: &mut Operands<'_, '_>, op: u32, module: &Module) -> bool {
                 let at = o.at + 4 * o.i;
                 let leaf = o.b.field(o.node, name, at, 4, value);
                 if name == "id" {
-                    o.link_id(leaf, v);
+                    o.mark_id(leaf, v, true);
                 }
                 o.parts.push(text);
                 o.i += 1;
@@ -1360,7 +1386,7 @@ fn by_grammar(o: &mut Operands<'_, '_>, op: u32, module: &Module) -> bool {
         };
         let leaf = o.b.leaf(o.node, name, at, 4 * size, value);
         if let O::IdRef(v) | O::IdScope(v) | O::IdMemorySemantics(v) = operand {
-            o.link_id(leaf, *v);
+            o.mark_id(leaf, *v, true);
         }
         o.parts.push(text);
         o.i += size;
