@@ -40,7 +40,7 @@ case $cmd in
     for t in "${targets[@]}"; do
       [ -d "corpus/$t" ] || continue
       # Seeds copied in by older set-ups are not part of what is kept.
-      find "corpus/$t" -type f | grep -Ev "/$t/[0-9a-f]{40}$" | xargs -r rm -f
+      { find "corpus/$t" -type f | grep -Ev "/$t/[0-9a-f]{40}$" || true; } | xargs -r rm -f
       if [ -z "${NOCMIN:-}" ]; then
         cargo fuzz cmin "$t" -s none "corpus/$t" -- -max_len="${MAXLEN:-65536}" \
           -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 >"logs/cmin-$t.log" 2>&1 ||
