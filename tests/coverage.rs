@@ -9,6 +9,8 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use common::json::all_kids as kids;
+
 use fwview::model::GAP_NAMES as GAPS;
 
 /// `--json` of the sample at `rel` under assets/.
@@ -18,10 +20,6 @@ fn json_of(rel: &str) -> Value {
 
 fn num(n: &Value, k: &str) -> u64 {
     n[k].as_u64().unwrap()
-}
-
-fn kids(n: &Value) -> &Vec<Value> {
-    n["children"].as_array().unwrap()
 }
 
 /// The children of `n` in its own byte space that own bytes.

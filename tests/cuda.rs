@@ -17,6 +17,8 @@ use std::process::Command as Proc;
 
 use fwview::model::{NodeId, Raw, Tree};
 
+use common::tree::at;
+
 mod common;
 
 /// A wheel on PyPI: (project, version, sha256 of the wheel).
@@ -129,17 +131,6 @@ fn section(bytes: &[u8], name: &str) -> (u64, u64, usize) {
 
 fn count(hay: &[u8], needle: &[u8]) -> usize {
     hay.windows(needle.len()).filter(|w| *w == needle).count()
-}
-
-fn child(t: &mut Tree, id: NodeId, name: &str) -> NodeId {
-    let k = t.children(id);
-    k.into_iter()
-        .find(|&c| t.name(c) == name)
-        .unwrap_or_else(|| panic!("{} has no {name}", t.path_string(id)))
-}
-
-fn at(t: &mut Tree, id: NodeId, path: &str) -> NodeId {
-    path.split('/').fold(id, |n, p| child(t, n, p))
 }
 
 fn number(t: &mut Tree, id: NodeId, path: &str) -> u64 {

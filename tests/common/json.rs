@@ -36,6 +36,11 @@ pub fn json_of_bytes(bytes: Vec<u8>) -> Value {
     json_of_tree(&mut fwview::formats::build_from_bytes(bytes))
 }
 
+/// Every child, gap leaves too.
+pub fn all_kids(n: &Value) -> &Vec<Value> {
+    n["children"].as_array().expect("children")
+}
+
 /// The children that are structure: gap leaves (bytes no structure names:
 /// padding, syntax, …) are left out.
 pub fn kids(n: &Value) -> Vec<&Value> {

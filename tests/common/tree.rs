@@ -29,6 +29,14 @@ pub fn child(t: &mut Tree, id: NodeId, name: &str) -> Option<NodeId> {
     t.children(id).into_iter().find(|&k| t.name(k) == name)
 }
 
+/// The node at `path` (names separated by `/`) under `id`; a missing one
+/// fails the test.
+pub fn at(t: &mut Tree, id: NodeId, path: &str) -> NodeId {
+    path.split('/').fold(id, |n, p| {
+        child(t, n, p).unwrap_or_else(|| panic!("{} has no {p}", t.path_string(n)))
+    })
+}
+
 /// The value of `id` as shown, or "".
 pub fn value(t: &Tree, id: NodeId) -> String {
     t.value_text(id).unwrap_or_default()
