@@ -1054,3 +1054,138 @@ fn wide_merged_strings_decode_in_either_byte_order() {
         assert_eq!(got, want, "{target}");
     }
 }
+
+/// One unit as `readelf --debug-dump=info` lists it: offset, length,
+/// version, abbrev offset, pointer size, and the strings its first entry
+/// names (name, producer, directory).
+#[derive(Debug, PartialEq)]
+struct Unit {
+    offset: u64,
+    length: u64,
+    version: u64,
+    abbrev: u64,
+    pointer: u64,
+    strings: Vec<String>,
+}
+
+fn readelf_units(path: &Path) -> Vec<Unit> {
+    let text = run("readelf", &["--debug-dump=info"], path);
+    let num = |s: &str| {
+        let s = s.split_whitespace().next().unwrap_or("");
+        match s.strip_prefix("0x") {
+            Some(h) => u64::from_str_radix(h, 16).unwrap(),
+            None => s.parse().unwrap(),
+        }
+    };
+    let mut units: Vec<Unit> = Vec::new();
+    let mut in_first = false;
+    for l in text.lines() {
+        let t = l.trim();
+        if let Some(at) = t.strip_prefix("Compilation Unit @ offset ") {
+            units.push(Unit {
+                offset: num(at.trim_end_matches(':')),
+                length: 0,
+                version: 0,
+                abbrev: 0,
+                pointer: 0,
+                strings: Vec::new(),
+            });
+            in_first = false;
+            continue;
+        }
+        let Some(u) = units.last_mut() else { continue };
+        if let Some(v) = t.strip_prefix("Length:") {
+            u.length = num(v.trim());
+        } else if let Some(v) = t.strip_prefix("Version:") {
+            u.version = num(v.trim());
+        } else if let Some(v) = t.strip_prefix("Abbrev Offset:") {
+            u.abbrev = num(v.trim());
+        } else if let Some(v) = t.strip_prefix("Pointer Size:") {
+            u.pointer = num(v.trim());
+        } else if t.starts_with("<0>") {
+            in_first = true;
+        } else if t.starts_with("<1>") {
+            in_first = false;
+        } else if in_first {
+            for at in ["DW_AT_name", "DW_AT_producer", "DW_AT_comp_dir"] {
+                if t.contains(at) {
+                    let (_, v) = t.split_once(": ").unwrap();
+                    let v = v.rsplit_once("): ").map_or(v, |x| x.1);
+                    u.strings.push(v.trim().to_string());
+                }
+            }
+        }
+    }
+    units
+}
+
+#[test]
+fn dwarf_units_agree_with_readelf() {
+    if !common::tool("readelf") || !common::tool("gcc") {
+        return;
+    }
+    let dir = common::scratch();
+    std::fs::write(dir.path().join("a.c"), "int a(int x) { return x + 1; }\n").unwrap();
+    std::fs::write(
+        dir.path().join("b.c"),
+        "static int s; int b(void) { return ++s; }\n",
+    )
+    .unwrap();
+    for (label, flags) in [
+        ("DWARF 5", "-gdwarf-5"),
+        ("DWARF 4", "-gdwarf-4"),
+        ("DWARF 2", "-gdwarf-2"),
+    ] {
+        let lib = dir.path().join(format!("lib{}.so", &flags[7..]));
+        let st = Command::new("gcc")
+            .args(["-shared", "-fPIC", "-O1", flags, "a.c", "b.c", "-o"])
+            .arg(&lib)
+            .current_dir(dir.path())
+            .status()
+            .unwrap();
+        assert!(st.success(), "gcc {flags}");
+        let want = readelf_units(&lib);
+        assert_eq!(want.len(), 2, "{label}: two units");
+        let j = json_of_bytes(std::fs::read(&lib).unwrap());
+        let s = section(&j, ".debug_info");
+        let units: Vec<&Value> = items(s);
+        assert_eq!(units.len(), want.len(), "{label}");
+        for (u, w) in units.iter().zip(&want) {
+            let field = |n: &str| lead(val(common::json::child(u, n)));
+            assert_eq!(off(u) - off(s), w.offset, "{label}");
+            assert_eq!(field("unit_length"), w.length, "{label}");
+            assert_eq!(size(u), w.length + 4, "{label}");
+            assert_eq!(field("version"), w.version, "{label}");
+            assert_eq!(field("debug_abbrev_offset"), w.abbrev, "{label}");
+            assert_eq!(field("address_size"), w.pointer, "{label}");
+            assert_eq!(w.strings.len(), 3, "{label}: {:?}", w.strings);
+            for text in &w.strings {
+                assert!(
+                    val(u).contains(text.as_str()),
+                    "{label}: {:?} lacks {text:?}",
+                    val(u)
+                );
+            }
+            assert!(
+                val(u).ends_with(&format!("DWARF {}", w.version)),
+                "{}",
+                val(u)
+            );
+        }
+    }
+    // An object file: its string offsets are relocations, so no names are
+    // claimed.
+    let st = Command::new("gcc")
+        .args(["-c", "-g", "-O1", "a.c", "-o", "a.o"])
+        .current_dir(dir.path())
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let j = json_of_bytes(std::fs::read(dir.path().join("a.o")).unwrap());
+    let u = items(section(&j, ".debug_info"))[0];
+    assert!(
+        val(u).contains("not applied") && !val(u).contains("a.c"),
+        "{}",
+        val(u)
+    );
+}

@@ -9,6 +9,7 @@
 
 mod constants;
 mod contents;
+mod dwarf;
 mod dynamic;
 mod hash;
 mod notes;
