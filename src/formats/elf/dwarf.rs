@@ -2,27 +2,83 @@
 //! and what its first entry (the compile unit) names: the source, the
 //! producer, the language and the directory. Read with `gimli`, from the
 //! sections as they are in the file (a compressed debug section is shown
-//! as its section type says, not as units).
+//! as its section type says, not as units); in an object file, with the
+//! RELA relocations of `.debug_info` applied as the linker would, since
+//! its offsets into the string sections are there.
 
 use std::sync::Arc;
 
-use gimli::{EndianSlice, RunTimeEndian, SectionId};
+use gimli::{EndianSlice, RelocateReader, RunTimeEndian, SectionId};
 
 use super::{constants, Elf, Sec};
 use crate::model::{Builder, Endian, Fields, NodeId, Value};
 
 /// Units beyond this many are not listed.
 const MAX_UNITS: u64 = 1 << 20;
+/// Relocations of a debug section beyond this many are not applied.
+const MAX_RELOCS: u64 = 1 << 22;
 
-/// The bytes of the section `id` names, if the ELF has it uncompressed;
-/// empty otherwise.
-fn section<'a>(b: &Builder<'a>, elf: &Elf, id: SectionId) -> Option<&'a [u8]> {
-    let s = elf.secs.iter().find(|s| s.name == id.name())?;
-    if s.flags & constants::SHF_COMPRESSED != 0 {
-        return None;
+/// The relocations of one debug section of an object file, as gimli asks
+/// for them: the offset of a field in the section, and the value the
+/// linker would put there (symbol value plus addend); sorted by offset.
+#[derive(Clone, Copy, Debug)]
+struct Relocs<'m>(&'m [(usize, u64)]);
+
+impl Relocs<'_> {
+    fn at(&self, offset: usize) -> Option<u64> {
+        let k = self.0.binary_search_by_key(&offset, |r| r.0).ok()?;
+        self.0.get(k).map(|r| r.1)
     }
-    let (a, l) = elf.data(s)?;
-    Some(b.slice(a, l))
+}
+
+impl gimli::Relocate<usize> for Relocs<'_> {
+    fn relocate_address(&self, offset: usize, value: u64) -> gimli::Result<u64> {
+        Ok(self.at(offset).unwrap_or(value))
+    }
+    fn relocate_offset(&self, offset: usize, value: usize) -> gimli::Result<usize> {
+        Ok(self
+            .at(offset)
+            .and_then(|v| usize::try_from(v).ok())
+            .unwrap_or(value))
+    }
+}
+
+type Reader<'a, 'm> = RelocateReader<EndianSlice<'a, RunTimeEndian>, Relocs<'m>>;
+
+/// What the RELA sections of an object file put into section `target`:
+/// field offset and value (symbol value plus addend), sorted. REL entries
+/// keep their addend in the field, which is read as it is.
+fn relocations(b: &Builder<'_>, elf: &Elf, target: &Sec) -> Vec<(usize, u64)> {
+    let mut out = Vec::new();
+    if !super::symbols::relocatable(elf) {
+        return out;
+    }
+    for r in elf.secs.iter() {
+        if r.typ != constants::SHT_RELA || r.info != target.index {
+            continue;
+        }
+        let Some(rels) = super::relocations::rels(b, elf, r, MAX_RELOCS) else {
+            continue;
+        };
+        for rel in rels {
+            let Some(sym) = super::relocations::rel_sym(b, elf, r.link, rel.sym) else {
+                continue;
+            };
+            let (Ok(at), Some(addend)) = (usize::try_from(rel.offset), rel.addend) else {
+                continue;
+            };
+            out.push((at, sym.value.wrapping_add(addend)));
+        }
+    }
+    out.sort_by_key(|r| r.0);
+    out.dedup_by_key(|r| r.0);
+    out
+}
+
+/// The section `id` names, if the ELF has it uncompressed.
+fn section(elf: &Elf, id: SectionId) -> Option<&Sec> {
+    let s = elf.secs.iter().find(|s| s.name == id.name())?;
+    (s.flags & constants::SHF_COMPRESSED == 0).then_some(s)
 }
 
 /// True when `.debug_info` and the sections it reads are in the file as
@@ -60,32 +116,38 @@ fn list(b: &mut Builder<'_>, parent: NodeId, elf: &Elf, a: u64, l: u64) {
         Endian::Little => RunTimeEndian::Little,
         Endian::Big => RunTimeEndian::Big,
     };
-    let info = b.slice(a, l);
-    let load = |id: SectionId| -> Result<EndianSlice<'_, RunTimeEndian>, gimli::Error> {
+    // Each section's bytes and, in an object file, its relocations.
+    let mut relocs: Vec<(SectionId, Vec<(usize, u64)>)> = Vec::new();
+    for id in [
+        SectionId::DebugInfo,
+        SectionId::DebugStrOffsets,
+        SectionId::DebugAddr,
+    ] {
+        if let Some(s) = section(elf, id) {
+            relocs.push((id, relocations(b, elf, s)));
+        }
+    }
+    let data = b.data();
+    let load = |id: SectionId| -> Result<Reader<'_, '_>, gimli::Error> {
         let d = if id == SectionId::DebugInfo {
-            info
+            b.slice(a, l)
         } else {
-            section(b, elf, id).unwrap_or(&[])
+            section(elf, id)
+                .and_then(|s| elf.data(s))
+                .and_then(|(x, n)| crate::model::read::bytes_at(data, x, n))
+                .unwrap_or(&[])
         };
-        Ok(EndianSlice::new(d, endian))
+        let r = relocs
+            .iter()
+            .find(|r| r.0 == id)
+            .map_or(&[][..], |r| &r.1[..]);
+        Ok(RelocateReader::new(EndianSlice::new(d, endian), Relocs(r)))
     };
     let Ok(mut dwarf) = gimli::Dwarf::load(load) else {
         return;
     };
     // Units usually share their abbreviations: each table is read once.
     dwarf.populate_abbreviations_cache(gimli::AbbreviationsCacheStrategy::Duplicates);
-    // In an object file, the offsets into the string sections are in the
-    // relocations of .debug_info, not in its bytes: names are left out
-    // rather than read from the wrong place.
-    let info_index = elf
-        .secs
-        .iter()
-        .find(|s| s.name == ".debug_info")
-        .map(|s| s.index);
-    let relocated = super::symbols::relocatable(elf)
-        && elf.secs.iter().any(|r| {
-            matches!(r.typ, constants::SHT_REL | constants::SHT_RELA) && Some(r.info) == info_index
-        });
     let mut headers = dwarf.units();
     let mut n = 0u64;
     // Where the next unit starts, for a header that does not read.
@@ -133,7 +195,7 @@ fn list(b: &mut Builder<'_>, parent: NodeId, elf: &Elf, a: u64, l: u64) {
         }
         let head_end = f.at();
         let end = at + size.min(l - off);
-        let summary = first_entry(&dwarf, &header, !relocated);
+        let summary = first_entry(&dwarf, &header);
         if head_end < end {
             b.leaf(
                 node,
@@ -146,9 +208,6 @@ fn list(b: &mut Builder<'_>, parent: NodeId, elf: &Elf, a: u64, l: u64) {
         let mut v = format!("DWARF {version}");
         if let Some(s) = summary {
             v = format!("{s}, DWARF {version}");
-        }
-        if relocated {
-            v.push_str(" (its names are in relocations, not applied)");
         }
         b.set_value(node, Value::text(v));
         n += 1;
@@ -165,14 +224,12 @@ fn unit_type(t: u64) -> Option<&'static str> {
 }
 
 /// What the unit's first entry says: its tag, then its name, producer,
-/// language and directory where it has them (with `names` false, the
-/// language alone).
+/// language and directory where it has them.
 fn first_entry(
-    dwarf: &gimli::Dwarf<EndianSlice<'_, RunTimeEndian>>,
-    header: &gimli::UnitHeader<EndianSlice<'_, RunTimeEndian>>,
-    names: bool,
+    dwarf: &gimli::Dwarf<Reader<'_, '_>>,
+    header: &gimli::UnitHeader<Reader<'_, '_>>,
 ) -> Option<String> {
-    let unit = dwarf.unit(*header).ok()?;
+    let unit = dwarf.unit(header.clone()).ok()?;
     let mut entries = unit.entries();
     let entry = entries.next_dfs().ok()??;
     let mut parts = vec![entry
@@ -189,19 +246,17 @@ fn first_entry(
         let Some(v) = entry.attr_value(at) else {
             continue;
         };
-        if !names && at != gimli::DW_AT_language {
-            continue;
-        }
         let text = if at == gimli::DW_AT_language {
             match v {
                 gimli::AttributeValue::Language(lang) => lang.static_string().map(str::to_string),
                 _ => None,
             }
         } else {
-            dwarf
-                .attr_string(&unit, v)
-                .ok()
-                .map(|s| crate::model::text::from_bytes(s.slice()))
+            dwarf.attr_string(&unit, v).ok().and_then(|s| {
+                gimli::Reader::to_slice(&s)
+                    .ok()
+                    .map(|x| crate::model::text::from_bytes(&x))
+            })
         };
         if let Some(t) = text {
             parts.push(t);
