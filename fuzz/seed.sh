@@ -100,6 +100,10 @@ PY
   # Wide merged strings (.rodata.str2.2, .rodata.str4.*).
   printf 'const unsigned short *b(void){return (const unsigned short *)u"sixteen \\u00e9";}\nconst unsigned *c(void){return (const unsigned *)U"thirty-two";}\n' >"$t/w.c"
   gcc -c -O1 "$t/w.c" -o "$C/elf/wide_strings.o" || true
+  # DWARF 5 units whose string offsets are RELA relocations, and DWARF 4
+  # in a linked library.
+  gcc -c -g -O1 "$t/l.c" -o "$C/elf/dwarf5.o" || true
+  gcc -shared -fPIC -gdwarf-4 -O1 "$t/l.c" -o "$C/elf/dwarf4.so" || true
   rm -rf "$t"
 fi
 
