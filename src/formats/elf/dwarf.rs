@@ -173,7 +173,11 @@ fn list(b: &mut Builder<'_>, parent: NodeId, elf: &Elf, a: u64, l: u64) {
         let size = header.length_including_self() as u64;
         next = off.saturating_add(size).min(l);
         let at = a + off;
-        let node = b.group(parent, format!("unit [{n}]"), at, size.min(l - off));
+        // gimli reads units inside the section; a unit cut short by its
+        // end is cut to it.
+        let Some(room) = l.checked_sub(off) else { break };
+        let size = size.min(room);
+        let node = b.group(parent, format!("unit [{n}]"), at, size);
         let fmt64 = header.format() == gimli::Format::Dwarf64;
         let mut f = Fields::new(b, node, at, elf.e).quiet();
         if fmt64 {
@@ -194,7 +198,7 @@ fn list(b: &mut Builder<'_>, parent: NodeId, elf: &Elf, a: u64, l: u64) {
             f.uint("address_size", 1);
         }
         let head_end = f.at();
-        let end = at + size.min(l - off);
+        let end = at + size;
         let summary = first_entry(&dwarf, &header);
         if head_end < end {
             b.leaf(
