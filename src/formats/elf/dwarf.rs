@@ -175,7 +175,9 @@ fn list(b: &mut Builder<'_>, parent: NodeId, elf: &Elf, a: u64, l: u64) {
         let at = a + off;
         // gimli reads units inside the section; a unit cut short by its
         // end is cut to it.
-        let Some(room) = l.checked_sub(off) else { break };
+        let Some(room) = l.checked_sub(off) else {
+            break;
+        };
         let size = size.min(room);
         let node = b.group(parent, format!("unit [{n}]"), at, size);
         let fmt64 = header.format() == gimli::Format::Dwarf64;
