@@ -51,11 +51,24 @@ enum Scalar {
 struct Module {
     imports: Vec<(u32, String)>,
     types: Vec<(u32, Scalar)>,
-    /// Where each result id is defined: id, the instruction's offset and
-    /// size; sorted by id.
-    defs: Vec<(u32, u64, u64)>,
+    /// Where each result id is defined: the instruction's offset and size;
+    /// sorted by id.
+    defs: Vec<(u32, (u64, u64))>,
     /// The names `OpName` gives ids; sorted by id.
     names: Vec<(u32, String)>,
+}
+
+/// What a table sorted by id (see [`sort_by_id`]) holds for `id`.
+fn by_id<T>(table: &[(u32, T)], id: u32) -> Option<&T> {
+    let k = table.binary_search_by_key(&id, |e| e.0).ok()?;
+    table.get(k).map(|e| &e.1)
+}
+
+/// Sorts a table by id for [`by_id`], keeping the first entry of each id
+/// (the first declaration in the module).
+fn sort_by_id<T>(table: &mut Vec<(u32, T)>) {
+    table.sort_by_key(|e| e.0);
+    table.dedup_by_key(|e| e.0);
 }
 
 /// Result ids beyond this many are not linked to their definitions.
@@ -365,16 +378,14 @@ fn scan(b: &mut Builder<'_>, start: u64, end: u64, e: Endian) -> (Vec<Run>, u64,
             }
         };
         if op == 11 && module.imports.len() < MAX_IMPORTS {
-            if let (Some(id), Some((name, _))) =
-                (word(data, at + 4, e), literal_string(data, at, n, 2, e))
-            {
+            if let (Some(id), Some((name, _))) = (w(1), literal_string(data, at, n, 2, e)) {
                 module.imports.push((id, name));
             }
         }
         let k = result_word(op);
         if k > 0 && k < n && module.defs.len() < MAX_DEFS {
             if let Some(id) = w(k) {
-                module.defs.push((id, at, 4 * n));
+                module.defs.push((id, (at, 4 * n)));
             }
         }
         // OpName (target, name)
@@ -418,14 +429,10 @@ fn scan(b: &mut Builder<'_>, start: u64, end: u64, e: Endian) -> (Vec<Run>, u64,
             ),
         );
     }
-    // Looked up by id for every constant: sorted, the first declaration of
-    // an id kept.
-    module.types.sort_by_key(|t| t.0);
-    module.types.dedup_by_key(|t| t.0);
-    module.defs.sort_by_key(|t| t.0);
-    module.defs.dedup_by_key(|t| t.0);
-    module.names.sort_by_key(|t| t.0);
-    module.names.dedup_by_key(|t| t.0);
+    // Looked up by id for every constant and id operand.
+    sort_by_id(&mut module.types);
+    sort_by_id(&mut module.defs);
+    sort_by_id(&mut module.names);
     (runs, at, module)
 }
 
@@ -580,25 +587,11 @@ impl<'x, 'a> Operands<'x, 'a> {
     /// (`%13 (add)`), and, with `link`, a link to the instruction that
     /// defines the id, where the module has them.
     fn mark_id(&mut self, leaf: NodeId, v: u32, link: bool) {
-        let m = self.module;
-        if let Some((_, name)) = m
-            .names
-            .binary_search_by_key(&v, |d| d.0)
-            .ok()
-            .and_then(|k| m.names.get(k))
-        {
+        if let Some(name) = by_id(&self.module.names, v) {
             self.b
                 .set_value(leaf, Value::text(format!("%{v} ({name})")));
         }
-        if !link {
-            return;
-        }
-        if let Some(&(_, at, size)) = m
-            .defs
-            .binary_search_by_key(&v, |d| d.0)
-            .ok()
-            .and_then(|k| m.defs.get(k))
-        {
+        if let Some(&(at, size)) = by_id(&self.module.defs, v).filter(|_| link) {
             self.b.link(leaf, at, size);
         }
     }
@@ -798,7 +791,7 @@ fn instruction(
         short: false,
         module,
     };
-    let decoded = operands(&mut o, op) || by_grammar(&mut o, op, module);
+    let decoded = operands(&mut o, op) || by_grammar(&mut o, op);
     if !decoded {
         let words = n - 1;
         if words > 0 {
@@ -1256,7 +1249,7 @@ fn ext_operand(kind: rspirv::grammar::OperandKind, v: u32) -> (&'static str, Val
 /// to the word count. A constant's value takes the words after its result
 /// id (one word up to 32 bits, two for 64), since its width comes from
 /// its type elsewhere in the module.
-fn by_grammar(o: &mut Operands<'_, '_>, op: u32, module: &Module) -> bool {
+fn by_grammar(o: &mut Operands<'_, '_>, op: u32) -> bool {
     use rspirv::binary::Disassemble;
     use rspirv::dr::Operand as O;
     // OpConstant, OpSpecConstant
@@ -1274,9 +1267,7 @@ fn by_grammar(o: &mut Operands<'_, '_>, op: u32, module: &Module) -> bool {
         };
         let Some(v) = v else { return false };
         let size = 4 * (o.n - 3);
-        let types = &module.types;
-        let scalar = ty.and_then(|t| types.binary_search_by_key(&t, |x| x.0).ok());
-        let scalar = scalar.and_then(|i| types.get(i)).map(|x| x.1);
+        let scalar = ty.and_then(|t| by_id(&o.module.types, t)).copied();
         let text = scalar.and_then(|s| constant_text(s, v, o.n - 3));
         // The number, and what it means where that reads otherwise.
         let value = match &text {
@@ -1332,7 +1323,8 @@ fn by_grammar(o: &mut Operands<'_, '_>, op: u32, module: &Module) -> bool {
     // grammar.
     let ext = (op == 12)
         .then(|| match ins.operands.get(..2) {
-            Some([O::IdRef(id), O::LiteralExtInstInteger(n)]) => module
+            Some([O::IdRef(id), O::LiteralExtInstInteger(n)]) => o
+                .module
                 .imports
                 .iter()
                 .find(|(i, _)| i == id)
