@@ -75,14 +75,13 @@ fn relocations(b: &Builder<'_>, elf: &Elf, target: &Sec) -> Vec<(usize, u64)> {
     out
 }
 
-/// The section `id` names, if the ELF has it uncompressed.
+/// The section `id` names, if the ELF has it.
 fn section(elf: &Elf, id: SectionId) -> Option<&Sec> {
-    let s = elf.secs.iter().find(|s| s.name == id.name())?;
-    (s.flags & constants::SHF_COMPRESSED == 0).then_some(s)
+    elf.secs.iter().find(|s| s.name == id.name())
 }
 
 /// True when `.debug_info` and the sections it reads are in the file as
-/// they are (none compressed).
+/// they are (none compressed): then every section is read from the file.
 fn readable(elf: &Elf) -> bool {
     elf.secs
         .iter()
@@ -90,17 +89,10 @@ fn readable(elf: &Elf) -> bool {
         .all(|s| s.flags & constants::SHF_COMPRESSED == 0)
 }
 
-/// Lists the units of `.debug_info` (`s`, at `[a, a+l)`) under `id`, built
-/// when opened.
-pub(super) fn units(
-    b: &mut Builder<'_>,
-    id: NodeId,
-    elf: &Arc<Elf>,
-    s: &Sec,
-    a: u64,
-    l: u64,
-) -> bool {
-    if l == 0 || s.flags & constants::SHF_COMPRESSED != 0 || !readable(elf) {
+/// Lists the units of `.debug_info` (at `[a, a+l)`) under `id`, built when
+/// opened.
+pub(super) fn units(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, a: u64, l: u64) -> bool {
+    if l == 0 || !readable(elf) {
         return false;
     }
     let elf = elf.clone();
@@ -127,16 +119,12 @@ fn list(b: &mut Builder<'_>, parent: NodeId, elf: &Elf, a: u64, l: u64) {
             relocs.push((id, relocations(b, elf, s)));
         }
     }
-    let data = b.data();
     let load = |id: SectionId| -> Result<Reader<'_, '_>, gimli::Error> {
-        let d = if id == SectionId::DebugInfo {
-            b.slice(a, l)
-        } else {
-            section(elf, id)
-                .and_then(|s| elf.data(s))
-                .and_then(|(x, n)| crate::model::read::bytes_at(data, x, n))
-                .unwrap_or(&[])
+        let (x, n) = match id {
+            SectionId::DebugInfo => (a, l),
+            _ => section(elf, id).and_then(|s| elf.data(s)).unwrap_or((0, 0)),
         };
+        let d = b.slice(x, n);
         let r = relocs
             .iter()
             .find(|r| r.0 == id)
@@ -201,7 +189,6 @@ fn list(b: &mut Builder<'_>, parent: NodeId, elf: &Elf, a: u64, l: u64) {
         }
         let head_end = f.at();
         let end = at + size;
-        let summary = first_entry(&dwarf, &header);
         if head_end < end {
             b.leaf(
                 node,
@@ -211,10 +198,10 @@ fn list(b: &mut Builder<'_>, parent: NodeId, elf: &Elf, a: u64, l: u64) {
                 Value::text("debugging information entries"),
             );
         }
-        let mut v = format!("DWARF {version}");
-        if let Some(s) = summary {
-            v = format!("{s}, DWARF {version}");
-        }
+        let v = match first_entry(&dwarf, &header) {
+            Some(s) => format!("{s}, DWARF {version}"),
+            None => format!("DWARF {version}"),
+        };
         b.set_value(node, Value::text(v));
         n += 1;
     }
