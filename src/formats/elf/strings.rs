@@ -1,11 +1,12 @@
 //! String tables: each string at its index, built when opened, in groups
 //! when many.
 
+use std::fmt::Write as _;
 use std::sync::Arc;
 
 use compact_str::CompactString;
 
-use crate::model::{group_size, Builder, Endian, NodeId, Value, GROUP};
+use crate::model::{group_size, read, Builder, Endian, NodeId, Value, GROUP};
 
 /// Shows a string table's strings, built when opened, in groups when many.
 pub(crate) fn strings(b: &mut Builder<'_>, id: NodeId, a: u64, l: u64) {
@@ -164,50 +165,44 @@ fn wide_range(
 fn decode_wide(s: &[u8], unit: usize, e: Endian) -> String {
     let escape = |out: &mut String, bytes: &[u8]| {
         for x in bytes {
-            out.push_str(&format!("\\x{x:02x}"));
+            let _ = write!(out, "\\x{x:02x}");
         }
     };
     let chunks = s.chunks_exact(unit);
     let tail = chunks.remainder();
-    let units: Vec<(u32, &[u8])> = chunks
-        .map(|c| {
-            let v = c.iter().fold(0u32, |v, &x| v << 8 | u32::from(x));
-            let v = match e {
-                Endian::Big => v,
-                Endian::Little => v.swap_bytes() >> (8 * (4 - unit as u32)),
-            };
-            (v, c)
-        })
+    // The characters before the zero one, each with its bytes.
+    let chars: Vec<(u64, &[u8])> = chunks
+        .map(|c| (read::uint_at(c, 0, unit as u64, e).unwrap_or(0), c))
         .take_while(|(v, _)| *v != 0)
         .collect();
-    let mut out = String::with_capacity(units.len());
+    let mut out = String::with_capacity(chars.len());
     if unit == 2 {
-        let mut i = 0;
-        while let Some(&(v, c)) = units.get(i) {
-            let next = units.get(i + 1).map(|x| x.0);
-            let pair = (0xd800..0xdc00).contains(&v)
-                && next.is_some_and(|n| (0xdc00..0xe000).contains(&n));
-            let decoded = if pair {
-                let n = next.unwrap_or(0);
-                char::from_u32(0x10000 + ((v - 0xd800) << 10) + (n - 0xdc00))
-            } else {
-                char::from_u32(v)
-            };
-            match decoded {
-                Some(ch) => out.push(ch),
-                None => escape(&mut out, c),
+        // A lone surrogate keeps its bytes, in the file's order.
+        for r in char::decode_utf16(chars.iter().map(|&(v, _)| v as u16)) {
+            match r {
+                Ok(ch) => out.push(ch),
+                Err(bad) => {
+                    let v = bad.unpaired_surrogate();
+                    escape(
+                        &mut out,
+                        &match e {
+                            Endian::Little => v.to_le_bytes(),
+                            Endian::Big => v.to_be_bytes(),
+                        },
+                    );
+                }
             }
-            i += if pair { 2 } else { 1 };
         }
     } else {
-        for (v, c) in &units {
-            match char::from_u32(*v) {
+        for (v, c) in &chars {
+            match u32::try_from(*v).ok().and_then(char::from_u32) {
                 Some(ch) => out.push(ch),
                 None => escape(&mut out, c),
             }
         }
     }
-    if units.len() * unit == s.len() - tail.len() {
+    // Bytes short of a whole character, when no zero character came first.
+    if chars.len() * unit == s.len() - tail.len() {
         escape(&mut out, tail);
     }
     out
