@@ -153,20 +153,17 @@ fn reloc(b: &mut Builder<'_>, p: NodeId, elf: &Elf, ri: u32, rela: bool, i: u64,
     // and a 4-byte type, ELF32 a 3-byte index and a 1-byte type, each in
     // the order the byte order puts them.
     let (type_len, sym_len) = if elf.is64 { (4, 4) } else { (1, 3) };
-    let type_first = elf.e == crate::model::Endian::Little;
-    f.under(inf);
-    for part in if type_first { [0, 1] } else { [1, 0] } {
-        if part == 0 {
-            f.field("type", type_len, |v| named(v, tname));
-            continue;
-        }
+    let type_field = |f: &mut Fields<'_, '_>| {
+        f.field("type", type_len, |v| named(v, tname));
+    };
+    let sym_field = |f: &mut Fields<'_, '_>| {
         let sym_at = f.at();
         f.field("sym", sym_len, |v| match &symname {
             Some(n) => Value::named(v, Some(n)),
             None => num(v),
         });
         if sym == 0 {
-            continue;
+            return;
         }
         match sym_entry(elf, symtab, sym) {
             Some(so) => f.link(so, elf.sym_size()),
@@ -179,6 +176,14 @@ fn reloc(b: &mut Builder<'_>, p: NodeId, elf: &Elf, ri: u32, rela: bool, i: u64,
                 ),
             ),
         }
+    };
+    f.under(inf);
+    if elf.e == crate::model::Endian::Little {
+        type_field(&mut f);
+        sym_field(&mut f);
+    } else {
+        sym_field(&mut f);
+        type_field(&mut f);
     }
     let addend = if rela {
         f.under(id).int("r_addend", w)
