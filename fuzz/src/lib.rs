@@ -11,6 +11,7 @@
 //! (`Builder::add` cuts ranges); `tests/hostile.rs` checks it in the JSON.
 
 use fwview::formats;
+use fwview::model::text::terminal_unsafe_at;
 
 /// `data` as it is if it already starts with `magic`, else `magic` + `data`.
 pub fn with_magic(data: &[u8], magic: &[u8]) -> Vec<u8> {
@@ -52,68 +53,6 @@ pub fn as_plain_elf(data: &[u8]) -> Vec<u8> {
         }
     }
     v
-}
-
-/// True if all eight bytes of `x` are printable ASCII or newlines, which
-/// is most of any JSON: such words are passed over without looking at each
-/// byte (every comparison is one more call into the coverage
-/// instrumentation, so a byte-by-byte scan took most of the fuzzers' time).
-/// Each newline byte is made printable (`0x0a | 0x20`) before the test.
-fn plain8(x: u64) -> bool {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const SEVEN: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    let y = x ^ (LO * b'\n' as u64);
-    // The top bit of each byte of `y` that is zero (exact, no borrow).
-    let zero = !(((y & SEVEN) + SEVEN) | y | SEVEN);
-    fwview::model::text::printable8(x | zero >> 2)
-}
-
-/// True if `b` holds a byte sequence that a terminal could act on: a C0
-/// control other than newline, DEL, a C1 control (UTF-8 `C2 80..9F`), or a
-/// bidirectional formatting character.
-pub fn terminal_unsafe_at(b: &[u8]) -> Option<usize> {
-    let mut i = 0;
-    while i < b.len() {
-        // Eight bytes at a time; a word that is not plain is looked at byte
-        // by byte (a sequence may run on into the next word: the byte
-        // checks look past the word's end; one cannot start in a plain word).
-        let end = match b.get(i..i + 8) {
-            Some(w) => {
-                let mut x = [0u8; 8];
-                x.copy_from_slice(w);
-                if plain8(u64::from_le_bytes(x)) {
-                    i += 8;
-                    continue;
-                }
-                i + 8
-            }
-            None => b.len(),
-        };
-        while i < end {
-            if unsafe_byte(b, i) {
-                return Some(i);
-            }
-            i += 1;
-        }
-    }
-    None
-}
-
-/// True if a terminal-unsafe sequence starts at `b[i]`.
-fn unsafe_byte(b: &[u8], i: usize) -> bool {
-    match b.get(i) {
-        Some(b'\n') | None => false,
-        Some(0..=0x1f | 0x7f) => true,
-        Some(0xc2) => matches!(b.get(i + 1), Some(0x80..=0x9f)),
-        // U+061C ARABIC LETTER MARK
-        Some(0xd8) => b.get(i + 1) == Some(&0x9c),
-        // U+200E, U+200F, U+202A..U+202E, U+2066..U+2069
-        Some(0xe2) => matches!(
-            (b.get(i + 1), b.get(i + 2)),
-            (Some(0x80), Some(0x8e | 0x8f | 0xaa..=0xae)) | (Some(0x81), Some(0xa6..=0xa9))
-        ),
-        Some(_) => false,
-    }
 }
 
 /// The JSON one input may produce: a tree shows each byte a bounded number
@@ -229,52 +168,6 @@ pub fn as_cdo(data: &[u8]) -> Vec<u8> {
 mod tests {
     use super::*;
     use std::io::Write;
-
-    /// The byte-by-byte definition the fast scan must agree with.
-    fn naive(b: &[u8]) -> Option<usize> {
-        (0..b.len()).find(|&i| {
-            let at = |k: usize| b.get(i + k).copied();
-            match b[i] {
-                b'\n' => false,
-                0..=0x1f | 0x7f => true,
-                0xc2 => matches!(at(1), Some(0x80..=0x9f)),
-                0xd8 => at(1) == Some(0x9c),
-                0xe2 => matches!(
-                    (at(1), at(2)),
-                    (Some(0x80), Some(0x8e | 0x8f | 0xaa..=0xae)) | (Some(0x81), Some(0xa6..=0xa9))
-                ),
-                _ => false,
-            }
-        })
-    }
-
-    #[test]
-    fn fast_scan_agrees_with_the_definition() {
-        // Every byte value at every place of a printable word, and words
-        // from a simple generator that mixes printable and other bytes.
-        for v in 0..=255u8 {
-            for at in 0..16 {
-                let mut b = *b"abcdefgh{\"k\": 1}";
-                b[at] = v;
-                assert_eq!(terminal_unsafe_at(&b), naive(&b), "{v:#x} at {at}");
-            }
-        }
-        let mut s = 0x9e37_79b9_7f4a_7c15u64;
-        for _ in 0..20_000 {
-            let mut b = [0u8; 24];
-            for x in &mut b {
-                s ^= s << 13;
-                s ^= s >> 7;
-                s ^= s << 17;
-                let r = (s >> 32) as u8;
-                *x = match s % 8 {
-                    0 => [0x0a, 0x1b, 0x7f, 0xc2, 0x9b, 0xe2, 0x80, 0xd8][(r % 8) as usize],
-                    _ => 0x20 + r % 0x5f,
-                };
-            }
-            assert_eq!(terminal_unsafe_at(&b), naive(&b), "{b:x?}");
-        }
-    }
 
     #[test]
     fn a_sequence_split_over_writes_is_seen() {

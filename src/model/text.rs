@@ -92,7 +92,7 @@ pub fn as_str(b: &[u8]) -> Option<&str> {
 
 /// True when all 8 bytes of `w` are printable ASCII (0x20 to 0x7e).
 #[inline]
-pub fn printable8(w: u64) -> bool {
+fn printable8(w: u64) -> bool {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     // A byte below 0x20, a byte with the high bit, a byte equal to 0x7f.
@@ -100,6 +100,64 @@ pub fn printable8(w: u64) -> bool {
     let x = w ^ (ONES * 0x7f);
     let del = x.wrapping_sub(ONES) & !x & HIGH;
     (below | (w & HIGH) | del) == 0
+}
+
+/// Where the first sequence in `b` starts that a terminal could act on: a
+/// character [`is_unsafe`] names, newline apart, as UTF-8 writes it (C0
+/// controls, DEL, C1 controls `C2 80..9F`, the bidirectional formatting
+/// characters). A byte that is not UTF-8 is none. For checking what fwview
+/// writes (the tests, the fuzz targets): words of printable ASCII and
+/// newlines, most of any output, are passed over eight bytes at a time.
+pub fn terminal_unsafe_at(b: &[u8]) -> Option<usize> {
+    let mut i = 0;
+    while i < b.len() {
+        // A word that is not plain is looked at byte by byte; a sequence
+        // may run on into the next word (the byte checks look past the
+        // word's end), but none starts in a plain word.
+        let end = match b.get(i..i + 8).and_then(|w| <[u8; 8]>::try_from(w).ok()) {
+            Some(w) if plain8(u64::from_le_bytes(w)) => {
+                i += 8;
+                continue;
+            }
+            Some(_) => i + 8,
+            None => b.len(),
+        };
+        while i < end {
+            if unsafe_sequence_at(b, i) {
+                return Some(i);
+            }
+            i += 1;
+        }
+    }
+    None
+}
+
+/// [`printable8`], with newlines allowed: each newline byte is made
+/// printable (`0x0a | 0x20`) before the test.
+fn plain8(x: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const SEVEN: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let y = x ^ (ONES * u64::from(b'\n'));
+    // The top bit of each byte of `y` that is zero (exact, no borrow).
+    let zero = !(((y & SEVEN) + SEVEN) | y | SEVEN);
+    printable8(x | zero >> 2)
+}
+
+/// True if an unsafe character's UTF-8 starts at `b[i]`.
+fn unsafe_sequence_at(b: &[u8], i: usize) -> bool {
+    match b.get(i) {
+        Some(b'\n') | None => false,
+        Some(0..=0x1f | 0x7f) => true,
+        Some(0xc2) => matches!(b.get(i + 1), Some(0x80..=0x9f)),
+        // U+061C ARABIC LETTER MARK
+        Some(0xd8) => b.get(i + 1) == Some(&0x9c),
+        // U+200E, U+200F, U+202A..U+202E, U+2066..U+2069
+        Some(0xe2) => matches!(
+            (b.get(i + 1), b.get(i + 2)),
+            (Some(0x80), Some(0x8e | 0x8f | 0xaa..=0xae)) | (Some(0x81), Some(0xa6..=0xa9))
+        ),
+        Some(_) => false,
+    }
 }
 
 /// Turns bytes from a file into text: valid UTF-8 is kept as it is
@@ -309,5 +367,54 @@ mod plain_tests {
             }
         }
         assert!(is_plain(b""));
+    }
+}
+
+#[cfg(test)]
+mod terminal_tests {
+    use super::*;
+
+    /// The definition from characters: the first valid UTF-8 character
+    /// [`is_unsafe`] names, newline apart.
+    fn by_chars(b: &[u8]) -> Option<usize> {
+        let mut at = 0;
+        for chunk in b.utf8_chunks() {
+            for (k, c) in chunk.valid().char_indices() {
+                if c != '\n' && is_unsafe(c) {
+                    return Some(at + k);
+                }
+            }
+            at += chunk.valid().len() + chunk.invalid().len();
+        }
+        None
+    }
+
+    #[test]
+    fn byte_scan_agrees_with_the_characters() {
+        // Every byte value at every place of a printable run, and runs
+        // from a simple generator that mixes printable and other bytes.
+        for v in 0..=255u8 {
+            for at in 0..16 {
+                let mut b = *b"abcdefgh{\"k\": 1}";
+                b[at] = v;
+                assert_eq!(terminal_unsafe_at(&b), by_chars(&b), "{v:#x} at {at}");
+            }
+        }
+        let mut s = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..20_000 {
+            let mut b = [0u8; 24];
+            for x in &mut b {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                let r = (s >> 32) as u8;
+                *x = match s % 8 {
+                    0 => [0x0a, 0x1b, 0x7f, 0xc2, 0x9b, 0xe2, 0x80, 0xd8][(r % 8) as usize],
+                    1 => [0x81, 0xae, 0x9c, 0xa6, 0x8e, 0xf0, 0xc3, 0xe0][(r % 8) as usize],
+                    _ => 0x20 + r % 0x5f,
+                };
+            }
+            assert_eq!(terminal_unsafe_at(&b), by_chars(&b), "{b:x?}");
+        }
     }
 }

@@ -18,30 +18,9 @@ pub struct Stats {
     pub diagnostics: u64,
 }
 
-/// The first byte in `b` that a terminal could act on: a C0 control other
-/// than newline, DEL, a C1 control (UTF-8 `C2 80..9F`), or a bidirectional
-/// formatting character (U+061C, U+200E/F, U+202A..E, U+2066..9).
-pub fn terminal_unsafe_at(b: &[u8]) -> Option<usize> {
-    let mut i = 0;
-    while i < b.len() {
-        let bad = match b[i] {
-            b'\n' => false,
-            0..=0x1f | 0x7f => true,
-            0xc2 => matches!(b.get(i + 1), Some(0x80..=0x9f)),
-            0xd8 => b.get(i + 1) == Some(&0x9c),
-            0xe2 => matches!(
-                (b.get(i + 1), b.get(i + 2)),
-                (Some(0x80), Some(0x8e | 0x8f | 0xaa..=0xae)) | (Some(0x81), Some(0xa6..=0xa9))
-            ),
-            _ => false,
-        };
-        if bad {
-            return Some(i);
-        }
-        i += 1;
-    }
-    None
-}
+/// The first byte in `b` that a terminal could act on (the library's
+/// scan, checked against its definition by character in its unit tests).
+pub use fwview::model::text::terminal_unsafe_at;
 
 /// A few bytes around `at`, for a message.
 pub fn around(b: &[u8], at: usize) -> String {
