@@ -695,81 +695,13 @@ fn the_mutations_are_what_the_issue_asks() {
 // target was given (copy `fuzz/artifacts/<target>/crash-…` as it is); it is
 // shaped here the way the target shapes it. Any other name is a whole file.
 
-fn with_magic(d: Vec<u8>, magic: &[u8]) -> Vec<u8> {
-    if d.starts_with(magic) {
-        d
-    } else {
-        [magic, &d].concat()
-    }
-}
+/// How the fuzz targets shape their input: the fuzz crate's own code.
+#[path = "../fuzz/src/shape.rs"]
+mod shape;
 
-/// What `fuzz/src/lib.rs` does to the input of each target (keep in step).
+/// `d` shaped as fuzz target `target` shapes its input.
 fn reshape(target: &str, d: Vec<u8>) -> Vec<u8> {
-    let machine = |d: Vec<u8>, zebin: bool| {
-        let mut v = with_magic(d, b"\x7fELF");
-        let be = v.get(5) == Some(&2);
-        if zebin {
-            if v.len() < 20 {
-                v.resize(20, 0);
-            }
-            v[18..20].copy_from_slice(if be { &[0, 205] } else { &[205, 0] });
-        } else if fwview::formats::elf::is_zebin(&v) {
-            v[18..20].copy_from_slice(if be { &[0, 62] } else { &[62, 0] });
-        }
-        v
-    };
-    match target {
-        "xclbin" => with_magic(d, fwview::formats::xclbin::MAGIC),
-        "xe" => with_magic(d, b"XMOS"),
-        "elf" => machine(d, false),
-        "zebin" => machine(d, true),
-        "amdgpu" => {
-            let mut v = with_magic(d, b"\x7fELF");
-            if v.len() < 20 {
-                v.resize(20, 0);
-            }
-            let m = if v.get(5) == Some(&2) {
-                [0, 224]
-            } else {
-                [224, 0]
-            };
-            v[18..20].copy_from_slice(&m);
-            v
-        }
-        "offload" => with_magic(d, fwview::formats::offload::MAGIC),
-        "ar" => with_magic(d, b"!<arch>\n"),
-        "pdi" => with_magic(d, &fwview::formats::pdi::SELECTMAP32),
-        "bundle" => with_magic(d, fwview::formats::bundle::MAGIC),
-        "ccob" => with_magic(d, fwview::formats::bundle::CCOB_MAGIC),
-        "fatbin" => with_magic(d, fwview::formats::fatbin::MAGIC),
-        "nvwrap" => with_magic(d, fwview::formats::nvwrap::MAGIC_BYTES),
-        "spirv" if fwview::formats::spirv::detect(&d) => d,
-        "spirv" => with_magic(d, &fwview::formats::spirv::MAGIC.to_le_bytes()),
-        "bit" => with_magic(
-            d,
-            &[
-                0x00, 0x09, 0x0f, 0xf0, 0x0f, 0xf0, 0x0f, 0xf0, 0x0f, 0xf0, 0x00, 0x00, 0x01,
-            ],
-        ),
-        "cdo" => {
-            let v1 = [
-                4u32.to_le_bytes(),
-                fwview::formats::cdo::XNLX_ID.to_le_bytes(),
-            ]
-            .concat();
-            if d.starts_with(&v1) {
-                d
-            } else {
-                let v2 = [
-                    4u32.to_le_bytes(),
-                    fwview::formats::cdo::CDO_ID.to_le_bytes(),
-                ]
-                .concat();
-                with_magic(d, &v2)
-            }
-        }
-        _ => d,
-    }
+    shape::shape(target, &d)
 }
 
 #[test]

@@ -5,8 +5,5 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    fwview_fuzz::run(fwview_fuzz::with_magic(
-        data,
-        fwview::formats::bundle::CCOB_MAGIC,
-    ));
+    fwview_fuzz::run(fwview_fuzz::shape("ccob", data));
 });

@@ -5,5 +5,5 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    fwview_fuzz::run(fwview_fuzz::as_cdo(data));
+    fwview_fuzz::run(fwview_fuzz::shape("cdo", data));
 });

@@ -4,5 +4,5 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    fwview_fuzz::run(fwview_fuzz::as_plain_elf(data));
+    fwview_fuzz::run(fwview_fuzz::shape("elf", data));
 });

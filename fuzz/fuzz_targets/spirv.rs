@@ -5,5 +5,5 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    fwview_fuzz::run(fwview_fuzz::as_spirv(data));
+    fwview_fuzz::run(fwview_fuzz::shape("spirv", data));
 });

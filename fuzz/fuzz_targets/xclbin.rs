@@ -4,8 +4,5 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    fwview_fuzz::run(fwview_fuzz::with_magic(
-        data,
-        fwview::formats::xclbin::MAGIC,
-    ));
+    fwview_fuzz::run(fwview_fuzz::shape("xclbin", data));
 });

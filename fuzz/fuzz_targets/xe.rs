@@ -4,5 +4,5 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    fwview_fuzz::run(fwview_fuzz::with_magic(data, b"XMOS"));
+    fwview_fuzz::run(fwview_fuzz::shape("xe", data));
 });

@@ -13,47 +13,8 @@
 use fwview::formats;
 use fwview::model::text::terminal_unsafe_at;
 
-/// `data` as it is if it already starts with `magic`, else `magic` + `data`.
-pub fn with_magic(data: &[u8], magic: &[u8]) -> Vec<u8> {
-    if data.starts_with(magic) {
-        data.to_vec()
-    } else {
-        let mut v = Vec::with_capacity(magic.len() + data.len());
-        v.extend_from_slice(magic);
-        v.extend_from_slice(data);
-        v
-    }
-}
-
-/// An ELF whose e_machine says EM_INTELGT (205), in the byte order that
-/// e_ident names, so that detection calls it a zebin.
-pub fn as_zebin(data: &[u8]) -> Vec<u8> {
-    let mut v = with_magic(data, b"\x7fELF");
-    if v.len() < 20 {
-        v.resize(20, 0);
-    }
-    let m: [u8; 2] = if v.get(5) == Some(&2) {
-        [0, 205]
-    } else {
-        [205, 0]
-    };
-    if let Some(f) = v.get_mut(18..20) {
-        f.copy_from_slice(&m);
-    }
-    v
-}
-
-/// An ELF that is not a zebin: e_machine 205 is changed to 62 (x86-64).
-pub fn as_plain_elf(data: &[u8]) -> Vec<u8> {
-    let mut v = with_magic(data, b"\x7fELF");
-    if formats::elf::is_zebin(&v) {
-        if let Some(f) = v.get_mut(18..20) {
-            let be = f == [0, 205];
-            f.copy_from_slice(if be { &[0, 62] } else { &[62, 0] });
-        }
-    }
-    v
-}
+mod shape;
+pub use shape::shape;
 
 /// The JSON one input may produce: a tree shows each byte a bounded number
 /// of times. Far above what real files give (under 10 times their size),
@@ -133,35 +94,6 @@ pub fn run(bytes: Vec<u8>) {
         tail_len: 0,
     };
     fwview::export::json(&mut tree, "input", &mut out).expect("JSON export");
-}
-
-/// A SPIR-V module: `data` as it is if it starts with the magic in either
-/// byte order, else behind the little-endian magic `03 02 23 07`.
-pub fn as_spirv(data: &[u8]) -> Vec<u8> {
-    if formats::spirv::detect(data) {
-        data.to_vec()
-    } else {
-        with_magic(data, &formats::spirv::MAGIC.to_le_bytes())
-    }
-}
-
-/// The bytes a Xilinx `.bit` file starts with: the first field's length
-/// (9), its bytes, and the second field's length (1).
-pub const BIT_START: [u8; 13] = [
-    0x00, 0x09, 0x0f, 0xf0, 0x0f, 0xf0, 0x0f, 0xf0, 0x0f, 0xf0, 0x00, 0x00, 0x01,
-];
-
-/// A standalone CDO: `data` as it is if it starts with a CDO header of
-/// either version (the word count 4, then `CDO\0` or `XNLX`), else behind
-/// the start of a version 2 header (`04 00 00 00`, `CDO\0`).
-pub fn as_cdo(data: &[u8]) -> Vec<u8> {
-    let v1 = [4u32.to_le_bytes(), formats::cdo::XNLX_ID.to_le_bytes()].concat();
-    if data.starts_with(&v1) {
-        data.to_vec()
-    } else {
-        let v2 = [4u32.to_le_bytes(), formats::cdo::CDO_ID.to_le_bytes()].concat();
-        with_magic(data, &v2)
-    }
 }
 
 #[cfg(test)]

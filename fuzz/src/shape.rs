@@ -1,0 +1,88 @@
+//! How each fuzz target shapes its input so that detection picks the
+//! target's format: the magic put in front unless it is already there, an
+//! ELF's e_machine set. One place for the fuzz targets and for
+//! `tests/hostile.rs`, which replays fuzz inputs exactly as their target
+//! ran them (it includes this file; it depends on `fwview` alone).
+
+use fwview::formats;
+
+/// The bytes a Xilinx `.bit` file starts with: the first field's length
+/// (9), its bytes, and the second field's length (1).
+pub const BIT_START: [u8; 13] = [
+    0x00, 0x09, 0x0f, 0xf0, 0x0f, 0xf0, 0x0f, 0xf0, 0x0f, 0xf0, 0x00, 0x00, 0x01,
+];
+
+/// The input of fuzz target `target` as the target parses it. `detect`,
+/// `msgpack` (which does not take files) and names of no target keep the
+/// bytes as they are.
+pub fn shape(target: &str, data: &[u8]) -> Vec<u8> {
+    match target {
+        "xclbin" => with_magic(data, formats::xclbin::MAGIC),
+        "xe" => with_magic(data, b"XMOS"),
+        // Not a zebin: e_machine 205 (EM_INTELGT) changed to 62 (x86-64).
+        "elf" => {
+            let mut v = with_magic(data, b"\x7fELF");
+            if formats::elf::is_zebin(&v) {
+                set_machine(&mut v, 62);
+            }
+            v
+        }
+        "zebin" => elf_for(data, 205),
+        "amdgpu" => elf_for(data, 224),
+        "offload" => with_magic(data, formats::offload::MAGIC),
+        "ar" => with_magic(data, b"!<arch>\n"),
+        "pdi" => with_magic(data, &formats::pdi::SELECTMAP32),
+        "bundle" => with_magic(data, formats::bundle::MAGIC),
+        "ccob" => with_magic(data, formats::bundle::CCOB_MAGIC),
+        "fatbin" => with_magic(data, formats::fatbin::MAGIC),
+        "nvwrap" => with_magic(data, formats::nvwrap::MAGIC_BYTES),
+        // Kept if it starts with the magic in either byte order.
+        "spirv" if formats::spirv::detect(data) => data.to_vec(),
+        "spirv" => with_magic(data, &formats::spirv::MAGIC.to_le_bytes()),
+        "bit" => with_magic(data, &BIT_START),
+        // A standalone CDO: kept if it starts with a version 1 header (the
+        // word count 4, then `XNLX`), else behind the start of a version 2
+        // header (`04 00 00 00`, `CDO\0`).
+        "cdo" => {
+            let v1 = [4u32.to_le_bytes(), formats::cdo::XNLX_ID.to_le_bytes()].concat();
+            if data.starts_with(&v1) {
+                data.to_vec()
+            } else {
+                let v2 = [4u32.to_le_bytes(), formats::cdo::CDO_ID.to_le_bytes()].concat();
+                with_magic(data, &v2)
+            }
+        }
+        _ => data.to_vec(),
+    }
+}
+
+/// `data` as it is if it already starts with `magic`, else `magic` + `data`.
+fn with_magic(data: &[u8], magic: &[u8]) -> Vec<u8> {
+    if data.starts_with(magic) {
+        data.to_vec()
+    } else {
+        [magic, data].concat()
+    }
+}
+
+/// An ELF whose e_machine is `machine`, in the byte order e_ident names.
+fn elf_for(data: &[u8], machine: u16) -> Vec<u8> {
+    let mut v = with_magic(data, b"\x7fELF");
+    if v.len() < 20 {
+        v.resize(20, 0);
+    }
+    set_machine(&mut v, machine);
+    v
+}
+
+/// Sets e_machine (bytes 18 and 19) in the byte order e_ident names.
+fn set_machine(v: &mut [u8], machine: u16) {
+    let m = if v.get(5) == Some(&2) {
+        machine.to_be_bytes()
+    } else {
+        machine.to_le_bytes()
+    };
+    if let Some(f) = v.get_mut(18..20) {
+        f.copy_from_slice(&m);
+    }
+}
