@@ -21,12 +21,29 @@ goal_secs=14400
 
 [ -f "$ledger" ] || printf 'date\ttarget\tcommit\tsanitizer\tmax_len\tseconds\texecutions\tcorpus_files\toutcome\n' >"$ledger"
 
-# totals TARGET: "executions seconds" summed over the ledger's rows since
-# the target's last reset.
+# table: each target's totals since its last reset, one line a target:
+# target, executions, seconds, turns, failures, corpus files, goal.
+table() {
+  awk -F'\t' -v ge="$goal_execs" -v gs="$goal_secs" '
+    NR > 1 && $9 ~ /^reset/ { e[$2] = 0; s[$2] = 0; turns[$2] = 0; bad[$2] = 0; next }
+    NR > 1 {
+      if (!($2 in e)) order[n++] = $2
+      e[$2] += $7; s[$2] += $6; turns[$2]++
+      if ($9 != "ok") bad[$2]++
+      files[$2] = $8
+    }
+    END {
+      for (i = 0; i < n; i++) {
+        t = order[i]
+        met = (e[t] >= ge || s[t] >= gs) ? "met" : sprintf("%.0f%%", 100 * (e[t] / ge > s[t] / gs ? e[t] / ge : s[t] / gs))
+        printf "%-8s %12d %8d %6d %8d %8d %s\n", t, e[t], s[t], turns[t], bad[t] + 0, files[t], met
+      }
+    }' "$ledger"
+}
+
+# totals TARGET: "executions seconds" since the target's last reset.
 totals() {
-  awk -F'\t' -v t="$1" '
-    NR > 1 && $2 == t { if ($9 ~ /^reset/) { e = 0; s = 0 } else { e += $7; s += $6 } }
-    END { printf "%d %d\n", e, s }' "$ledger"
+  table | awk -v t="$1" '$1 == t { print $2, $3; f = 1 } END { if (!f) print "0 0" }'
 }
 
 if [ "${1:-}" = reset ]; then
@@ -37,22 +54,8 @@ if [ "${1:-}" = reset ]; then
 fi
 
 if [ "${1:-}" = totals ]; then
-  awk -F'\t' -v ge="$goal_execs" -v gs="$goal_secs" '
-    NR > 1 && $9 ~ /^reset/ { e[$2] = 0; s[$2] = 0; turns[$2] = 0; bad[$2] = 0; next }
-    NR > 1 {
-      if (!($2 in e)) order[n++] = $2
-      e[$2] += $7; s[$2] += $6; turns[$2]++
-      if ($9 != "ok") bad[$2]++
-      files[$2] = $8
-    }
-    END {
-      printf "%-8s %12s %8s %6s %8s %8s %s\n", "target", "executions", "seconds", "turns", "failures", "corpus", "goal"
-      for (i = 0; i < n; i++) {
-        t = order[i]
-        met = (e[t] >= ge || s[t] >= gs) ? "met" : sprintf("%.0f%%", 100 * (e[t] / ge > s[t] / gs ? e[t] / ge : s[t] / gs))
-        printf "%-8s %12d %8d %6d %8d %8d %s\n", t, e[t], s[t], turns[t], bad[t] + 0, files[t], met
-      }
-    }' "$ledger"
+  printf '%-8s %12s %8s %6s %8s %8s %s\n' target executions seconds turns failures corpus goal
+  table
   exit 0
 fi
 
