@@ -13,22 +13,29 @@
 #
 # UNTIL (seconds since the epoch) stops starting turns, and cuts the last
 # one short, at that time. MAXLEN as in run-all.sh (default 65536).
+#
+# The 4 hours are processor time: each row carries the turn's user and
+# system seconds (cpu_seconds) beside its wall-clock seconds, and totals
+# count those, so that turns sharing a core with other work count what they
+# ran. Rows written before that column existed count their wall-clock
+# seconds.
 set -uo pipefail
 cd "$(dirname "$0")"
 ledger=campaign.tsv
 goal_execs=10000000
 goal_secs=14400
 
-[ -f "$ledger" ] || printf 'date\ttarget\tcommit\tsanitizer\tmax_len\tseconds\texecutions\tcorpus_files\toutcome\n' >"$ledger"
+[ -f "$ledger" ] || printf 'date\ttarget\tcommit\tsanitizer\tmax_len\tseconds\texecutions\tcorpus_files\toutcome\tcpu_seconds\n' >"$ledger"
 
 # table: each target's totals since its last reset, one line a target:
-# target, executions, seconds, turns, failures, corpus files, goal.
+# target, executions, seconds (processor seconds where the row has them,
+# else wall-clock), turns, failures, corpus files, goal.
 table() {
   awk -F'\t' -v ge="$goal_execs" -v gs="$goal_secs" '
     NR > 1 && $9 ~ /^reset/ { e[$2] = 0; s[$2] = 0; turns[$2] = 0; bad[$2] = 0; next }
     NR > 1 {
       if (!($2 in e)) order[n++] = $2
-      e[$2] += $7; s[$2] += $6; turns[$2]++
+      e[$2] += $7; s[$2] += ($10 != "" ? $10 : $6); turns[$2]++
       if ($9 != "ok") bad[$2]++
       files[$2] = $8
     }
@@ -91,10 +98,18 @@ for t in "$@"; do
     # fuzz targets differ from it.
     commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- ../src ../Cargo.toml src fuzz_targets Cargo.toml || echo +)
     log=logs/$t.$(date -u +%Y%m%dT%H%M%S).log
-    nice -n 19 cargo fuzz run "$t" -s none "corpus/$t" "seeds/$t" -- -max_total_time="$turn" -runs="$left_execs" \
-      -timeout=10 -max_len="${MAXLEN:-65536}" -rss_limit_mb=2048 -malloc_limit_mb=2048 \
-      -print_final_stats=1 >"$log" 2>&1
+    # libFuzzer's -max_total_time is wall-clock: a turn that shares its
+    # core counts fewer processor seconds, and the next turns make them up.
+    cpu_file=$(mktemp)
+    TIMEFORMAT='%3U %3S'
+    {
+      time nice -n 19 cargo fuzz run "$t" -s none "corpus/$t" "seeds/$t" -- -max_total_time="$turn" -runs="$left_execs" \
+        -timeout=10 -max_len="${MAXLEN:-65536}" -rss_limit_mb=2048 -malloc_limit_mb=2048 \
+        -print_final_stats=1 >"$log" 2>&1
+    } 2>"$cpu_file"
     rc=$?
+    cpu=$(awk 'NF == 2 { printf "%d", $1 + $2 + 0.5 }' "$cpu_file")
+    rm -f "$cpu_file"
     execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$')
     took=$(grep -o 'Done [0-9]* runs in [0-9]*' "$log" | grep -o '[0-9]*$')
     if [ -z "$execs" ]; then
@@ -107,9 +122,9 @@ for t in "$@"; do
     outcome=ok
     [ $rc -eq 0 ] || outcome="failed (rc $rc, $log)"
     files=$(find "corpus/$t" -type f | wc -l)
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "$commit" none \
-      "${MAXLEN:-65536}" "$took" "${execs:-0}" "$files" "$outcome" >>"$ledger"
-    echo "$t: ${execs:-0} executions in $took s, $outcome"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "$commit" none \
+      "${MAXLEN:-65536}" "$took" "${execs:-0}" "$files" "$outcome" "$cpu" >>"$ledger"
+    echo "$t: ${execs:-0} executions in $took s ($cpu s of processor), $outcome"
     [ $rc -eq 0 ] || break
   done
 done
