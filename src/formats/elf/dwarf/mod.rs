@@ -1,10 +1,13 @@
 //! DWARF `.debug_info`: each unit at its bytes, with its header's fields
 //! and what its first entry (the compile unit) names: the source, the
-//! producer, the language and the directory. Read with `gimli`, from the
-//! sections as they are in the file (a compressed debug section is shown
-//! as its section type says, not as units); in an object file, with the
-//! RELA relocations of `.debug_info` applied as the linker would, since
+//! producer, the language and the directory; then its debugging
+//! information entries as a tree ([`entries`]). Read with `gimli`, from
+//! the sections as they are in the file (a compressed debug section is
+//! shown as its section type says, not as units); in an object file, with
+//! the RELA relocations of `.debug_info` applied as the linker would, since
 //! its offsets into the string sections are there.
+
+mod entries;
 
 use std::sync::Arc;
 
@@ -47,9 +50,12 @@ type Reader<'a, 'm> = RelocateReader<EndianSlice<'a, RunTimeEndian>, Relocs<'m>>
 
 /// What the RELA sections of an object file put into section `target`:
 /// field offset and value (symbol value plus addend), sorted. REL entries
-/// keep their addend in the field, which is read as it is.
+/// keep their addend in the field, which is read as it is. RISC-V writes
+/// the difference of two labels (a function's length, say) as a pair of
+/// relocations at one field, one that adds and one that subtracts: they
+/// are applied in turn, from zero, at the field's width.
 fn relocations(b: &Builder<'_>, elf: &Elf, target: &Sec) -> Vec<(usize, u64)> {
-    let mut out = Vec::new();
+    let mut out: Vec<(usize, u64)> = Vec::new();
     if !super::symbols::relocatable(elf) {
         return out;
     }
@@ -67,17 +73,47 @@ fn relocations(b: &Builder<'_>, elf: &Elf, target: &Sec) -> Vec<(usize, u64)> {
             let (Ok(at), Some(addend)) = (usize::try_from(rel.offset), rel.addend) else {
                 continue;
             };
-            out.push((at, sym.value.wrapping_add(addend)));
+            let v = sym.value.wrapping_add(addend);
+            match riscv_pair(elf, rel.typ) {
+                Some((sign, bits)) => {
+                    let mask = u64::MAX >> (64 - bits);
+                    let old = match out.last_mut() {
+                        Some(last) if last.0 == at => last,
+                        _ => {
+                            out.push((at, 0));
+                            let Some(last) = out.last_mut() else { continue };
+                            last
+                        }
+                    };
+                    let x = if sign {
+                        old.1.wrapping_add(v)
+                    } else {
+                        old.1.wrapping_sub(v)
+                    };
+                    old.1 = x & mask;
+                }
+                None => out.push((at, v)),
+            }
         }
     }
+    // The last relocation at a field sets it.
+    out.reverse();
     out.sort_by_key(|r| r.0);
     out.dedup_by_key(|r| r.0);
     out
 }
 
-/// The section `id` names, if the ELF has it.
-fn section(elf: &Elf, id: SectionId) -> Option<&Sec> {
-    elf.secs.iter().find(|s| s.name == id.name())
+/// For RISC-V's R_RISCV_ADD8..64 (33 to 36) and R_RISCV_SUB8..64 (37 to
+/// 40): whether the relocation adds, and the field's width in bits.
+fn riscv_pair(elf: &Elf, typ: u64) -> Option<(bool, u32)> {
+    if elf.machine != constants::EM_RISCV {
+        return None;
+    }
+    match typ {
+        33..=36 => Some((true, 8 << (typ - 33))),
+        37..=40 => Some((false, 8 << (typ - 37))),
+        _ => None,
+    }
 }
 
 /// True when `.debug_info` and the sections it reads are in the file as
@@ -103,35 +139,102 @@ pub(super) fn units(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, a: u64, l: 
     true
 }
 
-fn list(b: &mut Builder<'_>, parent: NodeId, elf: &Elf, a: u64, l: u64) {
-    let endian = match elf.e {
-        Endian::Little => RunTimeEndian::Little,
-        Endian::Big => RunTimeEndian::Big,
-    };
-    // Each section's bytes and, in an object file, its relocations.
-    let mut relocs: Vec<(SectionId, Vec<(usize, u64)>)> = Vec::new();
-    for id in [
-        SectionId::DebugInfo,
-        SectionId::DebugStrOffsets,
-        SectionId::DebugAddr,
-    ] {
-        if let Some(s) = section(elf, id) {
-            relocs.push((id, relocations(b, elf, s)));
+/// What reading the debug sections needs, kept for the nodes built later:
+/// where each section is, and in an object file the relocations of the
+/// sections that hold offsets into others.
+pub(super) struct Debug {
+    endian: RunTimeEndian,
+    /// `e_machine`, for the names of registers.
+    machine: u16,
+    /// `.debug_info`: offset and length in the byte space.
+    info: (u64, u64),
+    /// The other debug sections the ELF has: offset and length.
+    sections: Vec<(SectionId, u64, u64)>,
+    relocs: Vec<(SectionId, Vec<(usize, u64)>)>,
+}
+
+impl Debug {
+    fn new(b: &Builder<'_>, elf: &Elf, a: u64, l: u64) -> Debug {
+        let endian = match elf.e {
+            Endian::Little => RunTimeEndian::Little,
+            Endian::Big => RunTimeEndian::Big,
+        };
+        let mut sections = Vec::new();
+        let mut relocs = Vec::new();
+        for s in elf.secs.iter() {
+            let Some(id) = DEBUG_SECTIONS.iter().find(|id| id.name() == s.name) else {
+                continue;
+            };
+            if sections.iter().any(|x: &(SectionId, u64, u64)| x.0 == *id) {
+                continue;
+            }
+            if let Some((x, n)) = elf.data(s) {
+                sections.push((*id, x, n));
+            }
+            if matches!(
+                id,
+                SectionId::DebugInfo | SectionId::DebugStrOffsets | SectionId::DebugAddr
+            ) {
+                relocs.push((*id, relocations(b, elf, s)));
+            }
+        }
+        Debug {
+            endian,
+            machine: elf.machine,
+            info: (a, l),
+            sections,
+            relocs,
         }
     }
-    let load = |id: SectionId| -> Result<Reader<'_, '_>, gimli::Error> {
-        let (x, n) = match id {
-            SectionId::DebugInfo => (a, l),
-            _ => section(elf, id).and_then(|s| elf.data(s)).unwrap_or((0, 0)),
+
+    /// Where section `id` is in the byte space: offset and length.
+    fn section(&self, id: SectionId) -> Option<(u64, u64)> {
+        if id == SectionId::DebugInfo {
+            return Some(self.info);
+        }
+        self.sections.iter().find(|s| s.0 == id).map(|s| (s.1, s.2))
+    }
+
+    /// What a relocation puts at offset `at` of section `id`, if one does.
+    fn relocated(&self, id: SectionId, at: u64) -> Option<u64> {
+        let r = self.relocs.iter().find(|r| r.0 == id)?;
+        Relocs(&r.1).at(usize::try_from(at).ok()?)
+    }
+
+    /// The sections as gimli reads them, over the bytes `b` builds from.
+    fn dwarf<'a, 'm>(&'m self, b: &Builder<'a>) -> Option<gimli::Dwarf<Reader<'a, 'm>>> {
+        let load = |id: SectionId| -> Result<Reader<'a, 'm>, gimli::Error> {
+            let (x, n) = self.section(id).unwrap_or((0, 0));
+            let r = self
+                .relocs
+                .iter()
+                .find(|r| r.0 == id)
+                .map_or(&[][..], |r| &r.1[..]);
+            Ok(RelocateReader::new(
+                EndianSlice::new(b.slice(x, n), self.endian),
+                Relocs(r),
+            ))
         };
-        let d = b.slice(x, n);
-        let r = relocs
-            .iter()
-            .find(|r| r.0 == id)
-            .map_or(&[][..], |r| &r.1[..]);
-        Ok(RelocateReader::new(EndianSlice::new(d, endian), Relocs(r)))
-    };
-    let Ok(mut dwarf) = gimli::Dwarf::load(load) else {
+        gimli::Dwarf::load(load).ok()
+    }
+}
+
+/// The sections a unit's entries may refer to.
+const DEBUG_SECTIONS: [SectionId; 9] = [
+    SectionId::DebugInfo,
+    SectionId::DebugAbbrev,
+    SectionId::DebugStr,
+    SectionId::DebugLineStr,
+    SectionId::DebugStrOffsets,
+    SectionId::DebugAddr,
+    SectionId::DebugLine,
+    SectionId::DebugRngLists,
+    SectionId::DebugLocLists,
+];
+
+fn list(b: &mut Builder<'_>, parent: NodeId, elf: &Elf, a: u64, l: u64) {
+    let debug = Arc::new(Debug::new(b, elf, a, l));
+    let Some(mut dwarf) = debug.dwarf(b) else {
         return;
     };
     // Units usually share their abbreviations: each table is read once.
@@ -190,13 +293,7 @@ fn list(b: &mut Builder<'_>, parent: NodeId, elf: &Elf, a: u64, l: u64) {
         let head_end = f.at();
         let end = at + size;
         if head_end < end {
-            b.leaf(
-                node,
-                "entries",
-                head_end,
-                end - head_end,
-                Value::text("debugging information entries"),
-            );
+            entries::list(b, node, &debug, off, head_end, end - head_end);
         }
         let v = match first_entry(&dwarf, &header) {
             Some(s) => format!("{s}, DWARF {version}"),

@@ -1,0 +1,466 @@
+//! DWARF debugging information entries against `readelf --debug-dump=info`:
+//! every entry's offset, depth, abbreviation code and tag, every null
+//! entry, every attribute's offset, name and value, for files gcc, g++ and
+//! clang-22 write (DWARF 2, 4 and 5; shared libraries, and object files
+//! whose offsets into the string sections are relocations). References
+//! link to the entry they name, strings to their bytes. Damaged entries
+//! are diagnosed where they are, and the entries before them stay.
+
+mod common;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::tree::{kids, value};
+use fwview::model::{NodeId, Tree};
+
+/// One line of readelf's listing of the entries.
+#[derive(Clone, Debug, PartialEq)]
+enum Item {
+    Entry {
+        depth: usize,
+        off: u64,
+        code: u64,
+        tag: String,
+    },
+    Null {
+        depth: usize,
+        off: u64,
+    },
+    Attr {
+        off: u64,
+        name: String,
+        value: String,
+    },
+}
+
+fn hex(s: &str) -> u64 {
+    u64::from_str_radix(s.trim_start_matches("0x"), 16)
+        .unwrap_or_else(|_| panic!("no hex in {s:?}"))
+}
+
+/// The entries readelf lists, in its order; the null entries at the top
+/// of a unit (padding after its last entry) left out.
+fn readelf_items(path: &Path) -> Vec<Item> {
+    let out = Command::new("readelf")
+        .arg("--debug-dump=info")
+        .arg(path)
+        .output()
+        .expect("readelf runs");
+    assert!(out.status.success(), "readelf {}", path.display());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut items = Vec::new();
+    for line in text.lines() {
+        let t = line.trim_start();
+        let Some(rest) = t.strip_prefix('<') else {
+            continue;
+        };
+        let (first, rest) = rest.split_once('>').unwrap();
+        if let Some(rest) = rest.strip_prefix('<') {
+            // ` <1><2e>: Abbrev Number: 6 (DW_TAG_structure_type)`
+            let depth: usize = first.parse().unwrap();
+            let (off, rest) = rest.split_once(">: Abbrev Number: ").unwrap();
+            let (code, tag) = rest.split_once(' ').unwrap_or((rest, ""));
+            let code: u64 = code.parse().unwrap();
+            let off = hex(off);
+            if code == 0 {
+                if depth > 0 {
+                    items.push(Item::Null { depth, off });
+                }
+                continue;
+            }
+            let tag = spec_name(tag.trim_start_matches('(').trim_end_matches(')')).to_string();
+            items.push(Item::Entry {
+                depth,
+                off,
+                code,
+                tag,
+            });
+        } else {
+            // `    <2f>   DW_AT_name        : P`
+            let (name, value) = rest.split_once(':').unwrap();
+            items.push(Item::Attr {
+                off: hex(first),
+                name: spec_name(name.trim()).to_string(),
+                value: value.strip_prefix(' ').unwrap_or(value).to_string(),
+            });
+        }
+    }
+    items
+}
+
+/// The name the DWARF standard gives where binutils keeps an older one.
+fn spec_name(readelf: &str) -> &str {
+    match readelf {
+        "DW_TAG_template_type_param" => "DW_TAG_template_type_parameter",
+        "DW_TAG_template_value_param" => "DW_TAG_template_value_parameter",
+        n => n,
+    }
+}
+
+/// The `.debug_info` section's node and its file offset.
+fn debug_info(t: &mut Tree) -> (NodeId, u64) {
+    let root = t.root();
+    let sections = common::tree::child(t, root, "sections").expect("sections");
+    let sec = t
+        .children(sections)
+        .into_iter()
+        .find(|&k| t.name(k).ends_with("] .debug_info"))
+        .expect(".debug_info");
+    let at = t.node(sec).unwrap().offset;
+    (sec, at)
+}
+
+/// Our entries in the order readelf lists them, each with its node.
+fn our_items(t: &mut Tree) -> Vec<(Item, NodeId)> {
+    let (sec, base) = debug_info(t);
+    let mut out = Vec::new();
+    for unit in kids(t, sec) {
+        let entries = common::tree::child(t, unit, "entries").expect("entries");
+        for e in kids(t, entries) {
+            if t.name(e).starts_with("DW_TAG_") {
+                walk(t, e, 0, base, &mut out);
+            }
+        }
+    }
+    out
+}
+
+fn walk(t: &mut Tree, e: NodeId, depth: usize, base: u64, out: &mut Vec<(Item, NodeId)>) {
+    let off = t.node(e).unwrap().offset - base;
+    let abbrev = common::tree::child(t, e, "abbrev").expect("abbrev");
+    out.push((
+        Item::Entry {
+            depth,
+            off,
+            code: common::json::lead(&value(t, abbrev)),
+            tag: t.name(e).to_string(),
+        },
+        e,
+    ));
+    for k in kids(t, e) {
+        let name = t.name(k).to_string();
+        let at = t.node(k).unwrap().offset - base;
+        if name.starts_with("DW_TAG_") {
+            walk(t, k, depth + 1, base, out);
+        } else if name == "null" {
+            out.push((
+                Item::Null {
+                    depth: depth + 1,
+                    off: at,
+                },
+                k,
+            ));
+        } else if name != "abbrev" {
+            out.push((
+                Item::Attr {
+                    off: at,
+                    name,
+                    value: value(t, k),
+                },
+                k,
+            ));
+        }
+    }
+}
+
+/// The number a value starts with, signed: `0x4c`, `-2`, `29 (C11)`.
+fn number(s: &str) -> Option<i128> {
+    let w = s.split_whitespace().next()?.trim_end_matches(':');
+    match w.strip_prefix("0x") {
+        Some(h) => i128::from_str_radix(h, 16).ok(),
+        None => w.parse().ok(),
+    }
+}
+
+/// readelf's string or address without the note of where it is kept.
+fn their_string(v: &str) -> &str {
+    for p in [
+        "(indirect string, offset: ",
+        "(indirect line string, offset: ",
+        "(indexed string: ",
+        "(index: ",
+    ] {
+        if let Some(r) = v.strip_prefix(p) {
+            return r.split_once("): ").map_or(r, |x| x.1);
+        }
+    }
+    v
+}
+
+/// The operation names of a location expression: readelf's are in
+/// parentheses after the bytes, ours are the value.
+fn ops(s: &str) -> Vec<&str> {
+    let s = match s.find("(DW_OP") {
+        Some(i) => {
+            let s = s[i + 1..].trim_end();
+            s.strip_suffix(')').unwrap_or(s)
+        }
+        None => s,
+    };
+    s.split("; ")
+        .map(|o| {
+            let o = o.split(':').next().unwrap_or(o);
+            o.split(" <").next().unwrap_or(o).trim()
+        })
+        .collect()
+}
+
+/// Compares every entry of `path` with readelf's listing; returns how
+/// many attributes were compared.
+fn compare(label: &str, path: &Path) -> usize {
+    let want = readelf_items(path);
+    let data = std::fs::read(path).unwrap();
+    let mut t = common::tree::expanded(data.clone());
+    let (_, base) = debug_info(&mut t);
+    let got = our_items(&mut t);
+    assert!(!want.is_empty(), "{label}: readelf lists entries");
+    // Where each entry is and how far it reaches, for the links.
+    let extent: HashMap<u64, u64> = got
+        .iter()
+        .filter(|(i, _)| matches!(i, Item::Entry { .. }))
+        .map(|(i, id)| match i {
+            Item::Entry { off, .. } => (*off, t.node(*id).unwrap().size),
+            _ => unreachable!(),
+        })
+        .collect();
+    let mut attrs = 0;
+    for (k, (w, (g, id))) in want.iter().zip(&got).enumerate() {
+        let here = format!("{label}: item {k}, readelf {w:?}, fwview {g:?}");
+        match (w, g) {
+            (
+                Item::Attr {
+                    off: wo,
+                    name: wn,
+                    value: wv,
+                },
+                Item::Attr {
+                    off: go,
+                    name: gn,
+                    value: gv,
+                },
+            ) => {
+                assert_eq!((wo, wn), (go, gn), "{here}");
+                attrs += 1;
+                let link = t.link(*id);
+                if let Some(r) = wv.strip_prefix("<0x") {
+                    // A reference: the entry's offset, linked to all of it.
+                    let to = hex(r.trim_end_matches('>'));
+                    assert_eq!(number(gv), Some(to as i128), "{here}");
+                    let l = link.unwrap_or_else(|| panic!("{here}: no link"));
+                    assert_eq!(l.offset, base + to, "{here}");
+                    if let Some(&n) = extent.get(&to) {
+                        assert_eq!(l.size, n, "{here}");
+                    }
+                } else if let (Some(a), Some(b)) = (gv.find('"'), gv.rfind('"')) {
+                    let ours = &gv[a + 1..b];
+                    assert_eq!(ours, their_string(wv).trim_end(), "{here}");
+                    if let Some(l) = link {
+                        // The string's bytes and its NUL.
+                        let s = &data[l.offset as usize..(l.offset + l.size) as usize];
+                        assert_eq!(s, [ours.as_bytes(), b"\0"].concat(), "{here}");
+                    } else {
+                        assert!(
+                            !wv.starts_with("(indirect"),
+                            "{here}: a string in a section links to it"
+                        );
+                    }
+                } else if gv.starts_with("DW_OP_") {
+                    assert_eq!(ops(gv), ops(wv), "{here}");
+                } else {
+                    assert_eq!(number(gv), number(their_string(wv)), "{here}");
+                }
+            }
+            _ => assert_eq!(w, g, "{here}"),
+        }
+    }
+    assert_eq!(got.len(), want.len(), "{label}: items");
+    attrs
+}
+
+const C: &str = r#"
+struct point { int x; char *name; unsigned bits : 3; };
+enum colour { RED = 1, DARK = -2 };
+static int counter;
+int table[4][2];
+enum colour shade;
+static inline int twice(int v) { return v * 2; }
+int walk(struct point *p, int n) {
+    int sum = 0;
+    for (int i = 0; i < n; i++) sum += twice(p[i].x) + (p[i].bits ? counter++ : 0);
+    return sum;
+}
+"#;
+
+const CXX: &str = r#"
+namespace geo {
+template <typename T, int N> struct vec { T v[N]; T at(int i) const { return v[i]; } };
+class shape { public: virtual ~shape(); virtual double area() const = 0; protected: int id = 7; };
+class square : public shape { double s; public: explicit square(double s) : s(s) {} double area() const override { return s * s; } };
+shape::~shape() {}
+}
+double total(const geo::shape &a, geo::vec<float, 3> v) { return a.area() + v.at(1); }
+geo::square make() { return geo::square(2.0); }
+"#;
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// Runs `cc args`, writing `out` in `dir`.
+fn compile(dir: &Path, cc: &str, args: &[&str], out: &str) -> PathBuf {
+    let o = dir.join(out);
+    let st = Command::new(cc)
+        .args(args)
+        .arg("-o")
+        .arg(&o)
+        .current_dir(dir)
+        .status()
+        .unwrap_or_else(|e| panic!("{cc}: {e}"));
+    assert!(st.success(), "{cc} {args:?}");
+    o
+}
+
+#[test]
+fn entries_agree_with_readelf() {
+    if !common::tool("readelf") || !common::tool("gcc") || !common::tool("g++") {
+        return;
+    }
+    let dir = common::scratch();
+    write(dir.path(), "a.c", C);
+    write(dir.path(), "b.cc", CXX);
+    let mut total = 0;
+    for v in ["-gdwarf-2", "-gdwarf-4", "-gdwarf-5"] {
+        for opt in ["-O0", "-O2"] {
+            let lib = compile(
+                dir.path(),
+                "gcc",
+                &["-shared", "-fPIC", opt, v, "a.c"],
+                &format!("c{v}{opt}.so"),
+            );
+            total += compare(&format!("gcc {v} {opt}"), &lib);
+        }
+        let obj = compile(
+            dir.path(),
+            "g++",
+            &["-c", "-O1", v, "b.cc"],
+            &format!("cxx{v}.o"),
+        );
+        total += compare(&format!("g++ {v}"), &obj);
+    }
+    // clang-22 writes DWARF 5 with indexed strings and addresses
+    // (.debug_str_offsets, .debug_addr): in objects, relocated.
+    if common::tool("clang-22") {
+        for target in [
+            "x86_64-linux-gnu",
+            "i386-linux-gnu",
+            "riscv64-linux-gnu",
+            "s390x-linux-gnu",
+        ] {
+            for (src, lang) in [("a.c", "c"), ("b.cc", "c++")] {
+                let obj = compile(
+                    dir.path(),
+                    "clang-22",
+                    &[
+                        &format!("--target={target}"),
+                        "-x",
+                        lang,
+                        "-O1",
+                        "-g",
+                        "-ffreestanding",
+                        "-c",
+                        src,
+                    ],
+                    &format!("{target}-{lang}.o"),
+                );
+                total += compare(&format!("clang-22 {target} {lang}"), &obj);
+            }
+        }
+    }
+    assert!(total > 1000, "{total} attributes compared");
+}
+
+/// The entries of a small gcc object, for the damage tests: its bytes and
+/// where `.debug_info` starts.
+fn small_object(dir: &Path) -> (Vec<u8>, u64) {
+    write(dir, "a.c", C);
+    let o = compile(dir, "gcc", &["-c", "-O1", "-gdwarf-4", "a.c"], "a.o");
+    let data = std::fs::read(o).unwrap();
+    let mut t = common::tree::expanded(data.clone());
+    let (_, at) = debug_info(&mut t);
+    (data, at)
+}
+
+#[test]
+fn an_unknown_abbreviation_code_is_an_error_at_its_entry() {
+    if !common::tool("gcc") {
+        return;
+    }
+    let dir = common::scratch();
+    let (mut data, base) = small_object(dir.path());
+    let mut t = common::tree::expanded(data.clone());
+    let items = our_items(&mut t);
+    // The fifth entry's code becomes one the table does not have.
+    let (cut, before) = items
+        .iter()
+        .filter_map(|(i, _)| match i {
+            Item::Entry { off, .. } => Some(*off),
+            _ => None,
+        })
+        .enumerate()
+        .nth(4)
+        .map(|(k, off)| (off, k))
+        .unwrap();
+    data[(base + cut) as usize] = 0x7f;
+    let mut t = common::tree::expanded(data);
+    let got = our_items(&mut t);
+    let entries = got
+        .iter()
+        .filter(|(i, _)| matches!(i, Item::Entry { .. }))
+        .count();
+    assert_eq!(entries, before, "the entries before the damage stay");
+    let at = t
+        .diagnostics()
+        .iter()
+        .find(|d| d.message.contains("DWARF entry"))
+        .unwrap_or_else(|| panic!("no diagnostic: {:?}", common::tree::errors(&t)));
+    assert_eq!(at.offset, base + cut, "{}", at.message);
+}
+
+#[test]
+fn entries_nested_past_the_limit_are_not_opened() {
+    if !common::tool("gcc") {
+        return;
+    }
+    // 200 nested lexical blocks.
+    let dir = common::scratch();
+    let mut src = String::from("int f(int x) {\n");
+    for k in 0..200 {
+        src.push_str(&format!("{{ int v{k} = x + {k}; x ^= v{k};\n"));
+    }
+    src.push_str(&"}".repeat(200));
+    src.push_str("\nreturn x; }\n");
+    write(dir.path(), "deep.c", &src);
+    let o = compile(dir.path(), "gcc", &["-c", "-O0", "-g", "deep.c"], "deep.o");
+    let mut t = common::tree::expanded(std::fs::read(o).unwrap());
+    let items = our_items(&mut t);
+    let deepest = items
+        .iter()
+        .filter_map(|(i, _)| match i {
+            Item::Entry { depth, .. } => Some(*depth),
+            _ => None,
+        })
+        .max()
+        .unwrap();
+    assert_eq!(deepest, 64, "entries are listed down to depth 64");
+    assert!(
+        t.diagnostics()
+            .iter()
+            .any(|d| d.message.contains("nest deeper than 64")),
+        "{:?}",
+        common::tree::warnings_and_errors(&t)
+    );
+}
