@@ -40,16 +40,21 @@ fn hex(s: &str) -> u64 {
         .unwrap_or_else(|_| panic!("no hex in {s:?}"))
 }
 
-/// The entries readelf lists, in its order; the null entries at the top
-/// of a unit (padding after its last entry) left out.
-fn readelf_items(path: &Path) -> Vec<Item> {
+/// What `readelf DUMP path` prints.
+fn readelf(dump: &str, path: &Path) -> String {
     let out = Command::new("readelf")
-        .arg("--debug-dump=info")
+        .arg(dump)
         .arg(path)
         .output()
         .expect("readelf runs");
-    assert!(out.status.success(), "readelf {}", path.display());
-    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "readelf {dump} {}", path.display());
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The entries readelf lists, in its order; the null entries at the top
+/// of a unit (padding after its last entry) left out.
+fn readelf_items(path: &Path) -> Vec<Item> {
+    let text = readelf("--debug-dump=info", path);
     let mut items = Vec::new();
     for line in text.lines() {
         let t = line.trim_start();
@@ -99,15 +104,20 @@ fn spec_name(readelf: &str) -> &str {
     }
 }
 
-/// The `.debug_info` section's node and its file offset.
-fn debug_info(t: &mut Tree) -> (NodeId, u64) {
+/// The node of the section named `name`.
+fn section(t: &mut Tree, name: &str) -> NodeId {
     let root = t.root();
     let sections = common::tree::child(t, root, "sections").expect("sections");
-    let sec = t
-        .children(sections)
+    let end = format!("] {name}");
+    t.children(sections)
         .into_iter()
-        .find(|&k| t.name(k).ends_with("] .debug_info"))
-        .expect(".debug_info");
+        .find(|&k| t.name(k).ends_with(&end))
+        .unwrap_or_else(|| panic!("no {name}"))
+}
+
+/// The `.debug_info` section's node and its file offset.
+fn debug_info(t: &mut Tree) -> (NodeId, u64) {
+    let sec = section(t, ".debug_info");
     let at = t.node(sec).unwrap().offset;
     (sec, at)
 }
@@ -228,6 +238,16 @@ fn compare(label: &str, path: &Path) -> usize {
     let mut attrs = 0;
     for (k, (w, (g, id))) in want.iter().zip(&got).enumerate() {
         let here = format!("{label}: item {k}, readelf {w:?}, fwview {g:?}");
+        if let Item::Entry { code, .. } = g {
+            // The code links to its declaration in .debug_abbrev, which
+            // starts with the same code.
+            let a = common::tree::child(&mut t, *id, "abbrev").unwrap();
+            let l = t
+                .link(a)
+                .unwrap_or_else(|| panic!("{here}: abbrev links nowhere"));
+            let mut r = &data[l.offset as usize..(l.offset + l.size) as usize];
+            assert_eq!(uleb(&mut r), *code, "{here}");
+        }
         match (w, g) {
             (
                 Item::Attr {
@@ -279,6 +299,120 @@ fn compare(label: &str, path: &Path) -> usize {
     attrs
 }
 
+/// Reads an unsigned LEB128 number from the front of `r`.
+fn uleb(r: &mut &[u8]) -> u64 {
+    let mut v = 0u64;
+    for (k, &b) in r.iter().enumerate() {
+        v |= u64::from(b & 0x7f) << (7 * k);
+        if b & 0x80 == 0 {
+            *r = &r[k + 1..];
+            return v;
+        }
+    }
+    panic!("LEB128 runs off the end");
+}
+
+/// readelf's `--debug-dump=abbrev` as lines: `table OFFSET`, `CODE TAG
+/// has|no`, `ATTRIBUTE FORM[: CONSTANT]`.
+fn readelf_abbrevs(path: &Path) -> Vec<String> {
+    let text = readelf("--debug-dump=abbrev", path);
+    let mut v = Vec::new();
+    for l in text.lines() {
+        let t = l.trim();
+        if let Some(off) = t.strip_prefix("Number TAG (") {
+            v.push(format!("table 0x{:x}", hex(off.trim_end_matches(')'))));
+        } else if t.starts_with("DW_AT value: 0") {
+            continue;
+        } else if t.starts_with("DW_AT") {
+            let mut w = t.split_whitespace();
+            let name = spec_name(w.next().unwrap());
+            let rest: Vec<&str> = w.collect();
+            v.push(format!("{name} {}", rest.join(" ")));
+        } else if let Some((code, rest)) = t.split_once(' ') {
+            let Ok(code) = code.parse::<u64>() else {
+                continue;
+            };
+            let mut w = rest.split_whitespace();
+            let tag = spec_name(w.next().unwrap());
+            let kids = if rest.contains("[has children]") {
+                "has"
+            } else {
+                "no"
+            };
+            v.push(format!("{code} {tag} {kids}"));
+        }
+    }
+    v
+}
+
+/// Ours, as the same lines.
+fn our_abbrevs(t: &mut Tree) -> Vec<String> {
+    let sec = section(t, ".debug_abbrev");
+    let base = t.node(sec).unwrap().offset;
+    let mut v = Vec::new();
+    for table in kids(t, sec) {
+        v.push(format!(
+            "table 0x{:x}",
+            t.node(table).unwrap().offset - base
+        ));
+        for d in kids(t, table) {
+            if t.name(d) == "null" {
+                continue;
+            }
+            let code = t.name(d).strip_prefix("abbrev ").unwrap().to_string();
+            let tag_node = common::tree::at(t, d, "tag");
+            let tag_value = value(t, tag_node);
+            let tag = tag_value.split_once(" (").unwrap().1.trim_end_matches(')');
+            let kids_node = common::tree::at(t, d, "children");
+            let has = if value(t, kids_node).contains("has children") {
+                "has"
+            } else {
+                "no"
+            };
+            v.push(format!("{code} {tag} {has}"));
+            for k in kids(t, d) {
+                let n = t.name(k).to_string();
+                if n.starts_with("DW_AT") {
+                    v.push(format!("{n} {}", value(t, k)));
+                }
+            }
+        }
+    }
+    v
+}
+
+#[test]
+fn abbreviation_tables_agree_with_readelf() {
+    if !common::tool("readelf") || !common::tool("gcc") || !common::tool("g++") {
+        return;
+    }
+    let dir = sources();
+    let mut files = Vec::new();
+    for v in ["-gdwarf-2", "-gdwarf-4", "-gdwarf-5"] {
+        files.push(compile(
+            dir.path(),
+            "gcc",
+            &["-shared", "-fPIC", "-O2", v, "a.c", "b.cc"],
+            &format!("ab{v}.so"),
+        ));
+    }
+    if common::tool("clang-22") {
+        files.push(compile(
+            dir.path(),
+            "clang-22",
+            &["-x", "c++", "-O1", "-g", "-c", "b.cc"],
+            "clang.o",
+        ));
+    }
+    for f in files {
+        let want = readelf_abbrevs(&f);
+        let mut t = common::tree::expanded(std::fs::read(&f).unwrap());
+        let got = our_abbrevs(&mut t);
+        assert!(want.len() > 20, "{}: {want:?}", f.display());
+        assert_eq!(got, want, "{}", f.display());
+    }
+}
+
 const C: &str = r#"
 struct point { int x; char *name; unsigned bits : 3; };
 enum colour { RED = 1, DARK = -2 };
@@ -310,6 +444,14 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     p
 }
 
+/// A scratch directory with the C and C++ sources, `a.c` and `b.cc`.
+fn sources() -> tempfile::TempDir {
+    let dir = common::scratch();
+    write(dir.path(), "a.c", C);
+    write(dir.path(), "b.cc", CXX);
+    dir
+}
+
 /// Runs `cc args`, writing `out` in `dir`.
 fn compile(dir: &Path, cc: &str, args: &[&str], out: &str) -> PathBuf {
     let o = dir.join(out);
@@ -329,9 +471,7 @@ fn entries_agree_with_readelf() {
     if !common::tool("readelf") || !common::tool("gcc") || !common::tool("g++") {
         return;
     }
-    let dir = common::scratch();
-    write(dir.path(), "a.c", C);
-    write(dir.path(), "b.cc", CXX);
+    let dir = sources();
     let mut total = 0;
     for v in ["-gdwarf-2", "-gdwarf-4", "-gdwarf-5"] {
         for opt in ["-O0", "-O2"] {
@@ -460,6 +600,44 @@ fn entries_nested_past_the_limit_are_not_opened() {
         t.diagnostics()
             .iter()
             .any(|d| d.message.contains("nest deeper than 64")),
+        "{:?}",
+        common::tree::warnings_and_errors(&t)
+    );
+}
+
+#[test]
+fn a_damaged_abbreviation_table_is_diagnosed_at_its_bytes() {
+    if !common::tool("gcc") {
+        return;
+    }
+    let dir = common::scratch();
+    let (data, _) = small_object(dir.path());
+    let mut t = common::tree::expanded(data.clone());
+    let sec = section(&mut t, ".debug_abbrev");
+    let (at, len) = (t.node(sec).unwrap().offset, t.node(sec).unwrap().size);
+    // The first declaration's children byte (after a one-byte code and
+    // tag) becomes 7.
+    let mut bad = data.clone();
+    bad[at as usize + 2] = 7;
+    let t = common::tree::expanded(bad);
+    assert!(
+        t.diagnostics()
+            .iter()
+            .any(|d| d.offset == at + 2 && d.message.contains("children byte 7")),
+        "{:?}",
+        common::tree::warnings_and_errors(&t)
+    );
+    // The table cut in the middle of a declaration: the last bytes
+    // become a LEB128 number that never ends.
+    let mut cut = data;
+    for b in &mut cut[(at + len - 3) as usize..(at + len) as usize] {
+        *b = 0x80;
+    }
+    let t = common::tree::expanded(cut);
+    assert!(
+        t.diagnostics()
+            .iter()
+            .any(|d| d.message.contains("abbreviation declaration does not read")),
         "{:?}",
         common::tree::warnings_and_errors(&t)
     );

@@ -128,6 +128,8 @@ fn decode(
         _ if ve.as_mut().is_some_and(|v| v.section(b, id, elf, s, a, l)) => {}
         // DWARF: the units of .debug_info, each with what it compiles.
         _ if s.name == ".debug_info" && super::dwarf::units(b, id, elf, a, l) => {}
+        // Its abbreviation tables, each declaration at its bytes.
+        _ if s.name == ".debug_abbrev" && super::dwarf::abbreviations(b, id, s, a, l) => {}
         // Merged strings (`.comment`, `.rodata.str1.1`, `.debug_str`): one
         // string a NUL, listed as a string table's are.
         _ if merged_strings(s) && s.entsize <= 1 => strings(b, id, a, l),

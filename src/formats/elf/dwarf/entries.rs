@@ -49,6 +49,9 @@ struct Shape {
     /// What the unit's first entry sets for those after it.
     bases: Bases,
     dies: Vec<Die>,
+    /// The declarations of the unit's abbreviation table: code, and where
+    /// it is in the byte space (offset, length); sorted by code.
+    decls: Vec<(u64, u64, u64)>,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -134,7 +137,7 @@ pub(super) fn list(
 /// what does not read as a diagnostic and keeps the entries before it.
 fn scan(b: &mut Builder<'_>, debug: &Arc<Debug>, unit: u64) -> Option<Shape> {
     let base = debug.info.0 + unit;
-    let (mut dies, abbrevs, bases, error) = {
+    let (mut dies, abbrevs, bases, error, table) = {
         let dwarf = debug.dwarf(b)?;
         let header = dwarf
             .debug_info
@@ -225,7 +228,13 @@ fn scan(b: &mut Builder<'_>, debug: &Arc<Debug>, unit: u64) -> Option<Shape> {
                 d.next = count;
             }
         }
-        (dies, abbrevs, bases, error)
+        (
+            dies,
+            abbrevs,
+            bases,
+            error,
+            header.debug_abbrev_offset().0 as u64,
+        )
     };
     if let Some((off, message)) = error {
         let end = debug.info.1.saturating_sub(unit);
@@ -241,7 +250,28 @@ fn scan(b: &mut Builder<'_>, debug: &Arc<Debug>, unit: u64) -> Option<Shape> {
         abbrevs,
         bases,
         dies,
+        decls: declarations(b, debug, table),
     })
+}
+
+/// Where each declaration of the abbreviation table at `table` (an offset
+/// into `.debug_abbrev`) is: code, offset in the byte space, length;
+/// sorted by code.
+fn declarations(b: &Builder<'_>, debug: &Debug, table: u64) -> Vec<(u64, u64, u64)> {
+    let mut out = Vec::new();
+    let Some((x, n)) = debug.section(SectionId::DebugAbbrev) else {
+        return out;
+    };
+    let d = b.slice(x, n);
+    let Ok(mut at) = usize::try_from(table) else {
+        return out;
+    };
+    while let Ok(Some(decl)) = super::abbrev::decl(d, at) {
+        out.push((decl.code, x + at as u64, (decl.end - at) as u64));
+        at = decl.end;
+    }
+    out.sort_by_key(|x| x.0);
+    out
 }
 
 /// Adds, under `parent`, the entry at index `first` and its siblings
@@ -335,7 +365,7 @@ fn contents(b: &mut Builder<'_>, node: NodeId, shape: &Arc<Shape>, i: usize) {
     } else {
         "no children"
     };
-    b.leaf(
+    let code = b.leaf(
         node,
         "abbrev",
         base + d.off,
@@ -345,6 +375,12 @@ fn contents(b: &mut Builder<'_>, node: NodeId, shape: &Arc<Shape>, i: usize) {
             format!("{tag}, {kids}"),
         ),
     );
+    // Its declaration in .debug_abbrev.
+    if let Ok(k) = shape.decls.binary_search_by_key(&abbrev.code(), |x| x.0) {
+        if let Some(&(_, at, len)) = shape.decls.get(k) {
+            b.link(code, at, len);
+        }
+    }
     for spec in abbrev.attributes() {
         let from = raw.next_offset().0 as u64;
         let attr = match raw.read_attribute(*spec) {

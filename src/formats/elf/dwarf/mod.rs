@@ -7,6 +7,7 @@
 //! the RELA relocations of `.debug_info` applied as the linker would, since
 //! its offsets into the string sections are there.
 
+mod abbrev;
 mod entries;
 
 use std::sync::Arc;
@@ -137,6 +138,12 @@ pub(super) fn units(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, a: u64, l: 
         Arc::new(move |b: &mut Builder<'_>, id| list(b, id, &elf, a, l)),
     );
     true
+}
+
+/// Lists the abbreviation tables of `.debug_abbrev` (at `[a, a+l)`, the
+/// section `s`) under `id`, built when opened.
+pub(super) fn abbreviations(b: &mut Builder<'_>, id: NodeId, s: &Sec, a: u64, l: u64) -> bool {
+    s.flags & constants::SHF_COMPRESSED == 0 && abbrev::tables(b, id, a, l)
 }
 
 /// What reading the debug sections needs, kept for the nodes built later:
