@@ -67,3 +67,6 @@ shot zebin assets/zebin/generated_locally/ocloc22.43__add_Gen12LPlp.bin / =n:sim
 # The SPIR-V module in a zebin's .spv section: the layout's sections, and
 # an instruction with its operands by the grammar.
 shot spirv assets/zebin/generated_locally/ocloc22.43__add_Gen12LPlp.bin / =n:OpTypePointer Enter '~' Right
+# The DWARF entries of an XMOS debug build: a structure's member, its
+# attributes at their bytes, the type reference and the entry it names.
+shot dwarf assets/xmos/UltranetReceiver__bin_Debug_Ultranet_Receiver_Debug.xe / '=n:(clock)' Enter '~'
