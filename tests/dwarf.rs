@@ -642,3 +642,62 @@ fn a_damaged_abbreviation_table_is_diagnosed_at_its_bytes() {
         common::tree::warnings_and_errors(&t)
     );
 }
+
+#[test]
+fn units_that_share_one_large_abbreviation_table_read_it_once() {
+    use common::build::{elf64, Sec, EM_X86_64, SHT_PROGBITS};
+    // 40,000 declarations (codes 1 to 40,000: DW_TAG_variable, no
+    // children, no attributes), and 20,000 DWARF 4 units that all use that
+    // table, each one entry of the last code. Reading the table once a
+    // unit would mean 800 million declarations.
+    let n: u32 = 40_000;
+    let mut abbrev = Vec::new();
+    let leb = |v: &mut Vec<u8>, mut x: u32| loop {
+        let b = (x & 0x7f) as u8;
+        x >>= 7;
+        if x == 0 {
+            v.push(b);
+            break;
+        }
+        v.push(b | 0x80);
+    };
+    for code in 1..=n {
+        leb(&mut abbrev, code);
+        abbrev.extend_from_slice(&[0x34, 0, 0, 0]);
+    }
+    abbrev.push(0);
+    let mut code = Vec::new();
+    leb(&mut code, n);
+    let units = 20_000;
+    let mut info = Vec::new();
+    for _ in 0..units {
+        info.extend_from_slice(&(7 + code.len() as u32).to_le_bytes());
+        info.extend_from_slice(&4u16.to_le_bytes());
+        info.extend_from_slice(&0u32.to_le_bytes());
+        info.push(8);
+        info.extend_from_slice(&code);
+    }
+    let elf = elf64(
+        EM_X86_64,
+        &[
+            Sec::new(b".debug_info", SHT_PROGBITS, &info),
+            Sec::new(b".debug_abbrev", SHT_PROGBITS, &abbrev),
+        ],
+        &[],
+    );
+    let start = std::time::Instant::now();
+    let mut t = common::tree::expanded(elf);
+    let items = our_items(&mut t);
+    let took = start.elapsed();
+    assert_eq!(items.len(), units, "one entry a unit");
+    assert!(
+        items
+            .iter()
+            .all(|(i, _)| matches!(i, Item::Entry { code, .. } if *code == u64::from(n))),
+        "every entry has the last code"
+    );
+    assert!(
+        took < std::time::Duration::from_secs(30),
+        "{took:?} to open 20,000 units that share a table"
+    );
+}

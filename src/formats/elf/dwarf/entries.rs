@@ -45,17 +45,22 @@ struct Shape {
     debug: Arc<Debug>,
     /// The unit's offset in `.debug_info`.
     unit: u64,
-    abbrevs: Arc<gimli::Abbreviations>,
+    table: Arc<Table>,
     /// What the unit's first entry sets for those after it.
     bases: Bases,
     dies: Vec<Die>,
-    /// The declarations of the unit's abbreviation table: code, and where
-    /// it is in the byte space (offset, length); sorted by code.
+}
+
+/// One abbreviation table, read once for all the units that use it.
+pub(super) struct Table {
+    abbrevs: Arc<gimli::Abbreviations>,
+    /// Its declarations: code, and where each is in the byte space
+    /// (offset, length); sorted by code.
     decls: Vec<(u64, u64, u64)>,
 }
 
 #[derive(Clone, Copy, Default)]
-struct Bases {
+pub(super) struct Bases {
     low_pc: u64,
     str_offsets: usize,
     addr: usize,
@@ -84,21 +89,64 @@ impl Shape {
             .debug_info
             .header_from_offset(DebugInfoOffset(usize::try_from(self.unit).ok()?))
             .ok()?;
-        let unit = gimli::Unit {
-            header,
-            abbreviations: self.abbrevs.clone(),
-            name: None,
-            comp_dir: None,
-            low_pc: self.bases.low_pc,
-            str_offsets_base: gimli::DebugStrOffsetsBase(self.bases.str_offsets),
-            addr_base: gimli::DebugAddrBase(self.bases.addr),
-            loclists_base: gimli::DebugLocListsBase(self.bases.loclists),
-            rnglists_base: gimli::DebugRngListsBase(self.bases.rnglists),
-            line_program: None,
-            dwo_id: None,
-        };
+        let unit = with_bases(header, self.table.abbrevs.clone(), self.bases);
         Some((dwarf, unit))
     }
+}
+
+/// The unit `header` begins, as gimli reads its entries, with `bases`.
+fn with_bases<'a, 'm>(
+    header: gimli::UnitHeader<Reader<'a, 'm>>,
+    abbrevs: Arc<gimli::Abbreviations>,
+    bases: Bases,
+) -> gimli::Unit<Reader<'a, 'm>> {
+    gimli::Unit {
+        header,
+        abbreviations: abbrevs,
+        name: None,
+        comp_dir: None,
+        low_pc: bases.low_pc,
+        str_offsets_base: gimli::DebugStrOffsetsBase(bases.str_offsets),
+        addr_base: gimli::DebugAddrBase(bases.addr),
+        loclists_base: gimli::DebugLocListsBase(bases.loclists),
+        rnglists_base: gimli::DebugRngListsBase(bases.rnglists),
+        line_program: None,
+        dwo_id: None,
+    }
+}
+
+/// The unit `header` begins, its abbreviation table read once for all
+/// the units that share it, and the bases its first entry sets.
+pub(super) fn read_unit<'a, 'm>(
+    b: &Builder<'a>,
+    debug: &'m Debug,
+    dwarf: &gimli::Dwarf<Reader<'a, 'm>>,
+    header: gimli::UnitHeader<Reader<'a, 'm>>,
+) -> Result<(gimli::Unit<Reader<'a, 'm>>, Arc<Table>, Bases), String> {
+    let table = table(b, debug, dwarf, &header)?;
+    let bases = bases(dwarf, &header, &table.abbrevs);
+    Ok((
+        with_bases(header, table.abbrevs.clone(), bases),
+        table,
+        bases,
+    ))
+}
+
+/// The abbreviation table of the unit `header` begins.
+fn table(
+    b: &Builder<'_>,
+    debug: &Debug,
+    dwarf: &gimli::Dwarf<Reader<'_, '_>>,
+    header: &gimli::UnitHeader<Reader<'_, '_>>,
+) -> Result<Arc<Table>, String> {
+    let key = header.debug_abbrev_offset().0 as u64;
+    debug.table(key, || {
+        let abbrevs = dwarf.abbreviations(header).map_err(|e| e.to_string())?;
+        Ok(Table {
+            abbrevs,
+            decls: declarations(b, debug, key),
+        })
+    })
 }
 
 /// Adds the node `entries` at `[at, at+len)` under the unit's `node`,
@@ -137,31 +185,21 @@ pub(super) fn list(
 /// what does not read as a diagnostic and keeps the entries before it.
 fn scan(b: &mut Builder<'_>, debug: &Arc<Debug>, unit: u64) -> Option<Shape> {
     let base = debug.info.0 + unit;
-    let (mut dies, abbrevs, bases, error, table) = {
+    let (mut dies, bases, error, table) = {
         let dwarf = debug.dwarf(b)?;
         let header = dwarf
             .debug_info
             .header_from_offset(DebugInfoOffset(usize::try_from(unit).ok()?))
             .ok()?;
         let end = header.length_including_self() as u64;
-        let abbrevs = match dwarf.abbreviations(&header) {
-            Ok(a) => a,
+        let (_, table, bases) = match read_unit(b, debug, &dwarf, header.clone()) {
+            Ok(u) => u,
             Err(e) => {
                 b.error(base, end, format!("DWARF abbreviations: {e}"));
                 return None;
             }
         };
-        let bases =
-            match gimli::Unit::new_with_abbreviations(&dwarf, header.clone(), abbrevs.clone()) {
-                Ok(u) => Bases {
-                    low_pc: u.low_pc,
-                    str_offsets: u.str_offsets_base.0,
-                    addr: u.addr_base.0,
-                    loclists: u.loclists_base.0,
-                    rnglists: u.rnglists_base.0,
-                },
-                Err(_) => Bases::default(),
-            };
+        let abbrevs = table.abbrevs.clone();
         let mut raw = header.entries_raw(&abbrevs, None).ok()?;
         let mut dies: Vec<Die> = Vec::new();
         // The entries whose children are not closed yet.
@@ -228,13 +266,7 @@ fn scan(b: &mut Builder<'_>, debug: &Arc<Debug>, unit: u64) -> Option<Shape> {
                 d.next = count;
             }
         }
-        (
-            dies,
-            abbrevs,
-            bases,
-            error,
-            header.debug_abbrev_offset().0 as u64,
-        )
+        (dies, bases, error, table)
     };
     if let Some((off, message)) = error {
         let end = debug.info.1.saturating_sub(unit);
@@ -247,11 +279,47 @@ fn scan(b: &mut Builder<'_>, debug: &Arc<Debug>, unit: u64) -> Option<Shape> {
     Some(Shape {
         debug: debug.clone(),
         unit,
-        abbrevs,
         bases,
         dies,
-        decls: declarations(b, debug, table),
+        table,
     })
+}
+
+/// What the unit's first entry says for those after it: the bases of its
+/// indexed strings, addresses and lists, and its low address. Read from
+/// that entry alone (gimli's `Unit::new` reads the line program too, once
+/// a unit: many units could share one large program).
+fn bases(
+    dwarf: &gimli::Dwarf<Reader<'_, '_>>,
+    header: &gimli::UnitHeader<Reader<'_, '_>>,
+    abbrevs: &gimli::Abbreviations,
+) -> Bases {
+    use AttributeValue as A;
+    let mut out = Bases::default();
+    let mut entries = header.entries(abbrevs);
+    let Ok(Some(root)) = entries.next_dfs() else {
+        return out;
+    };
+    let mut low = None;
+    for a in root.attrs() {
+        match a.value() {
+            A::DebugStrOffsetsBase(x) => out.str_offsets = x.0,
+            A::DebugAddrBase(x) => out.addr = x.0,
+            A::DebugLocListsBase(x) => out.loclists = x.0,
+            A::DebugRngListsBase(x) => out.rnglists = x.0,
+            v if a.name() == gimli::DW_AT_low_pc => low = Some(v),
+            _ => {}
+        }
+    }
+    out.low_pc = match low {
+        Some(A::Addr(x)) => x,
+        Some(A::DebugAddrIndex(i)) => dwarf
+            .debug_addr
+            .get_address(header.address_size(), gimli::DebugAddrBase(out.addr), i)
+            .unwrap_or(0),
+        _ => 0,
+    };
+    out
 }
 
 /// Where each declaration of the abbreviation table at `table` (an offset
@@ -376,8 +444,9 @@ fn contents(b: &mut Builder<'_>, node: NodeId, shape: &Arc<Shape>, i: usize) {
         ),
     );
     // Its declaration in .debug_abbrev.
-    if let Ok(k) = shape.decls.binary_search_by_key(&abbrev.code(), |x| x.0) {
-        if let Some(&(_, at, len)) = shape.decls.get(k) {
+    let decls = &shape.table.decls;
+    if let Ok(k) = decls.binary_search_by_key(&abbrev.code(), |x| x.0) {
+        if let Some(&(_, at, len)) = decls.get(k) {
             b.link(code, at, len);
         }
     }

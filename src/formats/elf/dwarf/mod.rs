@@ -10,7 +10,8 @@
 mod abbrev;
 mod entries;
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use gimli::{EndianSlice, RelocateReader, RunTimeEndian, SectionId};
 
@@ -158,6 +159,9 @@ pub(super) struct Debug {
     /// The other debug sections the ELF has: offset and length.
     sections: Vec<(SectionId, u64, u64)>,
     relocs: Vec<(SectionId, Vec<(usize, u64)>)>,
+    /// The abbreviation tables read so far, by offset in `.debug_abbrev`
+    /// (or why one does not read): many units may share one.
+    tables: Mutex<HashMap<u64, Result<Arc<entries::Table>, String>>>,
 }
 
 impl Debug {
@@ -191,6 +195,7 @@ impl Debug {
             info: (a, l),
             sections,
             relocs,
+            tables: Mutex::default(),
         }
     }
 
@@ -200,6 +205,20 @@ impl Debug {
             return Some(self.info);
         }
         self.sections.iter().find(|s| s.0 == id).map(|s| (s.1, s.2))
+    }
+
+    /// The abbreviation table at `offset`, read by `read` the first time
+    /// it is asked for.
+    fn table(
+        &self,
+        offset: u64,
+        read: impl FnOnce() -> Result<entries::Table, String>,
+    ) -> Result<Arc<entries::Table>, String> {
+        let mut tables = self.tables.lock().unwrap_or_else(|e| e.into_inner());
+        tables
+            .entry(offset)
+            .or_insert_with(|| read().map(Arc::new))
+            .clone()
     }
 
     /// What a relocation puts at offset `at` of section `id`, if one does.
@@ -241,11 +260,9 @@ const DEBUG_SECTIONS: [SectionId; 9] = [
 
 fn list(b: &mut Builder<'_>, parent: NodeId, elf: &Elf, a: u64, l: u64) {
     let debug = Arc::new(Debug::new(b, elf, a, l));
-    let Some(mut dwarf) = debug.dwarf(b) else {
+    let Some(dwarf) = debug.dwarf(b) else {
         return;
     };
-    // Units usually share their abbreviations: each table is read once.
-    dwarf.populate_abbreviations_cache(gimli::AbbreviationsCacheStrategy::Duplicates);
     let mut headers = dwarf.units();
     let mut n = 0u64;
     // Where the next unit starts, for a header that does not read.
@@ -302,7 +319,7 @@ fn list(b: &mut Builder<'_>, parent: NodeId, elf: &Elf, a: u64, l: u64) {
         if head_end < end {
             entries::list(b, node, &debug, off, head_end, end - head_end);
         }
-        let v = match first_entry(&dwarf, &header) {
+        let v = match first_entry(b, &debug, &dwarf, &header) {
             Some(s) => format!("{s}, DWARF {version}"),
             None => format!("DWARF {version}"),
         };
@@ -322,11 +339,13 @@ fn unit_type(t: u64) -> Option<&'static str> {
 
 /// What the unit's first entry says: its tag, then its name, producer,
 /// language and directory where it has them.
-fn first_entry(
-    dwarf: &gimli::Dwarf<Reader<'_, '_>>,
-    header: &gimli::UnitHeader<Reader<'_, '_>>,
+fn first_entry<'a, 'm>(
+    b: &Builder<'a>,
+    debug: &'m Debug,
+    dwarf: &gimli::Dwarf<Reader<'a, 'm>>,
+    header: &gimli::UnitHeader<Reader<'a, 'm>>,
 ) -> Option<String> {
-    let unit = dwarf.unit(header.clone()).ok()?;
+    let (unit, _, _) = entries::read_unit(b, debug, dwarf, header.clone()).ok()?;
     let mut entries = unit.entries();
     let entry = entries.next_dfs().ok()??;
     let mut parts = vec![entry
