@@ -701,3 +701,108 @@ fn units_that_share_one_large_abbreviation_table_read_it_once() {
         "{took:?} to open 20,000 units that share a table"
     );
 }
+
+/// readelf's `--debug-dump=str-offsets` entries: (index, offset, string).
+fn readelf_str_offsets(path: &Path) -> Vec<(u64, u64, String)> {
+    let text = readelf("--debug-dump=str-offsets", path);
+    let mut v = Vec::new();
+    for l in text.lines() {
+        let t = l.trim_start();
+        let mut w = t.splitn(2, ' ');
+        let (Some(i), Some(rest)) = (w.next(), w.next()) else {
+            continue;
+        };
+        let Ok(i) = i.parse::<u64>() else { continue };
+        let (off, s) = rest.split_once("  ").unwrap_or((rest, ""));
+        v.push((i, hex(off), s.to_string()));
+    }
+    v
+}
+
+/// readelf's `--debug-dump=addr` entries: (index, address).
+fn readelf_addrs(path: &Path) -> Vec<(u64, u64)> {
+    let text = readelf("--debug-dump=addr", path);
+    text.lines()
+        .filter_map(|l| {
+            let (i, a) = l.trim().split_once(":\t")?;
+            Some((i.parse().ok()?, hex(a.trim())))
+        })
+        .collect()
+}
+
+/// Our entries of the section `name`: (index, value).
+fn our_entries(t: &mut Tree, name: &str) -> Vec<(u64, String, NodeId)> {
+    let sec = section(t, name);
+    let mut v = Vec::new();
+    for c in kids(t, sec) {
+        let list = t
+            .children(c)
+            .into_iter()
+            .find(|&k| matches!(t.name(k), "offsets" | "addresses"))
+            .expect("entries");
+        for e in kids(t, list) {
+            let i = t.name(e).trim_matches(['[', ']']).parse().unwrap();
+            v.push((i, value(t, e), e));
+        }
+    }
+    v
+}
+
+#[test]
+fn indexed_strings_and_addresses_agree_with_readelf() {
+    if !common::tool("readelf") || !common::tool("clang-22") {
+        return;
+    }
+    let dir = sources();
+    let mut files = vec![compile(
+        dir.path(),
+        "clang-22",
+        &["-shared", "-fPIC", "-O1", "-g", "a.c", "b.cc"],
+        "two-units.so",
+    )];
+    for target in ["x86_64-linux-gnu", "riscv64-linux-gnu", "s390x-linux-gnu"] {
+        files.push(compile(
+            dir.path(),
+            "clang-22",
+            &[
+                &format!("--target={target}"),
+                "-x",
+                "c++",
+                "-O1",
+                "-g",
+                "-ffreestanding",
+                "-c",
+                "b.cc",
+            ],
+            &format!("{target}.o"),
+        ));
+    }
+    for f in files {
+        let label = f.display().to_string();
+        let data = std::fs::read(&f).unwrap();
+        let mut t = common::tree::expanded(data.clone());
+        let want = readelf_str_offsets(&f);
+        let got = our_entries(&mut t, ".debug_str_offsets");
+        assert!(want.len() > 10, "{label}: {want:?}");
+        assert_eq!(got.len(), want.len(), "{label}");
+        for ((wi, wo, ws), (gi, gv, id)) in want.iter().zip(&got) {
+            assert_eq!(wi, gi, "{label}");
+            assert_eq!(common::json::lead(gv), *wo, "{label}: [{wi}]");
+            let s = gv.split_once(' ').map(|x| x.1).unwrap_or("");
+            assert_eq!(common::json::unquote(s), ws, "{label}: [{wi}]");
+            let l = t
+                .link(*id)
+                .unwrap_or_else(|| panic!("{label}: [{wi}] links nowhere"));
+            let bytes = &data[l.offset as usize..(l.offset + l.size) as usize];
+            assert_eq!(bytes, [ws.as_bytes(), b"\0"].concat(), "{label}: [{wi}]");
+        }
+        let want = readelf_addrs(&f);
+        let got = our_entries(&mut t, ".debug_addr");
+        assert!(!want.is_empty(), "{label}");
+        let got: Vec<(u64, u64)> = got
+            .iter()
+            .map(|(i, v, _)| (*i, common::json::lead(v)))
+            .collect();
+        assert_eq!(got, want, "{label}");
+    }
+}

@@ -130,6 +130,8 @@ fn decode(
         _ if s.name == ".debug_info" && super::dwarf::units(b, id, elf, a, l) => {}
         // Its abbreviation tables, each declaration at its bytes.
         _ if s.name == ".debug_abbrev" && super::dwarf::abbreviations(b, id, s, a, l) => {}
+        // The tables DWARF 5's indexed strings and addresses read through.
+        _ if super::dwarf::indexed(b, id, elf, s, a, l) => {}
         // Merged strings (`.comment`, `.rodata.str1.1`, `.debug_str`): one
         // string a NUL, listed as a string table's are.
         _ if merged_strings(s) && s.entsize <= 1 => strings(b, id, a, l),

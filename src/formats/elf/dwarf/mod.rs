@@ -9,6 +9,7 @@
 
 mod abbrev;
 mod entries;
+mod indexed;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -141,6 +142,26 @@ pub(super) fn units(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, a: u64, l: 
     true
 }
 
+/// Lists the contributions of `.debug_str_offsets` or `.debug_addr` (the
+/// section `s` at `[a, a+l)`) under `id`, built when opened.
+pub(super) fn indexed(
+    b: &mut Builder<'_>,
+    id: NodeId,
+    elf: &Arc<Elf>,
+    s: &Sec,
+    a: u64,
+    l: u64,
+) -> bool {
+    if !readable(elf) {
+        return false;
+    }
+    match s.name.as_str() {
+        ".debug_str_offsets" => indexed::str_offsets(b, id, elf, a, l),
+        ".debug_addr" => indexed::addr(b, id, elf, a, l),
+        _ => false,
+    }
+}
+
 /// Lists the abbreviation tables of `.debug_abbrev` (at `[a, a+l)`, the
 /// section `s`) under `id`, built when opened.
 pub(super) fn abbreviations(b: &mut Builder<'_>, id: NodeId, s: &Sec, a: u64, l: u64) -> bool {
@@ -165,6 +186,17 @@ pub(super) struct Debug {
 }
 
 impl Debug {
+    /// [`Debug::new`] for the ELF's `.debug_info`, wherever it is.
+    fn for_elf(b: &Builder<'_>, elf: &Elf) -> Debug {
+        let (a, l) = elf
+            .secs
+            .iter()
+            .find(|s| s.name == SectionId::DebugInfo.name())
+            .and_then(|s| elf.data(s))
+            .unwrap_or((0, 0));
+        Debug::new(b, elf, a, l)
+    }
+
     fn new(b: &Builder<'_>, elf: &Elf, a: u64, l: u64) -> Debug {
         let endian = match elf.e {
             Endian::Little => RunTimeEndian::Little,
