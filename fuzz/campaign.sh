@@ -98,6 +98,8 @@ for t in "$@"; do
     # fuzz targets differ from it.
     commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- ../src ../Cargo.toml src fuzz_targets Cargo.toml || echo +)
     log=logs/$t.$(date -u +%Y%m%dT%H%M%S).log
+    # Built before the turn, so that its processor time is the fuzzer's.
+    nice -n 19 cargo fuzz build -s none "$t" >"$log" 2>&1 || { echo "$t: build failed, see $log"; exit 1; }
     # libFuzzer's -max_total_time is wall-clock: a turn that shares its
     # core counts fewer processor seconds, and the next turns make them up.
     cpu_file=$(mktemp)
@@ -105,7 +107,7 @@ for t in "$@"; do
     {
       time nice -n 19 cargo fuzz run "$t" -s none "corpus/$t" "seeds/$t" -- -max_total_time="$turn" -runs="$left_execs" \
         -timeout=10 -max_len="${MAXLEN:-65536}" -rss_limit_mb=2048 -malloc_limit_mb=2048 \
-        -print_final_stats=1 >"$log" 2>&1
+        -print_final_stats=1 >>"$log" 2>&1
     } 2>"$cpu_file"
     rc=$?
     cpu=$(awk 'NF == 2 { printf "%d", $1 + $2 + 0.5 }' "$cpu_file")
