@@ -147,8 +147,10 @@ impl Elf {
         while k > 0 && i - k < 8 {
             k -= 1;
             let (a, size, off) = *self.map.get(k)?;
+            // A section's file offset is the file's word: one near the
+            // top of the range maps no address.
             if addr >= a && addr - a < size {
-                return Some(self.abs(off + (addr - a)));
+                return off.checked_add(addr - a).map(|o| self.abs(o));
             }
         }
         None
