@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use gimli::{EndianSlice, LittleEndian};
 
+use super::{attr_name, form_name, tag_name};
 use crate::model::{Builder, NodeId, Radix, Seq, Step, Value};
 
 /// Tables and declarations listed at most.
@@ -198,11 +199,7 @@ fn table(b: &mut Builder<'_>, t: NodeId, a: u64, l: u64, at: usize) {
 
 /// The node of declaration `x`, which starts at `at`.
 fn declaration(b: &mut Builder<'_>, t: NodeId, a: u64, at: usize, x: &Decl) {
-    let tag = gimli::DwTag(x.tag as u16);
-    let tag_name = match u16::try_from(x.tag).ok().and_then(|_| tag.static_string()) {
-        Some(s) => s.to_string(),
-        None => format!("DW_TAG_0x{:x}", x.tag),
-    };
+    let tag_name = tag_name(x.tag);
     let kids = match x.children {
         0 => "no children",
         1 => "has children",
@@ -265,27 +262,5 @@ fn declaration(b: &mut Builder<'_>, t: NodeId, a: u64, at: usize, x: &Decl) {
                 x.code, x.children
             ),
         );
-    }
-}
-
-/// The attribute's name, `DW_AT_0x…` for one DWARF does not define.
-pub(super) fn attr_name(at: u64) -> String {
-    match u16::try_from(at)
-        .ok()
-        .and_then(|v| gimli::DwAt(v).static_string())
-    {
-        Some(s) => s.to_string(),
-        None => format!("DW_AT_0x{at:x}"),
-    }
-}
-
-/// The form's name, `DW_FORM_0x…` for one DWARF does not define.
-fn form_name(f: u64) -> String {
-    match u16::try_from(f)
-        .ok()
-        .and_then(|v| gimli::DwForm(v).static_string())
-    {
-        Some(s) => s.to_string(),
-        None => format!("DW_FORM_0x{f:x}"),
     }
 }

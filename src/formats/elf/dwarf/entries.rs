@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use gimli::{AttributeValue, DebugInfoOffset, Reader as _, SectionId, UnitOffset};
 
-use super::{Debug, Reader};
+use super::{attr_name, tag_name, Debug, Reader};
 use crate::model::{Builder, Gap, NodeId, Radix, Seq, Step, Value};
 
 /// Entries of one unit beyond this many are not listed.
@@ -383,7 +383,7 @@ fn entry(b: &mut Builder<'_>, parent: NodeId, shape: &Arc<Shape>, i: usize) {
         },
         None => (gimli::DwTag(0), None),
     };
-    let id = b.add(parent, tag_name(tag), at, d.end - d.off, name);
+    let id = b.add(parent, tag_name(tag.0.into()), at, d.end - d.off, name);
     let s = shape.clone();
     b.lazy(
         id,
@@ -400,14 +400,6 @@ fn name_of(
     let v = e.attr_value(gimli::DW_AT_name)?;
     let s = dwarf.attr_string(unit, v).ok()?;
     Some(Value::str_bytes(&s.to_slice().ok()?))
-}
-
-/// The tag's name, `DW_TAG_0x…` for one DWARF does not define.
-fn tag_name(tag: gimli::DwTag) -> String {
-    match tag.static_string() {
-        Some(s) => s.to_string(),
-        None => format!("DW_TAG_0x{:x}", tag.0),
-    }
 }
 
 /// What entry `i` holds: its abbreviation code, its attributes, its
@@ -427,7 +419,7 @@ fn contents(b: &mut Builder<'_>, node: NodeId, shape: &Arc<Shape>, i: usize) {
         return;
     };
     let after = raw.next_offset().0 as u64;
-    let tag = tag_name(abbrev.tag());
+    let tag = tag_name(abbrev.tag().0.into());
     let kids = if abbrev.has_children() {
         "has children"
     } else {
@@ -458,7 +450,7 @@ fn contents(b: &mut Builder<'_>, node: NodeId, shape: &Arc<Shape>, i: usize) {
                 b.error(
                     base + from,
                     d.end.saturating_sub(from).max(1),
-                    format!("DWARF attribute {}: {e}", attr_name(spec.name())),
+                    format!("DWARF attribute {}: {e}", attr_name(spec.name().0.into())),
                 );
                 break;
             }
@@ -479,7 +471,7 @@ fn contents(b: &mut Builder<'_>, node: NodeId, shape: &Arc<Shape>, i: usize) {
         let (value, link) = attr_value(&dwarf, &unit, shape, v);
         let id = b.leaf(
             node,
-            attr_name(spec.name()),
+            attr_name(spec.name().0.into()),
             base + from,
             to.saturating_sub(from),
             value,
@@ -532,14 +524,6 @@ fn relocated<'a, 'm>(v: AttributeValue<Reader<'a, 'm>>, x: u64) -> AttributeValu
     }
 }
 
-/// The attribute's name, `DW_AT_0x…` for one DWARF does not define.
-fn attr_name(at: gimli::DwAt) -> String {
-    match at.static_string() {
-        Some(s) => s.to_string(),
-        None => format!("DW_AT_0x{:x}", at.0),
-    }
-}
-
 /// An attribute's value as its form and name say, and where it points:
 /// the entry it refers to, or the string in its section.
 fn attr_value(
@@ -572,7 +556,7 @@ fn attr_value(
             let label = match unit.entry(o) {
                 Ok(e) => match name_of(dwarf, unit, &e) {
                     Some(Value::Str(s)) => format!(" ({s})"),
-                    _ => format!(" ({})", tag_name(e.tag())),
+                    _ => format!(" ({})", tag_name(e.tag().0.into())),
                 },
                 Err(_) => " (no entry there)".to_string(),
             };

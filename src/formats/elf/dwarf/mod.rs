@@ -364,6 +364,30 @@ fn list(b: &mut Builder<'_>, parent: NodeId, elf: &Elf, a: u64, l: u64) {
     );
 }
 
+/// The name DWARF gives constant `v`, from `known` (gimli's table), else
+/// `PREFIX0x…` (for one DWARF does not define, or one past 16 bits).
+fn constant_name(prefix: &str, v: u64, known: impl Fn(u16) -> Option<&'static str>) -> String {
+    match u16::try_from(v).ok().and_then(known) {
+        Some(s) => s.to_string(),
+        None => format!("{prefix}0x{v:x}"),
+    }
+}
+
+/// A tag's name: `DW_TAG_subprogram`.
+fn tag_name(t: u64) -> String {
+    constant_name("DW_TAG_", t, |v| gimli::DwTag(v).static_string())
+}
+
+/// An attribute's name: `DW_AT_name`.
+fn attr_name(a: u64) -> String {
+    constant_name("DW_AT_", a, |v| gimli::DwAt(v).static_string())
+}
+
+/// A form's name: `DW_FORM_strp`.
+fn form_name(f: u64) -> String {
+    constant_name("DW_FORM_", f, |v| gimli::DwForm(v).static_string())
+}
+
 /// The name of unit type `t` (DWARF 5).
 fn unit_type(t: u64) -> Option<&'static str> {
     gimli::DwUt(t as u8).static_string()
