@@ -11,7 +11,7 @@ use std::sync::Arc;
 use gimli::SectionId;
 
 use super::{Debug, Elf};
-use crate::model::{Builder, Fields, NodeId, Seq, Step, Value};
+use crate::model::{Builder, ElemFn, Fields, NodeId, Seq, Step, Value};
 
 /// Contributions listed at most.
 const MAX_CONTRIBUTIONS: u64 = 1 << 20;
@@ -84,13 +84,7 @@ fn contribution(
 ) {
     let node = b.group(p, format!("contribution [{i}]"), off, end - off);
     let mut f = Fields::new(b, node, off, e).quiet();
-    let dwarf64 = f.peek(off, 4) == Some(0xffff_ffff);
-    if dwarf64 {
-        f.hex("dwarf64", 4);
-        f.uint("unit_length", 8);
-    } else {
-        f.uint("unit_length", 4);
-    }
+    let dwarf64 = super::initial_length(&mut f);
     f.dec("version", 2);
     let (stride, what) = match kind {
         Kind::StrOffsets => {
@@ -130,15 +124,10 @@ fn contribution(
     };
     let start = debug.section(section).map_or(0, |s| s.0);
     let d = debug.clone();
-    let list = b.leaf(
-        node,
-        what,
-        from,
-        n * stride,
-        Value::with(n, crate::model::Radix::Dec, " entries"),
-    );
-    let step: Step = Arc::new(move |b: &mut Builder<'_>, p, k, at| {
-        let raw = crate::model::read_uint(b, at, stride, e)?;
+    let elem: ElemFn = Arc::new(move |b: &mut Builder<'_>, p, k, at| {
+        let Some(raw) = crate::model::read_uint(b, at, stride, e) else {
+            return;
+        };
         let v = d.relocated(section, at - start).unwrap_or(raw);
         let name = format!("[{k}]");
         match kind {
@@ -166,7 +155,6 @@ fn contribution(
                 }
             }
         }
-        Some(at + stride)
     });
-    b.seq(list, Seq::fixed(from, stride, n, step));
+    b.array(node, what, from, n, stride, elem);
 }

@@ -327,14 +327,8 @@ fn list(b: &mut Builder<'_>, parent: NodeId, elf: &Elf, a: u64, l: u64) {
         };
         let size = size.min(room);
         let node = b.group(parent, format!("unit [{n}]"), at, size);
-        let fmt64 = header.format() == gimli::Format::Dwarf64;
         let mut f = Fields::new(b, node, at, elf.e).quiet();
-        if fmt64 {
-            f.hex("dwarf64", 4);
-            f.uint("unit_length", 8);
-        } else {
-            f.uint("unit_length", 4);
-        }
+        let fmt64 = initial_length(&mut f);
         let word = if fmt64 { 8 } else { 4 };
         f.dec("version", 2);
         let version = header.version();
@@ -386,6 +380,20 @@ fn attr_name(a: u64) -> String {
 /// A form's name: `DW_FORM_strp`.
 fn form_name(f: u64) -> String {
     constant_name("DW_FORM_", f, |v| gimli::DwForm(v).static_string())
+}
+
+/// The initial length of a unit or contribution, at `f`'s position: the
+/// 64-bit escape (`dwarf64`) and an 8-byte `unit_length`, or a 4-byte one.
+/// True for 64-bit DWARF.
+fn initial_length(f: &mut Fields<'_, '_>) -> bool {
+    let dwarf64 = f.peek(f.at(), 4) == Some(0xffff_ffff);
+    if dwarf64 {
+        f.hex("dwarf64", 4);
+        f.uint("unit_length", 8);
+    } else {
+        f.uint("unit_length", 4);
+    }
+    dwarf64
 }
 
 /// The name of unit type `t` (DWARF 5).
