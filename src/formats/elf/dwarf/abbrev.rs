@@ -94,23 +94,54 @@ pub(super) fn decl(d: &[u8], at: usize) -> Result<Option<Decl>, usize> {
     }))
 }
 
+/// What reading a table finds at one offset.
+pub(super) enum Item {
+    /// A declaration starting at the offset.
+    Decl(usize, Decl),
+    /// The null code that ends the table, at the offset.
+    Null(usize),
+    /// Bytes that do not read as a declaration, from the offset on.
+    Bad(usize),
+}
+
+/// The declarations of the table at `at` of `d`, in order, then what ends
+/// it: the null code, bytes that do not read, or nothing after
+/// `MAX_ITEMS` declarations.
+pub(super) fn items(d: &[u8], at: usize) -> impl Iterator<Item = Item> + '_ {
+    let mut off = Some(at);
+    let mut n = 0u64;
+    std::iter::from_fn(move || {
+        let at = off.take()?;
+        match decl(d, at) {
+            Ok(Some(x)) if n < MAX_ITEMS => {
+                n += 1;
+                off = Some(x.end);
+                Some(Item::Decl(at, x))
+            }
+            Ok(Some(_)) => None,
+            Ok(None) => Some(Item::Null(at)),
+            Err(e) => Some(Item::Bad(e)),
+        }
+    })
+}
+
 /// Where the table at `at` of `d` ends (after its null code, or where
 /// its declarations stop reading), and how many declarations it has.
 pub(super) fn table_end(d: &[u8], at: usize) -> (usize, u64) {
-    let mut off = at;
+    let mut end = at;
     let mut n = 0;
-    loop {
-        match decl(d, off) {
-            Ok(Some(x)) if n < MAX_ITEMS => {
-                off = x.end;
+    for item in items(d, at) {
+        end = match item {
+            Item::Decl(_, x) => {
                 n += 1;
+                x.end
             }
-            Ok(Some(_)) => return (off, n),
             // After the null code's byte.
-            Ok(None) => return ((off + 1).min(d.len()), n),
-            Err(_) => return (d.len(), n),
-        }
+            Item::Null(at) => (at + 1).min(d.len()),
+            Item::Bad(_) => d.len(),
+        };
     }
+    (end, n)
 }
 
 /// Makes `id`, the section `.debug_abbrev` at `[a, a+l)`, list its tables
@@ -171,28 +202,17 @@ pub(super) fn tables(b: &mut Builder<'_>, id: NodeId, a: u64, l: u64) -> bool {
 /// `l` long), and the null code that ends it.
 fn table(b: &mut Builder<'_>, t: NodeId, a: u64, l: u64, at: usize) {
     let d = b.slice(a, l);
-    let mut off = at;
-    let mut n = 0u64;
-    loop {
-        match decl(d, off) {
-            Ok(Some(x)) if n < MAX_ITEMS => {
-                declaration(b, t, a, off, &x);
-                off = x.end;
-                n += 1;
+    for item in items(d, at) {
+        match item {
+            Item::Decl(at, x) => declaration(b, t, a, at, &x),
+            Item::Null(at) => {
+                b.leaf(t, "null", a + at as u64, 1, Value::text("end of table"));
             }
-            Ok(Some(_)) => break,
-            Ok(None) => {
-                b.leaf(t, "null", a + off as u64, 1, Value::text("end of table"));
-                break;
-            }
-            Err(e) => {
-                b.error(
-                    a + e as u64,
-                    (d.len() - e).max(1) as u64,
-                    "DWARF abbreviation declaration does not read: the table ends here",
-                );
-                break;
-            }
+            Item::Bad(e) => b.error(
+                a + e as u64,
+                (d.len() - e).max(1) as u64,
+                "DWARF abbreviation declaration does not read: the table ends here",
+            ),
         }
     }
 }

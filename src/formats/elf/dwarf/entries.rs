@@ -331,12 +331,13 @@ fn declarations(b: &Builder<'_>, debug: &Debug, table: u64) -> Vec<(u64, u64, u6
         return out;
     };
     let d = b.slice(x, n);
-    let Ok(mut at) = usize::try_from(table) else {
+    let Ok(at) = usize::try_from(table) else {
         return out;
     };
-    while let Ok(Some(decl)) = super::abbrev::decl(d, at) {
-        out.push((decl.code, x + at as u64, (decl.end - at) as u64));
-        at = decl.end;
+    for item in super::abbrev::items(d, at) {
+        if let super::abbrev::Item::Decl(at, decl) = item {
+            out.push((decl.code, x + at as u64, (decl.end - at) as u64));
+        }
     }
     out.sort_by_key(|x| x.0);
     out
