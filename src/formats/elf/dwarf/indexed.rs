@@ -122,13 +122,19 @@ fn contribution(
         Kind::StrOffsets => SectionId::DebugStrOffsets,
         Kind::Addr => SectionId::DebugAddr,
     };
-    let start = debug.section(section).map_or(0, |s| s.0);
+    // The relocations are those of the section read as this table's (the
+    // first of its name); an entry outside it (a second section of the
+    // same name) shows its bytes as they are.
+    let known = debug.section(section);
     let d = debug.clone();
     let elem: ElemFn = Arc::new(move |b: &mut Builder<'_>, p, k, at| {
         let Some(raw) = crate::model::read_uint(b, at, stride, e) else {
             return;
         };
-        let v = d.relocated(section, at - start).unwrap_or(raw);
+        let v = known
+            .and_then(|(start, len)| at.checked_sub(start).filter(|&o| o < len))
+            .and_then(|o| d.relocated(section, o))
+            .unwrap_or(raw);
         let name = format!("[{k}]");
         match kind {
             Kind::Addr => {
