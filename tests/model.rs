@@ -141,6 +141,29 @@ fn a_payload_that_is_its_own_container_is_not_opened_again() {
     assert!(t.diagnostics()[0].message.contains("not opened again"));
 }
 
+fn prefixes(b: &mut Builder<'_>, p: NodeId, off: u64, len: u64) -> Option<&'static str> {
+    // A "format" with three payloads, each a prefix of its own bytes: each
+    // would hold three more, as deep as nesting goes.
+    for k in 1..=3 {
+        let g = b.group(p, format!("payload {k}"), off, len - k);
+        b.nested(g, off, len - k);
+    }
+    Some("prefixes")
+}
+
+#[test]
+fn payloads_that_start_where_their_container_starts_are_not_opened() {
+    let mut t = build(64, prefixes);
+    t.expand_all();
+    assert_eq!(t.len(), 4, "root and three payloads, none opened");
+    assert_eq!(t.diagnostics().len(), 3);
+    assert!(t
+        .diagnostics()
+        .iter()
+        .all(|d| d.message.starts_with("starts where the enclosing")
+            && d.message.ends_with("starts; not opened again")));
+}
+
 /// A table whose entries each raise a diagnostic when built, and whose
 /// entries repeat names: addresses must tell them apart.
 fn noisy(b: &mut Builder<'_>, p: NodeId, _o: u64, len: u64) -> Option<&'static str> {

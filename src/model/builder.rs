@@ -1059,9 +1059,12 @@ impl<'a> Builder<'a> {
             );
             return None;
         }
-        // The same bytes as an enclosing format's (a section that covers
-        // the whole file it is in): opening them again would only repeat
-        // that format, as deep as the limit lets it.
+        // Bytes that start where an enclosing format starts (a section that
+        // covers the whole file it is in, or an image that is a prefix of
+        // the binary holding it): the same magic, so opening them would only
+        // repeat that format, as deep as the limit lets it and as many times
+        // over as it has such parts. A real container's parts start after
+        // its header.
         let mut up = Some(parent);
         while let Some(id) = up {
             let Some(n) = self.node(id) else {
@@ -1071,13 +1074,14 @@ impl<'a> Builder<'a> {
                 break;
             }
             let format = self.format_of(id);
-            if (format.is_some() || n.parent.is_none()) && n.offset == off && n.size == len {
+            if (format.is_some() || n.parent.is_none()) && n.offset == off {
                 let f = format.unwrap_or("format");
-                self.info(
-                    off,
-                    len.min(1),
-                    format!("the same bytes as the enclosing {f}; not opened again"),
-                );
+                let what = if n.size == len {
+                    format!("the same bytes as the enclosing {f}")
+                } else {
+                    format!("starts where the enclosing {f} starts")
+                };
+                self.info(off, len.min(1), format!("{what}; not opened again"));
                 return None;
             }
             up = n.parent;
