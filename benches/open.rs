@@ -1,4 +1,4 @@
-//! The explorer's speed and memory, as the README reports them:
+//! The explorer's speed and memory, as docs/benchmarks.md reports them:
 //! - open + first frame of a 4 GiB sparse file, and of a 4 KiB one;
 //! - first frame of an ELF with 1,000,000 symbols, and one key to the next
 //!   frame with that table open;

@@ -1,4 +1,4 @@
-//! Search speed, as the README reports it:
+//! Search speed, as docs/benchmarks.md reports it:
 //! - a literal byte search over a 1 GiB file in the page cache (compare with
 //!   `rg -c -F -a` on the same file: this prints the command and its time);
 //! - next-match on a file with 1,000,000 matches.

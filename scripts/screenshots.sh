@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Makes the README's screenshots from the real TUI: fwview runs in tmux,
+# Makes the screenshots of README and docs/ from the real TUI: fwview runs in tmux,
 # keys are sent, the screen is captured with its colours and drawn to PNG.
 # Needs tmux, python3 with Pillow (pip install pillow) and the DejaVu fonts.
 set -euo pipefail

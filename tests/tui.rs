@@ -771,22 +771,49 @@ fn prompts_edit_and_remember() {
     assert!(app.message.is_none());
 }
 
-/// README's key table is the one the help shows.
-#[test]
-fn readme_key_table_is_the_help_table() {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let start = readme
+/// The key table of a Markdown file of the crate: from its `| key | does |`
+/// header to the first blank line.
+fn key_table_in(file: &str) -> String {
+    let path = format!("{}/{file}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(path).unwrap();
+    let start = text
         .find("| key | does |")
-        .expect("README has a key table");
-    let end = readme[start..]
+        .unwrap_or_else(|| panic!("{file} has no key table"));
+    let end = text[start..]
         .find("\n\n")
-        .map_or(readme.len(), |e| start + e + 1);
-    let want = keys::readme_table();
+        .map_or(text.len(), |e| start + e + 1);
+    text[start..end].to_string()
+}
+
+/// The key table of docs/keys.md is the one the help shows.
+#[test]
+fn documented_key_table_is_the_help_table() {
+    let want = keys::doc_table();
     assert!(
-        readme[start..end] == want,
-        "README's key table differs from the keys table; it should read:\n{want}"
+        key_table_in("docs/keys.md") == want,
+        "the key table of docs/keys.md differs from the keys table; it should read:\n{want}"
     );
+}
+
+/// README's short key table names only keys the help's table has.
+#[test]
+fn readme_names_only_keys_the_help_has() {
+    let known: std::collections::HashSet<&str> = keys::KEYS
+        .iter()
+        .flat_map(|(k, _)| k.split('`').skip(1).step_by(2))
+        .collect();
+    let mut named = 0;
+    for row in key_table_in("README.md").lines().skip(2) {
+        let first = row.split('|').nth(1).unwrap_or("");
+        for k in first.split('`').skip(1).step_by(2) {
+            assert!(
+                known.contains(k),
+                "README names {k}, a key the help does not have"
+            );
+            named += 1;
+        }
+    }
+    assert!(named >= 10, "README's key table names {named} keys");
 }
 
 /// On the root, h and Space say why nothing happens; the root's bytes take

@@ -372,7 +372,7 @@ mod tests {
         assert_eq!(Format::XilinxBit as usize + 1, Format::ALL.len());
     }
 
-    /// What README's table says each sample is, by its kind of file: the
+    /// What docs/formats.md says each sample is, by its kind of file: the
     /// format and the bytes it is detected by.
     fn expected(path: &std::path::Path) -> Option<(Format, &'static [u8])> {
         let ext = path.extension()?.to_str()?;
@@ -404,7 +404,7 @@ mod tests {
     }
 
     #[test]
-    fn every_sample_is_detected_as_the_readme_says() {
+    fn every_sample_is_detected_as_documented() {
         let mut all = Vec::new();
         files(
             &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets"),

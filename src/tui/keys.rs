@@ -16,9 +16,10 @@ pub enum Mode {
     Letter,
 }
 
-/// Every key: the help popup shows this table and README's key table is
-/// made of it (a test checks). Both columns are Markdown: keys in
-/// backticks, letters in italics; the help shows them plain.
+/// Every key: the help popup shows this table and the key table of
+/// `docs/keys.md` is made of it (a test checks). Both columns are
+/// Markdown: keys in backticks, letters in italics; the help shows them
+/// plain.
 pub const KEYS: &[(&str, &str)] = &[
     (
         "`↑` `↓` / `k` `j`",
@@ -139,8 +140,8 @@ pub fn plain(text: &str) -> String {
     text.replace(['`', '*'], "")
 }
 
-/// README's key table, made of [`KEYS`].
-pub fn readme_table() -> String {
+/// The key table of `docs/keys.md`, made of [`KEYS`].
+pub fn doc_table() -> String {
     let mut s = String::from("| key | does |\n|---|---|\n");
     for (k, d) in KEYS {
         s.push_str(&format!("| {k} | {d} |\n"));
@@ -273,7 +274,8 @@ mod tests {
         }
     }
 
-    /// Every key the map knows is in the table the help and README show.
+    /// Every key the map knows is in the table the help and
+    /// `docs/keys.md` show.
     #[test]
     fn every_mapped_key_is_documented() {
         let doc: String = KEYS.iter().map(|(k, d)| format!("{k} {d}\n")).collect();
