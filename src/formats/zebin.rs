@@ -326,7 +326,9 @@ pub(crate) fn note_desc(b: &mut Builder<'_>, parent: NodeId, typ: u32, d: u64, n
     }
 }
 
-/// What the sections pass on to [`finish`].
+/// What the sections pass on to the crate-private `finish`, which links
+/// each `.text.<kernel>` to its `.ze_info` entry once every section is
+/// read.
 #[derive(Default)]
 pub struct State {
     kernels: Vec<Entry>,
