@@ -329,20 +329,6 @@ pub fn json_with(
     out.write_all(&buf)
 }
 
-/// One tree line: name, `[0x…+0x…]`, value; a node in a derived space
-/// shows its space as `[K:0x…+0x…]`.
-pub fn tree_line(
-    name: &str,
-    space: SpaceId,
-    offset: u64,
-    size: u64,
-    value: Option<&str>,
-) -> String {
-    let mut buf = Vec::new();
-    push_tree_line(&mut buf, name, space, offset, size, value);
-    String::from_utf8(buf).unwrap_or_default()
-}
-
 fn push_tree_line(
     buf: &mut Vec<u8>,
     name: &str,

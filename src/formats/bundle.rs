@@ -5,6 +5,7 @@
 
 use super::compress::{self, Method};
 use super::registry;
+use md5::{Digest, Md5};
 
 use crate::model::read::{u64_at, uint_at};
 use crate::model::{text, Builder, Endian, Fields, Gap, NodeId, Value};
@@ -421,7 +422,7 @@ fn parse_compressed_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
     // The hash: the first 8 bytes of the inflated bundle's MD5.
     if let Some((hid, at, want)) = hash {
         let mut sum = [0u8; 16];
-        b.within(id, |b, _| sum = compress::md5(b.data()));
+        b.within(id, |b, _| sum = Md5::digest(b.data()).into());
         let mut first = [0u8; 8];
         first.copy_from_slice(sum.get(..8).unwrap_or(&[0; 8]));
         let got = u64::from_le_bytes(first);

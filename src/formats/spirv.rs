@@ -7,8 +7,8 @@
 //! globals, functions) in one lazily built list, decoded by the grammar.
 //!
 //! Enumerant names (opcodes, capabilities, execution models and modes,
-//! decorations...) come from the `spirv` crate, generated from the Khronos
-//! grammar. The instructions past the annotations are read by `rspirv`'s
+//! decorations...) come from the `spirv` module `rspirv` re-exports,
+//! generated from the Khronos grammar. The instructions past the annotations are read by `rspirv`'s
 //! parser, which follows the same grammar, one instruction at a time; the
 //! extended instructions of the OpenCL, GLSL and debug-info sets are named
 //! from rspirv's tables of those sets. The operand text of a decoded
@@ -19,6 +19,8 @@
 //! and shows the name `OpName` gives it.
 
 use std::sync::Arc;
+
+use rspirv::spirv;
 
 use crate::model::{Builder, Endian, Fields, NodeId, Seq, Step, Value};
 

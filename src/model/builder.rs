@@ -412,11 +412,6 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// Where `id` points, if it does.
-    pub fn link_of(&self, id: NodeId) -> Option<Link> {
-        self.arena.links.get(id).copied()
-    }
-
     /// Marks the node where a format starts.
     /// Says what identifies `id` among its siblings when its name does not
     /// (the name keeps its index or is shared): a diff of two trees aligns
@@ -1208,25 +1203,5 @@ impl<'a> Builder<'a> {
         let mut sub = Builder::new(&mut *self.arena, &bytes, sid, self.dispatch);
         sub.lazy = self.lazy;
         f(&mut sub, node);
-    }
-
-    /// Derives a space (see [`Builder::derive`]) and opens the format its
-    /// bytes hold. Returns the space's node and the format found.
-    pub fn derive_nested(
-        &mut self,
-        parent: NodeId,
-        name: &str,
-        off: u64,
-        size: u64,
-        method: &'static str,
-        make: impl FnOnce(&[u8], u64) -> Result<Vec<u8>, String>,
-    ) -> Option<(NodeId, Option<&'static str>)> {
-        let id = self.derive(parent, name, off, size, method, make)?;
-        let mut found = None;
-        self.within(id, |b, id| {
-            let len = b.file_len();
-            found = b.nested(id, 0, len);
-        });
-        Some((id, found))
     }
 }

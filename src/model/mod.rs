@@ -64,11 +64,6 @@ pub fn num(v: u64) -> Value {
     Value::uint(v)
 }
 
-/// A signed number, like [`num`].
-pub fn inum(v: i64) -> Value {
-    Value::int(v)
-}
-
 /// `value (NAME)`, or `value (unknown)` when no name is known.
 pub fn named(v: u64, name: Option<&str>) -> Value {
     Value::named(v, name)
