@@ -10,11 +10,11 @@ use std::sync::Arc;
 use super::app::App;
 use super::Message;
 use crate::model::space::FILE;
-use crate::model::{text, Source, Tree};
+use crate::model::{text, Tree};
 use crate::search::{self, NodeMatch, Pattern};
 
 /// Builds a second tree of the same file, for background searches.
-pub type Rebuild = fn(Arc<Source>, &str) -> Tree;
+pub type Rebuild = super::document::Parse;
 
 /// What a running search counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -194,8 +194,8 @@ impl App {
             running: None,
             complete: true,
         };
-        let src = self.tree.source().clone();
-        let name = self.tree.name(self.tree.root()).to_string();
+        let src = self.doc.tree.source().clone();
+        let name = self.doc.tree.name(self.doc.tree.root()).to_string();
         let rebuild = self.rebuild;
         match &self.tx {
             Some(tx) => {
@@ -294,8 +294,12 @@ impl App {
     /// The address of the first node of the selected node's space (None
     /// for the file).
     pub fn space_address(&self) -> Option<String> {
-        let sp = self.tree.node(self.selected).map_or(FILE, |n| n.space);
-        (sp != FILE).then(|| self.tree.path_string(self.tree.space_root(self.selected)))
+        let sp = self.doc.tree.node(self.selected).map_or(FILE, |n| n.space);
+        (sp != FILE).then(|| {
+            self.doc
+                .tree
+                .path_string(self.doc.tree.space_root(self.selected))
+        })
     }
 
     /// Which group of byte matches the selected node's space is (0: the
@@ -384,10 +388,10 @@ impl App {
         self.remember();
         let mut note = None;
         match target {
-            Target::Node(path, off, size) => match self.tree.find_path(&path) {
+            Target::Node(path, off, size) => match self.doc.tree.find_path(&path) {
                 Some(id) => self.select(id, true),
                 None => {
-                    let id = self.tree.smallest_containing(off, size);
+                    let id = self.doc.tree.smallest_containing(off, size);
                     self.select(id, false);
                     self.cursor = off.min(self.space_len().saturating_sub(1));
                     self.scroll_hex_to(self.cursor);
@@ -396,12 +400,12 @@ impl App {
             },
             Target::Bytes(root, off) => {
                 let top = match &root {
-                    None => Some(self.tree.root()),
-                    Some(r) => self.tree.find_path(r),
+                    None => Some(self.doc.tree.root()),
+                    Some(r) => self.doc.tree.find_path(r),
                 };
                 match top {
                     Some(top) => {
-                        let id = self.tree.smallest_containing_from(top, off, len);
+                        let id = self.doc.tree.smallest_containing_from(top, off, len);
                         self.select(id, false);
                         self.cursor = off.min(self.space_len().saturating_sub(1));
                         self.scroll_hex_to(self.cursor);

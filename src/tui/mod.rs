@@ -3,6 +3,7 @@
 //! (`keys`), commands change the state (`app`), and `ui` draws it.
 
 pub mod app;
+pub mod document;
 pub mod find;
 pub mod hex;
 mod history;
@@ -20,6 +21,7 @@ pub mod ui;
 pub mod write;
 
 use std::io::{self, IsTerminal, Stdout};
+use std::path::Path;
 use std::sync::mpsc;
 use std::thread;
 
@@ -128,7 +130,7 @@ fn osc52(text: &str) -> io::Result<()> {
 }
 
 /// Runs the explorer on a parsed file until the user quits.
-pub fn run(tree: Tree, path: &str) -> io::Result<()> {
+pub fn run(tree: Tree, path: &Path) -> io::Result<()> {
     if !io::stdout().is_terminal() || !io::stdin().is_terminal() {
         return Err(io::Error::other(
             "not a terminal; use --tree or --json for output to a pipe or a file",
@@ -141,7 +143,7 @@ pub fn run(tree: Tree, path: &str) -> io::Result<()> {
     let mut terminal = setup()?;
     let (tx, rx) = mpsc::channel::<Message>();
     app.tx = Some(tx.clone());
-    reload::watch(path.into(), tx.clone());
+    reload::watch(path.to_path_buf(), tx.clone());
     thread::spawn(move || {
         while let Ok(ev) = event::read() {
             if tx.send(Message::Input(ev)).is_err() {

@@ -37,7 +37,7 @@ pub fn truncate(s: &str, max: usize) -> String {
 }
 
 fn row(app: &App, id: NodeId, depth: usize, width: usize) -> Line<'static> {
-    let Some(n) = app.tree.node(id) else {
+    let Some(n) = app.doc.tree.node(id) else {
         return Line::from("");
     };
     let range = format!("[0x{:x}+0x{:x}]", n.offset, n.size);
@@ -62,7 +62,7 @@ fn row(app: &App, id: NodeId, depth: usize, width: usize) -> Line<'static> {
     let mark = app
         .reloaded
         .as_ref()
-        .map(|c| c.of_b(&app.tree.path_string(id)));
+        .map(|c| c.of_b(&app.doc.tree.path_string(id)));
     let name_style = match mark {
         Some(m) if m != Mark::Same => {
             spans.push(Span::styled(format!("{} ", m.sign()), m.style()));
@@ -98,13 +98,14 @@ fn item(app: &App, id: NodeId, depth: usize, width: usize) -> TreeItem<'static, 
     let text = row(app, id, depth, width);
     if app.opened.contains(&id) {
         let kids: Vec<_> = app
+            .doc
             .tree
             .built_children(id)
             .iter()
             .map(|&k| item(app, k, depth + 1, width))
             .collect();
         TreeItem::new(id, text.clone(), kids).unwrap_or_else(|_| TreeItem::new_leaf(id, text))
-    } else if app.tree.has_children(id) {
+    } else if app.doc.tree.has_children(id) {
         let ph = TreeItem::new_leaf(PLACEHOLDER, "…");
         TreeItem::new(id, text.clone(), vec![ph]).unwrap_or_else(|_| TreeItem::new_leaf(id, text))
     } else {
@@ -119,7 +120,7 @@ pub fn render(app: &mut App, frame: &mut Frame<'_>, area: Rect) {
         .border_style(theme::border(focused))
         .title(" Structure ");
     let width = block.inner(area).width as usize;
-    let items = vec![item(app, app.tree.root(), 0, width)];
+    let items = vec![item(app, app.doc.tree.root(), 0, width)];
     let Ok(widget) = TreeWidget::new(&items) else {
         return;
     };
