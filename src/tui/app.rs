@@ -10,11 +10,12 @@ use std::sync::mpsc;
 use ratatui::layout::{Position, Rect};
 use tui_tree_widget::TreeState;
 
+use super::changes::Changes;
+pub use super::command::{Command, Focus, Pending};
 use super::document::Document;
-use super::find::{Rebuild, SearchState};
+use super::matches::{Rebuild, SearchState};
+use super::message::{Message, Writing};
 use super::popup::{Effect, Outcome, Popup, Prompt, PromptKind};
-use super::sidebyside::Changes;
-use super::Message;
 use crate::diff::Counts;
 use crate::model::space::FILE;
 use crate::model::Numbers;
@@ -25,78 +26,6 @@ pub const HISTORY: usize = 1000;
 
 /// At most this many bytes are copied as hex by `y b`.
 pub const MAX_COPY: u64 = 64 << 10;
-
-/// Which pane takes the movement keys.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Focus {
-    Tree,
-    Hex,
-}
-
-/// Everything the user can ask for.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Command {
-    Quit,
-    /// Ctrl-c: quits from anywhere, a prompt or a popup included.
-    Interrupt,
-    /// Esc: cancel a search or close the popup; never quits.
-    Escape,
-    Up,
-    Down,
-    Left,
-    Right,
-    PageUp,
-    PageDown,
-    Home,
-    End,
-    /// Enter in a pane: follow the node's link, else open or close it.
-    Activate,
-    Toggle,
-    NextSibling,
-    PrevSibling,
-    SwitchFocus,
-    OpenGoto,
-    OpenHelp,
-    /// Typing in a prompt.
-    Input(char),
-    /// Editing a prompt's line: cursor moves and deletions.
-    Edit(tui_input::InputRequest),
-    Backspace,
-    Submit,
-    /// Mouse: a click or the wheel at a screen position.
-    Click(u16, u16),
-    ScrollUp(u16, u16),
-    ScrollDown(u16, u16),
-    OpenSearch,
-    /// Ctrl-t in the search prompt.
-    ToggleCase,
-    NextMatch,
-    PrevMatch,
-    Follow,
-    Back,
-    Forward,
-    ToggleInspector,
-    SwapEndian,
-    /// `m`: the next letter names a mark to set.
-    StartMark,
-    /// `'`: the next letter names a mark to jump to.
-    StartJump,
-    ListMarks,
-    ListDiagnostics,
-    OpenCopy,
-    OpenSave,
-    /// `#`: numbers in values natural → hex → decimal.
-    CycleNumbers,
-    /// `z`: close every node but the root.
-    CollapseAll,
-}
-
-/// A key that waits for a letter.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Pending {
-    SetMark,
-    JumpMark,
-}
 
 /// A place the user was: the cursor and the selected node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -162,14 +91,14 @@ pub struct App {
     /// Where background work reports back; without it, searches run at once.
     pub tx: Option<mpsc::Sender<Message>>,
     /// The write running in the background, if any.
-    pub writing: Option<super::write::Writing>,
+    pub writing: Option<Writing>,
     pub(super) next_write_id: u64,
     /// What was entered in each prompt, oldest first.
     pub history: std::collections::HashMap<&'static str, Vec<String>>,
     /// Makes the second tree a search runs on (the same parser as `tree`).
     pub rebuild: Rebuild,
     /// What the last reload changed, marked on the tree's rows until Esc.
-    pub reloaded: Option<super::sidebyside::Changes>,
+    pub reloaded: Option<Changes>,
 }
 
 impl App {

@@ -1,7 +1,7 @@
 //! What the explorer shows: one parsed file. The document is the file's
 //! path (kept as the operating system names it, so that a name that is
 //! not UTF-8 still opens, reloads and keys its marks), its mapped bytes
-//! and the tree parsed from them. View state lives in [`super::App`];
+//! and the tree parsed from them. View state lives in the explorer's `App`;
 //! a reload swaps the document under it.
 
 use std::ffi::OsStr;

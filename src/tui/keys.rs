@@ -3,7 +3,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind};
 
-use super::app::Command;
+use super::command::Command;
 
 /// What the keys act on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

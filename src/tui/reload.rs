@@ -10,8 +10,9 @@ use std::sync::mpsc::Sender;
 use std::thread;
 use std::time::{Duration, SystemTime};
 
+use super::app::App;
 use super::document::Document;
-use super::{App, Message};
+use super::message::Message;
 
 /// How often the file is looked at.
 pub const POLL: Duration = Duration::from_millis(500);

@@ -6,6 +6,8 @@ use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use super::app::App;
+use super::command::Pending;
+use super::matches::Progress;
 use super::theme;
 use crate::model::Severity;
 
@@ -106,8 +108,8 @@ pub fn render_status(app: &App, frame: &mut Frame<'_>, area: Rect) {
     ];
     if let Some(p) = &app.pending {
         let hint = match p {
-            crate::tui::app::Pending::SetMark => "  m: press a letter to set a mark (Esc cancels)",
-            crate::tui::app::Pending::JumpMark => "  ': press a mark's letter (Esc cancels)",
+            Pending::SetMark => "  m: press a letter to set a mark (Esc cancels)",
+            Pending::JumpMark => "  ': press a mark's letter (Esc cancels)",
         };
         spans.push(Span::styled(hint, theme::key()));
     }
@@ -126,10 +128,10 @@ pub fn render_status(app: &App, frame: &mut Frame<'_>, area: Rect) {
     if let Some(st) = &app.search {
         if let Some(r) = &st.running {
             let done = match r.progress {
-                crate::tui::Progress::Bytes { done, total } => {
+                Progress::Bytes { done, total } => {
                     format!("{}%", done.saturating_mul(100) / total.max(1))
                 }
-                crate::tui::Progress::Nodes(n) => format!("{n} nodes"),
+                Progress::Nodes(n) => format!("{n} nodes"),
             };
             spans.push(Span::styled(
                 format!("  searching… {done} (Esc cancels)"),

@@ -6,35 +6,17 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders};
 use ratatui::Frame;
 use tui_tree_widget::{Tree as TreeWidget, TreeItem};
-use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+use unicode_width::UnicodeWidthStr;
 
 use super::app::{App, Focus};
-use super::sidebyside::Mark;
+use super::changes::Mark;
+use super::columns::truncate;
 use super::theme;
 use crate::model::{text, NodeId};
 
 /// Stands in for the children of a node that is closed, so that the widget
 /// shows it can be opened.
 const PLACEHOLDER: NodeId = NodeId::MAX;
-
-/// Cuts `s` to at most `max` terminal columns, ending in `…` if cut.
-pub fn truncate(s: &str, max: usize) -> String {
-    if s.width() <= max {
-        return s.to_string();
-    }
-    let mut out = String::new();
-    let mut w = 0;
-    for c in s.chars() {
-        let cw = c.width().unwrap_or(0);
-        if w + cw + 1 > max {
-            break;
-        }
-        out.push(c);
-        w += cw;
-    }
-    out.push('…');
-    out
-}
 
 fn row(app: &App, id: NodeId, depth: usize, width: usize) -> Line<'static> {
     let Some(n) = app.doc.tree.node(id) else {
@@ -128,17 +110,4 @@ pub fn render(app: &mut App, frame: &mut Frame<'_>, area: Rect) {
         .block(block)
         .highlight_style(theme::tree_selected(focused));
     frame.render_stateful_widget(widget, area, &mut app.tree_state);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::truncate;
-
-    #[test]
-    fn truncation_counts_columns() {
-        assert_eq!(truncate("abcdef", 6), "abcdef");
-        assert_eq!(truncate("abcdef", 4), "abc…");
-        // Wide characters take two columns each.
-        assert_eq!(truncate("日本語テキスト", 5), "日本…");
-    }
 }

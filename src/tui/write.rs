@@ -7,19 +7,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use super::app::{App, MAX_COPY};
+use super::message::{Message, Writing};
 use super::popup::{Popup, Prompt, PromptKind};
-use super::Message;
 use crate::model::{text, Source};
-
-/// A write running in the background.
-pub struct Writing {
-    pub id: u64,
-    pub path: String,
-    /// Bytes written so far, of `total`.
-    pub done: u64,
-    pub total: u64,
-    pub cancel: Arc<AtomicBool>,
-}
 
 /// The bytes a write reads, kept alive for its thread.
 enum Held {
