@@ -102,13 +102,13 @@ pub fn elf_with_symbols(n: u32) -> Vec<u8> {
 /// levels down) and selects it, so that the next frames show it open.
 fn open_biggest_table(app: &mut App) -> Option<NodeId> {
     let mut best: Option<(u64, NodeId)> = None;
-    let mut level = vec![app.tree.root()];
+    let mut level = vec![app.doc.tree.root()];
     for _ in 0..4 {
         let mut next = Vec::new();
         for id in level {
-            for k in app.tree.children(id) {
-                let n = app.tree.node(k).unwrap();
-                if !app.tree.is_built(k) && best.is_none_or(|(s, _)| n.size > s) {
+            for k in app.doc.tree.children(id) {
+                let n = app.doc.tree.node(k).unwrap();
+                if !app.doc.tree.is_built(k) && best.is_none_or(|(s, _)| n.size > s) {
                     best = Some((n.size, k));
                 }
                 next.push(k);
@@ -161,7 +161,7 @@ fn main() {
     t.draw(|f| ui::render(&mut big_app, f)).expect("draw");
     let mut elf_app = open_and_draw(&elf_path, &mut t);
     if let Some(id) = open_biggest_table(&mut elf_app) {
-        if let Some(&g) = elf_app.tree.built_children(id).first() {
+        if let Some(&g) = elf_app.doc.tree.built_children(id).first() {
             elf_app.open(g);
         }
     }
@@ -191,7 +191,7 @@ fn main() {
     let table = open_biggest_table(&mut app);
     if let Some(id) = table {
         // Open the first group too, so a thousand symbols are on the tree.
-        if let Some(&g) = app.tree.built_children(id).first() {
+        if let Some(&g) = app.doc.tree.built_children(id).first() {
             app.open(g);
         }
     }
@@ -216,5 +216,5 @@ fn main() {
     });
     c.final_summary();
 
-    println!("table: {:?}", table.map(|id| app.tree.path_string(id)));
+    println!("table: {:?}", table.map(|id| app.doc.tree.path_string(id)));
 }

@@ -391,7 +391,7 @@ fn main() -> ExitCode {
             Err(e) => fail(&file, e),
         };
     }
-    match tui::run(tree, &shown) {
+    match tui::run(tree, &file) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(&file, e),
     }

@@ -86,7 +86,7 @@ fn search(app: &mut App, q: &str) {
     key(app, KeyCode::Enter);
 }
 fn name(app: &App) -> String {
-    app.tree.name(app.selected).to_string()
+    app.doc.tree.name(app.selected).to_string()
 }
 
 #[test]
@@ -417,9 +417,9 @@ fn node_search_runs_in_the_background_and_lands_on_each_repeated_element() {
             if k > 0 {
                 typ(&mut app, "n");
             }
-            let n = app.tree.node(app.selected).unwrap();
+            let n = app.doc.tree.node(app.selected).unwrap();
             assert_eq!(
-                (n.offset, app.tree.path_string(app.selected)),
+                (n.offset, app.doc.tree.path_string(app.selected)),
                 (*off, path.clone()),
                 "{q}: match {}",
                 k + 1

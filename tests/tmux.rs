@@ -55,15 +55,7 @@ fn goto_help_and_quit_in_a_real_terminal() {
     t.wait("the help to close", |s| !s.contains("Keys (Esc closes"));
 
     t.keys(&["q"]);
-    let start = Instant::now();
-    while t.var("#{pane_dead}") != "1" {
-        assert!(
-            start.elapsed() < Duration::from_secs(10),
-            "fwview did not quit; screen:\n{}",
-            t.screen()
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_dead(&t);
     let status = std::fs::read_to_string(&status_file).unwrap_or_default();
     assert_eq!(status.trim(), "0", "exit status; screen:\n{}", t.screen());
     assert_eq!(
@@ -230,19 +222,9 @@ fn marks_are_kept_between_runs() {
         return;
     };
     t.wait("the first frame", |s| s.contains("Structure"));
-    t.keys(&["g"]);
-    t.wait("the goto prompt", |s| s.contains("Go to offset"));
-    t.text("0x1c8");
-    t.keys(&["Enter"]);
-    t.wait("the cursor at 0x1c8", |s| s.contains("0x1c8 / 0xe4d"));
-    t.text("ma");
-    t.wait("the mark", |s| s.contains("mark a set at 0x1c8"));
+    mark_a_at_0x1c8(&t);
     t.keys(&["q"]);
-    let start = Instant::now();
-    while t.var("#{pane_dead}") != "1" {
-        assert!(start.elapsed() < Duration::from_secs(10), "did not quit");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_dead(&t);
     let kept = std::fs::read_to_string(state.path().join("fwview/marks")).unwrap();
     assert!(kept.starts_with("a\t456\t"), "{kept}");
     drop(t);
@@ -301,4 +283,100 @@ fn no_color_and_the_color_flag() {
             );
         }
     }
+}
+
+/// Goes to 0x1c8 of the sample and sets mark a there.
+fn mark_a_at_0x1c8(t: &Tmux) {
+    t.keys(&["g"]);
+    t.wait("the goto prompt", |s| s.contains("Go to offset"));
+    t.text("0x1c8");
+    t.keys(&["Enter"]);
+    t.wait("the cursor at 0x1c8", |s| s.contains("0x1c8 / 0xe4d"));
+    t.text("ma");
+    t.wait("the mark", |s| s.contains("mark a set at 0x1c8"));
+}
+
+/// Waits for the pane's program to end.
+fn wait_dead(t: &Tmux) {
+    let start = Instant::now();
+    while t.var("#{pane_dead}") != "1" {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "did not quit:\n{}",
+            t.screen()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A file whose name is not UTF-8 opens, reloads when it is rewritten and
+/// keeps its marks, in the session and in the marks file (keyed by the
+/// name's bytes).
+#[cfg(unix)]
+#[test]
+fn a_file_named_in_bytes_that_are_not_utf8_opens_reloads_and_keeps_marks() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path().canonicalize().unwrap();
+    let state = dir.join("state");
+    let name = std::ffi::OsStr::from_bytes(b"pl\xff\xfeserver.xclbin");
+    let file = dir.join(name);
+    std::fs::copy(sample(), &file).unwrap();
+    // The shell is handed the name's bytes by a script, not a command line.
+    let script = dir.join("run.sh");
+    let mut body = format!(
+        "cd '{}' && exec env XDG_STATE_HOME='{}' '{}' '",
+        dir.display(),
+        state.display(),
+        env!("CARGO_BIN_EXE_fwview")
+    )
+    .into_bytes();
+    body.extend_from_slice(name.as_bytes());
+    body.extend_from_slice(b"'\n");
+    std::fs::write(&script, body).unwrap();
+    let cmd = format!("sh {}", script.display());
+    let Some(t) = Tmux::start(&cmd, 80, 24) else {
+        return;
+    };
+    let s = t.wait("the first frame", |s| s.contains("0x0 / 0xe4d"));
+    assert!(s.contains("server.xclbin"), "{s}");
+    mark_a_at_0x1c8(&t);
+
+    // Rewrite m_uniqueId's low byte: the file reloads under its own name.
+    let mut bytes = std::fs::read(&file).unwrap();
+    bytes[0x128] ^= 0xff;
+    std::fs::write(&file, &bytes).unwrap();
+    let s = t.wait("the reload", |s| s.contains("reloaded"));
+    assert!(s.contains("reloaded: ~"), "{s}");
+    assert!(!s.contains("reload failed"), "{s}");
+    t.keys(&["g"]);
+    t.wait("the goto prompt", |s| s.contains("Go to offset"));
+    t.text("0x10");
+    t.keys(&["Enter"]);
+    t.wait("the cursor at 0x10", |s| s.contains("0x10 / 0xe4d"));
+    t.text("'a");
+    t.wait("the mark kept over the reload", |s| {
+        s.contains("0x1c8 / 0xe4d")
+    });
+    t.keys(&["q"]);
+    wait_dead(&t);
+    drop(t);
+
+    // The marks file names the file by its bytes.
+    let kept = std::fs::read(state.join("fwview/marks")).unwrap();
+    let mut line = b"a\t456\t".to_vec();
+    assert!(kept.starts_with(&line), "{kept:?}");
+    line.clear();
+    line.extend_from_slice(file.as_os_str().as_bytes());
+    line.push(b'\n');
+    assert!(kept.ends_with(&line), "{kept:?}");
+
+    // A second run finds the mark.
+    let Some(t) = Tmux::start(&cmd, 80, 24) else {
+        return;
+    };
+    t.wait("the first frame", |s| s.contains("0x0 / 0xe4d"));
+    t.text("'a");
+    t.wait("the cursor back at 0x1c8", |s| s.contains("0x1c8 / 0xe4d"));
+    t.keys(&["q"]);
 }

@@ -73,7 +73,7 @@ fn keys(app: &mut App, s: &str) {
 }
 
 fn name(app: &App) -> String {
-    app.tree.name(app.selected).to_string()
+    app.doc.tree.name(app.selected).to_string()
 }
 
 #[test]
@@ -164,10 +164,10 @@ fn moving_the_hex_cursor_selects_the_deepest_node() {
     key(&mut app, KeyCode::Right); // 1: header/magic
     assert_eq!(app.cursor, 1);
     assert_eq!(name(&app), "magic");
-    assert_eq!(app.tree.path_string(app.selected), "header/magic");
+    assert_eq!(app.doc.tree.path_string(app.selected), "header/magic");
     key(&mut app, KeyCode::Down); // 17: body/a
     assert_eq!(app.cursor, 17);
-    assert_eq!(app.tree.path_string(app.selected), "body/a");
+    assert_eq!(app.doc.tree.path_string(app.selected), "body/a");
     key(&mut app, KeyCode::End);
     assert_eq!(app.cursor, 99);
     assert!(name(&app).starts_with("tail"));
@@ -204,13 +204,13 @@ fn tree_keys_open_close_and_walk() {
     key(&mut app, KeyCode::End);
     assert!(name(&app).starts_with("tail"));
     key(&mut app, KeyCode::Home);
-    assert_eq!(app.selected, app.tree.root());
+    assert_eq!(app.selected, app.doc.tree.root());
     key(&mut app, KeyCode::PageDown);
     assert!(name(&app).starts_with("tail"));
     key(&mut app, KeyCode::PageUp);
-    assert_eq!(app.selected, app.tree.root());
+    assert_eq!(app.selected, app.doc.tree.root());
     key(&mut app, KeyCode::Up); // at the top: stays
-    assert_eq!(app.selected, app.tree.root());
+    assert_eq!(app.selected, app.doc.tree.root());
 }
 
 #[test]
@@ -359,8 +359,8 @@ fn an_empty_file_opens_and_says_so() {
 fn an_unknown_format_is_one_node_with_a_working_hex_pane() {
     let tree = fwview::formats::build_from_bytes(vec![0xAB; 4096]);
     let mut app = App::new(tree, "blob");
-    assert_eq!(app.tree.format(), "raw");
-    assert!(app.tree.built_children(app.tree.root()).is_empty());
+    assert_eq!(app.doc.tree.format(), "raw");
+    assert!(app.doc.tree.built_children(app.doc.tree.root()).is_empty());
     draw(&mut app, 100, 20);
     key(&mut app, KeyCode::Tab);
     key(&mut app, KeyCode::PageDown);
@@ -461,7 +461,7 @@ fn the_hex_pane_shows_the_selected_nodes_byte_space() {
     assert_eq!(buf[(x, y)].bg, theme::SELECTED_BG);
     // y b copies the node's own bytes, y o the offset in its space.
     keys(&mut app, "yb");
-    let want: Vec<u8> = app.tree.node_bytes(app.selected).to_vec();
+    let want: Vec<u8> = app.doc.tree.node_bytes(app.selected).to_vec();
     assert_eq!(want.len(), 32);
     assert_eq!(
         app.clipboard.take().unwrap(),
@@ -473,7 +473,7 @@ fn the_hex_pane_shows_the_selected_nodes_byte_space() {
     keys(&mut app, "yp");
     assert_eq!(
         app.clipboard.take().unwrap(),
-        app.tree.path_string(app.selected)
+        app.doc.tree.path_string(app.selected)
     );
     // x writes the same bytes.
     let dir = tempfile::tempdir().unwrap();
@@ -627,8 +627,8 @@ fn the_inspector_finds_room_or_says_there_is_none() {
     let s = text(&draw(&mut app, 40, 10));
     assert!(s.contains("no room for the inspector"), "{s}");
     // At 80x24, 120x30 and 160x44 every value is shown whole.
-    let u64le = u64::from_le_bytes(app.tree.data()[40..48].try_into().unwrap());
-    let u64be = u64::from_be_bytes(app.tree.data()[40..48].try_into().unwrap());
+    let u64le = u64::from_le_bytes(app.doc.tree.data()[40..48].try_into().unwrap());
+    let u64be = u64::from_be_bytes(app.doc.tree.data()[40..48].try_into().unwrap());
     for (w, h) in [(80, 24), (120, 30), (160, 44), (200, 50)] {
         let s = text(&draw(&mut app, w, h));
         assert!(s.contains("Inspector (LE first"), "{w}x{h}\n{s}");
@@ -653,8 +653,8 @@ fn the_inspector_finds_room_or_says_there_is_none() {
 fn the_tree_follows_the_cursor_without_piling_up_open_nodes() {
     let mut app = toy_app(100);
     draw(&mut app, 140, 24);
-    let header = app.tree.find_path("header").unwrap();
-    let body = app.tree.find_path("body").unwrap();
+    let header = app.doc.tree.find_path("header").unwrap();
+    let body = app.doc.tree.find_path("body").unwrap();
     // A goto into body/a opens body; one to the tail closes it again.
     keys(&mut app, "g0x11");
     key(&mut app, KeyCode::Enter);
@@ -683,7 +683,7 @@ fn the_tree_follows_the_cursor_without_piling_up_open_nodes() {
     keys(&mut app, "z");
     assert!(!app.opened.contains(&header) && !app.opened.contains(&body));
     assert_eq!(name(&app), "body");
-    assert!(app.opened.contains(&app.tree.root()));
+    assert!(app.opened.contains(&app.doc.tree.root()));
     assert!(text(&draw(&mut app, 140, 24)).contains("every node closed"));
 }
 
@@ -822,12 +822,12 @@ fn readme_names_only_keys_the_help_has() {
 fn the_root_answers_and_is_shaded_when_selected() {
     let mut app = toy_app(100);
     draw(&mut app, 140, 24);
-    assert_eq!(app.selected, app.tree.root());
+    assert_eq!(app.selected, app.doc.tree.root());
     keys(&mut app, "h");
     assert!(text(&draw(&mut app, 140, 24)).contains("at the root"));
     keys(&mut app, " ");
     assert!(text(&draw(&mut app, 140, 24)).contains("the root stays open"));
-    assert!(app.opened.contains(&app.tree.root()));
+    assert!(app.opened.contains(&app.doc.tree.root()));
     let buf = draw(&mut app, 140, 24);
     let (hx, hy) = (app.view.hex_inner.x + 10, app.view.hex_inner.y + 3);
     assert_eq!(buf[(hx, hy)].bg, theme::SELECTED_BG);
@@ -882,6 +882,7 @@ fn a_bad_crc_sector_is_marked_in_the_tree() {
     let tree = fwview::formats::build_from_bytes(v);
     let mut app = App::new(tree, "bad.xe");
     let errs: Vec<_> = app
+        .doc
         .tree
         .diagnostics()
         .iter()
@@ -917,4 +918,34 @@ fn small_counts_read_as_words() {
     let s = text(&draw(&mut app, 120, 24));
     assert!(s.contains("(0x1 byte)"), "{s}");
     assert!(s.contains("  1 byte  "), "{s}");
+}
+
+/// Ctrl-c quits from a prompt, a popup and a pending letter, as the help
+/// says; Esc with the inspector open closes it and does not quit.
+#[test]
+fn ctrl_c_quits_from_anywhere_and_esc_closes_the_inspector() {
+    for opener in ["g", "/", "x", "?", "M", "!", "y", "m", "'"] {
+        let mut app = toy_app(100);
+        draw(&mut app, 80, 24);
+        keys(&mut app, opener);
+        assert!(
+            app.popup.is_some() || app.pending.is_some(),
+            "{opener} opens something"
+        );
+        ctrl(&mut app, 'c');
+        assert!(app.quit, "Ctrl-c after {opener} quits");
+    }
+    let mut app = toy_app(100);
+    keys(&mut app, "i");
+    let s = text(&draw(&mut app, 120, 40));
+    assert!(s.contains("Inspector"), "{s}");
+    key(&mut app, KeyCode::Esc);
+    let s = text(&draw(&mut app, 120, 40));
+    assert!(!s.contains("Inspector"), "{s}");
+    assert!(!s.contains("nothing to close"), "{s}");
+    assert!(!app.quit);
+    key(&mut app, KeyCode::Esc);
+    let s = text(&draw(&mut app, 120, 40));
+    assert!(s.contains("nothing to close"), "{s}");
+    assert!(!app.quit);
 }

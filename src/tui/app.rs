@@ -3,15 +3,20 @@
 //! only draws.
 
 use std::collections::{BTreeMap, HashSet};
+use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc;
 
 use ratatui::layout::{Position, Rect};
 use tui_tree_widget::TreeState;
 
-use super::find::{Rebuild, SearchState};
+use super::changes::Changes;
+pub use super::command::{Command, Focus, Pending};
+use super::document::Document;
+use super::matches::{Rebuild, SearchState};
+use super::message::{Message, Writing};
 use super::popup::{Effect, Outcome, Popup, Prompt, PromptKind};
-use super::Message;
+use crate::diff::Counts;
 use crate::model::space::FILE;
 use crate::model::Numbers;
 use crate::model::{NodeId, SpaceId, Tree};
@@ -21,76 +26,6 @@ pub const HISTORY: usize = 1000;
 
 /// At most this many bytes are copied as hex by `y b`.
 pub const MAX_COPY: u64 = 64 << 10;
-
-/// Which pane takes the movement keys.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Focus {
-    Tree,
-    Hex,
-}
-
-/// Everything the user can ask for.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Command {
-    Quit,
-    /// Esc: cancel a search or close the popup; never quits.
-    Escape,
-    Up,
-    Down,
-    Left,
-    Right,
-    PageUp,
-    PageDown,
-    Home,
-    End,
-    /// Enter in a pane: follow the node's link, else open or close it.
-    Activate,
-    Toggle,
-    NextSibling,
-    PrevSibling,
-    SwitchFocus,
-    OpenGoto,
-    OpenHelp,
-    /// Typing in a prompt.
-    Input(char),
-    /// Editing a prompt's line: cursor moves and deletions.
-    Edit(tui_input::InputRequest),
-    Backspace,
-    Submit,
-    /// Mouse: a click or the wheel at a screen position.
-    Click(u16, u16),
-    ScrollUp(u16, u16),
-    ScrollDown(u16, u16),
-    OpenSearch,
-    /// Ctrl-t in the search prompt.
-    ToggleCase,
-    NextMatch,
-    PrevMatch,
-    Follow,
-    Back,
-    Forward,
-    ToggleInspector,
-    SwapEndian,
-    /// `m`: the next letter names a mark to set.
-    StartMark,
-    /// `'`: the next letter names a mark to jump to.
-    StartJump,
-    ListMarks,
-    ListDiagnostics,
-    OpenCopy,
-    OpenSave,
-    /// `#`: numbers in values natural → hex → decimal.
-    CycleNumbers,
-    /// `z`: close every node but the root.
-    CollapseAll,
-}
-
-/// A key that waits for a letter.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Pending {
-    SetMark,
-    JumpMark,
-}
 
 /// A place the user was: the cursor and the selected node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -113,9 +48,14 @@ pub struct View {
     pub inspector_shown: bool,
 }
 
+/// The explorer: the document (the file and its tree) and the view of it.
+/// Of the view, the part that names nodes of the tree (selection, open
+/// nodes, cursor, jump list, search, marks) is set by
+/// [`App::reset_view`] when a document comes in; the rest (focus, pane
+/// sizes, popups, prompt history, inspector, number style) outlives a
+/// reload.
 pub struct App {
-    pub tree: Tree,
-    pub path: String,
+    pub doc: Document,
     pub focus: Focus,
     pub tree_state: TreeState<NodeId>,
     pub opened: HashSet<NodeId>,
@@ -139,8 +79,9 @@ pub struct App {
     pub forward: Vec<Location>,
     /// Marks: where the cursor was, with its node (and so its space).
     pub marks: BTreeMap<char, Location>,
-    /// Where marks are kept between runs, and this file's name there.
-    pub marks_store: Option<(std::path::PathBuf, String)>,
+    /// Where marks are kept between runs, and this file's key there (its
+    /// canonical path's bytes).
+    pub marks_store: Option<(std::path::PathBuf, Vec<u8>)>,
     pub inspector: bool,
     pub inspector_big_first: bool,
     /// How numbers in values are shown (natural, hex, decimal).
@@ -150,22 +91,22 @@ pub struct App {
     /// Where background work reports back; without it, searches run at once.
     pub tx: Option<mpsc::Sender<Message>>,
     /// The write running in the background, if any.
-    pub writing: Option<super::write::Writing>,
+    pub writing: Option<Writing>,
     pub(super) next_write_id: u64,
     /// What was entered in each prompt, oldest first.
     pub history: std::collections::HashMap<&'static str, Vec<String>>,
     /// Makes the second tree a search runs on (the same parser as `tree`).
     pub rebuild: Rebuild,
     /// What the last reload changed, marked on the tree's rows until Esc.
-    pub reloaded: Option<super::sidebyside::Changes>,
+    pub reloaded: Option<Changes>,
 }
 
 impl App {
-    pub fn new(tree: Tree, path: &str) -> App {
+    /// The explorer on `tree`, parsed from the file at `path`.
+    pub fn new(tree: Tree, path: impl Into<PathBuf>) -> App {
         let root = tree.root();
         let mut app = App {
-            tree,
-            path: path.to_string(),
+            doc: Document::new(tree, path),
             focus: Focus::Tree,
             tree_state: TreeState::default(),
             opened: HashSet::new(),
@@ -201,27 +142,85 @@ impl App {
             next_write_id: 0,
             history: Default::default(),
         };
-        app.open(root);
-        app.select(root, true);
-        if app.tree.data().is_empty() {
-            app.message = Some(("the file is empty".into(), false));
-        }
+        app.reset_view();
         app
     }
 
+    /// Puts the view on the document's root: nothing open but the root,
+    /// no jump list, no search, no reload marks.
+    fn reset_view(&mut self) {
+        let root = self.doc.tree.root();
+        self.tree_state = TreeState::default();
+        self.opened.clear();
+        self.auto_opened.clear();
+        self.selected = root;
+        self.cursor = 0;
+        self.hex_top = 0;
+        self.back.clear();
+        self.forward.clear();
+        self.marks.clear();
+        self.reloaded = None;
+        if let Some(st) = self.search.take() {
+            if let Some(r) = st.running {
+                r.cancel.store(true, Ordering::Relaxed);
+            }
+        }
+        // Lists of the old tree's marks and diagnostics close.
+        if matches!(
+            self.popup,
+            Some(Popup::Marks { .. } | Popup::Diagnostics { .. })
+        ) {
+            self.popup = None;
+        }
+        self.open(root);
+        self.select(root, true);
+        if self.doc.tree.data().is_empty() {
+            self.message = Some(("the file is empty".into(), false));
+        }
+    }
+
+    /// Swaps in a new parse of the file: the view starts again on it and
+    /// goes back to the node at the address that was selected, the marks
+    /// to the nodes at their addresses; what changed is marked on the tree
+    /// (as `fwview --diff` would report it) and returned.
+    pub fn swap_document(&mut self, mut doc: Document) -> Counts {
+        let selected = self.doc.tree.path_string(self.selected);
+        let marks: Vec<(char, u64, String)> = self
+            .marks
+            .iter()
+            .map(|(&c, l)| (c, l.cursor, self.doc.tree.path_string(l.node)))
+            .collect();
+        let changes = Changes::compute(&mut self.doc.tree, &mut doc.tree);
+        self.doc = doc;
+        self.reset_view();
+        for (c, cursor, address) in marks {
+            if let Some(node) = self.mark_node(&address, cursor) {
+                self.marks.insert(c, Location { cursor, node });
+            }
+        }
+        if let Some(id) = self.doc.tree.find_path(&selected) {
+            self.select(id, true);
+        }
+        let counts = changes.counts;
+        if !counts.is_empty() {
+            self.reloaded = Some(changes);
+        }
+        counts
+    }
+
     pub fn file_len(&self) -> u64 {
-        self.tree.data().len() as u64
+        self.doc.tree.data().len() as u64
     }
 
     /// The byte space of the selected node (0: the file); the hex pane
     /// shows it and the cursor is an offset in it.
     pub fn space(&self) -> SpaceId {
-        self.tree.node(self.selected).map_or(FILE, |n| n.space)
+        self.doc.tree.node(self.selected).map_or(FILE, |n| n.space)
     }
 
     /// The bytes of the selected node's space.
     pub fn space_data(&self) -> &[u8] {
-        self.tree.space_bytes(self.space())
+        self.doc.tree.space_bytes(self.space())
     }
 
     pub fn space_len(&self) -> u64 {
@@ -230,7 +229,8 @@ impl App {
 
     /// Where the selected node's space came from.
     pub fn space_describe(&self) -> String {
-        self.tree
+        self.doc
+            .tree
             .spaces()
             .get(self.space() as usize)
             .map_or_else(|| "the file".to_string(), |s| s.describe())
@@ -243,6 +243,12 @@ impl App {
     // ---- commands ----
 
     pub fn run_command(&mut self, cmd: Command) {
+        if cmd == Command::Interrupt {
+            self.pending = None;
+            self.popup = None;
+            self.quit_now();
+            return;
+        }
         if let Some(p) = self.pending.take() {
             if let Command::Input(c) = cmd {
                 self.letter(p, c);
@@ -276,13 +282,10 @@ impl App {
                     w.cancel.store(true, Ordering::Relaxed);
                 }
             }
-            (Command::Quit, _) => {
-                // A write cut short by quitting leaves no half-written file.
-                if let Some(w) = self.writing.take() {
-                    w.cancel.store(true, Ordering::Relaxed);
-                    let _ = std::fs::remove_file(&w.path);
-                }
-                self.quit = true
+            (Command::Quit | Command::Interrupt, _) => self.quit_now(),
+            (Command::Escape, _) if self.inspector => {
+                self.inspector = false;
+                self.message = Some(("inspector closed (i opens it)".into(), false))
             }
             (Command::Escape, _) if self.reloaded.is_some() => {
                 self.reloaded = None;
@@ -365,6 +368,15 @@ impl App {
         }
     }
 
+    fn quit_now(&mut self) {
+        // A write cut short by quitting leaves no half-written file.
+        if let Some(w) = self.writing.take() {
+            w.cancel.store(true, Ordering::Relaxed);
+            let _ = std::fs::remove_file(&w.path);
+        }
+        self.quit = true
+    }
+
     fn click(&mut self, x: u16, y: u16) {
         let pos = Position { x, y };
         if self.view.tree_area.contains(pos) {
@@ -405,7 +417,7 @@ impl App {
     fn run_popup_command(&mut self, cmd: Command) {
         let list_len = match &self.popup {
             Some(Popup::Marks { .. }) => self.marks.len(),
-            Some(Popup::Diagnostics { .. }) => self.tree.diagnostics().len(),
+            Some(Popup::Diagnostics { .. }) => self.doc.tree.diagnostics().len(),
             _ => 0,
         };
         let Some(popup) = self.popup.as_mut() else {
@@ -437,7 +449,7 @@ impl App {
                     .get(i)
                     .copied()
                     .unwrap_or(usize::MAX);
-                if let Some(d) = self.tree.diagnostics().get(i).cloned() {
+                if let Some(d) = self.doc.tree.diagnostics().get(i).cloned() {
                     self.jump_in(d.space, d.offset, d.size);
                     self.message = Some((format!("{}: {}", d.severity.as_str(), d.message), true));
                 }

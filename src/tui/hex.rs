@@ -79,12 +79,12 @@ impl Geometry {
 /// byte space, nearest first (the root, the whole file, is left out).
 fn shades(app: &App) -> Vec<(u64, u64, Color)> {
     let mut out = Vec::new();
-    let root = app.tree.root();
+    let root = app.doc.tree.root();
     let space = app.space();
     let mut id = app.selected;
     let mut depth = 0usize;
     while id != root && depth <= theme::ANCESTOR_BG.len() {
-        let Some(n) = app.tree.node(id) else {
+        let Some(n) = app.doc.tree.node(id) else {
             break;
         };
         if n.space != space {
@@ -140,7 +140,8 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect, geo: Geometry) {
     shades.extend(self::shades(app));
     // Bytes a warning or an error is about, where nothing else shades them.
     shades.extend(
-        app.tree
+        app.doc
+            .tree
             .diagnostics()
             .iter()
             .filter(|d| d.severity != crate::model::Severity::Info && d.space == space)
@@ -150,7 +151,7 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect, geo: Geometry) {
     );
     // The root selected: all its bytes take the selection's shade, under
     // the others.
-    if app.selected == app.tree.root() {
+    if app.selected == app.doc.tree.root() {
         shades.push((0, len, theme::SELECTED_BG));
     }
     let bg_at = |o: u64| -> Option<Color> {

@@ -57,7 +57,7 @@ impl App {
             return;
         }
         self.remember();
-        let id = self.tree.smallest_containing(off, size);
+        let id = self.doc.tree.smallest_containing(off, size);
         self.select(id, false);
         self.cursor = off;
         self.scroll_hex_to(off);
@@ -66,16 +66,16 @@ impl App {
     /// [`App::jump`] in byte space `space`, found through a node of it
     /// that is built; the file when none is.
     pub fn jump_in(&mut self, space: crate::model::SpaceId, off: u64, size: u64) {
-        let top = (0..self.tree.len() as crate::model::NodeId)
-            .find(|&id| self.tree.node(id).is_some_and(|n| n.space == space))
-            .map(|id| self.tree.space_root(id));
+        let top = (0..self.doc.tree.len() as crate::model::NodeId)
+            .find(|&id| self.doc.tree.node(id).is_some_and(|n| n.space == space))
+            .map(|id| self.doc.tree.space_root(id));
         match top {
             Some(top) if space != crate::model::space::FILE => {
-                if off >= self.tree.space_bytes(space).len() as u64 {
+                if off >= self.doc.tree.space_bytes(space).len() as u64 {
                     return;
                 }
                 self.remember();
-                let id = self.tree.smallest_containing_from(top, off, size);
+                let id = self.doc.tree.smallest_containing_from(top, off, size);
                 self.select(id, false);
                 self.cursor = off;
                 self.scroll_hex_to(off);

@@ -3,7 +3,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind};
 
-use super::app::Command;
+use super::command::Command;
 
 /// What the keys act on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,11 +123,11 @@ pub const KEYS: &[(&str, &str)] = &[
     ),
     (
         "`q`",
-        "quit (`Ctrl-c` too, also in a prompt)",
+        "quit (`Ctrl-c` too, from anywhere: a prompt, a popup, a pending letter)",
     ),
     (
         "`Esc`",
-        "cancel a running search or write, close a popup (it never quits: `q` does)",
+        "cancel a running search or write, close a popup or the inspector (it never quits: `q` does)",
     ),
     (
         "mouse",
@@ -155,7 +155,7 @@ pub fn map_key(k: KeyEvent, mode: Mode) -> Option<Command> {
     }
     let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
     if ctrl && k.code == KeyCode::Char('c') {
-        return Some(Command::Quit);
+        return Some(Command::Interrupt);
     }
     if mode == Mode::Text {
         use tui_input::InputRequest as R;
@@ -335,7 +335,7 @@ mod tests {
                 KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL),
                 Mode::Text
             ),
-            Some(Command::Quit)
+            Some(Command::Interrupt)
         );
     }
 }

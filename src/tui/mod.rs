@@ -3,89 +3,42 @@
 //! (`keys`), commands change the state (`app`), and `ui` draws it.
 
 pub mod app;
+pub mod changes;
+pub mod columns;
+pub mod command;
+pub mod document;
 pub mod find;
 pub mod hex;
 mod history;
 pub mod inspector;
 pub mod keys;
 pub mod marks;
+pub mod matches;
+pub mod message;
 mod nav;
 pub mod popup;
 pub mod reload;
 pub mod sidebyside;
 pub mod status;
+pub mod terminal;
 pub mod theme;
 pub mod treeview;
 pub mod ui;
 pub mod write;
 
-use std::io::{self, IsTerminal, Stdout};
+use std::io::{self, IsTerminal};
+use std::path::Path;
 use std::sync::mpsc;
 use std::thread;
 
-use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event};
-use crossterm::execute;
-use crossterm::terminal::{
-    disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen,
-};
-use ratatui::backend::CrosstermBackend;
-use ratatui::Terminal;
+use crossterm::event::{self, Event};
 
 pub use app::{App, Command, Focus};
-pub use find::{run_search, Found, Progress, Rebuild, Running, SearchState, SpaceHits};
+pub use matches::{run_search, Found, Progress, Rebuild, Running, SearchState, SpaceHits};
+pub use message::Message;
+use terminal::{restore, setup};
 
 use crate::model::Tree;
-
-/// What reaches the event loop: input, and reports from background work.
-pub enum Message {
-    Input(Event),
-    SearchProgress {
-        id: u64,
-        progress: find::Progress,
-    },
-    SearchDone {
-        id: u64,
-        found: find::Found,
-        cancelled: bool,
-    },
-    /// The open file was rewritten and has settled.
-    FileChanged,
-    WriteProgress {
-        id: u64,
-        done: u64,
-    },
-    WriteDone {
-        id: u64,
-        result: Result<(), String>,
-        cancelled: bool,
-    },
-}
-
-/// Leaves raw mode and the alternate screen. Safe to call twice.
-fn restore() {
-    let _ = disable_raw_mode();
-    let _ = execute!(
-        io::stdout(),
-        DisableMouseCapture,
-        LeaveAlternateScreen,
-        crossterm::cursor::Show
-    );
-}
-
-fn setup() -> io::Result<Terminal<CrosstermBackend<Stdout>>> {
-    enable_raw_mode()?;
-    let mut out = io::stdout();
-    if let Err(e) = execute!(out, EnterAlternateScreen, EnableMouseCapture) {
-        restore();
-        return Err(e);
-    }
-    let hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        restore();
-        hook(info);
-    }));
-    Terminal::new(CrosstermBackend::new(out)).inspect_err(|_| restore())
-}
 
 /// Applies one input event to the state.
 pub fn handle_event(app: &mut App, ev: Event) {
@@ -128,7 +81,7 @@ fn osc52(text: &str) -> io::Result<()> {
 }
 
 /// Runs the explorer on a parsed file until the user quits.
-pub fn run(tree: Tree, path: &str) -> io::Result<()> {
+pub fn run(tree: Tree, path: &Path) -> io::Result<()> {
     if !io::stdout().is_terminal() || !io::stdin().is_terminal() {
         return Err(io::Error::other(
             "not a terminal; use --tree or --json for output to a pipe or a file",
@@ -141,7 +94,7 @@ pub fn run(tree: Tree, path: &str) -> io::Result<()> {
     let mut terminal = setup()?;
     let (tx, rx) = mpsc::channel::<Message>();
     app.tx = Some(tx.clone());
-    reload::watch(path.into(), tx.clone());
+    reload::watch(path.to_path_buf(), tx.clone());
     thread::spawn(move || {
         while let Ok(ev) = event::read() {
             if tx.send(Message::Input(ev)).is_err() {

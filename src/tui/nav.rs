@@ -13,13 +13,13 @@ impl App {
     // ---- tree ----
 
     pub(super) fn id_path(&self, id: NodeId) -> Vec<NodeId> {
-        self.tree.path(id)
+        self.doc.tree.path(id)
     }
 
     /// Opens a node, building its children.
     pub fn open(&mut self, id: NodeId) {
-        self.tree.expand(id);
-        if self.tree.has_children(id) {
+        self.doc.tree.expand(id);
+        if self.doc.tree.has_children(id) {
             self.opened.insert(id);
             let p = self.id_path(id);
             self.tree_state.open(p);
@@ -36,11 +36,11 @@ impl App {
     /// The rows of the tree as shown: every node whose ancestors are open.
     pub fn visible(&self) -> Vec<NodeId> {
         let mut out = Vec::new();
-        let mut stack = vec![self.tree.root()];
+        let mut stack = vec![self.doc.tree.root()];
         while let Some(id) = stack.pop() {
             out.push(id);
             if self.opened.contains(&id) {
-                stack.extend(self.tree.built_children(id).iter().rev());
+                stack.extend(self.doc.tree.built_children(id).iter().rev());
             }
         }
         out
@@ -93,7 +93,7 @@ impl App {
         }
         self.keep_context();
         if move_cursor {
-            let noff = self.tree.node(id).map_or(0, |n| n.offset);
+            let noff = self.doc.tree.node(id).map_or(0, |n| n.offset);
             let off = noff.min(self.space_len().saturating_sub(1));
             self.cursor = off;
             self.scroll_hex_to(off);
@@ -139,10 +139,10 @@ impl App {
     }
 
     pub(super) fn sibling(&mut self, delta: i64) {
-        let Some(parent) = self.tree.node(self.selected).and_then(|n| n.parent) else {
+        let Some(parent) = self.doc.tree.node(self.selected).and_then(|n| n.parent) else {
             return;
         };
-        let kids = self.tree.built_children(parent);
+        let kids = self.doc.tree.built_children(parent);
         let Some(i) = kids.iter().position(|&k| k == self.selected) else {
             return;
         };
@@ -156,30 +156,30 @@ impl App {
 
     pub(super) fn left(&mut self) {
         let id = self.selected;
-        if id == self.tree.root() {
+        if id == self.doc.tree.root() {
             self.message = Some(("at the root: nothing above it".into(), false));
         } else if self.opened.contains(&id) {
             self.close(id);
-        } else if let Some(p) = self.tree.node(id).and_then(|n| n.parent) {
+        } else if let Some(p) = self.doc.tree.node(id).and_then(|n| n.parent) {
             self.select(p, true);
         }
     }
 
     pub(super) fn right(&mut self) {
         let id = self.selected;
-        if !self.tree.has_children(id) {
+        if !self.doc.tree.has_children(id) {
             return;
         }
         if !self.opened.contains(&id) {
             self.open_pinned(id);
-        } else if let Some(&first) = self.tree.built_children(id).first() {
+        } else if let Some(&first) = self.doc.tree.built_children(id).first() {
             self.select(first, true);
         }
     }
 
     pub(super) fn toggle(&mut self) {
         let id = self.selected;
-        if id == self.tree.root() {
+        if id == self.doc.tree.root() {
             self.message = Some(("the root stays open (z closes the rest)".into(), false));
         } else if self.opened.contains(&id) {
             self.close(id);
@@ -191,21 +191,21 @@ impl App {
     /// Closes every node but the root; the selection goes to the top-level
     /// node that held it.
     pub(super) fn collapse_all(&mut self) {
-        let root = self.tree.root();
+        let root = self.doc.tree.root();
         let open: Vec<NodeId> = self.opened.iter().copied().filter(|&n| n != root).collect();
         for n in open {
             self.close(n);
         }
         let p = self.id_path(self.selected);
         let top = p.get(1).copied().unwrap_or(root);
-        let same = self.tree.node(top).map(|n| n.space) == Some(self.space());
+        let same = self.doc.tree.node(top).map(|n| n.space) == Some(self.space());
         self.select(top, !same);
         self.message = Some(("every node closed (z)".into(), false));
     }
 
     /// Follows the selected node's link, if it has one.
     pub fn follow(&mut self) -> bool {
-        let Some(link) = self.tree.link(self.selected) else {
+        let Some(link) = self.doc.tree.link(self.selected) else {
             return false;
         };
         if link.offset >= self.file_len() {
@@ -229,8 +229,8 @@ impl App {
         }
         let off = off.min(len - 1);
         self.cursor = off;
-        let top = self.tree.space_root(self.selected);
-        let id = self.tree.smallest_containing_from(top, off, 1);
+        let top = self.doc.tree.space_root(self.selected);
+        let id = self.doc.tree.smallest_containing_from(top, off, 1);
         self.select(id, false);
         self.ensure_cursor_visible();
     }
@@ -338,7 +338,7 @@ impl App {
 
     /// Whether an error is about bytes in `[start, end)` of `space`.
     pub fn errors_in(&self, space: crate::model::SpaceId, start: u64, end: u64) -> bool {
-        self.tree.diagnostics().iter().any(|d| {
+        self.doc.tree.diagnostics().iter().any(|d| {
             d.severity == Severity::Error
                 && d.space == space
                 && d.offset >= start
@@ -349,14 +349,15 @@ impl App {
     /// The diagnostics in the order the `!` list shows them: by byte
     /// space, then offset.
     pub fn diagnostic_order(&self) -> Vec<usize> {
-        let d = self.tree.diagnostics();
+        let d = self.doc.tree.diagnostics();
         let mut order: Vec<usize> = (0..d.len()).collect();
         order.sort_by_key(|&i| d.get(i).map(|d| (d.space, d.offset)));
         order
     }
 
     pub fn count(&self, s: Severity) -> usize {
-        self.tree
+        self.doc
+            .tree
             .diagnostics()
             .iter()
             .filter(|d| d.severity == s)

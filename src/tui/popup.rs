@@ -8,10 +8,10 @@ use ratatui::widgets::{Block, Borders, Clear, List, ListItem, ListState, Paragra
 use ratatui::Frame;
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
-use super::app::Command;
+use super::command::Command;
 use super::keys::plain;
 pub use super::keys::KEYS;
-use super::{theme, treeview};
+use super::{columns, theme};
 use crate::model::text;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -392,7 +392,7 @@ pub fn render(popup: &Popup, case_sensitive: bool, frame: &mut Frame<'_>) {
                 let mut spans = vec![Span::styled(" ", theme::cursor())];
                 if let Some(last) = p.history.last() {
                     spans.push(Span::styled(
-                        treeview::truncate(
+                        columns::truncate(
                             &format!("{} (Enter repeats, ↑ edits)", text::clean(last)),
                             inner.saturating_sub(1),
                         ),

@@ -7,13 +7,12 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::Sender;
-use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, SystemTime};
 
-use super::sidebyside::Changes;
-use super::{App, Message};
-use crate::model::Source;
+use super::app::App;
+use super::document::Document;
+use super::message::Message;
 
 /// How often the file is looked at.
 pub const POLL: Duration = Duration::from_millis(500);
@@ -62,39 +61,17 @@ pub fn watch(path: PathBuf, tx: Sender<Message>) {
     });
 }
 
-/// Parses the file again and puts the new tree in the app.
+/// Parses the file again and swaps the new document into the app.
 pub fn apply(app: &mut App) {
-    let path = PathBuf::from(&app.path);
-    let src = match Source::open(&path) {
-        Ok(s) => Arc::new(s),
+    let doc = match Document::open(&app.doc.path, app.rebuild) {
+        Ok(d) => d,
         Err(e) => {
             app.message = Some((format!("reload failed: {e}"), true));
             return;
         }
     };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| app.path.clone());
-    let mut tree = crate::formats::build_tree(src, &name);
-    let selected = app.tree.path_string(app.selected);
-    let changes = Changes::compute(&mut app.tree, &mut tree);
-    let mut next = App::new(tree, &app.path);
-    next.tx = app.tx.take();
-    next.numbers = app.numbers;
-    next.inspector = app.inspector;
-    if let Some((store, _)) = app.marks_store.take() {
-        next.keep_marks(store);
-    }
-    next.history = std::mem::take(&mut app.history);
-    next.writing = app.writing.take();
-    next.next_write_id = app.next_write_id;
-    next.rebuild = app.rebuild;
-    if let Some(id) = next.tree.find_path(&selected) {
-        next.select(id, true);
-    }
-    let c = changes.counts;
-    next.message = Some((
+    let c = app.swap_document(doc);
+    app.message = Some((
         if c.is_empty() {
             "reloaded: no change".to_string()
         } else {
@@ -105,8 +82,4 @@ pub fn apply(app: &mut App) {
         },
         false,
     ));
-    if !c.is_empty() {
-        next.reloaded = Some(changes);
-    }
-    *app = next;
 }

@@ -6,6 +6,8 @@ use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use super::app::App;
+use super::command::Pending;
+use super::matches::Progress;
 use super::theme;
 use crate::model::Severity;
 
@@ -53,14 +55,14 @@ pub fn render_details(app: &App, frame: &mut Frame<'_>, area: Rect) {
         frame.render_widget(Paragraph::new(line), area);
         return;
     }
-    let Some(n) = app.tree.node(app.selected) else {
+    let Some(n) = app.doc.tree.node(app.selected) else {
         return;
     };
-    let path = app.tree.path_string(app.selected);
+    let path = app.doc.tree.path_string(app.selected);
     let name = if path.is_empty() {
         "/".to_string()
     } else {
-        crate::model::text::clean(app.tree.name(app.selected)).into_owned()
+        crate::model::text::clean(app.doc.tree.name(app.selected)).into_owned()
     };
     let mut spans = vec![Span::styled(name, theme::name())];
     if let Some(v) = &n.value {
@@ -72,7 +74,7 @@ pub fn render_details(app: &App, frame: &mut Frame<'_>, area: Rect) {
         format!("  [0x{:x}..0x{:x})", n.offset, n.end()),
         theme::dim(),
     ));
-    if let Some(l) = app.tree.link(app.selected) {
+    if let Some(l) = app.doc.tree.link(app.selected) {
         spans.push(Span::styled(
             format!("  → 0x{:x} (Enter follows)", l.offset),
             theme::key(),
@@ -80,7 +82,7 @@ pub fn render_details(app: &App, frame: &mut Frame<'_>, area: Rect) {
     }
     let parent = n
         .parent
-        .map(|p| app.tree.path_string(p))
+        .map(|p| app.doc.tree.path_string(p))
         .unwrap_or_default();
     if !path.is_empty() {
         let used: usize = spans.iter().map(|s| s.width()).sum();
@@ -96,22 +98,18 @@ pub fn render_details(app: &App, frame: &mut Frame<'_>, area: Rect) {
 }
 
 pub fn render_status(app: &App, frame: &mut Frame<'_>, area: Rect) {
-    let name = std::path::Path::new(&app.path)
-        .file_name()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| app.path.clone());
-    let name = crate::model::text::clean(&name).into_owned();
+    let name = crate::model::text::clean(&app.doc.name()).into_owned();
     let mut spans = vec![
         Span::raw(" "),
         Span::styled(name, theme::name()),
-        Span::raw(format!("  {}  ", app.tree.format())),
+        Span::raw(format!("  {}  ", app.doc.tree.format())),
         Span::styled(format!("0x{:x}", app.cursor), theme::key()),
         Span::raw(format!(" / 0x{:x}", app.space_len())),
     ];
     if let Some(p) = &app.pending {
         let hint = match p {
-            crate::tui::app::Pending::SetMark => "  m: press a letter to set a mark (Esc cancels)",
-            crate::tui::app::Pending::JumpMark => "  ': press a mark's letter (Esc cancels)",
+            Pending::SetMark => "  m: press a letter to set a mark (Esc cancels)",
+            Pending::JumpMark => "  ': press a mark's letter (Esc cancels)",
         };
         spans.push(Span::styled(hint, theme::key()));
     }
@@ -130,10 +128,10 @@ pub fn render_status(app: &App, frame: &mut Frame<'_>, area: Rect) {
     if let Some(st) = &app.search {
         if let Some(r) = &st.running {
             let done = match r.progress {
-                crate::tui::Progress::Bytes { done, total } => {
+                Progress::Bytes { done, total } => {
                     format!("{}%", done.saturating_mul(100) / total.max(1))
                 }
-                crate::tui::Progress::Nodes(n) => format!("{n} nodes"),
+                Progress::Nodes(n) => format!("{n} nodes"),
             };
             spans.push(Span::styled(
                 format!("  searching… {done} (Esc cancels)"),

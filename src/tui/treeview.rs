@@ -6,10 +6,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders};
 use ratatui::Frame;
 use tui_tree_widget::{Tree as TreeWidget, TreeItem};
-use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+use unicode_width::UnicodeWidthStr;
 
 use super::app::{App, Focus};
-use super::sidebyside::Mark;
+use super::changes::Mark;
+use super::columns::truncate;
 use super::theme;
 use crate::model::{text, NodeId};
 
@@ -17,27 +18,8 @@ use crate::model::{text, NodeId};
 /// shows it can be opened.
 const PLACEHOLDER: NodeId = NodeId::MAX;
 
-/// Cuts `s` to at most `max` terminal columns, ending in `…` if cut.
-pub fn truncate(s: &str, max: usize) -> String {
-    if s.width() <= max {
-        return s.to_string();
-    }
-    let mut out = String::new();
-    let mut w = 0;
-    for c in s.chars() {
-        let cw = c.width().unwrap_or(0);
-        if w + cw + 1 > max {
-            break;
-        }
-        out.push(c);
-        w += cw;
-    }
-    out.push('…');
-    out
-}
-
 fn row(app: &App, id: NodeId, depth: usize, width: usize) -> Line<'static> {
-    let Some(n) = app.tree.node(id) else {
+    let Some(n) = app.doc.tree.node(id) else {
         return Line::from("");
     };
     let range = format!("[0x{:x}+0x{:x}]", n.offset, n.size);
@@ -62,7 +44,7 @@ fn row(app: &App, id: NodeId, depth: usize, width: usize) -> Line<'static> {
     let mark = app
         .reloaded
         .as_ref()
-        .map(|c| c.of_b(&app.tree.path_string(id)));
+        .map(|c| c.of_b(&app.doc.tree.path_string(id)));
     let name_style = match mark {
         Some(m) if m != Mark::Same => {
             spans.push(Span::styled(format!("{} ", m.sign()), m.style()));
@@ -98,13 +80,14 @@ fn item(app: &App, id: NodeId, depth: usize, width: usize) -> TreeItem<'static, 
     let text = row(app, id, depth, width);
     if app.opened.contains(&id) {
         let kids: Vec<_> = app
+            .doc
             .tree
             .built_children(id)
             .iter()
             .map(|&k| item(app, k, depth + 1, width))
             .collect();
         TreeItem::new(id, text.clone(), kids).unwrap_or_else(|_| TreeItem::new_leaf(id, text))
-    } else if app.tree.has_children(id) {
+    } else if app.doc.tree.has_children(id) {
         let ph = TreeItem::new_leaf(PLACEHOLDER, "…");
         TreeItem::new(id, text.clone(), vec![ph]).unwrap_or_else(|_| TreeItem::new_leaf(id, text))
     } else {
@@ -119,7 +102,7 @@ pub fn render(app: &mut App, frame: &mut Frame<'_>, area: Rect) {
         .border_style(theme::border(focused))
         .title(" Structure ");
     let width = block.inner(area).width as usize;
-    let items = vec![item(app, app.tree.root(), 0, width)];
+    let items = vec![item(app, app.doc.tree.root(), 0, width)];
     let Ok(widget) = TreeWidget::new(&items) else {
         return;
     };
@@ -127,17 +110,4 @@ pub fn render(app: &mut App, frame: &mut Frame<'_>, area: Rect) {
         .block(block)
         .highlight_style(theme::tree_selected(focused));
     frame.render_stateful_widget(widget, area, &mut app.tree_state);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::truncate;
-
-    #[test]
-    fn truncation_counts_columns() {
-        assert_eq!(truncate("abcdef", 6), "abcdef");
-        assert_eq!(truncate("abcdef", 4), "abc…");
-        // Wide characters take two columns each.
-        assert_eq!(truncate("日本語テキスト", 5), "日本…");
-    }
 }

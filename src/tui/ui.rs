@@ -126,7 +126,7 @@ pub fn render(app: &mut App, frame: &mut Frame<'_>) {
         }
         Some(Popup::Diagnostics { selected }) => {
             // By offset; long messages wrap under themselves.
-            let all = app.tree.diagnostics();
+            let all = app.doc.tree.diagnostics();
             let order = app.diagnostic_order();
             let digits = all
                 .iter()

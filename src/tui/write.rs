@@ -7,19 +7,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use super::app::{App, MAX_COPY};
+use super::message::{Message, Writing};
 use super::popup::{Popup, Prompt, PromptKind};
-use super::Message;
 use crate::model::{text, Source};
-
-/// A write running in the background.
-pub struct Writing {
-    pub id: u64,
-    pub path: String,
-    /// Bytes written so far, of `total`.
-    pub done: u64,
-    pub total: u64,
-    pub cancel: Arc<AtomicBool>,
-}
 
 /// The bytes a write reads, kept alive for its thread.
 enum Held {
@@ -121,7 +111,7 @@ impl App {
                 format!("0x{:x}", self.cursor),
                 format!("offset 0x{:x}", self.cursor),
             ),
-            'v' => match self.tree.value_in(self.selected, self.numbers) {
+            'v' => match self.doc.tree.value_in(self.selected, self.numbers) {
                 Some(v) => (v, "the node's value".to_string()),
                 None => {
                     self.message = Some(("the node has no value to copy".into(), true));
@@ -129,7 +119,7 @@ impl App {
                 }
             },
             'b' => {
-                let all = self.tree.node_bytes(self.selected);
+                let all = self.doc.tree.node_bytes(self.selected);
                 let b = all
                     .get(..all.len().min(MAX_COPY as usize))
                     .unwrap_or_default();
@@ -144,7 +134,7 @@ impl App {
                 )
             }
             'p' => (
-                self.tree.path_string(self.selected),
+                self.doc.tree.path_string(self.selected),
                 "the node's path".to_string(),
             ),
             c => {
@@ -166,7 +156,7 @@ impl App {
     /// `force`; without it the user is asked.
     /// What the `x` prompt offers: the selected node's name as a file name.
     pub(super) fn suggested_file_name(&self) -> String {
-        file_name_for(self.tree.name(self.selected))
+        file_name_for(self.doc.tree.name(self.selected))
     }
 
     pub(super) fn save(&mut self, path: &str, force: bool) {
@@ -174,17 +164,18 @@ impl App {
             self.message = Some(("a write is already running (Esc cancels it)".into(), true));
             return;
         }
-        let Some(n) = self.tree.node(self.selected) else {
+        let Some(n) = self.doc.tree.node(self.selected) else {
             return;
         };
         let held = match self
+            .doc
             .tree
             .spaces()
             .get(n.space as usize)
             .and_then(|s| s.bytes.clone())
         {
             Some(b) => Held::Space(b),
-            None => Held::File(self.tree.source().clone()),
+            None => Held::File(self.doc.tree.source().clone()),
         };
         let all = held.bytes();
         let start = usize::try_from(n.offset)
@@ -200,7 +191,7 @@ impl App {
             self.message = Some((format!("{shown} is a directory: give a file name"), true));
             return;
         }
-        if let (Ok(a), Ok(b)) = (out.canonicalize(), Path::new(&self.path).canonicalize()) {
+        if let (Ok(a), Ok(b)) = (out.canonicalize(), self.doc.path.canonicalize()) {
             if a == b {
                 self.message = Some((format!("{shown} is the file being viewed"), true));
                 return;

@@ -1,0 +1,44 @@
+//! What reaches the event loop besides input: reports from the work that
+//! runs in the background (searches, writes, the file watcher).
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use crossterm::event::Event;
+
+use super::matches::{Found, Progress};
+
+/// What reaches the event loop: input, and reports from background work.
+pub enum Message {
+    Input(Event),
+    SearchProgress {
+        id: u64,
+        progress: Progress,
+    },
+    SearchDone {
+        id: u64,
+        found: Found,
+        cancelled: bool,
+    },
+    /// The open file was rewritten and has settled.
+    FileChanged,
+    WriteProgress {
+        id: u64,
+        done: u64,
+    },
+    WriteDone {
+        id: u64,
+        result: Result<(), String>,
+        cancelled: bool,
+    },
+}
+
+/// A write running in the background.
+pub struct Writing {
+    pub id: u64,
+    pub path: String,
+    /// Bytes written so far, of `total`.
+    pub done: u64,
+    pub total: u64,
+    pub cancel: Arc<AtomicBool>,
+}
