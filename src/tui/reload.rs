@@ -76,7 +76,7 @@ pub fn apply(app: &mut App) {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| app.path.clone());
-    let mut tree = crate::formats::build_tree(src, &name);
+    let mut tree = crate::formats::build_tree_with(src, &name, app.tree.options());
     let selected = app.tree.path_string(app.selected);
     let changes = Changes::compute(&mut app.tree, &mut tree);
     let mut next = App::new(tree, &app.path);
