@@ -6,6 +6,7 @@
 //! - [`tui`]: the interactive explorer.
 
 pub mod diff;
+pub mod disasm;
 pub mod export;
 pub mod formats;
 #[cfg(unix)]

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use clap::Parser;
 
-use fwview::model::{printed_address, text, Source};
+use fwview::model::{printed_address, text, Options, Source};
 use fwview::{export, formats, tui};
 
 /// Explore accelerator and firmware binaries: XCLBIN, XMOS XE, Intel zebin,
@@ -68,6 +68,13 @@ struct Cli {
     /// when at least one was found, 1 when none.
     #[arg(long, conflicts_with_all = ["tree", "extract", "find", "diff"])]
     targets: bool,
+
+    /// Show machine code as instructions in --tree, --json, --find and
+    /// --diff: executable sections and their functions open into one node
+    /// per instruction (decoded by a libLLVM found at run time; set
+    /// FWVIEW_LLVM to point at one). The explorer always shows them.
+    #[arg(long)]
+    code: bool,
 
     /// With --find: text matches letters of either case.
     #[arg(short = 'i', long, requires = "find")]
@@ -217,8 +224,11 @@ fn usage_error(e: clap::Error) -> ExitCode {
     ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2))
 }
 
-/// Opens a file and parses it, or says why not.
-fn open(path: &std::path::Path) -> Result<(fwview::model::Tree, String), ExitCode> {
+/// Opens a file and parses it with `options`, or says why not.
+fn open(
+    path: &std::path::Path,
+    options: Options,
+) -> Result<(fwview::model::Tree, String), ExitCode> {
     let src = match Source::open(path) {
         Ok(s) => Arc::new(s),
         Err(e) => return Err(fail(path, e)),
@@ -228,8 +238,11 @@ fn open(path: &std::path::Path) -> Result<(fwview::model::Tree, String), ExitCod
         .file_name()
         .map(|n| text::from_bytes(n.as_encoded_bytes()))
         .unwrap_or_else(|| shown.clone());
-    Ok((formats::build_tree(src, &name), shown))
+    Ok((formats::build_tree_with(src, &name, options), shown))
 }
+
+/// What the explorer shows: everything, instructions included.
+const EXPLORER: Options = Options { code: true };
 
 /// `--diff A B`: 0 same, 1 different, 2 trouble.
 fn diff(cli: &Cli, file: &std::path::Path, other: &std::path::Path) -> ExitCode {
@@ -240,11 +253,12 @@ fn diff(cli: &Cli, file: &std::path::Path, other: &std::path::Path) -> ExitCode 
             ExitCode::from(2)
         }
     };
-    let (mut a, _) = match open(file) {
+    let options = Options { code: cli.code };
+    let (mut a, _) = match open(file, options) {
         Ok(t) => t,
         Err(c) => return trouble(c),
     };
-    let (mut b, _) = match open(other) {
+    let (mut b, _) = match open(other, options) {
         Ok(t) => t,
         Err(c) => return trouble(c),
     };
@@ -268,11 +282,11 @@ fn diff(cli: &Cli, file: &std::path::Path, other: &std::path::Path) -> ExitCode 
 
 /// `fwview A B`: the two trees side by side.
 fn side_by_side(file: &std::path::Path, other: &std::path::Path) -> ExitCode {
-    let (a, _) = match open(file) {
+    let (a, _) = match open(file, EXPLORER) {
         Ok(t) => t,
         Err(c) => return c,
     };
-    let (b, _) = match open(other) {
+    let (b, _) = match open(other, EXPLORER) {
         Ok(t) => t,
         Err(c) => return c,
     };
@@ -311,7 +325,16 @@ fn main() -> ExitCode {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| shown.clone());
-    let mut tree = formats::build_tree(src, &name);
+    // The explorer shows instructions; printed output only with --code,
+    // so that it stays as it was without.
+    let headless =
+        cli.targets || cli.json || cli.tree || cli.find.is_some() || cli.extract.is_some();
+    let options = if headless {
+        Options { code: cli.code }
+    } else {
+        EXPLORER
+    };
+    let mut tree = formats::build_tree_with(src, &name, options);
 
     if cli.targets {
         let mut images = fwview::targets::find(&mut tree);

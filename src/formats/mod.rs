@@ -37,7 +37,7 @@ pub mod zebin;
 
 use std::sync::Arc;
 
-use crate::model::{Source, Tree};
+use crate::model::{Options, Source, Tree};
 
 pub use registry::{dispatch, Format, Place};
 
@@ -60,6 +60,11 @@ pub fn elf_vendor(machine: u16, _osabi: u8) -> Option<&'static dyn elf::Vendor> 
 /// Parses a whole file.
 pub fn build_tree(src: Arc<Source>, name: &str) -> Tree {
     Tree::build(src, name, dispatch)
+}
+
+/// Parses a whole file with `options`.
+pub fn build_tree_with(src: Arc<Source>, name: &str, options: Options) -> Tree {
+    Tree::build_with(src, name, dispatch, options)
 }
 
 /// Parses bytes in memory (tests, fuzzing, benchmarks).

@@ -211,6 +211,11 @@ impl<'a> Builder<'a> {
         self
     }
 
+    /// What the reader asked the formats to show.
+    pub fn options(&self) -> super::Options {
+        self.arena.options
+    }
+
     /// The whole byte space being built: the file, or a derived space.
     /// Offsets everywhere in the builder are offsets in it.
     pub fn data(&self) -> &'a [u8] {

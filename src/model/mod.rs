@@ -29,6 +29,16 @@ pub use space::{Space, SpaceId};
 pub use tree::{printed_address, Link, Node, NodeId, Tree};
 pub use value::{Numbers, Radix, Raw, Value};
 
+/// What a reader asks the formats to show beyond the structure of a file.
+/// A tree holds its options from the start; every builder hands them to
+/// the formats ([`Builder::options`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Machine code as instructions: executable sections and their
+    /// functions open into one node per instruction.
+    pub code: bool,
+}
+
 /// How serious a diagnostic is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {

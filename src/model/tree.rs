@@ -10,7 +10,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::builder::{Builder, Dispatch, Gap, LazyFn};
 use super::space::{Space, SpaceId, FILE};
 use super::value::{Numbers, Value};
-use super::{Diagnostic, Source};
+use super::{Diagnostic, Options, Source};
 
 /// Index of a node in its tree.
 pub type NodeId = u32;
@@ -150,6 +150,8 @@ pub(crate) struct Arena {
     /// rather than allocate: a walk over a huge tree builds and drops
     /// millions of nodes, most with a few children.
     pub spare: Vec<Vec<NodeId>>,
+    /// What the reader asked the formats to show.
+    pub options: Options,
 }
 
 /// How many emptied lists of children the arena keeps, and the largest
@@ -204,6 +206,17 @@ impl Tree {
     /// Builds the tree of `src`. `dispatch` detects a format in a byte range
     /// and parses it into a node; it is also used for nested formats.
     pub fn build(src: Arc<Source>, root_name: &str, dispatch: Dispatch) -> Tree {
+        Tree::build_with(src, root_name, dispatch, Options::default())
+    }
+
+    /// Like [`Tree::build`], with `options` for the formats to read (see
+    /// [`super::Builder::options`]).
+    pub fn build_with(
+        src: Arc<Source>,
+        root_name: &str,
+        dispatch: Dispatch,
+        options: Options,
+    ) -> Tree {
         let len = src.len();
         let root = Node::new(CompactString::from(root_name), 0, len, None, FILE, None, 0);
         let mut t = Tree {
@@ -223,6 +236,7 @@ impl Tree {
                 derived: 0,
                 keys: FxHashMap::default(),
                 spare: Vec::new(),
+                options,
             },
             dispatch,
             format: "raw",
@@ -630,7 +644,12 @@ impl Tree {
     /// another thread).
     pub fn reopen(&self) -> Tree {
         let name = self.name(self.root()).to_string();
-        Tree::build(self.src.clone(), &name, self.dispatch)
+        Tree::build_with(self.src.clone(), &name, self.dispatch, self.arena.options)
+    }
+
+    /// What the formats were asked to show.
+    pub fn options(&self) -> Options {
+        self.arena.options
     }
 
     /// Adds diagnostics raised in another tree over the same bytes (see

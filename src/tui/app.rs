@@ -136,7 +136,7 @@ impl App {
             inspector_big_first: false,
             clipboard: None,
             tx: None,
-            rebuild: crate::formats::build_tree,
+            rebuild: crate::formats::build_tree_with,
             reloaded: None,
             writing: None,
             next_write_id: 0,

@@ -8,11 +8,11 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::model::{Source, Tree};
+use crate::model::{Options, Source, Tree};
 
-/// Makes a tree of a file's bytes, named by the file (the same parser as
-/// the tree the explorer opened with).
-pub type Parse = fn(Arc<Source>, &str) -> Tree;
+/// Makes a tree of a file's bytes, named by the file, with the options the
+/// explorer opened it with (the same parser as its first tree).
+pub type Parse = fn(Arc<Source>, &str, Options) -> Tree;
 
 /// One parsed file.
 pub struct Document {
@@ -28,10 +28,10 @@ impl Document {
         }
     }
 
-    /// Maps the file at `path` and parses it with `parse`.
-    pub fn open(path: &Path, parse: Parse) -> std::io::Result<Document> {
+    /// Maps the file at `path` and parses it with `parse` and `options`.
+    pub fn open(path: &Path, parse: Parse, options: Options) -> std::io::Result<Document> {
         let src = Arc::new(Source::open(path)?);
-        let tree = parse(src, &name_of(path));
+        let tree = parse(src, &name_of(path), options);
         Ok(Document::new(tree, path))
     }
 

@@ -45,6 +45,7 @@ impl App {
         let src = self.doc.tree.source().clone();
         let name = self.doc.tree.name(self.doc.tree.root()).to_string();
         let rebuild = self.rebuild;
+        let options = self.doc.tree.options();
         match &self.tx {
             Some(tx) => {
                 let cancel = Arc::new(AtomicBool::new(false));
@@ -55,7 +56,7 @@ impl App {
                 self.search = Some(st);
                 let tx = tx.clone();
                 std::thread::spawn(move || {
-                    let mut tree = rebuild(src, &name);
+                    let mut tree = rebuild(src, &name, options);
                     let mut progress = |p| {
                         let _ = tx.send(Message::SearchProgress { id, progress: p });
                     };
@@ -69,7 +70,7 @@ impl App {
                 });
             }
             None => {
-                let mut tree = rebuild(src, &name);
+                let mut tree = rebuild(src, &name, options);
                 let found = run_search(&mut tree, &pat, &AtomicBool::new(false), &mut |_| {});
                 st.matches = found.matches;
                 st.derived = found.derived;

@@ -63,7 +63,7 @@ pub fn watch(path: PathBuf, tx: Sender<Message>) {
 
 /// Parses the file again and swaps the new document into the app.
 pub fn apply(app: &mut App) {
-    let doc = match Document::open(&app.doc.path, app.rebuild) {
+    let doc = match Document::open(&app.doc.path, app.rebuild, app.doc.tree.options()) {
         Ok(d) => d,
         Err(e) => {
             app.message = Some((format!("reload failed: {e}"), true));

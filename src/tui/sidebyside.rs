@@ -540,13 +540,13 @@ impl SideBySide {
     }
 }
 
-fn open(path: &Path) -> io::Result<Tree> {
+fn open(path: &Path, options: crate::model::Options) -> io::Result<Tree> {
     let src = Arc::new(Source::open(path)?);
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| path.display().to_string());
-    Ok(crate::formats::build_tree(src, &name))
+    Ok(crate::formats::build_tree_with(src, &name, options))
 }
 
 /// Runs the side-by-side view of two parsed files until the user quits.
@@ -561,11 +561,12 @@ pub fn run(a: Tree, b: Tree, paths: (PathBuf, PathBuf)) -> io::Result<()> {
         crate::model::text::clean(&paths.0.display().to_string()).into_owned(),
         crate::model::text::clean(&paths.1.display().to_string()).into_owned(),
     );
+    let options = a.options();
     let mut app = SideBySide::new(a, b, names);
     let (tx, rx) = mpsc::channel::<Changes>();
     let (pa, pb) = paths;
     thread::spawn(move || {
-        if let (Ok(mut a), Ok(mut b)) = (open(&pa), open(&pb)) {
+        if let (Ok(mut a), Ok(mut b)) = (open(&pa, options), open(&pb, options)) {
             let _ = tx.send(Changes::compute(&mut a, &mut b));
         }
     });

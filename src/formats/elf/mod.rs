@@ -7,6 +7,7 @@
 //! file with millions of symbols opens at once; names are looked up in their
 //! string tables only when an entry is built.
 
+mod code;
 mod constants;
 mod contents;
 mod dwarf;
@@ -83,6 +84,13 @@ pub struct Elf {
     pub e: Endian,
     pub etype: u16,
     pub machine: u16,
+    /// e_flags, EI_OSABI and EI_ABIVERSION.
+    pub flags: u32,
+    pub osabi: u8,
+    pub abiversion: u8,
+    /// The target its code is decoded for: set only when the reader asks
+    /// for instructions and an engine decodes this machine.
+    pub code: Option<Arc<crate::disasm::Target>>,
     pub shentsize: u64,
     /// The section name table's index (0: none).
     pub shstrndx: u32,
@@ -306,6 +314,26 @@ pub(crate) fn string_bytes_in<'a>(
     }
 }
 
+/// The target to decode the ELF's code for, when it has code and an
+/// engine decodes it; where none does, one info says what to install.
+fn code_target(b: &mut Builder<'_>, elf: &Elf) -> Option<Arc<crate::disasm::Target>> {
+    let has_code = elf
+        .secs
+        .iter()
+        .any(|s| s.flags & code::SHF_EXECINSTR != 0 && elf.data(s).is_some_and(|(_, l)| l > 0));
+    if !has_code {
+        return None;
+    }
+    let t = code::target(b, elf)?;
+    match crate::disasm::with_engine(&t, |_| ()) {
+        Ok(()) => Some(Arc::new(t)),
+        Err(m) => {
+            b.info(elf.abs(18), 2, m.message(&t));
+            None
+        }
+    }
+}
+
 /// The header fields that the rest of the parse needs.
 struct Hdr {
     is64: bool,
@@ -339,11 +367,19 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
         e: h.e,
         etype: h.etype,
         machine: h.machine,
+        flags: b
+            .read_u32(off + if h.is64 { 48 } else { 36 }, h.e)
+            .unwrap_or(0),
+        osabi: b.read_u8(off + 7).unwrap_or(0),
+        abiversion: b.read_u8(off + 8).unwrap_or(0),
         shentsize: h.shentsize,
         vendor: crate::formats::elf_vendor(h.machine, b.read_u8(off + 7).unwrap_or(0)),
         ..Elf::default()
     };
     read_sections(b, &mut elf, &h);
+    if b.options().code {
+        elf.code = code_target(b, &elf);
+    }
     elf.shndx_tables = elf
         .secs
         .iter()

@@ -6,6 +6,9 @@ use super::symbols::{read_sym, real_section, relocatable, resolve, sym_entry, sy
 use super::{constants, Elf, Sec};
 use crate::model::{Builder, Gap, NodeId, Value};
 
+/// `STT_FUNC`.
+const STT_FUNC: u8 = 2;
+
 /// Symbols looked at for placing, at most (a table larger than this places
 /// only its first entries).
 const MAX_SCAN: u64 = 1 << 22;
@@ -66,7 +69,17 @@ pub(super) fn symbols_in(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, a:
     let (table, placed) = elf.placed.get_or_init(|| collect(b, elf));
     let lo = placed.partition_point(|p| p.0 < s.index);
     let hi = placed.partition_point(|p| p.0 <= s.index);
+    // With instructions asked for, code is decoded where it lies: in its
+    // functions, or all through a section without any.
+    let code = elf
+        .code
+        .as_ref()
+        .filter(|_| s.flags & super::code::SHF_EXECINSTR != 0);
+    let base = if relocatable(elf) { 0 } else { s.addr };
     let Some(mine) = placed.get(lo..hi).filter(|m| !m.is_empty()) else {
+        if let Some(t) = code {
+            super::code::instructions(b, id, t, a, l, base);
+        }
         return;
     };
     // Bytes of the section outside its symbols are its contents all the
@@ -93,17 +106,22 @@ pub(super) fn symbols_in(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, a:
         };
         let name = sym_name(b, elf, *table, i).unwrap_or_else(|| format!("symbol [{i}]"));
         let size = size.min(l.saturating_sub(rel));
-        let node = b.leaf(
-            id,
-            &name,
-            a + rel,
-            size,
-            Value::text(format!(
-                "{} {}, symbol [{i}]",
-                constants::sym_type(sym.typ()),
-                constants::sym_bind(sym.bind())
-            )),
+        let text = format!(
+            "{} {}, symbol [{i}]",
+            constants::sym_type(sym.typ()),
+            constants::sym_bind(sym.bind())
         );
+        let func = code.filter(|_| sym.typ() == STT_FUNC);
+        // A function of decoded code shows its name demangled, as the
+        // symbol table does.
+        let value = match func {
+            Some(_) => Value::symbol(&name, text.into()),
+            None => Value::text(text),
+        };
+        let node = b.leaf(id, &name, a + rel, size, value);
         b.link(node, o, elf.sym_size());
+        if let Some(t) = func {
+            super::code::instructions(b, node, t, a + rel, size, base.wrapping_add(rel));
+        }
     }
 }

@@ -1,0 +1,322 @@
+//! Machine code as instructions: an [`Engine`] decodes one instruction at a
+//! time from bytes at an address, for a [`Target`] (triple, processor,
+//! features). This layer knows neither the UI nor any file format; a
+//! format that finds code says which target it is and asks an engine.
+//!
+//! The engine is LLVM's MC disassembler, through its stable C API
+//! (`LLVMCreateDisasmCPUFeatures`, `LLVMDisasmInstruction`), in a libLLVM
+//! loaded at run time, once per process. The library is looked for in this
+//! order, the first that loads and has the C API wins:
+//!
+//! 1. the path in the environment variable `FWVIEW_LLVM`;
+//! 2. `/usr/lib/llvm-N/lib/libLLVM.so*` (and `libLLVM-N.so`), for N from 30
+//!    down to 14;
+//! 3. `/opt/rocm/llvm/lib` (ROCm's LLVM);
+//! 4. the sonames `libLLVM.so.N` and `libLLVM-N.so`, N from 30 down to 14,
+//!    through the system's loader (`LD_LIBRARY_PATH`, the loader's cache).
+//!
+//! No library is not an error: [`Engine::new`] says what is missing and the
+//! caller shows the bytes as they are. Other engines (Intel's IGA for Intel
+//! GT, looked for through `FWVIEW_IGA`) plug in beside LLVM in
+//! [`Engine::new`], chosen by the target's triple.
+//!
+//! An engine is untrusted: its text is bounded, an instruction it cannot
+//! decode is `<unknown>` of the ISA's smallest unit, and a caller decodes at
+//! most [`MAX_INSNS`] instructions a function.
+
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
+)]
+
+mod llvm;
+
+use std::path::Path;
+
+/// The environment variable that names a libLLVM to use.
+pub const ENV_LLVM: &str = "FWVIEW_LLVM";
+
+/// The most instructions decoded for one function (or one section without
+/// functions); past it the bytes stay as they are.
+pub const MAX_INSNS: usize = 1 << 20;
+
+/// The text of bytes no instruction decodes from.
+pub const UNKNOWN: &str = "<unknown>";
+
+/// What code is for: an LLVM target triple, a processor (empty: the
+/// triple's default) and features (`+c,+d`, LLVM's spelling).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Target {
+    pub triple: String,
+    pub cpu: String,
+    pub features: String,
+}
+
+impl Target {
+    pub fn new(triple: &str, cpu: &str, features: &str) -> Target {
+        Target {
+            triple: triple.to_string(),
+            cpu: cpu.to_string(),
+            features: features.to_string(),
+        }
+    }
+
+    /// The architecture, the triple's first part (`x86_64`, `amdgcn`).
+    pub fn arch(&self) -> &str {
+        self.triple.split('-').next().unwrap_or("")
+    }
+
+    /// The smallest step between instructions: what bytes that do not
+    /// decode are counted in.
+    pub fn unit(&self) -> usize {
+        match self.arch() {
+            "amdgcn" | "r600" | "aarch64" | "aarch64_be" | "arm64" | "mips" | "mipsel"
+            | "mips64" | "mips64el" | "powerpc" | "powerpc64" | "powerpc64le" | "sparc"
+            | "sparcv9" | "loongarch32" | "loongarch64" | "hexagon" => 4,
+            "riscv32" | "riscv64" | "xcore" | "arm" | "armeb" | "thumb" | "thumbeb" | "systemz" => {
+                2
+            }
+            _ => 1,
+        }
+    }
+
+    /// `triple` (`cpu`, `features`) as a short label.
+    pub fn label(&self) -> String {
+        let mut s = self.triple.clone();
+        if !self.cpu.is_empty() {
+            s.push(' ');
+            s.push_str(&self.cpu);
+        }
+        if !self.features.is_empty() {
+            s.push(' ');
+            s.push_str(&self.features);
+        }
+        s
+    }
+}
+
+/// One decoded instruction.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Insn {
+    /// Its length in bytes, at least 1.
+    pub len: usize,
+    /// `mnemonic operands`, single spaces, or [`UNKNOWN`].
+    pub text: String,
+}
+
+/// Why no engine could be made for a target.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Missing {
+    /// No libLLVM was found.
+    Library,
+    /// The library found does not know the target.
+    Target { library: String },
+}
+
+impl Missing {
+    /// What to tell a user, for a target.
+    pub fn message(&self, t: &Target) -> String {
+        match self {
+            Missing::Library => format!(
+                "instructions for {} are not shown: install LLVM (libLLVM) to see them, or set {ENV_LLVM} to a libLLVM",
+                t.label()
+            ),
+            Missing::Target { library } => format!(
+                "instructions for {} are not shown: {library} does not know this target; set {ENV_LLVM} to a libLLVM that does",
+                t.label()
+            ),
+        }
+    }
+}
+
+/// A decoder for one target.
+pub struct Engine {
+    ctx: llvm::Context,
+    unit: usize,
+    /// RISC-V: branch targets come as offsets, shown as addresses.
+    riscv: bool,
+}
+
+impl Engine {
+    /// An engine for `t`, or why there is none.
+    pub fn new(t: &Target) -> Result<Engine, Missing> {
+        let lib = llvm::get().ok_or(Missing::Library)?;
+        let ctx = llvm::Context::new(lib, &t.triple, &t.cpu, &t.features).ok_or_else(|| {
+            Missing::Target {
+                library: lib.path.display().to_string(),
+            }
+        })?;
+        Ok(Engine {
+            ctx,
+            unit: t.unit(),
+            riscv: t.arch().starts_with("riscv"),
+        })
+    }
+
+    /// The library the engine came from, if one was loaded.
+    pub fn library() -> Option<&'static Path> {
+        llvm::get().map(|l| l.path.as_path())
+    }
+
+    /// Decodes the instruction at the start of `bytes`, at address `addr`.
+    /// Bytes that do not decode give [`UNKNOWN`] of the ISA's unit (or
+    /// what is left, if less); an empty slice gives length 0.
+    pub fn decode(&mut self, bytes: &[u8], addr: u64) -> Insn {
+        if bytes.is_empty() {
+            return Insn {
+                len: 0,
+                text: String::new(),
+            };
+        }
+        let (n, raw) = self.ctx.decode(bytes, addr);
+        if n == 0 {
+            return Insn {
+                len: self.unit.min(bytes.len()),
+                text: UNKNOWN.to_string(),
+            };
+        }
+        let mut text = normalise(&raw);
+        if self.riscv {
+            riscv_target(&mut text, addr);
+        }
+        Insn { len: n, text }
+    }
+}
+
+/// The RISC-V branches and jumps whose last operand is an offset from the
+/// instruction.
+const RISCV_BRANCHES: [&str; 20] = [
+    "beq", "bne", "blt", "bge", "bltu", "bgeu", "beqz", "bnez", "blez", "bgez", "bltz", "bgtz",
+    "bgt", "ble", "bgtu", "bleu", "j", "jal", "c.j", "c.jal",
+];
+
+/// Rewrites a RISC-V branch's offset as the address it reaches, as
+/// `llvm-objdump` prints it (LLVM's RISC-V decoder does not pass branches
+/// to the symbol lookup that gives the other ISAs their addresses).
+fn riscv_target(text: &mut String, addr: u64) {
+    let mnemonic = text.split(' ').next().unwrap_or("");
+    if !RISCV_BRANCHES.contains(&mnemonic) {
+        return;
+    }
+    let Some(i) = text.rfind([' ', ',']) else {
+        return;
+    };
+    let Some(last) = text.get(i + 1..) else {
+        return;
+    };
+    let (neg, mag) = match last.strip_prefix('-') {
+        Some(m) => (true, m),
+        None => (false, last),
+    };
+    let v = match mag.strip_prefix("0x") {
+        Some(h) => i64::from_str_radix(h, 16),
+        None => mag.parse::<i64>(),
+    };
+    let Ok(v) = v else {
+        return;
+    };
+    let target = if neg {
+        addr.wrapping_sub(v as u64)
+    } else {
+        addr.wrapping_add(v as u64)
+    };
+    text.truncate(i + 1);
+    text.push_str(&format!("0x{target:x}"));
+}
+
+/// How many engines a thread keeps for reuse.
+const KEPT: usize = 8;
+
+thread_local! {
+    /// The engines this thread made, newest last: making one costs far
+    /// more than decoding a function.
+    static ENGINES: std::cell::RefCell<Vec<(Target, Engine)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Runs `f` with an engine for `t`, one this thread made before where it
+/// can; or says why there is none.
+pub fn with_engine<R>(t: &Target, f: impl FnOnce(&mut Engine) -> R) -> Result<R, Missing> {
+    ENGINES.with(|cell| {
+        let Ok(mut kept) = cell.try_borrow_mut() else {
+            // Called from inside `f`: a fresh engine.
+            return Engine::new(t).map(|mut e| f(&mut e));
+        };
+        if let Some(i) = kept.iter().position(|(k, _)| k == t) {
+            if let Some((_, e)) = kept.get_mut(i) {
+                return Ok(f(e));
+            }
+        }
+        let mut e = Engine::new(t)?;
+        let r = f(&mut e);
+        if kept.len() >= KEPT {
+            kept.remove(0);
+        }
+        kept.push((t.clone(), e));
+        Ok(r)
+    })
+}
+
+/// `mnemonic operands` with every run of whitespace one space, none at the
+/// ends.
+pub fn normalise(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for w in s.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(w);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whitespace_is_normalised() {
+        assert_eq!(normalise("\tmovl\t$0x1, %eax  "), "movl $0x1, %eax");
+        assert_eq!(normalise(""), "");
+    }
+
+    #[test]
+    fn riscv_branch_offsets_become_addresses() {
+        let mut t = String::from("bne a2, a1, -0xe");
+        riscv_target(&mut t, 0x18);
+        assert_eq!(t, "bne a2, a1, 0xa");
+        let mut t = String::from("j 0x10");
+        riscv_target(&mut t, 0x20);
+        assert_eq!(t, "j 0x30");
+        let mut t = String::from("bseti a0, a0, 0x5");
+        riscv_target(&mut t, 0x20);
+        assert_eq!(t, "bseti a0, a0, 0x5");
+    }
+
+    #[test]
+    fn units_follow_the_isa() {
+        assert_eq!(Target::new("amdgcn-amd-amdhsa", "gfx90a", "").unit(), 4);
+        assert_eq!(Target::new("riscv64", "", "+c").unit(), 2);
+        assert_eq!(Target::new("x86_64", "", "").unit(), 1);
+    }
+
+    /// With a libLLVM present, known bytes decode as llvm-objdump prints
+    /// them; without one, the engine says so and nothing fails.
+    #[test]
+    fn x86_decodes_where_llvm_is() {
+        let t = Target::new("x86_64-unknown-linux-gnu", "", "");
+        match Engine::new(&t) {
+            Ok(mut e) => {
+                let i = e.decode(&[0xb8, 0x01, 0, 0, 0, 0xc3], 0);
+                assert_eq!(i.len, 5);
+                assert_eq!(i.text, "movl $0x1, %eax");
+                let i = e.decode(&[0xc3], 5);
+                assert_eq!((i.len, i.text.as_str()), (1, "retq"));
+                // An opcode x86-64 does not have.
+                let i = e.decode(&[0x06], 6);
+                assert_eq!((i.len, i.text.as_str()), (1, UNKNOWN));
+            }
+            Err(m) => eprintln!("{}", m.message(&t)),
+        }
+    }
+}

@@ -1,0 +1,322 @@
+//! Machine code as instructions, when the reader asks for it
+//! ([`crate::model::Options::code`]): which target an ELF's code is for
+//! (from e_machine, e_flags, the class, the byte order and, for RISC-V,
+//! `.riscv.attributes`), and the instructions of a function or of a section
+//! without functions, decoded by [`crate::disasm`] only when the node is
+//! opened.
+
+use std::sync::Arc;
+
+use super::{constants, Elf};
+use crate::disasm::{self, Target, MAX_INSNS};
+use crate::model::read::u32_at;
+use crate::model::{Builder, Endian, NodeId, Seq, Step, Value, GROUP};
+
+/// `SHF_EXECINSTR`: the section holds machine code.
+pub(super) const SHF_EXECINSTR: u64 = 0x4;
+/// `SHT_RISCV_ATTRIBUTES`.
+const SHT_RISCV_ATTRIBUTES: u32 = 0x7000_0003;
+/// `Tag_RISCV_arch` in the `riscv` subsection of `.riscv.attributes`.
+const TAG_RISCV_ARCH: u64 = 5;
+
+/// The target of an ELF's code, if its machine is one the engine decodes.
+pub(super) fn target(b: &Builder<'_>, elf: &Elf) -> Option<Target> {
+    let be = elf.e == Endian::Big;
+    let t = match elf.machine {
+        constants::EM_X86_64 if elf.is64 => Target::new("x86_64-unknown-linux-gnu", "", ""),
+        constants::EM_386 => Target::new("i386-unknown-linux-gnu", "", ""),
+        // llvm-objdump decodes every AArch64 extension unless told a
+        // processor; so does fwview.
+        constants::EM_AARCH64 => Target::new(if be { "aarch64_be" } else { "aarch64" }, "", "+all"),
+        constants::EM_RISCV => Target::new(
+            if elf.is64 { "riscv64" } else { "riscv32" },
+            "",
+            &riscv_features(b, elf),
+        ),
+        constants::EM_AMDGPU => amdgpu(elf)?,
+        constants::EM_XCORE => Target::new("xcore", "", ""),
+        _ => return None,
+    };
+    Some(t)
+}
+
+/// An AMDGPU code object's target: the processor from e_flags, and xnack
+/// and sramecc where e_flags sets them.
+fn amdgpu(elf: &Elf) -> Option<Target> {
+    let id = crate::formats::amdgpu::target_id(elf.flags, elf.abiversion);
+    let mut parts = id.split(':');
+    let cpu = crate::formats::amdgpu::processor(elf.flags)?;
+    parts.next();
+    let features: Vec<String> = parts
+        .filter_map(|p| {
+            let (name, sign) = p.split_at(p.len().checked_sub(1)?);
+            matches!(sign, "+" | "-").then(|| format!("{sign}{name}"))
+        })
+        .collect();
+    let os = match elf.osabi {
+        65 => "amdpal",
+        66 => "mesa3d",
+        _ => "amdhsa",
+    };
+    let arch = if elf.flags & 0xff < 0x20 {
+        "r600"
+    } else {
+        "amdgcn"
+    };
+    Some(Target::new(
+        &format!("{arch}-amd-{os}"),
+        cpu,
+        &features.join(","),
+    ))
+}
+
+/// The single-letter RISC-V extensions passed on as features (the base
+/// `i`/`e` is the triple's).
+const RISCV_LETTERS: &str = "mafdqcvhb";
+
+/// RISC-V features: from the `Tag_RISCV_arch` string of
+/// `.riscv.attributes` where there is one, else from e_flags (RVC, the
+/// float ABI).
+fn riscv_features(b: &Builder<'_>, elf: &Elf) -> String {
+    if let Some(arch) = riscv_arch(b, elf) {
+        return arch_features(&arch).join(",");
+    }
+    let mut f = Vec::new();
+    if elf.flags & 1 != 0 {
+        f.push("+c");
+    }
+    match (elf.flags >> 1) & 3 {
+        1 => f.push("+f"),
+        2 => f.extend(["+f", "+d"]),
+        3 => f.extend(["+f", "+d", "+q"]),
+        _ => {}
+    }
+    f.join(",")
+}
+
+/// `rv64i2p1_m2p0_zicsr2p0` as features: `+m`, `+zicsr`.
+pub(super) fn arch_features(arch: &str) -> Vec<String> {
+    let lower = arch.to_ascii_lowercase();
+    let Some(rest) = lower
+        .strip_prefix("rv64")
+        .or_else(|| lower.strip_prefix("rv32"))
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (k, part) in rest.split('_').enumerate() {
+        // The version (`2p1`) ends each extension's name.
+        let name = part.trim_end_matches(|c: char| c.is_ascii_digit() || c == 'p');
+        if k == 0 {
+            // The base and the single letters after it: `i2p1` or `gc`.
+            for c in name.chars() {
+                let letters: &[char] = match c {
+                    'g' => &['m', 'a', 'f', 'd'],
+                    c if RISCV_LETTERS.contains(c) => &[c],
+                    _ => &[],
+                };
+                for l in letters {
+                    out.push(format!("+{l}"));
+                }
+            }
+        } else if (name.len() == 1 && RISCV_LETTERS.contains(name))
+            || (name.len() > 1 && name.chars().all(|c| c.is_ascii_alphanumeric()))
+        {
+            out.push(format!("+{name}"));
+        }
+    }
+    out.dedup();
+    out
+}
+
+/// The `Tag_RISCV_arch` string of the file's `.riscv.attributes`.
+fn riscv_arch(b: &Builder<'_>, elf: &Elf) -> Option<String> {
+    let s = elf
+        .secs
+        .iter()
+        .find(|s| s.typ == SHT_RISCV_ATTRIBUTES || s.name == ".riscv.attributes")?;
+    let (a, l) = elf.data(s)?;
+    let d = b.slice(a, l);
+    // 'A', then subsections: u32 length, vendor name, NUL, then
+    // sub-subsections: tag (ULEB), u32 length, attributes.
+    let mut rest = d.strip_prefix(b"A")?;
+    while rest.len() > 4 {
+        let len = u32_at(rest, 0, elf.e)? as usize;
+        let sub = rest.get(..len)?;
+        rest = rest.get(len.max(1)..)?;
+        let body = sub.get(4..)?;
+        let nul = body.iter().position(|&c| c == 0)?;
+        if body.get(..nul) != Some(b"riscv".as_slice()) {
+            continue;
+        }
+        let mut p = body.get(nul + 1..)?;
+        while p.len() > 5 {
+            let (tag, n) = uleb(p)?;
+            let size = u32_at(p, n as u64, elf.e)? as usize;
+            let attrs = p.get(n + 4..size.max(n + 4))?;
+            if tag == 1 {
+                if let Some(a) = find_arch(attrs) {
+                    return Some(a);
+                }
+            }
+            p = p.get(size.max(1)..)?;
+        }
+    }
+    None
+}
+
+/// The arch string among a file's attributes: tag, then a ULEB value for
+/// even tags and a NUL-terminated string for odd ones (4 and 5 say so
+/// themselves: 4 is a number, 5 a string).
+fn find_arch(mut p: &[u8]) -> Option<String> {
+    while !p.is_empty() {
+        let (tag, n) = uleb(p)?;
+        p = p.get(n..)?;
+        if tag % 2 == 1 {
+            let nul = p.iter().position(|&c| c == 0)?;
+            if tag == TAG_RISCV_ARCH {
+                return std::str::from_utf8(p.get(..nul)?).ok().map(str::to_string);
+            }
+            p = p.get(nul + 1..)?;
+        } else {
+            let (_, n) = uleb(p)?;
+            p = p.get(n..)?;
+        }
+    }
+    None
+}
+
+/// A ULEB128 of at most 10 bytes and how many bytes it took.
+fn uleb(d: &[u8]) -> Option<(u64, usize)> {
+    let mut v = 0u64;
+    for (i, &c) in d.iter().take(10).enumerate() {
+        v |= u64::from(c & 0x7f).checked_shl(7 * i as u32)?;
+        if c & 0x80 == 0 {
+            return Some((v, i + 1));
+        }
+    }
+    None
+}
+
+/// Makes `node` (a function, or a section without functions, over
+/// `[start, start+len)`) open into its instructions; `pc` is the address
+/// of its first byte.
+pub(super) fn instructions(
+    b: &mut Builder<'_>,
+    node: NodeId,
+    t: &Arc<Target>,
+    start: u64,
+    len: u64,
+    pc: u64,
+) {
+    if len == 0 {
+        return;
+    }
+    let t = t.clone();
+    b.lazy(
+        node,
+        Arc::new(move |b, id| decode_all(b, id, &t, start, len, pc)),
+    );
+}
+
+/// What one pass over a function found.
+struct Scan {
+    /// The instructions, while there are at most [`GROUP`].
+    first: Vec<(u64, disasm::Insn)>,
+    /// Every [`GROUP`]-th instruction's offset.
+    marks: Vec<u64>,
+    count: u64,
+    /// Where decoding stopped.
+    end: u64,
+}
+
+fn decode_all(b: &mut Builder<'_>, id: NodeId, t: &Arc<Target>, start: u64, len: u64, pc: u64) {
+    let bytes = b.slice(start, len);
+    let scan = disasm::with_engine(t, |e| {
+        let mut s = Scan {
+            first: Vec::new(),
+            marks: Vec::new(),
+            count: 0,
+            end: start,
+        };
+        let mut off = 0usize;
+        while (s.count as usize) < MAX_INSNS {
+            let Some(rest) = bytes.get(off..).filter(|r| !r.is_empty()) else {
+                break;
+            };
+            let i = e.decode(rest, pc.wrapping_add(off as u64));
+            if i.len == 0 {
+                break;
+            }
+            let at = start + off as u64;
+            if s.count.is_multiple_of(GROUP) {
+                s.marks.push(at);
+            }
+            off += i.len;
+            if s.count < GROUP {
+                s.first.push((at, i));
+            } else {
+                s.first = Vec::new();
+            }
+            s.count += 1;
+        }
+        s.end = start + off as u64;
+        s
+    });
+    let Ok(scan) = scan else {
+        return;
+    };
+    if scan.end < start + len {
+        b.info(
+            scan.end,
+            start + len - scan.end,
+            format!("more than {MAX_INSNS} instructions here; the rest are not decoded"),
+        );
+    }
+    if scan.count <= GROUP {
+        b.reserve(id, scan.first.len());
+        for (at, i) in scan.first {
+            leaf(b, id, at, i, pc.wrapping_add(at - start));
+        }
+        return;
+    }
+    let t = t.clone();
+    let step: Step = Arc::new(move |b, p, _i, at| {
+        let bytes = b.slice(at, (start + len).saturating_sub(at));
+        let addr = pc.wrapping_add(at.saturating_sub(start));
+        let i = disasm::with_engine(&t, |e| e.decode(bytes, addr)).ok()?;
+        if i.len == 0 {
+            return None;
+        }
+        let next = at + i.len as u64;
+        leaf(b, p, at, i, addr);
+        Some(next)
+    });
+    b.seq_now(id, Seq::from_marks(scan.marks, scan.count, scan.end, step));
+}
+
+/// One instruction: named by its address, valued by its text.
+fn leaf(b: &mut Builder<'_>, parent: NodeId, at: u64, i: disasm::Insn, addr: u64) {
+    b.leaf(
+        parent,
+        format!("0x{addr:08x}"),
+        at,
+        i.len as u64,
+        Value::text(i.text),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn riscv_arch_strings_become_features() {
+        assert_eq!(
+            arch_features("rv64i2p1_m2p0_a2p1_f2p2_d2p2_c2p0_zicsr2p0_zifencei2p0"),
+            ["+m", "+a", "+f", "+d", "+c", "+zicsr", "+zifencei"]
+        );
+        assert_eq!(arch_features("rv32gc"), ["+m", "+a", "+f", "+d", "+c"]);
+        assert!(arch_features("x86").is_empty());
+    }
+}

@@ -1,0 +1,422 @@
+//! Instructions against llvm-objdump: objects compiled here by gcc and
+//! clang-22 for x86-64, AArch64, RISC-V and four AMDGPU processors, and the
+//! code objects of the committed HIP bundle, each opened with
+//! `fwview --json --code`. Every instruction fwview shows must be one that
+//! `llvm-objdump-22 -d --no-show-raw-insn` prints at the same address, with
+//! the same length (up to the next instruction it prints) and the same
+//! text (whitespace normalised; objdump's comments and `<symbol>`
+//! annotations left out), and every instruction objdump prints inside a
+//! function fwview shows must be there.
+
+mod common;
+
+use std::collections::{BTreeMap, HashMap};
+use std::ffi::OsStr;
+use std::path::Path;
+use std::process::Command;
+
+use common::json::{all_kids, name, off, size, val};
+use serde_json::Value;
+
+const OBJDUMP: &str = "llvm-objdump-22";
+const CLANG: &str = "clang-22";
+
+/// (section, address) -> (text, length if known).
+type Listing = BTreeMap<(String, u64), (String, Option<u64>)>;
+
+/// `mnemonic operands`, whitespace runs as one space.
+fn norm(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// What llvm-objdump prints for `file` (with `args`): every instruction
+/// by section and address, its length where the next instruction of the
+/// section follows it. `comment` starts objdump's comments for the ISA.
+fn objdump(file: &Path, args: &[&str], comment: &str) -> Listing {
+    let out = Command::new(OBJDUMP)
+        .args(["-d", "--no-show-raw-insn"])
+        .args(args)
+        .arg(file)
+        .output()
+        .expect("llvm-objdump runs");
+    assert!(
+        out.status.success(),
+        "{OBJDUMP} {}: {}",
+        file.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut per: Vec<(String, Vec<(u64, String)>)> = Vec::new();
+    for line in text.lines() {
+        if let Some(s) = line
+            .strip_prefix("Disassembly of section ")
+            .and_then(|s| s.strip_suffix(':'))
+        {
+            per.push((s.to_string(), Vec::new()));
+            continue;
+        }
+        let Some((_, list)) = per.last_mut() else {
+            continue;
+        };
+        // `  1c:  text`, or AMDGPU's `\ttext // 00000000001C: …`.
+        let (addr, body) = match line.split_once(':') {
+            Some((a, rest))
+                if !a.trim().is_empty()
+                    && a.trim().chars().all(|c| c.is_ascii_hexdigit())
+                    && line.starts_with(' ') =>
+            {
+                (u64::from_str_radix(a.trim(), 16).expect("hex"), rest)
+            }
+            _ if line.starts_with('\t') => {
+                let Some((body, c)) = line.split_once("//") else {
+                    continue;
+                };
+                let Some(a) = c.trim().split(':').next() else {
+                    continue;
+                };
+                let Ok(a) = u64::from_str_radix(a, 16) else {
+                    continue;
+                };
+                (a, body)
+            }
+            _ => continue,
+        };
+        let body = body.split(comment).next().unwrap_or("");
+        // The `<symbol+off>` after a branch target.
+        let body = match body.find(" <") {
+            Some(i) if body.trim_end().ends_with('>') => &body[..i],
+            _ => body,
+        };
+        let t = norm(body);
+        if t.is_empty() || t == "..." {
+            continue;
+        }
+        list.push((addr, t));
+    }
+    let mut m = Listing::new();
+    for (sec, list) in per {
+        for (i, (a, t)) in list.iter().enumerate() {
+            let len = list.get(i + 1).map(|n| n.0 - a);
+            m.insert((sec.clone(), *a), (t.clone(), len));
+        }
+    }
+    m
+}
+
+/// A function (or a section without functions) as fwview shows it.
+struct Func {
+    section: String,
+    name: String,
+    /// Its first instruction's address and its size in bytes.
+    addr: u64,
+    size: u64,
+    /// (address, length, text) of each instruction.
+    insns: Vec<(u64, u64, String)>,
+}
+
+/// True for an instruction node's name: `0x` and at least 8 hex digits.
+fn is_insn(n: &str) -> bool {
+    n.strip_prefix("0x")
+        .is_some_and(|h| h.len() >= 8 && h.chars().all(|c| c.is_ascii_hexdigit()))
+}
+
+/// The section a `[N] NAME` node names.
+fn section_of(n: &str) -> Option<&str> {
+    let rest = n.strip_prefix('[')?;
+    let (idx, name) = rest.split_once("] ")?;
+    idx.chars().all(|c| c.is_ascii_digit()).then_some(name)
+}
+
+/// Every function with instructions under `n`.
+fn functions(n: &Value, section: &str, out: &mut Vec<Func>) {
+    let kids = all_kids(n);
+    let insns: Vec<&Value> = kids
+        .iter()
+        .flat_map(|k| {
+            // Long functions come in `[a..b)` groups.
+            let nm = name(k);
+            if nm.starts_with('[') && nm.contains("..") {
+                let mut v = Vec::new();
+                flat(k, &mut v);
+                v
+            } else {
+                vec![k]
+            }
+        })
+        .filter(|k| is_insn(name(k)) && all_kids(k).is_empty())
+        .collect();
+    if let Some(first) = insns.first() {
+        let addr = u64::from_str_radix(&name(first)[2..], 16).expect("hex");
+        out.push(Func {
+            section: section.to_string(),
+            name: name(n).to_string(),
+            addr,
+            size: size(n),
+            insns: insns
+                .iter()
+                .map(|k| {
+                    (
+                        u64::from_str_radix(&name(k)[2..], 16).expect("hex"),
+                        size(k),
+                        val(k).to_string(),
+                    )
+                })
+                .collect(),
+        });
+        return;
+    }
+    for k in kids {
+        let sec = section_of(name(k)).unwrap_or(section);
+        functions(k, sec, out);
+    }
+}
+
+fn flat<'a>(n: &'a Value, out: &mut Vec<&'a Value>) {
+    for k in all_kids(n) {
+        let nm = name(k);
+        if nm.starts_with('[') && nm.contains("..") {
+            flat(k, out);
+        } else {
+            out.push(k);
+        }
+    }
+}
+
+/// `fwview --json --code FILE`.
+fn fwview_code(file: &Path) -> Value {
+    let out = common::fwview(&[OsStr::new("--json"), OsStr::new("--code"), file.as_os_str()]);
+    assert!(
+        out.status.success(),
+        "fwview --json --code {}: {}",
+        file.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON")
+}
+
+/// Compares fwview's functions with objdump's listing; returns how many
+/// instructions were compared. Every function must have instructions.
+fn compare(what: &str, funcs: &[Func], want: &Listing) -> usize {
+    assert!(!funcs.is_empty(), "{what}: fwview shows no instructions");
+    let mut n = 0;
+    let mut bad = Vec::new();
+    for f in funcs {
+        let mut covered = 0;
+        for (a, len, text) in &f.insns {
+            covered += len;
+            match want.get(&(f.section.clone(), *a)) {
+                None => bad.push(format!(
+                    "{what} {} {}: fwview has {a:#x} {text:?}, objdump nothing there",
+                    f.section, f.name
+                )),
+                Some((t, l)) => {
+                    if t != text {
+                        bad.push(format!(
+                            "{what} {} {a:#x}: fwview {text:?}, objdump {t:?}",
+                            f.name
+                        ));
+                    }
+                    if l.is_some_and(|l| l != *len) {
+                        bad.push(format!(
+                            "{what} {} {a:#x}: fwview length {len}, objdump {l:?}",
+                            f.name
+                        ));
+                    }
+                }
+            }
+            n += 1;
+        }
+        assert_eq!(
+            covered, f.size,
+            "{what} {}: instructions cover the function",
+            f.name
+        );
+        // Every instruction objdump prints inside the function is there.
+        let have: HashMap<u64, ()> = f.insns.iter().map(|i| (i.0, ())).collect();
+        for ((s, a), (t, _)) in
+            want.range((f.section.clone(), f.addr)..(f.section.clone(), f.addr + f.size))
+        {
+            if s == &f.section && !have.contains_key(a) {
+                bad.push(format!(
+                    "{what} {}: objdump has {a:#x} {t:?}, fwview not",
+                    f.name
+                ));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{} differences:\n{}",
+        bad.len(),
+        bad.iter().take(40).cloned().collect::<Vec<_>>().join("\n")
+    );
+    n
+}
+
+/// Checks one object file; returns the instructions compared.
+fn check_file(what: &str, file: &Path, args: &[&str], comment: &str) -> usize {
+    let j = fwview_code(file);
+    let mut funcs = Vec::new();
+    functions(&j["root"], "", &mut funcs);
+    let n = compare(what, &funcs, &objdump(file, args, comment));
+    eprintln!(
+        "{what}: {n} instructions in {} functions equal to {OBJDUMP}'s",
+        funcs.len()
+    );
+    n
+}
+
+const C_SOURCE: &str = r#"
+#include <stddef.h>
+struct node { struct node *next; int key; double w; };
+extern int ext(int);
+static int sq(int x) { return x * x; }
+int sum(const int *a, size_t n) { int s = 0; for (size_t i = 0; i < n; i++) s += a[i] * 3 + sq(a[i]); return s; }
+double dot(const double *a, const double *b, int n) { double s = 0; for (int i = 0; i < n; i++) s += a[i] * b[i]; return s; }
+int pick(int k, int v) {
+  switch (k) { case 0: return v + 1; case 1: return v * 7; case 2: return ext(v); case 3: return v >> 2;
+  case 4: return -v; case 5: return v ^ 0x55aa; default: return 0; }
+}
+struct node *find(struct node *n, int key) { while (n && n->key != key) n = n->next; return n; }
+float lerp(float a, float b, float t) { return a + (b - a) * t; }
+long long mix(long long a, unsigned b) { return (a << (b & 31)) | (a >> 3) | ext((int)a); }
+"#;
+
+/// Compiles `C_SOURCE` with `cc args` into `dir/out`; false if it fails.
+fn compile(dir: &Path, src: &str, cc: &str, args: &[&str], out: &str) -> bool {
+    let c = dir.join("t.c");
+    std::fs::write(&c, src).expect("write");
+    let st = Command::new(cc)
+        .args(args)
+        .arg("-c")
+        .arg(&c)
+        .arg("-o")
+        .arg(dir.join(out))
+        .output()
+        .expect("the compiler runs");
+    if !st.status.success() {
+        eprintln!("{cc} {args:?}: {}", String::from_utf8_lossy(&st.stderr));
+    }
+    st.status.success()
+}
+
+#[test]
+fn cpu_objects_decode_as_llvm_objdump_does() {
+    if !common::tool(OBJDUMP) || !common::tool(CLANG) {
+        return;
+    }
+    let dir = common::scratch();
+    let mut total = 0;
+    let cases: [(&str, &[&str], &str); 3] = [
+        ("x86-64 clang", &["-O1", "--target=x86_64-linux-gnu"], "#"),
+        (
+            "aarch64 clang",
+            &["-O1", "--target=aarch64-linux-gnu"],
+            "//",
+        ),
+        ("riscv64 clang", &["-O1", "--target=riscv64-linux-gnu"], "#"),
+    ];
+    for (what, args, comment) in cases {
+        let out = format!("{}.o", what.replace(' ', "-"));
+        assert!(
+            compile(dir.path(), C_SOURCE, CLANG, args, &out),
+            "{what} compiles"
+        );
+        total += check_file(what, &dir.path().join(&out), &[], comment);
+    }
+    if common::tool("gcc") {
+        assert!(compile(dir.path(), C_SOURCE, "gcc", &["-O2"], "gcc.o"));
+        total += check_file("x86-64 gcc", &dir.path().join("gcc.o"), &[], "#");
+    }
+    eprintln!("CPU objects: {total} instructions compared");
+}
+
+const CL_SOURCE: &str = r#"
+kernel void axpy(global float *y, global const float *x, float a, int n) {
+  int i = __builtin_amdgcn_workitem_id_x() + __builtin_amdgcn_workgroup_id_x() * 256;
+  if (i < n) y[i] = a * x[i] + y[i];
+}
+kernel void scan(global int *out, global const int *in, int n) {
+  int l = __builtin_amdgcn_workitem_id_x();
+  int acc = 0;
+  for (int i = l; i < n; i += 64) acc += in[i] * in[i] + (acc >> 3);
+  out[l] = acc;
+}
+kernel void mat(global double *c, global const double *a, global const double *b, int n) {
+  int r = __builtin_amdgcn_workitem_id_x(), k2 = __builtin_amdgcn_workitem_id_y();
+  double s = 0;
+  for (int k = 0; k < n; k++) s = fma(a[r * n + k], b[k * n + k2], s);
+  c[r * n + k2] = s;
+}
+"#;
+
+#[test]
+fn amdgpu_code_objects_decode_as_llvm_objdump_does() {
+    if !common::tool(OBJDUMP) || !common::tool(CLANG) {
+        return;
+    }
+    let dir = common::scratch();
+    let cl = dir.path().join("k.cl");
+    std::fs::write(&cl, CL_SOURCE).expect("write");
+    let mut total = 0;
+    for cpu in ["gfx90a", "gfx942", "gfx1100", "gfx1200"] {
+        let out = dir.path().join(format!("{cpu}.o"));
+        let st = Command::new(CLANG)
+            .args([
+                "-x",
+                "cl",
+                "-Xclang",
+                "-finclude-default-header",
+                "-nogpulib",
+            ])
+            .args([
+                "--target=amdgcn-amd-amdhsa",
+                &format!("-mcpu={cpu}"),
+                "-O1",
+                "-c",
+            ])
+            .arg(&cl)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .expect("clang runs");
+        assert!(
+            st.status.success(),
+            "{cpu}: {}",
+            String::from_utf8_lossy(&st.stderr)
+        );
+        total += check_file(cpu, &out, &[&format!("--mcpu={cpu}")], "//");
+    }
+    eprintln!("AMDGPU objects: {total} instructions compared");
+}
+
+/// Every code object in the committed HIP bundle, compared with objdump
+/// of the same bytes cut out of the bundle.
+#[test]
+fn the_hip_bundles_code_objects_decode_as_llvm_objdump_does() {
+    if !common::tool(OBJDUMP) {
+        return;
+    }
+    let path = common::asset("hip/debian-librocsparse0-5.3.0__hip_fatbin-first-bundle.hipfb");
+    let bytes = std::fs::read(&path).expect("the sample");
+    let j = fwview_code(&path);
+    let dir = common::scratch();
+    let mut total = 0;
+    let mut objects = 0;
+    for e in all_kids(&j["root"]) {
+        if !val(e).starts_with("ELF,") {
+            continue;
+        }
+        let (o, s) = (off(e) as usize, size(e) as usize);
+        let f = dir.path().join(format!("{objects}.co"));
+        std::fs::write(&f, &bytes[o..o + s]).expect("write");
+        let mut funcs = Vec::new();
+        functions(e, "", &mut funcs);
+        let n = compare(name(e), &funcs, &objdump(&f, &[], "//"));
+        eprintln!("{}: {n} instructions", name(e));
+        total += n;
+        objects += 1;
+    }
+    assert!(objects >= 6, "{objects} code objects in the bundle");
+    eprintln!("HIP bundle: {total} instructions in {objects} code objects compared");
+}
