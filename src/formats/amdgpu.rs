@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use super::{elf, msgpack};
-use crate::model::{bits as bits_of, Builder, Endian, Fields, NodeId, Value};
+use crate::model::{bits as bits_of, Builder, Endian, Fact, Fields, NodeId, Value};
 
 /// `n_type` of the code object metadata note (owner "AMDGPU").
 pub const NT_AMDGPU_METADATA: u32 = 32;
@@ -17,6 +17,12 @@ pub struct Amdgpu;
 pub static AMDGPU: Amdgpu = Amdgpu;
 
 impl elf::Vendor for Amdgpu {
+    /// GPU code for the processor and features e_flags name.
+    fn device_code(&self, flags: u32, abiversion: u8) -> Option<Fact> {
+        Some(Fact::DeviceCode {
+            target: Some(target_id(flags, abiversion).into()),
+        })
+    }
     fn abi_version(&self, osabi: u8, v: u8) -> Option<String> {
         (osabi == ELFOSABI_AMDGPU_HSA)
             .then(|| code_object_version(v))
