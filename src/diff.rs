@@ -9,7 +9,7 @@ use std::ops::ControlFlow;
 use compact_str::CompactString;
 use rustc_hash::FxHashMap;
 
-use crate::model::{NodeId, Numbers, Tree};
+use crate::model::{Format, NodeId, Numbers, Tree};
 
 /// What happened to a node between A and B.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -387,7 +387,7 @@ impl Walk<'_> {
 
 /// The first node below `id`, at most a few levels down, that is the root
 /// of a derived byte space and holds format `fmt`.
-fn inner(t: &mut Tree, id: NodeId, fmt: &str) -> Option<NodeId> {
+fn inner(t: &mut Tree, id: NodeId, fmt: Format) -> Option<NodeId> {
     let space = t.node(id)?.space;
     let mut level = vec![id];
     for _ in 0..4 {
@@ -514,8 +514,13 @@ mod tests {
 
     fn xml(text: &str) -> Tree {
         use crate::model::{Builder, Source};
-        fn parse(b: &mut Builder<'_>, p: NodeId, off: u64, len: u64) -> Option<&'static str> {
-            crate::formats::xml::tree(b, p, off, len).then_some("xml")
+        fn parse(
+            b: &mut Builder<'_>,
+            p: NodeId,
+            off: u64,
+            len: u64,
+        ) -> Option<crate::model::Format> {
+            crate::formats::xml::tree(b, p, off, len).then_some(crate::model::Format::Xml)
         }
         let src = std::sync::Arc::new(Source::from_vec(text.as_bytes().to_vec()));
         Tree::build(src, "t", parse)

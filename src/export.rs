@@ -270,7 +270,7 @@ pub fn json_with(
     buf.extend_from_slice(b", \"size\": ");
     push_u64(&mut buf, tree.data().len() as u64);
     buf.extend_from_slice(b", \"format\": ");
-    push_json_str(&mut buf, tree.format());
+    push_json_str(&mut buf, tree.format_name());
     buf.extend_from_slice(b",\n\"root\": ");
     out.write_all(&buf)?;
     buf.clear();

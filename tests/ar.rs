@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use fwview::formats::build_from_bytes;
-use fwview::model::{NodeId, Severity, Tree};
+use fwview::model::{Format, NodeId, Severity, Tree};
 
 use common::tree::{child, label_name};
 
@@ -144,7 +144,7 @@ fn ocloc_fat_binary() {
         let dn = child(&mut t, m, "data").unwrap();
         let f = t.node_format(dn);
         if name.contains("64.") {
-            assert_eq!(f, Some("zebin"), "{name}");
+            assert_eq!(f, Some(Format::Zebin), "{name}");
             assert!(child(&mut t, dn, "sections").is_some());
         } else {
             assert_eq!(f, None, "{name}");
@@ -243,7 +243,7 @@ fn gnu_bsd_and_thin_archives() {
         let n = child(&mut t, h, "ar_name").unwrap();
         assert!(t.value_text(n).as_deref().unwrap().starts_with("\"/"));
         let dn = child(&mut t, ms[2], "data").unwrap();
-        assert_eq!(t.node_format(dn), Some("elf"));
+        assert_eq!(t.node_format(dn), Some(Format::Elf));
         done += 1;
 
         let d = archive("ar", &["rcsT"], dir.path(), "thin.a", &objs);

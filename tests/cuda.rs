@@ -15,7 +15,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command as Proc;
 
-use fwview::model::{NodeId, Raw, Tree};
+use fwview::model::{Format, NodeId, Raw, Tree};
 
 use common::tree::at;
 
@@ -245,7 +245,7 @@ fn relocatable(w: &Wheel, lib: &str, method: &str) {
         .find_path(&format!("sections/[{fi}] __nv_relfatbin"))
         .expect("the fatbin section");
     assert_eq!(t.node(fb).map(|n| (n.offset, n.size)), Some((fo, fl)));
-    assert_eq!(t.node_format(fb), Some("cuda-fatbin"));
+    assert_eq!(t.node_format(fb), Some(Format::CudaFatbin));
     let tmp = tempfile::tempdir().expect("a temporary directory");
     let (n, zstd) = check_container(&mut t, fb, tmp.path(), readelf);
     assert!(n >= 10, "{n} entries");
@@ -338,7 +338,7 @@ fn shared_library_containers_back_to_back_and_wrappers() {
     let tmp = tempfile::tempdir().expect("a temporary directory");
     let mut entries = 0;
     for &c in &containers {
-        assert_eq!(t.node_format(c), Some("cuda-fatbin"));
+        assert_eq!(t.node_format(c), Some(Format::CudaFatbin));
         entries += check_container(&mut t, c, tmp.path(), readelf).0;
     }
     assert!(entries > containers.len());
@@ -515,7 +515,7 @@ fn made_fatbins_inflate_and_say_what_does_not_agree() {
     let second_at = fat.len() as u64;
     fat.extend_from_slice(&second);
     let mut t = fwview::formats::build_from_bytes(fat.clone());
-    assert_eq!(t.format(), "cuda-fatbin");
+    assert_eq!(t.format(), Some(Format::CudaFatbin));
     let root = t.root();
     let c0 = at(&mut t, root, "fatbin [0]");
     let c1 = at(&mut t, root, "fatbin [1]");
@@ -605,7 +605,7 @@ fn a_wrapper_section_on_its_own() {
     w.extend_from_slice(&0x1000u64.to_le_bytes());
     w.extend_from_slice(&0u64.to_le_bytes());
     let mut t = fwview::formats::build_from_bytes(w);
-    assert_eq!(t.format(), "cuda-fatbin-wrapper");
+    assert_eq!(t.format(), Some(Format::CudaFatbinWrapper));
     let root = t.root();
     assert_eq!(text(&mut t, root, "wrapper/version"), "1 (fatbin)");
     assert_eq!(text(&mut t, root, "wrapper/data"), "0x1000");
@@ -656,12 +656,12 @@ fn nvvm_ir_entries_open_their_bitcode() {
         },
     ]);
     let mut t = fwview::formats::build_from_bytes(fat);
-    assert_eq!(t.format(), "cuda-fatbin");
+    assert_eq!(t.format(), Some(Format::CudaFatbin));
     t.expand_all();
     let mut bitcode_nodes = Vec::new();
     let mut stack = vec![t.root()];
     while let Some(id) = stack.pop() {
-        if t.node_format(id) == Some("bitcode") {
+        if t.node_format(id) == Some(Format::Bitcode) {
             bitcode_nodes.push(id);
         }
         stack.extend(t.built_children(id).iter().copied());

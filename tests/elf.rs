@@ -14,7 +14,7 @@ use common::assets;
 use common::json::lead;
 use common::tree::{child, errors, has_diag, kids, label_name, val};
 use fwview::formats::build_from_bytes;
-use fwview::model::Severity;
+use fwview::model::{Format, Severity};
 use object::read::elf::{FileHeader, Rel, Rela, SectionHeader, Sym};
 use object::Endianness;
 
@@ -1193,7 +1193,7 @@ fn a_copy_of_the_magic_is_not_an_elf() {
     assert_eq!(t.node_format(r), None);
     // A real ELF in a section is opened in place.
     let e = child(&mut t, g, "[2] .embedded").unwrap();
-    assert_eq!(t.node_format(e), Some("elf"));
+    assert_eq!(t.node_format(e), Some(Format::Elf));
     assert!(child(&mut t, e, "section headers").is_some());
 }
 

@@ -639,7 +639,7 @@ fn msgpack_hostile_documents_end_in_diagnostics() {
             "doc",
             |b, parent, off, len| {
                 fwview::formats::msgpack::parse(b, parent, off, len);
-                Some("msgpack")
+                Some(fwview::model::Format::MsgPack)
             },
         );
         tree.expand_all();

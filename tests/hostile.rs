@@ -14,6 +14,7 @@
 
 mod common;
 
+use fwview::model::Format;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::collections::BTreeSet;
@@ -734,7 +735,7 @@ fn msgpack_tree(d: Vec<u8>) -> fwview::model::Tree {
         "input",
         |b, parent, off, len| {
             fwview::formats::msgpack::parse(b, parent, off, len);
-            Some("msgpack")
+            Some(fwview::model::Format::MsgPack)
         },
     )
 }
@@ -795,33 +796,36 @@ fn reshaping_matches_the_fuzz_targets() {
     assert_eq!(reshape("xe", b"abc".to_vec()), b"XMOSabc");
     assert_eq!(reshape("xe", b"XMOSabc".to_vec()), b"XMOSabc");
     let z = reshape("zebin", Vec::new());
-    assert_eq!(fwview::formats::detect(&z), Some("zebin"));
+    assert_eq!(fwview::formats::detect(&z), Some(Format::Zebin));
     let e = reshape("elf", z);
-    assert_eq!(fwview::formats::detect(&e), Some("elf"));
+    assert_eq!(fwview::formats::detect(&e), Some(Format::Elf));
     // The amdgpu target makes an ELF whose e_machine is EM_AMDGPU.
     let a = reshape("amdgpu", Vec::new());
     assert_eq!(&a[..4], b"\x7fELF");
     assert_eq!(&a[18..20], &[224, 0]);
     for t in ["xclbin", "offload", "ar", "pdi"] {
-        assert_eq!(fwview::formats::detect(&reshape(t, vec![1, 2])), Some(t));
+        assert_eq!(
+            fwview::formats::detect(&reshape(t, vec![1, 2])).map(Format::name),
+            Some(t)
+        );
     }
     assert_eq!(
         fwview::formats::detect(&reshape("spirv", vec![1, 2])),
-        Some("spirv")
+        Some(Format::SpirV)
     );
     let be = [0x07, 0x23, 0x02, 0x03, 1];
     assert_eq!(reshape("spirv", be.to_vec()), be);
     assert_eq!(
         fwview::formats::detect(&reshape("bit", vec![b'a'])),
-        Some("xilinx-bit")
+        Some(Format::XilinxBit)
     );
     // A standalone CDO is opened by the PDI parser.
     let v2 = reshape("cdo", vec![0; 12]);
     assert_eq!(&v2[..8], b"\x04\0\0\0CDO\0");
-    assert_eq!(fwview::formats::detect(&v2), Some("pdi"));
+    assert_eq!(fwview::formats::detect(&v2), Some(Format::Pdi));
     let v1 = [&b"\x04\0\0\0XNLX"[..], &[0; 12]].concat();
     assert_eq!(reshape("cdo", v1.clone()), v1);
-    assert_eq!(fwview::formats::detect(&v1), Some("pdi"));
+    assert_eq!(fwview::formats::detect(&v1), Some(Format::Pdi));
 }
 
 // ---------------------------------------------------------------------------

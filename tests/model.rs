@@ -4,15 +4,15 @@
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
-use fwview::model::{Builder, NodeId, Severity, Source, Tree, Value};
+use fwview::model::{Builder, Format, NodeId, Severity, Source, Tree, Value};
 
 mod common;
 
-fn build(len: usize, f: fn(&mut Builder<'_>, NodeId, u64, u64) -> Option<&'static str>) -> Tree {
+fn build(len: usize, f: fn(&mut Builder<'_>, NodeId, u64, u64) -> Option<Format>) -> Tree {
     Tree::build(Arc::new(Source::from_vec(vec![0u8; len])), "t", f)
 }
 
-fn table(b: &mut Builder<'_>, p: NodeId, _o: u64, len: u64) -> Option<&'static str> {
+fn table(b: &mut Builder<'_>, p: NodeId, _o: u64, len: u64) -> Option<Format> {
     // 2,500,000 entries of 4 bytes each: grouped twice.
     b.array(
         p,
@@ -26,7 +26,7 @@ fn table(b: &mut Builder<'_>, p: NodeId, _o: u64, len: u64) -> Option<&'static s
         }),
     );
     b.group(p, "a/b", 0, 1);
-    Some("table")
+    Some(Format::Json)
 }
 
 #[test]
@@ -87,7 +87,7 @@ fn a_walk_visits_everything_and_forgets_it() {
     assert_eq!(t.len(), before);
 }
 
-fn wild(b: &mut Builder<'_>, p: NodeId, _o: u64, _l: u64) -> Option<&'static str> {
+fn wild(b: &mut Builder<'_>, p: NodeId, _o: u64, _l: u64) -> Option<Format> {
     let g = b.group(p, "inside", 10, 10);
     b.group(g, "too far", 15, 100);
     b.array(
@@ -99,7 +99,7 @@ fn wild(b: &mut Builder<'_>, p: NodeId, _o: u64, _l: u64) -> Option<&'static str
         Arc::new(|_, _, _, _| {}),
     );
     b.u32(p, "past the end", 98, fwview::model::Endian::Little);
-    Some("wild")
+    Some(Format::Json)
 }
 
 #[test]
@@ -125,11 +125,11 @@ fn ranges_are_cut_to_their_parent_with_diagnostics() {
         .any(|d| d.offset == 98 && d.message.contains("truncated")));
 }
 
-fn selfish(b: &mut Builder<'_>, p: NodeId, off: u64, len: u64) -> Option<&'static str> {
+fn selfish(b: &mut Builder<'_>, p: NodeId, off: u64, len: u64) -> Option<Format> {
     // A "format" whose one payload is all of its own bytes.
     let g = b.group(p, "payload", off, len);
     b.nested(g, off, len);
-    Some("selfish")
+    Some(Format::Json)
 }
 
 #[test]
@@ -141,14 +141,14 @@ fn a_payload_that_is_its_own_container_is_not_opened_again() {
     assert!(t.diagnostics()[0].message.contains("not opened again"));
 }
 
-fn prefixes(b: &mut Builder<'_>, p: NodeId, off: u64, len: u64) -> Option<&'static str> {
+fn prefixes(b: &mut Builder<'_>, p: NodeId, off: u64, len: u64) -> Option<Format> {
     // A "format" with three payloads, each a prefix of its own bytes: each
     // would hold three more, as deep as nesting goes.
     for k in 1..=3 {
         let g = b.group(p, format!("payload {k}"), off, len - k);
         b.nested(g, off, len - k);
     }
-    Some("prefixes")
+    Some(Format::Json)
 }
 
 #[test]
@@ -166,7 +166,7 @@ fn payloads_that_start_where_their_container_starts_are_not_opened() {
 
 /// A table whose entries each raise a diagnostic when built, and whose
 /// entries repeat names: addresses must tell them apart.
-fn noisy(b: &mut Builder<'_>, p: NodeId, _o: u64, len: u64) -> Option<&'static str> {
+fn noisy(b: &mut Builder<'_>, p: NodeId, _o: u64, len: u64) -> Option<Format> {
     b.array(
         p,
         "rows",
@@ -181,7 +181,7 @@ fn noisy(b: &mut Builder<'_>, p: NodeId, _o: u64, len: u64) -> Option<&'static s
             }
         }),
     );
-    Some("noisy")
+    Some(Format::Json)
 }
 
 #[test]
@@ -255,7 +255,7 @@ fn a_walk_stops_when_asked() {
 
 /// A "format" that keeps a compressed copy of its second half: the first
 /// 8 bytes say how long the inflated bytes are; derive() inflates them.
-fn packed(b: &mut Builder<'_>, p: NodeId, _o: u64, len: u64) -> Option<&'static str> {
+fn packed(b: &mut Builder<'_>, p: NodeId, _o: u64, len: u64) -> Option<Format> {
     let want = b.read_u64(0, fwview::model::Endian::Little).unwrap_or(0);
     b.u64(p, "inflated size", 0, fwview::model::Endian::Little);
     let body = b.group(p, "body", 8, len - 8);
@@ -296,7 +296,7 @@ fn packed(b: &mut Builder<'_>, p: NodeId, _o: u64, len: u64) -> Option<&'static 
             }
         });
     }
-    Some("packed")
+    Some(Format::Json)
 }
 
 fn packed_file(inflated: u64, body: &[u8]) -> Vec<u8> {
@@ -396,7 +396,7 @@ fn json_lists_spaces_and_every_node_says_its_space() {
 /// A format that leaves holes: a header, zeros around non-zero bytes, a
 /// lazily built table whose entries leave a byte each, all added out of
 /// order.
-fn holes(b: &mut Builder<'_>, p: NodeId, _o: u64, _len: u64) -> Option<&'static str> {
+fn holes(b: &mut Builder<'_>, p: NodeId, _o: u64, _len: u64) -> Option<Format> {
     b.gaps(p, fwview::model::Gap::Unused);
     let t = b.group(p, "table", 32, 12);
     b.seq(
@@ -415,7 +415,7 @@ fn holes(b: &mut Builder<'_>, p: NodeId, _o: u64, _len: u64) -> Option<&'static 
     b.leaf(h, "b", 4, 4, "b");
     b.leaf(h, "a", 0, 2, "a");
     b.gaps(h, fwview::model::Gap::Padding);
-    Some("holes")
+    Some(Format::Json)
 }
 
 #[test]

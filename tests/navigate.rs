@@ -5,7 +5,7 @@ use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
-use fwview::model::{Builder, NodeId, Source, Tree};
+use fwview::model::{Builder, Format, NodeId, Source, Tree};
 use fwview::tui::{handle_event, popup::Popup, theme, ui, App, Message};
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
@@ -13,7 +13,7 @@ use ratatui::Terminal;
 
 /// header [0,16) { magic [0,4) "FWV1", count [4,8) -> table }, table
 /// [16,48) { [0] [16,32) "vadd", [1] [32,48) "scale" }, blob [48, len).
-fn toy(b: &mut Builder<'_>, p: NodeId, _off: u64, len: u64) -> Option<&'static str> {
+fn toy(b: &mut Builder<'_>, p: NodeId, _off: u64, len: u64) -> Option<Format> {
     let h = b.group(p, "header", 0, 16);
     b.leaf(h, "magic", 0, 4, "\"FWV1\"");
     let c = b.leaf(h, "count", 4, 4, "2");
@@ -24,7 +24,7 @@ fn toy(b: &mut Builder<'_>, p: NodeId, _off: u64, len: u64) -> Option<&'static s
     b.group(p, "blob", 48, len - 48);
     b.warn(40, 2, "an odd byte");
     b.error(60, 4, "a bad word");
-    Some("toy")
+    Some(Format::Json)
 }
 
 fn bytes(len: usize) -> Vec<u8> {
@@ -40,12 +40,16 @@ fn bytes(len: usize) -> Vec<u8> {
     v
 }
 
-fn toy_tree(src: Arc<Source>, name: &str) -> Tree {
+fn toy_tree(src: Arc<Source>, name: &str, _options: fwview::model::Options) -> Tree {
     Tree::build(src, name, toy)
 }
 
 fn app_of(v: Vec<u8>) -> App {
-    let tree = toy_tree(Arc::new(Source::from_vec(v)), "toy.bin");
+    let tree = toy_tree(
+        Arc::new(Source::from_vec(v)),
+        "toy.bin",
+        fwview::model::Options::default(),
+    );
     let mut app = App::new(tree, "toy.bin");
     app.rebuild = toy_tree;
     app

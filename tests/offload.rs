@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use fwview::formats::{self, offload};
 
-use fwview::model::{Builder, NodeId, Source, Tree};
+use fwview::model::{Builder, Format, NodeId, Source, Tree};
 
 use common::json::{
     check_nesting, diags, errors, find as get, has_diag, json_of, json_of_bytes, json_of_tree,
@@ -46,10 +46,10 @@ fn run(cmd: &mut Proc) -> Vec<u8> {
 /// The tree the parser gives for a `.llvm.offloading` section's bytes, as
 /// the ELF parser hands them over.
 fn section_json(bytes: Vec<u8>) -> Value {
-    fn dispatch(b: &mut Builder<'_>, p: NodeId, off: u64, len: u64) -> Option<&'static str> {
+    fn dispatch(b: &mut Builder<'_>, p: NodeId, off: u64, len: u64) -> Option<Format> {
         if p == 0 && off == 0 {
             offload::parse_section(b, p, off, len);
-            Some("offload")
+            Some(Format::Offload)
         } else {
             formats::dispatch(b, p, off, len)
         }

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use fwview::formats::{cdo, pdi};
-use fwview::model::{Builder, NodeId, Source, Tree};
+use fwview::model::{Builder, Format, NodeId, Source, Tree};
 use serde_json::Value;
 
 use common::json::{
@@ -389,9 +389,9 @@ fn headers_are_decoded_with_their_checksums() {
 
 /// Runs pdi::parse_in_partition on a whole file, as the xclbin parser does
 /// for an AIE_PARTITION image.
-fn in_partition(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> Option<&'static str> {
+fn in_partition(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> Option<Format> {
     pdi::parse_in_partition(b, parent, off, len, &[1, 2, 3, 4], None);
-    Some("pdi")
+    Some(Format::Pdi)
 }
 
 #[test]
@@ -1080,7 +1080,7 @@ fn a_huge_stream_opens_at_once() {
     s.push(0x1ff); // an unknown command at the very end
     let p = make_pdi(&s);
     let mut tree = fwview::formats::build_from_bytes(p);
-    assert_eq!(tree.format(), "pdi");
+    assert_eq!(tree.format(), Some(Format::Pdi));
     let d = tree.diagnostics();
     assert_eq!(d.len(), 1, "{d:?}");
     assert!(d[0].message.starts_with("unknown command 0x01ff"));

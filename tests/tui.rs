@@ -6,7 +6,7 @@ use std::sync::Arc;
 use crossterm::event::{
     Event, KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
-use fwview::model::{Builder, NodeId, Source, Tree};
+use fwview::model::{Builder, Format, NodeId, Source, Tree};
 use fwview::tui::{handle_event, keys, theme, ui, App, Focus};
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
@@ -16,7 +16,7 @@ use ratatui::Terminal;
 /// real format's decoding does:
 /// header [0,16) { magic [0,4), version [4,8) }, body [16,64) { a [16,32),
 /// b [32,48) -> 0x4 }, tail [64,100).
-fn toy(b: &mut Builder<'_>, p: NodeId, _off: u64, len: u64) -> Option<&'static str> {
+fn toy(b: &mut Builder<'_>, p: NodeId, _off: u64, len: u64) -> Option<Format> {
     if len < 100 {
         return None;
     }
@@ -34,7 +34,7 @@ fn toy(b: &mut Builder<'_>, p: NodeId, _off: u64, len: u64) -> Option<&'static s
         36,
         "esc \u{1b}]0;title\u{7} bidi \u{202e}x",
     );
-    Some("toy")
+    Some(Format::Json)
 }
 
 fn toy_app(len: usize) -> App {
@@ -359,7 +359,7 @@ fn an_empty_file_opens_and_says_so() {
 fn an_unknown_format_is_one_node_with_a_working_hex_pane() {
     let tree = fwview::formats::build_from_bytes(vec![0xAB; 4096]);
     let mut app = App::new(tree, "blob");
-    assert_eq!(app.doc.tree.format(), "raw");
+    assert_eq!(app.doc.tree.format(), None);
     assert!(app.doc.tree.built_children(app.doc.tree.root()).is_empty());
     draw(&mut app, 100, 20);
     key(&mut app, KeyCode::Tab);
@@ -375,7 +375,7 @@ fn an_unknown_format_is_one_node_with_a_working_hex_pane() {
 /// header [0,16), packed [16,48): its bytes XOR 0x55, twice over, are a
 /// derived space "unpacked" of 64 bytes { inner a [0,8), inner b [8,32),
 /// rest [32,64) }, which holds "SECRET" at 8 and 40; the file does not.
-fn packed(b: &mut Builder<'_>, p: NodeId, _off: u64, len: u64) -> Option<&'static str> {
+fn packed(b: &mut Builder<'_>, p: NodeId, _off: u64, len: u64) -> Option<Format> {
     if len < 48 {
         return None;
     }
@@ -394,10 +394,10 @@ fn packed(b: &mut Builder<'_>, p: NodeId, _off: u64, len: u64) -> Option<&'stati
         b.leaf(u, "rest", 32, 32, "the copy");
         b.warn(40, 6, "a secret");
     });
-    Some("packed")
+    Some(Format::Json)
 }
 
-fn packed_tree(src: Arc<Source>, name: &str) -> Tree {
+fn packed_tree(src: Arc<Source>, name: &str, _options: fwview::model::Options) -> Tree {
     Tree::build(src, name, packed)
 }
 
@@ -406,7 +406,11 @@ fn packed_app() -> App {
     for (i, c) in b"SECRET".iter().enumerate() {
         v[24 + i] = c ^ 0x55;
     }
-    let tree = packed_tree(Arc::new(Source::from_vec(v)), "packed.bin");
+    let tree = packed_tree(
+        Arc::new(Source::from_vec(v)),
+        "packed.bin",
+        fwview::model::Options::default(),
+    );
     let mut app = App::new(tree, "packed.bin");
     app.rebuild = packed_tree;
     app
@@ -540,14 +544,14 @@ fn byte_search_reaches_derived_spaces_and_says_which() {
 }
 
 /// 200 leaves of 4 bytes under the root.
-fn many(b: &mut Builder<'_>, p: NodeId, _off: u64, len: u64) -> Option<&'static str> {
+fn many(b: &mut Builder<'_>, p: NodeId, _off: u64, len: u64) -> Option<Format> {
     if len < 800 {
         return None;
     }
     for i in 0..200u64 {
         b.leaf(p, format!("item{i}"), i * 4, 4, "v");
     }
-    Some("many")
+    Some(Format::Json)
 }
 
 fn many_app() -> App {
@@ -834,7 +838,7 @@ fn the_root_answers_and_is_shaded_when_selected() {
 }
 
 /// Three diagnostics made out of order, one with a long message.
-fn noisy(b: &mut Builder<'_>, p: NodeId, _off: u64, len: u64) -> Option<&'static str> {
+fn noisy(b: &mut Builder<'_>, p: NodeId, _off: u64, len: u64) -> Option<Format> {
     if len < 100 {
         return None;
     }
@@ -844,7 +848,7 @@ fn noisy(b: &mut Builder<'_>, p: NodeId, _off: u64, len: u64) -> Option<&'static
     let long: String = (0..40).map(|i| format!("word{i} ")).collect();
     b.error(10, 1, format!("early error {long}end"));
     b.info(40, 1, "a note");
-    Some("noisy")
+    Some(Format::Json)
 }
 
 #[test]

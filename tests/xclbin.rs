@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 use serde_json::Value;
 
 use fwview::formats::build_from_bytes;
-use fwview::model::{Severity, Tree};
+use fwview::model::{Format, Severity, Tree};
 
 use common::json::{
     find, json_of, kids, lead, located as diags, name, off, path as get, size, unquote, val,
@@ -1124,7 +1124,7 @@ fn written_xclbin_links_and_nests() {
     let mut t = common::tree::expanded(written());
     // The soft kernel's image is an ELF, opened as one.
     let img = t.find_path("[7] SOFT_KERNEL/image").unwrap();
-    assert_eq!(t.node_format(img), Some("elf"));
+    assert_eq!(t.node_format(img), Some(Format::Elf));
     follows(
         &mut t,
         "[7] SOFT_KERNEL/soft_kernel/m_image_offset",

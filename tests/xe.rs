@@ -11,7 +11,7 @@ use assert_cmd::Command;
 use serde_json::Value;
 
 use fwview::formats;
-use fwview::model::{Source, Tree};
+use fwview::model::{Format, Source, Tree};
 
 use common::json::{self, check_nesting, child, json_of, json_of_written, kids, path as at, val};
 
@@ -467,7 +467,7 @@ fn real_sample_elf_images_are_elf_nodes_and_gotos_link_to_them() {
             match s.ty {
                 2 => {
                     let img = t.find_path(&format!("{name}/contents/data/image")).unwrap();
-                    assert_eq!(t.node_format(img), Some("elf"));
+                    assert_eq!(t.node_format(img), Some(Format::Elf));
                     assert!(!t.children(img).is_empty());
                     let (n, tl, _) = s.target.unwrap();
                     last_image.insert((n, tl), (s.data.0 + 12, s.data.1 - 12));
@@ -728,7 +728,7 @@ fn written_multi_node_file() {
         let id = t
             .find_path(&format!("sectors/[{i}] ELF/contents/data/image"))
             .unwrap();
-        assert_eq!(t.node_format(id), Some("elf"));
+        assert_eq!(t.node_format(id), Some(Format::Elf));
     }
     // A boot-order step links to its sector.
     let step = t

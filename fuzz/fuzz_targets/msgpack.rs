@@ -14,7 +14,7 @@ fuzz_target!(|data: &[u8]| {
         "input",
         |b, parent, off, len| {
             fwview::formats::msgpack::parse(b, parent, off, len);
-            Some("msgpack")
+            Some(fwview::model::Format::MsgPack)
         },
     );
     fwview::export::json(&mut tree, "input", &mut std::io::sink()).expect("JSON export");

@@ -22,7 +22,7 @@ pub fn shape(target: &str, data: &[u8]) -> Vec<u8> {
         // Not a zebin: e_machine 205 (EM_INTELGT) changed to 62 (x86-64).
         "elf" => {
             let mut v = with_magic(data, b"\x7fELF");
-            if formats::elf::is_zebin(&v) {
+            if formats::zebin::detect(&v) {
                 set_machine(&mut v, 62);
             }
             v

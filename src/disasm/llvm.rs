@@ -8,6 +8,9 @@ use std::sync::OnceLock;
 
 use libloading::Library;
 
+/// The environment variable that names a libLLVM to use.
+pub const ENV_LLVM: &str = "FWVIEW_LLVM";
+
 /// `LLVMDisasmContextRef`.
 type Ctx = *mut c_void;
 type CreateFn = unsafe extern "C" fn(
@@ -116,7 +119,7 @@ const NEWEST: u32 = 30;
 /// The candidates, in the order of the module documentation.
 fn candidates() -> Vec<PathBuf> {
     let mut v = Vec::new();
-    if let Some(p) = std::env::var_os(super::ENV_LLVM) {
+    if let Some(p) = std::env::var_os(ENV_LLVM) {
         v.push(PathBuf::from(p));
     }
     for n in (OLDEST..=NEWEST).rev() {

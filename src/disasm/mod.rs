@@ -33,8 +33,7 @@ mod llvm;
 
 use std::path::Path;
 
-/// The environment variable that names a libLLVM to use.
-pub const ENV_LLVM: &str = "FWVIEW_LLVM";
+pub use llvm::ENV_LLVM;
 
 /// The most instructions decoded for one function (or one section without
 /// functions); past it the bytes stay as they are.

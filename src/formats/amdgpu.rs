@@ -5,7 +5,8 @@
 use std::sync::Arc;
 
 use super::{elf, msgpack};
-use crate::model::{bits as bits_of, Builder, Endian, Fields, NodeId, Value};
+use crate::disasm::Target;
+use crate::model::{bits as bits_of, Builder, Endian, Fact, Fields, NodeId, Value};
 
 /// `n_type` of the code object metadata note (owner "AMDGPU").
 pub const NT_AMDGPU_METADATA: u32 = 32;
@@ -17,6 +18,15 @@ pub struct Amdgpu;
 pub static AMDGPU: Amdgpu = Amdgpu;
 
 impl elf::Vendor for Amdgpu {
+    fn code_target(&self, elf: &elf::Elf) -> Option<Target> {
+        code_target(elf)
+    }
+    /// GPU code for the processor and features e_flags name.
+    fn device_code(&self, flags: u32, abiversion: u8) -> Option<Fact> {
+        Some(Fact::DeviceCode {
+            target: Some(target_id(flags, abiversion).into()),
+        })
+    }
     fn abi_version(&self, osabi: u8, v: u8) -> Option<String> {
         (osabi == ELFOSABI_AMDGPU_HSA)
             .then(|| code_object_version(v))
@@ -377,6 +387,36 @@ pub fn target_id(eflags: u32, abiversion: u8) -> String {
         }
     }
     s
+}
+
+/// An AMDGPU code object's target: the processor from e_flags, and xnack
+/// and sramecc where e_flags sets them.
+fn code_target(elf: &elf::Elf) -> Option<Target> {
+    let id = target_id(elf.flags, elf.abiversion);
+    let mut parts = id.split(':');
+    let cpu = processor(elf.flags)?;
+    parts.next();
+    let features: Vec<String> = parts
+        .filter_map(|p| {
+            let (name, sign) = p.split_at(p.len().checked_sub(1)?);
+            matches!(sign, "+" | "-").then(|| format!("{sign}{name}"))
+        })
+        .collect();
+    let os = match elf.osabi {
+        65 => "amdpal",
+        66 => "mesa3d",
+        _ => "amdhsa",
+    };
+    let arch = if elf.flags & 0xff < 0x20 {
+        "r600"
+    } else {
+        "amdgcn"
+    };
+    Some(Target::new(
+        &format!("{arch}-amd-{os}"),
+        cpu,
+        &features.join(","),
+    ))
 }
 
 #[cfg(test)]

@@ -175,7 +175,7 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
                     bsd_symdef(b, d, content, clen, name.contains("64"), off)
                 }
                 _ => match b.nested(d, content, clen) {
-                    Some(f) => b.set_value(d, f),
+                    Some(f) => b.set_value(d, f.name()),
                     None => {
                         let v = text::hex(b.slice(content, clen), 16);
                         b.set_value(d, v);

@@ -3,7 +3,9 @@
 //! triple, data layout and source file name the first blocks hold.
 
 use crate::model::read::{u32_at, u8_at};
-use crate::model::{text, Builder, Endian, Fields, NodeId, Value};
+use compact_str::CompactString;
+
+use crate::model::{text, Builder, Endian, Fact, Fields, NodeId, Value};
 
 /// Raw bitcode: `BC` 0xC0DE.
 pub const BITCODE_MAGIC: &[u8] = &[0x42, 0x43, 0xc0, 0xde];
@@ -448,6 +450,9 @@ enum Holds {
     Num(&'static str),
     /// A string: its operands as characters.
     Str(&'static str),
+    /// A string that names the module's target (its triple): a fact for
+    /// `--targets` as well as a leaf.
+    Target(&'static str),
 }
 
 /// The records of an IDENTIFICATION_BLOCK shown, by code.
@@ -456,7 +461,7 @@ const IDENTIFICATION: &[(u64, Holds)] = &[(1, Holds::Str("producer")), (2, Holds
 /// The records of a MODULE_BLOCK shown, by code.
 const MODULE: &[(u64, Holds)] = &[
     (1, Holds::Num("version")),
-    (2, Holds::Str("triple")),
+    (2, Holds::Target("triple")),
     (3, Holds::Str("datalayout")),
     (16, Holds::Str("source filename")),
 ];
@@ -476,11 +481,15 @@ fn record_leaves(
         let Some(&(_, holds)) = known.iter().find(|k| k.0 == r.code) else {
             continue;
         };
+        let mut target = None;
         let (name, value) = match holds {
             Holds::Num(name) => (name, Value::uint(r.ops.first().copied().unwrap_or(0))),
-            Holds::Str(name) => {
+            Holds::Str(name) | Holds::Target(name) => {
                 let s = text::from_bytes(&chars(&r.ops));
                 let v = Value::str(&s);
+                if matches!(holds, Holds::Target(_)) {
+                    target = Some(CompactString::from(s.as_str()));
+                }
                 if r.code == keep {
                     kept = Some(s);
                 }
@@ -489,7 +498,10 @@ fn record_leaves(
         };
         let s = r.start / 8;
         let e = r.end.div_ceil(8);
-        b.leaf(parent, name, off + s, e - s, value);
+        let leaf = b.leaf(parent, name, off + s, e - s, value);
+        if let Some(t) = target {
+            b.fact(leaf, Fact::NamesTarget(t));
+        }
     }
     kept
 }

@@ -4,11 +4,12 @@
 //! own and opened there as a bundle.
 
 use super::compress::{self, Method};
-use super::registry;
+use super::image;
 use md5::{Digest, Md5};
 
+use super::elf::SectionHook;
 use crate::model::read::{u64_at, uint_at};
-use crate::model::{text, Builder, Endian, Fields, Gap, NodeId, Value};
+use crate::model::{text, Builder, Endian, Fact, Fields, Format, Gap, Held, NodeId, Value};
 
 const LE: Endian = Endian::Little;
 
@@ -104,17 +105,18 @@ fn parse_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
         payloads.push((triple, o, s));
     }
     let mut used = std::collections::HashSet::new();
-    for (i, (triple, o, s)) in payloads.into_iter().enumerate() {
-        let mut name = if triple.is_empty() {
+    for (i, (id, o, s)) in payloads.into_iter().enumerate() {
+        let mut name = if id.is_empty() {
             format!("[{i}]")
         } else {
-            triple
+            id.clone()
         };
         if !used.insert(name.clone()) {
             name = format!("{name} [{i}]");
         }
         let p = b.group(node, name, off + o, s);
-        registry::open_image(b, p, off + o, s);
+        b.fact(p, Fact::Held(held(&id)));
+        image::open_image(b, p, off + o, s);
     }
     b.set_value(
         node,
@@ -125,52 +127,78 @@ fn parse_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
 /// The parts of a bundle entry id at `at` (`hipv4-amdgcn-amd-amdhsa--gfx90a`):
 /// the offload kind, the target triple (four parts) and the target id.
 fn id_parts(b: &mut Builder<'_>, node: NodeId, at: u64, id: &str) {
-    if id.len() as u64 > 4096 || !id.is_ascii() {
+    if id.len() as u64 > 4096 || !id.is_ascii() || !id.contains('-') {
         return;
     }
-    let Some(k) = id.find('-') else { return };
+    let (kind, triple, tid) = split_id(id);
     // The dashes between the parts.
     b.gaps(node, Gap::Syntax);
-    b.leaf(
-        node,
-        "offload kind",
-        at,
-        k as u64,
-        Value::str(id.get(..k).unwrap_or("")),
-    );
-    let rest = id.get(k + 1..).unwrap_or("");
-    let t0 = at + k as u64 + 1;
-    match rest.match_indices('-').map(|(i, _)| i).nth(3) {
-        Some(i) => {
-            b.leaf(
-                node,
-                "target triple",
-                t0,
-                i as u64,
-                Value::str(rest.get(..i).unwrap_or("")),
-            );
-            let tid = rest.get(i + 1..).unwrap_or("");
-            if !tid.is_empty() {
-                b.leaf(
-                    node,
-                    "target id",
-                    t0 + i as u64 + 1,
-                    tid.len() as u64,
-                    Value::str(tid),
-                );
-            }
-        }
-        None => {
-            b.leaf(
-                node,
-                "target triple",
-                t0,
-                rest.len() as u64,
-                Value::str(rest),
-            );
-        }
+    let k = kind.len() as u64;
+    b.leaf(node, "offload kind", at, k, Value::str(kind));
+    let t0 = at + k + 1;
+    let t = triple.len() as u64;
+    b.leaf(node, "target triple", t0, t, Value::str(triple));
+    if !tid.is_empty() {
+        b.leaf(
+            node,
+            "target id",
+            t0 + t + 1,
+            tid.len() as u64,
+            Value::str(tid),
+        );
     }
 }
+
+/// A bundle entry id: `hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+` is kind
+/// `hipv4`, triple `amdgcn-amd-amdhsa-`, target id `gfx90a:xnack+`.
+pub fn split_id(id: &str) -> (&str, &str, &str) {
+    let Some((kind, rest)) = id.split_once('-') else {
+        return (id, "", "");
+    };
+    // The triple has four parts (arch-vendor-os-environment); what
+    // follows the fourth dash is the target id.
+    match rest.match_indices('-').map(|(i, _)| i).nth(3) {
+        Some(i) => (
+            kind,
+            rest.get(..i).unwrap_or(rest),
+            rest.get(i + 1..).unwrap_or(""),
+        ),
+        None => (kind, rest, ""),
+    }
+}
+
+/// What an entry id says of its code object: its offload kind, and its
+/// target id (else its triple); a `host-…` entry is no device code.
+pub fn held(id: &str) -> Held {
+    let (kind, triple, target) = split_id(id);
+    let target = if target.is_empty() {
+        triple.trim_end_matches('-')
+    } else {
+        target
+    };
+    Held {
+        kind: Some(kind.into()),
+        target: Some(target.into()),
+        device: kind != "host",
+    }
+}
+
+/// The ELF reader's hook for a bundle written as an object file (clang's
+/// `-fgpu-rdc` objects): one section a target, named by the magic and the
+/// entry id. It records what the id says; the generic decoding opens the
+/// code object.
+pub static ELF_SECTION: SectionHook = SectionHook {
+    claims: |s| s.name.starts_with(SECTION_PREFIX),
+    decode: |b, id, _, s, _, _| {
+        if let Some(bid) = s.name.strip_prefix(SECTION_PREFIX) {
+            b.fact(id, Fact::Held(held(bid)));
+        }
+        false
+    },
+};
+
+/// What the name of a section that holds a bundle's entry starts with.
+const SECTION_PREFIX: &str = "__CLANG_OFFLOAD_BUNDLE__";
 
 /// Bundles (plain or compressed) back to back, as a linker concatenates
 /// them in `.hip_fatbin`: at most this many are told apart.
@@ -251,9 +279,9 @@ static PARTS: super::parts::Parts = super::parts::Parts {
     next_start,
     format: |d| {
         if detect(d) {
-            "clang-offload-bundle"
+            Format::ClangBundle
         } else {
-            "clang-offload-bundle-compressed"
+            Format::ClangBundleCompressed
         }
     },
     open: |b, g, at, len| {

@@ -38,9 +38,9 @@
 use std::sync::Arc;
 
 use super::compress::{self, Method};
-use super::elf::EM_CUDA;
-use super::registry;
-use crate::model::{read, Builder, Endian, Fields, NodeId, Value};
+use super::elf::{self, EM_CUDA};
+use super::image;
+use crate::model::{read, Builder, Endian, Fact, Fields, Held, NodeId, Value};
 
 const LE: Endian = Endian::Little;
 
@@ -139,7 +139,7 @@ static PARTS: super::parts::Parts = super::parts::Parts {
     max: MAX_CONTAINERS,
     extent,
     next_start,
-    format: |_| "cuda-fatbin",
+    format: |_| crate::model::Format::CudaFatbin,
     open: parse_one,
 };
 
@@ -355,10 +355,11 @@ fn entry(b: &mut Builder<'_>, g: NodeId, e: &Entry, end: u64) {
         return;
     }
     let p = b.group(g, "payload", pstart, plen);
+    b.fact(p, Fact::Held(held(e)));
     let zstd = flags & FLAG_ZSTD != 0;
     let lz4 = flags & FLAG_LZ4 != 0 && !zstd;
     if !lz4 && !zstd {
-        let f = registry::open_image(b, p, pstart, plen);
+        let f = image::open_image(b, p, pstart, plen);
         check_opened(b, e, p, f, pstart, plen);
         return;
     }
@@ -390,6 +391,8 @@ fn entry(b: &mut Builder<'_>, g: NodeId, e: &Entry, end: u64) {
     let Some(node) = made else {
         return;
     };
+    // The inflated bytes are the image the entry holds.
+    b.fact(node, Fact::Held(held(e)));
     let got = b.node(node).map_or(0, |n| n.size);
     if usize_.is_some() && got != announced {
         b.error(
@@ -404,11 +407,20 @@ fn entry(b: &mut Builder<'_>, g: NodeId, e: &Entry, end: u64) {
     let mut elf_sm = None;
     b.within(node, |b, node| {
         let len = b.file_len();
-        found = b.nested(node, 0, len).and_then(registry::Format::from_name);
+        found = b.nested(node, 0, len);
         elf_sm = elf_sm_of(b.slice(0, 64));
     });
     check_kind(b, e, found, pstart, clen);
     check_sm(b, e, elf_sm, pstart, clen);
+}
+
+/// What an entry says of its payload: CUDA code for its sm.
+fn held(e: &Entry) -> Held {
+    Held {
+        kind: Some("cuda".into()),
+        target: e.sm.map(|a| format!("sm_{a}").into()),
+        device: true,
+    }
 }
 
 /// Checks an uncompressed payload: its format against the entry's kind,
@@ -417,7 +429,7 @@ fn check_opened(
     b: &mut Builder<'_>,
     e: &Entry,
     _p: NodeId,
-    found: Option<registry::Format>,
+    found: Option<crate::model::Format>,
     at: u64,
     len: u64,
 ) {
@@ -426,8 +438,14 @@ fn check_opened(
     check_sm(b, e, sm, at, len);
 }
 
-fn check_kind(b: &mut Builder<'_>, e: &Entry, found: Option<registry::Format>, at: u64, len: u64) {
-    use registry::Format;
+fn check_kind(
+    b: &mut Builder<'_>,
+    e: &Entry,
+    found: Option<crate::model::Format>,
+    at: u64,
+    len: u64,
+) {
+    use crate::model::Format;
     let ok = match e.kind {
         KIND_ELF => matches!(found, Some(Format::Elf)),
         KIND_PTX => matches!(found, Some(Format::Ptx)),
@@ -468,13 +486,34 @@ pub fn elf_sm_of(d: &[u8]) -> Option<u64> {
     if read::u16_at(d, 18, LE)? != EM_CUDA {
         return None;
     }
-    let flags = u64::from(read::u32_at(d, if class == 2 { 48 } else { 36 }, LE)?);
-    let abi = *d.get(8)?;
-    Some(if abi >= 8 {
+    let flags = read::u32_at(d, if class == 2 { 48 } else { 36 }, LE)?;
+    Some(sm_of_flags(flags, *d.get(8)?))
+}
+
+/// The sm a CUDA ELF's e_flags name: CUDA's ELF ABI v2 (EI_ABIVERSION 8)
+/// keeps it in bits 8..16; before, in the low byte.
+fn sm_of_flags(flags: u32, abiversion: u8) -> u64 {
+    let flags = u64::from(flags);
+    if abiversion >= 8 {
         (flags >> 8) & 0xff
     } else {
         flags & 0xff
-    })
+    }
+}
+
+/// What a CUDA ELF adds to the ELF reader: that it is GPU code, for the
+/// sm its e_flags name.
+pub struct Cuda;
+
+pub static CUDA: Cuda = Cuda;
+
+impl elf::Vendor for Cuda {
+    fn device_code(&self, flags: u32, abiversion: u8) -> Option<Fact> {
+        let sm = sm_of_flags(flags, abiversion);
+        Some(Fact::DeviceCode {
+            target: Some(format!("sm_{sm}").into()),
+        })
+    }
 }
 
 /// The options record at `opt` of the entry at `at` (header size `hs`):

@@ -4,7 +4,7 @@
 //! through its relocation in a relocatable object, through the address
 //! map in a linked one.
 
-use super::elf::{self, Elf, Sec};
+use super::elf::{self, Elf, Sec, SectionHook};
 use crate::model::{Builder, Fields, NodeId};
 
 /// The section that holds the wrappers.
@@ -20,6 +20,16 @@ const MAX_RELOCATIONS: u64 = 1 << 20;
 
 const SHT_RELA: u32 = 4;
 const SHT_REL: u32 = 9;
+
+/// The ELF reader's hook for `.hipFatBinSegment`, by name (host objects
+/// have no vendor).
+pub static ELF_SECTION: SectionHook = SectionHook {
+    claims: |s| s.name == SECTION,
+    decode: |b, id, elf, s, a, l| {
+        parse_section(b, id, elf, s, a, l);
+        true
+    },
+};
 
 /// Decodes the wrappers of `.hipFatBinSegment` at `[a, a+l)` under `id`.
 pub fn parse_section(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, a: u64, l: u64) {

@@ -565,10 +565,10 @@ fn ws_string_len(k: &[u8]) -> usize {
 mod tests {
     use std::sync::Arc;
 
-    use crate::model::{Builder, NodeId, Source, Tree};
+    use crate::model::{Builder, Format, NodeId, Source, Tree};
 
-    fn as_json(b: &mut Builder<'_>, p: NodeId, off: u64, len: u64) -> Option<&'static str> {
-        super::tree(b, p, off, len).then_some("json")
+    fn as_json(b: &mut Builder<'_>, p: NodeId, off: u64, len: u64) -> Option<Format> {
+        super::tree(b, p, off, len).then_some(crate::model::Format::Json)
     }
 
     fn build(bytes: &[u8]) -> Tree {
@@ -625,7 +625,7 @@ mod tests {
             (b"[01]", 2),
         ] {
             let t = build(src);
-            assert_eq!(t.format(), "raw", "{}", String::from_utf8_lossy(src));
+            assert_eq!(t.format(), None, "{}", String::from_utf8_lossy(src));
             let d = &t.diagnostics()[0];
             assert_eq!(
                 d.offset,
@@ -640,7 +640,7 @@ mod tests {
     #[test]
     fn text_after_the_value_is_a_warning() {
         let t = build(b"{} x");
-        assert_eq!(t.format(), "json");
+        assert_eq!(t.format(), Some(Format::Json));
         assert_eq!(t.diagnostics()[0].offset, 3);
     }
 
@@ -649,7 +649,7 @@ mod tests {
         let mut s = vec![b'['; super::MAX_DEPTH + 5];
         s.extend(vec![b']'; super::MAX_DEPTH + 5]);
         let t = build(&s);
-        assert_eq!(t.format(), "raw");
+        assert_eq!(t.format(), None);
         let mut s = vec![b'['; 20];
         s.extend(vec![b']'; 20]);
         let mut t = build(&s);
@@ -1103,9 +1103,9 @@ mod against_serde_json {
         let t = Tree::build(
             Arc::new(Source::from_vec(doc.to_vec())),
             "t",
-            |b, p, off, len| super::tree(b, p, off, len).then_some("json"),
+            |b, p, off, len| super::tree(b, p, off, len).then_some(crate::model::Format::Json),
         );
-        let accepted = t.format() == "json" && t.diagnostics().is_empty();
+        let accepted = t.format() == Some(crate::model::Format::Json) && t.diagnostics().is_empty();
         assert!(
             accepted || !t.diagnostics().is_empty(),
             "a refusal says where"
@@ -1184,7 +1184,7 @@ mod against_serde_json {
         let mut t = Tree::build(
             Arc::new(Source::from_vec(doc.to_vec())),
             "t",
-            |b, p, off, len| super::tree(b, p, off, len).then_some("json"),
+            |b, p, off, len| super::tree(b, p, off, len).then_some(crate::model::Format::Json),
         );
         let e = t.find_path("😀/[0]").expect("the key decoded");
         assert_eq!(t.value_text(e).as_deref(), Some("\"😀x\""));

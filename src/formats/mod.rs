@@ -19,6 +19,7 @@ pub mod compress;
 pub mod elf;
 pub mod fatbin;
 pub mod hipwrap;
+pub mod image;
 pub mod intel_ip;
 pub mod json;
 pub mod msgpack;
@@ -39,22 +40,12 @@ use std::sync::Arc;
 
 use crate::model::{Options, Source, Tree};
 
-pub use registry::{dispatch, Format, Place};
+pub use crate::model::Format;
+pub use registry::{dispatch, Place};
 
-/// The name of the format a file starting with `d` is, if any.
-pub fn detect(d: &[u8]) -> Option<&'static str> {
-    Format::detect(d, Place::Top).map(Format::name)
-}
-
-/// What the machine of an ELF file adds to the generic ELF reader (its
-/// section, note and relocation types, its sections' contents), found by
-/// e_machine and EI_OSABI.
-pub fn elf_vendor(machine: u16, _osabi: u8) -> Option<&'static dyn elf::Vendor> {
-    match machine {
-        elf::EM_INTELGT => Some(&zebin::INTEL_GT),
-        elf::EM_AMDGPU => Some(&amdgpu::AMDGPU),
-        _ => None,
-    }
+/// The format a file starting with `d` is, if any.
+pub fn detect(d: &[u8]) -> Option<Format> {
+    registry::detect(d, Place::Top)
 }
 
 /// Parses a whole file.

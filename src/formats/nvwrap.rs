@@ -8,7 +8,7 @@
 //! through its relocation in a relocatable object, through the address map
 //! (or the dynamic relocation writing it) in a linked one.
 
-use super::elf::{Elf, Sec};
+use super::elf::{Elf, Sec, SectionHook};
 use super::hipwrap;
 use crate::model::{Builder, Endian, Fields, NodeId};
 
@@ -41,6 +41,15 @@ pub fn parse(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
 
 /// Decodes the wrappers of `.nvFatBinSegment` at `[a, a+l)` under `id`,
 /// each pointer linked where the ELF says where it points.
+/// The ELF reader's hook for `.nvFatBinSegment`, by name.
+pub static ELF_SECTION: SectionHook = SectionHook {
+    claims: |s| s.name == SECTION,
+    decode: |b, id, elf, s, a, l| {
+        parse_section(b, id, elf, s, a, l);
+        true
+    },
+};
+
 pub fn parse_section(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, a: u64, l: u64) {
     let mut resolve = |b: &Builder<'_>, at: u64, ptr: u64| -> Option<(u64, u64)> {
         if elf.etype == 1 {

@@ -26,9 +26,13 @@
 
 use std::collections::{BTreeMap, HashSet};
 
+use compact_str::CompactString;
+
 use super::compress::{self, Method};
-use super::registry::{self, Format};
-use crate::model::{read, text, Builder, Endian, Fields, NodeId, Raw, Value};
+use super::elf::{SectionHook, SHT_LLVM_OFFLOADING};
+use super::image;
+use crate::model::Format;
+use crate::model::{read, text, Builder, Endian, Fact, Fields, Held, NodeId, Raw, Value};
 
 pub const MAGIC: &[u8] = &[0x10, 0xff, 0x10, 0xad];
 
@@ -180,6 +184,16 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
     }
 }
 
+/// The ELF reader's hook for a host object's `.llvm.offloading` section
+/// (by type, or by name where an older linker left it PROGBITS).
+pub static ELF_SECTION: SectionHook = SectionHook {
+    claims: |s| s.typ == SHT_LLVM_OFFLOADING || s.name == ".llvm.offloading",
+    decode: |b, id, _, _, a, l| {
+        parse_section(b, id, a, l);
+        true
+    },
+};
+
 /// Parses the contents of a host object's `.llvm.offloading` section: one
 /// or more offload binaries back to back, each starting 8-aligned, shown
 /// as `[0]`, `[1]`…
@@ -209,7 +223,7 @@ fn sequence(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
         }
         let ext = extent(b, pos, rest);
         let g = b.group(parent, format!("[{i}]"), pos, ext);
-        b.set_format(g, Format::Offload.name());
+        b.set_format(g, Format::Offload);
         let s = binary(b, g, pos, ext);
         b.set_value(g, s);
         // The next binary starts at the 8-aligned end of this one.
@@ -712,7 +726,11 @@ fn layout(b: &mut Builder<'_>, node: NodeId, bin: Bin, entries: &[Entry], flat: 
             );
             None
         } else {
-            let f = registry::open_image(b, id, bin.abs(io), is);
+            b.fact(
+                id,
+                Fact::Held(held(e, maps.get(i).map(Vec::as_slice).unwrap_or(&[]))),
+            );
+            let f = image::open_image(b, id, bin.abs(io), is);
             check_kind(b, bin.abs(io), is, e.image_kind, f);
             f
         };
@@ -741,6 +759,28 @@ fn layout(b: &mut Builder<'_>, node: NodeId, bin: Bin, entries: &[Entry], flat: 
 }
 
 /// What identifies an entry: its offload kind, triple and arch.
+/// What an entry says of its image: its offload kind (`hip`,
+/// `openmp+hip`) and its `arch` string, else its `triple`.
+fn held(e: &Entry, map: &[(String, String)]) -> Held {
+    let short = offload_kind_short(e.offload_kind);
+    let kind = (!short.is_empty() && short != "none")
+        .then(|| CompactString::from(short.to_lowercase().replace(" | ", "+")));
+    let get = |k: &str| {
+        map.iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.as_str())
+    };
+    let target = get("arch")
+        .filter(|a| !a.is_empty())
+        .or(get("triple"))
+        .map(CompactString::from);
+    Held {
+        kind,
+        target,
+        device: true,
+    }
+}
+
 fn entry_key(e: &Entry, map: &[(String, String)]) -> Option<String> {
     let get = |k: &str| {
         map.iter()

@@ -4,7 +4,7 @@
 //! the name resolved through the section's relocations (objects) or the
 //! address map (linked files).
 
-use super::elf::{self, Elf, Sec};
+use super::elf::{self, Elf, Sec, SectionHook};
 use super::offload;
 use crate::model::{read_uint, text, Builder, Fields, NodeId, Raw, Value};
 
@@ -68,6 +68,15 @@ fn cstr_at(b: &Builder<'_>, at: u64) -> String {
 }
 
 /// Decodes the entries at `[a, a+l)` of section `s` under `id`.
+/// The ELF reader's hook for the offload entry sections, by name.
+pub static ELF_SECTION: SectionHook = SectionHook {
+    claims: |s| SECTIONS.contains(&s.name.as_str()),
+    decode: |b, id, elf, s, a, l| {
+        parse_section(b, id, elf, s, a, l);
+        true
+    },
+};
+
 pub fn parse_section(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, a: u64, l: u64) {
     let w = elf.word();
     let es = 8 + 8 + 5 * w;

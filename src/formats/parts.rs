@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use crate::model::{Builder, NodeId, Seq, Step};
+use crate::model::{Builder, Format, NodeId, Seq, Step};
 
 /// How a format's containers lie back to back.
 pub(crate) struct Parts {
@@ -20,7 +20,7 @@ pub(crate) struct Parts {
     /// Where the next container starts at or after `from` in `d`, if any.
     pub next_start: fn(&[u8], u64) -> Option<u64>,
     /// The format of the container whose bytes are given.
-    pub format: fn(&[u8]) -> &'static str,
+    pub format: fn(&[u8]) -> Format,
     /// Decodes one container under its node.
     pub open: fn(&mut Builder<'_>, NodeId, u64, u64),
 }

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use super::cdo::{self, Compact, Ctx};
-use crate::model::{named, num, text, Builder, Endian, Fields, NodeId, Radix, Value};
+use crate::model::{named, num, text, Builder, Endian, Fields, Format, NodeId, Radix, Value};
 
 const LE: Endian = Endian::Little;
 
@@ -74,7 +74,7 @@ pub fn parse_in_partition(
     hw_gen: Option<u64>,
 ) {
     if detect(b.slice(off, len)) {
-        b.set_format(parent, "pdi");
+        b.set_format(parent, Format::Pdi);
         parse_with(b, parent, off, len, Ctx::partition(start_columns, hw_gen));
     }
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use compact_str::CompactString;
 
-use crate::model::{text, Builder, NodeId, Seq, Step, Value};
+use crate::model::{text, Builder, Fact, NodeId, Seq, Step, Value};
 
 /// Kernels and functions listed.
 const MAX_LIST: u64 = 4096;
@@ -126,9 +126,27 @@ fn declaration(t: &[u8]) -> Option<(String, &'static str)> {
     }
 }
 
+/// The first `.target` of a PTX module (`sm_80`), in its first 64 KiB.
+pub fn target(d: &[u8]) -> Option<String> {
+    let d = d.get(..d.len().min(1 << 16)).unwrap_or(d);
+    for line in d.split(|&c| c == b'\n') {
+        let l = text::from_bytes(line);
+        let l = l.trim();
+        if let Some(rest) = l.strip_prefix(".target") {
+            let t = rest
+                .split(|c: char| c == ',' || c.is_whitespace())
+                .find(|w| !w.is_empty())?;
+            return Some(t.to_string());
+        }
+    }
+    None
+}
+
 /// Decodes the PTX text in `[off, off+len)` under `node`: its `.version`,
 /// `.target` and `.address_size`, its kernels and functions, and its lines.
 pub fn parse(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
+    let target = target(b.slice(off, len)).map(CompactString::from);
+    b.fact(node, Fact::DeviceCode { target });
     let d = b.slice(off, len);
     // The text ends at its first NUL (PTX has none): what follows is the
     // terminator and padding a container adds.
@@ -268,7 +286,7 @@ mod tests {
             t.extend_from_slice(format!("// line {i}\n").as_bytes());
         }
         let mut tree = crate::formats::build_from_bytes(t.clone());
-        assert_eq!(tree.format(), crate::formats::Format::Ptx.name());
+        assert_eq!(tree.format(), Some(crate::formats::Format::Ptx));
         let lines = tree.find_path("lines").unwrap();
         assert_eq!(tree.value_text(lines).as_deref(), Some("2502 lines"));
         let groups = tree.children(lines);

@@ -1,36 +1,18 @@
-//! The one table of formats: each format's id, the name the tree and
-//! `--json` give it, the name people say, how its bytes are recognised, its
-//! parser, and where it may be found. Every nested format is opened through
+//! The one table of formats: for each [`Format`] (whose names the model
+//! keeps), how its bytes are recognised, its parser, and where it may be
+//! found. Every nested format is opened through
 //! [`crate::model::Builder::nested`], which keeps the one depth limit and
 //! the one same-bytes guard, then calls [`dispatch`] here.
 //!
-//! A new format is one module and one arm in [`Format::row`] (and its id in
-//! [`Format::ALL`], where it is tried in order).
+//! A new format is one module, its id in [`Format`] (whose order is the
+//! order detection tries them in), and one arm in [`row`].
 
-use crate::model::{Builder, Gap, NodeId};
+use crate::model::{Builder, Format, Gap, NodeId};
 
-use super::{ar, bit, bitcode, bundle, elf, fatbin, nvwrap, offload, pdi, ptx, spirv, xclbin, xe};
-
-/// Every format fwview decodes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[repr(u8)]
-pub enum Format {
-    Xclbin,
-    Xe,
-    Zebin,
-    Elf,
-    Offload,
-    Ar,
-    Pdi,
-    SpirV,
-    Bitcode,
-    CudaFatbin,
-    ClangBundle,
-    ClangBundleCompressed,
-    Ptx,
-    CudaFatbinWrapper,
-    XilinxBit,
-}
+use super::{
+    amdgpu, ar, bit, bitcode, bundle, elf, fatbin, hipwrap, nvwrap, offload, offload_entries, pdi,
+    ptx, spirv, xclbin, xe, zebin,
+};
 
 /// Where a format's bytes are found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,10 +49,6 @@ pub type Parse = fn(&mut Builder<'_>, NodeId, u64, u64);
 
 /// One row of the table.
 pub struct Row {
-    /// The name in `--json` (`format`) and on the node where it starts.
-    pub name: &'static str,
-    /// The name as people say it, in values and messages.
-    pub label: &'static str,
     /// True if the bytes start with this format.
     pub detect: fn(&[u8]) -> bool,
     pub parse: Parse,
@@ -84,233 +62,166 @@ pub struct Row {
     // chosen by machine and OS ABI, are kept beside the ELF reader).
 }
 
-fn zebin_detect(d: &[u8]) -> bool {
-    elf::detect(d) && elf::is_zebin(d)
-}
-
 fn elf_detect(d: &[u8]) -> bool {
-    elf::detect(d) && !elf::is_zebin(d)
+    elf::detect(d) && !zebin::detect(d)
 }
 
-impl Format {
-    /// Every format, in the order detection tries them.
-    pub const ALL: [Format; 15] = [
-        Format::Xclbin,
-        Format::Xe,
-        Format::Zebin,
-        Format::Elf,
-        Format::Offload,
-        Format::Ar,
-        Format::Pdi,
-        Format::SpirV,
-        Format::Bitcode,
-        Format::CudaFatbin,
-        Format::ClangBundle,
-        Format::ClangBundleCompressed,
-        Format::Ptx,
-        Format::CudaFatbinWrapper,
-        Format::XilinxBit,
-    ];
+/// What plugs into the ELF reader: each machine's vendor, and the sections
+/// other formats define.
+static ELF_HOOKS: elf::Hooks = elf::Hooks {
+    vendor: elf_vendor,
+    sections: &[
+        &offload::ELF_SECTION,
+        &hipwrap::ELF_SECTION,
+        &nvwrap::ELF_SECTION,
+        &offload_entries::ELF_SECTION,
+        &bundle::ELF_SECTION,
+    ],
+};
 
-    /// The format's row of the table.
-    pub const fn row(self) -> Row {
-        const ANY: Places = Places::ANYWHERE;
-        match self {
-            Format::Xclbin => Row {
-                name: "xclbin",
-                label: "XCLBIN",
-                detect: xclbin::detect,
-                parse: xclbin::parse,
-                found: ANY,
-                holds: Place::Section,
-                gaps: Gap::Unused,
-            },
-            Format::Xe => Row {
-                name: "xe",
-                label: "XMOS XE",
-                detect: xe::detect,
-                parse: xe::parse,
-                found: ANY,
-                holds: Place::Section,
-                gaps: Gap::Unused,
-            },
-            Format::Zebin => Row {
-                name: "zebin",
-                label: "ELF (Intel zebin)",
-                detect: zebin_detect,
-                parse: elf::parse,
-                found: ANY,
-                holds: Place::Section,
-                gaps: Gap::Unused,
-            },
-            Format::Elf => Row {
-                name: "elf",
-                label: "ELF",
-                detect: elf_detect,
-                parse: elf::parse,
-                found: ANY,
-                holds: Place::Section,
-                gaps: Gap::Unused,
-            },
-            Format::Offload => Row {
-                name: "offload",
-                label: "LLVM offload binary",
-                detect: offload::detect,
-                parse: offload::parse,
-                found: ANY,
-                holds: Place::Image,
-                gaps: Gap::Unused,
-            },
-            Format::Ar => Row {
-                name: "ar",
-                label: "ar archive",
-                detect: ar::detect,
-                parse: ar::parse,
-                found: ANY,
-                holds: Place::Member,
-                gaps: Gap::Unused,
-            },
-            Format::Pdi => Row {
-                name: "pdi",
-                label: "PDI",
-                detect: pdi::detect,
-                parse: pdi::parse,
-                found: ANY,
-                holds: Place::Section,
-                gaps: Gap::Unused,
-            },
-            Format::SpirV => Row {
-                name: "spirv",
-                label: "SPIR-V",
-                detect: spirv::detect,
-                parse: spirv::parse,
-                found: ANY,
-                holds: Place::Section,
-                gaps: Gap::Unknown,
-            },
-            Format::Bitcode => Row {
-                name: "bitcode",
-                label: "LLVM bitcode",
-                detect: bitcode::detect,
-                parse: bitcode::parse,
-                found: ANY,
-                holds: Place::Section,
-                gaps: Gap::Contents,
-            },
-            Format::CudaFatbin => Row {
-                name: "cuda-fatbin",
-                label: "CUDA fatbin",
-                detect: fatbin::detect,
-                parse: fatbin::parse,
-                found: ANY,
-                holds: Place::Image,
-                gaps: Gap::Unused,
-            },
-            Format::ClangBundle => Row {
-                name: "clang-offload-bundle",
-                label: "clang offload bundle",
-                detect: bundle::detect,
-                parse: bundle::parse,
-                found: ANY,
-                holds: Place::Image,
-                gaps: Gap::Unused,
-            },
-            Format::ClangBundleCompressed => Row {
-                name: "clang-offload-bundle-compressed",
-                label: "compressed clang offload bundle",
-                detect: bundle::detect_compressed,
-                parse: bundle::parse_compressed,
-                found: ANY,
-                holds: Place::Derived,
-                gaps: Gap::Unused,
-            },
-            // Text: where a device image or a file may be, not in any ELF
-            // or XCLBIN section whose text happens to start so.
-            Format::Ptx => Row {
-                name: "ptx",
-                label: "PTX",
-                detect: ptx::detect,
-                parse: ptx::parse,
-                found: Places(
-                    Place::Top as u8
-                        | Place::Member as u8
-                        | Place::Image as u8
-                        | Place::Derived as u8,
-                ),
-                holds: Place::Section,
-                gaps: Gap::Syntax,
-            },
-            // `.nvFatBinSegment` bytes on their own (in an ELF the section
-            // is decoded by name, its pointers linked).
-            Format::CudaFatbinWrapper => Row {
-                name: "cuda-fatbin-wrapper",
-                label: "CUDA fatbin wrapper",
-                detect: nvwrap::detect,
-                parse: nvwrap::parse,
-                found: Places(Place::Top as u8 | Place::Section as u8),
-                holds: Place::Section,
-                gaps: Gap::Unused,
-            },
-            // A `.bit` file, or an XCLBIN's BITSTREAM section.
-            Format::XilinxBit => Row {
-                name: "xilinx-bit",
-                label: "Xilinx bitstream",
-                detect: bit::detect,
-                parse: bit::parse,
-                found: ANY,
-                holds: Place::Section,
-                gaps: Gap::Unknown,
-            },
-        }
-    }
-
-    /// The name in `--json` and on nodes.
-    pub const fn name(self) -> &'static str {
-        self.row().name
-    }
-
-    /// The name as people say it.
-    pub const fn label(self) -> &'static str {
-        self.row().label
-    }
-
-    /// The format whose table name is `name`.
-    pub fn from_name(name: &str) -> Option<Format> {
-        Format::ALL.into_iter().find(|f| f.name() == name)
-    }
-
-    /// The first format, in table order, that may be found at `place` and
-    /// whose bytes `d` start with.
-    pub fn detect(d: &[u8], place: Place) -> Option<Format> {
-        Format::ALL.into_iter().find(|f| {
-            let r = f.row();
-            r.found.contains(place) && (r.detect)(d)
-        })
+/// What the machine of an ELF file adds to the generic ELF reader (its
+/// section, note and relocation types, its sections' contents), found by
+/// e_machine and EI_OSABI.
+fn elf_vendor(machine: u16, _osabi: u8) -> Option<&'static dyn elf::Vendor> {
+    match machine {
+        elf::EM_INTELGT => Some(&zebin::INTEL_GT),
+        elf::EM_AMDGPU => Some(&amdgpu::AMDGPU),
+        elf::EM_CUDA => Some(&fatbin::CUDA),
+        _ => None,
     }
 }
 
-/// Opens the device image in `[off, off+len)` under `node` through the
-/// one nesting path, and gives `node` a value saying what it is and how
-/// big. Returns the format found.
-pub fn open_image(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) -> Option<Format> {
-    let f = if len == 0 {
-        None
-    } else {
-        b.nested(node, off, len).and_then(Format::from_name)
-    };
-    b.set_value(node, image_value(f, len));
-    f
+fn elf_parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
+    elf::parse(b, parent, off, len, &ELF_HOOKS)
 }
 
-/// The value an image node shows: what it is and how big.
-pub fn image_value(f: Option<Format>, size: u64) -> String {
-    if size == 0 {
-        return "empty".to_string();
-    }
-    match f {
-        Some(f) => format!("{}, {size} bytes", f.label()),
-        None => format!("not recognised, {size} bytes"),
-    }
+/// A format's row of the table; `None` for formats that only the format
+/// holding them opens (JSON, XML).
+pub const fn row(f: Format) -> Option<Row> {
+    const ANY: Places = Places::ANYWHERE;
+    Some(match f {
+        Format::Xclbin => Row {
+            detect: xclbin::detect,
+            parse: xclbin::parse,
+            found: ANY,
+            holds: Place::Section,
+            gaps: Gap::Unused,
+        },
+        Format::Xe => Row {
+            detect: xe::detect,
+            parse: xe::parse,
+            found: ANY,
+            holds: Place::Section,
+            gaps: Gap::Unused,
+        },
+        Format::Zebin => Row {
+            detect: zebin::detect,
+            parse: elf_parse,
+            found: ANY,
+            holds: Place::Section,
+            gaps: Gap::Unused,
+        },
+        Format::Elf => Row {
+            detect: elf_detect,
+            parse: elf_parse,
+            found: ANY,
+            holds: Place::Section,
+            gaps: Gap::Unused,
+        },
+        Format::Offload => Row {
+            detect: offload::detect,
+            parse: offload::parse,
+            found: ANY,
+            holds: Place::Image,
+            gaps: Gap::Unused,
+        },
+        Format::Ar => Row {
+            detect: ar::detect,
+            parse: ar::parse,
+            found: ANY,
+            holds: Place::Member,
+            gaps: Gap::Unused,
+        },
+        Format::Pdi => Row {
+            detect: pdi::detect,
+            parse: pdi::parse,
+            found: ANY,
+            holds: Place::Section,
+            gaps: Gap::Unused,
+        },
+        Format::SpirV => Row {
+            detect: spirv::detect,
+            parse: spirv::parse,
+            found: ANY,
+            holds: Place::Section,
+            gaps: Gap::Unknown,
+        },
+        Format::Bitcode => Row {
+            detect: bitcode::detect,
+            parse: bitcode::parse,
+            found: ANY,
+            holds: Place::Section,
+            gaps: Gap::Contents,
+        },
+        Format::CudaFatbin => Row {
+            detect: fatbin::detect,
+            parse: fatbin::parse,
+            found: ANY,
+            holds: Place::Image,
+            gaps: Gap::Unused,
+        },
+        Format::ClangBundle => Row {
+            detect: bundle::detect,
+            parse: bundle::parse,
+            found: ANY,
+            holds: Place::Image,
+            gaps: Gap::Unused,
+        },
+        Format::ClangBundleCompressed => Row {
+            detect: bundle::detect_compressed,
+            parse: bundle::parse_compressed,
+            found: ANY,
+            holds: Place::Derived,
+            gaps: Gap::Unused,
+        },
+        // Text: where a device image or a file may be, not in any ELF
+        // or XCLBIN section whose text happens to start so.
+        Format::Ptx => Row {
+            detect: ptx::detect,
+            parse: ptx::parse,
+            found: Places(
+                Place::Top as u8 | Place::Member as u8 | Place::Image as u8 | Place::Derived as u8,
+            ),
+            holds: Place::Section,
+            gaps: Gap::Syntax,
+        },
+        // `.nvFatBinSegment` bytes on their own (in an ELF the section
+        // is decoded by name, its pointers linked).
+        Format::CudaFatbinWrapper => Row {
+            detect: nvwrap::detect,
+            parse: nvwrap::parse,
+            found: Places(Place::Top as u8 | Place::Section as u8),
+            holds: Place::Section,
+            gaps: Gap::Unused,
+        },
+        // A `.bit` file, or an XCLBIN's BITSTREAM section.
+        Format::XilinxBit => Row {
+            detect: bit::detect,
+            parse: bit::parse,
+            found: ANY,
+            holds: Place::Section,
+            gaps: Gap::Unknown,
+        },
+        Format::Json | Format::Xml | Format::MsgPack => return None,
+    })
+}
+
+/// The first format, in table order, that may be found at `place` and
+/// whose bytes `d` start with.
+pub fn detect(d: &[u8], place: Place) -> Option<Format> {
+    Format::ALL
+        .into_iter()
+        .find(|&f| row(f).is_some_and(|r| r.found.contains(place) && (r.detect)(d)))
 }
 
 /// Where bytes opened under `parent` are: the file, the whole of a derived
@@ -330,9 +241,9 @@ fn place_of(b: &Builder<'_>, parent: NodeId) -> Place {
     // The node being opened carries no format yet; an enclosing one does.
     while let Some(id) = up {
         let Some(n) = b.node(id) else { break };
-        if let Some(f) = b.format_of(id).and_then(Format::from_name) {
+        if let Some(r) = b.format_of(id).and_then(row) {
             if id != parent {
-                return f.row().holds;
+                return r.holds;
             }
         }
         up = n.parent;
@@ -342,15 +253,15 @@ fn place_of(b: &Builder<'_>, parent: NodeId) -> Place {
 
 /// Detects the format in `[off, off+len)` and parses it under `parent`:
 /// what [`crate::model::Builder::nested`] calls, and the top level.
-pub fn dispatch(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> Option<&'static str> {
+pub fn dispatch(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> Option<Format> {
     let place = place_of(b, parent);
-    let f = Format::detect(b.slice(off, len), place)?;
-    let row = f.row();
+    let f = detect(b.slice(off, len), place)?;
+    let r = row(f)?;
     // Marked before it is parsed, so that what it opens knows where it is.
-    b.set_format(parent, row.name);
-    b.gaps(parent, row.gaps);
-    (row.parse)(b, parent, off, len);
-    Some(row.name)
+    b.set_format(parent, f);
+    b.gaps(parent, r.gaps);
+    (r.parse)(b, parent, off, len);
+    Some(f)
 }
 
 #[cfg(test)]
@@ -358,18 +269,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_format_has_one_row_and_a_unique_name() {
-        let mut names = std::collections::HashSet::new();
-        let mut labels = std::collections::HashSet::new();
-        for (i, f) in Format::ALL.into_iter().enumerate() {
-            // ALL lists each id once, in declaration order.
-            assert_eq!(f as usize, i, "{f:?}");
-            assert!(names.insert(f.name()), "name {} twice", f.name());
-            assert!(labels.insert(f.label()), "label {} twice", f.label());
-            assert_eq!(Format::from_name(f.name()), Some(f));
+    fn only_the_formats_opened_by_their_holders_have_no_row() {
+        for f in Format::ALL {
+            let held_only = matches!(f, Format::Json | Format::Xml | Format::MsgPack);
+            assert_eq!(row(f).is_none(), held_only, "{f:?}");
         }
-        // The last id is the last in ALL: none is missing.
-        assert_eq!(Format::XilinxBit as usize + 1, Format::ALL.len());
     }
 
     /// What docs/formats.md says each sample is, by its kind of file: the
@@ -418,14 +322,9 @@ mod tests {
             };
             let d = std::fs::read(p).unwrap_or_default();
             assert!(d.starts_with(magic), "{}", p.display());
-            assert_eq!(
-                Format::detect(&d, Place::Top),
-                Some(want),
-                "{}",
-                p.display()
-            );
+            assert_eq!(detect(&d, Place::Top), Some(want), "{}", p.display());
             let tree = crate::formats::build_from_bytes(d);
-            assert_eq!(tree.format(), want.name(), "{}", p.display());
+            assert_eq!(tree.format(), Some(want), "{}", p.display());
         }
     }
 }

@@ -276,10 +276,10 @@ fn element(
 mod tests {
     use std::sync::Arc;
 
-    use crate::model::{Builder, NodeId, Source, Tree};
+    use crate::model::{Builder, Format, NodeId, Source, Tree};
 
-    fn as_xml(b: &mut Builder<'_>, p: NodeId, off: u64, len: u64) -> Option<&'static str> {
-        super::tree(b, p, off, len).then_some("xml")
+    fn as_xml(b: &mut Builder<'_>, p: NodeId, off: u64, len: u64) -> Option<Format> {
+        super::tree(b, p, off, len).then_some(crate::model::Format::Xml)
     }
 
     fn build(bytes: &[u8]) -> Tree {
@@ -342,7 +342,7 @@ mod tests {
     #[test]
     fn broken_xml_is_a_warning() {
         let t = build(b"<a><b></a>");
-        assert_eq!(t.format(), "raw");
+        assert_eq!(t.format(), None);
         assert_eq!(t.diagnostics().len(), 1);
     }
 }

@@ -6,9 +6,9 @@
 
 use saphyr_parser::{Event, Parser, ScalarStyle};
 
-use crate::formats::elf::{Elf, Sec, Sections, Vendor};
+use crate::formats::elf::{self, Elf, Sec, Sections, Vendor};
 use crate::formats::spirv;
-use crate::model::{num, text, Builder, Endian, Fields, Gap, NodeId};
+use crate::model::{num, text, Builder, Endian, Fact, Fields, Format, Gap, NodeId};
 
 pub const SHT_ZEBIN_SPIRV: u32 = 0xff00_0009;
 pub const SHT_ZEBIN_ZEINFO: u32 = 0xff00_0011;
@@ -21,6 +21,16 @@ pub struct IntelGt;
 
 /// The vendor of EM_INTELGT files.
 pub static INTEL_GT: IntelGt = IntelGt;
+
+/// True for an ELF whose e_machine is 205 (EM_INTELGT), in either byte
+/// order: a zebin.
+pub fn detect(d: &[u8]) -> bool {
+    let machine = match d.get(5) {
+        Some(2) => [0, 205],
+        _ => [205, 0],
+    };
+    elf::detect(d) && d.get(18..20) == Some(&machine[..])
+}
 
 impl Vendor for IntelGt {
     fn section_type(&self, t: u32) -> Option<&'static str> {
@@ -35,6 +45,10 @@ impl Vendor for IntelGt {
     }
     fn info_is_symbol(&self, t: u32) -> bool {
         t == SHT_ZEBIN_GTPIN_INFO
+    }
+    /// GPU code whose device its product family note names.
+    fn device_code(&self, _flags: u32, _abiversion: u8) -> Option<Fact> {
+        Some(Fact::DeviceCode { target: None })
     }
     fn reloc_name(&self, t: u32) -> Option<&'static str> {
         reloc_name(t)
@@ -272,7 +286,16 @@ pub(crate) fn note_desc(b: &mut Builder<'_>, parent: NodeId, typ: u32, d: u64, n
     let word = if n == 4 { f.peek(d, 4) } else { None };
     match (typ, word) {
         (1, Some(_)) => {
-            f.named("product family", 4, |v| product_family(v as u32));
+            let v = f.named("product family", 4, |v| product_family(v as u32));
+            // The device it is built for, as `--targets` names it (`dg2`).
+            let name = v.and_then(|v| product_family(v as u32));
+            if let (Some(name), Some(node)) = (name, f.last_fitted()) {
+                let t = name
+                    .strip_prefix("IGFX_")
+                    .unwrap_or(name)
+                    .to_ascii_lowercase();
+                f.builder().fact(node, Fact::NamesTarget(t.into()));
+            }
         }
         (2, Some(_)) => {
             f.named("gfxcore family", 4, |v| gfxcore_family(v as u32));
@@ -355,7 +378,7 @@ pub(crate) fn section(
     let n = s.name.as_str();
     if s.typ == SHT_ZEBIN_SPIRV || n == ".spv" {
         if spirv::detect(b.slice(a, l)) {
-            b.set_format(id, "spirv");
+            b.set_format(id, Format::SpirV);
             spirv::parse(b, id, a, l);
         } else {
             b.warn(

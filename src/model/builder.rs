@@ -6,6 +6,8 @@ use std::sync::Arc;
 
 use compact_str::CompactString;
 
+use super::facts::Fact;
+use super::format::Format;
 use super::read::{self, Endian};
 use super::space::{self, Origin, Space, SpaceId};
 use super::tree::{Arena, Link, Node, NodeId};
@@ -160,8 +162,8 @@ const MAX_GAP_READ: u64 = 1 << 20;
 pub const GAP_NAMES: [&str; 5] = ["padding", "unused", "unknown", "syntax", "contents"];
 
 /// Detects a format in `[off, off+len)` and parses it under `parent`;
-/// returns the format's name, or `None` if nothing was recognised.
-pub type Dispatch = fn(&mut Builder<'_>, NodeId, u64, u64) -> Option<&'static str>;
+/// returns the format, or `None` if nothing was recognised.
+pub type Dispatch = fn(&mut Builder<'_>, NodeId, u64, u64) -> Option<Format>;
 
 /// How many children an array node shows before it groups them.
 pub const GROUP: u64 = 1000;
@@ -427,14 +429,21 @@ impl<'a> Builder<'a> {
             .insert(id, compact_str::CompactString::from(key.as_ref()));
     }
 
-    pub fn set_format(&mut self, id: NodeId, format: &'static str) {
+    pub fn set_format(&mut self, id: NodeId, format: Format) {
         if (id as usize) < self.arena.nodes.len() {
             self.arena.formats.set(id, format);
         }
     }
 
+    /// Records a fact about node `id` for consumers (see [`Fact`]).
+    pub fn fact(&mut self, id: NodeId, f: Fact) {
+        let mut facts = self.arena.facts.get(id).cloned().unwrap_or_default();
+        facts.add(f);
+        self.arena.facts.set(id, facts);
+    }
+
     /// The format that starts at `id`, if one does.
-    pub fn format_of(&self, id: NodeId) -> Option<&'static str> {
+    pub fn format_of(&self, id: NodeId) -> Option<Format> {
         self.arena.formats.get(id).copied()
     }
 
@@ -1048,8 +1057,8 @@ impl<'a> Builder<'a> {
 
     /// Looks for a known format in `[off, off+len)` and, if one is found,
     /// parses it under `parent` (which should cover that range). Returns the
-    /// format's name.
-    pub fn nested(&mut self, parent: NodeId, off: u64, len: u64) -> Option<&'static str> {
+    /// format.
+    pub fn nested(&mut self, parent: NodeId, off: u64, len: u64) -> Option<Format> {
         let nest = self.nest_of(parent);
         if nest >= MAX_NEST {
             self.info(
@@ -1075,7 +1084,7 @@ impl<'a> Builder<'a> {
             }
             let format = self.format_of(id);
             if (format.is_some() || n.parent.is_none()) && n.offset == off {
-                let f = format.unwrap_or("format");
+                let f = format.map_or("format", Format::name);
                 let what = if n.size == len {
                     format!("the same bytes as the enclosing {f}")
                 } else {

@@ -317,9 +317,9 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::model::{Source, Tree};
+    use crate::model::{Format, Source, Tree};
 
-    fn hdr(b: &mut Builder<'_>, p: NodeId, _o: u64, _l: u64) -> Option<&'static str> {
+    fn hdr(b: &mut Builder<'_>, p: NodeId, _o: u64, _l: u64) -> Option<Format> {
         let mut f = Fields::new(b, p, 0, Endian::Little);
         f.u16("a");
         f.named("kind", 1, |v| (v == 3).then_some("THREE"));
@@ -328,7 +328,7 @@ mod tests {
         f.hex("addr", 4);
         f.u32("cut");
         f.u32("never");
-        Some("hdr")
+        Some(Format::Json)
     }
 
     #[test]
@@ -362,7 +362,7 @@ mod tests {
         assert!(t.diagnostics()[0].message.contains("truncated: cut"));
     }
 
-    fn rec(b: &mut Builder<'_>, p: NodeId, _o: u64, _l: u64) -> Option<&'static str> {
+    fn rec(b: &mut Builder<'_>, p: NodeId, _o: u64, _l: u64) -> Option<Format> {
         let mut f = Fields::new(b, p, 0, Endian::Big);
         f.hex_wide("id", 2);
         let u = f.uuid("uuid");
@@ -377,10 +377,10 @@ mod tests {
         f.under(p);
         f.text("name", 4);
         assert!(f.ok() && f.at() == 26 && u.is_some());
-        Some("rec")
+        Some(Format::Json)
     }
 
-    fn named_rec(b: &mut Builder<'_>, p: NodeId, _o: u64, _l: u64) -> Option<&'static str> {
+    fn named_rec(b: &mut Builder<'_>, p: NodeId, _o: u64, _l: u64) -> Option<Format> {
         let mut f = Fields::new(b, p, 0, Endian::Little);
         f.dec("ver", 2);
         f.named_hex("type", 4, |v| (v == 0x10).then_some("SIXTEEN"));
@@ -389,7 +389,7 @@ mod tests {
         f.set_value(Value::text("renamed"));
         f.hex("cut", 4);
         f.link(0, 1);
-        Some("rec")
+        Some(Format::Json)
     }
 
     #[test]
@@ -410,13 +410,13 @@ mod tests {
         assert_eq!(t.diagnostics().len(), 1);
     }
 
-    fn quiet_rec(b: &mut Builder<'_>, p: NodeId, _o: u64, _l: u64) -> Option<&'static str> {
+    fn quiet_rec(b: &mut Builder<'_>, p: NodeId, _o: u64, _l: u64) -> Option<Format> {
         let mut f = Fields::new(b, p, 0, Endian::Little).quiet();
         f.u16("a");
         f.u32("cut");
         f.u8("never");
         assert!(!f.ok());
-        Some("rec")
+        Some(Format::Json)
     }
 
     #[test]

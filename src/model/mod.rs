@@ -13,7 +13,9 @@
 
 mod builder;
 pub mod demangle;
+pub mod facts;
 pub mod fields;
+pub mod format;
 pub mod read;
 mod source;
 pub mod space;
@@ -22,7 +24,9 @@ mod tree;
 pub mod value;
 
 pub use builder::{group_size, Builder, ElemFn, Gap, LazyFn, Seq, Step, GAP_NAMES, GROUP};
+pub use facts::{Fact, Facts, Held};
 pub use fields::{read_uint, sign_extend, Fields};
+pub use format::{Format, RAW};
 pub use read::Endian;
 pub use source::Source;
 pub use space::{Space, SpaceId};

@@ -8,6 +8,8 @@ use compact_str::CompactString;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::builder::{Builder, Dispatch, Gap, LazyFn};
+use super::facts::Facts;
+use super::format::{Format, RAW};
 use super::space::{Space, SpaceId, FILE};
 use super::value::{Numbers, Value};
 use super::{Diagnostic, Options, Source};
@@ -130,7 +132,9 @@ pub(crate) struct Arena {
     /// Where a node's value points.
     pub links: Side<Link>,
     /// The format that starts at a node.
-    pub formats: Side<&'static str>,
+    pub formats: Side<Format>,
+    /// What parsers recorded of a node for consumers (see [`Facts`]).
+    pub facts: Side<Facts>,
     /// What builds a node's children.
     pub lazies: Side<LazyFn>,
     pub diags: Vec<Diagnostic>,
@@ -199,7 +203,7 @@ pub struct Tree {
     src: Arc<Source>,
     pub(crate) arena: Arena,
     dispatch: Dispatch,
-    format: &'static str,
+    format: Option<Format>,
 }
 
 impl Tree {
@@ -225,6 +229,7 @@ impl Tree {
                 nodes: vec![root],
                 links: Side::default(),
                 formats: Side::default(),
+                facts: Side::default(),
                 lazies: Side::default(),
                 diags: Vec::new(),
                 seen: FxHashSet::default(),
@@ -239,7 +244,7 @@ impl Tree {
                 options,
             },
             dispatch,
-            format: "raw",
+            format: None,
         };
         let src = t.src.clone();
         let data = src.bytes();
@@ -247,10 +252,10 @@ impl Tree {
         let fmt = dispatch(&mut b, 0, 0, len);
         b.close_gaps(0, None);
         if let Some(f) = fmt {
-            t.format = f;
+            t.format = Some(f);
             t.arena.formats.set(0, f);
             if let Some(r) = t.arena.nodes.first_mut() {
-                r.value.get_or_insert_with(|| Value::text(f));
+                r.value.get_or_insert_with(|| Value::text(f.name()));
             }
         } else if let Some(r) = t.arena.nodes.first_mut() {
             r.value = Some(Value::text(if len == 0 {
@@ -317,9 +322,14 @@ impl Tree {
         }
         cur
     }
-    /// The detected format of the whole file (`raw` if none).
-    pub fn format(&self) -> &'static str {
+    /// The detected format of the whole file, if any.
+    pub fn format(&self) -> Option<Format> {
         self.format
+    }
+
+    /// The name of the whole file's format as printed (`raw` if none).
+    pub fn format_name(&self) -> &'static str {
+        self.format.map_or(RAW, Format::name)
     }
     pub fn diagnostics(&self) -> &[Diagnostic] {
         &self.arena.diags
@@ -343,8 +353,13 @@ impl Tree {
 
     /// The format whose structure starts at the node (the root, and every
     /// payload that another format was found in).
-    pub fn node_format(&self, id: NodeId) -> Option<&'static str> {
+    pub fn node_format(&self, id: NodeId) -> Option<Format> {
         self.arena.formats.get(id).copied()
+    }
+
+    /// What parsers recorded of node `id` for consumers, if anything.
+    pub fn facts(&self, id: NodeId) -> Option<&Facts> {
+        self.arena.facts.get(id)
     }
 
     /// The node's name ("" for an unknown id).
@@ -434,6 +449,7 @@ impl Tree {
         }
         self.arena.links.truncate(mark);
         self.arena.formats.truncate(mark);
+        self.arena.facts.truncate(mark);
         self.arena.lazies.truncate(mark);
         if let Some(n) = self.arena.nodes.get_mut(id as usize) {
             n.children = Vec::new();

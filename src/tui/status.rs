@@ -102,7 +102,7 @@ pub fn render_status(app: &App, frame: &mut Frame<'_>, area: Rect) {
     let mut spans = vec![
         Span::raw(" "),
         Span::styled(name, theme::name()),
-        Span::raw(format!("  {}  ", app.doc.tree.format())),
+        Span::raw(format!("  {}  ", app.doc.tree.format_name())),
         Span::styled(format!("0x{:x}", app.cursor), theme::key()),
         Span::raw(format!(" / 0x{:x}", app.space_len())),
     ];

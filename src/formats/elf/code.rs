@@ -22,6 +22,11 @@ const TAG_RISCV_ARCH: u64 = 5;
 /// The target of an ELF's code, if its machine is one the engine decodes.
 pub(super) fn target(b: &Builder<'_>, elf: &Elf) -> Option<Target> {
     let be = elf.e == Endian::Big;
+    // A machine with a vendor says it itself (AMDGPU: the processor and
+    // features e_flags name).
+    if let Some(t) = elf.vendor.and_then(|v| v.code_target(elf)) {
+        return Some(t);
+    }
     let t = match elf.machine {
         constants::EM_X86_64 if elf.is64 => Target::new("x86_64-unknown-linux-gnu", "", ""),
         constants::EM_386 => Target::new("i386-unknown-linux-gnu", "", ""),
@@ -33,41 +38,10 @@ pub(super) fn target(b: &Builder<'_>, elf: &Elf) -> Option<Target> {
             "",
             &riscv_features(b, elf),
         ),
-        constants::EM_AMDGPU => amdgpu(elf)?,
         constants::EM_XCORE => Target::new("xcore", "", ""),
         _ => return None,
     };
     Some(t)
-}
-
-/// An AMDGPU code object's target: the processor from e_flags, and xnack
-/// and sramecc where e_flags sets them.
-fn amdgpu(elf: &Elf) -> Option<Target> {
-    let id = crate::formats::amdgpu::target_id(elf.flags, elf.abiversion);
-    let mut parts = id.split(':');
-    let cpu = crate::formats::amdgpu::processor(elf.flags)?;
-    parts.next();
-    let features: Vec<String> = parts
-        .filter_map(|p| {
-            let (name, sign) = p.split_at(p.len().checked_sub(1)?);
-            matches!(sign, "+" | "-").then(|| format!("{sign}{name}"))
-        })
-        .collect();
-    let os = match elf.osabi {
-        65 => "amdpal",
-        66 => "mesa3d",
-        _ => "amdhsa",
-    };
-    let arch = if elf.flags & 0xff < 0x20 {
-        "r600"
-    } else {
-        "amdgcn"
-    };
-    Some(Target::new(
-        &format!("{arch}-amd-{os}"),
-        cpu,
-        &features.join(","),
-    ))
 }
 
 /// The single-letter RISC-V extensions passed on as features (the base

@@ -1,7 +1,7 @@
 //! Section contents: the dispatch by section type (to the symbol,
-//! relocation, dynamic and string table modules, notes, offload binaries,
-//! the machine's own sections through its [`super::Vendor`], and nested
-//! formats), section groups, pointer arrays, compressed sections, and the
+//! relocation, dynamic and string table modules, notes, the sections other
+//! formats define through their [`super::SectionHook`]s, the machine's own
+//! sections through its [`super::Vendor`], and nested formats), section groups, pointer arrays, compressed sections, and the
 //! segments' contents when there are no section headers.
 
 use std::sync::Arc;
@@ -11,7 +11,6 @@ use super::relocations::relocs;
 use super::strings::{strings, wide_strings};
 use super::symbols::{shndx_table, symtab};
 use super::{constants, hash, notes, versions, Elf, Sec, Sections, Seg};
-use crate::formats::offload;
 use crate::model::{named, num, Builder, NodeId, Value};
 
 pub(super) fn sections(b: &mut Builder<'_>, parent: NodeId, elf: &Arc<Elf>) {
@@ -113,18 +112,9 @@ fn decode(
         constants::SHT_INIT_ARRAY | constants::SHT_FINI_ARRAY | constants::SHT_PREINIT_ARRAY => {
             pointers(b, id, elf, a, l)
         }
-        constants::SHT_LLVM_OFFLOADING => offload::parse_section(b, id, a, l),
-        _ if s.name == ".llvm.offloading" => offload::parse_section(b, id, a, l),
-        // HIP host wrappers, by section name (host objects have no vendor).
-        _ if s.name == crate::formats::hipwrap::SECTION => {
-            crate::formats::hipwrap::parse_section(b, id, elf, s, a, l)
-        }
-        _ if s.name == crate::formats::nvwrap::SECTION => {
-            crate::formats::nvwrap::parse_section(b, id, elf, s, a, l)
-        }
-        _ if crate::formats::offload_entries::SECTIONS.contains(&s.name.as_str()) => {
-            crate::formats::offload_entries::parse_section(b, id, elf, s, a, l)
-        }
+        // Sections other formats define (offload binaries, host wrappers
+        // of device code, offload entries), whatever the machine.
+        _ if hooked(b, id, elf, s, a, l) => {}
         _ if ve.as_mut().is_some_and(|v| v.section(b, id, elf, s, a, l)) => {}
         // DWARF: the units of .debug_info, each with what it compiles.
         _ if s.name == ".debug_info" && super::dwarf::units(b, id, elf, a, l) => {}
@@ -149,6 +139,14 @@ fn decode(
             }
         }
     }
+}
+
+/// Runs the section hooks that claim `s`; true once one has decoded it.
+fn hooked(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, a: u64, l: u64) -> bool {
+    elf.section_hooks
+        .iter()
+        .filter(|h| (h.claims)(s))
+        .any(|h| (h.decode)(b, id, elf, s, a, l))
 }
 
 /// True for a section of zero-terminated strings that the linker may

@@ -22,7 +22,7 @@ mod symbols;
 mod vendor;
 mod versions;
 
-pub use vendor::{Sections, Vendor};
+pub use vendor::{Hooks, SectionHook, Sections, Vendor, NO_HOOKS};
 
 pub(crate) use relocations::{rel_sym, rels};
 pub(crate) use strings::strings as strings_node;
@@ -41,16 +41,6 @@ pub fn amdgpu_mach_name(mach: u32) -> Option<&'static str> {
 
 pub fn detect(d: &[u8]) -> bool {
     d.starts_with(b"\x7fELF")
-}
-
-/// True for an ELF whose e_machine is 205 (EM_INTELGT).
-pub fn is_zebin(d: &[u8]) -> bool {
-    let e = match d.get(5) {
-        Some(2) => crate::model::Endian::Big,
-        _ => crate::model::Endian::Little,
-    };
-    crate::model::Endian::Little == e && d.get(18..20) == Some(&[205, 0][..])
-        || e == crate::model::Endian::Big && d.get(18..20) == Some(&[0, 205][..])
 }
 
 /// One section header, as read. Offsets are relative to the ELF's start,
@@ -77,6 +67,8 @@ pub struct Sec {
 pub struct Elf {
     /// What this file's machine adds to the generic reader.
     pub vendor: Option<&'static dyn Vendor>,
+    /// Decoders of sections other formats define.
+    pub section_hooks: &'static [&'static SectionHook],
     /// Absolute offset of the ELF's first byte, and its length.
     pub base: u64,
     pub len: u64,
@@ -356,8 +348,10 @@ struct Hdr {
     entry_node: NodeId,
 }
 
-pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
-    let Some(h) = header(b, parent, off, len) else {
+/// Parses the ELF at `[off, off+len)` under `parent`, with what `hooks`
+/// plug in.
+pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64, hooks: &'static Hooks) {
+    let Some(h) = header(b, parent, off, len, hooks) else {
         return;
     };
     let mut elf = Elf {
@@ -373,7 +367,8 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
         osabi: b.read_u8(off + 7).unwrap_or(0),
         abiversion: b.read_u8(off + 8).unwrap_or(0),
         shentsize: h.shentsize,
-        vendor: crate::formats::elf_vendor(h.machine, b.read_u8(off + 7).unwrap_or(0)),
+        vendor: (hooks.vendor)(h.machine, b.read_u8(off + 7).unwrap_or(0)),
+        section_hooks: hooks.sections,
         ..Elf::default()
     };
     read_sections(b, &mut elf, &h);
@@ -418,7 +413,13 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
     }
 }
 
-fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> Option<Hdr> {
+fn header(
+    b: &mut Builder<'_>,
+    parent: NodeId,
+    off: u64,
+    len: u64,
+    hooks: &'static Hooks,
+) -> Option<Hdr> {
     if len < 16 {
         b.error(
             off,
@@ -473,8 +474,8 @@ fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> Option<Hdr
     f.named("EI_OSABI", 1, |v| constants::osabi(v as u8, machine));
     // The machine may name the ABI version (AMDGPU: the code object version).
     let abiv = f.peek(off + 8, 1).unwrap_or(0) as u8;
-    let abi_name =
-        crate::formats::elf_vendor(machine, osabi).and_then(|x| x.abi_version(osabi, abiv));
+    let vendor = (hooks.vendor)(machine, osabi);
+    let abi_name = vendor.and_then(|x| x.abi_version(osabi, abiv));
     f.with("EI_ABIVERSION", 1, |v| match &abi_name {
         Some(n) => named(v, Some(n)),
         None => num(v),
@@ -510,9 +511,16 @@ fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> Option<Hdr
     let phoff_node = f.last().unwrap_or(hdr);
     let shoff = f.uint("e_shoff", w).unwrap_or(0);
     let shoff_node = f.last().unwrap_or(hdr);
-    f.field("e_flags", 4, |v| {
+    let flags = f.field("e_flags", 4, |v| {
         constants::eflags(v as u32, machine, abi).into()
     });
+    // What the code is for, as the machine's header says (`--targets`).
+    if let Some(fact) = vendor
+        .zip(flags)
+        .and_then(|(v, fl)| v.device_code(fl as u32, abi))
+    {
+        f.builder().fact(parent, fact);
+    }
     let ehsize = f
         .field("e_ehsize", 2, |v| {
             if v == hsize {

@@ -1,12 +1,39 @@
-//! The hook through which a machine's own conventions plug into the generic
-//! ELF reader: names of its section, note and relocation types, what its
-//! sections and notes hold, and a last step once every section is built.
-//! The reader asks [`crate::formats::elf_vendor`] for the vendor of a file
-//! (by e_machine and EI_OSABI); a vendor module uses the ELF reader, never
+//! The hooks through which other formats plug into the generic ELF reader:
+//! a machine's own conventions ([`Vendor`]: names of its section, note and
+//! relocation types, what its sections and notes hold, and a last step once
+//! every section is built), and sections that another format defines
+//! whatever the machine ([`SectionHook`]: offload binaries, host wrappers of
+//! device code, offload entry tables). The formats registry hands the
+//! reader its [`Hooks`]; a module that plugs in uses the ELF reader, never
 //! the other way round.
 
 use super::{Elf, Sec};
-use crate::model::{Builder, Endian, NodeId};
+use crate::disasm::Target;
+use crate::model::{Builder, Endian, Fact, NodeId};
+
+/// What the formats registry plugs into the ELF reader.
+pub struct Hooks {
+    /// The vendor of a file, by e_machine and EI_OSABI.
+    pub vendor: fn(machine: u16, osabi: u8) -> Option<&'static dyn Vendor>,
+    /// Decoders of sections other formats define, tried in order before
+    /// the generic decoding.
+    pub sections: &'static [&'static SectionHook],
+}
+
+/// No vendor and no section hooks: the generic reader alone.
+pub static NO_HOOKS: Hooks = Hooks {
+    vendor: |_, _| None,
+    sections: &[],
+};
+
+/// A decoder of sections another format defines (by type or name).
+pub struct SectionHook {
+    /// True for a section this hook takes.
+    pub claims: fn(&Sec) -> bool,
+    /// Decodes section `s` at `[a, a+l)` under its node; false where the
+    /// generic decoding is to go on (a hook that only records facts).
+    pub decode: fn(&mut Builder<'_>, NodeId, &Elf, &Sec, u64, u64) -> bool,
+}
 
 /// What one machine adds to the ELF reader. Every method has a default
 /// that adds nothing.
@@ -53,6 +80,17 @@ pub trait Vendor: Sync {
     /// What `EI_ABIVERSION` `v` stands for under OS ABI `osabi`, where
     /// this machine gives it a meaning.
     fn abi_version(&self, _osabi: u8, _v: u8) -> Option<String> {
+        None
+    }
+    /// What this machine's code is, for consumers: device code, with the
+    /// target its header names where it does (from `flags`, e_flags, and
+    /// `abiversion`, EI_ABIVERSION); `None` for host code.
+    fn device_code(&self, _flags: u32, _abiversion: u8) -> Option<Fact> {
+        None
+    }
+    /// What the code of this file is decoded as (triple, processor and
+    /// features), where the machine's own flags say it.
+    fn code_target(&self, _elf: &Elf) -> Option<Target> {
         None
     }
     /// A fresh decoder for one file's sections.

@@ -1,0 +1,29 @@
+//! A device image inside a container (a bundle's code object, an offload
+//! binary's image, a fatbin's payload): opened through the one nesting
+//! path, its node valued with what it is and how big.
+
+use crate::model::{Builder, Format, NodeId};
+
+/// Opens the device image in `[off, off+len)` under `node` through the
+/// one nesting path, and gives `node` a value saying what it is and how
+/// big. Returns the format found.
+pub fn open_image(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) -> Option<Format> {
+    let f = if len == 0 {
+        None
+    } else {
+        b.nested(node, off, len)
+    };
+    b.set_value(node, image_value(f, len));
+    f
+}
+
+/// The value an image node shows: what it is and how big.
+pub fn image_value(f: Option<Format>, size: u64) -> String {
+    if size == 0 {
+        return "empty".to_string();
+    }
+    match f {
+        Some(f) => format!("{}, {size} bytes", f.label()),
+        None => format!("not recognised, {size} bytes"),
+    }
+}

@@ -1,0 +1,57 @@
+//! What parsers learn about the bytes at a node that consumers need as data
+//! rather than as display text: which device code starts there, for which
+//! target, and what the container holding it says of it. Parsers record
+//! facts through [`crate::model::Builder::fact`]; `--targets` and the
+//! folder scan read them through [`crate::model::Tree::facts`], never by
+//! matching node names or values.
+
+use compact_str::CompactString;
+
+/// One fact about a node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fact {
+    /// A container holds an image here, and says what for.
+    Held(Held),
+    /// Device code starts here: its own bytes say it runs on a GPU (an
+    /// AMDGPU, CUDA or Intel GT ELF, PTX), and name the target where they
+    /// can (`gfx90a:xnack+`, `sm_80`); `None` where the target is named
+    /// further in (a zebin's product family note).
+    DeviceCode { target: Option<CompactString> },
+    /// A target named inside an image, for the image that holds this node:
+    /// a zebin's product family (`dg2`), a bitcode or SPIR-V module's
+    /// triple.
+    NamesTarget(CompactString),
+}
+
+/// Every fact recorded for one node.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Facts {
+    /// What the container holding this node's image says of it.
+    pub held: Option<Held>,
+    /// `Some` where device code starts here; inside, its own target.
+    pub device_code: Option<Option<CompactString>>,
+    /// A target named here for the enclosing image.
+    pub names_target: Option<CompactString>,
+}
+
+/// A container's word on the image it holds: the offload kind (`hip`,
+/// `hipv4`, `openmp`, `cuda`) and the target (`gfx90a`, `sm_80`, a
+/// triple) where it names them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Held {
+    pub kind: Option<CompactString>,
+    pub target: Option<CompactString>,
+    /// False for a host entry (a bundle's `host-…` code object).
+    pub device: bool,
+}
+
+impl Facts {
+    /// Adds `f`; a fact of the same sort recorded before is replaced.
+    pub fn add(&mut self, f: Fact) {
+        match f {
+            Fact::Held(h) => self.held = Some(h),
+            Fact::DeviceCode { target } => self.device_code = Some(target),
+            Fact::NamesTarget(t) => self.names_target = Some(t),
+        }
+    }
+}
