@@ -51,7 +51,7 @@ pub struct View {
 /// The explorer: the document (the file and its tree) and the view of it.
 /// Of the view, the part that names nodes of the tree (selection, open
 /// nodes, cursor, jump list, search, marks) is set by
-/// [`App::reset_view`] when a document comes in; the rest (focus, pane
+/// `App::reset_view` when a document comes in; the rest (focus, pane
 /// sizes, popups, prompt history, inspector, number style) outlives a
 /// reload.
 pub struct App {
