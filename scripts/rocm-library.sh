@@ -3,7 +3,7 @@
 # (1.3 GB, 111 clang offload bundles in .hip_fatbin, 777 code objects for
 # 7 GPUs) from Debian's librocsparse0 5.3.0+dfsg-2 package (MIT licence),
 # checks the package's hash and prints the library's path. Used by the
-# end-to-end test in tests/gpu.rs and by `cargo bench --bench library`.
+# end-to-end test in tests/it/gpu.rs and by `cargo bench --bench library`.
 # Needs apt-get and dpkg-deb (Debian); exits 1 where they or the network
 # are missing.
 set -eu

@@ -2,7 +2,7 @@
 //! binutils `ar`, on ocloc's fat binary and on archives built here (GNU,
 //! BSD and thin), and what a broken archive reports.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

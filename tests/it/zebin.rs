@@ -2,7 +2,7 @@
 //! the `.ze_info` tree against its own bytes, kernels against the `object`
 //! crate, and, where ocloc is installed, a zebin built here.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -2,7 +2,7 @@
 //! changed, added or removed; a file against itself shows no change; the
 //! exit code says same (0), different (1) or trouble (2), as cmp does.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

@@ -4,7 +4,7 @@
 //! or LLVM's reader, on the bundled XE samples, on objects built here and
 //! on a system library.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! fwview in a real terminal: tmux runs it, send-keys types, capture-pane
 //! reads the screen. Skipped where tmux is not installed.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::{Duration, Instant};

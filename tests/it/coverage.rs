@@ -3,7 +3,7 @@
 //! contents), every node lies inside its parent, and the children of a
 //! node come in file order.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

@@ -2,7 +2,7 @@
 //! libxrt-dev, through the small program in tests/xrt/), against xclbins
 //! written here field by field, and against corruptions of them.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

@@ -11,7 +11,7 @@
 //! the flags are not 0; CFU_CFRAME_READ: 20 words); 0xFFFFFFFF ends a
 //! section before its count. Every field is checked at its offset.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 

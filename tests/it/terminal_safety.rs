@@ -10,7 +10,7 @@
 //! it; where it does not show it (yet), the test says so and checks the
 //! rest.
 
-mod common;
+use crate::common;
 
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;

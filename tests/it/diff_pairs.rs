@@ -2,7 +2,7 @@
 //! XCLBIN overlay, and a compressed against a plain clang offload bundle of
 //! the same code.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

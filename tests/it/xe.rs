@@ -2,7 +2,7 @@
 //! sectors and an independent CRC (the xCORE `crc32` instruction, bit by
 //! bit), plus XE files written here with known faults.
 
-mod common;
+use crate::common;
 
 use std::process::Command as Std;
 use std::sync::Arc;

@@ -1,7 +1,7 @@
 //! fwview A B in a real terminal: two trees side by side, marks, the
 //! change keys. Skipped where tmux is not installed.
 
-mod common;
+use crate::common;
 
 use common::tmux::Tmux;
 

@@ -10,7 +10,7 @@
 //! packets). Each field is checked at the offset a byte search of the file
 //! finds, and the 'e' length plus the header against the section's size.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 

@@ -3,7 +3,7 @@
 //! tests build with those tools from images they make, and with v2/v3
 //! binaries written here by hand from the header layout.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::io::Write;

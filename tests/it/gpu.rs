@@ -7,7 +7,7 @@ use std::process::Command as Proc;
 
 use serde_json::Value;
 
-mod common;
+use crate::common;
 
 /// Builds a fixture from the tiny kernel with `$build(dir, args...)` in a
 /// new temporary directory `$tmp`, binding what it returns to `$pat`; returns

@@ -2,7 +2,7 @@
 //! the file never become paths, an existing file is kept unless --force is
 //! given, and --force does replace it.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::ffi::OsStr;

@@ -5,11 +5,12 @@
 //! truncating them changes nothing that fwview sees.
 //!
 //! Everything that looks at the process-wide `file_changed()` flag is in
-//! one test, in order. SIGBUS that is not ours (outside our maps, or sent
-//! by a process) must reach whatever handled SIGBUS before fwview's guard:
-//! that is tested in child processes, each with its own handlers.
+//! one test, in order, run in a child process of its own. SIGBUS that is
+//! not ours (outside our maps, or sent by a process) must reach whatever
+//! handled SIGBUS before fwview's guard: that is tested in child processes,
+//! each with its own handlers.
 
-mod common;
+use crate::common;
 
 use std::fs::OpenOptions;
 use std::path::{Path, PathBuf};
@@ -39,12 +40,20 @@ fn truncate(p: &Path, len: u64) {
         .unwrap();
 }
 
+/// The process-wide flag is set here and the guard's slots are all taken,
+/// so this runs in a child process of its own ([`sigbus_child`]): the tests
+/// beside it in this binary never see the flag set nor the slots full.
 #[test]
 fn a_mapped_file_truncated_under_us_reads_as_zeros() {
-    let dir = common::scratch();
+    let out = child("truncated");
+    assert!(out.status.success());
+    assert!(said(&out, "truncated files read as zeros"));
+}
 
+/// [`a_mapped_file_truncated_under_us_reads_as_zeros`], in the child.
+fn truncated_files_read_as_zeros(dir: &Path) {
     // 1. Truncated to nothing.
-    let p = filled(dir.path(), "big", BIG);
+    let p = filled(dir, "big", BIG);
     let src = Source::open(&p).unwrap();
     assert!(src.is_mapped(), "a file over 16 MiB is mapped");
     let b = src.bytes();
@@ -54,7 +63,7 @@ fn a_mapped_file_truncated_under_us_reads_as_zeros() {
     assert!(!guard::file_changed(), "nothing changed yet");
     assert!(!src.file_changed());
     // A second map of another file, left alone.
-    let other = filled(dir.path(), "other", BIG);
+    let other = filled(dir, "other", BIG);
     let other = Source::open(&other).unwrap();
     assert!(other.is_mapped());
     truncate(&p, 0);
@@ -78,7 +87,7 @@ fn a_mapped_file_truncated_under_us_reads_as_zeros() {
 
     // 2. Truncated to half while a tree is open on it: the walk and the
     // JSON export go on, the bytes before the cut are intact.
-    let p = filled(dir.path(), "half", BIG);
+    let p = filled(dir, "half", BIG);
     let src = Arc::new(Source::open(&p).unwrap());
     let mut tree = fwview::formats::build_tree(src.clone(), "half");
     let cut = (BIG / 2) as usize;
@@ -96,11 +105,11 @@ fn a_mapped_file_truncated_under_us_reads_as_zeros() {
 
     // 3. Extracting from it after the cut: the bytes still there, then
     // zeros; not "Bad address" and not a short file.
-    let p = filled(dir.path(), "extract", BIG);
+    let p = filled(dir, "extract", BIG);
     let src = Arc::new(Source::open(&p).unwrap());
     let mut tree = fwview::formats::build_tree(src.clone(), "extract");
     truncate(&p, 3 * PAGE as u64 + 5);
-    let out = dir.path().join("out.bin");
+    let out = dir.join("out.bin");
     let n = fwview::export::extract(&mut tree, "", &out, false)
         .unwrap_or_else(|e| panic!("extract after truncation: {e}"));
     assert_eq!(n, BIG);
@@ -115,7 +124,7 @@ fn a_mapped_file_truncated_under_us_reads_as_zeros() {
     let mut open = Vec::new();
     for i in 0..258 {
         // Sparse: no disk space, the holes read as zeros until truncated.
-        let p = dir.path().join(format!("sparse{i}"));
+        let p = dir.join(format!("sparse{i}"));
         let f = std::fs::File::create(&p).unwrap();
         f.set_len(BIG).unwrap();
         drop(f);
@@ -154,8 +163,13 @@ const GUARD_CHILD: &str = "FWVIEW_GUARD_CHILD";
 
 /// Runs this test binary again, for [`sigbus_child`] alone, in `case`.
 fn child(case: &str) -> std::process::Output {
+    // The harness names a test by its path below the crate.
+    let test = match module_path!().split_once("::") {
+        Some((_, module)) => format!("{module}::sigbus_child"),
+        None => "sigbus_child".to_owned(),
+    };
     let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "sigbus_child", "--nocapture", "--test-threads=1"])
+        .args(["--exact", &test, "--nocapture", "--test-threads=1"])
         .env(GUARD_CHILD, case)
         .output()
         .unwrap();
@@ -270,6 +284,10 @@ fn sigbus_child() {
     let dir = common::scratch();
     use std::sync::atomic::Ordering::SeqCst;
     match case.as_str() {
+        "truncated" => {
+            truncated_files_read_as_zeros(dir.path());
+            println!("truncated files read as zeros");
+        }
         "siginfo" => {
             set_action(previous_siginfo as *const () as usize, true);
             let (p, s) = guarded(dir.path());

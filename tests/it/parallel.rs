@@ -1,7 +1,7 @@
 //! The exporters on several threads write exactly what one thread writes:
 //! the same tree, the same spaces, the same diagnostics.
 
-mod common;
+use crate::common;
 
 use fwview::export::{json_with, text_tree_with};
 use fwview::formats::build_from_bytes;

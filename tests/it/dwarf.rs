@@ -6,7 +6,7 @@
 //! link to the entry they name, strings to their bytes. Damaged entries
 //! are diagnosed where they are, and the entries before them stay.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -4,7 +4,7 @@
 //! themselves for every generic command, long headers, broken checksums,
 //! truncation and unknown commands; the compact record variant.
 
-mod common;
+use crate::common;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -1466,7 +1466,7 @@ fn write_addresses(p: &[u8]) -> Vec<u64> {
 /// Prints, for every AIE partition image of the sample xclbins, how many of
 /// its writes name an address that has a register name, and checks the
 /// count the CDO summary gives.
-/// `cargo test --release --test pdi register_name_coverage -- --nocapture`
+/// `cargo test --release --test it pdi::register_name_coverage -- --nocapture`
 #[test]
 fn register_name_coverage() {
     let (mut all, mut named, mut in_memory) = (0usize, 0usize, 0usize);

@@ -8,7 +8,7 @@
 //! annotations left out), and every instruction objdump prints inside a
 //! function fwview shows must be there.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsStr;

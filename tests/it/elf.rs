@@ -4,7 +4,7 @@
 
 #![allow(clippy::type_complexity)]
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -7,7 +7,7 @@
 //! extended instructions by their set's grammar, constants by their
 //! type).
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

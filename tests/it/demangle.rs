@@ -5,7 +5,7 @@
 //! readable name in front of its value, the mangled name staying the node's
 //! name (its address) and the `st_name` string.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::io::Write;

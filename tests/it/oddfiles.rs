@@ -5,7 +5,7 @@
 //! is exit code 1, nothing on stdout, one line on stderr naming the path and
 //! the reason, and no output file.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -2,7 +2,7 @@
 //! `readelf -sW` and `readelf -SW` on objects and a shared library that gcc
 //! builds here.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use fwview::model::{Builder, Format, NodeId, Severity, Source, Tree, Value};
 
-mod common;
+use crate::common;
 
 fn build(len: usize, f: fn(&mut Builder<'_>, NodeId, u64, u64) -> Option<Format>) -> Tree {
     Tree::build(Arc::new(Source::from_vec(vec![0u8; len])), "t", f)

@@ -1,7 +1,7 @@
 //! The headless contract (--json, --tree, --extract) on every bundled sample
 //! and on random bytes, checked by running the real binary.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

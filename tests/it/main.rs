@@ -1,0 +1,40 @@
+//! The integration tests, one crate so that they compile and link once: a
+//! module per subject (`cargo test --release --test it elf::` runs one).
+//! The hostile-input tests are a crate of their own (`tests/hostile.rs`),
+//! run again under the `hostile` profile; both share `tests/common/`.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod ar;
+mod bit;
+mod cdo_v1;
+mod cli;
+mod coverage;
+mod cuda;
+mod demangle;
+mod diff;
+mod diff_pairs;
+mod disasm;
+mod dwarf;
+mod elf;
+mod elf_placed;
+mod elf_sections;
+mod extract_safety;
+mod file_changed;
+mod gpu;
+mod imports;
+mod model;
+mod navigate;
+mod oddfiles;
+mod offload;
+mod parallel;
+mod pdi;
+mod spirv;
+mod terminal_safety;
+mod tmux;
+mod tmux_diff;
+mod tui;
+mod xclbin;
+mod xe;
+mod zebin;
