@@ -672,10 +672,13 @@ fn nvvm_ir_entries_open_their_bitcode() {
     // length of the temporary directory's path, which it records).
     for id in bitcode_nodes {
         let bytes = t.node_bytes(id);
-        assert!(bytes.starts_with(&bitcode), "the node starts with the bitcode");
+        assert!(
+            bytes.starts_with(&bitcode),
+            "the node starts with the bitcode"
+        );
         let pad = &bytes[bitcode.len()..];
         assert!(pad.len() < 8 && pad.iter().all(|&b| b == 0), "{pad:?}");
-        assert!(bytes.len() % 8 == 0 || pad.is_empty());
+        assert!(bytes.len().is_multiple_of(8) || pad.is_empty());
     }
     let root = t.root();
     let entries: Vec<NodeId> = t
