@@ -110,6 +110,10 @@ pub enum Missing {
     Library,
     /// The library found does not know the target.
     Target { library: String },
+    /// The engine cannot decode this processor's code (and asking it
+    /// would end the process: LLVM's AMDGPU decoder aborts on a
+    /// processor it does not handle).
+    Processor { why: &'static str },
 }
 
 impl Missing {
@@ -124,6 +128,9 @@ impl Missing {
                 "instructions for {} are not shown: {library} does not know this target; set {ENV_LLVM} to a libLLVM that does",
                 t.label()
             ),
+            Missing::Processor { why } => {
+                format!("instructions for {} are not shown: {why}", t.label())
+            }
         }
     }
 }
@@ -139,6 +146,9 @@ pub struct Engine {
 impl Engine {
     /// An engine for `t`, or why there is none.
     pub fn new(t: &Target) -> Result<Engine, Missing> {
+        if let Some(why) = refused(t) {
+            return Err(Missing::Processor { why });
+        }
         let lib = llvm::get().ok_or(Missing::Library)?;
         let ctx = llvm::Context::new(lib, &t.triple, &t.cpu, &t.features).ok_or_else(|| {
             Missing::Target {
@@ -179,6 +189,82 @@ impl Engine {
             riscv_target(&mut text, addr);
         }
         Insn { len: n, text }
+    }
+}
+
+/// The AMDGPU processors whose code LLVM 22 disassembles: GCN3 (gfx8)
+/// and later, with the older names of gfx8 parts. LLVM's AMDGPU decoder
+/// ends the process (`report_fatal_error`) for a processor without a
+/// decoder (gfx6, gfx7), and for one the library does not know, which it
+/// replaces by the generic processor; so a name not in this list is never
+/// passed to it.
+const AMDGPU_DECODED: [&str; 52] = [
+    "carrizo",
+    "fiji",
+    "iceland",
+    "polaris10",
+    "polaris11",
+    "stoney",
+    "tonga",
+    "tongapro",
+    "gfx801",
+    "gfx802",
+    "gfx803",
+    "gfx805",
+    "gfx810",
+    "gfx9-generic",
+    "gfx900",
+    "gfx902",
+    "gfx904",
+    "gfx906",
+    "gfx908",
+    "gfx909",
+    "gfx90a",
+    "gfx90c",
+    "gfx9-4-generic",
+    "gfx942",
+    "gfx950",
+    "gfx10-1-generic",
+    "gfx1010",
+    "gfx1011",
+    "gfx1012",
+    "gfx1013",
+    "gfx10-3-generic",
+    "gfx1030",
+    "gfx1031",
+    "gfx1032",
+    "gfx1033",
+    "gfx1034",
+    "gfx1035",
+    "gfx1036",
+    "gfx11-generic",
+    "gfx1100",
+    "gfx1101",
+    "gfx1102",
+    "gfx1103",
+    "gfx1150",
+    "gfx1151",
+    "gfx1152",
+    "gfx1153",
+    "gfx12-generic",
+    "gfx1200",
+    "gfx1201",
+    "gfx1250",
+    "gfx1251",
+];
+
+/// Why `t` is not given to the engine at all, if it is not.
+fn refused(t: &Target) -> Option<&'static str> {
+    match t.arch() {
+        "amdgcn" if t.cpu.starts_with("gfx6") || t.cpu.starts_with("gfx7") => {
+            Some("LLVM does not disassemble gfx6 and gfx7 code")
+        }
+        "amdgcn" if !AMDGPU_DECODED.contains(&t.cpu.as_str()) => {
+            Some("fwview does not know whether LLVM disassembles this processor")
+        }
+        // R600 (pre-GCN) has no decoder in LLVM.
+        "r600" => Some("LLVM does not disassemble R600 code"),
+        _ => None,
     }
 }
 
@@ -290,6 +376,35 @@ mod tests {
         let mut t = String::from("bseti a0, a0, 0x5");
         riscv_target(&mut t, 0x20);
         assert_eq!(t, "bseti a0, a0, 0x5");
+    }
+
+    /// Processors that would end the process inside LLVM are refused
+    /// before LLVM is asked (an abort here would fail the test run).
+    #[test]
+    fn processors_llvm_aborts_on_are_refused() {
+        for cpu in [
+            "gfx600",
+            "gfx705",
+            "",
+            "gfx9_generic",
+            "gfx1300",
+            "reserved_0x27",
+        ] {
+            let t = Target::new("amdgcn-amd-amdhsa", cpu, "");
+            assert!(
+                matches!(Engine::new(&t), Err(Missing::Processor { .. })),
+                "{cpu}"
+            );
+        }
+        let t = Target::new("r600-amd-amdhsa", "cypress", "");
+        assert!(matches!(Engine::new(&t), Err(Missing::Processor { .. })));
+        for cpu in AMDGPU_DECODED {
+            let t = Target::new("amdgcn-amd-amdhsa", cpu, "");
+            match Engine::new(&t) {
+                Ok(_) | Err(Missing::Library | Missing::Target { .. }) => {}
+                Err(m) => panic!("{cpu}: {}", m.message(&t)),
+            }
+        }
     }
 
     #[test]

@@ -359,7 +359,15 @@ fn amdgpu_code_objects_decode_as_llvm_objdump_does() {
     let cl = dir.path().join("k.cl");
     std::fs::write(&cl, CL_SOURCE).expect("write");
     let mut total = 0;
-    for cpu in ["gfx90a", "gfx942", "gfx1100", "gfx1200"] {
+    for cpu in [
+        "gfx803",
+        "gfx90a",
+        "gfx942",
+        "gfx1100",
+        "gfx1200",
+        "gfx9-generic",
+        "gfx11-generic",
+    ] {
         let out = dir.path().join(format!("{cpu}.o"));
         let st = Command::new(CLANG)
             .args([
@@ -419,4 +427,52 @@ fn the_hip_bundles_code_objects_decode_as_llvm_objdump_does() {
     }
     assert!(objects >= 6, "{objects} code objects in the bundle");
     eprintln!("HIP bundle: {total} instructions in {objects} code objects compared");
+}
+
+/// Code for a processor LLVM has no decoder for (gfx6, gfx7), or one a
+/// libLLVM would not know, is shown as bytes with one info diagnostic:
+/// LLVM's AMDGPU decoder would end the process (`LLVM ERROR: disassembly
+/// not yet supported for subtarget`), so fwview never asks it.
+#[test]
+fn amdgpu_code_llvm_cannot_decode_stays_bytes() {
+    if !common::tool(CLANG) {
+        return;
+    }
+    let dir = common::scratch();
+    let cl = dir.path().join("k.cl");
+    std::fs::write(&cl, CL_SOURCE).expect("write");
+    for cpu in ["gfx600", "gfx700"] {
+        let out = dir.path().join(format!("{cpu}.o"));
+        let st = Command::new(CLANG)
+            .args(["-x", "cl", "-Xclang", "-finclude-default-header"])
+            .args(["-nogpulib", "--target=amdgcn-amd-amdhsa"])
+            .arg(format!("-mcpu={cpu}"))
+            .args(["-O1", "-c"])
+            .arg(&cl)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .expect("clang runs");
+        assert!(st.status.success(), "{cpu}");
+        let run = common::fwview(&[OsStr::new("--json"), OsStr::new("--code"), out.as_os_str()]);
+        assert!(run.status.success(), "{cpu}: {:?}", run.status);
+        assert!(
+            run.stderr.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let v: Value = serde_json::from_slice(&run.stdout).expect("json");
+        fn any_insn(n: &Value) -> bool {
+            n["children"]
+                .as_array()
+                .is_some_and(|k| k.iter().any(|k| is_insn(name(k)) || any_insn(k)))
+        }
+        assert!(!any_insn(&v), "{cpu}: no instructions");
+        let text = String::from_utf8_lossy(&run.stdout);
+        assert_eq!(
+            text.matches("does not disassemble gfx6 and gfx7").count(),
+            1,
+            "{cpu}: one info diagnostic"
+        );
+    }
 }

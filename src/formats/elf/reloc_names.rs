@@ -1521,7 +1521,8 @@ pub const HEXAGON: &[(u32, &str)] = &[
     (99, "R_HEX_27_REG"),
 ];
 
-/// AMDGPU processors (`e_flags & 0xff`).
+/// AMDGPU processors (`e_flags & 0xff`), spelled as clang's `-mcpu` and
+/// target ids spell them (`gfx9-4-generic`); the reserved values by number.
 pub const AMDGPU_MACH: &[(u32, &str)] = &[
     (1, "r600"),
     (2, "r630"),
@@ -1590,17 +1591,17 @@ pub const AMDGPU_MACH: &[(u32, &str)] = &[
     (78, "gfx1201"),
     (79, "gfx950"),
     (80, "reserved_0x50"),
-    (81, "gfx9_generic"),
-    (82, "gfx10_1_generic"),
-    (83, "gfx10_3_generic"),
-    (84, "gfx11_generic"),
+    (81, "gfx9-generic"),
+    (82, "gfx10-1-generic"),
+    (83, "gfx10-3-generic"),
+    (84, "gfx11-generic"),
     (85, "gfx1152"),
     (86, "reserved_0x56"),
     (87, "reserved_0x57"),
     (88, "gfx1153"),
-    (89, "gfx12_generic"),
+    (89, "gfx12-generic"),
     (90, "gfx1251"),
-    (95, "gfx9_4_generic"),
+    (95, "gfx9-4-generic"),
 ];
 
 /// Looks `v` up in a table sorted by number.
