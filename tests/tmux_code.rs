@@ -1,0 +1,207 @@
+//! A function's instructions in a real terminal (80x24): one row each,
+//! address, bytes and text in columns, as llvm-objdump prints them for an
+//! object clang-22 compiles here; the hex pane and the rows follow each
+//! other both ways. Skipped where tmux, clang-22, llvm-objdump-22 or
+//! libLLVM is missing.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::tmux::Tmux;
+
+const CLANG: &str = "clang-22";
+const OBJDUMP: &str = "llvm-objdump-22";
+const READELF: &str = "llvm-readelf-22";
+
+const SOURCE: &str = "int g(int x) { return x * 3 + 7; }\n\
+int f(int x) { int s = 0; for (int i = 0; i < x; i++) s += g(i) ^ i; return s; }\n";
+
+/// One instruction as llvm-objdump prints it.
+struct Insn {
+    addr: u64,
+    bytes: Vec<u8>,
+    text: String,
+}
+
+/// The instructions of function `func` in `.text`, from `llvm-objdump -d`
+/// with raw bytes: `  14: 8d 04 bf   \tleal\t(%rdi,%rdi,4), %eax`.
+fn objdump(file: &Path, func: &str) -> Vec<Insn> {
+    let out = Command::new(OBJDUMP)
+        .arg("-d")
+        .arg(file)
+        .output()
+        .expect("llvm-objdump runs");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut inside = false;
+    let mut v = Vec::new();
+    for line in text.lines() {
+        if line.ends_with(&format!("<{func}>:")) {
+            inside = true;
+            continue;
+        }
+        if !inside {
+            continue;
+        }
+        if line.trim().is_empty() {
+            break;
+        }
+        let Some((a, rest)) = line.split_once(':') else {
+            continue;
+        };
+        let Some((bytes, t)) = rest.split_once('\t') else {
+            continue;
+        };
+        let t = t.split(" <").next().unwrap_or(t);
+        v.push(Insn {
+            addr: u64::from_str_radix(a.trim(), 16).expect("an address"),
+            bytes: bytes
+                .split_whitespace()
+                .map(|b| u8::from_str_radix(b, 16).expect("a hex byte"))
+                .collect(),
+            text: t.split_whitespace().collect::<Vec<_>>().join(" "),
+        });
+    }
+    v
+}
+
+/// Where `.text` starts in the file, from llvm-readelf's section headers.
+fn text_offset(file: &Path) -> u64 {
+    let out = Command::new(READELF)
+        .args(["-S", "--wide"])
+        .arg(file)
+        .output()
+        .expect("llvm-readelf runs");
+    let s = String::from_utf8_lossy(&out.stdout);
+    let line = s
+        .lines()
+        .find(|l| l.split_whitespace().any(|w| w == ".text"))
+        .expect("a .text section");
+    // `[ 2] .text PROGBITS 0000000000000000 000040 …`: the offset follows
+    // the address.
+    let w: Vec<&str> = line
+        .split(']')
+        .nth(1)
+        .expect("a section line")
+        .split_whitespace()
+        .collect();
+    u64::from_str_radix(w[3], 16).expect("an offset")
+}
+
+/// The status bar's first line: the selected node and its value.
+fn selected(screen: &str) -> String {
+    let lines: Vec<&str> = screen.lines().collect();
+    lines[lines.len().saturating_sub(2)].to_string()
+}
+
+#[test]
+fn a_functions_instructions_are_rows_in_sync_with_the_hex_pane() {
+    if !common::tool(CLANG)
+        || !common::tool(OBJDUMP)
+        || !common::tool(READELF)
+        || fwview::disasm::Engine::library().is_none()
+    {
+        return;
+    }
+    let dir = common::scratch();
+    let c = dir.path().join("x.c");
+    let o = dir.path().join("x.o");
+    std::fs::write(&c, SOURCE).unwrap();
+    let ok = Command::new(CLANG)
+        .args(["-O1", "-c", "--target=x86_64-linux-gnu", "-o"])
+        .arg(&o)
+        .arg(&c)
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "clang-22 compiles");
+    let insns = objdump(&o, "f");
+    assert!(insns.len() >= 6, "{} instructions", insns.len());
+    let base = text_offset(&o);
+
+    let cmd = format!("{} {}", env!("CARGO_BIN_EXE_fwview"), o.display());
+    let Some(t) = Tmux::start(&cmd, 80, 24) else {
+        return;
+    };
+    t.wait("the first frame", |s| s.contains("Structure"));
+    // Go to the third instruction's first byte: its row is selected.
+    let third = &insns[2];
+    t.keys(&["g"]);
+    t.wait("the goto prompt", |s| s.contains("Go to offset"));
+    t.text(&format!("0x{:x}", base + third.addr));
+    t.keys(&["Enter"]);
+    let row = |i: &Insn| format!("0x{:08x}  ", i.addr);
+    let s = t.wait("the function's rows", |s| s.contains(&row(third)));
+    assert!(
+        selected(&s).starts_with(&format!("0x{:08x}  {}", third.addr, third.text)),
+        "the status line names the instruction:\n{s}"
+    );
+    // Every row: the address, then as many of its bytes as fit (with `…`
+    // where cut), then the start of its text, the text in one column.
+    let mut text_col = None;
+    for i in &insns {
+        let Some(line) = s.lines().find(|l| l.contains(&row(i))) else {
+            continue;
+        };
+        let after = line.split_once(&row(i)).map(|x| x.1).unwrap_or_default();
+        let cells: Vec<&str> = after.split_whitespace().collect();
+        let mut k = 0;
+        while let Some(b) = cells.get(k) {
+            let hex = b.trim_end_matches('…');
+            match u8::from_str_radix(hex, 16) {
+                Ok(v) if hex.len() == 2 => {
+                    assert_eq!(Some(&v), i.bytes.get(k), "byte {k} of {line}");
+                    k += 1;
+                    if b.ends_with('…') {
+                        assert!(i.bytes.len() > k, "cut only where longer: {line}");
+                        break;
+                    }
+                }
+                _ => break,
+            }
+        }
+        assert!(
+            k >= 2.min(i.bytes.len()),
+            "bytes shown at 80 columns: {line}"
+        );
+        if k < i.bytes.len() {
+            assert!(after.contains('…'), "a cut shows `…`: {line}");
+        }
+        let mnemonic = i.text.split(' ').next().unwrap_or_default();
+        let at = line.find(&format!("  {mnemonic}")).expect("the text") + 2;
+        let col = line[..at].chars().count();
+        assert_eq!(
+            *text_col.get_or_insert(col),
+            col,
+            "aligned text: {line}\n{s}"
+        );
+        assert!(line.chars().count() <= 80);
+    }
+    assert!(text_col.is_some(), "rows shown:\n{s}");
+
+    // The hex pane moves the selection: past the third instruction's
+    // bytes, the fourth is selected.
+    t.keys(&["Tab"]);
+    for _ in 0..third.bytes.len() {
+        t.keys(&["Right"]);
+    }
+    let fourth = &insns[3];
+    let want = format!("0x{:08x}  {}", fourth.addr, fourth.text);
+    t.wait("the next instruction selected", |s| {
+        selected(s).starts_with(&want)
+    });
+    // And the rows move the hex cursor: Down in the tree goes to the fifth
+    // instruction and its first byte.
+    t.keys(&["Tab"]);
+    t.keys(&["Down"]);
+    let fifth = &insns[4];
+    let s = t.wait("the cursor at the fifth instruction", |s| {
+        s.contains(&format!("0x{:x} / 0x", base + fifth.addr))
+    });
+    assert!(
+        selected(&s).starts_with(&format!("0x{:08x}  {}", fifth.addr, fifth.text)),
+        "{s}"
+    );
+    t.keys(&["q"]);
+}
