@@ -420,3 +420,44 @@ fn the_hip_bundles_code_objects_decode_as_llvm_objdump_does() {
     assert!(objects >= 6, "{objects} code objects in the bundle");
     eprintln!("HIP bundle: {total} instructions in {objects} code objects compared");
 }
+
+/// [`C_SOURCE`] compiled by clang-22 -O1 for x86-64 into `dir/x.o`.
+fn x86_object(dir: &Path) -> std::path::PathBuf {
+    assert!(compile(
+        dir,
+        C_SOURCE,
+        CLANG,
+        &["-O1", "--target=x86_64-linux-gnu"],
+        "x.o"
+    ));
+    dir.join("x.o")
+}
+
+/// `--find n:MNEMONIC` finds instructions with --code, and only then: as
+/// many `retq` as llvm-objdump prints returns.
+#[test]
+fn find_searches_mnemonics_with_code() {
+    if !common::tool(OBJDUMP) || !common::tool(CLANG) || fwview::disasm::Engine::library().is_none()
+    {
+        return;
+    }
+    let dir = common::scratch();
+    let f = x86_object(dir.path());
+    let want = objdump(&f, &[], "#")
+        .values()
+        .filter(|(t, _)| t.starts_with("ret"))
+        .count();
+    assert!(want > 0);
+    let find = |code: bool| {
+        let mut args = vec![OsStr::new("--find"), OsStr::new("n:retq")];
+        if code {
+            args.push(OsStr::new("--code"));
+        }
+        args.push(f.as_os_str());
+        let out = common::fwview(&args);
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stdout).lines().count()
+    };
+    assert_eq!(find(true), want, "one match a return");
+    assert_eq!(find(false), 0, "no instructions without --code");
+}

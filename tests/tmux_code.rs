@@ -90,6 +90,21 @@ fn text_offset(file: &Path) -> u64 {
     u64::from_str_radix(w[3], 16).expect("an offset")
 }
 
+/// [`SOURCE`] compiled by clang-22 for x86-64 into `dir/x.o`.
+fn compile(dir: &Path) -> std::path::PathBuf {
+    let c = dir.join("x.c");
+    let o = dir.join("x.o");
+    std::fs::write(&c, SOURCE).unwrap();
+    let ok = Command::new(CLANG)
+        .args(["-O1", "-c", "--target=x86_64-linux-gnu", "-o"])
+        .arg(&o)
+        .arg(&c)
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "clang-22 compiles");
+    o
+}
+
 /// The status bar's first line: the selected node and its value.
 fn selected(screen: &str) -> String {
     let lines: Vec<&str> = screen.lines().collect();
@@ -106,16 +121,7 @@ fn a_functions_instructions_are_rows_in_sync_with_the_hex_pane() {
         return;
     }
     let dir = common::scratch();
-    let c = dir.path().join("x.c");
-    let o = dir.path().join("x.o");
-    std::fs::write(&c, SOURCE).unwrap();
-    let ok = Command::new(CLANG)
-        .args(["-O1", "-c", "--target=x86_64-linux-gnu", "-o"])
-        .arg(&o)
-        .arg(&c)
-        .status()
-        .is_ok_and(|s| s.success());
-    assert!(ok, "clang-22 compiles");
+    let o = compile(dir.path());
     let insns = objdump(&o, "f");
     assert!(insns.len() >= 6, "{} instructions", insns.len());
     let base = text_offset(&o);
@@ -203,5 +209,49 @@ fn a_functions_instructions_are_rows_in_sync_with_the_hex_pane() {
         selected(&s).starts_with(&format!("0x{:08x}  {}", fifth.addr, fifth.text)),
         "{s}"
     );
+    t.keys(&["q"]);
+}
+
+/// `/n:retq` finds the returns in functions not yet opened, as many as
+/// llvm-objdump prints; `y v` copies the instruction's text.
+#[test]
+fn mnemonics_are_found_and_copied_in_the_explorer() {
+    if !common::tool(CLANG) || !common::tool(OBJDUMP) || fwview::disasm::Engine::library().is_none()
+    {
+        return;
+    }
+    let dir = common::scratch();
+    let o = compile(dir.path());
+    let rets: Vec<Insn> = ["g", "f"]
+        .iter()
+        .flat_map(|f| objdump(&o, f))
+        .filter(|i| i.text == "retq")
+        .collect();
+    assert!(!rets.is_empty());
+    let cmd = format!("{} {}", env!("CARGO_BIN_EXE_fwview"), o.display());
+    let Some(t) = Tmux::start(&cmd, 80, 24) else {
+        return;
+    };
+    t.wait("the first frame", |s| s.contains("Structure"));
+    t.keys(&["/"]);
+    t.wait("the search prompt", |s| s.contains("Search:"));
+    t.text("n:retq");
+    t.keys(&["Enter"]);
+    let s = t.wait("the first match", |s| s.contains("match 1 of"));
+    assert!(
+        s.contains(&format!("match 1 of {}", rets.len())),
+        "{} returns:\n{s}",
+        rets.len()
+    );
+    assert!(
+        selected(&s).starts_with(&format!("0x{:08x}  retq", rets[0].addr)),
+        "{s}"
+    );
+    t.keys(&["y"]);
+    t.wait("the copy menu", |s| s.contains("Copy (Esc cancels)"));
+    t.keys(&["v"]);
+    t.wait("the copy", |s| {
+        s.contains("copied the instruction's text to the clipboard")
+    });
     t.keys(&["q"]);
 }
