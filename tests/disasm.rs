@@ -461,3 +461,87 @@ fn find_searches_mnemonics_with_code() {
     assert_eq!(find(true), want, "one match a return");
     assert_eq!(find(false), 0, "no instructions without --code");
 }
+
+/// Sections by index (`[N] name`, file offset), from llvm-readelf-22 -S.
+fn sections(file: &Path) -> HashMap<u64, (String, u64)> {
+    let out = Command::new("llvm-readelf-22")
+        .args(["-S", "--wide"])
+        .arg(file)
+        .output()
+        .expect("llvm-readelf runs");
+    let mut m = HashMap::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let Some((idx, rest)) = line
+            .trim_start()
+            .strip_prefix('[')
+            .and_then(|l| l.split_once(']'))
+        else {
+            continue;
+        };
+        let w: Vec<&str> = rest.split_whitespace().collect();
+        let (Ok(i), Some(off)) = (idx.trim().parse::<u64>(), w.get(3)) else {
+            continue;
+        };
+        if let Ok(off) = u64::from_str_radix(off, 16) {
+            m.insert(i, (w[0].to_string(), off));
+        }
+    }
+    m
+}
+
+/// `--extract` of a function's node writes exactly the bytes llvm-readelf
+/// gives the symbol (its value and size in its section), with and without
+/// --code.
+#[test]
+fn extracting_a_function_writes_its_symbols_bytes() {
+    if !common::tool(CLANG) || !common::tool("llvm-readelf-22") {
+        return;
+    }
+    let dir = common::scratch();
+    let f = x86_object(dir.path());
+    let bytes = std::fs::read(&f).expect("the object");
+    let secs = sections(&f);
+    let out = Command::new("llvm-readelf-22")
+        .arg("-s")
+        .arg(&f)
+        .output()
+        .expect("llvm-readelf runs");
+    let mut checked = 0;
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        // `4: 0000000000000010 33 FUNC GLOBAL DEFAULT 2 f`
+        let w: Vec<&str> = line.split_whitespace().collect();
+        if w.len() != 8 || w[3] != "FUNC" {
+            continue;
+        }
+        let value = u64::from_str_radix(w[1], 16).expect("a value");
+        let size: u64 = w[2].parse().expect("a size");
+        let Some((sec, sec_off)) = w[6].parse::<u64>().ok().and_then(|i| secs.get(&i)) else {
+            continue;
+        };
+        let ndx = w[6];
+        let path = format!("sections/[{ndx}] {sec}/{}", w[7]);
+        let start = (sec_off + value) as usize;
+        let want = &bytes[start..start + size as usize];
+        for code in [false, true] {
+            let mut args = vec![
+                OsStr::new("--extract"),
+                OsStr::new(&path),
+                OsStr::new("-o"),
+                OsStr::new("-"),
+            ];
+            if code {
+                args.push(OsStr::new("--code"));
+            }
+            args.push(f.as_os_str());
+            let o = common::fwview(&args);
+            assert!(
+                o.status.success(),
+                "--extract {path}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            assert_eq!(o.stdout, want, "{path} (code: {code})");
+        }
+        checked += 1;
+    }
+    assert!(checked >= 4, "{checked} functions extracted");
+}
