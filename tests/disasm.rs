@@ -545,3 +545,97 @@ fn extracting_a_function_writes_its_symbols_bytes() {
     }
     assert!(checked >= 4, "{checked} functions extracted");
 }
+
+/// A function of five stores, and the same with one constant changed and
+/// with one statement inserted.
+const STEPS: &str = "volatile int v;\n\
+void steps(void) { v = 1; v = 2; v = 3; v = 4; v = 5; }\n\
+int other(int x) { return x + 1; }\n";
+
+/// The lines of `fwview --diff [--code] A B` about nodes under `under`.
+fn diff_lines(a: &Path, b: &Path, code: bool, under: &str) -> Vec<String> {
+    let mut args = vec![OsStr::new("--diff")];
+    if code {
+        args.push(OsStr::new("--code"));
+    }
+    args.extend([a.as_os_str(), b.as_os_str()]);
+    let out = common::fwview(&args);
+    assert_eq!(out.status.code(), Some(1), "the files differ");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.contains(under))
+        .map(str::to_string)
+        .collect()
+}
+
+/// `--diff --code` aligns functions by symbol and instructions as a
+/// sequence: a changed constant is one `~` line naming the instruction,
+/// with llvm-objdump's text on each side; an inserted statement is one
+/// `+` line at the new instruction's address, though every instruction
+/// after it moved; the function that moved as a whole is no change.
+#[test]
+fn diff_with_code_names_the_one_instruction_that_changed() {
+    if !common::tool(OBJDUMP) || !common::tool(CLANG) || fwview::disasm::Engine::library().is_none()
+    {
+        return;
+    }
+    let dir = common::scratch();
+    let args = ["-O1", "--target=x86_64-linux-gnu"];
+    for (src, out) in [
+        (STEPS.to_string(), "a.o"),
+        (STEPS.replace("v = 3;", "v = 33;"), "b.o"),
+        (STEPS.replace("v = 2;", "v = 2; v = 42;"), "c.o"),
+    ] {
+        assert!(compile(dir.path(), &src, CLANG, &args, out));
+    }
+    let (a, b, c) = (
+        dir.path().join("a.o"),
+        dir.path().join("b.o"),
+        dir.path().join("c.o"),
+    );
+    let listing = |f: &Path| -> Vec<(u64, String)> {
+        objdump(f, &[], "#")
+            .into_iter()
+            .map(|((_, addr), (t, _))| (addr, t))
+            .collect()
+    };
+    let (la, lb, lc) = (listing(&a), listing(&b), listing(&c));
+
+    // One constant: the store of 33 (0x21) is the one line.
+    let (at, new) = lb
+        .iter()
+        .find(|(_, t)| t.starts_with("movl $0x21,"))
+        .expect("the store of 33");
+    let old = &la
+        .iter()
+        .find(|(x, _)| x == at)
+        .expect("the same address")
+        .1;
+    let lines = diff_lines(&a, &b, true, "/steps/");
+    assert_eq!(
+        lines,
+        [format!(
+            "~ sections/[2] .text/steps/0x{at:08x}: {old} -> {new}"
+        )]
+    );
+
+    // One statement: the store of 42 (0x2a) is added, and the stores after
+    // it, now at other addresses, are no change.
+    let added = lc
+        .iter()
+        .position(|(_, t)| t.starts_with("movl $0x2a,"))
+        .expect("the store of 42");
+    let at = lc[added].0;
+    let after = lc
+        .iter()
+        .skip(added + 1)
+        .take_while(|(_, t)| t.starts_with("movl"))
+        .count();
+    assert_eq!(after, 3, "the stores of 3, 4 and 5 shifted");
+    let lines = diff_lines(&a, &c, true, "/steps/");
+    assert_eq!(lines, [format!("+ sections/[2] .text/steps/0x{at:08x}")]);
+    assert!(diff_lines(&a, &c, true, "/other").is_empty());
+
+    // Without --code, no instruction is compared.
+    assert!(diff_lines(&a, &b, false, "/steps/").is_empty());
+}
