@@ -92,9 +92,14 @@ fn text_offset(file: &Path) -> u64 {
 
 /// [`SOURCE`] compiled by clang-22 for x86-64 into `dir/x.o`.
 fn compile(dir: &Path) -> std::path::PathBuf {
-    let c = dir.join("x.c");
-    let o = dir.join("x.o");
-    std::fs::write(&c, SOURCE).unwrap();
+    compile_as(dir, SOURCE, "x")
+}
+
+/// `src` compiled by clang-22 -O1 for x86-64 into `dir/NAME.o`.
+fn compile_as(dir: &Path, src: &str, name: &str) -> std::path::PathBuf {
+    let c = dir.join(format!("{name}.c"));
+    let o = dir.join(format!("{name}.o"));
+    std::fs::write(&c, src).unwrap();
     let ok = Command::new(CLANG)
         .args(["-O1", "-c", "--target=x86_64-linux-gnu", "-o"])
         .arg(&o)
@@ -253,5 +258,65 @@ fn mnemonics_are_found_and_copied_in_the_explorer() {
     t.wait("the copy", |s| {
         s.contains("copied the instruction's text to the clipboard")
     });
+    t.keys(&["q"]);
+}
+
+/// Two builds side by side (`fwview A B`): a statement inserted in B is
+/// one added row in the function, and the instructions after it, at new
+/// addresses, pair with theirs in A unmarked.
+#[test]
+fn the_side_by_side_view_aligns_instructions_as_a_sequence() {
+    if !common::tool(CLANG) || !common::tool(OBJDUMP) || fwview::disasm::Engine::library().is_none()
+    {
+        return;
+    }
+    let src = "volatile int v;\nvoid steps(void) { v = 1; v = 2; v = 3; v = 4; v = 5; }\n";
+    let dir = common::scratch();
+    let a = compile_as(dir.path(), src, "a");
+    let b = compile_as(dir.path(), &src.replace("v = 2;", "v = 2; v = 42;"), "b");
+    let added = objdump(&b, "steps")
+        .into_iter()
+        .find(|i| i.text.starts_with("movl $0x2a,"))
+        .expect("the store of 42");
+    let cmd = format!(
+        "{} {} {}",
+        env!("CARGO_BIN_EXE_fwview"),
+        a.display(),
+        b.display()
+    );
+    let Some(t) = Tmux::start(&cmd, 160, 30) else {
+        return;
+    };
+    t.wait("the diff counts", |s| s.contains(" changed  +"));
+    let row = format!("0x{:08x}  ", added.addr);
+    let mut s = t.screen();
+    for _ in 0..12 {
+        if s.contains("movl $0x2a") {
+            break;
+        }
+        t.keys(&["]", "c"]);
+        s = t.wait("the next change", |_| true);
+    }
+    let line = s
+        .lines()
+        .find(|l| l.contains("movl $0x2a"))
+        .unwrap_or_else(|| panic!("the added row:\n{s}"));
+    let (left, right) = line.split_once("││").expect("two panes");
+    assert!(left.starts_with("│+") && !left.contains("0x"), "{line}");
+    assert!(right.starts_with('+') && right.contains(&row), "{line}");
+    // The stores after it moved by the new instruction's length and are
+    // no change.
+    for _ in 0..4 {
+        t.keys(&["j"]);
+    }
+    let s = t.wait("the rows after it", |s| s.contains("movl $0x5, (%rip)"));
+    for k in 3..=5 {
+        let l = s
+            .lines()
+            .find(|l| l.contains(&format!("movl $0x{k}, (%rip)")))
+            .unwrap_or_else(|| panic!("the store of {k}:\n{s}"));
+        assert!(l.starts_with("│ ") && l.contains("││ "), "unmarked: {l}");
+        assert_eq!(l.matches(&format!("movl $0x{k},")).count(), 2, "{l}");
+    }
     t.keys(&["q"]);
 }
