@@ -5,7 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
-bin=$PWD/target/release/fwview
+bin=${CARGO_TARGET_DIR:-$PWD/target}/release/fwview
+# With names as arguments, only those screenshots are made.
+only=" $* "
 sock=fwview-shots-$$
 cols=160
 rows=44
@@ -18,6 +20,9 @@ trap 'tmux -L "$sock" kill-server 2>/dev/null || true; rm -rf "$tmp"' EXIT
 shot() {
   local name=$1 file=$2
   shift 2
+  if [[ $only != "  " && $only != *" $name "* ]]; then
+    return
+  fi
   tmux -L "$sock" kill-server 2>/dev/null || true
   sleep 0.3
   tmux -L "$sock" new-session -d -s s -x "$cols" -y "$rows" "$bin $file"
@@ -70,3 +75,6 @@ shot spirv assets/zebin/generated_locally/ocloc22.43__add_Gen12LPlp.bin / =n:OpT
 # The DWARF entries of an XMOS debug build: a structure's member, its
 # attributes at their bytes, the type reference and the entry it names.
 shot dwarf assets/xmos/UltranetReceiver__bin_Debug_Ultranet_Receiver_Debug.xe / '=n:(clock)' Enter '~'
+# An AMDGPU kernel in a HIP bundle's code object: its instruction found by
+# mnemonic, its row beside its bytes in the hex pane.
+shot amdgpu assets/hip/debian-librocsparse0-5.3.0__hip_fatbin-first-bundle.hipfb / =n:s_endpgm Enter '~'

@@ -300,57 +300,20 @@ impl Walk<'_> {
         let mut cov = Covered::default();
         let ka: Vec<NodeId> = a.built_children(x).to_vec();
         let kb: Vec<NodeId> = b.built_children(y).to_vec();
-        // B's children by (identity, occurrence).
-        let mut seen: FxHashMap<CompactString, usize> = FxHashMap::default();
-        let mut index: FxHashMap<(CompactString, usize), usize> = FxHashMap::default();
-        for (i, &k) in kb.iter().enumerate() {
-            let key = ident(b, k);
-            let n = seen.entry(key.clone()).or_insert(0);
-            index.insert((key, *n), i);
-            *n += 1;
-        }
-        seen.clear();
-        // Each child of A with the index of its counterpart in B.
-        let matched: Vec<(NodeId, Option<usize>)> = ka
-            .iter()
-            .map(|&k| {
-                let key = ident(a, k);
-                let n = seen.entry(key.clone()).or_insert(0);
-                let occ = *n;
-                *n += 1;
-                (k, index.get(&(key, occ)).copied())
-            })
-            .collect();
-        // Whether the entries both sides have appear in another order.
-        let reordered = matched
-            .iter()
-            .filter_map(|m| m.1)
-            .zip(matched.iter().filter_map(|m| m.1).skip(1))
-            .any(|(p, q)| q < p);
-        let mut used = vec![false; kb.len()];
-        for (k, j) in matched {
-            match j {
-                Some(j) => {
-                    if let Some(u) = used.get_mut(j) {
-                        *u = true;
-                    }
-                    let Some(&other) = kb.get(j) else {
-                        continue;
-                    };
+        let pairs = match align_code(a, &ka, b, &kb) {
+            Some(p) => p.into_iter().map(|(k, o)| (k, o, false)).collect(),
+            None => by_identity(a, x, &ka, b, y, &kb),
+        };
+        for (k, other, moved) in pairs {
+            match (k, other) {
+                (Some(k), Some(other)) => {
                     let (pa, pb) = (join(at.a, &a.segment(k)), join(at.b, &b.segment(other)));
-                    // Listed in another order and at another place in
-                    // its parent: moved.
-                    let rel = |t: &Tree, c: NodeId, p: NodeId| {
-                        let o = |n: NodeId| t.node(n).map_or(0, |n| n.offset);
-                        o(c).wrapping_sub(o(p))
-                    };
-                    let moved = reordered && rel(a, k, x) != rel(b, other, y);
                     if self.pair(a, k, b, other, At { a: &pa, b: &pb }, moved)? {
                         cov.a.extend(range(a, k, sa));
                         cov.b.extend(range(b, other, sb));
                     }
                 }
-                None => {
+                (Some(k), None) => {
                     cov.a.extend(range(a, k, sa));
                     let r = Record {
                         change: Change::Removed,
@@ -363,26 +326,142 @@ impl Walk<'_> {
                         return Err(());
                     }
                 }
-            }
-        }
-        for (j, &k) in kb.iter().enumerate() {
-            if used.get(j).copied().unwrap_or(true) {
-                continue;
-            }
-            cov.b.extend(range(b, k, sb));
-            let r = Record {
-                change: Change::Added,
-                path: join(at.b, &b.segment(k)),
-                a: None,
-                b: side(b, k),
-                moved: false,
-            };
-            if self.out(r).is_break() {
-                return Err(());
+                (None, Some(k)) => {
+                    cov.b.extend(range(b, k, sb));
+                    let r = Record {
+                        change: Change::Added,
+                        path: join(at.b, &b.segment(k)),
+                        a: None,
+                        b: side(b, k),
+                        moved: false,
+                    };
+                    if self.out(r).is_break() {
+                        return Err(());
+                    }
+                }
+                (None, None) => {}
             }
         }
         Ok(cov)
     }
+}
+
+/// A pair of children (either may be missing: removed or added) and
+/// whether the pair moved.
+type Paired = (Option<NodeId>, Option<NodeId>, bool);
+
+/// The children `ka` of `x` in A and `kb` of `y` in B paired by identity
+/// and occurrence: A's in their order (each with its counterpart, or
+/// alone where it was removed), then B's that A has not. Entries whose
+/// order changed and whose place in the parent changed are marked moved.
+fn by_identity(
+    a: &Tree,
+    x: NodeId,
+    ka: &[NodeId],
+    b: &Tree,
+    y: NodeId,
+    kb: &[NodeId],
+) -> Vec<Paired> {
+    // B's children by (identity, occurrence).
+    let mut seen: FxHashMap<CompactString, usize> = FxHashMap::default();
+    let mut index: FxHashMap<(CompactString, usize), usize> = FxHashMap::default();
+    for (i, &k) in kb.iter().enumerate() {
+        let key = ident(b, k);
+        let n = seen.entry(key.clone()).or_insert(0);
+        index.insert((key, *n), i);
+        *n += 1;
+    }
+    seen.clear();
+    // Each child of A with the index of its counterpart in B.
+    let matched: Vec<(NodeId, Option<usize>)> = ka
+        .iter()
+        .map(|&k| {
+            let key = ident(a, k);
+            let n = seen.entry(key.clone()).or_insert(0);
+            let occ = *n;
+            *n += 1;
+            (k, index.get(&(key, occ)).copied())
+        })
+        .collect();
+    // Whether the entries both sides have appear in another order.
+    let reordered = matched
+        .iter()
+        .filter_map(|m| m.1)
+        .zip(matched.iter().filter_map(|m| m.1).skip(1))
+        .any(|(p, q)| q < p);
+    // Where a child is in its parent.
+    let rel = |t: &Tree, c: NodeId, p: NodeId| {
+        let o = |n: NodeId| t.node(n).map_or(0, |n| n.offset);
+        o(c).wrapping_sub(o(p))
+    };
+    let mut used = vec![false; kb.len()];
+    let mut out = Vec::with_capacity(ka.len().max(kb.len()));
+    for (k, j) in matched {
+        match j.and_then(|j| Some((j, *kb.get(j)?))) {
+            Some((j, other)) => {
+                if let Some(u) = used.get_mut(j) {
+                    *u = true;
+                }
+                // Listed in another order and at another place in its
+                // parent: moved.
+                let moved = reordered && rel(a, k, x) != rel(b, other, y);
+                out.push((Some(k), Some(other), moved));
+            }
+            None => out.push((Some(k), None, false)),
+        }
+    }
+    for (j, &k) in kb.iter().enumerate() {
+        if !used.get(j).copied().unwrap_or(true) {
+            out.push((None, Some(k), false));
+        }
+    }
+    out
+}
+
+/// Whether `ks` are instructions, all of them (and at least one).
+fn all_code(t: &Tree, ks: &[NodeId]) -> bool {
+    !ks.is_empty()
+        && ks.iter().all(|&k| {
+            t.node(k)
+                .and_then(|n| n.value.as_ref())
+                .is_some_and(|v| v.is_insn())
+        })
+}
+
+/// Two runs of instructions (the children of a function in two builds)
+/// aligned as sequences by their text, in order: an instruction inserted
+/// or removed is one pair with a side missing, however many instructions
+/// after it moved to other addresses; a run of changed instructions is
+/// paired position by position. `None` where either side is not all
+/// instructions (children then pair by identity).
+pub fn align_code(
+    a: &Tree,
+    ka: &[NodeId],
+    b: &Tree,
+    kb: &[NodeId],
+) -> Option<Vec<(Option<NodeId>, Option<NodeId>)>> {
+    if !all_code(a, ka) || !all_code(b, kb) {
+        return None;
+    }
+    let text = |t: &Tree, ks: &[NodeId]| -> Vec<String> {
+        ks.iter()
+            .map(|&k| t.value_in(k, Numbers::Natural).unwrap_or_default())
+            .collect()
+    };
+    let (ta, tb) = (text(a, ka), text(b, kb));
+    let mut out = Vec::with_capacity(ka.len().max(kb.len()));
+    let at = |ks: &[NodeId], i: usize| ks.get(i).copied();
+    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &ta, &tb) {
+        let (ra, rb) = (op.old_range(), op.new_range());
+        // Equal runs and replaced runs pair position by position; what one
+        // side has more of stands alone.
+        for i in 0..ra.len().max(rb.len()) {
+            let x = (i < ra.len()).then(|| at(ka, ra.start + i)).flatten();
+            let y = (i < rb.len()).then(|| at(kb, rb.start + i)).flatten();
+            out.push((x, y));
+        }
+    }
+    Some(out)
 }
 
 /// The first node below `id`, at most a few levels down, that is the root

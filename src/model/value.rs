@@ -116,6 +116,10 @@ pub enum Value {
     /// name, which starts at byte `at` (one string: the value stays as
     /// small as the others).
     Symbol { s: CompactString, at: u32 },
+    /// One machine instruction's text (mnemonic and operands), as the
+    /// decoder printed it: shown as it is, like [`Value::Text`], and known
+    /// as code by viewers that draw instructions their own way.
+    Insn(CompactString),
 }
 
 impl Value {
@@ -183,6 +187,14 @@ impl Value {
     }
     pub fn text(s: impl AsRef<str>) -> Value {
         Value::Text(CompactString::from(s.as_ref()))
+    }
+    /// An instruction's text.
+    pub fn insn(s: impl AsRef<str>) -> Value {
+        Value::Insn(CompactString::from(s.as_ref()))
+    }
+    /// Whether the value is an instruction's text.
+    pub fn is_insn(&self) -> bool {
+        matches!(self, Value::Insn(_))
     }
     /// Text about the symbol `name`: a [`Value::Symbol`] where the name
     /// looks mangled, else plain [`Value::Text`] (one comparison, nothing
@@ -264,7 +276,7 @@ impl Value {
             Value::Note { v, signed, .. } | Value::With { v, signed, .. } => {
                 Some(join(*v, *signed))
             }
-            Value::Str(_) | Value::Text(_) | Value::Symbol { .. } => None,
+            Value::Str(_) | Value::Text(_) | Value::Symbol { .. } | Value::Insn(_) => None,
         }
     }
 
@@ -281,6 +293,7 @@ impl Value {
             Value::Str(_) => "string",
             Value::StrAt { .. } => "strref",
             Value::Text(_) | Value::Symbol { .. } => "text",
+            Value::Insn(_) => "insn",
         }
     }
 
@@ -360,7 +373,7 @@ impl Value {
                 out.write_str(s)?;
                 out.write_char('"')
             }
-            Value::Text(s) => out.write_str(s),
+            Value::Text(s) | Value::Insn(s) => out.write_str(s),
             Value::Symbol { s, at } => {
                 let (text, name) = Value::symbol_parts(s, *at);
                 if let Some(d) = super::demangle::demangle(name) {

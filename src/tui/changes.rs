@@ -126,12 +126,16 @@ pub struct Row {
 
 /// Pairs the children of two nodes by identity and occurrence, in B's
 /// order with A's unmatched children where they stood.
+/// Instructions pair as sequences ([`diff::align_code`]).
 pub fn align(
     a: &Tree,
     ka: &[NodeId],
     b: &Tree,
     kb: &[NodeId],
 ) -> Vec<(Option<NodeId>, Option<NodeId>)> {
+    if let Some(p) = diff::align_code(a, ka, b, kb) {
+        return p;
+    }
     let mut seen: FxHashMap<CompactString, usize> = FxHashMap::default();
     let mut index: FxHashMap<(CompactString, usize), usize> = FxHashMap::default();
     for (i, &k) in ka.iter().enumerate() {

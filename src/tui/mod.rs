@@ -4,6 +4,7 @@
 
 pub mod app;
 pub mod changes;
+pub mod coderow;
 pub mod columns;
 pub mod command;
 pub mod document;

@@ -373,12 +373,16 @@ impl SideBySide {
             Mark::Same | Mark::Pending => theme::name(),
             m => m.style(),
         };
-        let mut spans = vec![
-            sign,
-            Span::raw(indent),
-            Span::raw(open),
-            Span::styled(name.clone(), name_style),
-        ];
+        let mut spans = vec![sign, Span::raw(indent), Span::raw(open)];
+        // An instruction: address, bytes and text in columns.
+        if let Some(crate::model::Value::Insn(insn)) = &n.value {
+            let bytes = id.map(|i| t.node_bytes(i)).unwrap_or_default();
+            spans.extend(super::coderow::spans(
+                &n.name, name_style, bytes, insn, avail,
+            ));
+            return Line::from(spans);
+        }
+        spans.push(Span::styled(name.clone(), name_style));
         let used = unicode_width::UnicodeWidthStr::width(name.as_str()) + range.len() + 2;
         if let Some(v) = &n.value {
             let room = avail.saturating_sub(used);

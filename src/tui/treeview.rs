@@ -1,5 +1,6 @@
 //! The structure pane: the opened part of the tree as tui-tree-widget items,
-//! each row `name value [offset+size]`, long values cut to the pane's width.
+//! each row `name value [offset+size]`, long values cut to the pane's width;
+//! an instruction's row is its address, bytes and text in columns.
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -10,6 +11,7 @@ use unicode_width::UnicodeWidthStr;
 
 use super::app::{App, Focus};
 use super::changes::Mark;
+use super::coderow;
 use super::columns::truncate;
 use super::theme;
 use crate::model::{text, NodeId};
@@ -60,6 +62,12 @@ fn row(app: &App, id: NodeId, depth: usize, width: usize) -> Line<'static> {
         spans.push(Span::styled("✗ ", theme::error()));
     }
     let name_style = if bad { theme::error() } else { name_style };
+    // An instruction: address, bytes and text in columns.
+    if let Some(crate::model::Value::Insn(insn)) = &n.value {
+        let bytes = app.doc.tree.node_bytes(id);
+        spans.extend(coderow::spans(&n.name, name_style, bytes, insn, avail));
+        return Line::from(spans);
+    }
     spans.push(Span::styled(name.clone(), name_style));
     if let Some(v) = &n.value {
         let room = avail.saturating_sub(used);

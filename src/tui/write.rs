@@ -112,7 +112,20 @@ impl App {
                 format!("offset 0x{:x}", self.cursor),
             ),
             'v' => match self.doc.tree.value_in(self.selected, self.numbers) {
-                Some(v) => (v, "the node's value".to_string()),
+                Some(v) => {
+                    let insn = self
+                        .doc
+                        .tree
+                        .node(self.selected)
+                        .and_then(|n| n.value.as_ref())
+                        .is_some_and(|v| v.is_insn());
+                    let what = if insn {
+                        "the instruction's text"
+                    } else {
+                        "the node's value"
+                    };
+                    (v, what.to_string())
+                }
                 None => {
                     self.message = Some(("the node has no value to copy".into(), true));
                     return;

@@ -476,3 +476,222 @@ fn amdgpu_code_llvm_cannot_decode_stays_bytes() {
         );
     }
 }
+
+/// [`C_SOURCE`] compiled by clang-22 -O1 for x86-64 into `dir/x.o`.
+fn x86_object(dir: &Path) -> std::path::PathBuf {
+    assert!(compile(
+        dir,
+        C_SOURCE,
+        CLANG,
+        &["-O1", "--target=x86_64-linux-gnu"],
+        "x.o"
+    ));
+    dir.join("x.o")
+}
+
+/// `--find n:MNEMONIC` finds instructions with --code, and only then: as
+/// many `retq` as llvm-objdump prints returns.
+#[test]
+fn find_searches_mnemonics_with_code() {
+    if !common::tool(OBJDUMP) || !common::tool(CLANG) || fwview::disasm::Engine::library().is_none()
+    {
+        return;
+    }
+    let dir = common::scratch();
+    let f = x86_object(dir.path());
+    let want = objdump(&f, &[], "#")
+        .values()
+        .filter(|(t, _)| t.starts_with("ret"))
+        .count();
+    assert!(want > 0);
+    let find = |code: bool| {
+        let mut args = vec![OsStr::new("--find"), OsStr::new("n:retq")];
+        if code {
+            args.push(OsStr::new("--code"));
+        }
+        args.push(f.as_os_str());
+        let out = common::fwview(&args);
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stdout).lines().count()
+    };
+    assert_eq!(find(true), want, "one match a return");
+    assert_eq!(find(false), 0, "no instructions without --code");
+}
+
+/// Sections by index (`[N] name`, file offset), from llvm-readelf-22 -S.
+fn sections(file: &Path) -> HashMap<u64, (String, u64)> {
+    let out = Command::new("llvm-readelf-22")
+        .args(["-S", "--wide"])
+        .arg(file)
+        .output()
+        .expect("llvm-readelf runs");
+    let mut m = HashMap::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let Some((idx, rest)) = line
+            .trim_start()
+            .strip_prefix('[')
+            .and_then(|l| l.split_once(']'))
+        else {
+            continue;
+        };
+        let w: Vec<&str> = rest.split_whitespace().collect();
+        let (Ok(i), Some(off)) = (idx.trim().parse::<u64>(), w.get(3)) else {
+            continue;
+        };
+        if let Ok(off) = u64::from_str_radix(off, 16) {
+            m.insert(i, (w[0].to_string(), off));
+        }
+    }
+    m
+}
+
+/// `--extract` of a function's node writes exactly the bytes llvm-readelf
+/// gives the symbol (its value and size in its section), with and without
+/// --code.
+#[test]
+fn extracting_a_function_writes_its_symbols_bytes() {
+    if !common::tool(CLANG) || !common::tool("llvm-readelf-22") {
+        return;
+    }
+    let dir = common::scratch();
+    let f = x86_object(dir.path());
+    let bytes = std::fs::read(&f).expect("the object");
+    let secs = sections(&f);
+    let out = Command::new("llvm-readelf-22")
+        .arg("-s")
+        .arg(&f)
+        .output()
+        .expect("llvm-readelf runs");
+    let mut checked = 0;
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        // `4: 0000000000000010 33 FUNC GLOBAL DEFAULT 2 f`
+        let w: Vec<&str> = line.split_whitespace().collect();
+        if w.len() != 8 || w[3] != "FUNC" {
+            continue;
+        }
+        let value = u64::from_str_radix(w[1], 16).expect("a value");
+        let size: u64 = w[2].parse().expect("a size");
+        let Some((sec, sec_off)) = w[6].parse::<u64>().ok().and_then(|i| secs.get(&i)) else {
+            continue;
+        };
+        let ndx = w[6];
+        let path = format!("sections/[{ndx}] {sec}/{}", w[7]);
+        let start = (sec_off + value) as usize;
+        let want = &bytes[start..start + size as usize];
+        for code in [false, true] {
+            let mut args = vec![
+                OsStr::new("--extract"),
+                OsStr::new(&path),
+                OsStr::new("-o"),
+                OsStr::new("-"),
+            ];
+            if code {
+                args.push(OsStr::new("--code"));
+            }
+            args.push(f.as_os_str());
+            let o = common::fwview(&args);
+            assert!(
+                o.status.success(),
+                "--extract {path}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            assert_eq!(o.stdout, want, "{path} (code: {code})");
+        }
+        checked += 1;
+    }
+    assert!(checked >= 4, "{checked} functions extracted");
+}
+
+/// A function of five stores, and the same with one constant changed and
+/// with one statement inserted.
+const STEPS: &str = "volatile int v;\n\
+void steps(void) { v = 1; v = 2; v = 3; v = 4; v = 5; }\n\
+int other(int x) { return x + 1; }\n";
+
+/// The lines of `fwview --diff [--code] A B` about nodes under `under`.
+fn diff_lines(a: &Path, b: &Path, code: bool, under: &str) -> Vec<String> {
+    let mut args = vec![OsStr::new("--diff")];
+    if code {
+        args.push(OsStr::new("--code"));
+    }
+    args.extend([a.as_os_str(), b.as_os_str()]);
+    let out = common::fwview(&args);
+    assert_eq!(out.status.code(), Some(1), "the files differ");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.contains(under))
+        .map(str::to_string)
+        .collect()
+}
+
+/// `--diff --code` aligns functions by symbol and instructions as a
+/// sequence: a changed constant is one `~` line naming the instruction,
+/// with llvm-objdump's text on each side; an inserted statement is one
+/// `+` line at the new instruction's address, though every instruction
+/// after it moved; the function that moved as a whole is no change.
+#[test]
+fn diff_with_code_names_the_one_instruction_that_changed() {
+    if !common::tool(OBJDUMP) || !common::tool(CLANG) || fwview::disasm::Engine::library().is_none()
+    {
+        return;
+    }
+    let dir = common::scratch();
+    let args = ["-O1", "--target=x86_64-linux-gnu"];
+    for (src, out) in [
+        (STEPS.to_string(), "a.o"),
+        (STEPS.replace("v = 3;", "v = 33;"), "b.o"),
+        (STEPS.replace("v = 2;", "v = 2; v = 42;"), "c.o"),
+    ] {
+        assert!(compile(dir.path(), &src, CLANG, &args, out));
+    }
+    let (a, b, c) = (
+        dir.path().join("a.o"),
+        dir.path().join("b.o"),
+        dir.path().join("c.o"),
+    );
+    let listing = |f: &Path| -> Vec<(u64, String)> {
+        objdump(f, &[], "#")
+            .into_iter()
+            .map(|((_, addr), (t, _))| (addr, t))
+            .collect()
+    };
+    let (la, lb, lc) = (listing(&a), listing(&b), listing(&c));
+
+    // One constant: the store of 33 (0x21) is the one line.
+    let (at, new) = lb
+        .iter()
+        .find(|(_, t)| t.starts_with("movl $0x21,"))
+        .expect("the store of 33");
+    let old = &la
+        .iter()
+        .find(|(x, _)| x == at)
+        .expect("the same address")
+        .1;
+    let lines = diff_lines(&a, &b, true, "/steps/");
+    assert_eq!(
+        lines,
+        [format!(
+            "~ sections/[2] .text/steps/0x{at:08x}: {old} -> {new}"
+        )]
+    );
+
+    // One statement: the store of 42 (0x2a) is added, and the stores after
+    // it, now at other addresses, are no change.
+    let added = lc
+        .iter()
+        .position(|(_, t)| t.starts_with("movl $0x2a,"))
+        .expect("the store of 42");
+    let at = lc[added].0;
+    let after = lc
+        .iter()
+        .skip(added + 1)
+        .take_while(|(_, t)| t.starts_with("movl"))
+        .count();
+    assert_eq!(after, 3, "the stores of 3, 4 and 5 shifted");
+    let lines = diff_lines(&a, &c, true, "/steps/");
+    assert_eq!(lines, [format!("+ sections/[2] .text/steps/0x{at:08x}")]);
+    assert!(diff_lines(&a, &c, true, "/other").is_empty());
+
+    // Without --code, no instruction is compared.
+    assert!(diff_lines(&a, &b, false, "/steps/").is_empty());
+}

@@ -33,6 +33,7 @@ mod pdi;
 mod spirv;
 mod terminal_safety;
 mod tmux;
+mod tmux_code;
 mod tmux_diff;
 mod tui;
 mod xclbin;

@@ -276,7 +276,7 @@ fn leaf(b: &mut Builder<'_>, parent: NodeId, at: u64, i: disasm::Insn, addr: u64
         format!("0x{addr:08x}"),
         at,
         i.len as u64,
-        Value::text(i.text),
+        Value::insn(i.text),
     );
 }
 

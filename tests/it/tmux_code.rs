@@ -1,0 +1,322 @@
+//! A function's instructions in a real terminal (80x24): one row each,
+//! address, bytes and text in columns, as llvm-objdump prints them for an
+//! object clang-22 compiles here; the hex pane and the rows follow each
+//! other both ways. Skipped where tmux, clang-22, llvm-objdump-22 or
+//! libLLVM is missing.
+
+use crate::common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::tmux::Tmux;
+
+const CLANG: &str = "clang-22";
+const OBJDUMP: &str = "llvm-objdump-22";
+const READELF: &str = "llvm-readelf-22";
+
+const SOURCE: &str = "int g(int x) { return x * 3 + 7; }\n\
+int f(int x) { int s = 0; for (int i = 0; i < x; i++) s += g(i) ^ i; return s; }\n";
+
+/// One instruction as llvm-objdump prints it.
+struct Insn {
+    addr: u64,
+    bytes: Vec<u8>,
+    text: String,
+}
+
+/// The instructions of function `func` in `.text`, from `llvm-objdump -d`
+/// with raw bytes: `  14: 8d 04 bf   \tleal\t(%rdi,%rdi,4), %eax`.
+fn objdump(file: &Path, func: &str) -> Vec<Insn> {
+    let out = Command::new(OBJDUMP)
+        .arg("-d")
+        .arg(file)
+        .output()
+        .expect("llvm-objdump runs");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut inside = false;
+    let mut v = Vec::new();
+    for line in text.lines() {
+        if line.ends_with(&format!("<{func}>:")) {
+            inside = true;
+            continue;
+        }
+        if !inside {
+            continue;
+        }
+        if line.trim().is_empty() {
+            break;
+        }
+        let Some((a, rest)) = line.split_once(':') else {
+            continue;
+        };
+        let Some((bytes, t)) = rest.split_once('\t') else {
+            continue;
+        };
+        let t = t.split(" <").next().unwrap_or(t);
+        v.push(Insn {
+            addr: u64::from_str_radix(a.trim(), 16).expect("an address"),
+            bytes: bytes
+                .split_whitespace()
+                .map(|b| u8::from_str_radix(b, 16).expect("a hex byte"))
+                .collect(),
+            text: t.split_whitespace().collect::<Vec<_>>().join(" "),
+        });
+    }
+    v
+}
+
+/// Where `.text` starts in the file, from llvm-readelf's section headers.
+fn text_offset(file: &Path) -> u64 {
+    let out = Command::new(READELF)
+        .args(["-S", "--wide"])
+        .arg(file)
+        .output()
+        .expect("llvm-readelf runs");
+    let s = String::from_utf8_lossy(&out.stdout);
+    let line = s
+        .lines()
+        .find(|l| l.split_whitespace().any(|w| w == ".text"))
+        .expect("a .text section");
+    // `[ 2] .text PROGBITS 0000000000000000 000040 …`: the offset follows
+    // the address.
+    let w: Vec<&str> = line
+        .split(']')
+        .nth(1)
+        .expect("a section line")
+        .split_whitespace()
+        .collect();
+    u64::from_str_radix(w[3], 16).expect("an offset")
+}
+
+/// [`SOURCE`] compiled by clang-22 for x86-64 into `dir/x.o`.
+fn compile(dir: &Path) -> std::path::PathBuf {
+    compile_as(dir, SOURCE, "x")
+}
+
+/// `src` compiled by clang-22 -O1 for x86-64 into `dir/NAME.o`.
+fn compile_as(dir: &Path, src: &str, name: &str) -> std::path::PathBuf {
+    let c = dir.join(format!("{name}.c"));
+    let o = dir.join(format!("{name}.o"));
+    std::fs::write(&c, src).unwrap();
+    let ok = Command::new(CLANG)
+        .args(["-O1", "-c", "--target=x86_64-linux-gnu", "-o"])
+        .arg(&o)
+        .arg(&c)
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "clang-22 compiles");
+    o
+}
+
+/// The status bar's first line: the selected node and its value.
+fn selected(screen: &str) -> String {
+    let lines: Vec<&str> = screen.lines().collect();
+    lines[lines.len().saturating_sub(2)].to_string()
+}
+
+#[test]
+fn a_functions_instructions_are_rows_in_sync_with_the_hex_pane() {
+    if !common::tool(CLANG)
+        || !common::tool(OBJDUMP)
+        || !common::tool(READELF)
+        || fwview::disasm::Engine::library().is_none()
+    {
+        return;
+    }
+    let dir = common::scratch();
+    let o = compile(dir.path());
+    let insns = objdump(&o, "f");
+    assert!(insns.len() >= 6, "{} instructions", insns.len());
+    let base = text_offset(&o);
+
+    let cmd = format!("{} {}", env!("CARGO_BIN_EXE_fwview"), o.display());
+    let Some(t) = Tmux::start(&cmd, 80, 24) else {
+        return;
+    };
+    t.wait("the first frame", |s| s.contains("Structure"));
+    // Go to the third instruction's first byte: its row is selected.
+    let third = &insns[2];
+    t.keys(&["g"]);
+    t.wait("the goto prompt", |s| s.contains("Go to offset"));
+    t.text(&format!("0x{:x}", base + third.addr));
+    t.keys(&["Enter"]);
+    let row = |i: &Insn| format!("0x{:08x}  ", i.addr);
+    let s = t.wait("the function's rows", |s| s.contains(&row(third)));
+    assert!(
+        selected(&s).starts_with(&format!("0x{:08x}  {}", third.addr, third.text)),
+        "the status line names the instruction:\n{s}"
+    );
+    // Every row: the address, then as many of its bytes as fit (with `…`
+    // where cut), then the start of its text, the text in one column.
+    let mut text_col = None;
+    for i in &insns {
+        let Some(line) = s.lines().find(|l| l.contains(&row(i))) else {
+            continue;
+        };
+        let after = line.split_once(&row(i)).map(|x| x.1).unwrap_or_default();
+        let cells: Vec<&str> = after.split_whitespace().collect();
+        let mut k = 0;
+        while let Some(b) = cells.get(k) {
+            let hex = b.trim_end_matches('…');
+            match u8::from_str_radix(hex, 16) {
+                Ok(v) if hex.len() == 2 => {
+                    assert_eq!(Some(&v), i.bytes.get(k), "byte {k} of {line}");
+                    k += 1;
+                    if b.ends_with('…') {
+                        assert!(i.bytes.len() > k, "cut only where longer: {line}");
+                        break;
+                    }
+                }
+                _ => break,
+            }
+        }
+        assert!(
+            k >= 2.min(i.bytes.len()),
+            "bytes shown at 80 columns: {line}"
+        );
+        if k < i.bytes.len() {
+            assert!(after.contains('…'), "a cut shows `…`: {line}");
+        }
+        let mnemonic = i.text.split(' ').next().unwrap_or_default();
+        let at = line.find(&format!("  {mnemonic}")).expect("the text") + 2;
+        let col = line[..at].chars().count();
+        assert_eq!(
+            *text_col.get_or_insert(col),
+            col,
+            "aligned text: {line}\n{s}"
+        );
+        assert!(line.chars().count() <= 80);
+    }
+    assert!(text_col.is_some(), "rows shown:\n{s}");
+
+    // The hex pane moves the selection: past the third instruction's
+    // bytes, the fourth is selected.
+    t.keys(&["Tab"]);
+    for _ in 0..third.bytes.len() {
+        t.keys(&["Right"]);
+    }
+    let fourth = &insns[3];
+    let want = format!("0x{:08x}  {}", fourth.addr, fourth.text);
+    t.wait("the next instruction selected", |s| {
+        selected(s).starts_with(&want)
+    });
+    // And the rows move the hex cursor: Down in the tree goes to the fifth
+    // instruction and its first byte.
+    t.keys(&["Tab"]);
+    t.keys(&["Down"]);
+    let fifth = &insns[4];
+    let s = t.wait("the cursor at the fifth instruction", |s| {
+        s.contains(&format!("0x{:x} / 0x", base + fifth.addr))
+    });
+    assert!(
+        selected(&s).starts_with(&format!("0x{:08x}  {}", fifth.addr, fifth.text)),
+        "{s}"
+    );
+    t.keys(&["q"]);
+}
+
+/// `/n:retq` finds the returns in functions not yet opened, as many as
+/// llvm-objdump prints; `y v` copies the instruction's text.
+#[test]
+fn mnemonics_are_found_and_copied_in_the_explorer() {
+    if !common::tool(CLANG) || !common::tool(OBJDUMP) || fwview::disasm::Engine::library().is_none()
+    {
+        return;
+    }
+    let dir = common::scratch();
+    let o = compile(dir.path());
+    let rets: Vec<Insn> = ["g", "f"]
+        .iter()
+        .flat_map(|f| objdump(&o, f))
+        .filter(|i| i.text == "retq")
+        .collect();
+    assert!(!rets.is_empty());
+    let cmd = format!("{} {}", env!("CARGO_BIN_EXE_fwview"), o.display());
+    let Some(t) = Tmux::start(&cmd, 80, 24) else {
+        return;
+    };
+    t.wait("the first frame", |s| s.contains("Structure"));
+    t.keys(&["/"]);
+    t.wait("the search prompt", |s| s.contains("Search:"));
+    t.text("n:retq");
+    t.keys(&["Enter"]);
+    let s = t.wait("the first match", |s| s.contains("match 1 of"));
+    assert!(
+        s.contains(&format!("match 1 of {}", rets.len())),
+        "{} returns:\n{s}",
+        rets.len()
+    );
+    assert!(
+        selected(&s).starts_with(&format!("0x{:08x}  retq", rets[0].addr)),
+        "{s}"
+    );
+    t.keys(&["y"]);
+    t.wait("the copy menu", |s| s.contains("Copy (Esc cancels)"));
+    t.keys(&["v"]);
+    t.wait("the copy", |s| {
+        s.contains("copied the instruction's text to the clipboard")
+    });
+    t.keys(&["q"]);
+}
+
+/// Two builds side by side (`fwview A B`): a statement inserted in B is
+/// one added row in the function, and the instructions after it, at new
+/// addresses, pair with theirs in A unmarked.
+#[test]
+fn the_side_by_side_view_aligns_instructions_as_a_sequence() {
+    if !common::tool(CLANG) || !common::tool(OBJDUMP) || fwview::disasm::Engine::library().is_none()
+    {
+        return;
+    }
+    let src = "volatile int v;\nvoid steps(void) { v = 1; v = 2; v = 3; v = 4; v = 5; }\n";
+    let dir = common::scratch();
+    let a = compile_as(dir.path(), src, "a");
+    let b = compile_as(dir.path(), &src.replace("v = 2;", "v = 2; v = 42;"), "b");
+    let added = objdump(&b, "steps")
+        .into_iter()
+        .find(|i| i.text.starts_with("movl $0x2a,"))
+        .expect("the store of 42");
+    let cmd = format!(
+        "{} {} {}",
+        env!("CARGO_BIN_EXE_fwview"),
+        a.display(),
+        b.display()
+    );
+    let Some(t) = Tmux::start(&cmd, 160, 30) else {
+        return;
+    };
+    t.wait("the diff counts", |s| s.contains(" changed  +"));
+    let row = format!("0x{:08x}  ", added.addr);
+    let mut s = t.screen();
+    for _ in 0..12 {
+        if s.contains("movl $0x2a") {
+            break;
+        }
+        t.keys(&["]", "c"]);
+        s = t.wait("the next change", |_| true);
+    }
+    let line = s
+        .lines()
+        .find(|l| l.contains("movl $0x2a"))
+        .unwrap_or_else(|| panic!("the added row:\n{s}"));
+    let (left, right) = line.split_once("││").expect("two panes");
+    assert!(left.starts_with("│+") && !left.contains("0x"), "{line}");
+    assert!(right.starts_with('+') && right.contains(&row), "{line}");
+    // The stores after it moved by the new instruction's length and are
+    // no change.
+    for _ in 0..4 {
+        t.keys(&["j"]);
+    }
+    let s = t.wait("the rows after it", |s| s.contains("movl $0x5, (%rip)"));
+    for k in 3..=5 {
+        let l = s
+            .lines()
+            .find(|l| l.contains(&format!("movl $0x{k}, (%rip)")))
+            .unwrap_or_else(|| panic!("the store of {k}:\n{s}"));
+        assert!(l.starts_with("│ ") && l.contains("││ "), "unmarked: {l}");
+        assert_eq!(l.matches(&format!("movl $0x{k},")).count(), 2, "{l}");
+    }
+    t.keys(&["q"]);
+}
