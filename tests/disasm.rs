@@ -4,9 +4,12 @@
 //! `fwview --json --code`. Every instruction fwview shows must be one that
 //! `llvm-objdump-22 -d --no-show-raw-insn` prints at the same address, with
 //! the same length (up to the next instruction it prints) and the same
-//! text (whitespace normalised; objdump's comments and `<symbol>`
-//! annotations left out), and every instruction objdump prints inside a
-//! function fwview shows must be there.
+//! text (whitespace normalised; objdump's comments left out), and every
+//! instruction objdump prints inside a function fwview shows must be
+//! there. A branch or call target objdump names `<symbol+0x10>` after the
+//! target's address (or, on AMDGPU, after the word offset) fwview names
+//! the same, and following the instruction's link selects the instruction
+//! at that address.
 
 mod common;
 
@@ -14,15 +17,59 @@ use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsStr;
 use std::path::Path;
 use std::process::Command;
+use std::sync::Arc;
 
 use common::json::{all_kids, name, off, size, val};
+use fwview::formats::build_tree_with;
+use fwview::model::{NodeId, Options, Source};
 use serde_json::Value;
 
 const OBJDUMP: &str = "llvm-objdump-22";
 const CLANG: &str = "clang-22";
 
-/// (section, address) -> (text, length if known).
-type Listing = BTreeMap<(String, u64), (String, Option<u64>)>;
+/// One instruction as llvm-objdump prints it.
+#[derive(Clone, Debug)]
+struct Line {
+    text: String,
+    /// Up to the next instruction of the section, where one follows.
+    len: Option<u64>,
+    /// The `<symbol+0x10>` it names its branch target by, if it does.
+    label: Option<String>,
+}
+
+/// What llvm-objdump prints of a file.
+#[derive(Default)]
+struct Listing {
+    /// (section, address) -> instruction.
+    insns: BTreeMap<(String, u64), Line>,
+    /// (section, symbol) -> address, from the `ADDR <symbol>:` headers.
+    symbols: HashMap<(String, String), u64>,
+}
+
+impl Listing {
+    fn get(&self, sec: &str, a: u64) -> Option<&Line> {
+        self.insns.get(&(sec.to_string(), a))
+    }
+
+    /// The address a `<sym+0x10>` label names, in section `sec`.
+    fn address_of(&self, sec: &str, label: &str) -> Option<u64> {
+        let inner = label.strip_prefix('<')?.strip_suffix('>')?;
+        let (sym, off) = match inner.rsplit_once("+0x") {
+            Some((s, o)) => (s, u64::from_str_radix(o, 16).ok()?),
+            None => (inner, 0),
+        };
+        Some(self.symbols.get(&(sec.to_string(), sym.to_string()))? + off)
+    }
+}
+
+/// `text <label>` split at the label, if it ends with one.
+fn split_label(s: &str) -> (&str, Option<&str>) {
+    let s = s.trim_end();
+    match s.rfind(" <") {
+        Some(i) if s.ends_with('>') => (&s[..i], Some(&s[i + 1..])),
+        _ => (s, None),
+    }
+}
 
 /// `mnemonic operands`, whitespace runs as one space.
 fn norm(s: &str) -> String {
@@ -46,7 +93,8 @@ fn objdump(file: &Path, args: &[&str], comment: &str) -> Listing {
         String::from_utf8_lossy(&out.stderr)
     );
     let text = String::from_utf8_lossy(&out.stdout);
-    let mut per: Vec<(String, Vec<(u64, String)>)> = Vec::new();
+    let mut per: Vec<(String, Vec<(u64, Line)>)> = Vec::new();
+    let mut m = Listing::default();
     for line in text.lines() {
         if let Some(s) = line
             .strip_prefix("Disassembly of section ")
@@ -55,10 +103,18 @@ fn objdump(file: &Path, args: &[&str], comment: &str) -> Listing {
             per.push((s.to_string(), Vec::new()));
             continue;
         }
-        let Some((_, list)) = per.last_mut() else {
+        let Some((sec, list)) = per.last_mut() else {
             continue;
         };
-        // `  1c:  text`, or AMDGPU's `\ttext // 00000000001C: …`.
+        // `0000000000000030 <dot>:`
+        if let Some((a, rest)) = line.split_once(" <") {
+            if let (Ok(a), Some(sym)) = (u64::from_str_radix(a, 16), rest.strip_suffix(">:")) {
+                m.symbols.insert((sec.clone(), sym.to_string()), a);
+                continue;
+            }
+        }
+        // `  1c:  text`, or AMDGPU's `\ttext // 00000000001C: … <label>`.
+        let mut label = None;
         let (addr, body) = match line.split_once(':') {
             Some((a, rest))
                 if !a.trim().is_empty()
@@ -77,27 +133,33 @@ fn objdump(file: &Path, args: &[&str], comment: &str) -> Listing {
                 let Ok(a) = u64::from_str_radix(a, 16) else {
                     continue;
                 };
+                label = split_label(c).1.map(str::to_string);
                 (a, body)
             }
             _ => continue,
         };
         let body = body.split(comment).next().unwrap_or("");
         // The `<symbol+off>` after a branch target.
-        let body = match body.find(" <") {
-            Some(i) if body.trim_end().ends_with('>') => &body[..i],
-            _ => body,
-        };
+        let (body, l) = split_label(body);
+        label = label.or(l.map(str::to_string));
         let t = norm(body);
         if t.is_empty() || t == "..." {
             continue;
         }
-        list.push((addr, t));
+        list.push((
+            addr,
+            Line {
+                text: t,
+                len: None,
+                label,
+            },
+        ));
     }
-    let mut m = Listing::new();
     for (sec, list) in per {
-        for (i, (a, t)) in list.iter().enumerate() {
-            let len = list.get(i + 1).map(|n| n.0 - a);
-            m.insert((sec.clone(), *a), (t.clone(), len));
+        for (i, (a, line)) in list.iter().enumerate() {
+            let mut line = line.clone();
+            line.len = list.get(i + 1).map(|n| n.0 - a);
+            m.insns.insert((sec.clone(), *a), line);
         }
     }
     m
@@ -110,8 +172,8 @@ struct Func {
     /// Its first instruction's address and its size in bytes.
     addr: u64,
     size: u64,
-    /// (address, length, text) of each instruction.
-    insns: Vec<(u64, u64, String)>,
+    /// (address, offset, length, value) of each instruction.
+    insns: Vec<(u64, u64, u64, String)>,
 }
 
 /// True for an instruction node's name: `0x` and at least 8 hex digits.
@@ -157,6 +219,7 @@ fn functions(n: &Value, section: &str, out: &mut Vec<Func>) {
                 .map(|k| {
                     (
                         u64::from_str_radix(&name(k)[2..], 16).expect("hex"),
+                        off(k),
                         size(k),
                         val(k).to_string(),
                     )
@@ -194,37 +257,114 @@ fn fwview_code(file: &Path) -> Value {
     serde_json::from_slice(&out.stdout).expect("JSON")
 }
 
+/// True if objdump's text names its branch target itself (an address
+/// operand, or an AMDGPU SOPP branch's word offset), so that fwview must
+/// name it too; objdump also names targets it finds by following
+/// registers (RISC-V `jr t1` after `auipc`), which a decoder alone does
+/// not.
+fn names_target(text: &str) -> bool {
+    let mnemonic = text.split(' ').next().unwrap_or("");
+    let last = text.rsplit([' ', ',']).next().unwrap_or("");
+    last.starts_with("0x") || mnemonic == "s_branch" || mnemonic.starts_with("s_cbranch_")
+}
+
+/// For every instruction fwview links to another place: its offset ->
+/// the name of the node that following the link selects, in a tree of
+/// `file` where nothing was opened before (so the target's function is
+/// built on the way, as the explorer's `f` does).
+fn landings(file: &Path) -> HashMap<u64, String> {
+    let src = Arc::new(Source::open(file).expect("the file opens"));
+    let opts = Options { code: true };
+    let mut t = build_tree_with(src.clone(), "input", opts);
+    t.expand_all();
+    let mut links = Vec::new();
+    for id in 0..t.len() as NodeId {
+        if let (Some(l), Some(n)) = (t.link(id), t.node(id)) {
+            if is_insn(&n.name) && !t.has_children(id) {
+                links.push((n.offset, l));
+            }
+        }
+    }
+    let mut fresh = build_tree_with(src, "input", opts);
+    links
+        .into_iter()
+        .map(|(o, l)| {
+            let n = fresh.smallest_containing(l.offset, l.size);
+            (o, fresh.name(n).to_string())
+        })
+        .collect()
+}
+
 /// Compares fwview's functions with objdump's listing; returns how many
-/// instructions were compared. Every function must have instructions.
-fn compare(what: &str, funcs: &[Func], want: &Listing) -> usize {
+/// instructions and how many branch targets were compared. Every function
+/// must have instructions. `lands` is what [`landings`] found.
+fn compare(
+    what: &str,
+    funcs: &[Func],
+    want: &Listing,
+    lands: &HashMap<u64, String>,
+) -> (usize, usize) {
     assert!(!funcs.is_empty(), "{what}: fwview shows no instructions");
     let mut n = 0;
+    let mut targets = 0;
     let mut bad = Vec::new();
     for f in funcs {
         let mut covered = 0;
-        for (a, len, text) in &f.insns {
+        for (a, o, len, value) in &f.insns {
             covered += len;
-            match want.get(&(f.section.clone(), *a)) {
-                None => bad.push(format!(
+            let (text, label) = split_label(value);
+            n += 1;
+            let Some(w) = want.get(&f.section, *a) else {
+                bad.push(format!(
                     "{what} {} {}: fwview has {a:#x} {text:?}, objdump nothing there",
                     f.section, f.name
-                )),
-                Some((t, l)) => {
-                    if t != text {
-                        bad.push(format!(
-                            "{what} {} {a:#x}: fwview {text:?}, objdump {t:?}",
-                            f.name
-                        ));
-                    }
-                    if l.is_some_and(|l| l != *len) {
-                        bad.push(format!(
-                            "{what} {} {a:#x}: fwview length {len}, objdump {l:?}",
-                            f.name
-                        ));
-                    }
-                }
+                ));
+                continue;
+            };
+            if w.text != text {
+                bad.push(format!(
+                    "{what} {} {a:#x}: fwview {text:?}, objdump {:?}",
+                    f.name, w.text
+                ));
             }
-            n += 1;
+            if w.len.is_some_and(|l| l != *len) {
+                bad.push(format!(
+                    "{what} {} {a:#x}: fwview length {len}, objdump {:?}",
+                    f.name, w.len
+                ));
+            }
+            match (w.label.as_deref(), label) {
+                (Some(x), Some(y)) if x != y => bad.push(format!(
+                    "{what} {} {a:#x} {text}: fwview names the target {y}, objdump {x}",
+                    f.name
+                )),
+                (Some(x), None) if names_target(&w.text) => bad.push(format!(
+                    "{what} {} {a:#x} {text}: objdump names the target {x}, fwview not",
+                    f.name
+                )),
+                (None, Some(y)) => bad.push(format!(
+                    "{what} {} {a:#x} {text}: fwview names a target {y}, objdump none",
+                    f.name
+                )),
+                _ => {}
+            }
+            // The link lands on the instruction at the address objdump
+            // names.
+            let Some(to) = label
+                .filter(|_| w.label.is_some())
+                .and_then(|l| want.address_of(&f.section, l))
+            else {
+                continue;
+            };
+            targets += 1;
+            let expect = format!("0x{to:08x}");
+            if lands.get(o) != Some(&expect) {
+                bad.push(format!(
+                    "{what} {} {a:#x} {value}: following its link selects {:?}, not the instruction {expect}",
+                    f.name,
+                    lands.get(o)
+                ));
+            }
         }
         assert_eq!(
             covered, f.size,
@@ -233,13 +373,14 @@ fn compare(what: &str, funcs: &[Func], want: &Listing) -> usize {
         );
         // Every instruction objdump prints inside the function is there.
         let have: HashMap<u64, ()> = f.insns.iter().map(|i| (i.0, ())).collect();
-        for ((s, a), (t, _)) in
-            want.range((f.section.clone(), f.addr)..(f.section.clone(), f.addr + f.size))
+        for ((s, a), w) in want
+            .insns
+            .range((f.section.clone(), f.addr)..(f.section.clone(), f.addr + f.size))
         {
             if s == &f.section && !have.contains_key(a) {
                 bad.push(format!(
-                    "{what} {}: objdump has {a:#x} {t:?}, fwview not",
-                    f.name
+                    "{what} {}: objdump has {a:#x} {:?}, fwview not",
+                    f.name, w.text
                 ));
             }
         }
@@ -250,7 +391,7 @@ fn compare(what: &str, funcs: &[Func], want: &Listing) -> usize {
         bad.len(),
         bad.iter().take(40).cloned().collect::<Vec<_>>().join("\n")
     );
-    n
+    (n, targets)
 }
 
 /// Checks one object file; returns the instructions compared.
@@ -258,9 +399,10 @@ fn check_file(what: &str, file: &Path, args: &[&str], comment: &str) -> usize {
     let j = fwview_code(file);
     let mut funcs = Vec::new();
     functions(&j["root"], "", &mut funcs);
-    let n = compare(what, &funcs, &objdump(file, args, comment));
+    let (n, targets) = compare(what, &funcs, &objdump(file, args, comment), &landings(file));
+    assert!(targets > 0, "{what}: no branch target compared");
     eprintln!(
-        "{what}: {n} instructions in {} functions equal to {OBJDUMP}'s",
+        "{what}: {n} instructions in {} functions equal to {OBJDUMP}'s, {targets} branch targets named and linked as it names them",
         funcs.len()
     );
     n
@@ -400,8 +542,10 @@ fn the_hip_bundles_code_objects_decode_as_llvm_objdump_does() {
     let path = common::asset("hip/debian-librocsparse0-5.3.0__hip_fatbin-first-bundle.hipfb");
     let bytes = std::fs::read(&path).expect("the sample");
     let j = fwview_code(&path);
+    let lands = landings(&path);
     let dir = common::scratch();
     let mut total = 0;
+    let mut targets = 0;
     let mut objects = 0;
     for e in all_kids(&j["root"]) {
         if !val(e).starts_with("ELF,") {
@@ -412,11 +556,13 @@ fn the_hip_bundles_code_objects_decode_as_llvm_objdump_does() {
         std::fs::write(&f, &bytes[o..o + s]).expect("write");
         let mut funcs = Vec::new();
         functions(e, "", &mut funcs);
-        let n = compare(name(e), &funcs, &objdump(&f, &[], "//"));
-        eprintln!("{}: {n} instructions", name(e));
+        let (n, t) = compare(name(e), &funcs, &objdump(&f, &[], "//"), &lands);
+        eprintln!("{}: {n} instructions, {t} branch targets", name(e));
         total += n;
+        targets += t;
         objects += 1;
     }
     assert!(objects >= 6, "{objects} code objects in the bundle");
-    eprintln!("HIP bundle: {total} instructions in {objects} code objects compared");
+    // Its kernels are one instruction each: no branches to compare.
+    eprintln!("HIP bundle: {total} instructions and {targets} branch targets in {objects} code objects compared");
 }
