@@ -44,11 +44,22 @@ struct Listing {
     insns: BTreeMap<(String, u64), Line>,
     /// (section, symbol) -> address, from the `ADDR <symbol>:` headers.
     symbols: HashMap<(String, String), u64>,
+    /// (section, offset) -> `TYPE symbol+addend` of each relocation `-r`
+    /// prints there, in its order.
+    relocs: BTreeMap<(String, u64), Vec<String>>,
 }
 
 impl Listing {
     fn get(&self, sec: &str, a: u64) -> Option<&Line> {
         self.insns.get(&(sec.to_string(), a))
+    }
+
+    /// The relocations that patch `[a, a+len)` of section `sec`.
+    fn relocs_in(&self, sec: &str, a: u64, len: u64) -> Vec<String> {
+        self.relocs
+            .range((sec.to_string(), a)..(sec.to_string(), a + len))
+            .flat_map(|(_, v)| v.iter().cloned())
+            .collect()
     }
 
     /// The address a `<sym+0x10>` label names, in section `sec`.
@@ -59,6 +70,22 @@ impl Listing {
             None => (inner, 0),
         };
         Some(self.symbols.get(&(sec.to_string(), sym.to_string()))? + off)
+    }
+}
+
+/// fwview's `text [R_TYPE symbol+addend] [...]` split into the text and
+/// the relocations, each whitespace normalised.
+fn split_relocs(s: &str) -> (&str, Vec<String>) {
+    match s.find(" [R_") {
+        Some(i) => (
+            &s[..i],
+            s[i + 2..]
+                .trim_end_matches(']')
+                .split("] [")
+                .map(norm)
+                .collect(),
+        ),
+        None => (s, Vec::new()),
     }
 }
 
@@ -81,7 +108,7 @@ fn norm(s: &str) -> String {
 /// section follows it. `comment` starts objdump's comments for the ISA.
 fn objdump(file: &Path, args: &[&str], comment: &str) -> Listing {
     let out = Command::new(OBJDUMP)
-        .args(["-d", "--no-show-raw-insn"])
+        .args(["-dr", "--no-show-raw-insn"])
         .args(args)
         .arg(file)
         .output()
@@ -106,6 +133,19 @@ fn objdump(file: &Path, args: &[&str], comment: &str) -> Listing {
         let Some((sec, list)) = per.last_mut() else {
             continue;
         };
+        // `\t\t000000000000006a:  R_X86_64_PC32\t.rodata-0x4`
+        if let Some((a, r)) = line.strip_prefix("\t\t").and_then(|l| l.split_once(':')) {
+            if let (Ok(a), Some(r)) = (
+                u64::from_str_radix(a, 16),
+                r.trim_start().strip_prefix("R_"),
+            ) {
+                m.relocs
+                    .entry((sec.clone(), a))
+                    .or_default()
+                    .push(norm(&format!("R_{r}")));
+                continue;
+            }
+        }
         // `0000000000000030 <dot>:`
         if let Some((a, rest)) = line.split_once(" <") {
             if let (Ok(a), Some(sym)) = (u64::from_str_radix(a, 16), rest.strip_suffix(">:")) {
@@ -296,24 +336,34 @@ fn landings(file: &Path) -> HashMap<u64, String> {
 }
 
 /// Compares fwview's functions with objdump's listing; returns how many
-/// instructions and how many branch targets were compared. Every function
+/// instructions, branch targets and relocations were compared. Every function
 /// must have instructions. `lands` is what [`landings`] found.
 fn compare(
     what: &str,
     funcs: &[Func],
     want: &Listing,
     lands: &HashMap<u64, String>,
-) -> (usize, usize) {
+) -> (usize, usize, usize) {
     assert!(!funcs.is_empty(), "{what}: fwview shows no instructions");
     let mut n = 0;
     let mut targets = 0;
+    let mut relocated = 0;
     let mut bad = Vec::new();
     for f in funcs {
         let mut covered = 0;
         for (a, o, len, value) in &f.insns {
             covered += len;
-            let (text, label) = split_label(value);
+            let (rest, relocs) = split_relocs(value);
+            let (text, label) = split_label(rest);
             n += 1;
+            let want_relocs = want.relocs_in(&f.section, *a, *len);
+            if relocs != want_relocs {
+                bad.push(format!(
+                    "{what} {} {a:#x} {text}: fwview relocations {relocs:?}, objdump -r {want_relocs:?}",
+                    f.name
+                ));
+            }
+            relocated += relocs.len();
             let Some(w) = want.get(&f.section, *a) else {
                 bad.push(format!(
                     "{what} {} {}: fwview has {a:#x} {text:?}, objdump nothing there",
@@ -333,7 +383,10 @@ fn compare(
                     f.name, w.len
                 ));
             }
-            match (w.label.as_deref(), label) {
+            // A relocated branch's bytes hold a placeholder, which objdump
+            // names all the same; fwview names the relocation instead.
+            let objdump_label = w.label.as_deref().filter(|_| want_relocs.is_empty());
+            match (objdump_label, label) {
                 (Some(x), Some(y)) if x != y => bad.push(format!(
                     "{what} {} {a:#x} {text}: fwview names the target {y}, objdump {x}",
                     f.name
@@ -351,7 +404,7 @@ fn compare(
             // The link lands on the instruction at the address objdump
             // names.
             let Some(to) = label
-                .filter(|_| w.label.is_some())
+                .filter(|_| objdump_label.is_some())
                 .and_then(|l| want.address_of(&f.section, l))
             else {
                 continue;
@@ -391,21 +444,23 @@ fn compare(
         bad.len(),
         bad.iter().take(40).cloned().collect::<Vec<_>>().join("\n")
     );
-    (n, targets)
+    (n, targets, relocated)
 }
 
-/// Checks one object file; returns the instructions compared.
-fn check_file(what: &str, file: &Path, args: &[&str], comment: &str) -> usize {
+/// Checks one object file; returns the instructions and the relocations
+/// compared.
+fn check_file(what: &str, file: &Path, args: &[&str], comment: &str) -> (usize, usize) {
     let j = fwview_code(file);
     let mut funcs = Vec::new();
     functions(&j["root"], "", &mut funcs);
-    let (n, targets) = compare(what, &funcs, &objdump(file, args, comment), &landings(file));
+    let (n, targets, relocs) =
+        compare(what, &funcs, &objdump(file, args, comment), &landings(file));
     assert!(targets > 0, "{what}: no branch target compared");
     eprintln!(
-        "{what}: {n} instructions in {} functions equal to {OBJDUMP}'s, {targets} branch targets named and linked as it names them",
+        "{what}: {n} instructions in {} functions equal to {OBJDUMP}'s, {targets} branch targets named and linked as it names them, {relocs} relocations as -r shows them",
         funcs.len()
     );
-    n
+    (n, relocs)
 }
 
 const C_SOURCE: &str = r#"
@@ -464,11 +519,16 @@ fn cpu_objects_decode_as_llvm_objdump_does() {
             compile(dir.path(), C_SOURCE, CLANG, args, &out),
             "{what} compiles"
         );
-        total += check_file(what, &dir.path().join(&out), &[], comment);
+        let (n, relocs) = check_file(what, &dir.path().join(&out), &[], comment);
+        // The source calls an external function: a relocation.
+        assert!(relocs > 0, "{what}: no relocation compared");
+        total += n;
     }
     if common::tool("gcc") {
         assert!(compile(dir.path(), C_SOURCE, "gcc", &["-O2"], "gcc.o"));
-        total += check_file("x86-64 gcc", &dir.path().join("gcc.o"), &[], "#");
+        let (n, relocs) = check_file("x86-64 gcc", &dir.path().join("gcc.o"), &[], "#");
+        assert!(relocs > 0, "x86-64 gcc: no relocation compared");
+        total += n;
     }
     eprintln!("CPU objects: {total} instructions compared");
 }
@@ -527,7 +587,7 @@ fn amdgpu_code_objects_decode_as_llvm_objdump_does() {
             "{cpu}: {}",
             String::from_utf8_lossy(&st.stderr)
         );
-        total += check_file(cpu, &out, &[&format!("--mcpu={cpu}")], "//");
+        total += check_file(cpu, &out, &[&format!("--mcpu={cpu}")], "//").0;
     }
     eprintln!("AMDGPU objects: {total} instructions compared");
 }
@@ -556,7 +616,7 @@ fn the_hip_bundles_code_objects_decode_as_llvm_objdump_does() {
         std::fs::write(&f, &bytes[o..o + s]).expect("write");
         let mut funcs = Vec::new();
         functions(e, "", &mut funcs);
-        let (n, t) = compare(name(e), &funcs, &objdump(&f, &[], "//"), &lands);
+        let (n, t, _) = compare(name(e), &funcs, &objdump(&f, &[], "//"), &lands);
         eprintln!("{}: {n} instructions, {t} branch targets", name(e));
         total += n;
         targets += t;

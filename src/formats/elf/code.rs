@@ -282,11 +282,22 @@ fn decode_all(b: &mut Builder<'_>, id: NodeId, place: &Place, start: u64, len: u
 /// One instruction: named by its address, valued by its text. A branch
 /// or call names its target after the text as `llvm-objdump` does
 /// (`jmp 0x1c <main+0x1c>`) and links to the target's first byte, which
-/// the instruction there (or its function, or its section) holds.
+/// the instruction there (or its function, or its section) holds. In a
+/// relocatable file, the relocations that patch the instruction follow
+/// the text instead, each as `[TYPE symbol+addend]`
+/// (`callq 0xfb [R_X86_64_PLT32 ext-0x4]`): the target its bytes give is
+/// then only a placeholder, neither named nor linked.
 fn leaf(b: &mut Builder<'_>, parent: NodeId, place: &Place, at: u64, i: disasm::Insn, addr: u64) {
     let mut text = i.text;
     let mut to = None;
-    if let Some(t) = i.target {
+    let mut relocated = false;
+    for r in place.names.relocs(place.sec, addr, i.len as u64) {
+        text.push_str(" [");
+        text.push_str(r);
+        text.push(']');
+        relocated = true;
+    }
+    if let Some(t) = i.target.filter(|_| !relocated) {
         let r = place.names.resolve(place.sec, t);
         if let Some(l) = r.label {
             text.push(' ');

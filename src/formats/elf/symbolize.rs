@@ -2,9 +2,13 @@
 //! instructions are asked for: the symbols of each section, to name a
 //! branch target as `llvm-objdump` does (`<sym+0x10>`: the last symbol at
 //! or before the target, in the target's section) and to find the bytes
-//! it lands on.
+//! it lands on; and, in a relocatable file, the relocations of each code
+//! section, to show at the instruction they patch (`[R_X86_64_PLT32
+//! ext-0x4]`: type, symbol and addend, spelled as `llvm-objdump -dr`
+//! spells them).
 
-use super::symbols::{read_sym, real_section, relocatable, resolve, sym_entry};
+use super::relocations::rels;
+use super::symbols::{read_sym, real_section, relocatable, resolve, sym_entry, sym_name};
 use super::{constants, Elf};
 use crate::model::Builder;
 
@@ -25,6 +29,9 @@ struct Section {
     at: Option<u64>,
     /// (value, name) of its symbols, sorted by value then name.
     syms: Vec<(u64, String)>,
+    /// (offset, `TYPE symbol+addend`) of the relocations that patch it,
+    /// sorted by offset (a relocatable file's).
+    relocs: Vec<(u64, String)>,
 }
 
 /// The symbols of an ELF's sections, for naming addresses in its code.
@@ -75,8 +82,12 @@ impl Names {
                 alloc: s.flags & constants::SHF_ALLOC != 0,
                 at: elf.data(s).map(|(a, _)| a),
                 syms: Vec::new(),
+                relocs: Vec::new(),
             })
             .collect();
+        if relocatable(elf) {
+            read_relocs(b, elf, &mut secs);
+        }
         let table = elf
             .secs
             .iter()
@@ -124,6 +135,18 @@ impl Names {
         }
     }
 
+    /// The relocations that patch `[off, off+len)` of section `sec`, in
+    /// offset order.
+    pub fn relocs(&self, sec: u32, off: u64, len: u64) -> impl Iterator<Item = &str> {
+        let r = self
+            .secs
+            .get(sec as usize)
+            .map_or(&[][..], |s| &s.relocs[..]);
+        let lo = r.partition_point(|x| x.0 < off);
+        let hi = r.partition_point(|x| x.0 < off.saturating_add(len));
+        r.get(lo..hi).unwrap_or(&[]).iter().map(|x| x.1.as_str())
+    }
+
     /// Names `target`, reached from code in section `from`.
     pub fn resolve(&self, from: u32, target: u64) -> Resolved {
         let none = Resolved {
@@ -154,6 +177,56 @@ impl Names {
             .chain(found)
             .find_map(|s| label(&s.syms, target));
         Resolved { label, at }
+    }
+}
+
+/// The relocations of every code section, from the REL and RELA sections
+/// that apply to it, at most [`MAX_SCAN`] in all.
+fn read_relocs(b: &Builder<'_>, elf: &Elf, secs: &mut [Section]) {
+    let mut left = MAX_SCAN;
+    for r in &elf.secs {
+        if !matches!(r.typ, constants::SHT_REL | constants::SHT_RELA) {
+            continue;
+        }
+        let code = elf
+            .sec(r.info.into())
+            .is_some_and(|t| t.flags & super::code::SHF_EXECINSTR != 0);
+        let Some(list) = secs.get_mut(r.info as usize).filter(|_| code) else {
+            continue;
+        };
+        let Some(it) = rels(b, elf, r, left) else {
+            continue;
+        };
+        for x in it {
+            left = left.saturating_sub(1);
+            let typ = u32::try_from(x.typ).ok().and_then(|t| elf.reloc_name(t));
+            let mut text = typ.map_or_else(|| format!("type {}", x.typ), str::to_string);
+            text.push(' ');
+            // What llvm-objdump names: no symbol is `*ABS*`.
+            match (x.sym, sym_name(b, elf, r.link, x.sym)) {
+                (0, _) => text.push_str("*ABS*"),
+                (_, Some(n)) => text.push_str(&n),
+                (i, None) => text.push_str(&format!("symbol [{i}]")),
+            }
+            // RELA addends as signed numbers of the file's word.
+            let addend = x.addend.map(|a| {
+                if elf.is64 {
+                    a as i64
+                } else {
+                    i64::from(a as u32 as i32)
+                }
+            });
+            match addend {
+                Some(a) if a > 0 => text.push_str(&format!("+0x{a:x}")),
+                Some(a) if a < 0 => text.push_str(&format!("-0x{:x}", a.unsigned_abs())),
+                _ => {}
+            }
+            list.relocs.push((x.offset, text));
+        }
+    }
+    for s in secs {
+        // Stable: relocations at one offset keep the table's order.
+        s.relocs.sort_by_key(|x| x.0);
     }
 }
 
