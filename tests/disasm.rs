@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use common::json::{all_kids, name, off, size, val};
 use fwview::formats::build_tree_with;
-use fwview::model::{NodeId, Options, Source};
+use fwview::model::{NodeId, Options, Source, Tree};
 use serde_json::Value;
 
 const OBJDUMP: &str = "llvm-objdump-22";
@@ -308,15 +308,22 @@ fn names_target(text: &str) -> bool {
     last.starts_with("0x") || mnemonic == "s_branch" || mnemonic.starts_with("s_cbranch_")
 }
 
+/// `file` parsed with instructions twice: with every node built (to find
+/// links in), and with nothing opened yet (to follow them in).
+fn built_and_fresh(file: &Path) -> (Tree, Tree) {
+    let src = Arc::new(Source::open(file).expect("the file opens"));
+    let opts = Options { code: true };
+    let mut t = build_tree_with(src.clone(), "input", opts);
+    t.expand_all();
+    (t, build_tree_with(src, "input", opts))
+}
+
 /// For every instruction fwview links to another place: its offset ->
 /// the name of the node that following the link selects, in a tree of
 /// `file` where nothing was opened before (so the target's function is
 /// built on the way, as the explorer's `f` does).
 fn landings(file: &Path) -> HashMap<u64, String> {
-    let src = Arc::new(Source::open(file).expect("the file opens"));
-    let opts = Options { code: true };
-    let mut t = build_tree_with(src.clone(), "input", opts);
-    t.expand_all();
+    let (t, mut fresh) = built_and_fresh(file);
     let mut links = Vec::new();
     for id in 0..t.len() as NodeId {
         if let (Some(l), Some(n)) = (t.link(id), t.node(id)) {
@@ -325,7 +332,6 @@ fn landings(file: &Path) -> HashMap<u64, String> {
             }
         }
     }
-    let mut fresh = build_tree_with(src, "input", opts);
     links
         .into_iter()
         .map(|(o, l)| {
@@ -552,41 +558,47 @@ kernel void mat(global double *c, global const double *a, global const double *b
 }
 "#;
 
+/// Compiles `CL_SOURCE` for AMDGPU processor `cpu` into `dir/<cpu>.o`.
+fn compile_cl(dir: &Path, cpu: &str) -> std::path::PathBuf {
+    let cl = dir.join("k.cl");
+    std::fs::write(&cl, CL_SOURCE).expect("write");
+    let out = dir.join(format!("{cpu}.o"));
+    let st = Command::new(CLANG)
+        .args([
+            "-x",
+            "cl",
+            "-Xclang",
+            "-finclude-default-header",
+            "-nogpulib",
+        ])
+        .args([
+            "--target=amdgcn-amd-amdhsa",
+            &format!("-mcpu={cpu}"),
+            "-O1",
+            "-c",
+        ])
+        .arg(&cl)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .expect("clang runs");
+    assert!(
+        st.status.success(),
+        "{cpu}: {}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    out
+}
+
 #[test]
 fn amdgpu_code_objects_decode_as_llvm_objdump_does() {
     if !common::tool(OBJDUMP) || !common::tool(CLANG) {
         return;
     }
     let dir = common::scratch();
-    let cl = dir.path().join("k.cl");
-    std::fs::write(&cl, CL_SOURCE).expect("write");
     let mut total = 0;
     for cpu in ["gfx90a", "gfx942", "gfx1100", "gfx1200"] {
-        let out = dir.path().join(format!("{cpu}.o"));
-        let st = Command::new(CLANG)
-            .args([
-                "-x",
-                "cl",
-                "-Xclang",
-                "-finclude-default-header",
-                "-nogpulib",
-            ])
-            .args([
-                "--target=amdgcn-amd-amdhsa",
-                &format!("-mcpu={cpu}"),
-                "-O1",
-                "-c",
-            ])
-            .arg(&cl)
-            .arg("-o")
-            .arg(&out)
-            .output()
-            .expect("clang runs");
-        assert!(
-            st.status.success(),
-            "{cpu}: {}",
-            String::from_utf8_lossy(&st.stderr)
-        );
+        let out = compile_cl(dir.path(), cpu);
         total += check_file(cpu, &out, &[&format!("--mcpu={cpu}")], "//").0;
     }
     eprintln!("AMDGPU objects: {total} instructions compared");
@@ -625,4 +637,78 @@ fn the_hip_bundles_code_objects_decode_as_llvm_objdump_does() {
     assert!(objects >= 6, "{objects} code objects in the bundle");
     // Its kernels are one instruction each: no branches to compare.
     eprintln!("HIP bundle: {total} instructions and {targets} branch targets in {objects} code objects compared");
+}
+
+/// Where each kernel descriptor's kernel_code_entry_byte_offset leads in
+/// `file`: (kernel, the node that following its link selects in a tree
+/// where nothing was opened before, that node's parent).
+fn kernel_entries(file: &Path) -> Vec<(String, String, String, bool)> {
+    let (t, mut fresh) = built_and_fresh(file);
+    let mut links = Vec::new();
+    for id in 0..t.len() as NodeId {
+        if t.name(id) != "kernel_code_entry_byte_offset" {
+            continue;
+        }
+        let kd = t.node(id).and_then(|n| n.parent).expect("in a descriptor");
+        let kernel = t.value_text(kd).unwrap_or_default();
+        let l = t.link(id).expect("the field links to the code");
+        links.push((kernel, l));
+    }
+    links
+        .into_iter()
+        .map(|(k, l)| {
+            let to = fresh.smallest_containing(l.offset, l.size);
+            let n = fresh.node(to).expect("a node");
+            let first = n.offset == l.offset;
+            let parent = n
+                .parent
+                .map(|p| fresh.name(p).to_string())
+                .unwrap_or_default();
+            (
+                k.trim_matches('"').to_string(),
+                fresh.name(to).to_string(),
+                parent,
+                first,
+            )
+        })
+        .collect()
+}
+
+/// Each kernel descriptor's kernel_code_entry_byte_offset links to its
+/// kernel's first instruction: in the linked code objects of the HIP
+/// bundle (an offset from the descriptor) and in relocatable objects
+/// compiled here (an `R_AMDGPU_REL64`), at the address llvm-objdump
+/// prints for the kernel's symbol.
+#[test]
+fn kernel_descriptors_link_to_the_first_instruction() {
+    let decodes = fwview::disasm::Engine::library().is_some();
+    let path = common::asset("hip/debian-librocsparse0-5.3.0__hip_fatbin-first-bundle.hipfb");
+    let got = kernel_entries(&path);
+    assert_eq!(got.len(), 7, "one descriptor a code object");
+    for (kernel, to, parent, first) in &got {
+        assert!(first, "{kernel}: the link lands on {to}'s first byte");
+        if decodes {
+            assert!(is_insn(to), "{kernel}: lands on {to}, an instruction");
+            assert_eq!(parent, kernel, "{kernel}: in the kernel's function");
+        } else {
+            assert_eq!(to, kernel, "{kernel}: on the kernel's function");
+        }
+    }
+    if !common::tool(OBJDUMP) || !common::tool(CLANG) || !decodes {
+        return;
+    }
+    let dir = common::scratch();
+    let out = compile_cl(dir.path(), "gfx90a");
+    let want = objdump(&out, &[], "//");
+    let got = kernel_entries(&out);
+    assert_eq!(got.len(), 3, "three kernels: {got:?}");
+    for (kernel, to, parent, first) in &got {
+        let a = want.symbols[&(".text".to_string(), kernel.clone())];
+        assert!(first, "{kernel}: the link lands on {to}'s first byte");
+        assert_eq!(to, &format!("0x{a:08x}"), "{kernel}: its first instruction");
+        assert_eq!(parent, kernel, "{kernel}: in the kernel's function");
+    }
+    eprintln!(
+        "kernel descriptors: 7 in the HIP bundle and 3 compiled here link to their kernels' first instructions"
+    );
 }

@@ -27,7 +27,7 @@ pub use vendor::{Hooks, SectionHook, Sections, Vendor, NO_HOOKS};
 
 pub(crate) use relocations::{rel_sym, rels};
 pub(crate) use strings::strings as strings_node;
-pub(crate) use symbols::{read_sym, sym_bytes};
+pub(crate) use symbols::{read_sym, relocatable, sym_bytes, Sym};
 
 use std::sync::Arc;
 
