@@ -44,15 +44,18 @@ const IN_BRANCH: u64 = 1;
 /// `LLVMDisassembler_ReferenceType_InOut_None`.
 const INOUT_NONE: u64 = 0;
 
-/// What the lookup callback writes: the text of the last branch target.
+/// What the lookup callback writes: the last branch target, as an
+/// address and as the text the operand is printed with.
 #[derive(Default)]
 struct Lookup {
+    target: Option<u64>,
     name: CString,
 }
 
 /// The symbol lookup the disassembler calls for an operand that may be an
 /// address: for a branch, its target as an absolute address in hex (what
-/// `llvm-objdump` prints before the symbol it names); nothing otherwise.
+/// `llvm-objdump` prints before the symbol it names), remembered for the
+/// caller; nothing otherwise.
 unsafe extern "C" fn lookup(
     dis_info: *mut c_void,
     value: u64,
@@ -62,7 +65,8 @@ unsafe extern "C" fn lookup(
 ) -> *const c_char {
     // SAFETY: LLVM passes valid pointers for the out-parameters (or null,
     // checked); `dis_info` is the `Lookup` its context was made with,
-    // boxed and kept alive by the `Context` for as long as the context.
+    // allocated by the `Context` and freed only when the context is
+    // disposed, and no reference to it lives while LLVM runs.
     unsafe {
         if !reference_name.is_null() {
             *reference_name = std::ptr::null();
@@ -76,6 +80,7 @@ unsafe extern "C" fn lookup(
             return std::ptr::null();
         }
         let l = &mut *dis_info.cast::<Lookup>();
+        l.target = Some(value);
         l.name = CString::new(format!("0x{value:x}")).unwrap_or_default();
         l.name.as_ptr()
     }
@@ -205,8 +210,9 @@ pub(super) struct Context {
     ctx: Ctx,
     /// The text buffer, grown when an instruction's text fills it.
     out: Vec<u8>,
-    /// What the lookup callback writes (boxed: LLVM keeps its address).
-    _lookup: Option<Box<Lookup>>,
+    /// What the lookup callback writes: a `Box<Lookup>` turned into a
+    /// pointer (LLVM keeps the address), or null; freed in Drop.
+    lookup: *mut Lookup,
 }
 
 /// The first size of the text buffer, and the largest it grows to.
@@ -224,16 +230,18 @@ impl Context {
         // kind: it gets neither a callback nor `dis_info`. Every other
         // target's branch targets are printed as addresses by `lookup`.
         let amdgpu = triple.starts_with("amdgcn") || triple.starts_with("r600");
-        let mut state = (!amdgpu).then(Box::<Lookup>::default);
-        let info: *mut c_void = match state.as_deref_mut() {
-            Some(l) => (l as *mut Lookup).cast(),
-            None => std::ptr::null_mut(),
+        let state: *mut Lookup = if amdgpu {
+            std::ptr::null_mut()
+        } else {
+            Box::into_raw(Box::<Lookup>::default())
         };
-        let cb: Option<LookupFn> = state.is_some().then_some(lookup as LookupFn);
+        let cb: Option<LookupFn> = (!state.is_null()).then_some(lookup as LookupFn);
+        let info: *mut c_void = state.cast();
         // SAFETY: the three strings are NUL-terminated and outlive the call
-        // (LLVM copies them). `info` is null or points into the box kept
-        // in the context (moving a box does not move what it holds), and
-        // `lookup` only reads it as that type.
+        // (LLVM copies them). `info` is null or the `Lookup` allocated
+        // above, which lives until the context is disposed (in Drop, or
+        // just below when no context is made), and `lookup` only uses it
+        // as that type.
         let ctx = unsafe {
             (llvm.create)(
                 t.as_ptr(),
@@ -246,6 +254,11 @@ impl Context {
             )
         };
         if ctx.is_null() {
+            if !state.is_null() {
+                // SAFETY: made by `Box::into_raw` above and given to no
+                // context.
+                drop(unsafe { Box::from_raw(state) });
+            }
             return None;
         }
         // SAFETY: `ctx` was just made by the library and is not null.
@@ -256,14 +269,21 @@ impl Context {
             llvm,
             ctx,
             out: vec![0; FIRST_OUT],
-            _lookup: state,
+            lookup: state,
         })
     }
 
     /// Decodes the instruction at the start of `bytes`, at address `pc`:
-    /// its length (0: no instruction decodes there) and its text.
-    pub fn decode(&mut self, bytes: &[u8], pc: u64) -> (usize, String) {
+    /// its length (0: no instruction decodes there), its text and the
+    /// target of its branch, where the decoder passed one to the symbol
+    /// lookup.
+    pub fn decode(&mut self, bytes: &[u8], pc: u64) -> (usize, String, Option<u64>) {
         loop {
+            if !self.lookup.is_null() {
+                // SAFETY: `lookup` is the live `Lookup` of this context;
+                // LLVM touches it only inside the calls below.
+                unsafe { (*self.lookup).target = None };
+            }
             let cap = self.out.len();
             // SAFETY: `ctx` is a live context of this library (disposed
             // only in Drop). LLVM reads at most `bytes.len()` bytes from
@@ -288,7 +308,13 @@ impl Context {
                 self.out.resize(cap * 2, 0);
                 continue;
             }
-            return (n.min(bytes.len()), text);
+            let target = if self.lookup.is_null() {
+                None
+            } else {
+                // SAFETY: as above; LLVM is done with it.
+                unsafe { (*self.lookup).target }
+            };
+            return (n.min(bytes.len()), text, target);
         }
     }
 }
@@ -298,5 +324,10 @@ impl Drop for Context {
         // SAFETY: `ctx` was made by this library, is not null, and is
         // disposed only here, once.
         unsafe { (self.llvm.dispose)(self.ctx) }
+        if !self.lookup.is_null() {
+            // SAFETY: made by `Box::into_raw` in `new`; the context that
+            // used it is disposed just above, so nothing else holds it.
+            drop(unsafe { Box::from_raw(self.lookup) });
+        }
     }
 }

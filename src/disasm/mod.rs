@@ -101,6 +101,9 @@ pub struct Insn {
     pub len: usize,
     /// `mnemonic operands`, single spaces, or [`UNKNOWN`].
     pub text: String,
+    /// The address a branch or call goes to, where the instruction names
+    /// one (relative targets made absolute).
+    pub target: Option<u64>,
 }
 
 /// Why no engine could be made for a target.
@@ -139,8 +142,19 @@ impl Missing {
 pub struct Engine {
     ctx: llvm::Context,
     unit: usize,
-    /// RISC-V: branch targets come as offsets, shown as addresses.
-    riscv: bool,
+    /// How the ISA's branch targets are found.
+    branches: Branches,
+}
+
+/// Where an engine learns a branch's target.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Branches {
+    /// From LLVM's symbol lookup, which the decoder calls with it.
+    Lookup,
+    /// RISC-V: from the offset the text shows, which becomes an address.
+    Riscv,
+    /// AMDGPU: from the 16-bit word offset of a SOPP branch.
+    Amdgpu,
 }
 
 impl Engine {
@@ -158,7 +172,11 @@ impl Engine {
         Ok(Engine {
             ctx,
             unit: t.unit(),
-            riscv: t.arch().starts_with("riscv"),
+            branches: match t.arch() {
+                a if a.starts_with("riscv") => Branches::Riscv,
+                "amdgcn" => Branches::Amdgpu,
+                _ => Branches::Lookup,
+            },
         })
     }
 
@@ -175,20 +193,28 @@ impl Engine {
             return Insn {
                 len: 0,
                 text: String::new(),
+                target: None,
             };
         }
-        let (n, raw) = self.ctx.decode(bytes, addr);
+        let (n, raw, looked_up) = self.ctx.decode(bytes, addr);
         if n == 0 {
             return Insn {
                 len: self.unit.min(bytes.len()),
                 text: UNKNOWN.to_string(),
+                target: None,
             };
         }
         let mut text = normalise(&raw);
-        if self.riscv {
-            riscv_target(&mut text, addr);
+        let target = match self.branches {
+            Branches::Lookup => looked_up,
+            Branches::Riscv => riscv_target(&mut text, addr),
+            Branches::Amdgpu => amdgpu_target(&text, bytes.get(..n), addr),
+        };
+        Insn {
+            len: n,
+            text,
+            target,
         }
-        Insn { len: n, text }
     }
 }
 
@@ -277,18 +303,15 @@ const RISCV_BRANCHES: [&str; 20] = [
 
 /// Rewrites a RISC-V branch's offset as the address it reaches, as
 /// `llvm-objdump` prints it (LLVM's RISC-V decoder does not pass branches
-/// to the symbol lookup that gives the other ISAs their addresses).
-fn riscv_target(text: &mut String, addr: u64) {
+/// to the symbol lookup that gives the other ISAs their addresses), and
+/// returns that address.
+fn riscv_target(text: &mut String, addr: u64) -> Option<u64> {
     let mnemonic = text.split(' ').next().unwrap_or("");
     if !RISCV_BRANCHES.contains(&mnemonic) {
-        return;
+        return None;
     }
-    let Some(i) = text.rfind([' ', ',']) else {
-        return;
-    };
-    let Some(last) = text.get(i + 1..) else {
-        return;
-    };
+    let i = text.rfind([' ', ','])?;
+    let last = text.get(i + 1..)?;
     let (neg, mag) = match last.strip_prefix('-') {
         Some(m) => (true, m),
         None => (false, last),
@@ -297,9 +320,7 @@ fn riscv_target(text: &mut String, addr: u64) {
         Some(h) => i64::from_str_radix(h, 16),
         None => mag.parse::<i64>(),
     };
-    let Ok(v) = v else {
-        return;
-    };
+    let v = v.ok()?;
     let target = if neg {
         addr.wrapping_sub(v as u64)
     } else {
@@ -307,6 +328,26 @@ fn riscv_target(text: &mut String, addr: u64) {
     };
     text.truncate(i + 1);
     text.push_str(&format!("0x{target:x}"));
+    Some(target)
+}
+
+/// The target of an AMDGPU SOPP branch (`s_branch`, `s_cbranch_*` with a
+/// number for operand): the signed 16-bit word count in the low half of
+/// the instruction's little-endian word, from the instruction after it.
+/// LLVM's AMDGPU decoder hands branch targets only to a symbolizer of its
+/// own, which the C API cannot feed, so the target is read from the bytes.
+fn amdgpu_target(text: &str, bytes: Option<&[u8]>, addr: u64) -> Option<u64> {
+    let (mnemonic, operand) = text.split_once(' ').unwrap_or((text, ""));
+    let branch = mnemonic == "s_branch" || mnemonic.starts_with("s_cbranch_");
+    if !branch || operand.is_empty() || !operand.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let b = bytes.filter(|b| b.len() == 4)?;
+    let imm = i16::from_le_bytes([*b.first()?, *b.get(1)?]);
+    Some(
+        addr.wrapping_add(4)
+            .wrapping_add((i64::from(imm) * 4) as u64),
+    )
 }
 
 /// How many engines a thread keeps for reuse.
@@ -368,13 +409,13 @@ mod tests {
     #[test]
     fn riscv_branch_offsets_become_addresses() {
         let mut t = String::from("bne a2, a1, -0xe");
-        riscv_target(&mut t, 0x18);
+        assert_eq!(riscv_target(&mut t, 0x18), Some(0xa));
         assert_eq!(t, "bne a2, a1, 0xa");
         let mut t = String::from("j 0x10");
-        riscv_target(&mut t, 0x20);
+        assert_eq!(riscv_target(&mut t, 0x20), Some(0x30));
         assert_eq!(t, "j 0x30");
         let mut t = String::from("bseti a0, a0, 0x5");
-        riscv_target(&mut t, 0x20);
+        assert_eq!(riscv_target(&mut t, 0x20), None);
         assert_eq!(t, "bseti a0, a0, 0x5");
     }
 
@@ -408,6 +449,24 @@ mod tests {
     }
 
     #[test]
+    fn amdgpu_branch_targets_come_from_the_word_offset() {
+        // s_cbranch_execz 23 at 0x1c: 0x1c + 4 + 23 * 4.
+        let w = 0xbf88_0017u32.to_le_bytes();
+        assert_eq!(
+            amdgpu_target("s_cbranch_execz 23", Some(&w), 0x1c),
+            Some(0x7c)
+        );
+        // s_cbranch_execnz 65521 (-15) at 0x180: back to 0x148.
+        let w = 0xbf89_fff1u32.to_le_bytes();
+        assert_eq!(
+            amdgpu_target("s_cbranch_execnz 65521", Some(&w), 0x180),
+            Some(0x148)
+        );
+        assert_eq!(amdgpu_target("s_endpgm", Some(&w), 0), None);
+        assert_eq!(amdgpu_target("s_cbranch_join s4", Some(&w), 0), None);
+    }
+
+    #[test]
     fn units_follow_the_isa() {
         assert_eq!(Target::new("amdgcn-amd-amdhsa", "gfx90a", "").unit(), 4);
         assert_eq!(Target::new("riscv64", "", "+c").unit(), 2);
@@ -423,7 +482,11 @@ mod tests {
             Ok(mut e) => {
                 let i = e.decode(&[0xb8, 0x01, 0, 0, 0, 0xc3], 0);
                 assert_eq!(i.len, 5);
+                assert_eq!(i.target, None);
                 assert_eq!(i.text, "movl $0x1, %eax");
+                // jmp -2 at 0x10: back to itself.
+                let i = e.decode(&[0xeb, 0xfe], 0x10);
+                assert_eq!((i.text.as_str(), i.target), ("jmp 0x10", Some(0x10)));
                 let i = e.decode(&[0xc3], 5);
                 assert_eq!((i.len, i.text.as_str()), (1, "retq"));
                 // An opcode x86-64 does not have.

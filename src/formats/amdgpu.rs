@@ -141,9 +141,47 @@ impl elf::Sections for Descriptors {
             }
             let g = b.group(node, format!("kernel descriptor {kernel}"), at, 64);
             b.set_value(g, Value::str(kernel));
-            descriptor(b, g, at, e.e, proc_name, abi);
+            let entry = kernel_entry(b, e, &sym, at);
+            descriptor(b, g, at, e.e, proc_name, abi, entry);
         }
     }
+}
+
+/// `R_AMDGPU_REL64`, and `SHT_RELA`.
+const R_AMDGPU_REL64: u64 = 5;
+const SHT_RELA: u32 = 4;
+
+/// Where the kernel that the descriptor of symbol `kd` (its bytes at `at`)
+/// starts: kernel_code_entry_byte_offset counts from the descriptor's
+/// address. A relocatable object leaves the field to an `R_AMDGPU_REL64`
+/// at it (S + A - P, so the kernel starts at S + A less the field's 16
+/// bytes into the descriptor).
+fn kernel_entry(b: &Builder<'_>, e: &elf::Elf, kd: &elf::Sym, at: u64) -> Option<u64> {
+    const FIELD: u64 = 16;
+    if !elf::relocatable(e) {
+        let off = b.read_u64(at + FIELD, e.e)?;
+        return e.addr_to_abs(kd.value.wrapping_add(off));
+    }
+    let at_field = kd.value.checked_add(FIELD)?;
+    for r in e
+        .secs
+        .iter()
+        .filter(|r| r.typ == SHT_RELA && r.info == u32::from(kd.shndx))
+    {
+        let Some(rel) = elf::rels(b, e, r, MAX_SYMBOLS)?
+            .find(|x| x.offset == at_field && x.typ == R_AMDGPU_REL64)
+        else {
+            continue;
+        };
+        let s = elf::rel_sym(b, e, r.link, rel.sym)?;
+        let (start, len) = e.data(e.sec(s.shndx.into())?)?;
+        let to = s
+            .value
+            .wrapping_add(rel.addend.unwrap_or(0))
+            .wrapping_sub(FIELD);
+        return (to < len).then(|| start + to);
+    }
+    None
 }
 
 /// The register granules of a processor: (VGPR granule, SGPR granule;
@@ -249,14 +287,26 @@ fn bits(b: &mut Builder<'_>, g: NodeId, at: u64, size: u64, v: u64, list: &[Bits
     }
 }
 
-/// The 64 bytes of a kernel descriptor at `at`, field by field.
-fn descriptor(b: &mut Builder<'_>, g: NodeId, at: u64, e: Endian, proc_name: &str, abi: u8) {
+/// The 64 bytes of a kernel descriptor at `at`, field by field; `entry`
+/// is where the kernel's first instruction is, if known.
+fn descriptor(
+    b: &mut Builder<'_>,
+    g: NodeId,
+    at: u64,
+    e: Endian,
+    proc_name: &str,
+    abi: u8,
+    entry: Option<u64>,
+) {
     let mut f = Fields::new(b, g, at, e);
     f.with("group_segment_fixed_size", 4, Value::dec);
     f.with("private_segment_fixed_size", 4, Value::dec);
     f.with("kernarg_size", 4, Value::dec);
     f.bytes("reserved", 4);
     f.int("kernel_code_entry_byte_offset", 8);
+    if let Some(x) = entry {
+        f.link(x, 1);
+    }
     f.bytes("reserved", 20);
     // The registers and properties, read before their fields are shown.
     let word = |o: u64, size: u64| f.peek(at + o, size).unwrap_or(0);

@@ -119,10 +119,15 @@ struct Sector {
     /// Stored and computed CRC, when the sector has one in the file.
     crc: Option<(u32, u32)>,
     target: Option<Target>,
-    /// The entry point of an ELF image.
+    /// The entry point of an ELF image, and where its code is in the
+    /// file.
     entry: Option<u64>,
-    /// For GOTO and CALL: the image range it starts.
+    entry_at: Option<u64>,
+    /// For GOTO and CALL: the image range it starts, and where in it the
+    /// tile starts running (the ELF's entry point, or the address in a
+    /// BINARY).
     starts: Option<(u64, u64)>,
+    runs_from: Option<u64>,
 }
 
 impl Sector {
@@ -636,6 +641,7 @@ fn reread(b: &Builder<'_>, i: u64, at: u64, limit: u64, aimed: &[Sector]) -> Opt
     let mut s = check_sector(b, index, at, ty, res, size, limit, &mut quiet);
     if let Ok(k) = aimed.binary_search_by_key(&index, |a| a.index) {
         s.starts = aimed.get(k).and_then(|a| a.starts);
+        s.runs_from = aimed.get(k).and_then(|a| a.runs_from);
     }
     Some(s)
 }
@@ -684,7 +690,9 @@ fn check_sector(
         crc: None,
         target: None,
         entry: None,
+        entry_at: None,
         starts: None,
+        runs_from: None,
     };
     let cut = s.truncated();
     if size == 0 {
@@ -820,6 +828,7 @@ fn check_data(b: &Builder<'_>, s: &mut Sector, out: &mut Problems) {
             );
         } else {
             s.entry = elf_entry(b, img, img_len);
+            s.entry_at = s.entry.and_then(|e| elf_addr_at(b, img, img_len, e));
         }
     }
 }
@@ -837,6 +846,47 @@ fn elf_entry(b: &Builder<'_>, off: u64, len: u64) -> Option<u64> {
         2 if len >= 32 => b.read_u64(off + 24, e),
         _ => None,
     }
+}
+
+/// `PT_LOAD`.
+const PT_LOAD: u32 = 1;
+/// Program headers looked at, at most.
+const MAX_PHDRS: u64 = 256;
+
+/// Where address `addr` of the ELF image at `[off, off+len)` is in the
+/// file: in the bytes of the loaded segment that holds it.
+fn elf_addr_at(b: &Builder<'_>, off: u64, len: u64, addr: u64) -> Option<u64> {
+    let is64 = b.read_u8(off + 4)? == 2;
+    let e = if b.read_u8(off + 5)? == 2 {
+        Endian::Big
+    } else {
+        LE
+    };
+    let word = |o: u64| {
+        if is64 {
+            b.read_u64(off + o, e)
+        } else {
+            b.read_u32(off + o, e).map(u64::from)
+        }
+    };
+    // e_phoff, e_phentsize, e_phnum; p_offset, p_vaddr, p_filesz.
+    let (phoff, phentsize, phnum) = if is64 { (32, 54, 56) } else { (28, 42, 44) };
+    let (p_offset, p_vaddr, p_filesz) = if is64 { (8, 16, 32) } else { (4, 8, 16) };
+    let table = word(phoff)?;
+    let es = u64::from(b.read_u16(off + phentsize, e)?);
+    let n = u64::from(b.read_u16(off + phnum, e)?).min(MAX_PHDRS);
+    for i in 0..n {
+        let h = table.checked_add(i.checked_mul(es)?)?;
+        if h.checked_add(es)? > len || b.read_u32(off + h, e)? != PT_LOAD {
+            continue;
+        }
+        let (o, v, size) = (word(h + p_offset)?, word(h + p_vaddr)?, word(h + p_filesz)?);
+        if addr >= v && addr - v < size {
+            let at = o.checked_add(addr - v)?;
+            return (at < len).then(|| off + at);
+        }
+    }
+    None
 }
 
 /// Groups the BINARY, ELF, GOTO and CALL sectors by tile, checks each
@@ -905,9 +955,21 @@ fn check_tile(b: &mut Builder<'_>, secs: &mut [Sector], node: u16, tile: u16, st
                         format!("sector {name}: address 0x{addr:x}; after an ELF image it should be 0 (the loader starts at _start)"),
                     );
                 }
-                let range = secs.get(chosen).and_then(Sector::image);
+                let image = secs.get(chosen);
+                let range = image.and_then(Sector::image);
+                // Where the tile runs from: an ELF's entry point, or the
+                // address in a BINARY loaded at its target.
+                let runs_from = image.and_then(|im| match im.ty {
+                    ELF => im.entry_at,
+                    _ => {
+                        let (start, len) = range?;
+                        let at = addr.checked_sub(im.target?.addr)?;
+                        (at < len).then(|| start + at)
+                    }
+                });
                 if let Some(s) = secs.get_mut(i) {
                     s.starts = range;
+                    s.runs_from = runs_from;
                 }
             }
             _ => {}
@@ -1126,8 +1188,12 @@ fn data(b: &mut Builder<'_>, d: NodeId, s: &Sector) {
                 8,
                 Value::hex(s.target.map_or(0, |t| t.addr)).with_width(8),
             );
-            if let Some((to, tl)) = s.starts {
-                b.link(a, to, tl);
+            // The address links to the code the tile runs first; the
+            // sector, to the image.
+            match (s.runs_from, s.starts) {
+                (Some(to), _) => b.link(a, to, 1),
+                (None, Some((to, tl))) => b.link(a, to, tl),
+                _ => {}
             }
             if n == 12 {
                 return;

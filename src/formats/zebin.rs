@@ -455,7 +455,9 @@ pub(crate) fn finish(b: &mut Builder<'_>, elf: &Elf, built: &[(usize, NodeId)], 
         let mut v = format!("code of {kname}");
         if let Some(k) = st.kernels.iter().find(|k| k.name == kname) {
             b.link(node, k.off, k.len);
-            b.link(k.node, a, l);
+            // The entry leads to the kernel's first instruction: the
+            // node that holds the code's first byte.
+            b.link(k.node, a, l.min(1));
             v.push_str(", linked to its .ze_info entry");
         }
         b.set_value(node, v);

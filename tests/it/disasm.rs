@@ -4,9 +4,12 @@
 //! `fwview --json --code`. Every instruction fwview shows must be one that
 //! `llvm-objdump-22 -d --no-show-raw-insn` prints at the same address, with
 //! the same length (up to the next instruction it prints) and the same
-//! text (whitespace normalised; objdump's comments and `<symbol>`
-//! annotations left out), and every instruction objdump prints inside a
-//! function fwview shows must be there.
+//! text (whitespace normalised; objdump's comments left out), and every
+//! instruction objdump prints inside a function fwview shows must be
+//! there. A branch or call target objdump names `<symbol+0x10>` after the
+//! target's address (or, on AMDGPU, after the word offset) fwview names
+//! the same, and following the instruction's link selects the instruction
+//! at that address.
 
 use crate::common;
 
@@ -14,15 +17,86 @@ use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsStr;
 use std::path::Path;
 use std::process::Command;
+use std::sync::Arc;
 
 use common::json::{all_kids, name, off, size, val};
+use fwview::formats::build_tree_with;
+use fwview::model::{NodeId, Options, Source, Tree};
 use serde_json::Value;
 
 const OBJDUMP: &str = "llvm-objdump-22";
 const CLANG: &str = "clang-22";
 
-/// (section, address) -> (text, length if known).
-type Listing = BTreeMap<(String, u64), (String, Option<u64>)>;
+/// One instruction as llvm-objdump prints it.
+#[derive(Clone, Debug)]
+struct Line {
+    text: String,
+    /// Up to the next instruction of the section, where one follows.
+    len: Option<u64>,
+    /// The `<symbol+0x10>` it names its branch target by, if it does.
+    label: Option<String>,
+}
+
+/// What llvm-objdump prints of a file.
+#[derive(Default)]
+struct Listing {
+    /// (section, address) -> instruction.
+    insns: BTreeMap<(String, u64), Line>,
+    /// (section, symbol) -> address, from the `ADDR <symbol>:` headers.
+    symbols: HashMap<(String, String), u64>,
+    /// (section, offset) -> `TYPE symbol+addend` of each relocation `-r`
+    /// prints there, in its order.
+    relocs: BTreeMap<(String, u64), Vec<String>>,
+}
+
+impl Listing {
+    fn get(&self, sec: &str, a: u64) -> Option<&Line> {
+        self.insns.get(&(sec.to_string(), a))
+    }
+
+    /// The relocations that patch `[a, a+len)` of section `sec`.
+    fn relocs_in(&self, sec: &str, a: u64, len: u64) -> Vec<String> {
+        self.relocs
+            .range((sec.to_string(), a)..(sec.to_string(), a + len))
+            .flat_map(|(_, v)| v.iter().cloned())
+            .collect()
+    }
+
+    /// The address a `<sym+0x10>` label names, in section `sec`.
+    fn address_of(&self, sec: &str, label: &str) -> Option<u64> {
+        let inner = label.strip_prefix('<')?.strip_suffix('>')?;
+        let (sym, off) = match inner.rsplit_once("+0x") {
+            Some((s, o)) => (s, u64::from_str_radix(o, 16).ok()?),
+            None => (inner, 0),
+        };
+        Some(self.symbols.get(&(sec.to_string(), sym.to_string()))? + off)
+    }
+}
+
+/// fwview's `text [R_TYPE symbol+addend] [...]` split into the text and
+/// the relocations, each whitespace normalised.
+fn split_relocs(s: &str) -> (&str, Vec<String>) {
+    match s.find(" [R_") {
+        Some(i) => (
+            &s[..i],
+            s[i + 2..]
+                .trim_end_matches(']')
+                .split("] [")
+                .map(norm)
+                .collect(),
+        ),
+        None => (s, Vec::new()),
+    }
+}
+
+/// `text <label>` split at the label, if it ends with one.
+fn split_label(s: &str) -> (&str, Option<&str>) {
+    let s = s.trim_end();
+    match s.rfind(" <") {
+        Some(i) if s.ends_with('>') => (&s[..i], Some(&s[i + 1..])),
+        _ => (s, None),
+    }
+}
 
 /// `mnemonic operands`, whitespace runs as one space.
 fn norm(s: &str) -> String {
@@ -34,7 +108,7 @@ fn norm(s: &str) -> String {
 /// section follows it. `comment` starts objdump's comments for the ISA.
 fn objdump(file: &Path, args: &[&str], comment: &str) -> Listing {
     let out = Command::new(OBJDUMP)
-        .args(["-d", "--no-show-raw-insn"])
+        .args(["-dr", "--no-show-raw-insn"])
         .args(args)
         .arg(file)
         .output()
@@ -46,7 +120,8 @@ fn objdump(file: &Path, args: &[&str], comment: &str) -> Listing {
         String::from_utf8_lossy(&out.stderr)
     );
     let text = String::from_utf8_lossy(&out.stdout);
-    let mut per: Vec<(String, Vec<(u64, String)>)> = Vec::new();
+    let mut per: Vec<(String, Vec<(u64, Line)>)> = Vec::new();
+    let mut m = Listing::default();
     for line in text.lines() {
         if let Some(s) = line
             .strip_prefix("Disassembly of section ")
@@ -55,10 +130,31 @@ fn objdump(file: &Path, args: &[&str], comment: &str) -> Listing {
             per.push((s.to_string(), Vec::new()));
             continue;
         }
-        let Some((_, list)) = per.last_mut() else {
+        let Some((sec, list)) = per.last_mut() else {
             continue;
         };
-        // `  1c:  text`, or AMDGPU's `\ttext // 00000000001C: …`.
+        // `\t\t000000000000006a:  R_X86_64_PC32\t.rodata-0x4`
+        if let Some((a, r)) = line.strip_prefix("\t\t").and_then(|l| l.split_once(':')) {
+            if let (Ok(a), Some(r)) = (
+                u64::from_str_radix(a, 16),
+                r.trim_start().strip_prefix("R_"),
+            ) {
+                m.relocs
+                    .entry((sec.clone(), a))
+                    .or_default()
+                    .push(norm(&format!("R_{r}")));
+                continue;
+            }
+        }
+        // `0000000000000030 <dot>:`
+        if let Some((a, rest)) = line.split_once(" <") {
+            if let (Ok(a), Some(sym)) = (u64::from_str_radix(a, 16), rest.strip_suffix(">:")) {
+                m.symbols.insert((sec.clone(), sym.to_string()), a);
+                continue;
+            }
+        }
+        // `  1c:  text`, or AMDGPU's `\ttext // 00000000001C: … <label>`.
+        let mut label = None;
         let (addr, body) = match line.split_once(':') {
             Some((a, rest))
                 if !a.trim().is_empty()
@@ -77,27 +173,33 @@ fn objdump(file: &Path, args: &[&str], comment: &str) -> Listing {
                 let Ok(a) = u64::from_str_radix(a, 16) else {
                     continue;
                 };
+                label = split_label(c).1.map(str::to_string);
                 (a, body)
             }
             _ => continue,
         };
         let body = body.split(comment).next().unwrap_or("");
         // The `<symbol+off>` after a branch target.
-        let body = match body.find(" <") {
-            Some(i) if body.trim_end().ends_with('>') => &body[..i],
-            _ => body,
-        };
+        let (body, l) = split_label(body);
+        label = label.or(l.map(str::to_string));
         let t = norm(body);
         if t.is_empty() || t == "..." {
             continue;
         }
-        list.push((addr, t));
+        list.push((
+            addr,
+            Line {
+                text: t,
+                len: None,
+                label,
+            },
+        ));
     }
-    let mut m = Listing::new();
     for (sec, list) in per {
-        for (i, (a, t)) in list.iter().enumerate() {
-            let len = list.get(i + 1).map(|n| n.0 - a);
-            m.insert((sec.clone(), *a), (t.clone(), len));
+        for (i, (a, line)) in list.iter().enumerate() {
+            let mut line = line.clone();
+            line.len = list.get(i + 1).map(|n| n.0 - a);
+            m.insns.insert((sec.clone(), *a), line);
         }
     }
     m
@@ -110,8 +212,8 @@ struct Func {
     /// Its first instruction's address and its size in bytes.
     addr: u64,
     size: u64,
-    /// (address, length, text) of each instruction.
-    insns: Vec<(u64, u64, String)>,
+    /// (address, offset, length, value) of each instruction.
+    insns: Vec<(u64, u64, u64, String)>,
 }
 
 /// True for an instruction node's name: `0x` and at least 8 hex digits.
@@ -157,6 +259,7 @@ fn functions(n: &Value, section: &str, out: &mut Vec<Func>) {
                 .map(|k| {
                     (
                         u64::from_str_radix(&name(k)[2..], 16).expect("hex"),
+                        off(k),
                         size(k),
                         val(k).to_string(),
                     )
@@ -194,37 +297,133 @@ fn fwview_code(file: &Path) -> Value {
     serde_json::from_slice(&out.stdout).expect("JSON")
 }
 
+/// True if objdump's text names its branch target itself (an address
+/// operand, or an AMDGPU SOPP branch's word offset), so that fwview must
+/// name it too; objdump also names targets it finds by following
+/// registers (RISC-V `jr t1` after `auipc`), which a decoder alone does
+/// not.
+fn names_target(text: &str) -> bool {
+    let mnemonic = text.split(' ').next().unwrap_or("");
+    let last = text.rsplit([' ', ',']).next().unwrap_or("");
+    last.starts_with("0x") || mnemonic == "s_branch" || mnemonic.starts_with("s_cbranch_")
+}
+
+/// `file` parsed with instructions twice: with every node built (to find
+/// links in), and with nothing opened yet (to follow them in).
+fn built_and_fresh(file: &Path) -> (Tree, Tree) {
+    let src = Arc::new(Source::open(file).expect("the file opens"));
+    let opts = Options { code: true };
+    let mut t = build_tree_with(src.clone(), "input", opts);
+    t.expand_all();
+    (t, build_tree_with(src, "input", opts))
+}
+
+/// For every instruction fwview links to another place: its offset ->
+/// the name of the node that following the link selects, in a tree of
+/// `file` where nothing was opened before (so the target's function is
+/// built on the way, as the explorer's `f` does).
+fn landings(file: &Path) -> HashMap<u64, String> {
+    let (t, mut fresh) = built_and_fresh(file);
+    let mut links = Vec::new();
+    for id in 0..t.len() as NodeId {
+        if let (Some(l), Some(n)) = (t.link(id), t.node(id)) {
+            if is_insn(&n.name) && !t.has_children(id) {
+                links.push((n.offset, l));
+            }
+        }
+    }
+    links
+        .into_iter()
+        .map(|(o, l)| {
+            let n = fresh.smallest_containing(l.offset, l.size);
+            (o, fresh.name(n).to_string())
+        })
+        .collect()
+}
+
 /// Compares fwview's functions with objdump's listing; returns how many
-/// instructions were compared. Every function must have instructions.
-fn compare(what: &str, funcs: &[Func], want: &Listing) -> usize {
+/// instructions, branch targets and relocations were compared. Every function
+/// must have instructions. `lands` is what [`landings`] found.
+fn compare(
+    what: &str,
+    funcs: &[Func],
+    want: &Listing,
+    lands: &HashMap<u64, String>,
+) -> (usize, usize, usize) {
     assert!(!funcs.is_empty(), "{what}: fwview shows no instructions");
     let mut n = 0;
+    let mut targets = 0;
+    let mut relocated = 0;
     let mut bad = Vec::new();
     for f in funcs {
         let mut covered = 0;
-        for (a, len, text) in &f.insns {
+        for (a, o, len, value) in &f.insns {
             covered += len;
-            match want.get(&(f.section.clone(), *a)) {
-                None => bad.push(format!(
+            let (rest, relocs) = split_relocs(value);
+            let (text, label) = split_label(rest);
+            n += 1;
+            let want_relocs = want.relocs_in(&f.section, *a, *len);
+            if relocs != want_relocs {
+                bad.push(format!(
+                    "{what} {} {a:#x} {text}: fwview relocations {relocs:?}, objdump -r {want_relocs:?}",
+                    f.name
+                ));
+            }
+            relocated += relocs.len();
+            let Some(w) = want.get(&f.section, *a) else {
+                bad.push(format!(
                     "{what} {} {}: fwview has {a:#x} {text:?}, objdump nothing there",
                     f.section, f.name
-                )),
-                Some((t, l)) => {
-                    if t != text {
-                        bad.push(format!(
-                            "{what} {} {a:#x}: fwview {text:?}, objdump {t:?}",
-                            f.name
-                        ));
-                    }
-                    if l.is_some_and(|l| l != *len) {
-                        bad.push(format!(
-                            "{what} {} {a:#x}: fwview length {len}, objdump {l:?}",
-                            f.name
-                        ));
-                    }
-                }
+                ));
+                continue;
+            };
+            if w.text != text {
+                bad.push(format!(
+                    "{what} {} {a:#x}: fwview {text:?}, objdump {:?}",
+                    f.name, w.text
+                ));
             }
-            n += 1;
+            if w.len.is_some_and(|l| l != *len) {
+                bad.push(format!(
+                    "{what} {} {a:#x}: fwview length {len}, objdump {:?}",
+                    f.name, w.len
+                ));
+            }
+            // A relocated branch's bytes hold a placeholder, which objdump
+            // names all the same; fwview names the relocation instead.
+            let objdump_label = w.label.as_deref().filter(|_| want_relocs.is_empty());
+            match (objdump_label, label) {
+                (Some(x), Some(y)) if x != y => bad.push(format!(
+                    "{what} {} {a:#x} {text}: fwview names the target {y}, objdump {x}",
+                    f.name
+                )),
+                (Some(x), None) if names_target(&w.text) => bad.push(format!(
+                    "{what} {} {a:#x} {text}: objdump names the target {x}, fwview not",
+                    f.name
+                )),
+                (None, Some(y)) => bad.push(format!(
+                    "{what} {} {a:#x} {text}: fwview names a target {y}, objdump none",
+                    f.name
+                )),
+                _ => {}
+            }
+            // The link lands on the instruction at the address objdump
+            // names.
+            let Some(to) = label
+                .filter(|_| objdump_label.is_some())
+                .and_then(|l| want.address_of(&f.section, l))
+            else {
+                continue;
+            };
+            targets += 1;
+            let expect = format!("0x{to:08x}");
+            if lands.get(o) != Some(&expect) {
+                bad.push(format!(
+                    "{what} {} {a:#x} {value}: following its link selects {:?}, not the instruction {expect}",
+                    f.name,
+                    lands.get(o)
+                ));
+            }
         }
         assert_eq!(
             covered, f.size,
@@ -233,13 +432,14 @@ fn compare(what: &str, funcs: &[Func], want: &Listing) -> usize {
         );
         // Every instruction objdump prints inside the function is there.
         let have: HashMap<u64, ()> = f.insns.iter().map(|i| (i.0, ())).collect();
-        for ((s, a), (t, _)) in
-            want.range((f.section.clone(), f.addr)..(f.section.clone(), f.addr + f.size))
+        for ((s, a), w) in want
+            .insns
+            .range((f.section.clone(), f.addr)..(f.section.clone(), f.addr + f.size))
         {
             if s == &f.section && !have.contains_key(a) {
                 bad.push(format!(
-                    "{what} {}: objdump has {a:#x} {t:?}, fwview not",
-                    f.name
+                    "{what} {}: objdump has {a:#x} {:?}, fwview not",
+                    f.name, w.text
                 ));
             }
         }
@@ -250,20 +450,23 @@ fn compare(what: &str, funcs: &[Func], want: &Listing) -> usize {
         bad.len(),
         bad.iter().take(40).cloned().collect::<Vec<_>>().join("\n")
     );
-    n
+    (n, targets, relocated)
 }
 
-/// Checks one object file; returns the instructions compared.
-fn check_file(what: &str, file: &Path, args: &[&str], comment: &str) -> usize {
+/// Checks one object file; returns the instructions and the relocations
+/// compared.
+fn check_file(what: &str, file: &Path, args: &[&str], comment: &str) -> (usize, usize) {
     let j = fwview_code(file);
     let mut funcs = Vec::new();
     functions(&j["root"], "", &mut funcs);
-    let n = compare(what, &funcs, &objdump(file, args, comment));
+    let (n, targets, relocs) =
+        compare(what, &funcs, &objdump(file, args, comment), &landings(file));
+    assert!(targets > 0, "{what}: no branch target compared");
     eprintln!(
-        "{what}: {n} instructions in {} functions equal to {OBJDUMP}'s",
+        "{what}: {n} instructions in {} functions equal to {OBJDUMP}'s, {targets} branch targets named and linked as it names them, {relocs} relocations as -r shows them",
         funcs.len()
     );
-    n
+    (n, relocs)
 }
 
 const C_SOURCE: &str = r#"
@@ -322,11 +525,16 @@ fn cpu_objects_decode_as_llvm_objdump_does() {
             compile(dir.path(), C_SOURCE, CLANG, args, &out),
             "{what} compiles"
         );
-        total += check_file(what, &dir.path().join(&out), &[], comment);
+        let (n, relocs) = check_file(what, &dir.path().join(&out), &[], comment);
+        // The source calls an external function: a relocation.
+        assert!(relocs > 0, "{what}: no relocation compared");
+        total += n;
     }
     if common::tool("gcc") {
         assert!(compile(dir.path(), C_SOURCE, "gcc", &["-O2"], "gcc.o"));
-        total += check_file("x86-64 gcc", &dir.path().join("gcc.o"), &[], "#");
+        let (n, relocs) = check_file("x86-64 gcc", &dir.path().join("gcc.o"), &[], "#");
+        assert!(relocs > 0, "x86-64 gcc: no relocation compared");
+        total += n;
     }
     eprintln!("CPU objects: {total} instructions compared");
 }
@@ -350,14 +558,44 @@ kernel void mat(global double *c, global const double *a, global const double *b
 }
 "#;
 
+/// Compiles `CL_SOURCE` for AMDGPU processor `cpu` into `dir/<cpu>.o`.
+fn compile_cl(dir: &Path, cpu: &str) -> std::path::PathBuf {
+    let cl = dir.join("k.cl");
+    std::fs::write(&cl, CL_SOURCE).expect("write");
+    let out = dir.join(format!("{cpu}.o"));
+    let st = Command::new(CLANG)
+        .args([
+            "-x",
+            "cl",
+            "-Xclang",
+            "-finclude-default-header",
+            "-nogpulib",
+        ])
+        .args([
+            "--target=amdgcn-amd-amdhsa",
+            &format!("-mcpu={cpu}"),
+            "-O1",
+            "-c",
+        ])
+        .arg(&cl)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .expect("clang runs");
+    assert!(
+        st.status.success(),
+        "{cpu}: {}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    out
+}
+
 #[test]
 fn amdgpu_code_objects_decode_as_llvm_objdump_does() {
     if !common::tool(OBJDUMP) || !common::tool(CLANG) {
         return;
     }
     let dir = common::scratch();
-    let cl = dir.path().join("k.cl");
-    std::fs::write(&cl, CL_SOURCE).expect("write");
     let mut total = 0;
     for cpu in [
         "gfx803",
@@ -368,32 +606,8 @@ fn amdgpu_code_objects_decode_as_llvm_objdump_does() {
         "gfx9-generic",
         "gfx11-generic",
     ] {
-        let out = dir.path().join(format!("{cpu}.o"));
-        let st = Command::new(CLANG)
-            .args([
-                "-x",
-                "cl",
-                "-Xclang",
-                "-finclude-default-header",
-                "-nogpulib",
-            ])
-            .args([
-                "--target=amdgcn-amd-amdhsa",
-                &format!("-mcpu={cpu}"),
-                "-O1",
-                "-c",
-            ])
-            .arg(&cl)
-            .arg("-o")
-            .arg(&out)
-            .output()
-            .expect("clang runs");
-        assert!(
-            st.status.success(),
-            "{cpu}: {}",
-            String::from_utf8_lossy(&st.stderr)
-        );
-        total += check_file(cpu, &out, &[&format!("--mcpu={cpu}")], "//");
+        let out = compile_cl(dir.path(), cpu);
+        total += check_file(cpu, &out, &[&format!("--mcpu={cpu}")], "//").0;
     }
     eprintln!("AMDGPU objects: {total} instructions compared");
 }
@@ -408,8 +622,10 @@ fn the_hip_bundles_code_objects_decode_as_llvm_objdump_does() {
     let path = common::asset("hip/debian-librocsparse0-5.3.0__hip_fatbin-first-bundle.hipfb");
     let bytes = std::fs::read(&path).expect("the sample");
     let j = fwview_code(&path);
+    let lands = landings(&path);
     let dir = common::scratch();
     let mut total = 0;
+    let mut targets = 0;
     let mut objects = 0;
     for e in all_kids(&j["root"]) {
         if !val(e).starts_with("ELF,") {
@@ -420,13 +636,89 @@ fn the_hip_bundles_code_objects_decode_as_llvm_objdump_does() {
         std::fs::write(&f, &bytes[o..o + s]).expect("write");
         let mut funcs = Vec::new();
         functions(e, "", &mut funcs);
-        let n = compare(name(e), &funcs, &objdump(&f, &[], "//"));
-        eprintln!("{}: {n} instructions", name(e));
+        let (n, t, _) = compare(name(e), &funcs, &objdump(&f, &[], "//"), &lands);
+        eprintln!("{}: {n} instructions, {t} branch targets", name(e));
         total += n;
+        targets += t;
         objects += 1;
     }
     assert!(objects >= 6, "{objects} code objects in the bundle");
-    eprintln!("HIP bundle: {total} instructions in {objects} code objects compared");
+    // Its kernels are one instruction each: no branches to compare.
+    eprintln!("HIP bundle: {total} instructions and {targets} branch targets in {objects} code objects compared");
+}
+
+/// Where each kernel descriptor's kernel_code_entry_byte_offset leads in
+/// `file`: (kernel, the node that following its link selects in a tree
+/// where nothing was opened before, that node's parent).
+fn kernel_entries(file: &Path) -> Vec<(String, String, String, bool)> {
+    let (t, mut fresh) = built_and_fresh(file);
+    let mut links = Vec::new();
+    for id in 0..t.len() as NodeId {
+        if t.name(id) != "kernel_code_entry_byte_offset" {
+            continue;
+        }
+        let kd = t.node(id).and_then(|n| n.parent).expect("in a descriptor");
+        let kernel = t.value_text(kd).unwrap_or_default();
+        let l = t.link(id).expect("the field links to the code");
+        links.push((kernel, l));
+    }
+    links
+        .into_iter()
+        .map(|(k, l)| {
+            let to = fresh.smallest_containing(l.offset, l.size);
+            let n = fresh.node(to).expect("a node");
+            let first = n.offset == l.offset;
+            let parent = n
+                .parent
+                .map(|p| fresh.name(p).to_string())
+                .unwrap_or_default();
+            (
+                k.trim_matches('"').to_string(),
+                fresh.name(to).to_string(),
+                parent,
+                first,
+            )
+        })
+        .collect()
+}
+
+/// Each kernel descriptor's kernel_code_entry_byte_offset links to its
+/// kernel's first instruction: in the linked code objects of the HIP
+/// bundle (an offset from the descriptor) and in relocatable objects
+/// compiled here (an `R_AMDGPU_REL64`), at the address llvm-objdump
+/// prints for the kernel's symbol.
+#[test]
+fn kernel_descriptors_link_to_the_first_instruction() {
+    let decodes = fwview::disasm::Engine::library().is_some();
+    let path = common::asset("hip/debian-librocsparse0-5.3.0__hip_fatbin-first-bundle.hipfb");
+    let got = kernel_entries(&path);
+    assert_eq!(got.len(), 7, "one descriptor a code object");
+    for (kernel, to, parent, first) in &got {
+        assert!(first, "{kernel}: the link lands on {to}'s first byte");
+        if decodes {
+            assert!(is_insn(to), "{kernel}: lands on {to}, an instruction");
+            assert_eq!(parent, kernel, "{kernel}: in the kernel's function");
+        } else {
+            assert_eq!(to, kernel, "{kernel}: on the kernel's function");
+        }
+    }
+    if !common::tool(OBJDUMP) || !common::tool(CLANG) || !decodes {
+        return;
+    }
+    let dir = common::scratch();
+    let out = compile_cl(dir.path(), "gfx90a");
+    let want = objdump(&out, &[], "//");
+    let got = kernel_entries(&out);
+    assert_eq!(got.len(), 3, "three kernels: {got:?}");
+    for (kernel, to, parent, first) in &got {
+        let a = want.symbols[&(".text".to_string(), kernel.clone())];
+        assert!(first, "{kernel}: the link lands on {to}'s first byte");
+        assert_eq!(to, &format!("0x{a:08x}"), "{kernel}: its first instruction");
+        assert_eq!(parent, kernel, "{kernel}: in the kernel's function");
+    }
+    eprintln!(
+        "kernel descriptors: 7 in the HIP bundle and 3 compiled here link to their kernels' first instructions"
+    );
 }
 
 /// Code for a processor LLVM has no decoder for (gfx6, gfx7), or one a
@@ -439,21 +731,8 @@ fn amdgpu_code_llvm_cannot_decode_stays_bytes() {
         return;
     }
     let dir = common::scratch();
-    let cl = dir.path().join("k.cl");
-    std::fs::write(&cl, CL_SOURCE).expect("write");
     for cpu in ["gfx600", "gfx700"] {
-        let out = dir.path().join(format!("{cpu}.o"));
-        let st = Command::new(CLANG)
-            .args(["-x", "cl", "-Xclang", "-finclude-default-header"])
-            .args(["-nogpulib", "--target=amdgcn-amd-amdhsa"])
-            .arg(format!("-mcpu={cpu}"))
-            .args(["-O1", "-c"])
-            .arg(&cl)
-            .arg("-o")
-            .arg(&out)
-            .output()
-            .expect("clang runs");
-        assert!(st.status.success(), "{cpu}");
+        let out = compile_cl(dir.path(), cpu);
         let run = common::fwview(&[OsStr::new("--json"), OsStr::new("--code"), out.as_os_str()]);
         assert!(run.status.success(), "{cpu}: {:?}", run.status);
         assert!(
@@ -500,8 +779,9 @@ fn find_searches_mnemonics_with_code() {
     let dir = common::scratch();
     let f = x86_object(dir.path());
     let want = objdump(&f, &[], "#")
+        .insns
         .values()
-        .filter(|(t, _)| t.starts_with("ret"))
+        .filter(|l| l.text.starts_with("ret"))
         .count();
     assert!(want > 0);
     let find = |code: bool| {
@@ -651,8 +931,9 @@ fn diff_with_code_names_the_one_instruction_that_changed() {
     );
     let listing = |f: &Path| -> Vec<(u64, String)> {
         objdump(f, &[], "#")
+            .insns
             .into_iter()
-            .map(|((_, addr), (t, _))| (addr, t))
+            .map(|((_, addr), l)| (addr, l.text))
             .collect()
     };
     let (la, lb, lc) = (listing(&a), listing(&b), listing(&c));
@@ -667,13 +948,14 @@ fn diff_with_code_names_the_one_instruction_that_changed() {
         .find(|(x, _)| x == at)
         .expect("the same address")
         .1;
+    // Each side's text is objdump's, then the relocation at it.
     let lines = diff_lines(&a, &b, true, "/steps/");
-    assert_eq!(
-        lines,
-        [format!(
-            "~ sections/[2] .text/steps/0x{at:08x}: {old} -> {new}"
-        )]
-    );
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    let (head, change) = lines[0].split_once(": ").expect("a change");
+    assert_eq!(head, format!("~ sections/[2] .text/steps/0x{at:08x}"));
+    let (was, is) = change.split_once(" -> ").expect("old -> new");
+    assert_eq!(split_label(split_relocs(was).0).0, old.as_str());
+    assert_eq!(split_label(split_relocs(is).0).0, new.as_str());
 
     // One statement: the store of 42 (0x2a) is added, and the stores after
     // it, now at other addresses, are no change.

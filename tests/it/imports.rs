@@ -605,6 +605,7 @@ const KNOWN: &[&[&str]] = &[
         "formats/elf/notes.rs",
         "formats/elf/placed.rs",
         "formats/elf/relocations.rs",
+        "formats/elf/symbolize.rs",
         "formats/elf/symbols.rs",
         "formats/elf/vendor.rs",
         "formats/elf/versions.rs",

@@ -17,6 +17,20 @@ use common::json::{self, check_nesting, child, json_of, json_of_written, kids, p
 
 // ---------- independent reference code ----------
 
+/// Where a little-endian ELF32's entry point is in its bytes: through the
+/// PT_LOAD program header whose file bytes hold it.
+fn elf32_entry_offset(e: &[u8]) -> Option<u64> {
+    let u32at = |o: usize| u32::from_le_bytes(e[o..o + 4].try_into().unwrap());
+    let u16at = |o: usize| u16::from_le_bytes(e[o..o + 2].try_into().unwrap());
+    let entry = u32at(24);
+    let (phoff, es, n) = (u32at(28) as usize, u16at(42) as usize, u16at(44) as usize);
+    (0..n).map(|i| phoff + i * es).find_map(|h| {
+        let (ty, off, vaddr, filesz) = (u32at(h), u32at(h + 4), u32at(h + 8), u32at(h + 16));
+        (ty == 1 && entry >= vaddr && entry - vaddr < filesz)
+            .then(|| u64::from(off + entry - vaddr))
+    })
+}
+
 /// The sector CRC as the xCORE loader computes it: the `crc32` instruction
 /// (data shifted in bit by bit, polynomial 0xEDB88320) over each 32-bit
 /// little-endian word, register preset to all ones, one zero word appended,
@@ -480,7 +494,13 @@ fn real_sample_elf_images_are_elf_nodes_and_gotos_link_to_them() {
                     let a = t
                         .find_path(&format!("{name}/contents/data/address"))
                         .unwrap();
-                    assert_eq!(t.link(a), t.link(id));
+                    // The address links to the first instruction the tile
+                    // runs: the image's entry point, in the loaded segment
+                    // that holds it.
+                    let la = t.link(a).expect("the address links to the code");
+                    let img = &d[l.offset as usize..(l.offset + l.size) as usize];
+                    let want = l.offset + elf32_entry_offset(img).expect("an entry in a segment");
+                    assert_eq!((la.offset, la.size), (want, 1), "{}", p.display());
                     // Following the link lands on the image node.
                     let hit = t.smallest_containing(l.offset, l.size);
                     assert_eq!(t.name(hit), "image");

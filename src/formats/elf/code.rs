@@ -7,6 +7,7 @@
 
 use std::sync::Arc;
 
+use super::symbolize::Names;
 use super::{constants, Elf};
 use crate::disasm::{self, Target, MAX_INSNS};
 use crate::model::read::u32_at;
@@ -172,13 +173,22 @@ fn uleb(d: &[u8]) -> Option<(u64, usize)> {
     None
 }
 
+/// Where code is: what it is for, the symbols of its ELF, and the index
+/// of its section.
+#[derive(Clone)]
+pub(super) struct Place {
+    pub t: Arc<Target>,
+    pub names: Arc<Names>,
+    pub sec: u32,
+}
+
 /// Makes `node` (a function, or a section without functions, over
 /// `[start, start+len)`) open into its instructions; `pc` is the address
 /// of its first byte.
 pub(super) fn instructions(
     b: &mut Builder<'_>,
     node: NodeId,
-    t: &Arc<Target>,
+    place: &Place,
     start: u64,
     len: u64,
     pc: u64,
@@ -186,10 +196,10 @@ pub(super) fn instructions(
     if len == 0 {
         return;
     }
-    let t = t.clone();
+    let place = place.clone();
     b.lazy(
         node,
-        Arc::new(move |b, id| decode_all(b, id, &t, start, len, pc)),
+        Arc::new(move |b, id| decode_all(b, id, &place, start, len, pc)),
     );
 }
 
@@ -204,9 +214,9 @@ struct Scan {
     end: u64,
 }
 
-fn decode_all(b: &mut Builder<'_>, id: NodeId, t: &Arc<Target>, start: u64, len: u64, pc: u64) {
+fn decode_all(b: &mut Builder<'_>, id: NodeId, place: &Place, start: u64, len: u64, pc: u64) {
     let bytes = b.slice(start, len);
-    let scan = disasm::with_engine(t, |e| {
+    let scan = disasm::with_engine(&place.t, |e| {
         let mut s = Scan {
             first: Vec::new(),
             marks: Vec::new(),
@@ -250,34 +260,61 @@ fn decode_all(b: &mut Builder<'_>, id: NodeId, t: &Arc<Target>, start: u64, len:
     if scan.count <= GROUP {
         b.reserve(id, scan.first.len());
         for (at, i) in scan.first {
-            leaf(b, id, at, i, pc.wrapping_add(at - start));
+            leaf(b, id, place, at, i, pc.wrapping_add(at - start));
         }
         return;
     }
-    let t = t.clone();
+    let place = place.clone();
     let step: Step = Arc::new(move |b, p, _i, at| {
         let bytes = b.slice(at, (start + len).saturating_sub(at));
         let addr = pc.wrapping_add(at.saturating_sub(start));
-        let i = disasm::with_engine(&t, |e| e.decode(bytes, addr)).ok()?;
+        let i = disasm::with_engine(&place.t, |e| e.decode(bytes, addr)).ok()?;
         if i.len == 0 {
             return None;
         }
         let next = at + i.len as u64;
-        leaf(b, p, at, i, addr);
+        leaf(b, p, &place, at, i, addr);
         Some(next)
     });
     b.seq_now(id, Seq::from_marks(scan.marks, scan.count, scan.end, step));
 }
 
-/// One instruction: named by its address, valued by its text.
-fn leaf(b: &mut Builder<'_>, parent: NodeId, at: u64, i: disasm::Insn, addr: u64) {
-    b.leaf(
+/// One instruction: named by its address, valued by its text. A branch
+/// or call names its target after the text as `llvm-objdump` does
+/// (`jmp 0x1c <main+0x1c>`) and links to the target's first byte, which
+/// the instruction there (or its function, or its section) holds. In a
+/// relocatable file, the relocations that patch the instruction follow
+/// the text instead, each as `[TYPE symbol+addend]`
+/// (`callq 0xfb [R_X86_64_PLT32 ext-0x4]`): the target its bytes give is
+/// then only a placeholder, neither named nor linked.
+fn leaf(b: &mut Builder<'_>, parent: NodeId, place: &Place, at: u64, i: disasm::Insn, addr: u64) {
+    let mut text = i.text;
+    let mut to = None;
+    let mut relocated = false;
+    for r in place.names.relocs(place.sec, addr, i.len as u64) {
+        text.push_str(" [");
+        text.push_str(r);
+        text.push(']');
+        relocated = true;
+    }
+    if let Some(t) = i.target.filter(|_| !relocated) {
+        let r = place.names.resolve(place.sec, t);
+        if let Some(l) = r.label {
+            text.push(' ');
+            text.push_str(&l);
+        }
+        to = r.at;
+    }
+    let n = b.leaf(
         parent,
         format!("0x{addr:08x}"),
         at,
         i.len as u64,
-        Value::insn(i.text),
+        Value::insn(text),
     );
+    if let Some(o) = to {
+        b.link(n, o, 1);
+    }
 }
 
 #[cfg(test)]

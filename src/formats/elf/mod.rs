@@ -18,6 +18,7 @@ mod placed;
 mod reloc_names;
 mod relocations;
 mod strings;
+mod symbolize;
 mod symbols;
 mod vendor;
 mod versions;
@@ -26,7 +27,7 @@ pub use vendor::{Hooks, SectionHook, Sections, Vendor, NO_HOOKS};
 
 pub(crate) use relocations::{rel_sym, rels};
 pub(crate) use strings::strings as strings_node;
-pub(crate) use symbols::{read_sym, sym_bytes};
+pub(crate) use symbols::{read_sym, relocatable, sym_bytes, Sym};
 
 use std::sync::Arc;
 
@@ -93,6 +94,9 @@ pub struct Elf {
     /// The symbol table's index and the symbols to show in section
     /// contents, gathered when a section first asks.
     placed: std::sync::OnceLock<(u32, placed::Placed)>,
+    /// The symbols decoded code names its branch targets by, gathered
+    /// when the first code section is placed.
+    names: std::sync::OnceLock<Arc<symbolize::Names>>,
     /// (symbol table, its SHT_SYMTAB_SHNDX section) pairs.
     shndx_tables: Vec<(u32, u32)>,
 }

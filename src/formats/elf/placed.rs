@@ -74,10 +74,18 @@ pub(super) fn symbols_in(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, a:
     let code = elf
         .code
         .as_ref()
-        .filter(|_| s.flags & super::code::SHF_EXECINSTR != 0);
+        .filter(|_| s.flags & super::code::SHF_EXECINSTR != 0)
+        .map(|t| super::code::Place {
+            t: t.clone(),
+            names: elf
+                .names
+                .get_or_init(|| std::sync::Arc::new(super::symbolize::Names::read(b, elf)))
+                .clone(),
+            sec: s.index,
+        });
     let base = if relocatable(elf) { 0 } else { s.addr };
     let Some(mine) = placed.get(lo..hi).filter(|m| !m.is_empty()) else {
-        if let Some(t) = code {
+        if let Some(t) = &code {
             super::code::instructions(b, id, t, a, l, base);
         }
         return;
@@ -111,7 +119,7 @@ pub(super) fn symbols_in(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, a:
             constants::sym_type(sym.typ()),
             constants::sym_bind(sym.bind())
         );
-        let func = code.filter(|_| sym.typ() == STT_FUNC);
+        let func = code.as_ref().filter(|_| sym.typ() == STT_FUNC);
         // A function of decoded code shows its name demangled, as the
         // symbol table does.
         let value = match func {
