@@ -215,18 +215,8 @@ fn compare(what: &str, funcs: &[Func], want: &Listing) -> usize {
                     f.section, f.name
                 )),
                 Some((t, l)) => {
-                    if t != text {
-                        bad.push(format!(
-                            "{what} {} {a:#x}: fwview {text:?}, objdump {t:?}",
-                            f.name
-                        ));
-                    }
-                    if l.is_some_and(|l| l != *len) {
-                        bad.push(format!(
-                            "{what} {} {a:#x}: fwview length {len}, objdump {l:?}",
-                            f.name
-                        ));
-                    }
+                    let at = format!("{what} {} {a:#x}", f.name);
+                    same(&mut bad, &at, (text, *len), (t, *l));
                 }
             }
             n += 1;
@@ -249,13 +239,32 @@ fn compare(what: &str, funcs: &[Func], want: &Listing) -> usize {
             }
         }
     }
+    no_differences(&bad);
+    n
+}
+
+/// Notes where fwview's instruction (text, length) and the reference's
+/// (text, length up to its next one, if known) differ.
+fn same(bad: &mut Vec<String>, at: &str, mine: (&str, u64), theirs: (&str, Option<u64>)) {
+    if mine.0 != theirs.0 {
+        bad.push(format!("{at}: fwview {:?}, objdump {:?}", mine.0, theirs.0));
+    }
+    if theirs.1.is_some_and(|l| l != mine.1) {
+        bad.push(format!(
+            "{at}: fwview length {}, objdump {:?}",
+            mine.1, theirs.1
+        ));
+    }
+}
+
+/// Fails with the first differences found, if any.
+fn no_differences(bad: &[String]) {
     assert!(
         bad.is_empty(),
         "{} differences:\n{}",
         bad.len(),
         bad.iter().take(40).cloned().collect::<Vec<_>>().join("\n")
     );
-    n
 }
 
 /// Checks one object file; returns the instructions compared.
@@ -722,4 +731,115 @@ fn zebin_kernels_decode_as_iga_prints_them() {
         }
     }
     eprintln!("Intel GT, instructions compared per IGA platform: {per:?}");
+}
+
+/// What [`compare_decoded`] found.
+#[derive(Default)]
+struct Tally {
+    /// Instructions compared: same address, length and text.
+    compared: usize,
+    /// Instructions llvm-objdump prints as `<unknown>`.
+    unknown: usize,
+    /// Instructions of either side after an `<unknown>` and before the two
+    /// meet at an address again: llvm-objdump skips an undecoded span by
+    /// the length of the instruction before it (its decoder reports none),
+    /// fwview by the ISA's unit.
+    resync: usize,
+}
+
+/// As [`compare`], where LLVM decodes: the instructions llvm-objdump
+/// prints as `<unknown>`, and those past one until both sides are at the
+/// same address again, are counted instead.
+fn compare_decoded(what: &str, funcs: &[Func], want: &Listing, t: &mut Tally) {
+    let mut bad = Vec::new();
+    for f in funcs {
+        let covered: u64 = f.insns.iter().map(|i| i.1).sum();
+        assert_eq!(
+            covered, f.size,
+            "{what} {}: instructions cover the function",
+            f.name
+        );
+        let have: HashMap<u64, (u64, &str)> =
+            f.insns.iter().map(|i| (i.0, (i.1, i.2.as_str()))).collect();
+        let theirs: Vec<(u64, &(String, Option<u64>))> = want
+            .range((f.section.clone(), f.addr)..(f.section.clone(), f.addr + f.size))
+            .map(|((_, a), v)| (*a, v))
+            .collect();
+        let at: HashMap<u64, ()> = theirs.iter().map(|(a, _)| (*a, ())).collect();
+        let mut lost = false;
+        for (a, (text, len)) in &theirs {
+            if text == "<unknown>" {
+                t.unknown += 1;
+                lost = true;
+                continue;
+            }
+            match have.get(a) {
+                Some((l, mine)) => {
+                    lost = false;
+                    t.compared += 1;
+                    let at = format!("{what} {} {a:#x}", f.name);
+                    same(&mut bad, &at, (mine, *l), (text, *len));
+                }
+                None if lost => t.resync += 1,
+                None => bad.push(format!(
+                    "{what} {}: objdump has {a:#x} {text:?}, fwview not",
+                    f.name
+                )),
+            }
+        }
+        // fwview's instructions where objdump has none lie in the spans
+        // past an `<unknown>`.
+        let mut lost = false;
+        for (a, _, text) in &f.insns {
+            match want.get(&(f.section.clone(), *a)) {
+                Some((u, _)) if u == "<unknown>" => lost = true,
+                Some(_) => lost = false,
+                None if lost && !at.contains_key(a) => t.resync += 1,
+                None => bad.push(format!(
+                    "{what} {}: fwview has {a:#x} {text:?}, objdump nothing there",
+                    f.name
+                )),
+            }
+        }
+    }
+    no_differences(&bad);
+}
+
+/// The XE samples' tile ELFs (xCORE code, cut out of their sectors as the
+/// XE format lays them out) against `llvm-objdump --triple=xcore`: every
+/// instruction fwview decodes in a function, where LLVM decodes it. What
+/// LLVM does not decode (`<unknown>`), the spans until both sides meet
+/// again, and the code outside any sized function (left as bytes) are
+/// counted and reported.
+#[test]
+fn xe_tile_code_decodes_as_llvm_objdump_does() {
+    if !common::tool(OBJDUMP) {
+        return;
+    }
+    let dir = common::scratch();
+    let mut t = Tally::default();
+    let (mut outside, mut tiles) = (0, 0);
+    for (what, bytes) in common::xe_tile_elfs() {
+        let f = dir.path().join(format!("tile{tiles}.elf"));
+        std::fs::write(&f, &bytes).expect("write");
+        tiles += 1;
+        let j = fwview_code(&f);
+        let mut funcs = Vec::new();
+        functions(&j["root"], "", &mut funcs);
+        let want = objdump(&f, &["--triple=xcore"], "#");
+        compare_decoded(&what, &funcs, &want, &mut t);
+        let inside = |s: &str, a: u64| {
+            funcs
+                .iter()
+                .any(|f| f.section == s && a >= f.addr && a < f.addr + f.size)
+        };
+        outside += want.keys().filter(|(s, a)| !inside(s, *a)).count();
+    }
+    assert!(tiles >= 4, "{tiles} tile ELFs in the XE samples");
+    assert!(t.compared > 0, "XE tiles: instructions compared");
+    eprintln!(
+        "XE tiles: {} instructions compared in {tiles} tile ELFs; llvm-objdump prints {} <unknown> in them, \
+         {} instructions lie past one before both sides meet again, {outside} outside any sized function",
+        t.compared, t.unknown, t.resync
+    );
 }
