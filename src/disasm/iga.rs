@@ -117,7 +117,7 @@ fn candidates() -> Vec<PathBuf> {
     }
     v.extend(SONAMES.iter().map(PathBuf::from));
     for d in DIRS {
-        v.extend(super::libraries_in(Path::new(d), |n| {
+        v.extend(super::search::libraries_in(Path::new(d), |n| {
             n.starts_with("libiga64.so")
         }));
     }

@@ -136,7 +136,7 @@ fn candidates() -> Vec<PathBuf> {
 
 /// `libLLVM.so*` and `libLLVM-*.so` in `dir`, the plainest name first.
 fn libs_in(dir: &Path) -> Vec<PathBuf> {
-    super::libraries_in(dir, |n| {
+    super::search::libraries_in(dir, |n| {
         n.starts_with("libLLVM.so") || (n.starts_with("libLLVM-") && n.ends_with(".so"))
     })
 }

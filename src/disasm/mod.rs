@@ -44,8 +44,9 @@
 
 mod iga;
 mod llvm;
+mod search;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 pub use iga::{ENV_IGA, PLATFORMS as IGA_PLATFORMS};
 pub use llvm::ENV_LLVM;
@@ -328,21 +329,6 @@ pub fn with_engine<R>(t: &Target, f: impl FnOnce(&mut Engine) -> R) -> Result<R,
     })
 }
 
-/// The files in `dir` whose names `wanted` takes, the plainest (shortest)
-/// name first: where a library is looked for.
-fn libraries_in(dir: &Path, wanted: impl Fn(&str) -> bool) -> Vec<PathBuf> {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut v: Vec<PathBuf> = rd
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(&wanted))
-        .collect();
-    v.sort_by_key(|p| p.as_os_str().len());
-    v
-}
-
 /// `mnemonic operands` with every run of whitespace one space, none at the
 /// ends.
 pub fn normalise(s: &str) -> String {
@@ -433,5 +419,37 @@ mod tests {
             Engine::new(&odd),
             Err(Missing::IgaLibrary | Missing::IgaPlatform { .. })
         ));
+    }
+
+    /// Arbitrary bytes through IGA on every platform the library knows:
+    /// each instruction is 8 or 16 bytes (or what is left) and has a
+    /// bounded text, and decoding walks to the end.
+    #[test]
+    fn intel_gt_survives_arbitrary_bytes() {
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut bytes = vec![0u8; 1 << 16];
+        for b in bytes.iter_mut() {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            *b = x as u8;
+        }
+        for (p, _) in IGA_PLATFORMS {
+            let t = Target::new(INTELGT, p, "");
+            let Ok(mut e) = Engine::new(&t) else {
+                continue;
+            };
+            let mut off = 0;
+            while off < bytes.len() {
+                let i = e.decode(&bytes[off..], off as u64);
+                assert!(
+                    i.len == 8 || i.len == 16 || off + i.len == bytes.len(),
+                    "{p} at {off}: length {}",
+                    i.len
+                );
+                assert!(!i.text.is_empty() && i.text.len() <= 4096, "{p} at {off}");
+                off += i.len;
+            }
+        }
     }
 }
