@@ -71,8 +71,9 @@ struct Cli {
 
     /// Show machine code as instructions in --tree, --json, --find and
     /// --diff: executable sections and their functions open into one node
-    /// per instruction (decoded by a libLLVM found at run time; set
-    /// FWVIEW_LLVM to point at one). The explorer always shows them.
+    /// per instruction (decoded by a libLLVM found at run time, Intel GT
+    /// code by Intel's libiga64; set FWVIEW_LLVM or FWVIEW_IGA to point at
+    /// one). The explorer always shows them.
     #[arg(long)]
     code: bool,
 

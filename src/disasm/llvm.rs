@@ -141,20 +141,9 @@ fn candidates() -> Vec<PathBuf> {
 
 /// `libLLVM.so*` and `libLLVM-*.so` in `dir`, the plainest name first.
 fn libs_in(dir: &Path) -> Vec<PathBuf> {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut v: Vec<PathBuf> = rd
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
-                n.starts_with("libLLVM.so") || (n.starts_with("libLLVM-") && n.ends_with(".so"))
-            })
-        })
-        .collect();
-    v.sort_by_key(|p| p.as_os_str().len());
-    v
+    super::search::libraries_in(dir, |n| {
+        n.starts_with("libLLVM.so") || (n.starts_with("libLLVM-") && n.ends_with(".so"))
+    })
 }
 
 /// The library, loaded on first use; `None` when none was found.

@@ -15,25 +15,44 @@
 //! 4. the sonames `libLLVM.so.N` and `libLLVM-N.so`, N from 30 down to 14,
 //!    through the system's loader (`LD_LIBRARY_PATH`, the loader's cache).
 //!
+//! Intel GT code (the triple `intelgt`, the processor an IGA platform:
+//! `gen9`, `xe`, `xe_hpg`, `xe_hpc`, `xe2`…) goes to Intel's IGA instead,
+//! through its C API (`iga_context_create`,
+//! `iga_context_disassemble_instruction`) in a `libiga64` (installed with
+//! Intel's compute runtime: Debian's intel-opencl-icd and libigc packages),
+//! also loaded at run time, looked for in this order:
+//!
+//! 1. the path in the environment variable `FWVIEW_IGA`;
+//! 2. the sonames `libiga64.so.2`, `libiga64.so.1` and `libiga64.so`
+//!    through the system's loader;
+//! 3. `libiga64.so*` in `/usr/lib/x86_64-linux-gnu`, `/usr/local/lib`,
+//!    `/usr/lib64`, `/usr/lib`, `/opt/intel/oneapi/lib` and
+//!    `/opt/intel/oneapi/compiler/latest/lib`.
+//!
 //! No library is not an error: [`Engine::new`] says what is missing and the
-//! caller shows the bytes as they are. Other engines (Intel's IGA for Intel
-//! GT, looked for through `FWVIEW_IGA`) plug in beside LLVM in
-//! [`Engine::new`], chosen by the target's triple.
+//! caller shows the bytes as they are.
 //!
 //! An engine is untrusted: its text is bounded, an instruction it cannot
-//! decode is `<unknown>` of the ISA's smallest unit, and a caller decodes at
-//! most [`MAX_INSNS`] instructions a function.
+//! decode is `<unknown>` of the ISA's smallest unit (Intel GT: of the 8 or
+//! 16 bytes its compaction bit says, or what is left), and a caller decodes
+//! at most [`MAX_INSNS`] instructions a function.
 
 #![cfg_attr(
     not(test),
     deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
 )]
 
+mod iga;
 mod llvm;
+mod search;
 
 use std::path::Path;
 
+pub use iga::{ENV_IGA, PLATFORMS as IGA_PLATFORMS};
 pub use llvm::ENV_LLVM;
+
+/// The triple of Intel GT code, decoded by IGA.
+pub const INTELGT: &str = "intelgt";
 
 /// The most instructions decoded for one function (or one section without
 /// functions); past it the bytes stay as they are.
@@ -75,6 +94,8 @@ impl Target {
             "riscv32" | "riscv64" | "xcore" | "arm" | "armeb" | "thumb" | "thumbeb" | "systemz" => {
                 2
             }
+            // A compacted instruction; others are 16 bytes.
+            INTELGT => 8,
             _ => 1,
         }
     }
@@ -117,6 +138,12 @@ pub enum Missing {
     /// would end the process: LLVM's AMDGPU decoder aborts on a
     /// processor it does not handle).
     Processor { why: &'static str },
+    /// No libiga64 was found.
+    IgaLibrary,
+    /// The libiga64 found does not know the platform.
+    IgaPlatform { library: String },
+    /// The file does not say which Intel GT platform its code is for.
+    NoPlatform,
 }
 
 impl Missing {
@@ -134,13 +161,31 @@ impl Missing {
             Missing::Processor { why } => {
                 format!("instructions for {} are not shown: {why}", t.label())
             }
+            Missing::IgaLibrary => format!(
+                "instructions for {} are not shown: install Intel's IGA (libiga64, with the intel-opencl-icd or libigc packages) to see them, or set {ENV_IGA} to a libiga64",
+                t.label()
+            ),
+            Missing::IgaPlatform { library } => format!(
+                "instructions for {} are not shown: {library} does not know this platform; set {ENV_IGA} to a libiga64 that does",
+                t.label()
+            ),
+            Missing::NoPlatform => format!(
+                "instructions for {} are not shown: the file does not say which Intel GT platform its code is for",
+                t.label()
+            ),
         }
     }
 }
 
+/// The library an engine decodes with.
+enum Backend {
+    Llvm(llvm::Context),
+    Iga(iga::Context),
+}
+
 /// A decoder for one target.
 pub struct Engine {
-    ctx: llvm::Context,
+    ctx: Backend,
     unit: usize,
     /// How the ISA's branch targets are found.
     branches: Branches,
@@ -155,6 +200,8 @@ enum Branches {
     Riscv,
     /// AMDGPU: from the 16-bit word offset of a SOPP branch.
     Amdgpu,
+    /// Not found (Intel GT: IGA names targets by labels of its own).
+    None,
 }
 
 impl Engine {
@@ -163,6 +210,20 @@ impl Engine {
         if let Some(why) = refused(t) {
             return Err(Missing::Processor { why });
         }
+        if t.arch() == INTELGT {
+            if t.cpu.is_empty() {
+                return Err(Missing::NoPlatform);
+            }
+            let lib = iga::get().ok_or(Missing::IgaLibrary)?;
+            let ctx = iga::Context::new(lib, &t.cpu).ok_or_else(|| Missing::IgaPlatform {
+                library: lib.path.display().to_string(),
+            })?;
+            return Ok(Engine {
+                ctx: Backend::Iga(ctx),
+                unit: t.unit(),
+                branches: Branches::None,
+            });
+        }
         let lib = llvm::get().ok_or(Missing::Library)?;
         let ctx = llvm::Context::new(lib, &t.triple, &t.cpu, &t.features).ok_or_else(|| {
             Missing::Target {
@@ -170,7 +231,7 @@ impl Engine {
             }
         })?;
         Ok(Engine {
-            ctx,
+            ctx: Backend::Llvm(ctx),
             unit: t.unit(),
             branches: match t.arch() {
                 a if a.starts_with("riscv") => Branches::Riscv,
@@ -180,7 +241,7 @@ impl Engine {
         })
     }
 
-    /// The library the engine came from, if one was loaded.
+    /// The libLLVM that LLVM's targets decode with, if one was loaded.
     pub fn library() -> Option<&'static Path> {
         llvm::get().map(|l| l.path.as_path())
     }
@@ -196,7 +257,22 @@ impl Engine {
                 target: None,
             };
         }
-        let (n, raw, looked_up) = self.ctx.decode(bytes, addr);
+        let ctx = match &mut self.ctx {
+            Backend::Llvm(c) => c,
+            Backend::Iga(c) => {
+                let (n, text) = c.decode(bytes, addr);
+                let text = text
+                    .map(|t| normalise(&t))
+                    .filter(|t| !t.is_empty())
+                    .unwrap_or_else(|| UNKNOWN.to_string());
+                return Insn {
+                    len: n.clamp(1, bytes.len()),
+                    text,
+                    target: None,
+                };
+            }
+        };
+        let (n, raw, looked_up) = ctx.decode(bytes, addr);
         if n == 0 {
             return Insn {
                 len: self.unit.min(bytes.len()),
@@ -209,6 +285,7 @@ impl Engine {
             Branches::Lookup => looked_up,
             Branches::Riscv => riscv_target(&mut text, addr),
             Branches::Amdgpu => amdgpu_target(&text, bytes.get(..n), addr),
+            Branches::None => None,
         };
         Insn {
             len: n,
@@ -494,6 +571,67 @@ mod tests {
                 assert_eq!((i.len, i.text.as_str()), (1, UNKNOWN));
             }
             Err(m) => eprintln!("{}", m.message(&t)),
+        }
+    }
+
+    /// With a libiga64 present, an instruction's length follows its
+    /// compaction bit, and bytes cut short are unknown; without one, the
+    /// engine says what to install and nothing fails.
+    #[test]
+    fn intel_gt_lengths_follow_the_compaction_bit() {
+        let t = Target::new(INTELGT, "xe_hpc", "");
+        match Engine::new(&t) {
+            Ok(mut e) => {
+                let full = [0u8; 16];
+                assert_eq!(e.decode(&full, 0).len, 16);
+                let mut compact = [0u8; 16];
+                compact[3] = 0x20;
+                assert_eq!(e.decode(&compact, 0).len, 8);
+                let i = e.decode(&full[..12], 0);
+                assert_eq!((i.len, i.text.as_str()), (12, UNKNOWN));
+                let i = e.decode(&full[..3], 0);
+                assert_eq!((i.len, i.text.as_str()), (3, UNKNOWN));
+            }
+            Err(m) => eprintln!("{}", m.message(&t)),
+        }
+        let none = Target::new(INTELGT, "", "");
+        assert!(matches!(Engine::new(&none), Err(Missing::NoPlatform)));
+        let odd = Target::new(INTELGT, "gen99", "");
+        assert!(matches!(
+            Engine::new(&odd),
+            Err(Missing::IgaLibrary | Missing::IgaPlatform { .. })
+        ));
+    }
+
+    /// Arbitrary bytes through IGA on every platform the library knows:
+    /// each instruction is 8 or 16 bytes (or what is left) and has a
+    /// bounded text, and decoding walks to the end.
+    #[test]
+    fn intel_gt_survives_arbitrary_bytes() {
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut bytes = vec![0u8; 1 << 16];
+        for b in bytes.iter_mut() {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            *b = x as u8;
+        }
+        for (p, _) in IGA_PLATFORMS {
+            let t = Target::new(INTELGT, p, "");
+            let Ok(mut e) = Engine::new(&t) else {
+                continue;
+            };
+            let mut off = 0;
+            while off < bytes.len() {
+                let i = e.decode(&bytes[off..], off as u64);
+                assert!(
+                    i.len == 8 || i.len == 16 || off + i.len == bytes.len(),
+                    "{p} at {off}: length {}",
+                    i.len
+                );
+                assert!(!i.text.is_empty() && i.text.len() <= 4096, "{p} at {off}");
+                off += i.len;
+            }
         }
     }
 }

@@ -18,7 +18,7 @@ pub struct Amdgpu;
 pub static AMDGPU: Amdgpu = Amdgpu;
 
 impl elf::Vendor for Amdgpu {
-    fn code_target(&self, elf: &elf::Elf) -> Option<Target> {
+    fn code_target(&self, _b: &Builder<'_>, elf: &elf::Elf) -> Option<Target> {
         code_target(elf)
     }
     /// GPU code for the processor and features e_flags name.

@@ -6,6 +6,7 @@
 
 use saphyr_parser::{Event, Parser, ScalarStyle};
 
+use crate::disasm::{self, Target};
 use crate::formats::elf::{self, Elf, Sec, Sections, Vendor};
 use crate::formats::spirv;
 use crate::model::{num, text, Builder, Endian, Fact, Fields, Format, Gap, NodeId};
@@ -77,6 +78,88 @@ impl Vendor for IntelGt {
     fn sections(&self) -> Box<dyn Sections> {
         Box::new(State::default())
     }
+    /// Intel GT code, for the IGA platform the notes name.
+    fn code_target(&self, b: &Builder<'_>, elf: &Elf) -> Option<Target> {
+        Some(Target::new(
+            disasm::INTELGT,
+            code_platform(b, elf).unwrap_or(""),
+            "",
+        ))
+    }
+}
+
+/// The IGA platform of a zebin's code, from its `IntelGT` notes: the
+/// gfxcore family, else the product family, else the product config's
+/// architecture (what IGC itself maps to IGA's platforms).
+fn code_platform(b: &Builder<'_>, elf: &Elf) -> Option<&'static str> {
+    let notes = elf::owned_notes(b, elf, b"IntelGT");
+    let word = |typ: u32| {
+        notes
+            .iter()
+            .find(|&&(t, _, n)| t == typ && n == 4)
+            .and_then(|&(_, d, _)| b.read_u32(d, elf.e))
+    };
+    let product = word(1);
+    word(2)
+        .and_then(|core| core_platform(core, product.unwrap_or(0)))
+        .or_else(|| product.and_then(product_platform))
+        .or_else(|| word(6).and_then(|c| config_platform(bits(c, 22, 10), bits(c, 14, 8))))
+}
+
+/// The IGA platform of a gfxcore family (and the product, where it tells
+/// the platforms of one core apart).
+fn core_platform(core: u32, product: u32) -> Option<&'static str> {
+    Some(match core {
+        11 if product == 17 => "gen8lp",
+        11 => "gen8",
+        12 if matches!(product, 22 | 23) => "gen9lp",
+        12 if matches!(product, 19 | 20) => "gen9p5",
+        12 => "gen9",
+        13 | 14 => "gen10",
+        15 | 16 => "gen11",
+        17 | 18 => "xe",
+        0x0c05 => "xe_hp",
+        0x0c07 => "xe_hpg",
+        0x0c08 => "xe_hpc",
+        0x0c09 => "xe2",
+        0x1e00 => "xe3",
+        0x2300 | 0x2301 => "xe3p_xpc",
+        _ => return None,
+    })
+}
+
+/// The IGA platform of a product family.
+fn product_platform(product: u32) -> Option<&'static str> {
+    Some(match product {
+        16 => "gen8",
+        17 => "gen8lp",
+        18 => "gen9",
+        19 | 20 => "gen9p5",
+        22 | 23 => "gen9lp",
+        24 => "gen10",
+        25..=28 => "gen11",
+        29..=33 | 1210 => "xe",
+        1250 => "xe_hp",
+        1270 | 1272 | 1273 => "xe_hpg",
+        1271 => "xe_hpc",
+        1274 | 1275 => "xe2",
+        1300 | 1340 => "xe3",
+        1380 => "xe3p_xpc",
+        _ => return None,
+    })
+}
+
+/// The IGA platform of a product config's architecture and release
+/// (`12.60` is Xe-HPC, `20.x` Xe2).
+fn config_platform(arch: u32, release: u32) -> Option<&'static str> {
+    Some(match (arch, release) {
+        (12, 0..=10) => "xe",
+        (12, 50..=59 | 70..=74) => "xe_hpg",
+        (12, 60..=69) => "xe_hpc",
+        (20, _) => "xe2",
+        (30, _) => "xe3",
+        _ => return None,
+    })
 }
 
 impl Sections for State {

@@ -10,6 +10,11 @@
 //! target's address (or, on AMDGPU, after the word offset) fwview names
 //! the same, and following the instruction's link selects the instruction
 //! at that address.
+//!
+//! Intel GT kernels (the zebin samples, and kernels ocloc builds here for
+//! Gen8 to Xe-HPC) are held the same way to what Intel's IGA prints when it
+//! disassembles each whole code section (`iga_context_disassemble`), its
+//! comments included.
 
 use crate::common;
 
@@ -47,6 +52,9 @@ struct Listing {
     /// (section, offset) -> `TYPE symbol+addend` of each relocation `-r`
     /// prints there, in its order.
     relocs: BTreeMap<(String, u64), Vec<String>>,
+    /// Whether the reference lists relocations (objdump -r does; IGA's
+    /// listing does not, so fwview's are not compared with it).
+    lists_relocs: bool,
 }
 
 impl Listing {
@@ -121,7 +129,10 @@ fn objdump(file: &Path, args: &[&str], comment: &str) -> Listing {
     );
     let text = String::from_utf8_lossy(&out.stdout);
     let mut per: Vec<(String, Vec<(u64, Line)>)> = Vec::new();
-    let mut m = Listing::default();
+    let mut m = Listing {
+        lists_relocs: true,
+        ..Listing::default()
+    };
     for line in text.lines() {
         if let Some(s) = line
             .strip_prefix("Disassembly of section ")
@@ -363,7 +374,7 @@ fn compare(
             let (text, label) = split_label(rest);
             n += 1;
             let want_relocs = want.relocs_in(&f.section, *a, *len);
-            if relocs != want_relocs {
+            if want.lists_relocs && relocs != want_relocs {
                 bad.push(format!(
                     "{what} {} {a:#x} {text}: fwview relocations {relocs:?}, objdump -r {want_relocs:?}",
                     f.name
@@ -377,18 +388,8 @@ fn compare(
                 ));
                 continue;
             };
-            if w.text != text {
-                bad.push(format!(
-                    "{what} {} {a:#x}: fwview {text:?}, objdump {:?}",
-                    f.name, w.text
-                ));
-            }
-            if w.len.is_some_and(|l| l != *len) {
-                bad.push(format!(
-                    "{what} {} {a:#x}: fwview length {len}, objdump {:?}",
-                    f.name, w.len
-                ));
-            }
+            let at = format!("{what} {} {a:#x}", f.name);
+            same(&mut bad, &at, (text, *len), (&w.text, w.len));
             // A relocated branch's bytes hold a placeholder, which objdump
             // names all the same; fwview names the relocation instead.
             let objdump_label = w.label.as_deref().filter(|_| want_relocs.is_empty());
@@ -444,13 +445,32 @@ fn compare(
             }
         }
     }
+    no_differences(&bad);
+    (n, targets, relocated)
+}
+
+/// Notes where fwview's instruction (text, length) and the reference's
+/// (text, length up to its next one, if known) differ.
+fn same(bad: &mut Vec<String>, at: &str, mine: (&str, u64), theirs: (&str, Option<u64>)) {
+    if mine.0 != theirs.0 {
+        bad.push(format!("{at}: fwview {:?}, objdump {:?}", mine.0, theirs.0));
+    }
+    if theirs.1.is_some_and(|l| l != mine.1) {
+        bad.push(format!(
+            "{at}: fwview length {}, objdump {:?}",
+            mine.1, theirs.1
+        ));
+    }
+}
+
+/// Fails with the first differences found, if any.
+fn no_differences(bad: &[String]) {
     assert!(
         bad.is_empty(),
         "{} differences:\n{}",
         bad.len(),
         bad.iter().take(40).cloned().collect::<Vec<_>>().join("\n")
     );
-    (n, targets, relocated)
 }
 
 /// Checks one object file; returns the instructions and the relocations
@@ -976,4 +996,423 @@ fn diff_with_code_names_the_one_instruction_that_changed() {
 
     // Without --code, no instruction is compared.
     assert!(diff_lines(&a, &b, false, "/steps/").is_empty());
+}
+
+// ---- Intel GT: zebin kernels against IGA's own whole-kernel listing ----
+
+/// IGA's `iga_context_disassemble`, called the way its C API says, as the
+/// reference the instructions fwview decodes one by one are held to.
+mod iga {
+    use std::ffi::{c_char, c_void, CStr};
+
+    type Ctx = *mut c_void;
+    type CreateFn = unsafe extern "C" fn(*const ContextOptions, *mut Ctx) -> i32;
+    type ReleaseFn = unsafe extern "C" fn(Ctx) -> i32;
+    type DisasmFn = unsafe extern "C" fn(
+        Ctx,
+        *const DisasmOptions,
+        *const c_void,
+        u32,
+        *const c_void,
+        *mut c_void,
+        *mut *mut c_char,
+    ) -> i32;
+
+    #[repr(C)]
+    struct ContextOptions {
+        cb: usize,
+        gen: u32,
+    }
+
+    #[repr(C)]
+    struct DisasmOptions {
+        cb: u32,
+        formatting_opts: u32,
+        reserved0: u32,
+        reserved1: u32,
+        decoder_opts: u32,
+        base_pc_offset: u32,
+    }
+
+    /// `IGA_FORMATTING_OPT_PRINT_PC`: each line starts `/* [PC] */`.
+    const PRINT_PC: u32 = 8;
+
+    pub struct Iga {
+        lib: libloading::Library,
+    }
+
+    /// The library, where the environment (`FWVIEW_IGA`) or the loader
+    /// finds one.
+    pub fn load() -> Option<Iga> {
+        let mut names: Vec<std::ffi::OsString> = Vec::new();
+        if let Some(p) = std::env::var_os("FWVIEW_IGA") {
+            names.push(p);
+        }
+        for n in ["libiga64.so.2", "libiga64.so.1", "libiga64.so"] {
+            names.push(n.into());
+        }
+        names.iter().find_map(|n| {
+            // SAFETY: a libiga64, whose initialisers only set up tables.
+            unsafe { libloading::Library::new(n) }
+                .ok()
+                .map(|lib| Iga { lib })
+        })
+    }
+
+    impl Iga {
+        /// IGA's text for the whole of `code` on platform `gen`
+        /// (`iga_gen_t`): (PC, text) per instruction.
+        pub fn listing(&self, gen: u32, code: &[u8]) -> Vec<(u64, String)> {
+            // SAFETY: the symbols have the types iga.h declares; the
+            // options carry their sizes in `cb`; `code` is readable for
+            // its length plus the 16 bytes of padding copied after it (IGA
+            // may read a whole instruction past a short tail); the text is
+            // NUL-terminated and read before the context is released.
+            unsafe {
+                let create = *self
+                    .lib
+                    .get::<CreateFn>(b"iga_context_create\0")
+                    .expect("iga_context_create");
+                let release = *self
+                    .lib
+                    .get::<ReleaseFn>(b"iga_context_release\0")
+                    .expect("iga_context_release");
+                let disasm = *self
+                    .lib
+                    .get::<DisasmFn>(b"iga_context_disassemble\0")
+                    .expect("iga_context_disassemble");
+                let opts = ContextOptions {
+                    cb: std::mem::size_of::<ContextOptions>(),
+                    gen,
+                };
+                let mut ctx: Ctx = std::ptr::null_mut();
+                assert_eq!(create(&opts, &mut ctx), 0, "IGA knows platform {gen:#x}");
+                let d = DisasmOptions {
+                    cb: std::mem::size_of::<DisasmOptions>() as u32,
+                    formatting_opts: PRINT_PC,
+                    reserved0: 0,
+                    reserved1: 0,
+                    decoder_opts: 0,
+                    base_pc_offset: 0,
+                };
+                let mut input = code.to_vec();
+                input.extend([0u8; 16]);
+                let mut text: *mut c_char = std::ptr::null_mut();
+                let st = disasm(
+                    ctx,
+                    &d,
+                    input.as_ptr().cast(),
+                    code.len() as u32,
+                    std::ptr::null(),
+                    std::ptr::null_mut(),
+                    &mut text,
+                );
+                assert_eq!(st, 0, "IGA disassembles the kernel");
+                let s = CStr::from_ptr(text).to_string_lossy().into_owned();
+                release(ctx);
+                parse(&s)
+            }
+        }
+    }
+
+    /// `/* [00B8]  */ text` lines as (0xb8, text); label lines left out.
+    fn parse(s: &str) -> Vec<(u64, String)> {
+        s.lines()
+            .filter_map(|l| {
+                let rest = l.trim_start().strip_prefix("/* [")?;
+                let (pc, rest) = rest.split_once(']')?;
+                let text = rest.trim_start().strip_prefix("*/")?;
+                Some((u64::from_str_radix(pc.trim(), 16).ok()?, super::norm(text)))
+            })
+            .collect()
+    }
+}
+
+/// `iga_gen_t` of a platform as ocloc's device names and the zebin
+/// samples' file and member names spell it (`GEN_VER` and `XE_VER` of
+/// iga.h).
+fn iga_gen(name: &str) -> Option<(&'static str, u32)> {
+    let gen = |maj: u32, min: u32| (maj << 16) | min;
+    let xe = |maj: u32, min: u32| (maj << 24) | min;
+    let n = name.to_ascii_lowercase();
+    let has = |keys: &[&str]| keys.iter().any(|k| n.contains(k));
+    Some(if has(&["gen8", "bdw"]) {
+        ("GEN8", gen(8, 0))
+    } else if has(&["gen9", "skl"]) {
+        ("GEN9", gen(9, 0))
+    } else if has(&["gen11", "icllp"]) {
+        ("GEN11", gen(11, 0))
+    } else if has(&["gen12lp", "tgllp", "dg1", ".12.0."]) {
+        ("XE", xe(1, 0))
+    } else if has(&["xe_hpg", "dg2", ".12.55."]) {
+        ("XE_HPG", xe(1, 2))
+    } else if has(&["xe_hpc", "pvc", ".12.60."]) {
+        ("XE_HPC", xe(1, 4))
+    } else {
+        return None;
+    })
+}
+
+/// The `[N] .text.*` nodes among the section contents of the ELF node
+/// `e`: (name, offset, size).
+fn code_sections(e: &Value) -> Vec<(&str, u64, u64)> {
+    all_kids(e)
+        .iter()
+        .filter(|k| name(k) == "sections")
+        .flat_map(all_kids)
+        .filter_map(|k| {
+            let s = section_of(name(k))?;
+            s.starts_with(".text").then(|| (s, off(k), size(k)))
+        })
+        .collect()
+}
+
+/// Every kernel of the zebin at node `e` (the ELF at `bytes[off(e)..]`),
+/// against IGA's listing of each code section for platform `gen`; returns
+/// the instructions compared.
+fn check_zebin(what: &str, e: &Value, bytes: &[u8], gen: u32, iga: &iga::Iga) -> usize {
+    let secs = code_sections(e);
+    assert!(!secs.is_empty(), "{what}: kernels' code sections");
+    let mut want = Listing::default();
+    for (s, o, l) in &secs {
+        let list = iga.listing(gen, &bytes[*o as usize..(o + l) as usize]);
+        for (i, (pc, t)) in list.iter().enumerate() {
+            let len = list.get(i + 1).map(|n| n.0 - pc);
+            let line = Line {
+                text: t.clone(),
+                len,
+                label: None,
+            };
+            want.insns.insert((s.to_string(), *pc), line);
+        }
+    }
+    let mut funcs = Vec::new();
+    functions(e, "", &mut funcs);
+    let (n, _, _) = compare(what, &funcs, &want, &HashMap::new());
+    // Each kernel (the function its `.text.<kernel>` is named for) is
+    // decoded through, its lengths summing to its symbol's size.
+    for (s, _, _) in &secs {
+        let k = s.trim_start_matches(".text.");
+        assert!(
+            funcs.iter().any(|f| f.section == *s && f.name == k),
+            "{what}: kernel {k} decoded"
+        );
+    }
+    n
+}
+
+const ZEBIN_CL: &str = r#"
+kernel void add(global float *a, global const float *b, int n) {
+  int i = get_global_id(0);
+  if (i < n) a[i] += b[i];
+}
+kernel void loop(global int *a, int n) {
+  int s = 0;
+  for (int j = 0; j < n; j++) { s += a[j] * j; if (s > 1000) break; }
+  a[get_global_id(0)] = s;
+}
+kernel void reduce(global float *out, global const float *in, local float *tmp) {
+  int l = get_local_id(0);
+  tmp[l] = sqrt(in[get_global_id(0)]) * 0.5f;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int s = get_local_size(0) / 2; s > 0; s >>= 1) {
+    if (l < s) tmp[l] += tmp[l + s];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (l == 0) atomic_add((global int *)out, (int)tmp[0]);
+}
+#ifdef cl_khr_fp64
+typedef double real;
+#else
+typedef float real;
+#endif
+kernel void mix(global real *d, global const half *h, int n) {
+  int i = get_global_id(0);
+  real x = vload_half(i, h);
+  d[i] = i < n ? sin(x) * exp(x) : fma(x, x, (real)1);
+}
+"#;
+
+/// The devices ocloc builds the zebin kernels for: one or more per
+/// platform it knows (Gen8, Gen9, Gen11, Xe-LP, Xe-HPG, Xe-HPC).
+const OCLOC_DEVICES: [&str; 7] = ["bdw", "skl", "icllp", "tgllp", "dg1", "dg2", "pvc"];
+
+/// Every kernel of every zebin (the samples, and kernels ocloc builds here
+/// for several platforms), opened with `--json --code`: each instruction
+/// at the address, of the length and with the text (whitespace
+/// normalised) that IGA prints when it disassembles the whole kernel.
+#[test]
+fn zebin_kernels_decode_as_iga_prints_them() {
+    let lib = iga::load();
+    if !common::present("libiga64", lib.is_some()) {
+        return;
+    }
+    let iga = lib.expect("present");
+    let mut per: BTreeMap<String, usize> = BTreeMap::new();
+    let mut files = common::samples_in("zebin/generated_locally", "bin");
+    files.extend(common::samples_in("zebin/generated_locally", "ar"));
+    let dir = common::scratch();
+    if common::tool("ocloc") {
+        let cl = dir.path().join("k.cl");
+        std::fs::write(&cl, ZEBIN_CL).expect("write");
+        for d in OCLOC_DEVICES {
+            let st = Command::new("ocloc")
+                .args(["compile", "-q", "-file"])
+                .arg(&cl)
+                .args(["-device", d, "-output", d, "-output_no_suffix", "-out_dir"])
+                .arg(dir.path())
+                // Older IGC writes the legacy format unless asked for zebin.
+                .env("IGC_EnableZEBinary", "1")
+                .output()
+                .expect("ocloc runs");
+            assert!(
+                st.status.success(),
+                "ocloc -device {d}: {}",
+                String::from_utf8_lossy(&st.stdout)
+            );
+            files.push(dir.path().join(d));
+        }
+    }
+    for f in &files {
+        let bytes = std::fs::read(f).expect("the file");
+        let j = fwview_code(f);
+        let fname = f.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        // A zebin, or an archive of them (one a platform).
+        let mut elfs: Vec<(String, &Value)> = Vec::new();
+        if val(&j["root"]).starts_with("ELF")
+            || all_kids(&j["root"]).iter().any(|k| name(k) == "header")
+        {
+            elfs.push((fname.to_string(), &j["root"]));
+        } else {
+            for m in all_kids(&j["root"]) {
+                if let Some(d) = all_kids(m).iter().find(|k| val(k) == "zebin") {
+                    elfs.push((format!("{fname} {}", name(m)), d));
+                }
+            }
+        }
+        assert!(!elfs.is_empty(), "{fname}: a zebin");
+        for (what, e) in elfs {
+            let (platform, gen) = iga_gen(&what).unwrap_or_else(|| panic!("{what}: a platform"));
+            let n = check_zebin(&what, e, &bytes, gen, &iga);
+            eprintln!("{what}: {n} instructions equal to IGA's");
+            *per.entry(platform.to_string()).or_default() += n;
+        }
+    }
+    eprintln!("Intel GT, instructions compared per IGA platform: {per:?}");
+}
+
+/// What [`compare_decoded`] found.
+#[derive(Default)]
+struct Tally {
+    /// Instructions compared: same address, length and text.
+    compared: usize,
+    /// Instructions llvm-objdump prints as `<unknown>`.
+    unknown: usize,
+    /// Instructions of either side after an `<unknown>` and before the two
+    /// meet at an address again: llvm-objdump skips an undecoded span by
+    /// the length of the instruction before it (its decoder reports none),
+    /// fwview by the ISA's unit.
+    resync: usize,
+}
+
+/// As [`compare`], where LLVM decodes: the instructions llvm-objdump
+/// prints as `<unknown>`, and those past one until both sides are at the
+/// same address again, are counted instead.
+fn compare_decoded(what: &str, funcs: &[Func], want: &Listing, t: &mut Tally) {
+    let mut bad = Vec::new();
+    for f in funcs {
+        let covered: u64 = f.insns.iter().map(|i| i.2).sum();
+        assert_eq!(
+            covered, f.size,
+            "{what} {}: instructions cover the function",
+            f.name
+        );
+        // fwview's text without the target's name objdump prints apart.
+        let have: HashMap<u64, (u64, &str)> = f
+            .insns
+            .iter()
+            .map(|i| (i.0, (i.2, split_label(split_relocs(&i.3).0).0)))
+            .collect();
+        let theirs: Vec<(u64, &Line)> = want
+            .insns
+            .range((f.section.clone(), f.addr)..(f.section.clone(), f.addr + f.size))
+            .map(|((_, a), v)| (*a, v))
+            .collect();
+        let at: HashMap<u64, ()> = theirs.iter().map(|(a, _)| (*a, ())).collect();
+        let mut lost = false;
+        for (a, w) in &theirs {
+            if w.text == "<unknown>" {
+                t.unknown += 1;
+                lost = true;
+                continue;
+            }
+            match have.get(a) {
+                Some((l, mine)) => {
+                    lost = false;
+                    t.compared += 1;
+                    let at = format!("{what} {} {a:#x}", f.name);
+                    same(&mut bad, &at, (mine, *l), (&w.text, w.len));
+                }
+                None if lost => t.resync += 1,
+                None => bad.push(format!(
+                    "{what} {}: objdump has {a:#x} {:?}, fwview not",
+                    f.name, w.text
+                )),
+            }
+        }
+        // fwview's instructions where objdump has none lie in the spans
+        // past an `<unknown>`.
+        let mut lost = false;
+        for (a, _, _, text) in &f.insns {
+            match want.get(&f.section, *a) {
+                Some(w) if w.text == "<unknown>" => lost = true,
+                Some(_) => lost = false,
+                None if lost && !at.contains_key(a) => t.resync += 1,
+                None => bad.push(format!(
+                    "{what} {}: fwview has {a:#x} {text:?}, objdump nothing there",
+                    f.name
+                )),
+            }
+        }
+    }
+    no_differences(&bad);
+}
+
+/// The XE samples' tile ELFs (xCORE code, cut out of their sectors as the
+/// XE format lays them out) against `llvm-objdump --triple=xcore`: every
+/// instruction fwview decodes in a function, where LLVM decodes it. What
+/// LLVM does not decode (`<unknown>`), the spans until both sides meet
+/// again, and the code outside any sized function (left as bytes) are
+/// counted and reported.
+#[test]
+fn xe_tile_code_decodes_as_llvm_objdump_does() {
+    if !common::tool(OBJDUMP) {
+        return;
+    }
+    let dir = common::scratch();
+    let mut t = Tally::default();
+    let (mut outside, mut tiles) = (0, 0);
+    for (what, bytes) in common::xe_tile_elfs() {
+        let f = dir.path().join(format!("tile{tiles}.elf"));
+        std::fs::write(&f, &bytes).expect("write");
+        tiles += 1;
+        let j = fwview_code(&f);
+        let mut funcs = Vec::new();
+        functions(&j["root"], "", &mut funcs);
+        let want = objdump(&f, &["--triple=xcore"], "#");
+        compare_decoded(&what, &funcs, &want, &mut t);
+        let inside = |s: &str, a: u64| {
+            funcs
+                .iter()
+                .any(|f| f.section == s && a >= f.addr && a < f.addr + f.size)
+        };
+        outside += want.insns.keys().filter(|(s, a)| !inside(s, *a)).count();
+    }
+    assert!(tiles >= 4, "{tiles} tile ELFs in the XE samples");
+    assert!(t.compared > 0, "XE tiles: instructions compared");
+    eprintln!(
+        "XE tiles: {} instructions compared in {tiles} tile ELFs; llvm-objdump prints {} <unknown> in them, \
+         {} instructions lie past one before both sides meet again, {outside} outside any sized function",
+        t.compared, t.unknown, t.resync
+    );
 }

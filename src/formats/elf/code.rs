@@ -24,8 +24,8 @@ const TAG_RISCV_ARCH: u64 = 5;
 pub(super) fn target(b: &Builder<'_>, elf: &Elf) -> Option<Target> {
     let be = elf.e == Endian::Big;
     // A machine with a vendor says it itself (AMDGPU: the processor and
-    // features e_flags name).
-    if let Some(t) = elf.vendor.and_then(|v| v.code_target(elf)) {
+    // features e_flags name; Intel GT: the platform its notes name).
+    if let Some(t) = elf.vendor.and_then(|v| v.code_target(b, elf)) {
         return Some(t);
     }
     let t = match elf.machine {

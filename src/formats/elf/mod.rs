@@ -25,6 +25,7 @@ mod versions;
 
 pub use vendor::{Hooks, SectionHook, Sections, Vendor, NO_HOOKS};
 
+pub(crate) use notes::owned as owned_notes;
 pub(crate) use relocations::{rel_sym, rels};
 pub(crate) use strings::strings as strings_node;
 pub(crate) use symbols::{read_sym, relocatable, sym_bytes, Sym};

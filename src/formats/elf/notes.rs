@@ -70,11 +70,7 @@ pub(super) fn notes(
             }
             break;
         }
-        let (Some(namesz), Some(descsz), Some(typ)) = (
-            b.read_u32(pos, e),
-            b.read_u32(pos + 4, e),
-            b.read_u32(pos + 8, e),
-        ) else {
+        let Some((namesz, descsz, typ)) = header(b, pos, e) else {
             break;
         };
         // The description and the next note start `al`-aligned from the
@@ -299,4 +295,57 @@ fn bitnames(v: u32, t: &[(u32, &str)]) -> String {
 fn before_nul(s: &[u8]) -> &[u8] {
     let end = memchr::memchr(0, s).unwrap_or(s.len());
     s.get(..end).unwrap_or(&[])
+}
+
+/// A note's namesz, descsz and type, at `pos`.
+fn header(b: &Builder<'_>, pos: u64, e: Endian) -> Option<(u32, u32, u32)> {
+    Some((
+        b.read_u32(pos, e)?,
+        b.read_u32(pos + 4, e)?,
+        b.read_u32(pos + 8, e)?,
+    ))
+}
+
+/// The most notes [`owned`] reads in one section.
+const MAX_READ: usize = 256;
+
+/// The notes of `owner` in the file's note sections, for a reader that
+/// wants their values rather than nodes: (type, absolute offset of the
+/// description, its length). Notes that do not fit end the section's list.
+pub(crate) fn owned(b: &Builder<'_>, elf: &Elf, owner: &[u8]) -> Vec<(u32, u64, u64)> {
+    let e = elf.e;
+    let mut out = Vec::new();
+    for s in elf.secs.iter().filter(|s| s.typ == constants::SHT_NOTE) {
+        let Some((a, l)) = elf.data(s) else {
+            continue;
+        };
+        let al = if s.align == 8 { 8 } else { 4 };
+        let end = a.saturating_add(l);
+        let mut pos = a;
+        for _ in 0..MAX_READ {
+            let Some((namesz, descsz, typ)) = header(b, pos, e) else {
+                break;
+            };
+            let Some(desc) = crate::model::align_up(12 + u64::from(namesz), al) else {
+                break;
+            };
+            let d = pos.saturating_add(desc);
+            if d.saturating_add(descsz.into()) > end {
+                break;
+            }
+            let name = b.slice(pos + 12, namesz.into());
+            let name = name.strip_suffix(&[0]).unwrap_or(name);
+            if name == owner {
+                out.push((typ, d, u64::from(descsz)));
+            }
+            let Some(next) = crate::model::align_up(desc + u64::from(descsz), al) else {
+                break;
+            };
+            pos = pos.saturating_add(next.max(12));
+            if pos >= end {
+                break;
+            }
+        }
+    }
+    out
 }

@@ -89,8 +89,8 @@ pub trait Vendor: Sync {
         None
     }
     /// What the code of this file is decoded as (triple, processor and
-    /// features), where the machine's own flags say it.
-    fn code_target(&self, _elf: &Elf) -> Option<Target> {
+    /// features), where the machine's own flags or notes say it.
+    fn code_target(&self, _b: &Builder<'_>, _elf: &Elf) -> Option<Target> {
         None
     }
     /// A fresh decoder for one file's sections.
