@@ -740,6 +740,16 @@ fn msgpack_tree(d: Vec<u8>) -> fwview::model::Tree {
     )
 }
 
+/// The `code` fuzz target's tree: instructions decoded, as `--code` builds.
+fn code_tree(d: Vec<u8>) -> fwview::model::Tree {
+    let options = fwview::model::Options { code: true };
+    fwview::formats::build_tree_with(
+        std::sync::Arc::new(fwview::model::Source::from_vec(d)),
+        "input",
+        options,
+    )
+}
+
 /// Every input of the committed fuzz corpora (`fuzz/corpora/<target>.tar.zst`,
 /// what fuzzing found, minimised), shaped as its target shapes it, under the
 /// same bounds and contract as the mutations.
@@ -774,6 +784,9 @@ fn committed_fuzz_corpora() {
             let label = format!("corpus {path}");
             let r = if target == "msgpack" {
                 run_built(&label, d.clone(), msgpack_tree)
+            } else if target == "code" {
+                d = reshape(&target, d);
+                run_built(&label, d.clone(), code_tree)
             } else {
                 d = reshape(&target, d);
                 run_case(&label, d.clone())

@@ -29,6 +29,12 @@ pub fn shape(target: &str, data: &[u8]) -> Vec<u8> {
         }
         "zebin" => elf_for(data, 205),
         "amdgpu" => elf_for(data, 224),
+        // An ELF for a machine whose code is decoded, the first byte
+        // picking which; the rest is the ELF from its magic on.
+        "code" => match data.split_first() {
+            Some((&m, rest)) => elf_for(rest, CODE_MACHINES[usize::from(m) % CODE_MACHINES.len()]),
+            None => elf_for(data, 62),
+        },
         "offload" => with_magic(data, formats::offload::MAGIC),
         "ar" => with_magic(data, b"!<arch>\n"),
         "pdi" => with_magic(data, &formats::pdi::SELECTMAP32),
@@ -66,6 +72,10 @@ fn with_magic(data: &[u8], magic: &[u8]) -> Vec<u8> {
 }
 
 /// An ELF whose e_machine is `machine`, in the byte order e_ident names.
+/// The machines the `code` target picks from: x86-64, i386, AArch64,
+/// RISC-V, XCore, AMDGPU, Intel GT.
+const CODE_MACHINES: [u16; 7] = [62, 3, 183, 243, 203, 224, 205];
+
 fn elf_for(data: &[u8], machine: u16) -> Vec<u8> {
     let mut v = with_magic(data, b"\x7fELF");
     if v.len() < 20 {
