@@ -22,7 +22,7 @@ const TEXT_MIN: usize = 16;
 const GAP: &str = "  ";
 
 /// How many bytes fit beside an address of `addr_w` columns in `avail`
-/// columns, leaving the text [`TEXT_MIN`]; 0 where fewer than two fit.
+/// columns, leaving the text `TEXT_MIN` columns; 0 where fewer than two fit.
 pub fn bytes_shown(avail: usize, addr_w: usize) -> usize {
     // n bytes take 3n-1 columns, and one more for the `…` of a longer
     // instruction.
