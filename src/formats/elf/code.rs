@@ -173,13 +173,20 @@ fn uleb(d: &[u8]) -> Option<(u64, usize)> {
     None
 }
 
-/// Where code is: what it is for, the symbols of its ELF, and the index
-/// of its section.
+/// Where code is: what it is for, its ELF, and the index of its section.
 #[derive(Clone)]
 pub(super) struct Place {
     pub t: Arc<Target>,
-    pub names: Arc<Names>,
+    pub elf: Arc<Elf>,
     pub sec: u32,
+}
+
+impl Place {
+    /// The symbols of the ELF, read when its code is first decoded (not
+    /// when the file opens) and kept for its other functions.
+    fn names(&self, b: &Builder<'_>) -> &Names {
+        self.elf.names.get_or_init(|| Names::read(b, &self.elf))
+    }
 }
 
 /// Makes `node` (a function, or a section without functions, over
@@ -291,14 +298,15 @@ fn leaf(b: &mut Builder<'_>, parent: NodeId, place: &Place, at: u64, i: disasm::
     let mut text = i.text;
     let mut to = None;
     let mut relocated = false;
-    for r in place.names.relocs(place.sec, addr, i.len as u64) {
+    let names = place.names(b);
+    for r in names.relocs(place.sec, addr, i.len as u64) {
         text.push_str(" [");
         text.push_str(r);
         text.push(']');
         relocated = true;
     }
     if let Some(t) = i.target.filter(|_| !relocated) {
-        let r = place.names.resolve(place.sec, t);
+        let r = names.resolve(place.sec, t);
         if let Some(l) = r.label {
             text.push(' ');
             text.push_str(&l);

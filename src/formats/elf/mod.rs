@@ -96,8 +96,8 @@ pub struct Elf {
     /// contents, gathered when a section first asks.
     placed: std::sync::OnceLock<(u32, placed::Placed)>,
     /// The symbols decoded code names its branch targets by, gathered
-    /// when the first code section is placed.
-    names: std::sync::OnceLock<Arc<symbolize::Names>>,
+    /// when the first instruction is decoded.
+    names: std::sync::OnceLock<symbolize::Names>,
     /// (symbol table, its SHT_SYMTAB_SHNDX section) pairs.
     shndx_tables: Vec<(u32, u32)>,
 }

@@ -2,6 +2,8 @@
 //! function and object symbol with a size as a node over its bytes, linked
 //! to its symbol table entry.
 
+use std::sync::Arc;
+
 use super::symbols::{read_sym, real_section, relocatable, resolve, sym_entry, sym_name};
 use super::{constants, Elf, Sec};
 use crate::model::{Builder, Gap, NodeId, Value};
@@ -62,7 +64,7 @@ fn collect(b: &Builder<'_>, elf: &Elf) -> (u32, Placed) {
 
 /// Adds the symbols that lie in section `s` (its contents at `[a, a+l)`)
 /// under `id`.
-pub(super) fn symbols_in(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, a: u64, l: u64) {
+pub(super) fn symbols_in(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, s: &Sec, a: u64, l: u64) {
     if s.flags & constants::SHF_ALLOC == 0 {
         return;
     }
@@ -77,10 +79,7 @@ pub(super) fn symbols_in(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, a:
         .filter(|_| s.flags & super::code::SHF_EXECINSTR != 0)
         .map(|t| super::code::Place {
             t: t.clone(),
-            names: elf
-                .names
-                .get_or_init(|| std::sync::Arc::new(super::symbolize::Names::read(b, elf)))
-                .clone(),
+            elf: elf.clone(),
             sec: s.index,
         });
     let base = if relocatable(elf) { 0 } else { s.addr };
