@@ -298,6 +298,14 @@ fn side_by_side(file: &std::path::Path, other: &std::path::Path) -> ExitCode {
 }
 
 fn main() -> ExitCode {
+    if let Some(code) = fwview::disasm::worker::serve_if_asked() {
+        return code;
+    }
+    // Decoders run apart, in this executable started again: one that
+    // crashes on a file's bytes does not end fwview.
+    if let Ok(exe) = std::env::current_exe() {
+        fwview::disasm::worker::isolate(exe);
+    }
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => return usage_error(e),

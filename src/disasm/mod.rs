@@ -32,6 +32,10 @@
 //! No library is not an error: [`Engine::new`] says what is missing and the
 //! caller shows the bytes as they are.
 //!
+//! Once the program calls [`worker::isolate`] (fwview's `main` does), an
+//! engine decodes in a worker process, so that a decoder that crashes or
+//! hangs costs an instruction, not the program: see [`worker`].
+//!
 //! An engine is untrusted: its text is bounded, an instruction it cannot
 //! decode is `<unknown>` of the ISA's smallest unit (Intel GT: of the 8 or
 //! 16 bytes its compaction bit says, or what is left), and a caller decodes
@@ -45,6 +49,7 @@
 mod iga;
 mod llvm;
 mod search;
+pub mod worker;
 
 use std::path::Path;
 
@@ -125,6 +130,9 @@ pub struct Insn {
     /// The address a branch or call goes to, where the instruction names
     /// one (relative targets made absolute).
     pub target: Option<u64>,
+    /// Why the bytes were not decoded though an engine exists: its
+    /// process failed on them (the text is then [`UNKNOWN`]).
+    pub fault: Option<worker::Fault>,
 }
 
 /// Why no engine could be made for a target.
@@ -177,10 +185,11 @@ impl Missing {
     }
 }
 
-/// The library an engine decodes with.
+/// The library an engine decodes with, or the worker process that does.
 enum Backend {
     Llvm(llvm::Context),
     Iga(iga::Context),
+    Remote(worker::Remote),
 }
 
 /// A decoder for one target.
@@ -205,8 +214,23 @@ enum Branches {
 }
 
 impl Engine {
-    /// An engine for `t`, or why there is none.
+    /// An engine for `t`, or why there is none. After
+    /// [`worker::isolate`], it decodes in a worker process (the library
+    /// is still loaded here, to say what is missing).
     pub fn new(t: &Target) -> Result<Engine, Missing> {
+        let local = Engine::local(t)?;
+        if !worker::isolated() {
+            return Ok(local);
+        }
+        Ok(Engine {
+            ctx: Backend::Remote(worker::Remote::new(t, local.unit)),
+            unit: local.unit,
+            branches: local.branches,
+        })
+    }
+
+    /// An engine for `t` that decodes in this process.
+    fn local(t: &Target) -> Result<Engine, Missing> {
         if let Some(why) = refused(t) {
             return Err(Missing::Processor { why });
         }
@@ -241,6 +265,15 @@ impl Engine {
         })
     }
 
+    /// Says which code will be decoded next, each run from its start (the
+    /// functions after the one being decoded): an engine in a worker
+    /// process decodes them while the caller is busy. Only a hint.
+    pub fn expect(&mut self, runs: &[(&[u8], u64)]) {
+        if let Backend::Remote(r) = &mut self.ctx {
+            r.expect(runs);
+        }
+    }
+
     /// The libLLVM that LLVM's targets decode with, if one was loaded.
     pub fn library() -> Option<&'static Path> {
         llvm::get().map(|l| l.path.as_path())
@@ -255,10 +288,12 @@ impl Engine {
                 len: 0,
                 text: String::new(),
                 target: None,
+                fault: None,
             };
         }
         let ctx = match &mut self.ctx {
             Backend::Llvm(c) => c,
+            Backend::Remote(r) => return r.decode(bytes, addr),
             Backend::Iga(c) => {
                 let (n, text) = c.decode(bytes, addr);
                 let text = text
@@ -269,6 +304,7 @@ impl Engine {
                     len: n.clamp(1, bytes.len()),
                     text,
                     target: None,
+                    fault: None,
                 };
             }
         };
@@ -278,6 +314,7 @@ impl Engine {
                 len: self.unit.min(bytes.len()),
                 text: UNKNOWN.to_string(),
                 target: None,
+                fault: None,
             };
         }
         let mut text = normalise(&raw);
@@ -291,6 +328,7 @@ impl Engine {
             len: n,
             text,
             target,
+            fault: None,
         }
     }
 }

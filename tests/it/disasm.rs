@@ -1416,3 +1416,143 @@ fn xe_tile_code_decodes_as_llvm_objdump_does() {
         t.compared, t.unknown, t.resync
     );
 }
+
+/// Every node of a `--json` tree, in order.
+fn every<'a>(n: &'a Value, out: &mut Vec<&'a Value>) {
+    out.push(n);
+    for k in n["children"].as_array().into_iter().flatten() {
+        every(k, out);
+    }
+}
+
+/// Every instruction of a `--json` tree: offset, size and text.
+fn offsets_sizes_texts(v: &Value) -> Vec<(u64, u64, String)> {
+    let mut all = Vec::new();
+    every(&v["root"], &mut all);
+    all.iter()
+        .filter(|n| is_insn(name(n)))
+        .map(|n| (off(n), size(n), val(n).to_string()))
+        .collect()
+}
+
+/// Runs fwview with `args` and the decoders in its own process
+/// (`FWVIEW_DECODE_IN_PROCESS=1`), as the library decodes.
+fn fwview_in_process(args: &[&OsStr]) -> std::process::Output {
+    assert_cmd::Command::cargo_bin("fwview")
+        .expect("the fwview binary")
+        .env(fwview::disasm::worker::ENV_IN_PROCESS, "1")
+        .args(args)
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .expect("fwview runs")
+}
+
+/// Decoding in a worker process (fwview's default) gives the very output
+/// decoding in fwview's own process gives: every function asked for ahead
+/// and handed back in turn, on x86-64, AMDGPU objects and the code objects
+/// of the committed HIP bundle.
+#[test]
+fn instructions_from_the_worker_are_those_decoded_in_process() {
+    if !common::tool(CLANG) || fwview::disasm::Engine::library().is_none() {
+        return;
+    }
+    let dir = common::scratch();
+    // Each file, and how many instructions it has at least.
+    let files = [
+        (x86_object(dir.path()), 50),
+        (compile_cl(dir.path(), "gfx1100"), 50),
+        (
+            common::asset("hip/debian-librocsparse0-5.3.0__hip_fatbin-first-bundle.hipfb"),
+            7,
+        ),
+    ];
+    for (f, least) in files {
+        let args = [OsStr::new("--json"), OsStr::new("--code"), f.as_os_str()];
+        let apart = common::fwview(&args);
+        let here = fwview_in_process(&args);
+        assert!(apart.status.success() && here.status.success(), "{f:?}");
+        assert!(
+            apart.stdout == here.stdout,
+            "{}: the worker's instructions differ",
+            f.display()
+        );
+        let v: Value = serde_json::from_slice(&apart.stdout).expect("json");
+        let mut all = Vec::new();
+        every(&v["root"], &mut all);
+        let n = all.iter().filter(|n| is_insn(name(n))).count();
+        assert!(n >= least, "{}: {n} instructions", f.display());
+    }
+}
+
+/// LLVM 22's AMDGPU decoder ends its process (SIGSEGV) on the 8-byte
+/// MUBUF encoding `ce f1 a4 e3 10 4c e0 ff` for gfx90a, as
+/// `llvm-mc-22 --disassemble` does. Written over a kernel's code, it costs
+/// fwview one instruction: `<unknown>` with a warning at its bytes that
+/// says the decoder crashed, and the code after it decoded as before.
+/// Where the library no longer crashes, the outputs with the decoder in
+/// fwview's own process and in a worker are the same.
+#[test]
+fn a_decoder_that_crashes_costs_one_instruction() {
+    if !common::tool(CLANG) || fwview::disasm::Engine::library().is_none() {
+        return;
+    }
+    let dir = common::scratch();
+    let good = compile_cl(dir.path(), "gfx90a");
+    let insns = offsets_sizes_texts(&fwview_code(&good));
+    // The second instruction onwards is overwritten from its first byte.
+    let at = insns.get(1).expect("a kernel of several instructions").0;
+    let mut bytes = std::fs::read(&good).expect("read");
+    let bad_bytes = [0xce, 0xf1, 0xa4, 0xe3, 0x10, 0x4c, 0xe0, 0xff];
+    bytes[at as usize..at as usize + 8].copy_from_slice(&bad_bytes);
+    let bad = dir.path().join("crash.o");
+    std::fs::write(&bad, &bytes).expect("write");
+    let args = [OsStr::new("--json"), OsStr::new("--code"), bad.as_os_str()];
+    let apart = common::fwview(&args);
+    assert!(apart.status.success(), "{:?}", apart.status);
+    let here = fwview_in_process(&args);
+    if here.status.success() {
+        eprintln!("this libLLVM decodes the bytes: nothing crashes");
+        assert!(apart.stdout == here.stdout);
+        return;
+    }
+    let v: Value = serde_json::from_slice(&apart.stdout).expect("json");
+    let after = offsets_sizes_texts(&v);
+    let unknown = after
+        .iter()
+        .find(|i| i.0 == at)
+        .expect("an instruction where the bytes were written");
+    assert_eq!(
+        (unknown.1, unknown.2.as_str()),
+        (4, fwview::disasm::UNKNOWN)
+    );
+    let crashed: Vec<&Value> = v["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter(|d| {
+            d["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("the decoder crashed"))
+        })
+        .collect();
+    assert_eq!(crashed.len(), 1, "one warning");
+    let d = crashed[0];
+    assert_eq!(
+        (
+            d["severity"].as_str(),
+            d["offset"].as_u64(),
+            d["size"].as_u64()
+        ),
+        (Some("warning"), Some(at), Some(4))
+    );
+    // Before the bytes and past the kernel's next 16 bytes, the same.
+    let same = |i: &&(u64, u64, String)| i.0 < at || i.0 >= at + 16;
+    let a: Vec<_> = insns.iter().filter(same).collect();
+    let b: Vec<_> = after.iter().filter(same).collect();
+    assert!(
+        a.len() > 10 && a == b,
+        "{} vs {} instructions",
+        a.len(),
+        b.len()
+    );
+}

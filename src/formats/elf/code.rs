@@ -179,6 +179,9 @@ pub(super) struct Place {
     pub t: Arc<Target>,
     pub elf: Arc<Elf>,
     pub sec: u32,
+    /// The section's functions in order, as `(start, len, pc)`: those
+    /// after the one being decoded are asked for ahead.
+    pub funcs: Arc<[(u64, u64, u64)]>,
 }
 
 impl Place {
@@ -221,9 +224,25 @@ struct Scan {
     end: u64,
 }
 
+/// The most functions asked for at once, the one being decoded and those
+/// after it.
+const AHEAD: usize = 64;
+
 fn decode_all(b: &mut Builder<'_>, id: NodeId, place: &Place, start: u64, len: u64, pc: u64) {
     let bytes = b.slice(start, len);
+    // This function and the ones after it, in the order they are asked
+    // for.
+    let k = place.funcs.partition_point(|f| f.0 < start);
+    let ahead: Vec<(&[u8], u64)> = place
+        .funcs
+        .get(k..)
+        .unwrap_or_default()
+        .iter()
+        .take(AHEAD)
+        .map(|&(a, l, pc)| (b.slice(a, l), pc))
+        .collect();
     let scan = disasm::with_engine(&place.t, |e| {
+        e.expect(&ahead);
         let mut s = Scan {
             first: Vec::new(),
             marks: Vec::new(),
@@ -295,6 +314,9 @@ fn decode_all(b: &mut Builder<'_>, id: NodeId, place: &Place, start: u64, len: u
 /// (`callq 0xfb [R_X86_64_PLT32 ext-0x4]`): the target its bytes give is
 /// then only a placeholder, neither named nor linked.
 fn leaf(b: &mut Builder<'_>, parent: NodeId, place: &Place, at: u64, i: disasm::Insn, addr: u64) {
+    if let Some(f) = &i.fault {
+        b.warn(at, i.len as u64, f.message());
+    }
     let mut text = i.text;
     let mut to = None;
     let mut relocated = false;

@@ -62,6 +62,36 @@ fn collect(b: &Builder<'_>, elf: &Elf) -> (u32, Placed) {
     (t.index, out)
 }
 
+/// The functions among a section's symbols `mine` (the section's
+/// contents at `a`, `l` bytes, its first byte at address `base`), as
+/// `(start, len, pc)`, in order.
+fn functions(
+    b: &Builder<'_>,
+    elf: &Elf,
+    table: u32,
+    mine: &[(u32, u64, u64, u64)],
+    l: u64,
+    a: u64,
+    base: u64,
+) -> Arc<[(u64, u64, u64)]> {
+    mine.iter()
+        .take(MAX_PLACED)
+        .filter(|&&(_, rel, size, i)| {
+            size.min(l.saturating_sub(rel)) > 0
+                && sym_entry(elf, table, i)
+                    .and_then(|o| read_sym(b, elf, o))
+                    .is_some_and(|s| s.typ() == STT_FUNC)
+        })
+        .map(|&(_, rel, size, _)| {
+            (
+                a + rel,
+                size.min(l.saturating_sub(rel)),
+                base.wrapping_add(rel),
+            )
+        })
+        .collect()
+}
+
 /// Adds the symbols that lie in section `s` (its contents at `[a, a+l)`)
 /// under `id`.
 pub(super) fn symbols_in(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, s: &Sec, a: u64, l: u64) {
@@ -73,6 +103,8 @@ pub(super) fn symbols_in(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, s: &Se
     let hi = placed.partition_point(|p| p.0 <= s.index);
     // With instructions asked for, code is decoded where it lies: in its
     // functions, or all through a section without any.
+    let base = if relocatable(elf) { 0 } else { s.addr };
+    let mine = placed.get(lo..hi).unwrap_or_default();
     let code = elf
         .code
         .as_ref()
@@ -81,9 +113,9 @@ pub(super) fn symbols_in(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, s: &Se
             t: t.clone(),
             elf: elf.clone(),
             sec: s.index,
+            funcs: functions(b, elf, *table, mine, l, a, base),
         });
-    let base = if relocatable(elf) { 0 } else { s.addr };
-    let Some(mine) = placed.get(lo..hi).filter(|m| !m.is_empty()) else {
+    let Some(mine) = Some(mine).filter(|m| !m.is_empty()) else {
         if let Some(t) = &code {
             super::code::instructions(b, id, t, a, l, base);
         }
