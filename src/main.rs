@@ -267,9 +267,13 @@ fn many(cli: &Cli, file: &std::path::Path) -> Option<ExitCode> {
     paths.extend(cli.more.iter().cloned());
     if !cli.more.is_empty() && !cli.targets && cli.find.is_none() {
         use clap::CommandFactory;
+        let extra = cli.more.first().map(|p| p.display().to_string());
         return Some(usage_error(Cli::command().error(
-            clap::error::ErrorKind::TooManyValues,
-            "more than two paths are taken by --targets and --find only",
+            clap::error::ErrorKind::UnknownArgument,
+            format!(
+                "unexpected argument '{}' found (more than two paths are taken by --targets and --find only)",
+                extra.unwrap_or_default()
+            ),
         )));
     }
     let options = Options { code: cli.code };
@@ -282,10 +286,12 @@ fn many(cli: &Cli, file: &std::path::Path) -> Option<ExitCode> {
             (true, true) => folders::diff(file, other, cli.json, cli.follow, options, &mut out),
             (a, _) => {
                 let not = if a { other } else { file };
-                eprintln!(
-                    "fwview: {}: is not a directory (--diff compares two files or two directories)",
-                    folders::shown(not)
-                );
+                let why = match std::fs::metadata(not) {
+                    Err(e) => e.to_string(),
+                    Ok(_) => "is not a directory (--diff compares two files or two directories)"
+                        .to_string(),
+                };
+                eprintln!("fwview: {}: {}", folders::shown(not), text::clean(&why));
                 return Some(ExitCode::from(2));
             }
         }

@@ -357,6 +357,17 @@ fn diff_of_two_folders_pairs_files_by_relative_path() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(o.stdout.is_empty());
+    assert!(stderr(&o).contains("is not a directory"), "{}", stderr(&o));
+    // A folder against nothing: trouble, and the reason the system gives.
+    let missing = dir.path().join("missing");
+    let o = run(&[OsStr::new("--diff"), a.as_os_str(), missing.as_os_str()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(o.stdout.is_empty());
+    assert!(
+        stderr(&o).contains("No such file or directory"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
