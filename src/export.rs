@@ -824,6 +824,47 @@ fn copy_out(bytes: &[u8], out: &mut dyn Write) -> io::Result<()> {
     out.flush()
 }
 
+/// `--find`: every match of `pat` in `tree`, one a line, each led by
+/// `lead` (empty for one file, `FILE:` for many): its offset in hex
+/// (`K:0x…` in a derived space K); node matches add two spaces and the
+/// node's address.
+pub fn find_matches(
+    tree: &mut Tree,
+    pat: &crate::search::Pattern,
+    lead: &str,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    use crate::search::{self, Pattern};
+    let never = std::sync::atomic::AtomicBool::new(false);
+    match pat {
+        Pattern::Bytes { bytes, fold } => {
+            search::make_all_spaces(tree, &never);
+            for sp in 0..tree.spaces().len() {
+                let sid = sp as SpaceId;
+                let data = tree.space_bytes(sid);
+                for o in search::find_bytes(bytes, *fold, data, &never, &mut |_| {}) {
+                    if sid == 0 {
+                        writeln!(out, "{lead}0x{o:x}")?;
+                    } else {
+                        writeln!(out, "{lead}{sid}:0x{o:x}")?;
+                    }
+                }
+            }
+        }
+        Pattern::Nodes { text: t, fold } => {
+            for m in search::find_nodes(tree, t, *fold).0 {
+                let address = text::clean(crate::model::printed_address(&m.path));
+                if m.space == 0 {
+                    writeln!(out, "{lead}0x{:x}  {address}", m.offset)?;
+                } else {
+                    writeln!(out, "{lead}{}:0x{:x}  {address}", m.space, m.offset)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

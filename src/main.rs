@@ -18,7 +18,7 @@ use fwview::{export, formats, tui};
     version,
     about,
     long_about = None,
-    override_usage = "fwview [OPTIONS] <FILE> [OTHER]\n       fwview --completions <SHELL>\n       fwview --man"
+    override_usage = "fwview [OPTIONS] <FILE> [OTHER]\n       fwview --targets [--json] <PATH>...\n       fwview --find <PATTERN> <PATH>...\n       fwview --diff [--json] <DIR_A> <DIR_B>\n       fwview --completions <SHELL>\n       fwview --man"
 )]
 struct Cli {
     /// The file to open.
@@ -28,10 +28,20 @@ struct Cli {
     /// A second file: FILE and OTHER side by side (with --diff, printed).
     other: Option<PathBuf>,
 
+    /// More files and directories, for --targets and --find.
+    #[arg(value_name = "PATH")]
+    more: Vec<PathBuf>,
+
+    /// With --targets, --find and --diff over directories: follow symbolic
+    /// links below them too (those given are always followed).
+    #[arg(long)]
+    follow: bool,
+
     /// Compare FILE with OTHER node by node and print one line a change
     /// (`~ PATH: OLD -> NEW`, `+ PATH`, `- PATH`; with --json, a list of
-    /// records). Exits 0 when they are the same, 1 when they differ, 2 on
-    /// trouble.
+    /// records). Two directories: files paired by relative path, `added:`,
+    /// `removed:` and `changed:` with the changes below. Exits 0 when they
+    /// are the same, 1 when they differ, 2 on trouble.
     #[arg(long, requires = "other", conflicts_with_all = ["tree", "extract", "find"])]
     diff: bool,
 
@@ -59,13 +69,17 @@ struct Cli {
 
     /// Print the offset of every match of PATTERN, one a line in hex, and
     /// exit: `text`, `x:7f 45 ?? 46` (hex bytes, ?? any byte) or `n:text`
-    /// (node names and values), as the explorer's `/` takes them.
+    /// (node names and values), as the explorer's `/` takes them. Several
+    /// paths or a directory: `FILE:0xOFFSET` lines, files in path order.
     #[arg(long, value_name = "PATTERN", conflicts_with_all = ["json", "tree", "extract"])]
     find: Option<String>,
 
     /// Print every device image found at any depth, one a line (format,
     /// target, kind, address; with --json a list of objects), and exit: 0
-    /// when at least one was found, 1 when none.
+    /// when at least one was found, 1 when none. Several paths or a
+    /// directory (read recursively, in parallel): the file first on each
+    /// line, with --json one object a line (JSON Lines), a summary on
+    /// standard error, and 2 when no file could be read.
     #[arg(long, conflicts_with_all = ["tree", "extract", "find", "diff"])]
     targets: bool,
 
@@ -143,48 +157,11 @@ fn fail(path: &std::path::Path, msg: impl std::fmt::Display) -> ExitCode {
 /// `--find`: every match, one a line: its offset in hex (`K:0x…` in a
 /// derived space K); node matches add two spaces and the node's address.
 fn find(tree: &mut fwview::model::Tree, pattern: &str, case_sensitive: bool) -> io::Result<()> {
-    use fwview::search::{self, Pattern};
-    let pat = Pattern::parse(pattern, case_sensitive)
+    let pat = fwview::search::Pattern::parse(pattern, case_sensitive)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
-    let never = std::sync::atomic::AtomicBool::new(false);
-    match pat {
-        Pattern::Bytes { bytes, fold } => {
-            search::make_all_spaces(tree, &never);
-            for sp in 0..tree.spaces().len() {
-                let sid = sp as fwview::model::SpaceId;
-                let data = tree.space_bytes(sid);
-                for o in search::find_bytes(&bytes, fold, data, &never, &mut |_| {}) {
-                    if sid == 0 {
-                        writeln!(out, "0x{o:x}")?;
-                    } else {
-                        writeln!(out, "{sid}:0x{o:x}")?;
-                    }
-                }
-            }
-        }
-        Pattern::Nodes { text, fold } => {
-            for m in search::find_nodes(tree, &text, fold).0 {
-                if m.space == 0 {
-                    writeln!(
-                        out,
-                        "0x{:x}  {}",
-                        m.offset,
-                        text::clean(printed_address(&m.path))
-                    )?;
-                } else {
-                    writeln!(
-                        out,
-                        "{}:0x{:x}  {}",
-                        m.space,
-                        m.offset,
-                        text::clean(printed_address(&m.path))
-                    )?;
-                }
-            }
-        }
-    }
+    export::find_matches(tree, &pat, "", &mut out)?;
     out.flush()
 }
 
@@ -281,6 +258,72 @@ fn diff(cli: &Cli, file: &std::path::Path, other: &std::path::Path) -> ExitCode 
     }
 }
 
+/// The modes over many files: `--targets` and `--find` given several paths
+/// or a directory, `--diff` given two directories. None for one file.
+fn many(cli: &Cli, file: &std::path::Path) -> Option<ExitCode> {
+    use fwview::folders::{self, Outcome};
+    let mut paths = vec![file.to_path_buf()];
+    paths.extend(cli.other.iter().cloned());
+    paths.extend(cli.more.iter().cloned());
+    if !cli.more.is_empty() && !cli.targets && cli.find.is_none() {
+        use clap::CommandFactory;
+        let extra = cli.more.first().map(|p| p.display().to_string());
+        return Some(usage_error(Cli::command().error(
+            clap::error::ErrorKind::UnknownArgument,
+            format!(
+                "unexpected argument '{}' found (more than two paths are taken by --targets and --find only)",
+                extra.unwrap_or_default()
+            ),
+        )));
+    }
+    let options = Options { code: cli.code };
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    let r = if cli.diff {
+        let other = cli.other.as_deref()?;
+        match (file.is_dir(), other.is_dir()) {
+            (false, false) => return None,
+            (true, true) => folders::diff(file, other, cli.json, cli.follow, options, &mut out),
+            (a, _) => {
+                let not = if a { other } else { file };
+                let why = match std::fs::metadata(not) {
+                    Err(e) => e.to_string(),
+                    Ok(_) => "is not a directory (--diff compares two files or two directories)"
+                        .to_string(),
+                };
+                eprintln!("fwview: {}: {}", folders::shown(not), text::clean(&why));
+                return Some(ExitCode::from(2));
+            }
+        }
+    } else if (cli.targets || cli.find.is_some()) && (paths.len() > 1 || file.is_dir()) {
+        if let Some(p) = &cli.find {
+            let pat = match fwview::search::Pattern::parse(p, !cli.ignore_case) {
+                Ok(p) => p,
+                Err(e) => {
+                    eprintln!("fwview: {}", text::clean(&e));
+                    return Some(ExitCode::from(2));
+                }
+            };
+            folders::find(&paths, &pat, cli.follow, options, &mut out)
+        } else {
+            folders::targets(&paths, cli.json, cli.follow, options, &mut out)
+        }
+    } else {
+        return None;
+    };
+    Some(match r {
+        Ok(Outcome::Ok) => ExitCode::SUCCESS,
+        Ok(Outcome::No) => ExitCode::from(1),
+        Ok(Outcome::Trouble) => ExitCode::from(2),
+        // A closed pipe (`| head`) stops the scan without a message.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("fwview: {}", text::clean(&e.to_string()));
+            ExitCode::from(2)
+        }
+    })
+}
+
 /// `fwview A B`: the two trees side by side.
 fn side_by_side(file: &std::path::Path, other: &std::path::Path) -> ExitCode {
     let (a, _) = match open(file, EXPLORER) {
@@ -319,6 +362,9 @@ fn main() -> ExitCode {
         eprintln!("fwview: no FILE given");
         return ExitCode::from(2);
     };
+    if let Some(code) = many(&cli, &file) {
+        return code;
+    }
     if let Some(other) = cli.other.clone() {
         if cli.diff {
             return diff(&cli, &file, &other);

@@ -187,7 +187,16 @@ fn is_device_triple(t: &str) -> bool {
 
 /// One line an image: format, target, kind, address.
 pub fn write_text(images: &[Image], out: &mut dyn Write) -> io::Result<()> {
+    write_text_of(None, images, out)
+}
+
+/// As [`write_text`], each line led by `file` and a tab when given (the
+/// shown name of the file the images are in, escaped by the caller).
+pub fn write_text_of(file: Option<&str>, images: &[Image], out: &mut dyn Write) -> io::Result<()> {
     for r in images {
+        if let Some(f) = file {
+            write!(out, "{f}\t")?;
+        }
         writeln!(
             out,
             "{}\t{}\t{}\t{}",
@@ -200,6 +209,34 @@ pub fn write_text(images: &[Image], out: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
+/// One image as a JSON object, led by `"schema"` and `"file"` when a file
+/// is given (the JSON Lines records of many files).
+fn write_object(file: Option<&str>, r: &Image, out: &mut dyn Write) -> io::Result<()> {
+    out.write_all(b"{")?;
+    if let Some(f) = file {
+        write!(out, "\"schema\": {SCHEMA}, \"file\": ")?;
+        json_str(out, f)?;
+        out.write_all(b", ")?;
+    }
+    out.write_all(b"\"format\": ")?;
+    json_str(out, r.format.name())?;
+    out.write_all(b", \"target\": ")?;
+    json_str(out, &r.target)?;
+    out.write_all(b", \"kind\": ")?;
+    json_str(out, &r.kind)?;
+    out.write_all(b", \"path\": ")?;
+    json_str(out, &r.path)?;
+    write!(
+        out,
+        ", \"space\": {}, \"offset\": {}, \"size\": {}}}",
+        r.space, r.offset, r.size
+    )
+}
+
+/// The version of the JSON Lines record ([`write_json_lines`]); it
+/// changes only when a field changes meaning or goes away.
+pub const SCHEMA: u32 = 1;
+
 /// The images as one JSON list of objects.
 pub fn write_json(images: &[Image], out: &mut dyn Write) -> io::Result<()> {
     out.write_all(b"[")?;
@@ -207,21 +244,20 @@ pub fn write_json(images: &[Image], out: &mut dyn Write) -> io::Result<()> {
         if i > 0 {
             out.write_all(b",")?;
         }
-        out.write_all(b"\n  {\"format\": ")?;
-        json_str(out, r.format.name())?;
-        out.write_all(b", \"target\": ")?;
-        json_str(out, &r.target)?;
-        out.write_all(b", \"kind\": ")?;
-        json_str(out, &r.kind)?;
-        out.write_all(b", \"path\": ")?;
-        json_str(out, &r.path)?;
-        write!(
-            out,
-            ", \"space\": {}, \"offset\": {}, \"size\": {}}}",
-            r.space, r.offset, r.size
-        )?;
+        out.write_all(b"\n  ")?;
+        write_object(None, r, out)?;
     }
     out.write_all(if images.is_empty() { b"]\n" } else { b"\n]\n" })?;
+    Ok(())
+}
+
+/// The images of `file` as JSON Lines: one object a line, each with
+/// `"schema"` and `"file"` before the fields [`write_json`] gives.
+pub fn write_json_lines(file: &str, images: &[Image], out: &mut dyn Write) -> io::Result<()> {
+    for r in images {
+        write_object(Some(file), r, out)?;
+        out.write_all(b"\n")?;
+    }
     Ok(())
 }
 

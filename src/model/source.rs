@@ -1,7 +1,6 @@
 //! Where the bytes come from: a read-only memory map of the file, or an
 //! in-memory copy for small files and for data built in tests.
 
-use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
@@ -53,7 +52,18 @@ impl Source {
             #[cfg(not(unix))]
             return Err(Error::new(ErrorKind::InvalidInput, "is not a regular file"));
         }
-        let mut file = File::open(path)?;
+        // Without blocking: should the path become a FIFO after the look
+        // above, opening it must not wait for a writer.
+        #[cfg(unix)]
+        let mut file = {
+            use std::os::unix::fs::OpenOptionsExt;
+            std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_NONBLOCK)
+                .open(path)?
+        };
+        #[cfg(not(unix))]
+        let mut file = std::fs::File::open(path)?;
         let len = file.metadata()?.len();
         if len == 0 {
             return Ok(Source::from_vec(Vec::new()));

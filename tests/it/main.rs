@@ -22,6 +22,7 @@ mod elf_placed;
 mod elf_sections;
 mod extract_safety;
 mod file_changed;
+mod folders;
 mod gpu;
 mod imports;
 mod model;

@@ -1,0 +1,383 @@
+//! Many files at once: `--targets` and `--find` over a directory tree give
+//! exactly the single-file outputs of its regular files, concatenated in
+//! path order and each line led by the file; the odd entries of the tree
+//! (a FIFO, a socket, a dangling and a looping symbolic link, an empty
+//! file, a file without read permission) are one warning line each and
+//! never a hang; `--diff DIR_A DIR_B` pairs files by relative path.
+
+use crate::common;
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use std::time::Duration;
+
+use serde_json::Value;
+
+const LIMIT: Duration = Duration::from_secs(120);
+
+fn run(args: &[&OsStr]) -> Output {
+    common::fwview_within(args, LIMIT)
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).expect("UTF-8 output")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn mkfifo(p: &Path) {
+    let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+}
+
+/// The test tree: every sample of assets/ copied into nested folders
+/// (three levels, by its place in the list), plus the odd entries.
+/// Returns the root and the regular, readable, non-empty files in it.
+struct Tree {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    files: Vec<PathBuf>,
+    noperm: Option<PathBuf>,
+}
+
+fn tree() -> Tree {
+    let dir = common::scratch();
+    let root = dir.path().join("pkg");
+    let mut files = Vec::new();
+    for (i, src) in common::sample_paths().into_iter().enumerate() {
+        let sub = match i % 3 {
+            0 => root.clone(),
+            1 => root.join("lib"),
+            _ => root.join("lib").join("deep").join("er"),
+        };
+        std::fs::create_dir_all(&sub).unwrap();
+        let name = src.file_name().unwrap();
+        let to = sub.join(name);
+        std::fs::copy(&src, &to).unwrap();
+        files.push(to);
+    }
+    let odd = root.join("lib").join("odd");
+    std::fs::create_dir_all(&odd).unwrap();
+    mkfifo(&odd.join("fifo"));
+    let _sock = std::os::unix::net::UnixListener::bind(odd.join("sock")).unwrap();
+    std::fs::write(odd.join("empty"), b"").unwrap();
+    std::os::unix::fs::symlink(odd.join("nowhere"), odd.join("dangling")).unwrap();
+    std::os::unix::fs::symlink(odd.join("loop_b"), odd.join("loop_a")).unwrap();
+    std::os::unix::fs::symlink(odd.join("loop_a"), odd.join("loop_b")).unwrap();
+    let noperm = if common::is_root() {
+        None
+    } else {
+        let p = odd.join("noperm");
+        std::fs::copy(&files[0], &p).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o000)).unwrap();
+        Some(p)
+    };
+    // Path order: name by name, a folder's files right after its name.
+    files.sort();
+    Tree {
+        _dir: dir,
+        root,
+        files,
+        noperm,
+    }
+}
+
+/// The single-file output of `args` + FILE for every file, each line led
+/// by `lead(FILE)`, concatenated.
+fn concatenated(files: &[PathBuf], args: &[&str], lead: impl Fn(&Path) -> String) -> String {
+    let mut want = String::new();
+    for f in files {
+        let mut a: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+        a.push(f.as_os_str());
+        let o = run(&a);
+        for line in stdout(&o).lines() {
+            want.push_str(&lead(f));
+            want.push_str(line);
+            want.push('\n');
+        }
+    }
+    want
+}
+
+/// One warning line on stderr names `path` and says `reason`.
+fn warned(err: &str, path: &Path, reason: &str) {
+    let lead = format!("fwview: {}: ", path.display());
+    let n = err
+        .lines()
+        .filter(|l| l.starts_with(&lead) && l.contains(reason))
+        .count();
+    assert_eq!(n, 1, "one warning for {lead}{reason}; stderr:\n{err}");
+}
+
+#[test]
+fn targets_of_a_tree_are_the_single_file_outputs_in_path_order() {
+    let t = tree();
+    let want = concatenated(&t.files, &["--targets"], |f| format!("{}\t", f.display()));
+    assert!(want.lines().count() >= 10, "the samples carry images");
+    let o = run(&[OsStr::new("--targets"), t.root.as_os_str()]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "stderr: {err}");
+    assert_eq!(stdout(&o), want);
+
+    // Each odd entry: one warning line; symbolic links are not followed.
+    let odd = t.root.join("lib").join("odd");
+    warned(&err, &odd.join("fifo"), "is a FIFO");
+    warned(&err, &odd.join("sock"), "is a socket");
+    warned(&err, &odd.join("empty"), "is empty");
+    if let Some(p) = &t.noperm {
+        warned(&err, p, "ermission denied");
+    }
+    assert!(!err.contains("dangling"), "links are not followed: {err}");
+    assert!(
+        err.contains("3 symbolic links not followed"),
+        "the summary counts the links: {err}"
+    );
+    // The summary: files read, files with images, images per target.
+    let images = want.lines().count();
+    let with: std::collections::BTreeSet<&str> =
+        want.lines().filter_map(|l| l.split('\t').next()).collect();
+    let summary = format!("fwview: {} files read (", t.files.len());
+    assert!(err.contains(&summary), "{summary:?} in {err}");
+    assert!(
+        err.contains(&format!(
+            ", {} with device images, {images} images",
+            with.len()
+        )),
+        "{err}"
+    );
+    let mut per: std::collections::BTreeMap<&str, usize> = Default::default();
+    for l in want.lines() {
+        *per.entry(l.split('\t').nth(2).unwrap()).or_default() += 1;
+    }
+    let each: Vec<String> = per.iter().map(|(t, n)| format!("{t} {n}")).collect();
+    assert!(
+        err.contains(&format!("fwview: images per target: {}\n", each.join(", "))),
+        "{err}"
+    );
+
+    // Following links: the dangling one and the loop are warnings too.
+    let o = run(&[
+        OsStr::new("--targets"),
+        OsStr::new("--follow"),
+        t.root.as_os_str(),
+    ]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "stderr: {err}");
+    assert_eq!(stdout(&o), want);
+    warned(&err, &odd.join("dangling"), "a dangling symbolic link");
+    warned(&err, &odd.join("loop_a"), "a symbolic link loop");
+    warned(&err, &odd.join("loop_b"), "a symbolic link loop");
+
+    // The same output on one thread and on three.
+    for n in ["1", "3"] {
+        let o = assert_cmd::Command::cargo_bin("fwview")
+            .unwrap()
+            .env("RAYON_NUM_THREADS", n)
+            .arg("--targets")
+            .arg(&t.root)
+            .timeout(LIMIT)
+            .output()
+            .unwrap();
+        assert_eq!(stdout(&o), want, "on {n} threads");
+    }
+}
+
+#[test]
+fn targets_json_lines_are_the_single_file_records_with_the_file() {
+    let t = tree();
+    let mut want: Vec<Value> = Vec::new();
+    for f in &t.files {
+        let o = run(&[OsStr::new("--targets"), OsStr::new("--json"), f.as_os_str()]);
+        let list: Value = serde_json::from_slice(&o.stdout).unwrap();
+        for r in list.as_array().unwrap() {
+            let mut m = serde_json::Map::new();
+            m.insert("schema".into(), Value::from(1));
+            m.insert("file".into(), Value::from(f.display().to_string()));
+            for (k, v) in r.as_object().unwrap() {
+                m.insert(k.clone(), v.clone());
+            }
+            want.push(Value::Object(m));
+        }
+    }
+    let o = run(&[
+        OsStr::new("--targets"),
+        OsStr::new("--json"),
+        t.root.as_os_str(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let got: Vec<Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object a line"))
+        .collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn find_over_a_tree_is_the_single_file_outputs_led_by_the_file() {
+    let t = tree();
+    for pat in ["n:target", "x:7f 45 4c 46"] {
+        let want = concatenated(&t.files, &["--find", pat], |f| format!("{}:", f.display()));
+        assert!(!want.is_empty(), "{pat} matches in the samples");
+        let o = run(&[OsStr::new("--find"), OsStr::new(pat), t.root.as_os_str()]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert_eq!(stdout(&o), want, "--find {pat}");
+    }
+    // Several paths, files and a folder, are taken in path order.
+    let lib = t.root.join("lib");
+    let first = t.files[0].clone();
+    let o = run(&[
+        OsStr::new("--find"),
+        OsStr::new("n:target"),
+        lib.as_os_str(),
+        first.as_os_str(),
+    ]);
+    let mut some: Vec<PathBuf> = t
+        .files
+        .iter()
+        .filter(|f| f.starts_with(&lib) || **f == first)
+        .cloned()
+        .collect();
+    some.sort();
+    let want = concatenated(&some, &["--find", "n:target"], |f| {
+        format!("{}:", f.display())
+    });
+    assert_eq!(stdout(&o), want);
+}
+
+#[test]
+fn nothing_readable_is_exit_2_and_one_file_is_as_before() {
+    let dir = common::scratch();
+    let d = dir.path().join("odd");
+    std::fs::create_dir(&d).unwrap();
+    mkfifo(&d.join("fifo"));
+    std::fs::write(d.join("empty"), b"").unwrap();
+    let o = run(&[OsStr::new("--targets"), d.as_os_str()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(o.stdout.is_empty());
+    warned(&stderr(&o), &d.join("fifo"), "is a FIFO");
+    warned(&stderr(&o), &d.join("empty"), "is empty");
+    let o = run(&[OsStr::new("--find"), OsStr::new("x:00"), d.as_os_str()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+
+    // One file: no file column, and exit 1 without images.
+    let f = common::asset("zebin/generated_locally/ocloc22.43__add_Gen12LPlp.bin");
+    let o = run(&[OsStr::new("--targets"), f.as_os_str()]);
+    assert_eq!(stdout(&o), "zebin\ttigerlake_lp\t-\t/\n");
+    assert!(o.stderr.is_empty());
+    // A folder without images: 1.
+    let plain = dir.path().join("plain");
+    std::fs::create_dir(&plain).unwrap();
+    std::fs::write(plain.join("text"), b"no images here\n").unwrap();
+    let o = run(&[OsStr::new("--targets"), plain.as_os_str()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(o.stdout.is_empty());
+}
+
+/// Two folders: `same` in both, `changed` differing, `gone` only in A,
+/// `sub/new` only in B.
+fn two_folders(dir: &Path) -> (PathBuf, PathBuf) {
+    let (a, b) = (dir.join("a"), dir.join("b"));
+    for d in [&a, &b] {
+        std::fs::create_dir_all(d.join("sub")).unwrap();
+    }
+    let z = |n: &str| common::asset(&format!("zebin/generated_locally/ocloc22.43__{n}"));
+    std::fs::copy(z("add_XE_HPG_COREdg2.bin"), a.join("sub/same")).unwrap();
+    std::fs::copy(z("add_XE_HPG_COREdg2.bin"), b.join("sub/same")).unwrap();
+    std::fs::copy(z("add_Gen12LPlp.bin"), a.join("changed")).unwrap();
+    std::fs::copy(z("add_32_Gen12LPlp.bin"), b.join("changed")).unwrap();
+    std::fs::copy(z("add_XE_HPC_COREpvc.bin"), a.join("gone")).unwrap();
+    std::fs::copy(z("add_debug_XE_HPC_COREpvc.bin"), b.join("sub/new")).unwrap();
+    (a, b)
+}
+
+#[test]
+fn diff_of_two_folders_pairs_files_by_relative_path() {
+    let dir = common::scratch();
+    let (a, b) = two_folders(dir.path());
+    let single = |json: bool| {
+        let mut args = vec![OsStr::new("--diff")];
+        if json {
+            args.push(OsStr::new("--json"));
+        }
+        args.push(a.join("changed").into_os_string().leak());
+        args.push(b.join("changed").into_os_string().leak());
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(1));
+        stdout(&o)
+    };
+    let lines = single(false);
+    assert!(!lines.is_empty());
+    let mut want = String::from("changed: changed\n");
+    for l in lines.lines() {
+        want.push_str(&format!("  {l}\n"));
+    }
+    want.push_str("removed: gone\nadded: sub/new\n");
+    let o = run(&[OsStr::new("--diff"), a.as_os_str(), b.as_os_str()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(stdout(&o), want);
+    assert!(
+        stderr(&o).contains("1 pair the same, 1 changed, 1 added, 1 removed"),
+        "{}",
+        stderr(&o)
+    );
+
+    // JSON Lines: the changes are the single-file --diff --json list.
+    let changes: Value = serde_json::from_str(&single(true)).unwrap();
+    let o = run(&[
+        OsStr::new("--diff"),
+        OsStr::new("--json"),
+        a.as_os_str(),
+        b.as_os_str(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let got: Vec<Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let want = vec![
+        serde_json::json!({"schema": 1, "file": "changed", "status": "changed", "changes": changes}),
+        serde_json::json!({"schema": 1, "file": "gone", "status": "removed"}),
+        serde_json::json!({"schema": 1, "file": "sub/new", "status": "added"}),
+    ];
+    assert_eq!(got, want);
+
+    // A folder against itself: nothing, 0.
+    let o = run(&[OsStr::new("--diff"), a.as_os_str(), a.as_os_str()]);
+    assert_eq!((o.status.code(), stdout(&o).as_str()), (Some(0), ""));
+    // A folder against a file: trouble.
+    let o = run(&[
+        OsStr::new("--diff"),
+        a.as_os_str(),
+        a.join("gone").as_os_str(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(o.stdout.is_empty());
+    assert!(stderr(&o).contains("is not a directory"), "{}", stderr(&o));
+    // A folder against nothing: trouble, and the reason the system gives.
+    let missing = dir.path().join("missing");
+    let o = run(&[OsStr::new("--diff"), a.as_os_str(), missing.as_os_str()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(o.stdout.is_empty());
+    assert!(
+        stderr(&o).contains("No such file or directory"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn diff_of_folders_with_an_unreadable_file_is_trouble() {
+    let dir = common::scratch();
+    let (a, b) = two_folders(dir.path());
+    mkfifo(&b.join("fifo"));
+    let o = run(&[OsStr::new("--diff"), a.as_os_str(), b.as_os_str()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    warned(&stderr(&o), &b.join("fifo"), "is a FIFO");
+    // The rest is still reported.
+    assert!(stdout(&o).contains("removed: gone\n"));
+}
