@@ -32,7 +32,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use super::{Engine, Insn, Target, UNKNOWN};
+use super::decoder::{Decoder, Fault, Insn, Target, UNKNOWN};
 
 /// The argument that makes the executable a worker.
 pub const ARG: &str = "__decode-worker";
@@ -87,61 +87,6 @@ pub fn serve_if_asked() -> Option<std::process::ExitCode> {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(_) => std::process::ExitCode::from(2),
     })
-}
-
-/// Why an instruction was not decoded though an engine exists.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Fault {
-    /// The decoder's process ended while decoding these bytes: by the
-    /// signal, if one, with the last line it wrote, if any.
-    Died { signal: Option<i32>, said: String },
-    /// The decoder said nothing for [`QUIET`].
-    Silent,
-    /// Too many faults before: this thread no longer decodes.
-    GaveUp,
-    /// No worker process could be started.
-    NoWorker(String),
-}
-
-impl Fault {
-    /// What to tell a user.
-    pub fn message(&self) -> String {
-        match self {
-            Fault::Died { signal, said } => {
-                let mut s = String::from("the decoder crashed on these bytes");
-                match signal {
-                    Some(n) => s.push_str(&format!(" ({})", signal_name(*n))),
-                    None => s.push_str(" (its process ended)"),
-                }
-                if !said.is_empty() {
-                    s.push_str(&format!(": {said}"));
-                }
-                s.push_str("; they are shown as unknown and decoding goes on after them");
-                s
-            }
-            Fault::Silent => format!(
-                "the decoder did not answer within {} s on these bytes; they are shown as unknown and decoding goes on after them",
-                QUIET.as_secs()
-            ),
-            Fault::GaveUp => format!(
-                "not decoded: the decoder failed {MAX_FAULTS} times before"
-            ),
-            Fault::NoWorker(e) => format!("not decoded: no decoder process could be started: {e}"),
-        }
-    }
-}
-
-fn signal_name(n: i32) -> String {
-    let name = match n {
-        4 => "SIGILL",
-        6 => "SIGABRT",
-        7 => "SIGBUS",
-        8 => "SIGFPE",
-        9 => "SIGKILL",
-        11 => "SIGSEGV",
-        _ => return format!("signal {n}"),
-    };
-    format!("signal {n}, {name}")
 }
 
 // The worker's side.
@@ -242,7 +187,7 @@ const KEPT: usize = 8;
 fn serve(input: impl Read, output: impl Write) -> io::Result<()> {
     let mut r = BufReader::new(input);
     let mut w = BufWriter::with_capacity(WINDOW, output);
-    let mut engines: Vec<(Target, Option<Engine>)> = Vec::new();
+    let mut engines: Vec<(Target, Option<Decoder>)> = Vec::new();
     while let Some(req) = Request::read(&mut r)? {
         let i = match engines.iter().position(|(t, _)| *t == req.target) {
             Some(i) => i,
@@ -250,7 +195,7 @@ fn serve(input: impl Read, output: impl Write) -> io::Result<()> {
                 if engines.len() >= KEPT {
                     engines.remove(0);
                 }
-                engines.push((req.target.clone(), Engine::local(&req.target).ok()));
+                engines.push((req.target.clone(), Decoder::new(&req.target).ok()));
                 engines.len() - 1
             }
         };
@@ -457,7 +402,9 @@ impl Client {
         let _ = self.child.kill();
         let status = self.child.wait();
         if silent {
-            return Fault::Silent;
+            return Fault::Silent {
+                secs: self.quiet.as_secs(),
+            };
         }
         // The stderr thread may still be reading the last words.
         std::thread::sleep(Duration::from_millis(20));
@@ -633,7 +580,9 @@ impl Worker {
         self.unsent = false;
         if self.faults >= MAX_FAULTS {
             for r in self.runs.iter_mut().filter(|r| !r.done) {
-                r.fail_rest(Fault::GaveUp);
+                r.fail_rest(Fault::GaveUp {
+                    faults: self.faults,
+                });
             }
             return;
         }
@@ -844,6 +793,18 @@ impl Worker {
     }
 }
 
+/// Starts this thread's worker if it has none, so that it is ready by the
+/// time it is asked.
+pub(super) fn prestart() {
+    WORKER.with(|w| {
+        if let Ok(mut w) = w.try_borrow_mut() {
+            if w.client.is_none() && w.faults < MAX_FAULTS {
+                w.client = (w.start)().ok();
+            }
+        }
+    });
+}
+
 /// An engine whose decoder runs in this thread's worker.
 pub(super) struct Remote {
     target: Target,
@@ -907,7 +868,7 @@ mod tests {
     #[test]
     fn a_worker_answers_as_the_engine_decodes() {
         let t = Target::new("x86_64-unknown-linux-gnu", "", "");
-        let Ok(mut e) = Engine::local(&t) else {
+        let Ok(mut e) = Decoder::new(&t) else {
             return;
         };
         let bytes: Vec<u8> = [0x55u8, 0x48, 0x89, 0xe5, 0x90, 0xc3].repeat(40);
@@ -961,12 +922,15 @@ mod tests {
         );
         w.start = || fake("sleep 30");
         let i = w.decode(&t, 1, &bytes[1..], 1);
-        assert_eq!((i.len, i.fault), (1, Some(Fault::Silent)));
+        assert_eq!((i.len, i.fault), (1, Some(Fault::Silent { secs: 0 })));
         // Two asks each: four faults so far.
         assert_eq!(w.faults, 4);
         w.faults = MAX_FAULTS;
         let i = w.decode(&t, 1, &bytes[2..], 2);
-        assert_eq!((i.len, i.fault), (98, Some(Fault::GaveUp)));
+        assert_eq!(
+            (i.len, i.fault),
+            (98, Some(Fault::GaveUp { faults: MAX_FAULTS }))
+        );
     }
 
     /// A worker's answers are handed out in turn, runs asked for ahead
@@ -974,7 +938,7 @@ mod tests {
     #[test]
     fn runs_asked_ahead_are_answered_in_turn() {
         let t = Target::new("x86_64-unknown-linux-gnu", "", "");
-        let Ok(mut e) = Engine::local(&t) else {
+        let Ok(mut e) = Decoder::new(&t) else {
             return;
         };
         // The worker is the fwview executable, which cargo builds beside
