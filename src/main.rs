@@ -349,6 +349,12 @@ fn main() -> ExitCode {
     if let Ok(exe) = std::env::current_exe() {
         fwview::disasm::worker::isolate(exe);
     }
+    let code = run();
+    fwview::disasm::worker::finish();
+    code
+}
+
+fn run() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => return usage_error(e),

@@ -60,7 +60,7 @@ pub use decoder::{normalise, Fault, Insn, Missing, Target, INTELGT, MAX_INSNS, U
 pub use iga::{ENV_IGA, PLATFORMS as IGA_PLATFORMS};
 pub use llvm::ENV_LLVM;
 
-/// A decoder for one target: in this process, or in this thread's worker
+/// A decoder for one target: in this process, or in the worker
 /// process after [`worker::isolate`].
 pub struct Engine {
     inner: Inner,

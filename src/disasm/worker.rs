@@ -1,8 +1,11 @@
 //! Decoders in a process of their own. A decoder library is untrusted
 //! code run on untrusted bytes: LLVM 22's AMDGPU decoder, for one, ends
 //! the process on some encodings. So when the program says so
-//! ([`isolate`]), each thread's engines decode in a worker process (the
-//! same executable, started with [`ARG`]), a window of bytes at a time:
+//! ([`isolate`]), engines decode in a worker process (the same
+//! executable, started with [`ARG`]), a window of bytes at a time. There
+//! is one worker for all threads: code one thread asked for ahead (the
+//! functions after the one it decodes) serves the thread that decodes it.
+//!
 //!
 //! - the worker answers with one record per instruction; the caller keeps
 //!   them and hands them out as it asks for the instructions in turn;
@@ -11,7 +14,7 @@
 //!   answering instruction by instruction, so that the instruction it dies
 //!   on is known: that one is [`UNKNOWN`] of the ISA's
 //!   unit with a [`Fault`], and decoding goes on after it;
-//! - after [`MAX_FAULTS`] faults a thread gives up: the rest is one
+//! - after [`MAX_FAULTS`] faults the program gives up: the rest is one
 //!   unknown run with a fault that says so.
 //!
 //! The protocol is private to one executable, both ends built together:
@@ -22,7 +25,6 @@
 //! then `0u32` for the end, or `u32::MAX` when the worker has no engine
 //! for the target. Integers are little-endian.
 
-use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::PathBuf;
@@ -44,8 +46,8 @@ pub const ENV_IN_PROCESS: &str = "FWVIEW_DECODE_IN_PROCESS";
 /// The longest a worker may say nothing while decoding.
 pub const QUIET: Duration = Duration::from_secs(10);
 
-/// Faults (deaths and silences) a thread's workers may have before the
-/// thread stops asking.
+/// Faults (deaths and silences) the workers may have before the program
+/// stops asking.
 pub const MAX_FAULTS: u32 = 8;
 
 /// The bytes sent at a time.
@@ -445,7 +447,7 @@ fn last_line(b: &[u8]) -> String {
 /// A window of bytes asked to be decoded from its start, and what came
 /// back.
 struct Run {
-    /// Which run it is, for as long as the thread runs.
+    /// Which run it is, for as long as the program runs.
     id: u64,
     target: Target,
     unit: usize,
@@ -533,22 +535,20 @@ const KEPT_RUNS: usize = 256;
 /// The most bytes asked for ahead of what a caller needs now.
 const AHEAD: usize = 4 * WINDOW;
 
-/// A thread's decoding through workers: its worker, the runs asked for
-/// in the order the worker answers them, and how many faults there were.
+/// Decoding through a worker: the worker, the runs asked for in the order
+/// it answers them, and how many faults there were.
 struct Worker {
     client: Option<Client>,
     runs: VecDeque<Run>,
     /// Whether some run may not have been sent.
     unsent: bool,
-    /// The index of the run last handed out from.
-    cur: usize,
     faults: u32,
     start: fn() -> io::Result<Client>,
 }
 
-thread_local! {
-    static WORKER: RefCell<Worker> = const { RefCell::new(Worker::new(start)) };
-}
+/// The worker every thread's engines decode in: one process, so that code
+/// one thread asked for ahead serves another thread that decodes it.
+static WORKER: Mutex<Worker> = Mutex::new(Worker::new(start));
 
 /// The worker this executable starts.
 fn start() -> io::Result<Client> {
@@ -565,7 +565,6 @@ impl Worker {
             client: None,
             runs: VecDeque::new(),
             unsent: false,
-            cur: 0,
             faults: 0,
             start,
         }
@@ -672,19 +671,25 @@ impl Worker {
     }
 
     /// The index of the run that holds the instruction at `addr`, asking
-    /// for one if none does,
-    /// and whether it was asked for now.
-    fn find(&mut self, t: &Target, unit: usize, bytes: &[u8], addr: u64) -> (usize, bool) {
-        // Mostly the run of the instruction before.
-        if self
+    /// for one if none does, and whether it was asked for now. `hint` is
+    /// the run the caller took from last, mostly the one it needs.
+    fn find(
+        &mut self,
+        hint: u64,
+        t: &Target,
+        unit: usize,
+        bytes: &[u8],
+        addr: u64,
+    ) -> (usize, bool) {
+        if let Some(j) = self
             .runs
-            .get(self.cur)
-            .is_some_and(|r| r.serves(t, bytes, addr))
+            .iter()
+            .position(|r| r.id == hint)
+            .filter(|&j| self.runs.get(j).is_some_and(|r| r.serves(t, bytes, addr)))
         {
-            return (self.cur, false);
+            return (j, false);
         }
         if let Some(j) = self.runs.iter().position(|r| r.serves(t, bytes, addr)) {
-            self.cur = j;
             return (j, false);
         }
         self.runs.push_back(Run::new(t, unit, bytes, addr));
@@ -692,13 +697,16 @@ impl Worker {
         (self.runs.len() - 1, true)
     }
 
-    fn decode(&mut self, t: &Target, unit: usize, bytes: &[u8], addr: u64) -> Insn {
+    /// The instruction of `t` at the start of `bytes`, at `addr`; `hint`
+    /// is the caller's: the run it took from last, updated.
+    fn decode(&mut self, hint: &mut u64, t: &Target, unit: usize, bytes: &[u8], addr: u64) -> Insn {
         loop {
-            let (j, fresh) = self.find(t, unit, bytes, addr);
+            let (j, fresh) = self.find(*hint, t, unit, bytes, addr);
             let Some(id) = self.runs.get(j).map(|r| r.id) else {
                 break;
             };
             if let Some(i) = self.take(id, addr) {
+                *hint = id;
                 return i;
             }
             // The run has no instruction at `addr`: let it go, and ask for
@@ -733,10 +741,9 @@ impl Worker {
             match r.got.front() {
                 Some((o, _)) if *o == off => {
                     let i = r.got.pop_front().map(|(_, i)| i);
-                    self.cur = j;
-                    if j > 0 || self.runs.len() > KEPT_RUNS {
-                        self.tidy(j);
-                        self.cur = 0;
+                    let spent = |r: &Run| !r.wanted || (r.done && r.got.is_empty());
+                    if self.runs.front().is_some_and(spent) || self.runs.len() > KEPT_RUNS {
+                        self.tidy(id);
                     }
                     return i;
                 }
@@ -747,15 +754,11 @@ impl Worker {
         }
     }
 
-    /// Lets go of the runs handed out to their end (but run `j`, the one in
-    /// use) and, past [`KEPT_RUNS`], of the oldest.
-    fn tidy(&mut self, j: usize) {
-        let mut k = 0;
-        self.runs.retain(|r| {
-            let keep = k == j || !(r.done && r.got.is_empty());
-            k += 1;
-            keep
-        });
+    /// Lets go of the runs handed out to their end (but run `id`, the one
+    /// in use) and, past [`KEPT_RUNS`], of the oldest.
+    fn tidy(&mut self, id: u64) {
+        self.runs
+            .retain(|r| r.id == id || !(r.done && r.got.is_empty()));
         let over = self.runs.len().saturating_sub(KEPT_RUNS);
         for r in self.runs.iter_mut().take(over) {
             r.wanted = false;
@@ -793,22 +796,29 @@ impl Worker {
     }
 }
 
-/// Starts this thread's worker if it has none, so that it is ready by the
-/// time it is asked.
+/// Starts the worker if none runs, so that it is ready by the time it is
+/// asked.
 pub(super) fn prestart() {
-    WORKER.with(|w| {
-        if let Ok(mut w) = w.try_borrow_mut() {
-            if w.client.is_none() && w.faults < MAX_FAULTS {
-                w.client = (w.start)().ok();
-            }
+    if let Ok(mut w) = WORKER.lock() {
+        if w.client.is_none() && w.faults < MAX_FAULTS {
+            w.client = (w.start)().ok();
         }
-    });
+    }
 }
 
-/// An engine whose decoder runs in this thread's worker.
+/// Ends the worker, if one runs, and waits for it: called as the program
+/// ends, so that the worker's time counts as the program's.
+pub fn finish() {
+    let client = WORKER.lock().ok().and_then(|mut w| w.client.take());
+    drop(client);
+}
+
+/// An engine whose decoder runs in the worker.
 pub(super) struct Remote {
     target: Target,
     unit: usize,
+    /// The run this engine took its last instruction from.
+    hint: u64,
 }
 
 impl Remote {
@@ -816,30 +826,29 @@ impl Remote {
         Remote {
             target: target.clone(),
             unit,
+            hint: u64::MAX,
         }
     }
 
     /// The instruction at the start of `bytes`, at `addr`.
     pub(super) fn decode(&mut self, bytes: &[u8], addr: u64) -> Insn {
-        WORKER.with(|w| match w.try_borrow_mut() {
-            Ok(mut w) => w.decode(&self.target, self.unit, bytes, addr),
+        match WORKER.lock() {
+            Ok(mut w) => w.decode(&mut self.hint, &self.target, self.unit, bytes, addr),
             Err(_) => Insn {
                 len: bytes.len(),
                 text: UNKNOWN.to_string(),
                 target: None,
-                fault: Some(Fault::NoWorker("the decoder is busy".into())),
+                fault: Some(Fault::NoWorker("a thread failed while decoding".into())),
             },
-        })
+        }
     }
 
     /// Says which code will be decoded next (each from its start), so
     /// that the worker decodes it while the caller is busy.
     pub(super) fn expect(&mut self, runs: &[(&[u8], u64)]) {
-        WORKER.with(|w| {
-            if let Ok(mut w) = w.try_borrow_mut() {
-                w.expect(&self.target, self.unit, runs);
-            }
-        });
+        if let Ok(mut w) = WORKER.lock() {
+            w.expect(&self.target, self.unit, runs);
+        }
     }
 }
 
@@ -904,14 +913,14 @@ mod tests {
 
     /// A worker that dies, or says nothing, is a fault at the bytes it was
     /// given (after it was asked once more, one instruction at a time);
-    /// after [`MAX_FAULTS`] the thread stops asking.
+    /// after [`MAX_FAULTS`] the program stops asking.
     #[cfg(unix)]
     #[test]
     fn a_worker_that_dies_or_hangs_is_a_fault() {
         let t = Target::new("x86_64-unknown-linux-gnu", "", "");
         let bytes = [0x90u8; 100];
         let mut w = Worker::new(|| fake("head -c 1 >/dev/null; echo oops >&2; kill -SEGV $$"));
-        let i = w.decode(&t, 1, &bytes, 0);
+        let i = w.decode(&mut 0, &t, 1, &bytes, 0);
         assert_eq!((i.len, i.text.as_str()), (1, UNKNOWN));
         assert_eq!(
             i.fault,
@@ -921,12 +930,12 @@ mod tests {
             })
         );
         w.start = || fake("sleep 30");
-        let i = w.decode(&t, 1, &bytes[1..], 1);
+        let i = w.decode(&mut 0, &t, 1, &bytes[1..], 1);
         assert_eq!((i.len, i.fault), (1, Some(Fault::Silent { secs: 0 })));
         // Two asks each: four faults so far.
         assert_eq!(w.faults, 4);
         w.faults = MAX_FAULTS;
-        let i = w.decode(&t, 1, &bytes[2..], 2);
+        let i = w.decode(&mut 0, &t, 1, &bytes[2..], 2);
         assert_eq!(
             (i.len, i.fault),
             (98, Some(Fault::GaveUp { faults: MAX_FAULTS }))
@@ -965,10 +974,11 @@ mod tests {
             .map(|k| (&bytes[k * 36..k * 36 + 36], k as u64 * 36))
             .collect();
         w.expect(&t, 1, &fns[1..]);
+        let mut hint = u64::MAX;
         for (b, a) in fns {
             let mut off = 0;
             while off < b.len() {
-                let got = w.decode(&t, 1, &b[off..], a + off as u64);
+                let got = w.decode(&mut hint, &t, 1, &b[off..], a + off as u64);
                 let want = e.decode(&b[off..], a + off as u64);
                 assert_eq!(got, want, "at {}", a + off as u64);
                 off += got.len;
