@@ -744,9 +744,14 @@ pub fn diff_json(a: &mut Tree, b: &mut Tree, out: &mut dyn Write) -> io::Result<
 /// Why an extraction failed.
 #[derive(Debug)]
 pub enum ExtractError {
+    /// No node has this path.
     NoSuchNode(String),
+    /// The output is a file that exists, and replacing it was not asked.
     Exists(String),
-    Io(io::Error),
+    /// The output is a directory.
+    IsDir(String),
+    /// Opening or writing the output failed.
+    Write { path: String, err: io::Error },
 }
 
 impl std::fmt::Display for ExtractError {
@@ -756,7 +761,14 @@ impl std::fmt::Display for ExtractError {
             ExtractError::Exists(p) => {
                 write!(f, "{} exists; pass --force to overwrite it", text::clean(p))
             }
-            ExtractError::Io(e) => write!(f, "{e}"),
+            ExtractError::IsDir(p) => write!(
+                f,
+                "{} is a directory; give the name of a file to write",
+                text::clean(p)
+            ),
+            ExtractError::Write { path, err } => {
+                write!(f, "cannot write {}: {err}", text::clean(path))
+            }
         }
     }
 }
@@ -778,33 +790,50 @@ pub fn extract(
     Ok(bytes.len() as u64)
 }
 
-/// Writes `bytes` to `out_path` (`-` for standard output), refusing to
-/// replace an existing file unless `force` is set.
+/// Writes `bytes` to `out_path` (`-` for standard output). A regular file
+/// that exists is replaced only if `force` is set; a directory never is;
+/// a device or a pipe (`/dev/null`, a FIFO) is written to, as a shell's
+/// `>` does, since nothing is lost.
 pub fn write_bytes(bytes: &[u8], out_path: &Path, force: bool) -> Result<(), ExtractError> {
+    let shown = || out_path.display().to_string();
+    let failed = |err| ExtractError::Write { path: shown(), err };
     if out_path.as_os_str() == "-" {
-        return copy_out(bytes, &mut io::stdout().lock()).map_err(ExtractError::Io);
+        return copy_out(bytes, &mut io::stdout().lock()).map_err(|err| ExtractError::Write {
+            path: "standard output".into(),
+            err,
+        });
     }
+    let existing = std::fs::metadata(out_path).ok();
+    if existing.as_ref().is_some_and(|m| m.is_dir()) {
+        return Err(ExtractError::IsDir(shown()));
+    }
+    let regular = existing.as_ref().map(|m| m.is_file());
     let mut opts = OpenOptions::new();
     opts.write(true);
-    if force {
-        opts.create(true).truncate(true);
-    } else {
-        opts.create_new(true);
+    match regular {
+        // A device or a pipe: written to as it is.
+        Some(false) => {}
+        _ if force => {
+            opts.create(true).truncate(true);
+        }
+        _ => {
+            opts.create_new(true);
+        }
     }
     let mut f = opts.open(out_path).map_err(|e| {
         if e.kind() == io::ErrorKind::AlreadyExists {
-            ExtractError::Exists(out_path.display().to_string())
+            ExtractError::Exists(shown())
         } else {
-            ExtractError::Io(e)
+            failed(e)
         }
     })?;
     if let Err(e) = copy_out(bytes, &mut f) {
         // No half-written file is left behind: remove what we created.
-        if !force {
+        if regular.is_none() {
             drop(f);
             let _ = std::fs::remove_file(out_path);
         }
-        return Err(ExtractError::Io(e));
+        return Err(failed(e));
     }
     Ok(())
 }
@@ -827,13 +856,14 @@ fn copy_out(bytes: &[u8], out: &mut dyn Write) -> io::Result<()> {
 /// `--find`: every match of `pat` in `tree`, one a line, each led by
 /// `lead` (empty for one file, `FILE:` for many): its offset in hex
 /// (`K:0x…` in a derived space K); node matches add two spaces and the
-/// node's address.
+/// node's address. Returns the number of matches.
 pub fn find_matches(
     tree: &mut Tree,
     pat: &crate::search::Pattern,
     lead: &str,
     out: &mut dyn Write,
-) -> io::Result<()> {
+) -> io::Result<u64> {
+    let mut n = 0u64;
     use crate::search::{self, Pattern};
     let never = std::sync::atomic::AtomicBool::new(false);
     match pat {
@@ -843,6 +873,7 @@ pub fn find_matches(
                 let sid = sp as SpaceId;
                 let data = tree.space_bytes(sid);
                 for o in search::find_bytes(bytes, *fold, data, &never, &mut |_| {}) {
+                    n += 1;
                     if sid == 0 {
                         writeln!(out, "{lead}0x{o:x}")?;
                     } else {
@@ -853,6 +884,7 @@ pub fn find_matches(
         }
         Pattern::Nodes { text: t, fold } => {
             for m in search::find_nodes(tree, t, *fold).0 {
+                n += 1;
                 let address = text::clean(crate::model::printed_address(&m.path));
                 if m.space == 0 {
                     writeln!(out, "{lead}0x{:x}  {address}", m.offset)?;
@@ -862,7 +894,7 @@ pub fn find_matches(
             }
         }
     }
-    Ok(())
+    Ok(n)
 }
 
 #[cfg(test)]

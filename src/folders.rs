@@ -452,7 +452,8 @@ fn size_text(n: u64) -> String {
 
 /// `--find PATTERN PATH…`: every match as `FILE:0xOFFSET` (`FILE:K:0x…` in
 /// a derived space), node matches followed by two spaces and the address.
-/// `Trouble` when no file could be read.
+/// As grep: `Ok` when something matched, `No` when nothing did, `Trouble`
+/// when no file could be read.
 pub fn find(
     roots: &[PathBuf],
     pat: &crate::search::Pattern,
@@ -461,19 +462,28 @@ pub fn find(
     out: &mut dyn Write,
 ) -> io::Result<Outcome> {
     let walked = collect(roots, follow, &mut warn_now);
-    let work = |f: &Found| -> Done<Vec<u8>> {
+    let work = |f: &Found| -> Done<(Vec<u8>, u64)> {
         let lead = format!("{}:", shown(&f.path));
         let r = with_tree(&f.path, options, |tree| {
             let mut buf = Vec::new();
-            let _ = crate::export::find_matches(tree, pat, &lead, &mut buf);
-            buf
+            let n = crate::export::find_matches(tree, pat, &lead, &mut buf).unwrap_or(0);
+            (buf, n)
         });
         (r, f.path.clone())
     };
-    let read = drain(&walked.files, work, out, |_, _| {}, |b| b)?;
+    let mut matches = 0;
+    let read = drain(
+        &walked.files,
+        work,
+        out,
+        |(_, n), _| matches += n,
+        |(b, _)| b,
+    )?;
     out.flush()?;
     Ok(if read == 0 {
         Outcome::Trouble
+    } else if matches == 0 {
+        Outcome::No
     } else {
         Outcome::Ok
     })

@@ -69,8 +69,10 @@ struct Cli {
 
     /// Print the offset of every match of PATTERN, one a line in hex, and
     /// exit: `text`, `x:7f 45 ?? 46` (hex bytes, ?? any byte) or `n:text`
-    /// (node names and values), as the explorer's `/` takes them. Several
-    /// paths or a directory: `FILE:0xOFFSET` lines, files in path order.
+    /// (node names and values), as the explorer's `/` takes them. Exits 0
+    /// when something matched, 1 when nothing did, 2 on trouble (a bad
+    /// pattern; no file could be read). Several paths or a directory:
+    /// `FILE:0xOFFSET` lines, files in path order.
     #[arg(long, value_name = "PATTERN", conflicts_with_all = ["json", "tree", "extract"])]
     find: Option<String>,
 
@@ -156,13 +158,15 @@ fn fail(path: &std::path::Path, msg: impl std::fmt::Display) -> ExitCode {
 
 /// `--find`: every match, one a line: its offset in hex (`K:0x…` in a
 /// derived space K); node matches add two spaces and the node's address.
-fn find(tree: &mut fwview::model::Tree, pattern: &str, case_sensitive: bool) -> io::Result<()> {
+/// `--find` in one file: the number of matches printed.
+fn find(tree: &mut fwview::model::Tree, pattern: &str, case_sensitive: bool) -> io::Result<u64> {
     let pat = fwview::search::Pattern::parse(pattern, case_sensitive)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
-    export::find_matches(tree, &pat, "", &mut out)?;
-    out.flush()
+    let n = export::find_matches(tree, &pat, "", &mut out)?;
+    out.flush()?;
+    Ok(n)
 }
 
 /// After output from a mapped file: if the file shrank while it was read,
@@ -375,6 +379,18 @@ fn run() -> ExitCode {
         if cli.diff {
             return diff(&cli, &file, &other);
         }
+        // Flags that print or cut one file do not apply to two.
+        let single = [
+            (cli.tree, "--tree"),
+            (cli.json, "--json"),
+            (cli.extract.is_some(), "--extract"),
+        ];
+        if let Some((_, flag)) = single.iter().find(|(on, _)| *on) {
+            eprintln!(
+                "fwview: {flag} takes one file; two files open side by side, or compare with --diff (and --json)"
+            );
+            return ExitCode::from(2);
+        }
         return side_by_side(&file, &other);
     }
     let src = match Source::open(&file) {
@@ -439,8 +455,10 @@ fn run() -> ExitCode {
         };
     }
     if let Some(p) = &cli.find {
+        // As grep: 0 when something matched, 1 when nothing did.
         return match find(&mut tree, p, !cli.ignore_case) {
-            Ok(()) => changed(&file, ExitCode::SUCCESS),
+            Ok(0) => changed(&file, ExitCode::from(1)),
+            Ok(_) => changed(&file, ExitCode::SUCCESS),
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
             Err(e) if e.kind() == io::ErrorKind::InvalidInput => {
                 eprintln!("fwview: {}", text::clean(&e.to_string()));
@@ -472,7 +490,11 @@ fn run() -> ExitCode {
                 let _ = fail(&file, e);
                 ExitCode::from(2)
             }
-            Err(e) => fail(&file, e),
+            // The output's trouble, named by the output.
+            Err(e) => {
+                eprintln!("fwview: {e}");
+                ExitCode::from(1)
+            }
         };
     }
     match tui::run(tree, &file) {

@@ -320,13 +320,16 @@ fn find_prints_every_match_offset() {
                 cmd.arg("-i");
             }
             let out = cmd.output().unwrap();
-            assert!(out.status.success());
             let got: Vec<String> = String::from_utf8(out.stdout)
                 .unwrap()
                 .lines()
                 .map(String::from)
                 .collect();
-            assert_eq!(got, naive(&hay, &pat, fold), "{} {pattern}", p.display());
+            let want = naive(&hay, &pat, fold);
+            // As grep: 0 when something matched, 1 when nothing did.
+            let code = if want.is_empty() { 1 } else { 0 };
+            assert_eq!(out.status.code(), Some(code), "{} {pattern}", p.display());
+            assert_eq!(got, want, "{} {pattern}", p.display());
         }
     }
 }
@@ -501,6 +504,41 @@ fn kernel_path(root: &Value) -> Option<String> {
         None
     }
     walk(root, &mut Vec::new())
+}
+
+/// Flags that print or cut one file's tree are usage errors with two
+/// files, in a terminal or not, and say what to use instead.
+#[test]
+fn one_file_flags_with_two_files_are_usage_errors() {
+    let p = common::sample_paths().into_iter().next().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x");
+    for args in [
+        vec!["--tree".to_string()],
+        vec!["--json".to_string()],
+        vec![
+            "--extract".to_string(),
+            "/".to_string(),
+            "-o".to_string(),
+            out.display().to_string(),
+        ],
+    ] {
+        let o = Command::cargo_bin("fwview")
+            .unwrap()
+            .args(&args)
+            .arg(&p)
+            .arg(&p)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains(&format!("{} takes one file", args[0])) && err.contains("--diff"),
+            "{args:?}: {err}"
+        );
+        assert!(o.stdout.is_empty(), "{args:?}");
+    }
+    assert!(!out.exists());
 }
 
 /// `-o` and `--force` mean nothing without `--extract`: both are usage

@@ -280,8 +280,12 @@ fn symlinks_and_directories_at_the_output_path() {
     for (what, o, reason) in [
         ("symlink", &link, "exists"),
         ("dangling symlink", &dangling, "exists"),
-        ("directory", &dir, "exists"),
-        ("missing parent", &orphan, "No such file or directory"),
+        (
+            "directory",
+            &dir,
+            "is a directory; give the name of a file to write",
+        ),
+        ("missing parent", &orphan, "cannot write "),
     ] {
         let before = snapshot(&l.root);
         let r = fwview_in(
@@ -298,6 +302,9 @@ fn symlinks_and_directories_at_the_output_path() {
         let err = String::from_utf8_lossy(&r.stderr);
         assert_eq!(err.lines().count(), 1, "{what}: {err}");
         assert!(err.contains(reason), "{what}: {err}");
+        // The message names the output, not the input.
+        assert!(err.contains(&*o.to_string_lossy()), "{what}: {err}");
+        assert!(!err.contains(&*l.input.to_string_lossy()), "{what}: {err}");
         assert_eq!(snapshot(&l.root), before, "{what}: something changed");
     }
     assert_eq!(std::fs::read(&target).unwrap(), b"keep me");
@@ -315,5 +322,31 @@ fn symlinks_and_directories_at_the_output_path() {
         ],
     );
     assert_eq!(r.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(err.contains("is a directory"), "{err}");
     assert!(dir.is_dir());
+}
+
+/// A device is written to as a shell's `>` writes to it, without --force:
+/// nothing is lost.
+#[test]
+fn a_device_is_written_without_force() {
+    let l = layout(b"!<arch>\n");
+    let r = fwview_in(
+        &l.work,
+        &[
+            "--extract".as_ref(),
+            "/".as_ref(),
+            "-o".as_ref(),
+            "/dev/null".as_ref(),
+            l.input.as_os_str(),
+        ],
+    );
+    assert_eq!(
+        r.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    assert!(String::from_utf8_lossy(&r.stderr).contains("to /dev/null"));
 }

@@ -276,6 +276,16 @@ fn nothing_readable_is_exit_2_and_one_file_is_as_before() {
     let o = run(&[OsStr::new("--targets"), plain.as_os_str()]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(o.stdout.is_empty());
+    // --find as grep: 1 when nothing matched, 0 when something did.
+    let o = run(&[OsStr::new("--find"), OsStr::new("zebra"), plain.as_os_str()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(o.stdout.is_empty());
+    let o = run(&[
+        OsStr::new("--find"),
+        OsStr::new("images"),
+        plain.as_os_str(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
 
 /// Two folders: `same` in both, `changed` differing, `gone` only in A,
