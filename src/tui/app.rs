@@ -307,6 +307,12 @@ impl App {
             (Command::OpenCopy, _) => self.popup = Some(Popup::Copy),
             (Command::ListMarks, _) => self.popup = Some(Popup::Marks { selected: 0 }),
             (Command::ListDiagnostics, _) => self.popup = Some(Popup::Diagnostics { selected: 0 }),
+            (Command::ShowNode, _) => {
+                self.popup = Some(Popup::Node {
+                    rows: self.node_rows(),
+                    scroll: 0,
+                })
+            }
             (Command::StartMark, _) => self.pending = Some(Pending::SetMark),
             (Command::StartJump, _) => self.pending = Some(Pending::JumpMark),
             (Command::NextMatch, _) => self.next_match(true, false),

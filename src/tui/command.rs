@@ -58,6 +58,8 @@ pub enum Command {
     StartJump,
     ListMarks,
     ListDiagnostics,
+    /// `d`: the selected node in full.
+    ShowNode,
     OpenCopy,
     OpenSave,
     /// `#`: numbers in values natural → hex → decimal.

@@ -106,6 +106,10 @@ pub const KEYS: &[(&str, &str)] = &[
         "list the diagnostics by offset, long messages wrapped (Enter jumps); the status bar counts errors, warnings and info, and a tree row holding an error is marked `✗` in the error colour",
     ),
     (
+        "`d`",
+        "the selected node in full: name, value, size, range, link, path and its diagnostics, wrapped (↑ ↓ scroll, Esc closes)",
+    ),
+    (
         "`y`",
         "copy through OSC 52 (works over SSH): `o` offset (`K:0x…` in derived space K), `v` value, `b` the node's bytes as hex, `p` path",
     ),
@@ -235,6 +239,7 @@ pub fn map_key(k: KeyEvent, mode: Mode) -> Option<Command> {
         KeyCode::Char('\'') => Command::StartJump,
         KeyCode::Char('M') => Command::ListMarks,
         KeyCode::Char('!') => Command::ListDiagnostics,
+        KeyCode::Char('d') => Command::ShowNode,
         KeyCode::Char('y') => Command::OpenCopy,
         KeyCode::Char('x') => Command::OpenSave,
         KeyCode::Char('#') => Command::CycleNumbers,

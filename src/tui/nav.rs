@@ -355,6 +355,64 @@ impl App {
         order
     }
 
+    /// The selected node in full, for the `d` popup: every field the
+    /// details line shortens, and the diagnostics in its bytes.
+    pub fn node_rows(&self) -> Vec<(&'static str, String)> {
+        use crate::model::text::clean;
+        const SHOWN: usize = 20;
+        let t = &self.doc.tree;
+        let id = self.selected;
+        let Some(n) = t.node(id) else {
+            return Vec::new();
+        };
+        let path = t.path_string(id);
+        let mut rows = vec![
+            ("name", clean(t.name(id)).into_owned()),
+            ("path", format!("/{}", clean(&path))),
+        ];
+        if let Some(v) = &n.value {
+            rows.push(("value", v.shown(self.numbers)));
+        }
+        let space = if n.space == crate::model::space::FILE {
+            String::new()
+        } else {
+            format!(" in space {}", n.space)
+        };
+        rows.push((
+            "bytes",
+            format!(
+                "{} at [0x{:x}..0x{:x}){space}",
+                super::status::bytes(n.size),
+                n.offset,
+                n.end()
+            ),
+        ));
+        if let Some(l) = t.link(id) {
+            rows.push((
+                "link",
+                format!(
+                    "{} at 0x{:x} (Enter follows)",
+                    super::status::bytes(l.size),
+                    l.offset
+                ),
+            ));
+        }
+        let mut here = t.diagnostics().iter().filter(|d| {
+            d.space == n.space && d.offset >= n.offset && d.offset < n.end().max(n.offset + 1)
+        });
+        for d in here.by_ref().take(SHOWN) {
+            rows.push((
+                d.severity.as_str(),
+                format!("0x{:x}: {}", d.offset, clean(&d.message)),
+            ));
+        }
+        let more = here.count();
+        if more > 0 {
+            rows.push(("", format!("and {more} more (! lists them all)")));
+        }
+        rows
+    }
+
     pub fn count(&self, s: Severity) -> usize {
         self.doc
             .tree

@@ -137,6 +137,11 @@ pub enum Popup {
     },
     /// What `y` copies: a letter picks.
     Copy,
+    /// The selected node in full, as (label, text) rows.
+    Node {
+        rows: Vec<(&'static str, String)>,
+        scroll: u16,
+    },
 }
 
 /// What a popup asks the app to do; every effect but
@@ -170,11 +175,14 @@ impl Popup {
     /// Takes a key; `list_len` is how many rows a list popup has.
     pub fn handle_key(&mut self, cmd: Command, list_len: usize) -> Outcome {
         match self {
-            Popup::Help { scroll } => {
+            // Text to read: scrolls, and closes on the key that opened it.
+            Popup::Help { scroll } | Popup::Node { scroll, .. } => {
                 match cmd {
-                    Command::Escape | Command::Quit | Command::OpenHelp | Command::Submit => {
-                        return Outcome::Close
-                    }
+                    Command::Escape
+                    | Command::Quit
+                    | Command::OpenHelp
+                    | Command::ShowNode
+                    | Command::Submit => return Outcome::Close,
                     Command::Up => *scroll = scroll.saturating_sub(1),
                     Command::Down => *scroll = scroll.saturating_add(1),
                     Command::PageUp => *scroll = scroll.saturating_sub(10),
@@ -363,6 +371,20 @@ pub fn render_items(
     );
 }
 
+/// Lines to read in a box `width` wide, as tall as they need (at most the
+/// screen), scrolled down `scroll` lines.
+fn render_text(frame: &mut Frame<'_>, width: u16, lines: Vec<Line<'_>>, scroll: u16, title: &str) {
+    let r = centered(frame.area(), width, lines.len() as u16 + 2);
+    let max_scroll = (lines.len() as u16).saturating_sub(r.height.saturating_sub(2));
+    frame.render_widget(Clear, r);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .scroll((scroll.min(max_scroll), 0))
+            .block(block(title.into())),
+        r,
+    );
+}
+
 /// Draws the popups that need nothing but themselves.
 pub fn render(popup: &Popup, case_sensitive: bool, frame: &mut Frame<'_>) {
     let area = frame.area();
@@ -370,14 +392,12 @@ pub fn render(popup: &Popup, case_sensitive: bool, frame: &mut Frame<'_>) {
         Popup::Help { scroll } => {
             let r = centered(area, 100, area.height);
             let lines = help_lines(r.width.saturating_sub(2) as usize);
-            let r = centered(area, r.width, lines.len() as u16 + 2);
-            let max_scroll = (lines.len() as u16).saturating_sub(r.height.saturating_sub(2));
-            frame.render_widget(Clear, r);
-            frame.render_widget(
-                Paragraph::new(lines)
-                    .scroll(((*scroll).min(max_scroll), 0))
-                    .block(block(" Keys (Esc closes, ↑ ↓ scroll) ".into())),
-                r,
+            render_text(
+                frame,
+                r.width,
+                lines,
+                *scroll,
+                " Keys (Esc closes, ↑ ↓ scroll) ",
             );
         }
         Popup::Prompt(p) => {
@@ -444,6 +464,28 @@ pub fn render(popup: &Popup, case_sensitive: bool, frame: &mut Frame<'_>) {
             })
             .collect();
             render_list(frame, " Copy (Esc cancels) ".into(), rows, usize::MAX);
+        }
+        Popup::Node { rows, scroll } => {
+            let r = centered(area, 100, area.height);
+            let label_w = rows.iter().map(|(l, _)| l.width()).max().unwrap_or(0);
+            let text_w = (r.width as usize).saturating_sub(label_w + 4).max(10);
+            let mut lines = Vec::new();
+            for (label, text) in rows {
+                for (k, part) in wrap(text, text_w).into_iter().enumerate() {
+                    let l = if k == 0 { *label } else { "" };
+                    lines.push(Line::from(vec![
+                        Span::styled(format!(" {l:<label_w$} "), theme::key()),
+                        Span::raw(part),
+                    ]));
+                }
+            }
+            render_text(
+                frame,
+                r.width,
+                lines,
+                *scroll,
+                " Node (Esc closes, ↑ ↓ scroll) ",
+            );
         }
         Popup::Marks { .. } | Popup::Diagnostics { .. } => {}
     }

@@ -66,8 +66,10 @@ pub fn render_details(app: &App, frame: &mut Frame<'_>, area: Rect) {
     };
     let mut spans = vec![Span::styled(name, theme::name())];
     if let Some(v) = &n.value {
-        spans.push(Span::raw("  "));
-        spans.push(Span::styled(v.shown(app.numbers), theme::value()));
+        spans.push(Span::styled(
+            format!("  {}", v.shown(app.numbers)),
+            theme::value(),
+        ));
     }
     spans.push(Span::styled(format!("  {}", bytes(n.size)), theme::dim()));
     spans.push(Span::styled(
@@ -84,6 +86,8 @@ pub fn render_details(app: &App, frame: &mut Frame<'_>, area: Rect) {
         .parent
         .map(|p| app.doc.tree.path_string(p))
         .unwrap_or_default();
+    let width = usize::from(area.width);
+    let mut spans = fit(spans, width, if n.value.is_some() { 2 } else { 1 });
     if !path.is_empty() {
         let used: usize = spans.iter().map(|s| s.width()).sum();
         let room = usize::from(area.width).saturating_sub(used + 5);
@@ -97,22 +101,55 @@ pub fn render_details(app: &App, frame: &mut Frame<'_>, area: Rect) {
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
+/// The status bar: a message first, so that it shows however narrow the
+/// terminal, then the file's name, format and cursor, what runs, the
+/// counts of diagnostics and, without a message, the main keys.
+/// The spans that fit in `width` columns, none cut in the middle but the
+/// first `cuttable` (the name and the value), which end in `…` (`d` shows
+/// them in full).
+fn fit(spans: Vec<Span<'_>>, width: usize, cuttable: usize) -> Vec<Span<'_>> {
+    let mut out = Vec::new();
+    let mut used = 0;
+    for (i, s) in spans.into_iter().enumerate() {
+        let w = s.width();
+        if used + w <= width {
+            used += w;
+            out.push(s);
+            continue;
+        }
+        if i < cuttable && width > used + 1 {
+            let cut = super::columns::truncate(&s.content, width - used);
+            out.push(Span::styled(cut, s.style));
+        }
+        break;
+    }
+    out
+}
+
 pub fn render_status(app: &App, frame: &mut Frame<'_>, area: Rect) {
     let name = crate::model::text::clean(&app.doc.name()).into_owned();
-    let mut spans = vec![
+    let mut spans = match &app.message {
+        Some((m, true)) => vec![
+            Span::styled(format!(" {m} "), theme::error()),
+            Span::raw(" "),
+        ],
+        Some((m, false)) => vec![Span::styled(format!(" {m} "), theme::key()), Span::raw(" ")],
+        None => Vec::new(),
+    };
+    if let Some(p) = &app.pending {
+        let hint = match p {
+            Pending::SetMark => " m: press a letter to set a mark (Esc cancels) ",
+            Pending::JumpMark => " ': press a mark's letter (Esc cancels) ",
+        };
+        spans.insert(0, Span::styled(hint, theme::key()));
+    }
+    spans.extend([
         Span::raw(" "),
         Span::styled(name, theme::name()),
         Span::raw(format!("  {}  ", app.doc.tree.format_name())),
         Span::styled(format!("0x{:x}", app.cursor), theme::key()),
         Span::raw(format!(" / 0x{:x}", app.space_len())),
-    ];
-    if let Some(p) = &app.pending {
-        let hint = match p {
-            Pending::SetMark => "  m: press a letter to set a mark (Esc cancels)",
-            Pending::JumpMark => "  ': press a mark's letter (Esc cancels)",
-        };
-        spans.push(Span::styled(hint, theme::key()));
-    }
+    ]);
     if app.space() != crate::model::space::FILE {
         spans.push(Span::styled(
             format!(" in space {}", app.space()),
@@ -186,13 +223,11 @@ pub fn render_status(app: &App, frame: &mut Frame<'_>, area: Rect) {
     if i > 0 {
         spans.push(Span::styled(format!("  {i} info"), theme::dim()));
     }
-    match &app.message {
-        Some((m, true)) => spans.push(Span::styled(format!("  {m}"), theme::error())),
-        Some((m, false)) => spans.push(Span::raw(format!("  {m}"))),
-        None => spans.push(Span::styled(
+    if app.message.is_none() {
+        spans.push(Span::styled(
             "  ?:help q:quit g:goto Tab:pane",
             theme::dim(),
-        )),
+        ));
     }
     frame.render_widget(
         Paragraph::new(Line::from(spans)).style(theme::status()),

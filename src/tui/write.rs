@@ -282,7 +282,12 @@ impl App {
         let Some(w) = self.writing.take_if(|w| w.id == id) else {
             return;
         };
-        let path = text::clean(&w.path).into_owned();
+        // Where it went in full: a name alone lands in the directory
+        // fwview was started in.
+        let full = std::path::absolute(&w.path)
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|_| w.path.clone());
+        let path = text::clean(&full).into_owned();
         self.message = Some(match (result, cancelled) {
             (Ok(()), false) => (
                 format!("wrote {} to {path}", super::status::bytes(w.total)),

@@ -953,3 +953,64 @@ fn ctrl_c_quits_from_anywhere_and_esc_closes_the_inspector() {
     assert!(s.contains("nothing to close"), "{s}");
     assert!(!app.quit);
 }
+
+/// The last line of the screen: the status bar.
+fn status_line(s: &str) -> String {
+    s.lines().last().unwrap_or("").to_string()
+}
+
+/// Messages come first on the status bar, so that they show at 80 and at
+/// 40 columns whatever the file's name.
+#[test]
+fn messages_show_first_at_80_and_40_columns() {
+    for (w, h) in [(80, 24), (40, 10)] {
+        let bytes: Vec<u8> = (0..100).map(|i| i as u8).collect();
+        let long = "a-rather-long-file-name-that-fills-the-status-bar-on-its-own.bin";
+        let tree = Tree::build(Arc::new(Source::from_vec(bytes)), long, toy);
+        let mut app = App::new(tree, long);
+        draw(&mut app, w, h);
+        for (typed, want) in [("/qqqzzz", "no match"), ("gzzz", "not an offset")] {
+            keys(&mut app, typed);
+            key(&mut app, KeyCode::Enter);
+            let s = text(&draw(&mut app, w, h));
+            assert!(
+                status_line(&s).trim_start().starts_with(want),
+                "{w}x{h} {typed}: {}",
+                status_line(&s)
+            );
+        }
+        keys(&mut app, "mb");
+        let s = text(&draw(&mut app, w, h));
+        assert!(
+            status_line(&s).trim_start().starts_with("mark b set"),
+            "{w}x{h}: {}",
+            status_line(&s)
+        );
+    }
+}
+
+/// The details line drops what does not fit whole: no range cut in the
+/// middle of a number; `d` shows every field in full.
+#[test]
+fn the_details_line_fits_and_d_shows_the_node_in_full() {
+    let mut app = toy_app(100);
+    keys(&mut app, "jj");
+    for w in 30..80 {
+        let s = text(&draw(&mut app, w, 24));
+        let details = s.lines().rev().nth(1).unwrap_or("");
+        if let Some(i) = details.find('[') {
+            assert!(details[i..].contains(')'), "{w}: {details}");
+        }
+    }
+    let s = text(&draw(&mut app, 20, 24));
+    let details = s.lines().rev().nth(1).unwrap_or("").to_string();
+    key(&mut app, KeyCode::Char('d'));
+    let s = text(&draw(&mut app, 40, 24));
+    assert!(s.contains(" Node "), "{s}");
+    for want in ["name", "path", "bytes", "/body", "[0x10..0x40)"] {
+        assert!(s.contains(want), "{want}: {s}");
+    }
+    assert!(!details.contains("[0x10..0x40)"), "{details}");
+    key(&mut app, KeyCode::Esc);
+    assert!(app.popup.is_none());
+}
