@@ -59,7 +59,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ),
     (
         "`g`",
-        "go to an offset: `0x1f0`, `496`, `+16`, `-0x10` (relative to the cursor)",
+        "go to an offset: `0x1f0`, `496`, `+16`, `-0x10` (relative to the cursor), `K:0x1f0` in byte space K (`0:` the file), as `y` `o` copies them",
     ),
     (
         "`/`",

@@ -327,10 +327,47 @@ impl App {
     /// Goes to the offset a goto input names, remembering where the user
     /// was.
     pub fn goto(&mut self, input: &str) -> Result<(), String> {
+        // `K:OFFSET`, as `y o` copies offsets in derived spaces: space K.
+        if let Some((k, rest)) = input.trim().split_once(':') {
+            let k: crate::model::SpaceId = k
+                .trim()
+                .parse()
+                .map_err(|_| format!("not an offset: {}", crate::model::text::clean(input)))?;
+            if k != self.space() {
+                return self.goto_space(k, rest);
+            }
+            return self.goto(rest);
+        }
         let off = self.goto_target(input)?;
         self.remember();
         self.set_cursor(off);
         self.scroll_hex_to(off);
+        Ok(())
+    }
+
+    /// Goes to `input` (an offset from the start) in byte space `k`.
+    fn goto_space(&mut self, k: crate::model::SpaceId, input: &str) -> Result<(), String> {
+        let spaces = self.doc.tree.spaces().len();
+        if k as usize >= spaces {
+            return Err(format!(
+                "no byte space {k}: the spaces are 0 to {}",
+                spaces.saturating_sub(1)
+            ));
+        }
+        let off = parse_offset(input, 0)?;
+        let len = self.doc.tree.space_bytes(k).len() as u64;
+        if off >= len {
+            return Err(format!(
+                "0x{off:x} is past the end of byte space {k} (0x{len:x} byte{})",
+                if len == 1 { "" } else { "s" }
+            ));
+        }
+        self.jump_in(k, off, 1);
+        if self.space() != k {
+            return Err(format!(
+                "byte space {k} is not open yet: open its node first"
+            ));
+        }
         Ok(())
     }
 

@@ -37,7 +37,9 @@ impl PromptKind {
 
     fn title(&self, case_sensitive: bool) -> String {
         match self {
-            PromptKind::Goto => " Go to offset: 0x hex, decimal, +N/-N relative ".into(),
+            PromptKind::Goto => {
+                " Go to offset: 0x hex, decimal, +N/-N relative, K:0x… in space K ".into()
+            }
             PromptKind::Search => format!(
                 " Search: text, x:hex ?? bytes, n:node names [{}, Ctrl-t toggles] ",
                 if case_sensitive {

@@ -1014,3 +1014,32 @@ fn the_details_line_fits_and_d_shows_the_node_in_full() {
     key(&mut app, KeyCode::Esc);
     assert!(app.popup.is_none());
 }
+
+/// `g` takes `K:0x…`, the form `y o` copies offsets in: it leaves a
+/// derived space for the file (`0:`) and enters one from the file.
+#[test]
+fn goto_takes_a_space_and_leaves_a_derived_one() {
+    let mut app = packed_app();
+    keys(&mut app, "g1:0x28");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!((app.space(), app.cursor), (1, 0x28), "{:?}", app.message);
+    assert_eq!(name(&app), "rest");
+    // A plain offset stays in the space; 0: goes back to the file.
+    keys(&mut app, "g0x8");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!((app.space(), app.cursor), (1, 8));
+    keys(&mut app, "g0:0x30");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!((app.space(), app.cursor), (0, 0x30), "{:?}", app.message);
+    for (bad, want) in [
+        ("g7:0", "no byte space 7"),
+        ("g1:0x999", "past the end of byte space 1"),
+        ("gx:1", "not an offset"),
+    ] {
+        keys(&mut app, bad);
+        key(&mut app, KeyCode::Enter);
+        let m = app.message.clone().unwrap_or_default().0;
+        assert!(m.contains(want), "{bad}: {m}");
+        assert_eq!(app.space(), 0);
+    }
+}
