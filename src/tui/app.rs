@@ -271,6 +271,12 @@ impl App {
             Focus::Tree => self.view.tree_rows.max(1),
             Focus::Hex => self.view.hex_rows.max(1) as usize,
         };
+        // Ctrl-u / Ctrl-d move as PgUp / PgDn do, by half as much.
+        let (cmd, page) = match cmd {
+            Command::HalfPageUp => (Command::PageUp, (page / 2).max(1)),
+            Command::HalfPageDown => (Command::PageDown, (page / 2).max(1)),
+            c => (c, page),
+        };
         match (cmd, self.focus) {
             (Command::Escape, _) if self.search.as_ref().is_some_and(|s| s.running.is_some()) => {
                 if let Some(r) = self.search.as_ref().and_then(|s| s.running.as_ref()) {
@@ -360,6 +366,8 @@ impl App {
             (Command::PageDown, Focus::Hex) => self.move_cursor((self.bpr() * page as u64) as i128),
             (Command::Home, Focus::Hex) => self.set_cursor(0),
             (Command::End, Focus::Hex) => self.set_cursor(u64::MAX),
+            // Made PageUp / PageDown above.
+            (Command::HalfPageUp | Command::HalfPageDown, _) => {}
             (Command::Click(x, y), _) => self.click(x, y),
             (Command::ScrollUp(x, y), _) => self.wheel(x, y, -3),
             (Command::ScrollDown(x, y), _) => self.wheel(x, y, 3),

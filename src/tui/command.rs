@@ -24,6 +24,9 @@ pub enum Command {
     PageDown,
     Home,
     End,
+    /// Ctrl-u / Ctrl-d: half a page.
+    HalfPageUp,
+    HalfPageDown,
     /// Enter in a pane: follow the node's link, else open or close it.
     Activate,
     Toggle,

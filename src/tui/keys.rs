@@ -30,11 +30,11 @@ pub const KEYS: &[(&str, &str)] = &[
         "tree: close, or go to the parent / open, or go to the first child; hex: previous / next byte",
     ),
     (
-        "`PgUp` `PgDn` (`Ctrl-b` `Ctrl-f`)",
-        "move by a page",
+        "`PgUp` `PgDn` (`Ctrl-b` `Ctrl-f`), `Ctrl-u` `Ctrl-d`",
+        "move by a page, by half a page",
     ),
     (
-        "`Home` `End`",
+        "`Home` `End` / `G`",
         "first / last row, or first / last byte",
     ),
     (
@@ -220,6 +220,9 @@ pub fn map_key(k: KeyEvent, mode: Mode) -> Option<Command> {
         KeyCode::PageDown => Command::PageDown,
         KeyCode::Char('b') if ctrl => Command::PageUp,
         KeyCode::Char('f') if ctrl => Command::PageDown,
+        KeyCode::Char('u') if ctrl => Command::HalfPageUp,
+        KeyCode::Char('d') if ctrl => Command::HalfPageDown,
+        KeyCode::Char('G') => Command::End,
         KeyCode::Home => Command::Home,
         KeyCode::End => Command::End,
         KeyCode::Enter => Command::Activate,

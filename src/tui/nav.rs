@@ -147,9 +147,11 @@ impl App {
             return;
         };
         let j = i as i64 + delta;
-        if j >= 0 {
-            if let Some(&k) = kids.get(j as usize) {
-                self.select(k, true);
+        match usize::try_from(j).ok().and_then(|j| kids.get(j)) {
+            Some(&k) => self.select(k, true),
+            None => {
+                let which = if delta > 0 { "last" } else { "first" };
+                self.message = Some((format!("the {which} of its siblings"), false));
             }
         }
     }

@@ -189,8 +189,12 @@ fn tree_keys_open_close_and_walk() {
     assert_eq!(name(&app), "magic");
     keys(&mut app, "]");
     assert_eq!(name(&app), "version");
-    keys(&mut app, "]"); // no next sibling: stays
+    keys(&mut app, "]"); // no next sibling: stays, and says so
     assert_eq!(name(&app), "version");
+    assert_eq!(
+        app.message.as_ref().map(|m| m.0.as_str()),
+        Some("the last of its siblings")
+    );
     keys(&mut app, "[");
     assert_eq!(name(&app), "magic");
     key(&mut app, KeyCode::Char('h')); // leaf: to parent
@@ -211,6 +215,24 @@ fn tree_keys_open_close_and_walk() {
     assert_eq!(app.selected, app.doc.tree.root());
     key(&mut app, KeyCode::Up); // at the top: stays
     assert_eq!(app.selected, app.doc.tree.root());
+    // vim and less: G to the last row, Ctrl-d / Ctrl-u by half a page.
+    keys(&mut app, "G");
+    assert!(name(&app).starts_with("tail"));
+    keys(&mut app, "jjjj");
+    let mut app = many_app();
+    let s = text(&draw(&mut app, 80, 24));
+    let rows = app.view.tree_rows;
+    assert!(rows > 4, "{s}");
+    ctrl(&mut app, 'd');
+    let half = app.selected;
+    ctrl(&mut app, 'd');
+    ctrl(&mut app, 'u');
+    assert_eq!(app.selected, half);
+    ctrl(&mut app, 'u');
+    assert_eq!(app.selected, app.doc.tree.root());
+    key(&mut app, KeyCode::PageDown);
+    let page = app.selected;
+    assert_ne!(page, half);
 }
 
 #[test]
