@@ -206,20 +206,26 @@ fn usage_error(e: clap::Error) -> ExitCode {
     ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2))
 }
 
+/// The root's name when the file is standard input (`-`).
+const STDIN: &str = "stdin";
+
 /// Opens a file and parses it with `options`, or says why not.
 fn open(
     path: &std::path::Path,
     options: Options,
 ) -> Result<(fwview::model::Tree, String), ExitCode> {
-    let src = match Source::open(path) {
+    let src = match Source::open_named(path) {
         Ok(s) => Arc::new(s),
         Err(e) => return Err(fail(path, e)),
     };
     let shown = path.display().to_string();
-    let name = path
-        .file_name()
-        .map(|n| text::from_bytes(n.as_encoded_bytes()))
-        .unwrap_or_else(|| shown.clone());
+    let name = if path.as_os_str() == "-" {
+        STDIN.to_string()
+    } else {
+        path.file_name()
+            .map(|n| text::from_bytes(n.as_encoded_bytes()))
+            .unwrap_or_else(|| shown.clone())
+    };
     Ok((formats::build_tree_with(src, &name, options), shown))
 }
 
@@ -393,15 +399,18 @@ fn run() -> ExitCode {
         }
         return side_by_side(&file, &other);
     }
-    let src = match Source::open(&file) {
+    let src = match Source::open_named(&file) {
         Ok(s) => Arc::new(s),
         Err(e) => return fail(&file, e),
     };
     let shown = file.display().to_string();
-    let name = file
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| shown.clone());
+    let name = if file.as_os_str() == "-" {
+        STDIN.to_string()
+    } else {
+        file.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| shown.clone())
+    };
     // The explorer shows instructions; printed output only with --code,
     // so that it stays as it was without.
     let headless =

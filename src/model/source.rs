@@ -9,6 +9,10 @@ use std::path::Path;
 /// open, and reading a few MiB costs less than a page fault per page.
 pub const COPY_LIMIT: u64 = 16 * 1024 * 1024;
 
+/// The most bytes read from standard input or a pipe, which cannot be
+/// mapped: they are read into memory.
+pub const STREAM_LIMIT: u64 = 2 << 30;
+
 enum Inner {
     Map(memmap2::Mmap),
     Mem(Vec<u8>),
@@ -100,6 +104,39 @@ impl Source {
         })
     }
 
+    /// Opens what a user names as the file to read: `-` is standard input
+    /// and a FIFO (a pipe, a shell's `<(…)`) is read whole into memory, at
+    /// most [`STREAM_LIMIT`] bytes; anything else as [`Source::open`].
+    pub fn open_named(path: &Path) -> std::io::Result<Source> {
+        if path.as_os_str() == "-" {
+            return Source::read_stream(std::io::stdin().lock(), STREAM_LIMIT);
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::FileTypeExt;
+            if std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo()) {
+                return Source::read_stream(std::fs::File::open(path)?, STREAM_LIMIT);
+            }
+        }
+        Source::open(path)
+    }
+
+    /// Reads a stream to its end into memory; more than `limit` bytes is
+    /// an error that says to save them to a file.
+    pub fn read_stream(r: impl Read, limit: u64) -> std::io::Result<Source> {
+        let mut buf = Vec::new();
+        r.take(limit.saturating_add(1)).read_to_end(&mut buf)?;
+        if buf.len() as u64 > limit {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::FileTooLarge,
+                format!(
+                    "more than {limit} bytes from a pipe, the most fwview reads into memory: save them to a file and open that"
+                ),
+            ));
+        }
+        Ok(Source::from_vec(buf))
+    }
+
     /// Wraps bytes already in memory.
     pub fn from_vec(v: Vec<u8>) -> Source {
         Source {
@@ -144,5 +181,21 @@ impl Drop for Source {
         // Stop protecting the map before it is unmapped.
         #[cfg(unix)]
         drop(self.guard.take());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stream is read to its end; past the limit it is an error that
+    /// says what to do, not a partial file.
+    #[test]
+    fn streams_are_read_whole_up_to_the_limit() {
+        let s = Source::read_stream(&b"0123456789"[..], 10).unwrap();
+        assert_eq!(s.bytes(), b"0123456789");
+        let e = Source::read_stream(&b"0123456789!"[..], 10).err().unwrap();
+        assert_eq!(e.kind(), std::io::ErrorKind::FileTooLarge);
+        assert!(e.to_string().contains("save them to a file"), "{e}");
     }
 }

@@ -49,6 +49,9 @@ impl Document {
 
 /// The last component of `path` as text (the whole path when it has none).
 pub fn name_of(path: &Path) -> String {
+    if path.as_os_str() == "-" {
+        return "stdin".into();
+    }
     path.file_name()
         .unwrap_or(path.as_os_str())
         .to_string_lossy()

@@ -83,13 +83,17 @@ fn osc52(text: &str) -> io::Result<()> {
 
 /// Runs the explorer on a parsed file until the user quits.
 pub fn run(tree: Tree, path: &Path) -> io::Result<()> {
-    if !io::stdout().is_terminal() || !io::stdin().is_terminal() {
+    // Keys come from standard input, or from the terminal itself when the
+    // file came in on standard input (`… | fwview -`).
+    let keys = io::stdin().is_terminal() || std::fs::File::open("/dev/tty").is_ok();
+    if !io::stdout().is_terminal() || !keys {
         return Err(io::Error::other(
             "not a terminal; use --tree or --json for output to a pipe or a file",
         ));
     }
     let mut app = App::new(tree, path);
-    if let Some(store) = marks::marks_path() {
+    // Marks are kept by file; standard input is no file.
+    if let Some(store) = marks::marks_path().filter(|_| path.as_os_str() != "-") {
         app.keep_marks(store);
     }
     let mut terminal = setup()?;

@@ -811,3 +811,59 @@ impl StdinBytes for std::process::Command {
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     }
 }
+
+/// `-` reads standard input and a FIFO (a shell's `<(…)`) is read whole:
+/// the tree is the file's, its root named `stdin` or by the FIFO.
+#[test]
+fn standard_input_and_pipes_are_read_into_memory() {
+    for p in common::sample_paths().into_iter().take(4) {
+        let bytes = std::fs::read(&p).unwrap();
+        let want = Command::cargo_bin("fwview")
+            .unwrap()
+            .arg("--tree")
+            .arg(&p)
+            .output()
+            .unwrap();
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        let want = String::from_utf8_lossy(&want.stdout).replacen(&name, "stdin", 1);
+        let got = Command::cargo_bin("fwview")
+            .unwrap()
+            .args(["--tree", "-"])
+            .write_stdin(bytes.clone())
+            .output()
+            .unwrap();
+        assert_eq!(got.status.code(), Some(0), "{}", p.display());
+        assert_eq!(
+            String::from_utf8_lossy(&got.stdout),
+            want,
+            "{}",
+            p.display()
+        );
+
+        #[cfg(unix)]
+        {
+            let dir = tempfile::tempdir().unwrap();
+            let fifo = dir.path().join("pipe");
+            let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+            assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+            let writer = {
+                let fifo = fifo.clone();
+                std::thread::spawn(move || std::fs::write(fifo, bytes).unwrap())
+            };
+            let got = Command::cargo_bin("fwview")
+                .unwrap()
+                .arg("--tree")
+                .arg(&fifo)
+                .output()
+                .unwrap();
+            writer.join().unwrap();
+            assert_eq!(got.status.code(), Some(0), "{}", p.display());
+            assert_eq!(
+                String::from_utf8_lossy(&got.stdout),
+                want.replacen("stdin", "pipe", 1),
+                "{}",
+                p.display()
+            );
+        }
+    }
+}

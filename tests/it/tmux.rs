@@ -380,3 +380,30 @@ fn a_file_named_in_bytes_that_are_not_utf8_opens_reloads_and_keeps_marks() {
     t.wait("the cursor back at 0x1c8", |s| s.contains("0x1c8 / 0xe4d"));
     t.keys(&["q"]);
 }
+
+/// `… | fwview -`: the file comes in on standard input, the keys from the
+/// terminal.
+#[test]
+fn a_file_on_standard_input_opens_with_keys_from_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let status_file = dir.path().join("status");
+    let cmd = format!(
+        "sh -c 'cat {} | {} -; echo $? > {}'",
+        sample(),
+        env!("CARGO_BIN_EXE_fwview"),
+        status_file.display()
+    );
+    let Some(t) = Tmux::start(&cmd, 80, 24) else {
+        return;
+    };
+    let s = t.wait("the first frame", |s| {
+        s.contains("Structure") && s.contains("Hex")
+    });
+    assert!(s.contains("stdin xclbin"), "{s}");
+    t.keys(&["j", "j"]);
+    t.wait("the cursor to move", |s| s.contains("0x8 / 0xe4d"));
+    t.keys(&["q"]);
+    wait_dead(&t);
+    let status = std::fs::read_to_string(&status_file).unwrap_or_default();
+    assert_eq!(status.trim(), "0", "exit status; screen:\n{}", t.screen());
+}
