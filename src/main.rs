@@ -76,8 +76,10 @@ struct Cli {
     #[arg(long, value_name = "PATTERN", conflicts_with_all = ["json", "tree", "extract"])]
     find: Option<String>,
 
-    /// Print every device image found at any depth, one a line (format,
-    /// target, kind, address; with --json a list of objects), and exit: 0
+    /// Print every device image found at any depth (GPU code; what an
+    /// xclbin configures: its AIE partitions or FPGA platform; an XE's tile
+    /// programs), one a line (format, target, kind, address; with --json a
+    /// list of objects), and exit: 0
     /// when at least one was found, 1 when none. Several paths or a
     /// directory (read recursively, in parallel): the file first on each
     /// line, with --json one object a line (JSON Lines), a summary on

@@ -4,7 +4,10 @@
 //! inside an offload container); its target comes from its own bytes where
 //! they name one (ELF `e_flags`, PTX `.target`, zebin's product family
 //! note) and otherwise from what holds it (a bundle entry's id, an offload
-//! binary's `arch`/`triple` strings, a fatbin entry's sm). All of it is
+//! binary's `arch`/`triple` strings, a fatbin entry's sm). Devices that do
+//! not run GPU code are listed too, where a parser says what the bytes
+//! configure: an FPGA xclbin's platform, an NPU's AIE partitions, an XE's
+//! tile programs ([`crate::model::Fact::Configures`]). All of it is
 //! read from the facts the parsers record ([`crate::model::Facts`]), never
 //! from node names or values.
 
@@ -104,6 +107,18 @@ impl Finder {
                     r.target = named.to_string();
                 }
             }
+        }
+        if let Some(c) = facts.and_then(|f| f.configures.as_ref()) {
+            self.out.push(Image {
+                format: c.format,
+                target: c.target.to_string(),
+                kind: c.kind.to_string(),
+                path: t.path_string(id),
+                space: n.space,
+                offset: n.offset,
+                size: n.size,
+            });
+            return false;
         }
         let Some(format) = t.node_format(id) else {
             return true;

@@ -18,7 +18,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::model::{
-    text, Builder, Endian, Fields, NodeId, Radix, Raw, Seq, Severity, Step, Value, GROUP,
+    read_uint, text, Builder, Configures, Endian, Fact, Fields, Format, NodeId, Radix, Raw, Seq,
+    Severity, Step, Value, GROUP,
 };
 
 use super::xml;
@@ -363,6 +364,9 @@ struct List {
     end: u64,
     /// The sectors aimed at a tile (BINARY, ELF, GOTO, CALL), in order.
     aimed: Vec<Sector>,
+    /// Each node's architecture, from its NODEDESC sector's JTAG id, in
+    /// node order.
+    archs: Vec<Option<&'static str>>,
     stop: Stop,
 }
 
@@ -377,8 +381,10 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
         count,
         end,
         mut aimed,
+        archs,
         stop,
     } = scan(b, start, limit);
+    let archs = Arc::new(archs);
     let tiles = boot(b, &mut aimed);
     let aimed = Arc::new(aimed);
     let tiles = Arc::new(tiles);
@@ -389,7 +395,7 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
         let aimed = aimed.clone();
         Arc::new(move |b: &mut Builder<'_>, p, i, at| {
             let s = reread(b, i, at, limit, &aimed)?;
-            sector(b, p, &s);
+            sector(b, p, &s, &archs);
             Some(s.end)
         })
     };
@@ -501,6 +507,7 @@ fn scan(b: &mut Builder<'_>, start: u64, limit: u64) -> List {
         count: 0,
         end: start,
         aimed: Vec::new(),
+        archs: Vec::new(),
         stop: Stop::End,
     };
     let mut folder = Folder::default();
@@ -586,6 +593,12 @@ fn scan(b: &mut Builder<'_>, start: u64, limit: u64) -> List {
         });
         folder.add(b, &s, problems.0);
         list.end = end;
+        if ty == NODEDESC {
+            let id = (s.data_len >= 8)
+                .then(|| read_uint(b, s.data_off() + 4, 4, LE))
+                .flatten();
+            list.archs.push(id.and_then(arch_of));
+        }
         if s.target.is_some() {
             list.aimed.push(s);
         }
@@ -1037,7 +1050,16 @@ fn runs_at(s: &Sector, addr: u64) -> bool {
 }
 
 /// The second pass: the nodes of one sector.
-fn sector(b: &mut Builder<'_>, parent: NodeId, s: &Sector) {
+/// The architecture a NODEDESC sector's JTAG id names.
+fn arch_of(jtag: u64) -> Option<&'static str> {
+    match jtag {
+        0x2633 => Some("XS1"),
+        0x5633 => Some("XS2"),
+        _ => None,
+    }
+}
+
+fn sector(b: &mut Builder<'_>, parent: NodeId, s: &Sector, archs: &[Option<&'static str>]) {
     let id = b.group(parent, s.name(), s.off, s.end - s.off);
     // Two builds are compared sector for sector by type and tile.
     if let Some(t) = &s.target {
@@ -1089,7 +1111,14 @@ fn sector(b: &mut Builder<'_>, parent: NodeId, s: &Sector) {
         return;
     }
     let d = b.group(c, "data", s.data_off(), s.data_len);
-    data(b, d, s);
+    let arch = s.target.as_ref().map(|t| {
+        (
+            archs.get(usize::from(t.node)).copied().flatten(),
+            t.node,
+            t.tile,
+        )
+    });
+    data(b, d, s, arch);
     if s.truncated() {
         return;
     }
@@ -1139,8 +1168,15 @@ fn summary(b: &Builder<'_>, s: &Sector) -> String {
     }
 }
 
-/// Decodes the data of a sector under `d`.
-fn data(b: &mut Builder<'_>, d: NodeId, s: &Sector) {
+/// Decodes the data of a sector under `d`; `tile` is the tile it is aimed
+/// at (the architecture of its node, where the file names it; the node;
+/// the tile).
+fn data(
+    b: &mut Builder<'_>,
+    d: NodeId,
+    s: &Sector,
+    tile: Option<(Option<&'static str>, u16, u16)>,
+) {
     let o = s.data_off();
     let n = s.data_len;
     match s.ty {
@@ -1155,11 +1191,7 @@ fn data(b: &mut Builder<'_>, d: NodeId, s: &Sector) {
                 f.u16("reserved");
             }
             if fits(&f, 4) {
-                f.with("jtag id", 4, |v| match v {
-                    0x2633 => Value::named_hex(v, Some("XS1")),
-                    0x5633 => Value::named_hex(v, Some("XS2")),
-                    _ => Value::hex(v),
-                });
+                f.with("jtag id", 4, |v| Value::named_hex(v, arch_of(v)));
             }
             if fits(&f, 4) {
                 f.u32("jtag user id");
@@ -1205,6 +1237,17 @@ fn data(b: &mut Builder<'_>, d: NodeId, s: &Sector) {
             let img = b.leaf(d, "image", o + 12, n - 12, Value::Size(n - 12));
             if s.ty == ELF {
                 b.nested(img, o + 12, n - 12);
+                // A tile's program, for --targets.
+                if let Some((arch, node, tile)) = tile {
+                    b.fact(
+                        img,
+                        Fact::Configures(Configures {
+                            format: Format::Elf,
+                            target: arch.unwrap_or("xcore").into(),
+                            kind: format!("node {node} tile {tile}").into(),
+                        }),
+                    );
+                }
             } else {
                 b.set_value(
                     img,

@@ -7,6 +7,8 @@
 
 use compact_str::CompactString;
 
+use super::Format;
+
 /// One fact about a node.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Fact {
@@ -21,6 +23,22 @@ pub enum Fact {
     /// a zebin's product family (`dg2`), a bitcode or SPIR-V module's
     /// triple.
     NamesTarget(CompactString),
+    /// What the bytes here configure or run on, where that is not GPU code:
+    /// an FPGA platform an xclbin is built for, an NPU's AIE partition,
+    /// an xCORE tile's program. Nothing below holds another image.
+    Configures(Configures),
+}
+
+/// A device the bytes at a node are built for, as `--targets` lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Configures {
+    /// The format of what configures it (`xclbin`, `pdi`, `elf`).
+    pub format: Format,
+    /// The device: an FPGA platform's VBNV, `aie2 (4 columns)`, `XS2`.
+    pub target: CompactString,
+    /// What sort of device, or where on it: `fpga`, `npu`, an xCORE
+    /// program's `node 0 tile 1`.
+    pub kind: CompactString,
 }
 
 /// Every fact recorded for one node.
@@ -32,6 +50,8 @@ pub struct Facts {
     pub device_code: Option<Option<CompactString>>,
     /// A target named here for the enclosing image.
     pub names_target: Option<CompactString>,
+    /// A device these bytes configure or run on.
+    pub configures: Option<Configures>,
 }
 
 /// A container's word on the image it holds: the offload kind (`hip`,
@@ -52,6 +72,7 @@ impl Facts {
             Fact::Held(h) => self.held = Some(h),
             Fact::DeviceCode { target } => self.device_code = Some(target),
             Fact::NamesTarget(t) => self.names_target = Some(t),
+            Fact::Configures(c) => self.configures = Some(c),
         }
     }
 }

@@ -24,7 +24,7 @@ mod tree;
 pub mod value;
 
 pub use builder::{group_size, Builder, ElemFn, Gap, LazyFn, Seq, Step, GAP_NAMES, GROUP};
-pub use facts::{Fact, Facts, Held};
+pub use facts::{Configures, Fact, Facts, Held};
 pub use fields::{read_uint, sign_extend, Fields};
 pub use format::{Format, RAW};
 pub use read::Endian;

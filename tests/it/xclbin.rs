@@ -1546,3 +1546,45 @@ fn mirror_data_is_decoded_and_checked_against_the_section_table() {
         "at the value, its quote included"
     );
 }
+
+/// `--targets` lists what an xclbin configures: an NPU's AIE partitions
+/// (one line each, at the section XRT lists as kind 32), or the platform
+/// an FPGA xclbin is built for, by the VBNV XRT reads.
+#[test]
+fn targets_name_the_platform_or_the_aie_partitions() {
+    let Some(tool) = xrt_dump() else { return };
+    for s in common::samples_in("xclbin", "xclbin") {
+        let what = s.file_name().unwrap().to_string_lossy().into_owned();
+        let x = xrt_read(tool, &s);
+        let out = common::fwview(&["--targets".as_ref(), s.as_os_str()]);
+        assert_eq!(out.status.code(), Some(0), "{what}");
+        let lines: Vec<Vec<String>> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| l.split('\t').map(String::from).collect())
+            .collect();
+        let partitions: Vec<String> = x
+            .sections
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.0 == 32)
+            .map(|(i, _)| format!("[{i}] AIE_PARTITION"))
+            .collect();
+        if partitions.is_empty() {
+            let xsa = if x.xsa.is_empty() { "-" } else { &x.xsa };
+            assert_eq!(lines, [["xclbin", xsa, "fpga", "/"]], "{what}");
+            continue;
+        }
+        assert_eq!(lines.len(), partitions.len(), "{what}");
+        for (l, p) in lines.iter().zip(&partitions) {
+            assert_eq!(
+                (l[0].as_str(), l[2].as_str(), &l[3]),
+                ("pdi", "npu", p),
+                "{what}"
+            );
+            let gen = l[1].split(' ').next().unwrap_or("");
+            assert!(["aie2", "aie2p"].contains(&gen), "{what}: {}", l[1]);
+            assert!(l[1].contains(" column"), "{what}: {}", l[1]);
+        }
+    }
+}

@@ -1015,3 +1015,44 @@ fn problems_past_a_thousand_runs_are_summed_up() {
         .iter()
         .any(|d| d.offset == 8 + 12 * 999 && d.message.starts_with("sector [999] 0x101: unknown")));
 }
+
+/// `--targets` lists each tile's ELF program: its node's architecture (the
+/// NODEDESC sector's JTAG id: 0x2633 XS1, 0x5633 XS2), node and tile, at
+/// the image, in sector order; the walk here reads the bytes itself.
+#[test]
+fn targets_list_each_tiles_program() {
+    for p in common::samples_in("xmos", "xe") {
+        let d = std::fs::read(&p).unwrap();
+        let secs = walk(&d);
+        let archs: Vec<&str> = secs
+            .iter()
+            .filter(|s| s.ty == 4)
+            .map(|s| match u32le(&d, s.data.0 + 4) {
+                0x2633 => "XS1",
+                0x5633 => "XS2",
+                _ => "xcore",
+            })
+            .collect();
+        let want: Vec<String> = secs
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.ty == 2)
+            .map(|(i, s)| {
+                let (node, tile, _) = s.target.unwrap();
+                format!(
+                    "elf\t{}\tnode {node} tile {tile}\tsectors/[{i}] ELF/contents/data/image\n",
+                    archs[node as usize]
+                )
+            })
+            .collect();
+        assert!(!want.is_empty());
+        let out = common::fwview(&["--targets".as_ref(), p.as_os_str()]);
+        assert_eq!(out.status.code(), Some(0));
+        assert_eq!(
+            String::from_utf8(out.stdout).unwrap(),
+            want.concat(),
+            "{}",
+            p.display()
+        );
+    }
+}

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use super::{arr_field, check_arr, mpo_field, sec_str, Sec, Strings, LE};
 use crate::formats::pdi;
-use crate::model::{read_uint, Builder, ElemFn, Fields, NodeId, Value};
+use crate::model::{read_uint, Builder, Configures, ElemFn, Fact, Fields, Format, NodeId, Value};
 
 const PARTITION: u64 = 184;
 const AIE_PDI: u64 = 96;
@@ -118,6 +118,23 @@ pub(crate) fn partition(b: &mut Builder<'_>, sec: Sec, hw_gen: Option<u64>) {
         b.set_value(id, list(b, abs, n, 2, false));
     }
     let pdis = pdis_at.map_or(0, |p| p.0);
+    // What it configures, for --targets: the generation and the width.
+    let generation = match hw_gen {
+        None => "aie2",
+        Some(v) => crate::formats::cdo::aie_regs::Gen::from_hw_gen(v).map_or("aie", |g| g.short()),
+    };
+    b.fact(
+        sec.node,
+        Fact::Configures(Configures {
+            format: Format::Pdi,
+            target: format!(
+                "{generation} ({width} column{})",
+                if width == 1 { "" } else { "s" }
+            )
+            .into(),
+            kind: "npu".into(),
+        }),
+    );
     b.set_value(
         hdr,
         format!(

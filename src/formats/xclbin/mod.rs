@@ -12,7 +12,9 @@ mod tables;
 use std::collections::BTreeSet;
 
 use crate::formats::{json, xml};
-use crate::model::{read_uint, text, Builder, Endian, Fields, NodeId, Radix, Raw, Value};
+use crate::model::{
+    read_uint, text, Builder, Configures, Endian, Fact, Fields, Format, NodeId, Radix, Raw, Value,
+};
 
 pub const MAGIC: &[u8] = b"xclbin2\0";
 
@@ -438,7 +440,7 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
     f.named("m_mode", 2, mode_name);
     f.with("m_actionMask", 2, action_mask);
     f.uuid("m_interface_uuid");
-    f.text("m_platformVBNV", 64);
+    let vbnv = f.text("m_platformVBNV", 64);
     f.uuid("uuid");
     f.text("m_debug_bin", 16);
     let n = f.u32("m_numSections").unwrap_or(0);
@@ -579,6 +581,19 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
         .fold(table_end, u64::max);
     mirror::parse(b, parent, off, len, off.saturating_add(last), count);
     let ctx = tables::Ctx::new(b, &secs, &sec_of);
+    // An FPGA xclbin is built for one platform; an NPU's says what it
+    // configures by its AIE partitions.
+    if !ctx.npu {
+        let target = vbnv.filter(|v| !v.is_empty());
+        b.fact(
+            parent,
+            Fact::Configures(Configures {
+                format: Format::Xclbin,
+                target: target.as_deref().unwrap_or("-").into(),
+                kind: "fpga".into(),
+            }),
+        );
+    }
     for (e, s) in secs.iter().zip(&sec_of) {
         let Some(sec) = *s else { continue };
         if e.decode {

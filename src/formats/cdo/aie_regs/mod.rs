@@ -119,6 +119,14 @@ impl Gen {
         }
     }
 
+    /// The short name `--targets` lists partitions by.
+    pub fn short(self) -> &'static str {
+        match self {
+            Gen::AieMl => "aie2",
+            Gen::Aie2p => "aie2p",
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Gen::AieMl => "AIE-ML (AIE2)",
