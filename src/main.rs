@@ -10,8 +10,11 @@ use clap::Parser;
 use fwview::model::{printed_address, text, Options, Source};
 use fwview::{export, formats, tui};
 
-/// Explore accelerator and firmware binaries: XCLBIN, XMOS XE, Intel zebin,
-/// LLVM offload binaries, ELF and ar archives, structure and bytes together.
+/// Explore accelerator and firmware binaries, structure and bytes together:
+/// AMD/Xilinx XCLBIN, PDI and CDO, XMOS XE, Intel zebin, CUDA fatbins, clang
+/// offload bundles and LLVM offload binaries, AMDGPU code objects, PTX,
+/// SPIR-V, LLVM bitcode, ELF with DWARF, ar archives; machine code as
+/// instructions.
 #[derive(Parser, Debug)]
 #[command(
     name = "fwview",
@@ -136,6 +139,7 @@ fn generated(cli: &Cli) -> Option<ExitCode> {
             eprintln!("fwview: {e}");
             return Some(ExitCode::from(1));
         }
+        out.extend_from_slice(man_extra().as_bytes());
     } else {
         return None;
     }
@@ -149,6 +153,66 @@ fn generated(cli: &Cli) -> Option<ExitCode> {
             Some(ExitCode::from(1))
         }
     }
+}
+
+/// Text made safe for roff: backslashes doubled, a leading `.` or `'`
+/// escaped, Markdown's backticks and italics taken out.
+fn roff(s: &str) -> String {
+    let s = tui::keys::plain(s).replace('\\', "\\e");
+    match s.chars().next() {
+        Some('.' | '\'') => format!("\\&{s}"),
+        _ => s,
+    }
+}
+
+/// The manual's sections after the options: the explorer's keys (from the
+/// one key table), exit status, environment and files.
+fn man_extra() -> String {
+    let mut m = String::from(".SH KEYS\nIn the explorer (also in docs/keys.md):\n");
+    for (k, d) in tui::keys::KEYS {
+        m.push_str(&format!(".TP\n{}\n{}\n", roff(k), roff(d)));
+    }
+    let rows: [(&str, &str); 3] = [
+        ("0", "success: a file read (diagnostics in it are still a success); --find matched; --targets found an image; --diff found the files the same"),
+        ("1", "an I/O error (a missing file, a directory where one file is read, no permission, an --extract output that exists or cannot be written); --find matched nothing; --targets found no image; --diff found a difference"),
+        ("2", "a usage error (a bad option or pattern, an --extract path with no node, a flag that takes one file given two); over many files, no file could be read; --diff could not compare"),
+    ];
+    m.push_str(".SH EXIT STATUS\n");
+    for (c, d) in rows {
+        m.push_str(&format!(".TP\n{c}\n{}\n", roff(d)));
+    }
+    let env: [(&str, String); 5] = [
+        (
+            fwview::disasm::ENV_LLVM,
+            "the libLLVM to decode instructions with (else the newest found under /usr/lib/llvm-N, /opt/rocm/llvm, then by soname)".into(),
+        ),
+        (
+            fwview::disasm::ENV_IGA,
+            "the libiga64 to decode Intel GT instructions with (else by soname, then in the usual library folders)".into(),
+        ),
+        (
+            fwview::disasm::worker::ENV_IN_PROCESS,
+            "1 keeps instruction decoders in fwview's own process instead of a worker process".into(),
+        ),
+        (
+            "FWVIEW_THREADS",
+            "how many threads --tree and --json use on files over 8 MiB (default: one a core, at most 8)".into(),
+        ),
+        (
+            "NO_COLOR",
+            "set and not empty: no colours (as --color never)".into(),
+        ),
+    ];
+    m.push_str(".SH ENVIRONMENT\n");
+    for (k, d) in env {
+        m.push_str(&format!(".TP\n{}\n{}\n", roff(k), roff(&d)));
+    }
+    m.push_str(&format!(
+        ".SH FILES\n.TP\n{}\n{}\n",
+        roff("$XDG_STATE_HOME/fwview/marks (else ~/.local/state/fwview/marks)"),
+        roff("the explorer's marks, kept by file")
+    ));
+    m
 }
 
 fn fail(path: &std::path::Path, msg: impl std::fmt::Display) -> ExitCode {

@@ -780,6 +780,26 @@ fn completions_and_man_page_name_every_option() {
                 "man shows no --{f}:\n{text}"
             );
         }
+        // Keys, exit status, environment and files follow the options;
+        // every key of the one key table is there, and every variable
+        // the program reads.
+        for section in ["KEYS", "EXIT STATUS", "ENVIRONMENT", "FILES"] {
+            assert!(text.contains(section), "man has no {section}:\n{text}");
+        }
+        for (k, _) in fwview::tui::keys::KEYS {
+            let k = fwview::tui::keys::plain(k);
+            assert!(text.contains(&k), "man lacks the key {k}");
+        }
+        for v in [
+            "FWVIEW_LLVM",
+            "FWVIEW_IGA",
+            "FWVIEW_DECODE_IN_PROCESS",
+            "FWVIEW_THREADS",
+            "NO_COLOR",
+            "fwview/marks",
+        ] {
+            assert!(text.contains(v), "man lacks {v}");
+        }
     }
     // Neither takes a FILE, nor anything else.
     Command::cargo_bin("fwview")
