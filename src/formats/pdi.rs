@@ -669,7 +669,7 @@ impl Pdi {
             // Computed before the marker words were set?
             let stored = b.read_u32(at + 0x7c, LE).unwrap_or(0);
             if checksum(b, at, at + 0x70) == stored {
-                b.warn(
+                b.info(
                     at + 0x7c,
                     4,
                     format!(
@@ -731,7 +731,7 @@ impl Pdi {
                 want_end - self.end
             );
             if d.compact.is_some() {
-                b.warn(
+                b.info(
                     d.start,
                     self.end - d.start,
                     format!(

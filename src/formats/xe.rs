@@ -771,7 +771,7 @@ fn check_sector(
         let stored = b.read_u32(crc_off, LE).unwrap_or(0);
         let computed = sector_crc(b.slice(p, crc_off - p));
         if stored != 0 && stored != computed {
-            out.error(
+            out.warn(
                 crc_off,
                 4,
                 format!("CRC mismatch: stored 0x{stored:08x}, computed 0x{computed:08x}"),

@@ -115,10 +115,40 @@ impl Source {
         {
             use std::os::unix::fs::FileTypeExt;
             if std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo()) {
-                return Source::read_stream(std::fs::File::open(path)?, STREAM_LIMIT);
+                return Source::read_fifo(path);
             }
         }
         Source::open(path)
+    }
+
+    /// Reads a FIFO whole. It is opened without waiting for a writer, then
+    /// read with waits: a pipe with a writer (a shell's `<(…)`) gives its
+    /// bytes, one nobody has open for writing gives nothing at once, which
+    /// is an error rather than an empty file.
+    #[cfg(unix)]
+    fn read_fifo(path: &Path) -> std::io::Result<Source> {
+        use std::os::fd::AsRawFd;
+        use std::os::unix::fs::OpenOptionsExt;
+        let f = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(path)?;
+        let fd = f.as_raw_fd();
+        // SAFETY: fcntl on a descriptor this function owns.
+        unsafe {
+            let flags = libc::fcntl(fd, libc::F_GETFL);
+            if flags < 0 || libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+        }
+        let s = Source::read_stream(f, STREAM_LIMIT)?;
+        if s.is_empty() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "is a FIFO with nothing written to it",
+            ));
+        }
+        Ok(s)
     }
 
     /// Reads a stream to its end into memory; more than `limit` bytes is

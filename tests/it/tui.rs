@@ -895,36 +895,47 @@ fn diagnostics_are_counted_listed_by_offset_whole_and_marked_in_the_tree() {
     assert_eq!(app.cursor, 40);
 }
 
-/// A damaged XE file: the sector whose CRC no longer fits is marked.
+/// A damaged XE file: a sector whose size runs past the end is an error,
+/// marked on its row; one whose CRC no longer fits is a warning, counted
+/// and not marked.
 #[test]
-fn a_bad_crc_sector_is_marked_in_the_tree() {
+fn a_bad_sector_is_marked_in_the_tree() {
     let p = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/assets/xmos/COMS20001-game-of-life__pgm_generator.xe"
     );
-    let mut v = std::fs::read(p).unwrap();
+    let good = std::fs::read(p).unwrap();
+    let errors = |app: &App| -> Vec<fwview::model::Diagnostic> {
+        app.doc
+            .tree
+            .diagnostics()
+            .iter()
+            .filter(|d| d.severity == fwview::model::Severity::Error)
+            .cloned()
+            .collect()
+    };
     // The first sector's CRC is at 0x24 (`--tree` shows `crc [0x24+0x4]`).
+    let mut v = good.clone();
     v[0x24] ^= 1;
-    let tree = fwview::formats::build_from_bytes(v);
-    let mut app = App::new(tree, "bad.xe");
-    let errs: Vec<_> = app
-        .doc
-        .tree
-        .diagnostics()
-        .iter()
-        .filter(|d| d.severity == fwview::model::Severity::Error)
-        .cloned()
-        .collect();
-    assert_eq!(errs.len(), 1);
-    assert_eq!(errs[0].offset, 0x24);
-    keys(&mut app, "g0x24");
+    let mut app = App::new(fwview::formats::build_from_bytes(v), "bad.xe");
+    assert!(errors(&app).is_empty());
+    let s = text(&draw(&mut app, 160, 40));
+    assert!(s.contains("1 warning") && !s.contains('✗'), "{s}");
+
+    // Its size (at 0xc, 8 bytes) past the end of the file.
+    let mut v = good;
+    v[0xc..0x14].copy_from_slice(&0xff_ffffu64.to_le_bytes());
+    let mut app = App::new(fwview::formats::build_from_bytes(v), "bad.xe");
+    let errs = errors(&app);
+    assert!(errs.iter().any(|e| e.offset == 0xc), "{errs:?}");
+    keys(&mut app, "g0xc");
     key(&mut app, KeyCode::Enter);
-    assert_eq!(name(&app), "crc");
+    assert_eq!(name(&app), "size");
     // The row above, so that the selection's colours are not on it.
     keys(&mut app, "k");
     let buf = draw(&mut app, 160, 40);
     let s = text(&buf);
-    let y = s.lines().position(|l| l.contains("✗ crc")).expect(&s) as u16;
+    let y = s.lines().position(|l| l.contains("✗ size")).expect(&s) as u16;
     let x = s
         .lines()
         .nth(y as usize)
@@ -933,7 +944,7 @@ fn a_bad_crc_sector_is_marked_in_the_tree() {
         .position(|c| c == '✗')
         .unwrap() as u16;
     assert_eq!(buf[(x, y)].fg, theme::error().fg.unwrap());
-    assert!(s.contains("1 error"), "{s}");
+    assert!(s.contains(&format!("{} errors", errs.len())), "{s}");
 }
 
 #[test]

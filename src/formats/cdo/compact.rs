@@ -90,7 +90,7 @@ pub(super) fn parse_compact(
     }
     let pool = area_end;
     if declared != pool {
-        b.warn(
+        b.info(
             start.saturating_sub(8),
             4,
             format!(
@@ -158,7 +158,7 @@ pub(super) fn parse_compact(
                 let de = ds.saturating_add(4 * lw);
                 if de > lim {
                     let have = lim.saturating_sub(ds);
-                    budget.warn(
+                    budget.info(
                         b,
                         e,
                         st,

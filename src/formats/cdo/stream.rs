@@ -2,6 +2,7 @@
 //! marks) and the lazy command lists.
 
 use super::*;
+use crate::model::Severity;
 
 // ---------------------------------------------------------------------------
 // command words
@@ -189,9 +190,16 @@ impl Budget {
         }
     }
     pub(super) fn warn(&mut self, b: &mut Builder<'_>, off: u64, size: u64, msg: String) {
+        self.add(b, Severity::Warning, off, size, msg);
+    }
+    /// Something found in valid files (a known oddity of a layout).
+    pub(super) fn info(&mut self, b: &mut Builder<'_>, off: u64, size: u64, msg: String) {
+        self.add(b, Severity::Info, off, size, msg);
+    }
+    fn add(&mut self, b: &mut Builder<'_>, sev: Severity, off: u64, size: u64, msg: String) {
         if self.left > 0 {
             self.left -= 1;
-            b.warn(off, size, msg);
+            b.diag(sev, off, size, msg);
         } else {
             self.dropped += 1;
         }
