@@ -1638,3 +1638,46 @@ fn compressed_size_mismatch_is_reported() {
         errors(&t)
     );
 }
+
+/// Header and table fields that are integers carry them in `--json`'s
+/// `raw` whatever their text says (`e_type`, `e_version`, `e_flags`,
+/// `sh_flags`, `p_flags` had `"raw": null`): the raw value is the
+/// little-endian integer of the node's own bytes, read here.
+#[test]
+fn integer_fields_keep_their_raw_value_in_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = vec![PathBuf::from(env!("CARGO_BIN_EXE_fwview"))];
+    if build("gcc", &[], dir.path(), "x.o").is_some() {
+        files.push(dir.path().join("x.o"));
+    }
+    let names = ["e_type", "e_version", "e_flags", "sh_flags", "p_flags"];
+    for f in files {
+        let bytes = std::fs::read(&f).unwrap();
+        let j = common::json::json_of(&f);
+        let mut seen = 0;
+        let mut stack = vec![&j["root"]];
+        while let Some(n) = stack.pop() {
+            if let Some(k) = n["children"].as_array() {
+                stack.extend(k.iter());
+            }
+            let name = n["name"].as_str().unwrap_or("");
+            if !names.contains(&name) {
+                continue;
+            }
+            let (o, s) = (
+                n["offset"].as_u64().unwrap() as usize,
+                n["size"].as_u64().unwrap() as usize,
+            );
+            let mut v = [0u8; 8];
+            v[..s].copy_from_slice(&bytes[o..o + s]);
+            assert_eq!(
+                n["raw"].as_u64(),
+                Some(u64::from_le_bytes(v)),
+                "{name} at {o:#x} of {}",
+                f.display()
+            );
+            seen += 1;
+        }
+        assert!(seen > 10, "{}: {seen}", f.display());
+    }
+}

@@ -112,10 +112,15 @@ fn bit_fields(
 ) {
     for bf in fields.iter().filter(|bf| bf.mask() & mask != 0) {
         let x = bf.get(v);
-        let shown = if bf.width <= 8 {
-            format!("{x} ({})", bf.bits())
+        let radix = if bf.width <= 8 {
+            Radix::Dec
         } else {
-            format!("0x{x:x} ({})", bf.bits())
+            Radix::Hex
+        };
+        let shown = Value::Named {
+            v: x.into(),
+            radix,
+            name: Some(bf.bits().into()),
         };
         // Each field spans the whole word: the fields stay in bit order,
         // highest first.
@@ -310,19 +315,28 @@ fn shown(kind: Kind, g: &Got, how: &str, ctx: &Ctx) -> String {
     }
 }
 
+/// A number in decimal and what it is: `2 (memory tile)`.
+fn named_dec(v: u64, what: String) -> Value {
+    Value::Named {
+        v,
+        radix: Radix::Dec,
+        name: Some(what.into()),
+    }
+}
+
 /// Column, row and register children of an address word at `at`.
 pub(super) fn aie_children(b: &mut Builder<'_>, id: NodeId, at: u64, v: u32, ctx: &Ctx) {
     let (c, r, o) = aie_split(v);
     let col = match physical(c, ctx) {
-        Some(p) => format!("{c} ({p})"),
-        None => format!("{c} (relative to the partition)"),
+        Some(p) => named_dec(c.into(), p.to_string()),
+        None => named_dec(c.into(), "relative to the partition".into()),
     };
     // Bits 31..25 lie in the word's last byte, 24..20 in its last two,
     // 19..0 in its first three.
     b.leaf(id, "column", at + 3, 1, col);
     let row = match ctx.regs {
-        Some(_) => format!("{r} ({})", aie_regs::TileKind::of_row(r).name()),
-        None => r.to_string(),
+        Some(_) => named_dec(r.into(), aie_regs::TileKind::of_row(r).name().into()),
+        None => num(r.into()),
     };
     b.leaf(id, "row", at + 2, 2, row);
     let reg = match register(r, o, ctx) {
@@ -343,7 +357,17 @@ pub(super) fn addr_text(hi: u32, lo: u32, ctx: &Ctx) -> String {
 
 pub(super) fn header_node(b: &mut Builder<'_>, node: NodeId, h: &Head, lim: u64) {
     let off = h.off;
-    let hid = b.leaf(node, "header", off, 4, hex32(h.word));
+    let hid = b.leaf(
+        node,
+        "header",
+        off,
+        4,
+        Value::U {
+            v: h.word.into(),
+            width: 4,
+            radix: Radix::HexWide,
+        },
+    );
     let m = h.module();
     let id = h.id();
     let cname = if h.word == u32::MAX {
@@ -367,9 +391,9 @@ pub(super) fn header_node(b: &mut Builder<'_>, node: NodeId, h: &Head, lim: u64)
     );
     let n = (h.word >> 16) & 0xff;
     let lv = if h.long {
-        "255 (long: the length is in the next word)".to_string()
+        Value::with(255, Radix::Dec, " (long: the length is in the next word)")
     } else {
-        format!("{n} words")
+        Value::with(n.into(), Radix::Dec, " words")
     };
     b.leaf(hid, "length", off + 2, 1, lv);
     b.leaf(hid, "reserved", off + 3, 1, num(u64::from(h.word >> 24)));

@@ -2,6 +2,7 @@
 //! segment types, flags, symbol attributes, dynamic tags and note types.
 
 use super::reloc_names;
+use crate::model::Value;
 
 pub const EM_386: u16 = 3;
 pub const EM_MIPS: u16 = 8;
@@ -69,7 +70,8 @@ pub fn osabi(v: u8, machine: u16) -> Option<&'static str> {
     })
 }
 
-pub fn etype(v: u16) -> String {
+/// `e_type` with what it means: `1 (0x1, ET_REL, relocatable)`.
+pub fn etype(v: u16) -> Value {
     let n = match v {
         0 => "ET_NONE",
         1 => "ET_REL, relocatable",
@@ -84,11 +86,19 @@ pub fn etype(v: u16) -> String {
         0xff11 => "ET_ZEBIN_REL (processor-specific)",
         0xff12 => "ET_ZEBIN_EXE (processor-specific)",
         0xff13 => "ET_ZEBIN_DYN (processor-specific)",
-        0xfe00..=0xfeff => return format!("{v} (0x{v:04x}, OS-specific)"),
-        0xff00..=0xffff => return format!("{v} (0x{v:04x}, processor-specific)"),
-        _ => return format!("{v} (unknown)"),
+        0xfe00..=0xfeff => return named(v, format!("0x{v:04x}, OS-specific")),
+        0xff00..=0xffff => return named(v, format!("0x{v:04x}, processor-specific")),
+        _ => return Value::named(u64::from(v), None),
     };
-    format!("{v} (0x{v:x}, {n})")
+    named(v, format!("0x{v:x}, {n}"))
+}
+
+fn named(v: u16, name: String) -> Value {
+    Value::Named {
+        v: u64::from(v),
+        radix: crate::model::Radix::Dec,
+        name: Some(name.into()),
+    }
 }
 
 pub fn machine(v: u16) -> Option<&'static str> {
@@ -100,7 +110,7 @@ pub fn machine(v: u16) -> Option<&'static str> {
 
 /// `e_flags`, decoded where the machine gives them a meaning (some by the
 /// ELF's `EI_ABIVERSION`, `abi`).
-pub fn eflags(v: u32, machine: u16, abi: u8) -> String {
+pub fn eflags(v: u32, machine: u16, abi: u8) -> Value {
     let mut parts: Vec<String> = Vec::new();
     match machine {
         EM_AMDGPU => {
@@ -167,9 +177,12 @@ pub fn eflags(v: u32, machine: u16, abi: u8) -> String {
         _ => {}
     }
     if parts.is_empty() {
-        crate::model::num(v.into()).to_string()
+        crate::model::num(v.into())
     } else {
-        format!("0x{v:x} ({})", parts.join(", "))
+        Value::Flags {
+            v: v.into(),
+            names: parts.join(", ").into(),
+        }
     }
 }
 
@@ -265,7 +278,7 @@ pub const SHF_STRINGS: u64 = 0x20;
 pub const SHF_INFO_LINK: u64 = 0x40;
 pub const SHF_COMPRESSED: u64 = 0x800;
 
-pub fn shflags(v: u64) -> String {
+pub fn shflags(v: u64) -> Value {
     const F: &[(u64, &str)] = &[
         (0x1, "WRITE"),
         (0x2, "ALLOC"),
@@ -284,11 +297,15 @@ pub fn shflags(v: u64) -> String {
     bits(v, F)
 }
 
-fn bits(v: u64, table: &[(u64, &str)]) -> String {
+/// A bit set with its bits' names: `0x6 (ALLOC | EXECINSTR)`, or `0`.
+fn bits(v: u64, table: &[(u64, &str)]) -> Value {
     if v == 0 {
-        return "0".into();
+        return Value::with(0, crate::model::Radix::Dec, "");
     }
-    format!("0x{v:x} ({})", crate::model::text::flag_names(v, table, ""))
+    Value::Flags {
+        v,
+        names: crate::model::text::flag_names(v, table, "").into(),
+    }
 }
 
 pub const PT_DYNAMIC: u32 = 2;
@@ -323,17 +340,34 @@ pub fn ptype(v: u32, machine: u16) -> Option<&'static str> {
     })
 }
 
-pub fn pflags(v: u32) -> String {
-    let rwx: String = [(4, 'R'), (2, 'W'), (1, 'X')]
+/// The `R`, `W` and `X` bits of `p_flags` as `RWX` (`-` for a clear one),
+/// and the bits besides.
+fn rwx(v: u32) -> (String, u32) {
+    let rwx = [(4, 'R'), (2, 'W'), (1, 'X')]
         .iter()
         .map(|&(bit, c)| if v & bit != 0 { c } else { '-' })
         .collect();
-    let rest = v & !7;
-    if rest != 0 {
-        format!("0x{v:x} ({rwx} | 0x{rest:x})")
-    } else {
-        format!("{v} ({rwx})")
+    (rwx, v & !7)
+}
+
+/// `p_flags` as a value: `5 (R-X)`, or `0x80000005 (R-X | 0x80000000)`.
+pub fn pflags_value(v: u32) -> Value {
+    match rwx(v) {
+        (rwx, 0) => Value::Named {
+            v: u64::from(v),
+            radix: crate::model::Radix::Dec,
+            name: Some(rwx.into()),
+        },
+        (rwx, rest) => Value::Flags {
+            v: u64::from(v),
+            names: format!("{rwx} | 0x{rest:x}").into(),
+        },
     }
+}
+
+/// `p_flags` as text, as [`pflags_value`] shows it.
+pub fn pflags(v: u32) -> String {
+    pflags_value(v).to_string()
 }
 
 pub fn sym_type(v: u8) -> &'static str {

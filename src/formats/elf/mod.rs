@@ -503,11 +503,11 @@ fn header(
     // A field that is not there reads as 0 (the header's size was checked),
     // its node as the header's.
     let etype = f
-        .field("e_type", 2, |v| constants::etype(v as u16).into())
+        .field("e_type", 2, |v| constants::etype(v as u16))
         .unwrap_or(0);
     f.named("e_machine", 2, |_| constants::machine(machine));
     f.field("e_version", 4, |v| match v {
-        1 => "1 (EV_CURRENT)".into(),
+        1 => Value::named(1, Some("EV_CURRENT")),
         v => num(v),
     });
     let entry = f.uint("e_entry", w).unwrap_or(0);
@@ -516,9 +516,7 @@ fn header(
     let phoff_node = f.last().unwrap_or(hdr);
     let shoff = f.uint("e_shoff", w).unwrap_or(0);
     let shoff_node = f.last().unwrap_or(hdr);
-    let flags = f.field("e_flags", 4, |v| {
-        constants::eflags(v as u32, machine, abi).into()
-    });
+    let flags = f.field("e_flags", 4, |v| constants::eflags(v as u32, machine, abi));
     // What the code is for, as the machine's header says (`--targets`).
     if let Some(fact) = vendor
         .zip(flags)
@@ -914,7 +912,7 @@ fn phdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
     let mut flags = 0;
     let mut p_flags = |f: &mut Fields<'_, '_>| {
         flags = f
-            .field("p_flags", 4, |v| constants::pflags(v as u32).into())
+            .field("p_flags", 4, |v| constants::pflags_value(v as u32))
             .unwrap_or(0) as u32;
     };
     if elf.is64 {
@@ -994,7 +992,7 @@ fn shdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
         }
     }
     f.named_hex("sh_type", 4, |_| tname);
-    f.field("sh_flags", w, |v| constants::shflags(v).into());
+    f.field("sh_flags", w, constants::shflags);
     f.uint("sh_addr", w);
     let data = elf.data(s);
     f.uint("sh_offset", w);
