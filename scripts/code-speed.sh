@@ -3,10 +3,11 @@
 # llvm-objdump-22 -d of the same objects, unbundled, in the same run, and
 # prints the ratios and the peak memory of each command.
 #
-#   scripts/code-speed.sh [N]
+#   scripts/code-speed.sh [N [FROM]]
 #
-# The code objects are those of the first N (default 12) clang offload
-# bundles in the .hip_fatbin of Debian's librocsparse.so.0.1 (fetched by
+# The code objects are those of N (default 12) clang offload bundles,
+# from bundle FROM (default 0), in the .hip_fatbin of Debian's
+# librocsparse.so.0.1 (fetched by
 # scripts/rocm-library.sh; 7 code objects a bundle, gfx803 to gfx1030).
 # Each bundle is written to a file of its own, and its code objects beside
 # it, with `fwview --extract` (tests/it/offload.rs checks those bytes
@@ -24,6 +25,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 N=${1:-12}
+FROM=${2:-0}
 RUNS=${RUNS:-5}
 FW=${FWVIEW:-${CARGO_TARGET_DIR:-target}/release/fwview}
 OBJDUMP=${LLVM_OBJDUMP:-llvm-objdump-22}
@@ -32,12 +34,12 @@ OBJDUMP=${LLVM_OBJDUMP:-llvm-objdump-22}
 command -v "$OBJDUMP" > /dev/null || { echo "$OBJDUMP is not installed"; exit 1; }
 SO=$(scripts/rocm-library.sh) || { echo "the ROCm library could not be fetched"; exit 1; }
 
-DIR=${CARGO_TARGET_DIR:-target}/code-speed/$N
+DIR=${CARGO_TARGET_DIR:-target}/code-speed/$FROM-$N
 if [ ! -f "$DIR/done" ]; then
     rm -rf "$DIR"
     mkdir -p "$DIR"
     "$FW" --targets "$SO" | cut -f4 | sed -n 's|^\(.*/bundle \[\([0-9]*\)\]\)/.*|\2\t\1|p' |
-        sort -n -u | head -n "$N" |
+        sort -n -u | awk -v from="$FROM" '$1 >= from' | head -n "$N" |
         while IFS="$(printf '\t')" read -r i path; do
             d=$DIR/$(printf '%03d' "$i")
             mkdir -p "$d"

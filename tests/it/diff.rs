@@ -204,3 +204,49 @@ fn trouble_exits_2() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a terminal"));
 }
+
+/// A name added to a string table moves the offsets of the names after
+/// it: a reference that names the same string as before (`st_name`,
+/// `sh_name`) is no change, and what holds it is not reported for its
+/// bytes; the symbol added is. Objects built by gcc, the second with one
+/// more function, first in the file.
+#[test]
+fn references_that_name_the_same_string_are_no_change() {
+    if !common::tool("gcc") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let build = |name: &str, src: &str| {
+        let c = dir.path().join(format!("{name}.c"));
+        std::fs::write(&c, src).unwrap();
+        let o = dir.path().join(format!("{name}.o"));
+        let st = Command::new("gcc")
+            .arg("-c")
+            .arg(&c)
+            .arg("-o")
+            .arg(&o)
+            .status()
+            .unwrap();
+        assert!(st.success());
+        std::fs::read(&o).unwrap()
+    };
+    let body = "int second(int x) { return x + 2; }\nint third(int x) { return second(x) * 3; }\n";
+    let a = build("t", body);
+    let b = build(
+        "t",
+        &format!("int aaa_first(int x) {{ return x; }}\n{body}"),
+    );
+    let recs = changes(&mut build_from_bytes(a), &mut build_from_bytes(b));
+    let paths: Vec<&str> = recs.iter().map(|r| r.path.as_str()).collect();
+    assert!(
+        paths.iter().any(|p| p.ends_with("aaa_first")),
+        "the new symbol is reported: {paths:#?}"
+    );
+    for r in &recs {
+        let unchanged = ["second", "third"]
+            .iter()
+            .any(|n| r.path.contains(&format!("] {n}")));
+        assert!(!(unchanged && r.path.ends_with("st_name")), "{}", r.path);
+        assert!(!r.path.ends_with("sh_name"), "{}", r.path);
+    }
+}
