@@ -279,10 +279,7 @@ pub fn parse_transaction(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64
             marks.push(at);
         }
         count += 1;
-        match tally.iter_mut().find(|(name, _)| *name == row.name) {
-            Some(x) => x.1 += 1,
-            None => tally.push((row.name, 1)),
-        }
+        tally_op(&mut tally, row.name);
         if nwrites < MAX_WRITES {
             nwrites += note_writes(d, at, n.min(end - at), row, &mut writes);
         }
@@ -458,7 +455,7 @@ fn summary_node(
     count: u64,
     tally: &[(&'static str, u64)],
     ctx: &Ctx,
-) {
+) -> NodeId {
     let s = b.add(
         parent,
         "summary",
@@ -472,6 +469,7 @@ fn summary_node(
     if let Some(r) = &ctx.regs_from {
         b.leaf(s, "register_names", off, 0, r.as_str());
     }
+    s
 }
 
 // ---------------------------------------------------------------------------
@@ -630,17 +628,11 @@ pub fn parse_sequence(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
             .map_or(s, |x| x.0 + x.1);
         (s, e.saturating_sub(s))
     };
-    let s = b.add(
-        parent,
-        "summary",
-        off,
-        0,
-        Some(Value::with(words.v.len() as u64, Radix::Dec, " words")),
-    );
+    let tally = sequence_tally(&words.v, prolog);
+    let count = tally.iter().map(|x| x.1).sum();
+    let s = summary_node(b, parent, off, count, &tally, &env.ctx);
     b.leaf(s, "form", off, 0, form);
-    if let Some(r) = &env.ctx.regs_from {
-        b.leaf(s, "register_names", off, 0, r.as_str());
-    }
+    b.leaf(s, "words", off, 0, Value::dec(words.v.len() as u64));
     if prolog > 0 {
         let (ps, pl) = span(0, prolog);
         let pid = b.group(parent, "prolog", ps, pl);
@@ -702,6 +694,31 @@ pub fn parse_sequence(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
         index += 1;
     }
     b.set_value(ops, Value::with(index, Radix::Dec, " ops"));
+}
+
+/// Counts one more op named `name`.
+fn tally_op(tally: &mut Vec<(&'static str, u64)>, name: &'static str) {
+    match tally.iter_mut().find(|(n, _)| *n == name) {
+        Some(x) => x.1 += 1,
+        None => tally.push((name, 1)),
+    }
+}
+
+/// A sequence's ops by name, from word `prolog` on.
+fn sequence_tally(v: &[u32], prolog: usize) -> Vec<(&'static str, u64)> {
+    let mut out: Vec<(&'static str, u64)> = Vec::new();
+    let mut i = prolog;
+    while let Some(&w0) = v.get(i) {
+        let Some(row) = table::find(table::IPU, (w0 >> 24) as u8) else {
+            break;
+        };
+        tally_op(&mut out, row.name);
+        i += match row.len {
+            Len::Fixed(k) => (k as usize).max(1),
+            _ => 1,
+        };
+    }
+    out
 }
 
 /// The register words a sequence's ops write, for links: WRITE32 values
