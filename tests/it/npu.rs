@@ -558,6 +558,19 @@ fn a_hex_dump_is_not_a_sequence_but_a_sequence_without_its_prolog_is() {
     assert_eq!(fwview::formats::detect(&other), Some(Format::IpuSequence));
     let j = json::json_of_bytes(other);
     assert_eq!(json::lead(val(child(&j["root"], "prolog"))), 2);
+    // With Windows line ends and a blank line at the end.
+    let crlf = [
+        String::from_utf8(b.clone())
+            .unwrap()
+            .replace('\n', "\r\n")
+            .as_bytes(),
+        b"\r\n",
+    ]
+    .concat();
+    assert_eq!(fwview::formats::detect(&crlf), Some(Format::IpuSequence));
+    let j = json::json_of_bytes(crlf);
+    assert!(json::errors(&j).is_empty());
+    assert_eq!(items(child(&j["root"], "ops")).len(), 18);
     // The same words as binary.
     let bin: Vec<u8> = words.iter().flat_map(|w| w.1.to_le_bytes()).collect();
     assert_eq!(fwview::formats::detect(&bin), Some(Format::IpuSequence));

@@ -482,8 +482,8 @@ struct Words {
 }
 
 /// The words of `.seq` text: one word of 8 hex digits a line, with `\n`
-/// or `\r\n` after it (the last line's optional). None if any line is not
-/// one.
+/// or `\r\n` after it (the last line's optional), white space at the end
+/// allowed. None if any line is not one.
 fn text_words(d: &[u8], base: u64, max: usize) -> Option<Words> {
     let mut w = Words {
         v: Vec::new(),
@@ -492,6 +492,12 @@ fn text_words(d: &[u8], base: u64, max: usize) -> Option<Words> {
     let mut i = 0usize;
     while i < d.len() {
         if w.v.len() >= max {
+            break;
+        }
+        // Blank lines and spaces at the end are the text's, not words.
+        if d.get(i..)
+            .is_some_and(|r| r.iter().all(u8::is_ascii_whitespace))
+        {
             break;
         }
         let line = d.get(i..i.checked_add(8)?)?;
