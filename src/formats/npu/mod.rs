@@ -202,12 +202,10 @@ impl Writes {
 /// Most register writes kept for links.
 const MAX_WRITES: usize = 1 << 20;
 
-/// What the ops are shown against: register names, kernel argument names
-/// and the writes links lead to.
-pub struct Env {
-    pub ctx: Ctx,
-    /// Kernel argument names by index, when known.
-    pub args: Vec<String>,
+/// What the ops are shown against: register names and the writes links
+/// lead to.
+struct Env {
+    ctx: Ctx,
     writes: Writes,
 }
 
@@ -309,11 +307,7 @@ pub fn parse_transaction(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64
         at.saturating_sub(off + HEADER),
         Some(Value::with(count, Radix::Dec, " ops")),
     );
-    let env = Arc::new(Env {
-        ctx,
-        args: Vec::new(),
-        writes,
-    });
+    let env = Arc::new(Env { ctx, writes });
     let step_env = env.clone();
     let step: Step = Arc::new(move |b: &mut Builder<'_>, p, i, at| {
         let d = b.data();
@@ -622,7 +616,6 @@ pub fn parse_sequence(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
                 aie_regs::Gen::AieMl.name()
             )),
         },
-        args: Vec::new(),
         writes,
     });
     let span = |a: usize, n: usize| -> (u64, u64) {
@@ -957,7 +950,7 @@ fn field_value(
             crate::model::named(x, Some(v.row.name)),
             v.row.name.to_string(),
         ),
-        Kind::Dec => (Value::dec(x), x.to_string()),
+        Kind::Dec | Kind::Arg => (Value::dec(x), x.to_string()),
         Kind::Size | Kind::Bytes => (
             Value::with(x, Radix::Dec, " bytes"),
             format!("{} bytes", num(x)),
@@ -998,16 +991,6 @@ fn field_value(
                 crate::model::named(x, n),
                 n.map_or_else(|| format!("direction {x}"), str::to_string),
             )
-        }
-        Kind::Arg => {
-            let name = usize::try_from(x).ok().and_then(|i| env.args.get(i));
-            match name {
-                Some(n) => (
-                    Value::with(x, Radix::Dec, format!(" ({n})")),
-                    format!("{x} ({n})"),
-                ),
-                None => (Value::dec(x), x.to_string()),
-            }
         }
         Kind::BdWord(k) => {
             let reg = v
