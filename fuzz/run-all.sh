@@ -12,7 +12,7 @@ secs=${1:-60}
 san=${2:-none}
 shift $(( $# > 2 ? 2 : $# ))
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(xclbin xe elf zebin offload ar pdi detect bundle ccob fatbin nvwrap amdgpu msgpack spirv bit cdo)
+[ ${#targets[@]} -eq 0 ] && targets=(xclbin xe elf zebin offload ar pdi detect bundle ccob fatbin nvwrap amdgpu msgpack spirv bit cdo npu)
 export RUSTC_BOOTSTRAP=1
 [ -d seeds/detect ] || ./seed.sh
 mkdir -p logs

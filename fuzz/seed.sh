@@ -189,6 +189,21 @@ done
     0x301 1 0xdeadbeef 0x301 0 0x309 7 1 0x20000000 16 $(seq 256 271) 0xffffffff
 } >"$C/cdo/v1.cdo"
 
+# NPU control code: the samples behind the byte that keeps them as they
+# are (odd), the transaction's ops behind one that writes a header (even),
+# and a sequence as binary words.
+mkdir -p "$C/npu"
+for f in $A/npu/*; do
+  { printf '\x01'; cat "$f"; } >"$C/npu/$(basename "$f")"
+done
+for f in $A/npu/*.bin; do
+  { printf '\x00'; tail -c +17 "$f"; } >"$C/npu/$(basename "$f").ops"
+done
+{
+  printf '\x01'
+  for w in $(cat $A/npu/riallto__edge_detect_720p.seq); do le32 "0x$w"; done
+} >"$C/npu/edge_detect.seqbin"
+
 for d in "$C"/*/; do
   printf '%-8s %4d files\n' "$(basename "$d")" "$(find "$d" -type f | wc -l)"
 done

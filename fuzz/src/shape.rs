@@ -58,6 +58,21 @@ pub fn shape(target: &str, data: &[u8]) -> Vec<u8> {
                 with_magic(data, &v2)
             }
         }
+        // NPU control code: the first byte picks a transaction behind a
+        // header made here (even) or the rest as it is (odd).
+        "npu" => match data.split_first() {
+            Some((&k, rest)) if k & 1 == 0 => {
+                let major = k >> 1 & 1;
+                let len = rest.len() as u32;
+                let mut v = vec![major, 1 - major, 3, 6, 4, 1, 0, 0];
+                v.extend_from_slice(&(len / 4).to_le_bytes());
+                v.extend_from_slice(&len.saturating_add(16).to_le_bytes());
+                v.extend_from_slice(rest);
+                v
+            }
+            Some((_, rest)) => rest.to_vec(),
+            None => Vec::new(),
+        },
         _ => data.to_vec(),
     }
 }

@@ -23,6 +23,7 @@ pub mod image;
 pub mod intel_ip;
 pub mod json;
 pub mod msgpack;
+pub mod npu;
 pub mod nvwrap;
 pub mod offload;
 pub mod offload_entries;

@@ -10,8 +10,8 @@
 use crate::model::{Builder, Format, Gap, NodeId};
 
 use super::{
-    amdgpu, ar, bit, bitcode, bundle, elf, fatbin, hipwrap, nvwrap, offload, offload_entries, pdi,
-    ptx, spirv, xclbin, xe, zebin,
+    amdgpu, ar, bit, bitcode, bundle, elf, fatbin, hipwrap, npu, nvwrap, offload, offload_entries,
+    pdi, ptx, spirv, xclbin, xe, zebin,
 };
 
 /// Where a format's bytes are found.
@@ -62,6 +62,10 @@ pub struct Row {
     // chosen by machine and OS ABI, are kept beside the ELF reader).
 }
 
+fn ipu_detect(d: &[u8]) -> bool {
+    npu::detect_sequence_text(d) || npu::detect_sequence_binary(d)
+}
+
 fn elf_detect(d: &[u8]) -> bool {
     elf::detect(d) && !zebin::detect(d)
 }
@@ -94,6 +98,10 @@ fn elf_vendor(machine: u16, _osabi: u8) -> Option<&'static dyn elf::Vendor> {
 fn elf_parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
     elf::parse(b, parent, off, len, &ELF_HOOKS)
 }
+
+/// Files and what holds files: anywhere but a section.
+const FILES: Places =
+    Places(Place::Top as u8 | Place::Member as u8 | Place::Image as u8 | Place::Derived as u8);
 
 /// A format's row of the table; `None` for formats that only the format
 /// holding them opens (JSON, XML).
@@ -189,9 +197,7 @@ pub const fn row(f: Format) -> Option<Row> {
         Format::Ptx => Row {
             detect: ptx::detect,
             parse: ptx::parse,
-            found: Places(
-                Place::Top as u8 | Place::Member as u8 | Place::Image as u8 | Place::Derived as u8,
-            ),
+            found: FILES,
             holds: Place::Section,
             gaps: Gap::Syntax,
         },
@@ -211,6 +217,23 @@ pub const fn row(f: Format) -> Option<Row> {
             found: ANY,
             holds: Place::Section,
             gaps: Gap::Unknown,
+        },
+        // NPU control code: files and what holds files, never a section
+        // (whose bytes any table of words may resemble).
+        Format::NpuTransaction => Row {
+            detect: npu::detect_transaction,
+            parse: npu::parse_transaction,
+            found: FILES,
+            holds: Place::Section,
+            gaps: Gap::Unknown,
+        },
+        // `.seq` text (its line ends are syntax) or binary words.
+        Format::IpuSequence => Row {
+            detect: ipu_detect,
+            parse: npu::parse_sequence,
+            found: FILES,
+            holds: Place::Section,
+            gaps: Gap::Syntax,
         },
         Format::Json | Format::Xml | Format::MsgPack => return None,
     })
@@ -281,14 +304,19 @@ mod tests {
     fn expected(path: &std::path::Path) -> Option<(Format, &'static [u8])> {
         let ext = path.extension()?.to_str()?;
         let in_zebin = path.components().any(|c| c.as_os_str() == "zebin");
+        let in_npu = path.components().any(|c| c.as_os_str() == "npu");
         Some(match ext {
             "xclbin" => (Format::Xclbin, b"xclbin2\0"),
             "xe" => (Format::Xe, b"XMOS"),
             "o" => (Format::Elf, b"\x7fELF"),
             "bin" if in_zebin => (Format::Zebin, b"\x7fELF"),
+            // A version 0.1 transaction header.
+            "bin" if in_npu => (Format::NpuTransaction, b"\x00\x01"),
             "offloadbin" => (Format::Offload, b"\x10\xff\x10\xad"),
             "ar" => (Format::Ar, b"!<arch>\n"),
             "hipfb" => (Format::ClangBundle, b"__CLANG_OFFLOAD_BUNDLE__"),
+            // Riallto's sequences: a 17-word prolog, its first word 0x11.
+            "seq" => (Format::IpuSequence, b"00000011\n"),
             _ => return None,
         })
     }

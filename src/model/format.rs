@@ -23,6 +23,10 @@ pub enum Format {
     Ptx,
     CudaFatbinWrapper,
     XilinxBit,
+    /// An NPU transaction buffer (aie-rt, mlir-aie's `insts.bin`).
+    NpuTransaction,
+    /// An NPU instruction sequence (Riallto's `.seq`), text or binary.
+    IpuSequence,
     /// JSON text (an XCLBIN's metadata sections); opened by the formats
     /// that hold it, never detected on its own.
     Json,
@@ -34,7 +38,7 @@ pub enum Format {
 
 impl Format {
     /// Every format, in declaration order.
-    pub const ALL: [Format; 18] = [
+    pub const ALL: [Format; 20] = [
         Format::Xclbin,
         Format::Xe,
         Format::Zebin,
@@ -50,6 +54,8 @@ impl Format {
         Format::Ptx,
         Format::CudaFatbinWrapper,
         Format::XilinxBit,
+        Format::NpuTransaction,
+        Format::IpuSequence,
         Format::Json,
         Format::Xml,
         Format::MsgPack,
@@ -85,6 +91,8 @@ impl Format {
             Format::Ptx => ("ptx", "PTX"),
             Format::CudaFatbinWrapper => ("cuda-fatbin-wrapper", "CUDA fatbin wrapper"),
             Format::XilinxBit => ("xilinx-bit", "Xilinx bitstream"),
+            Format::NpuTransaction => ("npu-transaction", "NPU transaction buffer"),
+            Format::IpuSequence => ("ipu-sequence", "NPU instruction sequence"),
             Format::Json => ("json", "JSON"),
             Format::Xml => ("xml", "XML"),
             Format::MsgPack => ("msgpack", "MessagePack"),

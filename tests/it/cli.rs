@@ -25,6 +25,10 @@ fn expected_format(p: &Path) -> &'static str {
         "elf"
     } else if s.ends_with(".hipfb") {
         "clang-offload-bundle"
+    } else if s.ends_with(".seq") {
+        "ipu-sequence"
+    } else if s.contains("/npu/") && s.ends_with(".bin") {
+        "npu-transaction"
     } else {
         panic!("no expected format for {s}")
     }
@@ -45,6 +49,8 @@ fn check_contract(j: &Value, path: &Path) -> usize {
             "ar",
             "pdi",
             "clang-offload-bundle",
+            "npu-transaction",
+            "ipu-sequence",
             "raw"
         ]
         .contains(&f),

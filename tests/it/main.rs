@@ -27,6 +27,7 @@ mod gpu;
 mod imports;
 mod model;
 mod navigate;
+mod npu;
 mod oddfiles;
 mod offload;
 mod parallel;

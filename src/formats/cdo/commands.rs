@@ -84,7 +84,7 @@ pub(super) fn decode(
         let (_, r, o) = aie_split(a);
         if let Some((id, at, v)) = value {
             if let Some(h) = register(r, o, ctx) {
-                bit_fields(b, id, at, v, mask.unwrap_or(u32::MAX), h.fields);
+                bit_fields(b, id, at, 4, v, mask.unwrap_or(u32::MAX), h.fields);
             }
         }
         // A keyhole write puts its words in a window over and over: they
@@ -102,10 +102,11 @@ const DMA_WORDS: u64 = 64;
 
 /// The bit fields of register value `v` (the word at `at`) under `id`:
 /// those `mask` touches.
-fn bit_fields(
+pub(crate) fn bit_fields(
     b: &mut Builder<'_>,
     id: NodeId,
     at: u64,
+    len: u64,
     v: u32,
     mask: u32,
     fields: &[aie_regs::BitField],
@@ -124,13 +125,13 @@ fn bit_fields(
         };
         // Each field spans the whole word: the fields stay in bit order,
         // highest first.
-        b.leaf(id, bf.name, at, 4, shown);
+        b.leaf(id, bf.name, at, len, shown);
     }
 }
 
 /// The words a DMA write puts in registers (rather than in a memory),
 /// under its data node: each with its register's name and bit fields.
-pub(super) fn dma_words(
+pub(crate) fn dma_words(
     b: &mut Builder<'_>,
     id: NodeId,
     s: u64,
@@ -154,7 +155,7 @@ pub(super) fn dma_words(
         };
         let wid = b.leaf(id, name, at, 4, Value::hex_wide(u64::from(v), 4));
         if let Some(h) = h {
-            bit_fields(b, wid, at, v, u32::MAX, h.fields);
+            bit_fields(b, wid, at, 4, v, u32::MAX, h.fields);
         }
     }
 }
@@ -325,7 +326,7 @@ fn named_dec(v: u64, what: String) -> Value {
 }
 
 /// Column, row and register children of an address word at `at`.
-pub(super) fn aie_children(b: &mut Builder<'_>, id: NodeId, at: u64, v: u32, ctx: &Ctx) {
+pub(crate) fn aie_children(b: &mut Builder<'_>, id: NodeId, at: u64, v: u32, ctx: &Ctx) {
     let (c, r, o) = aie_split(v);
     let col = match physical(c, ctx) {
         Some(p) => named_dec(c.into(), p.to_string()),

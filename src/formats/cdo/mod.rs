@@ -28,8 +28,10 @@ use names::*;
 use stream::*;
 use table::*;
 
+pub(crate) use commands::{aie_children, bit_fields, dma_words};
 pub use compact::{INFERRED, ODDITY};
 pub use names::{aie_split, module_name};
+pub(crate) use names::{aie_text, register};
 pub use table::{
     command, command_name, Arity, Check, Command, Field, Kind, Width, COMMANDS, PAYLOAD,
 };

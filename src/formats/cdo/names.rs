@@ -51,7 +51,7 @@ pub fn aie_split(a: u32) -> (u32, u32, u32) {
 
 /// "col 0, row 2, DMA_BD0_1 (0x1d004)" when the register is known,
 /// "col 0, row 2, reg 0x1d004" otherwise.
-pub(super) fn aie_text(a: u32, ctx: &Ctx) -> String {
+pub(crate) fn aie_text(a: u32, ctx: &Ctx) -> String {
     let (c, r, o) = aie_split(a);
     match register(r, o, ctx) {
         Some(h) => format!("col {c}, row {r}, {h} (0x{o:05x})"),
@@ -61,7 +61,7 @@ pub(super) fn aie_text(a: u32, ctx: &Ctx) -> String {
 
 /// The register at offset `o` of a tile in row `r`, when the stream's
 /// generation is known.
-pub(super) fn register(r: u32, o: u32, ctx: &Ctx) -> Option<aie_regs::Hit> {
+pub(crate) fn register(r: u32, o: u32, ctx: &Ctx) -> Option<aie_regs::Hit> {
     ctx.regs.and_then(|g| g.lookup(r, o))
 }
 

@@ -1,0 +1,1162 @@
+//! NPU control code: the programs a Ryzen AI host submits with every run
+//! of an xclbin's kernel.
+//!
+//! - **Transaction buffers** (`npu-transaction`), what aie-rt serializes
+//!   and mlir-aie's `--aie-npu-to-binary` writes (`insts.bin`): a 16-byte
+//!   header (version, device generation, rows, columns, op count, size)
+//!   and ops of register writes, block writes, mask polls, DMA
+//!   synchronisation (TCT) and DDR address patches. Version 0.1 ops carry
+//!   a 64-bit address and their size; version 1.0 ("optimized") ops are
+//!   shorter.
+//! - **Instruction sequences** (`ipu-sequence`), the older format Riallto
+//!   ships as `.seq` text (one 32-bit word in hex a line) and as binary
+//!   words: a prolog whose first word counts its words, then ops with the
+//!   opcode in the top byte of their first word.
+//!
+//! The op layouts are [`table`]'s; register addresses are split and named
+//! with the AIE register tables of [`super::cdo`].
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::model::text::hex32;
+use crate::model::{num, text, Builder, Endian, NodeId, Radix, Seq, Step, Value, GROUP};
+
+use super::cdo::{self, aie_regs, Ctx};
+
+pub mod table;
+
+use table::{Field, Kind, Len, Op, Rest};
+
+const LE: Endian = Endian::Little;
+
+/// The size of a transaction header.
+pub const HEADER: u64 = 16;
+
+// ---------------------------------------------------------------------------
+// transactions: detection and the walk
+
+/// The op table of a transaction header's version, if it is a known one.
+fn version_table(major: u8, minor: u8) -> Option<&'static [Op]> {
+    match (major, minor) {
+        (0, 1) => Some(table::TXN_V0),
+        (1, 0) => Some(table::TXN_V1),
+        _ => None,
+    }
+}
+
+/// The row for opcode `code` of a transaction: the table's, or the generic
+/// custom op for an unknown opcode of the custom range.
+fn txn_row(t: &'static [Op], code: u8) -> Option<&'static Op> {
+    table::find(t, code)
+        .or_else(|| table::find(table::TXN_SHARED, code))
+        .or(if code >= 0x80 {
+            Some(&table::CUSTOM)
+        } else {
+            None
+        })
+}
+
+fn le32(d: &[u8], at: u64) -> Option<u32> {
+    let i = usize::try_from(at).ok()?;
+    let s = d.get(i..i.checked_add(4)?)?;
+    Some(u32::from_le_bytes([
+        *s.first()?,
+        *s.get(1)?,
+        *s.get(2)?,
+        *s.get(3)?,
+    ]))
+}
+
+fn byte(d: &[u8], at: u64) -> Option<u8> {
+    d.get(usize::try_from(at).ok()?).copied()
+}
+
+/// The bytes the fields of `row` take.
+fn fields_end(row: &Op, seq: bool) -> u64 {
+    let bits = row
+        .fields
+        .iter()
+        .map(|f| u64::from(f.at) + u64::from(f.bits))
+        .max()
+        .unwrap_or(0);
+    if seq {
+        bits.div_ceil(32) * 4
+    } else {
+        bits.div_ceil(8)
+    }
+}
+
+/// The length in bytes of the transaction op at `off` in `d`, or why it
+/// cannot be known.
+fn txn_op_len(d: &[u8], off: u64, t: &'static [Op]) -> Result<(&'static Op, u64), String> {
+    let code = byte(d, off).ok_or_else(|| "no opcode byte".to_string())?;
+    let row = txn_row(t, code).ok_or_else(|| format!("unknown opcode 0x{code:02x}"))?;
+    let min = fields_end(row, false);
+    match row.len {
+        Len::Fixed(n) => Ok((row, u64::from(n))),
+        Len::Field(at) => {
+            let n = le32(d, off + u64::from(at))
+                .ok_or_else(|| format!("{}: its size field is past the end", row.name))?;
+            if u64::from(n) < min {
+                return Err(format!(
+                    "{}: its size {n} is less than the {min} bytes of its fields",
+                    row.name
+                ));
+            }
+            Ok((row, u64::from(n)))
+        }
+        Len::Unknown => Err(format!(
+            "{} (0x{code:02x}): no serialized form of this op is defined (aie-rt writes block sets and shim DMA BD configurations as BLOCKWRITE), so the ops after it cannot be found",
+            row.name
+        )),
+    }
+}
+
+/// The header fields of a transaction, when `d` starts with a plausible one.
+#[derive(Clone, Copy, Debug)]
+pub struct TxnHeader {
+    pub major: u8,
+    pub minor: u8,
+    pub dev_gen: u8,
+    pub rows: u8,
+    pub cols: u8,
+    pub mem_tile_rows: u8,
+    pub ops: u32,
+    pub size: u32,
+}
+
+fn txn_header(d: &[u8]) -> Option<TxnHeader> {
+    let h = TxnHeader {
+        major: byte(d, 0)?,
+        minor: byte(d, 1)?,
+        dev_gen: byte(d, 2)?,
+        rows: byte(d, 3)?,
+        cols: byte(d, 4)?,
+        mem_tile_rows: byte(d, 5)?,
+        ops: le32(d, 8)?,
+        size: le32(d, 12)?,
+    };
+    let pad = u16::from(byte(d, 6)?) | u16::from(byte(d, 7)?) << 8;
+    let ok = version_table(h.major, h.minor).is_some()
+        && (1..=15).contains(&h.dev_gen)
+        && (1..=32).contains(&h.rows)
+        && (1..=64).contains(&h.cols)
+        && h.mem_tile_rows < h.rows
+        && pad == 0
+        && u64::from(h.size) >= HEADER
+        && u64::from(h.ops) <= u64::from(h.size) / 4;
+    ok.then_some(h)
+}
+
+/// True if `d` starts with a transaction header whose first op (when it
+/// has one) is a known one.
+pub fn detect_transaction(d: &[u8]) -> bool {
+    let Some(h) = txn_header(d) else {
+        return false;
+    };
+    let Some(t) = version_table(h.major, h.minor) else {
+        return false;
+    };
+    if h.ops == 0 {
+        return u64::from(h.size) == HEADER;
+    }
+    txn_op_len(d, HEADER, t).is_ok()
+}
+
+/// The name of an aie-rt device generation (`XAIE_DEV_GEN_*`).
+fn dev_gen_name(g: u64) -> Option<&'static str> {
+    Some(match g {
+        1 => "AIE",
+        2 => "AIE-ML",
+        3 => "AIE2IPU",
+        4 => "AIE2P",
+        5 => "AIE2PS",
+        6 => "AIE2P_STRIX_A0",
+        8 => "AIE2P_STRIX_A0",
+        9 => "AIE2P_STRIX_B0",
+        _ => return None,
+    })
+}
+
+/// What the ops of one file point at, found by the walk: the bytes of the
+/// words written to each register, in order, for the links.
+#[derive(Default)]
+struct Writes {
+    /// By absolute AIE address: where the words that write it start.
+    at: HashMap<u32, Vec<u64>>,
+}
+
+impl Writes {
+    fn add(&mut self, addr: u32, at: u64) {
+        self.at.entry(addr).or_default().push(at);
+    }
+    /// The last write of `addr` before byte `before`.
+    fn last_before(&self, addr: u32, before: u64) -> Option<u64> {
+        let v = self.at.get(&addr)?;
+        let i = v.partition_point(|&o| o < before).checked_sub(1)?;
+        v.get(i).copied()
+    }
+}
+
+/// Most register writes kept for links.
+const MAX_WRITES: usize = 1 << 20;
+
+/// What the ops are shown against: register names and the writes links
+/// lead to.
+struct Env {
+    ctx: Ctx,
+    writes: Writes,
+}
+
+/// Parses a transaction buffer in `[off, off+len)` under `parent`.
+pub fn parse_transaction(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
+    let lim = off.saturating_add(len).min(b.file_len());
+    let d = b.data();
+    let Some(h) = txn_header(b.slice(off, lim.saturating_sub(off))) else {
+        b.error(off, lim.saturating_sub(off), "not a transaction header");
+        return;
+    };
+    let t = version_table(h.major, h.minor).unwrap_or(table::TXN_V0);
+    header_node(b, parent, off, &h);
+    let gen = aie_regs::Gen::from_hw_gen(u64::from(h.dev_gen));
+    let ctx = Ctx {
+        start_columns: Vec::new(),
+        regs: gen,
+        regs_from: Some(match gen {
+            Some(g) => format!("{} names (device generation {})", g.name(), h.dev_gen),
+            None => format!("none known for device generation {}", h.dev_gen),
+        }),
+    };
+    let declared = off.saturating_add(u64::from(h.size));
+    let mut end = declared;
+    if declared > lim {
+        b.error(
+            off + 12,
+            4,
+            format!(
+                "the header gives {} bytes, {} more than the {} there are",
+                u64::from(h.size),
+                declared - lim,
+                lim - off
+            ),
+        );
+        end = lim;
+    }
+    // The walk: every op's start, each thousandth kept; the writes for links.
+    let mut marks = Vec::new();
+    let mut count = 0u64;
+    let mut at = off + HEADER;
+    let mut tally: Vec<(&'static str, u64)> = Vec::new();
+    let mut writes = Writes::default();
+    let mut nwrites = 0usize;
+    let mut stopped = false;
+    while count < u64::from(h.ops) {
+        if at >= end {
+            b.error(
+                off + 8,
+                4,
+                format!(
+                    "the header gives {} ops, the bytes hold {}",
+                    u64::from(h.ops),
+                    count
+                ),
+            );
+            stopped = true;
+            break;
+        }
+        let (row, n) = match txn_op_len(d, at, t) {
+            Ok(x) => x,
+            Err(e) => {
+                b.error(at, end - at, format!("op {count}: {e}"));
+                stopped = true;
+                break;
+            }
+        };
+        if count.is_multiple_of(GROUP) {
+            marks.push(at);
+        }
+        count += 1;
+        tally_op(&mut tally, row.name);
+        if nwrites < MAX_WRITES {
+            nwrites += note_writes(d, at, n.min(end - at), row, &mut writes);
+        }
+        if at.saturating_add(n) > end {
+            b.error(
+                at,
+                end - at,
+                format!(
+                    "op {}: {} gives {} bytes, {} more than remain",
+                    count - 1,
+                    row.name,
+                    n,
+                    at + n - end
+                ),
+            );
+            at = end;
+            stopped = true;
+            break;
+        }
+        at += n;
+    }
+    summary_node(b, parent, off, count, &tally, &ctx);
+    let ops = b.add(
+        parent,
+        "ops",
+        off + HEADER,
+        at.saturating_sub(off + HEADER),
+        Some(Value::with(count, Radix::Dec, " ops")),
+    );
+    let env = Arc::new(Env { ctx, writes });
+    let step_env = env.clone();
+    let step: Step = Arc::new(move |b: &mut Builder<'_>, p, i, at| {
+        let d = b.data();
+        let (row, n) = txn_op_len(d, at, t).ok()?;
+        let stop = at.saturating_add(n).min(end);
+        let v = OpView {
+            row,
+            off: at,
+            len: n,
+            end: stop,
+            place: Place::Bytes,
+            words: words_le(d, at, stop),
+        };
+        build_op(b, p, i, &v, &step_env);
+        Some(stop)
+    });
+    b.seq(ops, Seq::from_marks(marks, count, at, step));
+    if !stopped && at < end {
+        bytes_leaf(b, parent, "after_last_op", at, end - at);
+        b.warn(
+            at,
+            end - at,
+            format!(
+                "{} bytes after the last of the header's {} ops",
+                end - at,
+                count
+            ),
+        );
+    }
+    if declared < lim {
+        bytes_leaf(b, parent, "trailing", declared, lim - declared);
+        b.warn(
+            declared,
+            lim - declared,
+            format!(
+                "{} bytes after the {} the header gives",
+                lim - declared,
+                u64::from(h.size)
+            ),
+        );
+    }
+}
+
+/// Notes the register words a write op puts, for links; returns how many.
+fn note_writes(d: &[u8], at: u64, n: u64, row: &Op, w: &mut Writes) -> usize {
+    let Some(a) = row.fields.iter().find(|f| f.kind == Kind::Addr) else {
+        return 0;
+    };
+    let Some((ab, _)) = a.bytes() else { return 0 };
+    let Some(addr) = le32(d, at + ab) else {
+        return 0;
+    };
+    match row.rest {
+        Rest::Data => {
+            let start = fields_end(row, false);
+            let words = n.saturating_sub(start) / 4;
+            for k in 0..words.min(64) {
+                w.add(addr.wrapping_add(4 * k as u32), at + start + 4 * k);
+            }
+            words.min(64) as usize
+        }
+        _ if row.name.contains("WRITE") => {
+            if let Some(v) = row.fields.iter().find(|f| f.kind == Kind::Value) {
+                if let Some((vb, _)) = v.bytes() {
+                    w.add(addr, at + vb);
+                    return 1;
+                }
+            }
+            0
+        }
+        _ => 0,
+    }
+}
+
+/// The op's words, little-endian, from `at` up to `stop` (a last partial
+/// word padded with zeros).
+fn words_le(d: &[u8], at: u64, stop: u64) -> Vec<u32> {
+    let mut v = Vec::new();
+    let mut o = at;
+    while o < stop {
+        let mut w = 0u32;
+        for k in 0..4u64 {
+            if o + k < stop {
+                w |= u32::from(byte(d, o + k).unwrap_or(0)) << (8 * k);
+            }
+        }
+        v.push(w);
+        o += 4;
+    }
+    v
+}
+
+fn header_node(b: &mut Builder<'_>, parent: NodeId, off: u64, h: &TxnHeader) {
+    let hid = b.group(parent, "header", off, HEADER);
+    b.set_value(
+        hid,
+        format!(
+            "version {}.{}, {} ops, {} bytes",
+            h.major,
+            h.minor,
+            num(u64::from(h.ops)),
+            num(u64::from(h.size))
+        ),
+    );
+    b.leaf(hid, "major", off, 1, Value::dec(u64::from(h.major)));
+    b.leaf(hid, "minor", off + 1, 1, Value::dec(u64::from(h.minor)));
+    let g = u64::from(h.dev_gen);
+    b.leaf(
+        hid,
+        "dev_gen",
+        off + 2,
+        1,
+        crate::model::named(g, dev_gen_name(g)),
+    );
+    b.leaf(hid, "num_rows", off + 3, 1, Value::dec(u64::from(h.rows)));
+    b.leaf(hid, "num_cols", off + 4, 1, Value::dec(u64::from(h.cols)));
+    b.leaf(
+        hid,
+        "num_mem_tile_rows",
+        off + 5,
+        1,
+        Value::dec(u64::from(h.mem_tile_rows)),
+    );
+    b.leaf(hid, "padding", off + 6, 2, Value::hex(0));
+    b.leaf(hid, "num_ops", off + 8, 4, Value::dec(u64::from(h.ops)));
+    b.leaf(
+        hid,
+        "txn_size",
+        off + 12,
+        4,
+        Value::with(u64::from(h.size), Radix::Dec, " bytes"),
+    );
+}
+
+fn summary_node(
+    b: &mut Builder<'_>,
+    parent: NodeId,
+    off: u64,
+    count: u64,
+    tally: &[(&'static str, u64)],
+    ctx: &Ctx,
+) -> NodeId {
+    let s = b.add(
+        parent,
+        "summary",
+        off,
+        0,
+        Some(Value::with(count, Radix::Dec, " ops")),
+    );
+    for (name, n) in tally {
+        b.leaf(s, *name, off, 0, num(*n));
+    }
+    if let Some(r) = &ctx.regs_from {
+        b.leaf(s, "register_names", off, 0, r.as_str());
+    }
+    s
+}
+
+// ---------------------------------------------------------------------------
+// instruction sequences
+
+/// The words of a sequence: their values and where each lies.
+struct Words {
+    v: Vec<u32>,
+    at: Vec<(u64, u64)>,
+}
+
+/// The words of `.seq` text: one word of 8 hex digits a line, with `\n`
+/// or `\r\n` after it (the last line's optional), white space at the end
+/// allowed. None if any line is not one.
+fn text_words(d: &[u8], base: u64, max: usize) -> Option<Words> {
+    let mut w = Words {
+        v: Vec::new(),
+        at: Vec::new(),
+    };
+    let mut i = 0usize;
+    while i < d.len() {
+        if w.v.len() >= max {
+            break;
+        }
+        // Blank lines and spaces at the end are the text's, not words.
+        if d.get(i..)
+            .is_some_and(|r| r.iter().all(u8::is_ascii_whitespace))
+        {
+            break;
+        }
+        let line = d.get(i..i.checked_add(8)?)?;
+        let s = std::str::from_utf8(line).ok()?;
+        if !s.bytes().all(|c| c.is_ascii_hexdigit()) {
+            return None;
+        }
+        let v = u32::from_str_radix(s, 16).ok()?;
+        w.v.push(v);
+        w.at.push((base + i as u64, 8));
+        i += 8;
+        match (d.get(i), d.get(i + 1)) {
+            (None, _) => break,
+            (Some(b'\n'), _) => i += 1,
+            (Some(b'\r'), Some(b'\n')) => i += 2,
+            _ => return None,
+        }
+    }
+    Some(w)
+}
+
+fn binary_words(d: &[u8], base: u64, max: usize) -> Option<Words> {
+    if !d.len().is_multiple_of(4) {
+        return None;
+    }
+    let n = (d.len() / 4).min(max);
+    let mut w = Words {
+        v: Vec::with_capacity(n),
+        at: Vec::with_capacity(n),
+    };
+    for k in 0..n {
+        w.v.push(le32(d, 4 * k as u64)?);
+        w.at.push((base + 4 * k as u64, 4));
+    }
+    Some(w)
+}
+
+/// Where a sequence's ops start (after its prolog) when every op from there
+/// on is a known one whose reserved bits are clear and the last ends with
+/// the words; the number of ops.
+fn ops_from(v: &[u32], start: usize) -> Option<usize> {
+    let mut i = start;
+    let mut n = 0usize;
+    while i < v.len() {
+        let w0 = *v.get(i)?;
+        let row = table::find(table::IPU, (w0 >> 24) as u8)?;
+        let Len::Fixed(k) = row.len else { return None };
+        let k = k as usize;
+        // A last op cut short still makes a sequence of two whole ops
+        // (a file cut in the middle); its parse reports the cut.
+        let Some(words) = v.get(i..i.saturating_add(k)) else {
+            return (n >= 2).then_some(n);
+        };
+        for fd in row.fields.iter().filter(|f| f.kind == Kind::Pad) {
+            if get(words, fd) != Some(0) {
+                return None;
+            }
+        }
+        i += k;
+        n += 1;
+    }
+    (n > 0).then_some(n)
+}
+
+/// The prolog length in words and the op count, when `v` is a sequence:
+/// a prolog whose first word counts its words (any words, of any length)
+/// and ops from there, or ops from the first word.
+fn sequence_start(v: &[u32]) -> Option<(usize, usize)> {
+    let first = *v.first()? as usize;
+    if first >= 1 && first < v.len() {
+        if let Some(n) = ops_from(v, first) {
+            return Some((first, n));
+        }
+    }
+    ops_from(v, 0).map(|n| (0, n))
+}
+
+/// Most words detection reads.
+const DETECT_WORDS: usize = 1 << 20;
+
+/// True if `d` is `.seq` text whose words decode as an instruction
+/// sequence from its first op.
+pub fn detect_sequence_text(d: &[u8]) -> bool {
+    if d.len() < 8 * 3 || d.len() / 9 > DETECT_WORDS {
+        return false;
+    }
+    text_words(d, 0, usize::MAX).is_some_and(|w| sequence_start(&w.v).is_some())
+}
+
+/// True if `d` is binary words that decode as an instruction sequence with
+/// a prolog.
+pub fn detect_sequence_binary(d: &[u8]) -> bool {
+    if d.len() < 4 * 3 || d.len() / 4 > DETECT_WORDS {
+        return false;
+    }
+    binary_words(d, 0, usize::MAX)
+        .is_some_and(|w| matches!(sequence_start(&w.v), Some((p, _)) if p > 0))
+}
+
+/// Parses an instruction sequence, text or binary, in `[off, off+len)`.
+pub fn parse_sequence(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
+    let lim = off.saturating_add(len).min(b.file_len());
+    let d = b.slice(off, lim.saturating_sub(off));
+    let (words, form) = match text_words(d, off, usize::MAX) {
+        Some(w) => (w, "text"),
+        None => match binary_words(d, off, usize::MAX) {
+            Some(w) => (w, "binary"),
+            None => {
+                b.error(off, lim - off, "neither lines of hex words nor whole words");
+                return;
+            }
+        },
+    };
+    let (prolog, _) = sequence_start(&words.v).unwrap_or((0, 0));
+    let writes = sequence_writes(&words, prolog);
+    let env = Arc::new(Env {
+        ctx: Ctx {
+            start_columns: Vec::new(),
+            regs: Some(aie_regs::Gen::AieMl),
+            regs_from: Some(format!(
+                "{} names (instruction sequences drive AIE-ML NPUs)",
+                aie_regs::Gen::AieMl.name()
+            )),
+        },
+        writes,
+    });
+    let span = |a: usize, n: usize| -> (u64, u64) {
+        let s = words.at.get(a).map_or(lim, |x| x.0);
+        let e = a
+            .checked_add(n)
+            .and_then(|z| z.checked_sub(1))
+            .and_then(|z| words.at.get(z))
+            .map_or(s, |x| x.0 + x.1);
+        (s, e.saturating_sub(s))
+    };
+    let tally = sequence_tally(&words.v, prolog);
+    let count = tally.iter().map(|x| x.1).sum();
+    let s = summary_node(b, parent, off, count, &tally, &env.ctx);
+    b.leaf(s, "form", off, 0, form);
+    b.leaf(s, "words", off, 0, Value::dec(words.v.len() as u64));
+    if prolog > 0 {
+        let (ps, pl) = span(0, prolog);
+        let pid = b.group(parent, "prolog", ps, pl);
+        b.set_value(pid, format!("{prolog} words"));
+        for k in 0..prolog {
+            let (ws, wl) = span(k, 1);
+            let v = words.v.get(k).copied().unwrap_or(0);
+            let name = if k == 0 {
+                "prolog_words".to_string()
+            } else {
+                format!("[{k}]")
+            };
+            b.leaf(pid, name, ws, wl, Value::hex_wide(u64::from(v), 4));
+        }
+    }
+    let (os, _) = span(prolog, 1);
+    let ops = b.group(parent, "ops", os, lim.saturating_sub(os));
+    let mut i = prolog;
+    let mut index = 0u64;
+    while i < words.v.len() {
+        let w0 = words.v.get(i).copied().unwrap_or(0);
+        let code = (w0 >> 24) as u8;
+        let Some(row) = table::find(table::IPU, code) else {
+            let (ws, wl) = span(i, words.v.len() - i);
+            b.error(
+                ws,
+                wl,
+                format!(
+                    "op {index}: unknown opcode 0x{code:02x} in word {i} ({})",
+                    hex32(w0)
+                ),
+            );
+            b.leaf(ops, "rest", ws, wl, format!("{} words", words.v.len() - i));
+            break;
+        };
+        let k = match row.len {
+            Len::Fixed(k) => k as usize,
+            _ => 1,
+        };
+        let have = k.min(words.v.len() - i);
+        let (ws, wl) = span(i, have);
+        let v = OpView {
+            row,
+            off: ws,
+            len: wl,
+            end: ws + wl,
+            place: Place::Words(words.at.get(i..i + have).unwrap_or(&[])),
+            words: words.v.get(i..i + have).unwrap_or(&[]).to_vec(),
+        };
+        build_op(b, ops, index, &v, &env);
+        if have < k {
+            b.error(
+                ws,
+                wl,
+                format!("op {index}: {} needs {k} words, {have} remain", row.name),
+            );
+        }
+        i += have;
+        index += 1;
+    }
+    b.set_value(ops, Value::with(index, Radix::Dec, " ops"));
+}
+
+/// Counts one more op named `name`.
+fn tally_op(tally: &mut Vec<(&'static str, u64)>, name: &'static str) {
+    match tally.iter_mut().find(|(n, _)| *n == name) {
+        Some(x) => x.1 += 1,
+        None => tally.push((name, 1)),
+    }
+}
+
+/// A sequence's ops by name, from word `prolog` on.
+fn sequence_tally(v: &[u32], prolog: usize) -> Vec<(&'static str, u64)> {
+    let mut out: Vec<(&'static str, u64)> = Vec::new();
+    let mut i = prolog;
+    while let Some(&w0) = v.get(i) {
+        let Some(row) = table::find(table::IPU, (w0 >> 24) as u8) else {
+            break;
+        };
+        tally_op(&mut out, row.name);
+        i += match row.len {
+            Len::Fixed(k) => (k as usize).max(1),
+            _ => 1,
+        };
+    }
+    out
+}
+
+/// The register words a sequence's ops write, for links: WRITE32 values
+/// and the shim BD words of WRITEBD ops.
+fn sequence_writes(w: &Words, prolog: usize) -> Writes {
+    let mut out = Writes::default();
+    let mut i = prolog;
+    while let Some(&w0) = w.v.get(i) {
+        let col = (w0 >> 16) & 0xff;
+        match w0 >> 24 {
+            2 => {
+                if let (Some(&a), Some(&(at, _))) = (w.v.get(i + 1), w.at.get(i + 2)) {
+                    let row = (w0 >> 8) & 0xff;
+                    out.add(col << 25 | row << 20 | (a & 0xf_ffff), at);
+                }
+                i += 3;
+            }
+            3 => i += 2,
+            6 => {
+                let bd = w0 & 0xf;
+                for k in 0..8u8 {
+                    if let Some(&(at, _)) = w.at.get(i + 2 + usize::from(k)) {
+                        out.add(col << 25 | bd_word_reg(bd, k), at);
+                    }
+                }
+                i += 10;
+            }
+            _ => break,
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------
+// one op
+
+/// Where an op's fields lie.
+enum Place<'w> {
+    /// At their bytes (a transaction).
+    Bytes,
+    /// Each over its word (a sequence: a text line or 4 bytes).
+    Words(&'w [(u64, u64)]),
+}
+
+/// An op to build: its row, its bytes and its words.
+struct OpView<'w> {
+    row: &'static Op,
+    off: u64,
+    /// The length the op gives.
+    len: u64,
+    /// Where its bytes end in the file (cut to the stream).
+    end: u64,
+    place: Place<'w>,
+    words: Vec<u32>,
+}
+
+/// The value of field `fd` in `words` (a field spans at most two words).
+fn get(words: &[u32], fd: &Field) -> Option<u64> {
+    let i = usize::from(fd.at / 32);
+    let lsb = u32::from(fd.at % 32);
+    let bits = u32::from(fd.bits);
+    let lo = u64::from(*words.get(i)?);
+    let pair = if lsb + bits > 32 {
+        lo | u64::from(*words.get(i + 1)?) << 32
+    } else {
+        lo
+    };
+    let mask = if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    Some((pair >> lsb) & mask)
+}
+
+impl OpView<'_> {
+    /// The bytes of field `fd`.
+    fn span(&self, fd: &Field) -> Option<(u64, u64)> {
+        let (s, l) = match self.place {
+            Place::Bytes => {
+                let (o, n) = fd.bytes()?;
+                (self.off + o, n)
+            }
+            Place::Words(at) => {
+                let i = usize::from(fd.at / 32);
+                let (s, l) = *at.get(i)?;
+                if u32::from(fd.at % 32) + u32::from(fd.bits) > 32 {
+                    let (s2, l2) = *at.get(i + 1)?;
+                    (s, s2 + l2 - s)
+                } else {
+                    (s, l)
+                }
+            }
+        };
+        (s + l <= self.end).then_some((s, l))
+    }
+    fn value(&self, name: &str) -> Option<u64> {
+        let fd = self.row.fields.iter().find(|f| f.name == name)?;
+        self.span(fd)?;
+        get(&self.words, fd)
+    }
+    /// The address the op writes, reads or polls: its column, row and
+    /// register offset.
+    fn target(&self) -> Option<(u32, u32, u32)> {
+        let fd = self
+            .row
+            .fields
+            .iter()
+            .find(|f| matches!(f.kind, Kind::Addr | Kind::Reg))?;
+        self.span(fd)?;
+        let v = get(&self.words, fd)?;
+        if fd.kind == Kind::Reg {
+            let c = self.value("column")? as u32;
+            let r = self.value("row")? as u32;
+            return Some((c, r, v as u32));
+        }
+        if v >> 32 != 0 {
+            return None;
+        }
+        Some(cdo::aie_split(v as u32))
+    }
+}
+
+const DIRECTIONS: &[&str] = &["S2MM", "MM2S"];
+
+/// The register of shim BD `bd`'s word `k`.
+fn bd_word_reg(bd: u32, k: u8) -> u32 {
+    0x1d000 + bd * 0x20 + 4 * u32::from(k)
+}
+
+/// Builds the node of an op under `parent`, named `[index] NAME`.
+fn build_op(b: &mut Builder<'_>, parent: NodeId, index: u64, v: &OpView<'_>, env: &Env) {
+    let row = v.row;
+    let node = b.group(
+        parent,
+        format!("[{index}] {}", row.name),
+        v.off,
+        v.end.saturating_sub(v.off),
+    );
+    let target = v.target();
+    let mut shown: Vec<(&'static str, String)> = Vec::new();
+    let mut value_node: Option<(NodeId, u64, u64, u32)> = None;
+    let mut mask = u32::MAX;
+    for fd in row.fields {
+        let Some((s, l)) = v.span(fd) else { continue };
+        let Some(x) = get(&v.words, fd) else { continue };
+        let (val, short) = field_value(fd, x, v, target, env);
+        let id = b.leaf(node, fd.name, s, l, val);
+        match fd.kind {
+            Kind::Addr if x >> 32 == 0 && matches!(v.place, Place::Bytes) => {
+                cdo::aie_children(b, id, s, x as u32, &env.ctx);
+                if l == 8 {
+                    b.leaf(id, "high", s + 4, 4, Value::hex_wide(0, 4));
+                }
+                link_patch(b, id, v, x as u32, env);
+            }
+            Kind::Value => value_node = Some((id, s, l, x as u32)),
+            Kind::Mask => mask = x as u32,
+            Kind::BdWord(k) => {
+                if let Some(bd) = v.value("bd_id") {
+                    let reg = bd_word_reg(bd as u32, k);
+                    if let Some(h) = cdo::register(0, reg, &env.ctx) {
+                        cdo::bit_fields(b, id, s, l, x as u32, u32::MAX, h.fields);
+                    }
+                }
+            }
+            _ => {}
+        }
+        shown.push((fd.name, short));
+    }
+    if let (Some((id, at, l, x)), Some((c, r, o))) = (value_node, target) {
+        if let Some(h) = cdo::register(r, o, &env.ctx) {
+            cdo::bit_fields(b, id, at, l, x, mask, h.fields);
+            link_queue(b, id, v, (c, r), h.reg.name, x, env);
+        }
+    }
+    // A sequence op is its fields; a transaction op may have more bytes.
+    let fixed = fields_end(row, false);
+    let rest_at = v.off + fixed;
+    let rest_len = match v.place {
+        Place::Bytes => v.end.saturating_sub(rest_at),
+        Place::Words(_) => 0,
+    };
+    match (row.rest, &v.place) {
+        (Rest::Data, Place::Bytes) => {
+            let words = rest_len / 4;
+            let id = b.leaf(
+                node,
+                "data",
+                rest_at,
+                rest_len,
+                Value::with(words, Radix::Dec, " words"),
+            );
+            if let Some((_, r, o)) = target {
+                cdo::dma_words(b, id, rest_at, rest_len, r, o, &env.ctx);
+            }
+            shown.push(("data", format!("{} words", num(words))));
+        }
+        (Rest::Registers, Place::Bytes) => registers(b, node, v, rest_at, rest_len, env),
+        (Rest::Payload, _) if rest_len > 0 => {
+            bytes_leaf(b, node, "payload", rest_at, rest_len);
+        }
+        _ if rest_len > 0 => {
+            bytes_leaf(b, node, "padding_end", rest_at, rest_len);
+        }
+        _ => {}
+    }
+    let mut sum = render(row.summary, &shown);
+    if v.len > v.end.saturating_sub(v.off) {
+        sum.push_str(&format!(
+            " [cut: {} bytes past the stream]",
+            v.len - (v.end - v.off)
+        ));
+    }
+    b.set_value(node, sum);
+    link_sync(b, node, v, env);
+}
+
+/// A field's value and its text in the op's summary.
+fn field_value(
+    fd: &Field,
+    x: u64,
+    v: &OpView<'_>,
+    target: Option<(u32, u32, u32)>,
+    env: &Env,
+) -> (Value, String) {
+    let width = (u32::from(fd.bits).div_ceil(8)) as u8;
+    match fd.kind {
+        Kind::Opcode => (
+            crate::model::named(x, Some(v.row.name)),
+            v.row.name.to_string(),
+        ),
+        Kind::Dec | Kind::Arg => (Value::dec(x), x.to_string()),
+        Kind::Size | Kind::Bytes => (
+            Value::with(x, Radix::Dec, " bytes"),
+            format!("{} bytes", num(x)),
+        ),
+        Kind::Addr if x >> 32 == 0 => {
+            let t = cdo::aie_text(x as u32, &env.ctx);
+            (
+                Value::with(x, Radix::HexWide, format!(" ({t})")).with_width(4),
+                format!("{} ({t})", hex32(x as u32)),
+            )
+        }
+        Kind::Reg => {
+            let t = match target {
+                Some((c, r, o)) => match cdo::register(r, o, &env.ctx) {
+                    Some(h) => format!("col {c}, row {r}, {h} (0x{o:05x})"),
+                    None => format!("col {c}, row {r}, reg 0x{o:05x}"),
+                },
+                None => hex32(x as u32),
+            };
+            (
+                Value::with(x, Radix::HexWide, format!(" ({t})")).with_width(4),
+                t,
+            )
+        }
+        Kind::Named(names) => {
+            let n = usize::try_from(x).ok().and_then(|i| names.get(i)).copied();
+            (
+                crate::model::named(x, n),
+                n.map_or_else(|| x.to_string(), str::to_string),
+            )
+        }
+        Kind::Dir => {
+            let n = usize::try_from(x)
+                .ok()
+                .and_then(|i| DIRECTIONS.get(i))
+                .copied();
+            (
+                crate::model::named(x, n),
+                n.map_or_else(|| format!("direction {x}"), str::to_string),
+            )
+        }
+        Kind::BdWord(k) => {
+            let reg = v
+                .value("bd_id")
+                .and_then(|bd| cdo::register(0, bd_word_reg(bd as u32, k), &env.ctx));
+            let rest = reg.map(|h| format!(" ({h})")).unwrap_or_default();
+            (
+                Value::with(x, Radix::HexWide, rest).with_width(4),
+                hex32(x as u32),
+            )
+        }
+        Kind::Addr | Kind::Hex | Kind::Pad | Kind::Value | Kind::Mask => {
+            let t = if x >> 32 == 0 && width == 4 {
+                hex32(x as u32)
+            } else {
+                format!("0x{x:x}")
+            };
+            (Value::hex_wide(x, width.max(1)), t)
+        }
+    }
+}
+
+/// The addresses a READ_REGS op reads: 32-bit ones right after its count
+/// (as mlir-aie writes them), or 64-bit ones after a padding word (aie-rt's
+/// `read_register_op_t`), as its length says.
+fn registers(b: &mut Builder<'_>, node: NodeId, v: &OpView<'_>, at: u64, len: u64, env: &Env) {
+    let count = v.value("count").unwrap_or(0);
+    let (first, stride) = if count > 0 && len == 4 * count {
+        (at, 4)
+    } else if count > 0 && len == 4 + 8 * count {
+        b.leaf(node, "padding_count", at, 4, Value::hex_wide(0, 4));
+        (at + 4, 8)
+    } else {
+        if len > 0 {
+            b.leaf(node, "payload", at, len, format!("{len} bytes"));
+            b.warn(
+                at,
+                len,
+                format!(
+                    "{count} register addresses do not fit {len} bytes as 32- or 64-bit addresses"
+                ),
+            );
+        }
+        return;
+    };
+    let regs = b.group(node, "registers", first, count * stride);
+    for k in 0..count.min(1024) {
+        let o = first + k * stride;
+        let Some(a) = b.read_u32(o, LE) else { break };
+        let hi = if stride == 8 {
+            b.read_u32(o + 4, LE).unwrap_or(0)
+        } else {
+            0
+        };
+        if hi != 0 {
+            b.leaf(
+                regs,
+                format!("[{k}]"),
+                o,
+                stride,
+                Value::hex(u64::from(hi) << 32 | u64::from(a)),
+            );
+            continue;
+        }
+        let t = cdo::aie_text(a, &env.ctx);
+        let id = b.leaf(
+            regs,
+            format!("[{k}]"),
+            o,
+            stride,
+            Value::with(u64::from(a), Radix::HexWide, format!(" ({t})")).with_width(4),
+        );
+        cdo::aie_children(b, id, o, a, &env.ctx);
+    }
+}
+
+/// A DDR_PATCH's address field leads to the word an earlier op wrote
+/// there (the buffer descriptor word it patches).
+fn link_patch(b: &mut Builder<'_>, id: NodeId, v: &OpView<'_>, addr: u32, env: &Env) {
+    if v.row.name != "DDR_PATCH" {
+        return;
+    }
+    if let Some(at) = env.writes.last_before(addr, v.off) {
+        b.link(id, at, 4);
+    }
+}
+
+/// A TCT (or sequence SYNC) leads to the last push on the task queue of the
+/// channel it waits on.
+fn link_sync(b: &mut Builder<'_>, node: NodeId, v: &OpView<'_>, env: &Env) {
+    if !matches!(v.row.name, "TCT" | "SYNC") {
+        return;
+    }
+    let (Some(c), Some(r), Some(dir), Some(ch)) = (
+        v.value("column"),
+        v.value("row"),
+        v.value("direction"),
+        v.value("channel"),
+    ) else {
+        return;
+    };
+    let d = if dir == 0 { "S2MM" } else { "MM2S" };
+    let name = format!("DMA_{d}_{ch}_TASK_QUEUE");
+    let Some(addr) = named_reg(env, c as u32, r as u32, &name) else {
+        return;
+    };
+    if let Some(at) = env.writes.last_before(addr, v.off) {
+        b.link(node, at, 4);
+    }
+}
+
+/// The AIE address of register `name` of tile (`c`, `r`).
+fn named_reg(env: &Env, c: u32, r: u32, name: &str) -> Option<u32> {
+    let g = env.ctx.regs?;
+    let reg = g
+        .registers(aie_regs::TileKind::of_row(r))
+        .iter()
+        .find(|x| x.name == name)?;
+    Some(c << 25 | r << 20 | reg.off)
+}
+
+/// A push on a DMA channel's task queue leads to the first word of the
+/// buffer descriptor it starts (its `START_BD_ID`, bits 3..0), as the last
+/// op before it wrote it.
+fn link_queue(
+    b: &mut Builder<'_>,
+    id: NodeId,
+    v: &OpView<'_>,
+    (c, r): (u32, u32),
+    reg: &str,
+    value: u32,
+    env: &Env,
+) {
+    if !reg.ends_with("_TASK_QUEUE") {
+        return;
+    }
+    let Some(addr) = named_reg(env, c, r, &format!("DMA_BD{}_0", value & 0xf)) else {
+        return;
+    };
+    if let Some(at) = env.writes.last_before(addr, v.off) {
+        b.link(id, at, 4);
+    }
+}
+
+/// A leaf for `len` bytes at `at`: their count and a preview.
+fn bytes_leaf(b: &mut Builder<'_>, parent: NodeId, name: &str, at: u64, len: u64) {
+    let bytes = b.slice(at, len);
+    let v = format!("{len} bytes: {}", text::hex(bytes, 16));
+    b.leaf(parent, name, at, len, v);
+}
+
+/// `template` with each `{name}` replaced by what `shown` gives for it.
+fn render(template: &str, shown: &[(&'static str, String)]) -> String {
+    let mut out = String::new();
+    let mut s = template;
+    while let Some(open) = s.find('{') {
+        out.push_str(s.get(..open).unwrap_or(""));
+        let rest = s.get(open + 1..).unwrap_or("");
+        let close = rest.find('}').unwrap_or(rest.len());
+        let name = rest.get(..close).unwrap_or("");
+        match shown.iter().find(|(n, _)| *n == name) {
+            Some((_, t)) => out.push_str(t),
+            None => out.push('?'),
+        }
+        s = rest.get(close + 1..).unwrap_or("");
+    }
+    out.push_str(s);
+    out
+}
