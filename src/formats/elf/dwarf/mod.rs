@@ -10,6 +10,9 @@
 mod abbrev;
 mod entries;
 mod indexed;
+mod line;
+
+pub(super) use line::Lines;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -58,7 +61,16 @@ type Reader<'a, 'm> = RelocateReader<EndianSlice<'a, RunTimeEndian>, Relocs<'m>>
 /// relocations at one field, one that adds and one that subtracts: they
 /// are applied in turn, from zero, at the field's width.
 fn relocations(b: &Builder<'_>, elf: &Elf, target: &Sec) -> Vec<(usize, u64)> {
-    let mut out: Vec<(usize, u64)> = Vec::new();
+    relocations_in(b, elf, target)
+        .into_iter()
+        .map(|r| (r.0, r.1))
+        .collect()
+}
+
+/// [`relocations`] with the section of each relocation's symbol (the last
+/// one's where two set one field).
+fn relocations_in(b: &Builder<'_>, elf: &Elf, target: &Sec) -> Vec<(usize, u64, u32)> {
+    let mut out: Vec<(usize, u64, u32)> = Vec::new();
     if !super::symbols::relocatable(elf) {
         return out;
     }
@@ -83,7 +95,7 @@ fn relocations(b: &Builder<'_>, elf: &Elf, target: &Sec) -> Vec<(usize, u64)> {
                     let old = match out.last_mut() {
                         Some(last) if last.0 == at => last,
                         _ => {
-                            out.push((at, 0));
+                            out.push((at, 0, sym.sec));
                             let Some(last) = out.last_mut() else { continue };
                             last
                         }
@@ -95,7 +107,7 @@ fn relocations(b: &Builder<'_>, elf: &Elf, target: &Sec) -> Vec<(usize, u64)> {
                     };
                     old.1 = x & mask;
                 }
-                None => out.push((at, v)),
+                None => out.push((at, v, sym.sec)),
             }
         }
     }
@@ -443,4 +455,75 @@ fn first_entry<'a, 'm>(
         }
     }
     Some(parts.join(", "))
+}
+
+/// What reading `.debug_line` (at `[a, a+l)`, the section `s`) needs: its
+/// string sections, its relocations in an object file, and where the
+/// code at an address is.
+fn line_ctx(b: &Builder<'_>, elf: &Arc<Elf>, s: &Sec, a: u64, l: u64) -> line::Ctx {
+    let find = |name: &str| {
+        elf.secs
+            .iter()
+            .find(|x| x.name == name && x.flags & constants::SHF_COMPRESSED == 0)
+            .and_then(|x| elf.data(x))
+    };
+    let relocs = relocations_in(b, elf, s)
+        .into_iter()
+        .map(|r| (r.0 as u64, r.1, r.2))
+        .collect();
+    let e = elf.clone();
+    let relocatable = super::symbols::relocatable(elf);
+    let code_at: line::CodeAt = Arc::new(move |sec: Option<u32>, addr: u64| {
+        if relocatable {
+            let s = e.sec(sec?.into())?;
+            let (x, n) = e.data(s)?;
+            (addr < n).then_some(x + addr)
+        } else {
+            e.addr_to_abs(addr)
+        }
+    });
+    line::Ctx {
+        e: elf.e,
+        at: a,
+        len: l,
+        line_str: find(".debug_line_str"),
+        str: find(".debug_str"),
+        relocs,
+        code_at,
+    }
+}
+
+/// Lists the line programs of `.debug_line` (the section `s` at
+/// `[a, a+l)`) under `id`, built when opened.
+pub(super) fn lines(
+    b: &mut Builder<'_>,
+    id: NodeId,
+    elf: &Arc<Elf>,
+    s: &Sec,
+    a: u64,
+    l: u64,
+) -> bool {
+    if s.flags & constants::SHF_COMPRESSED != 0 {
+        return false;
+    }
+    let ctx = line_ctx(b, elf, s, a, l);
+    line::units(b, id, Arc::new(ctx))
+}
+
+/// The rows of every line program of the ELF, for the source lines of
+/// its instructions (empty where it has no `.debug_line` in the file as it
+/// is).
+pub(super) fn line_table(b: &Builder<'_>, elf: &Arc<Elf>) -> Lines {
+    let Some(s) = elf
+        .secs
+        .iter()
+        .find(|s| s.name == ".debug_line" && s.flags & constants::SHF_COMPRESSED == 0)
+    else {
+        return Lines::default();
+    };
+    let Some((a, l)) = elf.data(s) else {
+        return Lines::default();
+    };
+    let ctx = line_ctx(b, elf, s, a, l);
+    Lines::read(b.data(), &ctx)
 }

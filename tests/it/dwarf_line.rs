@@ -1,0 +1,540 @@
+//! DWARF line programs against `llvm-dwarfdump-22 -v --debug-line`: every
+//! unit's header fields and file table, every opcode's offset and kind, and
+//! every row (address, line, column, file, ISA, discriminator, op-index and
+//! flags), for files gcc, g++ and clang-22 write (DWARF 4 and 5, objects
+//! whose addresses are relocations, shared libraries). Rows link to the
+//! instruction at their address. And each instruction's source line
+//! against `llvm-objdump-22 -d -l`.
+
+use crate::common;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+
+use common::tree::{kids, value};
+use fwview::formats::build_tree_with;
+use fwview::model::{NodeId, Options, Source, Tree};
+
+/// One opcode as llvm-dwarfdump lists it: its offset in the section, its
+/// name (`special` for a special opcode), and the row it appended.
+#[derive(Clone, Debug, PartialEq)]
+struct Op {
+    off: u64,
+    name: String,
+    row: Option<Row>,
+}
+
+/// A row: address, file name, line, column, then the ISA, discriminator,
+/// op-index where not 0 and the flags, as words.
+#[derive(Clone, Debug, PartialEq)]
+struct Row {
+    addr: u64,
+    file: String,
+    line: u64,
+    column: u64,
+    flags: Vec<String>,
+}
+
+/// One unit: its offset, header fields by llvm-dwarfdump's names, and its
+/// opcodes.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Unit {
+    off: u64,
+    fields: Vec<(String, i64)>,
+    files: Vec<String>,
+    ops: Vec<Op>,
+}
+
+fn hex(s: &str) -> u64 {
+    u64::from_str_radix(s.trim().trim_start_matches("0x"), 16)
+        .unwrap_or_else(|_| panic!("no hex in {s:?}"))
+}
+
+/// The header fields compared, as llvm-dwarfdump names them and as fwview
+/// does.
+const FIELDS: [(&str, &str); 9] = [
+    ("version", "version"),
+    ("address_size", "address_size"),
+    ("prologue_length", "header_length"),
+    ("min_inst_length", "minimum_instruction_length"),
+    ("max_ops_per_inst", "maximum_operations_per_instruction"),
+    ("default_is_stmt", "default_is_stmt"),
+    ("line_base", "line_base"),
+    ("line_range", "line_range"),
+    ("opcode_base", "opcode_base"),
+];
+
+/// What `llvm-dwarfdump-22 -v --debug-line` says of `path`.
+fn theirs(path: &Path) -> Vec<Unit> {
+    let out = Command::new("llvm-dwarfdump-22")
+        .args(["-v", "--debug-line"])
+        .arg(path)
+        .output()
+        .expect("llvm-dwarfdump runs");
+    assert!(out.status.success(), "llvm-dwarfdump {}", path.display());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut units: Vec<Unit> = Vec::new();
+    // The file table of the unit being read: index -> name.
+    let mut files: HashMap<u64, String> = HashMap::new();
+    let mut file: Option<u64> = None;
+    for line in text.lines() {
+        let t = line.trim();
+        if let Some(rest) = t.strip_prefix("debug_line[") {
+            files.clear();
+            units.push(Unit {
+                off: hex(rest.trim_end_matches(']')),
+                ..Unit::default()
+            });
+            continue;
+        }
+        let Some(u) = units.last_mut() else {
+            continue;
+        };
+        if let Some((k, v)) = t.split_once(": ") {
+            let k = k.trim();
+            if let Some((_, ours)) = FIELDS.iter().find(|f| f.0 == k) {
+                let v = v.trim();
+                let n = if let Some(h) = v.strip_prefix("0x") {
+                    i64::from_str_radix(h, 16).expect("hex")
+                } else {
+                    v.parse().expect("a number")
+                };
+                u.fields.push((ours.to_string(), n));
+                continue;
+            }
+            if k == "name" {
+                if let Some(f) = file.take() {
+                    // `"x.c"`, or `.debug_line_str[0x27] = "x.c"` with -v.
+                    let q = v.find('"').expect("a quoted name");
+                    let name = v[q..].trim().trim_matches('"').to_string();
+                    files.insert(f, name.clone());
+                    u.files.push(name);
+                }
+                continue;
+            }
+        }
+        if let Some(rest) = t.strip_prefix("file_names[") {
+            file = Some(rest.split(']').next().unwrap().trim().parse().unwrap());
+            continue;
+        }
+        // `0x00000036: 05 DW_LNS_set_column (13)`, `…: 13 address += 0, …`
+        if let Some((off, rest)) = t.split_once(": ") {
+            if off.starts_with("0x") && off.len() == 10 {
+                let mut w = rest.split_whitespace();
+                let _byte = w.next();
+                let name = match w.next() {
+                    Some(n) if n.starts_with("DW_") => n.to_string(),
+                    Some("address") => "special".to_string(),
+                    Some(n) => n.to_string(),
+                    None => continue,
+                };
+                u.ops.push(Op {
+                    off: hex(off),
+                    name,
+                    row: None,
+                });
+                continue;
+            }
+        }
+        // A row: `0x0000000000000000      1     13      1   0   0   0  is_stmt`
+        if t.starts_with("0x") && !t.contains(':') {
+            let w: Vec<&str> = t.split_whitespace().collect();
+            if w.len() < 7 {
+                continue;
+            }
+            let f: u64 = w[3].parse().unwrap();
+            let mut flags = Vec::new();
+            for (v, name) in [(w[4], "isa"), (w[5], "discriminator"), (w[6], "op_index")] {
+                if v != "0" {
+                    flags.push(format!("{name}={v}"));
+                }
+            }
+            flags.extend(w[7..].iter().map(|s| s.to_string()));
+            let row = Row {
+                addr: hex(w[0]),
+                file: files.get(&f).cloned().unwrap_or_else(|| format!("[{f}]")),
+                line: w[1].parse().unwrap(),
+                column: w[2].parse().unwrap(),
+                flags,
+            };
+            let op = u.ops.last_mut().expect("a row follows its opcode");
+            assert!(op.row.is_none(), "one row an opcode");
+            op.row = Some(row);
+        }
+    }
+    units
+}
+
+/// A row as fwview's value shows it: `0x… x.c:5:11 is_stmt (address += …)`.
+fn our_row(v: &str) -> Row {
+    let v = v.split(" (").next().unwrap();
+    let mut w = v.split(' ');
+    let addr = hex(w.next().unwrap());
+    let pos = w.next().unwrap();
+    let mut p = pos.rsplitn(3, ':');
+    let column = p.next().unwrap().parse().unwrap();
+    let line = p.next().unwrap().parse().unwrap();
+    let file = p.next().unwrap().to_string();
+    let mut flags: Vec<String> = w.map(str::to_string).collect();
+    // llvm-dwarfdump lists the numbers first, then the flags.
+    flags.sort_by_key(|f| !f.contains('='));
+    Row {
+        addr,
+        file,
+        line,
+        column,
+        flags,
+    }
+}
+
+fn open(path: &Path, code: bool) -> Tree {
+    let src = Arc::new(Source::open(path).expect("the file opens"));
+    build_tree_with(src, "input", Options { code })
+}
+
+/// The `.debug_line` section's node.
+fn debug_line(t: &mut Tree) -> (NodeId, u64) {
+    let secs = common::tree::at(t, t.root(), "sections");
+    for k in kids(t, secs) {
+        if t.name(k).ends_with("] .debug_line") {
+            let off = t.node(k).unwrap().offset;
+            return (k, off);
+        }
+    }
+    panic!("no .debug_line");
+}
+
+/// What fwview shows of `.debug_line`, and the links of the rows:
+/// (opcode offset in the section, linked offset).
+fn ours(t: &mut Tree) -> (Vec<Unit>, Vec<(u64, u64)>) {
+    let (sec, base) = debug_line(t);
+    let mut units = Vec::new();
+    let mut links = Vec::new();
+    for u in kids(t, sec) {
+        let mut unit = Unit {
+            off: t.node(u).unwrap().offset - base,
+            ..Unit::default()
+        };
+        let header = common::tree::at(t, u, "header");
+        for k in kids(t, header) {
+            let name = t.name(k).to_string();
+            if FIELDS.iter().any(|f| f.1 == name) {
+                let v = value(t, k);
+                let n: i64 = v.split(' ').next().unwrap().parse().unwrap();
+                unit.fields.push((name.clone(), n));
+            }
+            if name == "file_names" {
+                for f in kids(t, k) {
+                    if t.name(f) == "end" {
+                        continue;
+                    }
+                    unit.files.push(value(t, f).trim_matches('"').to_string());
+                }
+            }
+        }
+        if let Some(program) = common::tree::child(t, u, "program") {
+            for k in kids(t, program) {
+                let v = value(t, k);
+                let row = Some(v)
+                    .filter(|v| v.starts_with("0x") && v.contains(':'))
+                    .map(|v| our_row(&v));
+                let n = t.node(k).unwrap();
+                if let Some(l) = t.link(k) {
+                    links.push((n.offset - base, l.offset));
+                }
+                unit.ops.push(Op {
+                    off: n.offset - base,
+                    name: n.name.to_string(),
+                    row,
+                });
+            }
+        }
+        units.push(unit);
+    }
+    (units, links)
+}
+
+/// Compares one file; returns the rows compared.
+fn compare(label: &str, path: &Path) -> usize {
+    let want = theirs(path);
+    let mut t = open(path, false);
+    let (have, links) = ours(&mut t);
+    assert_eq!(have.len(), want.len(), "{label}: units");
+    let mut rows = 0;
+    for (h, w) in have.iter().zip(&want) {
+        assert_eq!(h.off, w.off, "{label}: unit offset");
+        assert_eq!(h.fields, w.fields, "{label}: unit 0x{:x} header", w.off);
+        assert_eq!(h.files, w.files, "{label}: unit 0x{:x} files", w.off);
+        assert_eq!(
+            h.ops.len(),
+            w.ops.len(),
+            "{label}: unit 0x{:x} opcodes",
+            w.off
+        );
+        for (a, b) in h.ops.iter().zip(&w.ops) {
+            assert_eq!(a, b, "{label}: opcode at 0x{:x}", b.off);
+            rows += usize::from(a.row.is_some());
+        }
+    }
+    assert!(rows > 0, "{label}: rows");
+    // Every row but the ends of sequences links to the code at its
+    // address, which an instruction holds once decoded.
+    let mut code = open(path, true);
+    let mut landed = 0;
+    for (_, to) in &links {
+        let n = code.smallest_containing(*to, 1);
+        let node = code.node(n).unwrap();
+        if node.value.as_ref().is_some_and(|v| v.is_insn()) {
+            assert_eq!(
+                node.offset, *to,
+                "{label}: a row lands on an instruction's start"
+            );
+            landed += 1;
+        }
+    }
+    assert!(
+        landed * 2 >= links.len() && !links.is_empty(),
+        "{label}: {landed} of {} row links land on instructions",
+        links.len()
+    );
+    assert!(
+        common::tree::errors(&t).is_empty(),
+        "{label}: {:?}",
+        common::tree::errors(&t)
+    );
+    eprintln!("{label}: {rows} rows, {} links", links.len());
+    rows
+}
+
+const SOURCE: &str = r#"#include "util.h"
+static int table[64];
+int accumulate(int n) {
+    int s = 0;
+    for (int i = 0; i < n; i++) {
+        s += scale(table[i & 63], i);
+        if (s > 1000)
+            s -= twice(i);
+    }
+    return s;
+}
+int main(int argc, char **argv) {
+    (void)argv;
+    for (int i = 0; i < 64; i++)
+        table[i] = i * argc;
+    return accumulate(argc * 10);
+}
+"#;
+
+const HEADER: &str = r#"static inline int scale(int x, int k) {
+    return x * k + (x >> 2);
+}
+static inline int twice(int x) { return 2 * x; }
+"#;
+
+const CXX: &str = r#"#include <vector>
+#include <string>
+template <typename T> T sum(const std::vector<T>& v) {
+    T s{};
+    for (auto& x : v) s += x;
+    return s;
+}
+int run(int n) {
+    std::vector<int> v(n, 3);
+    std::string name = "line";
+    return sum(v) + (int)name.size();
+}
+"#;
+
+fn sources() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("prog.c"), SOURCE).unwrap();
+    std::fs::write(d.path().join("util.h"), HEADER).unwrap();
+    std::fs::write(d.path().join("run.cc"), CXX).unwrap();
+    d
+}
+
+fn compile(dir: &Path, cc: &str, args: &[&str], src: &str, out: &str) -> PathBuf {
+    let o = dir.join(out);
+    let st = Command::new(cc)
+        .current_dir(dir)
+        .args(args)
+        .arg(src)
+        .arg("-o")
+        .arg(&o)
+        .status()
+        .expect("the compiler runs");
+    assert!(st.success(), "{cc} {args:?}");
+    o
+}
+
+#[test]
+fn line_programs_agree_with_llvm_dwarfdump() {
+    if !common::tool("llvm-dwarfdump-22") || !common::tool("gcc") || !common::tool("g++") {
+        return;
+    }
+    let d = sources();
+    let p = d.path();
+    // `compiler arguments… source output`; clang-22's where it is there.
+    let mut plan = vec![
+        "gcc -g -O2 -c prog.c gcc5.o",
+        "gcc -gdwarf-4 -O1 -c prog.c gcc4.o",
+        "gcc -g -O1 -ffunction-sections -c prog.c gccfs.o",
+        "gcc -g -O2 -shared -fPIC prog.c gcc.so",
+        "g++ -g -O1 -c run.cc gxx.o",
+        "g++ -gdwarf-4 -O2 -shared -fPIC run.cc gxx4.so",
+    ];
+    if common::tool("clang-22") {
+        plan.extend([
+            "clang-22 -g -O1 -c prog.c clang5.o",
+            "clang-22 -gdwarf-4 -O2 -c prog.c clang4.o",
+            "clang-22 -g -O1 -ffunction-sections -c prog.c clangfs.o",
+            "clang-22 -g -O1 -shared -fPIC prog.c clang.so",
+            "clang-22 -gdwarf-4 -O1 -shared -fPIC run.cc clangxx4.so",
+            "clang-22 -g -O1 -c --target=aarch64-linux-gnu prog.c clang-a64.o",
+        ]);
+    }
+    let builds: Vec<(String, PathBuf)> = plan
+        .iter()
+        .map(|line| {
+            let w: Vec<&str> = line.split(' ').collect();
+            let n = w.len();
+            let path = compile(p, w[0], &w[1..n - 2], w[n - 2], w[n - 1]);
+            (w[..n - 2].join(" "), path)
+        })
+        .collect();
+    let mut rows = 0;
+    for (label, path) in &builds {
+        rows += compare(label, path);
+    }
+    eprintln!(
+        "{} files, {rows} rows equal to llvm-dwarfdump-22",
+        builds.len()
+    );
+}
+
+/// Each instruction's source line against `llvm-objdump-22 -d -l`, which
+/// prints `; /dir/file.c:LINE` before an instruction whose line (or file)
+/// differs from the one before, and nothing for an address without one.
+fn check_sources(label: &str, path: &Path) -> usize {
+    let out = Command::new("llvm-objdump-22")
+        .args(["-d", "-l", "--no-show-raw-insn"])
+        .arg(path)
+        .output()
+        .expect("llvm-objdump runs");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    // (section, address) -> the line printed just before it, if one was.
+    let mut printed: HashMap<(String, u64), Option<(String, u64)>> = HashMap::new();
+    let mut section = String::new();
+    let mut pending: Option<(String, u64)> = None;
+    for line in text.lines() {
+        if let Some(s) = line.strip_prefix("Disassembly of section ") {
+            section = s.trim_end_matches(':').to_string();
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("; ") {
+            if rest.ends_with("():") {
+                continue;
+            }
+            let (file, l) = rest.rsplit_once(':').unwrap();
+            pending = Some((file.to_string(), l.parse().unwrap()));
+            continue;
+        }
+        let t = line.trim_start();
+        if let Some((a, _)) = t.split_once(':') {
+            if !a.is_empty() && a.chars().all(|c| c.is_ascii_hexdigit()) && line.starts_with(' ') {
+                printed.insert((section.clone(), hex(a)), pending.take());
+            }
+        }
+    }
+    let mut t = open(path, true);
+    t.expand_all();
+    let mut current: HashMap<String, (String, u64)> = HashMap::new();
+    let mut checked = 0;
+    let mut with_line = 0;
+    // Instructions in tree order, each with its section.
+    let mut insns = Vec::new();
+    for id in 0..t.len() as NodeId {
+        let Some(n) = t.node(id) else { continue };
+        let Some(v) = n.value.as_ref().filter(|v| v.is_insn()) else {
+            continue;
+        };
+        let addr = u64::from_str_radix(&n.name[2..], 16).unwrap();
+        let mut p = n.parent.unwrap();
+        let sec = loop {
+            let name = t.name(p);
+            if let Some(s) = name.strip_prefix('[').and_then(|r| r.split_once("] ")) {
+                if s.0.chars().all(|c| c.is_ascii_digit()) {
+                    break s.1.to_string();
+                }
+            }
+            p = t.node(p).unwrap().parent.unwrap();
+        };
+        insns.push((sec, addr, v.source_line().cloned()));
+    }
+    for (sec, addr, src) in insns {
+        let Some(before) = printed.get(&(sec.clone(), addr)) else {
+            panic!("{label}: llvm-objdump has no instruction at {sec} 0x{addr:x}");
+        };
+        match (&src, before) {
+            (Some(s), Some((file, line))) => {
+                assert!(
+                    file.ends_with(&format!("/{}", s.file)) || *file == s.file.as_str(),
+                    "{label}: {sec} 0x{addr:x}: {file} against {}",
+                    s.file
+                );
+                assert_eq!(s.line, *line, "{label}: {sec} 0x{addr:x}: line");
+                current.insert(sec.clone(), (s.file.to_string(), s.line));
+            }
+            (Some(s), None) => {
+                // The same line as the instruction before: llvm-objdump
+                // says nothing.
+                let (f, l) = current
+                    .get(&sec)
+                    .unwrap_or_else(|| panic!("{label}: {sec} 0x{addr:x}: no line before"));
+                assert!(
+                    f == s.file.as_str() && *l == s.line,
+                    "{label}: {sec} 0x{addr:x}: {}:{} but llvm-objdump stays at {f}:{l}",
+                    s.file,
+                    s.line
+                );
+            }
+            (None, Some(x)) => {
+                panic!("{label}: {sec} 0x{addr:x}: no line, llvm-objdump says {x:?}")
+            }
+            (None, None) => {}
+        }
+        with_line += usize::from(src.is_some());
+        checked += 1;
+    }
+    assert!(
+        with_line > 10,
+        "{label}: {with_line} instructions with a line"
+    );
+    eprintln!("{label}: {checked} instructions, {with_line} with a source line");
+    checked
+}
+
+#[test]
+fn instructions_show_their_source_line_as_llvm_objdump_does() {
+    if !common::tool("llvm-objdump-22")
+        || !common::tool("clang-22")
+        || fwview::disasm::Engine::library().is_none()
+    {
+        return;
+    }
+    let d = sources();
+    let builds: [(&[&str], &str); 3] = [
+        (&["-g", "-O1", "-c"], "prog.o"),
+        (&["-g", "-O1", "-ffunction-sections", "-c"], "progfs.o"),
+        (&["-g", "-O1", "-shared", "-fPIC"], "prog.so"),
+    ];
+    let mut n = 0;
+    for (args, out) in builds {
+        let o = compile(d.path(), "clang-22", args, "prog.c", out);
+        n += check_sources(&format!("clang-22 {}", args.join(" ")), &o);
+    }
+    eprintln!("{n} instructions' source lines equal to llvm-objdump-22 -d -l");
+}
