@@ -304,7 +304,10 @@ fn compare(label: &str, path: &Path) -> usize {
         "{label}: {:?}",
         common::tree::errors(&t)
     );
-    eprintln!("{label}: {rows} rows, {} links", links.len());
+    eprintln!(
+        "{label}: {rows} rows, {} links, {landed} on instructions",
+        links.len()
+    );
     rows
 }
 

@@ -17,7 +17,8 @@
 //! This file knows the bytes, the byte space and the relocations it is
 //! given ([`Ctx`]), not the ELF around them.
 
-use std::sync::{Arc, Mutex};
+use std::fmt::Write as _;
+use std::sync::Arc;
 
 use compact_str::CompactString;
 use gimli::{EndianSlice, LittleEndian};
@@ -811,23 +812,39 @@ impl State {
         }
     }
 
-    /// The row as shown: `0x0000000000401126 x.c:12:7 is_stmt`.
-    fn text(&self, h: &Header) -> String {
-        let mut s = format!("0x{:016x} ", self.addr);
+    /// The row as shown, `0x0000000000401126 x.c:12:7 is_stmt`, into
+    /// `s`.
+    fn write(&self, h: &Header, s: &mut CompactString) {
+        // Written by hand: rows are the most numerous nodes of a debug
+        // build, and the formatter costs more than the rest of a row.
+        let mut hex = *b"0x0000000000000000 ";
+        for (i, c) in hex.iter_mut().skip(2).take(16).enumerate() {
+            let nibble = (self.addr >> (60 - 4 * i)) & 0xf;
+            *c = b"0123456789abcdef"
+                .get(nibble as usize)
+                .copied()
+                .unwrap_or(b'0');
+        }
+        s.push_str(std::str::from_utf8(&hex).unwrap_or_default());
         match h.file(self.file) {
             Some(e) if !e.path.is_empty() => s.push_str(&e.path),
-            _ => s.push_str(&format!("[{}]", self.file)),
+            _ => {
+                let _ = write!(s, "[{}]", self.file);
+            }
         }
-        s.push_str(&format!(":{}:{}", self.line, self.column));
+        let mut n = itoa::Buffer::new();
+        s.push(':');
+        s.push_str(n.format(self.line));
+        s.push(':');
+        s.push_str(n.format(self.column));
         for (on, name) in [
-            (self.is_stmt, "is_stmt"),
-            (self.basic_block, "basic_block"),
-            (self.end_sequence, "end_sequence"),
-            (self.prologue_end, "prologue_end"),
-            (self.epilogue_begin, "epilogue_begin"),
+            (self.is_stmt, " is_stmt"),
+            (self.basic_block, " basic_block"),
+            (self.end_sequence, " end_sequence"),
+            (self.prologue_end, " prologue_end"),
+            (self.epilogue_begin, " epilogue_begin"),
         ] {
             if on {
-                s.push(' ');
                 s.push_str(name);
             }
         }
@@ -837,11 +854,34 @@ impl State {
             (self.op_index, "op_index"),
         ] {
             if v != 0 {
-                s.push_str(&format!(" {name}={v}"));
+                let _ = write!(s, " {name}={v}");
             }
         }
-        s
     }
+}
+
+/// What an opcode's operands say, as numbers.
+#[derive(Clone, Debug)]
+enum Shown {
+    Nothing,
+    Uint(u64),
+    Hex(u64),
+    Int(i64),
+    /// `DW_LNS_set_file`: the file register.
+    File(u64),
+    /// `DW_LNS_negate_stmt`: `is_stmt` after it.
+    Stmt(bool),
+    /// `DW_LNS_advance_pc`: operations, bytes.
+    AdvancePc(u64, u64),
+    /// `DW_LNS_const_add_pc`: bytes.
+    ConstAddPc(u64),
+    /// `DW_LNS_fixed_advance_pc`: bytes.
+    Fixed(u64),
+    /// A special opcode: address and line advance.
+    Special(u64, i64),
+    /// Operands skipped: how many, and of what.
+    Skipped(u64, &'static str),
+    Str(CompactString),
 }
 
 /// One opcode as read: where it is, what it is and what it did.
@@ -850,7 +890,8 @@ struct Op {
     off: u64,
     size: u64,
     name: CompactString,
-    value: Option<Value>,
+    /// What its operands say, made into a value only when it is shown.
+    shown: Shown,
     /// The state when it appended a row.
     row: Option<State>,
     /// What about it is wrong.
@@ -873,11 +914,10 @@ fn step(d: &[u8], ctx: &Ctx, h: &Header, st: &mut State, off: u64) -> Option<Op>
         off,
         size: 1,
         name: CompactString::const_new(""),
-        value: None,
+        shown: Shown::Nothing,
         row: None,
         problem: None,
     };
-    let mut note = String::new();
     let mut row = false;
     let cut = |c: &Cur<'_>, op: &mut Op| {
         op.problem = Some(format!("{}: its operands run past the unit's end", op.name));
@@ -899,10 +939,7 @@ fn step(d: &[u8], ctx: &Ctx, h: &Header, st: &mut State, off: u64) -> Option<Op>
         };
         st.advance(h, adv);
         st.line = st.line.wrapping_add(dl as u32);
-        note = format!(
-            " (address += {}, line += {dl})",
-            adv * u64::from(h.min_inst)
-        );
+        op.shown = Shown::Special(adv * u64::from(h.min_inst), dl);
         row = true;
     } else if opcode == 0 {
         // Extended: ULEB length, then the sub-opcode and its operands.
@@ -943,7 +980,7 @@ fn step(d: &[u8], ctx: &Ctx, h: &Header, st: &mut State, off: u64) -> Option<Op>
                         st.addr = a;
                         st.op_index = 0;
                         st.sec = sec;
-                        op.value = Some(Value::hex(a));
+                        op.shown = Shown::Hex(a);
                     }
                     None => op.problem = Some(format!("an address of {n} bytes: not read")),
                 }
@@ -951,21 +988,17 @@ fn step(d: &[u8], ctx: &Ctx, h: &Header, st: &mut State, off: u64) -> Option<Op>
             k::DW_LNE_define_file => {
                 let name = c.cstr().map(crate::model::text::from_bytes);
                 let _ = (c.uleb(), c.uleb(), c.uleb());
-                op.value = name.map(Value::str);
+                op.shown = name.map_or(Shown::Nothing, |n| Shown::Str(n.into()));
             }
             k::DW_LNE_set_discriminator => match c.uleb() {
                 Some(v) => {
                     st.discriminator = v;
-                    op.value = Some(Value::uint(v));
+                    op.shown = Shown::Uint(v);
                 }
                 None => op.problem = Some("its operand does not read".into()),
             },
             _ => {
-                op.value = Some(Value::with(
-                    len - 1,
-                    Radix::Dec,
-                    " bytes of operands, skipped",
-                ));
+                op.shown = Shown::Skipped(len - 1, " bytes of operands, skipped");
             }
         }
         c.pos = stop;
@@ -986,11 +1019,10 @@ fn step(d: &[u8], ctx: &Ctx, h: &Header, st: &mut State, off: u64) -> Option<Op>
                     return Some(op);
                 }
             }
-            op.value = Some(Value::with(
+            op.shown = Shown::Skipped(
                 u64::from(declared),
-                Radix::Dec,
                 " operands, skipped as the header declares",
-            ));
+            );
             if known.is_some() {
                 op.problem = Some(format!(
                     "{}: the header declares {declared} operands; it has {}",
@@ -1015,36 +1047,23 @@ fn step(d: &[u8], ctx: &Ctx, h: &Header, st: &mut State, off: u64) -> Option<Op>
                 k::DW_LNS_copy => row = true,
                 k::DW_LNS_advance_pc => {
                     st.advance(h, v);
-                    op.value = Some(Value::with(
-                        v,
-                        Radix::Dec,
-                        format!(" (address += {})", v.wrapping_mul(u64::from(h.min_inst))),
-                    ));
+                    op.shown = Shown::AdvancePc(v, v.wrapping_mul(u64::from(h.min_inst)));
                 }
                 k::DW_LNS_advance_line => {
                     st.line = st.line.wrapping_add(v as u32);
-                    op.value = Some(Value::int(v as i64));
+                    op.shown = Shown::Int(v as i64);
                 }
                 k::DW_LNS_set_file => {
                     st.file = v;
-                    let name = h.file(v).map(|e| e.path.clone()).unwrap_or_default();
-                    op.value = Some(if name.is_empty() {
-                        Value::uint(v)
-                    } else {
-                        Value::with(v, Radix::Dec, format!(" ({name})"))
-                    });
+                    op.shown = Shown::File(v);
                 }
                 k::DW_LNS_set_column => {
                     st.column = v;
-                    op.value = Some(Value::uint(v));
+                    op.shown = Shown::Uint(v);
                 }
                 k::DW_LNS_negate_stmt => {
                     st.is_stmt = !st.is_stmt;
-                    op.value = Some(Value::text(if st.is_stmt {
-                        "is_stmt"
-                    } else {
-                        "not is_stmt"
-                    }));
+                    op.shown = Shown::Stmt(st.is_stmt);
                 }
                 k::DW_LNS_set_basic_block => st.basic_block = true,
                 k::DW_LNS_const_add_pc => {
@@ -1052,21 +1071,18 @@ fn step(d: &[u8], ctx: &Ctx, h: &Header, st: &mut State, off: u64) -> Option<Op>
                         .checked_div(h.line_range)
                         .map_or(0, u64::from);
                     st.advance(h, adv);
-                    op.value = Some(Value::text(format!(
-                        "address += {}",
-                        adv * u64::from(h.min_inst)
-                    )));
+                    op.shown = Shown::ConstAddPc(adv * u64::from(h.min_inst));
                 }
                 k::DW_LNS_fixed_advance_pc => {
                     st.addr = st.addr.wrapping_add(v);
                     st.op_index = 0;
-                    op.value = Some(Value::with(v, Radix::Hex, " (address += it)"));
+                    op.shown = Shown::Fixed(v);
                 }
                 k::DW_LNS_set_prologue_end => st.prologue_end = true,
                 k::DW_LNS_set_epilogue_begin => st.epilogue_begin = true,
                 k::DW_LNS_set_isa => {
                     st.isa = v;
-                    op.value = Some(Value::uint(v));
+                    op.shown = Shown::Uint(v);
                 }
                 _ => {}
             }
@@ -1075,7 +1091,6 @@ fn step(d: &[u8], ctx: &Ctx, h: &Header, st: &mut State, off: u64) -> Option<Op>
     op.size = c.pos - (ctx.at + off);
     if row {
         op.row = Some(*st);
-        op.value = Some(Value::text(format!("{}{note}", st.text(h))));
         st.appended(h);
     }
     Some(op)
@@ -1197,12 +1212,45 @@ fn add(b: &mut Builder<'_>, p: NodeId, item: &Item) {
     }
 }
 
-/// The states at every [`GROUP`]-th opcode of a program, and the one
-/// where the opcode last built left it, so that building in order runs
-/// each opcode once.
+/// The states at every [`GROUP`]-th opcode of a program, and where each
+/// such opcode is (in the section).
 struct Marks {
+    /// Which program's marks these are, among all built.
+    id: u64,
     states: Vec<State>,
-    last: Mutex<Option<(u64, State)>>,
+    offsets: Vec<u64>,
+}
+
+/// The [`Marks::id`] of the next marks made.
+static NEXT_MARKS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+thread_local! {
+    /// Where the opcode this thread built last left the state: the
+    /// program's [`Marks::id`], the next opcode's index and offset, and
+    /// the state. A group is built in order on one thread, so each opcode
+    /// runs once.
+    static LAST: std::cell::Cell<Option<(u64, u64, u64, State)>> =
+        const { std::cell::Cell::new(None) };
+}
+
+impl Marks {
+    /// The state before the opcode at `off` (in the section), the `i`-th:
+    /// where the one before left it, else from the group's first.
+    fn state(&self, d: &[u8], ctx: &Ctx, h: &Header, i: u64, off: u64) -> Option<State> {
+        if let Some((k, j, o, st)) = LAST.get() {
+            if (k, j, o) == (self.id, i, off) {
+                return Some(st);
+            }
+        }
+        let g = usize::try_from(i / GROUP).ok()?;
+        let mut st = *self.states.get(g)?;
+        let mut at = *self.offsets.get(g)?;
+        // Not built in order (never, as groups are): run from the mark.
+        while at < off {
+            at += step(d, ctx, h, &mut st, at)?.size.max(1);
+        }
+        Some(st)
+    }
 }
 
 /// The unit's program under `node`: its opcodes, in groups.
@@ -1219,12 +1267,14 @@ fn program(b: &mut Builder<'_>, node: NodeId, ctx: &Arc<Ctx>, h: Arc<Header>) {
             let mut off = h.program;
             let mut marks = Vec::new();
             let mut states = Vec::new();
+            let mut offsets = Vec::new();
             let mut count = 0u64;
             let mut rows = 0u64;
             while off < h.end && count < MAX_OPS {
                 if count.is_multiple_of(GROUP) {
                     marks.push(ctx.at + off);
                     states.push(st);
+                    offsets.push(off);
                 }
                 let Some(op) = step(d, &ctx, &h, &mut st, off) else {
                     break;
@@ -1249,26 +1299,18 @@ fn program(b: &mut Builder<'_>, node: NodeId, ctx: &Arc<Ctx>, h: Arc<Header>) {
                 )),
             );
             let m = Arc::new(Marks {
+                id: NEXT_MARKS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
                 states,
-                last: Mutex::new(None),
+                offsets,
             });
             let (c, hh) = (ctx.clone(), h.clone());
             let seqstep: Step = Arc::new(move |b: &mut Builder<'_>, p, i, at| {
-                let g = usize::try_from(i / GROUP).ok()?;
-                // Where the opcode before left the state, or the state at
-                // the group's first opcode (groups are built from their
-                // first).
-                let mut st = {
-                    let last = m.last.lock().unwrap_or_else(|e| e.into_inner());
-                    match *last {
-                        Some((o, s)) if o == at && i % GROUP != 0 => s,
-                        _ => *m.states.get(g)?,
-                    }
-                };
-                let op = step(b.data(), &c, &hh, &mut st, at - c.at)?;
+                let off = at - c.at;
+                let mut st = m.state(b.data(), &c, &hh, i, off)?;
+                let op = step(b.data(), &c, &hh, &mut st, off)?;
                 let next = at + op.size.max(1);
-                *m.last.lock().unwrap_or_else(|e| e.into_inner()) = Some((next, st));
-                opcode(b, p, &c, &op);
+                LAST.set(Some((m.id, i + 1, next - c.at, st)));
+                opcode(b, p, &c, &hh, &op);
                 Some(next)
             });
             b.seq_now(id, Seq::from_marks(marks, count, ctx.at + off, seqstep));
@@ -1276,11 +1318,45 @@ fn program(b: &mut Builder<'_>, node: NodeId, ctx: &Arc<Ctx>, h: Arc<Header>) {
     );
 }
 
+/// An opcode's value: its operands, or the row it appends (and, for a
+/// special opcode, what it advanced).
+fn value(op: &Op, h: &Header) -> Value {
+    if let Some(r) = &op.row {
+        let mut s = CompactString::with_capacity(64);
+        r.write(h, &mut s);
+        if let Shown::Special(a, l) = op.shown {
+            let mut n = itoa::Buffer::new();
+            s.push_str(" (address += ");
+            s.push_str(n.format(a));
+            s.push_str(", line += ");
+            s.push_str(n.format(l));
+            s.push(')');
+        }
+        return Value::Text(s);
+    }
+    match &op.shown {
+        Shown::Nothing | Shown::Special(..) => Value::text(""),
+        Shown::Uint(v) => Value::uint(*v),
+        Shown::Hex(v) => Value::hex(*v),
+        Shown::Int(v) => Value::int(*v),
+        Shown::File(v) => match h.file(*v).filter(|e| !e.path.is_empty()) {
+            Some(e) => Value::with(*v, Radix::Dec, format!(" ({})", e.path)),
+            None => Value::uint(*v),
+        },
+        Shown::Stmt(on) => Value::text(if *on { "is_stmt" } else { "not is_stmt" }),
+        Shown::AdvancePc(v, n) => Value::with(*v, Radix::Dec, format!(" (address += {n})")),
+        Shown::ConstAddPc(n) => Value::text(format!("address += {n}")),
+        Shown::Fixed(v) => Value::with(*v, Radix::Hex, " (address += it)"),
+        Shown::Skipped(n, what) => Value::with(*n, Radix::Dec, *what),
+        Shown::Str(t) => Value::str(t),
+    }
+}
+
 /// One opcode's node: named by its opcode, valued by its operands or the
 /// row it appends, linked to the code at that row's address.
-fn opcode(b: &mut Builder<'_>, p: NodeId, ctx: &Ctx, op: &Op) {
+fn opcode(b: &mut Builder<'_>, p: NodeId, ctx: &Ctx, h: &Header, op: &Op) {
     let at = ctx.at + op.off;
-    let value = op.value.clone().unwrap_or_else(|| Value::text(""));
+    let value = value(op, h);
     let id = b.leaf(p, &op.name, at, op.size, value);
     if let Some(m) = &op.problem {
         b.warn(at, op.size, m.clone());
