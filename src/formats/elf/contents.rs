@@ -353,8 +353,16 @@ fn compressed_section(
             ),
         );
     }
+    // A line program in the inflated bytes reads strings and relocations
+    // from the file's space: what it needs is gathered here.
+    let line = (s.name == ".debug_line").then(|| super::dwarf::inflated_line_ctx(b, elf, s, got));
     b.within(node, |b, node| {
         let len = b.file_len();
+        if let Some(ctx) = line {
+            if super::dwarf::inflated_lines(b, node, ctx) {
+                return;
+            }
+        }
         match s.typ {
             constants::SHT_SYMTAB
             | constants::SHT_DYNSYM

@@ -47,10 +47,9 @@ pub(crate) struct Ctx {
     /// `.debug_line` in the byte space: offset and length.
     pub at: u64,
     pub len: u64,
-    /// `.debug_line_str` and `.debug_str`, where they are in the byte
-    /// space.
-    pub line_str: Option<(u64, u64)>,
-    pub str: Option<(u64, u64)>,
+    /// `.debug_line_str` and `.debug_str`.
+    pub line_str: Strings,
+    pub str: Strings,
     /// In an object file, the relocations of `.debug_line`: offset in the
     /// section, the value the linker would put there, and the section of
     /// the symbol; sorted by offset.
@@ -245,14 +244,35 @@ fn leaf(name: &str, off: u64, size: u64, value: Value) -> Item {
     }
 }
 
-/// The string at `off` of the section at `sec`, with where its bytes are.
-fn string_in(d: &[u8], sec: Option<(u64, u64)>, off: u64) -> Option<(Vec<u8>, u64, u64)> {
-    let (x, n) = sec?;
+/// A string section the header's forms point into.
+#[derive(Clone, Default)]
+pub(crate) enum Strings {
+    #[default]
+    None,
+    /// In the byte space being built: offset and length.
+    At(u64, u64),
+    /// Elsewhere (the line program is in the inflated bytes of a
+    /// compressed section): a copy of its bytes, inflated if need be.
+    Own(Arc<[u8]>),
+}
+
+/// Where a string's bytes are in the byte space: offset and length.
+type Place = Option<(u64, u64)>;
+
+/// The string at `off` of `sec` (`d` the byte space), with where its
+/// bytes are when they are in that space.
+fn string_in(d: &[u8], sec: &Strings, off: u64) -> Option<(Vec<u8>, Place)> {
+    let (d, x, n) = match sec {
+        Strings::None => return None,
+        Strings::At(x, n) => (d, *x, *n),
+        Strings::Own(b) => (&b[..], 0, b.len() as u64),
+    };
     if off >= n {
         return None;
     }
     let (s, _) = crate::model::read::cstr_at(d, x + off, x + n.min(off + MAX_STRING))?;
-    Some((s.to_vec(), x + off, s.len() as u64 + 1))
+    let at = matches!(sec, Strings::At(..)).then_some((x + off, s.len() as u64 + 1));
+    Some((s.to_vec(), at))
 }
 
 /// Reads the header of the unit at `start` (an offset in the section) from
@@ -659,7 +679,7 @@ fn entries5(
 }
 
 /// A field's value, where it points, and the string it names.
-type Read = (Value, Option<(u64, u64)>, Option<String>);
+type Read = (Value, Place, Option<String>);
 
 /// One field of a DWARF 5 entry, read as form `f` says.
 fn form(c: &mut Cur<'_>, ctx: &Ctx, dwarf64: bool, f: u64) -> Option<Read> {
@@ -679,14 +699,14 @@ fn form(c: &mut Cur<'_>, ctx: &Ctx, dwarf64: bool, f: u64) -> Option<Read> {
             let raw = c.uint(word)?;
             let off = ctx.reloc(at - ctx.at).map_or(raw, |r| r.0);
             let sec = if fv == k::DW_FORM_line_strp {
-                ctx.line_str
+                &ctx.line_str
             } else {
-                ctx.str
+                &ctx.str
             };
             match string_in(c.d, sec, off) {
-                Some((s, x, n)) => (
+                Some((s, link)) => (
                     Value::str_at(off, &s),
-                    Some((x, n)),
+                    link,
                     Some(crate::model::text::from_bytes(&s)),
                 ),
                 None => (

@@ -457,15 +457,44 @@ fn first_entry<'a, 'm>(
     Some(parts.join(", "))
 }
 
-/// What reading `.debug_line` (at `[a, a+l)`, the section `s`) needs: its
-/// string sections, its relocations in an object file, and where the
-/// code at an address is.
-fn line_ctx(b: &Builder<'_>, elf: &Arc<Elf>, s: &Sec, a: u64, l: u64) -> line::Ctx {
+/// The bytes of section `s` as the debug information reads them:
+/// inflated where it is compressed (at most [`MAX_INFLATED`] bytes).
+fn section_bytes(b: &Builder<'_>, elf: &Elf, s: &Sec) -> Option<Vec<u8>> {
+    let (a, l) = elf.data(s)?;
+    if s.flags & constants::SHF_COMPRESSED == 0 {
+        return Some(b.slice(a, l).to_vec());
+    }
+    // Elf64_Chdr: ch_type, ch_reserved, ch_size, ch_addralign; Elf32_Chdr
+    // without ch_reserved and with 4-byte words.
+    let hs = if elf.is64 { 24 } else { 12 };
+    let method = match b.read_u32(a, elf.e)? {
+        1 => crate::formats::compress::Method::Zlib,
+        2 => crate::formats::compress::Method::Zstd,
+        _ => return None,
+    };
+    let size = elf.read_word(b, a + if elf.is64 { 8 } else { 4 })?;
+    let limit = size.min(MAX_INFLATED);
+    let out = crate::formats::compress::inflate(b.slice(a + hs, l.checked_sub(hs)?), method, limit)
+        .ok()?;
+    (out.len() as u64 <= limit).then_some(out)
+}
+
+/// The most bytes a compressed debug section is inflated to for reading
+/// (the bound on a derived space).
+const MAX_INFLATED: u64 = 256 << 20;
+
+/// What reading `.debug_line` (at `[a, a+l)` of the byte space being
+/// built, the section `s`) needs: its string sections (in the same byte
+/// space when `here`, else copies), its relocations in an object file, and
+/// where the code at an address is. `b` builds the file's space.
+fn line_ctx(b: &Builder<'_>, elf: &Arc<Elf>, s: &Sec, (a, l): (u64, u64), here: bool) -> line::Ctx {
     let find = |name: &str| {
-        elf.secs
-            .iter()
-            .find(|x| x.name == name && x.flags & constants::SHF_COMPRESSED == 0)
-            .and_then(|x| elf.data(x))
+        let x = elf.secs.iter().find(|x| x.name == name)?;
+        if here && x.flags & constants::SHF_COMPRESSED == 0 {
+            let (o, n) = elf.data(x)?;
+            return Some(line::Strings::At(o, n));
+        }
+        section_bytes(b, elf, x).map(|v| line::Strings::Own(v.into()))
     };
     let relocs = relocations_in(b, elf, s)
         .into_iter()
@@ -486,8 +515,8 @@ fn line_ctx(b: &Builder<'_>, elf: &Arc<Elf>, s: &Sec, a: u64, l: u64) -> line::C
         e: elf.e,
         at: a,
         len: l,
-        line_str: find(".debug_line_str"),
-        str: find(".debug_str"),
+        line_str: find(".debug_line_str").unwrap_or_default(),
+        str: find(".debug_str").unwrap_or_default(),
         relocs,
         code_at,
     }
@@ -506,24 +535,44 @@ pub(super) fn lines(
     if s.flags & constants::SHF_COMPRESSED != 0 {
         return false;
     }
-    let ctx = line_ctx(b, elf, s, a, l);
+    let ctx = line_ctx(b, elf, s, (a, l), true);
     line::units(b, id, Arc::new(ctx))
 }
 
+/// For a compressed `.debug_line` (the section `s`), what its inflated
+/// bytes (`len` of them) are read with, made while the file's space is
+/// being built: [`inflated_lines`] then lists them.
+pub(super) fn inflated_line_ctx(
+    b: &Builder<'_>,
+    elf: &Arc<Elf>,
+    s: &Sec,
+    len: u64,
+) -> Arc<line::Ctx> {
+    Arc::new(line_ctx(b, elf, s, (0, len), false))
+}
+
+/// Lists the line programs of a compressed `.debug_line` under `id`, the
+/// root of its inflated bytes, with what [`inflated_line_ctx`] made.
+pub(super) fn inflated_lines(b: &mut Builder<'_>, id: NodeId, ctx: Arc<line::Ctx>) -> bool {
+    line::units(b, id, ctx)
+}
+
 /// The rows of every line program of the ELF, for the source lines of
-/// its instructions (empty where it has no `.debug_line` in the file as it
-/// is).
+/// its instructions (empty where it has no `.debug_line`).
 pub(super) fn line_table(b: &Builder<'_>, elf: &Arc<Elf>) -> Lines {
-    let Some(s) = elf
-        .secs
-        .iter()
-        .find(|s| s.name == ".debug_line" && s.flags & constants::SHF_COMPRESSED == 0)
-    else {
+    let Some(s) = elf.secs.iter().find(|s| s.name == ".debug_line") else {
         return Lines::default();
     };
-    let Some((a, l)) = elf.data(s) else {
+    if s.flags & constants::SHF_COMPRESSED == 0 {
+        let Some(at) = elf.data(s) else {
+            return Lines::default();
+        };
+        let ctx = line_ctx(b, elf, s, at, true);
+        return Lines::read(b.data(), &ctx);
+    }
+    let Some(bytes) = section_bytes(b, elf, s) else {
         return Lines::default();
     };
-    let ctx = line_ctx(b, elf, s, a, l);
-    Lines::read(b.data(), &ctx)
+    let ctx = line_ctx(b, elf, s, (0, bytes.len() as u64), false);
+    Lines::read(&bytes, &ctx)
 }
