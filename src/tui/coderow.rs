@@ -127,4 +127,32 @@ mod tests {
         assert_eq!(r, "0x00001000  s_endpgm");
         assert_eq!(bytes_shown(200, 10), MAX_BYTES);
     }
+
+    #[test]
+    fn the_source_line_follows_the_whole_text_where_it_fits() {
+        let src = SourceLine {
+            file: "saxpy.hip".into(),
+            line: 12,
+            column: 7,
+        };
+        let line = |avail: usize| -> String {
+            spans(
+                "0x00001000",
+                Style::default(),
+                &[0xc3],
+                "retq",
+                Some(&src),
+                avail,
+            )
+            .iter()
+            .map(|s| s.content.as_ref())
+            .collect()
+        };
+        let wide = line(80);
+        assert!(wide.ends_with("retq  ; saxpy.hip:12:7"), "{wide}");
+        // Too narrow for both: the text alone, never cut for it.
+        let narrow = line(36);
+        assert!(narrow.ends_with("retq"), "{narrow}");
+        assert!(narrow.width() <= 36, "{narrow}");
+    }
 }

@@ -530,10 +530,20 @@ fn table4<'d>(
         name: name.into(),
         off: at,
         size: c.pos - at,
-        value: Some(Value::with(k - 1, Radix::Dec, format!(" {what}"))),
+        value: Some(count(k - 1, what)),
         kids,
     });
     Some(())
+}
+
+/// `n` directories or files: `1 file`, `2 files`.
+fn count(n: u64, many: &str) -> Value {
+    let word = match (n, many) {
+        (1, "directories") => "directory",
+        (1, "files") => "file",
+        _ => many,
+    };
+    Value::with(n, Radix::Dec, format!(" {word}"))
 }
 
 /// A content type's name: `DW_LNCT_path`.
@@ -668,11 +678,7 @@ fn entries5(
         name: one.into(),
         off: at,
         size: c.pos - at,
-        value: Some(Value::with(
-            n,
-            Radix::Dec,
-            if dirs { " directories" } else { " files" },
-        )),
+        value: Some(count(n, if dirs { "directories" } else { "files" })),
         kids,
     });
     Some(())
