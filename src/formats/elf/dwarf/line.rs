@@ -1124,15 +1124,22 @@ fn step(d: &[u8], ctx: &Ctx, h: &Header, st: &mut State, off: u64) -> Option<Op>
 
 // ---- nodes ----
 
-/// Makes `id`, `.debug_line` at `[ctx.at, ctx.at+ctx.len)`, list its units
-/// when opened.
-pub(crate) fn units(b: &mut Builder<'_>, id: NodeId, ctx: Arc<Ctx>) -> bool {
-    if ctx.len < 4 {
+/// Makes `id`, `.debug_line` at `[at, at+len)`, list its units when
+/// opened, read with what `ctx` makes then (so that nothing, not even the
+/// relocations, is read before).
+pub(crate) fn units(
+    b: &mut Builder<'_>,
+    id: NodeId,
+    len: u64,
+    ctx: impl Fn(&Builder<'_>) -> Arc<Ctx> + Send + Sync + 'static,
+) -> bool {
+    if len < 4 {
         return false;
     }
     b.lazy(
         id,
         Arc::new(move |b: &mut Builder<'_>, id| {
+            let ctx = ctx(b);
             let (a, l, e) = (ctx.at, ctx.len, ctx.e);
             let next = move |b: &Builder<'_>, off: u64| unit_end(b, off, e, a + l);
             let c = ctx.clone();

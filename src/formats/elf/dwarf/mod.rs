@@ -535,8 +535,10 @@ pub(super) fn lines(
     if s.flags & constants::SHF_COMPRESSED != 0 {
         return false;
     }
-    let ctx = line_ctx(b, elf, s, (a, l), true);
-    line::units(b, id, Arc::new(ctx))
+    let (elf, s) = (elf.clone(), s.clone());
+    line::units(b, id, l, move |b| {
+        Arc::new(line_ctx(b, &elf, &s, (a, l), true))
+    })
 }
 
 /// For a compressed `.debug_line` (the section `s`), what its inflated
@@ -554,7 +556,7 @@ pub(super) fn inflated_line_ctx(
 /// Lists the line programs of a compressed `.debug_line` under `id`, the
 /// root of its inflated bytes, with what [`inflated_line_ctx`] made.
 pub(super) fn inflated_lines(b: &mut Builder<'_>, id: NodeId, ctx: Arc<line::Ctx>) -> bool {
-    line::units(b, id, ctx)
+    line::units(b, id, ctx.len, move |_| ctx.clone())
 }
 
 /// The rows of every line program of the ELF, for the source lines of
