@@ -175,21 +175,29 @@ fn theirs(path: &Path) -> Vec<Unit> {
     units
 }
 
-/// A row as fwview's value shows it: `0x… x.c:5:11 is_stmt (address += …)`.
+/// A row as fwview's value shows it: `0x… x.c:5:11 is_stmt (address +=
+/// …)`, the file's name possibly with spaces.
 fn our_row(v: &str) -> Row {
-    let v = v.split(" (").next().unwrap();
-    let mut w = v.split(' ');
-    let addr = hex(w.next().unwrap());
-    let pos = w.next().unwrap();
+    let v = v.split(" (address += ").next().unwrap();
+    let (addr, rest) = v.split_once(' ').unwrap();
+    let mut words: Vec<&str> = rest.split(' ').collect();
+    let mut flags = Vec::new();
+    while let Some(w) = words.last() {
+        if w.contains(':') {
+            break;
+        }
+        flags.insert(0, w.to_string());
+        words.pop();
+    }
+    let pos = words.join(" ");
     let mut p = pos.rsplitn(3, ':');
     let column = p.next().unwrap().parse().unwrap();
     let line = p.next().unwrap().parse().unwrap();
     let file = p.next().unwrap().to_string();
-    let mut flags: Vec<String> = w.map(str::to_string).collect();
     // llvm-dwarfdump lists the numbers first, then the flags.
     flags.sort_by_key(|f| !f.contains('='));
     Row {
-        addr,
+        addr: hex(addr),
         file,
         line,
         column,
@@ -690,4 +698,112 @@ fn lying_lengths_are_diagnosed_at_their_bytes() {
             }
         }
     }
+}
+
+/// The rows `readelf --debug-dump=decodedline` prints for `path`: address,
+/// line (`-` ends a sequence) and whether `x` marks a statement (readelf
+/// marks none on a sequence's end).
+fn readelf_rows(path: &Path) -> Vec<(u64, String, bool)> {
+    let out = Command::new("readelf")
+        .arg("--debug-dump=decodedline")
+        .arg(path)
+        .output()
+        .expect("readelf runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut rows = Vec::new();
+    for l in text.lines() {
+        let w: Vec<&str> = l.split_whitespace().collect();
+        let Some(i) = w.iter().position(|x| x.starts_with("0x")) else {
+            continue;
+        };
+        if i == 0 {
+            continue;
+        }
+        rows.push((hex(w[i]), w[i - 1].to_string(), w[i + 1..].contains(&"x")));
+    }
+    rows
+}
+
+/// The ELFs inside `sample` (a file in `assets/`) that have a
+/// `.debug_line`, each written to a file of its own in `dir`.
+fn elfs_in(sample: &str, dir: &Path) -> Vec<PathBuf> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(sample);
+    let bytes = std::fs::read(&path).expect("the sample");
+    let t = common::tree::expanded(bytes.clone());
+    let mut out = Vec::new();
+    for id in 0..t.len() as NodeId {
+        if t.node_format(id).is_none_or(|f| f.name() != "elf") {
+            continue;
+        }
+        let n = t.node(id).unwrap();
+        let (off, size) = (n.offset as usize, n.size as usize);
+        let slice = &bytes[off..off + size];
+        if !slice.windows(11).any(|w| w == b".debug_line") {
+            continue;
+        }
+        let p = dir.join(format!("{off:x}.elf"));
+        std::fs::write(&p, slice).unwrap();
+        out.push(p);
+    }
+    out
+}
+
+/// The ROCm library's AMDGPU code objects (DWARF 5, clang): everything
+/// [`compare`] checks against llvm-dwarfdump-22.
+#[test]
+fn a_real_amdgpu_line_table_agrees_with_llvm_dwarfdump() {
+    if !common::tool("llvm-dwarfdump-22") {
+        return;
+    }
+    let dir = common::scratch();
+    let elfs = elfs_in(
+        "assets/hip/debian-librocsparse0-5.3.0__hip_fatbin-first-bundle.hipfb",
+        dir.path(),
+    );
+    assert!(!elfs.is_empty(), "code objects with a line table");
+    let mut rows = 0;
+    for e in &elfs {
+        rows += compare(&e.display().to_string(), e, false);
+    }
+    eprintln!(
+        "{} code objects, {rows} rows equal to llvm-dwarfdump-22",
+        elfs.len()
+    );
+}
+
+/// The XMOS debug build's tile ELFs (xCORE, DWARF 3, which llvm-dwarfdump
+/// does not read): every row's address, line and statement flag as readelf
+/// decodes them.
+#[test]
+fn a_real_xcore_line_table_agrees_with_readelf() {
+    if !common::tool("readelf") {
+        return;
+    }
+    let dir = common::scratch();
+    let mut compared = 0;
+    for path in elfs_in(
+        "assets/xmos/UltranetReceiver__bin_Debug_Ultranet_Receiver_Debug.xe",
+        dir.path(),
+    ) {
+        let want = readelf_rows(&path);
+        let mut one = open(&path, false);
+        let (units, _) = ours(&mut one);
+        let have: Vec<(u64, String, bool)> = units
+            .iter()
+            .flat_map(|u| u.ops.iter().filter_map(|o| o.row.clone()))
+            .map(|r| {
+                let end = r.flags.iter().any(|f| f == "end_sequence");
+                let line = if end {
+                    "-".to_string()
+                } else {
+                    r.line.to_string()
+                };
+                (r.addr, line, !end && r.flags.iter().any(|f| f == "is_stmt"))
+            })
+            .collect();
+        assert_eq!(have, want, "{}", path.display());
+        compared += have.len();
+    }
+    assert!(compared > 0, "no tile with a line table");
+    eprintln!("{compared} rows equal to readelf --debug-dump=decodedline");
 }
