@@ -104,6 +104,48 @@ PY
   # in a linked library.
   gcc -c -g -O1 "$t/l.c" -o "$C/elf/dwarf5.o" || true
   gcc -shared -fPIC -gdwarf-4 -O1 "$t/l.c" -o "$C/elf/dwarf4.so" || true
+  # Line programs compressed (zlib in an object, zstd where gcc has it).
+  gcc -c -g -O1 -gz=zlib "$t/l.c" -o "$C/elf/line_zlib.o" || true
+  gcc -c -g -O1 -gz=zstd "$t/l.c" -o "$C/elf/line_zstd.o" 2>/dev/null || true
+  # Line programs written byte by byte into an object's .debug_line (as
+  # assembles them): unknown standard and extended opcodes with their
+  # declared lengths, advances that overflow the address and the line, a
+  # unit longer than its section, a header longer than its unit, an
+  # extended opcode past its unit, a standard opcode declared with other
+  # operands, a line_range of 0, and a DWARF 5 header with entry formats.
+  if command -v python3 >/dev/null && command -v as >/dev/null; then
+    python3 - "$t" <<'PY' || true
+import struct, sys
+L = [0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1]
+def unit4(base, lengths, line_range, program, extra=0, header_extra=0):
+    after = bytes([1, 1, 1, 256 - 5, line_range, base]) + bytes(lengths) + b"d\0\0a.c\0\x01\0\0\0"
+    return struct.pack("<IHI", 6 + len(after) + len(program) + extra, 4, len(after) + header_extra) + after + program
+def unit5(program):
+    tables = bytes([1, 1, 0x08, 1]) + b"/d\0" + bytes([2, 1, 0x08, 2, 0x0b, 1]) + b"a.c\0\0"
+    after = bytes([1, 1, 1, 256 - 5, 14, 13]) + bytes(L) + tables
+    return struct.pack("<IHBBI", 8 + len(after) + len(program), 5, 8, 0, len(after)) + after + program
+addr = bytes([0, 9, 2]) + struct.pack("<Q", 0x1000)
+good = (addr + bytes([13, 0x81, 0x01, 5, 1, 0, 3, 0x85, 0xaa, 0xbb, 3, 0xc0, 0x84, 0x3d, 1, 2])
+        + b"\xff" * 9 + bytes([1, 1, 3, 0x80, 0x80, 0x80, 0x80, 0x70, 0x2f, 8, 5, 7, 6, 7, 10, 11, 12, 3,
+                               9, 0x34, 0x12, 0, 2, 4, 9, 1, 0, 1, 1]))
+seeds = {
+    "line_unknown_opcodes": unit4(14, L + [2], 14, good),
+    "line_unit_too_long": unit4(13, L, 14, addr + bytes([1, 0, 1, 1]), extra=1000),
+    "line_header_too_long": unit4(13, L, 14, bytes([1]), header_extra=200),
+    "line_extended_too_long": unit4(13, L, 14, bytes([0, 0x7f, 1])),
+    "line_declared_operands": unit4(13, [0, 3] + L[2:], 14, bytes([2, 1, 1, 1, 1])),
+    "line_range_zero": unit4(13, L, 0, addr + bytes([0x20, 0x30, 0, 1, 1])),
+    "line_dwarf5": unit5(addr + bytes([0x2f, 0, 1, 1])),
+}
+for name, data in seeds.items():
+    with open(f"{sys.argv[1]}/{name}.s", "w") as f:
+        f.write('.section .debug_line,"",@progbits\n')
+        f.write("".join(f".byte {b}\n" for b in data))
+PY
+    for s in "$t"/line_*.s; do
+      as "$s" -o "$C/elf/$(basename "$s" .s).o" || true
+    done
+  fi
   rm -rf "$t"
 fi
 

@@ -178,7 +178,10 @@ impl Walk<'_> {
                 return Ok(true);
             }
         }
-        let value_same = nx.value == ny.value;
+        let value_same = match (&nx.value, &ny.value) {
+            (Some(p), Some(q)) => p.same_shown(q),
+            (p, q) => p == q,
+        };
         let bytes_same = a.node_bytes(x) == b.node_bytes(y);
         if value_same && bytes_same {
             // Nothing but its place or its index changed. Where the entries

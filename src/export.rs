@@ -513,6 +513,14 @@ impl Sink for TextSink {
             buf.push(b' ');
             let at = buf.len();
             let _ = v.write_out(&mut Utf8Buf(buf), self.mode);
+            // An instruction's source line after its text, as the
+            // explorer shows it: `  ; file.c:12:7`.
+            if let Some(src) = v.source_line() {
+                use std::fmt::Write as _;
+                let mut s = String::new();
+                let _ = write!(s, "  ; {src}");
+                push_str(buf, s.as_bytes());
+            }
             clean_tail(buf, at);
         }
         buf.push(b'\n');

@@ -4,6 +4,7 @@
 //! for.
 
 use std::fmt::{self, Write};
+use std::sync::Arc;
 
 use compact_str::CompactString;
 
@@ -118,8 +119,34 @@ pub enum Value {
     Symbol { s: CompactString, at: u32 },
     /// One machine instruction's text (mnemonic and operands), as the
     /// decoder printed it: shown as it is, like [`Value::Text`], and known
-    /// as code by viewers that draw instructions their own way.
-    Insn(CompactString),
+    /// as code by viewers that draw instructions their own way. `src` is
+    /// the source line it came from, where the file's line table says: a
+    /// part of the value viewers show beside the text, not in it.
+    Insn {
+        text: CompactString,
+        src: Option<Arc<SourceLine>>,
+    },
+}
+
+/// Where an instruction came from in the source, as a line table gives
+/// it: the file's name as the table spells it, the line (from 1) and the
+/// column (0: not known).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceLine {
+    pub file: CompactString,
+    pub line: u64,
+    pub column: u64,
+}
+
+impl fmt::Display for SourceLine {
+    /// `file.c:12:7`, or `file.c:12` where the column is not known.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.file, self.line)?;
+        if self.column != 0 {
+            write!(f, ":{}", self.column)?;
+        }
+        Ok(())
+    }
 }
 
 impl Value {
@@ -190,11 +217,45 @@ impl Value {
     }
     /// An instruction's text.
     pub fn insn(s: impl AsRef<str>) -> Value {
-        Value::Insn(CompactString::from(s.as_ref()))
+        Value::Insn {
+            text: CompactString::from(s.as_ref()),
+            src: None,
+        }
+    }
+    /// An instruction's text and the source line it came from.
+    pub fn insn_from(s: impl AsRef<str>, src: Option<Arc<SourceLine>>) -> Value {
+        Value::Insn {
+            text: CompactString::from(s.as_ref()),
+            src,
+        }
     }
     /// Whether the value is an instruction's text.
     pub fn is_insn(&self) -> bool {
-        matches!(self, Value::Insn(_))
+        matches!(self, Value::Insn { .. })
+    }
+    /// The text of an instruction, where the value is one.
+    pub fn insn_text(&self) -> Option<&str> {
+        match self {
+            Value::Insn { text, .. } => Some(text),
+            _ => None,
+        }
+    }
+    /// The source line an instruction came from, where the value is one
+    /// and its file says.
+    pub fn source_line(&self) -> Option<&SourceLine> {
+        match self {
+            Value::Insn { src, .. } => src.as_deref(),
+            _ => None,
+        }
+    }
+    /// Whether two values are the same as their text shows them: an
+    /// instruction's source line is left out (two builds of one function
+    /// whose lines moved hold the same instructions).
+    pub fn same_shown(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::Insn { text: a, .. }, Value::Insn { text: b, .. }) => a == b,
+            (a, b) => a == b,
+        }
     }
     /// Text about the symbol `name`: a [`Value::Symbol`] where the name
     /// looks mangled, else plain [`Value::Text`] (one comparison, nothing
@@ -276,7 +337,7 @@ impl Value {
             Value::Note { v, signed, .. } | Value::With { v, signed, .. } => {
                 Some(join(*v, *signed))
             }
-            Value::Str(_) | Value::Text(_) | Value::Symbol { .. } | Value::Insn(_) => None,
+            Value::Str(_) | Value::Text(_) | Value::Symbol { .. } | Value::Insn { .. } => None,
         }
     }
 
@@ -293,7 +354,7 @@ impl Value {
             Value::Str(_) => "string",
             Value::StrAt { .. } => "strref",
             Value::Text(_) | Value::Symbol { .. } => "text",
-            Value::Insn(_) => "insn",
+            Value::Insn { .. } => "insn",
         }
     }
 
@@ -373,7 +434,7 @@ impl Value {
                 out.write_str(s)?;
                 out.write_char('"')
             }
-            Value::Text(s) | Value::Insn(s) => out.write_str(s),
+            Value::Text(s) | Value::Insn { text: s, .. } => out.write_str(s),
             Value::Symbol { s, at } => {
                 let (text, name) = Value::symbol_parts(s, *at);
                 if let Some(d) = super::demangle::demangle(name) {

@@ -9,7 +9,7 @@ use unicode_width::UnicodeWidthStr;
 
 use super::columns::truncate;
 use super::theme;
-use crate::model::text;
+use crate::model::{text, SourceLine};
 
 /// The most bytes a row shows (an AMDGPU instruction with a literal is
 /// 8 to 12; x86 rarely needs more than 8 to be recognised).
@@ -50,12 +50,15 @@ pub fn bytes_column(b: &[u8], n: usize) -> String {
 }
 
 /// The spans of one instruction row in `avail` columns: `addr` in
-/// `addr_style`, the bytes, the text.
+/// `addr_style`, the bytes, the text, and the source line it came from
+/// (`; file.c:12:7`, dim) where there is one and room for it after the
+/// whole text.
 pub fn spans(
     addr: &str,
     addr_style: Style,
     bytes: &[u8],
     insn: &str,
+    src: Option<&SourceLine>,
     avail: usize,
 ) -> Vec<Span<'static>> {
     let addr = truncate(&text::clean(addr), avail);
@@ -72,10 +75,16 @@ pub fn spans(
     let room = avail.saturating_sub(used + GAP.len());
     if room >= 4 {
         out.push(Span::raw(GAP));
-        out.push(Span::styled(
-            truncate(&text::clean(insn), room),
-            theme::value(),
-        ));
+        let insn = text::clean(insn);
+        let w = insn.width();
+        out.push(Span::styled(truncate(&insn, room), theme::value()));
+        if let Some(s) = src {
+            let s = text::clean(&format!("; {s}")).into_owned();
+            if w + GAP.len() + s.width() <= room {
+                out.push(Span::raw(GAP));
+                out.push(Span::styled(s, theme::dim()));
+            }
+        }
     }
     out
 }
@@ -85,10 +94,17 @@ mod tests {
     use super::*;
 
     fn row(bytes: &[u8], avail: usize) -> String {
-        spans("0x00001000", Style::default(), bytes, "s_endpgm", avail)
-            .iter()
-            .map(|s| s.content.as_ref())
-            .collect()
+        spans(
+            "0x00001000",
+            Style::default(),
+            bytes,
+            "s_endpgm",
+            None,
+            avail,
+        )
+        .iter()
+        .map(|s| s.content.as_ref())
+        .collect()
     }
 
     #[test]
@@ -110,5 +126,33 @@ mod tests {
         let r = row(&[1, 2], 35);
         assert_eq!(r, "0x00001000  s_endpgm");
         assert_eq!(bytes_shown(200, 10), MAX_BYTES);
+    }
+
+    #[test]
+    fn the_source_line_follows_the_whole_text_where_it_fits() {
+        let src = SourceLine {
+            file: "saxpy.hip".into(),
+            line: 12,
+            column: 7,
+        };
+        let line = |avail: usize| -> String {
+            spans(
+                "0x00001000",
+                Style::default(),
+                &[0xc3],
+                "retq",
+                Some(&src),
+                avail,
+            )
+            .iter()
+            .map(|s| s.content.as_ref())
+            .collect()
+        };
+        let wide = line(80);
+        assert!(wide.ends_with("retq  ; saxpy.hip:12:7"), "{wide}");
+        // Too narrow for both: the text alone, never cut for it.
+        let narrow = line(36);
+        assert!(narrow.ends_with("retq"), "{narrow}");
+        assert!(narrow.width() <= 36, "{narrow}");
     }
 }

@@ -375,10 +375,15 @@ impl SideBySide {
         };
         let mut spans = vec![sign, Span::raw(indent), Span::raw(open)];
         // An instruction: address, bytes and text in columns.
-        if let Some(crate::model::Value::Insn(insn)) = &n.value {
+        if let Some(crate::model::Value::Insn { text: insn, src }) = &n.value {
             let bytes = id.map(|i| t.node_bytes(i)).unwrap_or_default();
             spans.extend(super::coderow::spans(
-                &n.name, name_style, bytes, insn, avail,
+                &n.name,
+                name_style,
+                bytes,
+                insn,
+                src.as_deref(),
+                avail,
             ));
             return Line::from(spans);
         }

@@ -63,9 +63,16 @@ fn row(app: &App, id: NodeId, depth: usize, width: usize) -> Line<'static> {
     }
     let name_style = if bad { theme::error() } else { name_style };
     // An instruction: address, bytes and text in columns.
-    if let Some(crate::model::Value::Insn(insn)) = &n.value {
+    if let Some(crate::model::Value::Insn { text: insn, src }) = &n.value {
         let bytes = app.doc.tree.node_bytes(id);
-        spans.extend(coderow::spans(&n.name, name_style, bytes, insn, avail));
+        spans.extend(coderow::spans(
+            &n.name,
+            name_style,
+            bytes,
+            insn,
+            src.as_deref(),
+            avail,
+        ));
         return Line::from(spans);
     }
     spans.push(Span::styled(name.clone(), name_style));

@@ -69,25 +69,7 @@ fn objdump(file: &Path, func: &str) -> Vec<Insn> {
 
 /// Where `.text` starts in the file, from llvm-readelf's section headers.
 fn text_offset(file: &Path) -> u64 {
-    let out = Command::new(READELF)
-        .args(["-S", "--wide"])
-        .arg(file)
-        .output()
-        .expect("llvm-readelf runs");
-    let s = String::from_utf8_lossy(&out.stdout);
-    let line = s
-        .lines()
-        .find(|l| l.split_whitespace().any(|w| w == ".text"))
-        .expect("a .text section");
-    // `[ 2] .text PROGBITS 0000000000000000 000040 …`: the offset follows
-    // the address.
-    let w: Vec<&str> = line
-        .split(']')
-        .nth(1)
-        .expect("a section line")
-        .split_whitespace()
-        .collect();
-    u64::from_str_radix(w[3], 16).expect("an offset")
+    section_offset(file, ".text")
 }
 
 /// [`SOURCE`] compiled by clang-22 for x86-64 into `dir/x.o`.
@@ -318,5 +300,107 @@ fn the_side_by_side_view_aligns_instructions_as_a_sequence() {
         assert!(l.starts_with("│ ") && l.contains("││ "), "unmarked: {l}");
         assert_eq!(l.matches(&format!("movl $0x{k},")).count(), 2, "{l}");
     }
+    t.keys(&["q"]);
+}
+
+/// Where section `name` starts in the file, from llvm-readelf's section
+/// headers: `[ 2] .text PROGBITS 0000000000000000 000040 …`, the offset
+/// after the address.
+fn section_offset(file: &Path, name: &str) -> u64 {
+    let out = Command::new(READELF)
+        .args(["-S", "--wide"])
+        .arg(file)
+        .output()
+        .expect("llvm-readelf runs");
+    let s = String::from_utf8_lossy(&out.stdout);
+    let line = s
+        .lines()
+        .find(|l| l.split_whitespace().any(|w| w == name))
+        .unwrap_or_else(|| panic!("a {name} section"));
+    let w: Vec<&str> = line.split(']').nth(1).unwrap().split_whitespace().collect();
+    u64::from_str_radix(w[3], 16).expect("an offset")
+}
+
+#[test]
+fn a_line_row_follows_to_its_instruction_and_rows_show_their_source_line() {
+    if !common::tool(CLANG)
+        || !common::tool(OBJDUMP)
+        || !common::tool(READELF)
+        || !common::tool("llvm-dwarfdump-22")
+        || fwview::disasm::Engine::library().is_none()
+    {
+        return;
+    }
+    let dir = common::scratch();
+    let c = dir.path().join("x.c");
+    let o = dir.path().join("x.o");
+    std::fs::write(&c, SOURCE).unwrap();
+    // Compiled where it is, so that the line table names it `x.c`.
+    let ok = Command::new(CLANG)
+        .current_dir(dir.path())
+        .args([
+            "-g",
+            "-O1",
+            "-c",
+            "--target=x86_64-linux-gnu",
+            "-o",
+            "x.o",
+            "x.c",
+        ])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "clang-22 compiles");
+    // The last opcode that appends a row inside a function, and the row's
+    // address, from `llvm-dwarfdump -v --debug-line`.
+    let out = Command::new("llvm-dwarfdump-22")
+        .args(["-v", "--debug-line"])
+        .arg(&o)
+        .output()
+        .expect("llvm-dwarfdump runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut opcode = None;
+    let mut chosen = None;
+    for line in text.lines() {
+        let t = line.trim();
+        if let Some((off, _)) = t.split_once(": ").filter(|(o, _)| o.len() == 10) {
+            opcode = u64::from_str_radix(off.trim_start_matches("0x"), 16).ok();
+        } else if t.starts_with("0x") && !t.contains("end_sequence") {
+            let addr = u64::from_str_radix(&t[2..18], 16).unwrap();
+            if addr > 0 {
+                chosen = opcode.map(|o| (o, addr));
+            }
+        }
+    }
+    let (op, addr) = chosen.expect("a row past the first address");
+    let insns = objdump(&o, "f");
+    let insn = insns
+        .iter()
+        .find(|i| i.addr == addr)
+        .unwrap_or_else(|| panic!("an instruction at 0x{addr:x}"));
+    let at = section_offset(&o, ".debug_line") + op;
+
+    let cmd = format!("{} {}", env!("CARGO_BIN_EXE_fwview"), o.display());
+    let Some(t) = Tmux::start(&cmd, 160, 40) else {
+        return;
+    };
+    t.wait("the first frame", |s| s.contains("Structure"));
+    t.keys(&["g"]);
+    t.wait("the goto prompt", |s| s.contains("Go to offset"));
+    t.text(&format!("0x{at:x}"));
+    t.keys(&["Enter"]);
+    let s = t.wait("the row", |s| {
+        selected(s).contains(&format!("0x{addr:016x} x.c:"))
+    });
+    assert!(selected(&s).contains("x.c:"), "{s}");
+    // `f`: the instruction at the row's address, its row showing the
+    // source line it came from.
+    t.keys(&["f"]);
+    let want = format!("0x{:08x}  {}", insn.addr, insn.text);
+    let s = t.wait("the instruction", |s| selected(s).starts_with(&want));
+    let line = s
+        .lines()
+        .find(|l| l.contains(&format!("0x{:08x}  ", insn.addr)) && l.contains(&insn.text))
+        .unwrap_or_else(|| panic!("its row:\n{s}"));
+    assert!(line.contains("; x.c:"), "the source line beside it: {line}");
     t.keys(&["q"]);
 }

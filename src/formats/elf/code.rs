@@ -190,6 +190,14 @@ impl Place {
     fn names(&self, b: &Builder<'_>) -> &Names {
         self.elf.names.get_or_init(|| Names::read(b, &self.elf))
     }
+
+    /// The rows of the ELF's line programs, read when its code is first
+    /// decoded and kept for its other functions.
+    fn lines(&self, b: &Builder<'_>) -> &super::dwarf::Lines {
+        self.elf
+            .lines
+            .get_or_init(|| super::dwarf::line_table(b, &self.elf))
+    }
 }
 
 /// Makes `node` (a function, or a section without functions, over
@@ -335,12 +343,16 @@ fn leaf(b: &mut Builder<'_>, parent: NodeId, place: &Place, at: u64, i: disasm::
         }
         to = r.at;
     }
+    // Its source line, from the line table: by section in an object
+    // file, whose addresses are offsets in their section.
+    let sec = names.relocatable().then_some(place.sec);
+    let src = place.lines(b).at(sec, addr).map(Arc::new);
     let n = b.leaf(
         parent,
         format!("0x{addr:08x}"),
         at,
         i.len as u64,
-        Value::insn(text),
+        Value::insn_from(text, src),
     );
     if let Some(o) = to {
         b.link(n, o, 1);

@@ -118,6 +118,8 @@ fn decode(
         _ if ve.as_mut().is_some_and(|v| v.section(b, id, elf, s, a, l)) => {}
         // DWARF: the units of .debug_info, each with what it compiles.
         _ if s.name == ".debug_info" && super::dwarf::units(b, id, elf, a, l) => {}
+        // Its line programs: each header, opcode and row.
+        _ if s.name == ".debug_line" && super::dwarf::lines(b, id, elf, s, a, l) => {}
         // Its abbreviation tables, each declaration at its bytes.
         _ if s.name == ".debug_abbrev" && super::dwarf::abbreviations(b, id, s, a, l) => {}
         // The tables DWARF 5's indexed strings and addresses read through.
@@ -351,8 +353,16 @@ fn compressed_section(
             ),
         );
     }
+    // A line program in the inflated bytes reads strings and relocations
+    // from the file's space: what it needs is gathered here.
+    let line = (s.name == ".debug_line").then(|| super::dwarf::inflated_line_ctx(b, elf, s, got));
     b.within(node, |b, node| {
         let len = b.file_len();
+        if let Some(ctx) = line {
+            if super::dwarf::inflated_lines(b, node, ctx) {
+                return;
+            }
+        }
         match s.typ {
             constants::SHT_SYMTAB
             | constants::SHT_DYNSYM

@@ -98,6 +98,9 @@ pub struct Elf {
     /// The symbols decoded code names its branch targets by, gathered
     /// when the first instruction is decoded.
     names: std::sync::OnceLock<symbolize::Names>,
+    /// The rows of its line programs, read when the first instruction is
+    /// decoded.
+    lines: std::sync::OnceLock<dwarf::Lines>,
     /// (symbol table, its SHT_SYMTAB_SHNDX section) pairs.
     shndx_tables: Vec<(u32, u32)>,
 }

@@ -70,6 +70,12 @@ fn unnamed(name: &str, machine: u16) -> bool {
 }
 
 impl Names {
+    /// Whether the ELF is relocatable: its addresses are offsets in their
+    /// section.
+    pub fn relocatable(&self) -> bool {
+        self.relocatable
+    }
+
     /// Reads the symbol table (the dynamic one where there is none) of
     /// `elf`.
     pub fn read(b: &Builder<'_>, elf: &Elf) -> Names {

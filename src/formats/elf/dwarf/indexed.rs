@@ -49,15 +49,7 @@ fn table(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, a: u64, l: u64, kind: 
             let e = elf.e;
             // The header's first word: a contribution's length, and where
             // the next one starts.
-            let next = move |b: &Builder<'_>, off: u64| -> Option<u64> {
-                let len = b.read_u32(off, e)?;
-                let end = if len == 0xffff_ffff {
-                    off.checked_add(12)?.checked_add(b.read_u64(off + 4, e)?)?
-                } else {
-                    off.checked_add(4)?.checked_add(len.into())?
-                };
-                Some(end.min(a + l))
-            };
+            let next = move |b: &Builder<'_>, off: u64| super::line::unit_end(b, off, e, a + l);
             let step: Step = Arc::new(move |b: &mut Builder<'_>, p, i, off| {
                 let end = next(b, off)?;
                 contribution(b, p, &debug, i, off, end, kind, e);

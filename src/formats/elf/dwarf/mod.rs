@@ -10,6 +10,9 @@
 mod abbrev;
 mod entries;
 mod indexed;
+mod line;
+
+pub(super) use line::Lines;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -58,7 +61,16 @@ type Reader<'a, 'm> = RelocateReader<EndianSlice<'a, RunTimeEndian>, Relocs<'m>>
 /// relocations at one field, one that adds and one that subtracts: they
 /// are applied in turn, from zero, at the field's width.
 fn relocations(b: &Builder<'_>, elf: &Elf, target: &Sec) -> Vec<(usize, u64)> {
-    let mut out: Vec<(usize, u64)> = Vec::new();
+    relocations_in(b, elf, target)
+        .into_iter()
+        .map(|r| (r.0, r.1))
+        .collect()
+}
+
+/// [`relocations`] with the section of each relocation's symbol (the last
+/// one's where two set one field).
+fn relocations_in(b: &Builder<'_>, elf: &Elf, target: &Sec) -> Vec<(usize, u64, u32)> {
+    let mut out: Vec<(usize, u64, u32)> = Vec::new();
     if !super::symbols::relocatable(elf) {
         return out;
     }
@@ -83,7 +95,7 @@ fn relocations(b: &Builder<'_>, elf: &Elf, target: &Sec) -> Vec<(usize, u64)> {
                     let old = match out.last_mut() {
                         Some(last) if last.0 == at => last,
                         _ => {
-                            out.push((at, 0));
+                            out.push((at, 0, sym.sec));
                             let Some(last) = out.last_mut() else { continue };
                             last
                         }
@@ -95,7 +107,7 @@ fn relocations(b: &Builder<'_>, elf: &Elf, target: &Sec) -> Vec<(usize, u64)> {
                     };
                     old.1 = x & mask;
                 }
-                None => out.push((at, v)),
+                None => out.push((at, v, sym.sec)),
             }
         }
     }
@@ -443,4 +455,126 @@ fn first_entry<'a, 'm>(
         }
     }
     Some(parts.join(", "))
+}
+
+/// The bytes of section `s` as the debug information reads them:
+/// inflated where it is compressed (at most [`MAX_INFLATED`] bytes).
+fn section_bytes(b: &Builder<'_>, elf: &Elf, s: &Sec) -> Option<Vec<u8>> {
+    let (a, l) = elf.data(s)?;
+    if s.flags & constants::SHF_COMPRESSED == 0 {
+        return Some(b.slice(a, l).to_vec());
+    }
+    // Elf64_Chdr: ch_type, ch_reserved, ch_size, ch_addralign; Elf32_Chdr
+    // without ch_reserved and with 4-byte words.
+    let hs = if elf.is64 { 24 } else { 12 };
+    let method = match b.read_u32(a, elf.e)? {
+        1 => crate::formats::compress::Method::Zlib,
+        2 => crate::formats::compress::Method::Zstd,
+        _ => return None,
+    };
+    let size = elf.read_word(b, a + if elf.is64 { 8 } else { 4 })?;
+    let limit = size.min(MAX_INFLATED);
+    let out = crate::formats::compress::inflate(b.slice(a + hs, l.checked_sub(hs)?), method, limit)
+        .ok()?;
+    (out.len() as u64 <= limit).then_some(out)
+}
+
+/// The most bytes a compressed debug section is inflated to for reading
+/// (the bound on a derived space).
+const MAX_INFLATED: u64 = 256 << 20;
+
+/// What reading `.debug_line` (at `[a, a+l)` of the byte space being
+/// built, the section `s`) needs: its string sections (in the same byte
+/// space when `here`, else copies), its relocations in an object file, and
+/// where the code at an address is. `b` builds the file's space.
+fn line_ctx(b: &Builder<'_>, elf: &Arc<Elf>, s: &Sec, (a, l): (u64, u64), here: bool) -> line::Ctx {
+    let find = |name: &str| {
+        let x = elf.secs.iter().find(|x| x.name == name)?;
+        if here && x.flags & constants::SHF_COMPRESSED == 0 {
+            let (o, n) = elf.data(x)?;
+            return Some(line::Strings::At(o, n));
+        }
+        section_bytes(b, elf, x).map(|v| line::Strings::Own(v.into()))
+    };
+    let relocs = relocations_in(b, elf, s)
+        .into_iter()
+        .map(|r| (r.0 as u64, r.1, r.2))
+        .collect();
+    let e = elf.clone();
+    let relocatable = super::symbols::relocatable(elf);
+    let code_at: line::CodeAt = Arc::new(move |sec: Option<u32>, addr: u64| {
+        if relocatable {
+            let s = e.sec(sec?.into())?;
+            let (x, n) = e.data(s)?;
+            (addr < n).then_some(x + addr)
+        } else {
+            e.addr_to_abs(addr)
+        }
+    });
+    line::Ctx {
+        e: elf.e,
+        at: a,
+        len: l,
+        line_str: find(".debug_line_str").unwrap_or_default(),
+        str: find(".debug_str").unwrap_or_default(),
+        relocs,
+        code_at,
+    }
+}
+
+/// Lists the line programs of `.debug_line` (the section `s` at
+/// `[a, a+l)`) under `id`, built when opened.
+pub(super) fn lines(
+    b: &mut Builder<'_>,
+    id: NodeId,
+    elf: &Arc<Elf>,
+    s: &Sec,
+    a: u64,
+    l: u64,
+) -> bool {
+    if s.flags & constants::SHF_COMPRESSED != 0 {
+        return false;
+    }
+    let (elf, s) = (elf.clone(), s.clone());
+    line::units(b, id, l, move |b| {
+        Arc::new(line_ctx(b, &elf, &s, (a, l), true))
+    })
+}
+
+/// For a compressed `.debug_line` (the section `s`), what its inflated
+/// bytes (`len` of them) are read with, made while the file's space is
+/// being built: [`inflated_lines`] then lists them.
+pub(super) fn inflated_line_ctx(
+    b: &Builder<'_>,
+    elf: &Arc<Elf>,
+    s: &Sec,
+    len: u64,
+) -> Arc<line::Ctx> {
+    Arc::new(line_ctx(b, elf, s, (0, len), false))
+}
+
+/// Lists the line programs of a compressed `.debug_line` under `id`, the
+/// root of its inflated bytes, with what [`inflated_line_ctx`] made.
+pub(super) fn inflated_lines(b: &mut Builder<'_>, id: NodeId, ctx: Arc<line::Ctx>) -> bool {
+    line::units(b, id, ctx.len, move |_| ctx.clone())
+}
+
+/// The rows of every line program of the ELF, for the source lines of
+/// its instructions (empty where it has no `.debug_line`).
+pub(super) fn line_table(b: &Builder<'_>, elf: &Arc<Elf>) -> Lines {
+    let Some(s) = elf.secs.iter().find(|s| s.name == ".debug_line") else {
+        return Lines::default();
+    };
+    if s.flags & constants::SHF_COMPRESSED == 0 {
+        let Some(at) = elf.data(s) else {
+            return Lines::default();
+        };
+        let ctx = line_ctx(b, elf, s, at, true);
+        return Lines::read(b.data(), &ctx);
+    }
+    let Some(bytes) = section_bytes(b, elf, s) else {
+        return Lines::default();
+    };
+    let ctx = line_ctx(b, elf, s, (0, bytes.len() as u64), false);
+    Lines::read(&bytes, &ctx)
 }
