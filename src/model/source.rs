@@ -106,7 +106,7 @@ impl Source {
 
     /// Opens what a user names as the file to read: `-` is standard input
     /// and a FIFO (a pipe, a shell's `<(…)`) is read whole into memory, at
-    /// most [`STREAM_LIMIT`] bytes; anything else as [`Source::open`].
+    /// most `STREAM_LIMIT` (2 GiB) bytes; anything else as [`Source::open`].
     pub fn open_named(path: &Path) -> std::io::Result<Source> {
         if path.as_os_str() == "-" {
             return Source::read_stream(std::io::stdin().lock(), STREAM_LIMIT);
