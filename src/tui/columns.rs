@@ -21,9 +21,40 @@ pub fn truncate(s: &str, max: usize) -> String {
     out
 }
 
+/// `name` cut to `max` columns so that what tells it from `other` shows:
+/// where it does not fit, the part the two share at the start gives way
+/// to `…` (`…edge_detect_720p…` beside `…color_threshold…`).
+pub fn distinct(name: &str, other: &str, max: usize) -> String {
+    if name.width() <= max {
+        return name.to_string();
+    }
+    let shared = name
+        .chars()
+        .zip(other.chars())
+        .take_while(|(a, b)| a == b)
+        .count();
+    // A few shared characters stay, for context.
+    let from = shared.saturating_sub(3);
+    if from == 0 {
+        return truncate(name, max);
+    }
+    let rest: String = name.chars().skip(from).collect();
+    truncate(&format!("…{rest}"), max)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::truncate;
+    use super::{distinct, truncate};
+
+    #[test]
+    fn two_names_show_where_they_differ() {
+        let a = "riallto__color_threshold_v1_720p.xclbin";
+        let b = "riallto__edge_detect_720p.xclbin";
+        assert_eq!(distinct(a, b, 60), a);
+        assert_eq!(distinct(a, b, 14), "…o__color_thr…");
+        assert_eq!(distinct(b, a, 14), "…o__edge_dete…");
+        assert_eq!(distinct("abcdef", "xyz", 4), "abc…");
+    }
 
     #[test]
     fn truncation_counts_columns() {

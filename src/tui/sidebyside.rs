@@ -405,13 +405,17 @@ impl SideBySide {
     }
 
     fn render_tree(&self, f: &mut Frame<'_>, area: Rect, side: bool) {
-        let title = if side { &self.names.1 } else { &self.names.0 };
+        let (title, other) = if side {
+            (&self.names.1, &self.names.0)
+        } else {
+            (&self.names.0, &self.names.1)
+        };
         let block = Block::default()
             .borders(Borders::ALL)
             .border_style(theme::border(self.focus == Focus::Tree))
             .title(format!(
                 " {} ",
-                truncate(title, area.width.saturating_sub(4) as usize)
+                super::columns::distinct(title, other, area.width.saturating_sub(4) as usize)
             ));
         let inner = block.inner(area);
         let width = inner.width as usize;
