@@ -106,7 +106,12 @@ impl App {
     }
 
     /// The rows of the marks popup: letter and offset, in letter order.
-    pub fn mark_list(&self) -> Vec<(char, u64)> {
-        self.marks.iter().map(|(&c, l)| (c, l.cursor)).collect()
+    /// The marks in letter order: letter, cursor and the address of the
+    /// node marked.
+    pub fn mark_list(&self) -> Vec<(char, u64, String)> {
+        self.marks
+            .iter()
+            .map(|(&c, l)| (c, l.cursor, self.doc.tree.path_string(l.node)))
+            .collect()
     }
 }

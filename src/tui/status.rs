@@ -49,7 +49,7 @@ pub fn render_details(app: &App, frame: &mut Frame<'_>, area: Rect) {
     if app.inspector && !app.view.inspector_shown {
         let (w, h) = super::inspector::Shape::Narrow.size();
         let line = Line::from(Span::styled(
-            format!("no room for the inspector: it needs {w}x{h} (i hides it)"),
+            format!("inspector needs {w}x{h} (i hides it)"),
             theme::key(),
         ));
         frame.render_widget(Paragraph::new(line), area);

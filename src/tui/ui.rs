@@ -110,10 +110,14 @@ pub fn render(app: &mut App, frame: &mut Frame<'_>) {
             let rows = app
                 .mark_list()
                 .into_iter()
-                .map(|(c, off)| {
+                .map(|(c, off, path)| {
                     Line::from(vec![
                         Span::styled(format!(" {c} "), theme::key()),
-                        Span::raw(format!("0x{off:x}")),
+                        Span::raw(format!("0x{off:x}  ")),
+                        Span::styled(
+                            format!("/{}", crate::model::text::clean(&path)),
+                            theme::dim(),
+                        ),
                     ])
                 })
                 .collect();

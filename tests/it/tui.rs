@@ -649,9 +649,13 @@ fn the_inspector_finds_room_or_says_there_is_none() {
     keys(&mut app, "g40");
     key(&mut app, KeyCode::Enter);
     keys(&mut app, "i");
-    // 40x10: no room, and the details line says so.
+    // 40x10: no room, and the details line says so, whole.
     let s = text(&draw(&mut app, 40, 10));
-    assert!(s.contains("no room for the inspector"), "{s}");
+    let (w, h) = fwview::tui::inspector::Shape::Narrow.size();
+    assert!(
+        s.contains(&format!("inspector needs {w}x{h} (i hides it)")),
+        "{s}"
+    );
     // At 80x24, 120x30 and 160x44 every value is shown whole.
     let u64le = u64::from_le_bytes(app.doc.tree.data()[40..48].try_into().unwrap());
     let u64be = u64::from_be_bytes(app.doc.tree.data()[40..48].try_into().unwrap());
@@ -1075,4 +1079,19 @@ fn goto_takes_a_space_and_leaves_a_derived_one() {
         assert!(m.contains(want), "{bad}: {m}");
         assert_eq!(app.space(), 0);
     }
+}
+
+/// `M` lists each mark with its offset and the address of the node marked.
+#[test]
+fn the_mark_list_names_the_nodes() {
+    let mut app = toy_app(100);
+    keys(&mut app, "jlj");
+    assert_eq!(name(&app), "magic");
+    keys(&mut app, "ma");
+    keys(&mut app, "g0x20");
+    key(&mut app, KeyCode::Enter);
+    keys(&mut app, "mbM");
+    let s = text(&draw(&mut app, 100, 30));
+    assert!(s.contains(" a 0x0  /header/magic"), "{s}");
+    assert!(s.contains(" b 0x20  /body/b"), "{s}");
 }
