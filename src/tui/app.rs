@@ -34,6 +34,35 @@ pub struct Location {
     pub node: NodeId,
 }
 
+/// How the body is shared between the tree and the hex pane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Panes {
+    /// The tree keeps room for names and values; the hex pane takes 16, 8
+    /// or 4 bytes a row beside it.
+    Auto,
+    /// The hex pane takes as many bytes a row as fit beside a narrow tree.
+    WideHex,
+    /// The hex pane alone, across the whole width.
+    HexOnly,
+}
+
+impl Panes {
+    pub fn next(self) -> Panes {
+        match self {
+            Panes::Auto => Panes::WideHex,
+            Panes::WideHex => Panes::HexOnly,
+            Panes::HexOnly => Panes::Auto,
+        }
+    }
+    fn said(self) -> &'static str {
+        match self {
+            Panes::Auto => "panes: tree and hex as they fit (w cycles)",
+            Panes::WideHex => "panes: the hex pane wide (w cycles)",
+            Panes::HexOnly => "panes: the hex pane alone (w cycles)",
+        }
+    }
+}
+
 /// Sizes found while drawing, needed to move by pages and map clicks.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct View {
@@ -84,6 +113,8 @@ pub struct App {
     pub marks_store: Option<(std::path::PathBuf, Vec<u8>)>,
     pub inspector: bool,
     pub inspector_big_first: bool,
+    /// How the body is shared between the tree and the hex pane (`w`).
+    pub panes: Panes,
     /// How numbers in values are shown (natural, hex, decimal).
     pub numbers: Numbers,
     /// Text waiting to be sent to the terminal's clipboard (OSC 52).
@@ -133,6 +164,7 @@ impl App {
             marks_store: None,
             numbers: Numbers::Natural,
             inspector: false,
+            panes: Panes::Auto,
             inspector_big_first: false,
             clipboard: None,
             tx: None,
@@ -331,6 +363,13 @@ impl App {
             (Command::Back, _) => self.go_back(),
             (Command::Forward, _) => self.go_forward(),
             (Command::ToggleInspector, _) => self.inspector = !self.inspector,
+            (Command::CyclePanes, _) => {
+                self.panes = self.panes.next();
+                if self.panes == Panes::HexOnly {
+                    self.focus = Focus::Hex;
+                }
+                self.message = Some((self.panes.said().into(), false));
+            }
             (Command::CycleNumbers, _) => {
                 self.numbers = self.numbers.next();
                 self.message = Some((

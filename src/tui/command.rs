@@ -63,6 +63,8 @@ pub enum Command {
     ListDiagnostics,
     /// `d`: the selected node in full.
     ShowNode,
+    /// `w`: tree and hex as they fit, the hex pane wide, the hex alone.
+    CyclePanes,
     OpenCopy,
     OpenSave,
     /// `#`: numbers in values natural → hex → decimal.

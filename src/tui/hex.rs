@@ -43,9 +43,9 @@ impl Geometry {
     pub fn width(&self) -> u16 {
         self.ascii_start() + self.bpr as u16
     }
-    /// The largest of 16, 8, 4, 2, 1 bytes a row that fits in `cols`.
+    /// The largest of 32, 16, 8, 4, 2, 1 bytes a row that fits in `cols`.
     pub fn fit(file_len: u64, cols: u16) -> Geometry {
-        for bpr in [16, 8, 4, 2] {
+        for bpr in [32, 16, 8, 4, 2] {
             let g = Geometry::new(file_len, bpr);
             if g.width() <= cols {
                 return g;

@@ -106,6 +106,10 @@ pub const KEYS: &[(&str, &str)] = &[
         "list the diagnostics by offset, long messages wrapped (Enter jumps); the status bar counts errors, warnings and info, and a tree row holding an error is marked `✗` in the error colour",
     ),
     (
+        "`w`",
+        "share the screen: tree and hex as they fit, the hex pane wide (as many bytes a row as fit beside a narrow tree), the hex pane alone",
+    ),
+    (
         "`d`",
         "the selected node in full: name, value, size, range, link, path and its diagnostics, wrapped (↑ ↓ scroll, Esc closes)",
     ),
@@ -243,6 +247,7 @@ pub fn map_key(k: KeyEvent, mode: Mode) -> Option<Command> {
         KeyCode::Char('M') => Command::ListMarks,
         KeyCode::Char('!') => Command::ListDiagnostics,
         KeyCode::Char('d') => Command::ShowNode,
+        KeyCode::Char('w') => Command::CyclePanes,
         KeyCode::Char('y') => Command::OpenCopy,
         KeyCode::Char('x') => Command::OpenSave,
         KeyCode::Char('#') => Command::CycleNumbers,

@@ -4,7 +4,7 @@
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::Frame;
 
-use super::app::{App, View};
+use super::app::{App, Panes, View};
 use super::hex::Geometry;
 use super::popup::Popup;
 use super::{hex, inspector, popup, status, theme, treeview};
@@ -14,10 +14,34 @@ use ratatui::text::{Line, Span, Text};
 /// name and its value.
 const TREE_MIN: u16 = 48;
 
+/// Columns the tree keeps when the hex pane is widened (`w`).
+const TREE_NARROW: u16 = 24;
+
 /// Splits the body between the tree and the hex pane: side by side when
 /// there is room, the hex pane taking 16, 8 or 4 bytes a row so that the
 /// tree keeps `TREE_MIN` columns; stacked in a narrow terminal.
-fn split(area: Rect, file_len: u64) -> (Rect, Rect, Geometry) {
+fn split(area: Rect, file_len: u64, panes: Panes) -> (Rect, Rect, Geometry) {
+    match panes {
+        Panes::HexOnly => {
+            let tree = Rect { width: 0, ..area };
+            return (
+                tree,
+                area,
+                Geometry::fit(file_len, area.width.saturating_sub(2)),
+            );
+        }
+        Panes::WideHex if area.width >= 40 => {
+            let hex_w = area.width - TREE_NARROW;
+            let geo = Geometry::fit(file_len, hex_w.saturating_sub(2));
+            let [t, h] = Layout::horizontal([
+                Constraint::Min(TREE_NARROW),
+                Constraint::Length(geo.width() + 2),
+            ])
+            .areas(area);
+            return (t, h, geo);
+        }
+        _ => {}
+    }
     if area.width >= 60 {
         let geo = [16, 8, 4]
             .into_iter()
@@ -55,7 +79,7 @@ pub fn render(app: &mut App, frame: &mut Frame<'_>) {
     let mut insp_area = None;
     let mut insp_over = false;
     let mut panes = body;
-    let (mut tree_area, mut hex_area, mut geo) = split(panes, app.file_len());
+    let (mut tree_area, mut hex_area, mut geo) = split(panes, app.file_len(), app.panes);
     if app.inspector {
         use inspector::Shape;
         if let Some(s) = Shape::fitting(hex_area.width, hex_area.height.saturating_sub(6)) {
@@ -68,7 +92,7 @@ pub fn render(app: &mut App, frame: &mut Frame<'_>) {
                 Layout::vertical([Constraint::Min(6), Constraint::Length(s.size().1)]).areas(body);
             panes = p;
             insp_area = Some(i);
-            (tree_area, hex_area, geo) = split(panes, app.file_len());
+            (tree_area, hex_area, geo) = split(panes, app.file_len(), app.panes);
         } else if let Some(s) = Shape::fitting(body.width, body.height) {
             let (w, h) = s.size();
             insp_area = Some(Rect {

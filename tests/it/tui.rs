@@ -1095,3 +1095,26 @@ fn the_mark_list_names_the_nodes() {
     assert!(s.contains(" a 0x0  /header/magic"), "{s}");
     assert!(s.contains(" b 0x20  /body/b"), "{s}");
 }
+
+/// `w` widens the hex pane beside a narrow tree, then shows it alone,
+/// then goes back: at 80x24, 4, 8 and 16 bytes a row; at 200x50 the hex
+/// pane alone takes 32.
+#[test]
+fn w_widens_the_hex_pane_and_then_shows_it_alone() {
+    let mut app = toy_app(4096);
+    let bpr = |app: &mut App, w, h| {
+        let s = text(&draw(app, w, h));
+        (app.view.bytes_per_row, s.contains("Structure"))
+    };
+    assert_eq!(bpr(&mut app, 80, 24), (4, true));
+    keys(&mut app, "w");
+    assert_eq!(bpr(&mut app, 80, 24), (8, true));
+    keys(&mut app, "w");
+    assert_eq!(bpr(&mut app, 80, 24), (16, false));
+    assert_eq!(bpr(&mut app, 200, 50), (32, false));
+    // Keys still move the cursor by rows of what is shown.
+    key(&mut app, KeyCode::Down);
+    assert_eq!(app.cursor, 32);
+    keys(&mut app, "w");
+    assert_eq!(bpr(&mut app, 80, 24), (4, true));
+}
