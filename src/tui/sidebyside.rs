@@ -39,6 +39,8 @@ pub struct SideBySide {
     pub sel: usize,
     pub top: usize,
     pub hex_top: u64,
+    /// Bytes a row in the hex panes, as last drawn.
+    hex_per: u64,
     pub focus: Focus,
     pub only_changes: bool,
     pub changes: Option<Changes>,
@@ -60,6 +62,7 @@ impl SideBySide {
             sel: 0,
             top: 0,
             hex_top: 0,
+            hex_per: 16,
             focus: Focus::Tree,
             only_changes: false,
             changes: None,
@@ -286,7 +289,7 @@ impl SideBySide {
             }
             Focus::Hex => {
                 let t = self.hex_top as i64 + d as i64;
-                let rows = self.hex_len().div_ceil(16);
+                let rows = self.hex_len().div_ceil(self.hex_per.max(1));
                 self.hex_top = (t.max(0) as u64).min(rows.saturating_sub(1));
             }
         }
@@ -460,12 +463,7 @@ impl SideBySide {
             }
             None => (&[][..], &[][..], 0),
         };
-        // Offset, bytes, text: 10 + 3 per byte + 1 + 1 per byte.
-        let per = if inner.width as usize > 10 + 16 * 4 {
-            16
-        } else {
-            8
-        };
+        let per = self.hex_per.max(1);
         let mut lines = Vec::new();
         for row in 0..inner.height as u64 {
             let start = (self.hex_top + row) * per;
@@ -516,6 +514,13 @@ impl SideBySide {
             Layout::vertical([Constraint::Min(3), Constraint::Length(hex_h)]).areas(right);
         self.tree_rows = ta.height.saturating_sub(2) as usize;
         self.hex_rows = ha.height.saturating_sub(2) as usize;
+        // Offset, bytes, text: 10 + 3 per byte + 1 + 1 per byte; the most
+        // bytes a row whose text column shows whole.
+        let inner_w = u64::from(ha.width.saturating_sub(2));
+        self.hex_per = [16, 8, 4, 2]
+            .into_iter()
+            .find(|&n| 10 + 4 * n < inner_w)
+            .unwrap_or(1);
         let h = self.tree_rows.max(1);
         if self.sel < self.top {
             self.top = self.sel;

@@ -171,3 +171,24 @@ fn reload_when_the_file_is_rewritten() {
     // Still alive: a key still answers.
     t.keys(&["q"]);
 }
+
+/// At 80x24 the titles keep the part of the names that differs, and the
+/// hex panes take as many bytes a row as their text column shows whole.
+#[test]
+fn two_files_at_80_columns() {
+    let a = common::asset("xclbin/riallto__color_threshold_v1_720p.xclbin");
+    let b = common::asset("xclbin/riallto__edge_detect_720p.xclbin");
+    let cmd = format!(
+        "{} {} {}",
+        env!("CARGO_BIN_EXE_fwview"),
+        a.display(),
+        b.display()
+    );
+    let Some(t) = Tmux::start(&cmd, 80, 24) else {
+        return;
+    };
+    let s = t.wait("the hex panes", |s| s.contains("A bytes"));
+    assert!(s.contains("color_threshold"), "{s}");
+    assert!(s.contains("edge_detect"), "{s}");
+    assert_eq!(s.matches("78 63 6c 62  xclb ").count(), 2, "{s}");
+}
