@@ -155,64 +155,59 @@ fn generated(cli: &Cli) -> Option<ExitCode> {
     }
 }
 
-/// Text made safe for roff: backslashes doubled, a leading `.` or `'`
-/// escaped, Markdown's backticks and italics taken out.
-fn roff(s: &str) -> String {
-    let s = tui::keys::plain(s).replace('\\', "\\e");
-    match s.chars().next() {
-        Some('.' | '\'') => format!("\\&{s}"),
-        _ => s,
-    }
-}
-
 /// The manual's sections after the options: the explorer's keys (from the
-/// one key table), exit status, environment and files.
+/// one key table), exit status, environment and files. The `roff` crate
+/// (the one clap_mangen writes with) escapes the text.
 fn man_extra() -> String {
-    let mut m = String::from(".SH KEYS\nIn the explorer (also in docs/keys.md):\n");
-    for (k, d) in tui::keys::KEYS {
-        m.push_str(&format!(".TP\n{}\n{}\n", roff(k), roff(d)));
+    use roff::{roman, Roff};
+    let plain = tui::keys::plain;
+    // A tagged paragraph: the tag on its line, the text under it.
+    fn tp(r: &mut Roff, tag: &str, text: &str) {
+        r.control("TP", []).text([roman(tag)]).text([roman(text)]);
     }
-    let rows: [(&str, &str); 3] = [
+    let mut r = Roff::new();
+    r.control("SH", ["KEYS"])
+        .text([roman("In the explorer (also in docs/keys.md):")]);
+    for (k, d) in tui::keys::KEYS {
+        tp(&mut r, &plain(k), &plain(d));
+    }
+    r.control("SH", ["EXIT STATUS"]);
+    for (c, d) in [
         ("0", "success: a file read (diagnostics in it are still a success); --find matched; --targets found an image; --diff found the files the same"),
         ("1", "an I/O error (a missing file, a directory where one file is read, no permission, an --extract output that exists or cannot be written); --find matched nothing; --targets found no image; --diff found a difference"),
         ("2", "a usage error (a bad option or pattern, an --extract path with no node, a flag that takes one file given two); over many files, no file could be read; --diff could not compare"),
-    ];
-    m.push_str(".SH EXIT STATUS\n");
-    for (c, d) in rows {
-        m.push_str(&format!(".TP\n{c}\n{}\n", roff(d)));
+    ] {
+        tp(&mut r, c, d);
     }
-    let env: [(&str, String); 5] = [
+    r.control("SH", ["ENVIRONMENT"]);
+    for (k, d) in [
         (
             fwview::disasm::ENV_LLVM,
-            "the libLLVM to decode instructions with (else the newest found under /usr/lib/llvm-N, /opt/rocm/llvm, then by soname)".into(),
+            "the libLLVM to decode instructions with (else the newest found under /usr/lib/llvm-N, /opt/rocm/llvm, then by soname)",
         ),
         (
             fwview::disasm::ENV_IGA,
-            "the libiga64 to decode Intel GT instructions with (else by soname, then in the usual library folders)".into(),
+            "the libiga64 to decode Intel GT instructions with (else by soname, then in the usual library folders)",
         ),
         (
             fwview::disasm::worker::ENV_IN_PROCESS,
-            "1 keeps instruction decoders in fwview's own process instead of a worker process".into(),
+            "1 keeps instruction decoders in fwview's own process instead of a worker process",
         ),
         (
             "FWVIEW_THREADS",
-            "how many threads --tree and --json use on files over 8 MiB (default: one a core, at most 8)".into(),
+            "how many threads --tree and --json use on files over 8 MiB (default: one a core, at most 8)",
         ),
-        (
-            "NO_COLOR",
-            "set and not empty: no colours (as --color never)".into(),
-        ),
-    ];
-    m.push_str(".SH ENVIRONMENT\n");
-    for (k, d) in env {
-        m.push_str(&format!(".TP\n{}\n{}\n", roff(k), roff(&d)));
+        ("NO_COLOR", "set and not empty: no colours (as --color never)"),
+    ] {
+        tp(&mut r, k, d);
     }
-    m.push_str(&format!(
-        ".SH FILES\n.TP\n{}\n{}\n",
-        roff("$XDG_STATE_HOME/fwview/marks (else ~/.local/state/fwview/marks)"),
-        roff("the explorer's marks, kept by file")
-    ));
-    m
+    r.control("SH", ["FILES"]);
+    tp(
+        &mut r,
+        "$XDG_STATE_HOME/fwview/marks (else ~/.local/state/fwview/marks)",
+        "the explorer's marks, kept by file",
+    );
+    r.render()
 }
 
 fn fail(path: &std::path::Path, msg: impl std::fmt::Display) -> ExitCode {
