@@ -66,22 +66,14 @@ pub struct Ctx {
 
 impl Ctx {
     /// The context of a stream an AIE partition carries: its start columns
-    /// and the `hw_gen` of the xclbin's AIE_METADATA, if it has one. Without
-    /// one the partition is taken for an AIE-ML (AIE2) one, the generation
-    /// of the first NPUs, whose xclbins often carry no AIE_METADATA.
+    /// and the `hw_gen` of the xclbin's AIE_METADATA, if it has one (see
+    /// [`aie_regs::Gen::for_partition`] for what is assumed without one).
     pub fn partition(start_columns: &[u16], hw_gen: Option<u64>) -> Ctx {
-        let (regs, from) = match hw_gen {
-            None => (
-                Some(aie_regs::Gen::AieMl),
-                format!(
-                    "{} names (assumed: the xclbin gives no hw_gen)",
-                    aie_regs::Gen::AieMl.name()
-                ),
-            ),
-            Some(v) => match aie_regs::Gen::from_hw_gen(v) {
-                Some(g) => (Some(g), format!("{} names (hw_gen {v})", g.name())),
-                None => (None, format!("none known for hw_gen {v}")),
-            },
+        let regs = aie_regs::Gen::for_partition(hw_gen);
+        let from = match (regs, hw_gen) {
+            (Some(g), None) => format!("{} names (assumed: the xclbin gives no hw_gen)", g.name()),
+            (Some(g), Some(v)) => format!("{} names (hw_gen {v})", g.name()),
+            (None, v) => format!("none known for hw_gen {}", v.unwrap_or_default()),
         };
         Ctx {
             start_columns: start_columns.to_vec(),

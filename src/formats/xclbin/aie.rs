@@ -119,10 +119,8 @@ pub(crate) fn partition(b: &mut Builder<'_>, sec: Sec, hw_gen: Option<u64>) {
     }
     let pdis = pdis_at.map_or(0, |p| p.0);
     // What it configures, for --targets: the generation and the width.
-    let generation = match hw_gen {
-        None => "aie2",
-        Some(v) => crate::formats::cdo::aie_regs::Gen::from_hw_gen(v).map_or("aie", |g| g.short()),
-    };
+    let generation =
+        crate::formats::cdo::aie_regs::Gen::for_partition(hw_gen).map_or("aie", |g| g.short());
     b.fact(
         sec.node,
         Fact::Configures(Configures {

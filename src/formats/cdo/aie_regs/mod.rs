@@ -119,6 +119,16 @@ impl Gen {
         }
     }
 
+    /// The generation of an AIE partition whose xclbin gives `hw_gen` (in
+    /// its AIE_METADATA): without one it is taken for AIE-ML (AIE2), the
+    /// generation of the first NPUs, whose xclbins often carry none.
+    pub fn for_partition(hw_gen: Option<u64>) -> Option<Gen> {
+        match hw_gen {
+            None => Some(Gen::AieMl),
+            Some(v) => Gen::from_hw_gen(v),
+        }
+    }
+
     /// The short name `--targets` lists partitions by.
     pub fn short(self) -> &'static str {
         match self {
