@@ -30,7 +30,7 @@ fn split(area: Rect, file_len: u64, panes: Panes) -> (Rect, Rect, Geometry) {
                 Geometry::fit(file_len, area.width.saturating_sub(2)),
             );
         }
-        Panes::WideHex if area.width >= 40 => {
+        Panes::WideHex if area.width >= 60 => {
             let hex_w = area.width - TREE_NARROW;
             let geo = Geometry::fit(file_len, hex_w.saturating_sub(2));
             let [t, h] = Layout::horizontal([
@@ -57,9 +57,14 @@ fn split(area: Rect, file_len: u64, panes: Panes) -> (Rect, Rect, Geometry) {
             Geometry::fit(file_len, h.width.saturating_sub(2)).min_bpr(geo),
         )
     } else {
+        // Stacked; the hex pane widened takes two thirds of the rows.
+        let tree = if panes == Panes::WideHex { 35 } else { 50 };
         let [t, h] = Layout::default()
             .direction(Direction::Vertical)
-            .constraints([Constraint::Percentage(50), Constraint::Percentage(50)])
+            .constraints([
+                Constraint::Percentage(tree),
+                Constraint::Percentage(100 - tree),
+            ])
             .areas(area);
         (t, h, Geometry::fit(file_len, h.width.saturating_sub(2)))
     }

@@ -1117,4 +1117,9 @@ fn w_widens_the_hex_pane_and_then_shows_it_alone() {
     assert_eq!(app.cursor, 32);
     keys(&mut app, "w");
     assert_eq!(bpr(&mut app, 80, 24), (4, true));
+    // Too narrow to set them side by side (40x10): stacked as before, the
+    // hex pane never narrower than there.
+    let (auto, _) = bpr(&mut app, 40, 10);
+    keys(&mut app, "w");
+    assert_eq!(bpr(&mut app, 40, 10), (auto, true));
 }
