@@ -890,8 +890,9 @@ pub fn find_matches(
                 }
             }
         }
-        Pattern::Nodes { text: t, fold } => {
-            for m in search::find_nodes(tree, t, *fold).0 {
+        Pattern::Nodes { .. } | Pattern::Named(_) => {
+            let found = search::find_pattern_nodes(tree, pat, &never, &mut |_| {});
+            for m in found.map(|f| f.0).unwrap_or_default() {
                 n += 1;
                 let address = text::clean(crate::model::printed_address(&m.path));
                 if m.space == 0 {

@@ -26,6 +26,9 @@ pub enum Pattern {
     Bytes { bytes: Vec<Option<u8>>, fold: bool },
     /// Nodes whose name or value holds the text.
     Nodes { text: String, fold: bool },
+    /// Nodes of this name (see [`find_named`]): what `g` goes to when given
+    /// a name.
+    Named(String),
 }
 
 impl Pattern {
@@ -76,7 +79,7 @@ impl Pattern {
     pub fn len(&self) -> usize {
         match self {
             Pattern::Bytes { bytes, .. } => bytes.len(),
-            Pattern::Nodes { .. } => 0,
+            Pattern::Nodes { .. } | Pattern::Named(_) => 0,
         }
     }
 
@@ -206,12 +209,8 @@ pub fn find_nodes_with(
         text.as_bytes().to_vec()
     };
     let finder = memchr::memmem::Finder::new(&needle);
-    let mut out = Vec::new();
-    let mut seen = 0u64;
-    let mut complete = true;
     let mut val = String::new();
     let mut low: Vec<u8> = Vec::new();
-    let root = tree.root();
     let mut hit = |s: &str| -> bool {
         if fold {
             low.clear();
@@ -221,6 +220,74 @@ pub fn find_nodes_with(
             finder.find(s.as_bytes()).is_some()
         }
     };
+    let mut matches = |n: &crate::model::Node| {
+        hit(&n.name)
+            || n.value.as_ref().is_some_and(|v| {
+                val.clear();
+                let _ = v.write_to(&mut val, Numbers::Natural);
+                hit(&val)
+            })
+    };
+    find_nodes_where(tree, &mut matches, cancel, progress)
+}
+
+/// Finds the nodes named `name`: their name is `name`, or demangles to it
+/// (a C++ function's name with or without its parameters: `ns::f` or
+/// `ns::f(int)`), in tree order, as [`find_nodes_with`] walks.
+pub fn find_named(
+    tree: &mut Tree,
+    name: &str,
+    cancel: &AtomicBool,
+    progress: &mut dyn FnMut(u64),
+) -> (Vec<NodeMatch>, bool) {
+    // A mangled name holds the last identifier of what it demangles to:
+    // the names that do not are not demangled.
+    let last = name
+        .split('(')
+        .next()
+        .unwrap_or(name)
+        .rsplit("::")
+        .next()
+        .unwrap_or(name)
+        .trim();
+    let mut matches = |n: &crate::model::Node| {
+        n.name == name
+            || (!last.is_empty()
+                && n.name.contains(last)
+                && crate::model::demangle::looks_mangled(&n.name)
+                && crate::model::demangle::demangle(&n.name).is_some_and(|d| {
+                    d == name || d.split_once('(').is_some_and(|(f, _)| f == name)
+                }))
+    };
+    find_nodes_where(tree, &mut matches, cancel, progress)
+}
+
+/// The nodes a node pattern finds (None for a byte pattern).
+pub fn find_pattern_nodes(
+    tree: &mut Tree,
+    pat: &Pattern,
+    cancel: &AtomicBool,
+    progress: &mut dyn FnMut(u64),
+) -> Option<(Vec<NodeMatch>, bool)> {
+    match pat {
+        Pattern::Bytes { .. } => None,
+        Pattern::Nodes { text, fold } => Some(find_nodes_with(tree, text, *fold, cancel, progress)),
+        Pattern::Named(name) => Some(find_named(tree, name, cancel, progress)),
+    }
+}
+
+/// The walk of the node searches: every node but the root for which
+/// `matches` holds.
+fn find_nodes_where(
+    tree: &mut Tree,
+    matches: &mut dyn FnMut(&crate::model::Node) -> bool,
+    cancel: &AtomicBool,
+    progress: &mut dyn FnMut(u64),
+) -> (Vec<NodeMatch>, bool) {
+    let mut out = Vec::new();
+    let mut seen = 0u64;
+    let mut complete = true;
+    let root = tree.root();
     let _ = tree.walk(&mut |t, id: NodeId, _depth, enter| {
         if !enter {
             return ControlFlow::Continue(());
@@ -239,15 +306,7 @@ pub fn find_nodes_with(
         let Some(n) = t.node(id) else {
             return ControlFlow::Continue(());
         };
-        let mut matched = hit(&n.name);
-        if !matched {
-            if let Some(v) = &n.value {
-                val.clear();
-                let _ = v.write_to(&mut val, Numbers::Natural);
-                matched = hit(&val);
-            }
-        }
-        if matched {
+        if matches(n) {
             out.push(NodeMatch {
                 space: n.space,
                 offset: n.offset,
@@ -324,7 +383,7 @@ mod tests {
             Pattern::Bytes { bytes, fold } => {
                 find_bytes(&bytes, fold, data, &AtomicBool::new(false), &mut |_| {})
             }
-            Pattern::Nodes { .. } => panic!("not a byte pattern"),
+            Pattern::Nodes { .. } | Pattern::Named(_) => panic!("not a byte pattern"),
         }
     }
 

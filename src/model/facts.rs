@@ -5,6 +5,8 @@
 //! folder scan read them through [`crate::model::Tree::facts`], never by
 //! matching node names or values.
 
+use std::sync::Arc;
+
 use compact_str::CompactString;
 
 use super::Format;
@@ -27,6 +29,20 @@ pub enum Fact {
     /// an FPGA platform an xclbin is built for, an NPU's AIE partition,
     /// an xCORE tile's program. Nothing below holds another image.
     Configures(Configures),
+    /// An executable or shared object maps these virtual addresses to
+    /// these bytes (its loaded sections, else its loadable segments):
+    /// recorded on the image's own node, so that an address can be found
+    /// in the bytes of the image that holds a node.
+    Addresses(Arc<[Mapping]>),
+}
+
+/// `size` bytes at virtual address `addr` are those at `offset` of the
+/// image's byte space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mapping {
+    pub addr: u64,
+    pub size: u64,
+    pub offset: u64,
 }
 
 /// A device the bytes at a node are built for, as `--targets` lists it.
@@ -52,6 +68,8 @@ pub struct Facts {
     pub names_target: Option<CompactString>,
     /// A device these bytes configure or run on.
     pub configures: Option<Configures>,
+    /// Where this image's virtual addresses are, sorted by address.
+    pub addresses: Option<Arc<[Mapping]>>,
 }
 
 /// A container's word on the image it holds: the offload kind (`hip`,
@@ -73,6 +91,23 @@ impl Facts {
             Fact::DeviceCode { target } => self.device_code = Some(target),
             Fact::NamesTarget(t) => self.names_target = Some(t),
             Fact::Configures(c) => self.configures = Some(c),
+            Fact::Addresses(mut m) => {
+                if let Some(ms) = Arc::get_mut(&mut m) {
+                    ms.sort_unstable_by_key(|m| (m.addr, m.size));
+                }
+                self.addresses = Some(m)
+            }
         }
+    }
+
+    /// The offset of virtual address `addr` in the image's byte space,
+    /// where a mapping holds it (the smallest such mapping: sections nest
+    /// inside segments).
+    pub fn offset_of(&self, addr: u64) -> Option<u64> {
+        let map = self.addresses.as_deref()?;
+        map.iter()
+            .filter(|m| addr >= m.addr && addr - m.addr < m.size)
+            .min_by_key(|m| m.size)
+            .and_then(|m| m.offset.checked_add(addr - m.addr))
     }
 }

@@ -415,7 +415,8 @@ impl App {
                 | Command::Edit(_)
                 | Command::Backspace
                 | Command::Submit
-                | Command::ToggleCase,
+                | Command::ToggleCase
+                | Command::Complete,
                 _,
             ) => {}
         }
@@ -480,6 +481,10 @@ impl App {
             Outcome::Stay => {}
             Outcome::Close => self.popup = None,
             Outcome::Do(Effect::ToggleCase) => self.case_sensitive = !self.case_sensitive,
+            Outcome::Do(Effect::Complete(p)) => {
+                let text = self.complete_goto(p.value());
+                self.popup = Some(Popup::Prompt(p.with_text(&text)));
+            }
             Outcome::Do(e) => {
                 self.popup = None;
                 self.apply(e);
@@ -511,6 +516,7 @@ impl App {
             Effect::NotWritten => self.message = Some(("not written".into(), false)),
             Effect::Submit(p) => self.submit(p),
             Effect::ToggleCase => self.case_sensitive = !self.case_sensitive,
+            Effect::Complete(_) => {}
         }
     }
 

@@ -48,6 +48,8 @@ pub enum Command {
     OpenSearch,
     /// Ctrl-t in the search prompt.
     ToggleCase,
+    /// Tab in a prompt: complete what is typed (the goto prompt).
+    Complete,
     NextMatch,
     PrevMatch,
     Follow,

@@ -18,9 +18,6 @@ impl App {
     /// Starts a search for `query` in the prompt's syntax: in the
     /// background when the app has a channel, else at once.
     pub fn start_search(&mut self, query: &str) {
-        if let Some(old) = self.search.as_ref().and_then(|s| s.running.as_ref()) {
-            old.cancel.store(true, Ordering::Relaxed);
-        }
         let pat = match Pattern::parse(query, self.case_sensitive) {
             Ok(p) => p,
             Err(e) => {
@@ -28,6 +25,14 @@ impl App {
                 return;
             }
         };
+        self.start_pattern(query, pat);
+    }
+
+    /// Starts a search for `pat`, shown as `query`.
+    pub fn start_pattern(&mut self, query: &str, pat: Pattern) {
+        if let Some(old) = self.search.as_ref().and_then(|s| s.running.as_ref()) {
+            old.cancel.store(true, Ordering::Relaxed);
+        }
         self.next_search_id += 1;
         let id = self.next_search_id;
         let mut st = SearchState {
@@ -41,6 +46,7 @@ impl App {
             shown: false,
             running: None,
             complete: true,
+            named: matches!(pat, Pattern::Named(_)),
         };
         let src = self.doc.tree.source().clone();
         let name = self.doc.tree.name(self.doc.tree.root()).to_string();
@@ -134,10 +140,29 @@ impl App {
             return;
         };
         if st.count() == 0 {
-            self.message = Some((format!("no match for {}", text::clean(&st.query)), true));
+            let msg = if st.named {
+                format!(
+                    "{}: not an offset, an address or the name of a node",
+                    text::clean(&st.query)
+                )
+            } else {
+                format!("no match for {}", text::clean(&st.query))
+            };
+            self.message = Some((msg, true));
             return;
         }
+        let named = st.named.then(|| (st.count(), st.complete));
         self.next_match(true, true);
+        // More than one node of the name: say so, and how to reach the rest.
+        if let Some((n, complete)) = named {
+            if n > 1 && self.message.is_none() {
+                let more = if complete { "" } else { " or more" };
+                self.message = Some((
+                    format!("{n}{more} nodes of that name: n / N go to the others"),
+                    false,
+                ));
+            }
+        }
     }
 
     /// The address of the first node of the selected node's space (None

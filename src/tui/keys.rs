@@ -59,7 +59,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ),
     (
         "`g`",
-        "go to an offset: `0x1f0`, `496`, `+16`, `-0x10` (relative to the cursor), `K:0x1f0` in byte space K (`0:` the file), as `y` `o` copies them",
+        "go to an offset: `0x1f0`, `496`, `+16`, `-0x10` (relative to the cursor), `K:0x1f0` in byte space K (`0:` the file) as `y` `o` copies them; `v:0x401000` a virtual address of the executable around the selection; a node address as `y` `p` copies it; a symbol or any node by name (`n` goes to the next of that name). `Tab` completes names and addresses",
     ),
     (
         "`/`",
@@ -175,6 +175,7 @@ pub fn map_key(k: KeyEvent, mode: Mode) -> Option<Command> {
             KeyCode::Up => Some(Command::Up),
             KeyCode::Down => Some(Command::Down),
             KeyCode::Char('t') if ctrl => Some(Command::ToggleCase),
+            KeyCode::Tab => Some(Command::Complete),
             KeyCode::Char('p') if ctrl => Some(Command::Up),
             KeyCode::Char('n') if ctrl => Some(Command::Down),
             KeyCode::Left if word => Some(Command::Edit(R::GoToPrevWord)),

@@ -63,6 +63,8 @@ pub struct SearchState {
     pub running: Option<Running>,
     /// False when the search stopped early (cancelled, or too many).
     pub complete: bool,
+    /// A goto by name, not a search typed after `/`.
+    pub named: bool,
 }
 
 impl SearchState {
@@ -111,12 +113,14 @@ pub fn run_search(
 ) -> Found {
     let mut f = Found::default();
     match pat {
-        Pattern::Nodes { text, fold } => {
-            let (nodes, complete) = search::find_nodes_with(tree, text, *fold, cancel, &mut |n| {
+        Pattern::Nodes { .. } | Pattern::Named(_) => {
+            let found = search::find_pattern_nodes(tree, pat, cancel, &mut |n| {
                 progress(Progress::Nodes(n))
             });
-            f.nodes = nodes;
-            f.complete = complete;
+            if let Some((nodes, complete)) = found {
+                f.nodes = nodes;
+                f.complete = complete;
+            }
         }
         Pattern::Bytes { bytes, fold } => {
             let total = tree.data().len() as u64;

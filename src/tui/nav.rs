@@ -326,25 +326,168 @@ impl App {
         Ok(off)
     }
 
-    /// Goes to the offset a goto input names, remembering where the user
-    /// was.
+    /// Goes where a goto input names, remembering where the user was: an
+    /// offset (see [`parse_offset`]), `K:OFFSET` in byte space K,
+    /// `v:ADDRESS` a virtual address of the image holding the selection, a
+    /// node's address as `y p` copies it, or a name (a symbol, a function,
+    /// any node), found in the background like a search (`n` goes to the
+    /// next node of that name).
     pub fn goto(&mut self, input: &str) -> Result<(), String> {
-        // `K:OFFSET`, as `y o` copies offsets in derived spaces: space K.
-        if let Some((k, rest)) = input.trim().split_once(':') {
-            let k: crate::model::SpaceId = k
-                .trim()
-                .parse()
-                .map_err(|_| format!("not an offset: {}", crate::model::text::clean(input)))?;
-            if k != self.space() {
-                return self.goto_space(k, rest);
-            }
-            return self.goto(rest);
+        let t = input.trim();
+        if let Some(a) = t.strip_prefix("v:").or_else(|| t.strip_prefix("V:")) {
+            return self.goto_address(a);
         }
-        let off = self.goto_target(input)?;
-        self.remember();
-        self.set_cursor(off);
-        self.scroll_hex_to(off);
+        // `K:OFFSET`, as `y o` copies offsets in derived spaces: space K.
+        if let Some((k, rest)) = t.split_once(':') {
+            if !k.is_empty() && k.bytes().all(|c| c.is_ascii_digit()) {
+                let k: crate::model::SpaceId = k
+                    .parse()
+                    .map_err(|_| format!("no byte space {}", crate::model::text::clean(k)))?;
+                if k != self.space() {
+                    return self.goto_space(k, rest);
+                }
+                return self.goto(rest);
+            }
+        }
+        // What starts like a number is an offset, or a mistyped one.
+        if t.starts_with(|c: char| c.is_ascii_digit() || c == '+' || c == '-') {
+            let off = self.goto_target(t)?;
+            self.remember();
+            self.set_cursor(off);
+            self.scroll_hex_to(off);
+            return Ok(());
+        }
+        if t.is_empty() {
+            return Err("nothing to go to".into());
+        }
+        if t.contains('/') {
+            if let Some(id) = self.doc.tree.find_path(t) {
+                self.remember();
+                self.select(id, true);
+                return Ok(());
+            }
+        }
+        self.start_pattern(t, crate::search::Pattern::Named(t.to_string()));
         Ok(())
+    }
+
+    /// Completes a goto input: the last segment of a node address from the
+    /// children of the node before it, or a name from the nodes built so
+    /// far. Returns the input made longer by what all candidates share;
+    /// where several remain, the message lists the first of them.
+    pub fn complete_goto(&mut self, input: &str) -> String {
+        const SHOWN: usize = 6;
+        let mut cands: std::collections::BTreeSet<String> = Default::default();
+        let (lead, part) = match input.rsplit_once('/') {
+            Some((dir, part)) => {
+                if let Some(id) = self.doc.tree.find_path(dir) {
+                    for k in self.doc.tree.children(id) {
+                        let seg = self.doc.tree.segment(k);
+                        if seg.starts_with(part) {
+                            cands.insert(seg);
+                        }
+                    }
+                }
+                (format!("{dir}/"), part)
+            }
+            None => {
+                if input.starts_with(|c: char| c.is_ascii_digit() || c == '+' || c == '-')
+                    || input.starts_with("v:")
+                {
+                    self.message = Some(("only names and node addresses complete".into(), false));
+                    return input.to_string();
+                }
+                for id in 0..self.doc.tree.len() as NodeId {
+                    if let Some(n) = self.doc.tree.node(id) {
+                        if n.name.starts_with(input) && id != self.doc.tree.root() {
+                            cands.insert(n.name.to_string());
+                            if cands.len() > 10_000 {
+                                break;
+                            }
+                        }
+                    }
+                }
+                (String::new(), input)
+            }
+        };
+        let Some(first) = cands.first() else {
+            self.message = Some((
+                format!(
+                    "nothing here starts with {}",
+                    crate::model::text::clean(part)
+                ),
+                true,
+            ));
+            return input.to_string();
+        };
+        let mut common = first.len();
+        for c in &cands {
+            common = common.min(
+                first
+                    .char_indices()
+                    .zip(c.chars())
+                    .find(|((_, a), b)| a != b)
+                    .map_or(first.len().min(c.len()), |((i, _), _)| i),
+            );
+        }
+        let shared = first.get(..common).unwrap_or(part);
+        if cands.len() > 1 {
+            let list: Vec<String> = cands
+                .iter()
+                .take(SHOWN)
+                .map(|c| crate::model::text::clean(c).into_owned())
+                .collect();
+            let more = cands.len().saturating_sub(SHOWN);
+            let tail = if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            };
+            self.message = Some((format!("{} {}{tail}", cands.len(), list.join(" ")), false));
+        }
+        format!(
+            "{lead}{}",
+            if shared.len() > part.len() {
+                shared
+            } else {
+                part
+            }
+        )
+    }
+
+    /// Goes to virtual address `input` (hex with or without `0x`) of the
+    /// nearest image around the selection that maps addresses.
+    fn goto_address(&mut self, input: &str) -> Result<(), String> {
+        let s = input.trim().replace('_', "");
+        let digits = s
+            .strip_prefix("0x")
+            .or_else(|| s.strip_prefix("0X"))
+            .unwrap_or(&s);
+        let addr = u64::from_str_radix(digits, 16)
+            .map_err(|_| format!("not an address: {}", crate::model::text::clean(input)))?;
+        let mut mapped = false;
+        for id in self.id_path(self.selected).into_iter().rev() {
+            let Some(f) = self.doc.tree.facts(id) else {
+                continue;
+            };
+            if f.addresses.is_none() {
+                continue;
+            }
+            mapped = true;
+            if let Some(off) = f.offset_of(addr) {
+                self.remember();
+                let at = self.doc.tree.smallest_containing_from(id, off, 1);
+                self.select(at, false);
+                self.cursor = off.min(self.space_len().saturating_sub(1));
+                self.scroll_hex_to(self.cursor);
+                return Ok(());
+            }
+        }
+        Err(if mapped {
+            format!("no section or segment in the file holds v:0x{addr:x}")
+        } else {
+            "no virtual addresses here: select a node of an executable or shared object".into()
+        })
     }
 
     /// Goes to `input` (an offset from the start) in byte space `k`.

@@ -38,7 +38,8 @@ impl PromptKind {
     fn title(&self, case_sensitive: bool) -> String {
         match self {
             PromptKind::Goto => {
-                " Go to offset: 0x hex, decimal, +N/-N relative, K:0x… in space K ".into()
+                " Go to: 0x offset, K:0x… in space K, v:address, a name or path (Tab completes) "
+                    .into()
             }
             PromptKind::Search => format!(
                 " Search: text, x:hex ?? bytes, n:node names [{}, Ctrl-t toggles] ",
@@ -147,7 +148,7 @@ pub enum Popup {
 }
 
 /// What a popup asks the app to do; every effect but
-/// [`Effect::ToggleCase`] closes the popup first.
+/// [`Effect::ToggleCase`] and [`Effect::Complete`] closes the popup first.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Effect {
     /// Copy what the letter names.
@@ -163,6 +164,8 @@ pub enum Effect {
     Submit(Prompt),
     /// Ctrl-t in the search prompt.
     ToggleCase,
+    /// Tab in the goto prompt: complete the name or path typed.
+    Complete(Prompt),
 }
 
 /// The answer of a popup to a key.
@@ -242,6 +245,9 @@ impl Popup {
                     Command::Up => p.recall(true),
                     Command::Down => p.recall(false),
                     Command::ToggleCase => return Outcome::Do(Effect::ToggleCase),
+                    Command::Complete if p.kind == PromptKind::Goto => {
+                        return Outcome::Do(Effect::Complete(p.clone()))
+                    }
                     Command::Submit => return Outcome::Do(Effect::Submit(p.clone())),
                     _ => {}
                 }

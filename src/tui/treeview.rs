@@ -1,5 +1,5 @@
 //! The structure pane: the opened part of the tree as tui-tree-widget items,
-//! each row `name value [offset+size]`, long values cut to the pane's width;
+//! each row `name [offset+size] value` as `--tree` prints it, long values cut to the pane's width;
 //! an instruction's row is its address, bytes and text in columns.
 
 use ratatui::layout::Rect;
@@ -75,7 +75,10 @@ fn row(app: &App, id: NodeId, depth: usize, width: usize) -> Line<'static> {
         ));
         return Line::from(spans);
     }
+    // In the order `--tree` prints a node: name, range, value.
     spans.push(Span::styled(name.clone(), name_style));
+    spans.push(Span::raw(" "));
+    spans.push(Span::styled(range, theme::dim()));
     if let Some(v) = &n.value {
         let room = avail.saturating_sub(used);
         if room >= 4 {
@@ -86,8 +89,6 @@ fn row(app: &App, id: NodeId, depth: usize, width: usize) -> Line<'static> {
             ));
         }
     }
-    spans.push(Span::raw(" "));
-    spans.push(Span::styled(range, theme::dim()));
     Line::from(spans)
 }
 

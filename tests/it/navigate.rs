@@ -548,3 +548,139 @@ fn the_match_count_clears_on_the_next_move() {
     assert!(s.contains("search wrapped: back at the first match"), "{s}");
     assert!(s.contains("match 1 of 2"), "{s}");
 }
+
+/// The file offset of virtual address `addr` of an executable, as the
+/// object crate maps it through the sections.
+fn file_offset_of(exe: &[u8], addr: u64) -> Option<u64> {
+    use object::{Object, ObjectSection};
+    let f = object::File::parse(exe).ok()?;
+    f.sections().find_map(|s| {
+        let (off, size) = s.file_range()?;
+        (addr >= s.address() && addr - s.address() < size).then(|| off + (addr - s.address()))
+    })
+}
+
+/// `g` takes more than offsets: a virtual address (`v:`), a node address
+/// as `y p` copies it, a name (mangled or as it demangles), and Tab
+/// completes a node address.
+#[test]
+fn goto_takes_a_virtual_address_a_name_and_a_node_address() {
+    use std::process::Command;
+    if !super::common::tool("g++") || !super::common::tool("nm") {
+        return;
+    }
+    let dir = super::common::scratch();
+    let src = dir.path().join("p.cc");
+    std::fs::write(
+        &src,
+        "int counter;\n\
+         namespace ns { int bar(int x) { counter += x; return x * 3; } }\n\
+         int main(int c, char**) { return ns::bar(c); }\n",
+    )
+    .unwrap();
+    let exe = dir.path().join("p");
+    let ok = Command::new("g++")
+        .args(["-O1", "-o"])
+        .arg(&exe)
+        .arg(&src)
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let nm = Command::new("nm").arg(&exe).output().unwrap();
+    let nm = String::from_utf8_lossy(&nm.stdout).to_string();
+    let addr_of = |sym: &str| -> u64 {
+        let line = nm
+            .lines()
+            .find(|l| l.split_whitespace().last() == Some(sym))
+            .unwrap_or_else(|| panic!("{sym} not in nm's list:\n{nm}"));
+        u64::from_str_radix(line.split_whitespace().next().unwrap(), 16).unwrap()
+    };
+    let bytes = std::fs::read(&exe).unwrap();
+    let bar = addr_of("_ZN2ns3barEi");
+    let want = file_offset_of(&bytes, bar).expect("bar in a section");
+
+    let tree = fwview::formats::build_tree(Arc::new(Source::open(&exe).unwrap()), "p");
+    let mut app = App::new(tree, "p");
+    draw(&mut app);
+    // A virtual address: the cursor on the function's first byte.
+    typ(&mut app, &format!("gv:0x{bar:x}"));
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.cursor, want, "{:?}", app.message);
+    // An address in .bss has no bytes in the file: said, not moved.
+    typ(&mut app, &format!("gv:{:x}", addr_of("counter")));
+    key(&mut app, KeyCode::Enter);
+    let m = app.message.clone().unwrap_or_default().0;
+    assert!(m.contains("no section or segment"), "{m}");
+    assert_eq!(app.cursor, want);
+    // Names: as the symbol table has it, and as it demangles.
+    for (typed, node) in [
+        ("main", "main"),
+        ("ns::bar", "_ZN2ns3barEi"),
+        ("ns::bar(int)", "_ZN2ns3barEi"),
+        ("_ZN2ns3barEi", "_ZN2ns3barEi"),
+    ] {
+        typ(&mut app, "g0");
+        key(&mut app, KeyCode::Enter);
+        typ(&mut app, &format!("g{typed}"));
+        key(&mut app, KeyCode::Enter);
+        assert_eq!(name(&app), node, "g{typed}: {:?}", app.message);
+    }
+    typ(&mut app, "gno_such_symbol");
+    key(&mut app, KeyCode::Enter);
+    let m = app.message.clone().unwrap_or_default().0;
+    assert!(m.contains("not an offset, an address or the name"), "{m}");
+    // A node address, as `y p` copies it, finds that very node.
+    let target = app.doc.tree.path_string(app.selected);
+    typ(&mut app, "g0");
+    key(&mut app, KeyCode::Enter);
+    assert_ne!(app.doc.tree.path_string(app.selected), target);
+    typ(&mut app, &format!("g{target}"));
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.doc.tree.path_string(app.selected), target);
+    // Tab completes the last segment of an address, and lists the
+    // candidates where several remain.
+    typ(&mut app, "gheader/e_ty");
+    key(&mut app, KeyCode::Tab);
+    let value = |app: &App| match &app.popup {
+        Some(Popup::Prompt(p)) => p.value().to_string(),
+        other => panic!("no prompt: {other:?}"),
+    };
+    assert_eq!(value(&app), "header/e_type");
+    key(&mut app, KeyCode::Esc);
+    typ(&mut app, "gheader/e_sh");
+    key(&mut app, KeyCode::Tab);
+    assert_eq!(value(&app), "header/e_sh");
+    let m = app.message.clone().unwrap_or_default().0;
+    assert!(
+        m.starts_with("4 e_shentsize e_shnum e_shoff e_shstrndx"),
+        "{m}"
+    );
+    key(&mut app, KeyCode::Esc);
+}
+
+/// A relocatable object has no addresses yet: `g v:` says so.
+#[test]
+fn goto_an_address_in_an_object_says_there_are_none() {
+    use std::process::Command;
+    if !super::common::tool("gcc") {
+        return;
+    }
+    let dir = super::common::scratch();
+    let src = dir.path().join("o.c");
+    std::fs::write(&src, "int f(int x) { return x + 1; }\n").unwrap();
+    let obj = dir.path().join("o.o");
+    let ok = Command::new("gcc")
+        .args(["-c", "-o"])
+        .arg(&obj)
+        .arg(&src)
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let tree = fwview::formats::build_tree(Arc::new(Source::open(&obj).unwrap()), "o.o");
+    let mut app = App::new(tree, "o.o");
+    draw(&mut app);
+    typ(&mut app, "gv:0x0");
+    key(&mut app, KeyCode::Enter);
+    let m = app.message.clone().unwrap_or_default().0;
+    assert!(m.contains("no virtual addresses here"), "{m}");
+}

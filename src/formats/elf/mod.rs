@@ -32,7 +32,13 @@ pub(crate) use symbols::{read_sym, relocatable, sym_bytes, Sym};
 
 use std::sync::Arc;
 
-use crate::model::{named, num, read_uint, text, Builder, Endian, Fields, NodeId, Raw, Value};
+use crate::model::facts::Mapping;
+use crate::model::{
+    named, num, read_uint, text, Builder, Endian, Fact, Fields, NodeId, Raw, Value,
+};
+
+/// `e_type` of a relocatable object.
+const ET_REL: u16 = 1;
 
 pub use constants::{EM_AMDGPU, EM_CUDA, EM_INTELGT, EM_XCORE, SHT_LLVM_OFFLOADING};
 
@@ -391,6 +397,20 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64, hooks: &'s
         .collect();
     let phdrs = read_segments(b, &elf, &h);
     build_map(&mut elf, &phdrs);
+    // A relocatable object's sections all start at address 0: it has no
+    // addresses to go to yet.
+    if h.etype != ET_REL && !elf.map.is_empty() {
+        let map = elf
+            .map
+            .iter()
+            .map(|&(addr, size, offset)| Mapping {
+                addr,
+                size,
+                offset: elf.abs(offset),
+            })
+            .collect();
+        b.fact(parent, Fact::Addresses(map));
+    }
     if let Some(a) = elf.addr_to_abs(h.entry) {
         if h.entry != 0 {
             b.link(h.entry_node, a, 1);
