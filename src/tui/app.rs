@@ -103,6 +103,8 @@ pub struct App {
     pub pending: Option<Pending>,
     pub case_sensitive: bool,
     pub search: Option<SearchState>,
+    /// The tree's filter (`F`), if one is in force.
+    pub filter: Option<super::filter::Filter>,
     pub(super) next_search_id: u64,
     pub back: Vec<Location>,
     pub forward: Vec<Location>,
@@ -157,6 +159,7 @@ impl App {
             pending: None,
             case_sensitive: true,
             search: None,
+            filter: None,
             next_search_id: 0,
             back: Vec::new(),
             forward: Vec::new(),
@@ -192,6 +195,7 @@ impl App {
         self.forward.clear();
         self.marks.clear();
         self.reloaded = None;
+        self.filter = None;
         if let Some(st) = self.search.take() {
             if let Some(r) = st.running {
                 r.cancel.store(true, Ordering::Relaxed);
@@ -329,6 +333,7 @@ impl App {
                 self.reloaded = None;
                 self.message = Some(("reload marks cleared".into(), false))
             }
+            (Command::Escape, _) if self.filter.is_some() => self.clear_filter(),
             (Command::Escape, _) => {
                 self.message = Some(("nothing to close (q quits)".into(), false))
             }
@@ -379,6 +384,8 @@ impl App {
             }
             (Command::SwapEndian, _) => self.inspector_big_first = !self.inspector_big_first,
             (Command::CollapseAll, _) => self.collapse_all(),
+            (Command::OpenSubtree, _) => self.open_subtree(self.selected),
+            (Command::OpenFilter, _) => self.open_prompt(PromptKind::Filter),
             (Command::NextSibling, _) => self.sibling(1),
             (Command::PrevSibling, _) => self.sibling(-1),
             (Command::Toggle, _) => self.toggle(),
@@ -554,6 +561,7 @@ impl App {
                 }
             }
             PromptKind::Search => self.start_search(&value),
+            PromptKind::Filter => self.start_filter(&value),
             PromptKind::SaveAs => {
                 let path = value.trim();
                 if path.is_empty() {

@@ -73,6 +73,10 @@ pub enum Command {
     CycleNumbers,
     /// `z`: close every node but the root.
     CollapseAll,
+    /// `*`: open the selected node and all below it.
+    OpenSubtree,
+    /// `F`: the filter prompt.
+    OpenFilter,
 }
 
 /// A key that waits for a letter.

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use super::app::App;
-use super::matches::{run_search, Progress, Running, SearchState};
+use super::matches::{run_search, Progress, Purpose, Running, SearchState};
 use super::message::Message;
 use crate::model::space::FILE;
 use crate::model::text;
@@ -25,11 +25,11 @@ impl App {
                 return;
             }
         };
-        self.start_pattern(query, pat);
+        self.start_pattern(query, pat, Purpose::Search);
     }
 
-    /// Starts a search for `pat`, shown as `query`.
-    pub fn start_pattern(&mut self, query: &str, pat: Pattern) {
+    /// Starts a search for `pat`, shown as `query`, for `purpose`.
+    pub fn start_pattern(&mut self, query: &str, pat: Pattern, purpose: Purpose) {
         if let Some(old) = self.search.as_ref().and_then(|s| s.running.as_ref()) {
             old.cancel.store(true, Ordering::Relaxed);
         }
@@ -46,7 +46,7 @@ impl App {
             shown: false,
             running: None,
             complete: true,
-            named: matches!(pat, Pattern::Named(_)),
+            purpose,
         };
         let src = self.doc.tree.source().clone();
         let name = self.doc.tree.name(self.doc.tree.root()).to_string();
@@ -140,7 +140,7 @@ impl App {
             return;
         };
         if st.count() == 0 {
-            let msg = if st.named {
+            let msg = if st.purpose == Purpose::Goto {
                 format!(
                     "{}: not an offset, an address or the name of a node",
                     text::clean(&st.query)
@@ -151,7 +151,13 @@ impl App {
             self.message = Some((msg, true));
             return;
         }
-        let named = st.named.then(|| (st.count(), st.complete));
+        if st.purpose == Purpose::Filter {
+            let (query, nodes, complete) = (st.query.clone(), st.nodes.clone(), st.complete);
+            self.search = None;
+            self.filter_from(&query, &nodes, complete);
+            return;
+        }
+        let named = (st.purpose == Purpose::Goto).then(|| (st.count(), st.complete));
         self.next_match(true, true);
         // More than one node of the name: say so, and how to reach the rest.
         if let Some((n, complete)) = named {

@@ -50,6 +50,14 @@ pub const KEYS: &[(&str, &str)] = &[
         "close every node but the root (nodes opened only to show the cursor close again by themselves when it leaves them)",
     ),
     (
+        "`*`",
+        "open the node and everything below it (up to 20,000 nodes; deeper ones stay closed)",
+    ),
+    (
+        "`F`",
+        "filter the tree: only nodes whose name or value holds a text (as `/` `n:` finds them, in the background), or `!error`, `!warning`, `!info`: nodes holding such diagnostics; the nodes above them show too, every child of a match shows; `Esc` clears it",
+    ),
+    (
         "`Tab`",
         "switch focus between the tree and the hex pane",
     ),
@@ -135,7 +143,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ),
     (
         "`Esc`",
-        "cancel a running search or write, close a popup or the inspector (it never quits: `q` does)",
+        "cancel a running search or write, close a popup or the inspector, clear the filter (it never quits: `q` does)",
     ),
     (
         "mouse",
@@ -253,6 +261,8 @@ pub fn map_key(k: KeyEvent, mode: Mode) -> Option<Command> {
         KeyCode::Char('x') => Command::OpenSave,
         KeyCode::Char('#') => Command::CycleNumbers,
         KeyCode::Char('z') => Command::CollapseAll,
+        KeyCode::Char('*') => Command::OpenSubtree,
+        KeyCode::Char('F') => Command::OpenFilter,
         _ => return None,
     })
 }

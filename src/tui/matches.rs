@@ -63,8 +63,16 @@ pub struct SearchState {
     pub running: Option<Running>,
     /// False when the search stopped early (cancelled, or too many).
     pub complete: bool,
-    /// A goto by name, not a search typed after `/`.
-    pub named: bool,
+    /// What the search is for.
+    pub purpose: Purpose,
+}
+
+/// What a search runs for: `/`, a goto by name, or a filter of the tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Purpose {
+    Search,
+    Goto,
+    Filter,
 }
 
 impl SearchState {

@@ -8,6 +8,7 @@ pub mod coderow;
 pub mod columns;
 pub mod command;
 pub mod document;
+pub mod filter;
 pub mod find;
 pub mod hex;
 mod history;

@@ -40,7 +40,7 @@ impl App {
         while let Some(id) = stack.pop() {
             out.push(id);
             if self.opened.contains(&id) {
-                stack.extend(self.doc.tree.built_children(id).iter().rev());
+                stack.extend(self.shown_children(id).iter().rev());
             }
         }
         out
@@ -59,6 +59,7 @@ impl App {
     /// close again once the selection leaves them. With `move_cursor` the
     /// hex cursor goes to the node's first byte.
     pub fn select(&mut self, id: NodeId, move_cursor: bool) {
+        self.filter_keep(id);
         let p = self.id_path(id);
         let stale: Vec<NodeId> = self
             .auto_opened
@@ -142,7 +143,7 @@ impl App {
         let Some(parent) = self.doc.tree.node(self.selected).and_then(|n| n.parent) else {
             return;
         };
-        let kids = self.doc.tree.built_children(parent);
+        let kids = self.shown_children(parent);
         let Some(i) = kids.iter().position(|&k| k == self.selected) else {
             return;
         };
@@ -174,7 +175,7 @@ impl App {
         }
         if !self.opened.contains(&id) {
             self.open_pinned(id);
-        } else if let Some(&first) = self.doc.tree.built_children(id).first() {
+        } else if let Some(&first) = self.shown_children(id).first() {
             self.select(first, true);
         }
     }
@@ -367,7 +368,11 @@ impl App {
                 return Ok(());
             }
         }
-        self.start_pattern(t, crate::search::Pattern::Named(t.to_string()));
+        self.start_pattern(
+            t,
+            crate::search::Pattern::Named(t.to_string()),
+            super::matches::Purpose::Goto,
+        );
         Ok(())
     }
 

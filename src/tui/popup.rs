@@ -18,6 +18,8 @@ use crate::model::text;
 pub enum PromptKind {
     Goto,
     Search,
+    /// What the tree shows (`F`).
+    Filter,
     /// Where to write the selected node's bytes.
     SaveAs,
     /// The file exists: answer y to overwrite it.
@@ -30,6 +32,7 @@ impl PromptKind {
         match self {
             PromptKind::Goto => "goto",
             PromptKind::Search => "search",
+            PromptKind::Filter => "filter",
             PromptKind::SaveAs => "save",
             PromptKind::Overwrite(_) => "overwrite",
         }
@@ -49,6 +52,9 @@ impl PromptKind {
                     "any case"
                 }
             ),
+            PromptKind::Filter => {
+                " Filter the tree: text in names or values, !error, !warning, !info ".into()
+            }
             PromptKind::SaveAs => " Write the node's bytes to file: ".into(),
             PromptKind::Overwrite(p) => format!(" {p} exists. Overwrite it? y/n "),
         }

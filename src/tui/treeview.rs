@@ -96,11 +96,9 @@ fn item(app: &App, id: NodeId, depth: usize, width: usize) -> TreeItem<'static, 
     let text = row(app, id, depth, width);
     if app.opened.contains(&id) {
         let kids: Vec<_> = app
-            .doc
-            .tree
-            .built_children(id)
-            .iter()
-            .map(|&k| item(app, k, depth + 1, width))
+            .shown_children(id)
+            .into_iter()
+            .map(|k| item(app, k, depth + 1, width))
             .collect();
         TreeItem::new(id, text.clone(), kids).unwrap_or_else(|_| TreeItem::new_leaf(id, text))
     } else if app.doc.tree.has_children(id) {
@@ -116,7 +114,14 @@ pub fn render(app: &mut App, frame: &mut Frame<'_>, area: Rect) {
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(theme::border(focused))
-        .title(" Structure ");
+        .title(match &app.filter {
+            Some(f) => format!(
+                " Structure, filter {} ({}) ",
+                super::columns::truncate(&text::clean(&f.query), 24),
+                f.matched.len()
+            ),
+            None => " Structure ".into(),
+        });
     let width = block.inner(area).width as usize;
     let items = vec![item(app, app.doc.tree.root(), 0, width)];
     let Ok(widget) = TreeWidget::new(&items) else {

@@ -684,3 +684,76 @@ fn goto_an_address_in_an_object_says_there_are_none() {
     let m = app.message.clone().unwrap_or_default().0;
     assert!(m.contains("no virtual addresses here"), "{m}");
 }
+
+fn shown_names(app: &App) -> Vec<String> {
+    app.visible()
+        .into_iter()
+        .map(|id| app.doc.tree.name(id).to_string())
+        .collect()
+}
+
+/// `F` shows only the nodes that match and those above them; `Esc` gives
+/// the tree back as it was; `!error` keeps the nodes holding errors.
+#[test]
+fn the_filter_shows_matches_with_their_ancestors_and_esc_clears_it() {
+    let mut app = app_of(bytes(1000));
+    draw(&mut app);
+    let all = shown_names(&app);
+    assert_eq!(all, ["toy.bin", "header", "table", "blob"]);
+    typ(&mut app, "Fscale");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(shown_names(&app), ["toy.bin", "table", "[1] scale"]);
+    assert_eq!(name(&app), "[1] scale");
+    let s = screen(&mut app);
+    assert!(s.contains("Structure, filter scale (1)"), "{s}");
+    // Moving stays among what is shown.
+    key(&mut app, KeyCode::Up);
+    assert_eq!(name(&app), "table");
+    key(&mut app, KeyCode::Esc);
+    assert!(app.filter.is_none());
+    assert_eq!(shown_names(&app), all, "the tree as before the filter");
+    // Diagnostics: the error at 60 is in blob; the warning at 40 in table.
+    typ(&mut app, "F!error");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(shown_names(&app), ["toy.bin", "blob"]);
+    typ(&mut app, "F!warning");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(
+        shown_names(&app),
+        ["toy.bin", "table", "[1] scale", "blob"],
+        "{:?}",
+        app.message
+    );
+    key(&mut app, KeyCode::Esc);
+    // Nothing matches: said, and the tree stays whole.
+    typ(&mut app, "Fqqqzzz");
+    key(&mut app, KeyCode::Enter);
+    assert!(app.filter.is_none());
+    let m = app.message.clone().unwrap_or_default().0;
+    assert!(m.contains("qqqzzz"), "{m}");
+    let shown = shown_names(&app);
+    assert!(all.iter().all(|n| shown.contains(n)), "{shown:?}");
+}
+
+/// `*` opens a node and everything below it.
+#[test]
+fn star_opens_the_whole_subtree() {
+    let mut app = app_of(bytes(1000));
+    draw(&mut app);
+    key(&mut app, KeyCode::Char('*'));
+    assert_eq!(
+        shown_names(&app),
+        [
+            "toy.bin",
+            "header",
+            "magic",
+            "count",
+            "table",
+            "[0] vadd",
+            "[1] scale",
+            "blob"
+        ]
+    );
+    let m = app.message.clone().unwrap_or_default().0;
+    assert!(m.starts_with("opened all"), "{m}");
+}
