@@ -103,6 +103,9 @@ pub struct App {
     pub pending: Option<Pending>,
     pub case_sensitive: bool,
     pub search: Option<SearchState>,
+    /// Where a range of bytes being chosen (`v`) starts: its byte space
+    /// and offset; the cursor is its other end.
+    pub visual: Option<(crate::model::SpaceId, u64)>,
     /// The tree's filter (`F`), if one is in force.
     pub filter: Option<super::filter::Filter>,
     pub(super) next_search_id: u64,
@@ -160,6 +163,7 @@ impl App {
             case_sensitive: true,
             search: None,
             filter: None,
+            visual: None,
             next_search_id: 0,
             back: Vec::new(),
             forward: Vec::new(),
@@ -196,6 +200,7 @@ impl App {
         self.marks.clear();
         self.reloaded = None;
         self.filter = None;
+        self.visual = None;
         if let Some(st) = self.search.take() {
             if let Some(r) = st.running {
                 r.cancel.store(true, Ordering::Relaxed);
@@ -325,6 +330,7 @@ impl App {
                 }
             }
             (Command::Quit | Command::Interrupt, _) => self.quit_now(),
+            (Command::Escape, _) if self.visual.is_some() => self.toggle_visual(),
             (Command::Escape, _) if self.inspector => {
                 self.inspector = false;
                 self.message = Some(("inspector closed (i opens it)".into(), false))
@@ -385,6 +391,7 @@ impl App {
             (Command::SwapEndian, _) => self.inspector_big_first = !self.inspector_big_first,
             (Command::CollapseAll, _) => self.collapse_all(),
             (Command::OpenSubtree, _) => self.open_subtree(self.selected),
+            (Command::Visual, _) => self.toggle_visual(),
             (Command::OpenFilter, _) => self.open_prompt(PromptKind::Filter),
             (Command::NextSibling, _) => self.sibling(1),
             (Command::PrevSibling, _) => self.sibling(-1),

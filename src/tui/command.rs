@@ -77,6 +77,8 @@ pub enum Command {
     OpenSubtree,
     /// `F`: the filter prompt.
     OpenFilter,
+    /// `v`: start or end choosing a range of bytes.
+    Visual,
 }
 
 /// A key that waits for a letter.

@@ -137,6 +137,10 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect, geo: Geometry) {
         .into_iter()
         .map(|(s, e)| (s, e, theme::MATCH_BG))
         .collect();
+    // A range being chosen (v) over everything but the matches.
+    if let Some((s, e)) = app.visual_range() {
+        shades.push((s, e, theme::VISUAL_BG));
+    }
     shades.extend(self::shades(app));
     // Bytes a warning or an error is about, where nothing else shades them.
     shades.extend(

@@ -54,6 +54,10 @@ pub const KEYS: &[(&str, &str)] = &[
         "open the node and everything below it (up to 20,000 nodes; deeper ones stay closed)",
     ),
     (
+        "`v`",
+        "choose a range of bytes: from the cursor to wherever it moves next (shaded in the hex pane, its size on the status bar); `y` `b` copies it and `x` writes it instead of the node's bytes; `v` or `Esc` ends it",
+    ),
+    (
         "`F`",
         "filter the tree: only nodes whose name or value holds a text (as `/` `n:` finds them, in the background), or `!error`, `!warning`, `!info`: nodes holding such diagnostics; the nodes above them show too, every child of a match shows; `Esc` clears it",
     ),
@@ -263,6 +267,7 @@ pub fn map_key(k: KeyEvent, mode: Mode) -> Option<Command> {
         KeyCode::Char('z') => Command::CollapseAll,
         KeyCode::Char('*') => Command::OpenSubtree,
         KeyCode::Char('F') => Command::OpenFilter,
+        KeyCode::Char('v') => Command::Visual,
         _ => return None,
     })
 }

@@ -26,6 +26,7 @@ pub mod terminal;
 pub mod theme;
 pub mod treeview;
 pub mod ui;
+mod visual;
 pub mod write;
 
 use std::io::{self, IsTerminal};

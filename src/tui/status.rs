@@ -136,6 +136,15 @@ pub fn render_status(app: &App, frame: &mut Frame<'_>, area: Rect) {
         Some((m, false)) => vec![Span::styled(format!(" {m} "), theme::key()), Span::raw(" ")],
         None => Vec::new(),
     };
+    if let Some((s, e)) = app.visual_range() {
+        spans.insert(
+            0,
+            Span::styled(
+                format!(" range 0x{s:x}..0x{e:x} ({}) ", bytes(e - s)),
+                theme::key(),
+            ),
+        );
+    }
     if let Some(p) = &app.pending {
         let hint = match p {
             Pending::SetMark => " m: press a letter to set a mark (Esc cancels) ",

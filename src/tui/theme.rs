@@ -87,6 +87,7 @@ pub fn shade(bg: Color) -> Style {
         SELECTED_BG => Style::new().add_modifier(Modifier::UNDERLINED),
         MATCH_BG => Style::new().add_modifier(Modifier::BOLD | Modifier::ITALIC),
         DIAG_BG => Style::new().add_modifier(Modifier::ITALIC),
+        VISUAL_BG => Style::new().add_modifier(Modifier::REVERSED),
         _ => Style::new(),
     }
 }
@@ -113,6 +114,8 @@ pub const ANCESTOR_BG: [Color; 3] = [
 ];
 /// Background of search matches.
 pub const MATCH_BG: Color = Color::Indexed(94);
+/// Background of a range being chosen (`v`).
+pub const VISUAL_BG: Color = Color::Indexed(30);
 /// Background of bytes with a diagnostic.
 pub const DIAG_BG: Color = Color::Indexed(52);
 

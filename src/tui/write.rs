@@ -132,7 +132,13 @@ impl App {
                 }
             },
             'b' => {
-                let all = self.doc.tree.node_bytes(self.selected);
+                let (space, s, e) = self.chosen_bytes();
+                let data = self.doc.tree.space_bytes(space);
+                let all = usize::try_from(s)
+                    .ok()
+                    .zip(usize::try_from(e).ok())
+                    .and_then(|(s, e)| data.get(s..e))
+                    .unwrap_or_default();
                 let b = all
                     .get(..all.len().min(MAX_COPY as usize))
                     .unwrap_or_default();
@@ -169,7 +175,11 @@ impl App {
     /// `force`; without it the user is asked.
     /// What the `x` prompt offers: the selected node's name as a file name.
     pub(super) fn suggested_file_name(&self) -> String {
-        file_name_for(self.doc.tree.name(self.selected))
+        let name = self.doc.tree.name(self.selected);
+        match self.visual_range() {
+            Some((s, e)) => file_name_for(&format!("{name}_0x{s:x}-0x{e:x}")),
+            None => file_name_for(name),
+        }
     }
 
     pub(super) fn save(&mut self, path: &str, force: bool) {
@@ -177,24 +187,20 @@ impl App {
             self.message = Some(("a write is already running (Esc cancels it)".into(), true));
             return;
         }
-        let Some(n) = self.doc.tree.node(self.selected) else {
-            return;
-        };
+        let (space, from, to) = self.chosen_bytes();
         let held = match self
             .doc
             .tree
             .spaces()
-            .get(n.space as usize)
+            .get(space as usize)
             .and_then(|s| s.bytes.clone())
         {
             Some(b) => Held::Space(b),
             None => Held::File(self.doc.tree.source().clone()),
         };
         let all = held.bytes();
-        let start = usize::try_from(n.offset)
-            .unwrap_or(usize::MAX)
-            .min(all.len());
-        let end = usize::try_from(n.end())
+        let start = usize::try_from(from).unwrap_or(usize::MAX).min(all.len());
+        let end = usize::try_from(to)
             .unwrap_or(usize::MAX)
             .min(all.len())
             .max(start);

@@ -757,3 +757,43 @@ fn star_opens_the_whole_subtree() {
     let m = app.message.clone().unwrap_or_default().0;
     assert!(m.starts_with("opened all"), "{m}");
 }
+
+/// `v` chooses a range from the cursor; `y b` copies it and `x` writes
+/// it instead of the node's bytes; `Esc` ends it.
+#[test]
+fn a_chosen_range_is_copied_and_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("range.bin");
+    let mut app = app_of(bytes(1000));
+    draw(&mut app);
+    key(&mut app, KeyCode::Tab); // the hex pane
+    typ(&mut app, "lv"); // from 1
+    typ(&mut app, "lllll"); // to 6, both included
+    assert_eq!(app.visual_range(), Some((1, 7)));
+    let s = screen(&mut app);
+    assert!(s.contains("range 0x1..0x7 (6 bytes)"), "{s}");
+    typ(&mut app, "yb");
+    assert_eq!(app.clipboard.take().as_deref(), Some("57 56 31 02 00 00"));
+    typ(&mut app, "x");
+    match &app.popup {
+        Some(Popup::Prompt(p)) => assert!(p.value().contains("0x1-0x7"), "{}", p.value()),
+        other => panic!("no prompt: {other:?}"),
+    }
+    press(&mut app, KeyCode::Char('u'), KeyModifiers::CONTROL);
+    typ(&mut app, out.to_str().unwrap());
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(std::fs::read(&out).unwrap(), &bytes(1000)[1..7]);
+    // Backwards from the start works the same; Esc ends the range.
+    typ(&mut app, "hhh");
+    assert_eq!(app.visual_range(), Some((1, 4)));
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(app.visual_range(), None);
+    typ(&mut app, "yb");
+    let node = app.doc.tree.node_bytes(app.selected).len();
+    let copied = app.clipboard.take().unwrap_or_default();
+    assert_eq!(
+        copied.split(' ').count(),
+        node.min(65536),
+        "the node's bytes again"
+    );
+}
