@@ -106,6 +106,10 @@ pub struct App {
     /// Where a range of bytes being chosen (`v`) starts: its byte space
     /// and offset; the cursor is its other end.
     pub visual: Option<(crate::model::SpaceId, u64)>,
+    /// The strings of the file (`s`), once asked for.
+    pub strings: Option<super::overview::Strings>,
+    /// The file's blocks measured (`o`), once asked for.
+    pub overview: Option<super::overview::Overview>,
     /// The tree's filter (`F`), if one is in force.
     pub filter: Option<super::filter::Filter>,
     pub(super) next_search_id: u64,
@@ -163,6 +167,8 @@ impl App {
             case_sensitive: true,
             search: None,
             filter: None,
+            strings: None,
+            overview: None,
             visual: None,
             next_search_id: 0,
             back: Vec::new(),
@@ -201,6 +207,15 @@ impl App {
         self.reloaded = None;
         self.filter = None;
         self.visual = None;
+        for c in [
+            self.strings.take().and_then(|s| s.running),
+            self.overview.take().and_then(|o| o.running),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            c.store(true, Ordering::Relaxed);
+        }
         if let Some(st) = self.search.take() {
             if let Some(r) = st.running {
                 r.cancel.store(true, Ordering::Relaxed);
@@ -209,7 +224,12 @@ impl App {
         // Lists of the old tree's marks and diagnostics close.
         if matches!(
             self.popup,
-            Some(Popup::Marks { .. } | Popup::Diagnostics { .. })
+            Some(
+                Popup::Marks { .. }
+                    | Popup::Diagnostics { .. }
+                    | Popup::Strings { .. }
+                    | Popup::Overview { .. }
+            )
         ) {
             self.popup = None;
         }
@@ -392,6 +412,8 @@ impl App {
             (Command::CollapseAll, _) => self.collapse_all(),
             (Command::OpenSubtree, _) => self.open_subtree(self.selected),
             (Command::Visual, _) => self.toggle_visual(),
+            (Command::ListStrings, _) => self.open_strings(),
+            (Command::OpenOverview, _) => self.open_overview(),
             (Command::OpenFilter, _) => self.open_prompt(PromptKind::Filter),
             (Command::NextSibling, _) => self.sibling(1),
             (Command::PrevSibling, _) => self.sibling(-1),
@@ -486,6 +508,8 @@ impl App {
         let list_len = match &self.popup {
             Some(Popup::Marks { .. }) => self.marks.len(),
             Some(Popup::Diagnostics { .. }) => self.doc.tree.diagnostics().len(),
+            Some(Popup::Strings { .. }) => self.overview_rows(true),
+            Some(Popup::Overview { .. }) => self.overview_rows(false),
             _ => 0,
         };
         let Some(popup) = self.popup.as_mut() else {
@@ -526,6 +550,8 @@ impl App {
                     self.message = Some((format!("{}: {}", d.severity.as_str(), d.message), true));
                 }
             }
+            Effect::JumpString(i) => self.jump_string(i),
+            Effect::JumpBlock(i) => self.jump_block(i),
             Effect::Overwrite(path) => self.save(&path, true),
             Effect::NotWritten => self.message = Some(("not written".into(), false)),
             Effect::Submit(p) => self.submit(p),

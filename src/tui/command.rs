@@ -79,6 +79,10 @@ pub enum Command {
     OpenFilter,
     /// `v`: start or end choosing a range of bytes.
     Visual,
+    /// `s`: the strings of the file.
+    ListStrings,
+    /// `o`: the blocks of the file, their entropy.
+    OpenOverview,
 }
 
 /// A key that waits for a letter.

@@ -97,6 +97,13 @@ impl App {
                 result,
                 cancelled,
             } => return self.write_done(id, result, cancelled),
+            Message::StringsProgress { id, done } => return self.strings_progress(id, done),
+            Message::StringsDone {
+                id,
+                groups,
+                complete,
+            } => return self.strings_done(id, groups, complete),
+            Message::OverviewDone { id, blocks } => return self.overview_done(id, blocks),
             _ => {}
         }
         let Some(st) = self.search.as_mut() else {

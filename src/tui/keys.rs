@@ -54,6 +54,14 @@ pub const KEYS: &[(&str, &str)] = &[
         "open the node and everything below it (up to 20,000 nodes; deeper ones stay closed)",
     ),
     (
+        "`s`",
+        "the strings of the file and of every derived byte space, as `strings -a -n 4` finds them (printable ASCII and tab, 4 or more), found in the background, at most 1,000,000 (Enter jumps)",
+    ),
+    (
+        "`o`",
+        "overview of the file in up to 512 blocks: each one's entropy as a bar and what it looks like (zeros, text, compressed or encrypted), measured in the background (Enter jumps)",
+    ),
+    (
         "`v`",
         "choose a range of bytes: from the cursor to wherever it moves next (shaded in the hex pane, its size on the status bar); `y` `b` copies it and `x` writes it instead of the node's bytes; `v` or `Esc` ends it",
     ),
@@ -268,6 +276,8 @@ pub fn map_key(k: KeyEvent, mode: Mode) -> Option<Command> {
         KeyCode::Char('*') => Command::OpenSubtree,
         KeyCode::Char('F') => Command::OpenFilter,
         KeyCode::Char('v') => Command::Visual,
+        KeyCode::Char('s') => Command::ListStrings,
+        KeyCode::Char('o') => Command::OpenOverview,
         _ => return None,
     })
 }

@@ -31,6 +31,19 @@ pub enum Message {
         result: Result<(), String>,
         cancelled: bool,
     },
+    StringsProgress {
+        id: u64,
+        done: u64,
+    },
+    StringsDone {
+        id: u64,
+        groups: Vec<super::overview::StrGroup>,
+        complete: bool,
+    },
+    OverviewDone {
+        id: u64,
+        blocks: Vec<crate::scan::Block>,
+    },
 }
 
 /// A write running in the background.

@@ -18,6 +18,7 @@ pub mod marks;
 pub mod matches;
 pub mod message;
 mod nav;
+pub mod overview;
 pub mod popup;
 pub mod reload;
 pub mod sidebyside;

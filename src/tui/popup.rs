@@ -146,6 +146,14 @@ pub enum Popup {
     },
     /// What `y` copies: a letter picks.
     Copy,
+    /// The strings of the file (`s`).
+    Strings {
+        selected: usize,
+    },
+    /// The blocks of the file (`o`).
+    Overview {
+        selected: usize,
+    },
     /// The selected node in full, as (label, text) rows.
     Node {
         rows: Vec<(&'static str, String)>,
@@ -163,6 +171,10 @@ pub enum Effect {
     JumpMark(usize),
     /// Jump to the i-th diagnostic.
     JumpDiagnostic(usize),
+    /// Jump to the i-th string.
+    JumpString(usize),
+    /// Jump to the i-th block of the overview.
+    JumpBlock(usize),
     /// Write the selected node's bytes over this file.
     Overwrite(String),
     NotWritten,
@@ -207,7 +219,10 @@ impl Popup {
                 Command::Input(c) => Outcome::Do(Effect::Copy(c)),
                 _ => Outcome::Close,
             },
-            Popup::Marks { selected } | Popup::Diagnostics { selected } => {
+            Popup::Marks { selected }
+            | Popup::Diagnostics { selected }
+            | Popup::Strings { selected }
+            | Popup::Overview { selected } => {
                 let last = list_len.saturating_sub(1);
                 match cmd {
                     Command::Escape | Command::Quit => return Outcome::Close,
@@ -219,10 +234,14 @@ impl Popup {
                     Command::End => *selected = last,
                     Command::Activate | Command::Submit => {
                         let i = *selected;
-                        return Outcome::Do(if matches!(self, Popup::Marks { .. }) {
-                            Effect::JumpMark(i)
-                        } else {
-                            Effect::JumpDiagnostic(i)
+                        if i >= list_len {
+                            return Outcome::Stay;
+                        }
+                        return Outcome::Do(match self {
+                            Popup::Marks { .. } => Effect::JumpMark(i),
+                            Popup::Strings { .. } => Effect::JumpString(i),
+                            Popup::Overview { .. } => Effect::JumpBlock(i),
+                            _ => Effect::JumpDiagnostic(i),
                         });
                     }
                     _ => {}
@@ -349,6 +368,40 @@ pub fn render_list(
         title,
         rows.into_iter().map(Text::from).collect(),
         selected,
+    );
+}
+
+/// Draws a list popup of `total` one-line rows, of which only those on
+/// screen are made (`row(i, width)`), a page at a time around `selected`.
+pub fn render_window(
+    frame: &mut Frame<'_>,
+    title: String,
+    total: usize,
+    selected: usize,
+    row: &dyn Fn(usize, usize) -> Line<'static>,
+) {
+    let area = frame.area();
+    let w = area.width.saturating_sub(4).clamp(30.min(area.width), 110);
+    let h = (total.max(1) as u16).min(area.height.saturating_sub(4).max(1)) + 2;
+    let r = centered(area, w, h);
+    frame.render_widget(Clear, r);
+    if total == 0 {
+        frame.render_widget(Paragraph::new(" (none)").block(block(title)), r);
+        return;
+    }
+    let page = usize::from(r.height.saturating_sub(2)).max(1);
+    let top = selected - selected % page;
+    let inner_w = usize::from(r.width.saturating_sub(2));
+    let items: Vec<ListItem<'_>> = (top..total.min(top + page))
+        .map(|i| ListItem::new(row(i, inner_w)))
+        .collect();
+    let mut st = ListState::default().with_selected(Some(selected - top));
+    frame.render_stateful_widget(
+        List::new(items)
+            .block(block(title))
+            .highlight_style(theme::tree_selected(true)),
+        r,
+        &mut st,
     );
 }
 
@@ -501,7 +554,10 @@ pub fn render(popup: &Popup, case_sensitive: bool, frame: &mut Frame<'_>) {
                 " Node (Esc closes, ↑ ↓ scroll) ",
             );
         }
-        Popup::Marks { .. } | Popup::Diagnostics { .. } => {}
+        Popup::Marks { .. }
+        | Popup::Diagnostics { .. }
+        | Popup::Strings { .. }
+        | Popup::Overview { .. } => {}
     }
 }
 

@@ -200,6 +200,8 @@ pub fn render(app: &mut App, frame: &mut Frame<'_>) {
                 *selected,
             );
         }
+        Some(Popup::Strings { selected }) => super::overview::render_strings(app, frame, *selected),
+        Some(Popup::Overview { selected }) => super::overview::render_blocks(app, frame, *selected),
         Some(p) => popup::render(p, app.case_sensitive, frame),
         None => {}
     }

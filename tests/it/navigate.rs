@@ -797,3 +797,109 @@ fn a_chosen_range_is_copied_and_written() {
         "the node's bytes again"
     );
 }
+
+/// `s` lists the file's strings as `strings -a -n 4` does, and those of
+/// derived byte spaces; Enter goes to one.
+#[test]
+fn the_strings_list_is_what_strings_finds() {
+    use std::process::Command;
+    if !super::common::tool("strings") || !super::common::tool("gcc") {
+        return;
+    }
+    // An object whose debug sections are compressed: their inflated bytes
+    // are byte spaces of their own.
+    let dir = super::common::scratch();
+    let src = dir.path().join("s.c");
+    std::fs::write(
+        &src,
+        "const char *greeting = \"hello from a string\";\nint answer(void) { return 42; }\n",
+    )
+    .unwrap();
+    let file = dir.path().join("s.o");
+    let ok = Command::new("gcc")
+        .args(["-g", "-gz=zlib", "-c", "-o"])
+        .arg(&file)
+        .arg(&src)
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let out = Command::new("strings")
+        .args(["-a", "-n", "4", "-t", "x"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let want: Vec<(u64, String)> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| {
+            let l = l.trim_start();
+            let (off, text) = l.split_once(' ').unwrap();
+            (u64::from_str_radix(off, 16).unwrap(), text.to_string())
+        })
+        .collect();
+    assert!(!want.is_empty());
+    let tree = fwview::formats::build_tree(Arc::new(Source::open(&file).unwrap()), "b");
+    let mut app = App::new(tree, "b");
+    draw(&mut app);
+    typ(&mut app, "s");
+    let s = app.strings.as_ref().expect("strings found");
+    let file_group = &s.groups[0];
+    let got: Vec<(u64, String)> = (0..file_group.hits.len())
+        .map(|i| {
+            let (_, off, text) = app.string_text(i).unwrap();
+            (off, text)
+        })
+        .collect();
+    assert_eq!(got, want);
+    // The compressed bundle's inflated bytes have strings of their own.
+    assert!(s.groups.len() > 1, "no strings in a derived space");
+    let first_derived = file_group.hits.len();
+    let (root, off, text) = app.string_text(first_derived).unwrap();
+    assert!(root.is_some());
+    // Enter on it goes into that space, at the string.
+    for _ in 0..first_derived {
+        key(&mut app, KeyCode::Down);
+    }
+    key(&mut app, KeyCode::Enter);
+    assert!(app.popup.is_none());
+    assert_ne!(app.space(), 0);
+    assert_eq!(app.cursor, off);
+    let data = app.space_data();
+    assert_eq!(
+        &data[off as usize..off as usize + text.len()],
+        text.as_bytes()
+    );
+}
+
+/// `o` measures blocks: zeros, random bytes and text are told apart, and
+/// Enter goes to a block.
+#[test]
+fn the_overview_tells_zeros_random_bytes_and_text_apart() {
+    let mut v = vec![0u8; 64 * 1024];
+    let mut random = vec![0u8; 64 * 1024];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut random))
+        .unwrap();
+    v.extend(&random);
+    v.extend(b"The quick brown fox jumps over the lazy dog.\n".repeat(1500));
+    let mut app = app_of(v);
+    draw(&mut app);
+    typ(&mut app, "o");
+    let blocks = app.overview.as_ref().unwrap().blocks.clone().unwrap();
+    let kind_at = |off: u64| {
+        blocks
+            .iter()
+            .find(|b| b.offset <= off && off < b.offset + b.size)
+            .unwrap()
+            .kind()
+    };
+    use fwview::scan::Kind;
+    assert_eq!(kind_at(0), Kind::Zeros);
+    assert_eq!(kind_at(64 * 1024 + 4096), Kind::Random);
+    assert_eq!(kind_at(160 * 1024), Kind::Text);
+    let s = screen(&mut app);
+    assert!(s.contains("0.00  zeros") && !s.contains("-0.00"), "{s}");
+    // The third block: Enter goes to its first byte.
+    typ(&mut app, "jj");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.cursor, blocks[2].offset);
+}
