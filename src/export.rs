@@ -597,6 +597,14 @@ impl Sink for JsonSink {
             }
             None => buf.extend_from_slice(b"null, \"raw\": null"),
         }
+        // Where `f` goes in the explorer: a range of the file.
+        if let Some(l) = t.link(id) {
+            buf.extend_from_slice(b", \"link\": {\"space\": 0, \"offset\": ");
+            push_u64(buf, l.offset);
+            buf.extend_from_slice(b", \"size\": ");
+            push_u64(buf, l.size);
+            buf.push(b'}');
+        }
         buf.extend_from_slice(b", \"children\": [");
     }
     fn leave(&mut self, _: &Tree, _: NodeId, _: usize, buf: &mut Vec<u8>) {

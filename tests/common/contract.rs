@@ -1,6 +1,6 @@
 //! The JSON contract, checked from the bytes fwview wrote:
 //! `{"path","size","format","root":NODE,"spaces":[SPACE],"diagnostics":[{"severity","space","offset","size","message"}]}`,
-//! NODE = `{"name","offset","size","space","value": string|null,"raw": integer|null,"children":[...]}`,
+//! NODE = `{"name","offset","size","space","value": string|null,"raw": integer|null,["link": {"space","offset","size"},]"children":[...]}`,
 //! SPACE = `{"id","name","size","from": null|{"space","offset","size","method"}}`,
 //! the root covering the file in space 0, every child's range inside its
 //! parent's where both are in one space, a child in another space the root
@@ -463,7 +463,7 @@ mod stream {
             self.st.depth = self.st.depth.max(self.depth);
             let (mut name, mut offset, mut size, mut value, mut kids) =
                 (None, None, None, None, None);
-            let (mut space, mut raw) = (None, None);
+            let (mut space, mut raw, mut link) = (None, None, None);
             while let Some(k) = m.next_key::<String>()? {
                 match k.as_str() {
                     "name" if name.is_none() => name = Some(m.next_value::<String>()?),
@@ -475,6 +475,11 @@ mod stream {
                     }
                     "raw" if raw.is_none() => {
                         raw = Some(m.next_value_seed(RawSeed)?);
+                    }
+                    "link" if link.is_none() => {
+                        let l: serde_json::Value = m.next_value()?;
+                        super::check_link(&l).map_err(err)?;
+                        link = Some(());
                     }
                     "children" if kids.is_none() => {
                         kids = Some(m.next_value_seed(Kids {
@@ -685,14 +690,24 @@ pub fn check_value(doc: &Value, file_size: u64) -> Result<Stats, String> {
     Ok(st)
 }
 
+/// A node's `link`: `{"space", "offset", "size"}`, integers.
+fn check_link(l: &Value) -> Result<(), String> {
+    keys_are(l, &["space", "offset", "size"], "a link")?;
+    for k in ["space", "offset", "size"] {
+        u64_of(l, k, "a link")?;
+    }
+    Ok(())
+}
+
 fn check_node(n: &Value, what: &str) -> Result<(), String> {
-    keys_are(
-        n,
-        &[
-            "name", "offset", "size", "space", "value", "raw", "children",
-        ],
-        what,
-    )?;
+    let mut keys = vec![
+        "name", "offset", "size", "space", "value", "raw", "children",
+    ];
+    if let Some(l) = n.get("link") {
+        keys.push("link");
+        check_link(l).map_err(|e| format!("{what}: {e}"))?;
+    }
+    keys_are(n, &keys, what)?;
     str_of(n, "name", what)?;
     u64_of(n, "offset", what)?;
     u64_of(n, "size", what)?;

@@ -1681,3 +1681,41 @@ fn integer_fields_keep_their_raw_value_in_json() {
         assert!(seen > 10, "{}: {seen}", f.display());
     }
 }
+
+/// `--json` gives each node's link: the entry point's field points at the
+/// entry's bytes, as the object crate finds them.
+#[test]
+fn json_links_point_where_the_fields_say() {
+    use object::{Object, ObjectSection};
+    let exe = std::env::current_exe().unwrap();
+    let data = std::fs::read(&exe).unwrap();
+    let obj = object::File::parse(&*data).unwrap();
+    let entry = obj.entry();
+    let want = obj
+        .sections()
+        .find_map(|s| {
+            let (off, size) = s.file_range()?;
+            (entry >= s.address() && entry - s.address() < size).then(|| off + entry - s.address())
+        })
+        .expect("the entry is in a section");
+    let doc = common::json::json_of(&exe);
+    let header = doc["root"]["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["name"] == "header")
+        .unwrap();
+    let e_entry = header["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["name"] == "e_entry")
+        .unwrap();
+    assert_eq!(e_entry["link"]["offset"].as_u64(), Some(want), "{e_entry}");
+    assert_eq!(e_entry["link"]["space"].as_u64(), Some(0));
+    // Nodes without a link have no key.
+    assert!(header.get("link").is_none());
+    // The contract holds with links in it.
+    let n = common::contract::check_value(&doc, data.len() as u64).unwrap();
+    assert!(n.nodes > 0);
+}
