@@ -38,11 +38,11 @@ fn goto_help_and_quit_in_a_real_terminal() {
     assert_eq!(t.var("#{alternate_on}"), "1");
 
     t.keys(&["g"]);
-    t.wait("the goto prompt", |s| s.contains("Go to offset"));
+    t.wait("the goto prompt", |s| s.contains("Go to: 0x offset"));
     t.text("0x1c8");
     t.keys(&["Enter"]);
     let s = t.wait("the cursor at 0x1c8", |s| s.contains("0x1c8 / 0xe4d"));
-    assert!(!s.contains("Go to offset"));
+    assert!(!s.contains("Go to: 0x offset"));
     assert!(
         s.contains("000001c0"),
         "the hex pane shows the row of 0x1c8:\n{s}"
@@ -157,7 +157,7 @@ fn hash_cycles_numbers_between_natural_hex_and_decimal() {
     };
     // The section count, 3: --json gives it as raw 3.
     let s = t.wait("the first frame", |s| s.contains("m_uniqueId"));
-    assert!(s.contains("sections 3 entries [0x1c8+0x78]"), "{s}");
+    assert!(s.contains("sections [0x1c8+0x78] 3 entries"), "{s}");
     assert!(!s.contains("#hex") && !s.contains("#decimal"), "{s}");
     for _ in 0..7 {
         t.keys(&["j"]);
@@ -167,7 +167,7 @@ fn hash_cycles_numbers_between_natural_hex_and_decimal() {
     });
     t.keys(&["#"]);
     let s = t.wait("hex numbers", |s| s.contains("#hex"));
-    assert!(s.contains("sections 0x3 entries [0x1c8+0x78]"), "{s}");
+    assert!(s.contains("sections [0x1c8+0x78] 0x3 entries"), "{s}");
     assert!(
         s.contains("sections  0x3 entries  120 bytes  [0x1c8..0x240)"),
         "the details line:\n{s}"
@@ -175,10 +175,10 @@ fn hash_cycles_numbers_between_natural_hex_and_decimal() {
     assert!(s.contains("numbers shown hex"), "{s}");
     t.keys(&["#"]);
     let s = t.wait("decimal numbers", |s| s.contains("#decimal"));
-    assert!(s.contains("sections 3 entries [0x1c8+0x78]"), "{s}");
+    assert!(s.contains("sections [0x1c8+0x78] 3 entries"), "{s}");
     t.keys(&["#"]);
     let s = t.wait("natural numbers", |s| s.contains("numbers shown natural"));
-    assert!(s.contains("sections 3 entries [0x1c8+0x78]"), "{s}");
+    assert!(s.contains("sections [0x1c8+0x78] 3 entries"), "{s}");
     assert!(!s.contains("#hex") && !s.contains("#decimal"), "{s}");
     t.keys(&["q"]);
 }
@@ -288,7 +288,7 @@ fn no_color_and_the_color_flag() {
 /// Goes to 0x1c8 of the sample and sets mark a there.
 fn mark_a_at_0x1c8(t: &Tmux) {
     t.keys(&["g"]);
-    t.wait("the goto prompt", |s| s.contains("Go to offset"));
+    t.wait("the goto prompt", |s| s.contains("Go to: 0x offset"));
     t.text("0x1c8");
     t.keys(&["Enter"]);
     t.wait("the cursor at 0x1c8", |s| s.contains("0x1c8 / 0xe4d"));
@@ -350,7 +350,7 @@ fn a_file_named_in_bytes_that_are_not_utf8_opens_reloads_and_keeps_marks() {
     assert!(s.contains("reloaded: ~"), "{s}");
     assert!(!s.contains("reload failed"), "{s}");
     t.keys(&["g"]);
-    t.wait("the goto prompt", |s| s.contains("Go to offset"));
+    t.wait("the goto prompt", |s| s.contains("Go to: 0x offset"));
     t.text("0x10");
     t.keys(&["Enter"]);
     t.wait("the cursor at 0x10", |s| s.contains("0x10 / 0xe4d"));
@@ -399,7 +399,7 @@ fn a_file_on_standard_input_opens_with_keys_from_the_terminal() {
     let s = t.wait("the first frame", |s| {
         s.contains("Structure") && s.contains("Hex")
     });
-    assert!(s.contains("stdin xclbin"), "{s}");
+    assert!(s.contains("stdin [0x0+0xe4d] xclbin"), "{s}");
     t.keys(&["j", "j"]);
     t.wait("the cursor to move", |s| s.contains("0x8 / 0xe4d"));
     t.keys(&["q"]);

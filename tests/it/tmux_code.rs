@@ -121,7 +121,7 @@ fn a_functions_instructions_are_rows_in_sync_with_the_hex_pane() {
     // Go to the third instruction's first byte: its row is selected.
     let third = &insns[2];
     t.keys(&["g"]);
-    t.wait("the goto prompt", |s| s.contains("Go to offset"));
+    t.wait("the goto prompt", |s| s.contains("Go to: 0x offset"));
     t.text(&format!("0x{:x}", base + third.addr));
     t.keys(&["Enter"]);
     let row = |i: &Insn| format!("0x{:08x}  ", i.addr);
@@ -385,7 +385,7 @@ fn a_line_row_follows_to_its_instruction_and_rows_show_their_source_line() {
     };
     t.wait("the first frame", |s| s.contains("Structure"));
     t.keys(&["g"]);
-    t.wait("the goto prompt", |s| s.contains("Go to offset"));
+    t.wait("the goto prompt", |s| s.contains("Go to: 0x offset"));
     t.text(&format!("0x{at:x}"));
     t.keys(&["Enter"]);
     let s = t.wait("the row", |s| {
