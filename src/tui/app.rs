@@ -106,6 +106,8 @@ pub struct App {
     /// Where a range of bytes being chosen (`v`) starts: its byte space
     /// and offset; the cursor is its other end.
     pub visual: Option<(crate::model::SpaceId, u64)>,
+    /// The open file is no longer at its path (deleted or moved away).
+    pub gone: bool,
     /// The strings of the file (`s`), once asked for.
     pub strings: Option<super::overview::Strings>,
     /// The file's blocks measured (`o`), once asked for.
@@ -167,6 +169,7 @@ impl App {
             case_sensitive: true,
             search: None,
             filter: None,
+            gone: false,
             strings: None,
             overview: None,
             visual: None,

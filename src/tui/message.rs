@@ -22,6 +22,8 @@ pub enum Message {
     },
     /// The open file was rewritten and has settled.
     FileChanged,
+    /// The open file is no longer at its path.
+    FileGone,
     WriteProgress {
         id: u64,
         done: u64,

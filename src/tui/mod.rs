@@ -69,6 +69,7 @@ fn dispatch(app: &mut App, msg: Message) {
     match msg {
         Message::Input(ev) => handle_event(app, ev),
         Message::FileChanged => reload::apply(app),
+        Message::FileGone => reload::gone(app),
         other => app.on_message(other),
     }
 }

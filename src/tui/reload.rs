@@ -38,14 +38,25 @@ fn stamp(path: &Path) -> Option<Stamp> {
 }
 
 /// Watches `path` until the receiver goes away, sending
-/// [`Message::FileChanged`] once each change has settled.
+/// [`Message::FileChanged`] once each change has settled, and
+/// [`Message::FileGone`] once the file has been missing for two looks.
 pub fn watch(path: PathBuf, tx: Sender<Message>) {
     thread::spawn(move || {
         let mut loaded = stamp(&path);
         let mut seen = loaded;
+        let mut gone = false;
         loop {
             thread::sleep(POLL);
             let now = stamp(&path);
+            if now.is_none() && seen.is_none() && !gone {
+                gone = true;
+                if tx.send(Message::FileGone).is_err() {
+                    break;
+                }
+            }
+            if now.is_some() {
+                gone = false;
+            }
             // Missing (between unlink and rename) or still moving: wait.
             if now.is_none() || now != seen {
                 seen = now;
@@ -61,6 +72,16 @@ pub fn watch(path: PathBuf, tx: Sender<Message>) {
     });
 }
 
+/// Says, for as long as it lasts, that the file is gone: what is shown is
+/// the copy still mapped.
+pub fn gone(app: &mut App) {
+    app.gone = true;
+    app.message = Some((
+        "the file was deleted or moved away: what is shown is the copy still open".into(),
+        true,
+    ));
+}
+
 /// Parses the file again and swaps the new document into the app.
 pub fn apply(app: &mut App) {
     let doc = match Document::open(&app.doc.path, app.rebuild, app.doc.tree.options()) {
@@ -71,6 +92,7 @@ pub fn apply(app: &mut App) {
         }
     };
     let c = app.swap_document(doc);
+    app.gone = false;
     app.message = Some((
         if c.is_empty() {
             "reloaded: no change".to_string()

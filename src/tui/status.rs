@@ -205,6 +205,12 @@ pub fn render_status(app: &App, frame: &mut Frame<'_>, area: Rect) {
             theme::key(),
         ));
     }
+    if app.gone {
+        spans.push(Span::styled(
+            "  file deleted: showing the copy open",
+            theme::error(),
+        ));
+    }
     #[cfg(unix)]
     if crate::guard::file_changed() {
         spans.push(Span::styled(

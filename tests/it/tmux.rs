@@ -407,3 +407,23 @@ fn a_file_on_standard_input_opens_with_keys_from_the_terminal() {
     let status = std::fs::read_to_string(&status_file).unwrap_or_default();
     assert_eq!(status.trim(), "0", "exit status; screen:\n{}", t.screen());
 }
+
+/// Deleting the open file is said on the status bar, and stays said; the
+/// copy still open goes on working.
+#[test]
+fn deleting_the_open_file_is_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("victim.xclbin");
+    std::fs::copy(sample(), &file).unwrap();
+    let cmd = format!("{} {}", env!("CARGO_BIN_EXE_fwview"), file.display());
+    let Some(t) = Tmux::start(&cmd, 80, 24) else {
+        return;
+    };
+    t.wait("the first frame", |s| s.contains("0x0 / 0xe4d"));
+    std::fs::remove_file(&file).unwrap();
+    t.wait("the notice", |s| s.contains("the file was deleted"));
+    t.keys(&["j", "j"]);
+    let s = t.wait("the cursor to move", |s| s.contains("0x8 / 0xe4d"));
+    assert!(s.contains("file deleted"), "{s}");
+    t.keys(&["q"]);
+}
