@@ -523,6 +523,14 @@ impl Sink for TextSink {
             }
             clean_tail(buf, at);
         }
+        // Where the node points (the explorer's `f`): ` -> [0x…+0x…]`.
+        if let Some(l) = t.link(id) {
+            buf.extend_from_slice(b" -> [");
+            push_hex(buf, l.offset);
+            buf.push(b'+');
+            push_hex(buf, l.size);
+            buf.push(b']');
+        }
         buf.push(b'\n');
     }
     fn leave(&mut self, _: &Tree, _: NodeId, _: usize, _: &mut Vec<u8>) {}
