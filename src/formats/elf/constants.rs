@@ -6,11 +6,7 @@ use crate::model::Value;
 
 pub const EM_386: u16 = 3;
 pub const EM_MIPS: u16 = 8;
-pub const EM_PPC: u16 = 20;
-pub const EM_PPC64: u16 = 21;
-pub const EM_S390: u16 = 22;
 pub const EM_ARM: u16 = 40;
-pub const EM_SPARCV9: u16 = 43;
 pub const EM_X86_64: u16 = 62;
 pub const EM_AARCH64: u16 = 183;
 pub const EM_CUDA: u16 = 190;
@@ -18,9 +14,6 @@ pub const EM_XCORE: u16 = 203;
 pub const EM_INTELGT: u16 = 205;
 pub const EM_AMDGPU: u16 = 224;
 pub const EM_RISCV: u16 = 243;
-pub const EM_BPF: u16 = 247;
-pub const EM_LOONGARCH: u16 = 258;
-pub const EM_HEXAGON: u16 = 164;
 
 pub fn class(v: u8) -> Option<&'static str> {
     Some(match v {
@@ -567,24 +560,7 @@ fn core_note(t: u32) -> Option<&'static str> {
     })
 }
 
-/// The name of relocation type `t` on `machine`.
+/// The name of relocation type `t` on `machine`, as llvm-readelf names it.
 pub fn reloc(machine: u16, t: u32) -> Option<&'static str> {
-    let table = match machine {
-        EM_X86_64 => reloc_names::X86_64,
-        EM_386 => reloc_names::I386,
-        EM_AARCH64 => reloc_names::AARCH64,
-        EM_ARM => reloc_names::ARM,
-        EM_AMDGPU => reloc_names::AMDGPU,
-        EM_RISCV => reloc_names::RISCV,
-        EM_PPC64 => reloc_names::PPC64,
-        EM_PPC => reloc_names::PPC,
-        EM_MIPS => reloc_names::MIPS,
-        EM_LOONGARCH => reloc_names::LOONGARCH,
-        EM_S390 => reloc_names::S390,
-        EM_SPARCV9 | 2 | 18 => reloc_names::SPARC,
-        EM_BPF => reloc_names::BPF,
-        EM_HEXAGON => reloc_names::HEXAGON,
-        _ => return None,
-    };
-    reloc_names::lookup(table, t)
+    reloc_names::lookup(super::reloc_tables::for_machine(machine)?, t)
 }

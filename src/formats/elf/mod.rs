@@ -16,6 +16,7 @@ mod hash;
 mod notes;
 mod placed;
 mod reloc_names;
+mod reloc_tables;
 mod relocations;
 mod strings;
 mod symbolize;
