@@ -188,6 +188,10 @@ pub const SHT_NOTE: u32 = 7;
 pub const SHT_NOBITS: u32 = 8;
 pub const SHT_REL: u32 = 9;
 pub const SHT_DYNSYM: u32 = 11;
+pub const SHT_RELR: u32 = 19;
+/// LLVM's compact relocations.
+pub const SHT_CREL: u32 = 0x4000_0014;
+pub const SHT_ANDROID_RELR: u32 = 0x6fff_ff00;
 pub const SHT_INIT_ARRAY: u32 = 14;
 pub const SHT_FINI_ARRAY: u32 = 15;
 pub const SHT_PREINIT_ARRAY: u32 = 16;
@@ -222,6 +226,7 @@ pub fn shtype(v: u32, machine: u16) -> Option<&'static str> {
         17 => "SHT_GROUP",
         18 => "SHT_SYMTAB_SHNDX",
         19 => "SHT_RELR",
+        0x4000_0014 => "SHT_CREL",
         0x6000_0001 => "SHT_ANDROID_REL",
         0x6000_0002 => "SHT_ANDROID_RELA",
         0x6fff_4c00 => "SHT_LLVM_ODRTAB",
