@@ -129,26 +129,6 @@ pub fn eflags(v: u32, machine: u16, abi: u8) -> Value {
                 parts.push(format!("generic version {gv}"));
             }
         }
-        EM_RISCV => {
-            if v & 1 != 0 {
-                parts.push("RVC".into());
-            }
-            parts.push(
-                match (v >> 1) & 3 {
-                    0 => "soft-float ABI",
-                    1 => "single-float ABI",
-                    2 => "double-float ABI",
-                    _ => "quad-float ABI",
-                }
-                .into(),
-            );
-            if v & 8 != 0 {
-                parts.push("RVE".into());
-            }
-            if v & 0x10 != 0 {
-                parts.push("TSO".into());
-            }
-        }
         EM_ARM => {
             let eabi = v >> 24;
             if eabi != 0 {
@@ -167,7 +147,11 @@ pub fn eflags(v: u32, machine: u16, abi: u8) -> Value {
             let sm = if abi >= 8 { (v >> 8) & 0xff } else { v & 0xff };
             parts.push(format!("sm_{sm}"));
         }
-        _ => {}
+        m => {
+            if let Some(set) = FLAG_SETS.iter().find(|f| f.machines.contains(&m)) {
+                parts.extend(set.names(v).map(str::to_string));
+            }
+        }
     }
     if parts.is_empty() {
         crate::model::num(v.into())
@@ -178,6 +162,166 @@ pub fn eflags(v: u32, machine: u16, abi: u8) -> Value {
         }
     }
 }
+
+/// The `e_flags` names of some machines, as llvm-readelf's header lists
+/// them: a flag whose bits are all set is named, except that under one of
+/// `masks` the bits the mask covers must equal the flag's (an enumerated
+/// field, such as MIPS's architecture); a flag of value 0 is never named.
+struct FlagSet {
+    machines: &'static [u16],
+    flags: &'static [(u32, &'static str)],
+    masks: &'static [u32],
+}
+
+impl FlagSet {
+    fn names(&self, v: u32) -> impl Iterator<Item = &'static str> + '_ {
+        self.flags.iter().filter_map(move |&(f, name)| {
+            if f == 0 {
+                return None;
+            }
+            let mask = self.masks.iter().copied().find(|&m| f & m != 0);
+            let on = match mask {
+                Some(m) => v & m == f,
+                None => v & f == f,
+            };
+            on.then_some(name)
+        })
+    }
+}
+
+const FLAG_SETS: &[FlagSet] = &[
+    FlagSet {
+        machines: &[EM_MIPS],
+        flags: &[
+            (0x1, "noreorder"),
+            (0x2, "pic"),
+            (0x4, "cpic"),
+            (0x20, "abi2"),
+            (0x100, "32bitmode"),
+            (0x200, "fp64"),
+            (0x400, "nan2008"),
+            (0x1000, "o32"),
+            (0x2000, "o64"),
+            (0x3000, "eabi32"),
+            (0x4000, "eabi64"),
+            (0x81_0000, "3900"),
+            (0x82_0000, "4010"),
+            (0x83_0000, "4100"),
+            (0x85_0000, "4650"),
+            (0x87_0000, "4120"),
+            (0x88_0000, "4111"),
+            (0x8a_0000, "sb1"),
+            (0x8b_0000, "octeon"),
+            (0x8c_0000, "xlr"),
+            (0x8d_0000, "octeon2"),
+            (0x8e_0000, "octeon3"),
+            (0x91_0000, "5400"),
+            (0x92_0000, "5900"),
+            (0x98_0000, "5500"),
+            (0x99_0000, "9000"),
+            (0xa0_0000, "loongson-2e"),
+            (0xa1_0000, "loongson-2f"),
+            (0xa2_0000, "loongson-3a"),
+            (0x200_0000, "micromips"),
+            (0x400_0000, "mips16"),
+            (0x800_0000, "mdmx"),
+            (0x1000_0000, "mips2"),
+            (0x2000_0000, "mips3"),
+            (0x3000_0000, "mips4"),
+            (0x4000_0000, "mips5"),
+            (0x5000_0000, "mips32"),
+            (0x6000_0000, "mips64"),
+            (0x7000_0000, "mips32r2"),
+            (0x8000_0000, "mips64r2"),
+            (0x9000_0000, "mips32r6"),
+            (0xa000_0000, "mips64r6"),
+        ],
+        // EF_MIPS_ARCH, EF_MIPS_ABI, EF_MIPS_MACH.
+        masks: &[0xf000_0000, 0xf000, 0xff_0000],
+    },
+    FlagSet {
+        machines: &[EM_RISCV],
+        flags: &[
+            (0x1, "RVC"),
+            (0x2, "single-float ABI"),
+            (0x4, "double-float ABI"),
+            (0x6, "quad-float ABI"),
+            (0x8, "RVE"),
+            (0x10, "TSO"),
+        ],
+        // EF_RISCV_FLOAT_ABI: one of its values (llvm-readelf names each
+        // float ABI whose bits are set, all three for quad).
+        masks: &[0x6],
+    },
+    FlagSet {
+        // EM_SPARC32PLUS, EM_SPARCV9 (not EM_SPARC).
+        machines: &[18, 43],
+        flags: &[
+            (0x100, "V8+ ABI"),
+            (0x200, "Sun UltraSPARC I extensions"),
+            (0x400, "HAL/Fujitsu R1 extensions"),
+            (0x800, "Sun UltraSPARC III extensions"),
+            (0x1, "Partial Store Ordering"),
+            (0x2, "Relaxed Memory Ordering"),
+        ],
+        // EF_SPARCV9_MM (Total Store Ordering is 0).
+        masks: &[0x3],
+    },
+    FlagSet {
+        // EM_AVR
+        machines: &[83],
+        flags: &[
+            (1, "EF_AVR_ARCH_AVR1"),
+            (2, "EF_AVR_ARCH_AVR2"),
+            (25, "EF_AVR_ARCH_AVR25"),
+            (3, "EF_AVR_ARCH_AVR3"),
+            (31, "EF_AVR_ARCH_AVR31"),
+            (35, "EF_AVR_ARCH_AVR35"),
+            (4, "EF_AVR_ARCH_AVR4"),
+            (5, "EF_AVR_ARCH_AVR5"),
+            (51, "EF_AVR_ARCH_AVR51"),
+            (6, "EF_AVR_ARCH_AVR6"),
+            (100, "EF_AVR_ARCH_AVRTINY"),
+            (101, "EF_AVR_ARCH_XMEGA1"),
+            (102, "EF_AVR_ARCH_XMEGA2"),
+            (103, "EF_AVR_ARCH_XMEGA3"),
+            (104, "EF_AVR_ARCH_XMEGA4"),
+            (105, "EF_AVR_ARCH_XMEGA5"),
+            (106, "EF_AVR_ARCH_XMEGA6"),
+            (107, "EF_AVR_ARCH_XMEGA7"),
+            (0x80, "relaxable"),
+        ],
+        // EF_AVR_ARCH_MASK
+        masks: &[0x7f],
+    },
+    FlagSet {
+        // EM_LOONGARCH
+        machines: &[258],
+        flags: &[
+            (0x1, "SOFT-FLOAT"),
+            (0x2, "SINGLE-FLOAT"),
+            (0x3, "DOUBLE-FLOAT"),
+            (0x40, "OBJ-v1"),
+        ],
+        // EF_LOONGARCH_ABI_MODIFIER_MASK, EF_LOONGARCH_OBJABI_MASK (OBJ-v0
+        // is 0).
+        masks: &[0x7, 0xc0],
+    },
+    FlagSet {
+        // EM_XTENSA
+        machines: &[94],
+        flags: &[(0x100, "EF_XTENSA_XT_INSN"), (0x200, "EF_XTENSA_XT_LIT")],
+        // EF_XTENSA_MACH (EF_XTENSA_MACH_NONE is 0).
+        masks: &[0xf],
+    },
+    FlagSet {
+        // EM_PPC64: the ELF ABI version (1 for the AIX-style ABI, 2 for
+        // ELFv2), as binutils' readelf names it.
+        machines: &[21],
+        flags: &[(1, "abiv1"), (2, "abiv2"), (3, "abiv3")],
+        masks: &[0x3],
+    },
+];
 
 pub const SHT_NULL: u32 = 0;
 pub const SHT_SYMTAB: u32 = 2;
