@@ -2,7 +2,8 @@
 //! without `-g`, and cached) opens without an error, its relocations equal
 //! what `llvm-readelf-22 -r` lists (count, offset, type name, symbol name,
 //! addend; RELR tables address by address, CREL tables entry by entry)
-//! and its header flags are named as `llvm-readelf-22 -h` names them. The
+//! and its header flags, OS/ABI and ABI version are named as
+//! `llvm-readelf-22 -h` names them. The
 //! relocation names themselves are checked against LLVM's tables.
 
 use crate::common;
@@ -351,19 +352,26 @@ fn our_relocs(t: &mut Tree, node: fwview::model::NodeId, rela: bool) -> Vec<Relo
     v
 }
 
-/// `llvm-readelf-22 -h`'s flag names (after `Flags: 0x...`).
-fn readelf_flags(path: &Path) -> String {
+/// `llvm-readelf-22 -h`'s flag names (after `Flags: 0x...`), OS/ABI and
+/// ABI version.
+fn readelf_header(path: &Path) -> (String, String, String) {
     let out = Command::new("llvm-readelf-22")
         .arg("-h")
         .arg(path)
         .output()
         .expect("llvm-readelf-22 runs");
     let s = String::from_utf8_lossy(&out.stdout);
-    s.lines()
-        .find_map(|l| l.trim().strip_prefix("Flags:"))
-        .and_then(|f| f.trim().split_once(", "))
+    let field = |name: &str| {
+        s.lines()
+            .find_map(|l| l.trim().strip_prefix(name))
+            .map(|x| x.trim().to_string())
+            .unwrap_or_default()
+    };
+    let flags = field("Flags:")
+        .split_once(", ")
         .map(|x| x.1.to_string())
-        .unwrap_or_default()
+        .unwrap_or_default();
+    (flags, field("OS/ABI:"), field("ABI Version:"))
 }
 
 /// Machines whose flags llvm-readelf names and fwview names alike (AMDGPU
@@ -426,19 +434,36 @@ fn check(label: &str, path: &Path, tally: &mut Tally) {
         }
         tally.relocs += theirs.len();
     }
+    let (flags, osabi, abiversion) = readelf_header(path);
+    let hdr = child(&mut t, root, "header").expect("header");
+    let ident = child(&mut t, hdr, "e_ident").expect("e_ident");
+    for (field, theirs) in [("EI_OSABI", &osabi), ("EI_ABIVERSION", &abiversion)] {
+        let n = child(&mut t, ident, field).expect("the e_ident field");
+        let v = t.value_text(n).unwrap_or_default();
+        // `0 (UNIX - System V)` against `UNIX - System V`; the ABI
+        // version's number against llvm-readelf's.
+        let ours = match v.split_once(" (") {
+            Some((_, name)) if field == "EI_OSABI" => name.trim_end_matches(')').to_string(),
+            Some((num, _)) => num.to_string(),
+            None => v.clone(),
+        };
+        if &ours != theirs {
+            tally.misses.push(format!(
+                "{label}: {field} {v:?}, llvm-readelf-22 {theirs:?}"
+            ));
+        }
+    }
     if flags_compared(machine) {
-        let hdr = child(&mut t, root, "header").expect("header");
         let fl = child(&mut t, hdr, "e_flags").expect("e_flags");
         let v = t.value_text(fl).unwrap_or_default();
         let ours = v
             .split_once(" (")
             .map(|x| x.1.trim_end_matches(')').to_string())
             .unwrap_or_default();
-        let theirs = readelf_flags(path);
-        if ours != theirs {
-            tally.misses.push(format!(
-                "{label}: e_flags {v:?}, llvm-readelf-22 {theirs:?}"
-            ));
+        if ours != flags {
+            tally
+                .misses
+                .push(format!("{label}: e_flags {v:?}, llvm-readelf-22 {flags:?}"));
         }
         tally.flags += 1;
     }
@@ -533,7 +558,7 @@ fn every_target_agrees_with_llvm_readelf() {
         check(&j.name, &j.out, &mut tally);
     }
     eprintln!(
-        "{} files ({} targets with and without -g, CREL objects, RELR PIEs) checked in {:?}: {} relocations and {} headers' flags compared with llvm-readelf-22; {} misses",
+        "{} files ({} targets with and without -g, CREL objects, RELR PIEs) checked in {:?}: {} relocations, every OS/ABI and ABI version and {} headers' flags compared with llvm-readelf-22; {} misses",
         tally.files,
         targets,
         t0.elapsed(),

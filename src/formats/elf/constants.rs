@@ -33,32 +33,45 @@ pub fn data(v: u8) -> Option<&'static str> {
     })
 }
 
+/// `EI_OSABI` as llvm-readelf names it: a machine's own name for a value
+/// of 64 and up (AMDGPU's, ARM's, TI C6000's), else the generic one.
 pub fn osabi(v: u8, machine: u16) -> Option<&'static str> {
-    Some(match (v, machine) {
-        (0, _) => "SYSV",
-        (1, _) => "HPUX",
-        (2, _) => "NETBSD",
-        (3, _) => "GNU",
-        (6, _) => "SOLARIS",
-        (7, _) => "AIX",
-        (8, _) => "IRIX",
-        (9, _) => "FREEBSD",
-        (10, _) => "TRU64",
-        (11, _) => "MODESTO",
-        (12, _) => "OPENBSD",
-        (13, _) => "OPENVMS",
-        (14, _) => "NSK",
-        (15, _) => "AROS",
-        (16, _) => "FENIXOS",
-        (17, _) => "CLOUDABI",
-        (18, _) => "OPENVOS",
-        (51, _) => "CUDA",
-        (64, EM_AMDGPU) => "AMDGPU_HSA",
-        (65, EM_AMDGPU) => "AMDGPU_PAL",
-        (66, EM_AMDGPU) => "AMDGPU_MESA3D",
-        (64, EM_ARM) => "ARM_AEABI",
-        (97, _) => "ARM",
-        (255, _) => "STANDALONE",
+    let own = match (v, machine) {
+        (64, EM_AMDGPU) => Some("AMDGPU - HSA"),
+        (65, EM_AMDGPU) => Some("AMDGPU - PAL"),
+        (66, EM_AMDGPU) => Some("AMDGPU - MESA3D"),
+        // binutils' ELFOSABI_ARM_AEABI (llvm-readelf has no name for it).
+        (64, EM_ARM) => Some("ARM_AEABI"),
+        (65, EM_ARM) => Some("ARM FDPIC"),
+        (97, EM_ARM) => Some("ARM"),
+        // EM_TI_C6000
+        (64, 140) => Some("Bare-metal C6000"),
+        (65, 140) => Some("Linux C6000"),
+        _ => None,
+    };
+    if own.is_some() {
+        return own;
+    }
+    Some(match v {
+        0 => "UNIX - System V",
+        1 => "UNIX - HP-UX",
+        2 => "UNIX - NetBSD",
+        3 => "UNIX - GNU",
+        4 => "GNU/Hurd",
+        6 => "UNIX - Solaris",
+        7 => "UNIX - AIX",
+        8 => "UNIX - IRIX",
+        9 => "UNIX - FreeBSD",
+        10 => "UNIX - TRU64",
+        11 => "Novell - Modesto",
+        12 => "UNIX - OpenBSD",
+        13 => "VMS - OpenVMS",
+        14 => "HP - Non-Stop Kernel",
+        15 => "AROS",
+        16 => "FenixOS",
+        17 => "CloudABI",
+        51 => "NVIDIA - CUDA",
+        255 => "Standalone App",
         _ => return None,
     })
 }
