@@ -569,3 +569,44 @@ fn every_target_agrees_with_llvm_readelf() {
     eprintln!("not built: {skipped:#?}");
     assert!(tally.misses.is_empty(), "{:#?}", tally.misses);
 }
+
+/// A CREL table of more entries than a group shows is built group by
+/// group from the sums kept at each group's start: entry 2400 of 2500
+/// (each 8 bytes after the last, all R_X86_64_64) is where the deltas put
+/// it.
+#[test]
+fn a_long_crel_table_opens_in_groups() {
+    use common::build::{elf64, Sec, EM_X86_64};
+    let n = 2500u64;
+    let mut d = Vec::new();
+    let mut hdr = n << 3;
+    loop {
+        let b = (hdr & 0x7f) as u8;
+        hdr >>= 7;
+        if hdr == 0 {
+            d.push(b);
+            break;
+        }
+        d.push(b | 0x80);
+    }
+    // Offset +8 (two flag bits: 8 << 2), the first with a type delta of 1.
+    d.extend_from_slice(&[0x22, 1]);
+    d.extend(std::iter::repeat_n(0x20u8, (n - 1) as usize));
+    let elf = elf64(EM_X86_64, &[Sec::new(b".crel.test", 0x4000_0014, &d)], &[]);
+    let mut t = common::tree::expanded(elf);
+    assert!(errors(&t).is_empty(), "{:?}", errors(&t));
+    let root = t.root();
+    let secs = child(&mut t, root, "sections").unwrap();
+    let node = t
+        .children(secs)
+        .into_iter()
+        .find(|&k| t.name(k).ends_with("] .crel.test"))
+        .unwrap();
+    let es: Vec<_> = kids(&mut t, node)
+        .into_iter()
+        .filter(|&k| t.name(k) != "header")
+        .collect();
+    assert_eq!(es.len() as u64, n);
+    let v = t.value_text(es[2400]).unwrap_or_default();
+    assert_eq!(v, format!("R_X86_64_64 at 0x{:x}", 8 * 2401));
+}

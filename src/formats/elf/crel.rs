@@ -10,6 +10,50 @@ use gimli::{EndianSlice, LittleEndian};
 /// The header's flag that every entry may carry an addend delta.
 const ADDENDS: u64 = 4;
 
+/// A CREL section's header.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Header {
+    pub value: u64,
+    pub len: u64,
+    pub count: u64,
+    pub addends: bool,
+    pub shift: u32,
+}
+
+/// The header at the start of `d`; `None` when its ULEB128 does not read.
+pub(crate) fn header(d: &[u8]) -> Option<Header> {
+    let mut r = Reader { d, pos: 0 };
+    let value = r.leb(false)?;
+    Some(Header {
+        value,
+        len: r.pos as u64,
+        count: value >> 3,
+        addends: value & ADDENDS != 0,
+        shift: (value % ADDENDS) as u32,
+    })
+}
+
+/// Where the decoding is: the next entry's position (relative to the
+/// section) and the sums so far.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct State {
+    pub pos: u64,
+    offset: u64,
+    sym: u32,
+    typ: u32,
+    addend: u64,
+}
+
+impl State {
+    /// The state before the first entry.
+    pub(crate) fn start(h: &Header) -> State {
+        State {
+            pos: h.len,
+            ..State::default()
+        }
+    }
+}
+
 /// One relocation as decoded, with where its bytes are (relative to the
 /// section) and where each of its deltas is.
 #[derive(Clone, Debug, Default)]
@@ -27,19 +71,6 @@ pub(crate) struct Entry {
     pub sym: u32,
     pub typ: u32,
     pub addend: u64,
-}
-
-/// A CREL section as decoded.
-#[derive(Debug, Default)]
-pub(crate) struct Crel {
-    pub header: u64,
-    pub header_len: u64,
-    pub count: u64,
-    pub addends: bool,
-    pub shift: u32,
-    pub entries: Vec<Entry>,
-    /// Where and why the decoding stopped before `count` entries.
-    pub error: Option<(u64, String)>,
 }
 
 struct Reader<'d> {
@@ -61,85 +92,80 @@ impl Reader<'_> {
     }
 }
 
-/// Decodes the CREL section `d` of an ELF64 (`is64`) or ELF32 file. Sums
-/// wrap at the file's word (offsets and addends) and at 32 bits (symbol
-/// and type), as LLVM's reader does.
-pub(crate) fn decode(d: &[u8], is64: bool) -> Crel {
-    let mut c = Crel::default();
-    let mut r = Reader { d, pos: 0 };
-    let Some(hdr) = r.leb(false) else {
-        c.error = Some((0, "CREL header: ULEB128 does not read".into()));
-        return c;
-    };
-    c.header = hdr;
-    c.header_len = r.pos as u64;
-    c.count = hdr >> 3;
-    c.addends = hdr & ADDENDS != 0;
-    c.shift = (hdr % ADDENDS) as u32;
-    let flag_bits = if c.addends { 3 } else { 2 };
+/// Decodes the entry at `st` of the CREL section `d` of an ELF64 (`is64`)
+/// or ELF32 file and moves `st` past it; the error says what did not read.
+/// Sums wrap at the file's word (offsets and addends) and at 32 bits
+/// (symbol and type), as LLVM's reader does.
+pub(crate) fn next(d: &[u8], h: &Header, st: &mut State, is64: bool) -> Result<Entry, String> {
+    let flag_bits = if h.addends { 3 } else { 2 };
     let word = |v: u64| if is64 { v } else { v & 0xffff_ffff };
-    let (mut offset, mut sym, mut typ, mut addend) = (0u64, 0u32, 0u32, 0u64);
-    for k in 0..c.count {
-        let at = r.pos;
-        let bad = |what: &str| Some((at as u64, format!("CREL entry {k}: {what} does not read")));
-        let Some(&b0) = d.get(r.pos) else {
-            c.error = bad("its first byte");
-            break;
-        };
-        r.pos += 1;
-        let mut delta = u64::from(b0 >> flag_bits);
-        if b0 >= 0x80 {
-            let Some(more) = r.leb(false) else {
-                c.error = bad("the offset delta");
-                break;
-            };
-            delta = delta
-                .wrapping_add(more.wrapping_shl(7 - flag_bits))
-                .wrapping_sub(0x80 >> flag_bits);
-        }
-        let mut e = Entry {
-            at: at as u64,
-            ..Entry::default()
-        };
-        e.fields[0] = Some((at as u64, (r.pos - at) as u64));
-        e.deltas[0] = delta as i64;
-        offset = word(offset.wrapping_add(delta));
-        let mut failed = false;
-        let slots = e.fields.iter_mut().zip(e.deltas.iter_mut()).skip(1);
-        for (bit, (field, delta)) in [1u8, 2, 4].into_iter().zip(slots) {
-            if b0 & bit == 0 || (bit == 4 && !c.addends) {
-                continue;
-            }
-            let s = r.pos;
-            let Some(v) = r.leb(true) else {
-                failed = true;
-                break;
-            };
-            *field = Some((s as u64, (r.pos - s) as u64));
-            *delta = v as i64;
-            match bit {
-                1 => sym = sym.wrapping_add(v as u32),
-                2 => typ = typ.wrapping_add(v as u32),
-                _ => addend = word(addend.wrapping_add(v)),
-            }
-        }
-        if failed {
-            c.error = bad("a symbol, type or addend delta");
-            break;
-        }
-        e.len = (r.pos - at) as u64;
-        e.offset = word(offset.wrapping_shl(c.shift));
-        e.sym = sym;
-        e.typ = typ;
-        e.addend = addend;
-        c.entries.push(e);
+    let at = usize::try_from(st.pos).map_err(|_| "its first byte".to_string())?;
+    let mut r = Reader { d, pos: at };
+    let b0 = *d.get(at).ok_or("its first byte")?;
+    r.pos += 1;
+    let mut delta = u64::from(b0 >> flag_bits);
+    if b0 >= 0x80 {
+        let more = r.leb(false).ok_or("the offset delta")?;
+        delta = delta
+            .wrapping_add(more.wrapping_shl(7 - flag_bits))
+            .wrapping_sub(0x80 >> flag_bits);
     }
-    c
+    let mut e = Entry {
+        at: at as u64,
+        ..Entry::default()
+    };
+    e.fields[0] = Some((at as u64, (r.pos - at) as u64));
+    e.deltas[0] = delta as i64;
+    let mut next = *st;
+    next.offset = word(next.offset.wrapping_add(delta));
+    let slots = e.fields.iter_mut().zip(e.deltas.iter_mut()).skip(1);
+    for (bit, (field, dv)) in [1u8, 2, 4].into_iter().zip(slots) {
+        if b0 & bit == 0 || (bit == 4 && !h.addends) {
+            continue;
+        }
+        let s = r.pos;
+        let v = r.leb(true).ok_or("a symbol, type or addend delta")?;
+        *field = Some((s as u64, (r.pos - s) as u64));
+        *dv = v as i64;
+        match bit {
+            1 => next.sym = next.sym.wrapping_add(v as u32),
+            2 => next.typ = next.typ.wrapping_add(v as u32),
+            _ => next.addend = word(next.addend.wrapping_add(v)),
+        }
+    }
+    next.pos = r.pos as u64;
+    *st = next;
+    e.len = (r.pos - at) as u64;
+    e.offset = word(next.offset.wrapping_shl(h.shift));
+    e.sym = next.sym;
+    e.typ = next.typ;
+    e.addend = next.addend;
+    Ok(e)
+}
+
+/// The entries of the CREL section `d`, at most `max`, up to the first
+/// that does not read.
+pub(crate) fn entries(
+    d: &[u8],
+    is64: bool,
+    max: u64,
+) -> (Header, impl Iterator<Item = Entry> + '_) {
+    let h = header(d).unwrap_or_default();
+    let mut st = State::start(&h);
+    let n = h.count.min(max);
+    (
+        h,
+        (0..n).map_while(move |_| next(d, &h, &mut st, is64).ok()),
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn all(d: &[u8], is64: bool) -> Vec<Entry> {
+        entries(d, is64, u64::MAX).1.collect()
+    }
 
     #[test]
     fn deltas_add_up() {
@@ -148,17 +174,15 @@ mod tests {
         // first byte 4 << 3 | 7 = 0x27, then sleb 6, 4, -4 (0x7c).
         // Entry 1: offset +7, type -2 (0x7e): 7 << 3 | 2 = 0x3a.
         let d = [0x14, 0x27, 6, 4, 0x7c, 0x3a, 0x7e];
-        let c = decode(&d, true);
-        assert!(c.error.is_none());
-        assert_eq!(c.count, 2);
-        let e: Vec<_> = c
-            .entries
+        let h = header(&d).unwrap();
+        assert_eq!((h.count, h.addends, h.shift), (2, true, 0));
+        let es = all(&d, true);
+        let e: Vec<_> = es
             .iter()
             .map(|e| (e.offset, e.sym, e.typ, e.addend as i64))
             .collect();
         assert_eq!(e, vec![(4, 6, 4, -4), (11, 6, 2, -4)]);
-        assert_eq!(c.entries[1].at, 5);
-        assert_eq!(c.entries[1].len, 2);
+        assert_eq!((es[1].at, es[1].len), (5, 2));
     }
 
     #[test]
@@ -167,16 +191,16 @@ mod tests {
         // in the first byte with the top bit set, then 0x100 >> 5 = 8 as
         // ULEB128.
         let d = [0x08, 0x80, 8];
-        let c = decode(&d, false);
-        assert!(c.error.is_none(), "{:?}", c.error);
-        assert_eq!(c.entries[0].offset, 0x100);
+        assert_eq!(all(&d, false)[0].offset, 0x100);
     }
 
     #[test]
-    fn a_short_section_is_an_error_at_its_entry() {
+    fn a_short_section_stops_at_its_entry() {
         let d = [0x14, 0x27, 6];
-        let c = decode(&d, true);
-        assert_eq!(c.entries.len(), 0);
-        assert_eq!(c.error.as_ref().map(|e| e.0), Some(1));
+        let h = header(&d).unwrap();
+        let mut st = State::start(&h);
+        assert!(next(&d, &h, &mut st, true).is_err());
+        assert_eq!(st.pos, 1);
+        assert!(all(&d, true).is_empty());
     }
 }

@@ -9,7 +9,7 @@ use super::{
     contents::{entsize_check, label},
     Elf, Sec,
 };
-use crate::model::{named, num, Builder, Fields, NodeId, Value};
+use crate::model::{named, num, Builder, Fields, NodeId, Seq, Step, Value, GROUP};
 
 #[allow(clippy::too_many_arguments)]
 pub(super) fn relocs(
@@ -122,10 +122,8 @@ pub(crate) fn rels<'e>(
     let (ra, rl) = elf.data(r)?;
     if r.typ == constants::SHT_CREL {
         let d = b.read_bytes(ra, rl)?;
-        let c = super::crel::decode(d, elf.is64);
-        let addends = c.addends;
-        let cap = usize::try_from(max).unwrap_or(usize::MAX);
-        return Some(Box::new(c.entries.into_iter().take(cap).map(move |e| {
+        let (h, it) = super::crel::entries(d, elf.is64, max);
+        return Some(Box::new(it.map(move |e| {
             let info = if elf.is64 {
                 (u64::from(e.sym) << 32) | u64::from(e.typ)
             } else {
@@ -136,7 +134,7 @@ pub(crate) fn rels<'e>(
                 info,
                 sym: e.sym.into(),
                 typ: e.typ.into(),
-                addend: addends.then_some(e.addend),
+                addend: h.addends.then_some(e.addend),
             }
         })));
     }
@@ -411,7 +409,8 @@ fn relr_entry(b: &mut Builder<'_>, p: NodeId, elf: &Elf, bases: &[u64], i: u64, 
 }
 
 /// A CREL table (`SHT_CREL`): its header, then each delta-encoded entry
-/// with the relocation it adds up to.
+/// with the relocation it adds up to. Entries are built when opened, from
+/// the sums kept at every [`GROUP`]-th one.
 pub(super) fn crel(
     b: &mut Builder<'_>,
     g: NodeId,
@@ -425,41 +424,90 @@ pub(super) fn crel(
     let Some(d) = b.read_bytes(a, l) else {
         return id;
     };
-    let c = super::crel::decode(d, elf.is64);
+    let Some(h) = super::crel::header(d) else {
+        b.error(
+            a,
+            l,
+            format!(
+                "section [{}] {}: CREL header does not read",
+                s.index, s.name
+            ),
+        );
+        return id;
+    };
     b.set_value(
         id,
         format!(
             "{tname}, {} relocations{}",
-            c.count,
-            if c.addends { ", with addends" } else { "" }
+            h.count,
+            if h.addends { ", with addends" } else { "" }
         ),
     );
-    let h = b.group(id, "header", a, c.header_len);
+    // One pass for the sums at every GROUP-th entry and where it starts.
+    let mut st = super::crel::State::start(&h);
+    let mut marks = Vec::new();
+    let mut states = Vec::new();
+    let mut n = 0u64;
+    while n < h.count {
+        if n.is_multiple_of(GROUP) {
+            marks.push(a + st.pos);
+            states.push(st);
+        }
+        if let Err(m) = super::crel::next(d, &h, &mut st, elf.is64) {
+            b.error(
+                a + st.pos,
+                l - st.pos.min(l),
+                format!(
+                    "section [{}] {}: CREL entry {n}: {m} does not read",
+                    s.index, s.name
+                ),
+            );
+            break;
+        }
+        n += 1;
+    }
+    let states = Arc::new(states);
+    let el = elf.clone();
+    let si = s.index;
+    let step: Step = Arc::new(move |b: &mut Builder<'_>, p, i, _at| {
+        let rs = el.sec(si.into())?;
+        let (sa, sl) = el.data(rs)?;
+        let d = b.read_bytes(sa, sl)?;
+        let h = super::crel::header(d)?;
+        let k = usize::try_from(i / GROUP).ok()?;
+        let mut st = *states.get(k)?;
+        let mut e = None;
+        for _ in (i / GROUP) * GROUP..=i {
+            e = super::crel::next(d, &h, &mut st, el.is64).ok();
+        }
+        let e = e?;
+        crel_entry(b, p, &el, rs, sa, i, &e, h.addends);
+        Some(sa + st.pos)
+    });
+    let stop = a + st.pos;
+    // The header, then the entries, when the table is opened.
+    b.lazy(
+        id,
+        Arc::new(move |b: &mut Builder<'_>, id| {
+            crel_header(b, id, a, &h);
+            b.seq_now(id, Seq::from_marks(marks.clone(), n, stop, step.clone()));
+        }),
+    );
+    id
+}
+
+fn crel_header(b: &mut Builder<'_>, id: NodeId, a: u64, h: &super::crel::Header) {
+    let hn = b.group(id, "header", a, h.len);
     b.set_value(
-        h,
+        hn,
         format!(
             "0x{:x}: count {}, {}, offsets shifted by {}",
-            c.header,
-            c.count,
-            if c.addends { "addends" } else { "no addends" },
-            c.shift
+            h.value,
+            h.count,
+            if h.addends { "addends" } else { "no addends" },
+            h.shift
         ),
     );
-    if let Some((at, m)) = &c.error {
-        b.error(
-            a + at,
-            l - at.min(&l),
-            format!("section [{}] {}: {m}", s.index, s.name),
-        );
-    }
-    let Some(rs) = elf.sec(s.index.into()) else {
-        return id;
-    };
-    let addends = c.addends;
-    for (i, e) in c.entries.iter().enumerate() {
-        crel_entry(b, id, elf, rs, a, i as u64, e, addends);
-    }
-    id
 }
 
 #[allow(clippy::too_many_arguments)]
