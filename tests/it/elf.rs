@@ -677,7 +677,7 @@ fn header_fields_are_named() {
             );
             let id = child(&mut t, h, "e_ident").unwrap();
             let o = child(&mut t, id, "EI_OSABI").unwrap();
-            assert_eq!(t.value_text(o).as_deref(), Some("64 (AMDGPU_HSA)"));
+            assert_eq!(t.value_text(o).as_deref(), Some("64 (AMDGPU - HSA)"));
         }
     }
     let mut cuda = minimal_elf(true, false);

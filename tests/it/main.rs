@@ -34,6 +34,7 @@ mod offload;
 mod parallel;
 mod pdi;
 mod spirv;
+mod targets;
 mod terminal_safety;
 mod tmux;
 mod tmux_code;

@@ -6,11 +6,7 @@ use crate::model::Value;
 
 pub const EM_386: u16 = 3;
 pub const EM_MIPS: u16 = 8;
-pub const EM_PPC: u16 = 20;
-pub const EM_PPC64: u16 = 21;
-pub const EM_S390: u16 = 22;
 pub const EM_ARM: u16 = 40;
-pub const EM_SPARCV9: u16 = 43;
 pub const EM_X86_64: u16 = 62;
 pub const EM_AARCH64: u16 = 183;
 pub const EM_CUDA: u16 = 190;
@@ -18,9 +14,6 @@ pub const EM_XCORE: u16 = 203;
 pub const EM_INTELGT: u16 = 205;
 pub const EM_AMDGPU: u16 = 224;
 pub const EM_RISCV: u16 = 243;
-pub const EM_BPF: u16 = 247;
-pub const EM_LOONGARCH: u16 = 258;
-pub const EM_HEXAGON: u16 = 164;
 
 pub fn class(v: u8) -> Option<&'static str> {
     Some(match v {
@@ -40,32 +33,45 @@ pub fn data(v: u8) -> Option<&'static str> {
     })
 }
 
+/// `EI_OSABI` as llvm-readelf names it: a machine's own name for a value
+/// of 64 and up (AMDGPU's, ARM's, TI C6000's), else the generic one.
 pub fn osabi(v: u8, machine: u16) -> Option<&'static str> {
-    Some(match (v, machine) {
-        (0, _) => "SYSV",
-        (1, _) => "HPUX",
-        (2, _) => "NETBSD",
-        (3, _) => "GNU",
-        (6, _) => "SOLARIS",
-        (7, _) => "AIX",
-        (8, _) => "IRIX",
-        (9, _) => "FREEBSD",
-        (10, _) => "TRU64",
-        (11, _) => "MODESTO",
-        (12, _) => "OPENBSD",
-        (13, _) => "OPENVMS",
-        (14, _) => "NSK",
-        (15, _) => "AROS",
-        (16, _) => "FENIXOS",
-        (17, _) => "CLOUDABI",
-        (18, _) => "OPENVOS",
-        (51, _) => "CUDA",
-        (64, EM_AMDGPU) => "AMDGPU_HSA",
-        (65, EM_AMDGPU) => "AMDGPU_PAL",
-        (66, EM_AMDGPU) => "AMDGPU_MESA3D",
-        (64, EM_ARM) => "ARM_AEABI",
-        (97, _) => "ARM",
-        (255, _) => "STANDALONE",
+    let own = match (v, machine) {
+        (64, EM_AMDGPU) => Some("AMDGPU - HSA"),
+        (65, EM_AMDGPU) => Some("AMDGPU - PAL"),
+        (66, EM_AMDGPU) => Some("AMDGPU - MESA3D"),
+        // binutils' ELFOSABI_ARM_AEABI (llvm-readelf has no name for it).
+        (64, EM_ARM) => Some("ARM_AEABI"),
+        (65, EM_ARM) => Some("ARM FDPIC"),
+        (97, EM_ARM) => Some("ARM"),
+        // EM_TI_C6000
+        (64, 140) => Some("Bare-metal C6000"),
+        (65, 140) => Some("Linux C6000"),
+        _ => None,
+    };
+    if own.is_some() {
+        return own;
+    }
+    Some(match v {
+        0 => "UNIX - System V",
+        1 => "UNIX - HP-UX",
+        2 => "UNIX - NetBSD",
+        3 => "UNIX - GNU",
+        4 => "GNU/Hurd",
+        6 => "UNIX - Solaris",
+        7 => "UNIX - AIX",
+        8 => "UNIX - IRIX",
+        9 => "UNIX - FreeBSD",
+        10 => "UNIX - TRU64",
+        11 => "Novell - Modesto",
+        12 => "UNIX - OpenBSD",
+        13 => "VMS - OpenVMS",
+        14 => "HP - Non-Stop Kernel",
+        15 => "AROS",
+        16 => "FenixOS",
+        17 => "CloudABI",
+        51 => "NVIDIA - CUDA",
+        255 => "Standalone App",
         _ => return None,
     })
 }
@@ -136,26 +142,6 @@ pub fn eflags(v: u32, machine: u16, abi: u8) -> Value {
                 parts.push(format!("generic version {gv}"));
             }
         }
-        EM_RISCV => {
-            if v & 1 != 0 {
-                parts.push("RVC".into());
-            }
-            parts.push(
-                match (v >> 1) & 3 {
-                    0 => "soft-float ABI",
-                    1 => "single-float ABI",
-                    2 => "double-float ABI",
-                    _ => "quad-float ABI",
-                }
-                .into(),
-            );
-            if v & 8 != 0 {
-                parts.push("RVE".into());
-            }
-            if v & 0x10 != 0 {
-                parts.push("TSO".into());
-            }
-        }
         EM_ARM => {
             let eabi = v >> 24;
             if eabi != 0 {
@@ -174,7 +160,11 @@ pub fn eflags(v: u32, machine: u16, abi: u8) -> Value {
             let sm = if abi >= 8 { (v >> 8) & 0xff } else { v & 0xff };
             parts.push(format!("sm_{sm}"));
         }
-        _ => {}
+        m => {
+            if let Some(set) = FLAG_SETS.iter().find(|f| f.machines.contains(&m)) {
+                parts.extend(set.names(v).map(str::to_string));
+            }
+        }
     }
     if parts.is_empty() {
         crate::model::num(v.into())
@@ -186,6 +176,166 @@ pub fn eflags(v: u32, machine: u16, abi: u8) -> Value {
     }
 }
 
+/// The `e_flags` names of some machines, as llvm-readelf's header lists
+/// them: a flag whose bits are all set is named, except that under one of
+/// `masks` the bits the mask covers must equal the flag's (an enumerated
+/// field, such as MIPS's architecture); a flag of value 0 is never named.
+struct FlagSet {
+    machines: &'static [u16],
+    flags: &'static [(u32, &'static str)],
+    masks: &'static [u32],
+}
+
+impl FlagSet {
+    fn names(&self, v: u32) -> impl Iterator<Item = &'static str> + '_ {
+        self.flags.iter().filter_map(move |&(f, name)| {
+            if f == 0 {
+                return None;
+            }
+            let mask = self.masks.iter().copied().find(|&m| f & m != 0);
+            let on = match mask {
+                Some(m) => v & m == f,
+                None => v & f == f,
+            };
+            on.then_some(name)
+        })
+    }
+}
+
+const FLAG_SETS: &[FlagSet] = &[
+    FlagSet {
+        machines: &[EM_MIPS],
+        flags: &[
+            (0x1, "noreorder"),
+            (0x2, "pic"),
+            (0x4, "cpic"),
+            (0x20, "abi2"),
+            (0x100, "32bitmode"),
+            (0x200, "fp64"),
+            (0x400, "nan2008"),
+            (0x1000, "o32"),
+            (0x2000, "o64"),
+            (0x3000, "eabi32"),
+            (0x4000, "eabi64"),
+            (0x81_0000, "3900"),
+            (0x82_0000, "4010"),
+            (0x83_0000, "4100"),
+            (0x85_0000, "4650"),
+            (0x87_0000, "4120"),
+            (0x88_0000, "4111"),
+            (0x8a_0000, "sb1"),
+            (0x8b_0000, "octeon"),
+            (0x8c_0000, "xlr"),
+            (0x8d_0000, "octeon2"),
+            (0x8e_0000, "octeon3"),
+            (0x91_0000, "5400"),
+            (0x92_0000, "5900"),
+            (0x98_0000, "5500"),
+            (0x99_0000, "9000"),
+            (0xa0_0000, "loongson-2e"),
+            (0xa1_0000, "loongson-2f"),
+            (0xa2_0000, "loongson-3a"),
+            (0x200_0000, "micromips"),
+            (0x400_0000, "mips16"),
+            (0x800_0000, "mdmx"),
+            (0x1000_0000, "mips2"),
+            (0x2000_0000, "mips3"),
+            (0x3000_0000, "mips4"),
+            (0x4000_0000, "mips5"),
+            (0x5000_0000, "mips32"),
+            (0x6000_0000, "mips64"),
+            (0x7000_0000, "mips32r2"),
+            (0x8000_0000, "mips64r2"),
+            (0x9000_0000, "mips32r6"),
+            (0xa000_0000, "mips64r6"),
+        ],
+        // EF_MIPS_ARCH, EF_MIPS_ABI, EF_MIPS_MACH.
+        masks: &[0xf000_0000, 0xf000, 0xff_0000],
+    },
+    FlagSet {
+        machines: &[EM_RISCV],
+        flags: &[
+            (0x1, "RVC"),
+            (0x2, "single-float ABI"),
+            (0x4, "double-float ABI"),
+            (0x6, "quad-float ABI"),
+            (0x8, "RVE"),
+            (0x10, "TSO"),
+        ],
+        // EF_RISCV_FLOAT_ABI: one of its values (llvm-readelf names each
+        // float ABI whose bits are set, all three for quad).
+        masks: &[0x6],
+    },
+    FlagSet {
+        // EM_SPARC32PLUS, EM_SPARCV9 (not EM_SPARC).
+        machines: &[18, 43],
+        flags: &[
+            (0x100, "V8+ ABI"),
+            (0x200, "Sun UltraSPARC I extensions"),
+            (0x400, "HAL/Fujitsu R1 extensions"),
+            (0x800, "Sun UltraSPARC III extensions"),
+            (0x1, "Partial Store Ordering"),
+            (0x2, "Relaxed Memory Ordering"),
+        ],
+        // EF_SPARCV9_MM (Total Store Ordering is 0).
+        masks: &[0x3],
+    },
+    FlagSet {
+        // EM_AVR
+        machines: &[83],
+        flags: &[
+            (1, "EF_AVR_ARCH_AVR1"),
+            (2, "EF_AVR_ARCH_AVR2"),
+            (25, "EF_AVR_ARCH_AVR25"),
+            (3, "EF_AVR_ARCH_AVR3"),
+            (31, "EF_AVR_ARCH_AVR31"),
+            (35, "EF_AVR_ARCH_AVR35"),
+            (4, "EF_AVR_ARCH_AVR4"),
+            (5, "EF_AVR_ARCH_AVR5"),
+            (51, "EF_AVR_ARCH_AVR51"),
+            (6, "EF_AVR_ARCH_AVR6"),
+            (100, "EF_AVR_ARCH_AVRTINY"),
+            (101, "EF_AVR_ARCH_XMEGA1"),
+            (102, "EF_AVR_ARCH_XMEGA2"),
+            (103, "EF_AVR_ARCH_XMEGA3"),
+            (104, "EF_AVR_ARCH_XMEGA4"),
+            (105, "EF_AVR_ARCH_XMEGA5"),
+            (106, "EF_AVR_ARCH_XMEGA6"),
+            (107, "EF_AVR_ARCH_XMEGA7"),
+            (0x80, "relaxable"),
+        ],
+        // EF_AVR_ARCH_MASK
+        masks: &[0x7f],
+    },
+    FlagSet {
+        // EM_LOONGARCH
+        machines: &[258],
+        flags: &[
+            (0x1, "SOFT-FLOAT"),
+            (0x2, "SINGLE-FLOAT"),
+            (0x3, "DOUBLE-FLOAT"),
+            (0x40, "OBJ-v1"),
+        ],
+        // EF_LOONGARCH_ABI_MODIFIER_MASK, EF_LOONGARCH_OBJABI_MASK (OBJ-v0
+        // is 0).
+        masks: &[0x7, 0xc0],
+    },
+    FlagSet {
+        // EM_XTENSA
+        machines: &[94],
+        flags: &[(0x100, "EF_XTENSA_XT_INSN"), (0x200, "EF_XTENSA_XT_LIT")],
+        // EF_XTENSA_MACH (EF_XTENSA_MACH_NONE is 0).
+        masks: &[0xf],
+    },
+    FlagSet {
+        // EM_PPC64: the ELF ABI version (1 for the AIX-style ABI, 2 for
+        // ELFv2), as binutils' readelf names it.
+        machines: &[21],
+        flags: &[(1, "abiv1"), (2, "abiv2"), (3, "abiv3")],
+        masks: &[0x3],
+    },
+];
+
 pub const SHT_NULL: u32 = 0;
 pub const SHT_SYMTAB: u32 = 2;
 pub const SHT_STRTAB: u32 = 3;
@@ -195,6 +345,10 @@ pub const SHT_NOTE: u32 = 7;
 pub const SHT_NOBITS: u32 = 8;
 pub const SHT_REL: u32 = 9;
 pub const SHT_DYNSYM: u32 = 11;
+pub const SHT_RELR: u32 = 19;
+/// LLVM's compact relocations.
+pub const SHT_CREL: u32 = 0x4000_0014;
+pub const SHT_ANDROID_RELR: u32 = 0x6fff_ff00;
 pub const SHT_INIT_ARRAY: u32 = 14;
 pub const SHT_FINI_ARRAY: u32 = 15;
 pub const SHT_PREINIT_ARRAY: u32 = 16;
@@ -229,6 +383,7 @@ pub fn shtype(v: u32, machine: u16) -> Option<&'static str> {
         17 => "SHT_GROUP",
         18 => "SHT_SYMTAB_SHNDX",
         19 => "SHT_RELR",
+        0x4000_0014 => "SHT_CREL",
         0x6000_0001 => "SHT_ANDROID_REL",
         0x6000_0002 => "SHT_ANDROID_RELA",
         0x6fff_4c00 => "SHT_LLVM_ODRTAB",
@@ -567,24 +722,7 @@ fn core_note(t: u32) -> Option<&'static str> {
     })
 }
 
-/// The name of relocation type `t` on `machine`.
+/// The name of relocation type `t` on `machine`, as llvm-readelf names it.
 pub fn reloc(machine: u16, t: u32) -> Option<&'static str> {
-    let table = match machine {
-        EM_X86_64 => reloc_names::X86_64,
-        EM_386 => reloc_names::I386,
-        EM_AARCH64 => reloc_names::AARCH64,
-        EM_ARM => reloc_names::ARM,
-        EM_AMDGPU => reloc_names::AMDGPU,
-        EM_RISCV => reloc_names::RISCV,
-        EM_PPC64 => reloc_names::PPC64,
-        EM_PPC => reloc_names::PPC,
-        EM_MIPS => reloc_names::MIPS,
-        EM_LOONGARCH => reloc_names::LOONGARCH,
-        EM_S390 => reloc_names::S390,
-        EM_SPARCV9 | 2 | 18 => reloc_names::SPARC,
-        EM_BPF => reloc_names::BPF,
-        EM_HEXAGON => reloc_names::HEXAGON,
-        _ => return None,
-    };
-    reloc_names::lookup(table, t)
+    reloc_names::lookup(super::reloc_tables::for_machine(machine)?, t)
 }

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use super::dynamic::{dyn_entry, dyn_strings, dynamic};
-use super::relocations::relocs;
+use super::relocations::{crel, relocs, relr};
 use super::strings::{strings, wide_strings};
 use super::symbols::{shndx_table, symtab};
 use super::{constants, hash, notes, versions, Elf, Sec, Sections, Seg};
@@ -72,6 +72,10 @@ fn contents(
             }
             constants::SHT_REL => return relocs(b, g, elf, s, a, l, false, tname),
             constants::SHT_RELA => return relocs(b, g, elf, s, a, l, true, tname),
+            constants::SHT_RELR | constants::SHT_ANDROID_RELR => {
+                return relr(b, g, elf, s, a, l, tname)
+            }
+            constants::SHT_CREL => return crel(b, g, elf, s, a, l, tname),
             constants::SHT_DYNAMIC => return dynamic(b, g, elf, s, a, l, tname),
             constants::SHT_SYMTAB_SHNDX => return shndx_table(b, g, elf, s, a, l, tname),
             constants::SHT_GNU_VERSYM => return versions::versym(b, g, elf, s, a, l, tname),
@@ -368,6 +372,9 @@ fn compressed_section(
             | constants::SHT_DYNSYM
             | constants::SHT_REL
             | constants::SHT_RELA
+            | constants::SHT_RELR
+            | constants::SHT_ANDROID_RELR
+            | constants::SHT_CREL
             | constants::SHT_DYNAMIC
             | constants::SHT_SYMTAB_SHNDX
             | constants::SHT_GNU_VERSYM

@@ -10,12 +10,14 @@
 mod code;
 mod constants;
 mod contents;
+mod crel;
 mod dwarf;
 mod dynamic;
 mod hash;
 mod notes;
 mod placed;
 mod reloc_names;
+mod reloc_tables;
 mod relocations;
 mod strings;
 mod symbolize;
@@ -1038,7 +1040,10 @@ fn shdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
     }
     f.uint("sh_info", 4);
     let info_is_sec = s.flags & constants::SHF_INFO_LINK != 0
-        || (matches!(s.typ, constants::SHT_REL | constants::SHT_RELA) && s.info != 0);
+        || (matches!(
+            s.typ,
+            constants::SHT_REL | constants::SHT_RELA | constants::SHT_CREL
+        ) && s.info != 0);
     if info_is_sec {
         if let Some(t) = elf.sec(s.info.into()) {
             f.set_value(named(

@@ -9,7 +9,7 @@ use super::{
     contents::{entsize_check, label},
     Elf, Sec,
 };
-use crate::model::{named, num, Builder, Fields, NodeId, Value};
+use crate::model::{named, num, Builder, Fields, NodeId, Seq, Step, Value, GROUP};
 
 #[allow(clippy::too_many_arguments)]
 pub(super) fn relocs(
@@ -39,15 +39,26 @@ pub(super) fn relocs(
     id
 }
 
-/// One REL or RELA entry as read: where it applies, its info word split
-/// into symbol index and type, and its addend as stored (`None` for REL).
+/// One relocation as read (REL, RELA or CREL): where it applies, its info
+/// word split into symbol index and type, and its addend (`None` for REL).
 #[derive(Clone, Copy)]
 pub(crate) struct Rel {
     pub offset: u64,
+    /// The info word as stored (CREL: as an ELF64 or ELF32 REL would
+    /// store it).
     pub info: u64,
     pub sym: u64,
+    /// The type; on MIPS64 the three types and `r_ssym` packed as LLVM
+    /// packs them (`r_type | r_type2 << 8 | r_type3 << 16 | r_ssym << 24`).
     pub typ: u64,
     pub addend: Option<u64>,
+}
+
+/// Whether relocations pack MIPS64's `r_info`: a 4-byte symbol index in
+/// the file's byte order, then `r_ssym`, `r_type3`, `r_type2` and
+/// `r_type`, one byte each, in that order in either byte order.
+fn mips64(elf: &Elf) -> bool {
+    elf.is64 && elf.machine == constants::EM_MIPS
 }
 
 /// The entry at `o` of a REL (`rela` false) or RELA table; `None` when its
@@ -56,7 +67,12 @@ pub(crate) fn read_rel(b: &Builder<'_>, elf: &Elf, o: u64, rela: bool) -> Option
     let w = elf.word();
     let offset = elf.read_word(b, o)?;
     let info = elf.read_word(b, o + w)?;
-    let (sym, typ) = if elf.is64 {
+    let (sym, typ) = if mips64(elf) {
+        let sym = b.read_u32(o + w, elf.e)?;
+        let t = b.read_bytes(o + w + 4, 4)?;
+        let t: [u8; 4] = t.try_into().ok()?;
+        (u64::from(sym), u64::from(u32::from_be_bytes(t)))
+    } else if elf.is64 {
         (info >> 32, info & 0xffff_ffff)
     } else {
         (info >> 8, info & 0xff)
@@ -75,18 +91,58 @@ pub(crate) fn read_rel(b: &Builder<'_>, elf: &Elf, o: u64, rela: bool) -> Option
     })
 }
 
-/// The first `max` entries of relocation section `r` (REL or RELA), up to
+/// The name of one relocation type, or `type N`.
+fn one_type(elf: &Elf, t: u64) -> String {
+    u32::try_from(t)
+        .ok()
+        .and_then(|t| elf.reloc_name(t))
+        .map_or_else(|| format!("type {t}"), str::to_string)
+}
+
+/// A relocation's type as llvm-readelf names it: on MIPS64 its three
+/// types joined by `/` (`R_MIPS_GPREL16/R_MIPS_SUB/R_MIPS_HI16`).
+pub(crate) fn type_text(elf: &Elf, typ: u64) -> String {
+    if mips64(elf) {
+        [typ & 0xff, (typ >> 8) & 0xff, (typ >> 16) & 0xff]
+            .map(|t| one_type(elf, t))
+            .join("/")
+    } else {
+        one_type(elf, typ)
+    }
+}
+
+/// The first `max` relocations of section `r` (REL, RELA or CREL), up to
 /// the first that does not read; `None` when `r` has no bytes in the file.
 pub(crate) fn rels<'e>(
     b: &'e Builder<'_>,
     elf: &'e Elf,
     r: &Sec,
     max: u64,
-) -> Option<impl Iterator<Item = Rel> + 'e> {
+) -> Option<Box<dyn Iterator<Item = Rel> + 'e>> {
     let (ra, rl) = elf.data(r)?;
+    if r.typ == constants::SHT_CREL {
+        let d = b.read_bytes(ra, rl)?;
+        let (h, it) = super::crel::entries(d, elf.is64, max);
+        return Some(Box::new(it.map(move |e| {
+            let info = if elf.is64 {
+                (u64::from(e.sym) << 32) | u64::from(e.typ)
+            } else {
+                (u64::from(e.sym) << 8) | u64::from(e.typ & 0xff)
+            };
+            Rel {
+                offset: e.offset,
+                info,
+                sym: e.sym.into(),
+                typ: e.typ.into(),
+                addend: h.addends.then_some(e.addend),
+            }
+        })));
+    }
     let rela = r.typ == constants::SHT_RELA;
     let es = elf.word() * if rela { 3 } else { 2 };
-    Some((0..(rl / es).min(max)).map_while(move |k| read_rel(b, elf, ra + k * es, rela)))
+    Some(Box::new(
+        (0..(rl / es).min(max)).map_while(move |k| read_rel(b, elf, ra + k * es, rela)),
+    ))
 }
 
 /// Symbol `sym` of symbol table section `symtab`, as a relocation names
@@ -101,40 +157,54 @@ pub(crate) fn rel_sym(b: &Builder<'_>, elf: &Elf, symtab: u32, sym: u64) -> Opti
     read_sym(b, elf, sa + so)
 }
 
-fn reloc(b: &mut Builder<'_>, p: NodeId, elf: &Elf, ri: u32, rela: bool, i: u64, o: u64) {
-    let w = elf.word();
-    let Some(Rel {
-        offset: r_offset,
-        info,
-        sym,
-        typ,
-        ..
-    }) = read_rel(b, elf, o, rela)
-    else {
-        return;
-    };
-    let Some(rs) = elf.sec(ri.into()) else {
-        return;
-    };
-    let symtab = rs.link;
-    let tname = elf.reloc_name(typ as u32);
-    let symname = if sym != 0 {
-        sym_name(b, elf, symtab, sym)
-    } else {
-        None
-    };
-    let es = w * if rela { 3 } else { 2 };
-    let tshow = tname.map_or_else(|| format!("type {typ}"), str::to_string);
-    let mut label = format!("[{i}] {tshow}");
-    if let Some(n) = &symname {
-        label.push(' ');
-        label.push_str(n);
+/// What a relocation entry shows of itself, however it is stored.
+struct Shown {
+    tshow: String,
+    symname: Option<String>,
+}
+
+impl Shown {
+    fn of(b: &Builder<'_>, elf: &Elf, symtab: u32, sym: u64, typ: u64) -> Shown {
+        Shown {
+            tshow: type_text(elf, typ),
+            symname: if sym != 0 {
+                sym_name(b, elf, symtab, sym)
+            } else {
+                None
+            },
+        }
     }
-    let id = b.group(p, label, o, es);
-    // Quiet: every entry of the array lies inside the section's bytes.
-    let mut f = Fields::new(b, id, o, elf.e).quiet();
-    f.field("r_offset", w, num);
-    // Where the relocation applies.
+
+    /// `[i] TYPE symbol`.
+    fn label(&self, i: u64) -> String {
+        let mut label = format!("[{i}] {}", self.tshow);
+        if let Some(n) = &self.symname {
+            label.push(' ');
+            label.push_str(n);
+        }
+        label
+    }
+
+    /// `TYPE at 0xOFFSET symbol +addend`, the symbol demangled in front.
+    fn value(&self, r_offset: u64, addend: Option<i64>) -> Value {
+        let mut v = format!("{} at 0x{r_offset:x}", self.tshow);
+        if let Some(n) = &self.symname {
+            v.push_str(&format!(" {n}"));
+        }
+        if let Some(ad) = addend {
+            v.push_str(&format!(" {}{ad}", if ad >= 0 { "+" } else { "" }));
+        }
+        match (Value::from(v), &self.symname) {
+            (Value::Text(t), Some(n)) => Value::symbol(n, t),
+            (v, _) => v,
+        }
+    }
+}
+
+/// Links `nodes` (an entry and its offset field) to the bytes its
+/// relocation applies to: in a relocatable file an offset into the section
+/// `rs` applies to, else an address.
+fn link_target(b: &mut Builder<'_>, nodes: &[NodeId], elf: &Elf, rs: &Sec, r_offset: u64) {
     let target = if relocatable(elf) {
         elf.sec(rs.info.into())
             .and_then(|t| elf.data(t))
@@ -143,64 +213,351 @@ fn reloc(b: &mut Builder<'_>, p: NodeId, elf: &Elf, ri: u32, rela: bool, i: u64,
         elf.addr_to_abs(r_offset).map(|x| (x, 4))
     };
     if let Some((ta, tl)) = target {
-        f.link(ta, tl);
-        f.builder().link(id, ta, tl);
+        for &n in nodes {
+            b.link(n, ta, tl);
+        }
+    }
+}
+
+/// The `sym` field at `f`'s place, named and linked to its entry.
+#[allow(clippy::too_many_arguments)]
+fn sym_field(
+    f: &mut Fields<'_, '_>,
+    elf: &Elf,
+    rs: &Sec,
+    i: u64,
+    sym: u64,
+    len: u64,
+    symname: Option<&str>,
+) {
+    let at = f.at();
+    f.field("sym", len, |v| match symname {
+        Some(n) => Value::named(v, Some(n)),
+        None => num(v),
+    });
+    if let Some(n) = f.last_fitted() {
+        sym_link(f.builder(), n, elf, rs, i, sym, (at, len));
+    }
+}
+
+/// Links field `n` of relocation `i` of `rs` to the entry of symbol `sym`;
+/// an error at `at` when the symbol is not in the table.
+fn sym_link(
+    b: &mut Builder<'_>,
+    n: NodeId,
+    elf: &Elf,
+    rs: &Sec,
+    i: u64,
+    sym: u64,
+    (at, len): (u64, u64),
+) {
+    if sym == 0 {
+        return;
+    }
+    match sym_entry(elf, rs.link, sym) {
+        Some(so) => b.link(n, so, elf.sym_size()),
+        None => b.error(
+            at,
+            len,
+            format!(
+                "relocation [{i}] of [{}] {}: symbol {sym} is not in symbol table [{}]",
+                rs.index, rs.name, rs.link
+            ),
+        ),
+    }
+}
+
+fn reloc(b: &mut Builder<'_>, p: NodeId, elf: &Elf, ri: u32, rela: bool, i: u64, o: u64) {
+    let w = elf.word();
+    let Some(r) = read_rel(b, elf, o, rela) else {
+        return;
+    };
+    let Some(rs) = elf.sec(ri.into()) else {
+        return;
+    };
+    let shown = Shown::of(b, elf, rs.link, r.sym, r.typ);
+    let es = w * if rela { 3 } else { 2 };
+    let id = b.group(p, shown.label(i), o, es);
+    // Quiet: every entry of the array lies inside the section's bytes.
+    let mut f = Fields::new(b, id, o, elf.e).quiet();
+    f.field("r_offset", w, num);
+    if let Some(n) = f.last_fitted() {
+        link_target(f.builder(), &[n, id], elf, rs, r.offset);
     }
     let inf = f.builder().group(id, "r_info", o + w, w);
     f.builder()
-        .set_value(inf, Value::hex(info).with_width(w as u8));
-    // `sym` and `type` are packed in r_info: ELF64 a 4-byte symbol index
-    // and a 4-byte type, ELF32 a 3-byte index and a 1-byte type, each in
-    // the order the byte order puts them.
-    let (type_len, sym_len) = if elf.is64 { (4, 4) } else { (1, 3) };
-    let type_field = |f: &mut Fields<'_, '_>| {
-        f.field("type", type_len, |v| named(v, tname));
-    };
-    let sym_field = |f: &mut Fields<'_, '_>| {
-        let sym_at = f.at();
-        f.field("sym", sym_len, |v| match &symname {
-            Some(n) => Value::named(v, Some(n)),
-            None => num(v),
-        });
-        if sym == 0 {
-            return;
-        }
-        match sym_entry(elf, symtab, sym) {
-            Some(so) => f.link(so, elf.sym_size()),
-            None => f.builder().error(
-                sym_at,
-                sym_len,
-                format!(
-                    "relocation [{i}] of [{ri}] {}: symbol {sym} is not in symbol table [{symtab}]",
-                    rs.name
-                ),
-            ),
-        }
-    };
+        .set_value(inf, Value::hex(r.info).with_width(w as u8));
     f.under(inf);
-    if elf.e == crate::model::Endian::Little {
-        type_field(&mut f);
-        sym_field(&mut f);
+    let symname = shown.symname.as_deref();
+    if mips64(elf) {
+        sym_field(&mut f, elf, rs, i, r.sym, 4, symname);
+        f.named("ssym", 1, |v| match v {
+            0 => Some("RSS_UNDEF"),
+            1 => Some("RSS_GP"),
+            2 => Some("RSS_GP0"),
+            3 => Some("RSS_LOC"),
+            _ => None,
+        });
+        for name in ["type3", "type2", "type"] {
+            f.field(name, 1, |v| named(v, elf.reloc_name(v as u32)));
+        }
     } else {
-        sym_field(&mut f);
-        type_field(&mut f);
+        // `sym` and `type` are packed in r_info: ELF64 a 4-byte symbol
+        // index and a 4-byte type, ELF32 a 3-byte index and a 1-byte
+        // type, each in the order the byte order puts them.
+        let (type_len, sym_len) = if elf.is64 { (4, 4) } else { (1, 3) };
+        let tname = u32::try_from(r.typ).ok().and_then(|t| elf.reloc_name(t));
+        if elf.e == crate::model::Endian::Little {
+            f.field("type", type_len, |v| named(v, tname));
+            sym_field(&mut f, elf, rs, i, r.sym, sym_len, symname);
+        } else {
+            sym_field(&mut f, elf, rs, i, r.sym, sym_len, symname);
+            f.field("type", type_len, |v| named(v, tname));
+        }
     }
     let addend = if rela {
         f.under(id).int("r_addend", w)
     } else {
         None
     };
-    let mut v = format!("{tshow} at 0x{r_offset:x}");
-    if let Some(n) = &symname {
-        v.push_str(&format!(" {n}"));
+    b.set_value(id, shown.value(r.offset, addend));
+}
+
+/// A RELR table (`SHT_RELR`, `.relr.dyn`): words that are each an address
+/// to relocate (even) or a bitmap of the words after the last address
+/// (odd), every one a relative relocation.
+pub(super) fn relr(
+    b: &mut Builder<'_>,
+    g: NodeId,
+    elf: &Arc<Elf>,
+    s: &Sec,
+    a: u64,
+    l: u64,
+    tname: &str,
+) -> NodeId {
+    let w = elf.word();
+    entsize_check(b, elf, s, w, l);
+    let count = l / w;
+    // Where each bitmap's first bit points: the word after its address,
+    // moved on by the words the bitmaps before it cover.
+    let mut bases = Vec::with_capacity(usize::try_from(count).unwrap_or(0));
+    let mut base = 0u64;
+    let mut total = 0u64;
+    let bits = 8 * w - 1;
+    for k in 0..count {
+        let Some(x) = elf.read_word(b, a + k * w) else {
+            break;
+        };
+        bases.push(base);
+        if x & 1 == 0 {
+            total += 1;
+            base = x.wrapping_add(w);
+        } else {
+            total += u64::from((x >> 1).count_ones());
+            base = base.wrapping_add(bits * w);
+        }
     }
-    if let Some(ad) = addend {
-        v.push_str(&format!(" {}{ad}", if ad >= 0 { "+" } else { "" }));
-    }
-    // Shown with the symbol's name demangled in front, where it is mangled.
-    let v = match (Value::from(v), &symname) {
-        (Value::Text(t), Some(n)) => Value::symbol(n, t),
-        (v, _) => v,
+    let bases = Arc::new(bases);
+    let el = elf.clone();
+    let id = b.array(
+        g,
+        &label(s),
+        a,
+        count,
+        w,
+        Arc::new(move |b, p, i, o| relr_entry(b, p, &el, &bases, i, o)),
+    );
+    b.set_value(id, format!("{tname}, {count} words, {total} relocations"));
+    id
+}
+
+fn relr_entry(b: &mut Builder<'_>, p: NodeId, elf: &Elf, bases: &[u64], i: u64, o: u64) {
+    let w = elf.word();
+    let Some(x) = elf.read_word(b, o) else {
+        return;
     };
-    b.set_value(id, v);
+    if x & 1 == 0 {
+        let id = b.group(p, format!("[{i}] address 0x{x:x}"), o, w);
+        b.set_value(id, Value::hex(x).with_width(w as u8));
+        if let Some(t) = elf.addr_to_abs(x) {
+            b.link(id, t, w);
+        }
+        return;
+    }
+    let base = usize::try_from(i)
+        .ok()
+        .and_then(|k| bases.get(k))
+        .copied()
+        .unwrap_or(0);
+    let addrs: Vec<u64> = (1..8 * w)
+        .filter(|&k| (x >> k) & 1 != 0)
+        .map(|k| base.wrapping_add((k - 1) * w))
+        .collect();
+    let id = b.group(p, format!("[{i}] bitmap 0x{x:x}"), o, w);
+    let list: Vec<String> = addrs.iter().map(|a| format!("0x{a:x}")).collect();
+    b.set_value(
+        id,
+        format!("{} relocations: {}", addrs.len(), list.join(", ")),
+    );
+    for (k, &ad) in addrs.iter().enumerate() {
+        let c = b.group(id, format!("[{k}] 0x{ad:x}"), o, w);
+        b.set_value(c, Value::hex(ad).with_width(w as u8));
+        if let Some(t) = elf.addr_to_abs(ad) {
+            b.link(c, t, w);
+        }
+    }
+}
+
+/// A CREL table (`SHT_CREL`): its header, then each delta-encoded entry
+/// with the relocation it adds up to. Entries are built when opened, from
+/// the sums kept at every [`GROUP`]-th one.
+pub(super) fn crel(
+    b: &mut Builder<'_>,
+    g: NodeId,
+    elf: &Arc<Elf>,
+    s: &Sec,
+    a: u64,
+    l: u64,
+    tname: &str,
+) -> NodeId {
+    let id = b.group(g, label(s), a, l);
+    let Some(d) = b.read_bytes(a, l) else {
+        return id;
+    };
+    let Some(h) = super::crel::header(d) else {
+        b.error(
+            a,
+            l,
+            format!(
+                "section [{}] {}: CREL header does not read",
+                s.index, s.name
+            ),
+        );
+        return id;
+    };
+    b.set_value(
+        id,
+        format!(
+            "{tname}, {} relocations{}",
+            h.count,
+            if h.addends { ", with addends" } else { "" }
+        ),
+    );
+    // One pass for the sums at every GROUP-th entry and where it starts.
+    let mut st = super::crel::State::start(&h);
+    let mut marks = Vec::new();
+    let mut states = Vec::new();
+    let mut n = 0u64;
+    while n < h.count {
+        if n.is_multiple_of(GROUP) {
+            marks.push(a + st.pos);
+            states.push(st);
+        }
+        if let Err(m) = super::crel::next(d, &h, &mut st, elf.is64) {
+            b.error(
+                a + st.pos,
+                l - st.pos.min(l),
+                format!(
+                    "section [{}] {}: CREL entry {n}: {m} does not read",
+                    s.index, s.name
+                ),
+            );
+            break;
+        }
+        n += 1;
+    }
+    let states = Arc::new(states);
+    let el = elf.clone();
+    let si = s.index;
+    let step: Step = Arc::new(move |b: &mut Builder<'_>, p, i, _at| {
+        let rs = el.sec(si.into())?;
+        let (sa, sl) = el.data(rs)?;
+        let d = b.read_bytes(sa, sl)?;
+        let h = super::crel::header(d)?;
+        let k = usize::try_from(i / GROUP).ok()?;
+        let mut st = *states.get(k)?;
+        let mut e = None;
+        for _ in (i / GROUP) * GROUP..=i {
+            e = super::crel::next(d, &h, &mut st, el.is64).ok();
+        }
+        let e = e?;
+        crel_entry(b, p, &el, rs, sa, i, &e, h.addends);
+        Some(sa + st.pos)
+    });
+    let stop = a + st.pos;
+    // The header, then the entries, when the table is opened.
+    b.lazy(
+        id,
+        Arc::new(move |b: &mut Builder<'_>, id| {
+            crel_header(b, id, a, &h);
+            b.seq_now(id, Seq::from_marks(marks.clone(), n, stop, step.clone()));
+        }),
+    );
+    id
+}
+
+fn crel_header(b: &mut Builder<'_>, id: NodeId, a: u64, h: &super::crel::Header) {
+    let hn = b.group(id, "header", a, h.len);
+    b.set_value(
+        hn,
+        format!(
+            "0x{:x}: count {}, {}, offsets shifted by {}",
+            h.value,
+            h.count,
+            if h.addends { "addends" } else { "no addends" },
+            h.shift
+        ),
+    );
+}
+
+#[allow(clippy::too_many_arguments)]
+fn crel_entry(
+    b: &mut Builder<'_>,
+    p: NodeId,
+    elf: &Elf,
+    rs: &Sec,
+    a: u64,
+    i: u64,
+    e: &super::crel::Entry,
+    addends: bool,
+) {
+    let shown = Shown::of(b, elf, rs.link, e.sym.into(), e.typ.into());
+    let id = b.group(p, shown.label(i), a + e.at, e.len);
+    let [off, sym, typ, add] = e.fields;
+    let [doff, dsym, dtyp, dadd] = e.deltas;
+    if let Some((at, len)) = off {
+        let n = b.leaf(
+            id,
+            "offset delta and flags",
+            a + at,
+            len,
+            format!("+{doff}: offset 0x{:x}", e.offset),
+        );
+        link_target(b, &[n, id], elf, rs, e.offset);
+    }
+    if let Some((at, len)) = sym {
+        let sym = u64::from(e.sym);
+        let v = match &shown.symname {
+            Some(name) => format!("{dsym:+}: {sym} ({name})"),
+            None => format!("{dsym:+}: {sym}"),
+        };
+        let n = b.leaf(id, "symbol delta", a + at, len, v);
+        sym_link(b, n, elf, rs, i, sym, (a + at, len));
+    }
+    if let Some((at, len)) = typ {
+        let v = format!("{dtyp:+}: {}", shown.tshow);
+        b.leaf(id, "type delta", a + at, len, v);
+    }
+    let addend = addends.then(|| {
+        if elf.is64 {
+            e.addend as i64
+        } else {
+            i64::from(e.addend as u32 as i32)
+        }
+    });
+    if let Some((at, len)) = add {
+        let v = format!("{dadd:+}: {}", addend.unwrap_or(0));
+        b.leaf(id, "addend delta", a + at, len, v);
+    }
+    b.set_value(id, shown.value(e.offset, addend));
 }

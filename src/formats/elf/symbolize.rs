@@ -191,7 +191,10 @@ impl Names {
 fn read_relocs(b: &Builder<'_>, elf: &Elf, secs: &mut [Section]) {
     let mut left = MAX_SCAN;
     for r in &elf.secs {
-        if !matches!(r.typ, constants::SHT_REL | constants::SHT_RELA) {
+        if !matches!(
+            r.typ,
+            constants::SHT_REL | constants::SHT_RELA | constants::SHT_CREL
+        ) {
             continue;
         }
         let code = elf
@@ -205,8 +208,7 @@ fn read_relocs(b: &Builder<'_>, elf: &Elf, secs: &mut [Section]) {
         };
         for x in it {
             left = left.saturating_sub(1);
-            let typ = u32::try_from(x.typ).ok().and_then(|t| elf.reloc_name(t));
-            let mut text = typ.map_or_else(|| format!("type {}", x.typ), str::to_string);
+            let mut text = super::relocations::type_text(elf, x.typ);
             text.push(' ');
             // What llvm-objdump names: no symbol is `*ABS*`.
             match (x.sym, sym_name(b, elf, r.link, x.sym)) {

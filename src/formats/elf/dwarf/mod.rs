@@ -75,7 +75,7 @@ fn relocations_in(b: &Builder<'_>, elf: &Elf, target: &Sec) -> Vec<(usize, u64, 
         return out;
     }
     for r in elf.secs.iter() {
-        if r.typ != constants::SHT_RELA || r.info != target.index {
+        if !matches!(r.typ, constants::SHT_RELA | constants::SHT_CREL) || r.info != target.index {
             continue;
         }
         let Some(rels) = super::relocations::rels(b, elf, r, MAX_RELOCS) else {
