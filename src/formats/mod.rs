@@ -35,6 +35,7 @@ pub mod spirv;
 pub mod xclbin;
 pub mod xe;
 pub mod xml;
+pub mod yaml;
 pub mod zebin;
 
 use std::sync::Arc;
