@@ -22,6 +22,7 @@ pub mod hipwrap;
 pub mod image;
 pub mod intel_ip;
 pub mod json;
+pub mod ksy;
 pub mod msgpack;
 pub mod npu;
 pub mod nvwrap;
