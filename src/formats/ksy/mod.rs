@@ -16,7 +16,7 @@ pub mod spec;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use crate::model::{Builder, NodeId};
+use crate::model::{Builder, Gap, NodeId};
 
 pub use spec::Spec;
 
@@ -164,6 +164,7 @@ fn extent(items: &mut [run::Item], id: usize, depth: usize) -> (u64, u64) {
         }
     }
     if let Some(it) = items.get_mut(id) {
+        it.grown = group && (lo, hi) != (it.off, it.off.saturating_add(it.size));
         it.off = lo;
         it.size = hi - lo;
     }
@@ -200,10 +201,15 @@ fn emit(
         });
         return;
     }
-    let (off, size) = (it.off, it.size);
+    let (off, size, group, grown) = (it.off, it.size, it.group, it.grown);
     let value = it.value.take();
     let name = std::mem::take(&mut it.name);
     let node = b.add(parent, name, off, size, value);
+    if group {
+        // A structure that gathers instances read elsewhere has no gaps:
+        // the bytes between are not its own.
+        b.gaps(node, if grown { Gap::Off } else { Gap::Unknown });
+    }
     for c in kids {
         emit(b, node, items, derived, c, (off, size));
     }

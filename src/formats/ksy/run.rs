@@ -43,6 +43,8 @@ pub enum V {
 pub struct Fail {
     pub at: Option<(usize, u64)>,
     pub msg: String,
+    /// `msg` names its place in the description already.
+    pub placed: bool,
 }
 
 type Res<T> = Result<T, Fail>;
@@ -69,6 +71,11 @@ struct Obj {
     inst: FxHashMap<String, V>,
     busy: Vec<String>,
     item: usize,
+    /// How many bytes each seq attribute took (`_sizeof`).
+    sizes: FxHashMap<String, u64>,
+    /// Where its seq started and ended (absolute, in its stream's space).
+    start: u64,
+    end: u64,
 }
 
 /// A node to be: `space` is the interpreter's (0 or a derived one).
@@ -83,6 +90,8 @@ pub struct Item {
     pub derive: Option<(usize, &'static str)>,
     /// A structure: its range grows to cover its kids.
     pub group: bool,
+    /// It grew past its own bytes (to instances read elsewhere).
+    pub grown: bool,
 }
 
 impl Item {
@@ -97,6 +106,7 @@ impl Item {
             kids: Vec::new(),
             derive: None,
             group: true,
+            grown: false,
         }
     }
 }
@@ -113,6 +123,8 @@ pub struct Run<'a> {
     depth: u32,
     /// Problems that did not stop the run (an instance that failed).
     pub diags: Vec<Fail>,
+    /// Objects whose instances are still to be read for the tree.
+    pending: Vec<usize>,
 }
 
 #[derive(Clone)]
@@ -126,6 +138,7 @@ fn fail<T>(at: Option<(usize, u64)>, msg: impl Into<String>) -> Res<T> {
     Err(Fail {
         at,
         msg: msg.into(),
+        placed: false,
     })
 }
 
@@ -142,6 +155,7 @@ impl<'a> Run<'a> {
             steps: 0,
             depth: 0,
             diags: Vec::new(),
+            pending: Vec::new(),
         }
     }
 
@@ -149,7 +163,25 @@ impl<'a> Run<'a> {
     pub fn root(&mut self, ty: usize, off: u64, len: u64) -> Res<()> {
         let io = self.new_io(0, off, len);
         self.items.push(Item::group(String::new(), 0, off, 0));
-        self.object(ty, Vec::new(), None, io, 0).map(|_| ())
+        let seq = self.object(ty, Vec::new(), None, io, 0);
+        // Instances for the tree, of objects that instances make too.
+        let mut k = 0;
+        while let Some(&o) = self.pending.get(k) {
+            k += 1;
+            let ty = self.objs.get(o).map_or(usize::MAX, |x| x.ty);
+            let Some(t) = self.spec.types.get(ty) else {
+                continue;
+            };
+            for a in &t.instances {
+                if let Err(f) = self.instance(o, &a.id) {
+                    if self.steps > MAX_STEPS || self.items.len() >= MAX_ITEMS {
+                        return Err(f);
+                    }
+                    self.diags.push(f);
+                }
+            }
+        }
+        seq.map(|_| ())
     }
 
     fn new_io(&mut self, space: usize, base: u64, len: u64) -> usize {
@@ -312,6 +344,7 @@ impl<'a> Run<'a> {
                 kids: Vec::new(),
                 derive: None,
                 group: false,
+                grown: false,
             },
         )
     }
@@ -376,6 +409,9 @@ impl<'a> Run<'a> {
             inst: FxHashMap::default(),
             busy: Vec::new(),
             item,
+            sizes: FxHashMap::default(),
+            start: self.here(io).1,
+            end: self.here(io).1,
         });
         let me = self.objs.len() - 1;
         let cx = Cx {
@@ -411,15 +447,26 @@ impl<'a> Run<'a> {
         if let Some(o) = self.objs.get_mut(me) {
             o.le = le;
         }
-        for a in &t.seq {
-            self.attr(&cx, a, item, false)?;
+        // Instances are read once the whole seq of the top-level type is
+        // (an expression that needs one earlier has it read then), as a
+        // reader that opens them after parsing would; also those of an
+        // object whose seq stops short.
+        if !t.instances.is_empty() {
+            self.pending.push(me);
         }
-        // Instances are read now, for the tree (an expression that needs
-        // one earlier has it read then).
-        for a in &t.instances {
-            if let Err(f) = self.instance(me, &a.id) {
-                self.diags.push(f);
+        for a in &t.seq {
+            let (sp, start) = self.here(io);
+            self.attr(&cx, a, item, false)?;
+            let (sp2, end) = self.here(io);
+            if let Some(o) = self.objs.get_mut(me) {
+                if sp == sp2 && a.pos.is_none() {
+                    o.sizes.insert(a.id.clone(), end.saturating_sub(start));
+                }
             }
+        }
+        let end = self.here(io).1;
+        if let Some(o) = self.objs.get_mut(me) {
+            o.end = end;
         }
         Ok(me)
     }
@@ -440,19 +487,10 @@ impl<'a> Run<'a> {
             return fail(None, format!("no instance {name}"));
         };
         if o.busy.iter().any(|b| b == name) {
-            return fail(
-                None,
-                format!("{}: instance {name} needs its own value", spec.place(a.at)),
-            );
+            return Err(self.spec_fail(a.at, format!("instance {name} needs its own value")));
         }
         if self.depth >= MAX_DEPTH {
-            return fail(
-                None,
-                format!(
-                    "{}: instances nest more than {MAX_DEPTH} deep",
-                    spec.place(a.at)
-                ),
-            );
+            return Err(self.spec_fail(a.at, format!("instances nest more than {MAX_DEPTH} deep")));
         }
         let item = o.item;
         if let Some(o) = self.objs.get_mut(obj) {
@@ -479,6 +517,18 @@ impl<'a> Run<'a> {
     /// Reads attribute `a` of the object of `cx` (a `seq` entry or an
     /// instance) under `item`; returns its value.
     fn attr(&mut self, cx: &Cx, a: &Attr, item: usize, instance: bool) -> Res<V> {
+        // A problem with no place in the data is placed at the attribute
+        // in the description.
+        self.attr_at(cx, a, item, instance).map_err(|mut f| {
+            if f.at.is_none() && !f.placed {
+                f.msg = format!("{}: {}: {}", self.spec.place(a.at), a.id, f.msg);
+                f.placed = true;
+            }
+            f
+        })
+    }
+
+    fn attr_at(&mut self, cx: &Cx, a: &Attr, item: usize, instance: bool) -> Res<V> {
         self.step()?;
         if let Some(c) = &a.cond {
             let v = self.eval(cx, c)?;
@@ -602,6 +652,7 @@ impl<'a> Run<'a> {
         Fail {
             at: None,
             msg: format!("{}: {}", self.spec.place(at), msg.as_ref()),
+            placed: true,
         }
     }
 
@@ -894,17 +945,12 @@ impl<'a> Run<'a> {
                     kids: Vec::new(),
                     derive: Some((k, method)),
                     group: false,
+                    grown: false,
                 },
             )?;
             (k, 0u64, rc, Some(d))
         } else {
             (space, off, bytes, None)
-        };
-        let at_parent = container.unwrap_or(parent);
-        let at_size = if container.is_some() {
-            bytes.len() as u64
-        } else {
-            size
         };
         match ty {
             Type::User { path, args } => {
@@ -916,23 +962,11 @@ impl<'a> Run<'a> {
                     vals.push(self.eval(cx, e)?);
                 }
                 let sub = self.new_io(space2, base2, bytes.len() as u64);
-                let it = self.push_item(
-                    at_parent,
-                    Item {
-                        name: if container.is_some() {
-                            String::from("value")
-                        } else {
-                            name.to_string()
-                        },
-                        space: space2,
-                        off: base2,
-                        size: at_size,
-                        value: None,
-                        kids: Vec::new(),
-                        derive: None,
-                        group: true,
-                    },
-                )?;
+                // Processed bytes: the derived space's node is the object's.
+                let it = match container {
+                    Some(d) => d,
+                    None => self.push_item(parent, Item::group(name, space2, base2, size))?,
+                };
                 let o = self.object(t, vals, Some(cx.obj), sub, it)?;
                 Ok(V::Obj(o))
             }
@@ -1132,6 +1166,7 @@ impl<'a> Run<'a> {
             "_root" => return Ok(V::Obj(o.root)),
             "_parent" => return Ok(o.parent.map_or(V::Null, V::Obj)),
             "_io" => return Ok(V::Io(o.io)),
+            "_sizeof" => return Ok(V::Int(i128::from(o.end.saturating_sub(o.start)))),
             _ => {}
         }
         if let Some((_, v)) = o.params.iter().find(|p| p.0 == name) {
@@ -1190,6 +1225,27 @@ impl<'a> Run<'a> {
                 },
                 _ => self.member(cx.obj, n)?,
             },
+            Expr::Attr(base, name) if name == "_sizeof" => {
+                // An attribute's size as it was read; else the value's.
+                let (owner, field) = match &**base {
+                    Expr::Name(n) => (Some(cx.obj), n.as_str()),
+                    Expr::Attr(b, n) => match self.eval(cx, b)? {
+                        V::Obj(o) => (Some(o), n.as_str()),
+                        _ => (None, ""),
+                    },
+                    _ => (None, ""),
+                };
+                let read = owner
+                    .and_then(|o| self.objs.get(o))
+                    .and_then(|o| o.sizes.get(field).copied());
+                match read {
+                    Some(n) => V::Int(i128::from(n)),
+                    None => {
+                        let b = self.eval(cx, base)?;
+                        self.attr_of(b, name)?
+                    }
+                }
+            }
             Expr::Attr(base, name) => {
                 let b = self.eval(cx, base)?;
                 self.attr_of(b, name)?
@@ -1232,11 +1288,11 @@ impl<'a> Run<'a> {
             },
             Expr::Not(x) => {
                 let v = self.eval(cx, x)?;
-                V::Bool(!truth(&v).map_err(|m| Fail { at: None, msg: m })?)
+                V::Bool(!test(&v)?)
             }
             Expr::If(c, a, b) => {
                 let v = self.eval(cx, c)?;
-                if truth(&v).map_err(|m| Fail { at: None, msg: m })? {
+                if test(&v)? {
                     self.eval(cx, a)?
                 } else {
                     self.eval(cx, b)?
@@ -1257,18 +1313,18 @@ impl<'a> Run<'a> {
                 let x = self.eval(cx, a)?;
                 match op {
                     Op::And => {
-                        if !truth(&x).map_err(|m| Fail { at: None, msg: m })? {
+                        if !test(&x)? {
                             return Ok(V::Bool(false));
                         }
                         let y = self.eval(cx, b)?;
-                        return Ok(V::Bool(truth(&y).map_err(|m| Fail { at: None, msg: m })?));
+                        return Ok(V::Bool(test(&y)?));
                     }
                     Op::Or => {
-                        if truth(&x).map_err(|m| Fail { at: None, msg: m })? {
+                        if test(&x)? {
                             return Ok(V::Bool(true));
                         }
                         let y = self.eval(cx, b)?;
-                        return Ok(V::Bool(truth(&y).map_err(|m| Fail { at: None, msg: m })?));
+                        return Ok(V::Bool(test(&y)?));
                     }
                     _ => {}
                 }
@@ -1426,6 +1482,15 @@ pub fn floor_div(a: i128, b: i128) -> i128 {
     }
 }
 
+/// [`truth`] as a failure where the value is no boolean.
+fn test(v: &V) -> Res<bool> {
+    truth(v).map_err(|m| Fail {
+        at: None,
+        msg: m,
+        placed: false,
+    })
+}
+
 fn truth(v: &V) -> Result<bool, String> {
     match v {
         V::Bool(b) => Ok(*b),
@@ -1443,7 +1508,7 @@ fn call(b: V, name: &str, args: &[V]) -> Res<V> {
     };
     Ok(match (&b, name) {
         (V::Arr(a), "size" | "length") => V::Int(a.len() as i128),
-        (V::Bytes(a), "size" | "length") => V::Int(a.len() as i128),
+        (V::Bytes(a), "size" | "length" | "_sizeof") => V::Int(a.len() as i128),
         (V::Str(s), "length") => V::Int(s.chars().count() as i128),
         (V::Str(s), "reverse") => V::Str(Rc::from(s.chars().rev().collect::<String>().as_str())),
         (V::Str(s), "substring") => {
@@ -1620,6 +1685,9 @@ mod tests {
             inst: FxHashMap::default(),
             busy: Vec::new(),
             item: 0,
+            sizes: FxHashMap::default(),
+            start: 0,
+            end: 0,
         }
     }
 

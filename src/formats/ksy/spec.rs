@@ -334,11 +334,11 @@ impl Reader {
         if let Some(&(_, t)) = self.spec.imported.iter().find(|i| i.0 == id) {
             return Some(t);
         }
-        let t = self.typedef(&root, id.clone(), None, Some(path));
+        // Registered before it is read: imports may import it again.
         if from.is_some() {
-            self.spec.imported.push((id, t));
+            self.spec.imported.push((id.clone(), self.spec.types.len()));
         }
-        Some(t)
+        Some(self.typedef(&root, id, None, Some(path)))
     }
 
     /// The imports of a file, read and registered.
@@ -352,9 +352,13 @@ impl Reader {
                 self.err(start(it), "an import is a name");
                 continue;
             };
+            // Absolute: from the search folders, then from the folders
+            // above this file (a copy of the gallery keeps its layout).
             let cands: Vec<PathBuf> = if let Some(abs) = name.strip_prefix('/') {
                 self.search
                     .iter()
+                    .map(PathBuf::as_path)
+                    .chain(dir.ancestors().skip(1))
                     .map(|d| d.join(format!("{abs}.ksy")))
                     .collect()
             } else {
@@ -473,7 +477,7 @@ impl Reader {
                     }
                     _ => self.err(start(v), "enums is a mapping"),
                 },
-                "types" => {}
+                "types" | "to-string" => {}
                 k if k.starts_with('-') => {}
                 k => self.err(*ks, format!("unknown key {k:?}")),
             }
@@ -722,7 +726,7 @@ impl Reader {
                 "io" if instance => a.io = self.expr(v),
                 "value" if instance => a.value = self.expr(v),
                 k if k.starts_with('-') => {}
-                "parent" => {}
+                "parent" | "to-string" => {}
                 k => self.err(*ks, format!("unknown key {k:?}")),
             }
         }
