@@ -398,3 +398,56 @@ fn hostile_descriptions_end_in_diagnostics() {
         assert!(diags.contains(want), "{name}: {want} in {diags}");
     }
 }
+
+/// The README's example: a made-up firmware header, applied with --ksy
+/// and found by its magic in a formats folder.
+const ACME: &str = r#"meta: {id: acme_fw, endian: le}
+seq:
+  - {id: magic, contents: "ACFW"}
+  - {id: version, type: u2}
+  - {id: kind, type: u1, enum: kind}
+  - {id: num_blocks, type: u1}
+  - {id: blocks, type: block, repeat: expr, repeat-expr: num_blocks}
+types:
+  block: {seq: [{id: load_addr, type: u4}, {id: len, type: u4}, {id: data, size: len}]}
+enums:
+  kind: {1: bootloader, 2: application}
+"#;
+
+#[test]
+fn a_formats_folder_joins_detection() {
+    let dir = common::scratch();
+    let formats = dir.path().join("formats");
+    std::fs::create_dir_all(&formats).unwrap();
+    write_ksy(&formats, "acme_fw", ACME);
+    let img = dir.path().join("fw.img");
+    std::fs::write(
+        &img,
+        b"ACFW\x03\x00\x01\x02\x00\x00\x00\x80\x04\x00\x00\x00\xde\xad\xbe\xef\x00\x10\x00\x80\x02\x00\x00\x00\x4e\x71",
+    )
+    .unwrap();
+    let o = common::fwview(&[
+        OsStr::new("--formats"),
+        formats.as_os_str(),
+        OsStr::new("--tree"),
+        img.as_os_str(),
+    ]);
+    let tree = String::from_utf8_lossy(&o.stdout);
+    for want in [
+        "fw.img [0x0+0x1e] ksy",
+        "kind [0x6+0x1] 1 (bootloader)",
+        "load_addr [0x14+0x4] 2147487744 (0x80001000)",
+        "data [0x1c+0x2] [4e 71]",
+    ] {
+        assert!(tree.contains(want), "{want} in {tree}");
+    }
+    // Bytes that do not start with its magic are not claimed.
+    std::fs::write(&img, b"ACFX\x03\x00").unwrap();
+    let o = common::fwview(&[
+        OsStr::new("--formats"),
+        formats.as_os_str(),
+        OsStr::new("--tree"),
+        img.as_os_str(),
+    ]);
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("ksy"));
+}

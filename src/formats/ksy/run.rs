@@ -584,12 +584,30 @@ impl<'a> Run<'a> {
             }
         }
         let v = r?;
+        self.describe(item, a);
         if !instance {
             if let Some(o) = self.objs.get_mut(cx.obj) {
                 o.fields.insert(a.id.clone(), v.clone());
             }
         }
         Ok(v)
+    }
+
+    /// A structure read for `a` (under `item`) without a value of its own
+    /// shows the first line of the attribute's `doc`.
+    fn describe(&mut self, item: usize, a: &Attr) {
+        let Some(doc) = &a.doc else {
+            return;
+        };
+        let Some(&last) = self.items.get(item).and_then(|i| i.kids.last()) else {
+            return;
+        };
+        if let Some(it) = self.items.get_mut(last) {
+            if it.name == a.id && it.value.is_none() {
+                let line = doc.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+                it.value = Some(Value::text(line.trim()));
+            }
+        }
     }
 
     fn attr_read(&mut self, cx: &Cx, a: &Attr, item: usize, io: usize) -> Res<V> {
