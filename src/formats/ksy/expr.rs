@@ -68,9 +68,27 @@ pub enum Expr {
 
 type R<'a, T> = IResult<&'a str, T>;
 
+/// How deep brackets (and unary operators, and ternaries) may nest.
+pub const MAX_NEST: usize = 48;
+/// How long an expression may be.
+pub const MAX_LEN: usize = 1024;
+
 /// Parses a whole expression; the error is the byte offset in `s` where
 /// it stops making sense.
 pub fn parse(s: &str) -> Result<Expr, usize> {
+    // The parser recurses at each bracket and operator: a hostile text is
+    // refused before it can exhaust the stack.
+    let mut depth = 0usize;
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' | '[' | '?' | '-' | '~' | '!' => depth += 1,
+            ')' | ']' | ':' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        if depth > MAX_NEST || s.len() > MAX_LEN {
+            return Err(i);
+        }
+    }
     match delimited(multispace0, expr, multispace0).parse(s) {
         Ok(("", e)) => Ok(e),
         Ok((rest, _)) => Err(s.len() - rest.len()),
@@ -541,5 +559,11 @@ mod tests {
         assert_eq!(parse("a +"), Err(3));
         assert_eq!(parse("a b"), Err(2));
         assert!(parse("(a").is_err());
+        assert!(parse(&"(".repeat(100_000)).is_err());
+        assert!(parse(&"-".repeat(100_000)).is_err());
+        assert_eq!(
+            parse(&format!("{}1{}", "(".repeat(40), ")".repeat(40))),
+            Ok(Expr::Int(1))
+        );
     }
 }
