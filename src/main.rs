@@ -111,6 +111,18 @@ struct Cli {
     #[arg(long, exclusive = true)]
     man: bool,
 
+    /// Read FILE as the Kaitai Struct description KSY (a `.ksy`) says,
+    /// interpreted at run time. Its imports are found beside it, and
+    /// absolute ones (`/common/x`) in the formats folders.
+    #[arg(long, value_name = "KSY")]
+    ksy: Option<PathBuf>,
+
+    /// A folder of `.ksy` descriptions that join detection (besides
+    /// `$XDG_CONFIG_HOME/fwview/formats`): one whose first attribute has
+    /// `contents` opens files and payloads that start with those bytes.
+    #[arg(long, value_name = "DIR")]
+    formats: Option<PathBuf>,
+
     /// Colours in the explorer: auto (none when NO_COLOR is set), always
     /// or never.
     #[arg(long, value_name = "WHEN", default_value = "auto", value_parser = ["auto", "always", "never"])]
@@ -411,6 +423,53 @@ fn side_by_side(file: &std::path::Path, other: &std::path::Path) -> ExitCode {
     }
 }
 
+/// The folders `.ksy` descriptions are taken from: `--formats`, then
+/// `$XDG_CONFIG_HOME/fwview/formats` (else `~/.config/fwview/formats`).
+fn formats_dirs(cli: &Cli) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = cli.formats.iter().cloned().collect();
+    let config = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")));
+    if let Some(c) = config {
+        dirs.push(c.join("fwview").join("formats"));
+    }
+    dirs
+}
+
+/// Reads the `.ksy` descriptions (`--ksy`, the formats folders) and sets
+/// them for the process; an exit code when `--ksy` cannot be read.
+fn descriptions(cli: &Cli) -> Option<ExitCode> {
+    let dirs = formats_dirs(cli);
+    let mut installed = formats::ksy::Installed::default();
+    if let Some(k) = &cli.ksy {
+        let mut search = dirs.clone();
+        if let Some(d) = k.parent() {
+            search.push(d.to_path_buf());
+        }
+        match formats::ksy::load(k, &search) {
+            Ok(s) => installed.forced = Some(s),
+            Err(errors) => {
+                for e in errors {
+                    eprintln!("fwview: {}", text::clean(&e));
+                }
+                return Some(ExitCode::from(2));
+            }
+        }
+    }
+    for d in &dirs {
+        let (specs, errors) = formats::ksy::load_dir(d, &dirs);
+        for e in errors {
+            eprintln!("fwview: warning: {}", text::clean(&e));
+        }
+        installed.detected.extend(specs);
+    }
+    if installed.forced.is_some() || !installed.detected.is_empty() {
+        formats::ksy::install(installed);
+    }
+    None
+}
+
 fn main() -> ExitCode {
     if let Some(code) = fwview::disasm::worker::serve_if_asked() {
         return code;
@@ -439,6 +498,9 @@ fn run() -> ExitCode {
         eprintln!("fwview: no FILE given");
         return ExitCode::from(2);
     };
+    if let Some(code) = descriptions(&cli) {
+        return code;
+    }
     if let Some(code) = many(&cli, &file) {
         return code;
     }

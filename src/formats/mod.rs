@@ -22,6 +22,7 @@ pub mod hipwrap;
 pub mod image;
 pub mod intel_ip;
 pub mod json;
+pub mod ksy;
 pub mod msgpack;
 pub mod npu;
 pub mod nvwrap;
@@ -35,6 +36,7 @@ pub mod spirv;
 pub mod xclbin;
 pub mod xe;
 pub mod xml;
+pub mod yaml;
 pub mod zebin;
 
 use std::sync::Arc;

@@ -10,8 +10,8 @@
 use crate::model::{Builder, Format, Gap, NodeId};
 
 use super::{
-    amdgpu, ar, bit, bitcode, bundle, elf, fatbin, hipwrap, npu, nvwrap, offload, offload_entries,
-    pdi, ptx, spirv, xclbin, xe, zebin,
+    amdgpu, ar, bit, bitcode, bundle, elf, fatbin, hipwrap, ksy, npu, nvwrap, offload,
+    offload_entries, pdi, ptx, spirv, xclbin, xe, zebin,
 };
 
 /// Where a format's bytes are found.
@@ -235,6 +235,15 @@ pub const fn row(f: Format) -> Option<Row> {
             holds: Place::Section,
             gaps: Gap::Syntax,
         },
+        // A user's description: by the bytes its first attribute's
+        // `contents` requires, anywhere.
+        Format::Ksy => Row {
+            detect: ksy::detect,
+            parse: ksy::parse,
+            found: ANY,
+            holds: Place::Image,
+            gaps: Gap::Unknown,
+        },
         Format::Json | Format::Xml | Format::MsgPack => return None,
     })
 }
@@ -278,7 +287,13 @@ fn place_of(b: &Builder<'_>, parent: NodeId) -> Place {
 /// what [`crate::model::Builder::nested`] calls, and the top level.
 pub fn dispatch(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> Option<Format> {
     let place = place_of(b, parent);
-    let f = detect(b.slice(off, len), place)?;
+    // A description given for the file (`--ksy`) is what the file is.
+    let whole_file = b.space() == 0 && b.node(parent).is_some_and(|n| n.parent.is_none());
+    let f = if whole_file && ksy::forced() {
+        Format::Ksy
+    } else {
+        detect(b.slice(off, len), place)?
+    };
     let r = row(f)?;
     // Marked before it is parsed, so that what it opens knows where it is.
     b.set_format(parent, f);

@@ -27,6 +27,9 @@ pub enum Format {
     NpuTransaction,
     /// An NPU instruction sequence (Riallto's `.seq`), text or binary.
     IpuSequence,
+    /// A format a Kaitai Struct description (`.ksy`) gives, loaded at run
+    /// time.
+    Ksy,
     /// JSON text (an XCLBIN's metadata sections); opened by the formats
     /// that hold it, never detected on its own.
     Json,
@@ -38,7 +41,7 @@ pub enum Format {
 
 impl Format {
     /// Every format, in declaration order.
-    pub const ALL: [Format; 20] = [
+    pub const ALL: [Format; 21] = [
         Format::Xclbin,
         Format::Xe,
         Format::Zebin,
@@ -56,6 +59,7 @@ impl Format {
         Format::XilinxBit,
         Format::NpuTransaction,
         Format::IpuSequence,
+        Format::Ksy,
         Format::Json,
         Format::Xml,
         Format::MsgPack,
@@ -93,6 +97,7 @@ impl Format {
             Format::XilinxBit => ("xilinx-bit", "Xilinx bitstream"),
             Format::NpuTransaction => ("npu-transaction", "NPU transaction buffer"),
             Format::IpuSequence => ("ipu-sequence", "NPU instruction sequence"),
+            Format::Ksy => ("ksy", "Kaitai Struct description"),
             Format::Json => ("json", "JSON"),
             Format::Xml => ("xml", "XML"),
             Format::MsgPack => ("msgpack", "MessagePack"),

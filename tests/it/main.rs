@@ -26,6 +26,7 @@ mod file_changed;
 mod folders;
 mod gpu;
 mod imports;
+mod ksy;
 mod model;
 mod navigate;
 mod npu;

@@ -1,0 +1,216 @@
+//! Kaitai Struct descriptions (`.ksy`) loaded at run time and interpreted
+//! over the bytes: no code is generated. [`spec`] reads a description
+//! (with the place of every error), [`expr`] parses its expressions, and
+//! [`run`] reads the bytes as Kaitai's generated parsers do; the items it
+//! makes become nodes here.
+//!
+//! The descriptions in use are set once for the process ([`install`]):
+//! one applied to the file (`--ksy`), and those that join detection (a
+//! formats folder), each found by the bytes its first attribute's
+//! `contents` requires.
+
+pub mod expr;
+pub mod run;
+pub mod spec;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use crate::model::{Builder, Gap, NodeId};
+
+pub use spec::Spec;
+
+/// The descriptions this process uses.
+#[derive(Default)]
+pub struct Installed {
+    /// Applied to the whole file.
+    pub forced: Option<Arc<Spec>>,
+    /// Tried on files and payloads by their magic.
+    pub detected: Vec<Arc<Spec>>,
+}
+
+static INSTALLED: OnceLock<Installed> = OnceLock::new();
+
+/// Sets the descriptions for the process; only the first call counts.
+pub fn install(i: Installed) {
+    let _ = INSTALLED.set(i);
+}
+
+fn installed() -> Option<&'static Installed> {
+    INSTALLED.get()
+}
+
+/// Reads a description; `search` are the folders absolute imports are
+/// looked for in. Errors are `file:line:col: message`.
+pub fn load(path: &Path, search: &[PathBuf]) -> Result<Arc<Spec>, Vec<String>> {
+    spec::load(path, search).map(Arc::new)
+}
+
+/// The `.ksy` files of a folder, read; the errors of those that fail.
+pub fn load_dir(dir: &Path, search: &[PathBuf]) -> (Vec<Arc<Spec>>, Vec<String>) {
+    let mut specs = Vec::new();
+    let mut errors = Vec::new();
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return (specs, errors);
+    };
+    let mut paths: Vec<PathBuf> = rd
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "ksy"))
+        .collect();
+    paths.sort();
+    for p in paths {
+        match load(&p, search) {
+            Ok(s) => specs.push(s),
+            Err(e) => errors.extend(e),
+        }
+    }
+    (specs, errors)
+}
+
+/// True if a description that joins detection matches the bytes `d`
+/// start with.
+pub fn detect(d: &[u8]) -> bool {
+    installed().is_some_and(|i| matching(i, d).is_some())
+}
+
+/// True if a description applies to the whole file (`--ksy`).
+pub fn forced() -> bool {
+    installed().is_some_and(|i| i.forced.is_some())
+}
+
+fn matching<'i>(i: &'i Installed, d: &[u8]) -> Option<&'i Arc<Spec>> {
+    i.detected.iter().find(|s| {
+        s.magic
+            .as_ref()
+            .is_some_and(|m| !m.is_empty() && d.starts_with(m))
+    })
+}
+
+/// Parses `[off, off+len)` under `parent` with the description that
+/// applies there.
+pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
+    let Some(i) = installed() else {
+        return;
+    };
+    let top = b.node(parent).is_some_and(|n| n.parent.is_none()) && b.space() == 0;
+    let spec = match (&i.forced, top) {
+        (Some(s), true) => s.clone(),
+        _ => match matching(i, b.slice(off, len)) {
+            Some(s) => s.clone(),
+            None => return,
+        },
+    };
+    apply(b, parent, off, len, &spec);
+}
+
+/// Runs `spec` over `[off, off+len)` and adds what it reads under `parent`.
+pub fn apply(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64, spec: &Spec) {
+    let data = b.data();
+    let mut r = run::Run::new(spec, data);
+    // The main file's top-level type is the first read.
+    let res = r.root(0, off, len);
+    let fails: Vec<run::Fail> = std::mem::take(&mut r.diags);
+    let mut items = std::mem::take(&mut r.items);
+    let mut derived = std::mem::take(&mut r.derived);
+    drop(r);
+    extent(&mut items, 0, 0);
+    let kids = items.first().map(|i| i.kids.clone()).unwrap_or_default();
+    for k in kids {
+        emit(b, parent, &mut items, &mut derived, k, (off, len));
+    }
+    for f in fails {
+        report(b, f, off, true);
+    }
+    if let Err(f) = res {
+        report(b, f, off, false);
+    }
+}
+
+fn report(b: &mut Builder<'_>, f: run::Fail, root: u64, warn: bool) {
+    let (at, note) = match f.at {
+        Some((0, o)) => (o, ""),
+        Some(_) => (root, " (in derived bytes)"),
+        None => (root, ""),
+    };
+    let size = u64::from(at < b.file_len());
+    let msg = format!("{}{note}", f.msg);
+    if warn {
+        b.warn(at, size, msg);
+    } else {
+        b.error(at, size, msg);
+    }
+}
+
+/// Grows structures to cover their kids in the same space; returns the
+/// range of item `id`.
+fn extent(items: &mut [run::Item], id: usize, depth: usize) -> (u64, u64) {
+    let Some(it) = items.get(id) else {
+        return (0, 0);
+    };
+    let (mut lo, mut hi) = (it.off, it.off.saturating_add(it.size));
+    if depth > 4 * run::MAX_DEPTH as usize {
+        return (lo, hi);
+    }
+    let group = it.group;
+    let space = it.space;
+    let kids = it.kids.clone();
+    for k in kids {
+        let (s, e) = extent(items, k, depth + 1);
+        let same = items.get(k).is_some_and(|c| c.space == space);
+        if group && same {
+            lo = lo.min(s);
+            hi = hi.max(e);
+        }
+    }
+    if let Some(it) = items.get_mut(id) {
+        it.grown = group && (lo, hi) != (it.off, it.off.saturating_add(it.size));
+        it.off = lo;
+        it.size = hi - lo;
+    }
+    (lo, hi)
+}
+
+fn emit(
+    b: &mut Builder<'_>,
+    parent: NodeId,
+    items: &mut Vec<run::Item>,
+    derived: &mut [Vec<u8>],
+    id: usize,
+    holder: (u64, u64),
+) {
+    let Some(it) = items.get_mut(id) else {
+        return;
+    };
+    let kids = std::mem::take(&mut it.kids);
+    if let Some((k, method)) = it.derive {
+        let name = std::mem::take(&mut it.name);
+        let bytes = derived
+            .get_mut(k.wrapping_sub(1))
+            .map(std::mem::take)
+            .unwrap_or_default();
+        let Some(node) = b.derive(parent, &name, holder.0, holder.1, method, move |_, _| {
+            Ok(bytes)
+        }) else {
+            return;
+        };
+        b.within(node, |b, n| {
+            for c in kids {
+                emit(b, n, items, derived, c, (0, 0));
+            }
+        });
+        return;
+    }
+    let (off, size, group, grown) = (it.off, it.size, it.group, it.grown);
+    let value = it.value.take();
+    let name = std::mem::take(&mut it.name);
+    let node = b.add(parent, name, off, size, value);
+    if group {
+        // A structure that gathers instances read elsewhere has no gaps:
+        // the bytes between are not its own.
+        b.gaps(node, if grown { Gap::Off } else { Gap::Unknown });
+    }
+    for c in kids {
+        emit(b, node, items, derived, c, (off, size));
+    }
+}
