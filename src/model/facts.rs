@@ -27,6 +27,9 @@ pub enum Fact {
     /// an FPGA platform an xclbin is built for, an NPU's AIE partition,
     /// an xCORE tile's program. Nothing below holds another image.
     Configures(Configures),
+    /// The bytes are not here but in a file of their own, at this path
+    /// relative to the container's (a thin archive's member).
+    External(CompactString),
 }
 
 /// A device the bytes at a node are built for, as `--targets` lists it.
@@ -52,6 +55,8 @@ pub struct Facts {
     pub names_target: Option<CompactString>,
     /// A device these bytes configure or run on.
     pub configures: Option<Configures>,
+    /// Where the bytes are kept instead, relative to the container.
+    pub external: Option<CompactString>,
 }
 
 /// A container's word on the image it holds: the offload kind (`hip`,
@@ -73,6 +78,7 @@ impl Facts {
             Fact::DeviceCode { target } => self.device_code = Some(target),
             Fact::NamesTarget(t) => self.names_target = Some(t),
             Fact::Configures(c) => self.configures = Some(c),
+            Fact::External(p) => self.external = Some(p),
         }
     }
 }
