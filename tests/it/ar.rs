@@ -433,13 +433,19 @@ fn llvm_listing(path: &Path) -> Vec<(String, u64)> {
 /// What `llvm-nm-22 --print-armap` lists: each symbol of the symbol table
 /// and its member, in the table's order.
 fn llvm_armap(path: &Path) -> Vec<(String, String)> {
+    llvm_map(path, "Archive map\n")
+}
+
+/// What `llvm-nm-22 --print-armap` lists under `heading` (`Archive map`,
+/// or `Archive EC map` for an ARM64EC library).
+fn llvm_map(path: &Path, heading: &str) -> Vec<(String, String)> {
     let out = Command::new("llvm-nm-22")
         .arg("--print-armap")
         .arg(path)
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout).to_string();
-    let Some(map) = text.split("Archive map\n").nth(1) else {
+    let Some(map) = text.split(heading).nth(1) else {
         return Vec::new();
     };
     map.lines()
@@ -456,7 +462,12 @@ fn llvm_armap(path: &Path) -> Vec<(String, String)> {
 fn is_table(name: &str) -> bool {
     matches!(
         name,
-        "/" | "//" | "/SYM64/" | "member table" | "symbol table" | "symbol table (64-bit)"
+        "/" | "//"
+            | "/SYM64/"
+            | "/<ECSYMBOLS>/"
+            | "member table"
+            | "symbol table"
+            | "symbol table (64-bit)"
     ) || name.starts_with("__.SYMDEF")
 }
 
@@ -573,6 +584,7 @@ fn our_imports(t: &mut Tree) -> Vec<[String; 4]> {
         let name_type = match word(t, "NameType").as_str() {
             "name_noprefix" => "noprefix".to_string(),
             "name_undecorate" => "undecorate".to_string(),
+            "name_exportas" => "export as".to_string(),
             w => w.to_string(),
         };
         let s = |t: &mut Tree, n: &str| {
@@ -589,8 +601,9 @@ fn our_imports(t: &mut Tree) -> Vec<[String; 4]> {
 /// objects) and the MSVC import libraries of `llvm-dlltool-22` and
 /// `llvm-lib-22`: no warning or error; every member `llvm-ar-22 tv`
 /// lists, with its size, and nothing else; every symbol
-/// `llvm-nm-22 --print-armap` lists, linked to its member; every short
-/// import member as `llvm-readobj-22 --coff-imports` reads it.
+/// `llvm-nm-22 --print-armap` lists (the EC map of an ARM64EC library
+/// too), linked to its member; every short import member as
+/// `llvm-readobj-22 --coff-imports` reads it.
 #[test]
 fn every_archive_flavour_agrees_with_the_llvm_tools() {
     for t in ["llvm-ar-22", "llvm-nm-22", "llvm-readobj-22", "clang-22"] {
@@ -661,13 +674,19 @@ fn every_archive_flavour_agrees_with_the_llvm_tools() {
         built.push(("dlltool".into(), p.join("dlltool.lib")));
     }
     if common::tool("llvm-lib-22") {
-        let st = Command::new("llvm-lib-22")
-            .current_dir(p)
-            .args(["/def:imp.def", "/machine:x64", "/out:lib.lib"])
-            .status()
-            .unwrap();
-        assert!(st.success());
-        built.push(("lib".into(), p.join("lib.lib")));
+        // x64, and ARM64EC: an EC symbol table, and imports named by
+        // NAME_EXPORTAS.
+        for (label, machine) in [("lib", "x64"), ("ec", "arm64ec")] {
+            let st = Command::new("llvm-lib-22")
+                .current_dir(p)
+                .arg("/def:imp.def")
+                .arg(format!("/machine:{machine}"))
+                .arg(format!("/out:{label}.lib"))
+                .status()
+                .unwrap();
+            assert!(st.success(), "llvm-lib-22 /machine:{machine}");
+            built.push((label.into(), p.join(format!("{label}.lib"))));
+        }
     }
     for (label, path) in &built {
         let bytes = std::fs::read(path).unwrap();
@@ -707,8 +726,14 @@ fn every_archive_flavour_agrees_with_the_llvm_tools() {
         let nsyms = if is_lib {
             // The second linker member is the map llvm-nm prints; the
             // first lists the same symbols in member order.
-            assert_eq!(tables.len(), 2, "{label}");
+            let ec = *label == "ec";
+            assert_eq!(tables.len(), if ec { 3 } else { 2 }, "{label}");
             assert_eq!(tables[1], armap, "{label}: second linker member");
+            if ec {
+                let want = llvm_map(path, "Archive EC map\n");
+                assert!(!want.is_empty(), "{label}");
+                assert_eq!(tables[2], want, "{label}: EC symbol table");
+            }
             let mut first = tables[0].clone();
             let mut want = armap.clone();
             first.sort();
@@ -717,7 +742,7 @@ fn every_archive_flavour_agrees_with_the_llvm_tools() {
             let imports = our_imports(&mut t);
             assert_eq!(imports, llvm_imports(path), "{label}: imports");
             assert_eq!(imports.len(), 5, "{label}");
-            armap.len()
+            tables[1..].iter().map(Vec::len).sum()
         } else {
             let all: Vec<(String, String)> = tables.concat();
             assert_eq!(all, armap, "{label}: symbols");

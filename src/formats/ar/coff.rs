@@ -192,21 +192,57 @@ pub fn second_linker(b: &mut Builder<'_>, d: NodeId, a: u64, l: u64, base: u64, 
         }),
     );
     let nat = offs + 4 * m;
-    let Some(n) = read_uint(b, nat, 4, LE) else {
-        b.set_value(d, "second linker member");
-        return;
-    };
-    b.set_value(d, format!("second linker member, {n} symbols"));
+    match indexed(b, d, nat, end, (offs, m), base, ms) {
+        Some(n) => b.set_value(d, format!("second linker member, {n} symbols")),
+        None => b.set_value(d, "second linker member"),
+    }
+}
+
+/// The ARM64EC symbol table (`/<ECSYMBOLS>/`) at `[a, a+l)`, under `d`: a
+/// symbol count, each symbol's member index into the second linker
+/// member's offsets (`linker2`: where they are and how many), the names.
+#[allow(clippy::too_many_arguments)]
+pub fn ec_symbols(
+    b: &mut Builder<'_>,
+    d: NodeId,
+    a: u64,
+    l: u64,
+    linker2: Option<(u64, u64)>,
+    base: u64,
+    ms: Members,
+) {
+    if linker2.is_none() {
+        b.error(
+            a,
+            l,
+            "EC symbol table: no second linker member gives the members its indices count",
+        );
+    }
+    if let Some(n) = indexed(b, d, a, a + l, linker2.unwrap_or((0, 0)), base, ms) {
+        b.set_value(d, format!("EC symbol table, {n} symbols"));
+    }
+}
+
+/// A symbol count at `nat`, then each symbol's 16-bit member index (from
+/// 1, into the `m` member offsets at `offs`) and the names, up to `end`.
+/// Returns the count.
+fn indexed(
+    b: &mut Builder<'_>,
+    d: NodeId,
+    nat: u64,
+    end: u64,
+    (offs, m): (u64, u64),
+    base: u64,
+    ms: Members,
+) -> Option<u64> {
+    let n = read_uint(b, nat, 4, LE)?;
     b.leaf(d, "symbol count", nat, 4, Value::uint(n).with_width(4));
     let idx = nat + 4;
     let room = end.saturating_sub(idx) / 2;
     if n > room {
-        b.error(
-            nat,
-            4,
-            format!("second linker member: {n} symbol indices do not fit"),
-        );
+        b.error(nat, 4, format!("{n} symbol indices do not fit"));
     }
+    let count = n;
     let n = n.min(room);
     let s = idx + 2 * n;
     let (starts, used) = name_starts(b.slice(s, end.saturating_sub(s)), n);
@@ -247,4 +283,5 @@ pub fn second_linker(b: &mut Builder<'_>, d: NodeId, a: u64, l: u64, base: u64, 
     );
     let names_len = (used as u64).min(end.saturating_sub(s));
     names_and_padding(b, d, s, names_len, end);
+    Some(count)
 }

@@ -3,7 +3,8 @@
 //! (`<bigaf>\n`, `big.rs`). Each member's header and data, with GNU (`//`
 //! table, `/N`) and BSD (`#1/N`) long names; the symbol tables (GNU `/`
 //! and `/SYM64/`, BSD `__.SYMDEF`, `__.SYMDEF SORTED`, `__.SYMDEF_64`,
-//! MSVC's first and second linker members, `coff.rs`), each symbol naming
+//! MSVC's first and second linker members and ARM64EC's `/<ECSYMBOLS>/`,
+//! `coff.rs`), each symbol naming
 //! and linking to its member; MSVC short import members decoded; the
 //! formats found in the other members opened in place. A thin archive's
 //! members are named, not read: each records the path of the file that
@@ -34,6 +35,8 @@ enum Kind {
     Symbols,
     /// A `/` after the first: MSVC's second linker member.
     Linker2,
+    /// `/<ECSYMBOLS>/`: MSVC's ARM64EC symbol table.
+    EcSymbols,
     /// `/SYM64/`: the GNU symbol table with 64-bit offsets.
     Symbols64,
     /// `//`: the long name table.
@@ -83,8 +86,17 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
             })
             .collect(),
     );
+    // Where the second linker member's offsets are, and how many: the
+    // EC symbol table's indices count into them.
+    let linker2 = entries
+        .iter()
+        .find(|e| e.kind == Kind::Linker2)
+        .and_then(|e| {
+            let m = read_uint(b, e.data, 4, Endian::Little)?;
+            Some((e.data + 4, m.min(e.dlen.saturating_sub(4) / 4)))
+        });
     for (i, e) in entries.iter().enumerate() {
-        member(b, parent, i, e, thin, off, &members);
+        member(b, parent, i, e, (thin, linker2), off, &members);
     }
 }
 
@@ -133,6 +145,7 @@ fn scan(b: &mut Builder<'_>, parent: NodeId, mut pos: u64, end: u64, thin: bool)
             "/" => Kind::Symbols,
             "/SYM64/" => Kind::Symbols64,
             "//" => Kind::LongNames,
+            "/<ECSYMBOLS>/" => Kind::EcSymbols,
             _ => Kind::File,
         };
         let data = pos + HDR;
@@ -216,7 +229,7 @@ fn member(
     parent: NodeId,
     i: usize,
     e: &Entry,
-    thin: bool,
+    (thin, linker2): (bool, Option<(u64, u64)>),
     base: u64,
     members: &Members,
 ) {
@@ -253,6 +266,7 @@ fn member(
             Kind::Symbols => symtab(b, d, content, clen, 4, base, ms),
             Kind::Symbols64 => symtab(b, d, content, clen, 8, base, ms),
             Kind::Linker2 => coff::second_linker(b, d, content, clen, base, ms),
+            Kind::EcSymbols => coff::ec_symbols(b, d, content, clen, linker2, base, ms),
             Kind::LongNames => {
                 b.set_value(d, "long name table");
                 long_names(b, d, content, clen);
