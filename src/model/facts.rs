@@ -34,6 +34,9 @@ pub enum Fact {
     /// recorded on the image's own node, so that an address can be found
     /// in the bytes of the image that holds a node.
     Addresses(Arc<[Mapping]>),
+    /// The bytes are not here but in a file of their own, at this path
+    /// relative to the container's (a thin archive's member).
+    External(CompactString),
 }
 
 /// `size` bytes at virtual address `addr` are those at `offset` of the
@@ -70,6 +73,8 @@ pub struct Facts {
     pub configures: Option<Configures>,
     /// Where this image's virtual addresses are, sorted by address.
     pub addresses: Option<Arc<[Mapping]>>,
+    /// Where the bytes are kept instead, relative to the container.
+    pub external: Option<CompactString>,
 }
 
 /// A container's word on the image it holds: the offload kind (`hip`,
@@ -97,6 +102,7 @@ impl Facts {
                 }
                 self.addresses = Some(m)
             }
+            Fact::External(p) => self.external = Some(p),
         }
     }
 

@@ -410,3 +410,349 @@ fn fat_binary_members_name_their_devices() {
     }
     assert_eq!(seen, 3);
 }
+
+/// What `llvm-ar-22 tv` lists: each member's name and size.
+fn llvm_listing(path: &Path) -> Vec<(String, u64)> {
+    let out = Command::new("llvm-ar-22")
+        .arg("tv")
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "llvm-ar-22 tv {}", path.display());
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| {
+            // rw-r--r-- 0/0   1072 Jan  1 00:00 1970 a.o
+            let w: Vec<&str> = l.split_whitespace().collect();
+            let name = w[7..].join(" ");
+            (name, w[2].parse().unwrap())
+        })
+        .collect()
+}
+
+/// What `llvm-nm-22 --print-armap` lists: each symbol of the symbol table
+/// and its member, in the table's order.
+fn llvm_armap(path: &Path) -> Vec<(String, String)> {
+    llvm_map(path, "Archive map\n")
+}
+
+/// What `llvm-nm-22 --print-armap` lists under `heading` (`Archive map`,
+/// or `Archive EC map` for an ARM64EC library).
+fn llvm_map(path: &Path, heading: &str) -> Vec<(String, String)> {
+    let out = Command::new("llvm-nm-22")
+        .arg("--print-armap")
+        .arg(path)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let Some(map) = text.split(heading).nth(1) else {
+        return Vec::new();
+    };
+    map.lines()
+        .take_while(|l| !l.is_empty())
+        .map(|l| {
+            let (s, m) = l.rsplit_once(" in ").unwrap();
+            (s.to_string(), m.to_string())
+        })
+        .collect()
+}
+
+/// The names of the members that hold symbol tables, long names or the
+/// big archive's member table.
+fn is_table(name: &str) -> bool {
+    matches!(
+        name,
+        "/" | "//"
+            | "/SYM64/"
+            | "/<ECSYMBOLS>/"
+            | "member table"
+            | "symbol table"
+            | "symbol table (64-bit)"
+    ) || name.starts_with("__.SYMDEF")
+}
+
+/// A top-level node's name as `llvm-ar` would give it: `[k] NAME` is
+/// member NAME, a table keeps its name.
+fn top_name(t: &Tree, id: NodeId) -> String {
+    let n = t.name(id);
+    if n.starts_with('[') {
+        label_name(n).to_string()
+    } else {
+        n.to_string()
+    }
+}
+
+/// Our files (every member that is not a table): name, size, node.
+fn our_files(t: &mut Tree) -> Vec<(String, u64, NodeId)> {
+    let root = t.root();
+    let mut out = Vec::new();
+    for k in t.children(root) {
+        let n = top_name(t, k);
+        if !t.name(k).starts_with('[') || is_table(&n) {
+            continue;
+        }
+        // The member's value: its size (a BSD name left out), then
+        // what it is.
+        let size = common::json::lead(&t.value_text(k).unwrap());
+        out.push((n, size, k));
+    }
+    out
+}
+
+/// Our symbol tables, each as (symbol, member) in its order; the member
+/// is the one the entry links to.
+fn our_symbol_tables(t: &mut Tree) -> Vec<Vec<(String, String)>> {
+    let root = t.root();
+    let tops: Vec<(u64, String)> = t
+        .children(root)
+        .into_iter()
+        .map(|k| (t.node(k).unwrap().offset, top_name(t, k)))
+        .collect();
+    let mut out = Vec::new();
+    for k in t.children(root) {
+        let n = top_name(t, k);
+        if !is_table(&n) || n == "//" || n == "member table" {
+            continue;
+        }
+        let d = child(t, k, "data").unwrap();
+        let arr = ["indices", "offsets", "ranlib"]
+            .iter()
+            .find_map(|a| {
+                child(t, d, a).filter(|_| *a != "offsets" || child(t, d, "indices").is_none())
+            })
+            .unwrap();
+        let mut table = Vec::new();
+        for e in common::tree::kids(t, arr) {
+            let l = t
+                .link(e)
+                .unwrap_or_else(|| panic!("{} links nowhere", t.path_string(e)));
+            let m = tops.iter().find(|x| x.0 == l.offset).unwrap();
+            table.push((label_name(t.name(e)).to_string(), m.1.clone()));
+        }
+        out.push(table);
+    }
+    out
+}
+
+/// The import members `llvm-readobj-22 --coff-imports` describes: DLL,
+/// type, name type, symbol (without `__imp_`).
+fn llvm_imports(path: &Path) -> Vec<[String; 4]> {
+    let out = Command::new("llvm-readobj-22")
+        .arg("--coff-imports")
+        .arg(path)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let mut v = Vec::new();
+    for block in text.split("\nFile: ").skip(1) {
+        if !block.contains("Format: COFF-import-file") {
+            continue;
+        }
+        let dll = block.lines().next().unwrap().to_string();
+        let field = |k: &str| {
+            block
+                .lines()
+                .filter_map(|l| l.strip_prefix(k))
+                .next_back()
+                .unwrap()
+                .to_string()
+        };
+        let sym = field("Symbol: ");
+        let sym = sym.strip_prefix("__imp_").unwrap_or(&sym).to_string();
+        v.push([dll, field("Type: "), field("Name type: "), sym]);
+    }
+    v
+}
+
+/// Ours, in the same terms.
+fn our_imports(t: &mut Tree) -> Vec<[String; 4]> {
+    let mut v = Vec::new();
+    for (_, _, m) in our_files(t) {
+        let d = child(t, m, "data").unwrap();
+        let Some(h) = child(t, d, "header") else {
+            continue;
+        };
+        let Some(ty) = child(t, h, "Type") else {
+            continue;
+        };
+        let word = |t: &mut Tree, n: &str| {
+            let k = child(t, ty, n).unwrap();
+            let v = t.value_text(k).unwrap();
+            let inner = v.split_once('(').unwrap().1.trim_end_matches(')');
+            inner.to_ascii_lowercase()
+        };
+        let name_type = match word(t, "NameType").as_str() {
+            "name_noprefix" => "noprefix".to_string(),
+            "name_undecorate" => "undecorate".to_string(),
+            "name_exportas" => "export as".to_string(),
+            w => w.to_string(),
+        };
+        let s = |t: &mut Tree, n: &str| {
+            let k = child(t, d, n).unwrap();
+            t.value_text(k).unwrap().trim_matches('"').to_string()
+        };
+        v.push([s(t, "DLL"), word(t, "Type"), name_type, s(t, "symbol")]);
+    }
+    v
+}
+
+/// Every flavour of archive `llvm-ar-22` writes (GNU, GNU thin, GNU with a
+/// 64-bit symbol table, BSD, Darwin, AIX big archives of 32- and 64-bit
+/// objects) and the MSVC import libraries of `llvm-dlltool-22` and
+/// `llvm-lib-22`: no warning or error; every member `llvm-ar-22 tv`
+/// lists, with its size, and nothing else; every symbol
+/// `llvm-nm-22 --print-armap` lists (the EC map of an ARM64EC library
+/// too), linked to its member; every short import member as
+/// `llvm-readobj-22 --coff-imports` reads it.
+#[test]
+fn every_archive_flavour_agrees_with_the_llvm_tools() {
+    for t in ["llvm-ar-22", "llvm-nm-22", "llvm-readobj-22", "clang-22"] {
+        if !common::tool(t) {
+            return;
+        }
+    }
+    let dir = common::scratch();
+    let Some(objs) = objects(dir.path()) else {
+        return;
+    };
+    let p = dir.path();
+    let c = p.join("a.c");
+    let a32 = p.join("a32.o");
+    let st = Command::new("clang-22")
+        .args(["-m32", "-c"])
+        .arg(&c)
+        .arg("-o")
+        .arg(&a32)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let mut objs32 = objs.clone();
+    objs32[0] = a32;
+    let mut built: Vec<(String, PathBuf)> = Vec::new();
+    // Name, llvm-ar's arguments, 32-bit objects, 64-bit symbol tables
+    // (llvm-ar writes them for archives past SYM64_THRESHOLD bytes).
+    let flavours: &[(&str, &[&str], bool, bool)] = &[
+        ("gnu", &["--format=gnu", "rcs"], false, false),
+        ("thin", &["--format=gnu", "rcsT"], false, false),
+        ("sym64", &["--format=gnu", "rcs"], false, true),
+        ("bsd", &["--format=bsd", "rcs"], false, false),
+        ("darwin", &["--format=darwin", "rcs"], false, false),
+        ("darwin64", &["--format=darwin", "rcs"], false, true),
+        ("big", &["--format=bigarchive", "rcs"], false, false),
+        ("big32", &["--format=bigarchive", "rcs"], true, false),
+    ];
+    for (name, args, m32, sym64) in flavours {
+        let file = format!("{name}.a");
+        let objs = if *m32 { &objs32 } else { &objs };
+        let mut cmd = Command::new("llvm-ar-22");
+        if *sym64 {
+            cmd.env("SYM64_THRESHOLD", "0");
+        }
+        let st = cmd
+            .current_dir(p)
+            .args(*args)
+            .arg(&file)
+            .args(objs.iter().map(|o| o.file_name().unwrap()))
+            .status()
+            .unwrap();
+        assert!(st.success(), "llvm-ar-22 {args:?} {file}");
+        built.push((name.to_string(), p.join(file)));
+    }
+    // Import libraries.
+    std::fs::write(
+        p.join("imp.def"),
+        "LIBRARY a_dll_name_longer_than_sixteen.dll\nEXPORTS\n  func1\n  func2 @5\n  data1 DATA\n  by_ordinal @7 NONAME\n  cst CONSTANT\n",
+    )
+    .unwrap();
+    if common::tool("llvm-dlltool-22") {
+        let st = Command::new("llvm-dlltool-22")
+            .current_dir(p)
+            .args(["-m", "i386:x86-64", "-d", "imp.def", "-l", "dlltool.lib"])
+            .status()
+            .unwrap();
+        assert!(st.success());
+        built.push(("dlltool".into(), p.join("dlltool.lib")));
+    }
+    if common::tool("llvm-lib-22") {
+        // x64, and ARM64EC: an EC symbol table, and imports named by
+        // NAME_EXPORTAS.
+        for (label, machine) in [("lib", "x64"), ("ec", "arm64ec")] {
+            let st = Command::new("llvm-lib-22")
+                .current_dir(p)
+                .arg("/def:imp.def")
+                .arg(format!("/machine:{machine}"))
+                .arg(format!("/out:{label}.lib"))
+                .status()
+                .unwrap();
+            assert!(st.success(), "llvm-lib-22 /machine:{machine}");
+            built.push((label.into(), p.join(format!("{label}.lib"))));
+        }
+    }
+    for (label, path) in &built {
+        let bytes = std::fs::read(path).unwrap();
+        let mut t = common::tree::expanded(bytes);
+        let bad = common::tree::warnings_and_errors(&t);
+        assert!(bad.is_empty(), "{label}: {bad:#?}");
+        let files = our_files(&mut t);
+        // llvm-ar lists a thin archive's members by their paths, which
+        // are relative to the archive's directory.
+        let shown = |n: &str| {
+            if *label == "thin" {
+                p.join(n).display().to_string()
+            } else {
+                n.to_string()
+            }
+        };
+        let ours: Vec<(String, u64)> = files.iter().map(|f| (shown(&f.0), f.1)).collect();
+        assert_eq!(ours, llvm_listing(path), "{label}: members");
+        let first = t.children(t.root())[1];
+        let want = match label.as_str() {
+            "sym64" => Some("/SYM64/"),
+            "darwin64" => Some("__.SYMDEF_64"),
+            _ => None,
+        };
+        if let Some(w) = want {
+            assert_eq!(top_name(&t, first), w, "{label}");
+        }
+        if *label == "thin" {
+            for (n, _, m) in &files {
+                let f = t.facts(*m).and_then(|f| f.external.clone());
+                assert_eq!(f.as_deref(), Some(n.as_str()), "{label}: {n}");
+            }
+        }
+        let tables = our_symbol_tables(&mut t);
+        let armap = llvm_armap(path);
+        let is_lib = path.extension().is_some_and(|e| e == "lib");
+        let nsyms = if is_lib {
+            // The second linker member is the map llvm-nm prints; the
+            // first lists the same symbols in member order.
+            let ec = *label == "ec";
+            assert_eq!(tables.len(), if ec { 3 } else { 2 }, "{label}");
+            assert_eq!(tables[1], armap, "{label}: second linker member");
+            if ec {
+                let want = llvm_map(path, "Archive EC map\n");
+                assert!(!want.is_empty(), "{label}");
+                assert_eq!(tables[2], want, "{label}: EC symbol table");
+            }
+            let mut first = tables[0].clone();
+            let mut want = armap.clone();
+            first.sort();
+            want.sort();
+            assert_eq!(first, want, "{label}: first linker member");
+            let imports = our_imports(&mut t);
+            assert_eq!(imports, llvm_imports(path), "{label}: imports");
+            assert_eq!(imports.len(), 5, "{label}");
+            tables[1..].iter().map(Vec::len).sum()
+        } else {
+            let all: Vec<(String, String)> = tables.concat();
+            assert_eq!(all, armap, "{label}: symbols");
+            all.len()
+        };
+        assert!(nsyms > 0, "{label}: no symbols");
+        eprintln!(
+            "{label}: {} members, {} symbol tables, {nsyms} symbols agree",
+            files.len(),
+            tables.len()
+        );
+    }
+}

@@ -12,6 +12,7 @@ mod cdo_v1;
 mod cli;
 mod coverage;
 mod cuda;
+mod debug_builds;
 mod demangle;
 mod diff;
 mod diff_pairs;

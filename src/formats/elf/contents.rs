@@ -88,6 +88,10 @@ fn contents(
         compressed_section(b, id, elf, s, a, l, ve);
         return id;
     }
+    if super::dwarf::gnu_compressed(b, s, a, l).is_some() {
+        gnu_compressed_section(b, id, elf, s, a, l, ve);
+        return id;
+    }
     decode(b, id, elf, s, a, l, ve);
     id
 }
@@ -341,25 +345,86 @@ fn compressed_section(
         );
         return;
     };
-    let Some(node) = b.derive(id, "inflated", a + hs, l - hs, method, |src, limit| {
+    let data = (a + hs, l - hs);
+    inflated(
+        b,
+        id,
+        elf,
+        s,
+        data,
+        method,
+        (ch_size, "ch_size", size_at, size_w),
+        ve,
+    );
+}
+
+/// A section that GNU tools compressed before SHF_COMPRESSED
+/// (`objcopy --compress-debug-sections=zlib-gnu`, a `.zdebug_` name): the
+/// magic `ZLIB`, the inflated size as 8 big-endian bytes, then zlib data.
+#[allow(clippy::too_many_arguments)]
+fn gnu_compressed_section(
+    b: &mut Builder<'_>,
+    id: NodeId,
+    elf: &Arc<Elf>,
+    s: &Sec,
+    a: u64,
+    l: u64,
+    ve: &mut Option<Box<dyn Sections>>,
+) {
+    let h = b.group(id, "header", a, 12);
+    let mut f = crate::model::Fields::new(b, h, a, crate::model::Endian::Big);
+    f.span("magic", 4, Value::str_bytes);
+    let size = f.uint("size", 8).unwrap_or(0);
+    if l == 12 {
+        return;
+    }
+    b.leaf(id, "compressed data", a + 12, l - 12, Value::Size(l - 12));
+    inflated(
+        b,
+        id,
+        elf,
+        s,
+        (a + 12, l - 12),
+        "zlib",
+        (size, "size", a + 4, 8),
+        ve,
+    );
+}
+
+/// The inflated bytes of a compressed section's data (offset and length)
+/// as a space of their own, decoded there as the section's type says.
+/// `size` is what the header announces: value, field name, offset, width.
+#[allow(clippy::too_many_arguments)]
+fn inflated(
+    b: &mut Builder<'_>,
+    id: NodeId,
+    elf: &Arc<Elf>,
+    s: &Sec,
+    (at, len): (u64, u64),
+    method: &'static str,
+    (want, field, size_at, size_w): (u64, &str, u64, u64),
+    ve: &mut Option<Box<dyn Sections>>,
+) {
+    let Some(node) = b.derive(id, "inflated", at, len, method, |src, limit| {
         inflate(method, src, limit)
     }) else {
         return;
     };
     let got = b.node(node).map_or(0, |n| n.size);
-    if got != ch_size {
+    if got != want {
         b.error(
             size_at,
             size_w,
             format!(
-                "section [{}] {}: ch_size is {ch_size}, the {method} data inflates to {got} bytes",
+                "section [{}] {}: {field} is {want}, the {method} data inflates to {got} bytes",
                 s.index, s.name
             ),
         );
     }
     // A line program in the inflated bytes reads strings and relocations
     // from the file's space: what it needs is gathered here.
-    let line = (s.name == ".debug_line").then(|| super::dwarf::inflated_line_ctx(b, elf, s, got));
+    let line = (super::dwarf::plain_name(&s.name) == ".debug_line")
+        .then(|| super::dwarf::inflated_line_ctx(b, elf, s, got));
     b.within(node, |b, node| {
         let len = b.file_len();
         if let Some(ctx) = line {

@@ -5,6 +5,12 @@
 //! its entries, each with what it holds: the string it points at (linked
 //! to its bytes) or the address. In an object file, the entries are what
 //! the relocations put there, as the linker would.
+//!
+//! Split DWARF 4 (GCC's and clang's `-gdwarf-4 -gsplit-dwarf`, the GNU
+//! extension DWARF 5 standardised) writes a `.debug_addr` without
+//! headers: the addresses alone, which `DW_AT_GNU_addr_base` points into.
+//! A file whose `.debug_info` units are all of DWARF 4 or older has that
+//! table.
 
 use std::sync::Arc;
 
@@ -47,6 +53,11 @@ fn table(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, a: u64, l: u64, kind: 
         Arc::new(move |b: &mut Builder<'_>, id| {
             let debug = Arc::new(Debug::for_elf(b, &elf));
             let e = elf.e;
+            if kind == Kind::Addr && !headed(b, a, l, e) && pre_standard(b, &elf) {
+                let stride = elf.word();
+                entries(b, id, &debug, kind, a, (l / stride) * stride, stride, e);
+                return;
+            }
             // The header's first word: a contribution's length, and where
             // the next one starts.
             let next = move |b: &Builder<'_>, off: u64| super::line::unit_end(b, off, e, a + l);
@@ -78,10 +89,14 @@ fn contribution(
     let mut f = Fields::new(b, node, off, e).quiet();
     let dwarf64 = super::initial_length(&mut f);
     f.dec("version", 2);
-    let (stride, what) = match kind {
+    let stride = match kind {
         Kind::StrOffsets => {
             f.uint("padding", 2);
-            (if dwarf64 { 8 } else { 4 }, "offsets")
+            if dwarf64 {
+                8
+            } else {
+                4
+            }
         }
         Kind::Addr => {
             let size = f.uint("address_size", 1).unwrap_or(0);
@@ -94,7 +109,7 @@ fn contribution(
                     format!("segment selectors of {seg} bytes: the entries are shown as addresses alone"),
                 );
             }
-            (size, "addresses")
+            size
         }
     };
     let from = f.at();
@@ -109,10 +124,68 @@ fn contribution(
         );
         return;
     }
-    let n = (end - from) / stride;
-    let section = match kind {
-        Kind::StrOffsets => SectionId::DebugStrOffsets,
-        Kind::Addr => SectionId::DebugAddr,
+    entries(b, node, debug, kind, from, end - from, stride, e);
+}
+
+/// True when the table at `[a, a+l)` starts with a DWARF 5 header: a
+/// length that fits, then version 5.
+fn headed(b: &Builder<'_>, a: u64, l: u64, e: crate::model::Endian) -> bool {
+    super::line::unit_end(b, a, e, u64::MAX).is_some_and(|end| end <= a + l)
+        && version(b, a, e) == Some(5)
+}
+
+/// The version after the initial length at `off`.
+fn version(b: &Builder<'_>, off: u64, e: crate::model::Endian) -> Option<u16> {
+    let escape = b.read_u32(off, e)? == 0xffff_ffff;
+    b.read_u16(off + if escape { 12 } else { 4 }, e)
+}
+
+/// True when the ELF has a `.debug_info` whose units are all of DWARF 4 or
+/// older: its `.debug_addr` is the GNU one, without headers.
+fn pre_standard(b: &Builder<'_>, elf: &Elf) -> bool {
+    let Some((a, l)) = elf
+        .secs
+        .iter()
+        .find(|s| s.name == SectionId::DebugInfo.name())
+        .and_then(|s| elf.data(s))
+    else {
+        return false;
+    };
+    let mut off = a;
+    let mut seen = false;
+    while off < a + l {
+        let Some(end) = super::line::unit_end(b, off, elf.e, a + l) else {
+            break;
+        };
+        match version(b, off, elf.e) {
+            Some(2..=4) => seen = true,
+            _ => return false,
+        }
+        if end <= off {
+            break;
+        }
+        off = end;
+    }
+    seen
+}
+
+/// The entries of a table at `[from, from+len)`, `stride` bytes each,
+/// under `node`.
+#[allow(clippy::too_many_arguments)]
+fn entries(
+    b: &mut Builder<'_>,
+    node: NodeId,
+    debug: &Arc<Debug>,
+    kind: Kind,
+    from: u64,
+    len: u64,
+    stride: u64,
+    e: crate::model::Endian,
+) {
+    let n = len / stride;
+    let (section, what) = match kind {
+        Kind::StrOffsets => (SectionId::DebugStrOffsets, "offsets"),
+        Kind::Addr => (SectionId::DebugAddr, "addresses"),
     };
     // The relocations are those of the section read as this table's (the
     // first of its name); an entry outside it (a second section of the

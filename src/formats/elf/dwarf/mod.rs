@@ -345,9 +345,20 @@ fn list(b: &mut Builder<'_>, parent: NodeId, elf: &Elf, a: u64, l: u64) {
         f.dec("version", 2);
         let version = header.version();
         if version >= 5 {
-            f.named_hex("unit_type", 1, unit_type);
+            let ut = f.named_hex("unit_type", 1, unit_type);
             f.uint("address_size", 1);
             f.hex("debug_abbrev_offset", word);
+            // What the unit types beyond a plain compile unit add.
+            match ut.map(|t| gimli::DwUt(t as u8)) {
+                Some(gimli::DW_UT_skeleton | gimli::DW_UT_split_compile) => {
+                    f.hex_wide("dwo_id", 8);
+                }
+                Some(gimli::DW_UT_type | gimli::DW_UT_split_type) => {
+                    f.hex_wide("type_signature", 8);
+                    f.hex("type_offset", word);
+                }
+                _ => {}
+            }
         } else {
             f.hex("debug_abbrev_offset", word);
             f.uint("address_size", 1);
@@ -461,6 +472,12 @@ fn first_entry<'a, 'm>(
 /// inflated where it is compressed (at most [`MAX_INFLATED`] bytes).
 fn section_bytes(b: &Builder<'_>, elf: &Elf, s: &Sec) -> Option<Vec<u8>> {
     let (a, l) = elf.data(s)?;
+    if let Some(size) = gnu_compressed(b, s, a, l) {
+        let limit = size.min(MAX_INFLATED);
+        let method = crate::formats::compress::Method::Zlib;
+        let out = crate::formats::compress::inflate(b.slice(a + 12, l - 12), method, limit).ok()?;
+        return (out.len() as u64 <= limit).then_some(out);
+    }
     if s.flags & constants::SHF_COMPRESSED == 0 {
         return Some(b.slice(a, l).to_vec());
     }
@@ -479,6 +496,24 @@ fn section_bytes(b: &Builder<'_>, elf: &Elf, s: &Sec) -> Option<Vec<u8>> {
     (out.len() as u64 <= limit).then_some(out)
 }
 
+/// For a section GNU tools compressed (a `.zdebug_` name, the magic `ZLIB`
+/// then the inflated size as 8 big-endian bytes, at `[a, a+l)`): that size.
+pub(super) fn gnu_compressed(b: &Builder<'_>, s: &Sec, a: u64, l: u64) -> Option<u64> {
+    if !s.name.starts_with(".zdebug") || l < 12 || b.slice(a, 4) != b"ZLIB" {
+        return None;
+    }
+    b.read_u64(a + 4, Endian::Big)
+}
+
+/// The name a debug section has uncompressed: `.debug_line` for
+/// `.zdebug_line`.
+pub(super) fn plain_name(name: &str) -> std::borrow::Cow<'_, str> {
+    match name.strip_prefix(".z") {
+        Some(rest) if rest.starts_with("debug") => format!(".{rest}").into(),
+        _ => name.into(),
+    }
+}
+
 /// The most bytes a compressed debug section is inflated to for reading
 /// (the bound on a derived space).
 const MAX_INFLATED: u64 = 256 << 20;
@@ -489,8 +524,12 @@ const MAX_INFLATED: u64 = 256 << 20;
 /// where the code at an address is. `b` builds the file's space.
 fn line_ctx(b: &Builder<'_>, elf: &Arc<Elf>, s: &Sec, (a, l): (u64, u64), here: bool) -> line::Ctx {
     let find = |name: &str| {
-        let x = elf.secs.iter().find(|x| x.name == name)?;
-        if here && x.flags & constants::SHF_COMPRESSED == 0 {
+        let x = elf.secs.iter().find(|x| plain_name(&x.name) == name)?;
+        let gnu = elf
+            .data(x)
+            .and_then(|(o, n)| gnu_compressed(b, x, o, n))
+            .is_some();
+        if here && !gnu && x.flags & constants::SHF_COMPRESSED == 0 {
             let (o, n) = elf.data(x)?;
             return Some(line::Strings::At(o, n));
         }
@@ -562,13 +601,17 @@ pub(super) fn inflated_lines(b: &mut Builder<'_>, id: NodeId, ctx: Arc<line::Ctx
 /// The rows of every line program of the ELF, for the source lines of
 /// its instructions (empty where it has no `.debug_line`).
 pub(super) fn line_table(b: &Builder<'_>, elf: &Arc<Elf>) -> Lines {
-    let Some(s) = elf.secs.iter().find(|s| s.name == ".debug_line") else {
+    let Some(s) = elf
+        .secs
+        .iter()
+        .find(|s| plain_name(&s.name) == ".debug_line")
+    else {
         return Lines::default();
     };
-    if s.flags & constants::SHF_COMPRESSED == 0 {
-        let Some(at) = elf.data(s) else {
-            return Lines::default();
-        };
+    let Some(at) = elf.data(s) else {
+        return Lines::default();
+    };
+    if s.flags & constants::SHF_COMPRESSED == 0 && gnu_compressed(b, s, at.0, at.1).is_none() {
         let ctx = line_ctx(b, elf, s, at, true);
         return Lines::read(b.data(), &ctx);
     }

@@ -1,0 +1,267 @@
+//! AIX big archives (`<bigaf>\n`, `llvm-ar --format=bigarchive`): a
+//! fixed-length header giving the offsets of the member table, the global
+//! symbol tables (32-bit and 64-bit objects') and the first and last
+//! members; members chained by the offsets in their headers, each header
+//! followed by the member's name and the terminator `` `\n``. The member
+//! table lists every member's offset (in ASCII digits) and name; the
+//! symbol tables are as GNU's `/SYM64/` (8-byte big-endian count and
+//! offsets, then the names).
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use super::header::{self, ascii, decimal, BIG_AR, BIG_FL};
+use super::tables::{
+    name_of, name_starts, names_and_padding, symbol_entry, symtab, Member, Members, MAX_MEMBERS,
+};
+use crate::model::{text, Builder, NodeId, Value};
+
+pub const MAGIC: &[u8] = b"<bigaf>\n";
+
+const FL: u64 = header::len(BIG_FL);
+const AR: u64 = header::len(BIG_AR);
+/// The width of a number in the member table.
+const NUM: u64 = 20;
+
+/// What a header in the archive begins.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    File,
+    MemberTable,
+    Symbols,
+    Symbols64,
+}
+
+/// One header as read.
+struct Item {
+    at: u64,
+    kind: Kind,
+    name: String,
+    namlen: u64,
+    size: u64,
+    /// Where the data starts, and its length here.
+    data: u64,
+    dlen: u64,
+}
+
+/// The header at `at`, if it fits before `end`; a problem is reported.
+fn read(b: &mut Builder<'_>, at: u64, end: u64, kind: Kind) -> Option<Item> {
+    if at.checked_add(AR + 2).is_none_or(|e| e > end) {
+        b.error(
+            at.min(end),
+            end.saturating_sub(at),
+            format!("big archive: a member header at 0x{at:x} does not fit"),
+        );
+        return None;
+    }
+    let num = |b: &Builder<'_>, n: &str| header::number(b, BIG_AR, at, n);
+    let (Some(size), Some(namlen)) = (num(b, "ar_size"), num(b, "ar_namlen")) else {
+        b.error(
+            at,
+            AR,
+            format!("big archive: the member header at 0x{at:x} has a size or name length that is not a decimal number"),
+        );
+        return None;
+    };
+    let name_end = at + AR + namlen + (namlen & 1);
+    let data = name_end + 2;
+    if data > end {
+        b.error(
+            at,
+            end - at,
+            format!("big archive: the name of the member at 0x{at:x} runs past the end"),
+        );
+        return None;
+    }
+    let name = text::from_bytes(b.slice(at + AR, namlen));
+    if size > end - data {
+        b.error(
+            data,
+            end - data,
+            format!("big archive: member \"{name}\": ar_size {size} runs past the end"),
+        );
+    }
+    Some(Item {
+        at,
+        kind,
+        name,
+        namlen,
+        size,
+        data,
+        dlen: size.min(end - data),
+    })
+}
+
+pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
+    let end = off.saturating_add(len);
+    let h = b.group(parent, "header", off, FL.min(len));
+    header::fields(b, h, off, BIG_FL, "", "fixed-length header", (off, AR));
+    if len < FL {
+        return;
+    }
+    let num = |b: &Builder<'_>, n: &str| header::number(b, BIG_FL, off, n).unwrap_or(0);
+    let tables = [
+        (num(b, "fl_memoff"), Kind::MemberTable),
+        (num(b, "fl_gstoff"), Kind::Symbols),
+        (num(b, "fl_gst64off"), Kind::Symbols64),
+    ];
+    let (first, last) = (num(b, "fl_fstmoff"), num(b, "fl_lstmoff"));
+    let mut items: Vec<Item> = Vec::new();
+    let mut seen = HashSet::new();
+    // The members, first to last along their chain.
+    let mut at = first;
+    while at != 0 && (items.len() as u64) < MAX_MEMBERS && seen.insert(at) {
+        let Some(it) = read(b, off.saturating_add(at), end, Kind::File) else {
+            break;
+        };
+        items.push(it);
+        if at == last {
+            break;
+        }
+        let next = header::number(b, BIG_AR, off.saturating_add(at), "ar_nxtmem").unwrap_or(0);
+        if next != 0 && next <= at {
+            b.error(
+                off + at + 20,
+                20,
+                format!("big archive: the member at 0x{at:x} names 0x{next:x} as the next, not after it"),
+            );
+            break;
+        }
+        at = next;
+    }
+    for (t, kind) in tables {
+        if t != 0 && seen.insert(t) {
+            if let Some(it) = read(b, off.saturating_add(t), end, kind) {
+                items.push(it);
+            }
+        }
+    }
+    items.sort_by_key(|i| i.at);
+    let members: Members = Arc::new(
+        items
+            .iter()
+            .map(|i| Member {
+                at: i.at,
+                len: i.data + i.dlen - i.at,
+                name: i.name.clone(),
+            })
+            .collect(),
+    );
+    let mut k = 0;
+    for it in &items {
+        let label = match it.kind {
+            Kind::File => {
+                k += 1;
+                format!("[{}] {}", k - 1, it.name)
+            }
+            Kind::MemberTable => "member table".to_string(),
+            Kind::Symbols => "symbol table".to_string(),
+            Kind::Symbols64 => "symbol table (64-bit)".to_string(),
+        };
+        item(b, parent, label, it, off, &members);
+    }
+}
+
+/// The nodes of one header and its data.
+fn item(b: &mut Builder<'_>, parent: NodeId, label: String, it: &Item, base: u64, ms: &Members) {
+    let m = b.group(parent, label, it.at, it.data + it.dlen - it.at);
+    b.set_value(m, Value::Size(it.size));
+    let h = b.group(m, "header", it.at, it.data - it.at);
+    let what = format!("member \"{}\"", it.name);
+    header::fields(b, h, it.at, BIG_AR, &it.name, &what, (base, AR));
+    let name_at = it.at + AR;
+    if it.namlen > 0 {
+        b.leaf(h, "ar_name", name_at, it.namlen, Value::str(&it.name));
+    }
+    if it.namlen & 1 == 1 {
+        let pad = b.slice(name_at + it.namlen, 1);
+        b.leaf(h, "padding", name_at + it.namlen, 1, text::hex(pad, 1));
+    }
+    let fmag = it.data - 2;
+    let t = b.slice(fmag, 2);
+    if t == b"`\n" {
+        b.leaf(h, "ar_fmag", fmag, 2, Value::str_bytes(t));
+    } else {
+        b.leaf(
+            h,
+            "ar_fmag",
+            fmag,
+            2,
+            Value::text(format!("\"{}\" (bad)", t.escape_ascii())),
+        );
+        b.error(
+            fmag,
+            2,
+            format!("{what}: the header does not end in \"`\\n\""),
+        );
+    }
+    if it.dlen == 0 {
+        return;
+    }
+    let d = b.group(m, "data", it.data, it.dlen);
+    let ms = ms.clone();
+    match it.kind {
+        Kind::File => match b.nested(d, it.data, it.dlen) {
+            Some(f) => b.set_value(d, f.name()),
+            None => {
+                let v = text::hex(b.slice(it.data, it.dlen), 16);
+                b.set_value(d, v);
+            }
+        },
+        Kind::MemberTable => member_table(b, d, it.data, it.dlen, base, &ms),
+        Kind::Symbols | Kind::Symbols64 => symtab(b, d, it.data, it.dlen, 8, base, ms),
+    }
+}
+
+/// The member table: the member count, each member's offset, in ASCII
+/// digits of 20 bytes, then the names.
+fn member_table(b: &mut Builder<'_>, d: NodeId, a: u64, l: u64, base: u64, ms: &Members) {
+    let end = a + l;
+    let Some(n) = b.read_bytes(a, NUM).and_then(|x| decimal(&ascii(x))) else {
+        b.error(
+            a,
+            NUM.min(l),
+            "member table: the count is not a decimal number",
+        );
+        return;
+    };
+    b.set_value(d, format!("member table, {n} members"));
+    b.leaf(d, "count", a, NUM, Value::uint(n));
+    let room = l.saturating_sub(NUM) / NUM;
+    if n > room {
+        b.error(
+            a,
+            NUM,
+            format!("member table: {n} offsets do not fit in {l} bytes"),
+        );
+    }
+    let n = n.min(room);
+    let s = a + NUM + n * NUM;
+    let (starts, used) = name_starts(b.slice(s, end - s), n);
+    let starts = Arc::new(starts);
+    let ms = ms.clone();
+    b.array(
+        d,
+        "offsets",
+        a + NUM,
+        n,
+        NUM,
+        Arc::new(move |b, p, i, o| {
+            let name = name_of(b, &starts, i, s, end);
+            let label = format!("[{i}] {name}");
+            match b.read_bytes(o, NUM).and_then(|x| decimal(&ascii(x))) {
+                Some(v) => symbol_entry(b, p, label, (o, NUM), v, 0, base, &ms),
+                None => {
+                    b.leaf(p, &label, o, NUM, Value::text(ascii(b.slice(o, NUM))));
+                    b.error(
+                        o,
+                        NUM,
+                        format!("member table: offset {i} is not a decimal number"),
+                    );
+                }
+            }
+        }),
+    );
+    let names_len = (used as u64).min(end - s);
+    names_and_padding(b, d, s, names_len, end);
+}

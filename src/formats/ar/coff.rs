@@ -1,0 +1,287 @@
+//! What MSVC's import libraries (`lib.exe`, `llvm-lib`, `llvm-dlltool`)
+//! add to a Unix archive: the second linker member (a little-endian
+//! member count and offsets, then a symbol count, each symbol's 16-bit
+//! member index and the names, sorted) and the short import members
+//! (`IMPORT_OBJECT_HEADER`: `Sig1` 0, `Sig2` 0xFFFF, then the machine,
+//! time stamp, size of data, ordinal or hint and the type bits, followed
+//! by the symbol and DLL names). The long import format's members are COFF
+//! objects, named by their machine and shown as bytes.
+
+use std::sync::Arc;
+
+use super::tables::{member_at, name_of, name_starts, names_and_padding, symbol_entry, Members};
+use crate::model::{read_uint, text, Builder, Endian, Fields, NodeId, Radix, Value};
+
+const LE: Endian = Endian::Little;
+
+/// `IMAGE_FILE_MACHINE_*`: the machines of COFF objects and imports.
+const MACHINES: &[(u16, &str)] = &[
+    (0x014c, "I386"),
+    (0x0162, "R3000"),
+    (0x0166, "R4000"),
+    (0x0168, "R10000"),
+    (0x0169, "WCEMIPSV2"),
+    (0x01a2, "SH3"),
+    (0x01a3, "SH3DSP"),
+    (0x01a6, "SH4"),
+    (0x01a8, "SH5"),
+    (0x01c0, "ARM"),
+    (0x01c2, "THUMB"),
+    (0x01c4, "ARMNT"),
+    (0x01d3, "AM33"),
+    (0x01f0, "POWERPC"),
+    (0x01f1, "POWERPCFP"),
+    (0x0200, "IA64"),
+    (0x0266, "MIPS16"),
+    (0x0366, "MIPSFPU"),
+    (0x0466, "MIPSFPU16"),
+    (0x0ebc, "EBC"),
+    (0x5032, "RISCV32"),
+    (0x5064, "RISCV64"),
+    (0x5128, "RISCV128"),
+    (0x6232, "LOONGARCH32"),
+    (0x6264, "LOONGARCH64"),
+    (0x8664, "AMD64"),
+    (0x9041, "M32R"),
+    (0xa641, "ARM64EC"),
+    (0xa64e, "ARM64X"),
+    (0xaa64, "ARM64"),
+];
+
+fn machine(v: u64) -> Option<&'static str> {
+    MACHINES.iter().find(|m| u64::from(m.0) == v).map(|m| m.1)
+}
+
+/// `IMPORT_OBJECT_TYPE`: what the import is.
+const TYPES: [&str; 3] = ["CODE", "DATA", "CONST"];
+
+/// `IMPORT_OBJECT_NAME_TYPE`: how the name exported is made from the
+/// symbol's.
+const NAME_TYPES: [&str; 5] = [
+    "ORDINAL",
+    "NAME",
+    "NAME_NOPREFIX",
+    "NAME_UNDECORATE",
+    "NAME_EXPORTAS",
+];
+
+/// The size of `IMPORT_OBJECT_HEADER`.
+const IMPORT_HDR: u64 = 20;
+
+/// True when `[a, a+l)` starts with a short import member's header
+/// (`Sig1` 0, `Sig2` 0xFFFF, version 0; an anonymous object has these
+/// signatures and a version of 1 or more).
+pub fn is_import(b: &Builder<'_>, a: u64, l: u64) -> bool {
+    l >= IMPORT_HDR
+        && read_uint(b, a, 2, LE) == Some(0)
+        && read_uint(b, a + 2, 2, LE) == Some(0xffff)
+        && read_uint(b, a + 4, 2, LE) == Some(0)
+}
+
+/// The machine of the COFF object at `[a, a+l)`: a known machine and no
+/// optional header (an object, not an image).
+pub fn object_machine(b: &Builder<'_>, a: u64, l: u64) -> Option<&'static str> {
+    if l < 20 || read_uint(b, a + 16, 2, LE)? != 0 {
+        return None;
+    }
+    machine(read_uint(b, a, 2, LE)?)
+}
+
+/// A short import member at `[a, a+l)`, under `d`.
+pub fn import(b: &mut Builder<'_>, d: NodeId, a: u64, l: u64) {
+    let bits = read_uint(b, a + 18, 2, LE).unwrap_or(0);
+    let (ty, name_ty) = (bits & 3, (bits >> 2) & 7);
+    let h = b.group(d, "header", a, IMPORT_HDR);
+    let mut f = Fields::new(b, h, a, LE);
+    f.hex_wide("Sig1", 2);
+    f.hex_wide("Sig2", 2);
+    f.dec("Version", 2);
+    f.named_hex("Machine", 2, machine);
+    f.field("TimeDateStamp", 4, |v| Value::Date(v as i64));
+    let size = f.uint("SizeOfData", 4).unwrap_or(0);
+    let ord = f.dec(if name_ty == 0 { "Ordinal" } else { "Hint" }, 2);
+    let names =
+        |t: &[&'static str], v: u64| usize::try_from(v).ok().and_then(|k| t.get(k).copied());
+    f.flags("Type", 2, |_| {
+        format!(
+            "{}, {}",
+            names(&TYPES, ty).unwrap_or("type ?"),
+            names(&NAME_TYPES, name_ty).unwrap_or("name type ?")
+        )
+    });
+    if let Some(t) = f.last_fitted() {
+        let mut g = Fields::new(b, t, a + 18, LE);
+        g.field("Type", 2, |_| Value::named(ty, names(&TYPES, ty)));
+        g.seek(a + 18);
+        g.field("NameType", 2, |_| {
+            Value::named(name_ty, names(&NAME_TYPES, name_ty))
+        });
+        g.seek(a + 18);
+        g.field("Reserved", 2, |v| Value::hex(v >> 5));
+    }
+    let end = a + l;
+    let want = a + IMPORT_HDR + size;
+    if want > end {
+        b.error(
+            a + 12,
+            4,
+            format!(
+                "import member: SizeOfData {size} runs past the member ({} bytes remain)",
+                l - IMPORT_HDR
+            ),
+        );
+    }
+    let mut at = a + IMPORT_HDR;
+    let mut strs: Vec<String> = Vec::new();
+    let labels: &[&str] = if name_ty == 4 {
+        &["symbol", "DLL", "export name"]
+    } else {
+        &["symbol", "DLL"]
+    };
+    for label in labels {
+        let Some((s, ended)) = b.read_cstr(at, want.min(end)) else {
+            break;
+        };
+        let n = s.len() as u64 + u64::from(ended);
+        b.leaf(d, *label, at, n, Value::str_bytes(s));
+        strs.push(text::from_bytes(s));
+        at += n;
+    }
+    let (sym, dll) = (
+        strs.first().map_or("?", String::as_str),
+        strs.get(1).map_or("?", String::as_str),
+    );
+    let how = match (name_ty, ord) {
+        (0, Some(o)) => format!(", ordinal {o}"),
+        _ => String::new(),
+    };
+    let ty = names(&TYPES, ty).unwrap_or("?").to_ascii_lowercase();
+    b.set_value(d, format!("import of {ty} {sym} from {dll}{how}"));
+}
+
+/// MSVC's second linker member at `[a, a+l)`, under `d`: the member
+/// count and offsets, the symbol count, each symbol's member index (from
+/// 1) and the names.
+pub fn second_linker(b: &mut Builder<'_>, d: NodeId, a: u64, l: u64, base: u64, ms: Members) {
+    let end = a + l;
+    let Some(m) = read_uint(b, a, 4, LE) else {
+        return;
+    };
+    b.leaf(d, "member count", a, 4, Value::uint(m).with_width(4));
+    let room = l.saturating_sub(4) / 4;
+    if m > room {
+        b.error(
+            a,
+            4,
+            format!("second linker member: {m} member offsets do not fit in {l} bytes"),
+        );
+    }
+    let m = m.min(room);
+    let offs = a + 4;
+    let ms2 = ms.clone();
+    b.array(
+        d,
+        "offsets",
+        offs,
+        m,
+        4,
+        Arc::new(move |b, p, i, o| {
+            if let Some(v) = read_uint(b, o, 4, LE) {
+                symbol_entry(b, p, format!("[{i}]"), (o, 4), v, 4, base, &ms2);
+            }
+        }),
+    );
+    let nat = offs + 4 * m;
+    match indexed(b, d, nat, end, (offs, m), base, ms) {
+        Some(n) => b.set_value(d, format!("second linker member, {n} symbols")),
+        None => b.set_value(d, "second linker member"),
+    }
+}
+
+/// The ARM64EC symbol table (`/<ECSYMBOLS>/`) at `[a, a+l)`, under `d`: a
+/// symbol count, each symbol's member index into the second linker
+/// member's offsets (`linker2`: where they are and how many), the names.
+#[allow(clippy::too_many_arguments)]
+pub fn ec_symbols(
+    b: &mut Builder<'_>,
+    d: NodeId,
+    a: u64,
+    l: u64,
+    linker2: Option<(u64, u64)>,
+    base: u64,
+    ms: Members,
+) {
+    if linker2.is_none() {
+        b.error(
+            a,
+            l,
+            "EC symbol table: no second linker member gives the members its indices count",
+        );
+    }
+    if let Some(n) = indexed(b, d, a, a + l, linker2.unwrap_or((0, 0)), base, ms) {
+        b.set_value(d, format!("EC symbol table, {n} symbols"));
+    }
+}
+
+/// A symbol count at `nat`, then each symbol's 16-bit member index (from
+/// 1, into the `m` member offsets at `offs`) and the names, up to `end`.
+/// Returns the count.
+fn indexed(
+    b: &mut Builder<'_>,
+    d: NodeId,
+    nat: u64,
+    end: u64,
+    (offs, m): (u64, u64),
+    base: u64,
+    ms: Members,
+) -> Option<u64> {
+    let n = read_uint(b, nat, 4, LE)?;
+    b.leaf(d, "symbol count", nat, 4, Value::uint(n).with_width(4));
+    let idx = nat + 4;
+    let room = end.saturating_sub(idx) / 2;
+    if n > room {
+        b.error(nat, 4, format!("{n} symbol indices do not fit"));
+    }
+    let count = n;
+    let n = n.min(room);
+    let s = idx + 2 * n;
+    let (starts, used) = name_starts(b.slice(s, end.saturating_sub(s)), n);
+    let starts = Arc::new(starts);
+    b.array(
+        d,
+        "indices",
+        idx,
+        n,
+        2,
+        Arc::new(move |b, p, i, o| {
+            let Some(k) = read_uint(b, o, 2, LE) else {
+                return;
+            };
+            let name = name_of(b, &starts, i, s, end);
+            let member = k
+                .checked_sub(1)
+                .filter(|&k| k < m)
+                .and_then(|k| read_uint(b, offs + 4 * k, 4, LE))
+                .and_then(|v| member_at(&ms, base.saturating_add(v)));
+            match member {
+                Some(x) => {
+                    let (at, len) = (x.at, x.len);
+                    let v = Value::with(k, Radix::Dec, format!(" ({})", x.name));
+                    let id = b.leaf(p, format!("[{i}] {name}"), o, 2, v);
+                    b.link(id, at, len);
+                }
+                None => {
+                    b.leaf(p, format!("[{i}] {name}"), o, 2, Value::uint(k));
+                    b.error(
+                        o,
+                        2,
+                        format!("symbol {name}: member index {k} names no member"),
+                    );
+                }
+            }
+        }),
+    );
+    let names_len = (used as u64).min(end.saturating_sub(s));
+    names_and_padding(b, d, s, names_len, end);
+    Some(count)
+}
