@@ -470,6 +470,16 @@ fn check(label: &str, path: &Path, tally: &mut Tally) {
     tally.files += 1;
 }
 
+/// The debug information each target is built with, and the name suffix.
+const DEBUG_VARIANTS: &[(&str, &[&str])] = &[
+    ("", &[]),
+    ("-g", &["-g"]),
+    ("-gdwarf-4", &["-gdwarf-4"]),
+    ("-gsplit-dwarf", &["-g", "-gsplit-dwarf"]),
+    ("-gz-zlib", &["-g", "-gz=zlib"]),
+    ("-gz-zstd", &["-g", "-gz=zstd"]),
+];
+
 #[test]
 fn every_target_agrees_with_llvm_readelf() {
     if !common::tool("clang-22")
@@ -493,13 +503,13 @@ fn every_target_agrees_with_llvm_readelf() {
         match triple_of(&target) {
             Ok((triple, flags)) => {
                 targets += 1;
-                for g in [false, true] {
-                    let name = format!("{triple}{}", if g { "-g" } else { "" });
+                // Without and with debug information: DWARF 5, DWARF 4,
+                // split (the skeleton; its .dwo beside it), compressed.
+                for (suffix, debug) in DEBUG_VARIANTS {
+                    let name = format!("{triple}{suffix}");
                     let mut args = vec![format!("--target={triple}"), s("-O1"), s("-c")];
                     args.extend(flags.iter().map(|f| s(f)));
-                    if g {
-                        args.push(s("-g"));
-                    }
+                    args.extend(debug.iter().map(|f| s(f)));
                     args.push(src.display().to_string());
                     jobs.push(Job {
                         out: dir.join(format!("{name}.o")),
@@ -556,9 +566,15 @@ fn every_target_agrees_with_llvm_readelf() {
     let mut tally = Tally::default();
     for j in &jobs {
         check(&j.name, &j.out, &mut tally);
+        // A split build's .dwo, beside its skeleton.
+        let dwo = j.out.with_extension("dwo");
+        if j.name.ends_with("-gsplit-dwarf") {
+            assert!(dwo.exists(), "{}: no {}", j.name, dwo.display());
+            check(&format!("{}.dwo", j.name), &dwo, &mut tally);
+        }
     }
     eprintln!(
-        "{} files ({} targets with and without -g, CREL objects, RELR PIEs) checked in {:?}: {} relocations, every OS/ABI and ABI version and {} headers' flags compared with llvm-readelf-22; {} misses",
+        "{} files ({} targets without debug information and with DWARF 5, DWARF 4, split DWARF (skeleton and .dwo), zlib and zstd compressed; CREL objects, RELR PIEs) checked in {:?}: {} relocations, every OS/ABI and ABI version and {} headers' flags compared with llvm-readelf-22; {} misses",
         tally.files,
         targets,
         t0.elapsed(),
