@@ -470,6 +470,32 @@ fn check(label: &str, path: &Path, tally: &mut Tally) {
     tally.files += 1;
 }
 
+/// The targets whose shared libraries and executables ld.lld-22 links.
+const LINKED: &[&str] = &[
+    "aarch64-linux-gnu",
+    "aarch64_be-linux-gnu",
+    "arm-linux-gnueabihf",
+    "armeb-linux-gnueabi",
+    "thumbv7m-none-eabi",
+    "hexagon-unknown-elf",
+    "loongarch32-unknown-elf",
+    "loongarch64-linux-gnu",
+    "mips-linux-gnu",
+    "mipsel-linux-gnu",
+    "mips64-linux-gnuabi64",
+    "mips64el-linux-gnuabi64",
+    "powerpc-linux-gnu",
+    "powerpcle-unknown-elf",
+    "powerpc64-linux-gnu",
+    "powerpc64le-linux-gnu",
+    "riscv32-unknown-elf",
+    "riscv64-linux-gnu",
+    "sparcv9-linux-gnu",
+    "s390x-linux-gnu",
+    "i386-linux-gnu",
+    "x86_64-linux-gnu",
+];
+
 /// The debug information each target is built with, and the name suffix.
 const DEBUG_VARIANTS: &[(&str, &[&str])] = &[
     ("", &[]),
@@ -539,6 +565,33 @@ fn every_target_agrees_with_llvm_readelf() {
             out: dir.join(format!("{triple}-crel.o")),
         });
     }
+    // Shared libraries and executables, with DWARF, for every target
+    // ld.lld-22 links (it knows no BPF, Lanai, M68k, SPARC V8 or VE; AVR and
+    // MSP430 take no position-independent data; AMDGPU code objects are
+    // tested with their bundles).
+    for triple in LINKED {
+        for (kind, link) in [
+            ("shared", vec![s("-shared")]),
+            ("exe", vec![s("-e"), s("use_them")]),
+        ] {
+            // ld.lld-22 makes no SPARC V9 shared library of data holding
+            // addresses (R_SPARC_64 against a local symbol).
+            if kind == "shared" && triple.starts_with("sparcv9") {
+                continue;
+            }
+            let mut args = vec![format!("--target={triple}"), s("-O1"), s("-g"), s("-c")];
+            args.push(s("-fPIC"));
+            args.push(src.display().to_string());
+            let mut link = link;
+            link.push(s("--unresolved-symbols=ignore-all"));
+            jobs.push(Job {
+                name: format!("{triple}-{kind}"),
+                args,
+                link: Some(link),
+                out: dir.join(format!("{triple}-{kind}")),
+            });
+        }
+    }
     // PIEs with RELR.
     for triple in ["x86_64-linux-gnu", "aarch64-linux-gnu", "riscv64-linux-gnu"] {
         jobs.push(Job {
@@ -574,9 +627,10 @@ fn every_target_agrees_with_llvm_readelf() {
         }
     }
     eprintln!(
-        "{} files ({} targets without debug information and with DWARF 5, DWARF 4, split DWARF (skeleton and .dwo), zlib and zstd compressed; CREL objects, RELR PIEs) checked in {:?}: {} relocations, every OS/ABI and ABI version and {} headers' flags compared with llvm-readelf-22; {} misses",
+        "{} files ({} targets without debug information and with DWARF 5, DWARF 4, split DWARF (skeleton and .dwo), zlib and zstd compressed; shared libraries and executables of the {} targets ld.lld-22 links; CREL objects, RELR PIEs) checked in {:?}: {} relocations, every OS/ABI and ABI version and {} headers' flags compared with llvm-readelf-22; {} misses",
         tally.files,
         targets,
+        LINKED.len(),
         t0.elapsed(),
         tally.relocs,
         tally.flags,
