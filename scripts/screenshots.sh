@@ -78,3 +78,6 @@ shot dwarf assets/xmos/UltranetReceiver__bin_Debug_Ultranet_Receiver_Debug.xe / 
 # An AMDGPU kernel in a HIP bundle's code object: its instruction found by
 # mnemonic, its row beside its bytes in the hex pane.
 shot amdgpu assets/hip/debian-librocsparse0-5.3.0__hip_fatbin-first-bundle.hipfb / =n:s_endpgm Enter '~'
+# The tree filtered to the kernels' arguments, then the file's blocks by entropy.
+shot filter assets/xclbin/riallto__color_threshold_v1_720p.xclbin F '=<arg>' Enter '~'
+shot overview assets/xclbin/ryzenai-sw__cvml_ryzen14_AMD_AIE2P_Nx4_Overlay.xclbin o
