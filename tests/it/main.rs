@@ -17,6 +17,7 @@ mod diff;
 mod diff_pairs;
 mod disasm;
 mod dwarf;
+mod dwarf_cfi;
 mod dwarf_line;
 mod elf;
 mod elf_placed;

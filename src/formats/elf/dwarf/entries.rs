@@ -715,7 +715,7 @@ fn register(machine: u16, r: gimli::Register) -> Option<&'static str> {
 
 /// A location expression as its operations, registers named as the
 /// machine names them: `DW_OP_breg7 (rsp): 8; DW_OP_stack_value`.
-fn expression(
+pub(super) fn expression(
     e: gimli::Expression<Reader<'_, '_>>,
     encoding: gimli::Encoding,
     machine: u16,
