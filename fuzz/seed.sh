@@ -154,6 +154,9 @@ PY
   # advances that overflow the address, an augmentation longer than its
   # entry.
   gcc -c -g -O2 -fno-asynchronous-unwind-tables "$t/l.c" -o "$C/elf/cfi_debug_frame.o" || true
+  # Location and range lists of both versions (the RISC-V and AArch64
+  # objects below have DWARF 5's).
+  gcc -c -gdwarf-4 -O2 "$t/l.c" -o "$C/elf/lists_dwarf4.o" || true
   if command -v clang-22 >/dev/null; then
     printf 'int g(int);\nint f(int x){int s=0;for(int i=0;i<x;i++)s+=g(i*x);return s;}\n' >"$t/cfi.c"
     clang-22 -c -g -O2 --target=riscv64-linux-gnu "$t/cfi.c" -o "$C/elf/cfi_riscv.o" || true

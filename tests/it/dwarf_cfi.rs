@@ -27,7 +27,7 @@ struct Entry {
     insns: Vec<(String, String)>,
 }
 
-fn hex(s: &str) -> u64 {
+pub(crate) fn hex(s: &str) -> u64 {
     u64::from_str_radix(s.trim().trim_start_matches("0x"), 16)
         .unwrap_or_else(|_| panic!("no hex in {s:?}"))
 }
@@ -118,7 +118,7 @@ fn theirs(path: &Path, eh: bool) -> Vec<Entry> {
     entries
 }
 
-fn section(t: &mut Tree, name: &str) -> Option<NodeId> {
+pub(crate) fn section(t: &mut Tree, name: &str) -> Option<NodeId> {
     let secs = common::tree::at(t, t.root(), "sections");
     kids(t, secs)
         .into_iter()
@@ -197,7 +197,7 @@ fn compare(label: &str, path: &Path) -> (usize, usize) {
     (fdes, insns)
 }
 
-const SOURCE: &str = r#"struct S { int a; double b; };
+pub(crate) const SOURCE: &str = r#"struct S { int a; double b; };
 int printf(const char *, ...);
 double g(double);
 __attribute__((noinline)) int f(int n, struct S *s) {
@@ -230,7 +230,7 @@ int run(int n) {
 }
 "#;
 
-fn compile(dir: &Path, cmd: &str) -> (String, PathBuf) {
+pub(crate) fn compile(dir: &Path, cmd: &str) -> (String, PathBuf) {
     let w: Vec<&str> = cmd.split(' ').collect();
     let n = w.len();
     let o = dir.join(w[n - 1]);

@@ -19,6 +19,7 @@ mod disasm;
 mod dwarf;
 mod dwarf_cfi;
 mod dwarf_line;
+mod dwarf_lists;
 mod elf;
 mod elf_placed;
 mod elf_sections;

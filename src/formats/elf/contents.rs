@@ -125,6 +125,8 @@ fn decode(
         // Call frames: each CIE and FDE, and the FDEs' search table.
         _ if super::dwarf::frames(b, id, elf, s, a, l) => {}
         _ if super::dwarf::frame_header(b, id, elf, s, a, l) => {}
+        // Location and range lists, each entry at its bytes.
+        _ if super::dwarf::lists(b, id, elf, s, a, l) => {}
         // The tables DWARF 5's indexed strings and addresses read through.
         _ if super::dwarf::indexed(b, id, elf, s, a, l) => {}
         // Merged strings (`.comment`, `.rodata.str1.1`, `.debug_str`): one

@@ -12,6 +12,7 @@ mod entries;
 mod frame;
 mod indexed;
 mod line;
+mod lists;
 
 pub(super) use line::Lines;
 
@@ -694,4 +695,75 @@ fn gimli_endian(e: Endian) -> RunTimeEndian {
         Endian::Little => RunTimeEndian::Little,
         Endian::Big => RunTimeEndian::Big,
     }
+}
+
+/// The addresses of `.debug_addr`'s first contribution, relocated, for
+/// the list entries that name one by index.
+fn first_addresses(b: &Builder<'_>, elf: &Elf) -> Vec<u64> {
+    let Some(s) = elf.secs.iter().find(|s| s.name == ".debug_addr") else {
+        return Vec::new();
+    };
+    let Some((a, l)) = elf
+        .data(s)
+        .filter(|_| s.flags & constants::SHF_COMPRESSED == 0)
+    else {
+        return Vec::new();
+    };
+    let relocs = relocations(b, elf, s);
+    let (Some(len), Some(word)) = (b.read_u32(a, elf.e), b.read_u8(a + 6)) else {
+        return Vec::new();
+    };
+    let word = u64::from(word);
+    if len == 0xffff_ffff || !matches!(word, 4 | 8) {
+        return Vec::new();
+    }
+    let end = (4 + u64::from(len)).min(l);
+    let mut out = Vec::new();
+    let mut off = 8;
+    while off + word <= end {
+        let raw = crate::model::read_uint(b, a + off, word, elf.e).unwrap_or(0);
+        let at = usize::try_from(off).unwrap_or(usize::MAX);
+        out.push(Relocs(&relocs).at(at).unwrap_or(raw));
+        off += word;
+    }
+    out
+}
+
+/// Lists the lists of `.debug_loclists`, `.debug_rnglists`, `.debug_loc`
+/// or `.debug_ranges` (the section `s` at `[a, a+l)`) under `id`, built
+/// when opened.
+pub(super) fn lists(
+    b: &mut Builder<'_>,
+    id: NodeId,
+    elf: &Arc<Elf>,
+    s: &Sec,
+    a: u64,
+    l: u64,
+) -> bool {
+    let kind = match s.name.as_str() {
+        ".debug_loclists" => lists::Kind::LocLists,
+        ".debug_rnglists" => lists::Kind::RngLists,
+        ".debug_loc" => lists::Kind::Loc,
+        ".debug_ranges" => lists::Kind::Ranges,
+        _ => return false,
+    };
+    if s.flags & constants::SHF_COMPRESSED != 0 {
+        return false;
+    }
+    let (elf, s) = (elf.clone(), s.clone());
+    lists::section(b, id, l, move |b| {
+        Arc::new(lists::Ctx {
+            e: elf.e,
+            kind,
+            at: a,
+            len: l,
+            word: if elf.is64 { 8 } else { 4 },
+            relocs: relocations(b, &elf, &s)
+                .into_iter()
+                .map(|r| (r.0 as u64, r.1))
+                .collect(),
+            addrs: first_addresses(b, &elf),
+            expr: expression(&elf),
+        })
+    })
 }
