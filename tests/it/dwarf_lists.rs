@@ -237,8 +237,53 @@ fn compare(label: &str, path: &Path) -> usize {
         "{label}: {:?}",
         common::tree::errors(&t)
     );
-    eprintln!("{label}: {n} list entries");
+    let links = attributes_link_to_lists(label, &mut t);
+    assert!(n == 0 || links > 0, "{label}: no attribute links to a list");
+    eprintln!("{label}: {n} list entries, {links} attributes linked to their lists");
     n
+}
+
+/// Every `.debug_info` attribute that links into a list section lands on
+/// the start of a list there; how many do.
+fn attributes_link_to_lists(label: &str, t: &mut Tree) -> usize {
+    t.expand_all();
+    let mut starts = std::collections::BTreeSet::new();
+    let mut sections = Vec::new();
+    for name in [
+        ".debug_loclists",
+        ".debug_rnglists",
+        ".debug_loc",
+        ".debug_ranges",
+    ] {
+        if let Some(s) = section(t, name) {
+            let n = t.node(s).unwrap();
+            sections.push((n.offset, n.offset + n.size));
+        }
+    }
+    for id in 0..t.len() as fwview::model::NodeId {
+        let Some(n) = t.node(id) else { continue };
+        if n.name.starts_with("list [") {
+            starts.insert(n.offset);
+        }
+    }
+    let mut linked = 0;
+    for id in 0..t.len() as fwview::model::NodeId {
+        let Some(n) = t.node(id) else { continue };
+        if !n.name.starts_with("DW_AT_") {
+            continue;
+        }
+        let name = n.name.to_string();
+        let Some(l) = t.link(id) else { continue };
+        if sections.iter().any(|&(a, z)| (a..z).contains(&l.offset)) {
+            assert!(
+                starts.contains(&l.offset),
+                "{label}: {name} links to 0x{:x}, no list starts there",
+                l.offset
+            );
+            linked += 1;
+        }
+    }
+    linked
 }
 
 #[test]

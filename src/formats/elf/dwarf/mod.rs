@@ -303,7 +303,7 @@ impl Debug {
 }
 
 /// The sections a unit's entries may refer to.
-const DEBUG_SECTIONS: [SectionId; 9] = [
+const DEBUG_SECTIONS: [SectionId; 11] = [
     SectionId::DebugInfo,
     SectionId::DebugAbbrev,
     SectionId::DebugStr,
@@ -313,6 +313,8 @@ const DEBUG_SECTIONS: [SectionId; 9] = [
     SectionId::DebugLine,
     SectionId::DebugRngLists,
     SectionId::DebugLocLists,
+    SectionId::DebugLoc,
+    SectionId::DebugRanges,
 ];
 
 fn list(b: &mut Builder<'_>, parent: NodeId, elf: &Elf, a: u64, l: u64) {
