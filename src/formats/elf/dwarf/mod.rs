@@ -636,8 +636,12 @@ pub(super) fn frames(
     a: u64,
     l: u64,
 ) -> bool {
+    // The machines whose call frames are checked against llvm-dwarfdump
+    // (i386, Arm, x86-64, AArch64, RISC-V); a GPU's `.debug_frame`
+    // (CUDA's) stays bytes.
     if s.flags & constants::SHF_COMPRESSED != 0
         || !matches!(s.name.as_str(), ".eh_frame" | ".debug_frame")
+        || !matches!(elf.machine, 3 | 40 | 62 | 183 | 243)
     {
         return false;
     }
