@@ -146,6 +146,52 @@ PY
       as "$s" -o "$C/elf/$(basename "$s" .s).o" || true
     done
   fi
+  # Call frames: an object's .eh_frame and .debug_frame as compilers
+  # write them (RISC-V's advances set by relocations), then entries
+  # written byte by byte: an entry past its section, opcodes DWARF does
+  # not define, operands and expressions cut by their entry, an FDE whose
+  # CIE is past the section or is an FDE, a CIE of an unknown version,
+  # advances that overflow the address, an augmentation longer than its
+  # entry.
+  gcc -c -g -O2 -fno-asynchronous-unwind-tables "$t/l.c" -o "$C/elf/cfi_debug_frame.o" || true
+  # Location and range lists of both versions (the RISC-V and AArch64
+  # objects below have DWARF 5's).
+  gcc -c -gdwarf-4 -O2 "$t/l.c" -o "$C/elf/lists_dwarf4.o" || true
+  if command -v clang-22 >/dev/null; then
+    printf 'int g(int);\nint f(int x){int s=0;for(int i=0;i<x;i++)s+=g(i*x);return s;}\n' >"$t/cfi.c"
+    clang-22 -c -g -O2 --target=riscv64-linux-gnu "$t/cfi.c" -o "$C/elf/cfi_riscv.o" || true
+    clang-22 -c -g -O2 --target=aarch64-linux-gnu -mbranch-protection=pac-ret "$t/cfi.c" -o "$C/elf/cfi_aarch64.o" || true
+  fi
+  if command -v python3 >/dev/null && command -v as >/dev/null; then
+    python3 - "$t" <<'PY' || true
+import struct, sys
+def entry(body, extra=0):
+    return struct.pack("<I", len(body) + extra) + body
+def cie(version=1, insns=b"", aug=b""):
+    return entry(b"\xff\xff\xff\xff" + bytes([version]) + aug + b"\0" + bytes([1, 0x78, 16]) + insns)
+def fde(cie_at, insns):
+    return entry(struct.pack("<IQQ", cie_at, 0x1000, 0x40) + insns)
+good = cie(insns=bytes([0x0c, 7, 8, 0x90, 1]))
+seeds = {
+    "cfi_entry_too_long": good + entry(fde(0, b"")[4:], 1000),
+    "cfi_unknown_opcode": good + fde(0, bytes([0x41, 0x1c, 0x0e, 16])),
+    "cfi_operand_cut": good + fde(0, bytes([0x0c, 7, 0x80])),
+    "cfi_expression_too_long": good + fde(0, bytes([0x0f, 0xff, 0x7f, 0x70])),
+    "cfi_cie_past_end": good + fde(0x100000, b"\0"),
+    "cfi_cie_is_fde": good + fde(0, b"\0") + fde(len(good), b"\0"),
+    "cfi_cie_version": cie(version=9, insns=b"\0"),
+    "cfi_advance_overflow": good + fde(0, bytes([4, 0xff, 0xff, 0xff, 0xff] * 2 + [1])),
+    "cfi_augmentation_too_long": cie(aug=b"zR", insns=bytes([0x7f, 0x1b])),
+}
+for name, data in seeds.items():
+    with open(f"{sys.argv[1]}/{name}.s", "w") as f:
+        f.write('.section .debug_frame,"",@progbits\n')
+        f.write("".join(f".byte {b}\n" for b in data))
+PY
+    for s in "$t"/cfi_*.s; do
+      as "$s" -o "$C/elf/$(basename "$s" .s).o" || true
+    done
+  fi
   rm -rf "$t"
 fi
 

@@ -130,6 +130,11 @@ fn decode(
         _ if s.name == ".debug_line" && super::dwarf::lines(b, id, elf, s, a, l) => {}
         // Its abbreviation tables, each declaration at its bytes.
         _ if s.name == ".debug_abbrev" && super::dwarf::abbreviations(b, id, s, a, l) => {}
+        // Call frames: each CIE and FDE, and the FDEs' search table.
+        _ if super::dwarf::frames(b, id, elf, s, a, l) => {}
+        _ if super::dwarf::frame_header(b, id, elf, s, a, l) => {}
+        // Location and range lists, each entry at its bytes.
+        _ if super::dwarf::lists(b, id, elf, s, a, l) => {}
         // The tables DWARF 5's indexed strings and addresses read through.
         _ if super::dwarf::indexed(b, id, elf, s, a, l) => {}
         // Merged strings (`.comment`, `.rodata.str1.1`, `.debug_str`): one

@@ -535,6 +535,7 @@ fn attr_value(
 ) -> (Value, Option<(u64, u64)>) {
     use AttributeValue as A;
     let named = |n: u64, s: Option<&str>| Value::named(n, s);
+    let link = list_link(dwarf, unit, shape, &v);
     let value = match v {
         A::Addr(a) => Value::hex(a),
         A::DebugAddrIndex(x) => match dwarf.address(unit, x) {
@@ -644,7 +645,38 @@ fn attr_value(
         A::Inline(x) => named(x.0.into(), x.static_string()),
         A::Ordering(x) => named(x.0.into(), x.static_string()),
     };
-    (value, None)
+    (value, link)
+}
+
+/// Where a location or range list an attribute names is: its first byte
+/// in `.debug_loclists` or `.debug_rnglists` (DWARF 5), `.debug_loc` or
+/// `.debug_ranges` (earlier versions).
+fn list_link(
+    dwarf: &gimli::Dwarf<Reader<'_, '_>>,
+    unit: &gimli::Unit<Reader<'_, '_>>,
+    shape: &Shape,
+    v: &AttributeValue<Reader<'_, '_>>,
+) -> Option<(u64, u64)> {
+    use AttributeValue as A;
+    let v5 = unit.header.version() >= 5;
+    let (id, off) = match *v {
+        A::LocationListsRef(o) if v5 => (SectionId::DebugLocLists, o.0),
+        A::LocationListsRef(o) => (SectionId::DebugLoc, o.0),
+        A::RangeListsRef(o) if v5 => (SectionId::DebugRngLists, o.0),
+        A::RangeListsRef(o) => (SectionId::DebugRanges, o.0),
+        A::DebugLocListsIndex(x) => (
+            SectionId::DebugLocLists,
+            dwarf.locations_offset(unit, x).ok()?.0,
+        ),
+        A::DebugRngListsIndex(x) => (
+            SectionId::DebugRngLists,
+            dwarf.ranges_offset(unit, x).ok()?.0,
+        ),
+        _ => return None,
+    };
+    let (at, n) = shape.debug.section(id)?;
+    let off = off as u64;
+    (off < n).then_some((at + off, 1))
 }
 
 /// A string attribute that refers to `section` at `off`: its offset and
@@ -715,7 +747,7 @@ fn register(machine: u16, r: gimli::Register) -> Option<&'static str> {
 
 /// A location expression as its operations, registers named as the
 /// machine names them: `DW_OP_breg7 (rsp): 8; DW_OP_stack_value`.
-fn expression(
+pub(super) fn expression(
     e: gimli::Expression<Reader<'_, '_>>,
     encoding: gimli::Encoding,
     machine: u16,

@@ -68,21 +68,21 @@ impl Ctx {
 // ---- reading ----
 
 /// A bounded cursor over the section's bytes: offsets are the section's.
-struct Cur<'d> {
-    d: &'d [u8],
-    pos: u64,
-    end: u64,
-    e: Endian,
+pub(super) struct Cur<'d> {
+    pub d: &'d [u8],
+    pub pos: u64,
+    pub end: u64,
+    pub e: Endian,
 }
 
 impl<'d> Cur<'d> {
-    fn rest(&self) -> &'d [u8] {
+    pub(super) fn rest(&self) -> &'d [u8] {
         let (Ok(a), Ok(z)) = (usize::try_from(self.pos), usize::try_from(self.end)) else {
             return &[];
         };
         self.d.get(a..z).unwrap_or_default()
     }
-    fn uint(&mut self, n: u64) -> Option<u64> {
+    pub(super) fn uint(&mut self, n: u64) -> Option<u64> {
         if self.end.saturating_sub(self.pos) < n {
             return None;
         }
@@ -90,7 +90,7 @@ impl<'d> Cur<'d> {
         self.pos += n;
         Some(v)
     }
-    fn leb(&mut self, signed: bool) -> Option<u64> {
+    pub(super) fn leb(&mut self, signed: bool) -> Option<u64> {
         let rest = self.rest();
         let mut r = EndianSlice::new(rest, LittleEndian);
         let v = if signed {
@@ -101,20 +101,20 @@ impl<'d> Cur<'d> {
         self.pos += (rest.len() - r.len()) as u64;
         Some(v)
     }
-    fn uleb(&mut self) -> Option<u64> {
+    pub(super) fn uleb(&mut self) -> Option<u64> {
         self.leb(false)
     }
-    fn sleb(&mut self) -> Option<i64> {
+    pub(super) fn sleb(&mut self) -> Option<i64> {
         self.leb(true).map(|v| v as i64)
     }
     /// A NUL-terminated string (the NUL read too).
-    fn cstr(&mut self) -> Option<&'d [u8]> {
+    pub(super) fn cstr(&mut self) -> Option<&'d [u8]> {
         let rest = self.rest();
         let n = rest.iter().position(|&c| c == 0)?;
         self.pos += n as u64 + 1;
         rest.get(..n)
     }
-    fn skip(&mut self, n: u64) -> Option<()> {
+    pub(super) fn skip(&mut self, n: u64) -> Option<()> {
         if self.end.saturating_sub(self.pos) < n {
             return None;
         }
@@ -124,7 +124,7 @@ impl<'d> Cur<'d> {
 }
 
 /// A node the header is shown as, made when the header is read.
-enum Item {
+pub(super) enum Item {
     Leaf {
         name: CompactString,
         off: u64,
@@ -234,7 +234,7 @@ const STANDARD: [&[Operand]; 12] = [
     &[Operand::Uleb], // DW_LNS_set_isa
 ];
 
-fn leaf(name: &str, off: u64, size: u64, value: Value) -> Item {
+pub(super) fn leaf(name: &str, off: u64, size: u64, value: Value) -> Item {
     Item::Leaf {
         name: name.into(),
         off,
@@ -1159,11 +1159,17 @@ pub(crate) fn units(
 /// (its 32-bit length, or the 64-bit one after the escape), at most at
 /// `limit`.
 pub(super) fn unit_end(b: &Builder<'_>, off: u64, e: Endian, limit: u64) -> Option<u64> {
-    let len = b.read_u32(off, e)?;
+    end_in(b.data(), off, e, limit)
+}
+
+/// [`unit_end`] in the bytes `d`.
+pub(super) fn end_in(d: &[u8], off: u64, e: Endian, limit: u64) -> Option<u64> {
+    let read = |o: u64, n: u64| crate::model::read::uint_at(d, o, n, e);
+    let len = read(off, 4)?;
     let end = if len == 0xffff_ffff {
-        off.checked_add(12)?.checked_add(b.read_u64(off + 4, e)?)?
+        off.checked_add(12)?.checked_add(read(off + 4, 8)?)?
     } else {
-        off.checked_add(4)?.checked_add(len.into())?
+        off.checked_add(4)?.checked_add(len)?
     };
     Some(end.min(limit))
 }
@@ -1213,7 +1219,7 @@ fn unit(b: &mut Builder<'_>, p: NodeId, ctx: &Arc<Ctx>, i: u64, start: u64) {
     );
 }
 
-fn add(b: &mut Builder<'_>, p: NodeId, item: &Item) {
+pub(super) fn add(b: &mut Builder<'_>, p: NodeId, item: &Item) {
     match item {
         Item::Leaf {
             name,

@@ -9,8 +9,10 @@
 
 mod abbrev;
 mod entries;
+mod frame;
 mod indexed;
 mod line;
+mod lists;
 
 pub(super) use line::Lines;
 
@@ -90,7 +92,7 @@ fn relocations_in(b: &Builder<'_>, elf: &Elf, target: &Sec) -> Vec<(usize, u64, 
             };
             let v = sym.value.wrapping_add(addend);
             match riscv_pair(elf, rel.typ) {
-                Some((sign, bits)) => {
+                Some((op, bits)) => {
                     let mask = u64::MAX >> (64 - bits);
                     let old = match out.last_mut() {
                         Some(last) if last.0 == at => last,
@@ -100,10 +102,10 @@ fn relocations_in(b: &Builder<'_>, elf: &Elf, target: &Sec) -> Vec<(usize, u64, 
                             last
                         }
                     };
-                    let x = if sign {
-                        old.1.wrapping_add(v)
-                    } else {
-                        old.1.wrapping_sub(v)
+                    let x = match op {
+                        Pair::Add => old.1.wrapping_add(v),
+                        Pair::Sub => old.1.wrapping_sub(v),
+                        Pair::Set => v,
                     };
                     old.1 = x & mask;
                 }
@@ -118,15 +120,29 @@ fn relocations_in(b: &Builder<'_>, elf: &Elf, target: &Sec) -> Vec<(usize, u64, 
     out
 }
 
-/// For RISC-V's R_RISCV_ADD8..64 (33 to 36) and R_RISCV_SUB8..64 (37 to
-/// 40): whether the relocation adds, and the field's width in bits.
-fn riscv_pair(elf: &Elf, typ: u64) -> Option<(bool, u32)> {
+/// What one of RISC-V's relocations that compute a field in steps does.
+#[derive(Clone, Copy)]
+enum Pair {
+    Add,
+    Sub,
+    Set,
+}
+
+/// For RISC-V's R_RISCV_ADD8..64 (33 to 36), R_RISCV_SUB8..64 (37 to 40),
+/// R_RISCV_SUB6 (52), R_RISCV_SET6 (53) and R_RISCV_SET8..32 (54 to 56):
+/// what the relocation does, and the field's width in bits (the low six
+/// bits of a byte for SUB6 and SET6, where a call frame instruction keeps
+/// its advance).
+fn riscv_pair(elf: &Elf, typ: u64) -> Option<(Pair, u32)> {
     if elf.machine != constants::EM_RISCV {
         return None;
     }
     match typ {
-        33..=36 => Some((true, 8 << (typ - 33))),
-        37..=40 => Some((false, 8 << (typ - 37))),
+        33..=36 => Some((Pair::Add, 8 << (typ - 33))),
+        37..=40 => Some((Pair::Sub, 8 << (typ - 37))),
+        52 => Some((Pair::Sub, 6)),
+        53 => Some((Pair::Set, 6)),
+        54..=56 => Some((Pair::Set, 8 << (typ - 54))),
         _ => None,
     }
 }
@@ -210,10 +226,7 @@ impl Debug {
     }
 
     fn new(b: &Builder<'_>, elf: &Elf, a: u64, l: u64) -> Debug {
-        let endian = match elf.e {
-            Endian::Little => RunTimeEndian::Little,
-            Endian::Big => RunTimeEndian::Big,
-        };
+        let endian = gimli_endian(elf.e);
         let mut sections = Vec::new();
         let mut relocs = Vec::new();
         for s in elf.secs.iter() {
@@ -290,7 +303,7 @@ impl Debug {
 }
 
 /// The sections a unit's entries may refer to.
-const DEBUG_SECTIONS: [SectionId; 9] = [
+const DEBUG_SECTIONS: [SectionId; 11] = [
     SectionId::DebugInfo,
     SectionId::DebugAbbrev,
     SectionId::DebugStr,
@@ -300,6 +313,8 @@ const DEBUG_SECTIONS: [SectionId; 9] = [
     SectionId::DebugLine,
     SectionId::DebugRngLists,
     SectionId::DebugLocLists,
+    SectionId::DebugLoc,
+    SectionId::DebugRanges,
 ];
 
 fn list(b: &mut Builder<'_>, parent: NodeId, elf: &Elf, a: u64, l: u64) {
@@ -620,4 +635,184 @@ pub(super) fn line_table(b: &Builder<'_>, elf: &Arc<Elf>) -> Lines {
     };
     let ctx = line_ctx(b, elf, s, (0, bytes.len() as u64), false);
     Lines::read(&bytes, &ctx)
+}
+
+/// What reading `.eh_frame` or `.debug_frame` (the section `s` at
+/// `[a, a+l)`) needs: its relocations in an object file, and where the
+/// code at an address is and which function it is in.
+fn frame_ctx(b: &Builder<'_>, elf: &Arc<Elf>, s: &Sec, (a, l): (u64, u64)) -> frame::Ctx {
+    let relocs = relocations_in(b, elf, s)
+        .into_iter()
+        .map(|r| (r.0 as u64, r.1, r.2))
+        .collect();
+    let names = Arc::new(super::symbolize::Names::read(b, elf));
+    let relocatable = super::symbols::relocatable(elf);
+    let code: frame::Code = Arc::new(move |sec: Option<u32>, addr: u64| {
+        if relocatable && sec.is_none() {
+            return (None, None);
+        }
+        let r = names.resolve(sec.unwrap_or(0), addr);
+        (r.at, r.label)
+    });
+    frame::Ctx {
+        e: elf.e,
+        at: a,
+        len: l,
+        addr: s.addr,
+        eh: s.name == ".eh_frame",
+        word: if elf.is64 { 8 } else { 4 },
+        machine: elf.machine,
+        relocs,
+        relocatable,
+        code,
+        expr: expression(elf),
+    }
+}
+
+/// Lists the CIEs and FDEs of `.eh_frame` or `.debug_frame` (the section
+/// `s` at `[a, a+l)`) under `id`, built when opened.
+pub(super) fn frames(
+    b: &mut Builder<'_>,
+    id: NodeId,
+    elf: &Arc<Elf>,
+    s: &Sec,
+    a: u64,
+    l: u64,
+) -> bool {
+    // The machines whose call frames are checked against llvm-dwarfdump
+    // (i386, Arm, x86-64, AArch64, RISC-V); a GPU's `.debug_frame`
+    // (CUDA's) stays bytes.
+    if s.flags & constants::SHF_COMPRESSED != 0
+        || !matches!(s.name.as_str(), ".eh_frame" | ".debug_frame")
+        || !matches!(elf.machine, 3 | 40 | 62 | 183 | 243)
+    {
+        return false;
+    }
+    let (elf, s) = (elf.clone(), s.clone());
+    frame::entries(b, id, l, move |b| Arc::new(frame_ctx(b, &elf, &s, (a, l))))
+}
+
+/// Lists `.eh_frame_hdr` (the section `s` at `[a, a+l)`) under `id`: its
+/// header and its search table, each entry linked to its FDE.
+pub(super) fn frame_header(
+    b: &mut Builder<'_>,
+    id: NodeId,
+    elf: &Arc<Elf>,
+    s: &Sec,
+    a: u64,
+    l: u64,
+) -> bool {
+    if s.name != ".eh_frame_hdr" || super::symbols::relocatable(elf) {
+        return false;
+    }
+    let (e, x) = (elf.e, elf.clone());
+    let fde_at: frame::FdeAt = Arc::new(move |b: &Builder<'_>, addr: u64| {
+        let o = x.addr_to_abs(addr)?;
+        let end = line::unit_end(b, o, e, x.base + x.len)?;
+        Some((o, end.checked_sub(o)?))
+    });
+    frame::header(
+        b,
+        id,
+        (a, l, s.addr),
+        elf.e,
+        if elf.is64 { 8 } else { 4 },
+        &fde_at,
+    )
+}
+
+/// The decoder of DWARF expressions `.debug_info` uses, for the bytes of
+/// an expression elsewhere (a call frame instruction's, a location list
+/// entry's) and the address size.
+fn expression(elf: &Elf) -> frame::Expr {
+    let endian = gimli_endian(elf.e);
+    let machine = elf.machine;
+    Arc::new(move |bytes: &[u8], word: u8| {
+        let encoding = gimli::Encoding {
+            format: gimli::Format::Dwarf32,
+            version: 4,
+            address_size: word,
+        };
+        let r = RelocateReader::new(EndianSlice::new(bytes, endian), Relocs(&[]));
+        entries::expression(gimli::Expression(r), encoding, machine)
+    })
+}
+
+/// Byte order `e` as gimli names it.
+fn gimli_endian(e: Endian) -> RunTimeEndian {
+    match e {
+        Endian::Little => RunTimeEndian::Little,
+        Endian::Big => RunTimeEndian::Big,
+    }
+}
+
+/// The addresses of `.debug_addr`'s first contribution, relocated, for
+/// the list entries that name one by index.
+fn first_addresses(b: &Builder<'_>, elf: &Elf) -> Vec<u64> {
+    let Some(s) = elf.secs.iter().find(|s| s.name == ".debug_addr") else {
+        return Vec::new();
+    };
+    let Some((a, l)) = elf
+        .data(s)
+        .filter(|_| s.flags & constants::SHF_COMPRESSED == 0)
+    else {
+        return Vec::new();
+    };
+    let relocs = relocations(b, elf, s);
+    let (Some(len), Some(word)) = (b.read_u32(a, elf.e), b.read_u8(a + 6)) else {
+        return Vec::new();
+    };
+    let word = u64::from(word);
+    if len == 0xffff_ffff || !matches!(word, 4 | 8) {
+        return Vec::new();
+    }
+    let end = (4 + u64::from(len)).min(l);
+    let mut out = Vec::new();
+    let mut off = 8;
+    while off + word <= end {
+        let raw = crate::model::read_uint(b, a + off, word, elf.e).unwrap_or(0);
+        let at = usize::try_from(off).unwrap_or(usize::MAX);
+        out.push(Relocs(&relocs).at(at).unwrap_or(raw));
+        off += word;
+    }
+    out
+}
+
+/// Lists the lists of `.debug_loclists`, `.debug_rnglists`, `.debug_loc`
+/// or `.debug_ranges` (the section `s` at `[a, a+l)`) under `id`, built
+/// when opened.
+pub(super) fn lists(
+    b: &mut Builder<'_>,
+    id: NodeId,
+    elf: &Arc<Elf>,
+    s: &Sec,
+    a: u64,
+    l: u64,
+) -> bool {
+    let kind = match s.name.as_str() {
+        ".debug_loclists" => lists::Kind::LocLists,
+        ".debug_rnglists" => lists::Kind::RngLists,
+        ".debug_loc" => lists::Kind::Loc,
+        ".debug_ranges" => lists::Kind::Ranges,
+        _ => return false,
+    };
+    if s.flags & constants::SHF_COMPRESSED != 0 {
+        return false;
+    }
+    let (elf, s) = (elf.clone(), s.clone());
+    lists::section(b, id, l, move |b| {
+        Arc::new(lists::Ctx {
+            e: elf.e,
+            kind,
+            at: a,
+            len: l,
+            word: if elf.is64 { 8 } else { 4 },
+            relocs: relocations(b, &elf, &s)
+                .into_iter()
+                .map(|r| (r.0 as u64, r.1))
+                .collect(),
+            addrs: first_addresses(b, &elf),
+            expr: expression(&elf),
+        })
+    })
 }

@@ -1,0 +1,556 @@
+//! Location and range lists: DWARF 5's `.debug_loclists` and
+//! `.debug_rnglists` (each contribution's header and offset table, each
+//! offset linked to its list), DWARF 4's `.debug_loc` and `.debug_ranges`;
+//! each list a node, each entry at its bytes with its kind, its operands
+//! as they are in the file (relocated in an object file), the range they
+//! come to where the list says its base (`[0x1000, 0x1012)`), and a
+//! location's DWARF expression as its operations.
+//!
+//! This file knows the bytes and what it is given ([`Ctx`]), not the ELF
+//! around them.
+
+use std::sync::Arc;
+
+use super::frame::Expr;
+use super::line::{add, end_in, leaf, Cur, Item};
+use crate::model::{Builder, Endian, NodeId, Radix, Seq, Step, Value};
+
+/// Lists or contributions listed at most.
+const MAX_LISTS: u64 = 1 << 22;
+/// Entries of one list read at most.
+const MAX_ENTRIES: u64 = 1 << 16;
+
+/// Which section.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    LocLists,
+    RngLists,
+    Loc,
+    Ranges,
+}
+
+/// What reading a list section needs besides its bytes.
+pub(crate) struct Ctx {
+    pub e: Endian,
+    pub kind: Kind,
+    /// The section in the byte space: offset and length.
+    pub at: u64,
+    pub len: u64,
+    /// Bytes of an address where no header says (DWARF 4's sections).
+    pub word: u8,
+    /// In an object file, the section's relocations: offset in the
+    /// section, the value the linker would put there; sorted by offset.
+    pub relocs: Vec<(u64, u64)>,
+    /// The addresses `.debug_addr`'s first contribution lists, for the
+    /// entries that name one by index.
+    pub addrs: Vec<u64>,
+    pub expr: Expr,
+}
+
+impl Ctx {
+    fn reloc(&self, at: u64) -> Option<u64> {
+        let off = at - self.at;
+        let k = self.relocs.binary_search_by_key(&off, |r| r.0).ok()?;
+        self.relocs.get(k).map(|r| r.1)
+    }
+
+    fn addr(&self, i: u64) -> Option<u64> {
+        self.addrs.get(usize::try_from(i).ok()?).copied()
+    }
+}
+
+/// One entry as read.
+struct Entry {
+    name: String,
+    off: u64,
+    size: u64,
+    items: Vec<Item>,
+    value: String,
+    /// It ends its list.
+    last: bool,
+}
+
+/// The operands of the entry kinds of DWARF 5: an index into
+/// `.debug_addr`, an address, an unsigned LEB128.
+#[derive(Clone, Copy, PartialEq)]
+enum Op {
+    Index,
+    Addr,
+    Uleb,
+}
+
+/// What an entry's operands make of the range, once read.
+#[derive(Clone, Copy, PartialEq)]
+enum Makes {
+    End,
+    Base,
+    StartEnd,
+    StartLength,
+    OffsetPair,
+    /// A location list's default location.
+    Default,
+    /// GNU's location view pair.
+    Nothing,
+}
+
+/// One row of [`KINDS`].
+type KindRow = (Option<u8>, Option<u8>, &'static str, &'static [Op], Makes);
+
+/// The entry kinds of `.debug_loclists` (`DW_LLE_*`) and
+/// `.debug_rnglists` (`DW_RLE_*`): their codes in each (range lists have
+/// no default location and number the rest after it one lower), name,
+/// operands and what they make. A location list's entries that make a
+/// range, and its default location, are followed by a location
+/// description.
+#[rustfmt::skip]
+const KINDS: [KindRow; 10] = [
+    (Some(0), Some(0), "end_of_list", &[], Makes::End),
+    (Some(1), Some(1), "base_addressx", &[Op::Index], Makes::Base),
+    (Some(2), Some(2), "startx_endx", &[Op::Index, Op::Index], Makes::StartEnd),
+    (Some(3), Some(3), "startx_length", &[Op::Index, Op::Uleb], Makes::StartLength),
+    (Some(4), Some(4), "offset_pair", &[Op::Uleb, Op::Uleb], Makes::OffsetPair),
+    (Some(5), None, "default_location", &[], Makes::Default),
+    (Some(6), Some(5), "base_address", &[Op::Addr], Makes::Base),
+    (Some(7), Some(6), "start_end", &[Op::Addr, Op::Addr], Makes::StartEnd),
+    (Some(8), Some(7), "start_length", &[Op::Addr, Op::Uleb], Makes::StartLength),
+    (Some(9), None, "GNU_view_pair", &[Op::Uleb, Op::Uleb], Makes::Nothing),
+];
+
+/// The range `[lo, hi)` as shown.
+fn range(lo: u64, hi: u64) -> String {
+    format!("[0x{lo:x}, 0x{hi:x})")
+}
+
+/// Reads the DWARF 5 entry at `c`, `base` the list's base address so far
+/// and `word` the bytes of an address.
+fn entry5(c: &mut Cur<'_>, ctx: &Ctx, word: u8, base: &mut Option<u64>) -> Result<Entry, String> {
+    let off = c.pos;
+    let code = c.uint(1).ok_or("no entry kind")? as u8;
+    let loc = ctx.kind == Kind::LocLists;
+    let found = KINDS
+        .iter()
+        .find(|k| if loc { k.0 } else { k.1 } == Some(code));
+    let Some(&(_, _, suffix, ops, makes)) = found else {
+        return Err(format!(
+            "{} 0x{code:02x} is not one DWARF defines",
+            if loc {
+                "location list entry kind"
+            } else {
+                "range list entry kind"
+            }
+        ));
+    };
+    let name = format!("{}{suffix}", if loc { "DW_LLE_" } else { "DW_RLE_" });
+    let name = name.as_str();
+    let expr = loc
+        && matches!(
+            makes,
+            Makes::StartEnd | Makes::StartLength | Makes::OffsetPair | Makes::Default
+        );
+    let mut items = vec![leaf(
+        "kind",
+        off,
+        1,
+        Value::named_hex(code.into(), Some(name)),
+    )];
+    let mut raw = Vec::new();
+    let mut vals = Vec::new();
+    for (k, &o) in ops.iter().enumerate() {
+        let at = c.pos;
+        let short = || format!("{name}: an operand does not read");
+        let (v, label) = match o {
+            Op::Index => {
+                let i = c.uleb().ok_or_else(short)?;
+                (i, "index")
+            }
+            Op::Addr => {
+                let v = c.uint(u64::from(word)).ok_or_else(short)?;
+                (ctx.reloc(at).unwrap_or(v), "address")
+            }
+            Op::Uleb => (
+                c.uleb().ok_or_else(short)?,
+                if k == 0 { "offset" } else { "length" },
+            ),
+        };
+        let label = match (makes, k, o) {
+            (Makes::OffsetPair, 1, _) => "end_offset",
+            (Makes::OffsetPair, 0, _) => "start_offset",
+            (Makes::StartEnd, 1, Op::Index) => "end_index",
+            (Makes::StartEnd, 1, _) => "end",
+            (_, 0, Op::Index) if makes != Makes::Base => "start_index",
+            (_, 0, Op::Addr) if makes != Makes::Base => "start",
+            _ => label,
+        };
+        let shown = match o {
+            Op::Index => match ctx.addr(v) {
+                Some(a) => Value::with(v, Radix::Dec, format!(" (0x{a:x})")),
+                None => Value::uint(v),
+            },
+            Op::Addr => Value::hex(v),
+            Op::Uleb => Value::hex(v),
+        };
+        items.push(leaf(label, at, c.pos - at, shown));
+        raw.push(v);
+        vals.push(if o == Op::Index { ctx.addr(v) } else { Some(v) });
+    }
+    let a = vals.first().copied().flatten();
+    let b = vals.get(1).copied().flatten();
+    let mut value = String::new();
+    match makes {
+        Makes::Base => {
+            *base = a;
+            if let Some(a) = a {
+                value = format!("base 0x{a:x}");
+            }
+        }
+        Makes::StartEnd => {
+            if let (Some(a), Some(b)) = (a, b) {
+                value = range(a, b);
+            }
+        }
+        Makes::StartLength => {
+            if let (Some(a), Some(l)) = (a, raw.get(1)) {
+                value = range(a, a.wrapping_add(*l));
+            }
+        }
+        Makes::OffsetPair => {
+            let (x, y) = (
+                raw.first().copied().unwrap_or(0),
+                raw.get(1).copied().unwrap_or(0),
+            );
+            value = match base {
+                Some(b) => range(b.wrapping_add(x), b.wrapping_add(y)),
+                None => format!("(0x{x:x}, 0x{y:x}) from the unit's base"),
+            };
+        }
+        Makes::End => value = "end of list".into(),
+        Makes::Default => value = "default".into(),
+        Makes::Nothing => {}
+    }
+    if expr {
+        let at = c.pos;
+        let n = c
+            .uleb()
+            .ok_or_else(|| format!("{name}: its expression's length does not read"))?;
+        located(c, ctx, (at, n, word), &mut items, &mut value)
+            .ok_or_else(|| format!("{name}: its expression runs past the end"))?;
+    }
+    Ok(Entry {
+        name: name.to_string(),
+        off,
+        size: c.pos - off,
+        items,
+        value,
+        last: makes == Makes::End,
+    })
+}
+
+/// An entry's location description: its length (read from `at`, `n`)
+/// and its `n` bytes at `c`, shown as operations for addresses of `word`
+/// bytes and added to the entry's value.
+fn located(
+    c: &mut Cur<'_>,
+    ctx: &Ctx,
+    (at, n, word): (u64, u64, u8),
+    items: &mut Vec<Item>,
+    value: &mut String,
+) -> Option<()> {
+    items.push(leaf("expression_length", at, c.pos - at, Value::uint(n)));
+    let p = c.pos;
+    c.skip(n)?;
+    let bytes =
+        c.d.get(usize::try_from(p).ok()?..usize::try_from(c.pos).ok()?)?;
+    let s = (ctx.expr)(bytes, word);
+    items.push(leaf("expression", p, n, Value::text(&s)));
+    if !value.is_empty() {
+        value.push_str(": ");
+    }
+    value.push_str(&s);
+    Some(())
+}
+
+/// Reads the DWARF 4 entry at `c` (`.debug_loc` or `.debug_ranges`).
+fn entry4(c: &mut Cur<'_>, ctx: &Ctx, base: &mut Option<u64>) -> Result<Entry, String> {
+    let off = c.pos;
+    let w = u64::from(ctx.word);
+    let short = || "a list entry does not fit".to_string();
+    let a = c.uint(w).ok_or_else(short)?;
+    let b = c.uint(w).ok_or_else(short)?;
+    let a = ctx.reloc(off).unwrap_or(a);
+    let b = ctx.reloc(off + w).unwrap_or(b);
+    let max = if w == 8 { u64::MAX } else { 0xffff_ffff };
+    let mut items = vec![];
+    let (name, mut value, last) = if a == 0 && b == 0 {
+        items.push(leaf("start", off, w, Value::hex(a)));
+        items.push(leaf("end", off + w, w, Value::hex(b)));
+        ("end_of_list", "end of list".to_string(), true)
+    } else if a == max {
+        *base = Some(b);
+        items.push(leaf("selector", off, w, Value::hex(a)));
+        items.push(leaf("base_address", off + w, w, Value::hex(b)));
+        ("base_address", format!("base 0x{b:x}"), false)
+    } else {
+        items.push(leaf("start", off, w, Value::hex(a)));
+        items.push(leaf("end", off + w, w, Value::hex(b)));
+        let v = match base {
+            Some(x) => range(x.wrapping_add(a), x.wrapping_add(b)),
+            None => format!("(0x{a:x}, 0x{b:x}) from the unit's base"),
+        };
+        ("entry", v, false)
+    };
+    if name == "entry" && ctx.kind == Kind::Loc {
+        let at = c.pos;
+        let n = c
+            .uint(2)
+            .ok_or_else(|| "its expression's length does not fit".to_string())?;
+        located(c, ctx, (at, n, ctx.word), &mut items, &mut value)
+            .ok_or_else(|| "its expression runs past the section's end".to_string())?;
+    }
+    Ok(Entry {
+        name: name.to_string(),
+        off,
+        size: c.pos - off,
+        items,
+        value,
+        last,
+    })
+}
+
+/// Reads the list at `from` up to `to` (byte space): its entries, and
+/// what did not read (at its offset).
+fn read_list(
+    d: &[u8],
+    ctx: &Ctx,
+    from: u64,
+    to: u64,
+    word: u8,
+) -> (Vec<Entry>, Option<(u64, String)>) {
+    let mut c = Cur {
+        d,
+        pos: from,
+        end: to,
+        e: ctx.e,
+    };
+    let mut base = None;
+    let mut out = Vec::new();
+    while c.pos < to {
+        if out.len() as u64 == MAX_ENTRIES {
+            return (
+                out,
+                Some((
+                    c.pos,
+                    format!("more than {MAX_ENTRIES} entries in a list; the rest are not read"),
+                )),
+            );
+        }
+        let start = c.pos;
+        let e = match ctx.kind {
+            Kind::LocLists | Kind::RngLists => entry5(&mut c, ctx, word, &mut base),
+            Kind::Loc | Kind::Ranges => entry4(&mut c, ctx, &mut base),
+        };
+        match e {
+            Ok(e) => {
+                let last = e.last;
+                out.push(e);
+                if last {
+                    break;
+                }
+            }
+            Err(m) => return (out, Some((start, m))),
+        }
+    }
+    (out, None)
+}
+
+/// Where the list at `from` ends (at most at `to`).
+fn list_end(d: &[u8], ctx: &Ctx, from: u64, to: u64, word: u8) -> u64 {
+    let (entries, problem) = read_list(d, ctx, from, to, word);
+    if problem.is_some() {
+        return to;
+    }
+    entries.last().map_or(to, |e| e.off + e.size)
+}
+
+/// The list at `from` under `p`, named by its offset in the section.
+fn list(b: &mut Builder<'_>, p: NodeId, ctx: &Ctx, from: u64, to: u64, word: u8) -> u64 {
+    let (entries, problem) = read_list(b.data(), ctx, from, to, word);
+    let end = match (&problem, entries.last()) {
+        (Some(_), _) | (None, None) => to,
+        (None, Some(e)) => e.off + e.size,
+    };
+    let node = b.group(p, format!("list [0x{:x}]", from - ctx.at), from, end - from);
+    let n = entries.len();
+    b.set_value(
+        node,
+        Value::text(format!("{n} entr{}", if n == 1 { "y" } else { "ies" })),
+    );
+    for e in &entries {
+        let id = b.group(node, &e.name, e.off, e.size);
+        b.set_value(id, Value::text(&e.value));
+        for i in &e.items {
+            add(b, id, i);
+        }
+    }
+    if let Some((at, m)) = problem {
+        b.error(at, to.saturating_sub(at).max(1), m);
+    }
+    end
+}
+
+/// Makes `id`, a list section, list its contents when opened, read with
+/// what `ctx` makes then.
+pub(crate) fn section(
+    b: &mut Builder<'_>,
+    id: NodeId,
+    len: u64,
+    ctx: impl Fn(&Builder<'_>) -> Arc<Ctx> + Send + Sync + 'static,
+) -> bool {
+    if len == 0 {
+        return false;
+    }
+    b.lazy(
+        id,
+        Arc::new(move |b: &mut Builder<'_>, id| {
+            let ctx = ctx(b);
+            let (a, end) = (ctx.at, ctx.at + ctx.len);
+            let c = ctx.clone();
+            let d = b.data();
+            let seq = match ctx.kind {
+                Kind::Loc | Kind::Ranges => {
+                    let step: Step = Arc::new(move |b: &mut Builder<'_>, p, _, off| {
+                        Some(list(b, p, &c, off, end, c.word))
+                    });
+                    Seq::scan(
+                        a,
+                        end,
+                        MAX_LISTS,
+                        |off| Some(list_end(d, &ctx, off, end, ctx.word)),
+                        step,
+                    )
+                }
+                Kind::LocLists | Kind::RngLists => {
+                    let step: Step = Arc::new(move |b: &mut Builder<'_>, p, i, off| {
+                        let next = end_in(b.data(), off, c.e, end)?;
+                        unit(b, p, &c, i, off, next);
+                        Some(next)
+                    });
+                    Seq::scan(a, end, MAX_LISTS, |off| end_in(d, off, ctx.e, end), step)
+                }
+            };
+            if seq.stop() < end {
+                let stop = seq.stop();
+                b.error(
+                    stop,
+                    end - stop,
+                    "list section: the bytes after the last list are not one",
+                );
+            }
+            b.seq_now(id, seq);
+        }),
+    );
+    true
+}
+
+/// One contribution of `.debug_loclists` or `.debug_rnglists` at
+/// `[at, end)`: its header, its offsets and its lists.
+fn unit(b: &mut Builder<'_>, p: NodeId, ctx: &Arc<Ctx>, i: u64, at: u64, end: u64) {
+    let node = b.group(p, format!("unit [{i}]"), at, end - at);
+    let mut c = Cur {
+        d: b.data(),
+        pos: at,
+        end,
+        e: ctx.e,
+    };
+    let mut items = Vec::new();
+    let Some(first) = c.uint(4) else {
+        return;
+    };
+    let w = if first == 0xffff_ffff {
+        items.push(leaf("dwarf64", at, 4, Value::hex(first)));
+        let Some(l) = c.uint(8) else {
+            return;
+        };
+        items.push(leaf("unit_length", at + 4, 8, Value::uint(l)));
+        8
+    } else {
+        items.push(leaf("unit_length", at, 4, Value::uint(first)));
+        4
+    };
+    if end_in(b.data(), at, ctx.e, u64::MAX) > Some(ctx.at + ctx.len) {
+        b.error(
+            at,
+            end - at,
+            "list unit: unit_length runs past the section's end",
+        );
+    }
+    let h = c.pos;
+    let (Some(version), Some(word), Some(seg), Some(count)) =
+        (c.uint(2), c.uint(1), c.uint(1), c.uint(4))
+    else {
+        for it in &items {
+            add(b, node, it);
+        }
+        b.error(h, end - h, "list unit: its header does not fit");
+        return;
+    };
+    items.push(leaf("version", h, 2, Value::dec(version)));
+    items.push(leaf("address_size", h + 2, 1, Value::uint(word)));
+    items.push(leaf("segment_selector_size", h + 3, 1, Value::uint(seg)));
+    items.push(leaf("offset_entry_count", h + 4, 4, Value::uint(count)));
+    for it in &items {
+        add(b, node, it);
+    }
+    b.set_value(
+        node,
+        Value::text(format!("DWARF {version}, {count} offsets")),
+    );
+    if version != 5 || !matches!(word, 1 | 2 | 4 | 8) {
+        b.error(h, 4, format!("list unit: version {version}, address_size {word}: only version 5 with 1, 2, 4 or 8 is read"));
+        return;
+    }
+    let base = c.pos;
+    let room = (end - base) / w;
+    if count > room {
+        b.error(
+            base,
+            end - base,
+            format!("list unit: offset_entry_count {count}, room for {room}"),
+        );
+        return;
+    }
+    let lists = base + count * w;
+    if count > 0 {
+        let off = b.group(node, "offsets", base, count * w);
+        for k in 0..count {
+            let o = base + k * w;
+            let Some(v) = c.uint(w) else {
+                break;
+            };
+            let to = base.saturating_add(v);
+            let id = b.leaf(
+                off,
+                format!("[{k}]"),
+                o,
+                w,
+                Value::with(
+                    v,
+                    Radix::Hex,
+                    format!(" (list at 0x{:x})", to.saturating_sub(ctx.at)),
+                ),
+            );
+            if (lists..end).contains(&to) {
+                b.link(id, to, 1);
+            }
+        }
+    }
+    let mut at = lists;
+    let mut n = 0;
+    while at < end && n < MAX_LISTS {
+        let next = list(b, node, ctx, at, end, word as u8);
+        if next <= at {
+            break;
+        }
+        at = next;
+        n += 1;
+    }
+}
