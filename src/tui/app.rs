@@ -109,9 +109,9 @@ pub struct App {
     /// The open file is no longer at its path (deleted or moved away).
     pub gone: bool,
     /// The strings of the file (`s`), once asked for.
-    pub strings: Option<super::overview::Strings>,
+    pub strings: Option<super::scans::Strings>,
     /// The file's blocks measured (`o`), once asked for.
-    pub overview: Option<super::overview::Overview>,
+    pub overview: Option<super::scans::Overview>,
     /// The tree's filter (`F`), if one is in force.
     pub filter: Option<super::filter::Filter>,
     pub(super) next_search_id: u64,

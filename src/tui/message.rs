@@ -39,7 +39,7 @@ pub enum Message {
     },
     StringsDone {
         id: u64,
-        groups: Vec<super::overview::StrGroup>,
+        groups: Vec<super::scans::StrGroup>,
         complete: bool,
     },
     OverviewDone {

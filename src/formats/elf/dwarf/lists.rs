@@ -391,8 +391,16 @@ fn list(b: &mut Builder<'_>, p: NodeId, ctx: &Ctx, from: u64, to: u64, word: u8)
             add(b, id, i);
         }
     }
+    // The lists are read one after another, as `llvm-dwarfdump
+    // --debug-loclists` reads them; what lies between the lists that units
+    // use (gcc's location views) need not read as a list, so a list that
+    // does not read is said, not called an error.
     if let Some((at, m)) = problem {
-        b.error(at, to.saturating_sub(at).max(1), m);
+        b.info(
+            at,
+            to.saturating_sub(at).max(1),
+            format!("{m}; the rest is shown as bytes (lists are read one after another, and what lies between those the units use, such as gcc's location views, need not read as one)"),
+        );
     }
     end
 }
