@@ -523,8 +523,15 @@ impl Sink for TextSink {
             }
             clean_tail(buf, at);
         }
-        // Where the node points (the explorer's `f`): ` -> [0x…+0x…]`.
-        if let Some(l) = t.link(id) {
+        // Where a bare number points (the explorer's `f`): ` -> [0x…+0x…]`.
+        // A value that names what it points at (a string, a section's
+        // name, a symbol's) says it already.
+        use crate::model::Value as V;
+        let bare = matches!(
+            &n.value,
+            None | Some(V::U { .. } | V::I { .. } | V::Size(_) | V::Named { name: None, .. })
+        );
+        if let Some(l) = bare.then(|| t.link(id)).flatten() {
             buf.extend_from_slice(b" -> [");
             push_hex(buf, l.offset);
             buf.push(b'+');
