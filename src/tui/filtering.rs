@@ -44,7 +44,7 @@ impl App {
                 .map(|d| (d.space, d.offset, d.size))
                 .collect();
             for (space, off, size) in diags.into_iter().take(MAX_SHOWN) {
-                let top = self.space_top(space);
+                let top = self.space_top(space).unwrap_or(self.doc.tree.root());
                 found.push(self.doc.tree.smallest_containing_from(top, off, size));
             }
             self.apply_filter(query, found, true);
@@ -55,13 +55,6 @@ impl App {
             fold: !self.case_sensitive,
         };
         self.start_pattern(query, pat, super::matches::Purpose::Filter);
-    }
-
-    /// The first node of byte space `space` that is built: its root.
-    fn space_top(&self, space: crate::model::SpaceId) -> NodeId {
-        (0..self.doc.tree.len() as NodeId)
-            .find(|&id| self.doc.tree.node(id).is_some_and(|n| n.space == space))
-            .map_or(self.doc.tree.root(), |id| self.doc.tree.space_root(id))
     }
 
     /// Makes the filter from a node search's matches.

@@ -66,22 +66,34 @@ impl App {
     /// [`App::jump`] in byte space `space`, found through a node of it
     /// that is built; the file when none is.
     pub fn jump_in(&mut self, space: crate::model::SpaceId, off: u64, size: u64) {
-        let top = (0..self.doc.tree.len() as crate::model::NodeId)
-            .find(|&id| self.doc.tree.node(id).is_some_and(|n| n.space == space))
-            .map(|id| self.doc.tree.space_root(id));
-        match top {
+        match self.space_top(space) {
             Some(top) if space != crate::model::space::FILE => {
                 if off >= self.doc.tree.space_bytes(space).len() as u64 {
                     return;
                 }
-                self.remember();
-                let id = self.doc.tree.smallest_containing_from(top, off, size);
-                self.select(id, false);
-                self.cursor = off;
-                self.scroll_hex_to(off);
+                self.jump_from(top, off, size);
             }
             _ => self.jump(off, size),
         }
+    }
+
+    /// The root of byte space `space`, found through a node of it that is
+    /// built.
+    pub(super) fn space_top(&self, space: crate::model::SpaceId) -> Option<crate::model::NodeId> {
+        (0..self.doc.tree.len() as crate::model::NodeId)
+            .find(|&id| self.doc.tree.node(id).is_some_and(|n| n.space == space))
+            .map(|id| self.doc.tree.space_root(id))
+    }
+
+    /// Goes to `off` in the byte space of `top`, remembering where the
+    /// user was: the smallest node below `top` holding `[off, off+size)`
+    /// is selected, the cursor on `off`.
+    pub(super) fn jump_from(&mut self, top: crate::model::NodeId, off: u64, size: u64) {
+        self.remember();
+        let id = self.doc.tree.smallest_containing_from(top, off, size);
+        self.select(id, false);
+        self.cursor = off.min(self.space_len().saturating_sub(1));
+        self.scroll_hex_to(self.cursor);
     }
 
     pub(super) fn letter(&mut self, p: Pending, c: char) {

@@ -480,11 +480,7 @@ impl App {
             }
             mapped = true;
             if let Some(off) = f.offset_of(addr) {
-                self.remember();
-                let at = self.doc.tree.smallest_containing_from(id, off, 1);
-                self.select(at, false);
-                self.cursor = off.min(self.space_len().saturating_sub(1));
-                self.scroll_hex_to(self.cursor);
+                self.jump_from(id, off, 1);
                 return Ok(());
             }
         }

@@ -17,6 +17,16 @@ use super::scans::{Overview, StrGroup, Strings, BLOCKS, MAX_STRINGS, MIN_LEN};
 use super::{columns, popup, status, theme};
 use crate::scan::{self, Block, Kind};
 
+/// The string of `len` bytes at `off` of `data` (printable ASCII, so the
+/// lossy conversion loses nothing of a string `scan::strings` found).
+fn text_at(data: &[u8], off: u64, len: u32) -> String {
+    let start = usize::try_from(off).unwrap_or(usize::MAX);
+    let b = data
+        .get(start..start.saturating_add(len as usize))
+        .unwrap_or_default();
+    String::from_utf8_lossy(b).into_owned()
+}
+
 /// Finds the strings of every byte space of `tree`.
 fn find_all(
     tree: &mut crate::model::Tree,
@@ -46,12 +56,7 @@ fn find_all(
             }
             let texts = hits
                 .iter()
-                .map(|&(o, n)| {
-                    let b = data
-                        .get(o as usize..(o as usize).saturating_add(n as usize))
-                        .unwrap_or_default();
-                    String::from_utf8_lossy(b).into()
-                })
+                .map(|&(o, n)| text_at(data, o, n).into())
                 .collect();
             let describe = tree
                 .spaces()
@@ -189,13 +194,7 @@ impl App {
         match root {
             None => self.jump(off, len),
             Some(r) => match self.doc.tree.find_path(&r) {
-                Some(top) => {
-                    self.remember();
-                    let id = self.doc.tree.smallest_containing_from(top, off, len);
-                    self.select(id, false);
-                    self.cursor = off.min(self.space_len().saturating_sub(1));
-                    self.scroll_hex_to(self.cursor);
-                }
+                Some(top) => self.jump_from(top, off, len),
                 None => {
                     self.message = Some((
                         "the string's byte space is not in the tree now".into(),
@@ -226,13 +225,7 @@ impl App {
         let &(off, len) = g.hits.get(k)?;
         let text = match g.texts.get(k) {
             Some(t) => t.to_string(),
-            None => {
-                let d = self.doc.tree.data();
-                let b = d
-                    .get(off as usize..(off as usize).saturating_add(len as usize))
-                    .unwrap_or_default();
-                String::from_utf8_lossy(b).into_owned()
-            }
+            None => text_at(self.doc.tree.data(), off, len),
         };
         Some((g.root.as_deref(), off, text))
     }
