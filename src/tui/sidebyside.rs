@@ -390,8 +390,12 @@ impl SideBySide {
             ));
             return Line::from(spans);
         }
+        // In the order `--tree` prints a node (and the single view shows
+        // it): name, range, value.
         spans.push(Span::styled(name.clone(), name_style));
         let used = unicode_width::UnicodeWidthStr::width(name.as_str()) + range.len() + 2;
+        spans.push(Span::raw(" "));
+        spans.push(Span::styled(range, theme::dim()));
         if let Some(v) = &n.value {
             let room = avail.saturating_sub(used);
             if room >= 4 {
@@ -402,8 +406,6 @@ impl SideBySide {
                 ));
             }
         }
-        spans.push(Span::raw(" "));
-        spans.push(Span::styled(range, theme::dim()));
         Line::from(spans)
     }
 

@@ -49,7 +49,7 @@ fn two_xe_builds_side_by_side() {
     let row = line_with(&s, "padding length");
     assert!(row.starts_with("│~"), "{row}");
     assert!(
-        row.contains("length 1") && row.contains("length 0"),
+        row.contains("length [0x34+0x1] 1") && row.contains("length [0x34+0x1] 0"),
         "{row}"
     );
     // [c goes back.
