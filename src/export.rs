@@ -2,6 +2,8 @@
 //! node. Both walk the tree building lazy children on the way and dropping
 //! them after, so even a table of millions is printed in bounded memory.
 
+#![forbid(unsafe_code)]
+
 use std::fs::OpenOptions;
 use std::io::{self, Write};
 use std::path::Path;
@@ -34,9 +36,32 @@ const PLAIN: [bool; 256] = {
 };
 
 /// Appends `s` as a JSON string to `buf` (see [`json_str`]).
+#[inline]
 fn push_json_str(buf: &mut Vec<u8>, s: &str) {
+    push_json_utf8(buf, s.as_bytes());
+}
+
+/// The character that starts at `bytes[i]` and its width; U+FFFD and 0
+/// where the bytes there are not UTF-8.
+#[inline]
+fn char_at(bytes: &[u8], i: usize) -> (char, usize) {
+    let w = match bytes.get(i) {
+        Some(0xc0..=0xdf) => 2,
+        Some(0xe0..=0xef) => 3,
+        Some(0xf0..=0xf7) => 4,
+        _ => 1,
+    };
+    bytes
+        .get(i..i + w)
+        .and_then(|c| std::str::from_utf8(c).ok())
+        .and_then(|c| c.chars().next())
+        .map_or(('\u{fffd}', 0), |c| (c, w))
+}
+
+/// [`push_json_str`] of text held as bytes; a byte that is not part of a
+/// UTF-8 character is written as the escape of U+FFFD.
+fn push_json_utf8(buf: &mut Vec<u8>, bytes: &[u8]) {
     buf.push(b'"');
-    let bytes = s.as_bytes();
     // Runs of bytes that need no escape are copied whole; characters
     // beyond ASCII stay in the run unless they are unsafe on a terminal.
     let mut start = 0;
@@ -53,17 +78,14 @@ fn push_json_str(buf: &mut Vec<u8>, s: &str) {
             continue;
         }
         if b >= 0x80 {
-            let c = s
-                .get(i..)
-                .and_then(|r| r.chars().next())
-                .unwrap_or('\u{fffd}');
-            if !text::is_unsafe(c) {
-                i += c.len_utf8().max(1);
+            let (c, w) = char_at(bytes, i);
+            if w > 0 && !text::is_unsafe(c) {
+                i += w;
                 continue;
             }
             push_str(buf, bytes.get(start..i).unwrap_or_default());
             let _ = write!(buf, "\\u{:04x}", c as u32);
-            i += c.len_utf8().max(1);
+            i += w.max(1);
             start = i;
             continue;
         }
@@ -91,37 +113,48 @@ const CHUNK: usize = 1 << 16;
 /// Appends `v` in decimal. The digits are written where they go, last
 /// first: a number made in a buffer of its own and then copied costs a
 /// stall when the copy reads what was just written byte by byte.
-#[inline]
+#[inline(always)]
 fn push_u64(buf: &mut Vec<u8>, v: u64) {
     if v < 10 {
         buf.push(b'0' + v as u8);
         return;
     }
     let n = v.ilog10() as usize + 1;
-    buf.reserve(n);
-    let at = buf.len();
+    let at = grow(buf, &[b'0'; 20]);
+    let Some(dst) = buf.get_mut(at..) else {
+        return;
+    };
     let mut x = v;
-    // SAFETY: `n` bytes after the length are reserved, written last first
-    // (pairs read inside PAIRS: `r` < 200 - 1), then covered by the length;
-    // `n` is the count of digits, so `i` ends at 0.
-    unsafe {
-        let dst = buf.as_mut_ptr().add(at);
-        let mut i = n;
-        // Two digits a step, from a table of the hundred pairs.
-        while x >= 100 {
-            let r = (x % 100) as usize * 2;
-            x /= 100;
-            i -= 2;
-            std::ptr::copy_nonoverlapping(PAIRS.as_ptr().add(r), dst.add(i), 2);
+    let mut i = n;
+    // Two digits a step, from a table of the hundred pairs.
+    while x >= 100 {
+        let r = (x % 100) as usize * 2;
+        x /= 100;
+        i -= 2;
+        if let (Some(d), Some(p)) = (dst.get_mut(i..i + 2), PAIRS.get(r..r + 2)) {
+            d.copy_from_slice(p);
         }
-        if x >= 10 {
-            let r = x as usize * 2;
-            std::ptr::copy_nonoverlapping(PAIRS.as_ptr().add(r), dst.add(i - 2), 2);
-        } else {
-            *dst.add(i - 1) = b'0' + x as u8;
-        }
-        buf.set_len(at + n);
     }
+    if x >= 10 {
+        let r = x as usize * 2;
+        if let (Some(d), Some(p)) = (dst.get_mut(..2), PAIRS.get(r..r + 2)) {
+            d.copy_from_slice(p);
+        }
+    } else if let Some(d) = dst.first_mut() {
+        *d = b'0' + x as u8;
+    }
+    buf.truncate(at + n);
+}
+
+/// Appends `fill` (a constant: a copy of a fixed size, made without a call
+/// to memcpy) and returns where it starts. The caller writes over it in
+/// place, then cuts the length back to what it wrote: the bytes written are
+/// never read back before they are stored, which would stall.
+#[inline(always)]
+fn grow<const K: usize>(buf: &mut Vec<u8>, fill: &[u8; K]) -> usize {
+    let at = buf.len();
+    buf.extend_from_slice(fill);
+    at
 }
 
 /// `00` to `99`, two ASCII digits each.
@@ -170,15 +203,9 @@ fn hex8(v: u32) -> u64 {
 /// Appends `0x` and the hex digits of `v`, in place (see [`push_u64`]).
 #[inline]
 fn push_hex(buf: &mut Vec<u8>, v: u64) {
-    buf.reserve(18);
-    let at = buf.len();
-    // SAFETY: 18 bytes after the length are reserved, what `write_hex`
-    // may store; the length covers only the bytes it wrote as the number.
-    unsafe {
-        let base = buf.as_mut_ptr().add(at);
-        let end = write_hex(base, v);
-        buf.set_len(at + end.offset_from(base) as usize);
-    }
+    let at = grow(buf, &[0; 18]);
+    let end = buf.get_mut(at..).map_or(0, |d| put_hex(d, 0, v));
+    buf.truncate(at + end);
 }
 
 /// True when none of the 8 bytes of `w` needs an escape in JSON: no
@@ -199,22 +226,18 @@ fn plain8(w: u64) -> bool {
 
 /// Appends `s`; strings up to 32 bytes without a call to memcpy (most
 /// names, numbers and values are short).
-#[inline]
+#[inline(always)]
 fn push_str(buf: &mut Vec<u8>, s: &[u8]) {
     let n = s.len();
     if n > 32 {
         buf.extend_from_slice(s);
         return;
     }
-    buf.reserve(32);
-    let at = buf.len();
-    // SAFETY: 32 bytes past `at` are reserved and n <= 32; `copy_short`
-    // reads within `s` and writes the n bytes after `at` before the length
-    // covers them.
-    unsafe {
-        copy_short(buf.as_mut_ptr().add(at), s.as_ptr(), n);
-        buf.set_len(at + n);
+    let at = grow(buf, &[0; 32]);
+    if let Some(d) = buf.get_mut(at..) {
+        copy_short(d, s);
     }
+    buf.truncate(at + n);
 }
 
 /// A `String` writer over a byte buffer, so values render straight into it.
@@ -234,7 +257,7 @@ impl crate::model::value::Out for Utf8Buf<'_> {
 }
 
 impl std::fmt::Write for Utf8Buf<'_> {
-    #[inline]
+    #[inline(always)]
     fn write_str(&mut self, s: &str) -> std::fmt::Result {
         push_str(self.0, s.as_bytes());
         Ok(())
@@ -359,7 +382,6 @@ fn push_tree_line(
 /// reservation and one length update.
 #[inline]
 fn push_line_head(buf: &mut Vec<u8>, depth: usize, name: &str, offset: u64, size: u64) {
-    const SPACES: [u8; 32] = [b' '; 32];
     let indent = depth * 2;
     let n = name.len();
     if indent > 32 || n > 32 {
@@ -368,92 +390,85 @@ fn push_line_head(buf: &mut Vec<u8>, depth: usize, name: &str, offset: u64, size
         push_tree_line(buf, name, 0, offset, size, None);
         return;
     }
-    // At most 32 + 32 + 2 + 18 + 1 + 18 + 1 bytes are written, the last
-    // stores of each part reaching at most 32 bytes past its end.
-    buf.reserve(32 + 32 + 64);
-    let at = buf.len();
-    // SAFETY: 128 bytes after the length are reserved. The spaces take
-    // `indent` <= 32 bytes (32 stored), the name `n` <= 32 (stores within
-    // 32 bytes of where it starts, reads within `name`), then 2 + 18 + 1 +
-    // 18 + 1 = 40 bytes at most (each hex stores 2 + 16): every store lies
-    // below `at + 32 + 32 + 40 + 16` < `at + 128`. Only the bytes written
-    // as the line are covered by the new length.
-    unsafe {
-        let base = buf.as_mut_ptr().add(at);
-        std::ptr::write_unaligned(base as *mut [u8; 32], SPACES);
-        let mut dst = base.add(indent);
-        copy_short(dst, name.as_bytes().as_ptr(), n);
-        dst = dst.add(n);
-        std::ptr::write_unaligned(dst as *mut [u8; 2], *b" [");
-        dst = dst.add(2);
-        dst = write_hex(dst, offset);
-        *dst = b'+';
-        dst = write_hex(dst.add(1), size);
-        *dst = b']';
-        dst = dst.add(1);
-        buf.set_len(at + dst.offset_from(base) as usize);
+    // At most 32 + 32 + 2 + 18 + 1 + 18 + 1 = 104 bytes are written; the
+    // line is made of spaces first, so the indent costs nothing more.
+    let at = grow(buf, &[b' '; 128]);
+    let Some(line) = buf.get_mut(at..) else {
+        return;
+    };
+    let mut end = indent;
+    if let Some(d) = line.get_mut(end..) {
+        copy_short(d, name.as_bytes());
     }
+    end += n;
+    if let Some(d) = line.get_mut(end..end + 2) {
+        d.copy_from_slice(b" [");
+    }
+    end = put_hex(line, end + 2, offset);
+    if let Some(d) = line.get_mut(end) {
+        *d = b'+';
+    }
+    end = put_hex(line, end + 1, size);
+    if let Some(d) = line.get_mut(end) {
+        *d = b']';
+    }
+    buf.truncate(at + end + 1);
 }
 
-/// Copies `n` <= 32 bytes from `src` to `dst` without a call to memcpy.
-///
-/// # Safety
-/// `src` must be readable for `n` bytes and `dst` writable for `n`.
+/// Copies `src` (at most 32 bytes) to the start of `dst` (at least as
+/// long) with copies of fixed sizes, without a call to memcpy.
 #[inline(always)]
-unsafe fn copy_short(dst: *mut u8, src: *const u8, n: usize) {
-    // SAFETY (all branches): the two copies of each branch read and write
-    // within the first `n` bytes of `src` and `dst` (they may overlap).
-    unsafe {
-        if n >= 16 {
-            let a = std::ptr::read_unaligned(src as *const [u8; 16]);
-            let b = std::ptr::read_unaligned(src.add(n - 16) as *const [u8; 16]);
-            std::ptr::write_unaligned(dst as *mut [u8; 16], a);
-            std::ptr::write_unaligned(dst.add(n - 16) as *mut [u8; 16], b);
-        } else if n >= 8 {
-            let a = std::ptr::read_unaligned(src as *const u64);
-            let b = std::ptr::read_unaligned(src.add(n - 8) as *const u64);
-            std::ptr::write_unaligned(dst as *mut u64, a);
-            std::ptr::write_unaligned(dst.add(n - 8) as *mut u64, b);
-        } else if n >= 4 {
-            let a = std::ptr::read_unaligned(src as *const u32);
-            let b = std::ptr::read_unaligned(src.add(n - 4) as *const u32);
-            std::ptr::write_unaligned(dst as *mut u32, a);
-            std::ptr::write_unaligned(dst.add(n - 4) as *mut u32, b);
-        } else if n >= 2 {
-            let a = std::ptr::read_unaligned(src as *const u16);
-            let b = std::ptr::read_unaligned(src.add(n - 2) as *const u16);
-            std::ptr::write_unaligned(dst as *mut u16, a);
-            std::ptr::write_unaligned(dst.add(n - 2) as *mut u16, b);
-        } else if n == 1 {
-            *dst = *src;
+fn copy_short(dst: &mut [u8], src: &[u8]) {
+    /// The first and the last `K` bytes of `src` (`K <= src.len() <= 2K`),
+    /// which together cover it: two copies of a fixed size.
+    #[inline(always)]
+    fn ends<const K: usize>(dst: &mut [u8], src: &[u8]) {
+        let n = src.len();
+        if let (Some(d), Some(s)) = (dst.get_mut(..K), src.get(..K)) {
+            d.copy_from_slice(s);
+        }
+        if let (Some(d), Some(s)) = (dst.get_mut(n - K..n), src.get(n - K..n)) {
+            d.copy_from_slice(s);
         }
     }
+    match src.len() {
+        16.. => ends::<16>(dst, src),
+        8.. => ends::<8>(dst, src),
+        4.. => ends::<4>(dst, src),
+        2.. => ends::<2>(dst, src),
+        1 => {
+            if let (Some(d), Some(s)) = (dst.first_mut(), src.first()) {
+                *d = *s;
+            }
+        }
+        _ => {}
+    }
 }
 
-/// Writes `0x` and the hex digits of `v` at `dst`, returning the end.
-///
-/// # Safety
-/// `dst` must be writable for 18 bytes.
+/// Writes `0x` and the hex digits of `v` into `line` at `at` (up to 18
+/// bytes are stored: those after the number are left to be overwritten)
+/// and returns where the number ends.
 #[inline(always)]
-unsafe fn write_hex(dst: *mut u8, v: u64) -> *mut u8 {
+fn put_hex(line: &mut [u8], at: usize, v: u64) -> usize {
     let n = ((64 - v.leading_zeros()).div_ceil(4).max(1)) as usize;
-    // SAFETY: at most 2 + 16 bytes from `dst` are stored.
-    unsafe {
-        std::ptr::write_unaligned(dst as *mut [u8; 2], *b"0x");
-        // The digits that count first, in memory order; in 64-bit
-        // arithmetic below 2^32, which most offsets and sizes are.
-        match u32::try_from(v) {
-            Ok(w) => {
-                let digits = (hex8(w) << (8 * (8 - n))).to_be_bytes();
-                std::ptr::write_unaligned(dst.add(2) as *mut [u8; 8], digits);
-            }
-            Err(_) => {
-                let digits = (hex16(v) << (8 * (16 - n))).to_be_bytes();
-                std::ptr::write_unaligned(dst.add(2) as *mut [u8; 16], digits);
+    if let Some(d) = line.get_mut(at..at + 2) {
+        d.copy_from_slice(b"0x");
+    }
+    // The digits that count first, in memory order; in 64-bit arithmetic
+    // below 2^32, which most offsets and sizes are.
+    match u32::try_from(v) {
+        Ok(w) => {
+            if let Some(d) = line.get_mut(at + 2..at + 10) {
+                d.copy_from_slice(&(hex8(w) << (8 * (8 - n))).to_be_bytes());
             }
         }
-        dst.add(2 + n)
+        Err(_) => {
+            if let Some(d) = line.get_mut(at + 2..at + 18) {
+                d.copy_from_slice(&(hex16(v) << (8 * (16 - n))).to_be_bytes());
+            }
+        }
     }
+    at + 2 + n
 }
 
 /// Writes the tree as indented text, one node a line.
@@ -557,9 +572,8 @@ fn clean_tail(buf: &mut Vec<u8>, at: usize) {
     if text::is_plain(tail) {
         return;
     }
-    // SAFETY: values render as whole `str`s and chars (see Utf8Buf).
-    let s = unsafe { std::str::from_utf8_unchecked(tail) };
-    if let std::borrow::Cow::Owned(c) = text::clean(s) {
+    let s = String::from_utf8_lossy(tail);
+    if let std::borrow::Cow::Owned(c) = text::clean(&s) {
         buf.truncate(at);
         buf.extend_from_slice(c.as_bytes());
     }
@@ -599,8 +613,8 @@ impl Sink for JsonSink {
             Some(v) => {
                 self.val.clear();
                 let _ = v.write_out(&mut Utf8Buf(&mut self.val), Numbers::Natural);
-                // SAFETY: Utf8Buf only ever appends whole `str`s and chars.
-                push_json_str(buf, unsafe { std::str::from_utf8_unchecked(&self.val) });
+                // Utf8Buf only ever appends whole `str`s and chars.
+                push_json_utf8(buf, &self.val);
                 buf.extend_from_slice(b", \"raw\": ");
                 match v.raw() {
                     Some(Raw::U(u)) => push_u64(buf, u),
@@ -976,6 +990,33 @@ mod tests {
             String::from_utf8(v).unwrap(),
             "\"a long plain name, then \\\"quoted\\\" and \\u001b and é\""
         );
+    }
+
+    #[test]
+    fn short_copies_and_line_heads_equal_formatting() {
+        let name: String = ('a'..='z').chain('A'..='Z').collect();
+        for n in 0..=40 {
+            let part = name.get(..n).unwrap();
+            let mut b = b"x".to_vec();
+            push_str(&mut b, part.as_bytes());
+            assert_eq!(b, format!("x{part}").into_bytes());
+            for depth in [0, 1, 16, 17] {
+                for (o, z) in [(0, 1), (0x1f0, 0xffff_ffff), (1 << 40, u64::MAX)] {
+                    let mut b = b"x".to_vec();
+                    push_line_head(&mut b, depth, part, o, z);
+                    let want = format!("x{:w$}{part} [0x{o:x}+0x{z:x}]", "", w = depth * 2);
+                    assert_eq!(String::from_utf8(b).unwrap(), want);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_become_replacement_escapes() {
+        let mut b = Vec::new();
+        push_json_utf8(&mut b, b"a\xe2\x80\xaeb\xc3\xa9\xff\xc3");
+        let s = String::from_utf8(b).unwrap();
+        assert_eq!(s, "\"a\\u202ebé\\ufffd\\ufffd\"");
     }
 
     #[test]
