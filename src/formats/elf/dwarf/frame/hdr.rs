@@ -1,0 +1,166 @@
+//! `.eh_frame_hdr`: its header fields and its binary search table, each
+//! entry linked to its FDE.
+
+use std::sync::Arc;
+
+use super::super::line::{add, leaf, Cur, Item};
+use super::read::{encoding_name, pointer, OMIT};
+use crate::model::{Builder, Endian, NodeId, Value};
+
+/// Where the FDE at an address is: its bytes in the byte space.
+pub(crate) type FdeAt = Arc<dyn Fn(&Builder<'_>, u64) -> Option<(u64, u64)> + Send + Sync>;
+
+/// Lists `.eh_frame_hdr` at `[at, at+len)`, the section at address
+/// `addr`: its header fields and its search table, each entry linked to
+/// its FDE (found through `fde_at`, an address to its bytes in the byte
+/// space and their length).
+pub(crate) fn header(
+    b: &mut Builder<'_>,
+    id: NodeId,
+    (at, len, addr): (u64, u64, u64),
+    e: Endian,
+    word: u8,
+    fde_at: &FdeAt,
+) -> bool {
+    let d = b.data();
+    let mut c = Cur {
+        d,
+        pos: at,
+        end: at + len,
+        e,
+    };
+    let (Some(version), Some(ptr_enc), Some(count_enc), Some(table_enc)) =
+        (c.uint(1), c.uint(1), c.uint(1), c.uint(1))
+    else {
+        return false;
+    };
+    let (ptr_enc, count_enc, table_enc) = (ptr_enc as u8, count_enc as u8, table_enc as u8);
+    let mut items = vec![
+        leaf("version", at, 1, Value::dec(version)),
+        leaf(
+            "eh_frame_ptr_enc",
+            at + 1,
+            1,
+            Value::named_hex(ptr_enc.into(), Some(&encoding_name(ptr_enc))),
+        ),
+        leaf(
+            "fde_count_enc",
+            at + 2,
+            1,
+            Value::named_hex(count_enc.into(), Some(&encoding_name(count_enc))),
+        ),
+        leaf(
+            "table_enc",
+            at + 3,
+            1,
+            Value::named_hex(table_enc.into(), Some(&encoding_name(table_enc))),
+        ),
+    ];
+    let no_reloc = |_: u64| None;
+    let pc = |c: &Cur<'_>| addr.wrapping_add(c.pos - at);
+    let p = c.pos;
+    let mut problem = None;
+    let mut count = None;
+    if version != 1 {
+        problem = Some((
+            at,
+            1,
+            format!(".eh_frame_hdr version {version}: only 1 is read"),
+        ));
+    } else if ptr_enc != OMIT {
+        let base = pc(&c);
+        match pointer(&mut c, ptr_enc, word, Some(base), addr, no_reloc) {
+            Ok((v, _)) => {
+                let mut l = leaf("eh_frame_ptr", p, c.pos - p, Value::hex(v));
+                if let Item::Leaf { link, .. } = &mut l {
+                    *link = fde_at(b, v).map(|x| (x.0, 1));
+                }
+                items.push(l);
+            }
+            Err(m) => {
+                problem = Some((
+                    p,
+                    len - (p - at),
+                    format!(".eh_frame_hdr eh_frame_ptr: {m}"),
+                ))
+            }
+        }
+        if problem.is_none() && count_enc != OMIT {
+            let p = c.pos;
+            let base = pc(&c);
+            match pointer(&mut c, count_enc, word, Some(base), addr, no_reloc) {
+                Ok((v, _)) => {
+                    items.push(leaf("fde_count", p, c.pos - p, Value::uint(v)));
+                    count = Some(v);
+                }
+                Err(m) => {
+                    problem = Some((p, len - (p - at), format!(".eh_frame_hdr fde_count: {m}")))
+                }
+            }
+        }
+    }
+    for item in &items {
+        add(b, id, item);
+    }
+    if let Some((o, n, m)) = problem {
+        b.error(o, n.max(1), m);
+        return true;
+    }
+    let Some(count) = count.filter(|_| table_enc != OMIT) else {
+        return true;
+    };
+    // Each entry: two pointers of the table's encoding, fixed in size.
+    let size = match table_enc & 0x0f {
+        0x02 | 0x0a => 2,
+        0x03 | 0x0b => 4,
+        0x04 | 0x0c => 8,
+        0x00 => u64::from(word),
+        _ => {
+            b.error(
+                at + 3,
+                1,
+                format!(
+                    ".eh_frame_hdr table_enc {}: not of a fixed size",
+                    encoding_name(table_enc)
+                ),
+            );
+            return true;
+        }
+    };
+    let from = c.pos;
+    let room = (at + len - from) / (2 * size);
+    if count > room {
+        b.error(
+            from,
+            at + len - from,
+            format!(".eh_frame_hdr fde_count {count}: room for {room} entries"),
+        );
+    }
+    let fde_at = fde_at.clone();
+    let step: crate::model::ElemFn = Arc::new(move |b: &mut Builder<'_>, p, i, off| {
+        let mut c = Cur {
+            d: b.data(),
+            pos: off,
+            end: off + 2 * size,
+            e,
+        };
+        let base = addr.wrapping_add(off - at);
+        let Ok((loc, _)) = pointer(&mut c, table_enc, word, Some(base), addr, |_| None) else {
+            return;
+        };
+        let base = addr.wrapping_add(off + size - at);
+        let Ok((fde, _)) = pointer(&mut c, table_enc, word, Some(base), addr, |_| None) else {
+            return;
+        };
+        let node = b.group(p, format!("[{i}]"), off, 2 * size);
+        b.set_value(node, Value::text(format!("0x{loc:x}: FDE at 0x{fde:x}")));
+        b.leaf(node, "initial_location", off, size, Value::hex(loc));
+        let f = b.leaf(node, "fde", off + size, size, Value::hex(fde));
+        if let Some((o, l)) = fde_at(b, fde) {
+            b.link(f, o, l);
+            b.link(node, o, l);
+        }
+    });
+    b.array(id, "table", from, count.min(room), 2 * size, step);
+    true
+}
