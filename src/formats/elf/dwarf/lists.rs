@@ -12,7 +12,7 @@
 use std::sync::Arc;
 
 use super::frame::Expr;
-use super::line::{add, end_in, leaf, Cur, Item};
+use super::line::{add, end_in, initial_length, leaf, Cur, Item};
 use crate::model::{Builder, Endian, NodeId, Radix, Seq, Step, Value};
 
 /// Lists or contributions listed at most.
@@ -470,20 +470,10 @@ fn unit(b: &mut Builder<'_>, p: NodeId, ctx: &Arc<Ctx>, i: u64, at: u64, end: u6
         e: ctx.e,
     };
     let mut items = Vec::new();
-    let Some(first) = c.uint(4) else {
+    let Some((_, dwarf64)) = initial_length(&mut c, &mut items, "unit_length") else {
         return;
     };
-    let w = if first == 0xffff_ffff {
-        items.push(leaf("dwarf64", at, 4, Value::hex(first)));
-        let Some(l) = c.uint(8) else {
-            return;
-        };
-        items.push(leaf("unit_length", at + 4, 8, Value::uint(l)));
-        8
-    } else {
-        items.push(leaf("unit_length", at, 4, Value::uint(first)));
-        4
-    };
+    let w = if dwarf64 { 8 } else { 4 };
     if end_in(b.data(), at, ctx.e, u64::MAX) > Some(ctx.at + ctx.len) {
         b.error(
             at,

@@ -1,7 +1,7 @@
 //! One CIE or FDE read at its bytes: its fields as items, what it is
 //! (the CIE an FDE reads with), and where its instructions are.
 
-use super::super::line::{leaf, Cur, Item};
+use super::super::line::{initial_length, leaf, Cur, Item};
 use super::read::{encoding_name, pointer, register, Ctx, MAX_AUG, OMIT};
 use crate::model::{Radix, Value};
 
@@ -59,17 +59,7 @@ pub(super) fn entry_end(d: &[u8], ctx: &Ctx, off: u64) -> Option<u64> {
 pub(super) fn read_entry(d: &[u8], ctx: &Ctx, off: u64, deep: bool) -> Option<Entry> {
     let mut c = ctx.cursor(d, off);
     let mut items = Vec::new();
-    let first = c.uint(4)?;
-    let dwarf64 = first == 0xffff_ffff;
-    let len = if dwarf64 {
-        items.push(leaf("dwarf64", c.pos - 4, 4, Value::hex(first)));
-        let l = c.uint(8)?;
-        items.push(leaf("length", c.pos - 8, 8, Value::uint(l)));
-        l
-    } else {
-        items.push(leaf("length", c.pos - 4, 4, Value::uint(first)));
-        first
-    };
+    let (len, dwarf64) = initial_length(&mut c, &mut items, "length")?;
     let sec_end = ctx.at + ctx.len;
     let end = c.pos.saturating_add(len).min(sec_end);
     let mut e = Entry {

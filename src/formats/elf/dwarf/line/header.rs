@@ -7,7 +7,9 @@ use compact_str::CompactString;
 
 use crate::model::{Radix, Value};
 
-use super::read::{leaf, Ctx, Cur, Item, Strings, MAX_ENTRIES, MAX_FORMATS, MAX_STRING};
+use super::read::{
+    initial_length, leaf, Ctx, Cur, Item, Strings, MAX_ENTRIES, MAX_FORMATS, MAX_STRING,
+};
 
 /// One directory or file entry: its path and directory index.
 #[derive(Clone, Debug, Default)]
@@ -108,17 +110,7 @@ pub(super) fn read_header(d: &[u8], ctx: &Ctx, start: u64) -> Option<Header> {
         e: ctx.e,
     };
     let mut items = Vec::new();
-    let first = c.uint(4)?;
-    let dwarf64 = first == 0xffff_ffff;
-    let len = if dwarf64 {
-        items.push(leaf("dwarf64", c.pos - 4, 4, Value::hex(first)));
-        let l = c.uint(8)?;
-        items.push(leaf("unit_length", c.pos - 8, 8, Value::uint(l)));
-        l
-    } else {
-        items.push(leaf("unit_length", c.pos - 4, 4, Value::uint(first)));
-        first
-    };
+    let (len, dwarf64) = initial_length(&mut c, &mut items, "unit_length")?;
     let end = c.pos.saturating_add(len).min(sec_end);
     c.end = end;
     let mut h = Header {

@@ -29,7 +29,7 @@ mod read;
 
 use header::{read_header, Header};
 use program::{step, Op, Shown, State};
-pub(crate) use read::{leaf, Cur, Item};
+pub(crate) use read::{initial_length, leaf, Cur, Item};
 pub(crate) use read::{CodeAt, Ctx, Strings};
 use read::{MAX_OPS, MAX_UNITS};
 

@@ -145,3 +145,22 @@ pub(crate) enum Strings {
     /// compressed section): a copy of its bytes, inflated if need be.
     Own(Arc<[u8]>),
 }
+
+/// A unit's initial length at `c`: 4 bytes, or `0xffffffff` then 8 in
+/// 64-bit DWARF, shown as `name` (and `dwarf64`) in `items`. The length
+/// and whether the unit is 64-bit DWARF.
+pub(crate) fn initial_length(
+    c: &mut Cur<'_>,
+    items: &mut Vec<Item>,
+    name: &str,
+) -> Option<(u64, bool)> {
+    let first = c.uint(4)?;
+    if first != 0xffff_ffff {
+        items.push(leaf(name, c.pos - 4, 4, Value::uint(first)));
+        return Some((first, false));
+    }
+    items.push(leaf("dwarf64", c.pos - 4, 4, Value::hex(first)));
+    let l = c.uint(8)?;
+    items.push(leaf(name, c.pos - 8, 8, Value::uint(l)));
+    Some((l, true))
+}
