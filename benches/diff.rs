@@ -11,7 +11,8 @@ use std::time::Duration;
 
 use common::{object, open};
 use criterion::Criterion;
-use fwview::tui::sidebyside::SideBySide;
+use fwview::tui::events::Screen;
+use fwview::tui::sidebyside::Pair;
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 
@@ -34,13 +35,9 @@ fn main() {
         |b| {
             let mut t = Terminal::new(TestBackend::new(200, 60)).expect("terminal");
             b.iter(|| {
-                let mut app = SideBySide::new(
-                    open(&big_a),
-                    open(&big_b),
-                    ("a".to_string(), "b".to_string()),
-                );
-                t.draw(|f| app.render(f)).expect("draw");
-                black_box(app.rows.len())
+                let mut app = Pair::new(open(&big_a), open(&big_b), ("a".into(), "b".into()));
+                t.draw(|f| app.draw(f)).expect("draw");
+                black_box(app.focused().selected)
             })
         },
     );

@@ -59,7 +59,7 @@ shot reload "$tmp/watched.xclbin" j j j j j Right \
   "!python3 -c \"import os,sys; p=sys.argv[1]; d=bytearray(open(p,'rb').read()); d[0x128]^=0xff; d[0x138]^=0x01; open(p+'.new','wb').write(d); os.replace(p+'.new', p)\" $tmp/watched.xclbin"
 
 # Two builds of an XE program side by side, on the second change.
-shot diff "assets/xmos/UltranetReceiver__bin_Debug_Ultranet_Receiver_Debug.xe assets/xmos/UltranetReceiver__bin_Release_Ultranet_Receiver.xe" ] c ] c
+shot diff "assets/xmos/UltranetReceiver__bin_Debug_Ultranet_Receiver_Debug.xe assets/xmos/UltranetReceiver__bin_Release_Ultranet_Receiver.xe" !true c c
 
 # An NPU xclbin, searched for a DMA write in the PDI's CDO, with the inspector.
 shot xclbin assets/xclbin/riallto__color_threshold_v1_720p.xclbin / '=n:] DMA_WRITE' Enter '~' Right i

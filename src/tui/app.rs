@@ -10,7 +10,7 @@ use std::sync::mpsc;
 use ratatui::layout::{Position, Rect};
 use tui_tree_widget::TreeState;
 
-use super::changes::Changes;
+use super::changes::{Changes, Compare};
 pub use super::command::{Command, Focus, Pending};
 use super::document::Document;
 use super::matches::{Rebuild, SearchState};
@@ -141,6 +141,8 @@ pub struct App {
     pub rebuild: Rebuild,
     /// What the last reload changed, marked on the tree's rows until Esc.
     pub reloaded: Option<Changes>,
+    /// With two files: which one this explorer shows and what differs.
+    pub compare: Option<Compare>,
 }
 
 impl App {
@@ -186,6 +188,7 @@ impl App {
             tx: None,
             rebuild: crate::formats::build_tree_with,
             reloaded: None,
+            compare: None,
             writing: None,
             next_write_id: 0,
             history: Default::default(),
@@ -298,6 +301,12 @@ impl App {
             .spaces()
             .get(self.space() as usize)
             .map_or_else(|| "the file".to_string(), |s| s.describe())
+    }
+
+    /// Whether the pane `focus` has the keys: it has the focus, and with
+    /// two files, this file's panes have it.
+    pub fn has_keys(&self, focus: Focus) -> bool {
+        self.focus == focus && self.compare.as_ref().is_none_or(|c| c.focused)
     }
 
     pub(super) fn bpr(&self) -> u64 {
@@ -446,6 +455,15 @@ impl App {
             (Command::End, Focus::Hex) => self.set_cursor(u64::MAX),
             // Made PageUp / PageDown above.
             (Command::HalfPageUp | Command::HalfPageDown, _) => {}
+            (
+                Command::SwitchFile
+                | Command::NextChange
+                | Command::PrevChange
+                | Command::OnlyChanges,
+                _,
+            ) => {
+                self.message = Some(("only with two files (fwview A B)".into(), false));
+            }
             (Command::Click(x, y), _) => self.click(x, y),
             (Command::ScrollUp(x, y), _) => self.wheel(x, y, -3),
             (Command::ScrollDown(x, y), _) => self.wheel(x, y, 3),

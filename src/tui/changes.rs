@@ -1,15 +1,15 @@
 //! What changed between two trees, by address, as the diff reports it:
-//! the marks of the two-file view's rows and of the rows a reload changed,
-//! and how the children of two nodes pair up.
+//! the marks of the rows of the view of two files and of the rows a reload
+//! changed.
 
 use std::ops::ControlFlow;
+use std::sync::Arc;
 
-use compact_str::CompactString;
 use ratatui::style::{Color, Modifier, Style};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::diff::{self, Change, Counts};
-use crate::model::{NodeId, Tree};
+use crate::model::Tree;
 
 /// The mark of one aligned row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,6 +38,35 @@ impl Mark {
             Mark::Changed => Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD),
             Mark::Added => Style::new().fg(Color::Green).add_modifier(Modifier::BOLD),
             Mark::Removed => Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
+        }
+    }
+}
+
+/// Which of two files an explorer shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    A,
+    B,
+}
+
+/// An explorer's part in the view of two files: which file it shows, the
+/// two names (its own first), whether it has the keys, and what the diff
+/// of the two found, once it has answered.
+#[derive(Clone)]
+pub struct Compare {
+    pub side: Side,
+    pub names: (String, String),
+    pub focused: bool,
+    pub changes: Option<Arc<Changes>>,
+}
+
+impl Compare {
+    /// The mark of the row of the node at `path`: pending until the diff
+    /// has answered.
+    pub fn mark(&self, path: &str) -> Mark {
+        match &self.changes {
+            Some(c) => c.of(self.side, path),
+            None => Mark::Pending,
         }
     }
 }
@@ -87,12 +116,30 @@ impl Changes {
         c
     }
 
-    /// The mark of a row present on both sides.
-    pub(super) fn both(&self, path: &str) -> Mark {
-        if self.exact.contains_key(path) || self.above.contains(path) {
-            Mark::Changed
-        } else {
-            Mark::Same
+    /// The mark of the node at `path` on `side`: removed (A) or added (B)
+    /// where the diff said so, changed where it or something below it
+    /// changed.
+    pub fn of(&self, side: Side, path: &str) -> Mark {
+        match side {
+            Side::A => match self.exact.get(path) {
+                Some(Change::Removed) => Mark::Removed,
+                Some(Change::Changed) => Mark::Changed,
+                // Added in B at this address: A's node here is another.
+                Some(Change::Added) | None if self.above.contains(path) => Mark::Changed,
+                Some(Change::Added) | None => Mark::Same,
+            },
+            Side::B => self.of_b(path),
+        }
+    }
+
+    /// Whether the node at `path` on `side` is itself a change (not only
+    /// above one).
+    pub fn is_change(&self, side: Side, path: &str) -> bool {
+        match self.exact.get(path) {
+            Some(Change::Changed) => true,
+            Some(Change::Added) => side == Side::B,
+            Some(Change::Removed) => side == Side::A,
+            None => false,
         }
     }
 
@@ -111,74 +158,6 @@ impl Changes {
     pub(super) fn inside(&self, path: &str) -> bool {
         self.above.contains(path)
     }
-}
-
-/// One row: the node on each side (or none), its depth, address and mark.
-#[derive(Clone, Debug)]
-pub struct Row {
-    pub a: Option<NodeId>,
-    pub b: Option<NodeId>,
-    pub depth: usize,
-    pub path: String,
-    pub mark: Mark,
-    pub has_kids: bool,
-}
-
-/// Pairs the children of two nodes by identity and occurrence, in B's
-/// order with A's unmatched children where they stood.
-/// Instructions pair as sequences ([`diff::align_code`]).
-pub fn align(
-    a: &Tree,
-    ka: &[NodeId],
-    b: &Tree,
-    kb: &[NodeId],
-) -> Vec<(Option<NodeId>, Option<NodeId>)> {
-    if let Some(p) = diff::align_code(a, ka, b, kb) {
-        return p;
-    }
-    let mut seen: FxHashMap<CompactString, usize> = FxHashMap::default();
-    let mut index: FxHashMap<(CompactString, usize), usize> = FxHashMap::default();
-    for (i, &k) in ka.iter().enumerate() {
-        let key = diff::ident(a, k);
-        let n = seen.entry(key.clone()).or_insert(0);
-        index.insert((key, *n), i);
-        *n += 1;
-    }
-    seen.clear();
-    let mut used = vec![false; ka.len()];
-    let mut out = Vec::with_capacity(ka.len().max(kb.len()));
-    let mut next_a = 0usize;
-    for &k in kb {
-        let key = diff::ident(b, k);
-        let n = seen.entry(key.clone()).or_insert(0);
-        let occ = *n;
-        *n += 1;
-        match index.get(&(key, occ)).copied() {
-            Some(i) => {
-                // A's unmatched children before this one come first.
-                while next_a < i {
-                    if !used.get(next_a).copied().unwrap_or(true) {
-                        if let Some(u) = used.get_mut(next_a) {
-                            *u = true;
-                        }
-                        out.extend(ka.get(next_a).map(|&x| (Some(x), None)));
-                    }
-                    next_a += 1;
-                }
-                if let Some(u) = used.get_mut(i) {
-                    *u = true;
-                }
-                out.push((ka.get(i).copied(), Some(k)));
-            }
-            None => out.push((None, Some(k))),
-        }
-    }
-    for (i, &x) in ka.iter().enumerate() {
-        if !used.get(i).copied().unwrap_or(true) {
-            out.push((Some(x), None));
-        }
-    }
-    out
 }
 
 pub fn join(path: &str, seg: &str) -> String {

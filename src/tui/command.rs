@@ -83,6 +83,13 @@ pub enum Command {
     ListStrings,
     /// `o`: the blocks of the file, their entropy.
     OpenOverview,
+    /// Two files: `Ctrl-w` gives the keys to the other file's panes.
+    SwitchFile,
+    /// Two files: `c` / `C`, the next / previous change.
+    NextChange,
+    PrevChange,
+    /// Two files: `=` shows only what changed, or everything again.
+    OnlyChanges,
 }
 
 /// A key that waits for a letter.

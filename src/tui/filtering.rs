@@ -68,7 +68,7 @@ impl App {
         self.apply_filter(query, found, complete && nodes.len() <= MAX_SHOWN);
     }
 
-    fn apply_filter(&mut self, query: &str, found: Vec<NodeId>, complete: bool) {
+    pub(super) fn apply_filter(&mut self, query: &str, found: Vec<NodeId>, complete: bool) {
         if found.is_empty() {
             self.message = Some((format!("no node matches {}", text::clean(query)), true));
             return;

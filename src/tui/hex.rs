@@ -1,5 +1,7 @@
 //! The hex pane: offsets, bytes coloured by class, the same bytes as text,
-//! the selected node and its ancestors shaded, the cursor reversed.
+//! the selected node and its ancestors shaded, the cursor reversed; with two
+//! files, the selected node's bytes that differ from the other file's
+//! marked. Every hex pane is drawn here.
 
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Style};
@@ -105,8 +107,11 @@ fn shades(app: &App) -> Vec<(u64, u64, Color)> {
     out
 }
 
-pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect, geo: Geometry) {
-    let focused = app.focus == Focus::Hex;
+/// Draws the hex pane of `app`. With two files, `other` holds the bytes
+/// of the node paired with the selected one: the selected node's bytes
+/// that differ from them are marked.
+pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect, geo: Geometry, other: Option<&[u8]>) {
+    let focused = app.has_keys(Focus::Hex);
     let space = app.space();
     // A derived space says where its bytes came from.
     let title = if space == crate::model::space::FILE {
@@ -164,6 +169,17 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect, geo: Geometry) {
             .find(|(s, e, _)| o >= *s && o < *e)
             .map(|(_, _, c)| *c)
     };
+    // The selected node's bytes against the other file's.
+    let sel = app
+        .doc
+        .tree
+        .node(app.selected)
+        .map_or((0, 0), |n| (n.offset, n.end()));
+    let differs = |o: u64, b: u8| -> bool {
+        other.is_some_and(|bytes| {
+            o >= sel.0 && o < sel.1 && bytes.get((o - sel.0) as usize) != Some(&b)
+        })
+    };
     let mut lines = Vec::with_capacity(inner.height as usize);
     for r in 0..u64::from(inner.height) {
         let row = app.hex_top + r;
@@ -182,6 +198,9 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect, geo: Geometry) {
             let mut s = Style::new().fg(theme::byte_fg(theme::class(b)));
             if let Some(bg) = bg_at(o) {
                 s = s.patch(theme::shade(bg));
+            }
+            if differs(o, b) {
+                s = s.patch(theme::differs());
             }
             if o == app.cursor {
                 s = if focused {

@@ -78,6 +78,18 @@ pub const KEYS: &[(&str, &str)] = &[
         "next / previous sibling",
     ),
     (
+        "`Ctrl-w`",
+        "two files (`fwview A B`): give the keys to the other file's panes (a click in a pane does too); the other file's tree follows the selection to the node at the same address",
+    ),
+    (
+        "`c` `C`",
+        "two files: next / previous change, as `--diff` reports them (`~` changed, `+` added, `-` removed; differing bytes reversed in the hex panes)",
+    ),
+    (
+        "`=`",
+        "two files: show only what changed in both trees, or everything again (`Esc` too)",
+    ),
+    (
         "`g`",
         "go to an offset: `0x1f0`, `496`, `+16`, `-0x10` (relative to the cursor), `K:0x1f0` in byte space K (`0:` the file) as `y` `o` copies them; `v:0x401000` a virtual address of the executable around the selection; a node address as `y` `p` copies it; a symbol or any node by name (`n` goes to the next of that name). `Tab` completes names and addresses",
     ),
@@ -230,6 +242,7 @@ pub fn map_key(k: KeyEvent, mode: Mode) -> Option<Command> {
     match k.code {
         KeyCode::Char('o') if ctrl => return Some(Command::Back),
         KeyCode::Char('n') if ctrl => return Some(Command::Forward),
+        KeyCode::Char('w') if ctrl => return Some(Command::SwitchFile),
         KeyCode::Left if alt => return Some(Command::Back),
         KeyCode::Right if alt => return Some(Command::Forward),
         _ => {}
@@ -278,6 +291,9 @@ pub fn map_key(k: KeyEvent, mode: Mode) -> Option<Command> {
         KeyCode::Char('v') => Command::Visual,
         KeyCode::Char('s') => Command::ListStrings,
         KeyCode::Char('o') => Command::OpenOverview,
+        KeyCode::Char('c') => Command::NextChange,
+        KeyCode::Char('C') => Command::PrevChange,
+        KeyCode::Char('=') => Command::OnlyChanges,
         _ => return None,
     })
 }

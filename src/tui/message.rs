@@ -1,5 +1,6 @@
 //! What reaches the event loop besides input: reports from the work that
-//! runs in the background (searches, writes, the file watcher).
+//! runs in the background (searches, writes, the file watchers, the diff
+//! of two files).
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -46,6 +47,11 @@ pub enum Message {
         id: u64,
         blocks: Vec<crate::scan::Block>,
     },
+    /// With two files: a message for the explorer of one of them (0: the
+    /// first file, 1: the second).
+    Pane(usize, Box<Message>),
+    /// With two files: the diff of the two has answered.
+    Compared(Box<super::changes::Changes>),
 }
 
 /// A write running in the background.

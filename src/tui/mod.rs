@@ -8,6 +8,7 @@ pub mod coderow;
 pub mod columns;
 pub mod command;
 pub mod document;
+pub mod events;
 pub mod filter;
 mod filtering;
 pub mod find;
@@ -32,105 +33,26 @@ pub mod ui;
 mod visual;
 pub mod write;
 
-use std::io::{self, IsTerminal};
+use std::io;
 use std::path::Path;
-use std::sync::mpsc;
-use std::thread;
-
-use crossterm::event::{self, Event};
 
 pub use app::{App, Command, Focus};
+pub use events::handle_event;
 pub use matches::{run_search, Found, Progress, Rebuild, Running, SearchState, SpaceHits};
 pub use message::Message;
-use terminal::{restore, setup};
 
 use crate::model::Tree;
 
-/// Applies one input event to the state.
-pub fn handle_event(app: &mut App, ev: Event) {
-    let mode = match &app.popup {
-        _ if app.pending.is_some() => keys::Mode::Letter,
-        Some(popup::Popup::Prompt(p)) if matches!(p.kind, popup::PromptKind::Overwrite(_)) => {
-            keys::Mode::Letter
-        }
-        Some(popup::Popup::Prompt(_)) => keys::Mode::Text,
-        Some(popup::Popup::Copy) => keys::Mode::Letter,
-        _ => keys::Mode::Normal,
-    };
-    let cmd = match ev {
-        Event::Key(k) => keys::map_key(k, mode),
-        Event::Mouse(m) => keys::map_mouse(m),
-        _ => None,
-    };
-    if let Some(c) = cmd {
-        app.run_command(c);
-    }
-}
-
-fn dispatch(app: &mut App, msg: Message) {
-    match msg {
-        Message::Input(ev) => handle_event(app, ev),
-        Message::FileChanged => reload::apply(app),
-        Message::FileGone => reload::gone(app),
-        other => app.on_message(other),
-    }
-}
-
-/// Puts text on the terminal's clipboard with OSC 52, which works over SSH
-/// and inside tmux (with `set-clipboard on`).
-fn osc52(text: &str) -> io::Result<()> {
-    use base64::Engine;
-    use std::io::Write;
-    let b64 = base64::engine::general_purpose::STANDARD.encode(text);
-    let mut out = io::stdout();
-    write!(out, "\x1b]52;c;{b64}\x07")?;
-    out.flush()
-}
-
 /// Runs the explorer on a parsed file until the user quits.
 pub fn run(tree: Tree, path: &Path) -> io::Result<()> {
-    // Keys come from standard input, or from the terminal itself when the
-    // file came in on standard input (`… | fwview -`).
-    let keys = io::stdin().is_terminal() || std::fs::File::open("/dev/tty").is_ok();
-    if !io::stdout().is_terminal() || !keys {
-        return Err(io::Error::other(
-            "not a terminal; use --tree or --json for output to a pipe or a file",
-        ));
-    }
+    events::need_terminal("--tree or --json")?;
     let mut app = App::new(tree, path);
     // Marks are kept by file; standard input is no file.
     if let Some(store) = marks::marks_path().filter(|_| path.as_os_str() != "-") {
         app.keep_marks(store);
     }
-    let mut terminal = setup()?;
-    let (tx, rx) = mpsc::channel::<Message>();
+    let (tx, rx) = events::channel();
     app.tx = Some(tx.clone());
     reload::watch(path.to_path_buf(), tx.clone());
-    thread::spawn(move || {
-        while let Ok(ev) = event::read() {
-            if tx.send(Message::Input(ev)).is_err() {
-                break;
-            }
-        }
-    });
-    let r = (|| -> io::Result<()> {
-        while !app.quit {
-            terminal.draw(|f| ui::render(&mut app, f))?;
-            if let Some(text) = app.clipboard.take() {
-                osc52(&text)?;
-            }
-            let Ok(msg) = rx.recv() else { break };
-            dispatch(&mut app, msg);
-            // Take whatever else is waiting before drawing again.
-            while let Ok(msg) = rx.try_recv() {
-                dispatch(&mut app, msg);
-                if app.quit {
-                    break;
-                }
-            }
-        }
-        Ok(())
-    })();
-    restore();
-    r
+    events::run(&mut app, tx, rx)
 }

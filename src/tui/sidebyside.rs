@@ -1,613 +1,467 @@
-//! `fwview A B`: two trees side by side, aligned node by node, each row
-//! marked same (blank), changed `~`, added `+` or removed `-`, with the
-//! two hex panes below following the selection and marking the bytes that
-//! differ. The whole diff runs once in the background on a second pair of
-//! trees; only the addresses of what changed are kept.
+//! `fwview A B`: two explorers side by side, one for each file, on the
+//! same event loop, keys, commands, prompts, popups and panes as the view
+//! of one file. What is particular to two files is here: which explorer
+//! has the keys, the pairing of their nodes as the diff pairs them (the
+//! other tree opens, selects and scrolls as the one with the keys does:
+//! sections by name, whatever their order), and the diff
+//! of the two files, run in the background (again when either file
+//! changes), whose changes mark both trees' rows and the differing bytes,
+//! and which `c` / `C` walk and `=` keeps alone.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io;
-use std::path::{Path, PathBuf};
-use std::sync::{mpsc, Arc};
+use std::path::PathBuf;
+use std::sync::mpsc::{self, Sender};
+use std::sync::Arc;
 use std::thread;
-use std::time::Duration;
 
-use crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
-use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Color, Modifier, Style};
-use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph};
+use crossterm::event::Event;
+use ratatui::layout::{Constraint, Layout, Position};
 use ratatui::Frame;
 
-use super::changes::{align, join, Changes, Mark, Row};
-use super::columns::truncate;
-use super::theme;
-use crate::model::{NodeId, Numbers, Source, Tree};
+use super::app::App;
+use super::changes::{join, Changes, Compare, Side};
+use super::command::Command;
+use super::document::Document;
+use super::events::{self, Screen};
+use super::filter::MAX_SHOWN;
+use super::message::Message;
+use super::{marks, reload, theme, ui};
+use crate::diff;
+use crate::model::{NodeId, Tree};
 
-/// Which pane takes the movement keys.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Focus {
-    Tree,
-    Hex,
+/// The query of the filter `=` sets.
+const ONLY_CHANGES: &str = "changes";
+
+/// What the other explorer was last made to follow: the explorer with the
+/// keys, its selection, its tree's scroll and its open nodes.
+type Followed = (usize, NodeId, usize, HashSet<NodeId>);
+
+/// Two explorers, one for each file, and what differs between the files.
+pub struct Pair {
+    pub panes: [App; 2],
+    /// The explorer with the keys (0: the first file, 1: the second).
+    pub focused: usize,
+    /// What the diff found, once it has answered.
+    pub changes: Option<Arc<Changes>>,
+    /// Where the diff reports; without it, it runs at once.
+    pub tx: Option<Sender<Message>>,
+    followed: Option<Followed>,
 }
 
-pub struct SideBySide {
-    pub a: Tree,
-    pub b: Tree,
-    pub names: (String, String),
-    pub opened: HashSet<String>,
-    pub rows: Vec<Row>,
-    pub sel: usize,
-    pub top: usize,
-    pub hex_top: u64,
-    /// Bytes a row in the hex panes, as last drawn.
-    hex_per: u64,
-    pub focus: Focus,
-    pub only_changes: bool,
-    pub changes: Option<Changes>,
-    pub pending: Option<char>,
-    pub quit: bool,
-    pub message: String,
-    tree_rows: usize,
-    hex_rows: usize,
-}
-
-impl SideBySide {
-    pub fn new(a: Tree, b: Tree, names: (String, String)) -> SideBySide {
-        let mut s = SideBySide {
-            a,
-            b,
-            names,
-            opened: HashSet::from([String::new()]),
-            rows: Vec::new(),
-            sel: 0,
-            top: 0,
-            hex_top: 0,
-            hex_per: 16,
-            focus: Focus::Tree,
-            only_changes: false,
+impl Pair {
+    /// The two explorers on `a` and `b`, parsed from the files at `paths`.
+    pub fn new(a: Tree, b: Tree, paths: (PathBuf, PathBuf)) -> Pair {
+        let name = |p: &PathBuf| crate::model::text::clean(&p.display().to_string()).into_owned();
+        let (na, nb) = (name(&paths.0), name(&paths.1));
+        let mut pa = App::new(a, paths.0);
+        let mut pb = App::new(b, paths.1);
+        pa.compare = Some(Compare {
+            side: Side::A,
+            names: (na.clone(), nb.clone()),
+            focused: true,
             changes: None,
-            pending: None,
-            quit: false,
-            message: String::new(),
-            tree_rows: 10,
-            hex_rows: 4,
-        };
-        s.rebuild();
-        s
-    }
-
-    fn mark(&self, a: Option<NodeId>, b: Option<NodeId>, path: &str) -> Mark {
-        match (a, b) {
-            (Some(_), None) => Mark::Removed,
-            (None, Some(_)) => Mark::Added,
-            _ => match &self.changes {
-                Some(c) => c.both(path),
-                None => Mark::Pending,
-            },
-        }
-    }
-
-    /// Lays the opened part of both trees out as aligned rows, keeping the
-    /// selection on the same address.
-    pub fn rebuild(&mut self) {
-        let keep = self.rows.get(self.sel).map(|r| r.path.clone());
-        let mut rows = Vec::new();
-        let (ra, rb) = (self.a.root(), self.b.root());
-        self.push(&mut rows, Some(ra), Some(rb), 0, String::new());
-        self.rows = rows;
-        if let Some(p) = keep {
-            self.select_path(&p);
-        }
-        self.sel = self.sel.min(self.rows.len().saturating_sub(1));
-    }
-
-    fn push(
-        &mut self,
-        rows: &mut Vec<Row>,
-        a: Option<NodeId>,
-        b: Option<NodeId>,
-        depth: usize,
-        path: String,
-    ) {
-        let mark = self.mark(a, b, &path);
-        if self.only_changes && mark == Mark::Same && depth > 0 {
-            return;
-        }
-        let has_kids =
-            a.is_some_and(|x| self.a.has_children(x)) || b.is_some_and(|y| self.b.has_children(y));
-        let open = self.opened.contains(&path);
-        rows.push(Row {
-            a,
-            b,
-            depth,
-            path: path.clone(),
-            mark,
-            has_kids,
         });
-        if !open || !has_kids {
-            return;
-        }
-        let ka = a.map(|x| self.a.children(x)).unwrap_or_default();
-        let kb = b.map(|y| self.b.children(y)).unwrap_or_default();
-        for (x, y) in align(&self.a, &ka, &self.b, &kb) {
-            let seg = match (x, y) {
-                (_, Some(y)) => self.b.segment(y),
-                (Some(x), None) => self.a.segment(x),
-                (None, None) => continue,
-            };
-            self.push(rows, x, y, depth + 1, join(&path, &seg));
-        }
-    }
-
-    /// Opens the ancestors of `path` and selects it, if it is there.
-    pub fn select_path(&mut self, path: &str) -> bool {
-        match self.rows.iter().position(|r| r.path == path) {
-            Some(i) => {
-                self.sel = i;
-                true
-            }
-            None => false,
+        pb.compare = Some(Compare {
+            side: Side::B,
+            names: (nb, na),
+            focused: false,
+            changes: None,
+        });
+        Pair {
+            panes: [pa, pb],
+            focused: 0,
+            changes: None,
+            tx: None,
+            followed: None,
         }
     }
 
-    fn selected(&self) -> Option<&Row> {
-        self.rows.get(self.sel)
+    /// The explorer with the keys.
+    pub fn focused(&self) -> &App {
+        &self.panes[self.focused & 1]
     }
 
-    fn set_sel(&mut self, i: usize) {
-        let i = i.min(self.rows.len().saturating_sub(1));
-        if i != self.sel {
-            self.hex_top = 0;
-        }
-        self.sel = i;
-    }
-
-    fn toggle(&mut self, open: Option<bool>) {
-        let Some(r) = self.selected().cloned() else {
+    /// Runs the diff of the two files: in the background on trees of its
+    /// own when the loop runs, else at once.
+    pub fn compare(&mut self) {
+        let Some(tx) = self.tx.clone() else {
+            let [a, b] = &mut self.panes;
+            let c = Changes::compute(&mut a.doc.tree, &mut b.doc.tree);
+            self.set_changes(c);
             return;
         };
-        let is_open = self.opened.contains(&r.path);
-        let want = open.unwrap_or(!is_open);
-        if want && r.has_kids && !is_open {
-            self.opened.insert(r.path);
-            self.rebuild();
-        } else if !want && is_open && r.has_kids {
-            self.opened.remove(&r.path);
-            self.rebuild();
-        } else if !want {
-            // Left on a closed node: go to its parent.
-            let d = r.depth;
-            if let Some(p) = self
-                .rows
-                .get(..self.sel)
-                .and_then(|s| s.iter().rposition(|x| x.depth < d))
-            {
-                self.set_sel(p);
+        let [a, b] = &self.panes;
+        let (pa, pb) = (a.doc.path.clone(), b.doc.path.clone());
+        let (parse, oa, ob) = (a.rebuild, a.doc.tree.options(), b.doc.tree.options());
+        thread::spawn(move || {
+            if let (Ok(mut x), Ok(mut y)) = (
+                Document::open(&pa, parse, oa),
+                Document::open(&pb, parse, ob),
+            ) {
+                let c = Changes::compute(&mut x.tree, &mut y.tree);
+                let _ = tx.send(Message::Compared(Box::new(c)));
             }
-        }
+        });
     }
 
-    /// Whether row `i` is itself a change (not only above one).
-    fn is_change(&self, i: usize) -> bool {
-        let Some(r) = self.rows.get(i) else {
-            return false;
-        };
-        match r.mark {
-            Mark::Added | Mark::Removed => true,
-            Mark::Changed => self
-                .changes
-                .as_ref()
-                .is_some_and(|c| c.exact.contains_key(&r.path)),
-            _ => false,
-        }
-    }
-
-    /// Whether row `i` is closed and has changes below it.
-    fn closed_with_changes(&self, i: usize) -> bool {
-        let Some(r) = self.rows.get(i) else {
-            return false;
-        };
-        r.mark == Mark::Changed
-            && r.has_kids
-            && !self.opened.contains(&r.path)
-            && self.changes.as_ref().is_some_and(|c| c.inside(&r.path))
-    }
-
-    /// `]c`: the next change after the selection, opening what holds it.
-    pub fn next_change(&mut self) {
-        if self.changes.is_none() {
-            self.message = "still comparing".into();
-            return;
-        }
-        let mut i = self.sel;
-        if self.closed_with_changes(i) {
-            let p = self.rows.get(i).map(|r| r.path.clone()).unwrap_or_default();
-            self.opened.insert(p);
-            self.rebuild();
-        }
-        i += 1;
-        while i < self.rows.len() {
-            if self.closed_with_changes(i) {
-                let p = self.rows.get(i).map(|r| r.path.clone()).unwrap_or_default();
-                self.opened.insert(p);
-                self.rebuild();
-                if self.is_change(i) {
-                    break;
-                }
-                i += 1;
-                continue;
-            }
-            if self.is_change(i) {
-                break;
-            }
-            i += 1;
-        }
-        if i < self.rows.len() {
-            self.set_sel(i);
-            self.message.clear();
-        } else {
-            self.message = "no change below".into();
-        }
-    }
-
-    /// `[c`: the previous change before the selection.
-    pub fn prev_change(&mut self) {
-        if self.changes.is_none() {
-            self.message = "still comparing".into();
-            return;
-        }
-        let mut i = self.sel;
-        while i > 0 {
-            i -= 1;
-            if self.closed_with_changes(i) {
-                let p = self.rows.get(i).map(|r| r.path.clone()).unwrap_or_default();
-                let before = self.rows.len();
-                self.opened.insert(p);
-                self.rebuild();
-                // Scan again from the end of what opened.
-                let grown = self.rows.len().saturating_sub(before);
-                if self.sel > i {
-                    self.sel += grown;
-                }
-                i += grown + 1;
-                continue;
-            }
-            if self.is_change(i) {
-                self.set_sel(i);
-                self.message.clear();
-                return;
-            }
-        }
-        self.message = "no change above".into();
-    }
-
-    fn move_by(&mut self, d: isize) {
-        match self.focus {
-            Focus::Tree => {
-                let n = self.sel as isize + d;
-                self.set_sel(n.max(0) as usize);
-            }
-            Focus::Hex => {
-                let t = self.hex_top as i64 + d as i64;
-                let rows = self.hex_len().div_ceil(self.hex_per.max(1));
-                self.hex_top = (t.max(0) as u64).min(rows.saturating_sub(1));
-            }
-        }
-    }
-
-    fn hex_len(&self) -> u64 {
-        let Some(r) = self.selected() else { return 0 };
-        let la = r.a.and_then(|x| self.a.node(x)).map_or(0, |n| n.size);
-        let lb = r.b.and_then(|y| self.b.node(y)).map_or(0, |n| n.size);
-        la.max(lb)
-    }
-
-    pub fn key(&mut self, code: KeyCode, mods: KeyModifiers) {
-        if let Some(p) = self.pending.take() {
-            match (p, code) {
-                (']', KeyCode::Char('c')) => self.next_change(),
-                ('[', KeyCode::Char('c')) => self.prev_change(),
-                _ => {}
-            }
-            return;
-        }
-        if mods.contains(KeyModifiers::CONTROL) && code == KeyCode::Char('c') {
-            self.quit = true;
-            return;
-        }
-        let page = match self.focus {
-            Focus::Tree => self.tree_rows.max(1) as isize,
-            Focus::Hex => self.hex_rows.max(1) as isize,
-        };
-        match code {
-            KeyCode::Char('q') | KeyCode::Esc => self.quit = true,
-            KeyCode::Char(']') => self.pending = Some(']'),
-            KeyCode::Char('[') => self.pending = Some('['),
-            KeyCode::Up | KeyCode::Char('k') => self.move_by(-1),
-            KeyCode::Down | KeyCode::Char('j') => self.move_by(1),
-            KeyCode::PageUp => self.move_by(-page),
-            KeyCode::PageDown => self.move_by(page),
-            KeyCode::Home | KeyCode::Char('g') => self.move_by(-(isize::MAX / 2)),
-            KeyCode::End | KeyCode::Char('G') => self.move_by(isize::MAX / 2),
-            KeyCode::Right | KeyCode::Char('l') => self.toggle(Some(true)),
-            KeyCode::Left | KeyCode::Char('h') => self.toggle(Some(false)),
-            KeyCode::Enter | KeyCode::Char(' ') => self.toggle(None),
-            KeyCode::Tab => {
-                self.focus = match self.focus {
-                    Focus::Tree => Focus::Hex,
-                    Focus::Hex => Focus::Tree,
-                }
-            }
-            KeyCode::Char('=') => {
-                self.only_changes = !self.only_changes;
-                self.rebuild();
-            }
-            _ => {}
-        }
-    }
-
-    /// The background diff answered.
+    /// The diff answered: both trees mark what it found.
     pub fn set_changes(&mut self, c: Changes) {
-        self.changes = Some(c);
-        self.rebuild();
-    }
-
-    fn row_line(&self, r: &Row, side: bool, width: usize) -> Line<'static> {
-        let (t, id) = if side { (&self.b, r.b) } else { (&self.a, r.a) };
-        let sign = Span::styled(format!("{} ", r.mark.sign()), r.mark.style());
-        let indent = " ".repeat(r.depth * 2);
-        let Some(n) = id.and_then(|i| t.node(i)) else {
-            return Line::from(vec![sign, Span::raw(indent)]);
-        };
-        let open = if !r.has_kids {
-            "  "
-        } else if self.opened.contains(&r.path) {
-            "▼ "
-        } else {
-            "▶ "
-        };
-        let range = format!("[0x{:x}+0x{:x}]", n.offset, n.size);
-        let avail = width.saturating_sub(r.depth * 2 + 4);
-        let name = truncate(
-            &crate::model::text::clean(&n.name),
-            avail.saturating_sub(range.len() + 1).max(8),
-        );
-        let name_style = match r.mark {
-            Mark::Same | Mark::Pending => theme::name(),
-            m => m.style(),
-        };
-        let mut spans = vec![sign, Span::raw(indent), Span::raw(open)];
-        // An instruction: address, bytes and text in columns.
-        if let Some(crate::model::Value::Insn { text: insn, src }) = &n.value {
-            let bytes = id.map(|i| t.node_bytes(i)).unwrap_or_default();
-            spans.extend(super::coderow::spans(
-                &n.name,
-                name_style,
-                bytes,
-                insn,
-                src.as_deref(),
-                avail,
-            ));
-            return Line::from(spans);
-        }
-        // In the order `--tree` prints a node (and the single view shows
-        // it): name, range, value.
-        spans.push(Span::styled(name.clone(), name_style));
-        let used = unicode_width::UnicodeWidthStr::width(name.as_str()) + range.len() + 2;
-        spans.push(Span::raw(" "));
-        spans.push(Span::styled(range, theme::dim()));
-        if let Some(v) = &n.value {
-            let room = avail.saturating_sub(used);
-            if room >= 4 {
-                spans.push(Span::raw(" "));
-                spans.push(Span::styled(
-                    truncate(&v.shown(Numbers::Natural), room),
-                    theme::value(),
-                ));
+        let c = Arc::new(c);
+        self.changes = Some(c.clone());
+        for app in &mut self.panes {
+            if let Some(cmp) = app.compare.as_mut() {
+                cmp.changes = Some(c.clone());
             }
         }
-        Line::from(spans)
     }
 
-    fn render_tree(&self, f: &mut Frame<'_>, area: Rect, side: bool) {
-        let (title, other) = if side {
-            (&self.names.1, &self.names.0)
-        } else {
-            (&self.names.0, &self.names.1)
-        };
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .border_style(theme::border(self.focus == Focus::Tree))
-            .title(format!(
-                " {} ",
-                super::columns::distinct(title, other, area.width.saturating_sub(4) as usize)
-            ));
-        let inner = block.inner(area);
-        let width = inner.width as usize;
-        let lines: Vec<Line> = self
-            .rows
+    /// Gives the keys to explorer `i`.
+    fn switch(&mut self, i: usize) {
+        self.focused = i & 1;
+        for (k, app) in self.panes.iter_mut().enumerate() {
+            if let Some(c) = app.compare.as_mut() {
+                c.focused = k == self.focused;
+            }
+        }
+        self.followed = None;
+    }
+
+    /// The explorer whose panes hold the screen position.
+    fn pane_at(&self, x: u16, y: u16) -> Option<usize> {
+        let pos = Position { x, y };
+        self.panes
             .iter()
-            .enumerate()
-            .skip(self.top)
-            .take(inner.height as usize)
-            .map(|(i, r)| {
-                let l = self.row_line(r, side, width);
-                if i == self.sel {
-                    l.style(theme::tree_selected(self.focus == Focus::Tree))
-                } else {
-                    l
+            .position(|a| a.view.tree_area.contains(pos) || a.view.hex_area.contains(pos))
+    }
+
+    /// An input event: the commands of two files here, a click or the
+    /// wheel to the explorer under it, everything else to the explorer
+    /// with the keys.
+    fn input(&mut self, ev: Event) {
+        let f = self.focused;
+        let app = &self.panes[f];
+        let Some(cmd) = events::command(app, ev) else {
+            return;
+        };
+        let busy = app.popup.is_some() || app.pending.is_some();
+        if !busy && matches!(cmd, Command::NextChange | Command::PrevChange) {
+            self.panes[f].message = None;
+        }
+        match cmd {
+            Command::SwitchFile if !busy => self.switch(1 - f),
+            Command::NextChange if !busy => self.next_change(true),
+            Command::PrevChange if !busy => self.next_change(false),
+            Command::OnlyChanges if !busy => self.only_changes(),
+            Command::Click(x, y) | Command::ScrollUp(x, y) | Command::ScrollDown(x, y) if !busy => {
+                if let Some(i) = self.pane_at(x, y) {
+                    if matches!(cmd, Command::Click(..)) && i != f {
+                        self.switch(i);
+                    }
+                    self.panes[i].run_command(cmd);
                 }
+            }
+            c => self.panes[f].run_command(c),
+        }
+        self.follow();
+    }
+
+    /// A message for one explorer; a change of its file runs the diff again.
+    fn pane_message(&mut self, i: usize, msg: Message) {
+        let Some(app) = self.panes.get_mut(i) else {
+            return;
+        };
+        let changed = matches!(msg, Message::FileChanged);
+        events::dispatch(app, msg);
+        if changed {
+            // What the reload says shows whichever file has the keys.
+            if i != self.focused {
+                let said = self.panes[i].message.clone();
+                self.panes[self.focused].message = said;
+            }
+            self.followed = None;
+            self.compare();
+        }
+        self.follow();
+    }
+
+    /// Makes the other explorer follow the one with the keys: the partners
+    /// of its open nodes open, the partner of its selection selected (else
+    /// the nearest paired node above it), the tree scrolled alike.
+    fn follow(&mut self) {
+        let Pair {
+            panes, followed, ..
+        } = self;
+        let [a, b] = panes;
+        let (src, dst) = if self.focused == 0 { (a, b) } else { (b, a) };
+        let now = (
+            self.focused,
+            src.selected,
+            src.tree_state.get_offset(),
+            src.opened.clone(),
+        );
+        if followed.as_ref() == Some(&now) {
+            return;
+        }
+        // The partners of the open nodes open, those of no open node close.
+        let want: HashMap<NodeId, bool> = src
+            .opened
+            .iter()
+            .filter_map(|&id| match partner(&src.doc.tree, id, &mut dst.doc.tree) {
+                (p, true) => Some((p, src.auto_opened.contains(&id))),
+                _ => None,
             })
             .collect();
-        f.render_widget(Paragraph::new(lines).block(block), area);
-    }
-
-    fn render_hex(&self, f: &mut Frame<'_>, area: Rect, side: bool) {
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .border_style(theme::border(self.focus == Focus::Hex))
-            .title(if side { " B bytes " } else { " A bytes " });
-        let inner = block.inner(area);
-        let r = self.selected();
-        let (mine, other, base) = match r {
-            Some(r) => {
-                let (x, y) = if side { (r.b, r.a) } else { (r.a, r.b) };
-                let (tm, to) = if side {
-                    (&self.b, &self.a)
-                } else {
-                    (&self.a, &self.b)
-                };
-                (
-                    x.map(|x| tm.node_bytes(x)).unwrap_or_default(),
-                    y.map(|y| to.node_bytes(y)).unwrap_or_default(),
-                    x.and_then(|x| tm.node(x)).map_or(0, |n| n.offset),
-                )
-            }
-            None => (&[][..], &[][..], 0),
-        };
-        let per = self.hex_per.max(1);
-        let mut lines = Vec::new();
-        for row in 0..inner.height as u64 {
-            let start = (self.hex_top + row) * per;
-            if start >= mine.len() as u64 {
-                break;
-            }
-            let mut spans = vec![Span::styled(
-                format!("{:08x}  ", base + start),
-                theme::dim(),
-            )];
-            let mut text = Vec::new();
-            for k in 0..per {
-                let i = (start + k) as usize;
-                match mine.get(i) {
-                    Some(&byte) => {
-                        let differs = other.get(i) != Some(&byte);
-                        let st = if differs {
-                            Style::new()
-                                .fg(Color::LightRed)
-                                .add_modifier(Modifier::REVERSED | Modifier::BOLD)
-                        } else {
-                            Style::new().fg(theme::byte_fg(theme::class(byte)))
-                        };
-                        spans.push(Span::styled(format!("{byte:02x}"), st));
-                        spans.push(Span::raw(" "));
-                        text.push(Span::styled(theme::byte_char(byte).to_string(), st));
-                    }
-                    None => spans.push(Span::raw("   ")),
-                }
-            }
-            spans.push(Span::raw(" "));
-            spans.extend(text);
-            lines.push(Line::from(spans));
+        let stale: Vec<NodeId> = dst
+            .opened
+            .iter()
+            .copied()
+            .filter(|id| !want.contains_key(id))
+            .collect();
+        for id in stale {
+            dst.close(id);
         }
-        f.render_widget(Paragraph::new(lines).block(block), area);
+        for (id, auto) in want {
+            if !dst.opened.contains(&id) {
+                dst.open(id);
+            }
+            if auto {
+                dst.auto_opened.insert(id);
+            } else {
+                dst.auto_opened.remove(&id);
+            }
+        }
+        let only = |a: &App| a.filter.as_ref().is_some_and(|x| x.query == ONLY_CHANGES);
+        if !only(src) && only(dst) {
+            dst.clear_filter();
+        }
+        let (id, _) = partner(&src.doc.tree, src.selected, &mut dst.doc.tree);
+        dst.select(id, true);
+        let (want, have) = (src.tree_state.get_offset(), dst.tree_state.get_offset());
+        if want < have {
+            dst.tree_state.scroll_up(have - want);
+        } else {
+            dst.tree_state.scroll_down(want - have);
+        }
+        *followed = Some(now);
     }
 
-    pub fn render(&mut self, f: &mut Frame<'_>) {
-        let [body, status] =
-            Layout::vertical([Constraint::Min(4), Constraint::Length(1)]).areas(f.area());
+    /// `c` / `C`: the next / previous change in the tree with the keys,
+    /// opening what holds it.
+    fn next_change(&mut self, forward: bool) {
+        let f = self.focused;
+        let app = &mut self.panes[f];
+        let Some(ch) = self.changes.clone() else {
+            app.message = Some(("still comparing".into(), false));
+            return;
+        };
+        let side = app.compare.as_ref().map_or(Side::A, |c| c.side);
+        let list = change_nodes(&mut app.doc.tree, &ch, side);
+        let here = index_path(&app.doc.tree, app.selected);
+        let hit = if forward {
+            list.iter().find(|(k, _)| *k > here)
+        } else {
+            list.iter().rev().find(|(k, _)| *k < here)
+        };
+        match hit {
+            Some(&(_, id)) => {
+                app.remember();
+                app.select(id, true);
+            }
+            None => {
+                let said = if forward {
+                    "no change below"
+                } else {
+                    "no change above"
+                };
+                app.message = Some((said.into(), false));
+            }
+        }
+    }
+
+    /// `=`: only what changed in both trees (a filter of each), or
+    /// everything again.
+    fn only_changes(&mut self) {
+        let Some(ch) = self.changes.clone() else {
+            self.panes[self.focused].message = Some(("still comparing".into(), false));
+            return;
+        };
+        let on = self.panes[self.focused]
+            .filter
+            .as_ref()
+            .is_some_and(|f| f.query == ONLY_CHANGES);
+        for app in &mut self.panes {
+            if on {
+                if app.filter.as_ref().is_some_and(|f| f.query == ONLY_CHANGES) {
+                    app.clear_filter();
+                }
+                continue;
+            }
+            let side = app.compare.as_ref().map_or(Side::A, |c| c.side);
+            let found: Vec<NodeId> = change_nodes(&mut app.doc.tree, &ch, side)
+                .into_iter()
+                .map(|(_, id)| id)
+                .take(MAX_SHOWN)
+                .collect();
+            if !found.is_empty() {
+                app.apply_filter(ONLY_CHANGES, found, true);
+            }
+        }
+        let said = if on {
+            "every node shown again"
+        } else if ch.counts.is_empty() {
+            "no difference"
+        } else {
+            "only changes shown (= or Esc shows all)"
+        };
+        self.panes[self.focused].message = Some((said.into(), false));
+        self.followed = None;
+        self.follow();
+    }
+}
+
+impl Screen for Pair {
+    fn draw(&mut self, frame: &mut Frame<'_>) {
+        let [body, details, statusbar] = ui::rows(frame.area());
         let [left, right] =
             Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
                 .areas(body);
-        let hex_h = (body.height / 3).clamp(3, 12);
-        let [ta, ha] =
-            Layout::vertical([Constraint::Min(3), Constraint::Length(hex_h)]).areas(left);
-        let [tb, hb] =
-            Layout::vertical([Constraint::Min(3), Constraint::Length(hex_h)]).areas(right);
-        self.tree_rows = ta.height.saturating_sub(2) as usize;
-        self.hex_rows = ha.height.saturating_sub(2) as usize;
-        // Offset, bytes, text: 10 + 3 per byte + 1 + 1 per byte; the most
-        // bytes a row whose text column shows whole.
-        let inner_w = u64::from(ha.width.saturating_sub(2));
-        self.hex_per = [16, 8, 4, 2]
-            .into_iter()
-            .find(|&n| 10 + 4 * n < inner_w)
-            .unwrap_or(1);
-        let h = self.tree_rows.max(1);
-        if self.sel < self.top {
-            self.top = self.sel;
-        } else if self.sel >= self.top + h {
-            self.top = self.sel + 1 - h;
-        }
-        self.render_tree(f, ta, false);
-        self.render_tree(f, tb, true);
-        self.render_hex(f, ha, false);
-        self.render_hex(f, hb, true);
-        let counts = match &self.changes {
-            Some(c) if c.counts.is_empty() => "no difference".to_string(),
-            Some(c) => format!(
-                "~{} changed  +{} added  -{} removed",
-                c.counts.changed, c.counts.added, c.counts.removed
-            ),
-            None => "comparing…".to_string(),
-        };
-        let mut spans = vec![Span::styled(format!(" {counts} "), theme::key())];
-        if self.only_changes {
-            spans.push(Span::raw("│ only changes "));
-        }
-        if !self.message.is_empty() {
-            spans.push(Span::styled(
-                format!("│ {} ", self.message),
-                theme::warning(),
-            ));
-        }
-        spans.push(Span::raw("│ ]c [c change  = only changes  Tab hex  q quit"));
-        f.render_widget(
-            Paragraph::new(Line::from(spans)).style(theme::status()),
-            status,
+        let [a, b] = &mut self.panes;
+        // Bytes are compared where both select one pair of nodes.
+        let same = partner(&a.doc.tree, a.selected, &mut b.doc.tree) == (b.selected, true);
+        ui::render_panes(
+            a,
+            frame,
+            left,
+            same.then(|| b.doc.tree.node_bytes(b.selected)),
         );
-        theme::strip(f.buffer_mut());
+        ui::render_panes(
+            b,
+            frame,
+            right,
+            same.then(|| a.doc.tree.node_bytes(a.selected)),
+        );
+        let f = self.focused();
+        ui::render_bars(f, frame, details, statusbar);
+        ui::render_popup(f, frame);
+        theme::strip(frame.buffer_mut());
+    }
+    fn dispatch(&mut self, msg: Message) {
+        match msg {
+            Message::Input(ev) => self.input(ev),
+            Message::Pane(i, m) => self.pane_message(i, *m),
+            Message::Compared(c) => self.set_changes(*c),
+            other => self.pane_message(self.focused, other),
+        }
+    }
+    fn done(&self) -> bool {
+        self.panes.iter().any(|a| a.quit)
+    }
+    fn take_clipboard(&mut self) -> Option<String> {
+        self.panes.iter_mut().find_map(|a| a.clipboard.take())
     }
 }
 
-fn open(path: &Path, options: crate::model::Options) -> io::Result<Tree> {
-    let src = Arc::new(Source::open(path)?);
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| path.display().to_string());
-    Ok(crate::formats::build_tree_with(src, &name, options))
+/// The node of `dst` paired with `id` of `src` as the diff pairs them:
+/// level by level, the child with the same identity (its key, else its
+/// name without its index) and occurrence among its siblings, or for
+/// instructions, the one the diff's sequence alignment pairs; with whether
+/// it was found, else the nearest paired node above it.
+fn partner(src: &Tree, id: NodeId, dst: &mut Tree) -> (NodeId, bool) {
+    let mut d = dst.root();
+    for w in src.path(id).windows(2) {
+        let (p, k) = (w[0], w[1]);
+        dst.expand(d);
+        let (sk, dk) = (src.built_children(p), dst.built_children(d));
+        // Instructions pair as a sequence, the rest by identity.
+        let found = match diff::align_code(src, sk, dst, dk) {
+            Some(pairs) => pairs.into_iter().find(|x| x.0 == Some(k)).and_then(|x| x.1),
+            None => {
+                let key = diff::ident(src, k);
+                let occ = sk
+                    .iter()
+                    .take_while(|&&c| c != k)
+                    .filter(|&&c| diff::ident(src, c) == key)
+                    .count();
+                dk.iter()
+                    .copied()
+                    .filter(|&c| diff::ident(dst, c) == key)
+                    .nth(occ)
+            }
+        };
+        match found {
+            Some(c) => d = c,
+            None => return (d, false),
+        }
+    }
+    (d, true)
 }
 
-/// Runs the side-by-side view of two parsed files until the user quits.
-pub fn run(a: Tree, b: Tree, paths: (PathBuf, PathBuf)) -> io::Result<()> {
-    use std::io::IsTerminal;
-    if !io::stdout().is_terminal() || !io::stdin().is_terminal() {
-        return Err(io::Error::other(
-            "not a terminal; use --diff for output to a pipe or a file",
-        ));
+/// Where a node is in the order the tree shows its nodes: the index of
+/// each node on the way to it among its siblings.
+fn index_path(tree: &Tree, id: NodeId) -> Vec<usize> {
+    tree.path(id)
+        .windows(2)
+        .map(|w| {
+            tree.built_children(w[0])
+                .iter()
+                .position(|&k| k == w[1])
+                .unwrap_or(0)
+        })
+        .collect()
+}
+
+/// The nodes of `side`'s tree that are changes, in the order the tree
+/// shows them, each with its [`index_path`]; only what holds a change is
+/// walked.
+fn change_nodes(tree: &mut Tree, ch: &Changes, side: Side) -> Vec<(Vec<usize>, NodeId)> {
+    let mut out = Vec::new();
+    let mut stack = vec![(tree.root(), String::new(), Vec::new())];
+    while let Some((id, path, key)) = stack.pop() {
+        if ch.is_change(side, &path) {
+            out.push((key.clone(), id));
+        }
+        if !ch.inside(&path) {
+            continue;
+        }
+        let kids = tree.children(id);
+        for (i, &k) in kids.iter().enumerate().rev() {
+            let mut kk = key.clone();
+            kk.push(i);
+            stack.push((k, join(&path, &tree.segment(k)), kk));
+        }
     }
-    let names = (
-        crate::model::text::clean(&paths.0.display().to_string()).into_owned(),
-        crate::model::text::clean(&paths.1.display().to_string()).into_owned(),
-    );
-    let options = a.options();
-    let mut app = SideBySide::new(a, b, names);
-    let (tx, rx) = mpsc::channel::<Changes>();
-    let (pa, pb) = paths;
+    out
+}
+
+/// A sender for explorer `i` whose messages reach the loop as
+/// [`Message::Pane`].
+fn pane_sender(i: usize, main: Sender<Message>) -> Sender<Message> {
+    let (tx, rx) = mpsc::channel::<Message>();
     thread::spawn(move || {
-        if let (Ok(mut a), Ok(mut b)) = (open(&pa, options), open(&pb, options)) {
-            let _ = tx.send(Changes::compute(&mut a, &mut b));
+        for m in rx {
+            if main.send(Message::Pane(i, Box::new(m))).is_err() {
+                break;
+            }
         }
     });
-    let mut terminal = super::terminal::setup()?;
-    let r = (|| -> io::Result<()> {
-        while !app.quit {
-            terminal.draw(|f| app.render(f))?;
-            if let Ok(c) = rx.try_recv() {
-                app.set_changes(c);
-                continue;
-            }
-            if event::poll(Duration::from_millis(100))? {
-                if let Event::Key(k) = event::read()? {
-                    if k.kind != KeyEventKind::Release {
-                        app.key(k.code, k.modifiers);
-                    }
-                }
-            }
+    tx
+}
+
+/// Runs the view of two parsed files until the user quits.
+pub fn run(a: Tree, b: Tree, paths: (PathBuf, PathBuf)) -> io::Result<()> {
+    events::need_terminal("--diff")?;
+    let mut pair = Pair::new(a, b, paths);
+    let (tx, rx) = events::channel();
+    for (i, app) in pair.panes.iter_mut().enumerate() {
+        if let Some(store) = marks::marks_path() {
+            app.keep_marks(store);
         }
-        Ok(())
-    })();
-    super::terminal::restore();
-    r
+        let ptx = pane_sender(i, tx.clone());
+        app.tx = Some(ptx.clone());
+        reload::watch(app.doc.path.clone(), ptx);
+    }
+    pair.tx = Some(tx.clone());
+    pair.compare();
+    events::run(&mut pair, tx, rx)
 }

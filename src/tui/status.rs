@@ -152,6 +152,18 @@ pub fn render_status(app: &App, frame: &mut Frame<'_>, area: Rect) {
         };
         spans.insert(0, Span::styled(hint, theme::key()));
     }
+    // With two files: what the diff found.
+    if let Some(c) = &app.compare {
+        let said = match &c.changes {
+            Some(ch) if ch.counts.is_empty() => "no difference".to_string(),
+            Some(ch) => format!(
+                "~{} changed  +{} added  -{} removed",
+                ch.counts.changed, ch.counts.added, ch.counts.removed
+            ),
+            None => "comparing…".to_string(),
+        };
+        spans.push(Span::styled(format!(" {said} "), theme::key()));
+    }
     spans.extend([
         Span::raw(" "),
         Span::styled(name, theme::name()),
@@ -240,7 +252,11 @@ pub fn render_status(app: &App, frame: &mut Frame<'_>, area: Rect) {
     }
     if app.message.is_none() {
         spans.push(Span::styled(
-            "  ?:help q:quit g:goto Tab:pane",
+            if app.compare.is_some() {
+                "  ?:help q:quit c:next change Ctrl-w:other file"
+            } else {
+                "  ?:help q:quit g:goto Tab:pane"
+            },
             theme::dim(),
         ));
     }

@@ -122,6 +122,12 @@ pub const DIAG_BG: Color = Color::Indexed(52);
 pub fn cursor() -> Style {
     Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD)
 }
+/// With two files, a byte of the selected node that differs from the
+/// other file's: reversed (it reads without colour) and underlined (not
+/// the cursor), in its class's colour.
+pub fn differs() -> Style {
+    Style::new().add_modifier(Modifier::REVERSED | Modifier::UNDERLINED)
+}
 pub fn border(focused: bool) -> Style {
     if focused {
         Style::new().fg(KEY).add_modifier(Modifier::BOLD)

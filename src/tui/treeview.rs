@@ -1,6 +1,7 @@
 //! The structure pane: the opened part of the tree as tui-tree-widget items,
 //! each row `name [offset+size] value` as `--tree` prints it, long values cut to the pane's width;
-//! an instruction's row is its address, bytes and text in columns.
+//! an instruction's row is its address, bytes and text in columns. After a
+//! reload, and with two files, a sign column marks what changed.
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -27,7 +28,12 @@ fn row(app: &App, id: NodeId, depth: usize, width: usize) -> Line<'static> {
     let range = format!("[0x{:x}+0x{:x}]", n.offset, n.size);
     // Indent and open/closed symbol take two columns a level.
     // After a reload, a sign column of two.
-    let sign_w = if app.reloaded.is_some() { 2 } else { 0 };
+    // With two files, a sign column of two too.
+    let sign_w = if app.reloaded.is_some() || app.compare.is_some() {
+        2
+    } else {
+        0
+    };
     let mut avail = width.saturating_sub(depth * 2 + 2 + sign_w);
     let mut spans = Vec::new();
     // A node holding an error: a mark that reads without colour, and the
@@ -42,13 +48,15 @@ fn row(app: &App, id: NodeId, depth: usize, width: usize) -> Line<'static> {
     );
     let used = name.width() + 1 + range.width() + 1;
     // After a reload: what changed since the previous load, as the diff
-    // marks it (a sign that reads without colour, and the diff's colour).
-    let mark = app
-        .reloaded
-        .as_ref()
-        .map(|c| c.of_b(&app.doc.tree.path_string(id)));
+    // marks it (a sign that reads without colour, and the diff's colour);
+    // with two files, what differs from the other file.
+    let mark = match (&app.reloaded, &app.compare) {
+        (Some(c), _) => Some(c.of_b(&app.doc.tree.path_string(id))),
+        (None, Some(c)) => Some(c.mark(&app.doc.tree.path_string(id))),
+        (None, None) => None,
+    };
     let name_style = match mark {
-        Some(m) if m != Mark::Same => {
+        Some(m) if m != Mark::Same && m != Mark::Pending => {
             spans.push(Span::styled(format!("{} ", m.sign()), m.style()));
             m.style()
         }
@@ -109,19 +117,33 @@ fn item(app: &App, id: NodeId, depth: usize, width: usize) -> TreeItem<'static, 
     }
 }
 
+/// The pane's title: `Structure`, or with two files the file's name (the
+/// part that tells it from the other), and the filter in force.
+fn title(app: &App, width: usize) -> String {
+    let filter = match &app.filter {
+        Some(f) => format!(
+            ", filter {} ({})",
+            super::columns::truncate(&text::clean(&f.query), 24),
+            f.matched.len()
+        ),
+        None => String::new(),
+    };
+    match &app.compare {
+        Some(c) => {
+            let room = width.saturating_sub(filter.len() + 2).max(8);
+            let name = super::columns::distinct(&c.names.0, &c.names.1, room);
+            format!(" {name}{filter} ")
+        }
+        None => format!(" Structure{filter} "),
+    }
+}
+
 pub fn render(app: &mut App, frame: &mut Frame<'_>, area: Rect) {
-    let focused = app.focus == Focus::Tree;
+    let focused = app.has_keys(Focus::Tree);
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(theme::border(focused))
-        .title(match &app.filter {
-            Some(f) => format!(
-                " Structure, filter {} ({}) ",
-                super::columns::truncate(&text::clean(&f.query), 24),
-                f.matched.len()
-            ),
-            None => " Structure ".into(),
-        });
+        .title(title(app, area.width.saturating_sub(2) as usize));
     let width = block.inner(area).width as usize;
     let items = vec![item(app, app.doc.tree.root(), 0, width)];
     let Ok(widget) = TreeWidget::new(&items) else {

@@ -70,14 +70,30 @@ fn split(area: Rect, file_len: u64, panes: Panes) -> (Rect, Rect, Geometry) {
     }
 }
 
+/// Draws the whole screen for one file: its panes, the details line, the
+/// status bar and the popup.
 pub fn render(app: &mut App, frame: &mut Frame<'_>) {
-    let area = frame.area();
-    let [body, details, statusbar] = Layout::vertical([
+    let [body, details, statusbar] = rows(frame.area());
+    render_panes(app, frame, body, None);
+    render_bars(app, frame, details, statusbar);
+    render_popup(app, frame);
+    theme::strip(frame.buffer_mut());
+}
+
+/// The screen's rows: the panes, the details line, the status bar.
+pub fn rows(area: Rect) -> [Rect; 3] {
+    Layout::vertical([
         Constraint::Min(2),
         Constraint::Length(1),
         Constraint::Length(1),
     ])
-    .areas(area);
+    .areas(area)
+}
+
+/// Draws one file's tree, hex pane and inspector in `body`, recording
+/// their sizes. With two files, `other` holds the bytes of the node paired
+/// with the selected one (see [`hex::render`]).
+pub fn render_panes(app: &mut App, frame: &mut Frame<'_>, body: Rect, other: Option<&[u8]>) {
     // The inspector goes under the hex pane when its values fit there,
     // else across the whole width, else over the panes; with no room for
     // it the status bar says so.
@@ -125,15 +141,24 @@ pub fn render(app: &mut App, frame: &mut Frame<'_>) {
         inspector_shown: insp_area.is_some(),
     });
     treeview::render(app, frame, tree_area);
-    hex::render(app, frame, hex_area, geo);
+    hex::render(app, frame, hex_area, geo, other);
     if let Some(a) = insp_area.filter(|_| !insp_over) {
         inspector::render(app, frame, a);
     }
     if let Some(a) = insp_area.filter(|_| insp_over) {
         inspector::render(app, frame, a);
     }
+}
+
+/// The details line of the selected node and the status bar.
+pub fn render_bars(app: &App, frame: &mut Frame<'_>, details: Rect, statusbar: Rect) {
     status::render_details(app, frame, details);
     status::render_status(app, frame, statusbar);
+}
+
+/// The open popup, over the whole screen.
+pub fn render_popup(app: &App, frame: &mut Frame<'_>) {
+    let area = frame.area();
     match &app.popup {
         Some(Popup::Marks { selected }) => {
             let rows = app
@@ -205,5 +230,4 @@ pub fn render(app: &mut App, frame: &mut Frame<'_>) {
         Some(p) => popup::render(p, app.case_sensitive, frame),
         None => {}
     }
-    theme::strip(frame.buffer_mut());
 }

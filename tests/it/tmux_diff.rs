@@ -5,6 +5,17 @@ use crate::common;
 
 use common::tmux::Tmux;
 
+/// fwview on two files in a terminal of `w` by `h`.
+fn two(a: &std::path::Path, b: &std::path::Path, w: u16, h: u16) -> Option<Tmux> {
+    let cmd = format!(
+        "{} {} {}",
+        env!("CARGO_BIN_EXE_fwview"),
+        a.display(),
+        b.display()
+    );
+    Tmux::start(&cmd, w, h)
+}
+
 fn line_with<'a>(s: &'a str, what: &str) -> &'a str {
     s.lines().find(|l| l.contains(what)).unwrap_or("")
 }
@@ -31,32 +42,33 @@ fn two_xe_builds_side_by_side() {
     let row = line_with(&s, "[0] NODEDESC");
     assert_eq!(row.matches("[0] NODEDESC").count(), 2, "{s}");
     // The same sector on both sides: blank sign column.
-    assert!(row.starts_with("│      ▶"), "{row}");
+    assert!(row.starts_with("│    ▶   [0] NODEDESC"), "{row}");
     let row = line_with(&s, "[3] ELF");
-    assert!(row.starts_with("│~"), "{row}");
+    assert!(row.starts_with("│    ▶ ~ [3] ELF"), "{row}");
     assert!(
-        row.contains("153450-byte") && row.contains("288446-byte"),
+        row.contains("[0x1554+0x2578c]") && row.contains("[0x1554+0x466e0]"),
         "{row}"
     );
 
-    // ]c: the first change is sector 1, whose image grew by one byte.
-    t.keys(&["]", "c"]);
-    let s = t.wait("the first change", |s| s.contains("00000028  02 00"));
-    assert_eq!(s.matches("00000028  02 00").count(), 2, "{s}");
+    // c: the first change is sector 1, whose image grew by one byte.
+    t.keys(&["c"]);
+    let s = t.wait("the first change", |s| s.contains("0x28 / 0x2bf44"));
+    assert!(s.contains("[1] ELF  node 0, tile 0, 5355-byte"), "{s}");
     // The next change opens what holds it.
-    t.keys(&["]", "c"]);
-    let s = t.wait("padding length", |s| s.contains("padding length"));
+    t.keys(&["c"]);
+    let s = t.wait("padding length", |s| s.contains("padding length  1"));
     let row = line_with(&s, "padding length");
-    assert!(row.starts_with("│~"), "{row}");
-    assert!(
-        row.contains("length [0x34+0x1] 1") && row.contains("length [0x34+0x1] 0"),
+    assert_eq!(
+        row.matches("~ padding length [0x34+0x1]").count(),
+        2,
         "{row}"
     );
-    // [c goes back.
-    t.keys(&["[", "c"]);
-    t.wait("back on sector 1", |s| {
-        s.contains("00000028  02 00") && !s.contains("00000034  01")
-    });
+    // The other file's padding, with the keys there.
+    t.keys(&["C-w"]);
+    t.wait("B's padding", |s| s.contains("padding length  0"));
+    // C goes back, in B as in A.
+    t.keys(&["C"]);
+    t.wait("back on sector 1", |s| s.contains("5356-byte ELF image"));
 
     // = shows only what differs: sector 0 is the same on both sides.
     t.keys(&["="]);
@@ -84,21 +96,20 @@ fn one_changed_byte_and_a_file_against_itself() {
     let s = t.wait("the diff counts", |s| s.contains(" changed  +"));
     assert!(s.contains("~1 changed  +0 added  -0 removed"), "{s}");
     let row = line_with(&s, "m_uniqueId");
-    assert!(row.starts_with("│~"), "{row}");
-    assert!(
-        row.contains("0x00000000611e2fdc") && row.contains("0x00000000611e2f23"),
-        "{row}"
-    );
-    t.keys(&["]", "c"]);
+    assert_eq!(row.matches("~ m_uniqueId").count(), 2, "{row}");
+    t.keys(&["c"]);
     let s = t.wait("the changed field in hex", |s| {
-        s.contains("00000128  dc 2f")
+        s.contains("m_uniqueId  0x00000000611e2fdc")
     });
-    assert!(s.contains("00000128  23 2f"), "{s}");
-    // The differing byte is marked so that it reads without colour: reversed.
+    let row = line_with(&s, "00000128  dc 2f");
+    assert!(row.contains("00000128  23 2f"), "{s}");
+    // The differing byte is marked so that it reads without colour:
+    // reversed, in B's pane too, where the cursor is only underlined.
     let esc = t.out(&["capture-pane", "-p", "-e", "-t", "t"]);
     let line = esc.lines().find(|l| l.contains("00000128")).unwrap_or("");
+    let b = line.rsplit("00000128").next().unwrap_or("");
     assert!(
-        line.contains("\x1b[7m") || line.contains(";7m") || line.contains(";7;"),
+        b.contains("\x1b[7m") || b.contains(";7m") || b.contains(";7;"),
         "{line:?}"
     );
     t.keys(&["q"]);
@@ -110,8 +121,9 @@ fn one_changed_byte_and_a_file_against_itself() {
     };
     let s = t.wait("the diff answer", |s| s.contains("no difference"));
     assert!(
-        !s.lines()
-            .any(|l| l.starts_with("│~") || l.starts_with("│+") || l.starts_with("│-")),
+        !["▼ ~", "▶ ~", "▼ +", "▶ +", "▼ -", "▶ -", "      ~ "]
+            .iter()
+            .any(|m| s.contains(m)),
         "{s}"
     );
     t.keys(&["q"]);
@@ -178,17 +190,131 @@ fn reload_when_the_file_is_rewritten() {
 fn two_files_at_80_columns() {
     let a = common::asset("xclbin/riallto__color_threshold_v1_720p.xclbin");
     let b = common::asset("xclbin/riallto__edge_detect_720p.xclbin");
-    let cmd = format!(
-        "{} {} {}",
-        env!("CARGO_BIN_EXE_fwview"),
-        a.display(),
-        b.display()
-    );
-    let Some(t) = Tmux::start(&cmd, 80, 24) else {
+    let Some(t) = two(&a, &b, 80, 24) else {
         return;
     };
-    let s = t.wait("the hex panes", |s| s.contains("A bytes"));
+    let s = t.wait("the hex panes", |s| s.contains("xclb "));
     assert!(s.contains("color_threshold"), "{s}");
     assert!(s.contains("edge_detect"), "{s}");
     assert_eq!(s.matches("78 63 6c 62  xclb ").count(), 2, "{s}");
+}
+
+/// Waits for the pane's program to end.
+fn wait_dead(t: &Tmux) {
+    let start = std::time::Instant::now();
+    while t.var("#{pane_dead}") != "1" {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(10),
+            "did not quit:\n{}",
+            t.screen()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+fn alive(t: &Tmux) -> bool {
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    t.var("#{pane_dead}") != "1"
+}
+
+/// The status bar (the last line).
+fn status(s: &str) -> &str {
+    s.lines().last().unwrap_or("")
+}
+
+/// A left click at a screen cell (0-based), as the terminal sends it.
+fn click(t: &Tmux, x: u16, y: u16) {
+    t.text(&format!("\x1b[<0;{};{}M", x + 1, y + 1));
+    t.text(&format!("\x1b[<0;{};{}m", x + 1, y + 1));
+}
+
+/// Two files take the keys, prompts, help and mouse of one: Esc and `/`
+/// then Esc do not quit, `?` shows the help, `g` goes to an offset, `/`
+/// finds, a click selects in the pane clicked, `q` quits.
+fn two_files_take_the_keys_of_one(w: u16, h: u16) {
+    let a = common::asset("xclbin/riallto__color_threshold_v1_720p.xclbin");
+    let b = common::asset("xclbin/riallto__edge_detect_720p.xclbin");
+    let Some(t) = two(&a, &b, w, h) else {
+        return;
+    };
+    t.wait("the diff counts", |s| s.contains("~278 changed"));
+    t.keys(&["Escape"]);
+    let s = t.wait("Esc answered", |s| s.contains("nothing to close"));
+    assert!(alive(&t), "{s}");
+    t.keys(&["/"]);
+    t.wait("the search prompt", |s| s.contains("Search"));
+    t.keys(&["Escape"]);
+    let s = t.wait("the prompt closed", |s| !s.contains("Search"));
+    assert!(alive(&t), "{s}");
+    t.keys(&["?"]);
+    t.wait("the help", |s| s.contains("Keys (Esc closes"));
+    t.keys(&["Escape"]);
+    t.wait("the help closed", |s| !s.contains("Keys (Esc closes"));
+    assert!(alive(&t));
+    // A click on B's second tree row (magic) selects it there and gives
+    // B the keys.
+    click(&t, w / 2 + 8, 2);
+    let s = t.wait("the row clicked", |s| s.contains("magic  \"xclbin2\""));
+    if w >= 80 {
+        assert!(status(&s).contains("edge_detect"), "{s}");
+    }
+    // g: the cursor at 0x40, in m_keyBlock.
+    t.keys(&["g"]);
+    t.wait("the goto prompt", |s| s.contains("Go to"));
+    t.text("0x40");
+    t.keys(&["Enter"]);
+    let s = t.wait("the cursor at 0x40", |s| s.contains("00000040  ff"));
+    assert!(s.contains("m_keyBlock  ff ff"), "{s}");
+    // /: a node by name.
+    t.keys(&["/"]);
+    t.wait("the search prompt", |s| s.contains("Search"));
+    t.text("n:m_uniqueId");
+    t.keys(&["Enter"]);
+    t.wait("m_uniqueId found", |s| s.contains("m_uniqueId  0x00"));
+    t.keys(&["q"]);
+    wait_dead(&t);
+}
+
+#[test]
+fn two_files_take_the_keys_of_one_at_80x24() {
+    two_files_take_the_keys_of_one(80, 24);
+}
+
+#[test]
+fn two_files_take_the_keys_of_one_at_40x10() {
+    two_files_take_the_keys_of_one(40, 10);
+}
+
+/// Either file rewritten: it is parsed again and the two are compared again.
+#[test]
+fn two_files_reload_when_one_changes() {
+    let a = common::asset("xclbin/pynq__pl_server_default.xclbin");
+    let dir = tempfile::tempdir().unwrap();
+    let orig = std::fs::read(&a).unwrap();
+    let (fa, fb) = (dir.path().join("a.xclbin"), dir.path().join("b.xclbin"));
+    std::fs::write(&fa, &orig).unwrap();
+    std::fs::write(&fb, &orig).unwrap();
+    let Some(t) = two(&fa, &fb, 80, 24) else {
+        return;
+    };
+    t.wait("the diff answer", |s| s.contains("no difference"));
+    // B rewritten with m_uniqueId's low byte changed.
+    let mut b = orig.clone();
+    b[0x128] ^= 0xff;
+    let tmp = dir.path().join("new");
+    std::fs::write(&tmp, &b).unwrap();
+    std::fs::rename(&tmp, &fb).unwrap();
+    let s = t.wait("the new diff", |s| s.contains("~1 changed"));
+    assert!(s.contains("reloaded: ~1 changed"), "{s}");
+    assert!(s.contains("~1 changed  +0 added  -0 removed"), "{s}");
+    assert_eq!(
+        line_with(&s, "m_uniqueId").matches("~ m_uniqueId").count(),
+        2,
+        "{s}"
+    );
+    // A rewritten the same way: no difference again.
+    std::fs::write(&fa, &b).unwrap();
+    t.wait("no difference again", |s| s.contains("no difference"));
+    t.keys(&["q"]);
+    wait_dead(&t);
 }
