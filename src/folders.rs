@@ -16,7 +16,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use walkdir::WalkDir;
 
 use crate::export::json_str;
-use crate::model::{printed_address, text, Options, Source, Tree};
+use crate::model::{printed_address, text, Format, Options, Source, Tree};
 use crate::targets::SCHEMA;
 
 /// A regular file found under one of the paths given.
@@ -191,6 +191,39 @@ pub fn with_tree<T>(
         value,
         changed,
         bytes: src.len(),
+    })
+}
+
+/// What the folder list (`fwview DIR`) shows of a file: its format and
+/// the targets of its device images, as `--targets` finds them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// The format of the file as a whole (None: none detected).
+    pub format: Option<Format>,
+    /// The images' targets as `--targets` prints them, each once, in the
+    /// order of the images.
+    pub targets: Vec<String>,
+    /// How many images `--targets` lists.
+    pub images: usize,
+}
+
+/// Opens `path` and reads its [`Summary`] with `options`: the root's
+/// format and [`crate::targets::find`] on the tree, which is then dropped.
+pub fn summarize(path: &Path, options: Options) -> Result<Read<Summary>, String> {
+    with_tree(path, options, |tree| {
+        let format = tree.node_format(tree.root());
+        let images = crate::targets::find(tree);
+        let mut targets: Vec<String> = Vec::new();
+        for im in &images {
+            if !targets.contains(&im.target) {
+                targets.push(im.target.clone());
+            }
+        }
+        Summary {
+            format,
+            targets,
+            images: images.len(),
+        }
     })
 }
 

@@ -141,6 +141,10 @@ pub struct App {
     pub rebuild: Rebuild,
     /// What the last reload changed, marked on the tree's rows until Esc.
     pub reloaded: Option<Changes>,
+    /// The file was opened from a folder's list: Esc with nothing to
+    /// close, or Backspace on the root, asks to go back to it (`leave`).
+    pub from_list: bool,
+    pub leave: bool,
 }
 
 impl App {
@@ -189,6 +193,8 @@ impl App {
             writing: None,
             next_write_id: 0,
             history: Default::default(),
+            from_list: false,
+            leave: false,
         };
         app.reset_view();
         app
@@ -363,6 +369,10 @@ impl App {
                 self.message = Some(("reload marks cleared".into(), false))
             }
             (Command::Escape, _) if self.filter.is_some() => self.clear_filter(),
+            (Command::Escape, _) if self.from_list => self.leave = true,
+            (Command::Backspace, _) if self.from_list && self.selected == self.doc.tree.root() => {
+                self.leave = true
+            }
             (Command::Escape, _) => {
                 self.message = Some(("nothing to close (q quits)".into(), false))
             }

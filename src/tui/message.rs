@@ -46,6 +46,19 @@ pub enum Message {
         id: u64,
         blocks: Vec<crate::scan::Block>,
     },
+    /// The folder list's walk is done (`fwview DIR`).
+    FolderWalked(super::listing::Walk),
+    /// The folder list's scan read entry `index`.
+    FolderRead {
+        index: usize,
+        read: Result<crate::folders::Read<crate::folders::Summary>, String>,
+    },
+    /// A message for the explorer of a file opened from a folder's list,
+    /// from its `opening` (those of a file left since are dropped).
+    Explored {
+        opening: u64,
+        msg: Box<Message>,
+    },
 }
 
 /// A write running in the background.

@@ -11,10 +11,12 @@ pub mod document;
 pub mod filter;
 mod filtering;
 pub mod find;
+pub mod folder;
 pub mod hex;
 mod history;
 pub mod inspector;
 pub mod keys;
+pub mod listing;
 pub mod marks;
 pub mod matches;
 pub mod message;
@@ -36,6 +38,7 @@ use std::io::{self, IsTerminal};
 use std::path::Path;
 use std::sync::mpsc;
 use std::thread;
+use std::time::{Duration, Instant};
 
 use crossterm::event::{self, Event};
 
@@ -87,25 +90,93 @@ fn osc52(text: &str) -> io::Result<()> {
     out.flush()
 }
 
-/// Runs the explorer on a parsed file until the user quits.
-pub fn run(tree: Tree, path: &Path) -> io::Result<()> {
-    // Keys come from standard input, or from the terminal itself when the
-    // file came in on standard input (`… | fwview -`).
+/// What the event loop runs: the explorer of one file, or a folder's
+/// list (with the explorer of a file opened from it).
+trait Screen {
+    fn draw(&mut self, frame: &mut ratatui::Frame<'_>);
+    fn take(&mut self, msg: Message);
+    fn done(&self) -> bool;
+    /// Text to put on the terminal's clipboard.
+    fn clipboard(&mut self) -> Option<String>;
+}
+
+impl Screen for App {
+    fn draw(&mut self, frame: &mut ratatui::Frame<'_>) {
+        ui::render(self, frame)
+    }
+    fn take(&mut self, msg: Message) {
+        dispatch(self, msg)
+    }
+    fn done(&self) -> bool {
+        self.quit
+    }
+    fn clipboard(&mut self) -> Option<String> {
+        self.clipboard.take()
+    }
+}
+
+impl Screen for folder::Browser {
+    fn draw(&mut self, frame: &mut ratatui::Frame<'_>) {
+        self.render(frame)
+    }
+    fn take(&mut self, msg: Message) {
+        self.on_message(msg)
+    }
+    fn done(&self) -> bool {
+        self.quit
+    }
+    fn clipboard(&mut self) -> Option<String> {
+        self.app.as_mut().and_then(|a| a.clipboard.take())
+    }
+}
+
+/// The longest the loop takes messages before it draws again.
+const FRAME: Duration = Duration::from_millis(40);
+
+/// Keys come from standard input, or from the terminal itself when the
+/// file came in on standard input (`… | fwview -`); the screen must be a
+/// terminal.
+fn check_terminal() -> io::Result<()> {
     let keys = io::stdin().is_terminal() || std::fs::File::open("/dev/tty").is_ok();
     if !io::stdout().is_terminal() || !keys {
         return Err(io::Error::other(
             "not a terminal; use --tree or --json for output to a pipe or a file",
         ));
     }
+    Ok(())
+}
+
+/// Runs the explorer on a parsed file until the user quits.
+pub fn run(tree: Tree, path: &Path) -> io::Result<()> {
+    check_terminal()?;
     let mut app = App::new(tree, path);
     // Marks are kept by file; standard input is no file.
     if let Some(store) = marks::marks_path().filter(|_| path.as_os_str() != "-") {
         app.keep_marks(store);
     }
-    let mut terminal = setup()?;
     let (tx, rx) = mpsc::channel::<Message>();
     app.tx = Some(tx.clone());
     reload::watch(path.to_path_buf(), tx.clone());
+    event_loop(&mut app, tx, rx)
+}
+
+/// Runs the list of a folder's files until the user quits; a file chosen
+/// in it is explored by the same explorer, in the same loop.
+pub fn run_folder(dir: &Path) -> io::Result<()> {
+    check_terminal()?;
+    let (tx, rx) = mpsc::channel::<Message>();
+    let mut browser = folder::Browser::new(dir, tx.clone(), dispatch);
+    event_loop(&mut browser, tx, rx)
+}
+
+/// The one event loop: an input thread feeds the channel, and each round
+/// draws the screen and takes every message waiting.
+fn event_loop(
+    screen: &mut dyn Screen,
+    tx: mpsc::Sender<Message>,
+    rx: mpsc::Receiver<Message>,
+) -> io::Result<()> {
+    let mut terminal = setup()?;
     thread::spawn(move || {
         while let Ok(ev) = event::read() {
             if tx.send(Message::Input(ev)).is_err() {
@@ -114,17 +185,21 @@ pub fn run(tree: Tree, path: &Path) -> io::Result<()> {
         }
     });
     let r = (|| -> io::Result<()> {
-        while !app.quit {
-            terminal.draw(|f| ui::render(&mut app, f))?;
-            if let Some(text) = app.clipboard.take() {
+        while !screen.done() {
+            terminal.draw(|f| screen.draw(f))?;
+            if let Some(text) = screen.clipboard() {
                 osc52(&text)?;
             }
             let Ok(msg) = rx.recv() else { break };
-            dispatch(&mut app, msg);
-            // Take whatever else is waiting before drawing again.
-            while let Ok(msg) = rx.try_recv() {
-                dispatch(&mut app, msg);
-                if app.quit {
+            screen.take(msg);
+            // Take whatever else is waiting before drawing again, for at
+            // most a frame's time: a flood of reports does not hold the
+            // screen still.
+            let since = Instant::now();
+            while since.elapsed() < FRAME {
+                let Ok(msg) = rx.try_recv() else { break };
+                screen.take(msg);
+                if screen.done() {
                     break;
                 }
             }
