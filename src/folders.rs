@@ -167,6 +167,56 @@ fn stamp(path: &Path) -> Option<(u64, Option<std::time::SystemTime>)> {
         .map(|m| (m.len(), m.modified().ok()))
 }
 
+/// Bytes of files the workers may hold at once. A parse touches much of
+/// a large file (its symbol, string and relocation tables and its debug
+/// information are read): those pages count in the process's memory for as
+/// long as the file is open, so two large libraries read side by side
+/// would hold both. A file that does not fit waits until the others are
+/// done; one alone always goes, and so do small files beside it.
+const BUDGET: u64 = 128 << 20;
+
+/// A file this small goes beside any other.
+const SMALL: u64 = 8 << 20;
+
+/// The bytes held by workers now, of [`BUDGET`], and how many workers
+/// wait for a share too large to go now.
+static HELD: std::sync::Mutex<(u64, usize)> = std::sync::Mutex::new((0, 0));
+static FREED: std::sync::Condvar = std::sync::Condvar::new();
+
+/// A worker's share of [`BUDGET`], given back when dropped.
+struct Budget(u64);
+
+impl Budget {
+    /// Waits for `size` bytes of the budget. A large file waits until it
+    /// fits; while one waits, small files wait too, so that it is not
+    /// passed over until the list runs out.
+    fn take(size: u64) -> Budget {
+        let mut st = HELD.lock().unwrap_or_else(|e| e.into_inner());
+        if size > SMALL {
+            st.1 += 1;
+            while st.0 > 0 && st.0 + size > BUDGET {
+                st = FREED.wait(st).unwrap_or_else(|e| e.into_inner());
+            }
+            st.1 -= 1;
+        } else {
+            while st.1 > 0 {
+                st = FREED.wait(st).unwrap_or_else(|e| e.into_inner());
+            }
+        }
+        st.0 += size;
+        FREED.notify_all();
+        Budget(size)
+    }
+}
+
+impl Drop for Budget {
+    fn drop(&mut self) {
+        let mut st = HELD.lock().unwrap_or_else(|e| e.into_inner());
+        st.0 = st.0.saturating_sub(self.0);
+        FREED.notify_all();
+    }
+}
+
 /// Opens `path`, parses it with `options`, runs `work` on the tree and
 /// drops it. An empty file, or one that cannot be opened, is the reason.
 pub fn with_tree<T>(
@@ -175,6 +225,10 @@ pub fn with_tree<T>(
     work: impl FnOnce(&mut Tree) -> T,
 ) -> Result<Read<T>, String> {
     let before = stamp(path);
+    // Taken before the file is opened (a small one is read into memory),
+    // given back when its tree is gone.
+    let size = before.map_or(0, |(len, _)| len);
+    let _share = Budget::take(size);
     let src = Arc::new(Source::open(path).map_err(|e| format!("{e}, skipped"))?);
     if src.is_empty() {
         return Err("is empty, skipped".into());
