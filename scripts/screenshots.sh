@@ -81,3 +81,6 @@ shot amdgpu assets/hip/debian-librocsparse0-5.3.0__hip_fatbin-first-bundle.hipfb
 # The tree filtered to the kernels' arguments, then the file's blocks by entropy.
 shot filter assets/xclbin/riallto__color_threshold_v1_720p.xclbin F '=<arg>' Enter '~'
 shot overview assets/xclbin/ryzenai-sw__cvml_ryzen14_AMD_AIE2P_Nx4_Overlay.xclbin o
+# A folder of samples: every file's format and device targets, the
+# cursor on a HIP bundle.
+shot folder assets Down

@@ -16,7 +16,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use walkdir::WalkDir;
 
 use crate::export::json_str;
-use crate::model::{printed_address, text, Options, Source, Tree};
+use crate::model::{printed_address, text, Format, Options, Source, Tree};
 use crate::targets::SCHEMA;
 
 /// A regular file found under one of the paths given.
@@ -167,6 +167,56 @@ fn stamp(path: &Path) -> Option<(u64, Option<std::time::SystemTime>)> {
         .map(|m| (m.len(), m.modified().ok()))
 }
 
+/// Bytes of files the workers may hold at once. A parse touches much of
+/// a large file (its symbol, string and relocation tables and its debug
+/// information are read): those pages count in the process's memory for as
+/// long as the file is open, so two large libraries read side by side
+/// would hold both. A file that does not fit waits until the others are
+/// done; one alone always goes, and so do small files beside it.
+const BUDGET: u64 = 128 << 20;
+
+/// A file this small goes beside any other.
+const SMALL: u64 = 8 << 20;
+
+/// The bytes held by workers now, of [`BUDGET`], and how many workers
+/// wait for a share too large to go now.
+static HELD: std::sync::Mutex<(u64, usize)> = std::sync::Mutex::new((0, 0));
+static FREED: std::sync::Condvar = std::sync::Condvar::new();
+
+/// A worker's share of [`BUDGET`], given back when dropped.
+struct Budget(u64);
+
+impl Budget {
+    /// Waits for `size` bytes of the budget. A large file waits until it
+    /// fits; while one waits, small files wait too, so that it is not
+    /// passed over until the list runs out.
+    fn take(size: u64) -> Budget {
+        let mut st = HELD.lock().unwrap_or_else(|e| e.into_inner());
+        if size > SMALL {
+            st.1 += 1;
+            while st.0 > 0 && st.0 + size > BUDGET {
+                st = FREED.wait(st).unwrap_or_else(|e| e.into_inner());
+            }
+            st.1 -= 1;
+        } else {
+            while st.1 > 0 {
+                st = FREED.wait(st).unwrap_or_else(|e| e.into_inner());
+            }
+        }
+        st.0 += size;
+        FREED.notify_all();
+        Budget(size)
+    }
+}
+
+impl Drop for Budget {
+    fn drop(&mut self) {
+        let mut st = HELD.lock().unwrap_or_else(|e| e.into_inner());
+        st.0 = st.0.saturating_sub(self.0);
+        FREED.notify_all();
+    }
+}
+
 /// Opens `path`, parses it with `options`, runs `work` on the tree and
 /// drops it. An empty file, or one that cannot be opened, is the reason.
 pub fn with_tree<T>(
@@ -175,6 +225,10 @@ pub fn with_tree<T>(
     work: impl FnOnce(&mut Tree) -> T,
 ) -> Result<Read<T>, String> {
     let before = stamp(path);
+    // Taken before the file is opened (a small one is read into memory),
+    // given back when its tree is gone.
+    let size = before.map_or(0, |(len, _)| len);
+    let _share = Budget::take(size);
     let src = Arc::new(Source::open(path).map_err(|e| format!("{e}, skipped"))?);
     if src.is_empty() {
         return Err("is empty, skipped".into());
@@ -191,6 +245,39 @@ pub fn with_tree<T>(
         value,
         changed,
         bytes: src.len(),
+    })
+}
+
+/// What the folder list (`fwview DIR`) shows of a file: its format and
+/// the targets of its device images, as `--targets` finds them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// The format of the file as a whole (None: none detected).
+    pub format: Option<Format>,
+    /// The images' targets as `--targets` prints them, each once, in the
+    /// order of the images.
+    pub targets: Vec<String>,
+    /// How many images `--targets` lists.
+    pub images: usize,
+}
+
+/// Opens `path` and reads its [`Summary`] with `options`: the root's
+/// format and [`crate::targets::find`] on the tree, which is then dropped.
+pub fn summarize(path: &Path, options: Options) -> Result<Read<Summary>, String> {
+    with_tree(path, options, |tree| {
+        let format = tree.node_format(tree.root());
+        let images = crate::targets::find(tree);
+        let mut targets: Vec<String> = Vec::new();
+        for im in &images {
+            if !targets.contains(&im.target) {
+                targets.push(im.target.clone());
+            }
+        }
+        Summary {
+            format,
+            targets,
+            images: images.len(),
+        }
     })
 }
 

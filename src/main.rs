@@ -21,10 +21,11 @@ use fwview::{export, formats, tui};
     version,
     about,
     long_about = None,
-    override_usage = "fwview [OPTIONS] <FILE> [OTHER]\n       fwview --targets [--json] <PATH>...\n       fwview --find <PATTERN> <PATH>...\n       fwview --diff [--json] <DIR_A> <DIR_B>\n       fwview --completions <SHELL>\n       fwview --man"
+    override_usage = "fwview [OPTIONS] <FILE> [OTHER]\n       fwview [OPTIONS] <DIR>\n       fwview --targets [--json] <PATH>...\n       fwview --find <PATTERN> <PATH>...\n       fwview --diff [--json] <DIR_A> <DIR_B>\n       fwview --completions <SHELL>\n       fwview --man"
 )]
 struct Cli {
-    /// The file to open.
+    /// The file to open; a directory opens as a list of its files
+    /// (recursively, as --targets reads them) to explore one by one.
     #[arg(required_unless_present_any = ["completions", "man"])]
     file: Option<PathBuf>,
 
@@ -522,6 +523,16 @@ fn run() -> ExitCode {
         }
         return side_by_side(&file, &other);
     }
+    // The explorer shows instructions; printed output only with --code,
+    // so that it stays as it was without.
+    let headless =
+        cli.targets || cli.json || cli.tree || cli.find.is_some() || cli.extract.is_some();
+    if !headless && file.is_dir() {
+        return match tui::run_folder(&file) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => fail(&file, e),
+        };
+    }
     let src = match Source::open_named(&file) {
         Ok(s) => Arc::new(s),
         Err(e) => return fail(&file, e),
@@ -534,10 +545,6 @@ fn run() -> ExitCode {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| shown.clone())
     };
-    // The explorer shows instructions; printed output only with --code,
-    // so that it stays as it was without.
-    let headless =
-        cli.targets || cli.json || cli.tree || cli.find.is_some() || cli.extract.is_some();
     let options = if headless {
         Options { code: cli.code }
     } else {

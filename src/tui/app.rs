@@ -143,6 +143,10 @@ pub struct App {
     pub reloaded: Option<Changes>,
     /// With two files: which one this explorer shows and what differs.
     pub compare: Option<Compare>,
+    /// The file was opened from a folder's list: Esc with nothing to
+    /// close, or Backspace on the root, asks to go back to it (`leave`).
+    pub from_list: bool,
+    pub leave: bool,
 }
 
 impl App {
@@ -192,6 +196,8 @@ impl App {
             writing: None,
             next_write_id: 0,
             history: Default::default(),
+            from_list: false,
+            leave: false,
         };
         app.reset_view();
         app
@@ -372,6 +378,10 @@ impl App {
                 self.message = Some(("reload marks cleared".into(), false))
             }
             (Command::Escape, _) if self.filter.is_some() => self.clear_filter(),
+            (Command::Escape, _) if self.from_list => self.leave = true,
+            (Command::Backspace, _) if self.from_list && self.selected == self.doc.tree.root() => {
+                self.leave = true
+            }
             (Command::Escape, _) => {
                 self.message = Some(("nothing to close (q quits)".into(), false))
             }

@@ -7,6 +7,7 @@
 use std::io::{self, IsTerminal};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::thread;
+use std::time::{Duration, Instant};
 
 use crossterm::event::{self, Event};
 use ratatui::Frame;
@@ -110,6 +111,9 @@ pub fn channel() -> (Sender<Message>, Receiver<Message>) {
     mpsc::channel()
 }
 
+/// The longest the loop takes messages before it draws again.
+const FRAME: Duration = Duration::from_millis(40);
+
 /// Runs `screen` until it is done: the input thread feeds `tx`, every
 /// message on `rx` goes to the screen, which is drawn again once nothing
 /// more is waiting.
@@ -130,8 +134,12 @@ pub fn run(screen: &mut impl Screen, tx: Sender<Message>, rx: Receiver<Message>)
             }
             let Ok(msg) = rx.recv() else { break };
             screen.dispatch(msg);
-            // Take whatever else is waiting before drawing again.
-            while let Ok(msg) = rx.try_recv() {
+            // Take whatever else is waiting before drawing again, for at
+            // most a frame's time: a flood of reports does not hold the
+            // screen still.
+            let since = Instant::now();
+            while since.elapsed() < FRAME {
+                let Ok(msg) = rx.try_recv() else { break };
                 screen.dispatch(msg);
                 if screen.done() {
                     break;

@@ -14,6 +14,9 @@ pub enum Mode {
     Text,
     /// One letter is awaited (a mark's name, a copy choice, y/n).
     Letter,
+    /// A folder's list (`fwview DIR`): printable keys but `q` and `?`
+    /// type its filter.
+    List,
 }
 
 /// Every key: the help popup shows this table and the key table of
@@ -167,7 +170,15 @@ pub const KEYS: &[(&str, &str)] = &[
     ),
     (
         "`Esc`",
-        "cancel a running search or write, close a popup or the inspector, clear the filter (it never quits: `q` does)",
+        "cancel a running search or write, close a popup or the inspector, clear the filter (it never quits: `q` does); with nothing left to close in a file opened from a folder's list, back to the list",
+    ),
+    (
+        "`Backspace`",
+        "in a file opened from a folder's list: on the root, back to the list, its cursor and filter as they were",
+    ),
+    (
+        "in a folder's list",
+        "`fwview DIR` lists the folder's files (recursively, as `--targets DIR` reads them) with size, format and the targets of their device images, filled in as a background scan reads them (the status bar counts files and bytes); typing filters the list by path, letters of either case (`Q` finds a `q`), `Backspace` deletes, `Esc` clears the filter; `↑` `↓` `PgUp` `PgDn` `Home` `End`, the wheel and a click move; `Enter` (or a click on the selected row) explores the file; `?` this help; `q` quits",
     ),
     (
         "mouse",
@@ -238,6 +249,23 @@ pub fn map_key(k: KeyEvent, mode: Mode) -> Option<Command> {
             _ => Some(Command::Escape),
         };
     }
+    if mode == Mode::List {
+        return match k.code {
+            KeyCode::Char('q') if !ctrl => Some(Command::Quit),
+            KeyCode::Char('?') => Some(Command::OpenHelp),
+            KeyCode::Char(c) if !ctrl => Some(Command::Input(c)),
+            KeyCode::Backspace => Some(Command::Backspace),
+            KeyCode::Esc => Some(Command::Escape),
+            KeyCode::Enter => Some(Command::Activate),
+            KeyCode::Up => Some(Command::Up),
+            KeyCode::Down => Some(Command::Down),
+            KeyCode::PageUp => Some(Command::PageUp),
+            KeyCode::PageDown => Some(Command::PageDown),
+            KeyCode::Home => Some(Command::Home),
+            KeyCode::End => Some(Command::End),
+            _ => None,
+        };
+    }
     let alt = k.modifiers.contains(KeyModifiers::ALT);
     match k.code {
         KeyCode::Char('o') if ctrl => return Some(Command::Back),
@@ -264,6 +292,7 @@ pub fn map_key(k: KeyEvent, mode: Mode) -> Option<Command> {
         KeyCode::Home => Command::Home,
         KeyCode::End => Command::End,
         KeyCode::Enter => Command::Activate,
+        KeyCode::Backspace => Command::Backspace,
         KeyCode::Char(' ') => Command::Toggle,
         KeyCode::Tab | KeyCode::BackTab => Command::SwitchFocus,
         KeyCode::Char(']') => Command::NextSibling,

@@ -52,6 +52,19 @@ pub enum Message {
     Pane(usize, Box<Message>),
     /// With two files: the diff of the two has answered.
     Compared(Box<super::changes::Changes>),
+    /// The folder list's walk is done (`fwview DIR`).
+    FolderWalked(super::listing::Walk),
+    /// The folder list's scan read entry `index`.
+    FolderRead {
+        index: usize,
+        read: Result<crate::folders::Read<crate::folders::Summary>, String>,
+    },
+    /// A message for the explorer of a file opened from a folder's list,
+    /// from its `opening` (those of a file left since are dropped).
+    Explored {
+        opening: u64,
+        msg: Box<Message>,
+    },
 }
 
 /// A write running in the background.

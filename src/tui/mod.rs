@@ -12,10 +12,12 @@ pub mod events;
 pub mod filter;
 mod filtering;
 pub mod find;
+pub mod folder;
 pub mod hex;
 mod history;
 pub mod inspector;
 pub mod keys;
+pub mod listing;
 pub mod marks;
 pub mod matches;
 pub mod message;
@@ -55,4 +57,13 @@ pub fn run(tree: Tree, path: &Path) -> io::Result<()> {
     app.tx = Some(tx.clone());
     reload::watch(path.to_path_buf(), tx.clone());
     events::run(&mut app, tx, rx)
+}
+
+/// Runs the list of a folder's files until the user quits; a file chosen
+/// in it is explored by the same explorer, in the same loop.
+pub fn run_folder(dir: &Path) -> io::Result<()> {
+    events::need_terminal("--targets or --find")?;
+    let (tx, rx) = events::channel();
+    let mut browser = folder::Browser::new(dir, tx.clone(), events::dispatch);
+    events::run(&mut browser, tx, rx)
 }

@@ -6,7 +6,9 @@
 //! a file that shrinks while mapped is caught by the SIGBUS guard.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;
+use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, SystemTime};
 
@@ -41,12 +43,21 @@ fn stamp(path: &Path) -> Option<Stamp> {
 /// [`Message::FileChanged`] once each change has settled, and
 /// [`Message::FileGone`] once the file has been missing for two looks.
 pub fn watch(path: PathBuf, tx: Sender<Message>) {
+    watch_while(path, tx, Arc::new(AtomicBool::new(false)));
+}
+
+/// As [`watch`], until `stop` is set too (a file opened from a folder's
+/// list, then left).
+pub fn watch_while(path: PathBuf, tx: Sender<Message>, stop: Arc<AtomicBool>) {
     thread::spawn(move || {
         let mut loaded = stamp(&path);
         let mut seen = loaded;
         let mut gone = false;
         loop {
             thread::sleep(POLL);
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
             let now = stamp(&path);
             if now.is_none() && seen.is_none() && !gone {
                 gone = true;

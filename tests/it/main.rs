@@ -43,6 +43,7 @@ mod terminal_safety;
 mod tmux;
 mod tmux_code;
 mod tmux_diff;
+mod tmux_folder;
 mod tui;
 mod xclbin;
 mod xe;

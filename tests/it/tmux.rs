@@ -297,7 +297,7 @@ fn mark_a_at_0x1c8(t: &Tmux) {
 }
 
 /// Waits for the pane's program to end.
-fn wait_dead(t: &Tmux) {
+pub fn wait_dead(t: &Tmux) {
     let start = Instant::now();
     while t.var("#{pane_dead}") != "1" {
         assert!(
