@@ -634,6 +634,16 @@ impl Sink for JsonSink {
             push_u64(buf, l.size);
             buf.push(b'}');
         }
+        // An instruction's source line, from the line table.
+        if let Some(src) = n.value.as_ref().and_then(|v| v.source_line()) {
+            buf.extend_from_slice(b", \"line\": {\"file\": ");
+            push_json_str(buf, &src.file);
+            buf.extend_from_slice(b", \"line\": ");
+            push_u64(buf, src.line);
+            buf.extend_from_slice(b", \"column\": ");
+            push_u64(buf, src.column);
+            buf.push(b'}');
+        }
         buf.extend_from_slice(b", \"children\": [");
     }
     fn leave(&mut self, _: &Tree, _: NodeId, _: usize, buf: &mut Vec<u8>) {

@@ -550,6 +550,10 @@ fn run() -> ExitCode {
     } else {
         EXPLORER
     };
+    if headless && cli.code {
+        // The decoder process loads its library while the file is read.
+        fwview::disasm::worker::prestart();
+    }
     let mut tree = formats::build_tree_with(src, &name, options);
 
     if cli.targets {

@@ -164,13 +164,8 @@ enum Branches {
 impl Decoder {
     /// A decoder for `t`, or why there is none.
     pub(super) fn new(t: &Target) -> Result<Decoder, Missing> {
-        if let Some(why) = refused(t) {
-            return Err(Missing::Processor { why });
-        }
+        precheck(t)?;
         if t.arch() == INTELGT {
-            if t.cpu.is_empty() {
-                return Err(Missing::NoPlatform);
-            }
             let lib = iga::get().ok_or(Missing::IgaLibrary)?;
             let ctx = iga::Context::new(lib, &t.cpu).ok_or_else(|| Missing::IgaPlatform {
                 library: lib.path.display().to_string(),
@@ -249,6 +244,18 @@ impl Decoder {
             fault: None,
         }
     }
+}
+
+/// Why no engine can be made for `t`, where the target alone says it
+/// (no library is loaded to know it).
+pub(super) fn precheck(t: &Target) -> Result<(), Missing> {
+    if let Some(why) = refused(t) {
+        return Err(Missing::Processor { why });
+    }
+    if t.arch() == INTELGT && t.cpu.is_empty() {
+        return Err(Missing::NoPlatform);
+    }
+    Ok(())
 }
 
 /// The AMDGPU processors whose code LLVM 22 disassembles: GCN3 (gfx8)

@@ -73,17 +73,16 @@ enum Inner {
 
 impl Engine {
     /// An engine for `t`, or why there is none. After
-    /// [`worker::isolate`], it decodes in a worker process (the library
-    /// is still loaded here, to say what is missing).
+    /// [`worker::isolate`], it decodes in a worker process, which says
+    /// whether it has an engine: only the worker loads the library.
     pub fn new(t: &Target) -> Result<Engine, Missing> {
         if !worker::isolated() {
             return Decoder::new(t).map(|d| Engine {
                 inner: Inner::Here(d),
             });
         }
-        // The worker loads its library while this process loads its own.
-        worker::prestart();
-        Decoder::new(t)?;
+        decoder::precheck(t)?;
+        worker::probe(t, t.unit())?;
         Ok(Engine {
             inner: Inner::Apart(worker::Remote::new(t, t.unit())),
         })

@@ -23,7 +23,11 @@
 //! answer, a record per instruction (`len: u32`, `flags: u8`, the target
 //! address `u64` when flag 1 is set, the text as `u32` length and bytes),
 //! then `0u32` for the end, or `u32::MAX` when the worker has no engine
-//! for the target. Integers are little-endian.
+//! for the target, followed by why (`kind: u8`, the library's path as
+//! `u16` length and bytes). Integers are little-endian. A request of no
+//! bytes is answered by the end alone, or by why there is no engine: an
+//! engine made after [`isolate`] asks so, and only the worker loads the
+//! decoder libraries.
 
 use std::collections::VecDeque;
 use std::io::{self, BufReader, BufWriter, Read, Write};
@@ -34,7 +38,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use super::decoder::{Decoder, Fault, Insn, Target, UNKNOWN};
+use super::decoder::{precheck, Decoder, Fault, Insn, Missing, Target, UNKNOWN};
 
 /// The argument that makes the executable a worker.
 pub const ARG: &str = "__decode-worker";
@@ -84,6 +88,11 @@ pub fn serve_if_asked() -> Option<std::process::ExitCode> {
     if std::env::args_os().nth(1).is_none_or(|a| a != ARG) {
         return None;
     }
+    // LLVM's library is loaded while the first request comes (most are
+    // for it); a request waits for the load to end.
+    let _ = std::thread::Builder::new()
+        .name("load libLLVM".into())
+        .spawn(|| super::llvm::get().is_some());
     let r = serve(io::stdin().lock(), io::stdout().lock());
     Some(match r {
         Ok(()) => std::process::ExitCode::SUCCESS,
@@ -189,22 +198,28 @@ const KEPT: usize = 8;
 fn serve(input: impl Read, output: impl Write) -> io::Result<()> {
     let mut r = BufReader::new(input);
     let mut w = BufWriter::with_capacity(WINDOW, output);
-    let mut engines: Vec<(Target, Option<Decoder>)> = Vec::new();
+    let mut engines: Vec<(Target, Result<Decoder, Missing>)> = Vec::new();
     while let Some(req) = Request::read(&mut r)? {
         let i = match engines.iter().position(|(t, _)| *t == req.target) {
             Some(i) => i,
             None => {
                 if engines.len() >= KEPT {
-                    engines.remove(0);
+                    drop(engines.remove(0));
                 }
-                engines.push((req.target.clone(), Decoder::new(&req.target).ok()));
+                engines.push((req.target.clone(), Decoder::new(&req.target)));
                 engines.len() - 1
             }
         };
-        let Some(Some(e)) = engines.get_mut(i).map(|(_, e)| e.as_mut()) else {
-            w.write_all(&NO_ENGINE.to_le_bytes())?;
-            w.flush()?;
-            continue;
+        let e = match engines.get_mut(i).map(|(_, e)| e.as_mut()) {
+            Some(Ok(e)) => e,
+            Some(Err(m)) => {
+                write_missing(&mut w, m)?;
+                continue;
+            }
+            None => {
+                write_missing(&mut w, &Missing::Library)?;
+                continue;
+            }
         };
         let mut off = 0usize;
         while let Some(rest) = req.bytes.get(off..).filter(|r| !r.is_empty()) {
@@ -238,6 +253,37 @@ fn serve(input: impl Read, output: impl Write) -> io::Result<()> {
     Ok(())
 }
 
+/// `NO_ENGINE` and why: the kind of [`Missing`] and the library named.
+fn write_missing(w: &mut impl Write, m: &Missing) -> io::Result<()> {
+    let (kind, library) = match m {
+        Missing::Library => (0u8, ""),
+        Missing::Target { library } => (1, library.as_str()),
+        Missing::IgaLibrary => (2, ""),
+        Missing::IgaPlatform { library } => (3, library.as_str()),
+        // What the target alone says: the caller knows it too.
+        Missing::Processor { .. } | Missing::NoPlatform => (4, ""),
+    };
+    let library = library
+        .get(..library.len().min(u16::MAX.into()))
+        .unwrap_or("");
+    w.write_all(&NO_ENGINE.to_le_bytes())?;
+    w.write_all(&[kind])?;
+    w.write_all(&(library.len() as u16).to_le_bytes())?;
+    w.write_all(library.as_bytes())?;
+    w.flush()
+}
+
+/// Why a worker has no engine for `t`, as it said.
+fn missing(kind: u8, library: String, t: &Target) -> Missing {
+    match kind {
+        1 => Missing::Target { library },
+        2 => Missing::IgaLibrary,
+        3 => Missing::IgaPlatform { library },
+        4 => precheck(t).err().unwrap_or(Missing::Library),
+        _ => Missing::Library,
+    }
+}
+
 // The caller's side.
 
 /// A request as the caller sends it.
@@ -253,14 +299,21 @@ struct Ask<'a> {
 enum Answer {
     Insn(Insn),
     End,
-    NoEngine,
+    /// The kind of [`Missing`] and the library it names.
+    NoEngine(u8, String),
 }
 
 fn read_answer(r: &mut impl Read) -> io::Result<Answer> {
     let len = read_u32(r)?;
     match len {
         END => return Ok(Answer::End),
-        NO_ENGINE => return Ok(Answer::NoEngine),
+        NO_ENGINE => {
+            let mut kind = [0];
+            r.read_exact(&mut kind)?;
+            let n = read_u16(r)?;
+            let library = String::from_utf8_lossy(&read_bytes(r, n.into())?).into_owned();
+            return Ok(Answer::NoEngine(kind[0], library));
+        }
         _ => {}
     }
     let mut flag = [0];
@@ -274,7 +327,8 @@ fn read_answer(r: &mut impl Read) -> io::Result<Answer> {
     if n > MAX_TEXT {
         return Err(io::ErrorKind::InvalidData.into());
     }
-    let text = String::from_utf8_lossy(&read_bytes(r, n)?).into_owned();
+    let text = String::from_utf8(read_bytes(r, n)?)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
     Ok(Answer::Insn(Insn {
         len: len as usize,
         text,
@@ -336,7 +390,7 @@ impl Client {
                 loop {
                     match read_answer(&mut r) {
                         Ok(a) => {
-                            let end = matches!(a, Answer::End | Answer::NoEngine);
+                            let end = matches!(a, Answer::End | Answer::NoEngine(..));
                             batch.push(a);
                             if (end || r.buffer().is_empty())
                                 && tx.send(Ok(std::mem::take(&mut batch))).is_err()
@@ -469,6 +523,8 @@ struct Run {
     careful: bool,
     /// Whether a caller may still want it; its answers are dropped if not.
     wanted: bool,
+    /// Why the worker has no engine for the target, where it said so.
+    missing: Option<Missing>,
 }
 
 impl Run {
@@ -488,6 +544,7 @@ impl Run {
             sent: false,
             careful: false,
             wanted: true,
+            missing: None,
         }
     }
 
@@ -633,9 +690,12 @@ impl Worker {
                 r.pos += len;
             }
             Ok(Answer::End) => r.done = true,
-            Ok(Answer::NoEngine) => r.fail_rest(Fault::NoWorker(
-                "the decoder process has no engine for this target".into(),
-            )),
+            Ok(Answer::NoEngine(kind, library)) => {
+                r.missing = Some(missing(kind, library, &r.target));
+                r.fail_rest(Fault::NoWorker(
+                    "the decoder process has no engine for this target".into(),
+                ));
+            }
             Err(f) => {
                 self.client = None;
                 self.faults += 1;
@@ -767,6 +827,27 @@ impl Worker {
         self.runs.retain(|r| r.wanted || !r.done);
     }
 
+    /// Asks the worker whether it has an engine for `t`: a run of no
+    /// bytes, answered by its end alone or by why there is none.
+    fn probe(&mut self, t: &Target, unit: usize) -> Result<(), Missing> {
+        let run = Run::new(t, unit, &[], 0);
+        let id = run.id;
+        self.runs.push_back(run);
+        self.unsent = true;
+        loop {
+            let Some(r) = self.runs.iter_mut().find(|r| r.id == id) else {
+                return Ok(());
+            };
+            if r.done {
+                r.wanted = false;
+                let m = r.missing.take();
+                self.runs.retain(|r| r.id != id);
+                return m.map_or(Ok(()), Err);
+            }
+            self.pump();
+        }
+    }
+
     /// Asks ahead for the runs a caller says it will want, in order.
     fn expect(&mut self, t: &Target, unit: usize, runs: &[(&[u8], u64)]) {
         let mut ahead: usize = self
@@ -796,14 +877,40 @@ impl Worker {
     }
 }
 
-/// Starts the worker if none runs, so that it is ready by the time it is
-/// asked.
-pub(super) fn prestart() {
+/// Starts the worker if none runs, so that it loads its library while
+/// this process reads the file: for a caller that knows it will decode.
+pub fn prestart() {
+    if !isolated() {
+        return;
+    }
     if let Ok(mut w) = WORKER.lock() {
         if w.client.is_none() && w.faults < MAX_FAULTS {
             w.client = (w.start)().ok();
         }
     }
+}
+
+/// Whether the worker has an engine for `t` (asked once a target for
+/// as long as the program runs): the worker loads the decoder libraries,
+/// this process does not. A worker that cannot be asked is taken to have
+/// one: decoding then says what went wrong, instruction by instruction.
+pub(super) fn probe(t: &Target, unit: usize) -> Result<(), Missing> {
+    static KNOWN: Mutex<Vec<(Target, Result<(), Missing>)>> = Mutex::new(Vec::new());
+    if let Some((_, r)) = KNOWN
+        .lock()
+        .ok()
+        .and_then(|k| k.iter().find(|(k, _)| k == t).cloned())
+    {
+        return r;
+    }
+    let r = match WORKER.lock() {
+        Ok(mut w) => w.probe(t, unit),
+        Err(_) => Ok(()),
+    };
+    if let Ok(mut k) = KNOWN.lock() {
+        k.push((t.clone(), r.clone()));
+    }
+    r
 }
 
 /// Ends the worker, if one runs, and waits for it: called as the program
@@ -867,7 +974,7 @@ mod tests {
             match read_answer(&mut r).unwrap() {
                 Answer::Insn(i) => v.push(i),
                 Answer::End => return v,
-                Answer::NoEngine => panic!("no engine"),
+                Answer::NoEngine(..) => panic!("no engine"),
             }
         }
     }
@@ -903,6 +1010,40 @@ mod tests {
         let stop = bytes.len() - LOOKAHEAD;
         assert!(covered > stop && covered <= stop + 16, "{covered}");
         assert_eq!(short[..], want[..short.len()]);
+    }
+
+    /// A request of no bytes asks whether the worker has an engine: the
+    /// end alone where it has, why not where it has none.
+    #[test]
+    fn a_worker_says_whether_it_has_an_engine() {
+        let x86 = Target::new("x86_64-unknown-linux-gnu", "", "");
+        let Ok(_) = Decoder::new(&x86) else {
+            return;
+        };
+        let nonsense = Target::new("nonsense-unknown-none", "", "");
+        let mut input = Vec::new();
+        for t in [&x86, &nonsense] {
+            let ask = Ask {
+                careful: false,
+                last: true,
+                addr: 0,
+                target: t,
+                bytes: &[],
+            };
+            Request::write(&mut input, &ask).unwrap();
+        }
+        let mut output = Vec::new();
+        serve(&input[..], &mut output).unwrap();
+        let mut r = &output[..];
+        assert!(matches!(read_answer(&mut r).unwrap(), Answer::End));
+        let Answer::NoEngine(kind, library) = read_answer(&mut r).unwrap() else {
+            panic!("an engine for nonsense");
+        };
+        assert_eq!(
+            missing(kind, library, &nonsense),
+            Decoder::new(&nonsense).err().unwrap()
+        );
+        assert!(r.is_empty());
     }
 
     fn fake(script: &str) -> io::Result<Client> {

@@ -398,6 +398,18 @@ impl<'a> Builder<'a> {
         self.add(parent, name, off, size, Some(value.into()))
     }
 
+    /// A leaf whose name the parser built as it is kept.
+    pub fn leaf_owned(
+        &mut self,
+        parent: NodeId,
+        name: CompactString,
+        off: u64,
+        size: u64,
+        value: Value,
+    ) -> NodeId {
+        self.add_named(parent, name, off, size, Some(value))
+    }
+
     pub fn set_value(&mut self, id: NodeId, value: impl Into<Value>) {
         let v = value.into();
         if let Some(n) = self.node_mut(id) {

@@ -1,6 +1,7 @@
 //! Instructions against llvm-objdump: objects compiled here by gcc and
-//! clang-22 for x86-64, AArch64, RISC-V and four AMDGPU processors, and the
-//! code objects of the committed HIP bundle, each opened with
+//! clang-22 for x86-64, AArch64, RISC-V and four AMDGPU processors, the
+//! code objects of the committed HIP bundle, of a compressed bundle
+//! (CCOB) clang-22 writes and of an LLVM offload binary, each opened with
 //! `fwview --json --code`. Every instruction fwview shows must be one that
 //! `llvm-objdump-22 -d --no-show-raw-insn` prints at the same address, with
 //! the same length (up to the next instruction it prints) and the same
@@ -339,14 +340,17 @@ fn landings(file: &Path) -> HashMap<u64, String> {
     for id in 0..t.len() as NodeId {
         if let (Some(l), Some(n)) = (t.link(id), t.node(id)) {
             if is_insn(&n.name) && !t.has_children(id) {
-                links.push((n.offset, l));
+                // A link is in its node's byte space (an inflated bundle's,
+                // say): the explorer looks in that space from its root.
+                links.push((n.offset, l, t.path_string(t.space_root(id))));
             }
         }
     }
     links
         .into_iter()
-        .map(|(o, l)| {
-            let n = fresh.smallest_containing(l.offset, l.size);
+        .map(|(o, l, top)| {
+            let top = fresh.find_path(&top).expect("the space's root");
+            let n = fresh.smallest_containing_from(top, l.offset, l.size);
             (o, fresh.name(n).to_string())
         })
         .collect()
@@ -1557,4 +1561,158 @@ fn a_decoder_that_crashes_costs_one_instruction() {
         a.len(),
         b.len()
     );
+}
+
+/// A HIP kernel with a loop (so branches), with the declarations clang's
+/// host side needs in place of the HIP headers.
+const LOOP_HIP: &str = r#"
+typedef struct { unsigned x, y, z; } dim3;
+typedef struct ihipStream_t *hipStream_t;
+extern "C" int hipLaunchKernel(const void *, dim3, dim3, void **, unsigned long, hipStream_t);
+extern "C" int __hipPushCallConfiguration(dim3, dim3, unsigned long, hipStream_t);
+extern "C" int __hipPopCallConfiguration(dim3 *, dim3 *, unsigned long *, hipStream_t *);
+__attribute__((global)) void saxpy(float a, const float *x, float *y, int n) {
+  for (int i = 0; i < n; i++) y[i] = a * x[i] + y[i];
+}
+"#;
+
+/// Runs a tool, which must succeed.
+fn run_ok(cmd: &mut Command) {
+    let st = cmd.output().unwrap();
+    assert!(
+        st.status.success(),
+        "{cmd:?}: {}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+}
+
+/// Every node under `n` whose value says it is an ELF (a code object),
+/// with what names its target: its own name (a bundle entry's id) and its
+/// parent's value (an offload entry's).
+fn elf_nodes<'a>(n: &'a Value, out: &mut Vec<(String, &'a Value)>) {
+    for k in all_kids(n) {
+        if val(k).starts_with("ELF,") {
+            out.push((format!("{} {}", name(k), val(n)), k));
+        } else {
+            elf_nodes(k, out);
+        }
+    }
+}
+
+/// Each code object fwview shows in `file` (named by its bundle entry or
+/// its offload entry's arch), compared with llvm-objdump-22 of the code
+/// object the reference tool gives for it (`reference(arch, out)` writes
+/// it to `out`).
+fn check_container(what: &str, file: &Path, archs: &[&str], reference: &dyn Fn(&str, &Path)) {
+    let j = fwview_code(file);
+    let lands = landings(file);
+    let mut elfs = Vec::new();
+    elf_nodes(&j["root"], &mut elfs);
+    assert_eq!(elfs.len(), archs.len(), "{what}: code objects");
+    let dir = common::scratch();
+    let mut total = 0;
+    let mut targets = 0;
+    for arch in archs {
+        // The node of this arch: the bundle entry's name ends with it, an
+        // offload entry's image sits under the entry that names it.
+        let &(_, e) = elfs
+            .iter()
+            .find(|(label, _)| {
+                label
+                    .split(' ')
+                    .any(|w| w == *arch || w.ends_with(&format!("--{arch}")))
+            })
+            .unwrap_or_else(|| panic!("{what}: no code object for {arch}"));
+        let f = dir.path().join(format!("{arch}.co"));
+        reference(arch, &f);
+        let mut funcs = Vec::new();
+        functions(e, "", &mut funcs);
+        let (n, t, _) = compare(
+            &format!("{what} {arch}"),
+            &funcs,
+            &objdump(&f, &[], "//"),
+            &lands,
+        );
+        eprintln!("{what} {arch}: {n} instructions, {t} branch targets");
+        total += n;
+        targets += t;
+    }
+    assert!(targets > 0, "{what}: no branch target compared");
+    eprintln!("{what}: {total} instructions, {targets} branch targets compared");
+}
+
+/// The code objects of a compressed clang offload bundle (CCOB) that
+/// clang-22 --offload-compress writes, and of an LLVM offload binary that
+/// llvm-offload-binary-22 packs from code objects clang-22 builds, each
+/// against llvm-objdump-22 of the code object the LLVM tools take out
+/// (clang-offload-bundler-22 --unbundle, llvm-offload-binary-22).
+#[test]
+fn compressed_bundles_and_offload_binaries_decode_as_llvm_objdump_does() {
+    let tools = [
+        OBJDUMP,
+        CLANG,
+        "clang-offload-bundler-22",
+        "llvm-offload-binary-22",
+    ];
+    if !tools.into_iter().all(common::tool) {
+        return;
+    }
+    let dir = common::scratch();
+    let d = dir.path();
+    let archs = ["gfx90a", "gfx1100"];
+    let src = d.join("k.hip");
+    std::fs::write(&src, LOOP_HIP).unwrap();
+    let ccob = d.join("k.ccob");
+    run_ok(
+        Command::new(CLANG)
+            .args([
+                "-x",
+                "hip",
+                "--offload-arch=gfx90a",
+                "--offload-arch=gfx1100",
+            ])
+            .args(["-nogpulib", "-nogpuinc", "-O1", "-c"])
+            .args(["--offload-device-only", "--offload-compress"])
+            .arg(&src)
+            .arg("-o")
+            .arg(&ccob),
+    );
+    assert_eq!(&std::fs::read(&ccob).unwrap()[..4], b"CCOB");
+    let unbundle = |arch: &str, out: &Path| {
+        run_ok(
+            Command::new("clang-offload-bundler-22")
+                .args(["--unbundle", "--type=o"])
+                .arg(format!("--input={}", ccob.display()))
+                .arg(format!("--targets=hipv4-amdgcn-amd-amdhsa--{arch}"))
+                .arg(format!("--output={}", out.display())),
+        )
+    };
+    check_container("CCOB", &ccob, &archs, &unbundle);
+
+    let mut images = Vec::new();
+    for arch in archs {
+        let o = compile_cl(d, arch);
+        images.push(format!(
+            "--image=file={},triple=amdgcn-amd-amdhsa,arch={arch},kind=openmp",
+            o.display()
+        ));
+    }
+    let bin = d.join("k.offloadbin");
+    run_ok(
+        Command::new("llvm-offload-binary-22")
+            .arg("-o")
+            .arg(&bin)
+            .args(&images),
+    );
+    let extract = |arch: &str, out: &Path| {
+        run_ok(
+            Command::new("llvm-offload-binary-22")
+                .arg(&bin)
+                .arg(format!(
+                    "--image=file={},triple=amdgcn-amd-amdhsa,arch={arch}",
+                    out.display()
+                )),
+        )
+    };
+    check_container("offload binary", &bin, &archs, &extract);
 }

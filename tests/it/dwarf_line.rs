@@ -441,10 +441,16 @@ fn line_programs_agree_with_llvm_dwarfdump() {
     );
 }
 
-/// Each instruction's source line against `llvm-objdump-22 -d -l`, which
-/// prints `; /dir/file.c:LINE` before an instruction whose line (or file)
-/// differs from the one before, and nothing for an address without one.
-fn check_sources(label: &str, path: &Path) -> usize {
+/// Each instruction's source line as `llvm-objdump-22 -d -l` prints it:
+/// `; /dir/file.c:LINE` before an instruction whose line (or file)
+/// differs from the one before, nothing for an address without one. By
+/// (section, address): the line printed just before it, if one was.
+type Printed = HashMap<(String, u64), Option<(String, u64)>>;
+
+/// An instruction's section, address and source file and line, if any.
+type InsnLine = (String, u64, Option<(String, u64)>);
+
+fn objdump_lines(path: &Path) -> Printed {
     let out = Command::new("llvm-objdump-22")
         .args(["-d", "-l", "--no-show-raw-insn"])
         .arg(path)
@@ -452,8 +458,7 @@ fn check_sources(label: &str, path: &Path) -> usize {
         .expect("llvm-objdump runs");
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
-    // (section, address) -> the line printed just before it, if one was.
-    let mut printed: HashMap<(String, u64), Option<(String, u64)>> = HashMap::new();
+    let mut printed = Printed::new();
     let mut section = String::new();
     let mut pending: Option<(String, u64)> = None;
     for line in text.lines() {
@@ -476,12 +481,23 @@ fn check_sources(label: &str, path: &Path) -> usize {
             }
         }
     }
+    printed
+}
+
+/// The section an instruction's node is in: the nearest `[N] name`
+/// above it.
+fn section_of(name: &str) -> Option<String> {
+    let s = name.strip_prefix('[').and_then(|r| r.split_once("] "))?;
+    s.0.chars()
+        .all(|c| c.is_ascii_digit())
+        .then(|| s.1.to_string())
+}
+
+/// Each instruction's source line, in tree order as (section, address,
+/// file and line), against `llvm-objdump-22 -d -l`'s.
+fn check_sources(label: &str, path: &Path) -> usize {
     let mut t = open(path, true);
     t.expand_all();
-    let mut current: HashMap<String, (String, u64)> = HashMap::new();
-    let mut checked = 0;
-    let mut with_line = 0;
-    // Instructions in tree order, each with its section.
     let mut insns = Vec::new();
     for id in 0..t.len() as NodeId {
         let Some(n) = t.node(id) else { continue };
@@ -491,41 +507,43 @@ fn check_sources(label: &str, path: &Path) -> usize {
         let addr = u64::from_str_radix(&n.name[2..], 16).unwrap();
         let mut p = n.parent.unwrap();
         let sec = loop {
-            let name = t.name(p);
-            if let Some(s) = name.strip_prefix('[').and_then(|r| r.split_once("] ")) {
-                if s.0.chars().all(|c| c.is_ascii_digit()) {
-                    break s.1.to_string();
-                }
+            if let Some(s) = section_of(t.name(p)) {
+                break s;
             }
             p = t.node(p).unwrap().parent.unwrap();
         };
-        insns.push((sec, addr, v.source_line().cloned()));
+        let src = v.source_line().map(|s| (s.file.to_string(), s.line));
+        insns.push((sec, addr, src));
     }
+    compare_sources(label, &objdump_lines(path), insns)
+}
+
+fn compare_sources(label: &str, printed: &Printed, insns: Vec<InsnLine>) -> usize {
+    let mut current: HashMap<String, (String, u64)> = HashMap::new();
+    let mut checked = 0;
+    let mut with_line = 0;
     for (sec, addr, src) in insns {
         let Some(before) = printed.get(&(sec.clone(), addr)) else {
             panic!("{label}: llvm-objdump has no instruction at {sec} 0x{addr:x}");
         };
         match (&src, before) {
-            (Some(s), Some((file, line))) => {
+            (Some((sf, sl)), Some((file, line))) => {
                 assert!(
-                    file.ends_with(&format!("/{}", s.file)) || *file == s.file.as_str(),
-                    "{label}: {sec} 0x{addr:x}: {file} against {}",
-                    s.file
+                    file.ends_with(&format!("/{sf}")) || file == sf,
+                    "{label}: {sec} 0x{addr:x}: {file} against {sf}"
                 );
-                assert_eq!(s.line, *line, "{label}: {sec} 0x{addr:x}: line");
-                current.insert(sec.clone(), (s.file.to_string(), s.line));
+                assert_eq!(sl, line, "{label}: {sec} 0x{addr:x}: line");
+                current.insert(sec.clone(), (sf.clone(), *sl));
             }
-            (Some(s), None) => {
+            (Some((sf, sl)), None) => {
                 // The same line as the instruction before: llvm-objdump
                 // says nothing.
                 let (f, l) = current
                     .get(&sec)
                     .unwrap_or_else(|| panic!("{label}: {sec} 0x{addr:x}: no line before"));
                 assert!(
-                    f == s.file.as_str() && *l == s.line,
-                    "{label}: {sec} 0x{addr:x}: {}:{} but llvm-objdump stays at {f}:{l}",
-                    s.file,
-                    s.line
+                    f == sf && l == sl,
+                    "{label}: {sec} 0x{addr:x}: {sf}:{sl} but llvm-objdump stays at {f}:{l}"
                 );
             }
             (None, Some(x)) => {
@@ -542,6 +560,76 @@ fn check_sources(label: &str, path: &Path) -> usize {
     );
     eprintln!("{label}: {checked} instructions, {with_line} with a source line");
     checked
+}
+
+/// The instructions of `--json --code`'s nodes, in document order: the
+/// leaves named by an address (`0x…`) inside a section llvm-objdump
+/// disassembled, each with its `line` field, if any.
+fn json_sources(
+    node: &serde_json::Value,
+    printed: &Printed,
+    sec: Option<&str>,
+    out: &mut Vec<InsnLine>,
+) {
+    let name = node["name"].as_str().unwrap();
+    let here = section_of(name);
+    let sec = here.as_deref().or(sec);
+    let kids = node["children"].as_array().unwrap();
+    if let (Some(s), Some(a), true) = (sec, name.strip_prefix("0x"), kids.is_empty()) {
+        let disassembled = printed.keys().any(|(k, _)| k == s);
+        if let (Ok(addr), true) = (u64::from_str_radix(a, 16), disassembled) {
+            let src = node.get("line").map(|l| {
+                let file = l["file"].as_str().unwrap().to_string();
+                assert!(l["column"].is_u64(), "{l}");
+                (file, l["line"].as_u64().unwrap())
+            });
+            out.push((s.to_string(), addr, src));
+        }
+    }
+    for k in kids {
+        json_sources(k, printed, sec, out);
+    }
+}
+
+#[test]
+fn json_gives_instructions_their_source_line_as_llvm_objdump_does() {
+    if !common::tool("llvm-objdump-22")
+        || !common::tool("clang-22")
+        || fwview::disasm::Engine::library().is_none()
+    {
+        return;
+    }
+    let d = sources();
+    let builds: [(&[&str], &str); 2] = [
+        (&["-g", "-O1", "-c"], "prog.o"),
+        (&["-g", "-O1", "-shared", "-fPIC"], "prog.so"),
+    ];
+    let json = |args: &[&str], o: &Path| {
+        let out = Command::new(env!("CARGO_BIN_EXE_fwview"))
+            .args(args)
+            .arg(o)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        out.stdout
+    };
+    for (args, out) in builds {
+        let label = format!("clang-22 {}", args.join(" "));
+        let o = compile(d.path(), "clang-22", args, "prog.c", out);
+        let printed = objdump_lines(&o);
+        let doc: serde_json::Value =
+            serde_json::from_slice(&json(&["--json", "--code"], &o)).unwrap();
+        let mut insns = Vec::new();
+        json_sources(&doc["root"], &printed, None, &mut insns);
+        let n = compare_sources(&format!("{label} --json --code"), &printed, insns);
+        assert!(n > 20, "{label}: {n} instructions");
+        // Without --code, no instructions and no lines.
+        let plain = String::from_utf8(json(&["--json"], &o)).unwrap();
+        assert!(
+            !plain.contains("\"line\": {"),
+            "{label}: a line without --code"
+        );
+    }
 }
 
 #[test]

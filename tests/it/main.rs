@@ -10,6 +10,7 @@ mod ar;
 mod bit;
 mod cdo_v1;
 mod cli;
+mod code_frame;
 mod coverage;
 mod cuda;
 mod debug_builds;

@@ -11,7 +11,7 @@ use super::symbolize::Names;
 use super::{constants, Elf};
 use crate::disasm::{self, Target, MAX_INSNS};
 use crate::model::read::u32_at;
-use crate::model::{Builder, Endian, NodeId, Seq, Step, Value, GROUP};
+use crate::model::{Builder, Endian, NodeId, Seq, SourceLine, Step, Value, GROUP};
 
 /// `SHF_EXECINSTR`: the section holds machine code.
 pub(super) const SHF_EXECINSTR: u64 = 0x4;
@@ -346,10 +346,10 @@ fn leaf(b: &mut Builder<'_>, parent: NodeId, place: &Place, at: u64, i: disasm::
     // Its source line, from the line table: by section in an object
     // file, whose addresses are offsets in their section.
     let sec = names.relocatable().then_some(place.sec);
-    let src = place.lines(b).at(sec, addr).map(Arc::new);
-    let n = b.leaf(
+    let src = source_line(place.lines(b), sec, addr);
+    let n = b.leaf_owned(
         parent,
-        format!("0x{addr:08x}"),
+        compact_str::format_compact!("0x{addr:08x}"),
         at,
         i.len as u64,
         Value::insn_from(text, src),
@@ -357,6 +357,33 @@ fn leaf(b: &mut Builder<'_>, parent: NodeId, place: &Place, at: u64, i: disasm::
     if let Some(o) = to {
         b.link(n, o, 1);
     }
+}
+
+/// The source line of `addr` (in section `sec` of an object file), one
+/// value shared by the instructions of a line table's row: the thread
+/// keeps the last row's.
+fn source_line(
+    lines: &super::dwarf::Lines,
+    sec: Option<u32>,
+    addr: u64,
+) -> Option<Arc<SourceLine>> {
+    type Last = Option<((u64, (usize, usize)), Option<Arc<SourceLine>>)>;
+    thread_local! {
+        static LAST: std::cell::RefCell<Last> = const { std::cell::RefCell::new(None) };
+    }
+    let row = lines.row(sec, addr)?;
+    let key = (lines.id(), row);
+    LAST.with(|last| {
+        let mut last = last.try_borrow_mut().ok()?;
+        match &*last {
+            Some((k, src)) if *k == key => src.clone(),
+            _ => {
+                let src = lines.source(row).map(Arc::new);
+                *last = Some((key, src.clone()));
+                src
+            }
+        }
+    })
 }
 
 #[cfg(test)]

@@ -335,12 +335,18 @@ struct Sequence {
 pub(crate) struct Lines {
     seqs: Vec<Sequence>,
     files: Vec<CompactString>,
+    /// Which table it is, for as long as the program runs (0: empty).
+    id: u64,
 }
 
 impl Lines {
     /// Reads every unit of `.debug_line`.
     pub(crate) fn read(d: &[u8], ctx: &Ctx) -> Lines {
-        let mut out = Lines::default();
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        let mut out = Lines {
+            id: NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            ..Lines::default()
+        };
         let mut start = 0u64;
         let mut n = 0u64;
         while start < ctx.len && n < MAX_UNITS {
@@ -399,17 +405,29 @@ impl Lines {
         }
     }
 
-    /// The source line of address `addr` (in section `sec` for an object
-    /// file): the last row at or before it in the sequence that holds it,
-    /// where that row has a line.
-    pub(crate) fn at(&self, sec: Option<u32>, addr: u64) -> Option<SourceLine> {
+    /// Which table it is: no two tables the program reads have the same.
+    pub(crate) fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// Which row gives the source line of address `addr` (in section
+    /// `sec` for an object file), as (sequence, row): instructions of one
+    /// row share its line.
+    pub(crate) fn row(&self, sec: Option<u32>, addr: u64) -> Option<(usize, usize)> {
         let k = self.seqs.partition_point(|s| (s.sec, s.lo) <= (sec, addr));
-        let s = self.seqs.get(k.checked_sub(1)?)?;
+        let k = k.checked_sub(1)?;
+        let s = self.seqs.get(k)?;
         if s.sec != sec || addr >= s.hi {
             return None;
         }
         let j = s.rows.partition_point(|r| r.0 <= addr);
-        let &(_, f, line, column) = s.rows.get(j.checked_sub(1)?)?;
+        Some((k, j.checked_sub(1)?))
+    }
+
+    /// The source line of a row that [`Lines::row`] gave, where it has a
+    /// line.
+    pub(crate) fn source(&self, (k, j): (usize, usize)) -> Option<SourceLine> {
+        let &(_, f, line, column) = self.seqs.get(k)?.rows.get(j)?;
         if line == 0 {
             return None;
         }
