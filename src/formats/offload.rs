@@ -396,9 +396,9 @@ fn binary(b: &mut Builder<'_>, node: NodeId, base: u64, len: u64) -> String {
         if let Some(v) = n.version {
             b.set_value(v, Value::named(u64::from(version), None));
         }
-        b.error(
-            head::AT.version.of(base),
-            head::AT.version.size,
+        head::AT.version.error(
+            b,
+            base,
             format!("unknown offload binary version {version} (fwview knows 1 to {LATEST}); its contents are shown as raw bytes"),
         );
         if len > head::SIZE {
@@ -586,6 +586,9 @@ fn header(b: &mut Builder<'_>, h: NodeId, bin: Bin, size: u64) -> Option<Header>
 /// including the NUL if there is one, text).
 type Strings = BTreeMap<u64, (u64, String)>;
 
+/// Each entry's string map: its keys and values.
+type Maps = Vec<Vec<(String, String)>>;
+
 fn layout(
     b: &mut Builder<'_>,
     node: NodeId,
@@ -593,7 +596,6 @@ fn layout(
     entries: &[(u64, Entry)],
     flat: bool,
 ) -> String {
-    let stride = bin.string_entry();
     // Where each entry's string entries and image really are, cut to the
     // binary, with a diagnostic for what is not.
     let mut strs: Vec<(u64, u64)> = Vec::new();
@@ -606,7 +608,6 @@ fn layout(
         b.set_value(g, format!("{} entries", entries.len()));
         g
     };
-    let mut summaries = Vec::new();
     let mut entry_ids = Vec::with_capacity(entries.len());
     let mut budget = MAX_STRINGS_TOTAL;
     for (i, (at, e)) in entries.iter().enumerate() {
@@ -623,125 +624,10 @@ fn layout(
         if let Some(n) = nodes.flags {
             b.set_value(n, flags_value(e.flags, bin.version));
         }
-        let (so, io) = (nodes.str_off, nodes.img_off);
-        // The string entries.
-        let mut sn = e.str_count;
-        if sn > 0 && !bin.holds(e.str_off, 1) {
-            b.error(
-                entry::AT.str_off.of(a),
-                entry::AT.str_off.size,
-                format!(
-                    "string offset 0x{:x} lies outside the binary (size 0x{:x})",
-                    e.str_off, bin.len
-                ),
-            );
-            sn = 0;
-        } else if sn > 0 {
-            let fit = (bin.len - e.str_off) / stride;
-            if sn > fit {
-                b.error(
-                    entry::AT.str_count.of(a),
-                    entry::AT.str_count.size,
-                    format!(
-                        "{sn} string entries of {stride} bytes at 0x{:x} run past the end of the binary; {fit} fit",
-                        e.str_off
-                    ),
-                );
-                sn = fit;
-            }
-            let cap = MAX_STRINGS.min(budget);
-            if sn > cap {
-                b.warn(
-                    entry::AT.str_count.of(a),
-                    entry::AT.str_count.size,
-                    format!("{sn} string entries; showing the first {cap}"),
-                );
-                sn = cap;
-            }
-            budget -= sn;
-            if let Some(so) = so {
-                b.link(so, bin.abs(e.str_off), sn * stride);
-            }
-        }
-        strs.push((e.str_off, sn));
-        // The image.
-        let img = if e.img_size == 0 && bin.holds(e.img_off, 0) {
-            Some((e.img_off, 0))
-        } else if !bin.holds(e.img_off, 0) {
-            b.error(
-                entry::AT.img_off.of(a),
-                entry::AT.img_off.size,
-                format!(
-                    "image offset 0x{:x} lies outside the binary (size 0x{:x})",
-                    e.img_off, bin.len
-                ),
-            );
-            None
-        } else {
-            let mut s = e.img_size;
-            if !bin.holds(e.img_off, s) {
-                b.error(
-                    entry::AT.img_size.of(a),
-                    entry::AT.img_size.size,
-                    format!(
-                        "image [0x{:x}+0x{:x}] runs past the end of the binary (size 0x{:x})",
-                        e.img_off, e.img_size, bin.len
-                    ),
-                );
-                s = bin.len - e.img_off;
-            }
-            if let Some(io) = io {
-                b.link(io, bin.abs(e.img_off), s);
-            }
-            Some((e.img_off, s))
-        };
-        imgs.push(img);
+        strs.push(string_entries(b, bin, (a, e), nodes.str_off, &mut budget));
+        imgs.push(image_place(b, bin, (a, e), nodes.img_off));
     }
-    // The string maps.
-    let mut table: Strings = BTreeMap::new();
-    let mut maps: Vec<Vec<(String, String)>> = vec![Vec::new(); entries.len()];
-    let spans: Vec<(u64, u64)> = strs
-        .iter()
-        .filter(|s| s.1 > 0)
-        .map(|&(o, n)| (o, o + n * stride))
-        .collect();
-    if let (Some(lo), Some(hi)) = (
-        spans.iter().map(|s| s.0).min(),
-        spans.iter().map(|s| s.1).max(),
-    ) {
-        let outer = if flat {
-            None
-        } else {
-            let g = b.group(node, "strings", bin.abs(lo), hi - lo);
-            Some(g)
-        };
-        for (i, &(o, n)) in strs.iter().enumerate() {
-            if n == 0 {
-                continue;
-            }
-            let g = match outer {
-                None => b.group(node, "strings", bin.abs(o), n * stride),
-                Some(p) => b.group(p, format!("[{i}]"), bin.abs(o), n * stride),
-            };
-            b.set_value(g, format!("{n} strings"));
-            let mut names = HashSet::new();
-            for j in 0..n {
-                if let Some(kv) =
-                    string_entry(b, g, bin, (o + j * stride, j), &mut table, &mut names)
-                {
-                    if let Some(m) = maps.get_mut(i) {
-                        m.push(kv);
-                    }
-                }
-            }
-        }
-        if let Some(p) = outer {
-            b.set_value(
-                p,
-                format!("{} maps", strs.iter().filter(|s| s.1 > 0).count()),
-            );
-        }
-    }
+    let (table, maps) = string_maps(b, node, bin, &strs, flat);
     // Entries are told apart by kind, triple and arch when two files are
     // compared, not by their order.
     for (i, ((_, e), &g)) in entries.iter().zip(&entry_ids).enumerate() {
@@ -760,7 +646,185 @@ fn layout(
             b.leaf(t, format!("[0x{o:x}]"), bin.abs(*o), *l, Value::str(s));
         }
     }
-    // The images.
+    let summaries = images(b, node, bin, entries, &imgs, (&maps, flat));
+    let mut s = format!("offload binary v{}", bin.version);
+    let shown: Vec<&String> = summaries.iter().take(3).collect();
+    if !shown.is_empty() {
+        s.push_str(": ");
+        s.push_str(
+            &shown
+                .iter()
+                .map(|x| x.as_str())
+                .collect::<Vec<_>>()
+                .join("; "),
+        );
+        if summaries.len() > 3 {
+            s.push_str(&format!("; … ({} entries)", summaries.len()));
+        }
+    }
+    s
+}
+
+/// Where the string entries of entry `e` (at `a`) are, as `(relative
+/// offset, count)`: the count cut to the binary and to what is left of
+/// `budget`, with a diagnostic for what is cut; its field `so` linked.
+fn string_entries(
+    b: &mut Builder<'_>,
+    bin: Bin,
+    (a, e): (u64, &Entry),
+    so: Option<NodeId>,
+    budget: &mut u64,
+) -> (u64, u64) {
+    let stride = bin.string_entry();
+    let mut sn = e.str_count;
+    if sn > 0 && !bin.holds(e.str_off, 1) {
+        entry::AT.str_off.error(
+            b,
+            a,
+            format!(
+                "string offset 0x{:x} lies outside the binary (size 0x{:x})",
+                e.str_off, bin.len
+            ),
+        );
+        sn = 0;
+    } else if sn > 0 {
+        let fit = (bin.len - e.str_off) / stride;
+        if sn > fit {
+            entry::AT.str_count.error(
+                b,
+                a,
+                format!(
+                    "{sn} string entries of {stride} bytes at 0x{:x} run past the end of the binary; {fit} fit",
+                    e.str_off
+                ),
+            );
+            sn = fit;
+        }
+        let cap = MAX_STRINGS.min(*budget);
+        if sn > cap {
+            entry::AT.str_count.warn(
+                b,
+                a,
+                format!("{sn} string entries; showing the first {cap}"),
+            );
+            sn = cap;
+        }
+        *budget -= sn;
+        if let Some(so) = so {
+            b.link(so, bin.abs(e.str_off), sn * stride);
+        }
+    }
+    (e.str_off, sn)
+}
+
+/// Where the image of entry `e` (at `a`) is, as `(relative offset,
+/// size)` cut to the binary, with a diagnostic for what is not; its field
+/// `io` linked.
+fn image_place(
+    b: &mut Builder<'_>,
+    bin: Bin,
+    (a, e): (u64, &Entry),
+    io: Option<NodeId>,
+) -> Option<(u64, u64)> {
+    if e.img_size == 0 && bin.holds(e.img_off, 0) {
+        return Some((e.img_off, 0));
+    }
+    if !bin.holds(e.img_off, 0) {
+        entry::AT.img_off.error(
+            b,
+            a,
+            format!(
+                "image offset 0x{:x} lies outside the binary (size 0x{:x})",
+                e.img_off, bin.len
+            ),
+        );
+        return None;
+    }
+    let mut s = e.img_size;
+    if !bin.holds(e.img_off, s) {
+        entry::AT.img_size.error(
+            b,
+            a,
+            format!(
+                "image [0x{:x}+0x{:x}] runs past the end of the binary (size 0x{:x})",
+                e.img_off, e.img_size, bin.len
+            ),
+        );
+        s = bin.len - e.img_off;
+    }
+    if let Some(io) = io {
+        b.link(io, bin.abs(e.img_off), s);
+    }
+    Some((e.img_off, s))
+}
+
+/// The string maps at `strs` (one `(offset, count)` an entry): their
+/// nodes, the strings they use and each map's keys and values.
+fn string_maps(
+    b: &mut Builder<'_>,
+    node: NodeId,
+    bin: Bin,
+    strs: &[(u64, u64)],
+    flat: bool,
+) -> (Strings, Maps) {
+    let stride = bin.string_entry();
+    let mut table: Strings = BTreeMap::new();
+    let mut maps: Maps = vec![Vec::new(); strs.len()];
+    let spans: Vec<(u64, u64)> = strs
+        .iter()
+        .filter(|s| s.1 > 0)
+        .map(|&(o, n)| (o, o + n * stride))
+        .collect();
+    let (Some(lo), Some(hi)) = (
+        spans.iter().map(|s| s.0).min(),
+        spans.iter().map(|s| s.1).max(),
+    ) else {
+        return (table, maps);
+    };
+    let outer = if flat {
+        None
+    } else {
+        let g = b.group(node, "strings", bin.abs(lo), hi - lo);
+        Some(g)
+    };
+    for (i, &(o, n)) in strs.iter().enumerate() {
+        if n == 0 {
+            continue;
+        }
+        let g = match outer {
+            None => b.group(node, "strings", bin.abs(o), n * stride),
+            Some(p) => b.group(p, format!("[{i}]"), bin.abs(o), n * stride),
+        };
+        b.set_value(g, format!("{n} strings"));
+        let mut names = HashSet::new();
+        for j in 0..n {
+            if let Some(kv) = string_entry(b, g, bin, (o + j * stride, j), &mut table, &mut names) {
+                if let Some(m) = maps.get_mut(i) {
+                    m.push(kv);
+                }
+            }
+        }
+    }
+    if let Some(p) = outer {
+        b.set_value(
+            p,
+            format!("{} maps", strs.iter().filter(|s| s.1 > 0).count()),
+        );
+    }
+    (table, maps)
+}
+
+/// The images, each opened by its own magic; returns one summary an
+/// image.
+fn images(
+    b: &mut Builder<'_>,
+    node: NodeId,
+    bin: Bin,
+    entries: &[(u64, Entry)],
+    imgs: &[Option<(u64, u64)>],
+    (maps, flat): (&Maps, bool),
+) -> Vec<String> {
+    let mut summaries = Vec::new();
     let outer = if flat {
         None
     } else {
@@ -777,7 +841,7 @@ fn layout(
             _ => None,
         }
     };
-    for (i, ((_, e), img)) in entries.iter().zip(&imgs).enumerate() {
+    for (i, ((_, e), img)) in entries.iter().zip(imgs).enumerate() {
         let Some((io, is)) = *img else { continue };
         let parent = outer.unwrap_or(node);
         let name = if flat {
@@ -811,22 +875,7 @@ fn layout(
         }
         summaries.push(entry_summary(e, map, f));
     }
-    let mut s = format!("offload binary v{}", bin.version);
-    let shown: Vec<&String> = summaries.iter().take(3).collect();
-    if !shown.is_empty() {
-        s.push_str(": ");
-        s.push_str(
-            &shown
-                .iter()
-                .map(|x| x.as_str())
-                .collect::<Vec<_>>()
-                .join("; "),
-        );
-        if summaries.len() > 3 {
-            s.push_str(&format!("; … ({} entries)", summaries.len()));
-        }
-    }
-    s
+    summaries
 }
 
 /// What identifies an entry: its offload kind, triple and arch.
@@ -937,9 +986,9 @@ fn string_entry(
     // The key.
     let key = match cstr(d, ko) {
         None => {
-            b.error(
-                string_v1::AT.key_offset.of(at),
-                string_v1::AT.key_offset.size,
+            string_v1::AT.key_offset.error(
+                b,
+                at,
                 format!(
                     "key offset 0x{ko:x} lies outside the binary (size 0x{:x})",
                     bin.len
@@ -968,9 +1017,9 @@ fn string_entry(
         None => {
             match cstr(d, vo) {
                 None => {
-                    b.error(
-                        string_v1::AT.value_offset.of(at),
-                        string_v1::AT.value_offset.size,
+                    string_v1::AT.value_offset.error(
+                        b,
+                        at,
                         format!(
                             "value offset 0x{vo:x} lies outside the binary (size 0x{:x})",
                             bin.len

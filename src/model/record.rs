@@ -31,6 +31,7 @@
 use nom::bytes::complete::take;
 use nom::{IResult, Parser};
 
+use super::builder::Builder;
 use super::fields::Fields;
 use super::read::Endian;
 use super::value::Value;
@@ -52,6 +53,15 @@ impl At {
     /// Where the field ends, from its record's start.
     pub const fn end(self) -> u64 {
         self.off + self.size
+    }
+    /// An error at the field's bytes, its record starting at `base`.
+    pub fn error(self, b: &mut Builder<'_>, base: u64, message: impl Into<String>) {
+        b.error(self.of(base), self.size, message);
+    }
+
+    /// A warning at the field's bytes, its record starting at `base`.
+    pub fn warn(self, b: &mut Builder<'_>, base: u64, message: impl Into<String>) {
+        b.warn(self.of(base), self.size, message);
     }
 }
 
@@ -314,7 +324,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::model::{Builder, Format, NodeId, Source, Tree};
+    use crate::model::{Format, NodeId, Source, Tree};
 
     fn kind_name(v: u64) -> Option<&'static str> {
         (v == 3).then_some("THREE")
