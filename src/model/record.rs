@@ -54,6 +54,19 @@ impl At {
     pub const fn end(self) -> u64 {
         self.off + self.size
     }
+    /// This field and the ones after it up to `last`, as one place.
+    pub const fn through(self, last: At) -> At {
+        At {
+            off: self.off,
+            size: last.end().saturating_sub(self.off),
+        }
+    }
+
+    /// An info at the field's bytes, its record starting at `base`.
+    pub fn info(self, b: &mut Builder<'_>, base: u64, message: impl Into<String>) {
+        b.info(self.of(base), self.size, message);
+    }
+
     /// An error at the field's bytes, its record starting at `base`.
     pub fn error(self, b: &mut Builder<'_>, base: u64, message: impl Into<String>) {
         b.error(self.of(base), self.size, message);
