@@ -54,6 +54,14 @@ impl At {
     pub const fn end(self) -> u64 {
         self.off + self.size
     }
+    /// The same field in a record that starts `by` bytes into another.
+    pub const fn after(self, by: u64) -> At {
+        At {
+            off: by + self.off,
+            size: self.size,
+        }
+    }
+
     /// This field and the ones after it up to `last`, as one place.
     pub const fn through(self, last: At) -> At {
         At {
