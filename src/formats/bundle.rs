@@ -22,6 +22,24 @@ pub const CCOB_MAGIC: &[u8] = b"CCOB";
 /// Entries shown.
 const MAX_LIST: u64 = 4096;
 
+/// Where a bundle's entry count is, and its entry table.
+const COUNT_AT: u64 = MAGIC.len() as u64;
+const TABLE: u64 = COUNT_AT + 8;
+
+record! {
+    /// The fixed part of a bundle entry; its triple follows.
+    mod bentry: BundleEntry (LE) {
+        offset: u64 = "offset", Show::Auto,
+        size: u64 = "size", Show::Auto,
+        triple_size: u64 = "triple size", Show::Auto,
+    }
+}
+
+/// The bundle entry at `pos` in `d`.
+fn entry_at(d: &[u8], pos: u64) -> Option<BundleEntry> {
+    BundleEntry::read(d.get(usize::try_from(pos).ok()?..)?).ok()
+}
+
 record! {
     /// The first 8 bytes of every compressed bundle's header.
     mod ccob: Ccob (LE) {
@@ -104,20 +122,27 @@ pub fn detect_compressed(d: &[u8]) -> bool {
 /// by its own bytes.
 fn parse_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
     let d = b.slice(off, len);
-    b.leaf(node, "magic", off, 24.min(len), Value::str_bytes(MAGIC));
-    let Some(count) = b.u64(node, "entry count", off + 24, LE) else {
+    b.leaf(
+        node,
+        "magic",
+        off,
+        COUNT_AT.min(len),
+        Value::str_bytes(MAGIC),
+    );
+    let Some(count) = b.u64(node, "entry count", off + COUNT_AT, LE) else {
         return;
     };
     // Read the table first: its size is known only at its end.
-    let mut pos: u64 = 32;
+    let mut pos: u64 = TABLE;
     let mut items: Vec<(u64, u64, u64, u64)> = Vec::new();
     while (items.len() as u64) < count.min(MAX_LIST) {
         let n = items.len();
-        let (Some(o), Some(s), Some(ts)) = (
-            u64_at(d, pos, LE),
-            u64_at(d, pos + 8, LE),
-            u64_at(d, pos + 16, LE),
-        ) else {
+        let Some(BundleEntry {
+            offset: o,
+            size: s,
+            triple_size: ts,
+        }) = entry_at(d, pos)
+        else {
             b.error(
                 off + pos.min(len),
                 len - pos.min(len),
@@ -125,46 +150,41 @@ fn parse_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
             );
             break;
         };
-        if ts > len - (pos + 24).min(len) {
-            b.error(
-                off + pos + 16,
-                8,
+        if ts > len - (pos + bentry::SIZE).min(len) {
+            bentry::AT.triple_size.error(
+                b,
+                off + pos,
                 format!("bundle entry {n}: triple size {ts} runs past the end"),
             );
             break;
         }
         items.push((pos, o, s, ts));
-        pos += 24 + ts;
+        pos += bentry::SIZE + ts;
     }
     if count > MAX_LIST {
         b.warn(
-            off + 24,
-            8,
+            off + COUNT_AT,
+            TABLE - COUNT_AT,
             format!("{count} bundle entries; showing the first {MAX_LIST}"),
         );
     }
-    let table = b.group(node, "entries", off + 32, pos - 32);
+    let table = b.group(node, "entries", off + TABLE, pos - TABLE);
     b.set_value(table, format!("{} entries", items.len()));
     let mut payloads = Vec::new();
     for (i, &(at, o, s, ts)) in items.iter().enumerate() {
-        let triple = text::from_bytes(
-            d.get((at + 24) as usize..(at + 24 + ts) as usize)
-                .unwrap_or(&[]),
-        );
-        let e = b.group(table, format!("[{i}]"), off + at, 24 + ts);
+        let t_at = at + bentry::SIZE;
+        let triple = text::from_bytes(d.get(t_at as usize..(t_at + ts) as usize).unwrap_or(&[]));
+        let e = b.group(table, format!("[{i}]"), off + at, bentry::SIZE + ts);
         b.set_value(e, Value::str(&triple));
-        let mut f = Fields::new(b, e, off + at, LE);
-        f.u64("offset");
-        let of = f.last();
-        f.u64("size");
-        f.u64("triple size");
-        let t = b.group(e, "triple", off + at + 24, ts);
+        let of = BundleEntry::show(&mut Fields::new(b, e, off + at, LE)).offset;
+        let t = b.group(e, "triple", off + t_at, ts);
         b.set_value(t, Value::str(&triple));
-        id_parts(b, t, off + at + 24, &triple);
+        id_parts(b, t, off + t_at, &triple);
         if o > len || s > len - o.min(len) {
+            let span = bentry::AT.offset.through(bentry::AT.size);
             b.error(
-                off + at,
-                16,
+                span.of(off + at),
+                span.size,
                 format!("bundle entry {i}: code object [0x{o:x}+0x{s:x}] runs past the end of the bundle (0x{len:x} bytes)"),
             );
         }
@@ -282,20 +302,24 @@ fn extent(d: &[u8], at: u64) -> u64 {
     let len = d.len() as u64;
     let rest = d.get(at as usize..).unwrap_or(&[]);
     if rest.starts_with(MAGIC) {
-        let Some(count) = u64_at(rest, 24, LE) else {
+        let Some(count) = u64_at(rest, COUNT_AT, LE) else {
             return len;
         };
-        let mut pos: u64 = 32;
+        let mut pos: u64 = TABLE;
         let mut end = pos;
         for _ in 0..count.min(MAX_LIST) {
-            let (Some(o), Some(s), Some(ts)) = (
-                u64_at(rest, pos, LE),
-                u64_at(rest, pos.saturating_add(8), LE),
-                u64_at(rest, pos.saturating_add(16), LE),
-            ) else {
+            let Some(BundleEntry {
+                offset: o,
+                size: s,
+                triple_size: ts,
+            }) = entry_at(rest, pos)
+            else {
                 return len;
             };
-            pos = match pos.checked_add(24).and_then(|p| p.checked_add(ts)) {
+            pos = match pos
+                .checked_add(bentry::SIZE)
+                .and_then(|p| p.checked_add(ts))
+            {
                 Some(p) => p,
                 None => return len,
             };
@@ -550,5 +574,15 @@ mod tests {
         let e = CcobV3::read(&[0; 20]).unwrap_err();
         assert_eq!((e.field, e.at.off), ("hash", 16));
         assert!(CcobV1::read(&[0; 11]).is_err() && CcobV2::read(&[0; 16]).is_ok());
+    }
+
+    /// A bundle's entry: offset, size and triple size, 64 bits each, after
+    /// the 24-byte magic and the count (clang's OffloadBundler).
+    #[test]
+    fn bundle_entries_match_clang_and_short_slices_are_errors() {
+        assert_eq!((COUNT_AT, TABLE, bentry::SIZE), (24, 32, 24));
+        assert_eq!(bentry::AT.triple_size.off, 16);
+        assert!(entry_at(&[0; 24], 0).is_some() && entry_at(&[0; 24], 1).is_none());
+        assert!(entry_at(&[0; 24], u64::MAX).is_none());
     }
 }
