@@ -9,6 +9,7 @@ use md5::{Digest, Md5};
 
 use super::elf::SectionHook;
 use crate::model::read::{u64_at, uint_at};
+use crate::model::record::{record, At, Record, Short};
 use crate::model::{text, Builder, Endian, Fact, Fields, Format, Gap, Held, NodeId, Value};
 
 const LE: Endian = Endian::Little;
@@ -20,6 +21,94 @@ pub const CCOB_MAGIC: &[u8] = b"CCOB";
 
 /// Entries shown.
 const MAX_LIST: u64 = 4096;
+
+/// Where a bundle's entry count is, and its entry table.
+const COUNT_AT: u64 = MAGIC.len() as u64;
+const TABLE: u64 = COUNT_AT + 8;
+
+record! {
+    /// The fixed part of a bundle entry; its triple follows.
+    mod bentry: BundleEntry (LE) {
+        offset: u64 = "offset", Show::Auto,
+        size: u64 = "size", Show::Auto,
+        triple_size: u64 = "triple size", Show::Auto,
+    }
+}
+
+/// The bundle entry at `pos` in `d`.
+fn entry_at(d: &[u8], pos: u64) -> Option<BundleEntry> {
+    BundleEntry::read(d.get(usize::try_from(pos).ok()?..)?).ok()
+}
+
+record! {
+    /// The first 8 bytes of every compressed bundle's header.
+    mod ccob: Ccob (LE) {
+        magic: [u8; 4] = "magic", Show::Text,
+        version: u16 = "version", Show::Wide(Value::uint),
+        method: u16 = "compression", Show::Named(|v| compression(v).map(Method::name)),
+    }
+}
+
+record! {
+    /// What follows in version 1.
+    mod ccob_v1: CcobV1 (LE) {
+        uncompressed_size: u32 = "uncompressed size", Show::Auto,
+        hash: u64 = "hash", Show::Hex,
+    }
+}
+
+record! {
+    /// What follows in version 2.
+    mod ccob_v2: CcobV2 (LE) {
+        total_size: u32 = "total size", Show::Auto,
+        uncompressed_size: u32 = "uncompressed size", Show::Auto,
+        hash: u64 = "hash", Show::Hex,
+    }
+}
+
+record! {
+    /// What follows in version 3: the sizes in 64 bits.
+    mod ccob_v3: CcobV3 (LE) {
+        total_size: u64 = "total size", Show::Auto,
+        uncompressed_size: u64 = "uncompressed size", Show::Auto,
+        hash: u64 = "hash", Show::Hex,
+    }
+}
+
+/// A compressed bundle's header after its first 8 bytes, in any version.
+struct CcobTail {
+    total: Option<u64>,
+    announced: u64,
+    hash: u64,
+    /// Where the hash is, from the header's start, and its node.
+    hash_at: u64,
+    hash_node: Option<NodeId>,
+}
+
+/// Reads the header fields of `version` after the first 8 bytes (at `at`,
+/// `d` being the bundle from there) and shows them under `f`'s parent.
+fn ccob_tail(version: u16, d: &[u8], f: &mut Fields<'_, '_>) -> Option<Result<CcobTail, Short>> {
+    let h = ccob::SIZE;
+    // The versions differ in their types only.
+    macro_rules! tail {
+        ($rec:ident, $m:ident, |$t:ident| $total:expr) => {{
+            let n = $rec::show(f).hash;
+            $rec::read(d).map(|$t| CcobTail {
+                total: $total,
+                announced: $t.uncompressed_size.into(),
+                hash: $t.hash,
+                hash_at: h + $m::AT.hash.off,
+                hash_node: n,
+            })
+        }};
+    }
+    Some(match version {
+        1 => tail!(CcobV1, ccob_v1, |t| None),
+        2 => tail!(CcobV2, ccob_v2, |t| Some(t.total_size.into())),
+        3 => tail!(CcobV3, ccob_v3, |t| Some(t.total_size)),
+        _ => return None,
+    })
+}
 
 pub fn detect(d: &[u8]) -> bool {
     d.starts_with(MAGIC)
@@ -33,20 +122,27 @@ pub fn detect_compressed(d: &[u8]) -> bool {
 /// by its own bytes.
 fn parse_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
     let d = b.slice(off, len);
-    b.leaf(node, "magic", off, 24.min(len), Value::str_bytes(MAGIC));
-    let Some(count) = b.u64(node, "entry count", off + 24, LE) else {
+    b.leaf(
+        node,
+        "magic",
+        off,
+        COUNT_AT.min(len),
+        Value::str_bytes(MAGIC),
+    );
+    let Some(count) = b.u64(node, "entry count", off + COUNT_AT, LE) else {
         return;
     };
     // Read the table first: its size is known only at its end.
-    let mut pos: u64 = 32;
+    let mut pos: u64 = TABLE;
     let mut items: Vec<(u64, u64, u64, u64)> = Vec::new();
     while (items.len() as u64) < count.min(MAX_LIST) {
         let n = items.len();
-        let (Some(o), Some(s), Some(ts)) = (
-            u64_at(d, pos, LE),
-            u64_at(d, pos + 8, LE),
-            u64_at(d, pos + 16, LE),
-        ) else {
+        let Some(BundleEntry {
+            offset: o,
+            size: s,
+            triple_size: ts,
+        }) = entry_at(d, pos)
+        else {
             b.error(
                 off + pos.min(len),
                 len - pos.min(len),
@@ -54,46 +150,41 @@ fn parse_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
             );
             break;
         };
-        if ts > len - (pos + 24).min(len) {
-            b.error(
-                off + pos + 16,
-                8,
+        if ts > len - (pos + bentry::SIZE).min(len) {
+            bentry::AT.triple_size.error(
+                b,
+                off + pos,
                 format!("bundle entry {n}: triple size {ts} runs past the end"),
             );
             break;
         }
         items.push((pos, o, s, ts));
-        pos += 24 + ts;
+        pos += bentry::SIZE + ts;
     }
     if count > MAX_LIST {
         b.warn(
-            off + 24,
-            8,
+            off + COUNT_AT,
+            TABLE - COUNT_AT,
             format!("{count} bundle entries; showing the first {MAX_LIST}"),
         );
     }
-    let table = b.group(node, "entries", off + 32, pos - 32);
+    let table = b.group(node, "entries", off + TABLE, pos - TABLE);
     b.set_value(table, format!("{} entries", items.len()));
     let mut payloads = Vec::new();
     for (i, &(at, o, s, ts)) in items.iter().enumerate() {
-        let triple = text::from_bytes(
-            d.get((at + 24) as usize..(at + 24 + ts) as usize)
-                .unwrap_or(&[]),
-        );
-        let e = b.group(table, format!("[{i}]"), off + at, 24 + ts);
+        let t_at = at + bentry::SIZE;
+        let triple = text::from_bytes(d.get(t_at as usize..(t_at + ts) as usize).unwrap_or(&[]));
+        let e = b.group(table, format!("[{i}]"), off + at, bentry::SIZE + ts);
         b.set_value(e, Value::str(&triple));
-        let mut f = Fields::new(b, e, off + at, LE);
-        f.u64("offset");
-        let of = f.last();
-        f.u64("size");
-        f.u64("triple size");
-        let t = b.group(e, "triple", off + at + 24, ts);
+        let of = BundleEntry::show(&mut Fields::new(b, e, off + at, LE)).offset;
+        let t = b.group(e, "triple", off + t_at, ts);
         b.set_value(t, Value::str(&triple));
-        id_parts(b, t, off + at + 24, &triple);
+        id_parts(b, t, off + t_at, &triple);
         if o > len || s > len - o.min(len) {
+            let span = bentry::AT.offset.through(bentry::AT.size);
             b.error(
-                off + at,
-                16,
+                span.of(off + at),
+                span.size,
                 format!("bundle entry {i}: code object [0x{o:x}+0x{s:x}] runs past the end of the bundle (0x{len:x} bytes)"),
             );
         }
@@ -211,20 +302,24 @@ fn extent(d: &[u8], at: u64) -> u64 {
     let len = d.len() as u64;
     let rest = d.get(at as usize..).unwrap_or(&[]);
     if rest.starts_with(MAGIC) {
-        let Some(count) = u64_at(rest, 24, LE) else {
+        let Some(count) = u64_at(rest, COUNT_AT, LE) else {
             return len;
         };
-        let mut pos: u64 = 32;
+        let mut pos: u64 = TABLE;
         let mut end = pos;
         for _ in 0..count.min(MAX_LIST) {
-            let (Some(o), Some(s), Some(ts)) = (
-                u64_at(rest, pos, LE),
-                u64_at(rest, pos.saturating_add(8), LE),
-                u64_at(rest, pos.saturating_add(16), LE),
-            ) else {
+            let Some(BundleEntry {
+                offset: o,
+                size: s,
+                triple_size: ts,
+            }) = entry_at(rest, pos)
+            else {
                 return len;
             };
-            pos = match pos.checked_add(24).and_then(|p| p.checked_add(ts)) {
+            pos = match pos
+                .checked_add(bentry::SIZE)
+                .and_then(|p| p.checked_add(ts))
+            {
                 Some(p) => p,
                 None => return len,
             };
@@ -233,9 +328,11 @@ fn extent(d: &[u8], at: u64) -> u64 {
         return at.saturating_add(end).min(len);
     }
     if rest.starts_with(CCOB_MAGIC) {
-        let total = match uint_at(rest, 4, 2, LE) {
-            Some(2) => uint_at(rest, 8, 4, LE),
-            Some(3) => uint_at(rest, 8, 8, LE),
+        // Only the fields needed: a header cut short still says its size.
+        let field = |at: At| uint_at(rest, at.off, at.size, LE);
+        let total = match field(ccob::AT.version) {
+            Some(2) => field(ccob_v2::AT.total_size.after(ccob::SIZE)),
+            Some(3) => field(ccob_v3::AT.total_size.after(ccob::SIZE)),
             _ => None,
         };
         if let Some(t) = total.filter(|&t| t >= 8) {
@@ -318,46 +415,43 @@ fn compression(m: u64) -> Option<Method> {
 /// bundle compressed with zlib or zstd, inflated into a space of its own.
 fn parse_compressed_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
     let d = b.slice(off, len);
-    let (Some(version), Some(method)) = (uint_at(d, 4, 2, LE), uint_at(d, 6, 2, LE)) else {
+    let Ok(Ccob {
+        version, method, ..
+    }) = Ccob::read(d)
+    else {
         b.leaf(node, "magic", off, 4.min(len), Value::str_bytes(CCOB_MAGIC));
         b.error(off, len, "compressed offload bundle header is truncated");
         return;
     };
-    let hlen: u64 = match version {
-        1 => 20,
-        2 => 24,
-        3 => 32,
-        _ => 8,
-    };
+    let method = u64::from(method);
+    let hlen = ccob::SIZE
+        + match version {
+            1 => CcobV1::SIZE,
+            2 => CcobV2::SIZE,
+            3 => CcobV3::SIZE,
+            _ => 0,
+        };
     let hlen = hlen.min(len);
     let h = b.group(node, "header", off, hlen);
-    b.leaf(h, "magic", off, 4, Value::str_bytes(CCOB_MAGIC));
-    b.leaf(h, "version", off + 4, 2, Value::uint(version).with_width(2));
+    let mut f = Fields::new(b, h, off, LE).quiet().within(off + len);
+    Ccob::show(&mut f);
     let method_name = compression(method).map(Method::name);
-    b.leaf(
-        h,
-        "compression",
-        off + 6,
-        2,
-        Value::named(method, method_name),
-    );
-    // (name, offset, size) of the fields after the first 8 bytes.
-    let fields: &[(&str, u64, u64)] = match version {
-        1 => &[("uncompressed size", 8, 4), ("hash", 12, 8)],
-        2 => &[
-            ("total size", 8, 4),
-            ("uncompressed size", 12, 4),
-            ("hash", 16, 8),
-        ],
-        3 => &[
-            ("total size", 8, 8),
-            ("uncompressed size", 16, 8),
-            ("hash", 24, 8),
-        ],
-        _ => {
+    let rest = d.get(ccob::SIZE as usize..).unwrap_or(&[]);
+    let tail = match ccob_tail(version, rest, &mut f) {
+        Some(Ok(t)) => t,
+        Some(Err(e)) => {
+            let at = (ccob::SIZE + e.at.off).min(len);
             b.error(
-                off + 4,
-                2,
+                off + at,
+                len - at,
+                format!("compressed bundle header: {} is truncated", e.field),
+            );
+            return;
+        }
+        None => {
+            ccob::AT.version.error(
+                b,
+                off,
                 format!("unknown compressed offload bundle version {version}"),
             );
             b.leaf(
@@ -370,34 +464,15 @@ fn parse_compressed_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
             return;
         }
     };
-    let (mut total, mut announced, mut hash) = (None, None, None);
-    for &(name, at, size) in fields {
-        let Some(v) = uint_at(d, at, size, LE) else {
-            b.error(
-                off + at.min(len),
-                len - at.min(len),
-                format!("compressed bundle header: {name} is truncated"),
-            );
-            return;
-        };
-        let mut f = Fields::new(b, h, off + at, LE);
-        match name {
-            "hash" => f.hex(name, size),
-            _ => f.uint(name, size),
-        };
-        match (name, f.last()) {
-            ("total size", _) => total = Some(v),
-            ("uncompressed size", _) => announced = Some(v),
-            (_, Some(id)) => hash = Some((id, off + at, v)),
-            _ => {}
-        }
-    }
+    let announced = Some(tail.announced);
+    let hash = tail.hash_node.map(|id| (id, off + tail.hash_at, tail.hash));
     let mut end = len;
-    if let Some(t) = total {
+    if let Some(t) = tail.total {
         if t > len {
+            // Version 3's 8 bytes, whatever the version.
             b.error(
-                off + 8,
-                8,
+                off + ccob::SIZE,
+                ccob_v3::AT.total_size.size,
                 format!("total size {t} runs past the end: only {len} bytes remain"),
             );
         } else if t >= hlen {
@@ -415,9 +490,9 @@ fn parse_compressed_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
     );
     b.set_value(node, format!("compressed clang offload bundle v{version}"));
     let Some(method) = compression(method) else {
-        b.error(
-            off + 6,
-            2,
+        ccob::AT.method.error(
+            b,
+            off,
             format!("unknown compression method {method}; the bundle is not inflated"),
         );
         return;
@@ -478,4 +553,36 @@ fn parse_compressed_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
             );
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The header layouts of LLVM's compressed offload bundles
+    /// (clang/lib/Driver/OffloadBundler.cpp, versions 1 to 3).
+    #[test]
+    fn ccob_headers_match_llvm_and_short_slices_are_errors() {
+        assert_eq!(ccob::SIZE, 8);
+        assert_eq!((ccob::AT.version.off, ccob::AT.method.off), (4, 6));
+        assert_eq!(ccob::SIZE + CcobV1::SIZE, 20);
+        assert_eq!(ccob::SIZE + CcobV2::SIZE, 24);
+        assert_eq!(ccob::SIZE + CcobV3::SIZE, 32);
+        assert_eq!(ccob_v2::AT.total_size.after(ccob::SIZE).off, 8);
+        assert_eq!(ccob_v3::AT.hash.after(ccob::SIZE).off, 24);
+        assert!(Ccob::read(b"CCOB\x03\0").is_err());
+        let e = CcobV3::read(&[0; 20]).unwrap_err();
+        assert_eq!((e.field, e.at.off), ("hash", 16));
+        assert!(CcobV1::read(&[0; 11]).is_err() && CcobV2::read(&[0; 16]).is_ok());
+    }
+
+    /// A bundle's entry: offset, size and triple size, 64 bits each, after
+    /// the 24-byte magic and the count (clang's OffloadBundler).
+    #[test]
+    fn bundle_entries_match_clang_and_short_slices_are_errors() {
+        assert_eq!((COUNT_AT, TABLE, bentry::SIZE), (24, 32, 24));
+        assert_eq!(bentry::AT.triple_size.off, 16);
+        assert!(entry_at(&[0; 24], 0).is_some() && entry_at(&[0; 24], 1).is_none());
+        assert!(entry_at(&[0; 24], u64::MAX).is_none());
+    }
 }

@@ -5,6 +5,7 @@
 //! map in a linked one.
 
 use super::elf::{self, Elf, Sec, SectionHook};
+use crate::model::record::{record, Record};
 use crate::model::{Builder, Fields, NodeId};
 
 /// The section that holds the wrappers.
@@ -17,6 +18,32 @@ const MAX_WRAPPERS: u64 = 4096;
 
 /// Relocations looked at per relocation section at most.
 const MAX_RELOCATIONS: u64 = 1 << 20;
+
+/// The magic's name, if it is `HIPF`.
+fn hipf_name(v: u64) -> Option<&'static str> {
+    (v == u64::from(HIPF)).then_some("HIPF")
+}
+
+record! {
+    /// `__hip_fatbin_wrapper` in a 64-bit object (read in the object's
+    /// byte order).
+    mod wrapper64: Wrapper64 (crate::model::Endian::Little) {
+        magic: u32 = "magic", Show::NamedHex(hipf_name),
+        version: u32 = "version", Show::Dec,
+        binary: u64 = "binary", Show::Hex,
+        unused: u64 = "unused", Show::Hex,
+    }
+}
+
+record! {
+    /// `__hip_fatbin_wrapper` in a 32-bit object.
+    mod wrapper32: Wrapper32 (crate::model::Endian::Little) {
+        magic: u32 = "magic", Show::NamedHex(hipf_name),
+        version: u32 = "version", Show::Dec,
+        binary: u32 = "binary", Show::Hex,
+        unused: u32 = "unused", Show::Hex,
+    }
+}
 
 const SHT_RELA: u32 = 4;
 const SHT_REL: u32 = 9;
@@ -33,8 +60,12 @@ pub static ELF_SECTION: SectionHook = SectionHook {
 
 /// Decodes the wrappers of `.hipFatBinSegment` at `[a, a+l)` under `id`.
 pub fn parse_section(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, a: u64, l: u64) {
-    let w = elf.word();
-    let rec = 8 + 2 * w;
+    let wide = elf.word() == 8;
+    let rec = if wide {
+        wrapper64::SIZE
+    } else {
+        wrapper32::SIZE
+    };
     let n = l / rec;
     if n == 0 {
         b.error(a, l, format!("{SECTION}: {l} bytes, a wrapper takes {rec}"));
@@ -49,30 +80,36 @@ pub fn parse_section(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, a: u64
         };
         let g = b.group(id, name, at, rec);
         // The section lies in the file: every field fits.
+        let d = b.slice(at, rec);
         let mut f = Fields::new(b, g, at, elf.e);
-        let magic = f
-            .named_hex("magic", 4, |v| (v == u64::from(HIPF)).then_some("HIPF"))
-            .unwrap_or(0);
-        if magic != u64::from(HIPF) {
-            f.builder().warn(
+        let (read, p) = if wide {
+            let p = Wrapper64::show(&mut f).binary;
+            let r = Wrapper64::read_in(d, elf.e).ok();
+            (r.map(|r| (r.magic, r.binary)), p)
+        } else {
+            let p = Wrapper32::show(&mut f).binary;
+            let r = Wrapper32::read_in(d, elf.e).ok();
+            (r.map(|r| (r.magic, u64::from(r.binary))), p)
+        };
+        let (magic, ptr) = read.unwrap_or((0, 0));
+        if magic != HIPF {
+            wrapper64::AT.magic.warn(
+                b,
                 at,
-                4,
                 format!("HIP wrapper magic 0x{magic:08x}, HIPF (0x{HIPF:08x}) expected"),
             );
         }
-        f.dec("version", 4);
-        let ptr = f.hex("binary", w).unwrap_or(0);
-        let p = f.last_fitted();
-        f.hex("unused", w);
+        // Where the pointer is, from the section's start.
+        let slot = wrapper64::AT.binary.of(at) - a;
         let target = if elf.etype == 1 {
-            by_relocation(b, elf, s, (at + 8) - a)
+            by_relocation(b, elf, s, slot)
         } else {
             // Linked: the address, or in a shared library (where the word
             // is 0) the address its dynamic relocation writes there.
             let addr = if ptr != 0 {
                 Some(ptr)
             } else {
-                dynamic_target(b, elf, s.addr.wrapping_add(at + 8 - a))
+                dynamic_target(b, elf, s.addr.wrapping_add(slot))
             };
             addr.and_then(|p| elf.addr_to_abs(p))
                 .and_then(|t| within_section(elf, t))
@@ -139,4 +176,24 @@ pub(crate) fn dynamic_target(b: &Builder<'_>, elf: &Elf, addr: u64) -> Option<u6
         return Some(sy.value.wrapping_add(addend));
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `__hip_fatbin_wrapper` (clang's CGCUDANV): magic, version, then two
+    /// pointers of the object's width.
+    #[test]
+    fn wrappers_match_clang_and_short_slices_are_errors() {
+        assert_eq!((wrapper64::SIZE, wrapper32::SIZE), (24, 16));
+        assert_eq!(wrapper64::AT.binary.off, wrapper32::AT.binary.off);
+        assert_eq!(wrapper64::AT.unused.off, 16);
+        assert!(Wrapper64::read(&[0; 23]).is_err() && Wrapper32::read(&[0; 16]).is_ok());
+        let be = Wrapper32::read_in(
+            &[0x48, 0x49, 0x50, 0x46, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0],
+            crate::model::Endian::Big,
+        );
+        assert_eq!(be.map(|w| (w.magic, w.version)), Ok((HIPF, 1)));
+    }
 }

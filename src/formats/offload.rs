@@ -31,18 +31,85 @@ use compact_str::CompactString;
 use super::compress::{self, Method};
 use super::elf::{SectionHook, SHT_LLVM_OFFLOADING};
 use super::image;
+use crate::model::record::{record, Record};
 use crate::model::Format;
-use crate::model::{read, text, Builder, Endian, Fact, Fields, Held, NodeId, Raw, Value};
+use crate::model::{text, Builder, Endian, Fact, Fields, Held, NodeId, Raw, Value};
 
 pub const MAGIC: &[u8] = &[0x10, 0xff, 0x10, 0xad];
 
 const LE: Endian = Endian::Little;
+
+record! {
+    /// The first 16 bytes of every version's header.
+    mod head: Head (LE) {
+        magic: [u8; 4] = "magic", Show::Bytes,
+        version: u32 = "version", Show::Wide(Value::uint),
+        size: u64 = "size", Show::Wide(Value::uint),
+    }
+}
+
+record! {
+    /// What follows the first 16 bytes in version 1.
+    mod tail_v1: TailV1 (LE) {
+        entry_offset: u64 = "entry offset", Show::Wide(Value::uint),
+        entry_size: u64 = "entry size", Show::Wide(Value::uint),
+    }
+}
+
+record! {
+    /// What follows the first 16 bytes from version 2 on.
+    mod tail_v2: TailV2 (LE) {
+        entries_offset: u64 = "entries offset", Show::Wide(Value::uint),
+        entries_count: u64 = "entries count", Show::Wide(Value::uint),
+    }
+}
+
+record! {
+    /// What version 3 adds after version 2's header.
+    mod inflated: Inflated (LE) {
+        inflated_size: u64 = "inflated size", Show::Wide(Value::uint),
+    }
+}
+
+record! {
+    /// One entry, in every version (its flags are shown as the version
+    /// says, once read).
+    mod entry: Entry (LE) {
+        image_kind: u16 = "image kind", Show::Named(|v| image_kind_name(v as u16)),
+        offload_kind: u16 = "offload kind", Show::Value(|v| offload_kind_value(v as u16)),
+        flags: u32 = "flags", Show::Auto,
+        str_off: u64 = "string offset", Show::Auto,
+        str_count: u64 = "string count", Show::Auto,
+        img_off: u64 = "image offset", Show::Auto,
+        img_size: u64 = "image size", Show::Auto,
+    }
+}
+
+record! {
+    /// A string entry of version 1: a key and a NUL-terminated value.
+    mod string_v1: StringV1 (LE) {
+        key_offset: u64 = "key offset", Show::Auto,
+        value_offset: u64 = "value offset", Show::Auto,
+    }
+}
+
+record! {
+    /// A string entry from version 2 on: the value has a size.
+    mod string_v2: StringV2 (LE) {
+        key_offset: u64 = "key offset", Show::Auto,
+        value_offset: u64 = "value offset", Show::Auto,
+        value_size: u64 = "value size", Show::Auto,
+    }
+}
+
 /// Header of versions 1 and 2.
-const HEADER_V1: u64 = 32;
+const HEADER_V1: u64 = head::SIZE + tail_v1::SIZE;
 /// Header of version 3.
-const HEADER_V3: u64 = 40;
+const HEADER_V3: u64 = HEADER_V1 + inflated::SIZE;
+/// Where version 3's inflated size is.
+const INFLATED_AT: u64 = HEADER_V1 + inflated::AT.inflated_size.off;
 /// One entry, in every version.
-const ENTRY: u64 = 40;
+const ENTRY: u64 = entry::SIZE;
 /// Binaries in a section start at multiples of this.
 const ALIGN: u64 = 8;
 /// The newest version fwview knows.
@@ -138,11 +205,6 @@ fn header_len(version: u32) -> u64 {
     }
 }
 
-/// An 8-byte field's value.
-fn u64v(v: u64) -> Value {
-    Value::uint(v).with_width(8)
-}
-
 fn known(version: u32) -> bool {
     (1..=LATEST).contains(&version)
 }
@@ -150,8 +212,8 @@ fn known(version: u32) -> bool {
 /// How many bytes the binary at `pos` takes, `rest` bytes being available:
 /// its size field, cut to what is there; never 0.
 fn extent(b: &Builder<'_>, pos: u64, rest: u64) -> u64 {
-    let version = b.read_u32(pos + 4, LE);
-    let size = b.read_u64(pos + 8, LE);
+    let version = b.read_u32(head::AT.version.of(pos), LE);
+    let size = b.read_u64(head::AT.size.of(pos), LE);
     let n = match (version, size) {
         (Some(v), Some(s)) if known(v) => s.max(header_len(v)).min(rest),
         (Some(_), Some(s)) if (16..=rest).contains(&s) => s,
@@ -285,46 +347,21 @@ impl Bin {
     }
     fn string_entry(&self) -> u64 {
         if self.version >= 2 {
-            24
+            string_v2::SIZE
         } else {
-            16
+            string_v1::SIZE
         }
     }
 }
 
-/// One entry as read from the file.
-#[derive(Clone, Copy)]
-struct Entry {
-    at: u64,
-    image_kind: u16,
-    offload_kind: u16,
-    flags: u32,
-    str_off: u64,
-    str_count: u64,
-    img_off: u64,
-    img_size: u64,
+/// The entry at `at` in `d`, with where it is.
+fn read_entry(d: Rel<'_>, at: u64) -> Option<(u64, Entry)> {
+    Entry::read(d.at(at)?).ok().map(|e| (at, e))
 }
 
-fn read_entry(d: Rel<'_>, at: u64) -> Option<Entry> {
-    let s = d.at(at)?;
-    Some(Entry {
-        at,
-        image_kind: read::u16_at(s, 0, LE)?,
-        offload_kind: read::u16_at(s, 2, LE)?,
-        flags: read::u32_at(s, 4, LE)?,
-        str_off: read::u64_at(s, 8, LE)?,
-        str_count: read::u64_at(s, 16, LE)?,
-        img_off: read::u64_at(s, 24, LE)?,
-        img_size: read::u64_at(s, 32, LE)?,
-    })
-}
-
-fn mem_u64(d: Rel<'_>, at: u64) -> Option<u64> {
-    read::u64_at(d.at(at)?, 0, LE)
-}
-
-fn mem_u32(d: Rel<'_>, at: u64) -> Option<u32> {
-    read::u32_at(d.at(at)?, 0, LE)
+/// The record `R` at `at` in `d`.
+fn read_at<R: Record>(d: Rel<'_>, at: u64) -> Option<R> {
+    R::read_in(d.at(at)?, LE).ok()
 }
 
 /// The NUL-terminated string at `at` in `d`: its bytes and whether a NUL
@@ -344,9 +381,7 @@ fn binary(b: &mut Builder<'_>, node: NodeId, base: u64, len: u64) -> String {
         d: b.slice(base, len),
         skip: 0,
     };
-    let version = mem_u32(d, 4);
-    let size = mem_u64(d, 8);
-    let (Some(version), Some(size)) = (version, size) else {
+    let Some(Head { version, size, .. }) = read_at::<Head>(d, 0) else {
         b.leaf(node, "magic", base, 4.min(len), "10 ff 10 ad");
         b.error(
             base,
@@ -356,28 +391,23 @@ fn binary(b: &mut Builder<'_>, node: NodeId, base: u64, len: u64) -> String {
         return String::new();
     };
     if !known(version) {
-        let h = b.group(node, "header", base, 16);
-        b.leaf(h, "magic", base, 4, "10 ff 10 ad");
-        b.leaf(
-            h,
-            "version",
-            base + 4,
-            4,
-            Value::named(u64::from(version), None),
-        );
-        b.leaf(h, "size", base + 8, 8, u64v(size));
-        b.error(
-            base + 4,
-            4,
+        let h = b.group(node, "header", base, head::SIZE);
+        let n = Head::show(&mut Fields::new(b, h, base, LE));
+        if let Some(v) = n.version {
+            b.set_value(v, Value::named(u64::from(version), None));
+        }
+        head::AT.version.error(
+            b,
+            base,
             format!("unknown offload binary version {version} (fwview knows 1 to {LATEST}); its contents are shown as raw bytes"),
         );
-        if len > 16 {
+        if len > head::SIZE {
             b.leaf(
                 node,
                 "contents",
-                base + 16,
-                len - 16,
-                text::hex(d.at(16).unwrap_or(&[]), 16),
+                base + head::SIZE,
+                len - head::SIZE,
+                text::hex(d.at(head::SIZE).unwrap_or(&[]), 16),
             );
         }
         return format!("offload binary, unknown version {version}");
@@ -390,95 +420,42 @@ fn binary(b: &mut Builder<'_>, node: NodeId, base: u64, len: u64) -> String {
     };
     let hlen = header_len(version);
     let h = b.group(node, "header", base, hlen.min(len));
-    b.leaf(h, "magic", base, 4, "10 ff 10 ad");
-    b.leaf(
-        h,
-        "version",
-        base + 4,
-        4,
-        Value::uint(u64::from(version)).with_width(4),
-    );
-    let sz = b.leaf(h, "size", base + 8, 8, u64v(size));
-    b.link(sz, base, len);
-    if size > len {
-        b.error(
-            base + 8,
-            8,
-            format!("size {size} (0x{size:x}) runs past the end: only {len} bytes remain from 0x{base:x}"),
-        );
-    } else if size < hlen {
-        b.error(
-            base + 8,
-            8,
-            format!("size {size} is smaller than the {hlen}-byte header of version {version}"),
-        );
-    }
-    if len < hlen {
-        b.error(
-            base,
-            len,
-            format!("offload binary header is truncated: version {version} needs {hlen} bytes, {len} remain"),
-        );
-    }
-    let f3 = mem_u64(d, 16);
-    let f4 = mem_u64(d, 24);
-    let f5 = if version >= 3 {
-        mem_u64(d, 32)
-    } else {
-        Some(0)
-    };
-    let names = if version == 1 {
-        ["entry offset", "entry size"]
-    } else {
-        ["entries offset", "entries count"]
-    };
-    let eo_id = f3.map(|v| b.leaf(h, names[0], base + 16, 8, u64v(v)));
-    if let Some(v) = f4 {
-        b.leaf(h, names[1], base + 24, 8, u64v(v));
-    }
-    if version >= 3 {
-        if let Some(v) = f5 {
-            b.leaf(h, "inflated size", base + 32, 8, u64v(v));
-        }
-    }
-    let (Some(eo), Some(f4), Some(inflated)) = (f3, f4, f5) else {
+    let Some(hd) = header(b, h, bin, size) else {
         return format!("offload binary v{version}, truncated");
     };
-    if version >= 3 && inflated != 0 {
-        if let Some(id) = eo_id {
+    let (eo, f4, count) = (hd.offset, hd.count, hd.entries);
+    if version >= 3 && hd.inflated != 0 {
+        if let Some(id) = hd.offset_node {
             if bin.holds(eo, 0) {
                 b.link(id, base + eo, len - eo);
             }
         }
-        return compressed(b, node, bin, eo, f4, inflated);
+        return compressed(b, node, bin, eo, f4, hd.inflated);
     }
-    let count = if version == 1 { 1 } else { f4 };
     if version == 1 && f4 != ENTRY {
         b.warn(
-            base + 24,
-            8,
+            hd.count_at.0,
+            hd.count_at.1,
             format!("entry size {f4}: an entry is {ENTRY} bytes"),
         );
     }
     if count == 0 {
         return format!("offload binary v{version}, no entries");
     }
+    let name = hd.offset_name;
     if !bin.holds(eo, 0) || (count > 0 && !bin.holds(eo, 1)) {
         b.error(
-            base + 16,
-            8,
-            format!(
-                "{} 0x{eo:x} lies outside the binary (size 0x{len:x})",
-                names[0]
-            ),
+            hd.offset_at.0,
+            hd.offset_at.1,
+            format!("{name} 0x{eo:x} lies outside the binary (size 0x{len:x})"),
         );
         return format!("offload binary v{version}, entries outside the binary");
     }
     if eo < hlen {
         b.warn(
-            base + 16,
-            8,
-            format!("{} 0x{eo:x} overlaps the {hlen}-byte header", names[0]),
+            hd.offset_at.0,
+            hd.offset_at.1,
+            format!("{name} 0x{eo:x} overlaps the {hlen}-byte header"),
         );
     }
     let room = len - eo;
@@ -497,27 +474,128 @@ fn binary(b: &mut Builder<'_>, node: NodeId, base: u64, len: u64) -> String {
     }
     if n > MAX_ENTRIES {
         b.warn(
-            base + 24,
-            8,
+            hd.count_at.0,
+            hd.count_at.1,
             format!("{n} entries; showing the first {MAX_ENTRIES}"),
         );
         n = MAX_ENTRIES;
     }
-    if let Some(id) = eo_id {
+    if let Some(id) = hd.offset_node {
         b.link(id, base + eo, n * ENTRY);
     }
-    let entries: Vec<Entry> = (0..n)
+    let entries: Vec<(u64, Entry)> = (0..n)
         .filter_map(|i| read_entry(d, eo + i * ENTRY))
         .collect();
     layout(b, node, bin, &entries, count == 1)
+}
+
+/// A known version's header as read, with where its entries offset and
+/// its count (version 1: the entry size) are.
+struct Header {
+    offset: u64,
+    count: u64,
+    /// How many entries the binary has.
+    entries: u64,
+    inflated: u64,
+    offset_name: &'static str,
+    /// Where the entries offset and the count are: (offset, size).
+    offset_at: (u64, u64),
+    count_at: (u64, u64),
+    offset_node: Option<NodeId>,
+}
+
+/// Shows the header of a known version under `h`, with diagnostics on its
+/// size; returns it if it is all there.
+fn header(b: &mut Builder<'_>, h: NodeId, bin: Bin, size: u64) -> Option<Header> {
+    let (base, len, version) = (bin.base, bin.len, bin.version);
+    let hlen = header_len(version);
+    let d = b.slice(base, len);
+    let rel = Rel { d, skip: 0 };
+    let mut f = Fields::new(b, h, base, LE).quiet().within(base + len);
+    let size_node = Head::show(&mut f).size;
+    let tail = base + head::SIZE;
+    let read = if version == 1 {
+        let n = TailV1::show(&mut f);
+        read_at::<TailV1>(rel, head::SIZE).map(|r| Header {
+            offset: r.entry_offset,
+            count: r.entry_size,
+            entries: 1,
+            inflated: 0,
+            offset_name: "entry offset",
+            offset_at: (
+                tail_v1::AT.entry_offset.of(tail),
+                tail_v1::AT.entry_offset.size,
+            ),
+            count_at: (tail_v1::AT.entry_size.of(tail), tail_v1::AT.entry_size.size),
+            offset_node: n.entry_offset,
+        })
+    } else {
+        let n = TailV2::show(&mut f);
+        let r = read_at::<TailV2>(rel, head::SIZE);
+        let inflated = if version >= 3 {
+            Inflated::show(&mut f);
+            read_at::<Inflated>(rel, HEADER_V1).map(|i| i.inflated_size)
+        } else {
+            Some(0)
+        };
+        r.zip(inflated).map(|(r, inflated)| Header {
+            offset: r.entries_offset,
+            count: r.entries_count,
+            entries: r.entries_count,
+            inflated,
+            offset_name: "entries offset",
+            offset_at: (
+                tail_v2::AT.entries_offset.of(tail),
+                tail_v2::AT.entries_offset.size,
+            ),
+            count_at: (
+                tail_v2::AT.entries_count.of(tail),
+                tail_v2::AT.entries_count.size,
+            ),
+            offset_node: n.entries_offset,
+        })
+    };
+    if let Some(sz) = size_node {
+        b.link(sz, base, len);
+    }
+    let at = head::AT.size;
+    if size > len {
+        b.error(
+            at.of(base),
+            at.size,
+            format!("size {size} (0x{size:x}) runs past the end: only {len} bytes remain from 0x{base:x}"),
+        );
+    } else if size < hlen {
+        b.error(
+            at.of(base),
+            at.size,
+            format!("size {size} is smaller than the {hlen}-byte header of version {version}"),
+        );
+    }
+    if len < hlen {
+        b.error(
+            base,
+            len,
+            format!("offload binary header is truncated: version {version} needs {hlen} bytes, {len} remain"),
+        );
+    }
+    read
 }
 
 /// Strings referenced by the string entries: (relative offset, length
 /// including the NUL if there is one, text).
 type Strings = BTreeMap<u64, (u64, String)>;
 
-fn layout(b: &mut Builder<'_>, node: NodeId, bin: Bin, entries: &[Entry], flat: bool) -> String {
-    let stride = bin.string_entry();
+/// Each entry's string map: its keys and values.
+type Maps = Vec<Vec<(String, String)>>;
+
+fn layout(
+    b: &mut Builder<'_>,
+    node: NodeId,
+    bin: Bin,
+    entries: &[(u64, Entry)],
+    flat: bool,
+) -> String {
     // Where each entry's string entries and image really are, cut to the
     // binary, with a diagnostic for what is not.
     let mut strs: Vec<(u64, u64)> = Vec::new();
@@ -525,155 +603,34 @@ fn layout(b: &mut Builder<'_>, node: NodeId, bin: Bin, entries: &[Entry], flat: 
     let entries_parent = if flat {
         node
     } else {
-        let lo = entries.first().map_or(0, |e| e.at);
+        let lo = entries.first().map_or(0, |e| e.0);
         let g = b.group(node, "entries", bin.abs(lo), entries.len() as u64 * ENTRY);
         b.set_value(g, format!("{} entries", entries.len()));
         g
     };
-    let mut summaries = Vec::new();
     let mut entry_ids = Vec::with_capacity(entries.len());
     let mut budget = MAX_STRINGS_TOTAL;
-    for (i, e) in entries.iter().enumerate() {
+    for (i, (at, e)) in entries.iter().enumerate() {
         let name = if flat {
             "entry".to_string()
         } else {
             format!("[{i}]")
         };
-        let g = b.group(entries_parent, name, bin.abs(e.at), ENTRY);
+        let a = bin.abs(*at);
+        let g = b.group(entries_parent, name, a, ENTRY);
         entry_ids.push(g);
-        let a = bin.abs(e.at);
         // The entry was read from these bytes: every field fits.
-        let mut f = Fields::new(b, g, a, LE);
-        f.named("image kind", 2, |v| image_kind_name(v as u16));
-        f.field("offload kind", 2, |v| offload_kind_value(v as u16));
-        f.field("flags", 4, |v| flags_value(v as u32, bin.version));
-        f.uint("string offset", 8);
-        let so = f.last_fitted();
-        f.uint("string count", 8);
-        f.uint("image offset", 8);
-        let io = f.last_fitted();
-        f.uint("image size", 8);
-        // The string entries.
-        let mut sn = e.str_count;
-        if sn > 0 && !bin.holds(e.str_off, 1) {
-            b.error(
-                a + 8,
-                8,
-                format!(
-                    "string offset 0x{:x} lies outside the binary (size 0x{:x})",
-                    e.str_off, bin.len
-                ),
-            );
-            sn = 0;
-        } else if sn > 0 {
-            let fit = (bin.len - e.str_off) / stride;
-            if sn > fit {
-                b.error(
-                    a + 16,
-                    8,
-                    format!(
-                        "{sn} string entries of {stride} bytes at 0x{:x} run past the end of the binary; {fit} fit",
-                        e.str_off
-                    ),
-                );
-                sn = fit;
-            }
-            let cap = MAX_STRINGS.min(budget);
-            if sn > cap {
-                b.warn(
-                    a + 16,
-                    8,
-                    format!("{sn} string entries; showing the first {cap}"),
-                );
-                sn = cap;
-            }
-            budget -= sn;
-            if let Some(so) = so {
-                b.link(so, bin.abs(e.str_off), sn * stride);
-            }
+        let nodes = Entry::show(&mut Fields::new(b, g, a, LE));
+        if let Some(n) = nodes.flags {
+            b.set_value(n, flags_value(e.flags, bin.version));
         }
-        strs.push((e.str_off, sn));
-        // The image.
-        let img = if e.img_size == 0 && bin.holds(e.img_off, 0) {
-            Some((e.img_off, 0))
-        } else if !bin.holds(e.img_off, 0) {
-            b.error(
-                a + 24,
-                8,
-                format!(
-                    "image offset 0x{:x} lies outside the binary (size 0x{:x})",
-                    e.img_off, bin.len
-                ),
-            );
-            None
-        } else {
-            let mut s = e.img_size;
-            if !bin.holds(e.img_off, s) {
-                b.error(
-                    a + 32,
-                    8,
-                    format!(
-                        "image [0x{:x}+0x{:x}] runs past the end of the binary (size 0x{:x})",
-                        e.img_off, e.img_size, bin.len
-                    ),
-                );
-                s = bin.len - e.img_off;
-            }
-            if let Some(io) = io {
-                b.link(io, bin.abs(e.img_off), s);
-            }
-            Some((e.img_off, s))
-        };
-        imgs.push(img);
+        strs.push(string_entries(b, bin, (a, e), nodes.str_off, &mut budget));
+        imgs.push(image_place(b, bin, (a, e), nodes.img_off));
     }
-    // The string maps.
-    let mut table: Strings = BTreeMap::new();
-    let mut maps: Vec<Vec<(String, String)>> = vec![Vec::new(); entries.len()];
-    let spans: Vec<(u64, u64)> = strs
-        .iter()
-        .filter(|s| s.1 > 0)
-        .map(|&(o, n)| (o, o + n * stride))
-        .collect();
-    if let (Some(lo), Some(hi)) = (
-        spans.iter().map(|s| s.0).min(),
-        spans.iter().map(|s| s.1).max(),
-    ) {
-        let outer = if flat {
-            None
-        } else {
-            let g = b.group(node, "strings", bin.abs(lo), hi - lo);
-            Some(g)
-        };
-        for (i, &(o, n)) in strs.iter().enumerate() {
-            if n == 0 {
-                continue;
-            }
-            let g = match outer {
-                None => b.group(node, "strings", bin.abs(o), n * stride),
-                Some(p) => b.group(p, format!("[{i}]"), bin.abs(o), n * stride),
-            };
-            b.set_value(g, format!("{n} strings"));
-            let mut names = HashSet::new();
-            for j in 0..n {
-                if let Some(kv) =
-                    string_entry(b, g, bin, (o + j * stride, j), &mut table, &mut names)
-                {
-                    if let Some(m) = maps.get_mut(i) {
-                        m.push(kv);
-                    }
-                }
-            }
-        }
-        if let Some(p) = outer {
-            b.set_value(
-                p,
-                format!("{} maps", strs.iter().filter(|s| s.1 > 0).count()),
-            );
-        }
-    }
+    let (table, maps) = string_maps(b, node, bin, &strs, flat);
     // Entries are told apart by kind, triple and arch when two files are
     // compared, not by their order.
-    for (i, (e, &g)) in entries.iter().zip(&entry_ids).enumerate() {
+    for (i, ((_, e), &g)) in entries.iter().zip(&entry_ids).enumerate() {
         if let Some(k) = entry_key(e, maps.get(i).map(Vec::as_slice).unwrap_or(&[])) {
             b.set_key(g, k);
         }
@@ -689,7 +646,185 @@ fn layout(b: &mut Builder<'_>, node: NodeId, bin: Bin, entries: &[Entry], flat: 
             b.leaf(t, format!("[0x{o:x}]"), bin.abs(*o), *l, Value::str(s));
         }
     }
-    // The images.
+    let summaries = images(b, node, bin, entries, &imgs, (&maps, flat));
+    let mut s = format!("offload binary v{}", bin.version);
+    let shown: Vec<&String> = summaries.iter().take(3).collect();
+    if !shown.is_empty() {
+        s.push_str(": ");
+        s.push_str(
+            &shown
+                .iter()
+                .map(|x| x.as_str())
+                .collect::<Vec<_>>()
+                .join("; "),
+        );
+        if summaries.len() > 3 {
+            s.push_str(&format!("; … ({} entries)", summaries.len()));
+        }
+    }
+    s
+}
+
+/// Where the string entries of entry `e` (at `a`) are, as `(relative
+/// offset, count)`: the count cut to the binary and to what is left of
+/// `budget`, with a diagnostic for what is cut; its field `so` linked.
+fn string_entries(
+    b: &mut Builder<'_>,
+    bin: Bin,
+    (a, e): (u64, &Entry),
+    so: Option<NodeId>,
+    budget: &mut u64,
+) -> (u64, u64) {
+    let stride = bin.string_entry();
+    let mut sn = e.str_count;
+    if sn > 0 && !bin.holds(e.str_off, 1) {
+        entry::AT.str_off.error(
+            b,
+            a,
+            format!(
+                "string offset 0x{:x} lies outside the binary (size 0x{:x})",
+                e.str_off, bin.len
+            ),
+        );
+        sn = 0;
+    } else if sn > 0 {
+        let fit = (bin.len - e.str_off) / stride;
+        if sn > fit {
+            entry::AT.str_count.error(
+                b,
+                a,
+                format!(
+                    "{sn} string entries of {stride} bytes at 0x{:x} run past the end of the binary; {fit} fit",
+                    e.str_off
+                ),
+            );
+            sn = fit;
+        }
+        let cap = MAX_STRINGS.min(*budget);
+        if sn > cap {
+            entry::AT.str_count.warn(
+                b,
+                a,
+                format!("{sn} string entries; showing the first {cap}"),
+            );
+            sn = cap;
+        }
+        *budget -= sn;
+        if let Some(so) = so {
+            b.link(so, bin.abs(e.str_off), sn * stride);
+        }
+    }
+    (e.str_off, sn)
+}
+
+/// Where the image of entry `e` (at `a`) is, as `(relative offset,
+/// size)` cut to the binary, with a diagnostic for what is not; its field
+/// `io` linked.
+fn image_place(
+    b: &mut Builder<'_>,
+    bin: Bin,
+    (a, e): (u64, &Entry),
+    io: Option<NodeId>,
+) -> Option<(u64, u64)> {
+    if e.img_size == 0 && bin.holds(e.img_off, 0) {
+        return Some((e.img_off, 0));
+    }
+    if !bin.holds(e.img_off, 0) {
+        entry::AT.img_off.error(
+            b,
+            a,
+            format!(
+                "image offset 0x{:x} lies outside the binary (size 0x{:x})",
+                e.img_off, bin.len
+            ),
+        );
+        return None;
+    }
+    let mut s = e.img_size;
+    if !bin.holds(e.img_off, s) {
+        entry::AT.img_size.error(
+            b,
+            a,
+            format!(
+                "image [0x{:x}+0x{:x}] runs past the end of the binary (size 0x{:x})",
+                e.img_off, e.img_size, bin.len
+            ),
+        );
+        s = bin.len - e.img_off;
+    }
+    if let Some(io) = io {
+        b.link(io, bin.abs(e.img_off), s);
+    }
+    Some((e.img_off, s))
+}
+
+/// The string maps at `strs` (one `(offset, count)` an entry): their
+/// nodes, the strings they use and each map's keys and values.
+fn string_maps(
+    b: &mut Builder<'_>,
+    node: NodeId,
+    bin: Bin,
+    strs: &[(u64, u64)],
+    flat: bool,
+) -> (Strings, Maps) {
+    let stride = bin.string_entry();
+    let mut table: Strings = BTreeMap::new();
+    let mut maps: Maps = vec![Vec::new(); strs.len()];
+    let spans: Vec<(u64, u64)> = strs
+        .iter()
+        .filter(|s| s.1 > 0)
+        .map(|&(o, n)| (o, o + n * stride))
+        .collect();
+    let (Some(lo), Some(hi)) = (
+        spans.iter().map(|s| s.0).min(),
+        spans.iter().map(|s| s.1).max(),
+    ) else {
+        return (table, maps);
+    };
+    let outer = if flat {
+        None
+    } else {
+        let g = b.group(node, "strings", bin.abs(lo), hi - lo);
+        Some(g)
+    };
+    for (i, &(o, n)) in strs.iter().enumerate() {
+        if n == 0 {
+            continue;
+        }
+        let g = match outer {
+            None => b.group(node, "strings", bin.abs(o), n * stride),
+            Some(p) => b.group(p, format!("[{i}]"), bin.abs(o), n * stride),
+        };
+        b.set_value(g, format!("{n} strings"));
+        let mut names = HashSet::new();
+        for j in 0..n {
+            if let Some(kv) = string_entry(b, g, bin, (o + j * stride, j), &mut table, &mut names) {
+                if let Some(m) = maps.get_mut(i) {
+                    m.push(kv);
+                }
+            }
+        }
+    }
+    if let Some(p) = outer {
+        b.set_value(
+            p,
+            format!("{} maps", strs.iter().filter(|s| s.1 > 0).count()),
+        );
+    }
+    (table, maps)
+}
+
+/// The images, each opened by its own magic; returns one summary an
+/// image.
+fn images(
+    b: &mut Builder<'_>,
+    node: NodeId,
+    bin: Bin,
+    entries: &[(u64, Entry)],
+    imgs: &[Option<(u64, u64)>],
+    (maps, flat): (&Maps, bool),
+) -> Vec<String> {
+    let mut summaries = Vec::new();
     let outer = if flat {
         None
     } else {
@@ -706,7 +841,7 @@ fn layout(b: &mut Builder<'_>, node: NodeId, bin: Bin, entries: &[Entry], flat: 
             _ => None,
         }
     };
-    for (i, (e, img)) in entries.iter().zip(&imgs).enumerate() {
+    for (i, ((_, e), img)) in entries.iter().zip(imgs).enumerate() {
         let Some((io, is)) = *img else { continue };
         let parent = outer.unwrap_or(node);
         let name = if flat {
@@ -740,22 +875,7 @@ fn layout(b: &mut Builder<'_>, node: NodeId, bin: Bin, entries: &[Entry], flat: 
         }
         summaries.push(entry_summary(e, map, f));
     }
-    let mut s = format!("offload binary v{}", bin.version);
-    let shown: Vec<&String> = summaries.iter().take(3).collect();
-    if !shown.is_empty() {
-        s.push_str(": ");
-        s.push_str(
-            &shown
-                .iter()
-                .map(|x| x.as_str())
-                .collect::<Vec<_>>()
-                .join("; "),
-        );
-        if summaries.len() > 3 {
-            s.push_str(&format!("; … ({} entries)", summaries.len()));
-        }
-    }
-    s
+    summaries
 }
 
 /// What identifies an entry: its offload kind, triple and arch.
@@ -850,20 +970,25 @@ fn string_entry(
 ) -> Option<(String, String)> {
     let d = bin.rel(b);
     let stride = bin.string_entry();
-    let ko = mem_u64(d, rel)?;
-    let vo = mem_u64(d, rel + 8)?;
-    let vs = if bin.version >= 2 {
-        mem_u64(d, rel + 16)
+    let v2 = if bin.version >= 2 {
+        read_at::<StringV2>(d, rel)
     } else {
         None
+    };
+    let (ko, vo, vs) = match v2 {
+        Some(s) => (s.key_offset, s.value_offset, Some(s.value_size)),
+        None => {
+            let s = read_at::<StringV1>(d, rel)?;
+            (s.key_offset, s.value_offset, None)
+        }
     };
     let at = bin.abs(rel);
     // The key.
     let key = match cstr(d, ko) {
         None => {
-            b.error(
+            string_v1::AT.key_offset.error(
+                b,
                 at,
-                8,
                 format!(
                     "key offset 0x{ko:x} lies outside the binary (size 0x{:x})",
                     bin.len
@@ -892,9 +1017,9 @@ fn string_entry(
         None => {
             match cstr(d, vo) {
                 None => {
-                    b.error(
-                        at + 8,
-                        8,
+                    string_v1::AT.value_offset.error(
+                        b,
+                        at,
                         format!(
                             "value offset 0x{vo:x} lies outside the binary (size 0x{:x})",
                             bin.len
@@ -919,8 +1044,8 @@ fn string_entry(
         Some(vs) => {
             if !bin.holds(vo, vs) {
                 b.error(
-                    at + 8,
-                    16,
+                    string_v2::AT.value_offset.of(at),
+                    string_v2::AT.value_size.end() - string_v2::AT.value_offset.off,
                     format!(
                         "value [0x{vo:x}+0x{vs:x}] lies outside the binary (size 0x{:x})",
                         bin.len
@@ -957,16 +1082,18 @@ fn string_entry(
     b.set_value(e, Value::str(&vtext));
     // The offsets were read from these bytes: every field fits.
     let mut f = Fields::new(b, e, at, LE);
-    f.uint("key offset", 8);
-    if let Some((_, o, l)) = key {
-        f.link(bin.abs(o), l);
+    let (kn, vn) = if vs.is_some() {
+        let n = StringV2::show(&mut f);
+        (n.key_offset, n.value_offset)
+    } else {
+        let n = StringV1::show(&mut f);
+        (n.key_offset, n.value_offset)
+    };
+    if let (Some(n), Some((_, o, l))) = (kn, key) {
+        b.link(n, bin.abs(o), l);
     }
-    f.uint("value offset", 8);
-    if let Some((_, o, l)) = value {
-        f.link(bin.abs(o), l);
-    }
-    if vs.is_some() {
-        f.uint("value size", 8);
+    if let (Some(n), Some((_, o, l))) = (vn, value) {
+        b.link(n, bin.abs(o), l);
     }
     Some((ktext, vtext))
 }
@@ -1004,8 +1131,8 @@ fn compressed(
     let v = bin.version;
     if !bin.holds(eo, 0) {
         b.error(
-            bin.abs(16),
-            8,
+            bin.abs(head::SIZE + tail_v2::AT.entries_offset.off),
+            tail_v2::AT.entries_offset.size,
             format!(
                 "entries offset 0x{eo:x} lies outside the binary (size 0x{:x})",
                 bin.len
@@ -1015,8 +1142,8 @@ fn compressed(
     }
     if inflated < eo {
         b.error(
-            bin.abs(32),
-            8,
+            bin.abs(INFLATED_AT),
+            inflated::AT.inflated_size.size,
             format!("inflated size {inflated} is smaller than the entries offset {eo}"),
         );
     }
@@ -1098,7 +1225,7 @@ fn compressed(
             n = MAX_ENTRIES;
         }
         let d = inner.rel(b);
-        let entries: Vec<Entry> = (0..n)
+        let entries: Vec<(u64, Entry)> = (0..n)
             .filter_map(|i| read_entry(d, eo + i * ENTRY))
             .collect();
         summary = layout(b, id, inner, &entries, count == 1);
@@ -1111,6 +1238,7 @@ fn compressed(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::record::At;
 
     #[test]
     fn offload_kinds_are_bit_flags() {
@@ -1119,6 +1247,35 @@ mod tests {
         assert_eq!(offload_kind_text(8), "8 (SYCL)");
         assert_eq!(offload_kind_text(5), "5 (OpenMP | HIP)");
         assert_eq!(offload_kind_text(0x12), "18 (CUDA | unknown 0x10)");
+    }
+
+    /// The layouts of LLVM's `OffloadBinary::Header`, `Entry` and
+    /// `StringEntry` (llvm/Object/OffloadBinary.h).
+    #[test]
+    fn records_match_llvm_and_short_slices_are_errors() {
+        let at = |a: At| (a.off, a.size);
+        assert_eq!(
+            (head::SIZE, HEADER_V1, HEADER_V3, INFLATED_AT),
+            (16, 32, 40, 32)
+        );
+        assert_eq!(at(head::AT.size), (8, 8));
+        assert_eq!(at(tail_v1::AT.entry_size), (8, 8));
+        assert_eq!(at(tail_v2::AT.entries_offset), (0, 8));
+        assert_eq!(entry::SIZE, 40);
+        assert_eq!(at(entry::AT.flags), (4, 4));
+        assert_eq!(at(entry::AT.str_count), (16, 8));
+        assert_eq!(at(entry::AT.img_size), (32, 8));
+        assert_eq!((string_v1::SIZE, string_v2::SIZE), (16, 24));
+        assert_eq!(at(string_v2::AT.value_size), (16, 8));
+        let d = [0u8; 40];
+        assert!(Entry::read(&d).is_ok());
+        assert_eq!(
+            Entry::read(&d[..39]).map_err(|e| e.field),
+            Err("image size")
+        );
+        assert!(TailV1::read(&d[..15]).is_err() && TailV2::read(&d[..16]).is_ok());
+        assert!(Inflated::read(&d[..7]).is_err() && Head::read(&d[..15]).is_err());
+        assert!(StringV1::read(&d[..15]).is_err() && StringV2::read(&d[..23]).is_err());
     }
 
     #[test]

@@ -22,6 +22,8 @@ pub struct Fields<'b, 'a> {
     quiet: bool,
     /// The node of the last field read.
     last: Option<NodeId>,
+    /// Fields ending past this (absolute, exclusive) do not fit.
+    end: u64,
 }
 
 impl<'b, 'a> Fields<'b, 'a> {
@@ -35,7 +37,27 @@ impl<'b, 'a> Fields<'b, 'a> {
             ok: true,
             quiet: false,
             last: None,
+            end: u64::MAX,
         }
+    }
+
+    /// The same cursor, taking a field that ends past `end` (absolute,
+    /// exclusive) as one that does not fit: for a structure inside a
+    /// range smaller than the file.
+    pub fn within(mut self, end: u64) -> Self {
+        self.end = end;
+        self
+    }
+
+    /// True if `size` bytes from `at` end inside the cursor's range.
+    fn inside(&self, at: u64, size: u64) -> bool {
+        at.checked_add(size).is_some_and(|e| e <= self.end)
+    }
+
+    /// The bytes from `at` to the end of the file or of the cursor's
+    /// range, whichever comes first.
+    fn remain(&self, at: u64) -> u64 {
+        self.b.file_len().min(self.end).saturating_sub(at)
     }
 
     /// The same cursor, leaving out a field that does not fit (and the
@@ -120,13 +142,17 @@ impl<'b, 'a> Fields<'b, 'a> {
         if !self.ok {
             return None;
         }
-        let v = read_uint(self.b, self.at, size, self.e);
+        let v = if self.inside(self.at, size) {
+            read_uint(self.b, self.at, size, self.e)
+        } else {
+            None
+        };
         if v.is_none() {
             self.ok = false;
             if self.quiet {
                 return None;
             }
-            let have = self.b.file_len().saturating_sub(self.at);
+            let have = self.remain(self.at);
             self.b.error(
                 self.at,
                 have.min(size),
@@ -249,13 +275,17 @@ impl<'b, 'a> Fields<'b, 'a> {
             return None;
         }
         let at = self.at;
-        let r = self.b.read_bytes(at, len);
+        let r = if self.inside(at, len) {
+            self.b.read_bytes(at, len)
+        } else {
+            None
+        };
         match r {
             Some(d) => self.last = Some(self.b.leaf(self.parent, name, at, len, f(d))),
             None if self.quiet => self.ok = false,
             None => {
                 self.ok = false;
-                let have = self.b.file_len().saturating_sub(at);
+                let have = self.remain(at);
                 self.b.error(
                     at,
                     have.min(len),

@@ -17,6 +17,7 @@ pub mod facts;
 pub mod fields;
 pub mod format;
 pub mod read;
+pub mod record;
 mod source;
 pub mod space;
 pub mod text;

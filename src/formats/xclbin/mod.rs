@@ -12,8 +12,9 @@ mod tables;
 use std::collections::BTreeSet;
 
 use crate::formats::{json, xml};
+use crate::model::record::record;
 use crate::model::{
-    read_uint, text, Builder, Configures, Endian, Fact, Fields, Format, NodeId, Radix, Raw, Value,
+    text, Builder, Configures, Endian, Fact, Fields, Format, NodeId, Radix, Raw, Value,
 };
 
 pub const MAGIC: &[u8] = b"xclbin2\0";
@@ -25,7 +26,61 @@ const HEADER: u64 = 0x130;
 /// Where the section headers start.
 const SECTIONS: u64 = 0x1C8;
 /// The size of one section header.
-const SECTION_HEADER: u64 = 40;
+const SECTION_HEADER: u64 = shdr::SIZE;
+
+record! {
+    /// `axlf_header` up to its version.
+    mod times: Times (LE) {
+        m_length: u64 = "m_length", Show::Auto,
+        m_time_stamp: u64 = "m_timeStamp", Show::Wide(date),
+        m_feature_rom_time_stamp: u64 = "m_featureRomTimeStamp", Show::Wide(date),
+    }
+}
+
+record! {
+    /// `axlf_header`'s version, shown under one `version` node.
+    mod version: Version (LE) {
+        patch: u16 = "m_versionPatch", Show::Auto,
+        major: u8 = "m_versionMajor", Show::Auto,
+        minor: u8 = "m_versionMinor", Show::Auto,
+    }
+}
+
+record! {
+    /// `axlf_header` after its version.
+    mod platform: Platform (LE) {
+        m_mode: u16 = "m_mode", Show::Named(mode_name),
+        m_action_mask: u16 = "m_actionMask", Show::Wide(action_mask),
+        m_interface_uuid: [u8; 16] = "m_interface_uuid", Show::Uuid,
+        m_platform_vbnv: [u8; 64] = "m_platformVBNV", Show::Text,
+        uuid: [u8; 16] = "uuid", Show::Uuid,
+        m_debug_bin: [u8; 16] = "m_debug_bin", Show::Text,
+        m_num_sections: u32 = "m_numSections", Show::Auto,
+        padding: [u8; 4] = "padding", Show::Bytes,
+    }
+}
+
+record! {
+    /// One section header (`axlf_section_header`).
+    mod shdr: SectionHeader (LE) {
+        kind: u32 = "m_sectionKind", Show::Named(|v| kind_name(v as u32)),
+        name: [u8; 16] = "m_sectionName", Show::Text,
+        padding: [u8; 4] = "padding", Show::Bytes,
+        offset: u64 = "m_sectionOffset", Show::Hex,
+        size: u64 = "m_sectionSize", Show::Auto,
+    }
+}
+
+/// The section header at `at`: all zeros where it is not all there.
+fn section_at(b: &Builder<'_>, at: u64) -> SectionHeader {
+    SectionHeader::read(b.slice(at, SECTION_HEADER)).unwrap_or(SectionHeader {
+        kind: 0,
+        name: [0; 16],
+        padding: [0; 4],
+        offset: 0,
+        size: 0,
+    })
+}
 /// The most sections XRT accepts.
 pub const MAX_SECTIONS: u64 = 0x10000;
 /// How many diagnostics of one kind a table reports before it sums up.
@@ -37,48 +92,62 @@ pub fn detect(d: &[u8]) -> bool {
     d.starts_with(MAGIC)
 }
 
+/// Declares the section kinds once: a constant each, and the table of
+/// their names.
+macro_rules! kinds {
+    ($($name:ident = $v:literal,)*) => {
+        /// The section kinds (`axlf_section_kind`).
+        pub mod kind {
+            $(pub const $name: u32 = $v;)*
+            /// Every kind and its name, in order of value.
+            pub const ALL: &[(u32, &str)] = &[$(($v, stringify!($name)),)*];
+        }
+    };
+}
+
+kinds! {
+    BITSTREAM = 0,
+    CLEARING_BITSTREAM = 1,
+    EMBEDDED_METADATA = 2,
+    FIRMWARE = 3,
+    DEBUG_DATA = 4,
+    SCHED_FIRMWARE = 5,
+    MEM_TOPOLOGY = 6,
+    CONNECTIVITY = 7,
+    IP_LAYOUT = 8,
+    DEBUG_IP_LAYOUT = 9,
+    DESIGN_CHECK_POINT = 10,
+    CLOCK_FREQ_TOPOLOGY = 11,
+    MCS = 12,
+    BMC = 13,
+    BUILD_METADATA = 14,
+    KEYVALUE_METADATA = 15,
+    USER_METADATA = 16,
+    DNA_CERTIFICATE = 17,
+    PDI = 18,
+    BITSTREAM_PARTIAL_PDI = 19,
+    PARTITION_METADATA = 20,
+    EMULATION_DATA = 21,
+    SYSTEM_METADATA = 22,
+    SOFT_KERNEL = 23,
+    ASK_FLASH = 24,
+    AIE_METADATA = 25,
+    ASK_GROUP_TOPOLOGY = 26,
+    ASK_GROUP_CONNECTIVITY = 27,
+    SMARTNIC = 28,
+    AIE_RESOURCES = 29,
+    OVERLAY = 30,
+    VENDER_METADATA = 31,
+    AIE_PARTITION = 32,
+    IP_METADATA = 33,
+    AIE_RESOURCES_BIN = 34,
+    AIE_TRACE_METADATA = 35,
+    DTBO = 36,
+}
+
 /// The name of a section kind (`axlf_section_kind`).
 pub fn kind_name(k: u32) -> Option<&'static str> {
-    Some(match k {
-        0 => "BITSTREAM",
-        1 => "CLEARING_BITSTREAM",
-        2 => "EMBEDDED_METADATA",
-        3 => "FIRMWARE",
-        4 => "DEBUG_DATA",
-        5 => "SCHED_FIRMWARE",
-        6 => "MEM_TOPOLOGY",
-        7 => "CONNECTIVITY",
-        8 => "IP_LAYOUT",
-        9 => "DEBUG_IP_LAYOUT",
-        10 => "DESIGN_CHECK_POINT",
-        11 => "CLOCK_FREQ_TOPOLOGY",
-        12 => "MCS",
-        13 => "BMC",
-        14 => "BUILD_METADATA",
-        15 => "KEYVALUE_METADATA",
-        16 => "USER_METADATA",
-        17 => "DNA_CERTIFICATE",
-        18 => "PDI",
-        19 => "BITSTREAM_PARTIAL_PDI",
-        20 => "PARTITION_METADATA",
-        21 => "EMULATION_DATA",
-        22 => "SYSTEM_METADATA",
-        23 => "SOFT_KERNEL",
-        24 => "ASK_FLASH",
-        25 => "AIE_METADATA",
-        26 => "ASK_GROUP_TOPOLOGY",
-        27 => "ASK_GROUP_CONNECTIVITY",
-        28 => "SMARTNIC",
-        29 => "AIE_RESOURCES",
-        30 => "OVERLAY",
-        31 => "VENDER_METADATA",
-        32 => "AIE_PARTITION",
-        33 => "IP_METADATA",
-        34 => "AIE_RESOURCES_BIN",
-        35 => "AIE_TRACE_METADATA",
-        36 => "DTBO",
-        _ => return None,
-    })
+    kind::ALL.iter().find(|e| e.0 == k).map(|e| e.1)
 }
 
 fn mode_name(m: u64) -> Option<&'static str> {
@@ -96,7 +165,16 @@ fn mode_name(m: u64) -> Option<&'static str> {
 
 /// Kinds whose payload is JSON text.
 fn is_json(k: u32) -> bool {
-    matches!(k, 14 | 15 | 20 | 22 | 25 | 33 | 35)
+    matches!(
+        k,
+        kind::BUILD_METADATA
+            | kind::KEYVALUE_METADATA
+            | kind::PARTITION_METADATA
+            | kind::SYSTEM_METADATA
+            | kind::AIE_METADATA
+            | kind::IP_METADATA
+            | kind::AIE_TRACE_METADATA
+    )
 }
 
 // ---- shared helpers for the section decoders ----
@@ -370,7 +448,7 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
             format!("truncated: the xclbin header needs {SECTIONS} bytes, the file has {len}"),
         );
     }
-    let mut f = Fields::new(b, parent, off + 8, LE);
+    let mut f = Fields::new(b, parent, off + MAGIC.len() as u64, LE);
     let sig = f
         .with("m_signature_length", 4, |v| match v as u32 as i32 {
             -1 => Value::note(Raw::I(-1), "no signature"),
@@ -378,9 +456,10 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
             n => Value::note(Raw::I(i64::from(n)), "corrupt"),
         })
         .map(|v| v as u32 as i32);
+    let sig_at = off + MAGIC.len() as u64;
     if let Some(s) = sig.filter(|&s| s < -1) {
         f.builder().error(
-            off + 8,
+            sig_at,
             4,
             format!("signature length {s} is corrupt (below -1)"),
         );
@@ -398,53 +477,9 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
     if len < SECTIONS {
         return;
     }
-    let h = off + HEADER;
-    let hdr = b.group(parent, "header", h, SECTIONS - HEADER);
-    let mut f = Fields::new(b, hdr, h, LE);
-    let m_length = f.u64("m_length").unwrap_or(len);
-    if m_length > len {
-        f.builder().error(
-            h,
-            8,
-            format!(
-                "m_length is {m_length} bytes but the file has only {len}: the xclbin is truncated"
-            ),
-        );
-    } else if m_length < len {
-        f.builder().warn(
-            h,
-            8,
-            format!(
-                "m_length is {m_length} bytes; {} bytes follow the xclbin",
-                len - m_length
-            ),
-        );
-    }
-    f.with("m_timeStamp", 8, date);
-    f.with("m_featureRomTimeStamp", 8, date);
-    let patch = f.peek(h + 0x18, 2).unwrap_or(0);
-    let major = f.peek(h + 0x1A, 1).unwrap_or(0);
-    let minor = f.peek(h + 0x1B, 1).unwrap_or(0);
-    let ver = f.builder().leaf(
-        hdr,
-        "version",
-        h + 0x18,
-        4,
-        format!("{major}.{minor}.{patch}"),
-    );
-    f.under(ver);
-    f.u16("m_versionPatch");
-    f.u8("m_versionMajor");
-    f.u8("m_versionMinor");
-    f.under(hdr);
-    f.named("m_mode", 2, mode_name);
-    f.with("m_actionMask", 2, action_mask);
-    f.uuid("m_interface_uuid");
-    let vbnv = f.text("m_platformVBNV", 64);
-    f.uuid("uuid");
-    f.text("m_debug_bin", 16);
-    let n = f.u32("m_numSections").unwrap_or(0);
-    f.bytes("padding", 4);
+    let Some((m_length, n, vbnv)) = axlf_header(b, parent, off + HEADER, len) else {
+        return;
+    };
 
     // A signed xclbin ends with its signature, counted in m_length.
     if let Some(s) = sig.filter(|&s| s > 0) {
@@ -460,7 +495,7 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
                 );
             }
             _ => b.error(
-                off + 8,
+                sig_at,
                 4,
                 format!("the {s}-byte signature does not fit before m_length ({m_length})"),
             ),
@@ -469,18 +504,19 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
 
     // The section table.
     let room = (len - SECTIONS) / SECTION_HEADER;
+    let num_at = off + HEADER + times::SIZE + version::SIZE;
     if n > MAX_SECTIONS {
-        b.error(
-            h + 0x90,
-            4,
+        platform::AT.m_num_sections.error(
+            b,
+            num_at,
             format!("m_numSections is {n}; XRT accepts at most {MAX_SECTIONS}"),
         );
     }
     let mut count = n.min(MAX_SECTIONS);
     if count > room {
-        b.error(
-            h + 0x90,
-            4,
+        platform::AT.m_num_sections.error(
+            b,
+            num_at,
             format!(
                 "m_numSections {n} needs {} bytes of section headers; the file has room for {room}",
                 n.saturating_mul(SECTION_HEADER)
@@ -503,77 +539,10 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
         elem,
     );
 
-    let mut secs: Vec<Entry> = Vec::new();
-    for i in 0..count {
-        let at = off + SECTIONS + i * SECTION_HEADER;
-        let kind = read_uint(b, at, 4, LE).unwrap_or(0) as u32;
-        let s_off = read_uint(b, at + 0x18, 8, LE).unwrap_or(0);
-        let s_size = read_uint(b, at + 0x20, 8, LE).unwrap_or(0);
-        let label = label(i, kind);
-        if kind_name(kind).is_none() {
-            // Newer tools write kinds this reader does not know yet: an
-            // info, since the file may well be valid.
-            b.info(
-                at,
-                4,
-                format!("{label}: unknown section kind {kind}; shown as raw bytes"),
-            );
-        }
-        let inside = s_off <= len && s_size <= len - s_off;
-        if !inside {
-            b.error(
-                at + 0x18,
-                16,
-                format!("{label}: [0x{s_off:x}+0x{s_size:x}] lies outside the file ({len} bytes)"),
-            );
-        }
-        if s_size > 0 && s_off < table_end {
-            b.error(
-                at + 0x18,
-                8,
-                format!("{label}: offset 0x{s_off:x} lies in the xclbin header or section table (which end at 0x{table_end:x})"),
-            );
-        }
-        let cut = if s_off < len {
-            s_size.min(len - s_off)
-        } else {
-            0
-        };
-        secs.push(Entry {
-            index: i,
-            kind,
-            rel: s_off,
-            size: cut,
-            in_file: s_off <= len,
-            decode: s_off >= table_end,
-        });
-    }
+    let mut secs = section_entries(b, off, len, count);
     overlaps(b, off, &mut secs);
 
-    // One node per payload.
-    let mut sec_of: Vec<Option<Sec>> = Vec::with_capacity(secs.len());
-    for e in &secs {
-        if !e.in_file {
-            sec_of.push(None);
-            continue;
-        }
-        let abs = off + e.rel;
-        let name = read_name(b, off + SECTIONS + e.index * SECTION_HEADER);
-        let value = format!("\"{name}\", {} bytes", Value::uint(e.size));
-        let node = b.add(
-            parent,
-            label(e.index, e.kind),
-            abs,
-            e.size,
-            Some(value.into()),
-        );
-        b.set_key(node, key(e.kind, &name));
-        sec_of.push(Some(Sec {
-            abs,
-            len: e.size,
-            node,
-        }));
-    }
+    let sec_of = section_nodes(b, parent, off, &secs);
     let last = secs
         .iter()
         .filter(|e| e.in_file)
@@ -614,6 +583,154 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
     }
 }
 
+/// What the `count` section headers of the xclbin at `[off, off+len)`
+/// say, with a diagnostic for each that does not fit.
+fn section_entries(b: &mut Builder<'_>, off: u64, len: u64, count: u64) -> Vec<Entry> {
+    let table_end = SECTIONS + count * SECTION_HEADER;
+    let mut secs: Vec<Entry> = Vec::new();
+    for i in 0..count {
+        let at = off + SECTIONS + i * SECTION_HEADER;
+        let SectionHeader {
+            kind,
+            offset: s_off,
+            size: s_size,
+            ..
+        } = section_at(b, at);
+        let label = label(i, kind);
+        if kind_name(kind).is_none() {
+            // Newer tools write kinds this reader does not know yet: an
+            // info, since the file may well be valid.
+            shdr::AT.kind.info(
+                b,
+                at,
+                format!("{label}: unknown section kind {kind}; shown as raw bytes"),
+            );
+        }
+        let inside = s_off <= len && s_size <= len - s_off;
+        if !inside {
+            let span = shdr::AT.offset.through(shdr::AT.size);
+            b.error(
+                span.of(at),
+                span.size,
+                format!("{label}: [0x{s_off:x}+0x{s_size:x}] lies outside the file ({len} bytes)"),
+            );
+        }
+        if s_size > 0 && s_off < table_end {
+            shdr::AT.offset.error(
+                b,
+                at,
+                format!("{label}: offset 0x{s_off:x} lies in the xclbin header or section table (which end at 0x{table_end:x})"),
+            );
+        }
+        let cut = if s_off < len {
+            s_size.min(len - s_off)
+        } else {
+            0
+        };
+        secs.push(Entry {
+            index: i,
+            kind,
+            rel: s_off,
+            size: cut,
+            in_file: s_off <= len,
+            decode: s_off >= table_end,
+        });
+    }
+    secs
+}
+
+/// One node per payload, under `parent`: `None` for a section outside
+/// the file.
+fn section_nodes(
+    b: &mut Builder<'_>,
+    parent: NodeId,
+    off: u64,
+    secs: &[Entry],
+) -> Vec<Option<Sec>> {
+    let mut sec_of: Vec<Option<Sec>> = Vec::with_capacity(secs.len());
+    for e in secs {
+        if !e.in_file {
+            sec_of.push(None);
+            continue;
+        }
+        let abs = off + e.rel;
+        let name = read_name(b, off + SECTIONS + e.index * SECTION_HEADER);
+        let value = format!("\"{name}\", {} bytes", Value::uint(e.size));
+        let node = b.add(
+            parent,
+            label(e.index, e.kind),
+            abs,
+            e.size,
+            Some(value.into()),
+        );
+        b.set_key(node, key(e.kind, &name));
+        sec_of.push(Some(Sec {
+            abs,
+            len: e.size,
+            node,
+        }));
+    }
+    sec_of
+}
+
+/// Shows `axlf_header` at `h` (the xclbin `len` bytes long) under
+/// `parent`; returns its m_length, m_numSections and m_platformVBNV.
+fn axlf_header(
+    b: &mut Builder<'_>,
+    parent: NodeId,
+    h: u64,
+    len: u64,
+) -> Option<(u64, u64, Option<String>)> {
+    let hdr = b.group(parent, "header", h, SECTIONS - HEADER);
+    let d = b.slice(h, SECTIONS - HEADER);
+    let t = Times::read(d).ok();
+    let m_length = t.map_or(len, |t| t.m_length);
+    let mut f = Fields::new(b, hdr, h, LE);
+    Times::show(&mut f);
+    if m_length > len {
+        times::AT.m_length.error(
+            b,
+            h,
+            format!(
+                "m_length is {m_length} bytes but the file has only {len}: the xclbin is truncated"
+            ),
+        );
+    } else if m_length < len {
+        times::AT.m_length.warn(
+            b,
+            h,
+            format!(
+                "m_length is {m_length} bytes; {} bytes follow the xclbin",
+                len - m_length
+            ),
+        );
+    }
+    let v_at = h + times::SIZE;
+    let v = Version::read(d.get(times::SIZE as usize..).unwrap_or(&[])).unwrap_or(Version {
+        patch: 0,
+        major: 0,
+        minor: 0,
+    });
+    let ver = b.leaf(
+        hdr,
+        "version",
+        v_at,
+        version::SIZE,
+        format!("{}.{}.{}", v.major, v.minor, v.patch),
+    );
+    let mut f = Fields::new(b, ver, v_at, LE);
+    Version::show(&mut f);
+    f.under(hdr);
+    Platform::show(&mut f);
+    let p = Platform::read(
+        d.get((times::SIZE + version::SIZE) as usize..)
+            .unwrap_or(&[]),
+    )
+    .ok()?;
+    let vbnv = text::fixed(&p.m_platform_vbnv);
+    Some((m_length, u64::from(p.m_num_sections), Some(vbnv)))
+}
+
 /// What the section table says of one section.
 pub(crate) struct Entry {
     pub index: u64,
@@ -642,7 +759,7 @@ fn key(kind: u32, name: &str) -> String {
 }
 
 fn read_name(b: &Builder<'_>, hdr: u64) -> String {
-    b.read_bytes(hdr + 4, 16)
+    b.read_bytes(shdr::AT.name.of(hdr), shdr::AT.name.size)
         .map(text::fixed)
         .unwrap_or_default()
 }
@@ -700,10 +817,13 @@ fn overlaps(b: &mut Builder<'_>, off: u64, secs: &mut [Entry]) {
 
 /// One section header of the table, linked to its payload.
 fn section_header(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64, base: u64, len: u64) {
-    let kind = read_uint(b, at, 4, LE).unwrap_or(0) as u32;
+    let SectionHeader {
+        kind,
+        offset: s_off,
+        size: s_size,
+        ..
+    } = section_at(b, at);
     let name = read_name(b, at);
-    let s_off = read_uint(b, at + 0x18, 8, LE).unwrap_or(0);
-    let s_size = read_uint(b, at + 0x20, 8, LE).unwrap_or(0);
     let id = b.group(p, label(i, kind), at, SECTION_HEADER);
     b.set_key(id, key(kind, &name));
     b.set_value(
@@ -711,15 +831,10 @@ fn section_header(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64, base: u64, le
         format!("\"{name}\" at 0x{s_off:x}, {} bytes", Value::uint(s_size)),
     );
     let payload = (s_off < len && s_size > 0).then(|| (base + s_off, s_size.min(len - s_off)));
-    let mut f = Fields::new(b, id, at, LE);
-    f.named("m_sectionKind", 4, |v| kind_name(v as u32));
-    f.text("m_sectionName", 16);
-    f.bytes("padding", 4);
-    f.hex("m_sectionOffset", 8);
-    if let (Some((abs, size)), Some(o)) = (payload, f.last().filter(|_| f.ok())) {
-        f.builder().link(o, abs, size);
+    let nodes = SectionHeader::show(&mut Fields::new(b, id, at, LE));
+    if let (Some((abs, size)), Some(o)) = (payload, nodes.offset) {
+        b.link(o, abs, size);
     }
-    f.u64("m_sectionSize");
     if let Some((abs, size)) = payload {
         b.link(id, abs, size);
     }
@@ -728,29 +843,29 @@ fn section_header(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64, base: u64, le
 /// Decodes one section's payload.
 fn payload(b: &mut Builder<'_>, kind: u32, sec: Sec, ctx: &tables::Ctx) {
     match kind {
-        2 => {
+        kind::EMBEDDED_METADATA => {
             if sec.len > 0 {
                 xml::tree(b, sec.node, sec.abs, sec.len);
             }
         }
-        6 | 26 => tables::mem_topology(b, sec),
-        7 => tables::connectivity(b, sec, ctx, false),
-        27 => tables::connectivity(b, sec, ctx, true),
-        8 => tables::ip_layout(b, sec),
-        9 => tables::debug_ip_layout(b, sec),
-        11 => tables::clock_freq_topology(b, sec),
-        12 => blobs::mcs(b, sec),
-        13 => blobs::bmc(b, sec),
-        23 => blobs::soft_kernel(b, sec),
-        24 => blobs::flash(b, sec),
-        31 => blobs::vender_metadata(b, sec),
-        32 => aie::partition(b, sec, ctx.hw_gen),
+        kind::MEM_TOPOLOGY | kind::ASK_GROUP_TOPOLOGY => tables::mem_topology(b, sec),
+        kind::CONNECTIVITY => tables::connectivity(b, sec, ctx, false),
+        kind::ASK_GROUP_CONNECTIVITY => tables::connectivity(b, sec, ctx, true),
+        kind::IP_LAYOUT => tables::ip_layout(b, sec),
+        kind::DEBUG_IP_LAYOUT => tables::debug_ip_layout(b, sec),
+        kind::CLOCK_FREQ_TOPOLOGY => tables::clock_freq_topology(b, sec),
+        kind::MCS => blobs::mcs(b, sec),
+        kind::BMC => blobs::bmc(b, sec),
+        kind::SOFT_KERNEL => blobs::soft_kernel(b, sec),
+        kind::ASK_FLASH => blobs::flash(b, sec),
+        kind::VENDER_METADATA => blobs::vender_metadata(b, sec),
+        kind::AIE_PARTITION => aie::partition(b, sec, ctx.hw_gen),
         // An NPU xclbin's PDI holds AIE configuration: its addresses are
         // shown with their registers, as an AIE_PARTITION's images are.
-        18 if ctx.npu && crate::formats::pdi::detect(b.slice(sec.abs, sec.len)) => {
+        kind::PDI if ctx.npu && crate::formats::pdi::detect(b.slice(sec.abs, sec.len)) => {
             crate::formats::pdi::parse_in_partition(b, sec.node, sec.abs, sec.len, &[], ctx.hw_gen);
         }
-        34 => blobs::aie_resources_bin(b, sec),
+        kind::AIE_RESOURCES_BIN => blobs::aie_resources_bin(b, sec),
         k if is_json(k) => {
             if sec.len > 0 {
                 json::tree(b, sec.node, sec.abs, sec.len);
@@ -786,6 +901,30 @@ mod tests {
             "4107542399 (2100-02-28 23:59:59 UTC)"
         );
         assert!(date(u64::MAX).to_string().ends_with("(not a date)"));
+    }
+
+    /// The layouts of XRT's `axlf_header` and `axlf_section_header`
+    /// (xclbin.h), and its `axlf_section_kind` numbering.
+    #[test]
+    fn records_match_xrt_and_short_slices_are_errors() {
+        let v_at = times::SIZE;
+        let p_at = v_at + version::SIZE;
+        assert_eq!((v_at, p_at), (0x18, 0x1c));
+        assert_eq!(times::AT.m_feature_rom_time_stamp.off, 0x10);
+        assert_eq!(p_at + platform::AT.m_interface_uuid.off, 0x20);
+        assert_eq!(p_at + platform::AT.m_platform_vbnv.off, 0x30);
+        assert_eq!(p_at + platform::AT.uuid.off, 0x70);
+        assert_eq!(p_at + platform::AT.m_num_sections.off, 0x90);
+        assert_eq!(p_at + platform::SIZE, SECTIONS - HEADER);
+        assert_eq!(shdr::SIZE, 40);
+        assert_eq!((shdr::AT.offset.off, shdr::AT.size.off), (0x18, 0x20));
+        assert_eq!(shdr::AT.offset.through(shdr::AT.size).size, 16);
+        assert!(SectionHeader::read(&[0; 39]).is_err());
+        assert!(Platform::read(&[0; 0x7b]).is_err() && Platform::read(&[0; 0x7c]).is_ok());
+        assert!(Times::read(&[0; 23]).is_err() && Version::read(&[0; 3]).is_err());
+        assert!(kind::ALL.iter().enumerate().all(|(i, k)| k.0 as usize == i));
+        assert_eq!((kind::MEM_TOPOLOGY, kind::ASK_GROUP_CONNECTIVITY), (6, 27));
+        assert_eq!(kind_name(kind::DTBO), Some("DTBO"));
     }
 
     #[test]

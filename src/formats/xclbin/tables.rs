@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::{table_count, Entry, Sec, LE, MAX_REPORTS};
+use super::{kind, table_count, Entry, Sec, LE, MAX_REPORTS};
 use crate::model::{read_uint, text, Builder, ElemFn, Fields, NodeId, Radix, Raw, Value};
 
 const MEM_DATA: u64 = 40;
@@ -146,9 +146,9 @@ pub(crate) struct Ctx {
 impl Ctx {
     /// Finds the first IP_LAYOUT, MEM_TOPOLOGY and ASK_GROUP_TOPOLOGY.
     pub fn new(b: &Builder<'_>, secs: &[Entry], sec_of: &[Option<Sec>]) -> Ctx {
-        let find = |kind: u32, stride: u64, name: &'static str| {
+        let find = |want: u32, stride: u64, name: &'static str| {
             secs.iter().zip(sec_of).find_map(|(e, s)| {
-                let s = s.filter(|_| e.kind == kind)?;
+                let s = s.filter(|_| e.kind == want)?;
                 let count = read_uint(b, s.abs, 4, LE).filter(|_| s.len >= 4)? as u32 as i32;
                 let room = s.len.saturating_sub(8) / stride;
                 Some(Table {
@@ -159,15 +159,15 @@ impl Ctx {
             })
         };
         let hw_gen = secs.iter().zip(sec_of).find_map(|(e, s)| {
-            let s = s.filter(|_| e.kind == 25)?;
+            let s = s.filter(|_| e.kind == kind::AIE_METADATA)?;
             hw_gen(b.slice(s.abs, s.len))
         });
         Ctx {
-            ip: find(8, IP_DATA, "IP_LAYOUT"),
-            mem: find(6, MEM_DATA, "MEM_TOPOLOGY"),
-            group_mem: find(26, MEM_DATA, "ASK_GROUP_TOPOLOGY"),
+            ip: find(kind::IP_LAYOUT, IP_DATA, "IP_LAYOUT"),
+            mem: find(kind::MEM_TOPOLOGY, MEM_DATA, "MEM_TOPOLOGY"),
+            group_mem: find(kind::ASK_GROUP_TOPOLOGY, MEM_DATA, "ASK_GROUP_TOPOLOGY"),
             hw_gen,
-            npu: secs.iter().any(|e| e.kind == 32),
+            npu: secs.iter().any(|e| e.kind == kind::AIE_PARTITION),
         }
     }
 }

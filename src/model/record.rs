@@ -1,0 +1,400 @@
+//! Fixed-layout records declared once. A `record!` declaration names a
+//! record, its byte order and, for each field in file order, its Rust
+//! type, the name the tree shows and how its value is shown ([`Show`]).
+//! From that one declaration come:
+//!
+//! - a plain struct with one public member a field, read from a byte
+//!   slice by nom ([`Prim`] takes each field's bytes) without panics: a
+//!   slice too short is a [`Short`] that says which field did not fit;
+//! - `show`, which adds the field nodes with their exact bytes through a
+//!   [`Fields`] cursor (so a field that does not fit is the cursor's usual
+//!   "truncated" diagnostic) and returns the node of each field, to link
+//!   or to give a value found out later;
+//! - `AT`, the offset and size of every field ([`At`]), which diagnostics
+//!   point at instead of computing `base + 8` by hand; `SIZE`, the record's
+//!   length.
+//!
+//! ```ignore
+//! record! {
+//!     /// One entry.
+//!     pub mod entry: Entry (Endian::Little) {
+//!         kind: u16 = "kind", Show::Named(kind_name),
+//!         flags: u16 = "flags", Show::Hex,
+//!         size: u64 = "size", Show::Auto,
+//!     }
+//! }
+//! let e = entry::Entry::read(bytes)?;            // typed
+//! let nodes = entry::Entry::show(&mut fields);   // nodes
+//! b.error(entry::AT.size.of(base), entry::AT.size.size, "…"); // offsets
+//! ```
+
+use nom::bytes::complete::take;
+use nom::{IResult, Parser};
+
+use super::builder::Builder;
+use super::fields::Fields;
+use super::read::Endian;
+use super::value::Value;
+
+/// A field's place in its record: its offset from the record's start and
+/// its size, both in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct At {
+    pub off: u64,
+    pub size: u64,
+}
+
+impl At {
+    /// Where the field is when its record starts at `base`.
+    pub const fn of(self, base: u64) -> u64 {
+        base.saturating_add(self.off)
+    }
+
+    /// Where the field ends, from its record's start.
+    pub const fn end(self) -> u64 {
+        self.off + self.size
+    }
+    /// The same field in a record that starts `by` bytes into another.
+    pub const fn after(self, by: u64) -> At {
+        At {
+            off: by + self.off,
+            size: self.size,
+        }
+    }
+
+    /// This field and the ones after it up to `last`, as one place.
+    pub const fn through(self, last: At) -> At {
+        At {
+            off: self.off,
+            size: last.end().saturating_sub(self.off),
+        }
+    }
+
+    /// An info at the field's bytes, its record starting at `base`.
+    pub fn info(self, b: &mut Builder<'_>, base: u64, message: impl Into<String>) {
+        b.info(self.of(base), self.size, message);
+    }
+
+    /// An error at the field's bytes, its record starting at `base`.
+    pub fn error(self, b: &mut Builder<'_>, base: u64, message: impl Into<String>) {
+        b.error(self.of(base), self.size, message);
+    }
+
+    /// A warning at the field's bytes, its record starting at `base`.
+    pub fn warn(self, b: &mut Builder<'_>, base: u64, message: impl Into<String>) {
+        b.warn(self.of(base), self.size, message);
+    }
+}
+
+/// How a field is shown: which [`Fields`] reader makes its node.
+#[derive(Clone, Copy)]
+pub enum Show {
+    /// A number as numbers usually are: `7`, `4096 (0x1000)`.
+    Auto,
+    /// In hex: `0x1000`.
+    Hex,
+    /// In decimal: `4096`.
+    Dec,
+    /// In hex with all the digits of the field's size: `0x00001000`.
+    HexWide,
+    /// A signed number.
+    Int,
+    /// A named constant from a table: `3 (SHT_RELA)`.
+    Named(fn(u64) -> Option<&'static str>),
+    /// A named constant in hex: `0x3 (SHT_RELA)`.
+    NamedHex(fn(u64) -> Option<&'static str>),
+    /// A bit set with the names of its bits: `0x6 (ALLOC | EXECINSTR)`.
+    Flags(fn(u64) -> String),
+    /// A value the function makes from the number.
+    Value(fn(u64) -> Value),
+    /// A value the function makes, marked as read from the field's size.
+    Wide(fn(u64) -> Value),
+    /// A fixed-size char array, as the text before its first NUL.
+    Text,
+    /// A 16-byte UUID.
+    Uuid,
+    /// Raw bytes as a hex preview.
+    Bytes,
+    /// No node: bytes the record does not show (reserved, padding).
+    Hidden,
+}
+
+impl Show {
+    /// Reads the field `name` of `size` bytes at the cursor and adds its
+    /// node as this way of showing says. False if it added none.
+    pub fn emit(self, f: &mut Fields<'_, '_>, name: &str, size: u64) -> bool {
+        let r = match self {
+            Show::Auto => f.uint(name, size).is_some(),
+            Show::Hex => f.hex(name, size).is_some(),
+            Show::Dec => f.dec(name, size).is_some(),
+            Show::HexWide => f.hex_wide(name, size).is_some(),
+            Show::Int => f.int(name, size).is_some(),
+            Show::Named(n) => f.named(name, size, n).is_some(),
+            Show::NamedHex(n) => f.named_hex(name, size, n).is_some(),
+            Show::Flags(n) => f.flags(name, size, n).is_some(),
+            Show::Value(v) => f.field(name, size, v).is_some(),
+            Show::Wide(v) => f.with(name, size, v).is_some(),
+            Show::Text => f.text(name, size).is_some(),
+            Show::Uuid => f.uuid(name).is_some(),
+            Show::Bytes => f.bytes(name, size).is_some(),
+            Show::Hidden => {
+                f.skip(size);
+                return false;
+            }
+        };
+        r && f.ok()
+    }
+}
+
+/// A field type a record can hold: a fixed number of bytes that nom
+/// takes and the standard library turns into the value.
+pub trait Prim: Sized {
+    /// The field's size in bytes.
+    const SIZE: u64;
+    /// Takes the field from the front of `i`.
+    fn parse(i: &[u8], e: Endian) -> IResult<&[u8], Self>;
+}
+
+fn bytes<const N: usize>(i: &[u8]) -> IResult<&[u8], [u8; N]> {
+    let (rest, b) = take(N).parse(i)?;
+    match <[u8; N]>::try_from(b) {
+        Ok(a) => Ok((rest, a)),
+        Err(_) => Err(nom::Err::Error(nom::error::Error::new(
+            i,
+            nom::error::ErrorKind::Eof,
+        ))),
+    }
+}
+
+macro_rules! prim_int {
+    ($($t:ty),*) => {$(
+        impl Prim for $t {
+            const SIZE: u64 = std::mem::size_of::<$t>() as u64;
+            fn parse(i: &[u8], e: Endian) -> IResult<&[u8], Self> {
+                let (rest, b) = bytes::<{ std::mem::size_of::<$t>() }>(i)?;
+                Ok((rest, match e {
+                    Endian::Little => <$t>::from_le_bytes(b),
+                    Endian::Big => <$t>::from_be_bytes(b),
+                }))
+            }
+        }
+    )*};
+}
+prim_int!(u8, u16, u32, u64, i8, i16, i32, i64);
+
+impl<const N: usize> Prim for [u8; N] {
+    const SIZE: u64 = N as u64;
+    fn parse(i: &[u8], _: Endian) -> IResult<&[u8], Self> {
+        bytes::<N>(i)
+    }
+}
+
+/// A record that did not fit in the bytes given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Short {
+    /// The record's name.
+    pub record: &'static str,
+    /// The name of the first field that did not fit.
+    pub field: &'static str,
+    /// That field's place in the record.
+    pub at: At,
+    /// The record's size and the bytes there were.
+    pub need: u64,
+    pub have: u64,
+}
+
+impl std::fmt::Display for Short {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} is truncated: it needs {} bytes, {} remain ({} does not fit)",
+            self.record, self.need, self.have, self.field
+        )
+    }
+}
+
+/// What a record's declaration knows of itself, for code that handles
+/// any record.
+pub trait Record: Sized {
+    /// The record's name.
+    const NAME: &'static str;
+    /// Its size in bytes.
+    const SIZE: u64;
+    /// Each field's shown name and place, in file order.
+    const FIELDS: &'static [(&'static str, At)];
+    /// The record from the front of `i`, fields in byte order `e`.
+    fn parse(i: &[u8], e: Endian) -> IResult<&[u8], Self>;
+
+    /// The record at the start of `d` in byte order `e`, or which field
+    /// did not fit.
+    fn read_in(d: &[u8], e: Endian) -> Result<Self, Short> {
+        match Self::parse(d, e) {
+            Ok((_, r)) => Ok(r),
+            Err(_) => {
+                let have = d.len() as u64;
+                let (field, at) = Self::FIELDS
+                    .iter()
+                    .find(|(_, a)| a.end() > have)
+                    .copied()
+                    .unwrap_or(("", At { off: 0, size: 0 }));
+                Err(Short {
+                    record: Self::NAME,
+                    field,
+                    at,
+                    need: Self::SIZE,
+                    have,
+                })
+            }
+        }
+    }
+}
+
+/// Declares a fixed-layout record once: see the [module](self) for what
+/// it yields. Each field is `member: type = "shown name", show,` with
+/// `type` one of `u8`…`u64`, `i8`…`i64` or `[u8; N]` and `show` a
+/// [`Show`]. The module the macro makes sees the items of the one around
+/// it.
+macro_rules! record {
+    (
+        $(#[$m:meta])*
+        $vis:vis mod $module:ident : $name:ident ($endian:expr) {
+            $( $(#[$fm:meta])* $field:ident : $ty:ty = $label:literal, $show:expr ),+ $(,)?
+        }
+    ) => {
+        $(#[$m])*
+        $vis mod $module {
+            #![allow(unused_imports, dead_code)]
+            use super::*;
+            use $crate::model::record::{At, Prim, Record, Short, Show};
+            use $crate::model::{Endian, Fields, NodeId};
+
+            $(#[$m])*
+            #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+            pub struct $name {
+                $( $(#[$fm])* pub $field: $ty, )+
+            }
+
+            /// The place of each field in the record.
+            #[derive(Clone, Copy, Debug)]
+            pub struct Offsets {
+                $( pub $field: At, )+
+            }
+
+            /// The node of each field `show` added (`None` where it added
+            /// none: a hidden field, or one that did not fit).
+            #[derive(Clone, Copy, Debug, Default)]
+            pub struct Nodes {
+                $( pub $field: Option<NodeId>, )+
+            }
+
+            #[repr(C, packed)]
+            struct Packed {
+                $( $field: $ty, )+
+            }
+
+            /// The record's byte order.
+            pub const ENDIAN: Endian = $endian;
+            /// The record's size in bytes.
+            pub const SIZE: u64 = std::mem::size_of::<Packed>() as u64;
+            /// Where each field is.
+            pub const AT: Offsets = Offsets {
+                $( $field: At {
+                    off: std::mem::offset_of!(Packed, $field) as u64,
+                    size: <$ty as Prim>::SIZE,
+                }, )+
+            };
+
+            impl Record for $name {
+                const NAME: &'static str = stringify!($name);
+                const SIZE: u64 = SIZE;
+                const FIELDS: &'static [(&'static str, At)] = &[ $( ($label, AT.$field), )+ ];
+                fn parse(i: &[u8], e: Endian) -> nom::IResult<&[u8], Self> {
+                    $( let (i, $field) = <$ty as Prim>::parse(i, e)?; )+
+                    Ok((i, $name { $( $field, )+ }))
+                }
+            }
+
+            impl $name {
+                /// The record at the start of `d`, or which field did not
+                /// fit.
+                pub fn read(d: &[u8]) -> Result<Self, Short> {
+                    <Self as Record>::read_in(d, ENDIAN)
+                }
+
+                /// Adds the field nodes at the cursor, which moves past the
+                /// record (the cursor's byte order applies).
+                pub fn show(f: &mut Fields<'_, '_>) -> Nodes {
+                    let mut n = Nodes::default();
+                    $(
+                        if Show::emit($show, f, $label, AT.$field.size) {
+                            n.$field = f.last();
+                        }
+                    )+
+                    n
+                }
+            }
+        }
+        #[allow(unused_imports)]
+        $vis use $module::$name;
+    };
+}
+pub(crate) use record;
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::model::{Format, NodeId, Source, Tree};
+
+    fn kind_name(v: u64) -> Option<&'static str> {
+        (v == 3).then_some("THREE")
+    }
+
+    record! {
+        /// A record for the tests.
+        mod sample: Sample (Endian::Big) {
+            kind: u16 = "kind", Show::Named(kind_name),
+            pad: [u8; 2] = "pad", Show::Hidden,
+            size: u64 = "size", Show::Hex,
+            name: [u8; 4] = "name", Show::Text,
+        }
+    }
+
+    #[test]
+    fn offsets_follow_the_declaration() {
+        assert_eq!(sample::SIZE, 16);
+        assert_eq!(sample::AT.kind, At { off: 0, size: 2 });
+        assert_eq!(sample::AT.size, At { off: 4, size: 8 });
+        assert_eq!(sample::AT.name.of(0x100), 0x10c);
+        assert_eq!(sample::Sample::FIELDS.len(), 4);
+    }
+
+    #[test]
+    fn reads_typed_and_says_what_did_not_fit() {
+        let d = [0, 3, 9, 9, 0, 0, 0, 0, 0, 0, 0x10, 0, b'a', b'b', 0, 0];
+        let s = sample::Sample::read(&d).unwrap();
+        assert_eq!((s.kind, s.size, &s.name), (3, 0x1000, b"ab\0\0"));
+        let e = sample::Sample::read(&d[..9]).unwrap_err();
+        assert_eq!((e.field, e.at.off, e.need, e.have), ("size", 4, 16, 9));
+        assert!(sample::Sample::read(&[]).is_err());
+    }
+
+    fn tree(b: &mut Builder<'_>, p: NodeId, _o: u64, _l: u64) -> Option<Format> {
+        let mut f = Fields::new(b, p, 0, Endian::Big);
+        let n = sample::Sample::show(&mut f);
+        assert!(n.kind.is_some() && n.pad.is_none() && n.size.is_some());
+        Some(Format::Json)
+    }
+
+    #[test]
+    fn nodes_with_their_bytes() {
+        let d = vec![0, 3, 9, 9, 0, 0, 0, 0, 0, 0, 0x10, 0, b'a', b'b'];
+        let mut t = Tree::build(Arc::new(Source::from_vec(d)), "t", tree);
+        let size = t.find_path("size").unwrap();
+        assert_eq!(t.node(size).map(|n| (n.offset, n.size)), Some((4, 8)));
+        assert_eq!(t.value_text(size).unwrap(), "0x1000");
+        assert!(t.find_path("name").is_none());
+        assert_eq!(t.diagnostics().len(), 1);
+    }
+}
