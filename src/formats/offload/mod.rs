@@ -31,170 +31,21 @@ use compact_str::CompactString;
 use super::compress::{self, Method};
 use super::elf::{SectionHook, SHT_LLVM_OFFLOADING};
 use super::image;
-use crate::model::record::{record, Record};
+use crate::model::record::Record;
 use crate::model::Format;
-use crate::model::{text, Builder, Endian, Fact, Fields, Held, NodeId, Raw, Value};
+use crate::model::{text, Builder, Fact, Fields, Held, NodeId, Value};
 
 pub const MAGIC: &[u8] = &[0x10, 0xff, 0x10, 0xad];
 
-const LE: Endian = Endian::Little;
+mod names;
+mod records;
 
-record! {
-    /// The first 16 bytes of every version's header.
-    mod head: Head (LE) {
-        magic: [u8; 4] = "magic", Show::Bytes,
-        version: u32 = "version", Show::Wide(Value::uint),
-        size: u64 = "size", Show::Wide(Value::uint),
-    }
-}
-
-record! {
-    /// What follows the first 16 bytes in version 1.
-    mod tail_v1: TailV1 (LE) {
-        entry_offset: u64 = "entry offset", Show::Wide(Value::uint),
-        entry_size: u64 = "entry size", Show::Wide(Value::uint),
-    }
-}
-
-record! {
-    /// What follows the first 16 bytes from version 2 on.
-    mod tail_v2: TailV2 (LE) {
-        entries_offset: u64 = "entries offset", Show::Wide(Value::uint),
-        entries_count: u64 = "entries count", Show::Wide(Value::uint),
-    }
-}
-
-record! {
-    /// What version 3 adds after version 2's header.
-    mod inflated: Inflated (LE) {
-        inflated_size: u64 = "inflated size", Show::Wide(Value::uint),
-    }
-}
-
-record! {
-    /// One entry, in every version (its flags are shown as the version
-    /// says, once read).
-    mod entry: Entry (LE) {
-        image_kind: u16 = "image kind", Show::Named(|v| image_kind_name(v as u16)),
-        offload_kind: u16 = "offload kind", Show::Value(|v| offload_kind_value(v as u16)),
-        flags: u32 = "flags", Show::Auto,
-        str_off: u64 = "string offset", Show::Auto,
-        str_count: u64 = "string count", Show::Auto,
-        img_off: u64 = "image offset", Show::Auto,
-        img_size: u64 = "image size", Show::Auto,
-    }
-}
-
-record! {
-    /// A string entry of version 1: a key and a NUL-terminated value.
-    mod string_v1: StringV1 (LE) {
-        key_offset: u64 = "key offset", Show::Auto,
-        value_offset: u64 = "value offset", Show::Auto,
-    }
-}
-
-record! {
-    /// A string entry from version 2 on: the value has a size.
-    mod string_v2: StringV2 (LE) {
-        key_offset: u64 = "key offset", Show::Auto,
-        value_offset: u64 = "value offset", Show::Auto,
-        value_size: u64 = "value size", Show::Auto,
-    }
-}
-
-/// Header of versions 1 and 2.
-const HEADER_V1: u64 = head::SIZE + tail_v1::SIZE;
-/// Header of version 3.
-const HEADER_V3: u64 = HEADER_V1 + inflated::SIZE;
-/// Where version 3's inflated size is.
-const INFLATED_AT: u64 = HEADER_V1 + inflated::AT.inflated_size.off;
-/// One entry, in every version.
-const ENTRY: u64 = entry::SIZE;
-/// Binaries in a section start at multiples of this.
-const ALIGN: u64 = 8;
-/// The newest version fwview knows.
-const LATEST: u32 = 3;
-/// Entries and string entries decoded per binary and per entry.
-const MAX_ENTRIES: u64 = 1000;
-const MAX_STRINGS: u64 = 1000;
-/// String entries decoded per binary, all entries together.
-const MAX_STRINGS_TOTAL: u64 = 10_000;
-const ZSTD_MAGIC: &[u8] = &[0x28, 0xb5, 0x2f, 0xfd];
+use names::*;
+pub use names::{image_kind_name, offload_kind_text};
+use records::*;
 
 pub fn detect(d: &[u8]) -> bool {
     d.starts_with(MAGIC)
-}
-
-/// LLVM's image kinds.
-pub fn image_kind_name(k: u16) -> Option<&'static str> {
-    Some(match k {
-        0 => "none",
-        1 => "object",
-        2 => "bitcode",
-        3 => "cubin",
-        4 => "fatbinary",
-        5 => "PTX",
-        6 => "SPIR-V",
-        _ => return None,
-    })
-}
-
-/// The offload kind, a set of bit flags: `4 (HIP)`, `5 (OpenMP | HIP)`.
-pub fn offload_kind_text(k: u16) -> String {
-    if k == 0 {
-        return "0 (none)".to_string();
-    }
-    const KINDS: &[(u64, &str)] = &[(1, "OpenMP"), (2, "CUDA"), (4, "HIP"), (8, "SYCL")];
-    format!("{k} ({})", text::flag_names(k.into(), KINDS, "unknown "))
-}
-
-fn offload_kind_short(k: u16) -> String {
-    offload_kind_short_of(&offload_kind_text(k)).to_string()
-}
-
-/// What the parentheses of `4 (HIP)` hold.
-fn offload_kind_short_of(t: &str) -> &str {
-    match (t.find('('), t.rfind(')')) {
-        (Some(a), Some(z)) if a < z => t.get(a + 1..z).unwrap_or(""),
-        _ => t,
-    }
-}
-
-/// The offload kind as a value: `4 (HIP)`.
-fn offload_kind_value(k: u16) -> Value {
-    let t = offload_kind_text(k);
-    Value::note(Raw::U(u64::from(k)), offload_kind_short_of(&t))
-}
-
-fn flags_value(flags: u32, version: u32) -> Value {
-    if version >= 2 && flags & 1 != 0 {
-        let rest = flags & !1;
-        let note = if rest == 0 {
-            "metadata only, no image".to_string()
-        } else {
-            format!("metadata only, no image | 0x{rest:x}")
-        };
-        Value::note(Raw::U(u64::from(flags)), note)
-    } else {
-        Value::uint(u64::from(flags)).with_width(4)
-    }
-}
-
-/// The formats an image kind promises.
-fn expected(kind: u16) -> Option<&'static [Format]> {
-    Some(match kind {
-        1 => &[Format::Elf, Format::Zebin],
-        2 => &[Format::Bitcode],
-        3 => &[Format::Elf],
-        4 => &[
-            Format::CudaFatbin,
-            Format::ClangBundle,
-            Format::ClangBundleCompressed,
-        ],
-        5 => &[Format::Ptx],
-        6 => &[Format::SpirV],
-        _ => return None,
-    })
 }
 
 fn header_len(version: u32) -> u64 {
