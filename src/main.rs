@@ -1,13 +1,13 @@
 //! The command line: open a file, then explore it or print it.
 
 use std::io::{self, BufWriter, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Parser;
 
-use fwview::model::{printed_address, text, Options, Source};
+use fwview::model::{printed_address, text, Options, Source, Tree};
 use fwview::{export, formats, tui};
 
 /// Explore accelerator and firmware binaries, structure and bytes together:
@@ -506,22 +506,7 @@ fn run() -> ExitCode {
         return code;
     }
     if let Some(other) = cli.other.clone() {
-        if cli.diff {
-            return diff(&cli, &file, &other);
-        }
-        // Flags that print or cut one file do not apply to two.
-        let single = [
-            (cli.tree, "--tree"),
-            (cli.json, "--json"),
-            (cli.extract.is_some(), "--extract"),
-        ];
-        if let Some((_, flag)) = single.iter().find(|(on, _)| *on) {
-            eprintln!(
-                "fwview: {flag} takes one file; two files open side by side, or compare with --diff (and --json)"
-            );
-            return ExitCode::from(2);
-        }
-        return side_by_side(&file, &other);
+        return two_files(&cli, &file, &other);
     }
     // The explorer shows instructions; printed output only with --code,
     // so that it stays as it was without.
@@ -557,29 +542,7 @@ fn run() -> ExitCode {
     let mut tree = formats::build_tree_with(src, &name, options);
 
     if cli.targets {
-        let mut images = fwview::targets::find(&mut tree);
-        for im in &mut images {
-            if im.path.is_empty() {
-                im.path = printed_address("").to_string();
-            }
-        }
-        let stdout = io::stdout();
-        let mut out = BufWriter::new(stdout.lock());
-        let r = if cli.json {
-            fwview::targets::write_json(&images, &mut out)
-        } else {
-            fwview::targets::write_text(&images, &mut out)
-        };
-        let found = if images.is_empty() {
-            ExitCode::from(1)
-        } else {
-            ExitCode::SUCCESS
-        };
-        return match r.and_then(|_| out.flush()) {
-            Ok(()) => changed(&file, found),
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => found,
-            Err(e) => fail(&file, e),
-        };
+        return print_targets(&cli, &file, &mut tree);
     }
     if cli.json || cli.tree {
         let stdout = io::stdout();
@@ -611,37 +574,89 @@ fn run() -> ExitCode {
         };
     }
     if let (Some(path), Some(out)) = (&cli.extract, &cli.output) {
-        use std::io::IsTerminal;
-        if out.as_os_str() == "-" && !cli.force && io::stdout().is_terminal() {
-            eprintln!(
-                "fwview: not writing raw bytes to a terminal (redirect -o -, or add --force)"
-            );
-            return ExitCode::from(2);
-        }
-        return match export::extract(&mut tree, path, out, cli.force) {
-            Ok(n) => {
-                if out.as_os_str() != "-" {
-                    eprintln!(
-                        "fwview: wrote {n} byte{} to {}",
-                        if n == 1 { "" } else { "s" },
-                        text::clean(&out.display().to_string())
-                    );
-                }
-                changed(&file, ExitCode::SUCCESS)
-            }
-            Err(e @ export::ExtractError::NoSuchNode(_)) => {
-                let _ = fail(&file, e);
-                ExitCode::from(2)
-            }
-            // The output's trouble, named by the output.
-            Err(e) => {
-                eprintln!("fwview: {e}");
-                ExitCode::from(1)
-            }
-        };
+        return extract(&cli, &file, &mut tree, path, out);
     }
     match tui::run(tree, &file) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(&file, e),
+    }
+}
+
+/// Two files: compared with `--diff`, else side by side; the flags of
+/// one file are usage errors.
+fn two_files(cli: &Cli, file: &Path, other: &Path) -> ExitCode {
+    if cli.diff {
+        return diff(cli, file, other);
+    }
+    // Flags that print or cut one file do not apply to two.
+    let single = [
+        (cli.tree, "--tree"),
+        (cli.json, "--json"),
+        (cli.extract.is_some(), "--extract"),
+    ];
+    if let Some((_, flag)) = single.iter().find(|(on, _)| *on) {
+        eprintln!(
+            "fwview: {flag} takes one file; two files open side by side, or compare with --diff (and --json)"
+        );
+        return ExitCode::from(2);
+    }
+    side_by_side(file, other)
+}
+
+/// `--targets` of one file: its device images, as text or JSON; exit 1
+/// when it has none.
+fn print_targets(cli: &Cli, file: &Path, tree: &mut Tree) -> ExitCode {
+    let mut images = fwview::targets::find(tree);
+    for im in &mut images {
+        if im.path.is_empty() {
+            im.path = printed_address("").to_string();
+        }
+    }
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    let r = if cli.json {
+        fwview::targets::write_json(&images, &mut out)
+    } else {
+        fwview::targets::write_text(&images, &mut out)
+    };
+    let found = if images.is_empty() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    };
+    match r.and_then(|_| out.flush()) {
+        Ok(()) => changed(file, found),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => found,
+        Err(e) => fail(file, e),
+    }
+}
+
+/// `--extract PATH -o OUT`: the bytes of one node, written to `out`.
+fn extract(cli: &Cli, file: &Path, tree: &mut Tree, path: &str, out: &Path) -> ExitCode {
+    use std::io::IsTerminal;
+    if out.as_os_str() == "-" && !cli.force && io::stdout().is_terminal() {
+        eprintln!("fwview: not writing raw bytes to a terminal (redirect -o -, or add --force)");
+        return ExitCode::from(2);
+    }
+    match export::extract(tree, path, out, cli.force) {
+        Ok(n) => {
+            if out.as_os_str() != "-" {
+                eprintln!(
+                    "fwview: wrote {n} byte{} to {}",
+                    if n == 1 { "" } else { "s" },
+                    text::clean(&out.display().to_string())
+                );
+            }
+            changed(file, ExitCode::SUCCESS)
+        }
+        Err(e @ export::ExtractError::NoSuchNode(_)) => {
+            let _ = fail(file, e);
+            ExitCode::from(2)
+        }
+        // The output's trouble, named by the output.
+        Err(e) => {
+            eprintln!("fwview: {e}");
+            ExitCode::from(1)
+        }
     }
 }

@@ -233,13 +233,6 @@ impl Value {
     pub fn is_insn(&self) -> bool {
         matches!(self, Value::Insn { .. })
     }
-    /// The text of an instruction, where the value is one.
-    pub fn insn_text(&self) -> Option<&str> {
-        match self {
-            Value::Insn { text, .. } => Some(text),
-            _ => None,
-        }
-    }
     /// The source line an instruction came from, where the value is one
     /// and its file says.
     pub fn source_line(&self) -> Option<&SourceLine> {

@@ -357,33 +357,10 @@ impl App {
             c => (c, page),
         };
         match (cmd, self.focus) {
-            (Command::Escape, _) if self.search.as_ref().is_some_and(|s| s.running.is_some()) => {
-                if let Some(r) = self.search.as_ref().and_then(|s| s.running.as_ref()) {
-                    r.cancel.store(true, Ordering::Relaxed);
-                }
-            }
-            (Command::Escape, _) if self.writing.is_some() => {
-                if let Some(w) = &self.writing {
-                    w.cancel.store(true, Ordering::Relaxed);
-                }
-            }
+            (Command::Escape, _) => self.escape(),
             (Command::Quit | Command::Interrupt, _) => self.quit_now(),
-            (Command::Escape, _) if self.visual.is_some() => self.toggle_visual(),
-            (Command::Escape, _) if self.inspector => {
-                self.inspector = false;
-                self.message = Some(("inspector closed (i opens it)".into(), false))
-            }
-            (Command::Escape, _) if self.reloaded.is_some() => {
-                self.reloaded = None;
-                self.message = Some(("reload marks cleared".into(), false))
-            }
-            (Command::Escape, _) if self.filter.is_some() => self.clear_filter(),
-            (Command::Escape, _) if self.from_list => self.leave = true,
             (Command::Backspace, _) if self.from_list && self.selected == self.doc.tree.root() => {
                 self.leave = true
-            }
-            (Command::Escape, _) => {
-                self.message = Some(("nothing to close (q quits)".into(), false))
             }
             (Command::SwitchFocus, _) => {
                 self.focus = match self.focus {
@@ -445,24 +422,17 @@ impl App {
                     self.toggle();
                 }
             }
-            (Command::Up, Focus::Tree) => self.select_visible(|c, _| c.saturating_sub(1)),
-            (Command::Down, Focus::Tree) => self.select_visible(|c, _| c + 1),
-            (Command::PageUp, Focus::Tree) => self.select_visible(|c, _| c.saturating_sub(page)),
-            (Command::PageDown, Focus::Tree) => self.select_visible(|c, _| c + page),
-            (Command::Home, Focus::Tree) => self.select_visible(|_, _| 0),
-            (Command::End, Focus::Tree) => self.select_visible(|_, n| n - 1),
-            (Command::Left, Focus::Tree) => self.left(),
-            (Command::Right, Focus::Tree) => self.right(),
-            (Command::Up, Focus::Hex) => self.move_cursor(-(self.bpr() as i128)),
-            (Command::Down, Focus::Hex) => self.move_cursor(self.bpr() as i128),
-            (Command::Left, Focus::Hex) => self.move_cursor(-1),
-            (Command::Right, Focus::Hex) => self.move_cursor(1),
-            (Command::PageUp, Focus::Hex) => {
-                self.move_cursor(-((self.bpr() * page as u64) as i128))
-            }
-            (Command::PageDown, Focus::Hex) => self.move_cursor((self.bpr() * page as u64) as i128),
-            (Command::Home, Focus::Hex) => self.set_cursor(0),
-            (Command::End, Focus::Hex) => self.set_cursor(u64::MAX),
+            (
+                c @ (Command::Up
+                | Command::Down
+                | Command::PageUp
+                | Command::PageDown
+                | Command::Home
+                | Command::End
+                | Command::Left
+                | Command::Right),
+                focus,
+            ) => self.step(c, focus, page),
             // Made PageUp / PageDown above.
             (Command::HalfPageUp | Command::HalfPageDown, _) => {}
             (
@@ -486,6 +456,57 @@ impl App {
                 | Command::Complete,
                 _,
             ) => {}
+        }
+    }
+
+    /// Esc: stops what runs in the background, else closes the innermost
+    /// thing open (the range, the inspector, the reload marks, the
+    /// filter), else goes back to the folder's list the file came from.
+    fn escape(&mut self) {
+        if let Some(r) = self.search.as_ref().and_then(|s| s.running.as_ref()) {
+            r.cancel.store(true, Ordering::Relaxed);
+        } else if let Some(w) = &self.writing {
+            w.cancel.store(true, Ordering::Relaxed);
+        } else if self.visual.is_some() {
+            self.toggle_visual();
+        } else if self.inspector {
+            self.inspector = false;
+            self.message = Some(("inspector closed (i opens it)".into(), false))
+        } else if self.reloaded.is_some() {
+            self.reloaded = None;
+            self.message = Some(("reload marks cleared".into(), false))
+        } else if self.filter.is_some() {
+            self.clear_filter();
+        } else if self.from_list {
+            self.leave = true;
+        } else {
+            self.message = Some(("nothing to close (q quits)".into(), false))
+        }
+    }
+
+    /// A move in the pane with the keys: rows in the tree, bytes in the
+    /// hex pane; `page` rows a page.
+    fn step(&mut self, cmd: Command, focus: Focus, page: usize) {
+        match (cmd, focus) {
+            (Command::Up, Focus::Tree) => self.select_visible(|c, _| c.saturating_sub(1)),
+            (Command::Down, Focus::Tree) => self.select_visible(|c, _| c + 1),
+            (Command::PageUp, Focus::Tree) => self.select_visible(|c, _| c.saturating_sub(page)),
+            (Command::PageDown, Focus::Tree) => self.select_visible(|c, _| c + page),
+            (Command::Home, Focus::Tree) => self.select_visible(|_, _| 0),
+            (Command::End, Focus::Tree) => self.select_visible(|_, n| n - 1),
+            (Command::Left, Focus::Tree) => self.left(),
+            (Command::Right, Focus::Tree) => self.right(),
+            (Command::Up, Focus::Hex) => self.move_cursor(-(self.bpr() as i128)),
+            (Command::Down, Focus::Hex) => self.move_cursor(self.bpr() as i128),
+            (Command::Left, Focus::Hex) => self.move_cursor(-1),
+            (Command::Right, Focus::Hex) => self.move_cursor(1),
+            (Command::PageUp, Focus::Hex) => {
+                self.move_cursor(-((self.bpr() * page as u64) as i128))
+            }
+            (Command::PageDown, Focus::Hex) => self.move_cursor((self.bpr() * page as u64) as i128),
+            (Command::Home, Focus::Hex) => self.set_cursor(0),
+            (Command::End, Focus::Hex) => self.set_cursor(u64::MAX),
+            _ => {}
         }
     }
 
