@@ -208,15 +208,14 @@ impl Decoder {
         let ctx = match &mut self.ctx {
             Backend::Llvm(c) => c,
             Backend::Iga(c) => {
-                let (n, text) = c.decode(bytes, addr);
-                let text = text
-                    .map(|t| normalise(&t))
-                    .filter(|t| !t.is_empty())
-                    .unwrap_or_else(|| UNKNOWN.to_string());
+                let (n, text, target) = c.decode(bytes, addr);
+                let text = text.map(|t| normalise(&t)).filter(|t| !t.is_empty());
+                // A branch's target only where the instruction decoded.
+                let target = target.filter(|_| text.is_some());
                 return Insn {
                     len: n.clamp(1, bytes.len()),
-                    text,
-                    target: None,
+                    text: text.unwrap_or_else(|| UNKNOWN.to_string()),
+                    target,
                     fault: None,
                 };
             }

@@ -157,17 +157,19 @@ fn load(path: &Path) -> Option<Iga> {
     })
 }
 
-/// What the label callback reads and writes: the instruction's address
-/// and the text of the last label asked for.
+/// What the label callback reads and writes: the instruction's address,
+/// the text of the last label asked for and the address it names.
 #[derive(Default)]
 struct Labels {
     pc: u64,
     name: CString,
+    target: Option<u64>,
 }
 
 /// IGA asks a branch's target, relative to the instruction: it is named
 /// `L` and its address in decimal, the name IGA gives labels when it
-/// disassembles a whole kernel from address 0.
+/// disassembles a whole kernel from address 0, and the first one asked is
+/// kept as the instruction's target.
 unsafe extern "C" fn label(rel: i32, env: *mut c_void) -> *const c_char {
     if env.is_null() {
         return std::ptr::null();
@@ -177,6 +179,11 @@ unsafe extern "C" fn label(rel: i32, env: *mut c_void) -> *const c_char {
     // during the call.
     let l = unsafe { &mut *env.cast::<Labels>() };
     let target = i128::from(l.pc) + i128::from(rel);
+    // The first label is where the branch goes (`goto`'s JIP; its UIP,
+    // where the channels join again, follows).
+    if l.target.is_none() {
+        l.target = u64::try_from(target).ok();
+    }
     l.name = CString::new(format!("L{target}")).unwrap_or_default();
     l.name.as_ptr()
 }
@@ -224,15 +231,16 @@ impl Context {
     }
 
     /// The instruction at the start of `bytes`, at address `pc`: its
-    /// length (8 when compacted, else 16, at most what is left) and its
-    /// text, `None` when IGA does not decode it (or it is cut short).
-    pub fn decode(&mut self, bytes: &[u8], pc: u64) -> (usize, Option<String>) {
+    /// length (8 when compacted, else 16, at most what is left), its
+    /// text, `None` when IGA does not decode it (or it is cut short), and
+    /// the address its branch or call goes to, where it names one.
+    pub fn decode(&mut self, bytes: &[u8], pc: u64) -> (usize, Option<String>, Option<u64>) {
         let Some(&b3) = bytes.get(3) else {
-            return (bytes.len(), None);
+            return (bytes.len(), None, None);
         };
         let len = if b3 & CMPT_CTRL != 0 { COMPACT } else { FULL };
         let Some(insn) = bytes.get(..len) else {
-            return (bytes.len(), None);
+            return (bytes.len(), None, None);
         };
         // IGA reads 16 bytes whatever the instruction.
         let mut input = [0u8; FULL];
@@ -248,6 +256,7 @@ impl Context {
             base_pc_offset: 0,
         };
         self.labels.pc = pc;
+        self.labels.target = None;
         let env: *mut Labels = &mut *self.labels;
         let mut text: *mut c_char = std::ptr::null_mut();
         // SAFETY: `ctx` is a live context of this library (released only
@@ -265,7 +274,7 @@ impl Context {
             )
         };
         if st != 0 || text.is_null() {
-            return (len, None);
+            return (len, None, None);
         }
         let mut out = Vec::new();
         for i in 0..MAX_TEXT {
@@ -277,7 +286,8 @@ impl Context {
             }
             out.push(c);
         }
-        (len, Some(String::from_utf8_lossy(&out).into_owned()))
+        let text = String::from_utf8_lossy(&out).into_owned();
+        (len, Some(text), self.labels.target)
     }
 }
 

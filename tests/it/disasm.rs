@@ -41,6 +41,10 @@ struct Line {
     len: Option<u64>,
     /// The `<symbol+0x10>` it names its branch target by, if it does.
     label: Option<String>,
+    /// The address its branch goes to, where the reference gives it as
+    /// a number only (IGA's `L368`): fwview must link there and name it
+    /// by a symbol of the section.
+    target: Option<u64>,
 }
 
 /// What llvm-objdump prints of a file.
@@ -201,6 +205,7 @@ fn objdump(file: &Path, args: &[&str], comment: &str) -> Listing {
         list.push((
             addr,
             Line {
+                target: None,
                 text: t,
                 len: None,
                 label,
@@ -394,6 +399,21 @@ fn compare(
             };
             let at = format!("{what} {} {a:#x}", f.name);
             same(&mut bad, &at, (text, *len), (&w.text, w.len));
+            if let Some(t) = w.target {
+                // Named by a symbol of the section, and linked to the
+                // instruction at that address.
+                let named = label.and_then(|l| want.address_of(&f.section, l));
+                let expect = format!("0x{t:08x}");
+                if named != Some(t) || lands.get(o) != Some(&expect) {
+                    bad.push(format!(
+                        "{what} {} {a:#x} {value}: goes to {t:#x}; fwview names {label:?} ({named:?}) and links to {:?}",
+                        f.name,
+                        lands.get(o)
+                    ));
+                }
+                targets += 1;
+                continue;
+            }
             // A relocated branch's bytes hold a placeholder, which objdump
             // names all the same; fwview names the relocation instead.
             let objdump_label = w.label.as_deref().filter(|_| want_relocs.is_empty());
@@ -1176,7 +1196,21 @@ fn code_sections(e: &Value) -> Vec<(&str, u64, u64)> {
 /// Every kernel of the zebin at node `e` (the ELF at `bytes[off(e)..]`),
 /// against IGA's listing of each code section for platform `gen`; returns
 /// the instructions compared.
-fn check_zebin(what: &str, e: &Value, bytes: &[u8], gen: u32, iga: &iga::Iga) -> usize {
+/// The address of the first label IGA's text names (`L368`: 368), where
+/// a branch names one.
+fn first_label(text: &str) -> Option<u64> {
+    text.split([' ', ',', '(', ')'])
+        .find_map(|w| w.strip_prefix('L')?.parse().ok())
+}
+
+fn check_zebin(
+    what: &str,
+    e: &Value,
+    bytes: &[u8],
+    gen: u32,
+    iga: &iga::Iga,
+    lands: &HashMap<u64, String>,
+) -> (usize, usize) {
     let secs = code_sections(e);
     assert!(!secs.is_empty(), "{what}: kernels' code sections");
     let mut want = Listing::default();
@@ -1188,13 +1222,31 @@ fn check_zebin(what: &str, e: &Value, bytes: &[u8], gen: u32, iga: &iga::Iga) ->
                 text: t.clone(),
                 len,
                 label: None,
+                target: first_label(t),
             };
             want.insns.insert((s.to_string(), *pc), line);
         }
     }
+    use object::{Object, ObjectSection, ObjectSymbol};
+    // The symbols branch targets are named by, from the ELF's own symbol
+    // table (`e`'s bytes: the zebin, or an archive's member).
+    let at = e["offset"].as_u64().expect("offset") as usize;
+    let size = e["size"].as_u64().expect("size") as usize;
+    let elf = object::File::parse(&bytes[at..at + size]).expect("an ELF");
+    for sym in elf.symbols() {
+        let (Ok(name), Some(sec)) = (sym.name(), sym.section_index()) else {
+            continue;
+        };
+        if let Ok(sec) = elf
+            .section_by_index(sec)
+            .and_then(|s| s.name().map(str::to_string))
+        {
+            want.symbols.insert((sec, name.to_string()), sym.address());
+        }
+    }
     let mut funcs = Vec::new();
     functions(e, "", &mut funcs);
-    let (n, _, _) = compare(what, &funcs, &want, &HashMap::new());
+    let (n, targets, _) = compare(what, &funcs, &want, lands);
     // Each kernel (the function its `.text.<kernel>` is named for) is
     // decoded through, its lengths summing to its symbol's size.
     for (s, _, _) in &secs {
@@ -1204,7 +1256,7 @@ fn check_zebin(what: &str, e: &Value, bytes: &[u8], gen: u32, iga: &iga::Iga) ->
             "{what}: kernel {k} decoded"
         );
     }
-    n
+    (n, targets)
 }
 
 const ZEBIN_CL: &str = r#"
@@ -1255,6 +1307,7 @@ fn zebin_kernels_decode_as_iga_prints_them() {
     }
     let iga = lib.expect("present");
     let mut per: BTreeMap<String, usize> = BTreeMap::new();
+    let mut branches = 0;
     let mut files = common::samples_in("zebin/generated_locally", "bin");
     files.extend(common::samples_in("zebin/generated_locally", "ar"));
     let dir = common::scratch();
@@ -1297,14 +1350,20 @@ fn zebin_kernels_decode_as_iga_prints_them() {
             }
         }
         assert!(!elfs.is_empty(), "{fname}: a zebin");
+        let lands = landings(f);
         for (what, e) in elfs {
             let (platform, gen) = iga_gen(&what).unwrap_or_else(|| panic!("{what}: a platform"));
-            let n = check_zebin(&what, e, &bytes, gen, &iga);
-            eprintln!("{what}: {n} instructions equal to IGA's");
+            let (n, t) = check_zebin(&what, e, &bytes, gen, &iga, &lands);
+            eprintln!("{what}: {n} instructions equal to IGA's, {t} branch targets linked");
             *per.entry(platform.to_string()).or_default() += n;
+            branches += t;
         }
     }
     eprintln!("Intel GT, instructions compared per IGA platform: {per:?}");
+    if common::tool("ocloc") {
+        // The kernels built here branch (a loop, a reduction).
+        assert!(branches > 0, "branch targets compared");
+    }
 }
 
 /// What [`compare_decoded`] found.
