@@ -33,9 +33,6 @@ use crate::model::{text, Options};
 /// The key column of the help's row for the list.
 const LIST_KEYS: &str = "in a folder's list";
 
-/// Hands a message to the explorer of a file (`tui::dispatch`).
-pub type Explore = fn(&mut App, Message);
-
 /// The folder's list, and the explorer of the file opened from it.
 pub struct Browser {
     pub list: Listing,
@@ -59,7 +56,6 @@ pub struct Browser {
     /// Set when the explorer's file is left: its watcher stops.
     stop: Option<Arc<AtomicBool>>,
     tx: mpsc::Sender<Message>,
-    explore: Explore,
     pub quit: bool,
 }
 
@@ -81,7 +77,7 @@ impl super::events::Screen for Browser {
 impl Browser {
     /// The list of `dir`; its walk and scan start in the background and
     /// report on `tx`.
-    pub fn new(dir: &Path, tx: mpsc::Sender<Message>, explore: Explore) -> Browser {
+    pub fn new(dir: &Path, tx: mpsc::Sender<Message>) -> Browser {
         let root = dir.to_path_buf();
         let scan_tx = tx.clone();
         thread::spawn(move || {
@@ -111,7 +107,6 @@ impl Browser {
             opening: 0,
             stop: None,
             tx,
-            explore,
             quit: false,
         }
     }
@@ -125,13 +120,13 @@ impl Browser {
             Message::FolderRead { index, read } => self.list.scanned(index, read),
             Message::Explored { opening, msg } if opening == self.opening => {
                 if let Some(app) = self.app.as_mut() {
-                    (self.explore)(app, *msg);
+                    super::events::dispatch(app, *msg);
                 }
                 self.after_explorer();
             }
             Message::Input(ev) if self.app.is_some() => {
                 if let Some(app) = self.app.as_mut() {
-                    (self.explore)(app, Message::Input(ev));
+                    super::events::dispatch(app, Message::Input(ev));
                 }
                 self.after_explorer();
             }

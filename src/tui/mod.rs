@@ -64,6 +64,6 @@ pub fn run(tree: Tree, path: &Path) -> io::Result<()> {
 pub fn run_folder(dir: &Path) -> io::Result<()> {
     events::need_terminal("--targets or --find")?;
     let (tx, rx) = events::channel();
-    let mut browser = folder::Browser::new(dir, tx.clone(), events::dispatch);
+    let mut browser = folder::Browser::new(dir, tx.clone());
     events::run(&mut browser, tx, rx)
 }
