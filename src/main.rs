@@ -99,6 +99,13 @@ struct Cli {
     #[arg(long)]
     code: bool,
 
+    /// The assembly dialect x86 code is shown in: `att` (as objdump
+    /// prints, the default) or `intel` (as `llvm-objdump -M intel`); also
+    /// FWVIEW_X86_SYNTAX. In --tree, --json, --find, --diff and the
+    /// explorer.
+    #[arg(long, value_name = "SYNTAX", value_parser = ["att", "intel"])]
+    x86_syntax: Option<String>,
+
     /// With --find: text matches letters of either case.
     #[arg(short = 'i', long, requires = "find")]
     ignore_case: bool,
@@ -201,6 +208,10 @@ fn man_extra() -> String {
         (
             fwview::disasm::ENV_IGA,
             "the libiga64 to decode Intel GT instructions with (else by soname, then in the usual library folders)",
+        ),
+        (
+            fwview::disasm::ENV_X86_SYNTAX,
+            "att or intel: the assembly dialect of x86 code, as --x86-syntax",
         ),
         (
             fwview::disasm::worker::ENV_IN_PROCESS,
@@ -491,6 +502,13 @@ fn run() -> ExitCode {
         Err(e) => return usage_error(e),
     };
     tui::theme::set_color(tui::theme::choose_color(&cli.color));
+    if let Some(s) = cli
+        .x86_syntax
+        .as_deref()
+        .and_then(fwview::disasm::Syntax::from_name)
+    {
+        fwview::disasm::set_x86_syntax(s);
+    }
     if let Some(code) = generated(&cli) {
         return code;
     }

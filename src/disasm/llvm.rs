@@ -38,6 +38,9 @@ type InitFn = unsafe extern "C" fn();
 /// `LLVMDisassembler_Option_PrintImmHex`: immediates in hex, as
 /// `llvm-objdump` prints them.
 const PRINT_IMM_HEX: u64 = 2;
+/// `LLVMDisassembler_Option_AsmPrinterVariant`: the target's other
+/// assembly dialect (on x86, Intel's in place of AT&T's).
+const ASM_PRINTER_VARIANT: u64 = 4;
 
 /// `LLVMDisassembler_ReferenceType_In_Branch`.
 const IN_BRANCH: u64 = 1;
@@ -250,8 +253,18 @@ impl Context {
             }
             return None;
         }
+        let x86 = matches!(
+            triple.split('-').next(),
+            Some("x86_64" | "i386" | "i486" | "i586" | "i686" | "x86")
+        );
+        // One option a call, the dialect first: choosing a dialect makes a
+        // new instruction printer, which forgets options set before.
+        let intel = x86 && super::x86_syntax() == super::Syntax::Intel;
         // SAFETY: `ctx` was just made by the library and is not null.
         unsafe {
+            if intel {
+                (llvm.options)(ctx, ASM_PRINTER_VARIANT);
+            }
             (llvm.options)(ctx, PRINT_IMM_HEX);
         }
         Some(Context {

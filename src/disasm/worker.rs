@@ -612,6 +612,8 @@ fn start() -> io::Result<Client> {
     let exe = EXE.get().ok_or(io::ErrorKind::NotFound)?;
     let mut cmd = Command::new(exe);
     cmd.arg(ARG);
+    // The worker decodes in the dialect this process was asked for.
+    cmd.env(super::ENV_X86_SYNTAX, super::x86_syntax().name());
     Client::spawn(cmd, QUIET)
 }
 

@@ -304,7 +304,15 @@ fn flat<'a>(n: &'a Value, out: &mut Vec<&'a Value>) {
 
 /// `fwview --json --code FILE`.
 fn fwview_code(file: &Path) -> Value {
-    let out = common::fwview(&[OsStr::new("--json"), OsStr::new("--code"), file.as_os_str()]);
+    fwview_code_with(file, &[])
+}
+
+/// `fwview --json --code EXTRA… FILE`.
+fn fwview_code_with(file: &Path, extra: &[&str]) -> Value {
+    let mut args = vec![OsStr::new("--json"), OsStr::new("--code")];
+    args.extend(extra.iter().map(OsStr::new));
+    args.push(file.as_os_str());
+    let out = common::fwview(&args);
     assert!(
         out.status.success(),
         "fwview --json --code {}: {}",
@@ -500,7 +508,18 @@ fn no_differences(bad: &[String]) {
 /// Checks one object file; returns the instructions and the relocations
 /// compared.
 fn check_file(what: &str, file: &Path, args: &[&str], comment: &str) -> (usize, usize) {
-    let j = fwview_code(file);
+    check_file_with(what, file, args, &[], comment)
+}
+
+/// [`check_file`], with `mine` given to fwview as well.
+fn check_file_with(
+    what: &str,
+    file: &Path,
+    args: &[&str],
+    mine: &[&str],
+    comment: &str,
+) -> (usize, usize) {
+    let j = fwview_code_with(file, mine);
     let mut funcs = Vec::new();
     functions(&j["root"], "", &mut funcs);
     let (n, targets, relocs) =
@@ -578,6 +597,19 @@ fn cpu_objects_decode_as_llvm_objdump_does() {
         assert!(compile(dir.path(), C_SOURCE, "gcc", &["-O2"], "gcc.o"));
         let (n, relocs) = check_file("x86-64 gcc", &dir.path().join("gcc.o"), &[], "#");
         assert!(relocs > 0, "x86-64 gcc: no relocation compared");
+        total += n;
+    }
+    // Intel's dialect, as `llvm-objdump -M intel` prints it, on the same
+    // objects (the x86 objects of either compiler).
+    for (what, out) in [("x86-64 clang", "x86-64-clang.o"), ("x86-64 gcc", "gcc.o")] {
+        let f = dir.path().join(out);
+        if !f.exists() {
+            continue;
+        }
+        let what = format!("{what}, Intel syntax");
+        let (n, relocs) =
+            check_file_with(&what, &f, &["-M", "intel"], &["--x86-syntax", "intel"], "#");
+        assert!(relocs > 0, "{what}: no relocation compared");
         total += n;
     }
     eprintln!("CPU objects: {total} instructions compared");
