@@ -374,11 +374,10 @@ fn readelf_header(path: &Path) -> (String, String, String) {
     (flags, field("OS/ABI:"), field("ABI Version:"))
 }
 
-/// Machines whose flags llvm-readelf names and fwview names alike (AMDGPU
-/// and CUDA have names of their own, PowerPC64's ABI version is
-/// binutils').
+/// Machines whose flags llvm-readelf names and fwview names alike (CUDA
+/// has names of its own, PowerPC64's ABI version is binutils').
 fn flags_compared(machine: u16) -> bool {
-    matches!(machine, 8 | 243 | 18 | 43 | 83 | 258 | 94)
+    matches!(machine, 8 | 243 | 18 | 43 | 83 | 258 | 94 | 224)
 }
 
 /// What one comparison found.
@@ -679,4 +678,45 @@ fn a_long_crel_table_opens_in_groups() {
     assert_eq!(es.len() as u64, n);
     let v = t.value_text(es[2400]).unwrap_or_default();
     assert_eq!(v, format!("R_X86_64_64 at 0x{:x}", 8 * 2401));
+}
+
+/// AMDGPU's `e_flags` (processor, xnack and sramecc in each of their
+/// settings, generic versions) in code objects v4 to v6, named as
+/// `llvm-readelf-22 -h` names them.
+#[test]
+fn amdgpu_flags_are_named_as_llvm_readelf_names_them() {
+    if !common::tool("clang-22") || !common::tool("llvm-readelf-22") {
+        return;
+    }
+    let dir = common::scratch();
+    let src = dir.path().join("k.cl");
+    std::fs::write(&src, "kernel void k(global int *a) { a[0] = 1; }\n").expect("write");
+    let cases = [
+        ("gfx90a", "5"),
+        ("gfx90a:xnack+", "5"),
+        ("gfx90a:xnack-:sramecc+", "5"),
+        ("gfx908:sramecc-", "4"),
+        ("gfx942", "6"),
+        ("gfx1100", "4"),
+        ("gfx9-generic", "6"),
+        ("gfx11-generic", "6"),
+    ];
+    let mut tally = Tally::default();
+    for (k, (cpu, cov)) in cases.iter().enumerate() {
+        let out = dir.path().join(format!("k{k}.o"));
+        let st = Command::new("clang-22")
+            .args(["-x", "cl", "--target=amdgcn-amd-amdhsa", "-nogpulib"])
+            .arg(format!("-mcpu={cpu}"))
+            .arg(format!("-mcode-object-version={cov}"))
+            .arg("-c")
+            .arg(&src)
+            .arg("-o")
+            .arg(&out)
+            .status()
+            .expect("clang-22 runs");
+        assert!(st.success(), "{cpu}: clang-22 fails");
+        check(&format!("{cpu} v{cov}"), &out, &mut tally);
+    }
+    assert_eq!(tally.flags, cases.len());
+    assert!(tally.misses.is_empty(), "{:#?}", tally.misses);
 }

@@ -125,21 +125,29 @@ pub fn eflags(v: u32, machine: u16, abi: u8) -> Value {
                 Some(n) => parts.push(n.to_string()),
                 None => parts.push(format!("mach 0x{mach:x}")),
             }
-            match v & 0x300 {
-                0x100 => parts.push("xnack any".into()),
-                0x200 => parts.push("xnack off".into()),
-                0x300 => parts.push("xnack on".into()),
-                _ => {}
-            }
-            match v & 0xc00 {
-                0x400 => parts.push("sramecc any".into()),
-                0x800 => parts.push("sramecc off".into()),
-                0xc00 => parts.push("sramecc on".into()),
-                _ => {}
+            // Named as llvm-readelf names them. Code object v3
+            // (EI_ABIVERSION 1) has one bit each; v4 and later two, for
+            // "any" (plain), "off" (-) and "on" (+).
+            if abi == 1 {
+                if v & 0x100 != 0 {
+                    parts.push("xnack".into());
+                }
+                if v & 0x200 != 0 {
+                    parts.push("sramecc".into());
+                }
+            } else {
+                for (name, bits) in [("xnack", (v >> 8) & 3), ("sramecc", (v >> 10) & 3)] {
+                    match bits {
+                        1 => parts.push(name.into()),
+                        2 => parts.push(format!("{name}-")),
+                        3 => parts.push(format!("{name}+")),
+                        _ => {}
+                    }
+                }
             }
             let gv = (v >> 24) & 0xff;
             if gv != 0 {
-                parts.push(format!("generic version {gv}"));
+                parts.push(format!("generic_v{gv}"));
             }
         }
         EM_ARM => {
