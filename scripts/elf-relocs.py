@@ -8,6 +8,10 @@ llvm-22-dev on Debian and Ubuntu), one macro a type:
     ELF_RELOC(R_X86_64_PC32,           2)
 
 and the machine numbers in llvm/BinaryFormat/ELF.h (`EM_X86_64 = 62,`).
+RISC-V's vendor types (RISCV_nonstandard.def) share numbers between
+vendors: a relocation of one is named by the vendor symbol of the
+R_RISCV_VENDOR before it, as llvm-readelf does; they are written as a
+table of their own (vendor, number, name).
 Which machine reads which table is LLVM's getELFRelocationTypeName
 (lib/Object/ELF.cpp), which llvm-readelf names relocations by; MACHINES
 below says the same.
@@ -73,6 +77,17 @@ def relocs(path):
     return sorted(seen.items())
 
 
+def vendor_relocs(path):
+    """(vendor, number, name) of every ELF_RISCV_NONSTANDARD_RELOC, sorted."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    rows = []
+    pat = r"^\s*ELF_RISCV_NONSTANDARD_RELOC\(\s*(\w+)\s*,\s*(\w+)\s*,\s*(\w+)\s*\)"
+    for m in re.finditer(pat, text, re.M):
+        rows.append((m.group(1), int(m.group(3), 0), m.group(2)))
+    return sorted(rows)
+
+
 def machines(path):
     """EM_* name -> number, from ELF.h."""
     with open(path, encoding="utf-8") as f:
@@ -100,6 +115,13 @@ def generate(include):
             out.append(f'    ({v}, "{n}"),')
         out.append("];")
         out.append("")
+    out.append("/// RISC-V's vendor relocation types (RISCV_nonstandard.def): the vendor")
+    out.append("/// (the symbol of the R_RISCV_VENDOR before one), number and name.")
+    out.append("pub const RISCV_VENDOR: &[(&str, u32, &str)] = &[")
+    for vendor, v, n in vendor_relocs(os.path.join(fmt, "ELFRelocs", "RISCV_nonstandard.def")):
+        out.append(f'    ("{vendor}", {v}, "{n}"),')
+    out.append("];")
+    out.append("")
     out.append("/// The relocation table `e_machine` `m` reads, as LLVM's")
     out.append("/// getELFRelocationTypeName chooses it.")
     out.append("pub fn for_machine(m: u16) -> Option<&'static [(u32, &'static str)]> {")

@@ -720,3 +720,50 @@ fn amdgpu_flags_are_named_as_llvm_readelf_names_them() {
     assert_eq!(tally.flags, cases.len());
     assert!(tally.misses.is_empty(), "{:#?}", tally.misses);
 }
+
+/// RISC-V vendor relocations (Qualcomm's and Andes', which share numbers
+/// with other vendors') named by the `R_RISCV_VENDOR` before each, as
+/// `llvm-readelf-22 -r` names them.
+#[test]
+fn riscv_vendor_relocations_are_named_as_llvm_readelf_names_them() {
+    if !common::tool("clang-22") || !common::tool("llvm-readelf-22") {
+        return;
+    }
+    let dir = common::scratch();
+    let cases = [
+        (
+            "rv32i_xqcili_xqcilb_xqcibi",
+            "f:\n  qc.e.li a0, ext_sym\n  qc.e.j ext_fn\n  qc.e.beqi a0, 5, ext_fn\n",
+        ),
+        ("rv32i_xandesperf", "g:\n  nds.bbc a0, 3, far_label\n"),
+    ];
+    let mut tally = Tally::default();
+    for (k, (march, asm)) in cases.iter().enumerate() {
+        let src = dir.path().join(format!("v{k}.s"));
+        std::fs::write(&src, format!(".text\n{asm}")).expect("write");
+        let out = dir.path().join(format!("v{k}.o"));
+        let st = Command::new("clang-22")
+            .arg("--target=riscv32-unknown-elf")
+            .arg(format!("-march={march}"))
+            .arg("-c")
+            .arg(&src)
+            .arg("-o")
+            .arg(&out)
+            .status()
+            .expect("clang-22 runs");
+        assert!(st.success(), "{march}: clang-22 fails");
+        let readelf = Command::new("llvm-readelf-22")
+            .arg("-r")
+            .arg(&out)
+            .output()
+            .expect("llvm-readelf-22 runs");
+        let listed = String::from_utf8_lossy(&readelf.stdout).to_string();
+        assert!(
+            listed.contains("R_RISCV_QC_") || listed.contains("R_RISCV_NDS_"),
+            "{march}: no vendor relocation built: {listed}"
+        );
+        check(march, &out, &mut tally);
+    }
+    assert!(tally.relocs >= 5, "{} relocations compared", tally.relocs);
+    assert!(tally.misses.is_empty(), "{:#?}", tally.misses);
+}

@@ -1687,6 +1687,20 @@ pub const XTENSA: &[(u32, &str)] = &[
     (56, "R_XTENSA_TLS_CALL"),
 ];
 
+/// RISC-V's vendor relocation types (RISCV_nonstandard.def): the vendor
+/// (the symbol of the R_RISCV_VENDOR before one), number and name.
+pub const RISCV_VENDOR: &[(&str, u32, &str)] = &[
+    ("ANDES", 241, "R_RISCV_NDS_BRANCH_10"),
+    ("CHERIOT1", 220, "R_RISCV_CHERIOT1_COMPARTMENT_HI"),
+    ("CHERIOT1", 221, "R_RISCV_CHERIOT1_COMPARTMENT_LO_I"),
+    ("CHERIOT1", 222, "R_RISCV_CHERIOT1_COMPARTMENT_LO_S"),
+    ("CHERIOT1", 223, "R_RISCV_CHERIOT1_COMPARTMENT_SIZE"),
+    ("QUALCOMM", 192, "R_RISCV_QC_ABS20_U"),
+    ("QUALCOMM", 193, "R_RISCV_QC_E_BRANCH"),
+    ("QUALCOMM", 194, "R_RISCV_QC_E_32"),
+    ("QUALCOMM", 195, "R_RISCV_QC_E_CALL_PLT"),
+];
+
 /// The relocation table `e_machine` `m` reads, as LLVM's
 /// getELFRelocationTypeName chooses it.
 pub fn for_machine(m: u16) -> Option<&'static [(u32, &'static str)]> {

@@ -99,9 +99,46 @@ fn one_type(elf: &Elf, t: u64) -> String {
         .map_or_else(|| format!("type {t}"), str::to_string)
 }
 
+/// `R_RISCV_VENDOR`: its symbol names the vendor whose relocation types
+/// the next relocation's number is one of.
+const R_RISCV_VENDOR: u64 = 191;
+
+/// The vendor a RISC-V relocation of type `typ` at `offset` is named by:
+/// the symbol of `prev`, the relocation before it, when that is an
+/// `R_RISCV_VENDOR` at the same offset (as llvm-readelf pairs them).
+pub(crate) fn riscv_vendor(
+    b: &Builder<'_>,
+    elf: &Elf,
+    symtab: u32,
+    prev: Option<&Rel>,
+    offset: u64,
+    typ: u64,
+) -> Option<String> {
+    let prev = prev?;
+    (elf.machine == constants::EM_RISCV
+        && typ > R_RISCV_VENDOR
+        && prev.typ == R_RISCV_VENDOR
+        && prev.offset == offset)
+        .then(|| sym_name(b, elf, symtab, prev.sym))
+        .flatten()
+}
+
+/// The name of type `t` of `vendor`'s RISC-V relocations.
+fn vendor_type(vendor: Option<&str>, t: u64) -> Option<&'static str> {
+    let vendor = vendor?;
+    super::reloc_tables::RISCV_VENDOR
+        .iter()
+        .find(|&&(v, n, _)| v == vendor && u64::from(n) == t)
+        .map(|&(_, _, name)| name)
+}
+
 /// A relocation's type as llvm-readelf names it: on MIPS64 its three
-/// types joined by `/` (`R_MIPS_GPREL16/R_MIPS_SUB/R_MIPS_HI16`).
-pub(crate) fn type_text(elf: &Elf, typ: u64) -> String {
+/// types joined by `/` (`R_MIPS_GPREL16/R_MIPS_SUB/R_MIPS_HI16`); a RISC-V
+/// vendor's type by `vendor` (see [`riscv_vendor`]).
+pub(crate) fn type_text(elf: &Elf, typ: u64, vendor: Option<&str>) -> String {
+    if let Some(n) = vendor_type(vendor, typ) {
+        return n.to_string();
+    }
     if mips64(elf) {
         [typ & 0xff, (typ >> 8) & 0xff, (typ >> 16) & 0xff]
             .map(|t| one_type(elf, t))
@@ -164,9 +201,16 @@ struct Shown {
 }
 
 impl Shown {
-    fn of(b: &Builder<'_>, elf: &Elf, symtab: u32, sym: u64, typ: u64) -> Shown {
+    fn of(
+        b: &Builder<'_>,
+        elf: &Elf,
+        symtab: u32,
+        sym: u64,
+        typ: u64,
+        vendor: Option<&str>,
+    ) -> Shown {
         Shown {
-            tshow: type_text(elf, typ),
+            tshow: type_text(elf, typ, vendor),
             symname: if sym != 0 {
                 sym_name(b, elf, symtab, sym)
             } else {
@@ -275,8 +319,13 @@ fn reloc(b: &mut Builder<'_>, p: NodeId, elf: &Elf, ri: u32, rela: bool, i: u64,
     let Some(rs) = elf.sec(ri.into()) else {
         return;
     };
-    let shown = Shown::of(b, elf, rs.link, r.sym, r.typ);
     let es = w * if rela { 3 } else { 2 };
+    let prev = match i.checked_sub(1) {
+        Some(_) => read_rel(b, elf, o.saturating_sub(es), rela),
+        None => None,
+    };
+    let vendor = riscv_vendor(b, elf, rs.link, prev.as_ref(), r.offset, r.typ);
+    let shown = Shown::of(b, elf, rs.link, r.sym, r.typ, vendor.as_deref());
     let id = b.group(p, shown.label(i), o, es);
     // Quiet: every entry of the array lies inside the section's bytes.
     let mut f = Fields::new(b, id, o, elf.e).quiet();
@@ -306,7 +355,8 @@ fn reloc(b: &mut Builder<'_>, p: NodeId, elf: &Elf, ri: u32, rela: bool, i: u64,
         // index and a 4-byte type, ELF32 a 3-byte index and a 1-byte
         // type, each in the order the byte order puts them.
         let (type_len, sym_len) = if elf.is64 { (4, 4) } else { (1, 3) };
-        let tname = u32::try_from(r.typ).ok().and_then(|t| elf.reloc_name(t));
+        let tname = vendor_type(vendor.as_deref(), r.typ)
+            .or_else(|| u32::try_from(r.typ).ok().and_then(|t| elf.reloc_name(t)));
         if elf.e == crate::model::Endian::Little {
             f.field("type", type_len, |v| named(v, tname));
             sym_field(&mut f, elf, rs, i, r.sym, sym_len, symname);
@@ -521,7 +571,7 @@ fn crel_entry(
     e: &super::crel::Entry,
     addends: bool,
 ) {
-    let shown = Shown::of(b, elf, rs.link, e.sym.into(), e.typ.into());
+    let shown = Shown::of(b, elf, rs.link, e.sym.into(), e.typ.into(), None);
     let id = b.group(p, shown.label(i), a + e.at, e.len);
     let [off, sym, typ, add] = e.fields;
     let [doff, dsym, dtyp, dadd] = e.deltas;

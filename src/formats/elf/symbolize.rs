@@ -7,7 +7,7 @@
 //! ext-0x4]`: type, symbol and addend, spelled as `llvm-objdump -dr`
 //! spells them).
 
-use super::relocations::rels;
+use super::relocations::{rels, riscv_vendor};
 use super::symbols::{read_sym, real_section, relocatable, resolve, sym_entry, sym_name};
 use super::{constants, Elf};
 use crate::model::Builder;
@@ -206,9 +206,11 @@ fn read_relocs(b: &Builder<'_>, elf: &Elf, secs: &mut [Section]) {
         let Some(it) = rels(b, elf, r, left) else {
             continue;
         };
+        let mut prev = None;
         for x in it {
             left = left.saturating_sub(1);
-            let mut text = super::relocations::type_text(elf, x.typ);
+            let vendor = riscv_vendor(b, elf, r.link, prev.as_ref(), x.offset, x.typ);
+            let mut text = super::relocations::type_text(elf, x.typ, vendor.as_deref());
             text.push(' ');
             // What llvm-objdump names: no symbol is `*ABS*`.
             match (x.sym, sym_name(b, elf, r.link, x.sym)) {
@@ -230,6 +232,7 @@ fn read_relocs(b: &Builder<'_>, elf: &Elf, secs: &mut [Section]) {
                 _ => {}
             }
             list.relocs.push((x.offset, text));
+            prev = Some(x);
         }
     }
     for s in secs {
