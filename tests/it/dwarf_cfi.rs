@@ -118,11 +118,19 @@ fn theirs(path: &Path, eh: bool) -> Vec<Entry> {
     entries
 }
 
+/// The node whose children are section `name`'s contents: the section's
+/// own, or where it is compressed, the root of its inflated bytes.
 pub(crate) fn section(t: &mut Tree, name: &str) -> Option<NodeId> {
     let secs = common::tree::at(t, t.root(), "sections");
-    kids(t, secs)
+    let s = kids(t, secs)
         .into_iter()
-        .find(|&k| t.name(k).ends_with(&format!("] {name}")))
+        .find(|&k| t.name(k).ends_with(&format!("] {name}")))?;
+    Some(
+        kids(t, s)
+            .into_iter()
+            .find(|&k| t.name(k) == "inflated")
+            .unwrap_or(s),
+    )
 }
 
 /// The entries fwview lists under the section.
@@ -245,6 +253,23 @@ pub(crate) fn compile(dir: &Path, cmd: &str) -> (String, PathBuf) {
     (w[..n - 1].join(" "), o)
 }
 
+/// Whether section `name` of `path` is compressed (SHF_COMPRESSED), as
+/// `llvm-readelf-22 -S` flags it (`C`).
+pub(crate) fn compressed(path: &Path, name: &str) -> bool {
+    let out = Command::new("llvm-readelf-22")
+        .args(["-S", "-W"])
+        .arg(path)
+        .output()
+        .expect("llvm-readelf-22 runs");
+    String::from_utf8_lossy(&out.stdout).lines().any(|l| {
+        l.split_whitespace().any(|w| w == name)
+            && l.split_whitespace()
+                .rev()
+                .nth(3)
+                .is_some_and(|f| f.contains('C'))
+    })
+}
+
 #[test]
 fn call_frames_agree_with_llvm_dwarfdump() {
     if !common::tool("llvm-dwarfdump-22") || !common::tool("gcc") || !common::tool("g++") {
@@ -281,7 +306,31 @@ fn call_frames_agree_with_llvm_dwarfdump() {
             ]);
         }
     }
+    // Compressed `.debug_frame` (SHF_COMPRESSED, zlib and zstd) is read in
+    // its inflated bytes; a source of many functions makes sure the
+    // assembler finds compressing worth it.
+    let many: String = (0..200)
+        .map(|i| {
+            format!("int m{i}(int x, int y) {{ return g(x * {i}) > y ? m{i}(y, x - 1) : x; }}\n")
+        })
+        .collect();
+    std::fs::write(p.join("many.c"), format!("double g(double);\n{many}")).unwrap();
+    plan.push("gcc -g -O2 -fno-asynchronous-unwind-tables -gz=zlib -c many.c gccz.o");
+    if common::tool("clang-22") {
+        plan.extend([
+            "clang-22 -g -O2 -fno-asynchronous-unwind-tables -gz=zlib -c many.c clangz.o",
+            "clang-22 -g -O2 -fno-asynchronous-unwind-tables -gz=zstd -c many.c clangzstd.o",
+        ]);
+    }
     let mut builds: Vec<(String, PathBuf)> = plan.iter().map(|c| compile(p, c)).collect();
+    for (label, path) in &builds {
+        if label.contains("-gz") {
+            assert!(
+                compressed(path, ".debug_frame"),
+                "{label}: .debug_frame is not compressed"
+            );
+        }
+    }
     for lib in [
         "/usr/lib/x86_64-linux-gnu/libc.so.6",
         "/usr/lib/x86_64-linux-gnu/libstdc++.so.6",

@@ -426,14 +426,13 @@ fn inflated(
             ),
         );
     }
-    // A line program in the inflated bytes reads strings and relocations
-    // from the file's space: what it needs is gathered here.
-    let line = (super::dwarf::plain_name(&s.name) == ".debug_line")
-        .then(|| super::dwarf::inflated_line_ctx(b, elf, s, got));
+    // Debug information in the inflated bytes reads strings, relocations
+    // and symbols from the file's space: what it needs is gathered here.
+    let debug = super::dwarf::inflated(b, elf, s, got);
     b.within(node, |b, node| {
         let len = b.file_len();
-        if let Some(ctx) = line {
-            if super::dwarf::inflated_lines(b, node, ctx) {
+        if let Some(ctx) = debug {
+            if super::dwarf::inflated_list(b, node, ctx) {
                 return;
             }
         }

@@ -595,22 +595,52 @@ pub(super) fn lines(
     })
 }
 
-/// For a compressed `.debug_line` (the section `s`), what its inflated
-/// bytes (`len` of them) are read with, made while the file's space is
-/// being built: [`inflated_lines`] then lists them.
-pub(super) fn inflated_line_ctx(
-    b: &Builder<'_>,
-    elf: &Arc<Elf>,
-    s: &Sec,
-    len: u64,
-) -> Arc<line::Ctx> {
-    Arc::new(line_ctx(b, elf, s, (0, len), false))
+/// What the inflated bytes of a compressed debug section are read with:
+/// its strings, relocations, symbols and addresses, which live in the
+/// file's byte space and so are gathered before the inflated space is
+/// built.
+pub(super) enum Inflated {
+    Line(Arc<line::Ctx>),
+    Frame(Arc<frame::Ctx>),
+    Lists(Arc<lists::Ctx>),
 }
 
-/// Lists the line programs of a compressed `.debug_line` under `id`, the
-/// root of its inflated bytes, with what [`inflated_line_ctx`] made.
-pub(super) fn inflated_lines(b: &mut Builder<'_>, id: NodeId, ctx: Arc<line::Ctx>) -> bool {
-    line::units(b, id, ctx.len, move |_| ctx.clone())
+/// For a compressed debug section `s` whose bytes inflate to `len`, what
+/// they are read with (made while the file's space is being built), or
+/// `None` when it is not a section read here: [`inflated_list`] then
+/// lists it.
+pub(super) fn inflated(b: &Builder<'_>, elf: &Arc<Elf>, s: &Sec, len: u64) -> Option<Inflated> {
+    let name = plain_name(&s.name);
+    if name == ".debug_line" {
+        return Some(Inflated::Line(Arc::new(line_ctx(
+            b,
+            elf,
+            s,
+            (0, len),
+            false,
+        ))));
+    }
+    if name == ".debug_frame" && frames_read(elf) {
+        return Some(Inflated::Frame(Arc::new(frame_ctx(b, elf, s, (0, len)))));
+    }
+    let kind = list_kind(&name)?;
+    Some(Inflated::Lists(Arc::new(lists_ctx(
+        b,
+        elf,
+        s,
+        kind,
+        (0, len),
+    ))))
+}
+
+/// Lists a compressed debug section under `id`, the root of its inflated
+/// bytes, with what [`inflated`] made; built when opened.
+pub(super) fn inflated_list(b: &mut Builder<'_>, id: NodeId, ctx: Inflated) -> bool {
+    match ctx {
+        Inflated::Line(c) => line::units(b, id, c.len, move |_| c.clone()),
+        Inflated::Frame(c) => frame::entries(b, id, c.len, move |_| c.clone()),
+        Inflated::Lists(c) => lists::section(b, id, c.len, move |_| c.clone()),
+    }
 }
 
 /// The rows of every line program of the ELF, for the source lines of
@@ -679,17 +709,21 @@ pub(super) fn frames(
     a: u64,
     l: u64,
 ) -> bool {
-    // The machines whose call frames are checked against llvm-dwarfdump
-    // (i386, Arm, x86-64, AArch64, RISC-V); a GPU's `.debug_frame`
-    // (CUDA's) stays bytes.
     if s.flags & constants::SHF_COMPRESSED != 0
         || !matches!(s.name.as_str(), ".eh_frame" | ".debug_frame")
-        || !matches!(elf.machine, 3 | 40 | 62 | 183 | 243)
+        || !frames_read(elf)
     {
         return false;
     }
     let (elf, s) = (elf.clone(), s.clone());
     frame::entries(b, id, l, move |b| Arc::new(frame_ctx(b, &elf, &s, (a, l))))
+}
+
+/// Whether the call frames of `elf` are read: those of the machines
+/// checked against llvm-dwarfdump (i386, Arm, x86-64, AArch64, RISC-V); a
+/// GPU's `.debug_frame` (CUDA's) stays bytes.
+fn frames_read(elf: &Elf) -> bool {
+    matches!(elf.machine, 3 | 40 | 62 | 183 | 243)
 }
 
 /// Lists `.eh_frame_hdr` (the section `s` at `[a, a+l)`) under `id`: its
@@ -789,30 +823,49 @@ pub(super) fn lists(
     a: u64,
     l: u64,
 ) -> bool {
-    let kind = match s.name.as_str() {
-        ".debug_loclists" => lists::Kind::LocLists,
-        ".debug_rnglists" => lists::Kind::RngLists,
-        ".debug_loc" => lists::Kind::Loc,
-        ".debug_ranges" => lists::Kind::Ranges,
-        _ => return false,
+    let Some(kind) = list_kind(&s.name) else {
+        return false;
     };
     if s.flags & constants::SHF_COMPRESSED != 0 {
         return false;
     }
     let (elf, s) = (elf.clone(), s.clone());
     lists::section(b, id, l, move |b| {
-        Arc::new(lists::Ctx {
-            e: elf.e,
-            kind,
-            at: a,
-            len: l,
-            word: if elf.is64 { 8 } else { 4 },
-            relocs: relocations(b, &elf, &s)
-                .into_iter()
-                .map(|r| (r.0 as u64, r.1))
-                .collect(),
-            addrs: first_addresses(b, &elf),
-            expr: expression(&elf),
-        })
+        Arc::new(lists_ctx(b, &elf, &s, kind, (a, l)))
     })
+}
+
+/// The kind of list section named `name`.
+fn list_kind(name: &str) -> Option<lists::Kind> {
+    Some(match name {
+        ".debug_loclists" => lists::Kind::LocLists,
+        ".debug_rnglists" => lists::Kind::RngLists,
+        ".debug_loc" => lists::Kind::Loc,
+        ".debug_ranges" => lists::Kind::Ranges,
+        _ => return None,
+    })
+}
+
+/// What reading the lists of section `s` (`kind`, at `[a, a+l)` of the
+/// byte space being built) needs.
+fn lists_ctx(
+    b: &Builder<'_>,
+    elf: &Elf,
+    s: &Sec,
+    kind: lists::Kind,
+    (a, l): (u64, u64),
+) -> lists::Ctx {
+    lists::Ctx {
+        e: elf.e,
+        kind,
+        at: a,
+        len: l,
+        word: if elf.is64 { 8 } else { 4 },
+        relocs: relocations(b, elf, s)
+            .into_iter()
+            .map(|r| (r.0 as u64, r.1))
+            .collect(),
+        addrs: first_addresses(b, elf),
+        expr: expression(elf),
+    }
 }
