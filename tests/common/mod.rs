@@ -199,3 +199,20 @@ pub fn xe_tile_elfs() -> Vec<(String, Vec<u8>)> {
     }
     out
 }
+
+/// Asserts that the generated file `file` is what `python3 script --check`
+/// would write (both paths relative to the crate).
+pub fn generated_is_current(script: &str, file: &str) {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(script);
+    let out = std::process::Command::new("python3")
+        .arg(&script)
+        .arg("--check")
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{file} is not what {} writes: {}",
+        script.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -298,6 +298,17 @@ fn call_frames_agree_with_llvm_dwarfdump() {
             "clang-22 -g -O2 -c --target=riscv64-linux-gnu a.c rv64.o",
             "clang-22 -g -O2 -c --target=armv7a-linux-gnueabihf a.c arm.o",
             "clang-22 -g -O2 -c --target=i686-linux-gnu a.c i686.o",
+            // The other machines whose registers llvm-dwarfdump names.
+            "clang-22 -g -O2 -c --target=powerpc64le-linux-gnu a.c ppc64le.o",
+            "clang-22 -g -O2 -c --target=powerpc64-linux-gnu a.c ppc64.o",
+            "clang-22 -g -O2 -c --target=powerpc-linux-gnu a.c ppc.o",
+            "clang-22 -g -O2 -c --target=s390x-linux-gnu a.c s390x.o",
+            "clang-22 -g -O2 -c --target=mips64el-linux-gnuabi64 a.c mips64el.o",
+            "clang-22 -g -O2 -c --target=mips-linux-gnu a.c mips.o",
+            "clang-22 -g -O2 -c --target=loongarch64-linux-gnu a.c la64.o",
+            "clang-22 -g -O2 -c --target=sparcv9-linux-gnu a.c sparcv9.o",
+            "clang-22 -g -O2 -c --target=sparc-linux-gnu a.c sparc.o",
+            "clang-22 -g -O2 -c --target=hexagon-unknown-elf a.c hexagon.o",
         ]);
         if common::tool("ld.lld-22") {
             plan.extend([
@@ -486,4 +497,17 @@ fn lying_call_frames_are_diagnosed_at_their_bytes() {
             }
         }
     }
+}
+
+/// The register names are what scripts/dwarf-regs.py asks clang-22 and
+/// llvm-dwarfdump-22 for today.
+#[test]
+fn register_tables_are_current() {
+    if !common::tool("clang-22") || !common::tool("llvm-dwarfdump-22") || !common::tool("python3") {
+        return;
+    }
+    common::generated_is_current(
+        "scripts/dwarf-regs.py",
+        "src/formats/elf/dwarf/frame/regs.rs",
+    );
 }

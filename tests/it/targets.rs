@@ -25,17 +25,7 @@ fn relocation_tables_are_current() {
     if !common::present("llvm-22-dev", include.is_dir()) || !common::tool("python3") {
         return;
     }
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/elf-relocs.py");
-    let out = Command::new("python3")
-        .arg(&script)
-        .arg("--check")
-        .output()
-        .expect("python3 runs");
-    assert!(
-        out.status.success(),
-        "src/formats/elf/reloc_tables.rs is not what scripts/elf-relocs.py writes: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::generated_is_current("scripts/elf-relocs.py", "src/formats/elf/reloc_tables.rs");
 }
 
 /// Data and code that need relocations of most kinds: calls, data and

@@ -91,7 +91,7 @@ fn relocations_in(b: &Builder<'_>, elf: &Elf, target: &Sec) -> Vec<(usize, u64, 
                 continue;
             };
             let v = sym.value.wrapping_add(addend);
-            match riscv_pair(elf, rel.typ) {
+            match pair(elf, rel.typ) {
                 Some((op, bits)) => {
                     let mask = u64::MAX >> (64 - bits);
                     let old = match out.last_mut() {
@@ -132,8 +132,11 @@ enum Pair {
 /// R_RISCV_SUB6 (52), R_RISCV_SET6 (53) and R_RISCV_SET8..32 (54 to 56):
 /// what the relocation does, and the field's width in bits (the low six
 /// bits of a byte for SUB6 and SET6, where a call frame instruction keeps
-/// its advance).
-fn riscv_pair(elf: &Elf, typ: u64) -> Option<(Pair, u32)> {
+/// its advance); LoongArch's likewise ([`loongarch_pair`]).
+fn pair(elf: &Elf, typ: u64) -> Option<(Pair, u32)> {
+    if elf.machine == EM_LOONGARCH {
+        return loongarch_pair(typ);
+    }
     if elf.machine != constants::EM_RISCV {
         return None;
     }
@@ -143,6 +146,23 @@ fn riscv_pair(elf: &Elf, typ: u64) -> Option<(Pair, u32)> {
         52 => Some((Pair::Sub, 6)),
         53 => Some((Pair::Set, 6)),
         54..=56 => Some((Pair::Set, 8 << (typ - 54))),
+        _ => None,
+    }
+}
+
+/// `EM_LOONGARCH`.
+const EM_LOONGARCH: u16 = 258;
+
+/// LoongArch's pairs, as RISC-V's: R_LARCH_ADD8..64 (47, 48, 49 for 24
+/// bits, 50, 51), R_LARCH_SUB8..64 (52 to 56), R_LARCH_ADD6 and SUB6
+/// (105, 106).
+fn loongarch_pair(typ: u64) -> Option<(Pair, u32)> {
+    let bits = |k: u64| [8, 16, 24, 32, 64].get(k as usize).copied();
+    match typ {
+        47..=51 => Some((Pair::Add, bits(typ - 47)?)),
+        52..=56 => Some((Pair::Sub, bits(typ - 52)?)),
+        105 => Some((Pair::Add, 6)),
+        106 => Some((Pair::Sub, 6)),
         _ => None,
     }
 }
@@ -719,11 +739,11 @@ pub(super) fn frames(
     frame::entries(b, id, l, move |b| Arc::new(frame_ctx(b, &elf, &s, (a, l))))
 }
 
-/// Whether the call frames of `elf` are read: those of the machines
-/// checked against llvm-dwarfdump (i386, Arm, x86-64, AArch64, RISC-V); a
+/// Whether the call frames of `elf` are read: those of the machines whose
+/// registers llvm-dwarfdump names (scripts/dwarf-regs.py lists them); a
 /// GPU's `.debug_frame` (CUDA's) stays bytes.
 fn frames_read(elf: &Elf) -> bool {
-    matches!(elf.machine, 3 | 40 | 62 | 183 | 243)
+    frame::named_machine(elf.machine)
 }
 
 /// Lists `.eh_frame_hdr` (the section `s` at `[a, a+l)`) under `id`: its

@@ -24,11 +24,12 @@ mod entry;
 mod hdr;
 mod insn;
 mod read;
+mod regs;
 
 use entry::{entry_end, read_entry, Cie, Kind};
 pub(crate) use hdr::{header, FdeAt};
 use insn::insn;
-pub(crate) use read::{Code, Ctx, Expr};
+pub(crate) use read::{named_machine, Code, Ctx, Expr};
 use read::{MAX_ENTRIES, MAX_INSNS};
 
 // ---- nodes ----

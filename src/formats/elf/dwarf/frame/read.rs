@@ -161,39 +161,21 @@ pub(super) fn pointer(
 
 // ---- registers ----
 
-/// x86-64's DWARF registers 0 to 48 as llvm names them.
-const X86_64: [&str; 49] = [
-    "RAX", "RDX", "RCX", "RBX", "RSI", "RDI", "RBP", "RSP", "R8", "R9", "R10", "R11", "R12", "R13",
-    "R14", "R15", "RIP", "XMM0", "XMM1", "XMM2", "XMM3", "XMM4", "XMM5", "XMM6", "XMM7", "XMM8",
-    "XMM9", "XMM10", "XMM11", "XMM12", "XMM13", "XMM14", "XMM15", "ST0", "ST1", "ST2", "ST3",
-    "ST4", "ST5", "ST6", "ST7", "MM0", "MM1", "MM2", "MM3", "MM4", "MM5", "MM6", "MM7",
-];
-
-/// i386's DWARF registers 0 to 9.
-const I386: [&str; 10] = [
-    "EAX", "ECX", "EDX", "EBX", "ESP", "EBP", "ESI", "EDI", "EIP", "EFLAGS",
-];
-
 /// The name of DWARF register `r` on `machine` as `llvm-dwarfdump` prints
-/// it in call frame instructions (`RSP`, `W29`, `X2`, `LR`), else
+/// it in call frame instructions (`RSP`, `W29`, `X2`, `SP_64`), else
 /// `reg<N>`.
 pub(super) fn register(machine: u16, r: u64) -> String {
-    let known = match (machine, r) {
-        (62, 0..=48) => X86_64.get(r as usize).map(|s| s.to_string()),
-        (62, 67..=82) => Some(format!("XMM{}", r - 51)),
-        (3, 0..=9) => I386.get(r as usize).map(|s| s.to_string()),
-        (3, 21..=28) => Some(format!("XMM{}", r - 21)),
-        (183, 0..=30) => Some(format!("W{r}")),
-        (183, 31) => Some("WSP".into()),
-        (183, 64..=95) => Some(format!("B{}", r - 64)),
-        (243, 0..=31) => Some(format!("X{r}")),
-        (243, 32..=63) => Some(format!("F{}_H", r - 32)),
-        (40, 0..=12) => Some(format!("R{r}")),
-        (40, 13) => Some("SP".into()),
-        (40, 14) => Some("LR".into()),
-        (40, 15) => Some("PC".into()),
-        (40, 256..=287) => Some(format!("D{}", r - 256)),
-        _ => None,
-    };
-    known.unwrap_or_else(|| format!("reg{r}"))
+    super::regs::for_machine(machine)
+        .and_then(|t| {
+            let r = u16::try_from(r).ok()?;
+            let i = t.binary_search_by_key(&r, |&(n, _)| n).ok()?;
+            t.get(i).map(|&(_, name)| name.to_string())
+        })
+        .unwrap_or_else(|| format!("reg{r}"))
+}
+
+/// Whether the registers of `machine` have names (and its call frames are
+/// read).
+pub(crate) fn named_machine(machine: u16) -> bool {
+    super::regs::for_machine(machine).is_some()
 }
