@@ -80,6 +80,7 @@ static ELF_HOOKS: elf::Hooks = elf::Hooks {
         &nvwrap::ELF_SECTION,
         &offload_entries::ELF_SECTION,
         &bundle::ELF_SECTION,
+        &npu::ctrlcode::ELF_SECTION,
     ],
 };
 
