@@ -531,6 +531,41 @@ fn diff_of_two_sequences_reports_the_changed_ops() {
     );
 }
 
+#[test]
+fn diff_of_two_transactions_reports_the_changed_op() {
+    // aiebu's transaction with the value of its third op, a WRITE, changed:
+    // version 0.1 ops give their size (a BLOCKWRITE at byte 12, a custom
+    // op at byte 4), and a WRITE's value lies at byte 16 (aie-rt's
+    // XAie_BlockWrite32Hdr, XAie_CustomOpHdr, XAie_Write32Hdr).
+    let a = asset("npu/aiebu__ml_txn.bin");
+    let mut b = std::fs::read(&a).unwrap();
+    let le = |b: &[u8], at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap()) as usize;
+    let op0 = 16;
+    assert_eq!(b[op0], 1, "a BLOCKWRITE first");
+    let op1 = op0 + le(&b, op0 + 12);
+    assert_eq!(b[op1], 0x81, "a DDR_PATCH second");
+    let op2 = op1 + le(&b, op1 + 4);
+    assert_eq!(b[op2], 0, "a WRITE third");
+    b[op2 + 16] ^= 0x01;
+    let dir = common::scratch();
+    let changed = dir.path().join("ml_txn_changed.bin");
+    std::fs::write(&changed, &b).unwrap();
+    let out = common::fwview(&["--diff".as_ref(), a.as_os_str(), changed.as_os_str()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let reported: Vec<&str> = text.lines().filter(|l| l.starts_with("~ ")).collect();
+    assert!(!reported.is_empty(), "{text}");
+    assert!(
+        reported.iter().all(|l| l.starts_with("~ ops/[2] WRITE")),
+        "{text}"
+    );
+    assert!(
+        !text
+            .lines()
+            .any(|l| l.starts_with('+') || l.starts_with('-')),
+        "{text}"
+    );
+}
+
 // ---------------------------------------------------------------------------
 // detection
 
