@@ -109,6 +109,7 @@ fn env(page: Option<(u64, (u64, u64))>) -> Env {
         },
         writes: Writes::default(),
         page,
+        args: None,
     }
 }
 

@@ -212,6 +212,8 @@ struct Env {
     /// (the byte after the page header) and the bytes of the page's data
     /// section, where the buffer descriptors a pointer names lie.
     page: Option<(u64, (u64, u64))>,
+    /// The kernel's argument names by index, from the paired xclbin.
+    args: Option<&'static [(u64, &'static str)]>,
 }
 
 /// Parses a transaction buffer in `[off, off+len)` under `parent`.
@@ -316,6 +318,7 @@ pub fn parse_transaction(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64
         ctx,
         writes,
         page: None,
+        args: b.options().arg_names,
     });
     let step_env = env.clone();
     let step: Step = Arc::new(move |b: &mut Builder<'_>, p, i, at| {
@@ -472,6 +475,10 @@ fn summary_node(
     if let Some(r) = &ctx.regs_from {
         b.leaf(s, "register_names", off, 0, r.as_str());
     }
+    if let Some(a) = b.options().arg_names {
+        let list: Vec<String> = a.iter().map(|(i, n)| format!("{i} {n}")).collect();
+        b.leaf(s, "kernel_arguments", off, 0, list.join(", "));
+    }
     s
 }
 
@@ -627,6 +634,7 @@ pub fn parse_sequence(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
         },
         writes,
         page: None,
+        args: b.options().arg_names,
     });
     let span = |a: usize, n: usize| -> (u64, u64) {
         let s = words.at.get(a).map_or(lim, |x| x.0);
@@ -961,7 +969,14 @@ fn field_value(
             crate::model::named(x, Some(v.row.name)),
             v.row.name.to_string(),
         ),
-        Kind::Dec | Kind::Arg => (Value::dec(x), x.to_string()),
+        Kind::Dec => (Value::dec(x), x.to_string()),
+        Kind::Arg => match env.args.and_then(|a| a.iter().find(|n| n.0 == x)) {
+            Some((_, n)) => (
+                Value::with(x, Radix::Dec, format!(" ({n})")),
+                format!("{x} ({n})"),
+            ),
+            None => (Value::dec(x), x.to_string()),
+        },
         Kind::Size | Kind::Bytes => (
             Value::with(x, Radix::Dec, " bytes"),
             format!("{} bytes", num(x)),

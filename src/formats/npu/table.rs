@@ -42,7 +42,8 @@ pub enum Kind {
     Named(&'static [&'static str]),
     /// The direction of a DMA channel: 0 S2MM, 1 MM2S.
     Dir,
-    /// A kernel argument's index.
+    /// A kernel argument's index (named when the file is paired with the
+    /// xclbin that declares the kernel).
     Arg,
     /// Word `k` of the shim buffer descriptor the op's `bd_id` names.
     BdWord(u8),
@@ -334,7 +335,7 @@ pub static IPU: &[Op] = &[
         w("channel", 1, 24, 8, Dec), w("column_num", 1, 16, 8, Dec), w("row_num", 1, 8, 8, Dec), w("reserved_config", 1, 0, 8, Pad),
     ], Rest::None, TCT),
     op(6, "WRITEBD_EXTEND_SHIMTILE", Len::Fixed(10), &[
-        w("opcode", 0, 24, 8, Opcode), w("column", 0, 16, 8, Dec), w("column_num", 0, 8, 8, Dec), w("ddr_id", 0, 4, 4, Arg),
+        w("opcode", 0, 24, 8, Opcode), w("column", 0, 16, 8, Dec), w("column_num", 0, 8, 8, Dec), w("ddr_id", 0, 4, 4, Dec),
         w("bd_id", 0, 0, 4, Dec), w("address_increment", 1, 0, 32, Hex),
         w("bd_word0", 2, 0, 32, BdWord(0)), w("bd_word1", 3, 0, 32, BdWord(1)), w("bd_word2", 4, 0, 32, BdWord(2)),
         w("bd_word3", 5, 0, 32, BdWord(3)), w("bd_word4", 6, 0, 32, BdWord(4)), w("bd_word5", 7, 0, 32, BdWord(5)),
