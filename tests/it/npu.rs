@@ -669,12 +669,13 @@ fn lying_counts_and_sizes_end_in_diagnostics() {
         "warning",
         "4 bytes after the 220 the header gives"
     ));
-    // An op with no serialized form stops the walk with an error.
+    // An op with no serialized form and no size stops the walk with an
+    // error.
     let mut w = npu_instgen();
-    w[4 + 6] = 2;
+    w[4 + 6] = 14;
     let j = json::json_of_bytes(bytes_of(&w));
     assert!(
-        json::has_diag(&j, "error", "BLOCKSET (0x02): no serialized form"),
+        json::has_diag(&j, "error", "CONFIG_SHIMDMA_BD (0x0e): no serialized form"),
         "{:?}",
         json::errors(&j)
     );
@@ -834,4 +835,38 @@ fn a_transaction_or_sequence_pairs_with_the_xclbin_beside_it() {
     let listed = val(path(&j["root"], "summary/kernel_arguments"));
     let want: Vec<String> = rk[0].iter().map(|(i, n)| format!("{i} {n}")).collect();
     assert_eq!(json::unquote(listed), want.join(", "));
+}
+
+#[test]
+fn a_version_0_1_block_set_is_walked_over_by_the_size_aiebu_reads() {
+    // aiebu's transaction walker (assembler_blob.py) reads a BLOCKSET's
+    // size at byte 12, as a BLOCKWRITE's (aie-rt's XAie_BlockWrite32Hdr):
+    // a block set of 20 bytes, then a WRITE (XAie_Write32Hdr, 24 bytes).
+    let mut t = vec![0u8, 1, 3, 6, 5, 1, 0, 0];
+    t.extend_from_slice(&2u32.to_le_bytes());
+    t.extend_from_slice(&(16u32 + 20 + 24).to_le_bytes());
+    t.extend_from_slice(&[2, 0, 0, 0, 0, 0, 0, 0]);
+    t.extend_from_slice(&0x0021_d000u32.to_le_bytes());
+    t.extend_from_slice(&20u32.to_le_bytes());
+    t.extend_from_slice(&0x1234_5678u32.to_le_bytes());
+    t.extend_from_slice(&[0, 0, 2, 0, 0, 0, 0, 0]);
+    t.extend_from_slice(&0x0021_d004u64.to_le_bytes());
+    t.extend_from_slice(&0xabcdu32.to_le_bytes());
+    t.extend_from_slice(&24u32.to_le_bytes());
+    let j = json::json_of_bytes(t);
+    assert!(json::errors(&j).is_empty(), "{:?}", json::errors(&j));
+    let o = ops(&j);
+    assert_eq!(o.len(), 2);
+    assert_eq!(op_name(o[0]), "BLOCKSET");
+    assert_eq!((json::off(o[0]), json::size(o[0])), (16, 20));
+    assert_eq!(raw(child(o[0], "address")), 0x0021_d000);
+    assert_eq!(
+        (
+            json::off(child(o[0], "payload")),
+            json::size(child(o[0], "payload"))
+        ),
+        (32, 4)
+    );
+    assert_eq!(op_name(o[1]), "WRITE");
+    assert_eq!(raw(child(o[1], "value")), 0xabcd);
 }

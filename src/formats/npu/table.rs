@@ -286,6 +286,13 @@ pub static TXN_V0: &[Op] = &[
         b("opcode", 0, 1, Opcode), b("column", 1, 1, Dec), b("row", 2, 1, Dec), b("tile_bytes", 3, 5, Hex),
         b("address", 8, 4, Addr), b("size", 12, 4, Size),
     ], Rest::Data, BLOCK),
+    // No aie-rt struct serializes a block set; aiebu's transaction walker
+    // takes its size from byte 12, as a BLOCKWRITE's: the op is walked
+    // over and its bytes after the address and size shown raw.
+    op(2, "BLOCKSET", Len::Field(12), &[
+        b("opcode", 0, 1, Opcode), b("column", 1, 1, Dec), b("row", 2, 1, Dec), b("tile_bytes", 3, 5, Hex),
+        b("address", 8, 4, Addr), b("size", 12, 4, Size),
+    ], Rest::Payload, "{address}: a block set, no serialized form known"),
     op(3, "MASKWRITE", Len::Field(24), MASKED_V0, Rest::None, MASK_WRITE),
     op(4, "MASKPOLL", Len::Field(24), MASKED_V0, Rest::None, POLL),
     op(7, "MASKPOLL_BUSY", Len::Field(24), MASKED_V0, Rest::None, POLL_BUSY),
