@@ -46,7 +46,7 @@ seed xe $A/xmos/*.xe
 seed zebin $A/zebin/**/*.bin
 seed ar $A/**/*.ar
 seed offload $A/offload/**/*.offloadbin
-seed elf $A/offload/**/*.o
+seed elf $A/offload/**/*.o $A/npu/*.elf
 carve elf '\x7fELF\x01\x01\x01' $A/xmos/*.xe
 carve pdi '\xdd\x00\x00\x00\x44\x33\x22\x11\x88\x77\x66\x55\xcc\xbb\xaa\x99' $A/xclbin/*.xclbin
 seed detect $(find $A -type f ! -name '*.md' | sort)

@@ -13,6 +13,7 @@ pub mod formats;
 #[cfg(unix)]
 pub mod guard;
 pub mod model;
+pub mod pairing;
 pub mod scan;
 pub mod search;
 pub mod targets;

@@ -106,6 +106,13 @@ struct Cli {
     #[arg(long, value_name = "SYNTAX", value_parser = ["att", "intel"])]
     x86_syntax: Option<String>,
 
+    /// The xclbin whose kernel an NPU transaction or instruction sequence
+    /// runs: its DDR_PATCH ops name the kernel argument they patch by its
+    /// name in the xclbin's metadata. Without it, the .xclbin beside the
+    /// file with the same stem is used, or else the only .xclbin there.
+    #[arg(long, value_name = "FILE")]
+    xclbin: Option<PathBuf>,
+
     /// With --find: text matches letters of either case.
     #[arg(short = 'i', long, requires = "find")]
     ignore_case: bool,
@@ -298,11 +305,13 @@ const STDIN: &str = "stdin";
 fn open(
     path: &std::path::Path,
     options: Options,
+    xclbin: Option<&std::path::Path>,
 ) -> Result<(fwview::model::Tree, String), ExitCode> {
     let src = match Source::open_named(path) {
         Ok(s) => Arc::new(s),
         Err(e) => return Err(fail(path, e)),
     };
+    let (options, _) = fwview::pairing::with_xclbin(path, src.bytes(), xclbin, options);
     let shown = path.display().to_string();
     let name = if path.as_os_str() == "-" {
         STDIN.to_string()
@@ -315,7 +324,10 @@ fn open(
 }
 
 /// What the explorer shows: everything, instructions included.
-const EXPLORER: Options = Options { code: true };
+const EXPLORER: Options = Options {
+    code: true,
+    arg_names: None,
+};
 
 /// `--diff A B`: 0 same, 1 different, 2 trouble.
 fn diff(cli: &Cli, file: &std::path::Path, other: &std::path::Path) -> ExitCode {
@@ -326,12 +338,15 @@ fn diff(cli: &Cli, file: &std::path::Path, other: &std::path::Path) -> ExitCode 
             ExitCode::from(2)
         }
     };
-    let options = Options { code: cli.code };
-    let (mut a, _) = match open(file, options) {
+    let options = Options {
+        code: cli.code,
+        arg_names: None,
+    };
+    let (mut a, _) = match open(file, options, cli.xclbin.as_deref()) {
         Ok(t) => t,
         Err(c) => return trouble(c),
     };
-    let (mut b, _) = match open(other, options) {
+    let (mut b, _) = match open(other, options, cli.xclbin.as_deref()) {
         Ok(t) => t,
         Err(c) => return trouble(c),
     };
@@ -371,7 +386,10 @@ fn many(cli: &Cli, file: &std::path::Path) -> Option<ExitCode> {
             ),
         )));
     }
-    let options = Options { code: cli.code };
+    let options = Options {
+        code: cli.code,
+        arg_names: None,
+    };
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let r = if cli.diff {
@@ -420,12 +438,12 @@ fn many(cli: &Cli, file: &std::path::Path) -> Option<ExitCode> {
 }
 
 /// `fwview A B`: the two trees side by side.
-fn side_by_side(file: &std::path::Path, other: &std::path::Path) -> ExitCode {
-    let (a, _) = match open(file, EXPLORER) {
+fn side_by_side(cli: &Cli, file: &std::path::Path, other: &std::path::Path) -> ExitCode {
+    let (a, _) = match open(file, EXPLORER, cli.xclbin.as_deref()) {
         Ok(t) => t,
         Err(c) => return c,
     };
-    let (b, _) = match open(other, EXPLORER) {
+    let (b, _) = match open(other, EXPLORER, cli.xclbin.as_deref()) {
         Ok(t) => t,
         Err(c) => return c,
     };
@@ -549,10 +567,15 @@ fn run() -> ExitCode {
             .unwrap_or_else(|| shown.clone())
     };
     let options = if headless {
-        Options { code: cli.code }
+        Options {
+            code: cli.code,
+            arg_names: None,
+        }
     } else {
         EXPLORER
     };
+    let (options, _) =
+        fwview::pairing::with_xclbin(&file, src.bytes(), cli.xclbin.as_deref(), options);
     if headless && cli.code {
         // The decoder process loads its library while the file is read.
         fwview::disasm::worker::prestart();
@@ -618,7 +641,7 @@ fn two_files(cli: &Cli, file: &Path, other: &Path) -> ExitCode {
         );
         return ExitCode::from(2);
     }
-    side_by_side(file, other)
+    side_by_side(cli, file, other)
 }
 
 /// `--targets` of one file: its device images, as text or JSON; exit 1

@@ -742,7 +742,10 @@ fn msgpack_tree(d: Vec<u8>) -> fwview::model::Tree {
 
 /// The `code` fuzz target's tree: instructions decoded, as `--code` builds.
 fn code_tree(d: Vec<u8>) -> fwview::model::Tree {
-    let options = fwview::model::Options { code: true };
+    let options = fwview::model::Options {
+        code: true,
+        arg_names: None,
+    };
     fwview::formats::build_tree_with(
         std::sync::Arc::new(fwview::model::Source::from_vec(d)),
         "input",

@@ -80,6 +80,7 @@ static ELF_HOOKS: elf::Hooks = elf::Hooks {
         &nvwrap::ELF_SECTION,
         &offload_entries::ELF_SECTION,
         &bundle::ELF_SECTION,
+        &npu::ctrlcode::ELF_SECTION,
     ],
 };
 
@@ -324,6 +325,8 @@ mod tests {
             "xclbin" => (Format::Xclbin, b"xclbin2\0"),
             "xe" => (Format::Xe, b"XMOS"),
             "o" => (Format::Elf, b"\x7fELF"),
+            // aiebu's control-code ELFs.
+            "elf" if in_npu => (Format::Elf, b"\x7fELF"),
             "bin" if in_zebin => (Format::Zebin, b"\x7fELF"),
             // A version 0.1 transaction header.
             "bin" if in_npu => (Format::NpuTransaction, b"\x00\x01"),

@@ -42,6 +42,33 @@ pub struct Options {
     /// Machine code as instructions: executable sections and their
     /// functions open into one node per instruction.
     pub code: bool,
+    /// The names of the arguments of the kernel a control program runs
+    /// for, by argument index, when the file is paired with the binary
+    /// that declares that kernel (an NPU transaction with its xclbin).
+    /// Kept for the life of the process ([`Options::leak_arg_names`]), so
+    /// that options stay `Copy`.
+    pub arg_names: Option<&'static [(u64, &'static str)]>,
+}
+
+impl Options {
+    /// These options with `names` as the argument names, kept for the
+    /// life of the process; none when `names` is empty.
+    pub fn leak_arg_names(self, names: Vec<(u64, String)>) -> Options {
+        if names.is_empty() {
+            return Options {
+                arg_names: None,
+                ..self
+            };
+        }
+        let v: Vec<(u64, &'static str)> = names
+            .into_iter()
+            .map(|(i, n)| (i, &*Box::leak(n.into_boxed_str())))
+            .collect();
+        Options {
+            arg_names: Some(Box::leak(v.into_boxed_slice())),
+            ..self
+        }
+    }
 }
 
 /// How serious a diagnostic is.

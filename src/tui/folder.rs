@@ -259,7 +259,10 @@ impl Browser {
         let doc = match Document::open(
             &path,
             crate::formats::build_tree_with,
-            Options { code: true },
+            Options {
+                code: true,
+                arg_names: None,
+            },
         ) {
             Ok(d) => d,
             Err(err) => {

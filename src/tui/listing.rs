@@ -202,7 +202,10 @@ pub fn scan(
         .filter(|(_, e)| e.state == State::Waiting)
         .map(|(i, e)| (i, root.join(&e.rel)))
         .collect();
-    let options = Options { code: false };
+    let options = Options {
+        code: false,
+        arg_names: None,
+    };
     folders::in_order(
         &jobs,
         |(_, p)| folders::summarize(p, options),

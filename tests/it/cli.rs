@@ -21,7 +21,7 @@ fn expected_format(p: &Path) -> &'static str {
         "offload"
     } else if s.contains("/zebin/") {
         "zebin"
-    } else if s.ends_with(".o") {
+    } else if s.ends_with(".o") || s.ends_with(".elf") {
         "elf"
     } else if s.ends_with(".hipfb") {
         "clang-offload-bundle"

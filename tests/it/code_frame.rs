@@ -75,7 +75,14 @@ fn a_function_of_100000_instructions_opens_within_a_frame() {
     // (open the function, then its first group): wall and CPU time each.
     let mut times: [Vec<(Duration, Duration)>; 2] = [Vec::new(), Vec::new()];
     for _ in 0..5 {
-        let tree = build_tree_with(Arc::clone(&src), "big.o", Options { code: true });
+        let tree = build_tree_with(
+            Arc::clone(&src),
+            "big.o",
+            Options {
+                code: true,
+                arg_names: None,
+            },
+        );
         let mut app = App::new(tree, "big.o");
         let mut t = Terminal::new(TestBackend::new(200, 60)).unwrap();
         t.draw(|f| ui::render(&mut app, f)).unwrap();

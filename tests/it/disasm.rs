@@ -337,7 +337,10 @@ fn names_target(text: &str) -> bool {
 /// links in), and with nothing opened yet (to follow them in).
 fn built_and_fresh(file: &Path) -> (Tree, Tree) {
     let src = Arc::new(Source::open(file).expect("the file opens"));
-    let opts = Options { code: true };
+    let opts = Options {
+        code: true,
+        arg_names: None,
+    };
     let mut t = build_tree_with(src.clone(), "input", opts);
     t.expand_all();
     (t, build_tree_with(src, "input", opts))

@@ -207,7 +207,14 @@ fn our_row(v: &str) -> Row {
 
 fn open(path: &Path, code: bool) -> Tree {
     let src = Arc::new(Source::open(path).expect("the file opens"));
-    build_tree_with(src, "input", Options { code })
+    build_tree_with(
+        src,
+        "input",
+        Options {
+            code,
+            arg_names: None,
+        },
+    )
 }
 
 /// The `.debug_line` section's node (its inflated bytes' where it is

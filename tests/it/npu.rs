@@ -7,6 +7,7 @@
 //! hostile sizes.
 
 use crate::common;
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use common::json::{self, child, items, kids, name, path, val};
@@ -531,6 +532,41 @@ fn diff_of_two_sequences_reports_the_changed_ops() {
     );
 }
 
+#[test]
+fn diff_of_two_transactions_reports_the_changed_op() {
+    // aiebu's transaction with the value of its third op, a WRITE, changed:
+    // version 0.1 ops give their size (a BLOCKWRITE at byte 12, a custom
+    // op at byte 4), and a WRITE's value lies at byte 16 (aie-rt's
+    // XAie_BlockWrite32Hdr, XAie_CustomOpHdr, XAie_Write32Hdr).
+    let a = asset("npu/aiebu__ml_txn.bin");
+    let mut b = std::fs::read(&a).unwrap();
+    let le = |b: &[u8], at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap()) as usize;
+    let op0 = 16;
+    assert_eq!(b[op0], 1, "a BLOCKWRITE first");
+    let op1 = op0 + le(&b, op0 + 12);
+    assert_eq!(b[op1], 0x81, "a DDR_PATCH second");
+    let op2 = op1 + le(&b, op1 + 4);
+    assert_eq!(b[op2], 0, "a WRITE third");
+    b[op2 + 16] ^= 0x01;
+    let dir = common::scratch();
+    let changed = dir.path().join("ml_txn_changed.bin");
+    std::fs::write(&changed, &b).unwrap();
+    let out = common::fwview(&["--diff".as_ref(), a.as_os_str(), changed.as_os_str()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let reported: Vec<&str> = text.lines().filter(|l| l.starts_with("~ ")).collect();
+    assert!(!reported.is_empty(), "{text}");
+    assert!(
+        reported.iter().all(|l| l.starts_with("~ ops/[2] WRITE")),
+        "{text}"
+    );
+    assert!(
+        !text
+            .lines()
+            .any(|l| l.starts_with('+') || l.starts_with('-')),
+        "{text}"
+    );
+}
+
 // ---------------------------------------------------------------------------
 // detection
 
@@ -633,12 +669,13 @@ fn lying_counts_and_sizes_end_in_diagnostics() {
         "warning",
         "4 bytes after the 220 the header gives"
     ));
-    // An op with no serialized form stops the walk with an error.
+    // An op with no serialized form and no size stops the walk with an
+    // error.
     let mut w = npu_instgen();
-    w[4 + 6] = 2;
+    w[4 + 6] = 14;
     let j = json::json_of_bytes(bytes_of(&w));
     assert!(
-        json::has_diag(&j, "error", "BLOCKSET (0x02): no serialized form"),
+        json::has_diag(&j, "error", "CONFIG_SHIMDMA_BD (0x0e): no serialized form"),
         "{:?}",
         json::errors(&j)
     );
@@ -652,4 +689,184 @@ fn lying_counts_and_sizes_end_in_diagnostics() {
         "{:?}",
         json::errors(&j)
     );
+}
+
+// ---------------------------------------------------------------------------
+// kernel argument names from the paired xclbin
+
+/// The arguments of the NPU kernels (`type="dpu"`) in an xclbin's
+/// EMBEDDED_METADATA, as Python's XML parser reads them, kernel by kernel:
+/// (index, name) pairs.
+fn python_dpu_args(xclbin: &std::path::Path) -> Option<Vec<Vec<(u64, String)>>> {
+    if !common::tool("python3") {
+        return None;
+    }
+    let script = r#"
+import struct, sys, xml.etree.ElementTree as ET
+d = open(sys.argv[1], 'rb').read()
+n = struct.unpack_from('<I', d, 0x1c0)[0]
+for i in range(n):
+    kind, = struct.unpack_from('<I', d, 0x1c8 + 40 * i)
+    off, size = struct.unpack_from('<QQ', d, 0x1c8 + 40 * i + 24)
+    if kind == 2:
+        root = ET.fromstring(d[off:off + size].rstrip(b'\0'))
+        for k in root.iter('kernel'):
+            if k.get('type') == 'dpu':
+                print(' '.join(a.get('id') + ':' + a.get('name') for a in k.iter('arg')))
+"#;
+    let out = std::process::Command::new("python3")
+        .args(["-c", script])
+        .arg(xclbin)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                l.split_whitespace()
+                    .map(|a| {
+                        let (i, n) = a.split_once(':').unwrap();
+                        (i.parse().unwrap(), n.to_string())
+                    })
+                    .collect()
+            })
+            .collect(),
+    )
+}
+
+/// `fwview --json ARGS…`, parsed.
+fn json_with(args: &[&std::ffi::OsStr]) -> Value {
+    let mut a: Vec<&std::ffi::OsStr> = vec!["--json".as_ref()];
+    a.extend_from_slice(args);
+    let out = common::fwview(&a);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The names the DDR_PATCH ops of a transaction's JSON give their
+/// argument: `(index, value text)`.
+fn patch_args(j: &Value) -> Vec<(u64, String)> {
+    ops(j)
+        .into_iter()
+        .filter(|o| op_name(o) == "DDR_PATCH")
+        .map(|o| {
+            let a = child(o, "arg_index");
+            (raw(a), val(a).to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn ddr_patches_name_their_kernel_argument_from_the_xclbin_given() {
+    let txn = asset("npu/aiebu__ml_txn.bin");
+    let x = asset("xclbin/ryzenai-sw__transformers_stx_dummy.xclbin");
+    let Some(kernels) = python_dpu_args(&x) else {
+        return;
+    };
+    assert_eq!(kernels.len(), 1, "{kernels:?}");
+    let names: HashMap<u64, String> = kernels[0].iter().cloned().collect();
+    let j = json_with(&["--xclbin".as_ref(), x.as_os_str(), txn.as_os_str()]);
+    let got = patch_args(&j);
+    assert!(!got.is_empty());
+    for (i, v) in &got {
+        assert_eq!(v, &format!("{i} ({})", names[i]));
+    }
+    // Without the xclbin (none beside the file), numbers alone.
+    let plain = json::json_of(&txn);
+    assert!(patch_args(&plain).iter().all(|(i, v)| v == &i.to_string()));
+    assert!(!json::has_child(
+        child(&plain["root"], "summary"),
+        "kernel_arguments"
+    ));
+}
+
+#[test]
+fn a_transaction_or_sequence_pairs_with_the_xclbin_beside_it() {
+    let dir = common::scratch();
+    let d = dir.path();
+    let x = asset("xclbin/ryzenai-sw__transformers_stx_dummy.xclbin");
+    let Some(kernels) = python_dpu_args(&x) else {
+        return;
+    };
+    let names: HashMap<u64, String> = kernels[0].iter().cloned().collect();
+    // The only xclbin in the folder, under another stem.
+    std::fs::copy(asset("npu/aiebu__ml_txn.bin"), d.join("ml_txn.bin")).unwrap();
+    std::fs::copy(&x, d.join("other.xclbin")).unwrap();
+    let j = json_with(&[d.join("ml_txn.bin").as_os_str()]);
+    for (i, v) in patch_args(&j) {
+        assert_eq!(v, format!("{i} ({})", names[&i]));
+    }
+    // Two xclbins, neither with the file's stem: none is taken.
+    std::fs::copy(
+        asset("xclbin/riallto__edge_detect_720p.xclbin"),
+        d.join("third.xclbin"),
+    )
+    .unwrap();
+    let j = json_with(&[d.join("ml_txn.bin").as_os_str()]);
+    assert!(patch_args(&j).iter().all(|(i, v)| v == &i.to_string()));
+    // The one with the same stem is.
+    std::fs::copy(&x, d.join("ml_txn.xclbin")).unwrap();
+    let j = json_with(&[d.join("ml_txn.bin").as_os_str()]);
+    for (i, v) in patch_args(&j) {
+        assert_eq!(v, format!("{i} ({})", names[&i]));
+    }
+    // Riallto's sequence beside its own xclbin, as Riallto ships them:
+    // the summary lists the kernel's arguments.
+    let rx = asset("xclbin/riallto__color_threshold_v1_720p.xclbin");
+    let rk = python_dpu_args(&rx).unwrap();
+    assert_eq!(rk.len(), 1, "{rk:?}");
+    std::fs::copy(
+        asset("npu/riallto__color_threshold_v1_720p.seq"),
+        d.join("color_threshold_v1_720p.seq"),
+    )
+    .unwrap();
+    std::fs::copy(&rx, d.join("color_threshold_v1_720p.xclbin")).unwrap();
+    let j = json_with(&[d.join("color_threshold_v1_720p.seq").as_os_str()]);
+    let listed = val(path(&j["root"], "summary/kernel_arguments"));
+    let want: Vec<String> = rk[0].iter().map(|(i, n)| format!("{i} {n}")).collect();
+    assert_eq!(json::unquote(listed), want.join(", "));
+}
+
+#[test]
+fn a_version_0_1_block_set_is_walked_over_by_the_size_aiebu_reads() {
+    // aiebu's transaction walker (assembler_blob.py) reads a BLOCKSET's
+    // size at byte 12, as a BLOCKWRITE's (aie-rt's XAie_BlockWrite32Hdr):
+    // a block set of 20 bytes, then a WRITE (XAie_Write32Hdr, 24 bytes).
+    let mut t = vec![0u8, 1, 3, 6, 5, 1, 0, 0];
+    t.extend_from_slice(&2u32.to_le_bytes());
+    t.extend_from_slice(&(16u32 + 20 + 24).to_le_bytes());
+    t.extend_from_slice(&[2, 0, 0, 0, 0, 0, 0, 0]);
+    t.extend_from_slice(&0x0021_d000u32.to_le_bytes());
+    t.extend_from_slice(&20u32.to_le_bytes());
+    t.extend_from_slice(&0x1234_5678u32.to_le_bytes());
+    t.extend_from_slice(&[0, 0, 2, 0, 0, 0, 0, 0]);
+    t.extend_from_slice(&0x0021_d004u64.to_le_bytes());
+    t.extend_from_slice(&0xabcdu32.to_le_bytes());
+    t.extend_from_slice(&24u32.to_le_bytes());
+    let j = json::json_of_bytes(t);
+    assert!(json::errors(&j).is_empty(), "{:?}", json::errors(&j));
+    let o = ops(&j);
+    assert_eq!(o.len(), 2);
+    assert_eq!(op_name(o[0]), "BLOCKSET");
+    assert_eq!((json::off(o[0]), json::size(o[0])), (16, 20));
+    assert_eq!(raw(child(o[0], "address")), 0x0021_d000);
+    assert_eq!(
+        (
+            json::off(child(o[0], "payload")),
+            json::size(child(o[0], "payload"))
+        ),
+        (32, 4)
+    );
+    assert_eq!(op_name(o[1]), "WRITE");
+    assert_eq!(raw(child(o[1], "value")), 0xabcd);
 }

@@ -24,6 +24,7 @@ use crate::model::{num, text, Builder, Endian, NodeId, Radix, Seq, Step, Value, 
 
 use super::cdo::{self, aie_regs, Ctx};
 
+pub mod ctrlcode;
 pub mod table;
 
 use table::{Field, Kind, Len, Op, Rest};
@@ -207,6 +208,12 @@ const MAX_WRITES: usize = 1 << 20;
 struct Env {
     ctx: Ctx,
     writes: Writes,
+    /// For control code in an ELF: the absolute offset of page pointer 0
+    /// (the byte after the page header) and the bytes of the page's data
+    /// section, where the buffer descriptors a pointer names lie.
+    page: Option<(u64, (u64, u64))>,
+    /// The kernel's argument names by index, from the paired xclbin.
+    args: Option<&'static [(u64, &'static str)]>,
 }
 
 /// Parses a transaction buffer in `[off, off+len)` under `parent`.
@@ -307,7 +314,12 @@ pub fn parse_transaction(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64
         at.saturating_sub(off + HEADER),
         Some(Value::with(count, Radix::Dec, " ops")),
     );
-    let env = Arc::new(Env { ctx, writes });
+    let env = Arc::new(Env {
+        ctx,
+        writes,
+        page: None,
+        args: b.options().arg_names,
+    });
     let step_env = env.clone();
     let step: Step = Arc::new(move |b: &mut Builder<'_>, p, i, at| {
         let d = b.data();
@@ -463,6 +475,10 @@ fn summary_node(
     if let Some(r) = &ctx.regs_from {
         b.leaf(s, "register_names", off, 0, r.as_str());
     }
+    if let Some(a) = b.options().arg_names {
+        let list: Vec<String> = a.iter().map(|(i, n)| format!("{i} {n}")).collect();
+        b.leaf(s, "kernel_arguments", off, 0, list.join(", "));
+    }
     s
 }
 
@@ -617,6 +633,8 @@ pub fn parse_sequence(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
             )),
         },
         writes,
+        page: None,
+        args: b.options().arg_names,
     });
     let span = |a: usize, n: usize| -> (u64, u64) {
         let s = words.at.get(a).map_or(lim, |x| x.0);
@@ -875,6 +893,7 @@ fn build_op(b: &mut Builder<'_>, parent: NodeId, index: u64, v: &OpView<'_>, env
                 link_patch(b, id, v, x as u32, env);
             }
             Kind::Value => value_node = Some((id, s, l, x as u32)),
+            Kind::PagePtr => link_page_ptr(b, id, x, env),
             Kind::Mask => mask = x as u32,
             Kind::BdWord(k) => {
                 if let Some(bd) = v.value("bd_id") {
@@ -950,7 +969,14 @@ fn field_value(
             crate::model::named(x, Some(v.row.name)),
             v.row.name.to_string(),
         ),
-        Kind::Dec | Kind::Arg => (Value::dec(x), x.to_string()),
+        Kind::Dec => (Value::dec(x), x.to_string()),
+        Kind::Arg => match env.args.and_then(|a| a.iter().find(|n| n.0 == x)) {
+            Some((_, n)) => (
+                Value::with(x, Radix::Dec, format!(" ({n})")),
+                format!("{x} ({n})"),
+            ),
+            None => (Value::dec(x), x.to_string()),
+        },
         Kind::Size | Kind::Bytes => (
             Value::with(x, Radix::Dec, " bytes"),
             format!("{} bytes", num(x)),
@@ -1002,6 +1028,19 @@ fn field_value(
                 hex32(x as u32),
             )
         }
+        Kind::JobReg | Kind::LocalBarrier | Kind::RemoteBarrier | Kind::Actor => {
+            let t = table::operand_name(fd.kind, x);
+            (
+                crate::model::named(x, t.as_deref()),
+                t.unwrap_or_else(|| x.to_string()),
+            )
+        }
+        Kind::Tile => {
+            let t = format!("col {}, row {}", (x >> 5) & 0x7f, x & 0x1f);
+            (Value::with(x, Radix::Hex, format!(" ({t})")), t)
+        }
+        Kind::PagePtr => (Value::hex(x), format!("page offset 0x{x:x}")),
+        Kind::Page => (Value::dec(x), format!("page {x}")),
         Kind::Addr | Kind::Hex | Kind::Pad | Kind::Value | Kind::Mask => {
             let t = if x >> 32 == 0 && width == 4 {
                 hex32(x as u32)
@@ -1075,6 +1114,18 @@ fn link_patch(b: &mut Builder<'_>, id: NodeId, v: &OpView<'_>, addr: u32, env: &
     }
     if let Some(at) = env.writes.last_before(addr, v.off) {
         b.link(id, at, 4);
+    }
+}
+
+/// A pointer into a control page leads to the buffer descriptor it names
+/// in the page's data section.
+fn link_page_ptr(b: &mut Builder<'_>, id: NodeId, x: u64, env: &Env) {
+    let Some((base, (ds, dl))) = env.page else {
+        return;
+    };
+    let at = base.saturating_add(x);
+    if at >= ds && at.saturating_add(table::BD) <= ds.saturating_add(dl) {
+        b.link(id, at, table::BD);
     }
 }
 

@@ -42,10 +42,27 @@ pub enum Kind {
     Named(&'static [&'static str]),
     /// The direction of a DMA channel: 0 S2MM, 1 MM2S.
     Dir,
-    /// A kernel argument's index.
+    /// A kernel argument's index (named when the file is paired with the
+    /// xclbin that declares the kernel).
     Arg,
     /// Word `k` of the shim buffer descriptor the op's `bd_id` names.
     BdWord(u8),
+    /// A job runner's register: `r0`..`r7` local to a job, `g0`..`g15`
+    /// (8..23) global.
+    JobReg,
+    /// A local barrier, `lb0`..`lb15`.
+    LocalBarrier,
+    /// A remote barrier, `rb0`..`rb63` (1..64).
+    RemoteBarrier,
+    /// A tile: its row in bits 4..0, its column in bits 11..5.
+    Tile,
+    /// A DMA channel: 0..5 S2MM 0..5, 6 and up MM2S 0 and up.
+    Actor,
+    /// A byte offset into the control page, from the end of its header:
+    /// where the uC-DMA buffer descriptors the op starts lie.
+    PagePtr,
+    /// The index of another page of the control code.
+    Page,
 }
 
 /// One field of an op.
@@ -161,9 +178,9 @@ const PATCH: &str = "{address} += argument {arg_index} + {arg_plus}";
 // same bytes): the opcode, three bytes of padding and the op's size.
 #[rustfmt::skip]
 mod shared {
-    use crate::formats::npu::table::{b, op, Field, Kind::*, Len, Op, Rest, FUNCS, PREEMPT_LEVELS, USAGE};
+    use crate::formats::npu::table::{b, op, Field, Kind::*, Len, Op, Rest, BARE, FUNCS, PREEMPT_LEVELS, USAGE};
 
-    pub const NOOP: Op = op(5, "NOOP", Len::Fixed(4), &[b("opcode", 0, 1, Opcode), b("padding", 1, 3, Pad)], Rest::None, "no operation");
+    pub const NOOP: Op = op(5, "NOOP", Len::Fixed(4), BARE, Rest::None, "no operation");
     pub const PREEMPT: Op = op(6, "PREEMPT", Len::Fixed(4), &[b("opcode", 0, 1, Opcode), b("level", 1, 1, Named(PREEMPT_LEVELS)), b("reserved", 2, 2, Pad)], Rest::None, "preemption point, {level}");
     pub const LOADPDI: Op = op(8, "LOADPDI", Len::Fixed(16), &[
         b("opcode", 0, 1, Opcode), b("padding", 1, 1, Pad), b("pdi_id", 2, 2, Dec), b("pdi_size", 4, 4, Bytes), b("pdi_address", 8, 8, Hex),
@@ -181,7 +198,7 @@ mod shared {
         b("opcode", 0, 1, Opcode), b("state_table_index", 1, 1, Dec), b("function", 2, 1, Named(FUNCS)), b("reserved", 3, 1, Pad), b("argument", 4, 4, Hex),
         b("address", 8, 4, Addr),
     ], Rest::None, "{address} from state table {state_table_index}: {function} {argument}");
-    pub const UPDATE_SCRATCH: Op = op(13, "UPDATE_SCRATCH", Len::Fixed(4), &[b("opcode", 0, 1, Opcode), b("padding", 1, 3, Pad)], Rest::None, "update the scratchpad");
+    pub const UPDATE_SCRATCH: Op = op(13, "UPDATE_SCRATCH", Len::Fixed(4), BARE, Rest::None, "update the scratchpad");
     // aie-rt writes a block set and a shim DMA BD configuration as
     // BLOCKWRITE ops: these opcodes name commands of its in-memory list, and
     // no serialized form of them is defined.
@@ -269,6 +286,13 @@ pub static TXN_V0: &[Op] = &[
         b("opcode", 0, 1, Opcode), b("column", 1, 1, Dec), b("row", 2, 1, Dec), b("tile_bytes", 3, 5, Hex),
         b("address", 8, 4, Addr), b("size", 12, 4, Size),
     ], Rest::Data, BLOCK),
+    // No aie-rt struct serializes a block set; aiebu's transaction walker
+    // takes its size from byte 12, as a BLOCKWRITE's: the op is walked
+    // over and its bytes after the address and size shown raw.
+    op(2, "BLOCKSET", Len::Field(12), &[
+        b("opcode", 0, 1, Opcode), b("column", 1, 1, Dec), b("row", 2, 1, Dec), b("tile_bytes", 3, 5, Hex),
+        b("address", 8, 4, Addr), b("size", 12, 4, Size),
+    ], Rest::Payload, "{address}: a block set, no serialized form known"),
     op(3, "MASKWRITE", Len::Field(24), MASKED_V0, Rest::None, MASK_WRITE),
     op(4, "MASKPOLL", Len::Field(24), MASKED_V0, Rest::None, POLL),
     op(7, "MASKPOLL_BUSY", Len::Field(24), MASKED_V0, Rest::None, POLL_BUSY),
@@ -285,9 +309,7 @@ pub static TXN_V0: &[Op] = &[
 /// 32-bit fields).
 #[rustfmt::skip]
 pub static TXN_V1: &[Op] = &[
-    op(0, "WRITE", Len::Fixed(12), &[
-        b("opcode", 0, 1, Opcode), b("padding", 1, 3, Pad), b("address", 4, 4, Addr), b("value", 8, 4, Value),
-    ], Rest::None, WRITE),
+    op(0, "WRITE", Len::Fixed(12), WRITE_OPT, Rest::None, WRITE),
     op(1, "BLOCKWRITE", Len::Field(8), &[
         b("opcode", 0, 1, Opcode), b("padding", 1, 3, Pad), b("address", 4, 4, Addr), b("size", 8, 4, Size),
     ], Rest::Data, BLOCK),
@@ -320,13 +342,122 @@ pub static IPU: &[Op] = &[
         w("channel", 1, 24, 8, Dec), w("column_num", 1, 16, 8, Dec), w("row_num", 1, 8, 8, Dec), w("reserved_config", 1, 0, 8, Pad),
     ], Rest::None, TCT),
     op(6, "WRITEBD_EXTEND_SHIMTILE", Len::Fixed(10), &[
-        w("opcode", 0, 24, 8, Opcode), w("column", 0, 16, 8, Dec), w("column_num", 0, 8, 8, Dec), w("ddr_id", 0, 4, 4, Arg),
+        w("opcode", 0, 24, 8, Opcode), w("column", 0, 16, 8, Dec), w("column_num", 0, 8, 8, Dec), w("ddr_id", 0, 4, 4, Dec),
         w("bd_id", 0, 0, 4, Dec), w("address_increment", 1, 0, 32, Hex),
         w("bd_word0", 2, 0, 32, BdWord(0)), w("bd_word1", 3, 0, 32, BdWord(1)), w("bd_word2", 4, 0, 32, BdWord(2)),
         w("bd_word3", 5, 0, 32, BdWord(3)), w("bd_word4", 6, 0, 32, BdWord(4)), w("bd_word5", 7, 0, 32, BdWord(5)),
         w("bd_word6", 8, 0, 32, BdWord(6)), w("bd_word7", 9, 0, 32, BdWord(7)),
     ], Rest::None, "shim BD {bd_id} of column {column}, buffer {ddr_id}"),
 ];
+
+/// A 32-bit write (or poll) of a value to an address, after the opcode and
+/// three bytes of padding: a version 1.0 transaction's `WRITE`
+/// (`XAie_Write32Hdr_opt`) and control code's `WRITE_32` and `POLL_32`.
+#[rustfmt::skip]
+const WRITE_OPT: &[Field] = &[
+    b("opcode", 0, 1, Opcode), b("padding", 1, 3, Pad), b("address", 4, 4, Addr), b("value", 8, 4, Value),
+];
+/// A job's start: its id and its size in bytes, from this op through its
+/// END_JOB.
+#[rustfmt::skip]
+const JOB: &[Field] = &[
+    b("opcode", 0, 1, Opcode), b("padding", 1, 1, Pad), b("job_id", 2, 2, Dec), b("size", 4, 2, Bytes), b("padding_end", 6, 2, Pad),
+];
+/// An op of no operands: the opcode and padding.
+const BARE: &[Field] = &[b("opcode", 0, 1, Opcode), b("padding", 1, 3, Pad)];
+/// A masked write or poll of a register.
+#[rustfmt::skip]
+const MASKED_CERT: &[Field] = &[
+    b("opcode", 0, 1, Opcode), b("padding", 1, 3, Pad), b("address", 4, 4, Addr), b("mask", 8, 4, Mask), b("value", 12, 4, Value),
+];
+/// A job runner register and a 32-bit value.
+#[rustfmt::skip]
+const REG_VALUE: &[Field] = &[
+    b("opcode", 0, 1, Opcode), b("padding", 1, 1, Pad), b("dest", 2, 1, JobReg), b("padding_dest", 3, 1, Pad), b("value", 4, 4, Hex),
+];
+
+/// The ops of the control code aiebu assembles for AIE2PS and AIE4 NPUs
+/// (its `aie2ps` ISA): the opcode, a padding byte, then the operands in
+/// order, little-endian, each at the byte after the one before.
+#[rustfmt::skip]
+pub static CERT: &[Op] = &[
+    op(0x00, "START_JOB", Len::Fixed(8), JOB, Rest::None, "job {job_id}, {size}"),
+    op(0x01, "UC_DMA_WRITE_DES", Len::Fixed(8), &[
+        b("opcode", 0, 1, Opcode), b("padding", 1, 1, Pad), b("wait_handle", 2, 1, JobReg), b("padding_handle", 3, 1, Pad),
+        b("descriptor_ptr", 4, 2, PagePtr), b("padding_end", 6, 2, Pad),
+    ], Rest::None, "uC-DMA from {descriptor_ptr}, handle in {wait_handle}"),
+    op(0x02, "WAIT_UC_DMA", Len::Fixed(4), &[
+        b("opcode", 0, 1, Opcode), b("padding", 1, 1, Pad), b("wait_handle", 2, 1, JobReg), b("padding_end", 3, 1, Pad),
+    ], Rest::None, "wait for the uC-DMA of {wait_handle}"),
+    op(0x03, "MASK_WRITE_32", Len::Fixed(16), MASKED_CERT, Rest::None, MASK_WRITE),
+    op(0x05, "WRITE_32", Len::Fixed(12), WRITE_OPT, Rest::None, WRITE),
+    op(0x06, "WAIT_TCTS", Len::Fixed(8), &[
+        b("opcode", 0, 1, Opcode), b("padding", 1, 1, Pad), b("tile_id", 2, 2, Tile), b("actor_id", 4, 1, Actor),
+        b("padding_actor", 5, 1, Pad), b("target_tcts", 6, 1, Dec), b("padding_end", 7, 1, Pad),
+    ], Rest::None, "wait for {target_tcts} task completion tokens from {actor_id} of {tile_id}"),
+    op(0x07, "END_JOB", Len::Fixed(4), BARE, Rest::None, "end of the job"),
+    op(0x08, "YIELD", Len::Fixed(4), BARE, Rest::None, "yield"),
+    op(0x09, "UC_DMA_WRITE_DES_SYNC", Len::Fixed(4), &[
+        b("opcode", 0, 1, Opcode), b("padding", 1, 1, Pad), b("descriptor_ptr", 2, 2, PagePtr),
+    ], Rest::None, "uC-DMA from {descriptor_ptr}, waited for"),
+    op(0x0b, "WRITE_32_D", Len::Fixed(12), &[
+        b("opcode", 0, 1, Opcode), b("padding", 1, 1, Pad), b("flags", 2, 1, Hex), b("padding_flags", 3, 1, Pad),
+        b("address", 4, 4, Addr), b("value", 8, 4, Value),
+    ], Rest::None, WRITE),
+    op(0x0c, "READ_32", Len::Fixed(8), &[
+        b("opcode", 0, 1, Opcode), b("padding", 1, 1, Pad), b("value", 2, 1, JobReg), b("padding_value", 3, 1, Pad), b("address", 4, 4, Addr),
+    ], Rest::None, "{value} = {address}"),
+    op(0x0d, "READ_32_D", Len::Fixed(4), &[
+        b("opcode", 0, 1, Opcode), b("padding", 1, 1, Pad), b("address", 2, 1, JobReg), b("value", 3, 1, JobReg),
+    ], Rest::None, "{value} = the register {address} holds the address of"),
+    op(0x0e, "APPLY_OFFSET_57", Len::Fixed(8), &[
+        b("opcode", 0, 1, Opcode), b("padding", 1, 1, Pad), b("table_ptr", 2, 2, PagePtr), b("num_entries", 4, 2, Dec), b("offset", 6, 2, Hex),
+    ], Rest::None, "add offset {offset} to {num_entries} buffer descriptors from {table_ptr}"),
+    op(0x0f, "ADD", Len::Fixed(8), REG_VALUE, Rest::None, "{dest} += {value}"),
+    op(0x10, "MOV", Len::Fixed(8), REG_VALUE, Rest::None, "{dest} = {value}"),
+    op(0x11, "LOCAL_BARRIER", Len::Fixed(4), &[
+        b("opcode", 0, 1, Opcode), b("padding", 1, 1, Pad), b("local_barrier_id", 2, 1, LocalBarrier), b("num_participants", 3, 1, Dec),
+    ], Rest::None, "barrier {local_barrier_id} of {num_participants} jobs"),
+    op(0x12, "REMOTE_BARRIER", Len::Fixed(8), &[
+        b("opcode", 0, 1, Opcode), b("padding", 1, 1, Pad), b("remote_barrier_id", 2, 1, RemoteBarrier), b("padding_id", 3, 1, Pad),
+        b("party_mask", 4, 4, Hex),
+    ], Rest::None, "barrier {remote_barrier_id} of the job runners {party_mask}"),
+    op(0x13, "POLL_32", Len::Fixed(12), WRITE_OPT, Rest::None, "poll {address} == {value}"),
+    op(0x14, "MASK_POLL_32", Len::Fixed(16), MASKED_CERT, Rest::None, POLL),
+    op(0x15, "TRACE", Len::Fixed(4), &[b("opcode", 0, 1, Opcode), b("padding", 1, 1, Pad), b("info", 2, 2, Hex)], Rest::None, "trace {info}"),
+    op(0x16, "NOP", Len::Fixed(4), BARE, Rest::None, "no operation"),
+    op(0x17, "START_JOB_DEFERRED", Len::Fixed(8), JOB, Rest::None, "deferred job {job_id}, {size}"),
+    op(0x18, "LAUNCH_JOB", Len::Fixed(4), &[b("opcode", 0, 1, Opcode), b("padding", 1, 1, Pad), b("job_id", 2, 2, Dec)], Rest::None, "launch job {job_id}"),
+    op(0x19, "PREEMPTION_CHECKPOINT", Len::Fixed(8), &[
+        b("opcode", 0, 1, Opcode), b("padding", 1, 1, Pad), b("id", 2, 2, Dec),
+        b("save_control_code_offset", 4, 2, Page), b("restore_control_code_offset", 6, 2, Page),
+    ], Rest::None, "preemption checkpoint {id}: save {save_control_code_offset}, restore {restore_control_code_offset}"),
+    op(0x1a, "LOAD_PDI", Len::Fixed(6), &[
+        b("opcode", 0, 1, Opcode), b("padding", 1, 1, Pad), b("pdi_id", 2, 2, Dec), b("pdi_host_addr_offset", 4, 2, Page),
+    ], Rest::None, "load PDI {pdi_id} from {pdi_host_addr_offset}"),
+    op(0x1b, "LOAD_LAST_PDI", Len::Fixed(4), BARE, Rest::None, "load the last PDI again"),
+    op(0x1c, "SAVE_TIMESTAMPS", Len::Fixed(8), &[
+        b("opcode", 0, 1, Opcode), b("padding", 1, 3, Pad), b("unq_id", 4, 4, Dec),
+    ], Rest::None, "save timestamps, id {unq_id}"),
+    op(0xff, "EOF", Len::Fixed(4), BARE, Rest::None, "end of the page's ops"),
+];
+
+/// A control-code uC-DMA buffer descriptor's size.
+pub const BD: u64 = 16;
+
+/// The text name of an operand that names a register, a barrier or a DMA
+/// channel, as aiebu's listings write them.
+pub fn operand_name(kind: Kind, x: u64) -> Option<String> {
+    Some(match kind {
+        Kind::JobReg if x < 8 => format!("r{x}"),
+        Kind::JobReg if x < 24 => format!("g{}", x - 8),
+        Kind::LocalBarrier => format!("lb{x}"),
+        Kind::RemoteBarrier if x >= 1 => format!("rb{}", x - 1),
+        Kind::Actor if x < 6 => format!("S2MM_{x}"),
+        Kind::Actor => format!("MM2S_{}", x - 6),
+        _ => return None,
+    })
+}
 
 /// The row of opcode `code` in `table`.
 pub fn find(table: &'static [Op], code: u8) -> Option<&'static Op> {
@@ -343,6 +474,7 @@ mod tests {
             (TXN_V0, false),
             (TXN_V1, false),
             (TXN_SHARED, false),
+            (CERT, false),
             (IPU, true),
         ] {
             for (i, o) in t.iter().enumerate() {

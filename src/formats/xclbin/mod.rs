@@ -6,6 +6,7 @@
 
 mod aie;
 mod blobs;
+pub mod kernels;
 mod mirror;
 mod tables;
 

@@ -1,0 +1,384 @@
+//! Control code in an ELF, as aiebu assembles it for AIE2PS and AIE4 NPUs
+//! (`EI_OSABI` 0x40, aiebu's `AMD_AIE_CERT`, on `EM_M32`): for each column
+//! `C` and page `P`, a `.ctrltext.C.P` section holding a 16-byte page
+//! header and the ops of [`table::CERT`] up to `EOF`, and a
+//! `.ctrldata.C.P` section holding the uC-DMA buffer descriptors those ops
+//! start and the words each copies to the array.
+//!
+//! A pointer in an op (`descriptor_ptr`) counts bytes from the end of the
+//! page header through the text and on into the data: the data section
+//! follows the text in the page.
+
+use std::sync::Arc;
+
+use super::table::{self, Kind, Len, Op, BD};
+use super::{build_op, bytes_leaf, le32, summary_node, tally_op, words_le, Env, OpView, Place};
+use super::{cdo, Writes};
+use crate::formats::elf::{Elf, Sec, SectionHook};
+use crate::model::text::hex32;
+use crate::model::{num, Builder, NodeId, Radix, Value};
+
+/// A page header's size.
+pub const PAGE_HEADER: u64 = 16;
+/// aiebu's `EI_OSABI` for control code run by the AIE2PS and AIE4 command
+/// processors.
+pub const OSABI_AIE_CERT: u8 = 0x40;
+/// Most buffer descriptors followed in one page.
+const MAX_BDS: usize = 1 << 12;
+
+/// The ELF reader's hook for the control-code sections, by name.
+pub static ELF_SECTION: SectionHook = SectionHook {
+    claims: |s| page_section(&s.name).is_some(),
+    decode: |b, id, elf, s, a, l| {
+        if elf.osabi != OSABI_AIE_CERT || elf.machine != 1 {
+            return false;
+        }
+        match page_section(&s.name) {
+            Some((true, page)) => text(b, id, elf, page, a, l),
+            Some((false, page)) => data(b, id, elf, page, a, l),
+            None => return false,
+        }
+        true
+    },
+};
+
+/// `(true, ".C.P")` for `.ctrltext.C.P`, `(false, ".C.P")` for
+/// `.ctrldata.C.P`.
+fn page_section(name: &str) -> Option<(bool, &str)> {
+    if let Some(p) = name.strip_prefix(".ctrltext") {
+        return Some((true, p));
+    }
+    name.strip_prefix(".ctrldata").map(|p| (false, p))
+}
+
+/// The bytes of the section named `name`.
+fn section(elf: &Elf, name: &str) -> Option<(u64, u64)> {
+    let s: &Sec = elf.secs.iter().find(|s| s.name == name)?;
+    elf.data(s)
+}
+
+/// The ops of a page's text: each op's offset in the section and row,
+/// where the walk ended, and why when it ended early.
+struct Walk {
+    ops: Vec<(u64, &'static Op)>,
+    end: u64,
+    error: Option<String>,
+}
+
+fn walk(d: &[u8]) -> Walk {
+    let mut w = Walk {
+        ops: Vec::new(),
+        end: PAGE_HEADER,
+        error: None,
+    };
+    let len = d.len() as u64;
+    while w.end < len {
+        let at = w.end;
+        let Some(&code) = usize::try_from(at).ok().and_then(|i| d.get(i)) else {
+            break;
+        };
+        let Some(row) = table::find(table::CERT, code) else {
+            w.error = Some(format!("unknown opcode 0x{code:02x}"));
+            break;
+        };
+        let Len::Fixed(n) = row.len else { break };
+        if at + u64::from(n) > len {
+            w.error = Some(format!("{} needs {n} bytes, {} remain", row.name, len - at));
+            break;
+        }
+        w.ops.push((at, row));
+        w.end = at + u64::from(n);
+        if row.name == "EOF" {
+            break;
+        }
+    }
+    if w.error.is_none() && w.ops.last().is_none_or(|o| o.1.name != "EOF") {
+        w.error = Some("no EOF ends the ops".to_string());
+    }
+    w
+}
+
+/// What the ops are shown against: no register names (fwview has no
+/// AIE2PS tables), and the page's data for the pointers.
+fn env(page: Option<(u64, (u64, u64))>) -> Env {
+    Env {
+        ctx: cdo::Ctx {
+            start_columns: Vec::new(),
+            regs: None,
+            regs_from: Some("none known for AIE2PS and AIE4 control code".to_string()),
+        },
+        writes: Writes::default(),
+        page,
+        args: None,
+    }
+}
+
+/// The absolute offset of page pointer 0 and the bytes of the data
+/// section, for the page whose text is `len` bytes.
+fn page_data(elf: &Elf, page: &str, len: u64) -> Option<(u64, (u64, u64))> {
+    let (ds, dl) = section(elf, &format!(".ctrldata{page}"))?;
+    let base = ds.checked_sub(len.checked_sub(PAGE_HEADER)?)?;
+    Some((base, (ds, dl)))
+}
+
+fn text(b: &mut Builder<'_>, id: NodeId, elf: &Elf, page: &str, a: u64, l: u64) {
+    if l < PAGE_HEADER {
+        b.error(a, l, format!("{l} bytes are too few for a page header"));
+        return;
+    }
+    let d = b.slice(a, l).to_vec();
+    page_header(b, id, a, &d);
+    let w = walk(&d);
+    let env = Arc::new(env(page_data(elf, page, l)));
+    let mut tally = Vec::new();
+    for (_, row) in &w.ops {
+        tally_op(&mut tally, row.name);
+    }
+    summary_node(b, id, a, w.ops.len() as u64, &tally, &env.ctx);
+    let ops = b.group(id, "ops", a + PAGE_HEADER, w.end - PAGE_HEADER);
+    b.set_value(ops, Value::with(w.ops.len() as u64, Radix::Dec, " ops"));
+    for (i, &(at, row)) in w.ops.iter().enumerate() {
+        let n = match row.len {
+            Len::Fixed(n) => u64::from(n),
+            _ => 0,
+        };
+        let v = OpView {
+            row,
+            off: a + at,
+            len: n,
+            end: a + at + n,
+            place: Place::Bytes,
+            words: words_le(b.data(), a + at, a + at + n),
+        };
+        build_op(b, ops, i as u64, &v, &env);
+    }
+    if let Some(e) = &w.error {
+        b.error(a + w.end, l - w.end, format!("op {}: {e}", w.ops.len()));
+    }
+    if w.end < l {
+        let name = if w.error.is_some() { "rest" } else { "padding" };
+        bytes_leaf(b, id, name, a + w.end, l - w.end);
+    }
+}
+
+/// The page header's fields, as aiebu's assembler writes them.
+fn page_header(b: &mut Builder<'_>, id: NodeId, a: u64, d: &[u8]) {
+    let h16 = |k: usize| {
+        u64::from(d.get(k).copied().unwrap_or(0))
+            | u64::from(d.get(k + 1).copied().unwrap_or(0)) << 8
+    };
+    let h = b.group(id, "page_header", a, PAGE_HEADER);
+    b.set_value(h, format!("page {}, {} bytes", h16(2), num(h16(8))));
+    let magic = h16(0);
+    b.leaf(h, "magic", a, 2, Value::hex_wide(magic, 2));
+    if magic != 0xffff {
+        b.warn(
+            a,
+            2,
+            format!("a page header starts with 0xffff, not 0x{magic:04x}"),
+        );
+    }
+    b.leaf(h, "page_index", a + 2, 2, Value::dec(h16(2)));
+    let bytes = |v: u64| Value::with(v, Radix::Dec, " bytes");
+    b.leaf(h, "out_of_order_page_len", a + 4, 2, bytes(h16(4)));
+    b.leaf(h, "out_of_order_page_len_restore", a + 6, 2, bytes(h16(6)));
+    b.leaf(h, "cur_page_len", a + 8, 2, bytes(h16(8)));
+    b.leaf(h, "in_order_page_len", a + 10, 2, bytes(h16(10)));
+    let rest = le32(d, 12).unwrap_or(0);
+    b.leaf(
+        h,
+        "reserved",
+        a + 12,
+        4,
+        Value::hex_wide(u64::from(rest), 4),
+    );
+}
+
+/// One thing in a page's data: a buffer descriptor (its index in the
+/// order found) or the words one copies.
+enum Item {
+    Bd(usize),
+    Words { bd: usize, to: u64 },
+}
+
+fn data(b: &mut Builder<'_>, id: NodeId, elf: &Elf, page: &str, a: u64, l: u64) {
+    let Some((ta, tl)) = section(elf, &format!(".ctrltext{page}")) else {
+        b.warn(a, l, format!("no .ctrltext{page} points into this data"));
+        bytes_leaf(b, id, "data", a, l);
+        return;
+    };
+    let t = b.slice(ta, tl).to_vec();
+    let text_ptrs = tl.saturating_sub(PAGE_HEADER);
+    // The chains of buffer descriptors the ops start.
+    let mut starts: Vec<u64> = Vec::new();
+    for (at, row) in walk(&t).ops {
+        for fd in row.fields.iter().filter(|f| f.kind == Kind::PagePtr) {
+            let Some((o, n)) = fd.bytes() else { continue };
+            let x = u64::from(t.get((at + o) as usize).copied().unwrap_or(0))
+                | u64::from(t.get((at + o + 1) as usize).copied().unwrap_or(0)) << 8;
+            let _ = n;
+            match x.checked_sub(text_ptrs) {
+                Some(r) if r + BD <= l => starts.push(r),
+                _ => b.warn(
+                    ta + at + o,
+                    2,
+                    format!(
+                        "{} 0x{x:x} does not name a buffer descriptor in .ctrldata{page} (its pointers run from 0x{text_ptrs:x} to 0x{:x})",
+                        fd.name,
+                        text_ptrs + l
+                    ),
+                ),
+            }
+        }
+    }
+    starts.sort_unstable();
+    starts.dedup();
+    let d = b.slice(a, l).to_vec();
+    let word = |o: u64| le32(&d, o).unwrap_or(0);
+    let mut items: Vec<(u64, u64, Item)> = Vec::new();
+    let mut bds: Vec<u64> = Vec::new();
+    for s in starts {
+        let mut o = s;
+        loop {
+            if bds.len() >= MAX_BDS || o + BD > l {
+                break;
+            }
+            if bds.contains(&o) {
+                break;
+            }
+            let k = bds.len();
+            bds.push(o);
+            items.push((o, BD, Item::Bd(k)));
+            let w0 = word(o);
+            let n = u64::from(w0 & 0x7fff);
+            let relative = w0 >> 18 & 1 == 1;
+            let local = u64::from(word(o + 4));
+            let from = if relative {
+                o.saturating_add(local)
+            } else {
+                local
+            };
+            let to = u64::from(word(o + 12) & 0x1fff_ffff) << 32 | u64::from(word(o + 8));
+            if n > 0 && from < l {
+                items.push((from, (4 * n).min(l - from), Item::Words { bd: k, to }));
+            }
+            if w0 >> 16 & 1 == 0 {
+                break;
+            }
+            o += BD;
+        }
+    }
+    items.sort_by_key(|x| (x.0, x.1));
+    let mut at = 0u64;
+    let mut pads = 0usize;
+    let env = env(None);
+    for (o, n, item) in &items {
+        if *o < at {
+            b.warn(a + o, *n, "overlaps what comes before it in the data");
+            continue;
+        }
+        if *o > at {
+            pad(b, id, a + at, o - at, &mut pads);
+        }
+        match item {
+            Item::Bd(k) => bd_node(b, id, a + o, *k, &d, *o, &env),
+            Item::Words { bd, to } => words_node(b, id, a + o, *n, *bd, *to, &env),
+        }
+        at = o + n;
+    }
+    if at < l {
+        pad(b, id, a + at, l - at, &mut pads);
+    }
+}
+
+fn pad(b: &mut Builder<'_>, id: NodeId, at: u64, n: u64, k: &mut usize) {
+    bytes_leaf(b, id, &format!("padding {k}"), at, n);
+    *k += 1;
+}
+
+/// A uC-DMA buffer descriptor: the words it copies (from a local pointer)
+/// to an address of the array or the host.
+fn bd_node(b: &mut Builder<'_>, parent: NodeId, at: u64, k: usize, d: &[u8], o: u64, env: &Env) {
+    let w = |i: u64| le32(d, o + 4 * i).unwrap_or(0);
+    let (w0, local, lo, hi) = (w(0), w(1), w(2), w(3) & 0x1fff_ffff);
+    let n = w0 & 0x7fff;
+    let next = w0 >> 16 & 1;
+    let to = if hi == 0 {
+        format!("{} ({})", hex32(lo), cdo::aie_text(lo, &env.ctx))
+    } else {
+        format!("0x{:x}", u64::from(hi) << 32 | u64::from(lo))
+    };
+    let id = b.group(parent, format!("[{k}] UC_DMA_BD"), at, BD);
+    let more = if next == 1 {
+        ", the next BD follows"
+    } else {
+        ""
+    };
+    b.set_value(id, format!("{n} words to {to}{more}"));
+    b.leaf(
+        id,
+        "size",
+        at,
+        2,
+        Value::with(n.into(), Radix::Dec, " words"),
+    );
+    b.leaf(id, "next_bd", at + 2, 1, Value::dec(next.into()));
+    b.leaf(id, "external", at + 2, 1, Value::dec((w0 >> 17 & 1).into()));
+    b.leaf(
+        id,
+        "local_relative",
+        at + 2,
+        1,
+        Value::dec((w0 >> 18 & 1).into()),
+    );
+    let lp = b.leaf(id, "local_ptr", at + 4, 4, Value::hex_wide(local.into(), 4));
+    if w0 >> 18 & 1 == 1 && n > 0 {
+        let from = at.saturating_add(u64::from(local));
+        if from + 4 <= b.file_len() {
+            b.link(lp, from, 4);
+        }
+    }
+    let r = b.leaf(
+        id,
+        "remote_ptr_low",
+        at + 8,
+        4,
+        Value::hex_wide(lo.into(), 4),
+    );
+    if hi == 0 {
+        cdo::aie_children(b, r, at + 8, lo, &env.ctx);
+    }
+    b.leaf(
+        id,
+        "remote_ptr_high",
+        at + 12,
+        4,
+        Value::hex_wide(w(3).into(), 4),
+    );
+}
+
+/// The words buffer descriptor `bd` copies, each with the address it goes
+/// to.
+fn words_node(b: &mut Builder<'_>, parent: NodeId, at: u64, n: u64, bd: usize, to: u64, env: &Env) {
+    let id = b.group(parent, format!("words of [{bd}]"), at, n);
+    b.set_value(id, Value::with(n / 4, Radix::Dec, " words"));
+    for i in 0..n / 4 {
+        let o = at + 4 * i;
+        let Some(v) = b.read_u32(o, crate::model::Endian::Little) else {
+            break;
+        };
+        let dest = to.wrapping_add(4 * i);
+        let rest = if dest >> 32 == 0 {
+            format!(" (to {})", cdo::aie_text(dest as u32, &env.ctx))
+        } else {
+            format!(" (to 0x{dest:x})")
+        };
+        b.leaf(
+            id,
+            format!("[{i}]"),
+            o,
+            4,
+            Value::with(v.into(), Radix::HexWide, rest).with_width(4),
+        );
+    }
+}
