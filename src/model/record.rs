@@ -119,6 +119,8 @@ pub enum Show {
     Uuid,
     /// Raw bytes as a hex preview.
     Bytes,
+    /// Bytes the function makes a value of (a magic shown as text).
+    Span(fn(&[u8]) -> Value),
     /// No node: bytes the record does not show (reserved, padding).
     Hidden,
 }
@@ -141,6 +143,7 @@ impl Show {
             Show::Text => f.text(name, size).is_some(),
             Show::Uuid => f.uuid(name).is_some(),
             Show::Bytes => f.bytes(name, size).is_some(),
+            Show::Span(v) => f.span(name, size, v).is_some(),
             Show::Hidden => {
                 f.skip(size);
                 return false;
