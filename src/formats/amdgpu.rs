@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use super::{elf, msgpack};
 use crate::disasm::Target;
+use crate::model::record::{record, Record};
 use crate::model::{bits as bits_of, Builder, Endian, Fact, Fields, NodeId, Value};
 
 /// `n_type` of the code object metadata note (owner "AMDGPU").
@@ -60,6 +61,26 @@ impl elf::Vendor for Amdgpu {
     }
     fn sections(&self) -> Box<dyn elf::Sections> {
         Box::new(Descriptors)
+    }
+}
+
+record! {
+    /// `kernel_descriptor_t` (LLVM's AMDGPUUsage): the 64 bytes at each
+    /// `.kd` symbol. The registers and properties are shown bit by bit,
+    /// each a group of its own.
+    mod kd: KernelDescriptor (Endian::Little) {
+        group_segment_fixed_size: u32 = "group_segment_fixed_size", Show::Wide(Value::dec),
+        private_segment_fixed_size: u32 = "private_segment_fixed_size", Show::Wide(Value::dec),
+        kernarg_size: u32 = "kernarg_size", Show::Wide(Value::dec),
+        reserved0: [u8; 4] = "reserved", Show::Bytes,
+        kernel_code_entry_byte_offset: i64 = "kernel_code_entry_byte_offset", Show::Int,
+        reserved1: [u8; 20] = "reserved", Show::Bytes,
+        compute_pgm_rsrc3: u32 = "compute_pgm_rsrc3", Show::Hidden,
+        compute_pgm_rsrc1: u32 = "compute_pgm_rsrc1", Show::Hidden,
+        compute_pgm_rsrc2: u32 = "compute_pgm_rsrc2", Show::Hidden,
+        kernel_code_properties: u16 = "kernel_code_properties", Show::Hidden,
+        kernarg_preload: u16 = "kernarg_preload", Show::Hidden,
+        reserved2: [u8; 4] = "reserved", Show::Bytes,
     }
 }
 
@@ -131,15 +152,18 @@ impl elf::Sections for Descriptors {
                 break;
             }
             found += 1;
-            if size < 64 {
+            if size < kd::SIZE {
                 b.error(
                     at,
                     size,
-                    format!("kernel descriptor {kernel}: {size} bytes, 64 expected"),
+                    format!(
+                        "kernel descriptor {kernel}: {size} bytes, {} expected",
+                        kd::SIZE
+                    ),
                 );
                 continue;
             }
-            let g = b.group(node, format!("kernel descriptor {kernel}"), at, 64);
+            let g = b.group(node, format!("kernel descriptor {kernel}"), at, kd::SIZE);
             b.set_value(g, Value::str(kernel));
             let entry = kernel_entry(b, e, &sym, at);
             descriptor(b, g, at, e.e, proc_name, abi, entry);
@@ -157,7 +181,7 @@ const SHT_RELA: u32 = 4;
 /// at it (S + A - P, so the kernel starts at S + A less the field's 16
 /// bytes into the descriptor).
 fn kernel_entry(b: &Builder<'_>, e: &elf::Elf, kd: &elf::Sym, at: u64) -> Option<u64> {
-    const FIELD: u64 = 16;
+    const FIELD: u64 = kd::AT.kernel_code_entry_byte_offset.off;
     if !elf::relocatable(e) {
         let off = b.read_u64(at + FIELD, e.e)?;
         return e.addr_to_abs(kd.value.wrapping_add(off));
@@ -298,44 +322,60 @@ fn descriptor(
     abi: u8,
     entry: Option<u64>,
 ) {
+    let r = KernelDescriptor::read_in(b.slice(at, kd::SIZE), e).ok();
     let mut f = Fields::new(b, g, at, e);
-    f.with("group_segment_fixed_size", 4, Value::dec);
-    f.with("private_segment_fixed_size", 4, Value::dec);
-    f.with("kernarg_size", 4, Value::dec);
-    f.bytes("reserved", 4);
-    f.int("kernel_code_entry_byte_offset", 8);
-    if let Some(x) = entry {
-        f.link(x, 1);
+    // Up to the registers; the last reserved bytes after them.
+    let n = KernelDescriptor::show_part(&mut f, 0, kd::AT.compute_pgm_rsrc3.off);
+    if let (Some(x), Some(p)) = (entry, n.kernel_code_entry_byte_offset) {
+        b.link(p, x, 1);
     }
-    f.bytes("reserved", 20);
     // The registers and properties, read before their fields are shown.
-    let word = |o: u64, size: u64| f.peek(at + o, size).unwrap_or(0);
-    let (r3, r1, r2) = (word(44, 4), word(48, 4), word(52, 4));
-    let (props, preload) = (word(56, 2), word(58, 2));
+    let word = |w: fn(&KernelDescriptor) -> u64| r.as_ref().map_or(0, w);
+    let (r3, r1, r2) = (
+        word(|r| r.compute_pgm_rsrc3.into()),
+        word(|r| r.compute_pgm_rsrc1.into()),
+        word(|r| r.compute_pgm_rsrc2.into()),
+    );
+    let (props, preload) = (
+        word(|r| r.kernel_code_properties.into()),
+        word(|r| r.kernarg_preload.into()),
+    );
     let wave32 = bits_of(props, 10, 1) == 1;
     let (vg, sg) = granules(proc_name, wave32);
     let unified = vg == 8 && sg == 8;
 
-    let h3 = b.group(g, "compute_pgm_rsrc3", at + 44, 4);
+    let (r3_at, r1_at, r2_at) = (
+        kd::AT.compute_pgm_rsrc3,
+        kd::AT.compute_pgm_rsrc1,
+        kd::AT.compute_pgm_rsrc2,
+    );
+    let (props_at, preload_at) = (kd::AT.kernel_code_properties, kd::AT.kernarg_preload);
+    let h3 = b.group(g, "compute_pgm_rsrc3", r3_at.of(at), r3_at.size);
     b.set_value(h3, Value::hex(r3).with_width(4));
     if unified {
         b.leaf(
             h3,
             "accum_offset",
-            at + 44,
-            4,
+            r3_at.of(at),
+            r3_at.size,
             Value::dec((bits_of(r3, 0, 6) + 1) * 4),
         );
-        b.leaf(h3, "tg_split", at + 44, 4, Value::dec(bits_of(r3, 16, 1)));
+        b.leaf(
+            h3,
+            "tg_split",
+            r3_at.of(at),
+            r3_at.size,
+            Value::dec(bits_of(r3, 16, 1)),
+        );
     } else {
         match major(proc_name) {
-            10 => bits(b, h3, at + 44, 4, r3, RSRC3_GFX10),
-            11 => bits(b, h3, at + 44, 4, r3, RSRC3_GFX11),
-            m if m >= 12 => bits(b, h3, at + 44, 4, r3, RSRC3_GFX12),
+            10 => bits(b, h3, r3_at.of(at), r3_at.size, r3, RSRC3_GFX10),
+            11 => bits(b, h3, r3_at.of(at), r3_at.size, r3, RSRC3_GFX11),
+            m if m >= 12 => bits(b, h3, r3_at.of(at), r3_at.size, r3, RSRC3_GFX12),
             _ => {}
         }
     }
-    let h1 = b.group(g, "compute_pgm_rsrc1", at + 48, 4);
+    let h1 = b.group(g, "compute_pgm_rsrc1", r1_at.of(at), r1_at.size);
     b.set_value(h1, Value::hex(r1).with_width(4));
     // GFX12 gave bit 21 (DX10_CLAMP before) to round-robin scheduling of
     // work-groups and reserved bit 23 (IEEE_MODE before).
@@ -348,12 +388,12 @@ fn descriptor(
             _ => (name, lo, w),
         })
         .collect();
-    bits(b, h1, at + 48, 4, r1, &rsrc1);
+    bits(b, h1, r1_at.of(at), r1_at.size, r1, &rsrc1);
     b.leaf(
         h1,
         "next_free_vgpr",
-        at + 48,
-        4,
+        r1_at.of(at),
+        r1_at.size,
         Value::dec((bits_of(r1, 0, 6) + 1) * vg),
     );
     // GFX10 and later allocate SGPRs whole and reserve the count field; the
@@ -361,11 +401,11 @@ fn descriptor(
     b.leaf(
         h1,
         "next_free_sgpr",
-        at + 48,
-        4,
+        r1_at.of(at),
+        r1_at.size,
         Value::dec((bits_of(r1, 6, 4) + 1) * if sg > 0 { sg } else { 8 }),
     );
-    let h2 = b.group(g, "compute_pgm_rsrc2", at + 52, 4);
+    let h2 = b.group(g, "compute_pgm_rsrc2", r2_at.of(at), r2_at.size);
     b.set_value(h2, Value::hex(r2).with_width(4));
     // With architected flat scratch (GFX940 and later GFX9, GFX11 on) bit 0
     // enables the private segment instead of passing its wave offset.
@@ -378,16 +418,17 @@ fn descriptor(
             _ => (name, lo, w),
         })
         .collect();
-    bits(b, h2, at + 52, 4, r2, &rsrc2);
-    let hp = b.group(g, "kernel_code_properties", at + 56, 2);
+    bits(b, h2, r2_at.of(at), r2_at.size, r2, &rsrc2);
+    let hp = b.group(g, "kernel_code_properties", props_at.of(at), props_at.size);
     b.set_value(hp, Value::hex(props).with_width(2));
-    bits(b, hp, at + 56, 2, props, PROPERTIES);
-    let hk = b.group(g, "kernarg_preload", at + 58, 2);
+    bits(b, hp, props_at.of(at), props_at.size, props, PROPERTIES);
+    let hk = b.group(g, "kernarg_preload", preload_at.of(at), preload_at.size);
     b.set_value(hk, Value::hex(preload).with_width(2));
     if code_object_version(abi).unwrap_or(0) >= 5 {
-        bits(b, hk, at + 58, 2, preload, PRELOAD);
+        bits(b, hk, preload_at.of(at), preload_at.size, preload, PRELOAD);
     }
-    Fields::new(b, g, at + 60, e).bytes("reserved", 4);
+    let last = kd::AT.reserved2;
+    KernelDescriptor::show_part(&mut Fields::new(b, g, last.of(at), e), last.off, kd::SIZE);
 }
 
 /// `EI_OSABI` of AMD HSA code objects.
@@ -472,6 +513,34 @@ fn code_target(elf: &elf::Elf) -> Option<Target> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `kernel_descriptor_t` as LLVM's AMDGPUUsage lays it out.
+    #[test]
+    fn kernel_descriptor_matches_amdgpu_usage_and_short_slices_are_errors() {
+        assert_eq!(kd::SIZE, 64);
+        assert_eq!(kd::AT.kernarg_size.off, 8);
+        assert_eq!(kd::AT.kernel_code_entry_byte_offset, record_at(16, 8));
+        assert_eq!(kd::AT.compute_pgm_rsrc3, record_at(44, 4));
+        assert_eq!(kd::AT.compute_pgm_rsrc1.off, 48);
+        assert_eq!(kd::AT.compute_pgm_rsrc2.off, 52);
+        assert_eq!(kd::AT.kernel_code_properties, record_at(56, 2));
+        assert_eq!(kd::AT.kernarg_preload, record_at(58, 2));
+        assert_eq!(kd::AT.reserved2, record_at(60, 4));
+        let e = KernelDescriptor::read(&[0; 50]).unwrap_err();
+        assert_eq!((e.field, e.need, e.have), ("compute_pgm_rsrc1", 64, 50));
+        let mut d = [0u8; 64];
+        d[16..24].copy_from_slice(&(-256i64).to_le_bytes());
+        d[56] = 0x8;
+        let r = KernelDescriptor::read(&d).unwrap();
+        assert_eq!(
+            (r.kernel_code_entry_byte_offset, r.kernel_code_properties),
+            (-256, 8)
+        );
+    }
+
+    fn record_at(off: u64, size: u64) -> crate::model::record::At {
+        crate::model::record::At { off, size }
+    }
 
     #[test]
     fn target_ids_as_clang_writes_them() {

@@ -40,6 +40,7 @@ use std::sync::Arc;
 use super::compress::{self, Method};
 use super::elf::{self, EM_CUDA};
 use super::image;
+use crate::model::record::{record, Record};
 use crate::model::{read, Builder, Endian, Fact, Fields, Held, NodeId, Value};
 
 const LE: Endian = Endian::Little;
@@ -52,8 +53,81 @@ const MAX_LIST: u64 = 4096;
 /// Containers told apart in one run of bytes.
 const MAX_CONTAINERS: u64 = 1 << 20;
 
-/// The size of an entry header up to the inflated size.
-const ENTRY_HEADER: u64 = 0x40;
+/// A container's magic as a number.
+const MAGIC_WORD: u32 = 0xba55_ed50;
+
+fn magic_name(v: u64) -> Option<&'static str> {
+    (v == u64::from(MAGIC_WORD)).then_some("CUDA fatbin")
+}
+
+record! {
+    /// A container's header.
+    mod header: Header (LE) {
+        magic: u32 = "magic", Show::NamedHex(magic_name),
+        version: u16 = "version", Show::Auto,
+        header_size: u16 = "header size", Show::Auto,
+        fat_size: u64 = "fat size", Show::Auto,
+    }
+}
+
+record! {
+    /// An entry's header, as long as it gets (its header size says how
+    /// much of it there is: at least the first 16 bytes, then in steps,
+    /// [`STEPS`]).
+    mod entry_header: EntryHeader (LE) {
+        kind: u16 = "kind", Show::Named(kind_name),
+        version: u16 = "version", Show::Hex,
+        header_size: u32 = "header size", Show::Auto,
+        payload_size: u64 = "payload size", Show::Auto,
+        compressed_size: u32 = "compressed size", Show::Auto,
+        options_offset: u32 = "options offset", Show::Hex,
+        code_version: u32 = "code version", Show::Value(code_version),
+        arch: u32 = "arch", Show::Value(|v| Value::text(format!("sm_{v}"))),
+        name_offset: u32 = "object name offset", Show::Hex,
+        name_size: u32 = "object name size", Show::Auto,
+        flags: u64 = "flags", Show::Flags(flag_names),
+        reserved: u64 = "reserved", Show::Hex,
+        inflated_size: u64 = "inflated size", Show::Auto,
+    }
+}
+
+/// The first bytes of every entry header.
+const ENTRY_MIN: u64 = entry_header::AT.payload_size.end();
+
+/// How much of an entry header there is, by its header size: the fields
+/// up to the longest of these that fits are shown and read.
+const STEPS: [u64; 6] = [
+    ENTRY_MIN,
+    entry_header::AT.options_offset.end(),
+    entry_header::AT.arch.end(),
+    entry_header::AT.name_size.end(),
+    entry_header::AT.flags.end(),
+    entry_header::SIZE,
+];
+
+/// The part of an entry header whose header size is `hs`.
+fn entry_part(hs: u64) -> u64 {
+    STEPS
+        .iter()
+        .rev()
+        .find(|&&s| s <= hs)
+        .copied()
+        .unwrap_or(ENTRY_MIN)
+}
+
+/// The code version, minor in the low half and major in the high one:
+/// `12.8`.
+fn code_version(v: u64) -> Value {
+    Value::text(format!("{}.{}", v >> 16, v & 0xffff))
+}
+
+record! {
+    /// The options record an entry header may point at.
+    mod options: Options (LE) {
+        offset: u32 = "offset", Show::Hex,
+        size: u32 = "size", Show::Auto,
+    }
+}
 
 const KIND_PTX: u64 = 1;
 const KIND_ELF: u64 = 2;
@@ -105,11 +179,15 @@ pub fn flag_names(v: u64) -> String {
 /// it states, cut to `d`.
 fn extent(d: &[u8], at: u64) -> u64 {
     let len = d.len() as u64;
-    let (Some(hs), Some(size)) = (read::u16_at(d, at + 6, LE), read::u64_at(d, at + 8, LE)) else {
+    let Some(h) = usize::try_from(at)
+        .ok()
+        .and_then(|i| d.get(i..))
+        .and_then(|d| Header::read(d).ok())
+    else {
         return len;
     };
-    at.saturating_add(u64::from(hs).max(16))
-        .saturating_add(size)
+    at.saturating_add(u64::from(h.header_size).max(header::SIZE))
+        .saturating_add(h.fat_size)
         .min(len)
 }
 
@@ -153,57 +231,59 @@ struct Entry {
 }
 
 fn read_entry(b: &Builder<'_>, at: u64) -> Option<Entry> {
-    let kind = u64::from(b.read_u16(at, LE)?);
-    let hsize = u64::from(b.read_u32(at + 4, LE)?);
-    let psize = b.read_u64(at + 8, LE)?;
-    let sm = if hsize >= 0x20 {
-        b.read_u32(at + 0x1c, LE).map(u64::from)
-    } else {
-        None
-    };
+    let d = b.slice(at, entry_header::SIZE);
+    let have = d.len() as u64;
+    if have < ENTRY_MIN {
+        return None;
+    }
+    let r = EntryHeader::read_zeroed(d, LE).ok()?;
+    let hsize = u64::from(r.header_size);
+    let arch = entry_header::AT.arch.end();
     Some(Entry {
         at,
-        kind,
+        kind: u64::from(r.kind),
         hsize,
-        psize,
-        sm,
+        psize: r.payload_size,
+        sm: (hsize >= arch && have >= arch).then_some(u64::from(r.arch)),
     })
 }
 
 /// One container at `[off, off+len)`: the bytes past its stated size (up
 /// to the next container) are padding.
 fn parse_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
-    let h = b.group(node, "header", off, 16.min(len));
+    let h = b.group(node, "header", off, header::SIZE.min(len));
+    let d = b.slice(off, header::SIZE);
     let mut f = Fields::new(b, h, off, LE);
-    f.field("magic", 4, |v| {
-        Value::named_hex(v, (v == 0xba55_ed50).then_some("CUDA fatbin"))
-    });
-    let version = f.u16("version");
-    let hsize = f.u16("header size");
-    let fsize = f.u64("fat size");
-    let (Some(version), Some(hsize), Some(fsize)) = (version, hsize, fsize) else {
+    let n = Header::show(&mut f);
+    let (Some(_), Some(_), Some(_), Ok(r)) =
+        (n.version, n.header_size, n.fat_size, Header::read(d))
+    else {
         return;
     };
+    let (version, hsize, fsize) = (r.version, u64::from(r.header_size), r.fat_size);
     if version != 1 {
-        b.warn(
-            off + 4,
-            2,
+        header::AT.version.warn(
+            b,
+            off,
             format!("fatbin version {version}; 1 is the only one known"),
         );
     }
-    if hsize < 16 {
-        b.error(
-            off + 6,
-            2,
-            format!("fatbin header size {hsize} is less than the 16 bytes it has"),
+    if hsize < header::SIZE {
+        header::AT.header_size.error(
+            b,
+            off,
+            format!(
+                "fatbin header size {hsize} is less than the {} bytes it has",
+                header::SIZE
+            ),
         );
     }
-    let start = hsize.max(16).min(len);
+    let start = hsize.max(header::SIZE).min(len);
     let mut end = start.saturating_add(fsize);
     if end > len {
-        b.error(
-            off + 8,
-            8,
+        header::AT.fat_size.error(
+            b,
+            off,
             format!(
                 "fatbin size {fsize} runs past the end of the image: {} bytes remain",
                 len - start
@@ -215,7 +295,7 @@ fn parse_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
     let mut n = 0u64;
     while pos < end && n < MAX_LIST {
         let room = end - pos;
-        let Some(e) = read_entry(b, off + pos).filter(|_| room >= 16) else {
+        let Some(e) = read_entry(b, off + pos).filter(|_| room >= ENTRY_MIN) else {
             b.error(
                 off + pos,
                 room,
@@ -223,10 +303,10 @@ fn parse_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
             );
             break;
         };
-        if e.hsize < 16 || e.hsize > room {
-            b.error(
-                off + pos + 4,
-                4,
+        if e.hsize < ENTRY_MIN || e.hsize > room {
+            entry_header::AT.header_size.error(
+                b,
+                off + pos,
                 format!(
                     "fatbin entry header size {} is impossible here ({room} bytes left)",
                     e.hsize
@@ -236,9 +316,9 @@ fn parse_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
         }
         let mut pend = (pos + e.hsize).saturating_add(e.psize);
         if pend > end {
-            b.error(
-                off + pos + 8,
-                8,
+            entry_header::AT.payload_size.error(
+                b,
+                off + pos,
                 format!(
                     "fatbin entry payload of {} bytes runs past the fatbin's end",
                     e.psize
@@ -294,44 +374,21 @@ fn entry(b: &mut Builder<'_>, g: NodeId, e: &Entry, end: u64) {
     let at = e.at;
     let hs = e.hsize;
     let eh = b.group(g, "header", at, hs);
+    // The entry lies in the container: the part its header size says is
+    // there fits.
+    let part = entry_part(hs);
+    let r = EntryHeader::read_zeroed(b.slice(at, part), LE).ok();
     let mut f = Fields::new(b, eh, at, LE);
-    f.named("kind", 2, kind_name);
-    f.hex("version", 2);
-    f.u32("header size");
-    let mut flags = 0u64;
-    let mut csize = 0u64;
-    let mut usize_ = None;
-    let mut opt = 0u64;
-    let mut name = (0u64, 0u64);
-    f.u64("payload size");
-    if hs >= 0x18 {
-        csize = f.u32("compressed size").unwrap_or(0);
-        opt = f.hex("options offset", 4).unwrap_or(0);
-    }
-    if hs >= 0x20 {
-        let minor = b.read_u16(at + 0x18, LE).unwrap_or(0);
-        let major = b.read_u16(at + 0x1a, LE).unwrap_or(0);
-        let mut f = Fields::new(b, eh, at + 0x18, LE);
-        f.builder()
-            .leaf(eh, "code version", at + 0x18, 4, format!("{major}.{minor}"));
-        f.skip(4);
-        f.field("arch", 4, |v| Value::text(format!("sm_{v}")));
-    }
-    if hs >= 0x28 {
-        let mut f = Fields::new(b, eh, at + 0x20, LE);
-        let o = f.hex("object name offset", 4).unwrap_or(0);
-        let l = f.u32("object name size").unwrap_or(0);
-        name = (o, l);
-    }
-    if hs >= 0x30 {
-        let mut f = Fields::new(b, eh, at + 0x28, LE);
-        flags = f.flags("flags", 8, flag_names).unwrap_or(0);
-    }
-    if hs >= ENTRY_HEADER {
-        let mut f = Fields::new(b, eh, at + 0x30, LE);
-        f.hex("reserved", 8);
-        usize_ = f.u64("inflated size");
-    }
+    EntryHeader::show_part(&mut f, 0, part);
+    let flags = r.map_or(0, |r| r.flags);
+    let csize = r.map_or(0, |r| u64::from(r.compressed_size));
+    let opt = r.map_or(0, |r| u64::from(r.options_offset));
+    let name = r.map_or((0, 0), |r| {
+        (u64::from(r.name_offset), u64::from(r.name_size))
+    });
+    let usize_ = r
+        .filter(|_| part >= entry_header::SIZE)
+        .map(|r| r.inflated_size);
     if opt != 0 {
         options(b, eh, at, hs, opt);
     }
@@ -339,9 +396,12 @@ fn entry(b: &mut Builder<'_>, g: NodeId, e: &Entry, end: u64) {
         if name.0.saturating_add(name.1) <= hs {
             b.fixed_str(eh, "object name", at + name.0, name.1);
         } else {
-            b.warn(
-                at + 0x20,
-                8,
+            let at_name = entry_header::AT
+                .name_offset
+                .through(entry_header::AT.name_size);
+            at_name.warn(
+                b,
+                at,
                 format!(
                     "object name at 0x{:x}+0x{:x} lies outside the entry header",
                     name.0, name.1
@@ -366,9 +426,9 @@ fn entry(b: &mut Builder<'_>, g: NodeId, e: &Entry, end: u64) {
     // Compressed: the data is the first `compressed size` bytes.
     let clen = if csize == 0 || csize > plen {
         if csize > plen {
-            b.error(
-                at + 0x10,
-                4,
+            entry_header::AT.compressed_size.error(
+                b,
+                at,
                 format!("compressed size {csize} is more than the payload's {plen} bytes"),
             );
         }
@@ -395,9 +455,9 @@ fn entry(b: &mut Builder<'_>, g: NodeId, e: &Entry, end: u64) {
     b.fact(node, Fact::Held(held(e)));
     let got = b.node(node).map_or(0, |n| n.size);
     if usize_.is_some() && got != announced {
-        b.error(
-            at + 0x38,
-            8,
+        entry_header::AT.inflated_size.error(
+            b,
+            at,
             format!(
                 "the entry says it inflates to {announced} bytes; its {mname} data makes {got}"
             ),
@@ -519,25 +579,26 @@ impl elf::Vendor for Cuda {
 /// The options record at `opt` of the entry at `at` (header size `hs`):
 /// offset and size of the options, then the options themselves.
 fn options(b: &mut Builder<'_>, eh: NodeId, at: u64, hs: u64, opt: u64) {
-    if opt.saturating_add(8) > hs {
-        b.warn(
-            at + 0x14,
-            4,
+    if opt.saturating_add(options::SIZE) > hs {
+        entry_header::AT.options_offset.warn(
+            b,
+            at,
             format!("options record at 0x{opt:x} lies outside the {hs}-byte entry header"),
         );
         return;
     }
-    let og = b.group(eh, "options", at + opt, 8);
+    let og = b.group(eh, "options", at + opt, options::SIZE);
+    let r = Options::read(b.slice(at + opt, options::SIZE)).ok();
     let mut f = Fields::new(b, og, at + opt, LE);
-    let o = f.hex("offset", 4).unwrap_or(0);
-    let l = f.u32("size").unwrap_or(0);
+    Options::show(&mut f);
+    let (o, l) = r.map_or((0, 0), |r| (u64::from(r.offset), u64::from(r.size)));
     if l == 0 {
         return;
     }
     if o.saturating_add(l) > hs {
         b.warn(
             at + opt,
-            8,
+            options::SIZE,
             format!("options at 0x{o:x}+0x{l:x} lie outside the {hs}-byte entry header"),
         );
         return;
@@ -582,6 +643,40 @@ fn inflate_lz4(src: &[u8], announced: u64, limit: u64) -> Result<Vec<u8>, String
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The layout the module's notes give (the public reverse-engineered
+    /// descriptions and cuobjdump agree on it).
+    #[test]
+    fn records_match_the_notes_and_short_slices_are_errors() {
+        assert_eq!(
+            (header::SIZE, entry_header::SIZE, options::SIZE),
+            (16, 0x40, 8)
+        );
+        assert_eq!(header::AT.fat_size.off, 8);
+        let at = entry_header::AT;
+        assert_eq!(
+            (at.compressed_size.off, at.options_offset.off),
+            (0x10, 0x14)
+        );
+        assert_eq!((at.code_version.off, at.arch.off), (0x18, 0x1c));
+        assert_eq!((at.name_offset.off, at.flags.off), (0x20, 0x28));
+        assert_eq!(at.inflated_size.off, 0x38);
+        assert_eq!(STEPS, [0x10, 0x18, 0x20, 0x28, 0x30, 0x40]);
+        assert_eq!(
+            (entry_part(0x1c), entry_part(0x34), entry_part(0x48)),
+            (0x18, 0x30, 0x40)
+        );
+        let e = Header::read(MAGIC).unwrap_err();
+        assert_eq!((e.field, e.need, e.have), ("version", 16, 4));
+        assert_eq!(EntryHeader::read(&[0; 0x30]).unwrap_err().field, "reserved");
+        // A header of 0x18 bytes: what it leaves out reads as 0.
+        let mut d = [0u8; 0x18];
+        d[0] = 2;
+        d[0x10] = 7;
+        let r = EntryHeader::read_zeroed(&d, LE).unwrap();
+        assert_eq!((r.kind, r.compressed_size, r.arch, r.flags), (2, 7, 0, 0));
+        assert_eq!(code_version(0x0008_0007).to_string(), "8.7");
+    }
 
     #[test]
     fn flags_by_name() {

@@ -10,6 +10,7 @@
 
 use super::elf::{Elf, Sec, SectionHook};
 use super::hipwrap;
+use crate::model::record::{record, Record};
 use crate::model::{Builder, Endian, Fields, NodeId};
 
 /// The section that holds the wrappers.
@@ -21,6 +22,71 @@ pub const MAGIC_BYTES: &[u8] = &[0xb1, 0x43, 0x62, 0x46];
 
 /// Wrappers decoded in one section at most.
 const MAX_WRAPPERS: u64 = 4096;
+
+fn magic_name(v: u64) -> Option<&'static str> {
+    (v == u64::from(MAGIC)).then_some("__fatBinC_Wrapper_t")
+}
+
+fn version_name(v: u64) -> Option<&'static str> {
+    match v {
+        1 => Some("fatbin"),
+        2 => Some("relocatable device code"),
+        _ => None,
+    }
+}
+
+record! {
+    /// `__fatBinC_Wrapper_t` with 64-bit pointers (read in the object's
+    /// byte order).
+    mod wrapper64: Wrapper64 (Endian::Little) {
+        magic: u32 = "magic", Show::NamedHex(magic_name),
+        version: u32 = "version", Show::Named(version_name),
+        data: u64 = "data", Show::Hex,
+        more: u64 = "filename or fatbins", Show::Hex,
+    }
+}
+
+record! {
+    /// `__fatBinC_Wrapper_t` with 32-bit pointers.
+    mod wrapper32: Wrapper32 (Endian::Little) {
+        magic: u32 = "magic", Show::NamedHex(magic_name),
+        version: u32 = "version", Show::Named(version_name),
+        data: u32 = "data", Show::Hex,
+        more: u32 = "filename or fatbins", Show::Hex,
+    }
+}
+
+/// A wrapper of either width, its pointers widened, with the nodes of
+/// the two pointers.
+struct Wrapper {
+    magic: u32,
+    version: u32,
+    data: (u64, Option<NodeId>),
+    more: (u64, Option<NodeId>),
+}
+
+/// The wrapper at the cursor, whose bytes are `d`.
+fn show(f: &mut Fields<'_, '_>, d: &[u8], wide: bool, e: Endian) -> Wrapper {
+    if wide {
+        let n = Wrapper64::show(f);
+        let r = Wrapper64::read_in(d, e).ok();
+        Wrapper {
+            magic: r.map_or(0, |r| r.magic),
+            version: r.map_or(0, |r| r.version),
+            data: (r.map_or(0, |r| r.data), n.data),
+            more: (r.map_or(0, |r| r.more), n.more),
+        }
+    } else {
+        let n = Wrapper32::show(f);
+        let r = Wrapper32::read_in(d, e).ok();
+        Wrapper {
+            magic: r.map_or(0, |r| r.magic),
+            version: r.map_or(0, |r| r.version),
+            data: (r.map_or(0, |r| u64::from(r.data)), n.data),
+            more: (r.map_or(0, |r| u64::from(r.more)), n.more),
+        }
+    }
+}
 
 /// True for bytes that start with a wrapper (a `.nvFatBinSegment` seen
 /// without its ELF, as a section dumped to a file).
@@ -80,7 +146,20 @@ fn records(
     e: Endian,
     resolve: &mut Resolve<'_>,
 ) {
-    let rec = 8 + 2 * w;
+    let wide = w == 8;
+    let rec = if wide {
+        wrapper64::SIZE
+    } else {
+        wrapper32::SIZE
+    };
+    // Where the pointers are, from a wrapper's start (the same in both
+    // widths but for the second pointer).
+    let data_at = wrapper64::AT.data.off;
+    let more_at = if wide {
+        wrapper64::AT.more.off
+    } else {
+        wrapper32::AT.more.off
+    };
     let n = l / rec;
     if n == 0 {
         b.error(a, l, format!("{SECTION}: {l} bytes, a wrapper takes {rec}"));
@@ -101,44 +180,38 @@ fn records(
             format!("wrapper [{i}]")
         };
         let g = b.group(id, name, at, rec);
+        let d = b.slice(at, rec);
         let mut f = Fields::new(b, g, at, e);
-        let magic = f
-            .named_hex("magic", 4, |v| {
-                (v == u64::from(MAGIC)).then_some("__fatBinC_Wrapper_t")
-            })
-            .unwrap_or(0);
-        let version = f
-            .named("version", 4, |v| match v {
-                1 => Some("fatbin"),
-                2 => Some("relocatable device code"),
-                _ => None,
-            })
-            .unwrap_or(0);
-        let data = f.hex("data", w).zip(f.last_fitted());
-        let more = f.hex("filename or fatbins", w).zip(f.last_fitted());
-        if magic != u64::from(MAGIC) {
-            b.warn(
+        let r = show(&mut f, d, wide, e);
+        if r.magic != MAGIC {
+            wrapper64::AT.magic.warn(
+                b,
                 at,
-                4,
-                format!("CUDA fatbin wrapper magic 0x{magic:08x}, 0x{MAGIC:08x} expected"),
+                format!(
+                    "CUDA fatbin wrapper magic 0x{:08x}, 0x{MAGIC:08x} expected",
+                    r.magic
+                ),
             );
         }
-        if !(1..=2).contains(&version) {
-            b.warn(
-                at + 4,
-                4,
-                format!("CUDA fatbin wrapper version {version}; 1 and 2 are known"),
+        if !(1..=2).contains(&r.version) {
+            wrapper64::AT.version.warn(
+                b,
+                at,
+                format!(
+                    "CUDA fatbin wrapper version {}; 1 and 2 are known",
+                    r.version
+                ),
             );
         }
-        let Some((data, p)) = data else {
+        let (data, Some(p)) = r.data else {
             continue;
         };
-        match resolve(b, at + 8, data) {
+        match resolve(b, at + data_at, data) {
             Some((t, size)) => {
                 b.link(p, t, size);
                 if !b.slice(t, 4).starts_with(super::fatbin::MAGIC) {
                     b.warn(
-                        at + 8,
+                        at + data_at,
                         w,
                         format!("the wrapper's data points at 0x{t:x}, which is not a CUDA fatbin"),
                     );
@@ -147,13 +220,38 @@ fn records(
             }
             _ => b.set_value(g, "CUDA fatbin wrapper (target not resolved)"),
         }
-        if let Some((m, p)) = more {
-            if m != 0 || version == 2 {
-                if let Some((t, size)) = resolve(b, at + 8 + w, m) {
+        if let (m, Some(p)) = r.more {
+            if m != 0 || r.version == 2 {
+                if let Some((t, size)) = resolve(b, at + more_at, m) {
                     b.link(p, t, size);
                 }
             }
         }
     }
     b.set_value(id, format!("{} CUDA fatbin wrappers", n.min(MAX_WRAPPERS)));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `__fatBinC_Wrapper_t` (CUDA's fatbinary_section.h): int magic, int
+    /// version, a pointer to the fatbin, a pointer to the file name or the
+    /// prelinked fatbins.
+    #[test]
+    fn wrappers_match_cuda_and_short_slices_are_errors() {
+        assert_eq!((wrapper64::SIZE, wrapper32::SIZE), (24, 16));
+        assert_eq!(wrapper64::AT.version.off, 4);
+        assert_eq!(wrapper64::AT.data.off, wrapper32::AT.data.off);
+        assert_eq!((wrapper64::AT.more.off, wrapper32::AT.more.off), (16, 12));
+        let e = Wrapper64::read(&[0; 20]).unwrap_err();
+        assert_eq!((e.field, e.need, e.have), ("filename or fatbins", 24, 20));
+        let e = Wrapper32::read(&[0; 3]).unwrap_err();
+        assert_eq!(e.field, "magic");
+        let mut d = [0u8; 16];
+        d[..4].copy_from_slice(MAGIC_BYTES);
+        d[4] = 1;
+        let r = Wrapper32::read(&d).unwrap();
+        assert_eq!((r.magic, r.version), (MAGIC, 1));
+    }
 }

@@ -17,6 +17,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use crate::model::record::{record, Record};
 use crate::model::{
     read_uint, text, Builder, Configures, Endian, Fact, Fields, Format, NodeId, Radix, Raw, Seq,
     Severity, Step, Value, GROUP,
@@ -38,6 +39,62 @@ const XN: u16 = 0x8;
 const PROGINFO: u16 = 0x9;
 const XSCOPE: u16 = 0xC;
 const LAST: u16 = 0x5555;
+
+record! {
+    /// The file header.
+    mod file_header: FileHeader (LE) {
+        magic: [u8; 4] = "magic", Show::Span(Value::str_bytes),
+        version: u16 = "version", Show::Value(version_text),
+        reserved: u16 = "reserved", Show::Auto,
+    }
+}
+
+/// The version as the tools write it: the low byte is the major.
+fn version_text(v: u64) -> Value {
+    Value::text(format!("{}.{}", v & 0xff, v >> 8))
+}
+
+record! {
+    /// A sector's header (its size counts the contents after it).
+    mod sector_header: SectorHeader (LE) {
+        ty: u16 = "type", Show::NamedHex(|v| type_name(v as u16)),
+        reserved: u16 = "reserved", Show::Auto,
+        size: u64 = "size", Show::Wide(Value::uint),
+    }
+}
+
+record! {
+    /// The start of a sector's contents, before its data.
+    mod contents: Contents (LE) {
+        padding_length: u8 = "padding length", Show::Auto,
+        reserved: [u8; 3] = "reserved", Show::Bytes,
+    }
+}
+
+record! {
+    /// The data of BINARY, ELF, GOTO and CALL sectors starts with the
+    /// tile they aim at and an address (shown as a load address or the
+    /// address it starts at, by the sector's type).
+    mod load: Load (LE) {
+        node: u16 = "node", Show::Auto,
+        tile: u16 = "tile", Show::Auto,
+        address: u64 = "address", Show::Hidden,
+    }
+}
+
+record! {
+    /// A NODEDESC sector's data.
+    mod node_desc: NodeDesc (LE) {
+        jtag_index: u16 = "jtag index", Show::Hex,
+        reserved: u16 = "reserved", Show::Auto,
+        jtag_id: u32 = "jtag id", Show::Wide(|v| Value::named_hex(v, arch_of(v))),
+        jtag_user_id: u32 = "jtag user id", Show::Auto,
+    }
+}
+
+/// A sector header's size, and where a sector's data starts.
+const SECTOR_HEADER: u64 = sector_header::SIZE;
+const DATA_AT: u64 = SECTOR_HEADER + contents::SIZE;
 const SKIP: u16 = 0xFFFF;
 
 /// The sector CRC is zlib's CRC-32 continued from this value (the xCORE
@@ -375,7 +432,7 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
     if !header(b, parent, off, limit) {
         return;
     }
-    let start = off + 8;
+    let start = off + file_header::SIZE;
     let List {
         marks,
         count,
@@ -453,35 +510,36 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
 /// Adds the 8-byte file header. False if it is not all there.
 fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, limit: u64) -> bool {
     let have = limit.saturating_sub(off);
-    if have < 8 {
-        b.raw(parent, "magic", off, have.min(4));
+    if have < file_header::SIZE {
+        b.raw(parent, "magic", off, have.min(file_header::AT.magic.size));
         b.error(
             off,
             have,
-            format!("truncated: the XE header needs 8 bytes, {have} remain"),
+            format!(
+                "truncated: the XE header needs {} bytes, {have} remain",
+                file_header::SIZE
+            ),
         );
         return false;
     }
-    let h = b.group(parent, "header", off, 8);
+    let h = b.group(parent, "header", off, file_header::SIZE);
     // The 8 bytes are there (checked above).
-    let mut f = Fields::new(b, h, off, LE);
-    f.span("magic", 4, Value::str_bytes);
-    let v = f
-        .field("version", 2, |v| format!("{}.{}", v & 0xff, v >> 8).into())
-        .unwrap_or(0);
+    let r = FileHeader::read(b.slice(off, file_header::SIZE)).ok();
+    FileHeader::show(&mut Fields::new(b, h, off, LE));
+    let v = r.map_or(0, |r| r.version);
     let (major, minor) = (v & 0xff, v >> 8);
     if (major, minor) != (2, 0) {
-        f.builder().warn(
-            off + 4,
-            2,
+        file_header::AT.version.warn(
+            b,
+            off,
             format!("XE version {major}.{minor}; the known version is 2.0"),
         );
     }
-    let res = f.uint("reserved", 2).unwrap_or(0);
+    let res = r.map_or(0, |r| r.reserved);
     if res != 0 {
-        b.warn(
-            off + 6,
-            2,
+        file_header::AT.reserved.warn(
+            b,
+            off,
             format!("header: reserved field is 0x{res:x}, not 0"),
         );
     }
@@ -638,11 +696,18 @@ fn repeats(b: &Builder<'_>, p: u64, h: &[u8; 12], max: u64) -> u64 {
 /// The 12 bytes at `p` as two 16-bit words and a 64-bit one: a sector
 /// header (type, reserved, size) or a load target (node, tile, address).
 fn words12(b: &Builder<'_>, p: u64) -> Option<(u16, u16, u64)> {
-    Some((
-        b.read_u16(p, LE)?,
-        b.read_u16(p + 2, LE)?,
-        b.read_u64(p + 4, LE)?,
-    ))
+    let h = SectorHeader::read(b.slice(p, SECTOR_HEADER)).ok()?;
+    Some((h.ty, h.reserved, h.size))
+}
+
+/// The tile a BINARY, ELF, GOTO or CALL sector's data at `d` aims at.
+fn load_at(b: &Builder<'_>, d: u64) -> Option<Target> {
+    let l = Load::read(b.slice(d, load::SIZE)).ok()?;
+    Some(Target {
+        node: l.node,
+        tile: l.tile,
+        addr: l.address,
+    })
 }
 
 /// Reads sector `i` at `at` again (for its nodes), with where it starts,
@@ -671,22 +736,28 @@ fn check_sector(
     limit: u64,
     out: &mut Problems,
 ) -> Sector {
+    let at = sector_header::AT;
     if res != 0 {
-        out.warn(p + 2, 2, format!("reserved field is 0x{res:x}, not 0"));
+        out.warn(
+            at.reserved.of(p),
+            at.reserved.size,
+            format!("reserved field is 0x{res:x}, not 0"),
+        );
     }
     if type_name(ty).is_none() {
-        out.warn(p, 2, format!("unknown sector type 0x{ty:x}"));
+        out.warn(p, at.ty.size, format!("unknown sector type 0x{ty:x}"));
     }
-    let declared = (p + 12).checked_add(size);
+    let size_at = (at.size.of(p), at.size.size);
+    let declared = (p + SECTOR_HEADER).checked_add(size);
     let end = match declared {
         Some(e) if e <= limit => e,
         _ => {
             out.error(
-                p + 4,
-                8,
+                size_at.0,
+                size_at.1,
                 format!(
                     "size {size} runs past the end of the file ({} bytes remain)",
-                    limit - (p + 12)
+                    limit - (p + SECTOR_HEADER)
                 ),
             );
             limit
@@ -710,61 +781,66 @@ fn check_sector(
     let cut = s.truncated();
     if size == 0 {
         if ty != LAST {
-            out.warn(p + 4, 8, "no contents block (size 0)");
+            out.warn(size_at.0, size_at.1, "no contents block (size 0)");
         }
         return s;
     }
     if ty == LAST {
         out.warn(
-            p + 4,
-            8,
+            size_at.0,
+            size_at.1,
             format!("size {size}; the LAST sector should have no contents"),
         );
     }
     if size < 8 {
         out.error(
-            p + 4,
-            8,
+            size_at.0,
+            size_at.1,
             format!("size {size} is too small for a contents block (8 bytes at least)"),
         );
         return s;
     }
     if !size.is_multiple_of(4) {
         out.warn(
-            p + 4,
-            8,
+            size_at.0,
+            size_at.1,
             format!("size {size} is not a whole number of 32-bit words"),
         );
     }
-    if let Some(padlen) = b.read_u8(p + 12).filter(|_| p + 13 <= end) {
+    // The contents' first bytes, as many as the sector holds.
+    let c = p + SECTOR_HEADER;
+    let cat = contents::AT;
+    let have = end.saturating_sub(c);
+    let head = Contents::read_zeroed(b.slice(c, have.min(contents::SIZE)), LE).ok();
+    if let Some(padlen) = head.filter(|_| have >= cat.padding_length.end()) {
         let room = size - 8;
-        let padlen = u64::from(padlen);
+        let padlen = u64::from(padlen.padding_length);
         if padlen > room {
             out.error(
-                p + 12,
-                1,
+                cat.padding_length.of(c),
+                cat.padding_length.size,
                 format!("padding length {padlen} is more than the {room} bytes the contents hold"),
             );
         } else if padlen > 3 {
             out.warn(
-                p + 12,
-                1,
+                cat.padding_length.of(c),
+                cat.padding_length.size,
                 format!("padding length {padlen}; padding to a 32-bit word needs 3 at most"),
             );
         }
         s.pad = padlen.min(room);
     }
-    if let Some(r) = b.read_bytes(p + 13, 3).filter(|_| p + 16 <= end) {
-        if r.iter().any(|&x| x != 0) {
+    if let Some(r) = head.filter(|_| have >= cat.reserved.end()) {
+        if r.reserved.iter().any(|&x| x != 0) {
             out.warn(
-                p + 13,
-                3,
-                format!("reserved bytes are {}, not 0", text::hex(r, 3)),
+                cat.reserved.of(c),
+                cat.reserved.size,
+                format!("reserved bytes are {}, not 0", text::hex(&r.reserved, 3)),
             );
         }
     }
     if cut {
-        s.data_len = end.saturating_sub(p + 16);
+        s.data_len = end.saturating_sub(p + DATA_AT);
     } else {
         s.data_len = size - 8 - s.pad;
         let crc_off = end - 4;
@@ -792,47 +868,57 @@ fn check_data(b: &Builder<'_>, s: &mut Sector, out: &mut Problems) {
     if !fixed {
         return;
     }
-    if n < 12 {
+    // NODEDESC's record and the others' load target are both 12 bytes.
+    const FIXED: u64 = load::SIZE;
+    if n < FIXED {
         if !cut {
             out.error(
                 d,
                 n,
-                format!("data is {n} bytes; this sector type needs 12"),
+                format!("data is {n} bytes; this sector type needs {FIXED}"),
             );
         }
         return;
     }
     if s.ty == NODEDESC {
-        let res = b.read_u16(d + 2, LE).unwrap_or(0);
+        let res = NodeDesc::read(b.slice(d, node_desc::SIZE)).map_or(0, |r| r.reserved);
         if res != 0 {
-            out.warn(d + 2, 2, format!("reserved field is 0x{res:x}, not 0"));
+            let at = node_desc::AT.reserved;
+            out.warn(
+                at.of(d),
+                at.size,
+                format!("reserved field is 0x{res:x}, not 0"),
+            );
         }
     }
-    if n > 12 && !cut && matches!(s.ty, NODEDESC | GOTO | CALL) {
+    if n > FIXED && !cut && matches!(s.ty, NODEDESC | GOTO | CALL) {
         out.warn(
-            d + 12,
-            n - 12,
-            format!("{} bytes after the 12 this sector type holds", n - 12),
+            d + FIXED,
+            n - FIXED,
+            format!(
+                "{} bytes after the {FIXED} this sector type holds",
+                n - FIXED
+            ),
         );
     }
     if matches!(s.ty, BINARY | ELF | GOTO | CALL) {
-        let Some((node, tile, addr)) = words12(b, d) else {
+        let Some(t) = load_at(b, d) else {
             return;
         };
-        s.target = Some(Target { node, tile, addr });
+        s.target = Some(t);
     }
     if s.ty == ELF {
         if let Some(t) = s.target {
             if t.addr != 0 {
                 out.warn(
-                    d + 4,
-                    8,
+                    load::AT.address.of(d),
+                    load::AT.address.size,
                     format!("load address 0x{:x}; an ELF sector's should be 0", t.addr),
                 );
             }
         }
-        let img = d + 12;
-        let img_len = n - 12;
+        let img = d + FIXED;
+        let img_len = n - FIXED;
         if b.slice(img, img_len.min(4)) != b"\x7fELF" {
             out.warn(
                 img,
@@ -1080,34 +1166,27 @@ fn sector(b: &mut Builder<'_>, parent: NodeId, s: &Sector, archs: &[Option<&'sta
     }
 
     let p = s.off;
-    let h = b.group(id, "header", p, 12);
-    let mut f = Fields::new(b, h, p, LE);
-    f.field("type", 2, |_| {
-        Value::named_hex(s.ty.into(), type_name(s.ty))
-    });
-    f.u16("reserved");
+    let c_at = p + SECTOR_HEADER;
+    let h = b.group(id, "header", p, SECTOR_HEADER);
+    let n = SectorHeader::show(&mut Fields::new(b, h, p, LE));
     if s.size == 0 {
-        f.field("size", 8, |_| Value::note(Raw::U(0), "no contents"));
+        if let Some(size) = n.size {
+            b.set_value(size, Value::note(Raw::U(0), "no contents"));
+        }
         return;
     }
-    f.field("size", 8, |_| Value::uint(s.size).with_width(8));
-    if let Some(size) = f.last().filter(|_| f.ok()) {
-        b.link(size, p + 12, s.end - (p + 12));
+    if let Some(size) = n.size {
+        b.link(size, c_at, s.end - c_at);
     }
 
-    let c = b.group(id, "contents", p + 12, s.end - (p + 12));
+    let c = b.group(id, "contents", c_at, s.end - c_at);
     if s.size < 8 {
-        b.set_value(c, text::hex(b.slice(p + 12, s.end - (p + 12)), 16));
+        b.set_value(c, text::hex(b.slice(c_at, s.end - c_at), 16));
         return;
     }
-    let mut f = Fields::new(b, c, p + 12, LE);
-    if p + 13 <= s.end {
-        f.u8("padding length");
-    }
-    if p + 16 <= s.end {
-        f.bytes("reserved", 3);
-    }
-    if p + 16 >= s.end {
+    // As much of the contents' start as the sector holds.
+    Contents::show_part(&mut Fields::new(b, c, c_at, LE), 0, s.end - c_at);
+    if p + DATA_AT >= s.end {
         return;
     }
     let d = b.group(c, "data", s.data_off(), s.data_len);
@@ -1183,31 +1262,17 @@ fn data(
         NODEDESC => {
             // As many of the fields as the data holds.
             let mut f = Fields::new(b, d, o, LE);
-            let fits = |f: &Fields<'_, '_>, w: u64| f.at() + w <= o + n;
-            if fits(&f, 2) {
-                f.hex("jtag index", 2);
-            }
-            if fits(&f, 2) {
-                f.u16("reserved");
-            }
-            if fits(&f, 4) {
-                f.with("jtag id", 4, |v| Value::named_hex(v, arch_of(v)));
-            }
-            if fits(&f, 4) {
-                f.u32("jtag user id");
-            }
-            if n > 12 {
-                f.bytes("extra", n - 12);
+            NodeDesc::show_part(&mut f, 0, n);
+            if n > node_desc::SIZE {
+                f.bytes("extra", n - node_desc::SIZE);
             }
         }
         BINARY | ELF | GOTO | CALL => {
-            if n < 12 {
+            if n < load::SIZE {
                 b.set_value(d, text::hex(b.slice(o, n), 16));
                 return;
             }
-            let mut f = Fields::new(b, d, o, LE);
-            f.u16("node");
-            f.u16("tile");
+            Load::show(&mut Fields::new(b, d, o, LE));
             let what = if matches!(s.ty, GOTO | CALL) {
                 "address"
             } else {
@@ -1216,8 +1281,8 @@ fn data(
             let a = b.leaf(
                 d,
                 what,
-                o + 4,
-                8,
+                load::AT.address.of(o),
+                load::AT.address.size,
                 Value::hex(s.target.map_or(0, |t| t.addr)).with_width(8),
             );
             // The address links to the code the tile runs first; the
@@ -1227,16 +1292,22 @@ fn data(
                 (None, Some((to, tl))) => b.link(a, to, tl),
                 _ => {}
             }
-            if n == 12 {
+            if n == load::SIZE {
                 return;
             }
             if matches!(s.ty, GOTO | CALL) {
-                b.raw(d, "extra", o + 12, n - 12);
+                b.raw(d, "extra", o + load::SIZE, n - load::SIZE);
                 return;
             }
-            let img = b.leaf(d, "image", o + 12, n - 12, Value::Size(n - 12));
+            let img = b.leaf(
+                d,
+                "image",
+                o + load::SIZE,
+                n - load::SIZE,
+                Value::Size(n - load::SIZE),
+            );
             if s.ty == ELF {
-                b.nested(img, o + 12, n - 12);
+                b.nested(img, o + load::SIZE, n - load::SIZE);
                 // A tile's program, for --targets.
                 if let Some((arch, node, tile)) = tile {
                     b.fact(
@@ -1253,8 +1324,8 @@ fn data(
                     img,
                     format!(
                         "{} bytes: {}",
-                        n - 12,
-                        text::hex(b.slice(o + 12, n - 12), 16)
+                        n - load::SIZE,
+                        text::hex(b.slice(o + load::SIZE, n - load::SIZE), 16)
                     ),
                 );
             }
@@ -1392,6 +1463,27 @@ fn tile(b: &mut Builder<'_>, parent: NodeId, k: u64, t: &Tile, at: u64, aimed: &
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The XE layout (XMOS's tools/xobjdump): an 8-byte file header, then
+    /// sectors of a 12-byte header, a 4-byte contents start and the data,
+    /// whose first 12 bytes are the tile and address (or the node
+    /// descriptor).
+    #[test]
+    fn records_match_the_xe_layout_and_short_slices_are_errors() {
+        assert_eq!((file_header::SIZE, SECTOR_HEADER, DATA_AT), (8, 12, 16));
+        assert_eq!(file_header::AT.version.off, 4);
+        assert_eq!(sector_header::AT.size.off, 4);
+        assert_eq!(contents::AT.reserved.off, 1);
+        assert_eq!((load::SIZE, node_desc::SIZE), (12, 12));
+        assert_eq!(load::AT.address.off, 4);
+        assert_eq!(node_desc::AT.jtag_user_id.off, 8);
+        let e = FileHeader::read(b"XMOS\x02").unwrap_err();
+        assert_eq!((e.field, e.need, e.have), ("version", 8, 5));
+        assert_eq!(SectorHeader::read(&[1, 0, 0, 0]).unwrap_err().field, "size");
+        let h = SectorHeader::read(&[2, 0, 0, 0, 0x10, 0, 0, 0, 0, 0, 0, 0]).unwrap();
+        assert_eq!((h.ty, h.size), (ELF, 0x10));
+        assert_eq!(version_text(2).to_string(), "2.0");
+    }
 
     /// The xCORE `crc32` instruction, one word at a time, as the loader
     /// computes the sector CRC.

@@ -9,7 +9,11 @@
 //! - `show`, which adds the field nodes with their exact bytes through a
 //!   [`Fields`] cursor (so a field that does not fit is the cursor's usual
 //!   "truncated" diagnostic) and returns the node of each field, to link
-//!   or to give a value found out later;
+//!   or to give a value found out later; `show_part`, the same for a run
+//!   of fields (a record whose header says how much of it there is, or
+//!   whose middle is shown another way);
+//! - `read_zeroed` ([`Record`]), the typed read of a record cut short by
+//!   its own header, the missing fields read as 0;
 //! - `AT`, the offset and size of every field ([`At`]), which diagnostics
 //!   point at instead of computing `base + 8` by hand; `SIZE`, the record's
 //!   length.
@@ -115,6 +119,8 @@ pub enum Show {
     Uuid,
     /// Raw bytes as a hex preview.
     Bytes,
+    /// Bytes the function makes a value of (a magic shown as text).
+    Span(fn(&[u8]) -> Value),
     /// No node: bytes the record does not show (reserved, padding).
     Hidden,
 }
@@ -137,6 +143,7 @@ impl Show {
             Show::Text => f.text(name, size).is_some(),
             Show::Uuid => f.uuid(name).is_some(),
             Show::Bytes => f.bytes(name, size).is_some(),
+            Show::Span(v) => f.span(name, size, v).is_some(),
             Show::Hidden => {
                 f.skip(size);
                 return false;
@@ -224,6 +231,17 @@ pub trait Record: Sized {
     const FIELDS: &'static [(&'static str, At)];
     /// The record from the front of `i`, fields in byte order `e`.
     fn parse(i: &[u8], e: Endian) -> IResult<&[u8], Self>;
+
+    /// The record at the start of `d` in byte order `e`, the bytes past
+    /// `d`'s end taken as zeros: for a record whose header says how much
+    /// of it there is, the fields it leaves out read as 0.
+    fn read_zeroed(d: &[u8], e: Endian) -> Result<Self, Short> {
+        let mut full = vec![0u8; Self::SIZE as usize];
+        for (to, from) in full.iter_mut().zip(d) {
+            *to = *from;
+        }
+        Self::read_in(&full, e)
+    }
 
     /// The record at the start of `d` in byte order `e`, or which field
     /// did not fit.
@@ -324,9 +342,24 @@ macro_rules! record {
                 /// Adds the field nodes at the cursor, which moves past the
                 /// record (the cursor's byte order applies).
                 pub fn show(f: &mut Fields<'_, '_>) -> Nodes {
+                    Self::show_part(f, 0, SIZE)
+                }
+
+                /// Adds the nodes of the fields from the one at offset
+                /// `from` (where the cursor is) up to the last that ends
+                /// within the record's first `to` bytes: for a record whose
+                /// header says how much of it there is, or one whose later
+                /// fields are shown another way (bits, groups) before the
+                /// rest.
+                pub fn show_part(f: &mut Fields<'_, '_>, from: u64, to: u64) -> Nodes {
                     let mut n = Nodes::default();
                     $(
-                        if Show::emit($show, f, $label, AT.$field.size) {
+                        if AT.$field.end() > to {
+                            return n;
+                        }
+                        if AT.$field.off >= from
+                            && Show::emit($show, f, $label, AT.$field.size)
+                        {
                             n.$field = f.last();
                         }
                     )+
@@ -378,9 +411,17 @@ mod tests {
         let e = sample::Sample::read(&d[..9]).unwrap_err();
         assert_eq!((e.field, e.at.off, e.need, e.have), ("size", 4, 16, 9));
         assert!(sample::Sample::read(&[]).is_err());
+        let z = sample::Sample::read_zeroed(&d[..6], Endian::Big).unwrap();
+        assert_eq!((z.kind, z.size, z.name), (3, 0, [0; 4]));
     }
 
     fn tree(b: &mut Builder<'_>, p: NodeId, _o: u64, _l: u64) -> Option<Format> {
+        let mut f = Fields::new(b, p, 0, Endian::Big);
+        let n = sample::Sample::show_part(&mut f, 0, 4);
+        assert!(n.kind.is_some() && n.size.is_none());
+        let mut f = Fields::new(b, p, 12, Endian::Big);
+        let n = sample::Sample::show_part(&mut f, 12, sample::SIZE);
+        assert!(n.kind.is_none() && n.name.is_none());
         let mut f = Fields::new(b, p, 0, Endian::Big);
         let n = sample::Sample::show(&mut f);
         assert!(n.kind.is_some() && n.pad.is_none() && n.size.is_some());
@@ -395,6 +436,7 @@ mod tests {
         assert_eq!(t.node(size).map(|n| (n.offset, n.size)), Some((4, 8)));
         assert_eq!(t.value_text(size).unwrap(), "0x1000");
         assert!(t.find_path("name").is_none());
-        assert_eq!(t.diagnostics().len(), 1);
+        // The name does not fit, once in the part and once in the whole.
+        assert_eq!(t.diagnostics().len(), 2);
     }
 }

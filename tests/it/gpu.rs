@@ -859,30 +859,38 @@ fn openmp_and_rdc_objects_targets_equal_the_llvm_tools() {
     }
 }
 
-#[test]
-fn offload_entries_resolve_as_the_object_crate_reads_the_relocations() {
-    need!("clang-22");
-    use object::{Object, ObjectSection, ObjectSymbol, RelocationTarget};
+/// The object clang-22 makes of the C source `src` with `args` (and
+/// `-c`), or None (said) where it cannot build OpenMP offload here.
+fn omp_object(src: &str, args: &[&str]) -> Option<Vec<u8>> {
     let tmp = tempfile::tempdir().expect("a temporary directory");
     let c = tmp.path().join("o.c");
-    std::fs::write(
-        &c,
-        "int g;\nint main(){int x=0;\n#pragma omp target map(tofrom:x)\n x=1;\n#pragma omp target map(tofrom:x)\n x=2; return x;}\n",
-    )
-    .expect("write");
+    std::fs::write(&c, src).expect("write");
     let o = tmp.path().join("o.o");
     let st = Proc::new("clang-22")
-        .args(["-fopenmp", "--offload-arch=gfx90a", "-nogpulib", "-c"])
+        .args(args)
+        .arg("-c")
         .arg(&c)
         .arg("-o")
         .arg(&o)
         .status()
         .expect("clang-22 runs");
     if !st.success() {
-        eprintln!("skipped: clang-22 cannot build OpenMP offload here");
-        return;
+        eprintln!("skipped: clang-22 cannot build OpenMP offload with {args:?} here");
+        return None;
     }
-    let bytes = std::fs::read(&o).expect("the object");
+    Some(std::fs::read(&o).expect("the object"))
+}
+
+#[test]
+fn offload_entries_resolve_as_the_object_crate_reads_the_relocations() {
+    need!("clang-22");
+    use object::{Object, ObjectSection, ObjectSymbol, RelocationTarget};
+    let Some(bytes) = omp_object(
+        "int g;\nint main(){int x=0;\n#pragma omp target map(tofrom:x)\n x=1;\n#pragma omp target map(tofrom:x)\n x=2; return x;}\n",
+        &["-fopenmp", "--offload-arch=gfx90a", "-nogpulib"],
+    ) else {
+        return;
+    };
     let f = object::File::parse(&*bytes).expect("an object");
     let sec = f
         .section_by_name("llvm_offload_entries")
@@ -932,6 +940,67 @@ fn offload_entries_resolve_as_the_object_crate_reads_the_relocations() {
         let id = tree.find_path(&format!("{base}/kind")).expect("kind");
         assert_eq!(tree.value_text(id).as_deref(), Some("1 (OpenMP)"));
     }
+}
+
+/// A 32-bit host object (i686, offloading to 32-bit NVPTX as LTO
+/// bitcode, which needs no CUDA): its entries are 44 bytes, each an
+/// 8-byte aligned global of its own, and its relocations are REL. Each
+/// entry is where clang's `.offloading.entry.NAME` symbol says, of the
+/// symbol's size, with that name.
+#[test]
+fn offload_entries_of_a_32_bit_object_are_where_their_symbols_say() {
+    need!("clang-22");
+    use object::{Object, ObjectSection, ObjectSymbol};
+    let Some(bytes) = omp_object(
+        "#pragma omp declare target\nint g = 3;\n#pragma omp end declare target\nint main(){int x=0;\n#pragma omp target map(tofrom:x)\n x=g;\n#pragma omp target map(tofrom:x)\n x=2; return x;}\n",
+        &[
+            "-m32",
+            "-fopenmp",
+            "-fopenmp-targets=nvptx-nvidia-cuda",
+            "-Xopenmp-target",
+            "-march=sm_52",
+            "-foffload-lto",
+            "-nogpulib",
+        ],
+    ) else {
+        return;
+    };
+    let f = object::File::parse(&*bytes).expect("an object");
+    let sec = f
+        .section_by_name("llvm_offload_entries")
+        .expect("llvm_offload_entries");
+    let mut want: Vec<(u64, u64, String)> = f
+        .symbols()
+        .filter(|s| s.section_index() == Some(sec.index()))
+        .filter_map(|s| {
+            let n = s.name().ok()?.strip_prefix(".offloading.entry.")?;
+            Some((s.address(), s.size(), n.to_string()))
+        })
+        .collect();
+    want.sort();
+    assert!(want.len() >= 3, "{want:?}");
+    let mut tree = fwview::formats::build_from_bytes(bytes.clone());
+    tree.expand_all();
+    let idx = sec.index().0;
+    let (so, _) = sec.file_range().expect("in the file");
+    let sect = tree
+        .find_path(&format!("sections/[{idx}] llvm_offload_entries"))
+        .expect("the section");
+    assert_eq!(
+        tree.value_text(sect),
+        Some(format!("{} offload entries", want.len()))
+    );
+    for (i, (at, size, n)) in want.iter().enumerate() {
+        let base = format!("sections/[{idx}] llvm_offload_entries/[{i}]");
+        let e = tree.find_path(&base).expect("the entry");
+        assert_eq!(
+            tree.node(e).map(|n| (n.offset, n.size)),
+            Some((so + at, *size))
+        );
+        let id = tree.find_path(&format!("{base}/name")).expect("name");
+        assert_eq!(tree.value_text(id), Some(format!("\"{n}\"")));
+    }
+    assert!(tree.diagnostics().is_empty(), "{:?}", tree.diagnostics());
 }
 
 /// A plain bundle with the given entries (id, code object).

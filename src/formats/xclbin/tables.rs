@@ -6,13 +6,99 @@
 use std::sync::Arc;
 
 use super::{kind, table_count, Entry, Sec, LE, MAX_REPORTS};
+use crate::model::record::{record, At, Record};
 use crate::model::{read_uint, text, Builder, ElemFn, Fields, NodeId, Radix, Raw, Value};
 
-const MEM_DATA: u64 = 40;
-const CONNECTION: u64 = 12;
-const IP_DATA: u64 = 80;
-const DEBUG_IP_DATA: u64 = 144;
-const CLOCK_FREQ: u64 = 136;
+record! {
+    /// `mem_data` (xclbin.h), a MEM_TOPOLOGY entry. For a streaming
+    /// bank the union of size and base address is [`stream`]'s instead.
+    mod mem_data: MemData (LE) {
+        m_type: u8 = "m_type", Show::Named(mem_type),
+        m_used: u8 = "m_used", Show::Named(used_name),
+        padding: [u8; 6] = "padding", Show::Bytes,
+        m_size: u64 = "m_size", Show::Wide(kib),
+        m_base_address: u64 = "m_base_address", Show::Wide(addr),
+        m_tag: [u8; 16] = "m_tag", Show::Text,
+    }
+}
+
+record! {
+    /// The other arm of `mem_data`'s union, for a streaming bank.
+    mod stream: Stream (LE) {
+        route_id: u64 = "route_id", Show::Auto,
+        flow_id: u64 = "flow_id", Show::Auto,
+    }
+}
+
+record! {
+    /// `connection` (xclbin.h): an argument of a kernel, the IP_LAYOUT
+    /// entry and the memory bank it is connected to (shown with the names
+    /// of the entries they point at).
+    mod connection: Connection (LE) {
+        arg_index: i32 = "arg_index", Show::Int,
+        m_ip_layout_index: i32 = "m_ip_layout_index", Show::Int,
+        mem_data_index: i32 = "mem_data_index", Show::Int,
+    }
+}
+
+record! {
+    /// `ip_data` (xclbin.h), an IP_LAYOUT entry; its `properties` are a
+    /// union decoded as its type says.
+    mod ip_data: IpData (LE) {
+        m_type: u32 = "m_type", Show::Named(ip_type),
+        properties: u32 = "properties", Show::Hidden,
+        m_base_address: u64 = "m_base_address", Show::Wide(addr),
+        m_name: [u8; 64] = "m_name", Show::Text,
+    }
+}
+
+record! {
+    /// `properties` of an IP of type 4 to 6 (memory and debug IPs).
+    mod ip_index: IpIndex (LE) {
+        m_index: u16 = "m_index", Show::Auto,
+        m_pc_index: u8 = "m_pc_index", Show::Auto,
+        unused: [u8; 1] = "unused", Show::Bytes,
+    }
+}
+
+record! {
+    /// `debug_ip_data` (xclbin.h), a DEBUG_IP_LAYOUT entry.
+    mod debug_ip_data: DebugIpData (LE) {
+        m_type: u8 = "m_type", Show::Named(debug_ip_type),
+        m_index_lowbyte: u8 = "m_index_lowbyte", Show::Auto,
+        m_properties: u8 = "m_properties", Show::HexWide,
+        m_major: u8 = "m_major", Show::Auto,
+        m_minor: u8 = "m_minor", Show::Auto,
+        m_index_highbyte: u8 = "m_index_highbyte", Show::Auto,
+        m_reserved: [u8; 2] = "m_reserved", Show::Bytes,
+        m_base_address: u64 = "m_base_address", Show::Wide(addr),
+        m_name: [u8; 128] = "m_name", Show::Text,
+    }
+}
+
+record! {
+    /// `clock_freq` (xclbin.h), a CLOCK_FREQ_TOPOLOGY entry.
+    mod clock_freq: ClockFreq (LE) {
+        m_freq_mhz: u16 = "m_freq_Mhz", Show::Wide(mhz),
+        m_type: u8 = "m_type", Show::Named(clock_type),
+        m_unused: [u8; 5] = "m_unused", Show::Bytes,
+        m_name: [u8; 128] = "m_name", Show::Text,
+    }
+}
+
+const MEM_DATA: u64 = mem_data::SIZE;
+const CONNECTION: u64 = connection::SIZE;
+const IP_DATA: u64 = ip_data::SIZE;
+const DEBUG_IP_DATA: u64 = debug_ip_data::SIZE;
+const CLOCK_FREQ: u64 = clock_freq::SIZE;
+
+fn used_name(v: u64) -> Option<&'static str> {
+    Some(if v != 0 { "used" } else { "unused" })
+}
+
+fn mhz(v: u64) -> Value {
+    Value::with(v, Radix::Dec, " MHz")
+}
 
 pub(crate) fn mem_type(v: u64) -> Option<&'static str> {
     Some(match v {
@@ -221,11 +307,12 @@ pub(crate) fn mem_topology(b: &mut Builder<'_>, sec: Sec) {
 }
 
 fn mem_data(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64) {
-    let ty = read_uint(b, at, 1, LE).unwrap_or(0);
-    let used = read_uint(b, at + 1, 1, LE).unwrap_or(0);
-    let size = read_uint(b, at + 8, 8, LE).unwrap_or(0);
-    let base = read_uint(b, at + 16, 8, LE).unwrap_or(0);
-    let tag = fixed_at(b, at + 24, 16);
+    let r = MemData::read_zeroed(b.slice(at, MEM_DATA), LE).ok();
+    let ty = r.map_or(0, |r| u64::from(r.m_type));
+    let used = r.map_or(0, |r| r.m_used);
+    let size = r.map_or(0, |r| r.m_size);
+    let base = r.map_or(0, |r| r.m_base_address);
+    let tag = r.map_or_else(String::new, |r| text::fixed(&r.m_tag));
     let id = b.group(p, elem_name(i, &tag), at, MEM_DATA);
     let streaming = matches!(ty, 3 | 9);
     let summary = if streaming {
@@ -242,19 +329,13 @@ fn mem_data(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64) {
         ),
     );
     let mut f = Fields::new(b, id, at, LE);
-    f.named("m_type", 1, mem_type);
-    f.named("m_used", 1, |v| {
-        Some(if v != 0 { "used" } else { "unused" })
-    });
-    f.bytes("padding", 6);
     if streaming {
-        f.u64("route_id");
-        f.u64("flow_id");
+        MemData::show_part(&mut f, 0, mem_data::AT.m_size.off);
+        Stream::show(&mut f);
+        MemData::show_part(&mut f, mem_data::AT.m_tag.off, MEM_DATA);
     } else {
-        f.with("m_size", 8, kib);
-        f.with("m_base_address", 8, addr);
+        MemData::show(&mut f);
     }
-    f.text("m_tag", 16);
 }
 
 // ---- CONNECTIVITY / ASK_GROUP_CONNECTIVITY ----
@@ -316,10 +397,15 @@ pub(crate) fn connectivity(b: &mut Builder<'_>, sec: Sec, ctx: &Ctx, grouped: bo
     let mut bad = 0u64;
     for i in 0..n {
         let at = sec.abs + 4 + i * CONNECTION;
-        let ip_i = read_uint(b, at + 4, 4, LE).unwrap_or(0) as u32 as i32;
-        let mem_i = read_uint(b, at + 8, 4, LE).unwrap_or(0) as u32 as i32;
-        check_index(b, at + 4, ip_i, ip, "m_ip_layout_index", i, &mut bad);
-        check_index(b, at + 8, mem_i, mem, "mem_data_index", i, &mut bad);
+        let r = Connection::read_zeroed(b.slice(at, CONNECTION), LE).ok();
+        let ip_i = r.map_or(0, |r| r.m_ip_layout_index);
+        let mem_i = r.map_or(0, |r| r.mem_data_index);
+        let (ip_at, mem_at) = (
+            connection::AT.m_ip_layout_index.of(at),
+            connection::AT.mem_data_index.of(at),
+        );
+        check_index(b, ip_at, ip_i, ip, "m_ip_layout_index", i, &mut bad);
+        check_index(b, mem_at, mem_i, mem, "mem_data_index", i, &mut bad);
     }
     if bad > MAX_REPORTS {
         b.warn(
@@ -333,31 +419,41 @@ pub(crate) fn connectivity(b: &mut Builder<'_>, sec: Sec, ctx: &Ctx, grouped: bo
     b.array(sec.node, "m_connection", sec.abs + 4, n, CONNECTION, elem);
 }
 
-/// The entry `v` of table `t`: its offset and the name it shows.
+/// The entry `v` of table `t` (of `stride`-byte entries whose name is
+/// at `name`): its offset and the name it shows.
 fn resolve(
     b: &Builder<'_>,
     t: Option<Table>,
     v: i32,
     stride: u64,
-    name_at: u64,
-    name_len: u64,
+    name: At,
 ) -> Option<(u64, String)> {
     let t = t?;
     let v = u64::try_from(v).ok().filter(|&v| v < t.count)?;
     let at = t.start + v * stride;
-    Some((at, fixed_at(b, at + name_at, name_len)))
+    Some((at, fixed_at(b, name.of(at), name.size)))
 }
 
-/// An index into a table, shown with the name of the entry it names (read
-/// by [`resolve`]) and linked to it.
-fn index_field(f: &mut Fields<'_, '_>, name: &str, target: Option<(u64, String)>, stride: u64) {
-    let to = target.as_ref().map(|t| t.0);
-    f.field(name, 4, |v| match target {
-        Some((_, s)) => Value::with(v, Radix::Dec, format!(" -> \"{s}\"")).with_width(4),
-        None => Value::note(Raw::I(i64::from(v as u32 as i32)), "out of range"),
-    });
-    if let (Some(to), Some(id)) = (to, f.last().filter(|_| f.ok())) {
-        f.builder().link(id, to, stride);
+/// An index into a table (its node `id`, its value `v`), shown with the
+/// name of the entry it names (read by [`resolve`]) and linked to it.
+fn index_field(
+    b: &mut Builder<'_>,
+    id: Option<NodeId>,
+    v: i32,
+    target: Option<(u64, String)>,
+    stride: u64,
+) {
+    let Some(id) = id else { return };
+    match target {
+        Some((to, s)) => {
+            let v = u64::from(v as u32);
+            b.set_value(
+                id,
+                Value::with(v, Radix::Dec, format!(" -> \"{s}\"")).with_width(4),
+            );
+            b.link(id, to, stride);
+        }
+        None => b.set_value(id, Value::note(Raw::I(i64::from(v)), "out of range")),
     }
 }
 
@@ -369,11 +465,12 @@ fn connection(
     ip: Option<Table>,
     mem: Option<Table>,
 ) {
-    let arg = read_uint(b, at, 4, LE).unwrap_or(0) as u32 as i32;
-    let ip_i = read_uint(b, at + 4, 4, LE).unwrap_or(0) as u32 as i32;
-    let mem_i = read_uint(b, at + 8, 4, LE).unwrap_or(0) as u32 as i32;
-    let ip_t = resolve(b, ip, ip_i, IP_DATA, 16, 64);
-    let mem_t = resolve(b, mem, mem_i, MEM_DATA, 24, 16);
+    let r = Connection::read_zeroed(b.slice(at, CONNECTION), LE).ok();
+    let arg = r.map_or(0, |r| r.arg_index);
+    let ip_i = r.map_or(0, |r| r.m_ip_layout_index);
+    let mem_i = r.map_or(0, |r| r.mem_data_index);
+    let ip_t = resolve(b, ip, ip_i, IP_DATA, ip_data::AT.m_name);
+    let mem_t = resolve(b, mem, mem_i, MEM_DATA, mem_data::AT.m_tag);
     let show = |t: &Option<(u64, String)>, v: i32| match t {
         Some((_, s)) => s.clone(),
         None => format!("#{v}?"),
@@ -388,9 +485,9 @@ fn connection(
         ),
     );
     let mut f = Fields::new(b, id, at, LE);
-    f.int("arg_index", 4);
-    index_field(&mut f, "m_ip_layout_index", ip_t, IP_DATA);
-    index_field(&mut f, "mem_data_index", mem_t, MEM_DATA);
+    let n = Connection::show(&mut f);
+    index_field(b, n.m_ip_layout_index, ip_i, ip_t, IP_DATA);
+    index_field(b, n.mem_data_index, mem_i, mem_t, MEM_DATA);
 }
 
 // ---- IP_LAYOUT ----
@@ -408,9 +505,10 @@ pub(crate) fn ip_layout(b: &mut Builder<'_>, sec: Sec) {
 }
 
 fn ip_data(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64) {
-    let ty = read_uint(b, at, 4, LE).unwrap_or(0);
-    let base = read_uint(b, at + 8, 8, LE).unwrap_or(0);
-    let name = fixed_at(b, at + 16, 64);
+    let r = IpData::read_zeroed(b.slice(at, IP_DATA), LE).ok();
+    let ty = r.map_or(0, |r| u64::from(r.m_type));
+    let base = r.map_or(0, |r| r.m_base_address);
+    let name = r.map_or_else(String::new, |r| text::fixed(&r.m_name));
     let id = b.group(p, elem_name(i, &name), at, IP_DATA);
     b.set_value(
         id,
@@ -421,10 +519,9 @@ fn ip_data(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64) {
         ),
     );
     let mut f = Fields::new(b, id, at, LE);
-    f.named("m_type", 4, ip_type);
+    IpData::show_part(&mut f, 0, ip_data::AT.properties.off);
     properties(&mut f, ty);
-    f.with("m_base_address", 8, addr);
-    f.text("m_name", 64);
+    IpData::show_part(&mut f, ip_data::AT.m_base_address.off, IP_DATA);
 }
 
 /// The `properties` union, decoded as the IP's type says.
@@ -469,10 +566,7 @@ fn properties(f: &mut Fields<'_, '_>, ty: u64) {
         4..=6 => {
             let rest = format!(" (index {}, pc index {})", v & 0xFFFF, (v >> 16) & 0xFF);
             let id = b.leaf(p, "properties", at, 4, wide(v, rest));
-            let mut f = Fields::new(b, id, at, LE);
-            f.u16("m_index");
-            f.u8("m_pc_index");
-            f.bytes("unused", 1);
+            IpIndex::show(&mut Fields::new(b, id, at, LE));
         }
         _ => {
             b.leaf(p, "properties", at, 4, Value::hex_wide(v, 4));
@@ -516,15 +610,14 @@ pub(crate) fn debug_ip_layout(b: &mut Builder<'_>, sec: Sec) {
 }
 
 fn debug_ip_data(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64) {
-    let ty = read_uint(b, at, 1, LE).unwrap_or(0);
-    let index =
-        read_uint(b, at + 1, 1, LE).unwrap_or(0) | read_uint(b, at + 5, 1, LE).unwrap_or(0) << 8;
-    let (major, minor) = (
-        read_uint(b, at + 3, 1, LE).unwrap_or(0),
-        read_uint(b, at + 4, 1, LE).unwrap_or(0),
-    );
-    let base = read_uint(b, at + 8, 8, LE).unwrap_or(0);
-    let name = fixed_at(b, at + 16, 128);
+    let r = DebugIpData::read_zeroed(b.slice(at, DEBUG_IP_DATA), LE).ok();
+    let ty = r.map_or(0, |r| u64::from(r.m_type));
+    let index = r.map_or(0, |r| {
+        u64::from(r.m_index_lowbyte) | u64::from(r.m_index_highbyte) << 8
+    });
+    let (major, minor) = r.map_or((0, 0), |r| (r.m_major, r.m_minor));
+    let base = r.map_or(0, |r| r.m_base_address);
+    let name = r.map_or_else(String::new, |r| text::fixed(&r.m_name));
     let id = b.group(p, elem_name(i, &name), at, DEBUG_IP_DATA);
     b.set_value(
         id,
@@ -534,16 +627,7 @@ fn debug_ip_data(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64) {
             addr(base)
         ),
     );
-    let mut f = Fields::new(b, id, at, LE);
-    f.named("m_type", 1, debug_ip_type);
-    f.u8("m_index_lowbyte");
-    f.hex_wide("m_properties", 1);
-    f.u8("m_major");
-    f.u8("m_minor");
-    f.u8("m_index_highbyte");
-    f.bytes("m_reserved", 2);
-    f.with("m_base_address", 8, addr);
-    f.text("m_name", 128);
+    DebugIpData::show(&mut Fields::new(b, id, at, LE));
 }
 
 // ---- CLOCK_FREQ_TOPOLOGY ----
@@ -558,17 +642,46 @@ pub(crate) fn clock_freq_topology(b: &mut Builder<'_>, sec: Sec) {
 }
 
 fn clock_freq(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64) {
-    let mhz = read_uint(b, at, 2, LE).unwrap_or(0);
-    let ty = read_uint(b, at + 2, 1, LE).unwrap_or(0);
-    let name = fixed_at(b, at + 8, 128);
+    let r = ClockFreq::read_zeroed(b.slice(at, CLOCK_FREQ), LE).ok();
+    let mhz = r.map_or(0, |r| r.m_freq_mhz);
+    let ty = r.map_or(0, |r| u64::from(r.m_type));
+    let name = r.map_or_else(String::new, |r| text::fixed(&r.m_name));
     let id = b.group(p, elem_name(i, &name), at, CLOCK_FREQ);
     b.set_value(
         id,
         format!("{} {mhz} MHz", clock_type(ty).unwrap_or("unknown type")),
     );
-    let mut f = Fields::new(b, id, at, LE);
-    f.with("m_freq_Mhz", 2, |v| Value::with(v, Radix::Dec, " MHz"));
-    f.named("m_type", 1, clock_type);
-    f.bytes("m_unused", 5);
-    f.text("m_name", 128);
+    ClockFreq::show(&mut Fields::new(b, id, at, LE));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The entries as xclbin.h (XRT) lays them out.
+    #[test]
+    fn entries_match_xclbin_h_and_short_slices_are_errors() {
+        assert_eq!((MEM_DATA, CONNECTION, IP_DATA), (40, 12, 80));
+        assert_eq!((DEBUG_IP_DATA, CLOCK_FREQ), (144, 136));
+        assert_eq!(mem_data::AT.m_size.off, stream::AT.route_id.after(8).off);
+        assert_eq!(mem_data::AT.m_tag, At { off: 24, size: 16 });
+        assert_eq!(connection::AT.mem_data_index.off, 8);
+        assert_eq!(ip_data::AT.m_name, At { off: 16, size: 64 });
+        assert_eq!(ip_index::SIZE, ip_data::AT.properties.size);
+        assert_eq!(debug_ip_data::AT.m_index_highbyte.off, 5);
+        assert_eq!(debug_ip_data::AT.m_name, At { off: 16, size: 128 });
+        assert_eq!(clock_freq::AT.m_name.off, 8);
+        let e = IpData::read(&[0; 20]).unwrap_err();
+        assert_eq!((e.field, e.need, e.have), ("m_name", 80, 20));
+        assert_eq!(
+            Connection::read(&[0; 11]).unwrap_err().field,
+            "mem_data_index"
+        );
+        assert_eq!(ClockFreq::read(&[]).unwrap_err().field, "m_freq_Mhz");
+        let mut d = [0u8; 40];
+        d[0] = 9;
+        d[24..27].copy_from_slice(b"HBM");
+        let r = MemData::read(&d).unwrap();
+        assert_eq!((r.m_type, text::fixed(&r.m_tag).as_str()), (9, "HBM"));
+    }
 }
