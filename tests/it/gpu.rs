@@ -1130,3 +1130,67 @@ fn a_whole_rocm_library_lists_what_the_bundler_lists() {
         want.len()
     );
 }
+
+/// From the object crate: where `.hip_fatbin` is in the file, its index,
+/// and the index of `.hipFatBinSegment`.
+fn hip_sections(bytes: &[u8]) -> ((u64, u64), usize, usize) {
+    use object::{Object, ObjectSection};
+    let f = object::File::parse(bytes).expect("an object");
+    let index = |name: &str| f.section_by_name(name).expect(name).index().0;
+    let range = f
+        .section_by_name(".hip_fatbin")
+        .and_then(|s| s.file_range())
+        .expect(".hip_fatbin in the file");
+    (range, index(".hip_fatbin"), index(".hipFatBinSegment"))
+}
+
+/// The `.hipFatBinSegment` wrapper's pointer links to the `.hip_fatbin`
+/// section: in `--json` its link's `path` is that section's address and
+/// `--tree` ends its line with it (the section's index and name read by
+/// the object crate). Every link's path in the object names a node that
+/// starts at the link's offset.
+#[test]
+fn links_name_the_node_they_lead_to() {
+    need!("clang-22");
+    hip_fixture!(tmp, (obj, _) = hip_build, &[]);
+    let bytes = std::fs::read(&obj).expect("the object");
+    let ((at, size), fatbin, seg) = hip_sections(&bytes);
+    let want = format!("sections/[{fatbin}] .hip_fatbin");
+    let j = common::json::json_of(&obj);
+    let wrapper = common::json::find_deep(&j["root"], &format!("[{seg}] .hipFatBinSegment"))
+        .and_then(|s| common::json::find_deep(s, "binary"))
+        .expect("the wrapper's pointer");
+    let link = &wrapper["link"];
+    assert_eq!(
+        (link["offset"].as_u64(), link["size"].as_u64()),
+        (Some(at), Some(size))
+    );
+    assert_eq!(link["path"].as_str(), Some(want.as_str()), "{link}");
+    let (code, tree) = fwview(&[std::ffi::OsStr::new("--tree"), obj.as_os_str()]);
+    assert_eq!(code, 0);
+    let line = tree
+        .lines()
+        .skip_while(|l| !l.contains(&format!("[{seg}] .hipFatBinSegment ")))
+        .find(|l| l.trim_start().starts_with("binary "))
+        .expect("the pointer's line");
+    assert!(
+        line.ends_with(&format!(" -> [{at:#x}+{size:#x}] {want}")),
+        "{line}"
+    );
+    // Every path names a node of the file that starts where the link
+    // points.
+    let mut t = fwview::formats::build_from_bytes(bytes.clone());
+    let mut stack = vec![&j["root"]];
+    let mut checked = 0;
+    while let Some(n) = stack.pop() {
+        if let Some(p) = n["link"]["path"].as_str() {
+            let id = t.find_path(p).unwrap_or_else(|| panic!("no node at {p}"));
+            let node = t.node(id).expect("the node");
+            assert_eq!(node.offset, n["link"]["offset"].as_u64().unwrap(), "{p}");
+            assert_eq!(node.space, 0, "{p}");
+            checked += 1;
+        }
+        stack.extend(common::json::all_kids(n));
+    }
+    assert!(checked > 20, "{checked} links checked");
+}
