@@ -8,14 +8,10 @@ use std::fs::OpenOptions;
 use std::io::{self, Write};
 use std::path::Path;
 
-use std::cell::RefCell;
 use std::ops::ControlFlow;
 
-use compact_str::CompactString;
-use rustc_hash::{FxHashMap, FxHashSet};
-
 use crate::diff::{Change, Counts, Side};
-use crate::model::{printed_address, text, Link, NodeId, Numbers, Raw, SpaceId, Tree};
+use crate::model::{text, NodeId, Numbers, Raw, SpaceId, Tree};
 use crate::walk::Sink;
 
 /// Writes `s` as a JSON string. Besides what JSON requires, every character
@@ -301,10 +297,7 @@ pub fn json_with(
     buf.extend_from_slice(b",\n\"root\": ");
     out.write_all(&buf)?;
     buf.clear();
-    forget_targets();
-    let r = crate::walk::walk(tree, &mut JsonSink::default(), out, threads);
-    forget_targets();
-    r?;
+    crate::walk::walk(tree, &mut JsonSink::default(), out, threads)?;
     buf.extend_from_slice(b",\n\"spaces\": [");
     let file_len = tree.data().len() as u64;
     for (i, sp) in tree.spaces().iter().enumerate() {
@@ -497,21 +490,12 @@ pub fn text_tree_with(
     mode: Numbers,
     threads: usize,
 ) -> io::Result<()> {
-    let mut sink = TextSink {
-        mode,
-        targets: Targets,
-    };
-    forget_targets();
-    let r = crate::walk::walk(tree, &mut sink, out, threads);
-    forget_targets();
-    r
+    crate::walk::walk(tree, &mut TextSink { mode }, out, threads)
 }
 
 /// Writes a node a line: indent, name, range, value.
 struct TextSink {
     mode: Numbers,
-    /// Where links lead.
-    targets: Targets,
 }
 
 impl Sink for TextSink {
@@ -554,10 +538,9 @@ impl Sink for TextSink {
             }
             clean_tail(buf, at);
         }
-        // Where a bare number points (the explorer's `f`): ` -> [0x…+0x…]`,
-        // then the address of the node that starts there, if one does
-        // (the rest of the line). A value that names what it points at (a
-        // string, a section's name, a symbol's) says it already.
+        // Where a bare number points (the explorer's `f`): ` -> [0x…+0x…]`.
+        // A value that names what it points at (a string, a section's
+        // name, a symbol's) says it already.
         use crate::model::Value as V;
         let bare = matches!(
             &n.value,
@@ -569,241 +552,13 @@ impl Sink for TextSink {
             buf.push(b'+');
             push_hex(buf, l.size);
             buf.push(b']');
-            self.targets.address(t, l, |p| {
-                buf.push(b' ');
-                let at = buf.len();
-                push_str(buf, printed_address(p).as_bytes());
-                clean_tail(buf, at);
-            });
         }
         buf.push(b'\n');
     }
     fn leave(&mut self, _: &Tree, _: NodeId, _: usize, _: &mut Vec<u8>) {}
     fn below(&self) -> Self {
-        TextSink {
-            mode: self.mode,
-            targets: self.targets,
-        }
+        TextSink { mode: self.mode }
     }
-}
-
-/// Where links lead, for the exporters: the address of the node that
-/// starts where a link points (the node the explorer's `f` selects, the
-/// smallest that holds the link's range), found in a tree of its own over
-/// the same bytes, built as far as the links ask and forgotten past a
-/// bound. One a thread (the walk's workers each have theirs), for the
-/// file being written; [`forget_targets`] drops it.
-#[derive(Clone, Copy, Default)]
-struct Targets;
-
-thread_local! {
-    /// The resolver of this thread and the bytes (address, length) it is for.
-    static RESOLVER: RefCell<Option<((usize, usize), Resolver)>> = const { RefCell::new(None) };
-}
-
-impl Targets {
-    /// Calls `f` with the address of the node that starts at `l`'s offset
-    /// and is the smallest to hold its range; not where no node starts
-    /// there.
-    fn address(self, t: &Tree, l: Link, f: impl FnOnce(&str)) {
-        RESOLVER.with(|r| {
-            let mut r = r.borrow_mut();
-            let key = (t.data().as_ptr() as usize, t.data().len());
-            if r.as_ref().map(|x| x.0) != Some(key) {
-                *r = Some((key, Resolver::default()));
-            }
-            if let Some((_, res)) = r.as_mut() {
-                if res.address(t, l) {
-                    f(&res.out);
-                }
-            }
-        });
-    }
-}
-
-/// Drops this thread's resolver of link targets (its tree and what it
-/// learned), at the start and end of an export.
-fn forget_targets() {
-    RESOLVER.with(|r| *r.borrow_mut() = None);
-}
-
-/// Nodes a resolver's tree may hold before it is dropped and built anew.
-const RESOLVER_NODES: usize = 1 << 16;
-
-#[derive(Default)]
-struct Resolver {
-    tree: Option<Tree>,
-    /// Per node: whether its children lie in offset order without
-    /// overlapping (one at most holds any byte).
-    ordered: FxHashMap<NodeId, bool>,
-    /// Per node: the names that more than one of its children have.
-    shared: FxHashMap<NodeId, FxHashSet<CompactString>>,
-    /// Addresses of nodes found above others.
-    addresses: FxHashMap<NodeId, String>,
-    /// The last address found.
-    out: String,
-}
-
-impl Resolver {
-    /// Finds the node `l` leads to and, where it starts at `l`'s offset,
-    /// leaves its address in `out` and returns true.
-    fn address(&mut self, t: &Tree, l: Link) -> bool {
-        if self.tree.as_ref().is_some_and(|r| r.len() > RESOLVER_NODES) {
-            *self = Resolver::default();
-        }
-        let tree = self.tree.get_or_insert_with(|| t.reopen());
-        let end = l.offset.saturating_add(l.size.max(1));
-        let inside = |tree: &Tree, k: NodeId| {
-            tree.node(k).is_some_and(|n| {
-                n.space == 0 && n.size > 0 && n.offset <= l.offset && end <= n.end()
-            })
-        };
-        let mut cur = tree.root();
-        if !tree
-            .node(cur)
-            .is_some_and(|n| n.offset <= l.offset && end <= n.end())
-        {
-            return false;
-        }
-        loop {
-            tree.expand(cur);
-            let ordered = *self
-                .ordered
-                .entry(cur)
-                .or_insert_with(|| in_order(tree, cur));
-            let kids = tree.built_children(cur);
-            let next = if ordered {
-                // The last child that holds bytes and starts at or before
-                // the offset: the only one that may hold the range.
-                let i =
-                    kids.partition_point(|&k| tree.node(k).is_some_and(|n| n.offset <= l.offset));
-                kids.get(..i)
-                    .and_then(|s| {
-                        s.iter()
-                            .rev()
-                            .find(|&&k| tree.node(k).is_some_and(|n| n.size > 0))
-                    })
-                    .copied()
-                    .filter(|&k| inside(tree, k))
-            } else {
-                kids.iter()
-                    .copied()
-                    .filter(|&k| inside(tree, k))
-                    .min_by_key(|&k| tree.node(k).map_or(u64::MAX, |n| n.size))
-            };
-            match next {
-                Some(k) => cur = k,
-                None => break,
-            }
-        }
-        if tree.node(cur).is_none_or(|n| n.offset != l.offset) {
-            return false;
-        }
-        self.out.clear();
-        let parent = tree.node(cur).and_then(|n| n.parent);
-        if let Some(p) = parent {
-            self.path_of(p);
-            let Some(tree) = self.tree.as_ref() else {
-                return false;
-            };
-            let mut out = std::mem::take(&mut self.out);
-            if let Some(a) = self.addresses.get(&p) {
-                out.push_str(a);
-            }
-            if !out.is_empty() {
-                out.push('/');
-            }
-            push_segment(tree, &mut self.shared, p, cur, &mut out);
-            self.out = out;
-        }
-        true
-    }
-
-    /// Learns the address of `id` of the resolver's tree (a node with
-    /// children) and of the nodes above it.
-    fn path_of(&mut self, id: NodeId) {
-        let Some(tree) = self.tree.as_ref() else {
-            return;
-        };
-        // The nodes up from `id` whose address is not known yet.
-        let mut up = Vec::new();
-        let mut k = id;
-        while !self.addresses.contains_key(&k) {
-            up.push(k);
-            match tree.node(k).and_then(|n| n.parent) {
-                Some(p) => k = p,
-                None => break,
-            }
-        }
-        for &k in up.iter().rev() {
-            let parent = tree.node(k).and_then(|n| n.parent);
-            let mut a = String::new();
-            if let Some(p) = parent {
-                if let Some(pa) = self.addresses.get(&p) {
-                    a.push_str(pa);
-                }
-                if !a.is_empty() {
-                    a.push('/');
-                }
-                push_segment(tree, &mut self.shared, p, k, &mut a);
-            }
-            self.addresses.insert(k, a);
-        }
-    }
-}
-
-/// Appends the address segment of `id`, a child of `parent` (its name
-/// escaped, with `#K` where siblings share it), learning the names that
-/// `parent`'s children share.
-fn push_segment(
-    tree: &Tree,
-    shared: &mut FxHashMap<NodeId, FxHashSet<CompactString>>,
-    parent: NodeId,
-    id: NodeId,
-    out: &mut String,
-) {
-    let shared = shared
-        .entry(parent)
-        .or_insert_with(|| shared_names(tree, parent));
-    let name = tree.node(id).map_or("", |n| n.name.as_str());
-    if shared.contains(name) {
-        out.push_str(&tree.segment(id));
-    } else {
-        crate::model::escape_segment(out, name);
-    }
-}
-
-/// Whether the children of `id` are all in the file's space and lie in
-/// offset order, those that hold bytes without overlapping.
-fn in_order(t: &Tree, id: NodeId) -> bool {
-    let (mut start, mut end) = (0u64, 0u64);
-    for &k in t.built_children(id) {
-        let Some(n) = t.node(k) else {
-            return false;
-        };
-        if n.space != 0 || n.offset < start || (n.size > 0 && n.offset < end) {
-            return false;
-        }
-        start = n.offset;
-        if n.size > 0 {
-            end = n.end();
-        }
-    }
-    true
-}
-
-/// The names that more than one child of `id` has.
-fn shared_names(t: &Tree, id: NodeId) -> FxHashSet<CompactString> {
-    let mut seen: FxHashSet<&str> = FxHashSet::default();
-    let mut out = FxHashSet::default();
-    for &k in t.built_children(id) {
-        if let Some(n) = t.node(k) {
-            if !seen.insert(n.name.as_str()) {
-                out.insert(n.name.clone());
-            }
-        }
-    }
-    out
 }
 
 /// Escapes, for a terminal, the text written to `buf` from `at` on (the
@@ -831,8 +586,6 @@ struct JsonSink {
     first: Vec<bool>,
     /// The value being written, as text (UTF-8).
     val: Vec<u8>,
-    /// Where links lead.
-    targets: Targets,
 }
 
 impl Sink for JsonSink {
@@ -873,17 +626,12 @@ impl Sink for JsonSink {
             }
             None => buf.extend_from_slice(b"null, \"raw\": null"),
         }
-        // Where `f` goes in the explorer: a range of the file, and the
-        // address of the node that starts there.
+        // Where `f` goes in the explorer: a range of the file.
         if let Some(l) = t.link(id) {
             buf.extend_from_slice(b", \"link\": {\"space\": 0, \"offset\": ");
             push_u64(buf, l.offset);
             buf.extend_from_slice(b", \"size\": ");
             push_u64(buf, l.size);
-            self.targets.address(t, l, |p| {
-                buf.extend_from_slice(b", \"path\": ");
-                push_json_str(buf, printed_address(p));
-            });
             buf.push(b'}');
         }
         // An instruction's source line, from the line table.
@@ -906,7 +654,6 @@ impl Sink for JsonSink {
         JsonSink {
             first: vec![true],
             val: Vec::new(),
-            targets: self.targets,
         }
     }
 }

@@ -725,7 +725,7 @@ impl Tree {
 }
 
 /// Writes a name as a path segment: `\\`, `/` and `#` escaped.
-pub fn escape_segment(out: &mut String, name: &str) {
+fn escape_segment(out: &mut String, name: &str) {
     if !name.contains(['\\', '/', '#']) {
         out.push_str(name);
         return;
