@@ -57,8 +57,13 @@ fn main() {
     c.bench_function("--diff, 1,000,000 symbols, one renamed", |bch| {
         bch.iter(|| {
             let (mut ta, mut tb) = (open(&a), open(&b));
-            let counts =
-                fwview::export::diff_text(&mut ta, &mut tb, &mut std::io::sink()).expect("write");
+            let counts = fwview::export::diff_text(
+                &mut ta,
+                &mut tb,
+                Default::default(),
+                &mut std::io::sink(),
+            )
+            .expect("write");
             assert!(!counts.is_empty());
             black_box(counts)
         })

@@ -137,9 +137,61 @@ struct At<'p> {
     b: &'p str,
 }
 
+/// What a diff reports besides the changes of meaning.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Report a reference whose index changed while what it names reads
+    /// the same (`st_name: 2124 ".x" -> 2125 ".x"`): a change of the raw
+    /// number only, left out by default.
+    pub raw: bool,
+}
+
+/// How a node of A and its counterpart in B compare on their own: whether
+/// their values read the same and their bytes are equal.
+struct Same {
+    value: bool,
+    bytes: bool,
+}
+
+fn same(a: &Tree, x: NodeId, b: &Tree, y: NodeId) -> Option<Same> {
+    let (nx, ny) = (a.node(x)?, b.node(y)?);
+    let value = match (&nx.value, &ny.value) {
+        (Some(p), Some(q)) => p.same_shown(q),
+        (p, q) => p == q,
+    };
+    Some(Same {
+        value,
+        bytes: a.node_bytes(x) == b.node_bytes(y),
+    })
+}
+
+/// Whether `x` in A is a reference whose index changed while what it
+/// names reads the same as `y` in B (a string table offset, after a name
+/// was added before it): a raw-only change.
+fn raw_only(a: &Tree, x: NodeId, b: &Tree, y: NodeId) -> bool {
+    let (Some(nx), Some(ny)) = (a.node(x), b.node(y)) else {
+        return false;
+    };
+    matches!(
+        (&nx.value, &ny.value),
+        (Some(Value::StrAt { s: sa, .. }), Some(Value::StrAt { s: sb, .. }))
+            if sa == sb && nx.name == ny.name
+    )
+}
+
+/// Whether the pair `x`, `y` differs at all (itself or below it): what
+/// [`Walk::pair`] reports or accounts for, known without walking below.
+fn differs(a: &Tree, x: NodeId, b: &Tree, y: NodeId, moved: bool) -> bool {
+    let (Some(nx), Some(ny), Some(s)) = (a.node(x), b.node(y), same(a, x, b, y)) else {
+        return false;
+    };
+    !(s.value && s.bytes && !moved && nx.name == ny.name)
+}
+
 struct Walk<'e> {
     emit: &'e mut dyn FnMut(Record) -> ControlFlow<()>,
     counts: Counts,
+    options: Options,
 }
 
 impl Walk<'_> {
@@ -152,8 +204,9 @@ impl Walk<'_> {
         (self.emit)(r)
     }
 
-    /// Compares `x` in A with `y` in B, at `at`. Returns whether
-    /// anything under them differed.
+    /// Compares `x` in A with `y` in B, at `at`: the pair's own change
+    /// first, then what changed below it. Returns whether anything under
+    /// them differed (as [`differs`] tells beforehand).
     fn pair(
         &mut self,
         a: &mut Tree,
@@ -163,31 +216,22 @@ impl Walk<'_> {
         at: At<'_>,
         moved: bool,
     ) -> Result<bool, ()> {
-        let (Some(nx), Some(ny)) = (a.node(x), b.node(y)) else {
+        let Some(s) = same(a, x, b, y) else {
             return Ok(false);
         };
         // A reference whose index changed while what it names reads the
-        // same (a string table offset, after a name was added before it)
-        // is no change to report: the table's change is reported there.
-        // Its bytes differ all the same, and it accounts for them (true),
-        // so that what holds it is not reported for them either.
-        if let (Some(Value::StrAt { s: sa, .. }), Some(Value::StrAt { s: sb, .. })) =
-            (&nx.value, &ny.value)
-        {
-            if sa == sb && !moved && nx.name == ny.name {
-                return Ok(true);
-            }
+        // same is no change to report (unless raw changes are asked for):
+        // the table's change is reported there. Its bytes differ all the
+        // same, and it accounts for them (true), so that what holds it is
+        // not reported for them either.
+        if !self.options.raw && !moved && raw_only(a, x, b, y) {
+            return Ok(true);
         }
-        let value_same = match (&nx.value, &ny.value) {
-            (Some(p), Some(q)) => p.same_shown(q),
-            (p, q) => p == q,
-        };
-        let bytes_same = a.node_bytes(x) == b.node_bytes(y);
-        if value_same && bytes_same {
+        if s.value && s.bytes {
             // Nothing but its place or its index changed. Where the entries
             // kept their order (one was added or removed before it) that is
             // no change of its own; where the order changed, it moved.
-            if !moved && nx.name == ny.name {
+            if !differs(a, x, b, y, moved) {
                 return Ok(false);
             }
             if moved {
@@ -211,44 +255,43 @@ impl Walk<'_> {
         let (mark_a, mark_b) = (a.mark(), b.mark());
         a.expand(x);
         b.expand(y);
-        let below = self.children(a, x, b, y, at);
-        let below = match below {
-            Ok(c) => c,
-            Err(()) => {
-                release(a, x, lazy_a, mark_a);
-                release(b, y, lazy_b, mark_b);
-                return Err(());
-            }
-        };
-        let unexplained = !bytes_same && {
+        let pairs = children_paired(a, x, b, y);
+        // Whether some byte differs where no child that differs is: known
+        // from the children alone, so that the pair's own change is
+        // reported before theirs.
+        let unexplained = !s.bytes && {
+            let cov = covered(a, x, b, y, &pairs);
             let (da, db) = (a.node_bytes(x), b.node_bytes(y));
-            let (oa, ob) = (
-                a.node(x).map_or(0, |n| n.offset),
-                b.node(y).map_or(0, |n| n.offset),
-            );
             if da.len() == db.len() {
-                // Some byte that differs where no child that differs is.
-                first_unexplained(da, db, oa, ob, &below.a, &below.b)
+                let (oa, ob) = (
+                    a.node(x).map_or(0, |n| n.offset),
+                    b.node(y).map_or(0, |n| n.offset),
+                );
+                first_unexplained(da, db, oa, ob, &cov.a, &cov.b)
             } else {
-                below.a.is_empty() && below.b.is_empty()
+                cov.a.is_empty() && cov.b.is_empty()
             }
         };
-        release(a, x, lazy_a, mark_a);
-        release(b, y, lazy_b, mark_b);
-        if !value_same || unexplained {
+        let mut r = Ok(true);
+        if !s.value || unexplained {
             let (sa, sb) = sides(a, x, b, y);
-            let r = Record {
+            let rec = Record {
                 change: Change::Changed,
                 path: at.b.to_string(),
                 a: sa,
                 b: sb,
                 moved: false,
             };
-            if self.out(r).is_break() {
-                return Err(());
+            if self.out(rec).is_break() {
+                r = Err(());
             }
         }
-        Ok(true)
+        if r.is_ok() {
+            r = self.children(a, b, &pairs, at).map(|()| true);
+        }
+        release(a, x, lazy_a, mark_a);
+        release(b, y, lazy_b, mark_b);
+        r
     }
 
     /// Where one side is a container of another format whose bytes, once
@@ -263,15 +306,7 @@ impl Walk<'_> {
         y: NodeId,
         at: At<'_>,
     ) -> Option<Result<bool, ()>> {
-        let fa = a.node_format(x)?;
-        let fb = b.node_format(y)?;
-        if fa == fb {
-            return None;
-        }
-        let (ia, ib) = match inner(b, y, fa) {
-            Some(k) => (x, k),
-            None => (inner(a, x, fb)?, y),
-        };
+        let (ia, ib) = through(a, x, b, y)?;
         let r = Record {
             change: Change::Changed,
             path: at.b.to_string(),
@@ -296,40 +331,22 @@ impl Walk<'_> {
         Some(self.pair(a, ia, b, ib, inside, false).map(|_| true))
     }
 
+    /// Walks the pairs of children of a pair, in order: each pair compared,
+    /// each child one side lacks reported removed or added.
     fn children(
         &mut self,
         a: &mut Tree,
-        x: NodeId,
         b: &mut Tree,
-        y: NodeId,
+        pairs: &[Paired],
         at: At<'_>,
-    ) -> Result<Covered, ()> {
-        let (sa, sb) = (
-            a.node(x).map_or(0, |n| n.space),
-            b.node(y).map_or(0, |n| n.space),
-        );
-        let range = |t: &Tree, k: NodeId, sp: u32| -> Option<(u64, u64)> {
-            let n = t.node(k)?;
-            (n.space == sp).then(|| (n.offset, n.end()))
-        };
-        let mut cov = Covered::default();
-        let ka: Vec<NodeId> = a.built_children(x).to_vec();
-        let kb: Vec<NodeId> = b.built_children(y).to_vec();
-        let pairs = match align_code(a, &ka, b, &kb) {
-            Some(p) => p.into_iter().map(|(k, o)| (k, o, false)).collect(),
-            None => by_identity(a, x, &ka, b, y, &kb),
-        };
-        for (k, other, moved) in pairs {
+    ) -> Result<(), ()> {
+        for &(k, other, moved) in pairs {
             match (k, other) {
                 (Some(k), Some(other)) => {
                     let (pa, pb) = (join(at.a, &a.segment(k)), join(at.b, &b.segment(other)));
-                    if self.pair(a, k, b, other, At { a: &pa, b: &pb }, moved)? {
-                        cov.a.extend(range(a, k, sa));
-                        cov.b.extend(range(b, other, sb));
-                    }
+                    self.pair(a, k, b, other, At { a: &pa, b: &pb }, moved)?;
                 }
                 (Some(k), None) => {
-                    cov.a.extend(range(a, k, sa));
                     let r = Record {
                         change: Change::Removed,
                         path: join(at.a, &a.segment(k)),
@@ -342,7 +359,6 @@ impl Walk<'_> {
                     }
                 }
                 (None, Some(k)) => {
-                    cov.b.extend(range(b, k, sb));
                     let r = Record {
                         change: Change::Added,
                         path: join(at.b, &b.segment(k)),
@@ -357,13 +373,72 @@ impl Walk<'_> {
                 (None, None) => {}
             }
         }
-        Ok(cov)
+        Ok(())
+    }
+}
+
+/// The ranges (in the parents' spaces) of the children of `x` and `y` that
+/// differ, added or removed: what accounts for bytes of the parents that
+/// differ.
+fn covered(a: &Tree, x: NodeId, b: &Tree, y: NodeId, pairs: &[Paired]) -> Covered {
+    let (sa, sb) = (
+        a.node(x).map_or(0, |n| n.space),
+        b.node(y).map_or(0, |n| n.space),
+    );
+    let range = |t: &Tree, k: NodeId, sp: u32| -> Option<(u64, u64)> {
+        let n = t.node(k)?;
+        (n.space == sp).then(|| (n.offset, n.end()))
+    };
+    let mut cov = Covered::default();
+    for &(k, other, moved) in pairs {
+        match (k, other) {
+            (Some(k), Some(other)) => {
+                if differs(a, k, b, other, moved) {
+                    cov.a.extend(range(a, k, sa));
+                    cov.b.extend(range(b, other, sb));
+                }
+            }
+            (Some(k), None) => cov.a.extend(range(a, k, sa)),
+            (None, Some(k)) => cov.b.extend(range(b, k, sb)),
+            (None, None) => {}
+        }
+    }
+    cov
+}
+
+/// The children of `x` in A paired with those of `y` in B, as the diff
+/// and the view of two files pair them (both built already): runs of
+/// instructions as sequences ([`align_code`]), the rest by identity and
+/// occurrence; each with whether it moved.
+pub fn children_paired(a: &Tree, x: NodeId, b: &Tree, y: NodeId) -> Vec<Paired> {
+    let ka = a.built_children(x);
+    let kb = b.built_children(y);
+    match align_code(a, ka, b, kb) {
+        Some(p) => p.into_iter().map(|(k, o)| (k, o, false)).collect(),
+        None => by_identity(a, x, ka, b, y, kb),
+    }
+}
+
+/// Where `x` in A and `y` in B are of different formats and one holds, in
+/// a derived byte space a few levels down, the other's format (a
+/// compressed bundle's inflated bundle against a plain bundle): the nodes
+/// to compare instead, the container's inner node on its side and the node
+/// itself on the other. `None` where that is not the case.
+pub fn through(a: &mut Tree, x: NodeId, b: &mut Tree, y: NodeId) -> Option<(NodeId, NodeId)> {
+    let fa = a.node_format(x)?;
+    let fb = b.node_format(y)?;
+    if fa == fb {
+        return None;
+    }
+    match inner(b, y, fa) {
+        Some(k) => Some((x, k)),
+        None => Some((inner(a, x, fb)?, y)),
     }
 }
 
 /// A pair of children (either may be missing: removed or added) and
 /// whether the pair moved.
-type Paired = (Option<NodeId>, Option<NodeId>, bool);
+pub type Paired = (Option<NodeId>, Option<NodeId>, bool);
 
 /// The children `ka` of `x` in A and `kb` of `y` in B paired by identity
 /// and occurrence: A's in their order (each with its counterpart, or
@@ -479,12 +554,49 @@ pub fn align_code(
     Some(out)
 }
 
+/// Where `x` of `src` and `y` of `dst` are of different formats and `dst`
+/// holds `src`'s format in a container below `y`: the inner node of `dst`
+/// to pair with `x` (as [`through`] finds it on that side).
+pub fn inner_for(src: &Tree, x: NodeId, dst: &mut Tree, y: NodeId) -> Option<NodeId> {
+    let fs = src.node_format(x)?;
+    let fd = dst.node_format(y)?;
+    if fs == fd {
+        return None;
+    }
+    inner(dst, y, fs)
+}
+
+/// Where `path` (from `x` down, in `src`) goes through a container of
+/// `x` whose inner node holds the format of `y` in `dst` (the other way
+/// round of [`inner_for`]): the index in `path` of that inner node, which
+/// pairs with `y`.
+pub fn inner_on_path(src: &Tree, path: &[NodeId], dst: &Tree, y: NodeId) -> Option<usize> {
+    let x = *path.first()?;
+    let fs = src.node_format(x)?;
+    let fd = dst.node_format(y)?;
+    if fs == fd {
+        return None;
+    }
+    let space = src.node(x)?.space;
+    path.iter()
+        .enumerate()
+        .skip(1)
+        .take(INNER_DEPTH)
+        .find(|&(_, &k)| {
+            src.node(k).is_some_and(|n| n.space != space) && src.node_format(k) == Some(fd)
+        })
+        .map(|(j, _)| j)
+}
+
+/// How many levels below a container [`inner`] looks for its content.
+const INNER_DEPTH: usize = 4;
+
 /// The first node below `id`, at most a few levels down, that is the root
 /// of a derived byte space and holds format `fmt`.
 fn inner(t: &mut Tree, id: NodeId, fmt: Format) -> Option<NodeId> {
     let space = t.node(id)?.space;
     let mut level = vec![id];
-    for _ in 0..4 {
+    for _ in 0..INNER_DEPTH {
         let mut next = Vec::new();
         for k in level {
             for c in t.children(k) {
@@ -578,14 +690,21 @@ fn join(path: &str, seg: &str) -> String {
 }
 
 /// Compares tree `a` with tree `b`, calling `emit` for every change in tree
-/// order (returning `Break` stops). A node is reported changed where its
+/// order, a node's own change before the changes below it (returning
+/// `Break` stops). A node is reported changed where its
 /// value differs, or where its bytes differ and no node below it accounts
 /// for that; added and removed nodes are reported at the top of what was
 /// added or removed.
-pub fn diff(a: &mut Tree, b: &mut Tree, emit: &mut dyn FnMut(Record) -> ControlFlow<()>) -> Counts {
+pub fn diff(
+    a: &mut Tree,
+    b: &mut Tree,
+    options: Options,
+    emit: &mut dyn FnMut(Record) -> ControlFlow<()>,
+) -> Counts {
     let mut w = Walk {
         emit,
         counts: Counts::default(),
+        options,
     };
     let (ra, rb) = (a.root(), b.root());
     let _ = w.pair(a, ra, b, rb, At { a: "", b: "" }, false);
@@ -594,8 +713,13 @@ pub fn diff(a: &mut Tree, b: &mut Tree, emit: &mut dyn FnMut(Record) -> ControlF
 
 /// Every change as a list (for tests and small files).
 pub fn changes(a: &mut Tree, b: &mut Tree) -> Vec<Record> {
+    changes_with(a, b, Options::default())
+}
+
+/// Every change as a list, with `options`.
+pub fn changes_with(a: &mut Tree, b: &mut Tree, options: Options) -> Vec<Record> {
     let mut v = Vec::new();
-    diff(a, b, &mut |r| {
+    diff(a, b, options, &mut |r| {
         v.push(r);
         ControlFlow::Continue(())
     });

@@ -682,7 +682,12 @@ pub fn diagnostics_text(tree: &Tree, out: &mut dyn Write) -> io::Result<()> {
 
 /// Writes one line a change between `a` and `b`: `~ PATH: OLD -> NEW`,
 /// `+ PATH`, `- PATH`. Returns the counts.
-pub fn diff_text(a: &mut Tree, b: &mut Tree, out: &mut dyn Write) -> io::Result<Counts> {
+pub fn diff_text(
+    a: &mut Tree,
+    b: &mut Tree,
+    options: crate::diff::Options,
+    out: &mut dyn Write,
+) -> io::Result<Counts> {
     let mut err = None;
     // The values, or the bytes where the values are the same (or none).
     let shown = |s: &Option<Side>, by_value: bool| -> String {
@@ -692,7 +697,7 @@ pub fn diff_text(a: &mut Tree, b: &mut Tree, out: &mut dyn Write) -> io::Result<
             None => String::new(),
         }
     };
-    let counts = crate::diff::diff(a, b, &mut |r| {
+    let counts = crate::diff::diff(a, b, options, &mut |r| {
         let by_value = r.a.as_ref().map(|s| &s.value) != r.b.as_ref().map(|s| &s.value);
         let line = match r.change {
             // Same value and bytes at another place: an entry that moved.
@@ -760,12 +765,17 @@ fn push_side(buf: &mut Vec<u8>, s: &Option<Side>) {
 /// Writes the changes between `a` and `b` as a JSON list of records
 /// `{"change": "~"|"+"|"-", "path", "a": SIDE|null, "b": SIDE|null}`,
 /// SIDE = `{"space", "offset", "size", "value"}`.
-pub fn diff_json(a: &mut Tree, b: &mut Tree, out: &mut dyn Write) -> io::Result<Counts> {
+pub fn diff_json(
+    a: &mut Tree,
+    b: &mut Tree,
+    options: crate::diff::Options,
+    out: &mut dyn Write,
+) -> io::Result<Counts> {
     let mut buf: Vec<u8> = Vec::with_capacity(CHUNK * 2);
     buf.push(b'[');
     let mut first = true;
     let mut err = None;
-    let counts = crate::diff::diff(a, b, &mut |r| {
+    let counts = crate::diff::diff(a, b, options, &mut |r| {
         if !std::mem::replace(&mut first, false) {
             buf.push(b',');
         }

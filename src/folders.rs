@@ -594,7 +594,13 @@ enum Compared {
 /// Compares the files `a` and `b`: the same bytes are the same without
 /// parsing; otherwise today's `--diff` of the two trees, as text lines
 /// indented two spaces or as one JSON list on one line.
-fn compare(a: &Path, b: &Path, json: bool, options: Options) -> Compared {
+fn compare(
+    a: &Path,
+    b: &Path,
+    json: bool,
+    options: Options,
+    changes: crate::diff::Options,
+) -> Compared {
     let open = |p: &Path| Source::open(p).map(Arc::new).map_err(|e| e.to_string());
     let sa = match open(a) {
         Ok(s) => s,
@@ -616,9 +622,9 @@ fn compare(a: &Path, b: &Path, json: bool, options: Options) -> Compared {
     let mut tb = crate::formats::build_tree_with(sb, &name(b), options);
     let mut buf = Vec::new();
     let counts = if json {
-        crate::export::diff_json(&mut ta, &mut tb, &mut buf)
+        crate::export::diff_json(&mut ta, &mut tb, changes, &mut buf)
     } else {
-        crate::export::diff_text(&mut ta, &mut tb, &mut buf)
+        crate::export::diff_text(&mut ta, &mut tb, changes, &mut buf)
     };
     match counts {
         Ok(c) if c.is_empty() => Compared::Same,
@@ -653,6 +659,7 @@ pub fn diff(
     json: bool,
     follow: bool,
     options: Options,
+    changes: crate::diff::Options,
     out: &mut dyn Write,
 ) -> io::Result<Outcome> {
     let mut trouble = false;
@@ -683,7 +690,7 @@ pub fn diff(
     in_order(
         &pairs,
         |p| match (&p.a, &p.b) {
-            (Some(x), Some(y)) => Some(compare(x, y, json, options)),
+            (Some(x), Some(y)) => Some(compare(x, y, json, options, changes)),
             _ => None,
         },
         |i, c| {

@@ -49,6 +49,12 @@ struct Cli {
     #[arg(long, requires = "other", conflicts_with_all = ["tree", "extract", "find"])]
     diff: bool,
 
+    /// With --diff: also report changes of raw numbers only, such as a
+    /// string table offset that moved while the name it points at reads
+    /// the same (`st_name: 2124 ".x" -> 2125 ".x"`); left out by default.
+    #[arg(long, requires = "diff")]
+    raw_changes: bool,
+
     /// Print the whole tree as one JSON document and exit.
     #[arg(long, conflicts_with_all = ["tree", "extract"])]
     json: bool,
@@ -329,6 +335,13 @@ const EXPLORER: Options = Options {
     arg_names: None,
 };
 
+/// What `--diff` reports besides changes of meaning.
+fn changes(cli: &Cli) -> fwview::diff::Options {
+    fwview::diff::Options {
+        raw: cli.raw_changes,
+    }
+}
+
 /// `--diff A B`: 0 same, 1 different, 2 trouble.
 fn diff(cli: &Cli, file: &std::path::Path, other: &std::path::Path) -> ExitCode {
     let trouble = |c: ExitCode| {
@@ -353,9 +366,9 @@ fn diff(cli: &Cli, file: &std::path::Path, other: &std::path::Path) -> ExitCode 
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let r = if cli.json {
-        export::diff_json(&mut a, &mut b, &mut out)
+        export::diff_json(&mut a, &mut b, changes(cli), &mut out)
     } else {
-        export::diff_text(&mut a, &mut b, &mut out)
+        export::diff_text(&mut a, &mut b, changes(cli), &mut out)
     };
     match r.and_then(|c| out.flush().map(|_| c)) {
         Ok(c) if c.is_empty() => ExitCode::SUCCESS,
@@ -396,7 +409,15 @@ fn many(cli: &Cli, file: &std::path::Path) -> Option<ExitCode> {
         let other = cli.other.as_deref()?;
         match (file.is_dir(), other.is_dir()) {
             (false, false) => return None,
-            (true, true) => folders::diff(file, other, cli.json, cli.follow, options, &mut out),
+            (true, true) => folders::diff(
+                file,
+                other,
+                cli.json,
+                cli.follow,
+                options,
+                changes(cli),
+                &mut out,
+            ),
             (a, _) => {
                 let not = if a { other } else { file };
                 let why = match std::fs::metadata(not) {

@@ -108,7 +108,7 @@ impl Changes {
     /// Runs the diff of two trees and keeps what it reports.
     pub fn compute(a: &mut Tree, b: &mut Tree) -> Changes {
         let mut c = Changes::default();
-        let counts = diff::diff(a, b, &mut |r| {
+        let counts = diff::diff(a, b, diff::Options::default(), &mut |r| {
             c.add(r.path, r.change);
             ControlFlow::Continue(())
         });

@@ -362,37 +362,35 @@ impl Screen for Pair {
     }
 }
 
-/// The node of `dst` paired with `id` of `src` as the diff pairs them:
-/// level by level, the child with the same identity (its key, else its
-/// name without its index) and occurrence among its siblings, or for
-/// instructions, the one the diff's sequence alignment pairs; with whether
-/// it was found, else the nearest paired node above it.
+/// The node of `dst` paired with `id` of `src` as the diff pairs them
+/// ([`diff::children_paired`] level by level, through a container that one
+/// side has and the other lacks as [`diff::through`] finds it); with
+/// whether it was found, else the nearest paired node above it.
 fn partner(src: &Tree, id: NodeId, dst: &mut Tree) -> (NodeId, bool) {
+    let path = src.path(id);
     let mut d = dst.root();
-    for w in src.path(id).windows(2) {
-        let (p, k) = (w[0], w[1]);
+    let mut i = 0;
+    while let (Some(&p), Some(&k)) = (path.get(i), path.get(i + 1)) {
         dst.expand(d);
-        let (sk, dk) = (src.built_children(p), dst.built_children(d));
-        // Instructions pair as a sequence, the rest by identity.
-        let found = match diff::align_code(src, sk, dst, dk) {
-            Some(pairs) => pairs.into_iter().find(|x| x.0 == Some(k)).and_then(|x| x.1),
-            None => {
-                let key = diff::ident(src, k);
-                let occ = sk
-                    .iter()
-                    .take_while(|&&c| c != k)
-                    .filter(|&&c| diff::ident(src, c) == key)
-                    .count();
-                dk.iter()
-                    .copied()
-                    .filter(|&c| diff::ident(dst, c) == key)
-                    .nth(occ)
-            }
-        };
+        // Through a container: on dst's side, its inner node stands for
+        // it; on src's side, the inner node on the way to `id` pairs with
+        // `d`.
+        if let Some(inner) = diff::inner_for(src, p, dst, d) {
+            d = inner;
+            dst.expand(d);
+        } else if let Some(j) = diff::inner_on_path(src, &path[i..], dst, d) {
+            i += j;
+            continue;
+        }
+        let found = diff::children_paired(src, p, dst, d)
+            .into_iter()
+            .find(|x| x.0 == Some(k))
+            .and_then(|x| x.1);
         match found {
             Some(c) => d = c,
             None => return (d, false),
         }
+        i += 1;
     }
     (d, true)
 }

@@ -205,6 +205,22 @@ fn trouble_exits_2() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a terminal"));
 }
 
+/// `gcc -c` of the C source `src` in `dir`: the object's path.
+fn gcc_object(dir: &Path, name: &str, src: &str) -> std::path::PathBuf {
+    let c = dir.join(format!("{name}.c"));
+    std::fs::write(&c, src).unwrap();
+    let o = dir.join(format!("{name}.o"));
+    let st = Command::new("gcc")
+        .arg("-c")
+        .arg(&c)
+        .arg("-o")
+        .arg(&o)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    o
+}
+
 /// A name added to a string table moves the offsets of the names after
 /// it: a reference that names the same string as before (`st_name`,
 /// `sh_name`) is no change, and what holds it is not reported for its
@@ -216,20 +232,7 @@ fn references_that_name_the_same_string_are_no_change() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let build = |name: &str, src: &str| {
-        let c = dir.path().join(format!("{name}.c"));
-        std::fs::write(&c, src).unwrap();
-        let o = dir.path().join(format!("{name}.o"));
-        let st = Command::new("gcc")
-            .arg("-c")
-            .arg(&c)
-            .arg("-o")
-            .arg(&o)
-            .status()
-            .unwrap();
-        assert!(st.success());
-        std::fs::read(&o).unwrap()
-    };
+    let build = |name: &str, src: &str| std::fs::read(gcc_object(dir.path(), name, src)).unwrap();
     let body = "int second(int x) { return x + 2; }\nint third(int x) { return second(x) * 3; }\n";
     let a = build("t", body);
     let b = build(
@@ -249,4 +252,121 @@ fn references_that_name_the_same_string_are_no_change() {
         assert!(!(unchanged && r.path.ends_with("st_name")), "{}", r.path);
         assert!(!r.path.ends_with("sh_name"), "{}", r.path);
     }
+}
+
+/// Checks that every record comes before the records below it: no path
+/// is reported after a path under it.
+fn parents_first(paths: &[String]) {
+    for (i, p) in paths.iter().enumerate() {
+        let below = format!("{p}/");
+        if let Some(q) = paths[..i].iter().find(|q| q.starts_with(&below)) {
+            panic!("{p} is reported after {q}, which lies below it");
+        }
+    }
+}
+
+/// Two builds of one XE program: a node's own change comes before the
+/// changes below it, in the text and in the JSON list (its PROGINFO
+/// sector differs in its size and in records below it).
+#[test]
+fn parents_come_before_their_children() {
+    let a = common::asset("xmos/UltranetReceiver__bin_Debug_Ultranet_Receiver_Debug.xe");
+    let b = common::asset("xmos/UltranetReceiver__bin_Release_Ultranet_Receiver.xe");
+    let (code, text) = run(&a, &b, false);
+    assert_eq!(code, 1);
+    let paths: Vec<String> = text
+        .lines()
+        .map(|l| {
+            let rest = &l[2..];
+            // `~ PATH: OLD -> NEW`: the path ends at the first `: ` (a
+            // path's own `:` is never followed by a space here).
+            rest.split(": ").next().unwrap_or(rest).to_string()
+        })
+        .collect();
+    assert!(
+        paths.iter().any(|p| p.ends_with("PROGINFO"))
+            && paths.iter().any(|p| p.contains("PROGINFO/")),
+        "the PROGINFO sector and something below it differ"
+    );
+    parents_first(&paths);
+    let (code, json) = run(&a, &b, true);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let jpaths: Vec<String> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["path"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(jpaths.len(), paths.len());
+    parents_first(&jpaths);
+}
+
+/// Raw-only changes: a symbol whose name's offset in the string table
+/// moved (a name was added before it) while the name is the same. The
+/// offsets are read with the object crate. Without `--raw-changes` its
+/// `st_name` is no change; with it, the line shows the two offsets and
+/// the name.
+#[test]
+fn raw_changes_are_shown_on_request() {
+    if !common::tool("gcc") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let build = |name: &str, src: &str| gcc_object(dir.path(), name, src);
+    let body = "int second(int x) { return x + 2; }\n";
+    let a = build("a", body);
+    let b = build(
+        "b",
+        &format!("int aaa_first(int x) {{ return x; }}\n{body}"),
+    );
+    // The symbol's st_name on each side, and its index, from the object
+    // crate.
+    let st_name = |p: &Path| -> (usize, u32) {
+        use object::read::elf::{ElfFile64, Sym};
+        use object::{Object, ObjectSymbol};
+        let data = std::fs::read(p).unwrap();
+        let f = ElfFile64::<object::Endianness>::parse(&*data).unwrap();
+        let e = f.endian();
+        let s = f.symbols().find(|s| s.name() == Ok("second")).unwrap();
+        (s.index().0, s.elf_symbol().st_name(e))
+    };
+    let ((ia, na), (ib, nb)) = (st_name(&a), st_name(&b));
+    assert_ne!(na, nb, "the name's offset moved");
+    let line = |raw: bool| -> Option<String> {
+        let mut c = Command::cargo_bin("fwview").unwrap();
+        c.arg("--diff");
+        if raw {
+            c.arg("--raw-changes");
+        }
+        let out = c.arg(&a).arg(&b).output().unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .find(|l| l.contains("] second/st_name"))
+            .map(str::to_string)
+    };
+    assert_eq!(line(false), None, "no raw change without the flag");
+    // The flag is in --help and the manual page.
+    for arg in ["--help", "--man"] {
+        let out = Command::cargo_bin("fwview")
+            .unwrap()
+            .arg(arg)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        // roff spells a dash `\-`.
+        assert!(text.replace("\\-", "-").contains("--raw-changes"), "{arg}");
+    }
+    let l = line(true).expect("the raw change with --raw-changes");
+    assert!(
+        l.starts_with(&format!("~ symbols/.symtab/[{ib}] second/st_name: "))
+            || l.contains(&format!("[{ib}] second/st_name: ")),
+        "{l} (index {ia} -> {ib})"
+    );
+    assert!(
+        l.contains(&format!(": {na} \"second\" -> {nb} \"second\"")),
+        "{l}"
+    );
 }

@@ -185,15 +185,36 @@ fn two_builds_of_an_xclbin_overlay() {
     assert_eq!((removed, added), (gone, came));
 }
 
+/// `fwview --diff A B`: (exit code, standard output).
+fn diff_of(a: &Path, b: &Path) -> (Option<i32>, String) {
+    let out = Command::cargo_bin("fwview")
+        .unwrap()
+        .arg("--diff")
+        .args([a, b])
+        .output()
+        .unwrap();
+    (out.status.code(), String::from_utf8(out.stdout).unwrap())
+}
+
 /// A build: output name, clang arguments, environment.
 type Form<'a> = (&'a str, &'a [&'a str], &'a [(&'a str, &'a str)]);
 
 fn bundle(dir: &Path, name: &str, extra: &[&str], env: &[(&str, &str)]) -> Option<PathBuf> {
+    bundle_of(dir, name, "if (n > 0) y[0] = a * x[0] + y[0];", extra, env)
+}
+
+/// [`bundle`] of a kernel whose body is `body`.
+fn bundle_of(
+    dir: &Path,
+    name: &str,
+    body: &str,
+    extra: &[&str],
+    env: &[(&str, &str)],
+) -> Option<PathBuf> {
     let src = dir.join("k.hip");
     std::fs::write(
         &src,
-        "__attribute__((global)) void saxpy(float a, float *x, float *y, int n) {\n\
-         \x20 if (n > 0) y[0] = a * x[0] + y[0];\n}\n",
+        format!("__attribute__((global)) void saxpy(float a, float *x, float *y, int n) {{\n  {body}\n}}\n"),
     )
     .ok()?;
     let out = dir.join(name);
@@ -257,20 +278,78 @@ fn compressed_and_plain_bundles_are_equal_after_inflating() {
         let bytes = std::fs::read(&c).unwrap();
         assert!(bytes.starts_with(b"CCOB"), "{name} is not compressed");
         for (a, b) in [(&plain, &c), (&c, &plain)] {
-            let out = Command::cargo_bin("fwview")
-                .unwrap()
-                .arg("--diff")
-                .args([a, b])
-                .output()
-                .unwrap();
-            let text = String::from_utf8(out.stdout).unwrap();
-            assert_eq!(out.status.code(), Some(1), "{name}: {text}");
+            let (code, text) = diff_of(a, b);
+            assert_eq!(code, Some(1), "{name}: {text}");
             let lines: Vec<&str> = text.lines().collect();
             assert_eq!(lines.len(), 1, "{name}: {text}");
             assert!(lines[0].starts_with("~ /: "), "{name}: {text}");
             assert!(
                 lines[0].contains("compressed clang offload bundle"),
                 "{name}: {text}"
+            );
+        }
+    }
+}
+
+/// A plain bundle against the compressed bundle of another build (other
+/// code): the entries the two hold, as clang-offload-bundler-22 --list
+/// names them, pair through the container (`~` changes below them), in
+/// both directions; none is reported removed or added.
+#[test]
+fn entries_pair_through_a_compressed_container() {
+    if !common::tool("clang-22") || !common::tool("clang-offload-bundler-22") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let plain = bundle(tmp.path(), "plain.hipfb", &[], &[]).expect("clang-22 builds HIP");
+    // Another build: other code, compressed.
+    let comp = bundle_of(
+        tmp.path(),
+        "comp.hipfb",
+        "if (n > 1) y[1] = a * x[1] - y[0];",
+        &["--offload-compress"],
+        &[],
+    )
+    .expect("a compressed build");
+    assert!(std::fs::read(&comp).unwrap().starts_with(b"CCOB"));
+    let list = |p: &Path| -> Vec<String> {
+        let out = Command::new("clang-offload-bundler-22")
+            .args(["--list", "--type=o"])
+            .arg(format!("--input={}", p.display()))
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    };
+    let entries = list(&plain);
+    assert_eq!(entries.len(), 3, "{entries:?}");
+    let mut both = list(&comp);
+    both.sort();
+    let mut sorted = entries.clone();
+    sorted.sort();
+    assert_eq!(sorted, both, "the two builds hold the same entries");
+    for (a, b) in [(&plain, &comp), (&comp, &plain)] {
+        let (code, text) = diff_of(a, b);
+        assert_eq!(code, Some(1), "{text}");
+        for e in &entries {
+            let at = |l: &&str| l.contains(&format!("{e}/")) || l.ends_with(e.as_str());
+            assert!(
+                !text
+                    .lines()
+                    .any(|l| (l.starts_with("+ ") || l.starts_with("- ")) && at(&l)),
+                "{e} is reported removed or added:\n{text}"
+            );
+        }
+        // The code differs: the device entries hold `~` changes.
+        for e in entries.iter().filter(|e| e.starts_with("hipv4-")) {
+            assert!(
+                text.lines()
+                    .any(|l| l.starts_with("~ ") && l.contains(&format!("{e}/"))),
+                "no change inside {e}:\n{text}"
             );
         }
     }
