@@ -9,6 +9,7 @@
 //! formats folder), each found by the bytes its first attribute's
 //! `contents` requires.
 
+pub mod bind;
 pub mod expr;
 pub mod run;
 pub mod spec;
@@ -16,8 +17,9 @@ pub mod spec;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use crate::model::{Builder, Gap, NodeId};
+use crate::model::{Builder, Format, Gap, NodeId};
 
+pub use bind::Bound;
 pub use spec::Spec;
 
 /// The descriptions this process uses.
@@ -27,6 +29,9 @@ pub struct Installed {
     pub forced: Option<Arc<Spec>>,
     /// Tried on files and payloads by their magic.
     pub detected: Vec<Arc<Spec>>,
+    /// Bound to sections of containers (a formats folder's
+    /// `bindings.yaml`).
+    pub bound: Vec<(Bound, Arc<Spec>)>,
 }
 
 static INSTALLED: OnceLock<Installed> = OnceLock::new();
@@ -77,6 +82,32 @@ pub fn detect(d: &[u8]) -> bool {
 /// True if a description applies to the whole file (`--ksy`).
 pub fn forced() -> bool {
     installed().is_some_and(|i| i.forced.is_some())
+}
+
+/// The description bound to the ELF section `name`, if any.
+pub fn bound_section(name: &str) -> Option<&'static Arc<Spec>> {
+    let i = installed()?;
+    i.bound
+        .iter()
+        .find(|(b, _)| matches!(b, Bound::ElfSection(n) if n == name))
+        .map(|(_, s)| s)
+}
+
+/// The description bound to XCLBIN sections of `kind`, if any.
+pub fn bound_kind(kind: u32) -> Option<&'static Arc<Spec>> {
+    let i = installed()?;
+    i.bound
+        .iter()
+        .find(|(b, _)| *b == Bound::XclbinKind(kind))
+        .map(|(_, s)| s)
+}
+
+/// Opens `[off, off+len)` under `node` (a section) with `spec`, in place:
+/// the node is marked as the start of a description's format.
+pub fn open_bound(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64, spec: &Spec) {
+    b.set_format(node, Format::Ksy);
+    b.gaps(node, Gap::Unknown);
+    apply(b, node, off, len, spec);
 }
 
 fn matching<'i>(i: &'i Installed, d: &[u8]) -> Option<&'i Arc<Spec>> {
