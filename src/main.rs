@@ -470,9 +470,8 @@ fn descriptions(cli: &Cli) -> Option<ExitCode> {
         }
         installed.bound.extend(bound);
     }
-    if installed.forced.is_some() || !installed.detected.is_empty() || !installed.bound.is_empty() {
-        formats::ksy::install(installed);
-    }
+    installed.folders = dirs;
+    formats::ksy::install(installed);
     None
 }
 
