@@ -514,10 +514,14 @@ fn descriptions(cli: &Cli) -> Option<ExitCode> {
             eprintln!("fwview: warning: {}", text::clean(&e));
         }
         installed.detected.extend(specs);
+        let (bound, errors) = formats::ksy::bind::load(d, &dirs, formats::xclbin::kind::ALL);
+        for e in errors {
+            eprintln!("fwview: warning: {}", text::clean(&e));
+        }
+        installed.bound.extend(bound);
     }
-    if installed.forced.is_some() || !installed.detected.is_empty() {
-        formats::ksy::install(installed);
-    }
+    installed.folders = dirs;
+    formats::ksy::install(installed);
     None
 }
 

@@ -44,6 +44,7 @@ use std::sync::Arc;
 use crate::model::{Options, Source, Tree};
 
 pub use crate::model::Format;
+pub use ksy::describe;
 pub use registry::{dispatch, Place};
 
 /// The format a file starting with `d` is, if any.

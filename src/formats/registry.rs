@@ -75,6 +75,9 @@ fn elf_detect(d: &[u8]) -> bool {
 static ELF_HOOKS: elf::Hooks = elf::Hooks {
     vendor: elf_vendor,
     sections: &[
+        // A description the user bound to the section's name comes first:
+        // the user's word on their own section.
+        &KSY_SECTION,
         &offload::ELF_SECTION,
         &hipwrap::ELF_SECTION,
         &nvwrap::ELF_SECTION,
@@ -83,6 +86,34 @@ static ELF_HOOKS: elf::Hooks = elf::Hooks {
         &npu::ctrlcode::ELF_SECTION,
     ],
 };
+
+/// An ELF section bound to a `.ksy` description by its name.
+static KSY_SECTION: elf::SectionHook = elf::SectionHook {
+    claims: |s| ksy::bound_section(&s.name).is_some(),
+    decode: |b, id, _, s, a, l| {
+        let Some(spec) = ksy::bound_section(&s.name) else {
+            return false;
+        };
+        ksy::open_bound(b, id, a, l, spec);
+        true
+    },
+};
+
+/// What plugs into the XCLBIN reader: sections bound to `.ksy`
+/// descriptions by their kind.
+static XCLBIN_HOOKS: xclbin::Hooks = xclbin::Hooks {
+    section: |b, kind, node, a, l| {
+        let Some(spec) = ksy::bound_kind(kind) else {
+            return false;
+        };
+        ksy::open_bound(b, node, a, l, spec);
+        true
+    },
+};
+
+fn xclbin_parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
+    xclbin::parse_with(b, parent, off, len, &XCLBIN_HOOKS)
+}
 
 /// What the machine of an ELF file adds to the generic ELF reader (its
 /// section, note and relocation types, its sections' contents), found by
@@ -111,7 +142,7 @@ pub const fn row(f: Format) -> Option<Row> {
     Some(match f {
         Format::Xclbin => Row {
             detect: xclbin::detect,
-            parse: xclbin::parse,
+            parse: xclbin_parse,
             found: ANY,
             holds: Place::Section,
             gaps: Gap::Unused,

@@ -414,6 +414,16 @@ impl Tree {
         let Some(f) = self.arena.lazies.get(id).cloned() else {
             return;
         };
+        self.with_builder(space, |b, mark| {
+            let mut b = b.for_lazy();
+            f(&mut b, id);
+            b.close_gaps(mark, Some(id));
+        });
+    }
+
+    /// Runs `f` with a builder over byte space `space` and the number of
+    /// nodes the arena held before it.
+    fn with_builder<R>(&mut self, space: SpaceId, f: impl FnOnce(Builder<'_>, usize) -> R) -> R {
         let src = self.src.clone();
         let derived = self.arena.derived_bytes(space);
         let data: &[u8] = match &derived {
@@ -421,9 +431,31 @@ impl Tree {
             None => src.bytes(),
         };
         let mark = self.arena.nodes.len();
-        let mut b = Builder::new(&mut self.arena, data, space, self.dispatch).for_lazy();
-        f(&mut b, id);
-        b.close_gaps(mark, Some(id));
+        f(
+            Builder::new(&mut self.arena, data, space, self.dispatch),
+            mark,
+        )
+    }
+
+    /// Adds a child to node `id`, after its others, that covers the same
+    /// bytes, is named `name` and has the children `f` builds under it
+    /// (given the child, its offset and size): a reading of the node's
+    /// bytes that the user asked for after the tree was built. Returns the
+    /// child.
+    pub fn graft(
+        &mut self,
+        id: NodeId,
+        name: &str,
+        f: &mut dyn FnMut(&mut Builder<'_>, NodeId, u64, u64),
+    ) -> Option<NodeId> {
+        self.expand(id);
+        let (space, off, size) = self.node(id).map(|n| (n.space, n.offset, n.size))?;
+        Some(self.with_builder(space, |mut b, mark| {
+            let g = b.add(id, name, off, size, None);
+            f(&mut b, g, off, size);
+            b.close_gaps(mark, None);
+            g
+        }))
     }
 
     /// The children of `id`, built if needed.

@@ -4,8 +4,9 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
+use std::sync::Arc;
 
 use ratatui::layout::{Position, Rect};
 use tui_tree_widget::TreeState;
@@ -77,6 +78,19 @@ pub struct View {
     pub inspector_shown: bool,
 }
 
+/// The descriptions read with `K` that are watched for changes, each with
+/// the flag that stops its watcher (set when the explorer goes).
+#[derive(Default)]
+pub struct Watched(pub(super) Vec<(PathBuf, Arc<AtomicBool>)>);
+
+impl Drop for Watched {
+    fn drop(&mut self) {
+        for (_, stop) in &self.0 {
+            stop.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
 /// The explorer: the document (the file and its tree) and the view of it.
 /// Of the view, the part that names nodes of the tree (selection, open
 /// nodes, cursor, jump list, search, marks) is set by
@@ -139,6 +153,10 @@ pub struct App {
     pub history: std::collections::HashMap<&'static str, Vec<String>>,
     /// Makes the second tree a search runs on (the same parser as `tree`).
     pub rebuild: Rebuild,
+    /// Reads a node with a `.ksy` description (`K`).
+    pub describe: super::document::Describe,
+    /// The descriptions read with `K`, watched for changes.
+    pub(super) watched: Watched,
     /// What the last reload changed, marked on the tree's rows until Esc.
     pub reloaded: Option<Changes>,
     /// With two files: which one this explorer shows and what differs.
@@ -191,6 +209,8 @@ impl App {
             clipboard: None,
             tx: None,
             rebuild: crate::formats::build_tree_with,
+            describe: crate::formats::describe,
+            watched: Default::default(),
             reloaded: None,
             compare: None,
             writing: None,
@@ -414,6 +434,7 @@ impl App {
             (Command::ListStrings, _) => self.open_strings(),
             (Command::OpenOverview, _) => self.open_overview(),
             (Command::OpenFilter, _) => self.open_prompt(PromptKind::Filter),
+            (Command::OpenDescribe, _) => self.open_prompt(PromptKind::Describe),
             (Command::NextSibling, _) => self.sibling(1),
             (Command::PrevSibling, _) => self.sibling(-1),
             (Command::Toggle, _) => self.toggle(),
@@ -656,6 +677,7 @@ impl App {
                 }
             }
             PromptKind::Overwrite(_) => {}
+            PromptKind::Describe => self.describe_selected(&value),
         }
     }
 }

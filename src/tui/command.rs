@@ -83,6 +83,8 @@ pub enum Command {
     ListStrings,
     /// `o`: the blocks of the file, their entropy.
     OpenOverview,
+    /// `K`: the prompt for a `.ksy` description to read the node with.
+    OpenDescribe,
     /// Two files: `Ctrl-w` gives the keys to the other file's panes.
     SwitchFile,
     /// Two files: `c` / `C`, the next / previous change.

@@ -8,16 +8,23 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::model::{Options, Source, Tree};
+use crate::model::{NodeId, Options, Source, Tree};
 
 /// Makes a tree of a file's bytes, named by the file, with the options the
 /// explorer opened it with (the same parser as its first tree).
 pub type Parse = fn(Arc<Source>, &str, Options) -> Tree;
 
+/// Reads a node's bytes with a `.ksy` description named by the user
+/// (`K`): the child made and the description's path, or what went wrong.
+pub type Describe = fn(&mut Tree, NodeId, &str) -> Result<(NodeId, PathBuf), String>;
+
 /// One parsed file.
 pub struct Document {
     pub tree: Tree,
     pub path: PathBuf,
+    /// The `.ksy` descriptions the user read nodes with (`K`): each node's
+    /// address and the description's path, in the order applied.
+    pub described: Vec<(String, PathBuf)>,
 }
 
 impl Document {
@@ -25,6 +32,7 @@ impl Document {
         Document {
             tree,
             path: path.into(),
+            described: Vec::new(),
         }
     }
 
@@ -33,6 +41,33 @@ impl Document {
         let src = Arc::new(Source::open(path)?);
         let tree = parse(src, &name_of(path), options);
         Ok(Document::new(tree, path))
+    }
+
+    /// Reads the nodes again with the descriptions `list` names (node
+    /// address, description), in the order they were applied (after a
+    /// reload); what could not be.
+    pub fn describe_again(
+        &mut self,
+        describe: Describe,
+        list: Vec<(String, PathBuf)>,
+    ) -> Vec<String> {
+        let mut errors = Vec::new();
+        for (at, path) in list {
+            match self.tree.find_path(&at) {
+                Some(id) => {
+                    if let Err(e) = describe(&mut self.tree, id, &path.to_string_lossy()) {
+                        errors.push(e);
+                    }
+                }
+                None => errors.push(format!(
+                    "{at}: not in the file now; {} not read",
+                    path.display()
+                )),
+            }
+            // Kept even when it failed: a description mended is read again.
+            self.described.push((at, path));
+        }
+        errors
     }
 
     /// The mapped bytes the tree was parsed from.

@@ -157,6 +157,10 @@ pub const KEYS: &[(&str, &str)] = &[
         "write the selected node's bytes (from its own byte space) to a file: the prompt offers the node's name as a file name (`.bin` added when it has no extension), `~` is the home directory, a directory is refused and an existing file is replaced only after asking; the write runs in the background, the status bar shows how far it got, `Esc` cancels it and removes the partial file",
     ),
     (
+        "`K`",
+        "read the selected node's bytes with a `.ksy` description (a path, or a file of the formats folder): the node gains a child with its tree, read again when the `.ksy` is saved",
+    ),
+    (
         "`#`",
         "numbers in values: as each prefers (natural), all hex, all decimal; the status bar says `#hex` or `#decimal`",
     ),
@@ -320,6 +324,7 @@ pub fn map_key(k: KeyEvent, mode: Mode) -> Option<Command> {
         KeyCode::Char('v') => Command::Visual,
         KeyCode::Char('s') => Command::ListStrings,
         KeyCode::Char('o') => Command::OpenOverview,
+        KeyCode::Char('K') => Command::OpenDescribe,
         KeyCode::Char('c') => Command::NextChange,
         KeyCode::Char('C') => Command::PrevChange,
         KeyCode::Char('=') => Command::OnlyChanges,

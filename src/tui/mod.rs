@@ -7,6 +7,7 @@ pub mod changes;
 pub mod coderow;
 pub mod columns;
 pub mod command;
+mod describe;
 pub mod document;
 pub mod events;
 pub mod filter;

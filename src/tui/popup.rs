@@ -24,6 +24,8 @@ pub enum PromptKind {
     SaveAs,
     /// The file exists: answer y to overwrite it.
     Overwrite(String),
+    /// A `.ksy` description to read the selected node with (`K`).
+    Describe,
 }
 
 impl PromptKind {
@@ -35,6 +37,7 @@ impl PromptKind {
             PromptKind::Filter => "filter",
             PromptKind::SaveAs => "save",
             PromptKind::Overwrite(_) => "overwrite",
+            PromptKind::Describe => "describe",
         }
     }
 
@@ -57,6 +60,9 @@ impl PromptKind {
             }
             PromptKind::SaveAs => " Write the node's bytes to file: ".into(),
             PromptKind::Overwrite(p) => format!(" {p} exists. Overwrite it? y/n "),
+            PromptKind::Describe => {
+                " Read the node with a .ksy: a path, or a name in the formats folder ".into()
+            }
         }
     }
 }

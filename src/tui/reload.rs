@@ -2,7 +2,9 @@
 //! and inode, every 500 ms), and once a change has settled for one more
 //! look, the app parses the file again, keeps the selection at the same
 //! address and says what changed since the previous load, as the diff
-//! does. Renaming a new file over it and rewriting it in place both count;
+//! does. The `.ksy` descriptions read with `K` are watched too: a change to
+//! one reloads the file, and every description is read again.
+//! Renaming a new file over it and rewriting it in place both count;
 //! a file that shrinks while mapped is caught by the SIGBUS guard.
 
 use std::path::{Path, PathBuf};
@@ -95,15 +97,21 @@ pub fn gone(app: &mut App) {
 
 /// Parses the file again and swaps the new document into the app.
 pub fn apply(app: &mut App) {
-    let doc = match Document::open(&app.doc.path, app.rebuild, app.doc.tree.options()) {
+    let mut doc = match Document::open(&app.doc.path, app.rebuild, app.doc.tree.options()) {
         Ok(d) => d,
         Err(e) => {
             app.message = Some((format!("reload failed: {e}"), true));
             return;
         }
     };
+    let described = std::mem::take(&mut app.doc.described);
+    let errors = doc.describe_again(app.describe, described);
     let c = app.swap_document(doc);
     app.gone = false;
+    if let Some(e) = errors.first() {
+        app.message = Some((format!("reloaded; {e}"), true));
+        return;
+    }
     app.message = Some((
         if c.is_empty() {
             "reloaded: no change".to_string()

@@ -451,3 +451,125 @@ fn a_formats_folder_joins_detection() {
     ]);
     assert!(!String::from_utf8_lossy(&o.stdout).contains("ksy"));
 }
+
+/// A made-up header in a section of its own, described in a formats
+/// folder and bound there to the section's name.
+const ACME_HDR: &str = r#"meta: {id: acme_hdr, endian: le}
+seq:
+  - {id: magic, size: 4}
+  - {id: version, type: u2}
+  - {id: count, type: u2}
+  - {id: entries, type: u4, repeat: expr, repeat-expr: count}
+"#;
+
+/// The offset and size of section `name` as `llvm-readelf-22 -S -W` lists
+/// them.
+fn readelf_section(obj: &std::path::Path, name: &str) -> (u64, u64) {
+    let out = Command::new("llvm-readelf-22")
+        .args(["-S", "-W"])
+        .arg(obj)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let line = text
+        .lines()
+        .find(|l| l.split_whitespace().any(|w| w == name))
+        .unwrap_or_else(|| panic!("{name} in {text}"));
+    // [Nr] Name Type Address Off Size ...
+    let after = line.split(']').nth(1).unwrap();
+    let f: Vec<&str> = after.split_whitespace().collect();
+    let hex = |s: &str| u64::from_str_radix(s, 16).unwrap();
+    (hex(f[3]), hex(f[4]))
+}
+
+#[test]
+fn a_binding_opens_an_elf_section_with_its_description() {
+    for t in ["clang-22", "llvm-objcopy-22", "llvm-readelf-22"] {
+        if !common::tool(t) {
+            return;
+        }
+    }
+    let dir = common::scratch();
+    let d = dir.path();
+    let formats = d.join("formats");
+    std::fs::create_dir_all(&formats).unwrap();
+    write_ksy(&formats, "acme_hdr", ACME_HDR);
+    std::fs::write(
+        formats.join("bindings.yaml"),
+        "elf:\n  .acme_hdr: acme_hdr.ksy\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("a.c"),
+        "int counter = 1;\nint get(void) { return counter; }\n",
+    )
+    .unwrap();
+    let payload: Vec<u8> = [
+        &b"ACME"[..],
+        &2u16.to_le_bytes(),
+        &3u16.to_le_bytes(),
+        &0x1000u32.to_le_bytes(),
+        &0x2000u32.to_le_bytes(),
+        &0xdead_beefu32.to_le_bytes(),
+    ]
+    .concat();
+    std::fs::write(d.join("hdr.bin"), &payload).unwrap();
+    let ok = Command::new("clang-22")
+        .args(["-c", "-O1", "a.c", "-o", "a.o"])
+        .current_dir(d)
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let ok = Command::new("llvm-objcopy-22")
+        .args(["--add-section", ".acme_hdr=hdr.bin", "a.o", "b.o"])
+        .current_dir(d)
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let obj = d.join("b.o");
+    let (at, len) = readelf_section(&obj, ".acme_hdr");
+    assert_eq!(len, payload.len() as u64);
+
+    let o = common::fwview(&[
+        OsStr::new("--formats"),
+        formats.as_os_str(),
+        OsStr::new("--json"),
+        obj.as_os_str(),
+    ]);
+    assert!(o.status.success());
+    let doc: Value = common::contract::parse(&o.stdout).expect("JSON");
+    let sections = common::json::find_deep(&doc["root"], "sections").expect("sections");
+    let sec = common::json::kids(sections)
+        .into_iter()
+        .find(|k| common::json::name(k).ends_with(" .acme_hdr"))
+        .expect("the section's node");
+    assert_eq!(common::json::range(sec), (at, len));
+    let field = |name: &str| common::json::child(sec, name);
+    assert_eq!(common::json::range(field("magic")), (at, 4));
+    assert_eq!(common::json::range(field("version")), (at + 4, 2));
+    assert_eq!(field("version")["raw"], 2);
+    assert_eq!(common::json::range(field("count")), (at + 6, 2));
+    let items = common::json::items(field("entries"));
+    let got: Vec<(u64, u64, u64)> = items
+        .iter()
+        .map(|i| {
+            (
+                common::json::off(i),
+                common::json::size(i),
+                i["raw"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (at + 8, 4, 0x1000),
+            (at + 12, 4, 0x2000),
+            (at + 16, 4, 0xdead_beef)
+        ]
+    );
+    // Without the binding, the section is not read so.
+    let plain = common::fwview(&[OsStr::new("--json"), obj.as_os_str()]);
+    let doc: Value = common::contract::parse(&plain.stdout).expect("JSON");
+    assert!(common::json::find_deep(&doc["root"], "entries").is_none());
+}

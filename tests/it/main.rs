@@ -46,6 +46,7 @@ mod tmux;
 mod tmux_code;
 mod tmux_diff;
 mod tmux_folder;
+mod tmux_ksy;
 mod tui;
 mod xclbin;
 mod xe;

@@ -1588,3 +1588,82 @@ fn targets_name_the_platform_or_the_aie_partitions() {
         }
     }
 }
+
+/// XRT's `mem_topology` (xclbin.h) as a `.ksy` a user would write.
+const MEM_TOPOLOGY_KSY: &str = r#"meta: {id: mem_topology, endian: le}
+seq:
+  - {id: m_count, type: s4}
+  - {id: pad, size: 4}
+  - {id: m_mem_data, type: mem_data, repeat: expr, repeat-expr: m_count}
+types:
+  mem_data:
+    seq:
+      - {id: m_type, type: u1}
+      - {id: m_used, type: u1}
+      - {id: padding, size: 6}
+      - {id: m_size, type: u8}
+      - {id: m_base_address, type: u8}
+      - {id: m_tag, type: strz, size: 16, encoding: ASCII}
+"#;
+
+/// A formats folder's binding of an XCLBIN section kind (by name or
+/// number) opens every such section with the description, in place: each
+/// memory bank of the group topology (what XRT lists) where XRT reads it,
+/// with XRT's values; the memory topology (kind 6, same layout) likewise
+/// at the offset XRT gives.
+#[test]
+fn a_binding_opens_an_xclbin_section_kind_with_its_description() {
+    let Some(tool) = xrt_dump() else { return };
+    let dir = common::scratch();
+    let formats = dir.path().join("formats");
+    std::fs::create_dir_all(&formats).unwrap();
+    std::fs::write(formats.join("mem.ksy"), MEM_TOPOLOGY_KSY).unwrap();
+    std::fs::write(
+        formats.join("bindings.yaml"),
+        "xclbin:\n  ASK_GROUP_TOPOLOGY: mem.ksy\n  6: mem.ksy\n",
+    )
+    .unwrap();
+    let mut checked = 0;
+    for s in common::samples_in("xclbin", "xclbin") {
+        let what = s.file_name().unwrap().to_string_lossy().into_owned();
+        let x = xrt_read(tool, &s);
+        let Some((i, sec)) = x.sections.iter().enumerate().find(|(_, s)| s.0 == 26) else {
+            continue;
+        };
+        if x.mems.is_empty() {
+            continue;
+        }
+        let o = common::fwview(&[
+            "--formats".as_ref(),
+            formats.as_os_str(),
+            "--json".as_ref(),
+            s.as_os_str(),
+        ]);
+        assert!(o.status.success(), "{what}");
+        let j: Value = common::contract::parse(&o.stdout).expect("JSON");
+        if let Some((k, mem)) = x.sections.iter().enumerate().find(|(_, s)| s.0 == 6) {
+            let p = payload(&j, k);
+            assert_eq!(off(get(p, "m_count")), mem.2, "{what}");
+            assert_eq!(off(get(p, "m_mem_data")), mem.2 + 8, "{what}");
+        }
+        let p = payload(&j, i);
+        assert_eq!(off(p), sec.2, "{what}");
+        assert_eq!(off(get(p, "m_count")), sec.2, "{what}");
+        let banks = common::json::items(get(p, "m_mem_data"));
+        // XRT lists the banks in use, each with its index.
+        assert!(banks.len() >= x.mems.len(), "{what}");
+        for m in &x.mems {
+            let b = banks[m.0 as usize];
+            let at = sec.2 + 8 + 40 * m.0;
+            assert_eq!(off(b), at, "{what} bank {}", m.0);
+            assert_eq!(off(get(b, "m_tag")), at + 24, "{what}");
+            assert_eq!(unquote(val(get(b, "m_tag"))), m.1, "{what}");
+            assert_eq!(get(b, "m_type")["raw"], m.2, "{what}");
+            assert_eq!(get(b, "m_used")["raw"], m.3, "{what}");
+            assert_eq!(get(b, "m_size")["raw"], m.4, "{what}");
+            assert_eq!(get(b, "m_base_address")["raw"], m.5, "{what}");
+        }
+        checked += 1;
+    }
+    assert!(checked >= 2, "{checked} samples with memory banks");
+}

@@ -9,6 +9,7 @@
 //! formats folder), each found by the bytes its first attribute's
 //! `contents` requires.
 
+pub mod bind;
 pub mod expr;
 pub mod run;
 pub mod spec;
@@ -16,8 +17,9 @@ pub mod spec;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use crate::model::{Builder, Gap, NodeId};
+use crate::model::{Builder, Format, Gap, NodeId, Tree, Value};
 
+pub use bind::Bound;
 pub use spec::Spec;
 
 /// The descriptions this process uses.
@@ -27,6 +29,12 @@ pub struct Installed {
     pub forced: Option<Arc<Spec>>,
     /// Tried on files and payloads by their magic.
     pub detected: Vec<Arc<Spec>>,
+    /// Bound to sections of containers (a formats folder's
+    /// `bindings.yaml`).
+    pub bound: Vec<(Bound, Arc<Spec>)>,
+    /// The formats folders: where a description named without a folder
+    /// is looked for ([`describe`]), and absolute imports.
+    pub folders: Vec<PathBuf>,
 }
 
 static INSTALLED: OnceLock<Installed> = OnceLock::new();
@@ -77,6 +85,81 @@ pub fn detect(d: &[u8]) -> bool {
 /// True if a description applies to the whole file (`--ksy`).
 pub fn forced() -> bool {
     installed().is_some_and(|i| i.forced.is_some())
+}
+
+/// The description bound to the ELF section `name`, if any.
+pub fn bound_section(name: &str) -> Option<&'static Arc<Spec>> {
+    let i = installed()?;
+    i.bound
+        .iter()
+        .find(|(b, _)| matches!(b, Bound::ElfSection(n) if n == name))
+        .map(|(_, s)| s)
+}
+
+/// The description bound to XCLBIN sections of `kind`, if any.
+pub fn bound_kind(kind: u32) -> Option<&'static Arc<Spec>> {
+    let i = installed()?;
+    i.bound
+        .iter()
+        .find(|(b, _)| *b == Bound::XclbinKind(kind))
+        .map(|(_, s)| s)
+}
+
+/// Opens `[off, off+len)` under `node` (a section) with `spec`, in place:
+/// the node is marked as the start of a description's format.
+pub fn open_bound(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64, spec: &Spec) {
+    b.set_format(node, Format::Ksy);
+    b.gaps(node, Gap::Unknown);
+    apply(b, node, off, len, spec);
+}
+
+/// Reads the description `name` (a `.ksy` path, or a file of the formats
+/// folders, `.ksy` optional) and reads node `id`'s bytes with it: a new
+/// child of the node covers them, the description's tree under it, as a
+/// nested format opens in place. Returns the child and the description's
+/// path; errors are `file:line:col: message` lines.
+pub fn describe(tree: &mut Tree, id: NodeId, name: &str) -> Result<(NodeId, PathBuf), String> {
+    let folders: &[PathBuf] = installed().map_or(&[], |i| &i.folders);
+    let path = find(name, folders).ok_or_else(|| {
+        format!("{name}: no such description (a .ksy path, or a file of the formats folder)")
+    })?;
+    let mut search = folders.to_vec();
+    if let Some(d) = path.parent() {
+        search.push(d.to_path_buf());
+    }
+    let spec = load(&path, &search).map_err(|e| e.join("\n"))?;
+    let file = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |f| f.to_string_lossy().into_owned(),
+    );
+    let g = tree
+        .graft(id, &spec.id, &mut |b, g, off, len| {
+            b.set_format(g, Format::Ksy);
+            b.gaps(g, Gap::Unknown);
+            b.set_value(g, Value::text(format!("described by {file}")));
+            apply(b, g, off, len, &spec);
+        })
+        .ok_or_else(|| "no such node".to_string())?;
+    Ok((g, path))
+}
+
+/// Where the description `name` is: as a path (relative to the working
+/// folder), else in one of `folders`, with or without `.ksy`.
+fn find(name: &str, folders: &[PathBuf]) -> Option<PathBuf> {
+    let name = name.trim();
+    if name.is_empty() {
+        return None;
+    }
+    let given = Path::new(name);
+    let with_ext = given.with_extension("ksy");
+    let here = [given.to_path_buf(), with_ext.clone()];
+    let there = folders
+        .iter()
+        .flat_map(|d| [d.join(given), d.join(&with_ext)]);
+    here.into_iter()
+        .chain(there)
+        .find(|p| p.is_file())
+        .map(|p| std::fs::canonicalize(&p).unwrap_or(p))
 }
 
 fn matching<'i>(i: &'i Installed, d: &[u8]) -> Option<&'i Arc<Spec>> {

@@ -439,8 +439,25 @@ fn action_mask(v: u64) -> Value {
     Value::with(v, Radix::Dec, format!(" ({names})"))
 }
 
+/// What plugs into the XCLBIN reader from outside it.
+pub struct Hooks {
+    /// Decodes the payload of a section of `kind` at `[a, a+l)` under its
+    /// node; false where the reader's own decoding is to go on.
+    pub section: fn(&mut Builder<'_>, u32, NodeId, u64, u64) -> bool,
+}
+
+/// No hooks: the reader alone.
+pub static NO_HOOKS: Hooks = Hooks {
+    section: |_, _, _, _, _| false,
+};
+
 /// Decodes the xclbin in `[off, off+len)` under `parent`.
 pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
+    parse_with(b, parent, off, len, &NO_HOOKS)
+}
+
+/// Decodes the xclbin in `[off, off+len)` under `parent`, with `hooks`.
+pub fn parse_with(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64, hooks: &Hooks) {
     b.leaf(parent, "magic", off, 8, Value::str("xclbin2"));
     if len < SECTIONS {
         b.error(
@@ -567,7 +584,9 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
     for (e, s) in secs.iter().zip(&sec_of) {
         let Some(sec) = *s else { continue };
         if e.decode {
-            payload(b, e.kind, sec, &ctx);
+            if !(hooks.section)(b, e.kind, sec.node, sec.abs, sec.len) {
+                payload(b, e.kind, sec, &ctx);
+            }
         } else if e.size > 0 {
             // Its bytes belong to the header or to another section: decoding
             // them again could repeat work without end (an xclbin whose
