@@ -259,7 +259,7 @@ impl Context {
         );
         // One option a call, the dialect first: choosing a dialect makes a
         // new instruction printer, which forgets options set before.
-        let intel = x86 && super::x86_syntax() == super::Syntax::Intel;
+        let intel = x86 && super::syntax::x86_syntax() == super::syntax::Syntax::Intel;
         // SAFETY: `ctx` was just made by the library and is not null.
         unsafe {
             if intel {

@@ -613,7 +613,10 @@ fn start() -> io::Result<Client> {
     let mut cmd = Command::new(exe);
     cmd.arg(ARG);
     // The worker decodes in the dialect this process was asked for.
-    cmd.env(super::ENV_X86_SYNTAX, super::x86_syntax().name());
+    cmd.env(
+        super::syntax::ENV_X86_SYNTAX,
+        super::syntax::x86_syntax().name(),
+    );
     Client::spawn(cmd, QUIET)
 }
 
