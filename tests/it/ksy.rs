@@ -573,3 +573,35 @@ fn a_binding_opens_an_elf_section_with_its_description() {
     let doc: Value = common::contract::parse(&plain.stdout).expect("JSON");
     assert!(common::json::find_deep(&doc["root"], "entries").is_none());
 }
+
+/// `valid: in-enum: true` accepts a member of the attribute's enum and
+/// reports any other value at its bytes, as Kaitai's
+/// ValidationNotInEnumError does.
+#[test]
+fn in_enum_validation_reports_a_value_outside_the_enum() {
+    let dir = common::scratch();
+    let k = write_ksy(
+        dir.path(),
+        "kinds",
+        "meta:\n  id: kinds\nseq:\n  - id: magic\n    contents: [0x4b]\n  - id: kind\n    type: u1\n    enum: kind\n    valid:\n      in-enum: true\nenums:\n  kind:\n    1: one\n    2: two\n",
+    );
+    let run = |byte: u8| {
+        let data = dir.path().join(format!("data{byte}"));
+        std::fs::write(&data, [0x4b, byte]).unwrap();
+        let o = common::fwview(&[
+            OsStr::new("--ksy"),
+            k.as_os_str(),
+            OsStr::new("--tree"),
+            data.as_os_str(),
+        ]);
+        String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr)
+    };
+    let good = run(2);
+    assert!(good.contains("two"), "{good}");
+    assert!(!good.contains("not valid"), "{good}");
+    let bad = run(7);
+    assert!(
+        bad.contains("kind: not valid: 7 is not a member of its enum"),
+        "{bad}"
+    );
+}

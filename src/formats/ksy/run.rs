@@ -1165,6 +1165,13 @@ impl<'a> Run<'a> {
                 return bad(format!("{} is none of the values allowed", show(v)));
             }
         }
+        if val.in_enum {
+            if let V::Enum(en, x) = v {
+                if en.name_of(*x).is_none() {
+                    return bad(format!("{x} is not a member of its enum"));
+                }
+            }
+        }
         if let Some(e) = &val.expr {
             let x = self.eval(&vcx, e)?;
             if !truth(&x).map_err(|m| self.spec_fail(a.at, m))? {

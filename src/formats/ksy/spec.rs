@@ -80,6 +80,8 @@ pub struct Valid {
     pub max: Option<Expr>,
     pub any_of: Vec<Expr>,
     pub expr: Option<Expr>,
+    /// `in-enum: true`: the value is one of its enum's members.
+    pub in_enum: bool,
 }
 
 /// An attribute of `seq`, or an instance.
@@ -856,7 +858,11 @@ impl Reader {
                                 }
                             }
                         }
-                        "in-enum" => {}
+                        "in-enum" => match e {
+                            Y::Scalar { text, .. } if text == "true" => v.in_enum = true,
+                            Y::Scalar { text, .. } if text == "false" => {}
+                            _ => self.err(start(e), "in-enum is true or false"),
+                        },
                         k => self.err(*ks, format!("unknown key {k:?} in valid")),
                     }
                 }
