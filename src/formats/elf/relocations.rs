@@ -104,21 +104,22 @@ fn one_type(elf: &Elf, t: u64) -> String {
 const R_RISCV_VENDOR: u64 = 191;
 
 /// The vendor a RISC-V relocation of type `typ` at `offset` is named by:
-/// the symbol of `prev`, the relocation before it, when that is an
-/// `R_RISCV_VENDOR` at the same offset (as llvm-readelf pairs them).
+/// the symbol of the relocation before it, which `prev` reads (only for a
+/// RISC-V type past `R_RISCV_VENDOR`), when that is an `R_RISCV_VENDOR` at
+/// the same offset (as llvm-readelf pairs them).
 pub(crate) fn riscv_vendor(
     b: &Builder<'_>,
     elf: &Elf,
     symtab: u32,
-    prev: Option<&Rel>,
+    prev: impl FnOnce() -> Option<Rel>,
     offset: u64,
     typ: u64,
 ) -> Option<String> {
-    let prev = prev?;
-    (elf.machine == constants::EM_RISCV
-        && typ > R_RISCV_VENDOR
-        && prev.typ == R_RISCV_VENDOR
-        && prev.offset == offset)
+    if elf.machine != constants::EM_RISCV || typ <= R_RISCV_VENDOR {
+        return None;
+    }
+    let prev = prev()?;
+    (prev.typ == R_RISCV_VENDOR && prev.offset == offset)
         .then(|| sym_name(b, elf, symtab, prev.sym))
         .flatten()
 }
@@ -320,11 +321,8 @@ fn reloc(b: &mut Builder<'_>, p: NodeId, elf: &Elf, ri: u32, rela: bool, i: u64,
         return;
     };
     let es = w * if rela { 3 } else { 2 };
-    let prev = match i.checked_sub(1) {
-        Some(_) => read_rel(b, elf, o.saturating_sub(es), rela),
-        None => None,
-    };
-    let vendor = riscv_vendor(b, elf, rs.link, prev.as_ref(), r.offset, r.typ);
+    let prev = || read_rel(b, elf, o.checked_sub(es).filter(|_| i > 0)?, rela);
+    let vendor = riscv_vendor(b, elf, rs.link, prev, r.offset, r.typ);
     let shown = Shown::of(b, elf, rs.link, r.sym, r.typ, vendor.as_deref());
     let id = b.group(p, shown.label(i), o, es);
     // Quiet: every entry of the array lies inside the section's bytes.

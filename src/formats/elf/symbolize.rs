@@ -209,7 +209,7 @@ fn read_relocs(b: &Builder<'_>, elf: &Elf, secs: &mut [Section]) {
         let mut prev = None;
         for x in it {
             left = left.saturating_sub(1);
-            let vendor = riscv_vendor(b, elf, r.link, prev.as_ref(), x.offset, x.typ);
+            let vendor = riscv_vendor(b, elf, r.link, || prev, x.offset, x.typ);
             let mut text = super::relocations::type_text(elf, x.typ, vendor.as_deref());
             text.push(' ');
             // What llvm-objdump names: no symbol is `*ABS*`.
