@@ -24,6 +24,8 @@ import subprocess
 import sys
 import tempfile
 
+from generated import write_or_check
+
 # (e_machine, what it is, the triple clang-22 assembles for).
 MACHINES = [
     (3, "i386", "i386-linux-gnu"),
@@ -126,19 +128,7 @@ def main(argv):
     except (OSError, subprocess.CalledProcessError, RuntimeError) as e:
         print(f"dwarf-regs: {e}", file=sys.stderr)
         return 2
-    if check:
-        try:
-            with open(OUT, encoding="utf-8") as f:
-                current = f.read()
-        except OSError:
-            current = ""
-        if current != text:
-            print(f"dwarf-regs: {OUT} is not current", file=sys.stderr)
-            return 1
-        return 0
-    with open(OUT, "w", encoding="utf-8") as f:
-        f.write(text)
-    return 0
+    return write_or_check("dwarf-regs", OUT, text, check)
 
 
 if __name__ == "__main__":

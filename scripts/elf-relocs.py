@@ -29,6 +29,8 @@ import os
 import re
 import sys
 
+from generated import write_or_check
+
 # (table, .def file, e_machine names that read it), in LLVM's order.
 MACHINES = [
     ("M68K", "M68k", ["EM_68K"]),
@@ -146,19 +148,7 @@ def main(argv):
     except OSError as e:
         print(f"elf-relocs: {e}", file=sys.stderr)
         return 2
-    if check:
-        try:
-            with open(OUT, encoding="utf-8") as f:
-                current = f.read()
-        except OSError:
-            current = ""
-        if current != text:
-            print(f"elf-relocs: {OUT} is not current", file=sys.stderr)
-            return 1
-        return 0
-    with open(OUT, "w", encoding="utf-8") as f:
-        f.write(text)
-    return 0
+    return write_or_check("elf-relocs", OUT, text, check)
 
 
 if __name__ == "__main__":

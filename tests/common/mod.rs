@@ -204,7 +204,9 @@ pub fn xe_tile_elfs() -> Vec<(String, Vec<u8>)> {
 /// would write (both paths relative to the crate).
 pub fn generated_is_current(script: &str, file: &str) {
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(script);
+    // -B: no __pycache__ beside the scripts.
     let out = std::process::Command::new("python3")
+        .arg("-B")
         .arg(&script)
         .arg("--check")
         .output()

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
 
+use super::dwarf_cfi::compile;
 use common::tree::{child, errors, kids, label_name};
 use fwview::model::Tree;
 
@@ -679,8 +680,11 @@ fn amdgpu_flags_are_named_as_llvm_readelf_names_them() {
         return;
     }
     let dir = common::scratch();
-    let src = dir.path().join("k.cl");
-    std::fs::write(&src, "kernel void k(global int *a) { a[0] = 1; }\n").expect("write");
+    std::fs::write(
+        dir.path().join("k.cl"),
+        "kernel void k(global int *a) { a[0] = 1; }\n",
+    )
+    .expect("write");
     let cases = [
         ("gfx90a", "5"),
         ("gfx90a:xnack+", "5"),
@@ -693,18 +697,12 @@ fn amdgpu_flags_are_named_as_llvm_readelf_names_them() {
     ];
     let mut tally = Tally::default();
     for (k, (cpu, cov)) in cases.iter().enumerate() {
-        let out = dir.path().join(format!("k{k}.o"));
-        let st = Command::new("clang-22")
-            .args(["-x", "cl", "--target=amdgcn-amd-amdhsa", "-nogpulib"])
-            .arg(format!("-mcpu={cpu}"))
-            .arg(format!("-mcode-object-version={cov}"))
-            .arg("-c")
-            .arg(&src)
-            .arg("-o")
-            .arg(&out)
-            .status()
-            .expect("clang-22 runs");
-        assert!(st.success(), "{cpu}: clang-22 fails");
+        let (_, out) = compile(
+            dir.path(),
+            &format!(
+                "clang-22 -x cl --target=amdgcn-amd-amdhsa -nogpulib -mcpu={cpu} -mcode-object-version={cov} -c k.cl k{k}.o"
+            ),
+        );
         check(&format!("{cpu} v{cov}"), &out, &mut tally);
     }
     assert_eq!(tally.flags, cases.len());
@@ -729,19 +727,11 @@ fn riscv_vendor_relocations_are_named_as_llvm_readelf_names_them() {
     ];
     let mut tally = Tally::default();
     for (k, (march, asm)) in cases.iter().enumerate() {
-        let src = dir.path().join(format!("v{k}.s"));
-        std::fs::write(&src, format!(".text\n{asm}")).expect("write");
-        let out = dir.path().join(format!("v{k}.o"));
-        let st = Command::new("clang-22")
-            .arg("--target=riscv32-unknown-elf")
-            .arg(format!("-march={march}"))
-            .arg("-c")
-            .arg(&src)
-            .arg("-o")
-            .arg(&out)
-            .status()
-            .expect("clang-22 runs");
-        assert!(st.success(), "{march}: clang-22 fails");
+        std::fs::write(dir.path().join(format!("v{k}.s")), format!(".text\n{asm}")).expect("write");
+        let (_, out) = compile(
+            dir.path(),
+            &format!("clang-22 --target=riscv32-unknown-elf -march={march} -c v{k}.s v{k}.o"),
+        );
         let readelf = Command::new("llvm-readelf-22")
             .arg("-r")
             .arg(&out)
