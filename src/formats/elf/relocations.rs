@@ -161,26 +161,30 @@ pub(crate) fn rels<'e>(
     if r.typ == constants::SHT_CREL {
         let d = b.read_bytes(ra, rl)?;
         let (h, it) = super::crel::entries(d, elf.is64, max);
-        return Some(Box::new(it.map(move |e| {
-            let info = if elf.is64 {
-                (u64::from(e.sym) << 32) | u64::from(e.typ)
-            } else {
-                (u64::from(e.sym) << 8) | u64::from(e.typ & 0xff)
-            };
-            Rel {
-                offset: e.offset,
-                info,
-                sym: e.sym.into(),
-                typ: e.typ.into(),
-                addend: h.addends.then_some(e.addend),
-            }
-        })));
+        return Some(Box::new(it.map(move |e| crel_rel(&e, elf.is64, h.addends))));
     }
     let rela = r.typ == constants::SHT_RELA;
     let es = elf.word() * if rela { 3 } else { 2 };
     Some(Box::new(
         (0..(rl / es).min(max)).map_while(move |k| read_rel(b, elf, ra + k * es, rela)),
     ))
+}
+
+/// The relocation a CREL entry adds up to, its info word as an ELF64
+/// (`is64`) or ELF32 REL would store it.
+fn crel_rel(e: &super::crel::Entry, is64: bool, addends: bool) -> Rel {
+    let info = if is64 {
+        (u64::from(e.sym) << 32) | u64::from(e.typ)
+    } else {
+        (u64::from(e.sym) << 8) | u64::from(e.typ & 0xff)
+    };
+    Rel {
+        offset: e.offset,
+        info,
+        sym: e.sym.into(),
+        typ: e.typ.into(),
+        addend: addends.then_some(e.addend),
+    }
 }
 
 /// Symbol `sym` of symbol table section `symtab`, as a relocation names
@@ -522,14 +526,19 @@ pub(super) fn crel(
         let (sa, sl) = el.data(rs)?;
         let d = b.read_bytes(sa, sl)?;
         let h = super::crel::header(d)?;
-        let k = usize::try_from(i / GROUP).ok()?;
-        let mut st = *states.get(k)?;
-        let mut e = None;
-        for _ in (i / GROUP) * GROUP..=i {
+        // From the group of the entry before, which a RISC-V vendor's
+        // relocation is named by.
+        let first = i.saturating_sub(1) / GROUP * GROUP;
+        let mut st = *states.get(usize::try_from(first / GROUP).ok()?)?;
+        let (mut prev, mut e) = (None, None);
+        for _ in first..=i {
+            prev = e.take();
             e = super::crel::next(d, &h, &mut st, el.is64).ok();
         }
         let e = e?;
-        crel_entry(b, p, &el, rs, sa, i, &e, h.addends);
+        let prev = || prev.map(|p| crel_rel(&p, el.is64, h.addends));
+        let vendor = riscv_vendor(b, &el, rs.link, prev, e.offset, e.typ.into());
+        crel_entry(b, p, &el, rs, sa, (i, &e), h.addends, vendor.as_deref());
         Some(sa + st.pos)
     });
     let stop = a + st.pos;
@@ -565,11 +574,11 @@ fn crel_entry(
     elf: &Elf,
     rs: &Sec,
     a: u64,
-    i: u64,
-    e: &super::crel::Entry,
+    (i, e): (u64, &super::crel::Entry),
     addends: bool,
+    vendor: Option<&str>,
 ) {
-    let shown = Shown::of(b, elf, rs.link, e.sym.into(), e.typ.into(), None);
+    let shown = Shown::of(b, elf, rs.link, e.sym.into(), e.typ.into(), vendor);
     let id = b.group(p, shown.label(i), a + e.at, e.len);
     let [off, sym, typ, add] = e.fields;
     let [doff, dsym, dtyp, dadd] = e.deltas;
