@@ -17,13 +17,14 @@ macros after it, up to the next register, are its bit fields. The sizes of
 the data and program memories come from <gen>gbl_reginit.c (the memory
 modules' `.Size` and the core module's `.ProgMemSize`).
 
-Usage, from a checkout of aie-rt (a branch that has xaie2pgbl_params.h,
-such as release/main_aig):
+Each generation is read at the aie-rt commit it is pinned to (AIE2PS's
+headers were removed from aie-rt after the commit pinned here), through
+`git show`, so any clone of aie-rt with its history will do:
 
-    python3 scripts/aie-registers.py /path/to/aie-rt [COMMIT]
+    python3 scripts/aie-registers.py /path/to/aie-rt
 
-COMMIT defaults to the checkout's HEAD (git rev-parse). The tables are
-written to src/formats/cdo/aie_regs/ beside this script's repository.
+The tables are written to src/formats/cdo/aie_regs/ beside this script's
+repository.
 """
 
 import os
@@ -34,17 +35,34 @@ import sys
 REPO = "Xilinx/aie-rt"
 GLOBAL = "driver/src/global"
 
-# Generation: (output file, macro prefix, params header, reginit source, title).
-GENERATIONS = [
-    ("aieml.rs", "XAIEMLGBL", "xaiemlgbl_params.h", "xaiemlgbl_reginit.c", "AIE-ML (AIE2)"),
-    ("aie2p.rs", "XAIE2PGBL", "xaie2pgbl_params.h", "xaie2pgbl_reginit.c", "AIE2P"),
-]
+# The aie-rt commits the generations are read at: the release branch that
+# has AIE2P, and the last commit of the main branch that has AIE2PS.
+AIG = "3640b761ded1619ac06478a0985bb4a2fb2b3e26"
+AIE2PS = "3999190f7b53045b1cd4b4d4c252d41d0109eafa"
 
 # Tile type: the modules whose registers it holds.
 TILES = [
     ("CORE", "compute tile: core module and memory module", ["CORE_MODULE", "MEMORY_MODULE"]),
     ("MEM_TILE", "memory tile", ["MEM_TILE_MODULE"]),
     ("SHIM", "shim tile: NoC module and PL module", ["NOC_MODULE", "PL_MODULE"]),
+]
+
+# AIE2PS's shim tile also holds its microcontroller (the uC that runs
+# control code) and that controller's memories.
+TILES_UC = TILES[:2] + [
+    (
+        "SHIM",
+        "shim tile: NoC module, PL module and microcontroller module",
+        ["NOC_MODULE", "PL_MODULE", "UC_MODULE"],
+    )
+]
+
+# Generation: (output file, macro prefix, params header, reginit source,
+# title, commit, tiles).
+GENERATIONS = [
+    ("aieml.rs", "XAIEMLGBL", "xaiemlgbl_params.h", "xaiemlgbl_reginit.c", "AIE-ML (AIE2)", AIG, TILES),
+    ("aie2p.rs", "XAIE2PGBL", "xaie2pgbl_params.h", "xaie2pgbl_reginit.c", "AIE2P", AIG, TILES),
+    ("aie2ps.rs", "XAIE2PSGBL", "xaie2psgbl_params.h", "xaie2psgbl_reginit.c", "AIE2PS", AIE2PS, TILES_UC),
 ]
 
 # Registers whose bit fields are kept: DMA (buffer descriptors, channels),
@@ -59,15 +77,21 @@ def number(s):
     return int(s, 0)
 
 
-def parse_params(path, prefix):
+def show(src, commit, path):
+    """The text of `path` at `commit` of the aie-rt clone `src`."""
+    return subprocess.run(
+        ["git", "-C", src, "show", f"{commit}:{path}"], check=True, capture_output=True
+    ).stdout.decode("utf-8", errors="replace")
+
+
+def parse_params(text, prefix, tiles):
     """Registers by module: module -> list of (offset, width, name, fields),
     fields as (name, lsb, width)."""
     defs = []
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for line in f:
-            m = DEFINE.match(line.strip())
-            if m and m.group(1).startswith(prefix + "_"):
-                defs.append((m.group(1)[len(prefix) + 1 :], m.group(2)))
+    for line in text.splitlines():
+        m = DEFINE.match(line.strip())
+        if m and m.group(1).startswith(prefix + "_"):
+            defs.append((m.group(1)[len(prefix) + 1 :], m.group(2)))
     values = dict(defs)
     modules = {}
     current = None
@@ -77,7 +101,7 @@ def parse_params(path, prefix):
             and name + "_WIDTH" in values
             and name + "_MASK" in values
         ):
-            module = next((m for _, _, ms in TILES for m in ms if name.startswith(m + "_")), None)
+            module = next((m for _, _, ms in tiles for m in ms if name.startswith(m + "_")), None)
             if module is None:
                 current = None
                 continue
@@ -87,9 +111,12 @@ def parse_params(path, prefix):
             continue
         if current and name.endswith("_LSB") and name.startswith(current[1] + "_"):
             field = name[len(current[1]) + 1 : -len("_LSB")]
+            if not field:
+                # AIE2PS's uC memories give themselves an _LSB: no field.
+                continue
             width = values.get(current[1] + "_" + field + "_WIDTH")
             if width is None:
-                sys.exit(f"{path}: {name} without a _WIDTH")
+                sys.exit(f"{prefix}: {name} without a _WIDTH")
             current[2][3].append((field, number(raw), number(width)))
     return modules
 
@@ -102,24 +129,31 @@ def c_int(expr):
     return v
 
 
-def memory_sizes(path, prefix):
+def memory_sizes(text, prefix):
     """Macro name (without the prefix) -> size in bytes, for the memories
-    the reginit source describes."""
-    text = open(path, encoding="utf-8", errors="replace").read()
+    the reginit source describes: a memory module's `.Size` at `.MemAddr`,
+    a program memory's `.ProgMemSize` at `.ProgMemHostOffset`, and a
+    microcontroller's data memories (`.DataMemSize` at `.DataMemAddr`,
+    `.PrivDataMemSize` at `.PrivDataMemAddr`) where the address is a macro."""
     sizes = {}
     for m in re.finditer(r"\.Size\s*=\s*([^,]+),\s*\.MemAddr\s*=\s*(\w+)", text):
         sizes[m.group(2)] = c_int(m.group(1))
-    prog = re.search(r"\.ProgMemSize\s*=\s*([^,]+),", text)
-    host = re.search(r"\.ProgMemHostOffset\s*=\s*(\w+)", text)
-    if prog and host:
-        sizes[host.group(1)] = c_int(prog.group(1))
+    # Each struct initializer on its own: sizes pair with addresses inside it.
+    for block in re.findall(r"=\s*\{(.*?)\};", text, re.S):
+        fields = dict(re.findall(r"\.(\w+)\s*=\s*([^,\n]+?)\s*,", block))
+        pairs = [("ProgMemSize", "ProgMemHostOffset")]
+        pairs += [("DataMemSize", "DataMemAddr"), ("PrivDataMemSize", "PrivDataMemAddr")]
+        for size, addr in pairs:
+            a = fields.get(addr, "")
+            if size in fields and a.startswith(prefix + "_"):
+                sizes[a] = c_int(fields[size])
     out = {}
     for k, v in sizes.items():
         if not k.startswith(prefix + "_"):
-            sys.exit(f"{path}: {k} is not a {prefix} macro")
+            sys.exit(f"{prefix}: {k} is not a {prefix} macro")
         out[k[len(prefix) + 1 :]] = v
-    if len(out) != 3:
-        sys.exit(f"{path}: expected 3 memory sizes, found {out}")
+    if len(out) < 3:
+        sys.exit(f"{prefix}: expected 3 memory sizes at least, found {out}")
     return out
 
 
@@ -129,19 +163,19 @@ def rust_str(s):
     return f'"{s}"'
 
 
-def generate(src, commit, out_dir, gen):
-    out_name, prefix, params, reginit, title = gen
-    modules = parse_params(os.path.join(src, GLOBAL, params), prefix)
-    mems = memory_sizes(os.path.join(src, GLOBAL, reginit), prefix)
+def generate(src, out_dir, gen):
+    out_name, prefix, params, reginit, title, commit, tiles = gen
+    params_text = show(src, commit, f"{GLOBAL}/{params}")
+    reginit_text = show(src, commit, f"{GLOBAL}/{reginit}")
+    modules = parse_params(params_text, prefix, tiles)
+    mems = memory_sizes(reginit_text, prefix)
     notices = []
-    for name in (params, reginit):
-        with open(os.path.join(src, GLOBAL, name), encoding="utf-8", errors="replace") as f:
-            for line in f.readlines()[:12]:
-                m = re.search(r"(Copyright .*?)\s*$", line)
-                if m and m.group(1) not in notices:
-                    notices.append(m.group(1))
-    with open(os.path.join(src, "license.txt"), encoding="utf-8") as f:
-        licence = [l.rstrip() for l in f]
+    for text in (params_text, reginit_text):
+        for line in text.splitlines()[:12]:
+            m = re.search(r"(Copyright .*?)\s*$", line)
+            if m and m.group(1) not in notices:
+                notices.append(m.group(1))
+    licence = [l.rstrip() for l in show(src, commit, "license.txt").splitlines()]
     lines = [
         f"//! {title} register names, offsets and bit fields. Generated by",
         "//! scripts/aie-registers.py; do not edit.",
@@ -159,7 +193,7 @@ def generate(src, commit, out_dir, gen):
     sets = [()]
     index = {(): 0}
     tables = []
-    for tile, what, mods in TILES:
+    for tile, what, mods in tiles:
         regs = []
         for mod in mods:
             for off, width, name, fields in modules.get(mod, []):
@@ -203,20 +237,14 @@ def generate(src, commit, out_dir, gen):
 
 
 def main():
-    if len(sys.argv) not in (2, 3):
+    if len(sys.argv) != 2:
         sys.exit(__doc__)
     src = sys.argv[1]
-    if len(sys.argv) == 3:
-        commit = sys.argv[2]
-    else:
-        commit = subprocess.run(
-            ["git", "-C", src, "rev-parse", "HEAD"], check=True, capture_output=True, text=True
-        ).stdout.strip()
     here = os.path.dirname(os.path.abspath(__file__))
     out_dir = os.path.join(here, "..", "src", "formats", "cdo", "aie_regs")
     os.makedirs(out_dir, exist_ok=True)
     for gen in GENERATIONS:
-        generate(src, commit, out_dir, gen)
+        generate(src, out_dir, gen)
 
 
 if __name__ == "__main__":

@@ -322,3 +322,53 @@ fn control_code_sections_lie_where_readelf_says() {
         assert!(seen >= 2, "{stem}: {text}");
     }
 }
+
+/// The memory tile registers the samples' `WRITE_32`s write, as aie-rt's
+/// AIE2PS header names them (`xaie2psgbl_params.h` at commit 3999190f,
+/// MIT), quoted.
+const AIE2PS_LINES: &str = "
+#define XAIE2PSGBL_MEM_TILE_MODULE_DMA_S2MM_0_START_QUEUE               0x000A0604
+#define XAIE2PSGBL_MEM_TILE_MODULE_DMA_MM2S_0_START_QUEUE               0x000A0634
+#define XAIE2PSGBL_MEM_TILE_MODULE_DMA_MM2S_1_START_QUEUE               0x000A063C
+#define XAIE2PSGBL_MEM_TILE_MODULE_DMA_MM2S_2_START_QUEUE               0x000A0644
+#define XAIE2PSGBL_MEM_TILE_MODULE_DMA_MM2S_3_START_QUEUE               0x000A064C
+";
+
+/// Every `WRITE_32` of aiebu's listings to a memory tile (row 1; column at
+/// bit 25, row at bit 20) names the AIE2PS register it writes.
+#[test]
+fn control_code_writes_name_their_aie2ps_registers() {
+    let names: HashMap<u64, &str> = AIE2PS_LINES
+        .lines()
+        .filter_map(|l| {
+            let mut w = l.split_whitespace().skip(1);
+            let name = w.next()?.strip_prefix("XAIE2PSGBL_MEM_TILE_MODULE_")?;
+            Some((hex(w.next()?), name))
+        })
+        .collect();
+    let mut checked = 0;
+    for stem in SAMPLES {
+        let j = json::json_of(&asset(stem));
+        for (suffix, page) in listing(stem) {
+            let text = section(&j, &format!(".ctrltext{suffix}"));
+            let ops = items(child(text, "ops"));
+            for (g, want) in ops.iter().zip(&page.ops) {
+                if want.op != "WRITE_32" {
+                    continue;
+                }
+                let a = operand(&want.args[0]);
+                // One test program writes 0x2a0604: row 2 is a compute
+                // tile, which has no register there.
+                if (a >> 20) & 0x1f != 1 {
+                    continue;
+                }
+                let reg = names[&(a & 0xf_ffff)];
+                let v = child(g, "address")["value"].as_str().unwrap_or_default();
+                let want = format!("col {}, row 1, {reg} (0x{:05x})", a >> 25, a & 0xf_ffff);
+                assert!(v.contains(&want), "{stem}{suffix} {}: {v}", name(g));
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, 31);
+}

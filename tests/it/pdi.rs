@@ -1252,8 +1252,10 @@ fn the_command_table_follows_the_loaders_layouts() {
 use cdo::aie_regs::{Gen, TileKind};
 
 /// Lines of aie-rt's register headers (github.com/Xilinx/aie-rt,
-/// driver/src/global/xaiemlgbl_params.h and xaie2pgbl_params.h, MIT),
-/// quoted as they stand, parsed here on their own.
+/// driver/src/global/xaiemlgbl_params.h and xaie2pgbl_params.h, MIT, and
+/// xaie2psgbl_params.h as it stood at commit 3999190f, before AIE2PS was
+/// taken out of aie-rt's main branch), quoted as they stand, parsed here on
+/// their own.
 const AIE_RT_LINES: &str = "
 #define XAIEMLGBL_CORE_MODULE_CORE_CONTROL                               0x00032000
 #define XAIEMLGBL_CORE_MODULE_STREAM_SWITCH_MASTER_CONFIG_DMA0           0x0003F004
@@ -1288,13 +1290,32 @@ const AIE_RT_LINES: &str = "
 #define XAIE2PGBL_MEM_TILE_MODULE_STREAM_SWITCH_MASTER_CONFIG_DMA0      0x000B0000
 #define XAIE2PGBL_MEM_TILE_MODULE_LOCK0_VALUE                           0x000C0000
 #define XAIE2PGBL_MEM_TILE_MODULE_TILE_CONTROL                          0x000FFF20
+#define XAIE2PSGBL_CORE_MODULE_CORE_CONTROL                             0x00038000
+#define XAIE2PSGBL_CORE_MODULE_STREAM_SWITCH_MASTER_CONFIG_DMA0         0x0003F004
+#define XAIE2PSGBL_CORE_MODULE_STREAM_SWITCH_MASTER_CONFIG_DMA0_MASTER_ENABLE_LSB 31
+#define XAIE2PSGBL_CORE_MODULE_STREAM_SWITCH_MASTER_CONFIG_DMA0_MASTER_ENABLE_WIDTH 1
+#define XAIE2PSGBL_MEMORY_MODULE_DMA_BD0_1                              0x0001D004
+#define XAIE2PSGBL_MEMORY_MODULE_DMA_BD0_5_LOCK_ACQ_ID_LSB            0
+#define XAIE2PSGBL_MEMORY_MODULE_DMA_BD0_5_LOCK_ACQ_ID_WIDTH          4
+#define XAIE2PSGBL_MEMORY_MODULE_LOCK3_VALUE                            0x0001F030
+#define XAIE2PSGBL_PL_MODULE_STREAM_SWITCH_MASTER_CONFIG_SOUTH0         0x0003F008
+#define XAIE2PSGBL_PL_MODULE_TILE_CONTROL                               0x0007FF40
+#define XAIE2PSGBL_NOC_MODULE_LOCK0_VALUE                               0x00000000
+#define XAIE2PSGBL_NOC_MODULE_DMA_BD0_0                                 0x00009000
+#define XAIE2PSGBL_MEM_TILE_MODULE_DMA_BD0_0                            0x000A0000
+#define XAIE2PSGBL_MEM_TILE_MODULE_DMA_MM2S_0_START_QUEUE               0x000A0634
+#define XAIE2PSGBL_MEM_TILE_MODULE_STREAM_SWITCH_MASTER_CONFIG_DMA0     0x000B0000
+#define XAIE2PSGBL_MEM_TILE_MODULE_LOCK0_VALUE                          0x000C0000
+#define XAIE2PSGBL_MEM_TILE_MODULE_TILE_CONTROL                         0x000FFF20
+#define XAIE2PSGBL_UC_MODULE_CORE_CONTROL                                               0x000C0004
+#define XAIE2PSGBL_UC_MODULE_CORE_PROGRAM_MEMORY                                        0x00080000
 ";
 
 /// A row of each tile kind: the shim, memory tile and compute tile rows of
 /// an NPU partition.
 fn row_of(module: &str) -> u32 {
     match module {
-        "NOC_MODULE" | "PL_MODULE" => 0,
+        "NOC_MODULE" | "PL_MODULE" | "UC_MODULE" => 0,
         "MEM_TILE_MODULE" => 1,
         "CORE_MODULE" | "MEMORY_MODULE" => 2,
         m => panic!("{m}"),
@@ -1326,6 +1347,7 @@ fn register_names_and_offsets_are_aie_rts() {
         let g = match prefix {
             "XAIEMLGBL" => Gen::AieMl,
             "XAIE2PGBL" => Gen::Aie2p,
+            "XAIE2PSGBL" => Gen::Aie2ps,
             p => panic!("{p}"),
         };
         let module = [
@@ -1334,6 +1356,7 @@ fn register_names_and_offsets_are_aie_rts() {
             "CORE_MODULE",
             "NOC_MODULE",
             "PL_MODULE",
+            "UC_MODULE",
         ]
         .into_iter()
         .find(|m| rest.starts_with(&format!("{m}_")))
@@ -1366,6 +1389,8 @@ fn register_names_and_offsets_are_aie_rts() {
         let field = &stem[reg_macro.len() + 1..];
         let g = if stem.starts_with("XAIEMLGBL") {
             Gen::AieMl
+        } else if stem.starts_with("XAIE2PSGBL") {
+            Gen::Aie2ps
         } else {
             Gen::Aie2p
         };
@@ -1382,7 +1407,7 @@ fn register_names_and_offsets_are_aie_rts() {
         );
         checked += 1;
     }
-    assert_eq!(checked, 29);
+    assert_eq!(checked, 46);
     // XRT's AIE2 register list (github.com/Xilinx/XRT, src/runtime_src/xdp/
     // profile/plugin/aie_debug/generations/aie2_registers.h) agrees:
     // `cm_core_control = 0x00032000`, `mem_dma_bd0_0 = 0x000A0000`.

@@ -14,6 +14,7 @@ use std::sync::Arc;
 use super::table::{self, Kind, Len, Op, BD};
 use super::{build_op, bytes_leaf, le32, summary_node, tally_op, words_le, Env, OpView, Place};
 use super::{cdo, Writes};
+use crate::formats::cdo::aie_regs;
 use crate::formats::elf::{Elf, Sec, SectionHook};
 use crate::model::text::hex32;
 use crate::model::{num, Builder, NodeId, Radix, Value};
@@ -98,14 +99,15 @@ fn walk(d: &[u8]) -> Walk {
     w
 }
 
-/// What the ops are shown against: no register names (fwview has no
-/// AIE2PS tables), and the page's data for the pointers.
+/// What the ops are shown against: AIE2PS's registers (aiebu writes this
+/// ELF for AIE2PS control code), and the page's data for the pointers.
 fn env(page: Option<(u64, (u64, u64))>) -> Env {
+    let g = aie_regs::Gen::Aie2ps;
     Env {
         ctx: cdo::Ctx {
             start_columns: Vec::new(),
-            regs: None,
-            regs_from: Some("none known for AIE2PS and AIE4 control code".to_string()),
+            regs: Some(g),
+            regs_from: Some(format!("{} names (aiebu's AIE2PS control code)", g.name())),
         },
         writes: Writes::default(),
         page,
