@@ -1123,3 +1123,11 @@ fn w_widens_the_hex_pane_and_then_shows_it_alone() {
     keys(&mut app, "w");
     assert_eq!(bpr(&mut app, 40, 10), (auto, true));
 }
+
+/// README stays the short page a newcomer reads first: at most 12 KB, the
+/// reference being in docs/.
+#[test]
+fn readme_stays_short() {
+    let n = std::fs::read("README.md").map(|d| d.len()).unwrap_or(0);
+    assert!(n > 0 && n <= 12 * 1024, "README.md is {n} bytes");
+}
