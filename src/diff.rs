@@ -9,7 +9,7 @@ use std::ops::ControlFlow;
 use compact_str::CompactString;
 use rustc_hash::FxHashMap;
 
-use crate::model::{Format, NodeId, Numbers, Tree, Value};
+use crate::model::{Format, NodeId, Numbers, SpaceId, Tree, Value};
 
 /// What happened to a node between A and B.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,7 +35,7 @@ impl Change {
 /// One side of a change.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Side {
-    pub space: u32,
+    pub space: SpaceId,
     pub offset: u64,
     pub size: u64,
     /// The value as shown, or `None` for a node without one.
@@ -382,10 +382,10 @@ impl Walk<'_> {
 /// differ.
 fn covered(a: &Tree, x: NodeId, b: &Tree, y: NodeId, pairs: &[Paired]) -> Covered {
     let (sa, sb) = (
-        a.node(x).map_or(0, |n| n.space),
-        b.node(y).map_or(0, |n| n.space),
+        a.node(x).map_or(crate::model::FILE, |n| n.space),
+        b.node(y).map_or(crate::model::FILE, |n| n.space),
     );
-    let range = |t: &Tree, k: NodeId, sp: u32| -> Option<(u64, u64)> {
+    let range = |t: &Tree, k: NodeId, sp: SpaceId| -> Option<(u64, u64)> {
         let n = t.node(k)?;
         (n.space == sp).then(|| (n.offset, n.end()))
     };

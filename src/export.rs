@@ -11,7 +11,7 @@ use std::path::Path;
 use std::ops::ControlFlow;
 
 use crate::diff::{Change, Counts, Side};
-use crate::model::{text, NodeId, Numbers, Raw, SpaceId, Tree};
+use crate::model::{text, NodeId, Numbers, Raw, SpaceId, Tree, FILE};
 use crate::walk::Sink;
 
 /// Writes `s` as a JSON string. Besides what JSON requires, every character
@@ -315,7 +315,7 @@ pub fn json_with(
             None => buf.extend_from_slice(b"null"),
             Some(o) => {
                 buf.extend_from_slice(b"{\"space\": ");
-                push_u64(&mut buf, u64::from(o.space));
+                push_u64(&mut buf, u64::from(o.space.0));
                 buf.extend_from_slice(b", \"offset\": ");
                 push_u64(&mut buf, o.offset);
                 buf.extend_from_slice(b", \"size\": ");
@@ -335,7 +335,7 @@ pub fn json_with(
         buf.extend_from_slice(b"\n{\"severity\": \"");
         buf.extend_from_slice(d.severity.as_str().as_bytes());
         buf.extend_from_slice(b"\", \"space\": ");
-        push_u64(&mut buf, u64::from(d.space));
+        push_u64(&mut buf, u64::from(d.space.0));
         buf.extend_from_slice(b", \"offset\": ");
         push_u64(&mut buf, d.offset);
         buf.extend_from_slice(b", \"size\": ");
@@ -362,8 +362,8 @@ fn push_tree_line(
 ) {
     push_str(buf, name.as_bytes());
     buf.extend_from_slice(b" [");
-    if space != 0 {
-        push_u64(buf, u64::from(space));
+    if space != FILE {
+        push_u64(buf, u64::from(space.0));
         buf.push(b':');
     }
     push_hex(buf, offset);
@@ -387,7 +387,7 @@ fn push_line_head(buf: &mut Vec<u8>, depth: usize, name: &str, offset: u64, size
     if indent > 32 || n > 32 {
         buf.reserve(indent + n + 64);
         buf.extend(std::iter::repeat_n(b' ', indent));
-        push_tree_line(buf, name, 0, offset, size, None);
+        push_tree_line(buf, name, FILE, offset, size, None);
         return;
     }
     // At most 32 + 32 + 2 + 18 + 1 + 18 + 1 = 104 bytes are written; the
@@ -507,7 +507,7 @@ impl Sink for TextSink {
         // Escaped where it holds a control or bidi character (most names
         // are plain ASCII, checked inline).
         let plain = text::is_plain(n.name.as_bytes());
-        if plain && depth <= 16 && n.name.len() <= 32 && n.space == 0 {
+        if plain && depth <= 16 && n.name.len() <= 32 && n.space == FILE {
             push_line_head(buf, depth, &n.name, n.offset, n.size);
         } else {
             buf.reserve(depth * 2 + n.name.len() + 128);
@@ -607,7 +607,7 @@ impl Sink for JsonSink {
         buf.extend_from_slice(b", \"size\": ");
         push_u64(buf, n.size);
         buf.extend_from_slice(b", \"space\": ");
-        push_u64(buf, u64::from(n.space));
+        push_u64(buf, u64::from(n.space.0));
         buf.extend_from_slice(b", \"value\": ");
         match &n.value {
             Some(v) => {
@@ -663,7 +663,7 @@ impl Sink for JsonSink {
 pub fn diagnostics_text(tree: &Tree, out: &mut dyn Write) -> io::Result<()> {
     let mut out = io::BufWriter::with_capacity(CHUNK, out);
     for d in tree.diagnostics() {
-        let sp = if d.space == 0 {
+        let sp = if d.space == FILE {
             String::new()
         } else {
             format!("{}:", d.space)
@@ -736,7 +736,7 @@ pub fn diff_text(
 
 /// Where a side lies, as `--find` prints it (`K:` before a derived space).
 fn where_(s: &Side) -> String {
-    if s.space == 0 {
+    if s.space == FILE {
         format!("{:#x}", s.offset)
     } else {
         format!("{}:{:#x}", s.space, s.offset)
@@ -749,7 +749,7 @@ fn push_side(buf: &mut Vec<u8>, s: &Option<Side>) {
         return;
     };
     buf.extend_from_slice(b"{\"space\": ");
-    push_u64(buf, u64::from(s.space));
+    push_u64(buf, u64::from(s.space.0));
     buf.extend_from_slice(b", \"offset\": ");
     push_u64(buf, s.offset);
     buf.extend_from_slice(b", \"size\": ");
@@ -935,11 +935,11 @@ pub fn find_matches(
         Pattern::Bytes { bytes, fold } => {
             search::make_all_spaces(tree, &never);
             for sp in 0..tree.spaces().len() {
-                let sid = sp as SpaceId;
+                let sid = SpaceId::at(sp);
                 let data = tree.space_bytes(sid);
                 for o in search::find_bytes(bytes, *fold, data, &never, &mut |_| {}) {
                     n += 1;
-                    if sid == 0 {
+                    if sid == FILE {
                         writeln!(out, "{lead}0x{o:x}")?;
                     } else {
                         writeln!(out, "{lead}{sid}:0x{o:x}")?;
@@ -952,7 +952,7 @@ pub fn find_matches(
             for m in found.map(|f| f.0).unwrap_or_default() {
                 n += 1;
                 let address = text::clean(crate::model::printed_address(&m.path));
-                if m.space == 0 {
+                if m.space == FILE {
                     writeln!(out, "{lead}0x{:x}  {address}", m.offset)?;
                 } else {
                     writeln!(out, "{lead}{}:0x{:x}  {address}", m.space, m.offset)?;

@@ -364,7 +364,7 @@ pub fn space_roots(
             }
         }
         if let Some(n) = t.node(id) {
-            if n.space != 0 && !out.iter().any(|(s, _)| *s == n.space) {
+            if n.space != crate::model::FILE && !out.iter().any(|(s, _)| *s == n.space) {
                 out.push((n.space, t.path_string(id)));
             }
         }

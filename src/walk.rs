@@ -267,7 +267,7 @@ impl<S: Sink> Main<'_, S> {
         let Some(n) = tree.node(id) else {
             return false;
         };
-        n.space == 0
+        n.space == crate::model::FILE
             && n.parent.is_some()
             && !tree.is_built(id)
             && (PART_MIN..=PART_MAX).contains(&n.size)

@@ -320,7 +320,8 @@ fn place_of(b: &Builder<'_>, parent: NodeId) -> Place {
 pub fn dispatch(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> Option<Format> {
     let place = place_of(b, parent);
     // A description given for the file (`--ksy`) is what the file is.
-    let whole_file = b.space() == 0 && b.node(parent).is_some_and(|n| n.parent.is_none());
+    let whole_file =
+        b.space() == crate::model::FILE && b.node(parent).is_some_and(|n| n.parent.is_none());
     let f = if whole_file && ksy::forced() {
         Format::Ksy
     } else {

@@ -242,7 +242,7 @@ impl<'a> Builder<'a> {
     }
 
     pub fn node(&self, id: NodeId) -> Option<&Node> {
-        self.arena.nodes.get(id as usize)
+        self.arena.nodes.get(id.index())
     }
 
     /// The node's range, `(offset, end)`; empty for an unknown id.
@@ -251,7 +251,7 @@ impl<'a> Builder<'a> {
     }
 
     fn node_mut(&mut self, id: NodeId) -> Option<&mut Node> {
-        self.arena.nodes.get_mut(id as usize)
+        self.arena.nodes.get_mut(id.index())
     }
 
     /// Adds a child of `parent` covering `[off, off+size)`. A range that is
@@ -302,7 +302,7 @@ impl<'a> Builder<'a> {
     /// Makes room for `n` more children of `id`.
     pub fn reserve(&mut self, id: NodeId, n: usize) {
         let a = &mut *self.arena;
-        if let Some(p) = a.nodes.get_mut(id as usize) {
+        if let Some(p) = a.nodes.get_mut(id.index()) {
             if !p.unbuilt {
                 if p.children.capacity() == 0 {
                     p.children = Arena::take_spare(&mut a.spare);
@@ -329,7 +329,7 @@ impl<'a> Builder<'a> {
         if start < pstart || end > pend {
             (start, end) = self.cut_to_parent(&name, off, size, pstart, pend);
         }
-        let id = self.arena.nodes.len() as NodeId;
+        let id = NodeId::at(self.arena.nodes.len());
         self.arena.nodes.push(Node::new(
             name,
             start,
@@ -371,7 +371,7 @@ impl<'a> Builder<'a> {
     /// are still to be built gets them when it is opened).
     fn attach(&mut self, parent: NodeId, id: NodeId) {
         let a = &mut *self.arena;
-        if let Some(p) = a.nodes.get_mut(parent as usize) {
+        if let Some(p) = a.nodes.get_mut(parent.index()) {
             if !p.unbuilt {
                 if p.children.capacity() == 0 {
                     p.children = Arena::take_spare(&mut a.spare);
@@ -426,7 +426,7 @@ impl<'a> Builder<'a> {
 
     /// Makes `id` point at `[off, off+size)`.
     pub fn link(&mut self, id: NodeId, off: u64, size: u64) {
-        if (id as usize) < self.arena.nodes.len() {
+        if id.index() < self.arena.nodes.len() {
             self.arena.links.set(id, Link { offset: off, size });
         }
     }
@@ -442,7 +442,7 @@ impl<'a> Builder<'a> {
     }
 
     pub fn set_format(&mut self, id: NodeId, format: Format) {
-        if (id as usize) < self.arena.nodes.len() {
+        if id.index() < self.arena.nodes.len() {
             self.arena.formats.set(id, format);
         }
     }
@@ -499,10 +499,10 @@ impl<'a> Builder<'a> {
         for i in from..end {
             // Most nodes are leaves: seen here, without a call.
             if self
-                .node(i as NodeId)
+                .node(NodeId::at(i))
                 .is_some_and(|n| !n.unbuilt && !n.children.is_empty())
             {
-                self.close_gaps_of(i as NodeId);
+                self.close_gaps_of(NodeId::at(i));
             }
         }
     }
@@ -555,7 +555,7 @@ impl<'a> Builder<'a> {
             .iter()
             .filter_map(|&k| self.node(k))
             .filter(|n| n.space != space)
-            .filter_map(|n| self.arena.spaces.get(n.space as usize)?.origin)
+            .filter_map(|n| self.arena.spaces.get(n.space.index())?.origin)
             .filter(|o| o.space == space)
             .map(|o| (o.offset, o.offset.saturating_add(o.size)))
             .collect();
@@ -767,7 +767,7 @@ impl<'a> Builder<'a> {
             _ => ("contents", None),
         };
         let nest = self.nest_of(parent);
-        let id = self.arena.nodes.len() as NodeId;
+        let id = NodeId::at(self.arena.nodes.len());
         let value = if zero && size != 1 {
             Value::with(size, super::value::Radix::Dec, " zero bytes")
         } else if zero {
@@ -1160,7 +1160,7 @@ impl<'a> Builder<'a> {
             .iter()
             .position(|s| s.origin == Some(origin));
         let sid = match existing {
-            Some(i) => i as SpaceId,
+            Some(i) => SpaceId::at(i),
             None => {
                 let limit = self.derive_budget(size);
                 let src = self.slice(off, size);
@@ -1181,7 +1181,7 @@ impl<'a> Builder<'a> {
                     );
                     return None;
                 }
-                let Ok(id) = SpaceId::try_from(self.arena.spaces.len()) else {
+                let Ok(id) = u32::try_from(self.arena.spaces.len()).map(SpaceId) else {
                     return None;
                 };
                 self.arena.derived = self.arena.derived.saturating_add(bytes.len() as u64);
@@ -1193,10 +1193,10 @@ impl<'a> Builder<'a> {
                 id
             }
         };
-        let bytes = self.arena.spaces.get(sid as usize)?.bytes.clone()?;
+        let bytes = self.arena.spaces.get(sid.index())?.bytes.clone()?;
         let len = bytes.len() as u64;
         let nest = self.nest_of(parent);
-        let id = self.arena.nodes.len() as NodeId;
+        let id = NodeId::at(self.arena.nodes.len());
         self.arena.nodes.push(Node::new(
             CompactString::from(name),
             0,

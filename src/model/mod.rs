@@ -30,7 +30,7 @@ pub use fields::{read_uint, sign_extend, Fields};
 pub use format::{Format, RAW};
 pub use read::Endian;
 pub use source::Source;
-pub use space::{Space, SpaceId};
+pub use space::{Space, SpaceId, FILE};
 pub use tree::{printed_address, Link, Node, NodeId, Tree};
 pub use value::{Numbers, Radix, Raw, SourceLine, Value};
 

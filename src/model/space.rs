@@ -7,10 +7,31 @@ use std::sync::Arc;
 use compact_str::CompactString;
 
 /// Index of a byte space in its tree; 0 is the file.
-pub type SpaceId = u32;
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SpaceId(pub u32);
+
+impl SpaceId {
+    /// The space's index in its tree's list of spaces.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+
+    /// The space at index `i` of a tree's list (which never holds more
+    /// than `u32::MAX` spaces).
+    pub fn at(i: usize) -> SpaceId {
+        SpaceId(i as u32)
+    }
+}
+
+impl std::fmt::Display for SpaceId {
+    /// The number that addresses (`K:0x…`) and `--json` give a space by.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
 
 /// The file's own space.
-pub const FILE: SpaceId = 0;
+pub const FILE: SpaceId = SpaceId(0);
 
 /// The most bytes one derived space may hold.
 pub const MAX_SPACE: u64 = 256 << 20;

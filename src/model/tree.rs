@@ -15,7 +15,26 @@ use super::value::{Numbers, Value};
 use super::{Diagnostic, Options, Source};
 
 /// Index of a node in its tree.
-pub type NodeId = u32;
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeId(pub u32);
+
+impl NodeId {
+    /// The root of every tree.
+    pub const ROOT: NodeId = NodeId(0);
+    /// No node: stands in where an id is needed and none can be.
+    pub const MAX: NodeId = NodeId(u32::MAX);
+
+    /// The node's index in its tree's arena.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+
+    /// The node at index `i` of an arena (which never holds more than
+    /// `u32::MAX` nodes).
+    pub fn at(i: usize) -> NodeId {
+        NodeId(i as u32)
+    }
+}
 
 /// Where a value points: a byte range in the same file. Following it selects
 /// the smallest node that holds the whole range.
@@ -112,7 +131,7 @@ impl<T> Side<T> {
     }
     /// Forgets the values of nodes `mark` and later.
     pub fn truncate(&mut self, mark: usize) {
-        let k = self.0.partition_point(|e| (e.0 as usize) < mark);
+        let k = self.0.partition_point(|e| e.0.index() < mark);
         self.0.truncate(k);
     }
 }
@@ -192,9 +211,7 @@ impl Arena {
         if space == FILE {
             return None;
         }
-        self.spaces
-            .get(space as usize)
-            .and_then(|s| s.bytes.clone())
+        self.spaces.get(space.index()).and_then(|s| s.bytes.clone())
     }
 }
 
@@ -249,11 +266,11 @@ impl Tree {
         let src = t.src.clone();
         let data = src.bytes();
         let mut b = Builder::new(&mut t.arena, data, FILE, dispatch);
-        let fmt = dispatch(&mut b, 0, 0, len);
+        let fmt = dispatch(&mut b, NodeId::ROOT, 0, len);
         b.close_gaps(0, None);
         if let Some(f) = fmt {
             t.format = Some(f);
-            t.arena.formats.set(0, f);
+            t.arena.formats.set(NodeId::ROOT, f);
             if let Some(r) = t.arena.nodes.first_mut() {
                 r.value.get_or_insert_with(|| Value::text(f.name()));
             }
@@ -268,7 +285,7 @@ impl Tree {
     }
 
     pub fn root(&self) -> NodeId {
-        0
+        NodeId::ROOT
     }
     pub fn source(&self) -> &Arc<Source> {
         &self.src
@@ -289,7 +306,7 @@ impl Tree {
         match self
             .arena
             .spaces
-            .get(space as usize)
+            .get(space.index())
             .and_then(|s| s.bytes.as_ref())
         {
             Some(b) => b,
@@ -343,7 +360,7 @@ impl Tree {
 
     /// The node `id`, if this tree has it.
     pub fn node(&self, id: NodeId) -> Option<&Node> {
-        self.arena.nodes.get(id as usize)
+        self.arena.nodes.get(id.index())
     }
 
     /// Where the node's value points, if it does.
@@ -403,7 +420,7 @@ impl Tree {
 
     /// Builds the children of `id` if they are not built yet.
     pub fn expand(&mut self, id: NodeId) {
-        let Some(node) = self.arena.nodes.get_mut(id as usize) else {
+        let Some(node) = self.arena.nodes.get_mut(id.index()) else {
             return;
         };
         if !node.unbuilt {
@@ -470,20 +487,20 @@ impl Tree {
     pub(crate) fn release(&mut self, id: NodeId, mark: usize) {
         if self.arena.lazies.get(id).is_none()
             || self.arena.nodes.len() < mark
-            || (id as usize) >= mark
+            || id.index() >= mark
         {
             return;
         }
         self.arena.keep_spares(mark);
         self.arena.nodes.truncate(mark);
         if !self.arena.keys.is_empty() {
-            self.arena.keys.retain(|&k, _| (k as usize) < mark);
+            self.arena.keys.retain(|&k, _| k.index() < mark);
         }
         self.arena.links.truncate(mark);
         self.arena.formats.truncate(mark);
         self.arena.facts.truncate(mark);
         self.arena.lazies.truncate(mark);
-        if let Some(n) = self.arena.nodes.get_mut(id as usize) {
+        if let Some(n) = self.arena.nodes.get_mut(id.index()) {
             n.children = Vec::new();
             n.unbuilt = true;
         }

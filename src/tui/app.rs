@@ -325,7 +325,7 @@ impl App {
         self.doc
             .tree
             .spaces()
-            .get(self.space() as usize)
+            .get(self.space().index())
             .map_or_else(|| "the file".to_string(), |s| s.describe())
     }
 

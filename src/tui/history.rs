@@ -80,7 +80,8 @@ impl App {
     /// The root of byte space `space`, found through a node of it that is
     /// built.
     pub(super) fn space_top(&self, space: crate::model::SpaceId) -> Option<crate::model::NodeId> {
-        (0..self.doc.tree.len() as crate::model::NodeId)
+        (0..self.doc.tree.len())
+            .map(crate::model::NodeId::at)
             .find(|&id| self.doc.tree.node(id).is_some_and(|n| n.space == space))
             .map(|id| self.doc.tree.space_root(id))
     }

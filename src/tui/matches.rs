@@ -155,7 +155,7 @@ pub fn run_search(
                     if !m.is_empty() {
                         let describe = tree
                             .spaces()
-                            .get(sid as usize)
+                            .get(sid.index())
                             .map(|s| s.describe())
                             .unwrap_or_default();
                         f.derived.push(SpaceHits {

@@ -341,8 +341,9 @@ impl App {
         // `K:OFFSET`, as `y o` copies offsets in derived spaces: space K.
         if let Some((k, rest)) = t.split_once(':') {
             if !k.is_empty() && k.bytes().all(|c| c.is_ascii_digit()) {
-                let k: crate::model::SpaceId = k
+                let k = k
                     .parse()
+                    .map(crate::model::SpaceId)
                     .map_err(|_| format!("no byte space {}", crate::model::text::clean(k)))?;
                 if k != self.space() {
                     return self.goto_space(k, rest);
@@ -402,7 +403,7 @@ impl App {
                     self.message = Some(("only names and node addresses complete".into(), false));
                     return input.to_string();
                 }
-                for id in 0..self.doc.tree.len() as NodeId {
+                for id in (0..self.doc.tree.len()).map(NodeId::at) {
                     if let Some(n) = self.doc.tree.node(id) {
                         if n.name.starts_with(input) && id != self.doc.tree.root() {
                             cands.insert(n.name.to_string());
@@ -494,7 +495,7 @@ impl App {
     /// Goes to `input` (an offset from the start) in byte space `k`.
     fn goto_space(&mut self, k: crate::model::SpaceId, input: &str) -> Result<(), String> {
         let spaces = self.doc.tree.spaces().len();
-        if k as usize >= spaces {
+        if k.index() >= spaces {
             return Err(format!(
                 "no byte space {k}: the spaces are 0 to {}",
                 spaces.saturating_sub(1)

@@ -60,7 +60,7 @@ fn find_all(
                 .collect();
             let describe = tree
                 .spaces()
-                .get(sid as usize)
+                .get(sid.index())
                 .map(|s| s.describe())
                 .unwrap_or_default();
             groups.push(StrGroup {

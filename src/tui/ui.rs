@@ -202,7 +202,7 @@ pub fn render_popup(app: &App, frame: &mut Frame<'_>) {
                         crate::model::Severity::Warning => theme::warning(),
                         crate::model::Severity::Info => theme::dim(),
                     };
-                    let at = if d.space == 0 {
+                    let at = if d.space == crate::model::FILE {
                         format!("0x{:<digits$x}  ", d.offset)
                     } else {
                         format!("{}:0x{:<digits$x}  ", d.space, d.offset)

@@ -47,6 +47,6 @@ impl App {
         self.doc
             .tree
             .node(self.selected)
-            .map_or((0, 0, 0), |n| (n.space, n.offset, n.end()))
+            .map_or((crate::model::FILE, 0, 0), |n| (n.space, n.offset, n.end()))
     }
 }

@@ -192,7 +192,7 @@ impl App {
             .doc
             .tree
             .spaces()
-            .get(space as usize)
+            .get(space.index())
             .and_then(|s| s.bytes.clone())
         {
             Some(b) => Held::Space(b),

@@ -18,7 +18,7 @@ fn fat() -> PathBuf {
 }
 
 fn members(t: &mut Tree) -> Vec<NodeId> {
-    t.children(0)
+    t.children(NodeId::ROOT)
         .into_iter()
         .filter(|&k| t.name(k).starts_with('['))
         .collect()

@@ -37,7 +37,7 @@ fn holds(recs: &[Record], off: u64, side_a: bool) -> bool {
     recs.iter().any(|r| {
         let s = if side_a { &r.a } else { &r.b };
         s.as_ref()
-            .is_some_and(|s| s.space == 0 && s.offset <= off && off < s.offset + s.size)
+            .is_some_and(|s| s.space.0 == 0 && s.offset <= off && off < s.offset + s.size)
     })
 }
 

@@ -353,7 +353,7 @@ fn built_and_fresh(file: &Path) -> (Tree, Tree) {
 fn landings(file: &Path) -> HashMap<u64, String> {
     let (t, mut fresh) = built_and_fresh(file);
     let mut links = Vec::new();
-    for id in 0..t.len() as NodeId {
+    for id in (0..t.len()).map(NodeId::at) {
         if let (Some(l), Some(n)) = (t.link(id), t.node(id)) {
             if is_insn(&n.name) && !t.has_children(id) {
                 // A link is in its node's byte space (an inflated bundle's,
@@ -732,7 +732,7 @@ fn the_hip_bundles_code_objects_decode_as_llvm_objdump_does() {
 fn kernel_entries(file: &Path) -> Vec<(String, String, String, bool)> {
     let (t, mut fresh) = built_and_fresh(file);
     let mut links = Vec::new();
-    for id in 0..t.len() as NodeId {
+    for id in (0..t.len()).map(NodeId::at) {
         if t.name(id) != "kernel_code_entry_byte_offset" {
             continue;
         }

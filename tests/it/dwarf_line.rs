@@ -506,7 +506,7 @@ fn check_sources(label: &str, path: &Path) -> usize {
     let mut t = open(path, true);
     t.expand_all();
     let mut insns = Vec::new();
-    for id in 0..t.len() as NodeId {
+    for id in (0..t.len()).map(NodeId::at) {
         let Some(n) = t.node(id) else { continue };
         let Some(v) = n.value.as_ref().filter(|v| v.is_insn()) else {
             continue;
@@ -826,7 +826,7 @@ fn elfs_in(sample: &str, dir: &Path) -> Vec<PathBuf> {
     let bytes = std::fs::read(&path).expect("the sample");
     let t = common::tree::expanded(bytes.clone());
     let mut out = Vec::new();
-    for id in 0..t.len() as NodeId {
+    for id in (0..t.len()).map(NodeId::at) {
         if t.node_format(id).is_none_or(|f| f.name() != "elf") {
             continue;
         }

@@ -265,14 +265,14 @@ fn attributes_link_to_lists(label: &str, t: &mut Tree) -> usize {
             sections.push((n.offset, n.offset + n.size));
         }
     }
-    for id in 0..t.len() as fwview::model::NodeId {
+    for id in (0..t.len()).map(fwview::model::NodeId::at) {
         let Some(n) = t.node(id) else { continue };
         if n.name.starts_with("list [") {
             starts.insert(n.offset);
         }
     }
     let mut linked = 0;
-    for id in 0..t.len() as fwview::model::NodeId {
+    for id in (0..t.len()).map(fwview::model::NodeId::at) {
         let Some(n) = t.node(id) else { continue };
         if !n.name.starts_with("DW_AT_") {
             continue;

@@ -408,7 +408,7 @@ fn object_agrees_on_built_objects() {
         {
             let d = std::fs::read(&exe).unwrap();
             let mut t = build_from_bytes(d.clone());
-            let g = child(&mut t, 0, "sections").unwrap();
+            let g = child(&mut t, fwview::model::NodeId::ROOT, "sections").unwrap();
             let ks = t.children(g);
             if let Some(p) = ks
                 .into_iter()
@@ -683,7 +683,7 @@ fn header_fields_are_named() {
     let mut cuda = minimal_elf(true, false);
     cuda[18] = 190;
     let mut t = build_from_bytes(cuda);
-    let h = child(&mut t, 0, "header").unwrap();
+    let h = child(&mut t, fwview::model::NodeId::ROOT, "header").unwrap();
     let m = child(&mut t, h, "e_machine").unwrap();
     assert_eq!(t.value_text(m).as_deref(), Some("190 (CUDA)"));
 }
@@ -916,7 +916,7 @@ fn all_classes_and_byte_orders() {
         compare_with_object(&label, &d);
         let mut t = build_from_bytes(d.clone());
         assert_eq!(errors(&t), Vec::<String>::new(), "{label}");
-        let g = child(&mut t, 0, "sections").unwrap();
+        let g = child(&mut t, fwview::model::NodeId::ROOT, "sections").unwrap();
         // The symbol links to its bytes and its section header.
         let st = child(&mut t, g, "[2] .symtab").unwrap();
         let main = child(&mut t, st, "[1] main").unwrap();
@@ -924,7 +924,7 @@ fn all_classes_and_byte_orders() {
         assert_eq!((l.offset, l.size), (offs[0] + 4, 12), "{label}");
         let shx = child(&mut t, main, "st_shndx").unwrap();
         let l = t.link(shx).unwrap();
-        let hdrs = child(&mut t, 0, "section headers").unwrap();
+        let hdrs = child(&mut t, fwview::model::NodeId::ROOT, "section headers").unwrap();
         let text_hdr = child(&mut t, hdrs, "[1] .text").unwrap();
         assert_eq!(l.offset, t.node(text_hdr).unwrap().offset, "{label}");
         // The relocation links to its target bytes and its symbol.
@@ -949,7 +949,7 @@ fn all_classes_and_byte_orders() {
         );
         let si = child(&mut t, rh, "sh_info").unwrap();
         assert_eq!(t.link(si).unwrap().offset, t.node(text_hdr).unwrap().offset);
-        let h = child(&mut t, 0, "header").unwrap();
+        let h = child(&mut t, fwview::model::NodeId::ROOT, "header").unwrap();
         let shoff = child(&mut t, h, "e_shoff").unwrap();
         assert_eq!(t.link(shoff).unwrap().offset, t.node(hdrs).unwrap().offset);
         let shstrndx = child(&mut t, h, "e_shstrndx").unwrap();
@@ -1028,7 +1028,7 @@ fn diagnostics_for_broken_files() {
     set(&mut d, 56, 1, 2);
     let mut t = build_from_bytes(d);
     assert!(has_diag(&t, Severity::Error, "segment [0] PT_LOAD"));
-    let h = child(&mut t, 0, "header").unwrap();
+    let h = child(&mut t, fwview::model::NodeId::ROOT, "header").unwrap();
     let p = child(&mut t, h, "e_phoff").unwrap();
     assert_eq!(t.link(p).unwrap().offset, phoff as u64);
     // A truncated file still shows what is there.
@@ -1046,7 +1046,7 @@ fn offloading_sections_go_to_the_offload_parser() {
     ] {
         let d = std::fs::read(assets().join(p)).unwrap();
         let mut t = build_from_bytes(d);
-        let g = child(&mut t, 0, "sections").unwrap();
+        let g = child(&mut t, fwview::model::NodeId::ROOT, "sections").unwrap();
         let ks = t.children(g);
         let s = ks
             .into_iter()
@@ -1188,7 +1188,7 @@ fn a_copy_of_the_magic_is_not_an_elf() {
     let (d, _) = write_elf(true, false, &secs);
     let mut t = build_from_bytes(d);
     assert_eq!(errors(&t), Vec::<String>::new());
-    let g = child(&mut t, 0, "sections").unwrap();
+    let g = child(&mut t, fwview::model::NodeId::ROOT, "sections").unwrap();
     let r = child(&mut t, g, "[1] .rodata").unwrap();
     assert_eq!(t.node_format(r), None);
     // A real ELF in a section is opened in place.
@@ -1241,7 +1241,7 @@ fn without_section_headers_segments_show_their_contents() {
     d[60..64].fill(0);
     let mut t = build_from_bytes(d);
     assert_eq!(errors(&t), Vec::<String>::new());
-    let ph = child(&mut t, 0, "program headers").unwrap();
+    let ph = child(&mut t, fwview::model::NodeId::ROOT, "program headers").unwrap();
     let n = kids(&mut t, ph).len();
     let want: usize = listing
         .lines()
@@ -1251,7 +1251,7 @@ fn without_section_headers_segments_show_their_contents() {
         })
         .unwrap();
     assert_eq!(n, want, "{listing}");
-    let seg = child(&mut t, 0, "segments").unwrap();
+    let seg = child(&mut t, fwview::model::NodeId::ROOT, "segments").unwrap();
     if let Some(interp) = interp {
         let ks = t.children(seg);
         let i = ks
@@ -1338,7 +1338,7 @@ fn readelf_agrees_on_gnu_notes() {
     for p in [exe, std::env::current_exe().unwrap()] {
         let d = std::fs::read(&p).unwrap();
         let mut t = build_from_bytes(d);
-        let g = child(&mut t, 0, "sections").unwrap();
+        let g = child(&mut t, fwview::model::NodeId::ROOT, "sections").unwrap();
         for (sec, notes) in readelf_notes(&p) {
             let ks = t.children(g);
             let node = ks

@@ -1066,7 +1066,7 @@ fn hostile_bundles_end_in_diagnostics() {
         assert_eq!(!tree.diagnostics().is_empty(), diag, "{name}");
         // What was inflated stayed within what the header announced.
         for sp in 1..tree.spaces().len() {
-            let n = tree.space_bytes(sp as fwview::model::SpaceId).len();
+            let n = tree.space_bytes(fwview::model::SpaceId::at(sp)).len();
             assert!(n <= 1 << 20, "{name}: an inflated space of {n} bytes");
         }
     }

@@ -312,38 +312,38 @@ fn derived_spaces_hold_bytes_that_are_not_in_the_file() {
     let body = t.find_path("body").unwrap();
     let root = t.children(body)[0];
     let n = t.node(root).unwrap();
-    assert_eq!((n.space, n.offset, n.size), (1, 0, 5000));
+    assert_eq!((n.space.0, n.offset, n.size), (1, 0, 5000));
     assert_eq!(t.spaces().len(), 2);
     let sp = &t.spaces()[1];
     let o = sp.origin.unwrap();
-    assert_eq!((o.space, o.offset, o.size, o.method), (0, 8, 3, "repeat"));
+    assert_eq!((o.space.0, o.offset, o.size, o.method), (0, 8, 3, "repeat"));
     assert!(
         sp.describe()
             .contains("repeat, made from 0x8+0x3 of the file"),
         "{}",
         sp.describe()
     );
-    assert_eq!(t.space_bytes(1).len(), 5000);
-    assert_eq!(&t.space_bytes(1)[..6], b"abcabc");
+    assert_eq!(t.space_bytes(fwview::model::SpaceId(1)).len(), 5000);
+    assert_eq!(&t.space_bytes(fwview::model::SpaceId(1))[..6], b"abcabc");
     // Nodes inside the space have offsets in it; lookups stay in it.
     let deep = t.smallest_containing_from(root, 4001, 1);
     assert_eq!(
         t.path_string(deep),
         "body/inflated/bytes/[4000..5000)/[4001]"
     );
-    assert_eq!(t.node(deep).unwrap().space, 1);
+    assert_eq!(t.node(deep).unwrap().space.0, 1);
     assert_eq!(t.node_bytes(deep), b"c");
     assert_eq!(t.space_root(deep), root);
     // The diagnostic is in space 1.
     assert!(t
         .diagnostics()
         .iter()
-        .any(|d| d.space == 1 && d.offset == 2));
+        .any(|d| d.space.0 == 1 && d.offset == 2));
     // Rebuilt after a walk, the space is found again, not made twice.
     let _ = t.walk(&mut |_, _, _, _| ControlFlow::Continue(()));
     let _ = t.walk(&mut |_, _, _, _| ControlFlow::Continue(()));
     assert_eq!(t.spaces().len(), 2);
-    assert_eq!(t.diagnostics().iter().filter(|d| d.space == 1).count(), 1);
+    assert_eq!(t.diagnostics().iter().filter(|d| d.space.0 == 1).count(), 1);
 }
 
 #[test]
@@ -360,7 +360,7 @@ fn derived_spaces_are_bounded() {
         .iter()
         .find(|d| d.severity == Severity::Error)
         .unwrap();
-    assert_eq!((d.space, d.offset, d.size), (0, 8, 3));
+    assert_eq!((d.space.0, d.offset, d.size), (0, 8, 3));
     assert!(d.message.contains("past the bound"), "{}", d.message);
 }
 
@@ -429,7 +429,11 @@ fn gap_leaves_fill_what_no_child_covers_in_file_order() {
         let n = t.node(k).unwrap();
         (t.name(k).to_string(), n.offset, n.size)
     };
-    let top: Vec<_> = t.built_children(0).iter().map(|&k| row(&t, k)).collect();
+    let top: Vec<_> = t
+        .built_children(NodeId::ROOT)
+        .iter()
+        .map(|&k| row(&t, k))
+        .collect();
     let want = [
         ("header", 0, 8),
         // One leaf a hole: zeros around non-zero bytes are not padding.

@@ -861,7 +861,7 @@ fn the_strings_list_is_what_strings_finds() {
     }
     key(&mut app, KeyCode::Enter);
     assert!(app.popup.is_none());
-    assert_ne!(app.space(), 0);
+    assert_ne!(app.space().0, 0);
     assert_eq!(app.cursor, off);
     let data = app.space_data();
     assert_eq!(

@@ -47,7 +47,7 @@ fn run(cmd: &mut Proc) -> Vec<u8> {
 /// the ELF parser hands them over.
 fn section_json(bytes: Vec<u8>) -> Value {
     fn dispatch(b: &mut Builder<'_>, p: NodeId, off: u64, len: u64) -> Option<Format> {
-        if p == 0 && off == 0 {
+        if p == NodeId::ROOT && off == 0 {
             offload::parse_section(b, p, off, len);
             Some(Format::Offload)
         } else {

@@ -455,7 +455,7 @@ fn select_named(app: &mut App, n: &str) {
 fn the_hex_pane_shows_the_selected_nodes_byte_space() {
     let mut app = packed_app();
     select_named(&mut app, "unpacked");
-    assert_eq!(app.space(), 1);
+    assert_eq!(app.space().0, 1);
     assert_eq!(app.cursor, 0);
     let s = text(&draw(&mut app, 140, 30));
     assert!(
@@ -535,7 +535,7 @@ fn byte_search_reaches_derived_spaces_and_says_which() {
     assert_eq!(st.count(), 2);
     assert_eq!(
         (name(&app), app.cursor, app.space()),
-        ("inner b".to_string(), 8, 1)
+        ("inner b".to_string(), 8, fwview::model::SpaceId(1))
     );
     let s = text(&draw(&mut app, 140, 30));
     assert!(s.contains("match 1 of 2"), "{s}");
@@ -556,12 +556,12 @@ fn byte_search_reaches_derived_spaces_and_says_which() {
     key(&mut app, KeyCode::Enter);
     assert_eq!(
         (name(&app), app.cursor, app.space()),
-        ("rest".to_string(), 40, 1)
+        ("rest".to_string(), 40, fwview::model::SpaceId(1))
     );
     assert!(app.message.as_ref().unwrap().0.contains("a secret"));
     // Back in the file there are no matches to shade.
     key(&mut app, KeyCode::Home);
-    assert_eq!(app.space(), 0);
+    assert_eq!(app.space().0, 0);
     assert!(app.matches_in(0, 100).is_empty());
 }
 
@@ -1059,15 +1059,15 @@ fn goto_takes_a_space_and_leaves_a_derived_one() {
     let mut app = packed_app();
     keys(&mut app, "g1:0x28");
     key(&mut app, KeyCode::Enter);
-    assert_eq!((app.space(), app.cursor), (1, 0x28), "{:?}", app.message);
+    assert_eq!((app.space().0, app.cursor), (1, 0x28), "{:?}", app.message);
     assert_eq!(name(&app), "rest");
     // A plain offset stays in the space; 0: goes back to the file.
     keys(&mut app, "g0x8");
     key(&mut app, KeyCode::Enter);
-    assert_eq!((app.space(), app.cursor), (1, 8));
+    assert_eq!((app.space().0, app.cursor), (1, 8));
     keys(&mut app, "g0:0x30");
     key(&mut app, KeyCode::Enter);
-    assert_eq!((app.space(), app.cursor), (0, 0x30), "{:?}", app.message);
+    assert_eq!((app.space().0, app.cursor), (0, 0x30), "{:?}", app.message);
     for (bad, want) in [
         ("g7:0", "no byte space 7"),
         ("g1:0x999", "past the end of byte space 1"),
@@ -1077,7 +1077,7 @@ fn goto_takes_a_space_and_leaves_a_derived_one() {
         key(&mut app, KeyCode::Enter);
         let m = app.message.clone().unwrap_or_default().0;
         assert!(m.contains(want), "{bad}: {m}");
-        assert_eq!(app.space(), 0);
+        assert_eq!(app.space().0, 0);
     }
 }
 

@@ -54,7 +54,7 @@ fn raw_notes(d: &[u8]) -> Vec<(u32, Vec<u8>)> {
 
 /// The decoded children of the note of type `typ` in `.note.intelgt.compat`.
 fn note(t: &mut Tree, typ: &str) -> NodeId {
-    let g = child(t, 0, "sections").unwrap();
+    let g = child(t, NodeId::ROOT, "sections").unwrap();
     let s = child_ends(t, g, "] .note.intelgt.compat").unwrap();
     child_ends(t, s, typ).unwrap_or_else(|| panic!("no note {typ}"))
 }
@@ -214,7 +214,7 @@ fn check_yaml(d: &[u8], t: &mut Tree, id: NodeId) -> usize {
 fn kernels_and_links(label: &str, d: &[u8], kernels: &[&str]) {
     let obj = object::File::parse(d).unwrap();
     let mut t = build_from_bytes(d.to_vec());
-    let g = child(&mut t, 0, "sections").unwrap();
+    let g = child(&mut t, NodeId::ROOT, "sections").unwrap();
     let zi = child_ends(&mut t, g, "] .ze_info").unwrap();
     let leaves = check_yaml(d, &mut t, zi);
     assert!(leaves > 20, "{label}: {leaves} scalars");
@@ -383,7 +383,7 @@ fn a_zebin_built_by_ocloc() {
     // Relocations: R_ZE_* names, and each one's symbol against object.
     let obj = object::File::parse(&*d).unwrap();
     let mut t = build_from_bytes(d.clone());
-    let g = child(&mut t, 0, "sections").unwrap();
+    let g = child(&mut t, NodeId::ROOT, "sections").unwrap();
     let mut n = 0;
     for s in obj.sections() {
         let name = s.name().unwrap();

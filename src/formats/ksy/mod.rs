@@ -176,7 +176,7 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
     let Some(i) = installed() else {
         return;
     };
-    let top = b.node(parent).is_some_and(|n| n.parent.is_none()) && b.space() == 0;
+    let top = b.node(parent).is_some_and(|n| n.parent.is_none()) && b.space() == crate::model::FILE;
     let spec = match (&i.forced, top) {
         (Some(s), true) => s.clone(),
         _ => match matching(i, b.slice(off, len)) {

@@ -1133,6 +1133,6 @@ mod tests {
     fn extent_never_zero() {
         let mut t = crate::formats::build_from_bytes(vec![0x10, 0xff, 0x10, 0xad, 1, 0, 0, 0]);
         assert!(!t.diagnostics().is_empty());
-        let _ = t.children(0);
+        let _ = t.children(t.root());
     }
 }
