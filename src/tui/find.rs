@@ -152,6 +152,12 @@ impl App {
                     "{}: not an offset, an address or the name of a node",
                     text::clean(&st.query)
                 )
+            } else if st.purpose == Purpose::Search
+                && !["x:", "n:", "t:"].iter().any(|p| st.query.starts_with(p))
+            {
+                // Plain text looks in the bytes: say where else it could.
+                let q = text::clean(&st.query);
+                format!("no match for {q} in the bytes; n:{q} looks in node names and values")
             } else {
                 format!("no match for {}", text::clean(&st.query))
             };

@@ -169,6 +169,15 @@ fn node_search_selects_matching_nodes() {
     assert_eq!(name(&app), "[0] vadd");
     search(&mut app, "n:nothing-like-this");
     assert!(screen(&mut app).contains("no match"));
+    // Text that is in no byte, only in a node's name: the message says
+    // where to look.
+    search(&mut app, "0] vadd");
+    let m = app
+        .message
+        .as_ref()
+        .map(|m| m.0.clone())
+        .unwrap_or_default();
+    assert!(m.contains("n:0] vadd looks in node names"), "{m}");
 }
 
 #[test]
