@@ -187,7 +187,7 @@ def generate(src, out_dir, gen):
     lines += [f"//! {n}" for n in notices]
     lines += ["//! SPDX-License-Identifier: MIT", "//!", "//! aie-rt's license.txt:", "//!"]
     lines += [f"//! {l}".rstrip() for l in licence]
-    lines += ["", "use super::{f, r, BitField, Reg};", ""]
+    lines += ["", "use super::reg::{f, r, BitField, Reg};", ""]
     # Bit field sets, each kept once: many registers share one (every
     # buffer descriptor's word k, every lock, every stream switch port).
     sets = [()]

@@ -611,11 +611,6 @@ const KNOWN: &[&[&str]] = &[
         "formats/elf/versions.rs",
     ],
     &[
-        "formats/cdo/aie_regs/aie2p.rs",
-        "formats/cdo/aie_regs/aieml.rs",
-        "formats/cdo/aie_regs/mod.rs",
-    ],
-    &[
         "formats/cdo/commands.rs",
         "formats/cdo/compact.rs",
         "formats/cdo/mod.rs",

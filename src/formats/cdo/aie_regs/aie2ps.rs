@@ -30,7 +30,7 @@
 //! OTHERWISE, ARISING FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR
 //! THE USE OR OTHER DEALINGS IN THE SOFTWARE.
 
-use super::{f, r, BitField, Reg};
+use super::reg::{f, r, BitField, Reg};
 
 /// Registers of a compute tile: core module and memory module, by offset:
 /// offset, size in bytes, name, bit field set (an index into
