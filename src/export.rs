@@ -548,6 +548,10 @@ impl Sink for TextSink {
         );
         if let Some(l) = bare.then(|| t.link(id)).flatten() {
             buf.extend_from_slice(b" -> [");
+            if l.space != FILE {
+                push_u64(buf, u64::from(l.space.0));
+                buf.push(b':');
+            }
             push_hex(buf, l.offset);
             buf.push(b'+');
             push_hex(buf, l.size);
@@ -626,9 +630,11 @@ impl Sink for JsonSink {
             }
             None => buf.extend_from_slice(b"null, \"raw\": null"),
         }
-        // Where `f` goes in the explorer: a range of the file.
+        // Where `f` goes in the explorer: a range of a byte space.
         if let Some(l) = t.link(id) {
-            buf.extend_from_slice(b", \"link\": {\"space\": 0, \"offset\": ");
+            buf.extend_from_slice(b", \"link\": {\"space\": ");
+            push_u64(buf, u64::from(l.space.0));
+            buf.extend_from_slice(b", \"offset\": ");
             push_u64(buf, l.offset);
             buf.extend_from_slice(b", \"size\": ");
             push_u64(buf, l.size);

@@ -424,10 +424,18 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// Makes `id` point at `[off, off+size)`.
+    /// Makes `id` point at `[off, off+size)` of the space being built.
     pub fn link(&mut self, id: NodeId, off: u64, size: u64) {
         if id.index() < self.arena.nodes.len() {
-            self.arena.links.set(id, Link { offset: off, size });
+            let space = self.space();
+            self.arena.links.set(
+                id,
+                Link {
+                    space,
+                    offset: off,
+                    size,
+                },
+            );
         }
     }
 

@@ -36,12 +36,26 @@ impl NodeId {
     }
 }
 
-/// Where a value points: a byte range in the same file. Following it selects
-/// the smallest node that holds the whole range.
+/// Where a value points: a byte range of a byte space (the space of the
+/// node that points, as the builder that made the link was in). Following it
+/// selects the smallest node of that space that holds the whole range.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Link {
+    pub space: SpaceId,
     pub offset: u64,
     pub size: u64,
+}
+
+impl Link {
+    /// Where the link goes, as `g` takes it and `y` `o` copies it:
+    /// `0x1f0` in the file, `K:0x1f0` in byte space K.
+    pub fn start_text(&self) -> String {
+        if self.space == FILE {
+            format!("0x{:x}", self.offset)
+        } else {
+            format!("{}:0x{:x}", self.space, self.offset)
+        }
+    }
 }
 
 /// One node: a named byte range of its space with an optional typed value.

@@ -211,14 +211,28 @@ impl App {
         let Some(link) = self.doc.tree.link(self.selected) else {
             return false;
         };
-        if link.offset >= self.file_len() {
+        let len = self.doc.tree.space_bytes(link.space).len() as u64;
+        if link.offset >= len {
+            let what = if link.space == crate::model::FILE {
+                "the file".to_string()
+            } else {
+                format!("byte space {}", link.space)
+            };
             self.message = Some((
-                format!("link to 0x{:x} is past the end of the file", link.offset),
+                format!("link to 0x{:x} is past the end of {what}", link.offset),
                 true,
             ));
             return true;
         }
-        self.jump(link.offset, link.size);
+        // A link points into its own node's space: search from that
+        // space's root.
+        let top = self.doc.tree.space_root(self.selected);
+        let here = self.doc.tree.node(top).map(|n| n.space);
+        if here == Some(link.space) {
+            self.jump_from(top, link.offset, link.size);
+        } else {
+            self.jump_in(link.space, link.offset, link.size);
+        }
         true
     }
 
@@ -575,9 +589,9 @@ impl App {
             rows.push((
                 "link",
                 format!(
-                    "{} at 0x{:x} (Enter follows)",
+                    "{} at {} (Enter follows)",
                     super::status::bytes(l.size),
-                    l.offset
+                    l.start_text()
                 ),
             ));
         }

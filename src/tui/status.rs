@@ -78,7 +78,7 @@ pub fn render_details(app: &App, frame: &mut Frame<'_>, area: Rect) {
     ));
     if let Some(l) = app.doc.tree.link(app.selected) {
         spans.push(Span::styled(
-            format!("  → 0x{:x} (Enter follows)", l.offset),
+            format!("  → {} (Enter follows)", l.start_text()),
             theme::key(),
         ));
     }

@@ -354,3 +354,75 @@ fn entries_pair_through_a_compressed_container() {
         }
     }
 }
+
+/// Links inside a compressed bundle point into its inflated bytes: in
+/// `--json` each link of a node in a derived space names that space and
+/// lies inside it, and each code object's `e_shoff` leads to its section
+/// header table there; in the explorer `f` on `e_shoff` selects that table
+/// in the same space.
+#[test]
+fn links_in_a_compressed_bundle_point_into_its_inflated_bytes() {
+    if !common::tool("clang-22") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let c =
+        bundle(tmp.path(), "c.hipfb", &["--offload-compress"], &[]).expect("a compressed build");
+    let j = common::json::json_of(&c);
+    let sizes: Vec<u64> = j["spaces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["size"].as_u64().unwrap())
+        .collect();
+    assert!(sizes.len() > 1, "no inflated space");
+    let (mut derived, mut shoffs) = (0, Vec::new());
+    let mut stack = vec![&j["root"]];
+    while let Some(n) = stack.pop() {
+        stack.extend(n["children"].as_array().into_iter().flatten());
+        let Some(l) = n.get("link") else { continue };
+        let sp = n["space"].as_u64().unwrap_or(0);
+        let (lsp, off, size) = (
+            l["space"].as_u64().unwrap(),
+            l["offset"].as_u64().unwrap(),
+            l["size"].as_u64().unwrap(),
+        );
+        assert_eq!(lsp, sp, "{}: {l}", n["name"]);
+        assert!(off + size <= sizes[lsp as usize], "{}: {l}", n["name"]);
+        if sp != 0 {
+            derived += 1;
+            if n["name"] == "e_shoff" {
+                shoffs.push((sp, off));
+            }
+        }
+    }
+    assert!(derived > 10, "{derived} links in the inflated space");
+    // Two code objects (gfx90a and gfx942), each with its table of section
+    // headers where its e_shoff leads.
+    assert_eq!(shoffs.len(), 2, "{shoffs:?}");
+    let d = std::fs::read(&c).unwrap();
+    let mut app = fwview::tui::App::new(build_from_bytes(d), "c.hipfb");
+    let found = Command::cargo_bin("fwview")
+        .unwrap()
+        .args(["--find", "n:e_shoff"])
+        .arg(&c)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&found.stdout).to_string();
+    let path = text
+        .lines()
+        .next()
+        .and_then(|l| l.split_once("  "))
+        .map(|x| x.1.trim())
+        .expect("an e_shoff node");
+    app.goto(path).expect("g takes the node's address");
+    assert!(app.follow());
+    let here = app.doc.tree.node(app.selected).unwrap();
+    assert_eq!(&*here.name, "section headers", "{:?}", app.message);
+    assert!(
+        shoffs.contains(&(u64::from(here.space.0), here.offset)),
+        "{shoffs:?}: {} {:#x}",
+        here.space,
+        here.offset
+    );
+}
