@@ -115,9 +115,23 @@ fn section(t: &mut Tree, name: &str) -> NodeId {
         .unwrap_or_else(|| panic!("no {name}"))
 }
 
-/// The `.debug_info` section's node and its file offset.
+/// The `.debug_info` section's node (`.debug_info.dwo` in a `.dwo` file)
+/// and its file offset.
 fn debug_info(t: &mut Tree) -> (NodeId, u64) {
-    let sec = section(t, ".debug_info");
+    let root = t.root();
+    let sections = common::tree::child(t, root, "sections").expect("sections");
+    let dwo = t
+        .children(sections)
+        .into_iter()
+        .any(|k| t.name(k).ends_with("] .debug_info.dwo"));
+    let sec = section(
+        t,
+        if dwo {
+            ".debug_info.dwo"
+        } else {
+            ".debug_info"
+        },
+    );
     let at = t.node(sec).unwrap().offset;
     (sec, at)
 }
@@ -521,6 +535,104 @@ fn entries_agree_with_readelf() {
         }
     }
     assert!(total > 1000, "{total} attributes compared");
+}
+
+/// Entries (offset in the section, tag) and string attributes (name,
+/// string), in order.
+type Listed = (Vec<(u64, String)>, Vec<(String, String)>);
+
+/// What `llvm-dwarfdump-22 --debug-info` lists of a file: each entry's
+/// offset in its section and tag, and each attribute whose value is a
+/// string with that string, in order.
+fn dwarfdump_entries(path: &Path) -> Listed {
+    let out = Command::new("llvm-dwarfdump-22")
+        .arg("--debug-info")
+        .arg(path)
+        .output()
+        .expect("llvm-dwarfdump-22 runs");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let (mut tags, mut strings) = (Vec::new(), Vec::new());
+    for line in text.lines() {
+        let tag = line
+            .split_once(':')
+            .filter(|(off, rest)| off.starts_with("0x") && rest.trim().starts_with("DW_TAG_"));
+        if let Some((off, rest)) = tag {
+            tags.push((hex(off), rest.trim().to_string()));
+        } else if let Some((name, value)) = line.trim_start().split_once('\t') {
+            if let Some(v) = value
+                .strip_prefix("(\"")
+                .and_then(|v| v.strip_suffix("\")"))
+            {
+                strings.push((name.to_string(), v.to_string()));
+            }
+        }
+    }
+    (tags, strings)
+}
+
+/// The split units of `.dwo` files (`.debug_info.dwo`, their strings
+/// through `.debug_str_offsets.dwo`) as llvm-dwarfdump-22 lists them:
+/// gcc's and clang-22's, DWARF 4 (GNU's split DWARF) and 5. (readelf
+/// 2.40 reads a DWARF 5 `.dwo`'s indexed strings without the offsets
+/// table's header, so its names are off by one entry.)
+#[test]
+fn split_units_in_dwo_files_agree_with_llvm_dwarfdump() {
+    if !common::tool("llvm-dwarfdump-22") || !common::tool("gcc") {
+        return;
+    }
+    let dir = sources();
+    let (mut entries, mut strings) = (0, 0);
+    let mut builds = vec![("gcc", "-gdwarf-5"), ("gcc", "-gdwarf-4")];
+    if common::tool("clang-22") {
+        builds.extend([("clang-22", "-gdwarf-5"), ("clang-22", "-gdwarf-4")]);
+    }
+    for (cc, v) in builds {
+        for (src, lang) in [("a.c", "c"), ("b.cc", "c++")] {
+            let stem = format!("split-{cc}{v}-{lang}");
+            compile(
+                dir.path(),
+                cc,
+                &["-x", lang, "-O1", v, "-gsplit-dwarf", "-c", src],
+                &format!("{stem}.o"),
+            );
+            let dwo = dir.path().join(format!("{stem}.dwo"));
+            assert!(dwo.exists(), "{cc} {v} wrote no {}", dwo.display());
+            let label = format!("{cc} {v} {lang}");
+            let (want_tags, want_strings) = dwarfdump_entries(&dwo);
+            let mut t = common::tree::expanded(std::fs::read(&dwo).unwrap());
+            let (sec, base) = debug_info(&mut t);
+            let (mut tags, mut strs) = (Vec::new(), Vec::new());
+            let mut stack = vec![sec];
+            while let Some(id) = stack.pop() {
+                let mut kids = t.children(id);
+                kids.reverse();
+                stack.extend(kids);
+                let name = t.name(id).to_string();
+                let n = t.node(id).unwrap();
+                if name.starts_with("DW_TAG_") {
+                    tags.push((n.offset - base, name));
+                } else if name.starts_with("DW_AT_") {
+                    let v = t.value_text(id).unwrap_or_default();
+                    if let (Some(a), Some(b)) = (v.find('"'), v.rfind('"')) {
+                        if a < b {
+                            strs.push((name, v[a + 1..b].to_string()));
+                        }
+                    }
+                }
+            }
+            assert_eq!(tags, want_tags, "{label}: entries");
+            assert_eq!(strs, want_strings, "{label}: strings");
+            entries += tags.len();
+            strings += strs.len();
+        }
+    }
+    eprintln!(
+        "{entries} entries and {strings} strings of 8 .dwo files equal to llvm-dwarfdump-22's"
+    );
+    assert!(
+        entries > 100 && strings > 50,
+        "{entries} entries, {strings} strings"
+    );
 }
 
 /// The entries of a small gcc object, for the damage tests: its bytes and

@@ -124,12 +124,15 @@ fn decode(
         // of device code, offload entries), whatever the machine.
         _ if hooked(b, id, elf, s, a, l) => {}
         _ if ve.as_mut().is_some_and(|v| v.section(b, id, elf, s, a, l)) => {}
-        // DWARF: the units of .debug_info, each with what it compiles.
-        _ if s.name == ".debug_info" && super::dwarf::units(b, id, elf, a, l) => {}
+        // DWARF: the units of .debug_info (a split unit's in a .dwo file),
+        // each with what it compiles.
+        _ if matches!(s.name.as_str(), ".debug_info" | ".debug_info.dwo")
+            && super::dwarf::units(b, id, elf, a, l) => {}
         // Its line programs: each header, opcode and row.
         _ if s.name == ".debug_line" && super::dwarf::lines(b, id, elf, s, a, l) => {}
         // Its abbreviation tables, each declaration at its bytes.
-        _ if s.name == ".debug_abbrev" && super::dwarf::abbreviations(b, id, s, a, l) => {}
+        _ if matches!(s.name.as_str(), ".debug_abbrev" | ".debug_abbrev.dwo")
+            && super::dwarf::abbreviations(b, id, s, a, l) => {}
         // Call frames: each CIE and FDE, and the FDEs' search table.
         _ if super::dwarf::frames(b, id, elf, s, a, l) => {}
         _ if super::dwarf::frame_header(b, id, elf, s, a, l) => {}

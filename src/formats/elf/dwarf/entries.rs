@@ -296,6 +296,14 @@ fn bases(
 ) -> Bases {
     use AttributeValue as A;
     let mut out = Bases::default();
+    // A split unit (in a .dwo file) has no base attributes: its bases are
+    // past the headers of its .dwo sections, as gimli's Unit::new sets them.
+    if dwarf.file_type == gimli::DwarfFileType::Dwo {
+        let (enc, ft) = (header.encoding(), dwarf.file_type);
+        out.str_offsets = gimli::DebugStrOffsetsBase::default_for_encoding_and_file(enc, ft).0;
+        out.loclists = gimli::DebugLocListsBase::default_for_encoding_and_file(enc, ft).0;
+        out.rnglists = gimli::DebugRngListsBase::default_for_encoding_and_file(enc, ft).0;
+    }
     let mut entries = header.entries(abbrevs);
     let Ok(Some(root)) = entries.next_dfs() else {
         return out;

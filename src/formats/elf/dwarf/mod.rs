@@ -225,6 +225,9 @@ pub(super) struct Debug {
     machine: u16,
     /// `.debug_info`: offset and length in the byte space.
     info: (u64, u64),
+    /// Whether the sections are a split unit's (`.debug_info.dwo` and the
+    /// other `.dwo` sections of a `.dwo` file).
+    dwo: bool,
     /// The other debug sections the ELF has: offset and length.
     sections: Vec<(SectionId, u64, u64)>,
     relocs: Vec<(SectionId, Vec<(usize, u64)>)>,
@@ -249,8 +252,15 @@ impl Debug {
         let endian = gimli_endian(elf.e);
         let mut sections = Vec::new();
         let mut relocs = Vec::new();
+        // A .dwo file names its sections `.debug_info.dwo` and so on.
+        let dwo = elf.secs.iter().any(|s| s.name == ".debug_info.dwo")
+            && !elf.secs.iter().any(|s| s.name == ".debug_info");
         for s in elf.secs.iter() {
-            let Some(id) = DEBUG_SECTIONS.iter().find(|id| id.name() == s.name) else {
+            let named = |id: &&SectionId| match dwo {
+                true => id.dwo_name() == Some(s.name.as_str()),
+                false => id.name() == s.name,
+            };
+            let Some(id) = DEBUG_SECTIONS.iter().find(named) else {
                 continue;
             };
             if sections.iter().any(|x: &(SectionId, u64, u64)| x.0 == *id) {
@@ -270,6 +280,7 @@ impl Debug {
             endian,
             machine: elf.machine,
             info: (a, l),
+            dwo,
             sections,
             relocs,
             tables: Mutex::default(),
@@ -318,7 +329,11 @@ impl Debug {
                 Relocs(r),
             ))
         };
-        gimli::Dwarf::load(load).ok()
+        let mut dwarf = gimli::Dwarf::load(load).ok()?;
+        if self.dwo {
+            dwarf.file_type = gimli::DwarfFileType::Dwo;
+        }
+        Some(dwarf)
     }
 }
 
