@@ -201,3 +201,25 @@ fn aie2_elf_control_packets_hold_the_patched_addresses() {
         );
     }
 }
+
+/// `.ctrldata` cut 24 bytes short in its section header: the last packet
+/// (3 words from 0x5f60) no longer fits, and the 8 bytes left of it are an
+/// error where they start.
+#[test]
+fn a_cut_control_packet_is_an_error_at_its_bytes() {
+    let mut b = std::fs::read(asset("basic")).unwrap();
+    // sh_size of section 2 (.ctrldata): the section headers start at
+    // 0x7950, 40 bytes each, sh_size at 20.
+    let at = 0x7950 + 2 * 40 + 20;
+    assert_eq!(b[at..at + 4], 0x5f80u32.to_le_bytes());
+    b[at..at + 4].copy_from_slice(&(0x5f80u32 - 24).to_le_bytes());
+    let j = json::json_of_bytes(b);
+    let errs = json::located(&j, "error");
+    assert!(
+        errs.iter()
+            .any(|(o, m)| *o == 0xc0 + 0x5f60 && m.contains("after the last whole control packet")),
+        "{errs:?}"
+    );
+    let data = section(&j, ".ctrldata");
+    assert_eq!(items(child(data, "packets")).len(), 763);
+}

@@ -164,18 +164,19 @@ fn word(d: &[u8], at: u64) -> Option<u32> {
     super::le32(d, at)
 }
 
-/// A packet's size in bytes from its start (headers and data), and the
-/// zero words after it up to the next packet: `(packet, padding)`.
+/// A packet's size in bytes from its start (headers and data, as its
+/// control header gives them, even past the end of `d`), and the zero
+/// words after it up to the next packet: `(packet, padding)`.
 fn packet_len(d: &[u8], at: u64) -> (u64, u64) {
     let c = word(d, at + 4).unwrap_or(0);
     let n = 8 + 4 * (u64::from(get(c, CONTROL_HEADER, "beats")) + 1);
     let len = d.len() as u64;
-    let end = (at + n).min(len);
+    let end = at + n;
     let mut pad = end;
     while pad + 4 <= len && word(d, pad) == Some(0) {
         pad += 4;
     }
-    (end - at, pad - end)
+    (n, pad - end)
 }
 
 /// Decodes the control packets of `[a, a+l)`: each packet its own node
