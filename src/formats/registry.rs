@@ -84,6 +84,7 @@ static ELF_HOOKS: elf::Hooks = elf::Hooks {
         &offload_entries::ELF_SECTION,
         &bundle::ELF_SECTION,
         &npu::ctrlcode::ELF_SECTION,
+        &npu::aie2elf::ELF_SECTION,
     ],
 };
 
@@ -118,8 +119,9 @@ fn xclbin_parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
 /// What the machine of an ELF file adds to the generic ELF reader (its
 /// section, note and relocation types, its sections' contents), found by
 /// e_machine and EI_OSABI.
-fn elf_vendor(machine: u16, _osabi: u8) -> Option<&'static dyn elf::Vendor> {
+fn elf_vendor(machine: u16, osabi: u8) -> Option<&'static dyn elf::Vendor> {
     match machine {
+        npu::aie2elf::EM_M32 if osabi == npu::aie2elf::OSABI_AIE2 => Some(&npu::aie2elf::VENDOR),
         elf::EM_INTELGT => Some(&zebin::INTEL_GT),
         elf::EM_AMDGPU => Some(&amdgpu::AMDGPU),
         elf::EM_CUDA => Some(&fatbin::CUDA),

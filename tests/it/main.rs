@@ -34,6 +34,7 @@ mod ksy;
 mod model;
 mod navigate;
 mod npu;
+mod npu_aie2elf;
 mod npu_elf;
 mod oddfiles;
 mod offload;

@@ -76,17 +76,24 @@ fn aiebu_transaction_matches_aiebus_listing_op_by_op() {
     assert_eq!(j["format"], "npu-transaction");
     assert!(json::errors(&j).is_empty(), "{:?}", json::errors(&j));
     let b = std::fs::read(asset("npu/aiebu__ml_txn.bin")).unwrap();
-    let h = path(&j["root"], "header");
+    matches_aiebus_listing(&j["root"], &b, 0);
+}
+
+/// Checks the transaction whose header and ops are under `node`, its bytes
+/// `b` at offset `base` of the file, against aiebu's listing of
+/// `ml_txn.bin`, op by op.
+pub(crate) fn matches_aiebus_listing(node: &Value, b: &[u8], base: u64) {
+    let h = path(node, "header");
     assert_eq!(
         raw(child(h, "num_ops")),
         u64::from(u32::from_le_bytes(b[8..12].try_into().unwrap()))
     );
     assert_eq!(raw(child(h, "dev_gen")), u64::from(b[2]));
     let want = listing();
-    let got = ops(&j);
+    let got = items(child(node, "ops"));
     assert_eq!(got.len(), want.len());
     // The ops lie end to end from the header to the size it gives.
-    let mut at = 16;
+    let mut at = base + 16;
     for (i, (g, (op, args))) in got.iter().zip(&want).enumerate() {
         let next = want.get(i + 1).map(|(o, a)| (o.as_str(), a));
         assert_eq!(json::off(g), at, "{}", name(g));
@@ -129,7 +136,7 @@ fn aiebu_transaction_matches_aiebus_listing_op_by_op() {
             other => panic!("{other} in the listing"),
         }
     }
-    assert_eq!(at, b.len() as u64);
+    assert_eq!(at, base + b.len() as u64);
 }
 
 #[test]

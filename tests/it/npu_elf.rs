@@ -14,11 +14,11 @@ use serde_json::Value;
 
 const SAMPLES: &[&str] = &["sanity_eop", "col_0", "pager_test_success"];
 
-fn asset(stem: &str) -> PathBuf {
+pub(crate) fn asset(stem: &str) -> PathBuf {
     common::assets().join(format!("npu/aiebu__{stem}.elf"))
 }
 
-fn raw(n: &Value) -> u64 {
+pub(crate) fn raw(n: &Value) -> u64 {
     n["raw"]
         .as_u64()
         .unwrap_or_else(|| panic!("no raw value in {}", n["name"]))
@@ -168,7 +168,7 @@ fn operand_fields(op: &str) -> &'static [&'static str] {
 }
 
 /// The section node named `[i] NAME`.
-fn section<'a>(j: &'a Value, sec: &str) -> &'a Value {
+pub(crate) fn section<'a>(j: &'a Value, sec: &str) -> &'a Value {
     let secs = child(&j["root"], "sections");
     kids(secs)
         .into_iter()
@@ -176,7 +176,19 @@ fn section<'a>(j: &'a Value, sec: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no section {sec}"))
 }
 
-fn link(n: &Value) -> Option<(u64, u64)> {
+/// The JSON of the ELF `file`, which opens as ELF with neither errors
+/// nor warnings.
+pub(crate) fn clean_elf(file: &std::path::Path) -> Value {
+    let j = json::json_of(file);
+    let f = file.display();
+    assert_eq!(j["format"], "elf", "{f}");
+    assert!(json::errors(&j).is_empty(), "{f}: {:?}", json::errors(&j));
+    let w = json::messages(&j, "warning");
+    assert!(w.is_empty(), "{f}: {w:?}");
+    j
+}
+
+pub(crate) fn link(n: &Value) -> Option<(u64, u64)> {
     let l = n.get("link")?;
     Some((l["offset"].as_u64()?, l["size"].as_u64()?))
 }
@@ -184,18 +196,7 @@ fn link(n: &Value) -> Option<(u64, u64)> {
 #[test]
 fn aiebu_control_code_elfs_match_aiebus_disassembly() {
     for stem in SAMPLES {
-        let j = json::json_of(&asset(stem));
-        assert_eq!(j["format"], "elf", "{stem}");
-        assert!(
-            json::errors(&j).is_empty(),
-            "{stem}: {:?}",
-            json::errors(&j)
-        );
-        assert!(
-            json::messages(&j, "warning").is_empty(),
-            "{stem}: {:?}",
-            json::messages(&j, "warning")
-        );
+        let j = clean_elf(&asset(stem));
         let pages = listing(stem);
         assert!(!pages.is_empty(), "{stem}");
         for (suffix, page) in &pages {
@@ -287,40 +288,49 @@ fn control_code_sections_lie_where_readelf_says() {
         return;
     }
     for stem in SAMPLES {
-        let out = std::process::Command::new("readelf")
-            .args(["-S", "-W"])
-            .arg(asset(stem))
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&out.stdout);
-        let j = json::json_of(&asset(stem));
-        let mut seen = 0;
-        for line in text.lines() {
-            let Some(rest) = line.trim().strip_prefix('[') else {
-                continue;
-            };
-            let f: Vec<&str> = rest
-                .split(']')
-                .nth(1)
-                .unwrap_or("")
-                .split_whitespace()
-                .collect();
-            if f.len() < 5 || !f[0].starts_with(".ctrl") {
-                continue;
-            }
-            let n = section(&j, f[0]);
-            let off = u64::from_str_radix(f[3], 16).unwrap();
-            let size = u64::from_str_radix(f[4], 16).unwrap();
-            assert_eq!(
-                (json::off(n), json::size(n)),
-                (off, size),
-                "{stem} {}",
-                f[0]
-            );
-            seen += 1;
-        }
-        assert!(seen >= 2, "{stem}: {text}");
+        let seen = sections_lie_where("readelf", &asset(stem), ".ctrl");
+        assert!(seen >= 2, "{stem}");
     }
+}
+
+/// Checks that the sections of `file` whose names start with `prefix` lie
+/// where `readelf -S -W` (or llvm-readelf's) says; returns how many.
+pub(crate) fn sections_lie_where(readelf: &str, file: &std::path::Path, prefix: &str) -> usize {
+    let out = std::process::Command::new(readelf)
+        .args(["-S", "-W"])
+        .arg(file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{readelf} {}", file.display());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let j = json::json_of(file);
+    let mut seen = 0;
+    for line in text.lines() {
+        let Some(rest) = line.trim().strip_prefix('[') else {
+            continue;
+        };
+        let f: Vec<&str> = rest
+            .split(']')
+            .nth(1)
+            .unwrap_or("")
+            .split_whitespace()
+            .collect();
+        if f.len() < 5 || !f[0].starts_with(prefix) {
+            continue;
+        }
+        let n = section(&j, f[0]);
+        let off = u64::from_str_radix(f[3], 16).unwrap();
+        let size = u64::from_str_radix(f[4], 16).unwrap();
+        assert_eq!(
+            (json::off(n), json::size(n)),
+            (off, size),
+            "{} {}",
+            file.display(),
+            f[0]
+        );
+        seen += 1;
+    }
+    seen
 }
 
 /// The memory tile registers the samples' `WRITE_32`s write, as aie-rt's

@@ -251,10 +251,18 @@ impl Shown {
 }
 
 /// Links `nodes` (an entry and its offset field) to the bytes its
-/// relocation applies to: in a relocatable file an offset into the section
-/// `rs` applies to, else an address.
-fn link_target(b: &mut Builder<'_>, nodes: &[NodeId], elf: &Elf, rs: &Sec, r_offset: u64) {
-    let target = if relocatable(elf) {
+/// relocation `r` (offset, type, symbol) applies to: where the machine's
+/// vendor places them in the symbol's section, else in a relocatable file
+/// an offset into the section `rs` applies to, else an address.
+fn link_target(b: &mut Builder<'_>, nodes: &[NodeId], elf: &Elf, rs: &Sec, r: (u64, u64, u64)) {
+    let (r_offset, typ, sym) = r;
+    let target = if let Some((at, len)) = elf.vendor.and_then(|v| v.reloc_patch(typ, r_offset)) {
+        // In the symbol's section.
+        rel_sym(b, elf, rs.link, sym)
+            .and_then(|s| elf.sec(s.sec.into()))
+            .and_then(|t| elf.data(t))
+            .and_then(|(ta, tl)| (at < tl).then(|| (ta + at, len.min(tl - at))))
+    } else if relocatable(elf) {
         elf.sec(rs.info.into())
             .and_then(|t| elf.data(t))
             .and_then(|(ta, tl)| (r_offset < tl).then(|| (ta + r_offset, 4u64.min(tl - r_offset))))
@@ -333,7 +341,7 @@ fn reloc(b: &mut Builder<'_>, p: NodeId, elf: &Elf, ri: u32, rela: bool, i: u64,
     let mut f = Fields::new(b, id, o, elf.e).quiet();
     f.field("r_offset", w, num);
     if let Some(n) = f.last_fitted() {
-        link_target(f.builder(), &[n, id], elf, rs, r.offset);
+        link_target(f.builder(), &[n, id], elf, rs, (r.offset, r.typ, r.sym));
     }
     let inf = f.builder().group(id, "r_info", o + w, w);
     f.builder()
@@ -590,7 +598,7 @@ fn crel_entry(
             len,
             format!("+{doff}: offset 0x{:x}", e.offset),
         );
-        link_target(b, &[n, id], elf, rs, e.offset);
+        link_target(b, &[n, id], elf, rs, (e.offset, e.typ.into(), e.sym.into()));
     }
     if let Some((at, len)) = sym {
         let sym = u64::from(e.sym);

@@ -50,6 +50,14 @@ pub trait Vendor: Sync {
     fn reloc_name(&self, _t: u32) -> Option<&'static str> {
         None
     }
+    /// The bytes a relocation of type `typ` at `r_offset` patches, as an
+    /// offset into its symbol's section and a length, where this machine
+    /// counts `r_offset` from the start of the symbol's section (aiebu's
+    /// control code); `None` for the usual reading (the section `sh_info`
+    /// names in a relocatable file, else an address).
+    fn reloc_patch(&self, _typ: u64, _r_offset: u64) -> Option<(u64, u64)> {
+        None
+    }
     /// Whether notes of `owner` are this machine's.
     fn owns_note(&self, _owner: &[u8]) -> bool {
         false

@@ -24,6 +24,7 @@ use crate::model::{num, text, Builder, Endian, NodeId, Radix, Seq, Step, Value, 
 
 use super::cdo::{self, aie_regs, Ctx};
 
+pub mod aie2elf;
 pub mod ctrlcode;
 pub mod table;
 
