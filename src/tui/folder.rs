@@ -262,6 +262,7 @@ impl Browser {
             Options {
                 code: true,
                 arg_names: None,
+                nested_only: false,
             },
         ) {
             Ok(d) => d,
