@@ -229,7 +229,13 @@ pub fn with_tree<T>(
     // given back when its tree is gone.
     let size = before.map_or(0, |(len, _)| len);
     let _share = Budget::take(size);
-    let src = Arc::new(Source::open(path).map_err(|e| format!("{e}, skipped"))?);
+    // A scan for nested formats reads few pages of a file: it maps it.
+    let src = if options.nested_only {
+        Source::open_for_scan(path)
+    } else {
+        Source::open(path)
+    };
+    let src = Arc::new(src.map_err(|e| format!("{e}, skipped"))?);
     if src.is_empty() {
         return Err("is empty, skipped".into());
     }

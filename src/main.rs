@@ -333,6 +333,7 @@ fn open(
 const EXPLORER: Options = Options {
     code: true,
     arg_names: None,
+    nested_only: false,
 };
 
 /// What `--diff` reports besides changes of meaning.
@@ -354,6 +355,7 @@ fn diff(cli: &Cli, file: &std::path::Path, other: &std::path::Path) -> ExitCode 
     let options = Options {
         code: cli.code,
         arg_names: None,
+        nested_only: false,
     };
     let (mut a, _) = match open(file, options, cli.xclbin.as_deref()) {
         Ok(t) => t,
@@ -399,9 +401,12 @@ fn many(cli: &Cli, file: &std::path::Path) -> Option<ExitCode> {
             ),
         )));
     }
+    // --targets reads only what may hold an image; --find and --diff
+    // read every node.
     let options = Options {
         code: cli.code,
         arg_names: None,
+        nested_only: cli.targets && cli.find.is_none() && !cli.diff,
     };
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
@@ -595,6 +600,9 @@ fn run() -> ExitCode {
         Options {
             code: cli.code,
             arg_names: None,
+            // --targets (which goes before the other modes) reads only
+            // what may hold an image.
+            nested_only: cli.targets,
         }
     } else {
         EXPLORER

@@ -745,6 +745,7 @@ fn code_tree(d: Vec<u8>) -> fwview::model::Tree {
     let options = fwview::model::Options {
         code: true,
         arg_names: None,
+        nested_only: false,
     };
     fwview::formats::build_tree_with(
         std::sync::Arc::new(fwview::model::Source::from_vec(d)),

@@ -102,7 +102,7 @@ pub fn run_code(bytes: Vec<u8>) {
 
 /// The tree of `bytes` with instructions, as `--code` builds it.
 pub fn code_tree(bytes: Vec<u8>) -> fwview::model::Tree {
-    let options = fwview::model::Options { code: true, arg_names: None };
+    let options = fwview::model::Options { code: true, arg_names: None, nested_only: false };
     formats::build_tree_with(Arc::new(Source::from_vec(bytes)), "input", options)
 }
 

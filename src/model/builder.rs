@@ -218,6 +218,16 @@ impl<'a> Builder<'a> {
         self.arena.options
     }
 
+    /// True when the tree is read only for the formats nested in it
+    /// ([`super::Options::nested_only`]): a parser then leaves out what
+    /// cannot hold another format (its tables of symbols, strings and
+    /// relocations, debug information, instructions), and builds the
+    /// nodes that lead to nested formats as a full read does, so that
+    /// their addresses are the same.
+    pub fn skips_records(&self) -> bool {
+        self.arena.options.nested_only
+    }
+
     /// The whole byte space being built: the file, or a derived space.
     /// Offsets everywhere in the builder are offsets in it.
     pub fn data(&self) -> &'a [u8] {
@@ -1218,6 +1228,28 @@ impl<'a> Builder<'a> {
         ));
         self.attach(parent, id);
         Some(id)
+    }
+
+    /// In a tree read for nested formats only ([`Builder::skips_records`]):
+    /// what [`Builder::derive`] would make from `[off, off+size)` by
+    /// `method`, bytes that hold only records, is not made, but its space
+    /// number is taken (an empty space), so that the spaces made after it
+    /// are numbered as in a full read. No node is added.
+    pub fn derive_unread(&mut self, name: &str, off: u64, size: u64, method: &'static str) {
+        let origin = Origin {
+            space: self.space,
+            offset: off,
+            size,
+            method,
+        };
+        if self.arena.spaces.iter().any(|s| s.origin == Some(origin)) {
+            return;
+        }
+        self.arena.spaces.push(Space {
+            name: CompactString::from(name),
+            origin: Some(origin),
+            bytes: Some(Arc::from(Vec::new())),
+        });
     }
 
     /// Runs `f` with a builder over the space of `node` (a node made by

@@ -48,6 +48,14 @@ pub struct Options {
     /// Kept for the life of the process ([`Options::leak_arg_names`]), so
     /// that options stay `Copy`.
     pub arg_names: Option<&'static [(u64, &'static str)]>,
+    /// The tree is read only for the formats nested in it (the device
+    /// images `--targets` and a folder's list look for), never shown: the
+    /// parsers skip their own records, which cannot hold another format
+    /// (symbol, string and relocation tables, debug information,
+    /// instructions; see [`Builder::skips_records`]), so a scan builds a
+    /// few nodes a file and reads few of its pages. What is nested, and
+    /// where, is the same as in a full read.
+    pub nested_only: bool,
 }
 
 impl Options {

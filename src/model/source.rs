@@ -9,6 +9,9 @@ use std::path::Path;
 /// open, and reading a few MiB costs less than a page fault per page.
 pub const COPY_LIMIT: u64 = 16 * 1024 * 1024;
 
+/// Files up to this size are copied by [`Source::open_for_scan`].
+pub const SCAN_COPY_LIMIT: u64 = 64 * 1024;
+
 /// The most bytes read from standard input or a pipe, which cannot be
 /// mapped: they are read into memory.
 pub const STREAM_LIMIT: u64 = 2 << 30;
@@ -30,6 +33,18 @@ impl Source {
     /// Opens a file: a regular file only. Directories, FIFOs, sockets and
     /// devices are refused with an error naming what the path is.
     pub fn open(path: &Path) -> std::io::Result<Source> {
+        Source::open_copying(path, COPY_LIMIT)
+    }
+
+    /// Opens a file as [`Source::open`] does, mapping it when it is over
+    /// 64 KiB (`SCAN_COPY_LIMIT`): for a scan that reads a few pages of each file
+    /// (its headers, where nested formats start), which a copy would read
+    /// whole.
+    pub fn open_for_scan(path: &Path) -> std::io::Result<Source> {
+        Source::open_copying(path, SCAN_COPY_LIMIT)
+    }
+
+    fn open_copying(path: &Path, copy_limit: u64) -> std::io::Result<Source> {
         use std::io::{Error, ErrorKind};
         let meta = std::fs::metadata(path)?;
         let ft = meta.file_type();
@@ -72,7 +87,7 @@ impl Source {
         if len == 0 {
             return Ok(Source::from_vec(Vec::new()));
         }
-        if len <= COPY_LIMIT {
+        if len <= copy_limit {
             let mut buf = Vec::with_capacity(len as usize);
             file.read_to_end(&mut buf)?;
             return Ok(Source::from_vec(buf));

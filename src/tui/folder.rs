@@ -9,6 +9,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 use std::thread;
+use std::time::{Duration, Instant};
 
 use crossterm::event::Event;
 use ratatui::layout::{Constraint, Layout, Position, Rect};
@@ -55,9 +56,28 @@ pub struct Browser {
     opening: u64,
     /// Set when the explorer's file is left: its watcher stops.
     stop: Option<Arc<AtomicBool>>,
+    /// The file being parsed for the explorer, while it is.
+    pending: Option<Pending>,
     tx: mpsc::Sender<Message>,
     pub quit: bool,
 }
+
+/// A file chosen in the list, parsed on a thread of its own while the list
+/// still answers keys.
+struct Pending {
+    /// The opening its document will come with.
+    opening: u64,
+    path: std::path::PathBuf,
+    /// As the list shows it.
+    name: String,
+    since: Instant,
+    /// Set when it is no longer wanted: the thread that reports the time
+    /// stops, and the document is dropped when it comes.
+    cancel: Arc<AtomicBool>,
+}
+
+/// How often the time of an opening is shown again.
+const OPENING_TICK: Duration = Duration::from_millis(250);
 
 impl super::events::Screen for Browser {
     fn draw(&mut self, frame: &mut Frame<'_>) {
@@ -106,6 +126,7 @@ impl Browser {
             app: None,
             opening: 0,
             stop: None,
+            pending: None,
             tx,
             quit: false,
         }
@@ -118,6 +139,18 @@ impl Browser {
                 self.refilter();
             }
             Message::FolderRead { index, read } => self.list.scanned(index, read),
+            // Drawn again with the time it has taken.
+            Message::FolderOpening { .. } => {}
+            Message::FolderOpened { opening, doc }
+                if self.pending.as_ref().is_some_and(|p| p.opening == opening) =>
+            {
+                if let Some(p) = self.pending.take() {
+                    match doc {
+                        Ok(d) => self.explore(*d, p.path),
+                        Err(err) => self.message = Some((format!("{}: {err}", p.name), true)),
+                    }
+                }
+            }
             Message::Explored { opening, msg } if opening == self.opening => {
                 if let Some(app) = self.app.as_mut() {
                     super::events::dispatch(app, *msg);
@@ -175,6 +208,13 @@ impl Browser {
         let page = usize::from(self.rows.height).max(1);
         match cmd {
             Command::Quit => self.quit = true,
+            // Esc first gives up a file still being opened.
+            Command::Escape if self.pending.is_some() => {
+                if let Some(p) = self.pending.take() {
+                    p.cancel.store(true, Ordering::Relaxed);
+                    self.message = Some((format!("opening {} cancelled", p.name), false));
+                }
+            }
             Command::OpenHelp => {
                 // Opened on the list's own keys (the last rows).
                 let lines = popup::help_lines(usize::from(self.width.min(100).saturating_sub(2)));
@@ -247,7 +287,9 @@ impl Browser {
             .min(self.shown.len().saturating_sub(1));
     }
 
-    /// Parses the selected file and explores it.
+    /// Parses the selected file on a thread of its own, the list still
+    /// answering keys meanwhile (Esc gives it up; Enter on another file
+    /// opens that one instead); the explorer opens when it is parsed.
     fn open_selected(&mut self) {
         let Some(&i) = self.shown.get(self.selected) else {
             return;
@@ -255,21 +297,61 @@ impl Browser {
         let (Some(path), Some(e)) = (self.list.path(i), self.list.entries.get(i)) else {
             return;
         };
-        // The explorer shows instructions, as it does for a file given.
-        let doc = match Document::open(
-            &path,
-            crate::formats::build_tree_with,
-            Options {
-                code: true,
-                arg_names: None,
-            },
-        ) {
-            Ok(d) => d,
-            Err(err) => {
-                self.message = Some((format!("{}: {err}", shown(&e.rel)), true));
-                return;
+        if let Some(p) = self.pending.take() {
+            p.cancel.store(true, Ordering::Relaxed);
+        }
+        self.opening += 1;
+        let opening = self.opening;
+        let cancel = Arc::new(AtomicBool::new(false));
+        self.pending = Some(Pending {
+            opening,
+            path: path.clone(),
+            name: shown(&e.rel),
+            since: Instant::now(),
+            cancel: cancel.clone(),
+        });
+        let tx = self.tx.clone();
+        thread::spawn(move || {
+            let (dtx, drx) = mpsc::channel();
+            thread::spawn(move || {
+                // The explorer shows instructions, as it does for a file
+                // given.
+                let doc = Document::open(
+                    &path,
+                    crate::formats::build_tree_with,
+                    Options {
+                        code: true,
+                        arg_names: None,
+                        nested_only: false,
+                    },
+                );
+                let _ = dtx.send(doc.map(Box::new).map_err(|e| e.to_string()));
+            });
+            loop {
+                match drx.recv_timeout(OPENING_TICK) {
+                    Ok(doc) => {
+                        let _ = tx.send(Message::FolderOpened { opening, doc });
+                        return;
+                    }
+                    Err(mpsc::RecvTimeoutError::Timeout) => {
+                        if cancel.load(Ordering::Relaxed)
+                            || tx.send(Message::FolderOpening { opening }).is_err()
+                        {
+                            return;
+                        }
+                    }
+                    Err(mpsc::RecvTimeoutError::Disconnected) => {
+                        let doc = Err("could not be parsed".to_string());
+                        let _ = tx.send(Message::FolderOpened { opening, doc });
+                        return;
+                    }
+                }
             }
-        };
+        });
+    }
+
+    /// Explores the parsed file `doc` at `path`, for the opening just done.
+    fn explore(&mut self, doc: Document, path: std::path::PathBuf) {
         let mut app = App::new(doc.tree, &path);
         if let Some(store) = marks::marks_path() {
             app.keep_marks(store);
@@ -284,7 +366,6 @@ impl Browser {
         // The explorer's background work and watcher report on a channel
         // of their own, forwarded with this opening's number until it is
         // left.
-        self.opening += 1;
         let opening = self.opening;
         let stop = Arc::new(AtomicBool::new(false));
         let (etx, erx) = mpsc::channel::<Message>();
@@ -450,6 +531,17 @@ impl Browser {
     /// and a message.
     fn status_line(&self, width: usize) -> Line<'static> {
         let mut spans = Vec::new();
+        if let Some(p) = &self.pending {
+            spans.push(Span::styled(
+                format!(
+                    " opening {}… {} s (Esc cancels) ",
+                    text::clean(&p.name),
+                    p.since.elapsed().as_secs()
+                ),
+                theme::status(),
+            ));
+            spans.push(Span::raw(" "));
+        }
         if let Some((m, err)) = &self.message {
             let style = if *err { theme::error() } else { theme::key() };
             spans.push(Span::styled(format!(" {} ", text::clean(m)), style));

@@ -205,6 +205,7 @@ pub fn scan(
     let options = Options {
         code: false,
         arg_names: None,
+        nested_only: true,
     };
     folders::in_order(
         &jobs,

@@ -59,6 +59,17 @@ pub enum Message {
         index: usize,
         read: Result<crate::folders::Read<crate::folders::Summary>, String>,
     },
+    /// A file chosen in a folder's list is still being parsed for its
+    /// `opening` (sent a few times a second, so that the time shows).
+    FolderOpening {
+        opening: u64,
+    },
+    /// A file chosen in a folder's list is parsed for its `opening`: its
+    /// document, or why it could not be read.
+    FolderOpened {
+        opening: u64,
+        doc: Result<Box<super::document::Document>, String>,
+    },
     /// A message for the explorer of a file opened from a folder's list,
     /// from its `opening` (those of a file left since are dropped).
     Explored {

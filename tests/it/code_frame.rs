@@ -81,6 +81,7 @@ fn a_function_of_100000_instructions_opens_within_a_frame() {
             Options {
                 code: true,
                 arg_names: None,
+                nested_only: false,
             },
         );
         let mut app = App::new(tree, "big.o");

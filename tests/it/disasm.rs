@@ -340,6 +340,7 @@ fn built_and_fresh(file: &Path) -> (Tree, Tree) {
     let opts = Options {
         code: true,
         arg_names: None,
+        nested_only: false,
     };
     let mut t = build_tree_with(src.clone(), "input", opts);
     t.expand_all();

@@ -213,6 +213,7 @@ fn open(path: &Path, code: bool) -> Tree {
         Options {
             code,
             arg_names: None,
+            nested_only: false,
         },
     )
 }

@@ -391,3 +391,51 @@ fn diff_of_folders_with_an_unreadable_file_is_trouble() {
     // The rest is still reported.
     assert!(stdout(&o).contains("removed: gone\n"));
 }
+
+/// Every regular file under `dir`, in path order.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let ft = e.file_type().unwrap();
+            if ft.is_dir() {
+                todo.push(e.path());
+            } else if ft.is_file() {
+                out.push(e.path());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `--targets` reads a file only for its nested formats (no symbol,
+/// string or relocation tables, debug information or instructions): the
+/// images it finds so, with their addresses, byte spaces, offsets and
+/// sizes, are those a full read of the file finds, on every asset and
+/// test file.
+#[test]
+fn targets_read_for_nested_formats_only_are_those_of_a_full_read() {
+    use fwview::model::{Options, Source};
+    use std::sync::Arc;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = files_under(&common::assets());
+    files.extend(files_under(&root.join("tests/data")));
+    let mut images = 0;
+    for f in &files {
+        let read = |nested_only: bool| {
+            let src = Arc::new(Source::open(f).unwrap());
+            let options = Options {
+                nested_only,
+                ..Options::default()
+            };
+            let mut t = fwview::formats::build_tree_with(src, "file", options);
+            fwview::targets::find(&mut t)
+        };
+        let full = read(false);
+        assert_eq!(read(true), full, "{}", f.display());
+        images += full.len();
+    }
+    assert!(images >= 40, "{images} images in {} files", files.len());
+}

@@ -38,12 +38,78 @@ pub(super) fn sections(b: &mut Builder<'_>, parent: NodeId, elf: &Arc<Elf>) {
         let Some(s) = elf.secs.get(i) else {
             continue;
         };
-        let node = contents(b, g, elf, s, a, l, &mut ve);
+        let node = if b.skips_records() && records_only(elf, s) {
+            unread(b, g, elf, s, a, l)
+        } else {
+            contents(b, g, elf, s, a, l, &mut ve)
+        };
         built.push((i, node));
     }
-    if let Some(v) = ve.as_deref_mut() {
+    // What the machine adds once the sections are read (kernel
+    // descriptors, symbols shown in their code) are records too.
+    if let Some(v) = ve.as_deref_mut().filter(|_| !b.skips_records()) {
         v.finish(b, elf, &built);
     }
+}
+
+/// True for a section that holds only the ELF's own records, never
+/// another format: its tables (symbols, relocations, dynamic entries,
+/// versions, hashes, strings, groups, pointers), its merged strings and
+/// its debug information and call frames (where no section hook claims
+/// the name, as one bound to a `.ksy` might). Read for nested formats only, such a
+/// section is not decoded ([`Builder::skips_records`]).
+fn records_only(elf: &Elf, s: &Sec) -> bool {
+    use constants::*;
+    let table = matches!(
+        s.typ,
+        SHT_SYMTAB
+            | SHT_DYNSYM
+            | SHT_REL
+            | SHT_RELA
+            | SHT_RELR
+            | SHT_ANDROID_RELR
+            | SHT_CREL
+            | SHT_DYNAMIC
+            | SHT_SYMTAB_SHNDX
+            | SHT_GNU_VERSYM
+            | SHT_GNU_VERDEF
+            | SHT_GNU_VERNEED
+            | SHT_HASH
+            | SHT_GNU_HASH
+            | SHT_STRTAB
+            | SHT_GROUP
+            | SHT_INIT_ARRAY
+            | SHT_FINI_ARRAY
+            | SHT_PREINIT_ARRAY
+    );
+    let debug = s.name.starts_with(".debug_")
+        || s.name.starts_with(".zdebug_")
+        || matches!(s.name.as_str(), ".eh_frame" | ".eh_frame_hdr");
+    table || (debug || merged_strings(s)) && !elf.section_hooks.iter().any(|h| (h.claims)(s))
+}
+
+/// A section of records only ([`records_only`]) in a tree read for nested
+/// formats: its node, as a full read names it, without its contents. A
+/// compressed one is not inflated, but keeps the number of the space its
+/// bytes would make, so that the spaces made after it (a compressed
+/// bundle's, a fat binary's) are numbered as in a full read.
+fn unread(b: &mut Builder<'_>, g: NodeId, elf: &Elf, s: &Sec, a: u64, l: u64) -> NodeId {
+    let id = b.group(g, label(s), a, l);
+    b.set_value(id, elf.shtype(s.typ).unwrap_or("unknown type"));
+    let hs = if elf.is64 { 24 } else { 12 };
+    if s.flags & constants::SHF_COMPRESSED != 0 {
+        let method = match b.read_u32(a, elf.e) {
+            Some(1) => Some("zlib"),
+            Some(2) => Some("zstd"),
+            _ => None,
+        };
+        if let Some(m) = method.filter(|_| l > hs) {
+            b.derive_unread("inflated", a + hs, l - hs, m);
+        }
+    } else if l > 12 && super::dwarf::gnu_compressed(b, s, a, l).is_some() {
+        b.derive_unread("inflated", a + 12, l - 12, "zlib");
+    }
+    id
 }
 
 pub(super) fn label(s: &Sec) -> String {
@@ -150,9 +216,14 @@ fn decode(
         // A section at offset 0 holds this very ELF: opening it again would
         // nest the file in itself.
         _ if s.offset == 0 => {}
-        _ if !plausible(b, a, l) => super::placed::symbols_in(b, id, elf, s, a, l),
+        // The symbols placed in the code and data are records.
+        _ if !plausible(b, a, l) => {
+            if !b.skips_records() {
+                super::placed::symbols_in(b, id, elf, s, a, l)
+            }
+        }
         _ => {
-            if b.nested(id, a, l).is_none() {
+            if b.nested(id, a, l).is_none() && !b.skips_records() {
                 super::placed::symbols_in(b, id, elf, s, a, l);
             }
         }

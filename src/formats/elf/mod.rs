@@ -388,7 +388,7 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64, hooks: &'s
         ..Elf::default()
     };
     read_sections(b, &mut elf, &h);
-    if b.options().code {
+    if b.options().code && !b.skips_records() {
         elf.code = code_target(b, &elf);
     }
     elf.shndx_tables = elf
@@ -909,7 +909,35 @@ fn build_map(elf: &mut Elf, phdrs: &[Seg]) {
     elf.map = map;
 }
 
+/// The node of a table of headers, without its entries where the tree is
+/// read for nested formats only (they are records).
+fn headers_only(
+    b: &mut Builder<'_>,
+    parent: NodeId,
+    name: &str,
+    off: u64,
+    n: u64,
+    size: u64,
+) -> bool {
+    if !b.skips_records() {
+        return false;
+    }
+    let room = b.range(parent).1.saturating_sub(off);
+    b.add(parent, name, off, n.saturating_mul(size).min(room), None);
+    true
+}
+
 fn program_headers(b: &mut Builder<'_>, parent: NodeId, elf: &Arc<Elf>, h: &Hdr, n: u64) {
+    if headers_only(
+        b,
+        parent,
+        "program headers",
+        elf.abs(h.phoff),
+        n,
+        h.phentsize,
+    ) {
+        return;
+    }
     let el = elf.clone();
     let id = b.array(
         parent,
@@ -969,6 +997,16 @@ fn phdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
 
 fn section_headers(b: &mut Builder<'_>, parent: NodeId, elf: &Arc<Elf>, h: &Hdr) {
     let n = elf.secs.len() as u64;
+    if headers_only(
+        b,
+        parent,
+        "section headers",
+        elf.abs(h.shoff),
+        n,
+        h.shentsize,
+    ) {
+        return;
+    }
     let el = elf.clone();
     let id = b.array(
         parent,
