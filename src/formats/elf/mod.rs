@@ -727,7 +727,40 @@ fn read_sections(b: &mut Builder<'_>, elf: &mut Elf, h: &Hdr) {
     if shstrndx < elf.secs.len() as u64 {
         elf.shstrndx = shstrndx as u32;
     }
-    // Names.
+    section_names(b, elf, h, shstrndx);
+    // Sections outside the file, and other header checks.
+    let count = elf.secs.len() as u64;
+    for s in &elf.secs {
+        if s.index == 0 || s.typ == constants::SHT_NOBITS || s.typ == constants::SHT_NULL {
+            continue;
+        }
+        let end = s.offset.checked_add(s.size);
+        if end.is_none_or(|e| e > elf.len) {
+            b.error(
+                s.hdr,
+                h.shentsize.min(need),
+                format!(
+                    "section [{}] {} [0x{:x}+0x{:x}] lies outside the file ({} bytes)",
+                    s.index, s.name, s.offset, s.size, elf.len
+                ),
+            );
+        }
+        if u64::from(s.link) >= count && s.link != 0 {
+            b.error(
+                s.hdr + 8 + 4 * w,
+                4,
+                format!(
+                    "section [{}] {}: sh_link {} is not a section",
+                    s.index, s.name, s.link
+                ),
+            );
+        }
+    }
+}
+
+/// Checks that e_shstrndx (`shstrndx`, after SHN_XINDEX) names a string
+/// table, links it, and gives each section its name.
+fn section_names(b: &mut Builder<'_>, elf: &mut Elf, h: &Hdr, shstrndx: u64) {
     if shstrndx != 0 {
         match elf.sec(shstrndx) {
             Some(s) if s.typ == constants::SHT_STRTAB => {
@@ -777,34 +810,6 @@ fn read_sections(b: &mut Builder<'_>, elf: &mut Elf, h: &Hdr) {
     }
     for (s, n) in elf.secs.iter_mut().zip(names) {
         s.name = n;
-    }
-    // Sections outside the file, and other header checks.
-    let count = elf.secs.len() as u64;
-    for s in &elf.secs {
-        if s.index == 0 || s.typ == constants::SHT_NOBITS || s.typ == constants::SHT_NULL {
-            continue;
-        }
-        let end = s.offset.checked_add(s.size);
-        if end.is_none_or(|e| e > elf.len) {
-            b.error(
-                s.hdr,
-                h.shentsize.min(need),
-                format!(
-                    "section [{}] {} [0x{:x}+0x{:x}] lies outside the file ({} bytes)",
-                    s.index, s.name, s.offset, s.size, elf.len
-                ),
-            );
-        }
-        if u64::from(s.link) >= count && s.link != 0 {
-            b.error(
-                s.hdr + 8 + 4 * w,
-                4,
-                format!(
-                    "section [{}] {}: sh_link {} is not a section",
-                    s.index, s.name, s.link
-                ),
-            );
-        }
     }
 }
 
