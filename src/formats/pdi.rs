@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use super::cdo::{self, Compact, Ctx};
+use crate::model::record::record;
 use crate::model::{named, num, text, Builder, Endian, Fields, Format, NodeId, Radix, Value};
 
 const LE: Endian = Endian::Little;
@@ -27,10 +28,99 @@ pub const SELECTMAP8: [u8; 16] = [
 const PPDI: u32 = 0x5050_4449;
 const FPDI: u32 = 0x4650_4449;
 
+record! {
+    /// The image header table, at +0x10 of the PDI (after the SelectMAP
+    /// pattern). Offsets are in words from the PDI's start.
+    mod image_header_table: ImageHeaderTable (LE) {
+        version: u32 = "version", Show::Wide(version_value),
+        image_count: u32 = "image_count", Show::Auto,
+        image_header_offset: u32 = "image_header_offset",
+            Show::Wide(|v| offset_value(v, "the first image header")),
+        partition_count: u32 = "partition_count", Show::Auto,
+        partition_header_offset: u32 = "partition_header_offset",
+            Show::Wide(|v| offset_value(v, "the first partition header")),
+        secondary_boot_device_address: u32 = "secondary_boot_device_address", Show::HexWide,
+        idcode: u32 = "idcode", Show::HexWide,
+        attributes: u32 = "attributes", Show::Wide(|v| attributes_value(v, "")),
+        pdi_id: u32 = "pdi_id", Show::HexWide,
+        parent_id: u32 = "parent_id", Show::HexWide,
+        identification: u32 = "identification", Show::Value(identification_value),
+        header_sizes: u32 = "header_sizes", Show::Wide(header_sizes_value),
+        meta_header_length: u32 = "meta_header_length", Show::Wide(words_value),
+        meta_header_secure_iv: [u8; 12] = "meta_header_secure_iv", Show::Span(bytes_value),
+        meta_header_key_source: u32 = "meta_header_key_source", Show::Wide(key_source_value),
+        extended_idcode: u32 = "extended_idcode", Show::HexWide,
+        auth_certificate_offset: u32 = "auth_certificate_offset",
+            Show::Wide(|v| offset_value(v, "the header authentication certificate")),
+        meta_header_grey_black_iv: [u8; 12] = "meta_header_grey_black_iv", Show::Span(bytes_value),
+        reserved: [u8; 36] = "reserved", Show::Span(bytes_value),
+        /// Shown with the sum it checks ([`checksum_field`]).
+        checksum: u32 = "checksum", Show::Hidden,
+    }
+}
+
+record! {
+    /// An image header.
+    mod image_header: ImageHeader (LE) {
+        partition_header_offset: u32 = "partition_header_offset",
+            Show::Wide(|v| offset_value(v, "its first partition header")),
+        partition_count: u32 = "partition_count", Show::Auto,
+        revoke_id: u32 = "revoke_id", Show::HexWide,
+        attributes: u32 = "attributes", Show::Wide(|v| attributes_value(v, "")),
+        name: [u8; 16] = "name", Show::Text,
+        image_id: u32 = "image_id", Show::HexWide,
+        unique_id: u32 = "unique_id", Show::HexWide,
+        parent_unique_id: u32 = "parent_unique_id", Show::HexWide,
+        function_id: u32 = "function_id", Show::HexWide,
+        memcpy_address_low: u32 = "memcpy_address_low", Show::HexWide,
+        memcpy_address_high: u32 = "memcpy_address_high", Show::HexWide,
+        reserved: u32 = "reserved", Show::HexWide,
+        /// Shown with the sum it checks ([`checksum_field`]).
+        checksum: u32 = "checksum", Show::Hidden,
+    }
+}
+
+record! {
+    /// A partition header. Lengths are in words; the data offset is in
+    /// words from the PDI's start. The compact layout's marker words sit in
+    /// the reserved bytes.
+    mod partition_header: PartitionHeader (LE) {
+        encrypted_length: u32 = "encrypted_length", Show::Wide(words_value),
+        unencrypted_length: u32 = "unencrypted_length", Show::Wide(words_value),
+        total_length: u32 = "total_length", Show::Wide(words_value),
+        next_partition_header: u32 = "next_partition_header",
+            Show::Wide(|v| offset_value(v, "the next partition header (0: none)")),
+        exec_address: u64 = "exec_address", Show::HexWide,
+        load_address: u64 = "load_address", Show::Wide(load_address_value),
+        /// Shown with the partition type the attributes give.
+        data_offset: u32 = "data_offset", Show::Hidden,
+        attributes: u32 = "attributes", Show::Wide(partition_attributes_value),
+        section_count: u32 = "section_count", Show::Auto,
+        checksum_offset: u32 = "checksum_offset", Show::HexWide,
+        partition_id: u32 = "partition_id", Show::HexWide,
+        auth_certificate_offset: u32 = "auth_certificate_offset", Show::HexWide,
+        secure_header_iv: [u8; 12] = "secure_header_iv", Show::Span(bytes_value),
+        key_source: u32 = "key_source", Show::Wide(key_source_value),
+        grey_black_iv: [u8; 12] = "grey_black_iv", Show::Span(bytes_value),
+        revoke_id: u32 = "revoke_id", Show::HexWide,
+        /// Shown by whether the header has the compact layout's marker.
+        reserved: [u8; 24] = "reserved", Show::Hidden,
+        compact_flag: u32 = "compact_flag", Show::Hidden,
+        compact_record_bytes: u32 = "compact_record_bytes", Show::Hidden,
+        compact_marker: u32 = "compact_marker", Show::Hidden,
+        /// Shown with the sum it checks ([`checksum_field`]).
+        checksum: u32 = "checksum", Show::Hidden,
+    }
+}
+
 /// Header sizes, in bytes.
-const IHT_LEN: u64 = 128;
-const IH_LEN: u64 = 64;
-const PH_LEN: u64 = 128;
+const IHT_LEN: u64 = image_header_table::SIZE;
+const IH_LEN: u64 = image_header::SIZE;
+const PH_LEN: u64 = partition_header::SIZE;
+
+/// Where the image header table starts in a PDI: after the SelectMAP
+/// pattern.
+const TABLE_AT: u64 = SELECTMAP32.len() as u64;
 
 /// More images or partitions than this are not shown (the loader supports
 /// 32 partitions).
@@ -127,12 +217,6 @@ struct Pdi {
 // fields beyond what the cursor shows by itself (every structure is known to
 // lie inside the PDI before its fields are read)
 
-/// A word shown in hex, all eight digits.
-fn hex(f: &mut Fields<'_, '_>, name: &str) -> Option<u32> {
-    f.field(name, 4, |v| Value::hex_wide(v, 4))
-        .map(|v| v as u32)
-}
-
 /// A word: the number, then `rest` made from it.
 fn with(
     f: &mut Fields<'_, '_>,
@@ -147,45 +231,136 @@ fn with(
 }
 
 /// A length in words, and in bytes.
-fn words(f: &mut Fields<'_, '_>, name: &str) -> Option<u32> {
-    with(f, name, Radix::Auto, |v| {
-        format!(" words, {} bytes", num(4 * u64::from(v)))
-    })
+fn words_value(v: u64) -> Value {
+    Value::with(v, Radix::Auto, format!(" words, {} bytes", num(4 * v)))
 }
 
-/// A word shown as `value` makes it; returns it and its node, for links and
-/// bit fields.
-fn word_node(
-    f: &mut Fields<'_, '_>,
-    name: &str,
-    value: impl FnOnce(u32) -> Value,
-) -> Option<(u32, NodeId)> {
-    let v = f.field(name, 4, |v| value(v as u32))?;
-    Some((v as u32, f.last_fitted()?))
+/// A word offset from the PDI's start, and what lies there.
+fn offset_value(v: u64, what: &str) -> Value {
+    let rest = format!(" words, at 0x{:x}: {what}", 4 * v);
+    Value::with(v, Radix::Auto, rest)
 }
 
-/// `size` reserved or IV bytes, shown as hex (or as zero bytes).
-fn bytes(f: &mut Fields<'_, '_>, name: &str, size: u64) {
-    f.span(name, size, |d| {
-        if d.iter().all(|&x| x == 0) {
-            format!("{size} zero bytes").into()
-        } else {
-            text::hex(d, 16).into()
-        }
-    });
+/// An attributes word in hex, and `note`.
+fn attributes_value(v: u64, note: &str) -> Value {
+    Value::with(v, Radix::HexWide, note)
 }
 
-/// An attributes word in hex (and `note`), with leaves for its bit fields.
-fn attributes(f: &mut Fields<'_, '_>, note: &str, bits: &[BitField]) -> u32 {
-    let at = f.at();
-    let v = word_node(f, "attributes", |v| {
-        Value::with(v.into(), Radix::HexWide, note).with_width(4)
-    });
-    if let Some((v, id)) = v {
-        bit_fields(f.builder(), id, at, v, bits);
+/// A partition's attributes word: its type and exception level.
+fn partition_attributes_value(v: u64) -> Value {
+    let tname = partition_type((v >> 24) as u32 & 7).unwrap_or("?");
+    attributes_value(v, &format!(": {tname}, EL{}", (v >> 1) & 3))
+}
+
+/// Reserved or IV bytes, shown as hex (or as zero bytes).
+fn bytes_value(d: &[u8]) -> Value {
+    if d.iter().all(|&x| x == 0) {
+        format!("{} zero bytes", d.len()).into()
+    } else {
+        text::hex(d, 16).into()
     }
-    v.map_or(0, |(v, _)| v)
 }
+
+fn version_value(v: u64) -> Value {
+    let note = match v {
+        0x0102_0000 | 0x0103_0000 => " (v1)",
+        0x0002_0000 => " (v2)",
+        0x0003_0000 => " (v3)",
+        0x0004_0000 => " (v4)",
+        _ => "",
+    };
+    Value::with(v, Radix::HexWide, note)
+}
+
+fn identification_value(v: u64) -> Value {
+    let v = v as u32;
+    let kind = match v {
+        PPDI => " (partial PDI)",
+        FPDI => " (full boot PDI)",
+        _ => " (unknown)",
+    };
+    Value::text(format!("{} ({}){kind}", ident_text(v), hex32(v)))
+}
+
+fn header_sizes_value(hs: u64) -> Value {
+    let rest = format!(
+        ": table {} words, image header {} words, partition header {} words",
+        hs & 0xff,
+        (hs >> 8) & 0xff,
+        (hs >> 16) & 0xff
+    );
+    Value::with(hs, Radix::HexWide, rest)
+}
+
+fn key_source_value(k: u64) -> Value {
+    let name = key_source(k as u32).unwrap_or("unknown");
+    Value::with(k, Radix::HexWide, format!(" ({name})"))
+}
+
+fn load_address_value(x: u64) -> Value {
+    let n = if x == u64::MAX { " (none)" } else { "" };
+    Value::with(x, Radix::HexWide, n)
+}
+
+/// Leaves for the bit fields of the attributes word `v` at `at`, under its
+/// node.
+fn attribute_bits(b: &mut Builder<'_>, node: Option<NodeId>, at: u64, v: u32, bits: &[BitField]) {
+    if let Some(id) = node {
+        bit_fields(b, id, at, v, bits);
+    }
+}
+
+/// The bit fields of the image header table's attributes word.
+const TABLE_ATTRIBUTES: &[BitField] = &[
+    ("idcode_check_bypass", 0, 1, yes_no),
+    ("creator_id", 1, 0x1f, plain),
+    ("secondary_boot_device", 6, 0x3f, plain),
+    ("dpa_countermeasure", 12, 3, plain),
+    ("puf_helper_data_location", 14, 3, plain),
+];
+
+/// The bit fields of an image header's attributes word.
+const IMAGE_ATTRIBUTES: &[BitField] = &[
+    ("owner", 3, 7, plain),
+    ("copy_to_memory", 6, 1, yes_no),
+    ("delay_load", 7, 1, yes_no),
+    ("delay_handoff", 8, 1, yes_no),
+    ("low_power_domain", 9, 1, yes_no),
+    ("full_power_domain", 10, 1, yes_no),
+    ("system_power_domain", 11, 1, yes_no),
+    ("pl_power_domain", 12, 1, yes_no),
+];
+
+/// The bit fields of a partition's attributes word.
+const PARTITION_ATTRIBUTES: &[BitField] = &[
+    ("trustzone_secure", 0, 1, yes_no),
+    ("exception_level", 1, 3, |x| format!("EL{x}")),
+    ("exec_state", 3, 1, |x| {
+        if x == 0 { "0 (AArch64)" } else { "1 (AArch32)" }.to_string()
+    }),
+    ("destination_cpu", 8, 0xf, |x| {
+        named(x.into(), destination_cpu(x)).to_string()
+    }),
+    ("checksum_type", 12, 3, |x| {
+        named(
+            x.into(),
+            match x {
+                0 => Some("none"),
+                3 => Some("SHA3"),
+                _ => None,
+            },
+        )
+        .to_string()
+    }),
+    ("puf_helper_data_location", 14, 3, plain),
+    ("owner", 16, 3, plain),
+    ("big_endian", 18, 1, yes_no),
+    ("high_vectors", 23, 1, yes_no),
+    ("partition_type", 24, 7, |x| {
+        named(x.into(), partition_type(x)).to_string()
+    }),
+    ("dpa_countermeasure", 27, 3, plain),
+];
 
 /// The checksum word at the cursor: NOT of the sum of the words from `base`
 /// to it. Returns whether it is valid.
@@ -294,7 +469,7 @@ fn yes_no(x: u32) -> String {
 
 impl Pdi {
     fn parse(&self, b: &mut Builder<'_>, parent: NodeId) {
-        let t = self.off + 0x10;
+        let t = self.off + TABLE_AT;
         let Some((images, ih_off, parts, ph_off)) = self.table(b, parent, t) else {
             return;
         };
@@ -401,6 +576,7 @@ impl Pdi {
     /// The image header table; returns (image count, image header word
     /// offset, partition count, partition header word offset).
     fn table(&self, b: &mut Builder<'_>, parent: NodeId, t: u64) -> Option<(u32, u32, u32, u32)> {
+        use image_header_table::{ImageHeaderTable, AT};
         if t + IHT_LEN > self.end {
             b.error(
                 t,
@@ -412,114 +588,72 @@ impl Pdi {
             );
             return None;
         }
+        let h = ImageHeaderTable::read(b.slice(t, IHT_LEN)).ok()?;
         let node = b.group(parent, "image_header_table", t, IHT_LEN);
         let mut f = Fields::new(b, node, t, LE);
-        with(&mut f, "version", Radix::HexWide, |v| {
-            match v {
-                0x0102_0000 | 0x0103_0000 => " (v1)",
-                0x0002_0000 => " (v2)",
-                0x0003_0000 => " (v3)",
-                0x0004_0000 => " (v4)",
-                _ => "",
-            }
-            .to_string()
-        });
-        let images = f.u32("image_count").unwrap_or(0) as u32;
-        let ih = self
-            .offset(
-                &mut f,
-                "image_header_offset",
-                IH_LEN,
-                "the first image header",
-            )
-            .unwrap_or(0);
-        let parts = f.u32("partition_count").unwrap_or(0) as u32;
-        let ph = self
-            .offset(
-                &mut f,
-                "partition_header_offset",
-                PH_LEN,
-                "the first partition header",
-            )
-            .unwrap_or(0);
-        hex(&mut f, "secondary_boot_device_address");
-        hex(&mut f, "idcode");
-        attributes(
-            &mut f,
-            "",
-            &[
-                ("idcode_check_bypass", 0, 1, yes_no),
-                ("creator_id", 1, 0x1f, plain),
-                ("secondary_boot_device", 6, 0x3f, plain),
-                ("dpa_countermeasure", 12, 3, plain),
-                ("puf_helper_data_location", 14, 3, plain),
-            ],
+        let n = ImageHeaderTable::show_part(&mut f, 0, AT.identification.end());
+        self.link(
+            f.builder(),
+            n.image_header_offset,
+            h.image_header_offset,
+            IH_LEN,
         );
-        hex(&mut f, "pdi_id");
-        hex(&mut f, "parent_id");
-        let ident = f
-            .field("identification", 4, |v| {
-                let v = v as u32;
-                let kind = match v {
-                    PPDI => " (partial PDI)",
-                    FPDI => " (full boot PDI)",
-                    _ => " (unknown)",
-                };
-                Value::text(format!("{} ({}){kind}", ident_text(v), hex32(v)))
-            })
-            .unwrap_or(0) as u32;
-        if ident != PPDI && ident != FPDI {
-            f.builder().warn(
-                t + 0x28,
-                4,
+        self.link(
+            f.builder(),
+            n.partition_header_offset,
+            h.partition_header_offset,
+            PH_LEN,
+        );
+        attribute_bits(
+            f.builder(),
+            n.attributes,
+            AT.attributes.of(t),
+            h.attributes,
+            TABLE_ATTRIBUTES,
+        );
+        if h.identification != PPDI && h.identification != FPDI {
+            AT.identification.warn(
+                f.builder(),
+                t,
                 format!(
                     "PDI identification {} is neither \"PPDI\" nor \"FPDI\"",
-                    hex32(ident)
+                    hex32(h.identification)
                 ),
             );
         }
-        with(&mut f, "header_sizes", Radix::HexWide, |hs| {
-            format!(
-                ": table {} words, image header {} words, partition header {} words",
-                hs & 0xff,
-                (hs >> 8) & 0xff,
-                (hs >> 16) & 0xff
-            )
-        });
-        words(&mut f, "meta_header_length");
-        bytes(&mut f, "meta_header_secure_iv", 12);
-        with(&mut f, "meta_header_key_source", Radix::HexWide, |k| {
-            format!(" ({})", key_source(k).unwrap_or("unknown"))
-        });
-        hex(&mut f, "extended_idcode");
-        self.offset(
-            &mut f,
-            "auth_certificate_offset",
+        let n = ImageHeaderTable::show_part(&mut f, AT.header_sizes.off, AT.checksum.off);
+        self.link(
+            f.builder(),
+            n.auth_certificate_offset,
+            h.auth_certificate_offset,
             0,
-            "the header authentication certificate",
         );
-        bytes(&mut f, "meta_header_grey_black_iv", 12);
-        bytes(&mut f, "reserved", 36);
         checksum_field(&mut f, t, "image header table", true);
-        Some((images, ih, parts, ph))
+        Some((
+            h.image_count,
+            h.image_header_offset,
+            h.partition_count,
+            h.partition_header_offset,
+        ))
     }
 
-    /// A word offset from the PDI's start, linked to what it points at
-    /// (`target` bytes of it).
-    fn offset(&self, f: &mut Fields<'_, '_>, name: &str, target: u64, what: &str) -> Option<u32> {
-        let (v, id) = word_node(f, name, |v| {
-            let rest = format!(" words, at 0x{:x}: {what}", 4 * u64::from(v));
-            Value::with(v.into(), Radix::Auto, rest).with_width(4)
-        })?;
+    /// Links the node of a word offset from the PDI's start to what it
+    /// points at (`target` bytes of it), unless it is 0 or past the end.
+    fn link(&self, b: &mut Builder<'_>, node: Option<NodeId>, v: u32, target: u64) {
         let to = self.off + 4 * u64::from(v);
-        if v != 0 && to < self.end {
-            f.builder().link(id, to, target.min(self.end - to));
+        if let Some(id) = node {
+            if v != 0 && to < self.end {
+                b.link(id, to, target.min(self.end - to));
+            }
         }
-        Some(v)
     }
 
     fn image_header(&self, b: &mut Builder<'_>, parent: NodeId, i: u64, at: u64) {
-        let name = text::fixed(b.slice(at + 0x10, 16));
+        use image_header::{ImageHeader, AT};
+        let Ok(h) = ImageHeader::read(b.slice(at, IH_LEN)) else {
+            return;
+        };
+        let name = text::fixed(&h.name);
         let node = b.add(
             parent,
             if name.is_empty() {
@@ -532,36 +666,20 @@ impl Pdi {
             Some(format!("\"{name}\"").into()),
         );
         let mut f = Fields::new(b, node, at, LE);
-        self.offset(
-            &mut f,
-            "partition_header_offset",
+        let n = ImageHeader::show_part(&mut f, 0, AT.checksum.off);
+        self.link(
+            f.builder(),
+            n.partition_header_offset,
+            h.partition_header_offset,
             PH_LEN,
-            "its first partition header",
         );
-        f.u32("partition_count");
-        hex(&mut f, "revoke_id");
-        attributes(
-            &mut f,
-            "",
-            &[
-                ("owner", 3, 7, plain),
-                ("copy_to_memory", 6, 1, yes_no),
-                ("delay_load", 7, 1, yes_no),
-                ("delay_handoff", 8, 1, yes_no),
-                ("low_power_domain", 9, 1, yes_no),
-                ("full_power_domain", 10, 1, yes_no),
-                ("system_power_domain", 11, 1, yes_no),
-                ("pl_power_domain", 12, 1, yes_no),
-            ],
+        attribute_bits(
+            f.builder(),
+            n.attributes,
+            AT.attributes.of(at),
+            h.attributes,
+            IMAGE_ATTRIBUTES,
         );
-        f.text("name", 16);
-        hex(&mut f, "image_id");
-        hex(&mut f, "unique_id");
-        hex(&mut f, "parent_unique_id");
-        hex(&mut f, "function_id");
-        hex(&mut f, "memcpy_address_low");
-        hex(&mut f, "memcpy_address_high");
-        hex(&mut f, "reserved");
         checksum_field(&mut f, at, "image header", true);
     }
 
@@ -573,85 +691,38 @@ impl Pdi {
         i: u64,
         at: u64,
     ) -> Option<Data> {
+        use partition_header::{PartitionHeader, AT};
+        let h = PartitionHeader::read(b.slice(at, PH_LEN)).ok()?;
         let node = b.group(parent, format!("[{i}]"), at, PH_LEN);
         let mut f = Fields::new(b, node, at, LE);
-        let enc = words(&mut f, "encrypted_length").unwrap_or(0);
-        let unenc = words(&mut f, "unencrypted_length").unwrap_or(0);
-        let total = words(&mut f, "total_length").unwrap_or(0);
-        self.offset(
-            &mut f,
-            "next_partition_header",
+        let n = PartitionHeader::show_part(&mut f, 0, AT.data_offset.off);
+        self.link(
+            f.builder(),
+            n.next_partition_header,
+            h.next_partition_header,
             PH_LEN,
-            "the next partition header (0: none)",
         );
-        f.field("exec_address", 8, |x| Value::hex_wide(x, 8));
-        f.field("load_address", 8, |x| {
-            let n = if x == u64::MAX { " (none)" } else { "" };
-            Value::with(x, Radix::HexWide, n).with_width(8)
-        });
-        let peek =
-            |f: &mut Fields<'_, '_>, rel: u64| f.builder().read_u32(at + rel, LE).unwrap_or(0);
-        let data_off = peek(&mut f, 0x20);
-        let data_at = self.off + 4 * u64::from(data_off);
-        let a = peek(&mut f, 0x24);
-        let ptype = (a >> 24) & 7;
+        let (enc, unenc, total) = (h.encrypted_length, h.unencrypted_length, h.total_length);
+        let data_at = self.off + 4 * u64::from(h.data_offset);
+        let ptype = (h.attributes >> 24) & 7;
         let tname = partition_type(ptype).unwrap_or("?");
-        self.offset(
-            &mut f,
-            "data_offset",
-            4 * u64::from(total),
-            &format!("the partition's data ({tname})"),
-        );
-        attributes(
-            &mut f,
-            &format!(": {tname}, EL{}", (a >> 1) & 3),
-            &[
-                ("trustzone_secure", 0, 1, yes_no),
-                ("exception_level", 1, 3, |x| format!("EL{x}")),
-                ("exec_state", 3, 1, |x| {
-                    if x == 0 { "0 (AArch64)" } else { "1 (AArch32)" }.to_string()
-                }),
-                ("destination_cpu", 8, 0xf, |x| {
-                    named(x.into(), destination_cpu(x)).to_string()
-                }),
-                ("checksum_type", 12, 3, |x| {
-                    named(
-                        x.into(),
-                        match x {
-                            0 => Some("none"),
-                            3 => Some("SHA3"),
-                            _ => None,
-                        },
-                    )
-                    .to_string()
-                }),
-                ("puf_helper_data_location", 14, 3, plain),
-                ("owner", 16, 3, plain),
-                ("big_endian", 18, 1, yes_no),
-                ("high_vectors", 23, 1, yes_no),
-                ("partition_type", 24, 7, |x| {
-                    named(x.into(), partition_type(x)).to_string()
-                }),
-                ("dpa_countermeasure", 27, 3, plain),
-            ],
-        );
-        f.u32("section_count");
-        hex(&mut f, "checksum_offset");
-        hex(&mut f, "partition_id");
-        hex(&mut f, "auth_certificate_offset");
-        bytes(&mut f, "secure_header_iv", 12);
-        with(&mut f, "key_source", Radix::HexWide, |k| {
-            format!(" ({})", key_source(k).unwrap_or("unknown"))
+        let data = f.field("data_offset", AT.data_offset.size, |v| {
+            offset_value(v, &format!("the partition's data ({tname})")).with_width(4)
         });
-        bytes(&mut f, "grey_black_iv", 12);
-        hex(&mut f, "revoke_id");
-        // The compact layout's marker sits in the reserved words.
-        let m0 = peek(&mut f, 0x70);
-        let m1 = peek(&mut f, 0x74);
-        let m2 = peek(&mut f, 0x78);
+        let data_node = data.and_then(|_| f.last_fitted());
+        self.link(f.builder(), data_node, h.data_offset, 4 * u64::from(total));
+        let n = PartitionHeader::show_part(&mut f, AT.attributes.off, AT.reserved.off);
+        attribute_bits(
+            f.builder(),
+            n.attributes,
+            AT.attributes.of(at),
+            h.attributes,
+            PARTITION_ATTRIBUTES,
+        );
+        let (m0, m1, m2) = (h.compact_flag, h.compact_record_bytes, h.compact_marker);
         let compact = m0 == 1 && m1 != 0 && m2 == (m1 << 16 | COMPACT_MAGIC) && ptype == 2;
         if compact {
-            bytes(&mut f, "reserved", 24);
+            f.span("reserved", AT.reserved.size, bytes_value);
             with(&mut f, "compact_flag", Radix::Dec, |_| {
                 " (compact CDO records, layout inferred)".to_string()
             });
@@ -662,16 +733,17 @@ impl Pdi {
                 format!(": record bytes << 16 | 0x{COMPACT_MAGIC:04x}")
             });
         } else {
-            bytes(&mut f, "reserved", 36);
+            let all = AT.reserved.through(AT.compact_marker);
+            f.span("reserved", all.size, bytes_value);
         }
         let valid = checksum_field(&mut f, at, "partition header", !compact);
         if compact && !valid {
             // Computed before the marker words were set?
-            let stored = b.read_u32(at + 0x7c, LE).unwrap_or(0);
-            if checksum(b, at, at + 0x70) == stored {
-                b.info(
-                    at + 0x7c,
-                    4,
+            let stored = h.checksum;
+            if checksum(b, at, AT.compact_flag.of(at)) == stored {
+                AT.checksum.info(
+                    b,
+                    at,
                     format!(
                         "partition header checksum matches the header without its compact marker words \
                          (+0x70..+0x7b): it was computed before they were set ({})",
@@ -679,13 +751,14 @@ impl Pdi {
                     ),
                 );
             } else {
-                b.error(
-                    at + 0x7c,
-                    4,
+                let computed = checksum(b, at, AT.checksum.of(at));
+                AT.checksum.error(
+                    b,
+                    at,
                     format!(
                         "partition header checksum mismatch: stored {}, computed {} (also without the compact marker words)",
                         hex32(stored),
-                        hex32(checksum(b, at, at + 0x7c))
+                        hex32(computed)
                     ),
                 );
             }
@@ -693,11 +766,11 @@ impl Pdi {
         if total < unenc || total < enc {
             b.warn(
                 at,
-                12,
+                AT.encrypted_length.through(AT.total_length).size,
                 format!("partition {i}: total length {total} words is less than its encrypted ({enc}) or unencrypted ({unenc}) length"),
             );
         }
-        if data_off == 0 || total == 0 {
+        if h.data_offset == 0 || total == 0 {
             return None;
         }
         Some(Data {

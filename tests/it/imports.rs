@@ -17,7 +17,7 @@ struct File {
     text: String,
 }
 
-fn rs_files(dir: &Path, out: &mut Vec<PathBuf>) {
+pub(super) fn rs_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut rd: Vec<_> = std::fs::read_dir(dir)
         .expect("src is readable")
         .flatten()
@@ -48,11 +48,25 @@ fn module_of(rel: &Path) -> Vec<String> {
 /// The text with comments, string and character literals blanked, so that
 /// only code is read.
 fn code_only(s: &str) -> String {
+    String::from_utf8_lossy(&blank(s)).into_owned()
+}
+
+/// The text with comments, strings and character literals blanked to
+/// spaces, line breaks kept, so that braces count and lines stay in place.
+pub(super) fn blank(s: &str) -> Vec<u8> {
     let b = s.as_bytes();
-    let mut out = String::with_capacity(s.len());
+    let mut out = b.to_vec();
     let mut i = 0;
+    let wipe = |out: &mut Vec<u8>, from: usize, to: usize| {
+        for c in &mut out[from..to.min(b.len())] {
+            if *c != b'\n' {
+                *c = b' ';
+            }
+        }
+    };
     while i < b.len() {
         let rest = &b[i..];
+        let start = i;
         if rest.starts_with(b"//") {
             while i < b.len() && b[i] != b'\n' {
                 i += 1;
@@ -73,29 +87,22 @@ fn code_only(s: &str) -> String {
                     i += 1;
                 }
             }
-            out.push(' ');
-        } else if rest.starts_with(b"r#\"") || rest.starts_with(b"r\"") || rest.starts_with(b"br\"")
-        {
-            // Raw strings: r"…", r#"…"#.
-            let start = rest.iter().position(|&c| c == b'r').unwrap_or(0) + 1;
-            let hashes = rest[start..].iter().take_while(|&&c| c == b'#').count();
+        } else if let Some((lead, hashes)) = raw_string(b, i) {
             let mut close = vec![b'"'];
             close.extend(std::iter::repeat_n(b'#', hashes));
-            i += start + hashes + 1;
+            i += lead + hashes + 1;
             while i < b.len() && !b[i..].starts_with(&close) {
                 i += 1;
             }
             i += close.len();
-            out.push_str("\"\"");
         } else if b[i] == b'"' {
             i += 1;
             while i < b.len() && b[i] != b'"' {
                 i += if b[i] == b'\\' { 2 } else { 1 };
             }
             i += 1;
-            out.push_str("\"\"");
         } else if b[i] == b'\'' {
-            // A character literal ('a', '\n', '\u{..}'), not a lifetime.
+            // A character literal ('a', '\n', '{'), not a lifetime.
             let lit = rest.len() >= 3
                 && (rest[1] == b'\\' || rest.get(2) == Some(&b'\'') || rest[1] >= 0x80);
             if lit {
@@ -104,18 +111,35 @@ fn code_only(s: &str) -> String {
                     i += if b[i] == b'\\' { 2 } else { 1 };
                 }
                 i += 1;
-                out.push_str("' '");
             } else {
-                out.push('\'');
                 i += 1;
+                continue;
             }
         } else {
-            let len = utf8_len(b[i]);
-            out.push_str(&s[i..i + len]);
-            i += len;
+            i += 1;
+            continue;
         }
+        wipe(&mut out, start, i);
     }
     out
+}
+
+/// A raw string starting at `i` (`r"`, `r#"`, `br"`): the length of its
+/// `b`/`r` lead and its number of `#`.
+fn raw_string(b: &[u8], i: usize) -> Option<(usize, usize)> {
+    if i > 0 && is_ident(b[i - 1]) {
+        return None;
+    }
+    let rest = &b[i..];
+    let lead = if rest.starts_with(b"br") {
+        2
+    } else if rest.starts_with(b"r") {
+        1
+    } else {
+        return None;
+    };
+    let hashes = rest[lead..].iter().take_while(|&&c| c == b'#').count();
+    (rest.get(lead + hashes) == Some(&b'"')).then_some((lead, hashes))
 }
 
 /// The code without its `#[cfg(test)]` modules: unit tests may build
@@ -155,15 +179,6 @@ fn without_tests(code: &str) -> String {
     }
     out.push_str(rest);
     out
-}
-
-fn utf8_len(first: u8) -> usize {
-    match first {
-        0x00..=0x7f => 1,
-        0xc0..=0xdf => 2,
-        0xe0..=0xef => 3,
-        _ => 4,
-    }
 }
 
 /// The paths of one use tree (`a::{b, c::{d, e as f}}`), each with the
@@ -254,7 +269,7 @@ fn find_word(s: &str, word: &str) -> Option<usize> {
     None
 }
 
-fn is_ident(c: u8) -> bool {
+pub(super) fn is_ident(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_'
 }
 

@@ -40,6 +40,7 @@ mod oddfiles;
 mod offload;
 mod parallel;
 mod pdi;
+mod sizes;
 mod spirv;
 mod targets;
 mod terminal_safety;

@@ -144,36 +144,7 @@ pub(super) fn parse_compact(
         cmds += r.n;
         let key = 0x0100 | r.op as u16;
         t.count(key, r.n);
-        let st = stride(r.op).unwrap_or(8);
-        for j in 0..r.n {
-            let e = r.entries() + j * st;
-            let w = |i: u64| word(b, e + 4 * i, area_end).unwrap_or(0);
-            if r.op == 5 {
-                t.touch(w(0), w(1));
-                t.write_to(w(0), w(1));
-                let po = u64::from(w(2));
-                let lw = u64::from(w(3) & 0xffff);
-                t.dma_bytes += 4 * lw;
-                let ds = pool.saturating_add(po);
-                let de = ds.saturating_add(4 * lw);
-                if de > lim {
-                    let have = lim.saturating_sub(ds);
-                    budget.info(
-                        b,
-                        e,
-                        st,
-                        format!(
-                            "DMA_WRITE data at pool offset 0x{po:x} needs {} bytes, {have} remain: the payload is cut {} bytes short ({ODDITY})",
-                            4 * lw,
-                            de - lim.max(ds)
-                        ),
-                    );
-                }
-            } else {
-                t.touch(0, w(0));
-                t.write_to(0, w(0));
-            }
-        }
+        tally_entries(b, &mut t, &mut budget, &r, area_end, pool, lim);
         off = r.end();
         if r.n < want {
             break;
@@ -231,6 +202,50 @@ pub(super) fn parse_compact(
                 pool_chunks(b, id, start, stop, pool, lim, &ctx3)
             }),
         );
+    }
+}
+
+/// Counts the entries of the record `r` in the tally: the registers they
+/// write and, for DMA_WRITE, the pool data they use (a payload the pool
+/// cuts short is an info at the entry).
+fn tally_entries(
+    b: &mut Builder<'_>,
+    t: &mut Tally,
+    budget: &mut Budget,
+    r: &Rec,
+    area_end: u64,
+    pool: u64,
+    lim: u64,
+) {
+    let st = stride(r.op).unwrap_or(8);
+    for j in 0..r.n {
+        let e = r.entries() + j * st;
+        let w = |i: u64| word(b, e + 4 * i, area_end).unwrap_or(0);
+        if r.op == 5 {
+            t.touch(w(0), w(1));
+            t.write_to(w(0), w(1));
+            let po = u64::from(w(2));
+            let lw = u64::from(w(3) & 0xffff);
+            t.dma_bytes += 4 * lw;
+            let ds = pool.saturating_add(po);
+            let de = ds.saturating_add(4 * lw);
+            if de > lim {
+                let have = lim.saturating_sub(ds);
+                budget.info(
+                    b,
+                    e,
+                    st,
+                    format!(
+                        "DMA_WRITE data at pool offset 0x{po:x} needs {} bytes, {have} remain: the payload is cut {} bytes short ({ODDITY})",
+                        4 * lw,
+                        de - lim.max(ds)
+                    ),
+                );
+            }
+        } else {
+            t.touch(0, w(0));
+            t.write_to(0, w(0));
+        }
     }
 }
 

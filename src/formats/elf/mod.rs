@@ -487,30 +487,7 @@ fn header(
     let hsize: u64 = if is64 { 64 } else { 52 };
     let hdr = b.group(parent, "header", off, hsize.min(len));
     let machine = b.read_u16(off + 18, e).unwrap_or(0);
-    let id = b.group(hdr, "e_ident", off, 16);
-    let mut f = Fields::new(b, id, off, e);
-    f.span("EI_MAG", 4, |_| "7f 45 4c 46 (\\x7fELF)".into());
-    f.named("EI_CLASS", 1, |v| constants::class(v as u8));
-    f.named("EI_DATA", 1, |v| constants::data(v as u8));
-    let version = f.field("EI_VERSION", 1, |v| match v {
-        1 => named(1, Some("EV_CURRENT")),
-        v => Value::note(Raw::U(v), "not EV_CURRENT"),
-    });
-    if let Some(v) = version.filter(|&v| v != 1) {
-        f.builder()
-            .warn(off + 6, 1, format!("EI_VERSION is {v}, not 1 (EV_CURRENT)"));
-    }
-    let osabi = f.peek(off + 7, 1).unwrap_or(0) as u8;
-    f.named("EI_OSABI", 1, |v| constants::osabi(v as u8, machine));
-    // The machine may name the ABI version (AMDGPU: the code object version).
-    let abiv = f.peek(off + 8, 1).unwrap_or(0) as u8;
-    let vendor = (hooks.vendor)(machine, osabi);
-    let abi_name = vendor.and_then(|x| x.abi_version(osabi, abiv));
-    f.with("EI_ABIVERSION", 1, |v| match &abi_name {
-        Some(n) => named(v, Some(n)),
-        None => num(v),
-    });
-    f.bytes("EI_PAD", 7);
+    let vendor = e_ident(b, hdr, off, e, machine, hooks);
     if !(1..=2).contains(&class) || !(1..=2).contains(&data) {
         return None;
     }
@@ -593,6 +570,43 @@ fn header(
         phnum_node,
         entry_node,
     })
+}
+
+/// The 16 identification bytes of the ELF header at `off`, under the
+/// header's node; returns the vendor the machine and OS/ABI name.
+fn e_ident(
+    b: &mut Builder<'_>,
+    hdr: NodeId,
+    off: u64,
+    e: Endian,
+    machine: u16,
+    hooks: &'static Hooks,
+) -> Option<&'static dyn Vendor> {
+    let id = b.group(hdr, "e_ident", off, 16);
+    let mut f = Fields::new(b, id, off, e);
+    f.span("EI_MAG", 4, |_| "7f 45 4c 46 (\\x7fELF)".into());
+    f.named("EI_CLASS", 1, |v| constants::class(v as u8));
+    f.named("EI_DATA", 1, |v| constants::data(v as u8));
+    let version = f.field("EI_VERSION", 1, |v| match v {
+        1 => named(1, Some("EV_CURRENT")),
+        v => Value::note(Raw::U(v), "not EV_CURRENT"),
+    });
+    if let Some(v) = version.filter(|&v| v != 1) {
+        f.builder()
+            .warn(off + 6, 1, format!("EI_VERSION is {v}, not 1 (EV_CURRENT)"));
+    }
+    let osabi = f.peek(off + 7, 1).unwrap_or(0) as u8;
+    f.named("EI_OSABI", 1, |v| constants::osabi(v as u8, machine));
+    // The machine may name the ABI version (AMDGPU: the code object version).
+    let abiv = f.peek(off + 8, 1).unwrap_or(0) as u8;
+    let vendor = (hooks.vendor)(machine, osabi);
+    let abi_name = vendor.and_then(|x| x.abi_version(osabi, abiv));
+    f.with("EI_ABIVERSION", 1, |v| match &abi_name {
+        Some(n) => named(v, Some(n)),
+        None => num(v),
+    });
+    f.bytes("EI_PAD", 7);
+    vendor
 }
 
 /// Checks a table's place in the file; returns how many entries fit.
@@ -713,7 +727,40 @@ fn read_sections(b: &mut Builder<'_>, elf: &mut Elf, h: &Hdr) {
     if shstrndx < elf.secs.len() as u64 {
         elf.shstrndx = shstrndx as u32;
     }
-    // Names.
+    section_names(b, elf, h, shstrndx);
+    // Sections outside the file, and other header checks.
+    let count = elf.secs.len() as u64;
+    for s in &elf.secs {
+        if s.index == 0 || s.typ == constants::SHT_NOBITS || s.typ == constants::SHT_NULL {
+            continue;
+        }
+        let end = s.offset.checked_add(s.size);
+        if end.is_none_or(|e| e > elf.len) {
+            b.error(
+                s.hdr,
+                h.shentsize.min(need),
+                format!(
+                    "section [{}] {} [0x{:x}+0x{:x}] lies outside the file ({} bytes)",
+                    s.index, s.name, s.offset, s.size, elf.len
+                ),
+            );
+        }
+        if u64::from(s.link) >= count && s.link != 0 {
+            b.error(
+                s.hdr + 8 + 4 * w,
+                4,
+                format!(
+                    "section [{}] {}: sh_link {} is not a section",
+                    s.index, s.name, s.link
+                ),
+            );
+        }
+    }
+}
+
+/// Checks that e_shstrndx (`shstrndx`, after SHN_XINDEX) names a string
+/// table, links it, and gives each section its name.
+fn section_names(b: &mut Builder<'_>, elf: &mut Elf, h: &Hdr, shstrndx: u64) {
     if shstrndx != 0 {
         match elf.sec(shstrndx) {
             Some(s) if s.typ == constants::SHT_STRTAB => {
@@ -763,34 +810,6 @@ fn read_sections(b: &mut Builder<'_>, elf: &mut Elf, h: &Hdr) {
     }
     for (s, n) in elf.secs.iter_mut().zip(names) {
         s.name = n;
-    }
-    // Sections outside the file, and other header checks.
-    let count = elf.secs.len() as u64;
-    for s in &elf.secs {
-        if s.index == 0 || s.typ == constants::SHT_NOBITS || s.typ == constants::SHT_NULL {
-            continue;
-        }
-        let end = s.offset.checked_add(s.size);
-        if end.is_none_or(|e| e > elf.len) {
-            b.error(
-                s.hdr,
-                h.shentsize.min(need),
-                format!(
-                    "section [{}] {} [0x{:x}+0x{:x}] lies outside the file ({} bytes)",
-                    s.index, s.name, s.offset, s.size, elf.len
-                ),
-            );
-        }
-        if u64::from(s.link) >= count && s.link != 0 {
-            b.error(
-                s.hdr + 8 + 4 * w,
-                4,
-                format!(
-                    "section [{}] {}: sh_link {} is not a section",
-                    s.index, s.name, s.link
-                ),
-            );
-        }
     }
 }
 

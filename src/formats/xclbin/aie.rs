@@ -70,9 +70,27 @@ pub(crate) fn partition(b: &mut Builder<'_>, sec: Sec, hw_gen: Option<u64>) {
     if !sec.need(b, PARTITION, "aie_partition") {
         return;
     }
+    let mut strings = Strings::new(PARTITION);
+    let (cols, pdis_at) = partition_header(b, sec, hw_gen, &mut strings);
+    let s = sec.abs;
+    let Some((abs, n)) =
+        pdis_at.and_then(|p| check_arr(b, sec, s + 0x78, p, AIE_PDI, "aie_partition.aie_pdi"))
+    else {
+        return;
+    };
+    partition_pdis(b, sec, hw_gen, &mut strings, &cols, abs, n);
+}
+
+/// The AIE_PARTITION header (and its start columns): returns the columns
+/// and where the array of PDIs is.
+fn partition_header(
+    b: &mut Builder<'_>,
+    sec: Sec,
+    hw_gen: Option<u64>,
+    strings: &mut Strings,
+) -> (Vec<u16>, Option<(u64, u64)>) {
     let s = sec.abs;
     let hdr = b.group(sec.node, "aie_partition", s, PARTITION);
-    let mut strings = Strings::new(PARTITION);
     let mut f = Fields::new(b, hdr, s, LE);
     f.u8("schema_version");
     f.bytes("padding0", 3);
@@ -146,11 +164,20 @@ pub(crate) fn partition(b: &mut Builder<'_>, sec: Sec, hw_gen: Option<u64>) {
         ),
     );
 
-    let Some((abs, n)) =
-        pdis_at.and_then(|p| check_arr(b, sec, s + 0x78, p, AIE_PDI, "aie_partition.aie_pdi"))
-    else {
-        return;
-    };
+    (cols, pdis_at)
+}
+
+/// The partition's `n` PDIs at `abs`: their images, decoded, and their
+/// CDO groups.
+fn partition_pdis(
+    b: &mut Builder<'_>,
+    sec: Sec,
+    hw_gen: Option<u64>,
+    strings: &mut Strings,
+    cols: &[u16],
+    abs: u64,
+    n: u64,
+) {
     let elem: ElemFn = Arc::new(move |b: &mut Builder<'_>, p, i, at| aie_pdi(b, p, i, at, sec));
     b.array(sec.node, "aie_pdi", abs, n, AIE_PDI, elem);
     let shown = n.min(MAX_TARGETS);
@@ -187,7 +214,7 @@ pub(crate) fn partition(b: &mut Builder<'_>, sec: Sec, hw_gen: Option<u64>) {
             );
             if ilen <= budget {
                 budget -= ilen;
-                pdi::parse_in_partition(b, id, iabs, ilen, &cols, hw_gen);
+                pdi::parse_in_partition(b, id, iabs, ilen, cols, hw_gen);
             } else if !spent_out {
                 spent_out = true;
                 b.warn(
