@@ -16,6 +16,7 @@ const GENERATED: &[(&str, &str)] = &[
     ("formats/elf/reloc_tables.rs", "scripts/elf-relocs.py"),
     ("formats/elf/dwarf/frame/regs.rs", "scripts/dwarf-regs.py"),
     ("formats/cdo/aie_regs/aie2p.rs", "scripts/aie-registers.py"),
+    ("formats/cdo/aie_regs/aie2ps.rs", "scripts/aie-registers.py"),
     ("formats/cdo/aie_regs/aieml.rs", "scripts/aie-registers.py"),
 ];
 
