@@ -393,6 +393,12 @@ impl Tree {
         self.arena.keys.get(&id).map(CompactString::as_str)
     }
 
+    /// True if node `id`'s own range and value are known only once its
+    /// children are built (see [`super::Builder::lazy_self`]).
+    pub fn opens_self(&self, id: NodeId) -> bool {
+        self.node(id).is_some_and(|n| n.opens_self)
+    }
+
     pub fn is_built(&self, id: NodeId) -> bool {
         self.node(id).is_some_and(|n| !n.unbuilt)
     }

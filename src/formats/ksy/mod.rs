@@ -89,6 +89,22 @@ pub fn forced() -> bool {
     installed().is_some_and(|i| i.forced.is_some())
 }
 
+/// True if a description that joins detection names the extension of
+/// the file `name` in its `meta/file-extension` (and the bytes `d` start
+/// with its magic, if it has one): the file is read with it before any
+/// other format is tried.
+pub fn named(name: &str, d: &[u8]) -> bool {
+    installed().is_some_and(|i| by_extension(i, name, d).is_some())
+}
+
+fn by_extension<'i>(i: &'i Installed, name: &str, d: &[u8]) -> Option<&'i Arc<Spec>> {
+    let ext = Path::new(name).extension()?.to_str()?;
+    i.detected.iter().find(|s| {
+        s.extensions.iter().any(|e| e.eq_ignore_ascii_case(ext))
+            && s.magic.as_ref().is_none_or(|m| d.starts_with(m))
+    })
+}
+
 /// The description bound to the ELF section `name`, if any.
 pub fn bound_section(name: &str) -> Option<&'static Arc<Spec>> {
     let i = installed()?;
@@ -179,9 +195,18 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
         return;
     };
     let top = b.node(parent).is_some_and(|n| n.parent.is_none()) && b.space() == 0;
+    let d = b.slice(off, len);
+    let named = || {
+        let name = b.node(parent).map_or("", |n| n.name.as_str());
+        by_extension(i, name, d)
+    };
     let spec = match (&i.forced, top) {
         (Some(s), true) => s.clone(),
-        _ => match matching(i, b.slice(off, len)) {
+        (None, true) if named().is_some() => match named() {
+            Some(s) => s.clone(),
+            None => return,
+        },
+        _ => match matching(i, d) {
             Some(s) => s.clone(),
             None => return,
         },
@@ -208,11 +233,7 @@ impl Shared {
     /// Runs `f` with an interpreter over `data` and the shared state, then
     /// keeps the state; returns what `f` returned and the run's items,
     /// problems and derived bytes.
-    fn run<T>(
-        &self,
-        data: &[u8],
-        f: impl FnOnce(&mut run::Run<'_>) -> T,
-    ) -> Ran<T> {
+    fn run<T>(&self, data: &[u8], f: impl FnOnce(&mut run::Run<'_>) -> T) -> Ran<T> {
         let mut guard = self
             .st
             .lock()
@@ -488,6 +509,34 @@ mod tests {
         let d = tree.diagnostics();
         assert_eq!(d.len(), 1, "{d:?}");
         assert!(d[0].message.contains("bytes asked for"), "{d:?}");
+    }
+
+    #[test]
+    fn sizes_of_types_and_of_what_was_read() {
+        let ksy = "meta: {id: t, endian: le}\nseq:\n  - {id: h, type: hdr}\n  - {id: name, type: strz, encoding: ASCII}\ntypes:\n  hdr:\n    seq:\n      - {id: magic, contents: [1, 2]}\n      - {id: a, type: u4}\n      - {id: b, type: b4}\n      - {id: c, type: b4}\n      - {id: d, type: u1, repeat: expr, repeat-expr: 3}\n      - {id: e, size: 2}\n  var:\n    seq:\n      - {id: n, type: u1}\n      - {id: m, size: n}\ninstances:\n  fixed: {value: sizeof<hdr>}\n  prim: {value: sizeof<u8be>}\n  whole: {value: _sizeof}\n  of_h: {value: h._sizeof}\n  of_name: {value: name._sizeof}\n  not_fixed: {value: sizeof<var>}\n";
+        let mut data = vec![1, 2, 0, 0, 0, 0, 0x12, 9, 9, 9, 5, 5];
+        data.extend_from_slice(b"abc\0");
+        let (mut tree, g, _d) = described(data, ksy);
+        for (name, want) in [
+            ("fixed", "12 (0xc)"),
+            ("prim", "8"),
+            ("whole", "16 (0x10)"),
+            ("of_h", "12 (0xc)"),
+            ("of_name", "4"),
+        ] {
+            let n = child(&mut tree, g, name);
+            tree.expand(n);
+            assert_eq!(tree.value_text(n).as_deref(), Some(want), "{name}");
+        }
+        assert!(tree.diagnostics().is_empty(), "{:?}", tree.diagnostics());
+        let n = child(&mut tree, g, "not_fixed");
+        tree.expand(n);
+        let d = tree.diagnostics();
+        assert!(
+            d.iter()
+                .any(|d| d.message.contains("sizeof<var>: its size is not fixed")),
+            "{d:?}"
+        );
     }
 
     #[test]

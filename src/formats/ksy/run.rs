@@ -125,7 +125,8 @@ pub enum Later {
     Repeat {
         obj: Arc<Obj>,
         attr: AttrRef,
-        /// The stream they are read in (a copy of it is read).
+        /// The stream they are read in: a copy of the one they were first
+        /// read in.
         io: usize,
         marks: Vec<u64>,
         count: u64,
@@ -227,7 +228,12 @@ pub fn names_used(spec: &Spec) -> FxHashSet<String> {
                 walk(b, out);
                 walk(c, out);
             }
-            Expr::Int(_) | Expr::Float(_) | Expr::Str(_) | Expr::Bool(_) | Expr::Enum(..) => {}
+            Expr::Int(_)
+            | Expr::Float(_)
+            | Expr::Str(_)
+            | Expr::Bool(_)
+            | Expr::Enum(..)
+            | Expr::SizeOf(_) => {}
         }
     }
     fn ty(t: &Type, out: &mut FxHashSet<String>) {
@@ -381,8 +387,9 @@ impl<'a> Run<'a> {
         r.and(r2)
     }
 
-    /// Reads element `i` of a repeated attribute at `off` of a copy of
-    /// stream `io` for its nodes, under item 0; returns where it ends.
+    /// Reads element `i` of a repeated attribute at `off` of stream `io`
+    /// (the repeat's own copy of its stream) for its nodes, under item 0;
+    /// returns where it ends.
     pub fn open_element(
         &mut self,
         obj: &Arc<Obj>,
@@ -395,12 +402,11 @@ impl<'a> Run<'a> {
         let Some(a) = attr.get(spec) else {
             return fail(None, "no such attribute");
         };
-        let mut copy = self.io(io)?.clone();
+        let copy = self.io_mut(io)?;
         copy.pos = off.saturating_sub(copy.base);
         copy.bits = 0;
         copy.nbits = 0;
         let space = copy.space;
-        let io = self.push_io(copy)?;
         self.items.push(Item::group(String::new(), space, off, 0));
         let cx = Cx {
             obj: obj.clone(),
@@ -924,11 +930,19 @@ impl<'a> Run<'a> {
         if count == 0 {
             lazy = false;
         }
+        // The elements are read again in a copy of the stream, so that
+        // reading them moves no position another reader sees.
+        let copy = if lazy {
+            let c = self.io(io)?.clone();
+            Some(self.push_io(c)?)
+        } else {
+            None
+        };
         let (_, end) = self.here(io);
         if let Some(it) = self.items.get_mut(g) {
             it.size = end.saturating_sub(start);
             it.value = Some(Value::text(format!("{count} items")));
-            if lazy {
+            if let Some(io) = copy {
                 it.later = Some(Later::Repeat {
                     obj: cx.obj.clone(),
                     attr: which,
@@ -1694,6 +1708,24 @@ impl<'a> Run<'a> {
                 }
             }
             Expr::Cast(x, _) => self.eval(cx, x)?,
+            Expr::SizeOf(name) => {
+                let path: Vec<String> = name
+                    .trim_end_matches("[]")
+                    .split("::")
+                    .map(str::to_string)
+                    .collect();
+                let size = match prim_size(name) {
+                    Some(n) => Some(n),
+                    None => match self.spec.lookup(cx.obj.ty, &path) {
+                        Some(t) => fixed_size(self.spec, t, 0),
+                        None => return fail(None, format!("sizeof<{name}>: unknown type")),
+                    },
+                };
+                match size {
+                    Some(n) => V::Int(i128::from(n)),
+                    None => return fail(None, format!("sizeof<{name}>: its size is not fixed")),
+                }
+            }
             Expr::Enum(path, member) => {
                 let ty = cx.obj.ty;
                 let Some(en) = self.spec.lookup_enum(ty, path) else {
@@ -1868,6 +1900,68 @@ impl<'a> Run<'a> {
             }
         }
     }
+}
+
+/// The size in bytes of a primitive type named as in `sizeof<u4>`.
+fn prim_size(name: &str) -> Option<u64> {
+    let (kind, rest) = name.split_at_checked(1)?;
+    let digits = rest.trim_end_matches(['l', 'b', 'e']);
+    let n: u64 = digits.parse().ok()?;
+    match kind {
+        "u" | "s" if [1, 2, 4, 8].contains(&n) => Some(n),
+        "f" if [4, 8].contains(&n) => Some(n),
+        "b" if (1..=64).contains(&n) => Some(n.div_ceil(8)),
+        _ => None,
+    }
+}
+
+/// The size of type `ty` where it is the same for every object: each seq
+/// attribute's size fixed (a primitive, `contents`, a literal `size`, a
+/// literal `repeat-expr` of such, a user type of fixed size), none
+/// conditional or placed elsewhere; bit fields packed together.
+fn fixed_size(spec: &Spec, ty: usize, depth: u32) -> Option<u64> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    let t = spec.types.get(ty)?;
+    let mut bytes = 0u64;
+    let mut bits = 0u64;
+    for a in &t.seq {
+        if a.cond.is_some() || a.pos.is_some() || a.io.is_some() || a.size_eos {
+            return None;
+        }
+        let count = match &a.repeat {
+            Repeat::No => 1,
+            Repeat::Expr(Expr::Int(n)) => u64::try_from(*n).ok()?,
+            _ => return None,
+        };
+        if let Type::Prim(Prim::B(n, _)) = a.ty {
+            if a.size.is_none() && count == 1 {
+                bits += u64::from(n);
+                continue;
+            }
+        }
+        bytes = bytes.checked_add(bits.div_ceil(8))?;
+        bits = 0;
+        let one = if let Some(c) = &a.contents {
+            c.len() as u64
+        } else if let Some(e) = &a.size {
+            match e {
+                Expr::Int(n) => u64::try_from(*n).ok()?,
+                _ => return None,
+            }
+        } else {
+            match &a.ty {
+                Type::Prim(Prim::U(n, _) | Prim::S(n, _) | Prim::F(n, _)) => u64::from(*n),
+                Type::User { path, args } if args.is_empty() => {
+                    fixed_size(spec, spec.lookup(ty, path)?, depth + 1)?
+                }
+                _ => return None,
+            }
+        };
+        bytes = bytes.checked_add(one.checked_mul(count)?)?;
+    }
+    bytes.checked_add(bits.div_ceil(8))
 }
 
 /// Integer division rounding down (toward negative infinity).
