@@ -210,6 +210,13 @@ impl<S: Sink> Main<'_, S> {
         sink: &mut S,
         buf: &mut Vec<u8>,
     ) -> io::Result<()> {
+        // A node whose own range and value come with its children is built
+        // before it is written.
+        let first = tree.mark();
+        let opened = tree.opens_self(id) && !tree.is_built(id);
+        if opened {
+            tree.expand(id);
+        }
         sink.enter(tree, id, depth, buf);
         if self.part(tree, id) {
             let b = std::mem::take(buf);
@@ -238,8 +245,8 @@ impl<S: Sink> Main<'_, S> {
                 self.drain(tree, self.ahead / 2)?;
             }
         } else {
-            let was_lazy = !tree.is_built(id);
-            let mark = tree.mark();
+            let was_lazy = opened || !tree.is_built(id);
+            let mark = if opened { first } else { tree.mark() };
             tree.expand(id);
             let n = tree.built_children(id).len();
             for i in 0..n {

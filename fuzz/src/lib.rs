@@ -102,11 +102,71 @@ pub fn run_code(bytes: Vec<u8>) {
 
 /// The tree of `bytes` with instructions, as `--code` builds it.
 pub fn code_tree(bytes: Vec<u8>) -> fwview::model::Tree {
-    let options = fwview::model::Options { code: true, arg_names: None, nested_only: false };
+    let options = fwview::model::Options {
+        code: true,
+        arg_names: None,
+        nested_only: false,
+    };
     formats::build_tree_with(Arc::new(Source::from_vec(bytes)), "input", options)
 }
 
 /// Writes all of `tree` as JSON, checking what is written.
+/// The gallery descriptions the `.ksy` targets read with (their imports
+/// beside them, in `tests/data/ksy`).
+pub const KSY: [&str; 8] = [
+    "executable/elf.ksy",
+    "archive/zip.ksy",
+    "image/png.ksy",
+    "hardware/dtb.ksy",
+    "media/wav.ksy",
+    "filesystem/ext2.ksy",
+    "serialization/asn1/asn1_der.ksy",
+    "archive/gzip.ksy",
+];
+
+/// Where the gallery's descriptions are.
+pub fn ksy_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/ksy")
+}
+
+/// `bytes` read with the description at `spec` (its tree, as `K` reads a
+/// node), exported as JSON with the checks of [`run`]. A description that
+/// does not load is no failure.
+pub fn run_ksy(spec: &std::path::Path, bytes: Vec<u8>) {
+    let len = bytes.len();
+    let mut tree = formats::build_tree_with(
+        Arc::new(Source::from_vec(bytes)),
+        "input",
+        fwview::model::Options::default(),
+    );
+    let root = tree.root();
+    let _ = formats::describe(&mut tree, root, &spec.to_string_lossy());
+    check(tree, len);
+}
+
+/// A description's text and data from one input: the text up to the
+/// first NUL (the rest is the data), read as `run_ksy` reads.
+pub fn run_ksy_text(input: &[u8]) {
+    let (text, data) = match input.iter().position(|&b| b == 0) {
+        Some(k) => (&input[..k], input[k + 1..].to_vec()),
+        None => (input, Vec::new()),
+    };
+    let Ok(dir) = tempfile_dir() else {
+        return;
+    };
+    let path = dir.join("input.ksy");
+    if std::fs::write(&path, text).is_ok() {
+        run_ksy(&path, data);
+    }
+}
+
+/// A folder of this process for the descriptions it writes.
+fn tempfile_dir() -> std::io::Result<std::path::PathBuf> {
+    let d = std::env::temp_dir().join(format!("fwview-fuzz-ksy-{}", std::process::id()));
+    std::fs::create_dir_all(&d)?;
+    Ok(d)
+}
+
 fn check(mut tree: fwview::model::Tree, len: usize) {
     let mut out = Check {
         written: 0,
@@ -171,6 +231,19 @@ pub fn decode(data: &[u8]) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_ksy_targets_read_gallery_descriptions_and_mutated_ones() {
+        for k in super::KSY {
+            let spec = super::ksy_dir().join(k);
+            assert!(spec.is_file(), "{k}");
+            super::run_ksy(&spec, b"\x7fELF\x02\x01\x01PK\x03\x04\x89PNG".to_vec());
+        }
+        super::run_ksy_text(
+            b"meta: {id: x, endian: le}\nseq:\n  - {id: a, type: u2, repeat: eos}\n\0abcdef",
+        );
+        super::run_ksy_text(b"meta: {id: x\nseq: [[[\0");
+    }
+
     use super::*;
     use std::io::Write;
 

@@ -321,10 +321,15 @@ fn place_of(b: &Builder<'_>, parent: NodeId) -> Place {
 /// what [`crate::model::Builder::nested`] calls, and the top level.
 pub fn dispatch(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> Option<Format> {
     let place = place_of(b, parent);
-    // A description given for the file (`--ksy`) is what the file is.
+    // A description given for the file (`--ksy`), or one that names the
+    // file's extension, is what the file is.
     let whole_file =
         b.space() == crate::model::FILE && b.node(parent).is_some_and(|n| n.parent.is_none());
-    let f = if whole_file && ksy::forced() {
+    let named = || {
+        let name = b.node(parent).map_or("", |n| n.name.as_str());
+        ksy::named(name, b.slice(off, len))
+    };
+    let f = if whole_file && (ksy::forced() || named()) {
         Format::Ksy
     } else {
         detect(b.slice(off, len), place)?

@@ -486,6 +486,28 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// Like [`Builder::lazy`], for a node whose own range and value are
+    /// only known once `f` has run (`f` sets them with
+    /// [`Builder::set_range`] and [`Builder::set_value`]): a part of a
+    /// format that is read only when asked for, such as a computed
+    /// attribute. Walks build such a node before they visit it.
+    pub fn lazy_self(&mut self, id: NodeId, f: LazyFn) {
+        self.lazy(id, f);
+        if let Some(n) = self.node_mut(id) {
+            n.opens_self = true;
+        }
+    }
+
+    /// Sets the range of node `id`, which its own lazy builder is building
+    /// (see [`Builder::lazy_self`]): the range may lie outside the
+    /// parent's, as a structure read elsewhere in the bytes does.
+    pub fn set_range(&mut self, id: NodeId, off: u64, size: u64) {
+        if let Some(n) = self.node_mut(id) {
+            n.offset = off;
+            n.size = size;
+        }
+    }
+
     /// Says what the uncovered bytes of `id` (and of the nodes below it
     /// that say nothing) become; see [`Gap`].
     pub fn gaps(&mut self, id: NodeId, rule: Gap) {

@@ -78,6 +78,9 @@ pub struct Node {
     pub(crate) nest: u8,
     /// What the bytes of this node that no child covers become.
     pub(crate) gaps: Gap,
+    /// Its own range and value are known once its builder has run (see
+    /// [`super::Builder::lazy_self`]): walks build it before visiting it.
+    pub(crate) opens_self: bool,
 }
 
 const _: () = assert!(std::mem::size_of::<Node>() <= 120);
@@ -104,6 +107,7 @@ impl Node {
             unbuilt: false,
             nest,
             gaps: Gap::Inherit,
+            opens_self: false,
         }
     }
 }
@@ -418,6 +422,12 @@ impl Tree {
     /// it more than its name (see [`super::Builder::set_key`]).
     pub fn key(&self, id: NodeId) -> Option<&str> {
         self.arena.keys.get(&id).map(CompactString::as_str)
+    }
+
+    /// True if node `id`'s own range and value are known only once its
+    /// children are built (see [`super::Builder::lazy_self`]).
+    pub fn opens_self(&self, id: NodeId) -> bool {
+        self.node(id).is_some_and(|n| n.opens_self)
     }
 
     pub fn is_built(&self, id: NodeId) -> bool {
@@ -745,15 +755,29 @@ impl Tree {
     where
         F: FnMut(&Tree, NodeId, usize, bool) -> ControlFlow<()> + ?Sized,
     {
-        visit(self, id, depth, true)?;
+        let was_lazy = !self.is_built(id);
+        let mark = self.arena.nodes.len();
+        // A node that learns its own range and value when built is built
+        // before it is visited.
+        if was_lazy && self.node(id).is_some_and(|n| n.opens_self) {
+            self.expand(id);
+        }
+        if visit(self, id, depth, true).is_break() {
+            if was_lazy {
+                self.release(id, mark);
+            }
+            return ControlFlow::Break(());
+        }
         // A leaf (most nodes) has nothing to build or release.
         if let Some(n) = self.node(id) {
             if !n.unbuilt && n.children.is_empty() {
-                return visit(self, id, depth, false);
+                let flow = visit(self, id, depth, false);
+                if was_lazy {
+                    self.release(id, mark);
+                }
+                return flow;
             }
         }
-        let was_lazy = !self.is_built(id);
-        let mark = self.arena.nodes.len();
         self.expand(id);
         let n = self.built_children(id).len();
         let mut flow = ControlFlow::Continue(());

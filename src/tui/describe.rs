@@ -4,12 +4,25 @@
 //! reload (of the file, or of a description saved again, which is watched
 //! here as the file is) reads them again (`Document::describe_again`).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use super::app::App;
+use super::document::Describe;
 use super::reload;
+use crate::model::Tree;
+
+/// Reads the nodes of `tree` at the addresses `list` names with their
+/// descriptions, in order, as `K` did (what fails is left out: the
+/// explorer has said why).
+pub(super) fn apply_all(tree: &mut Tree, describe: Describe, list: &[(String, PathBuf)]) {
+    for (at, path) in list {
+        if let Some(id) = tree.find_path(at) {
+            let _ = describe(tree, id, &path.to_string_lossy());
+        }
+    }
+}
 
 impl App {
     /// Reads the selected node with the description `name` and selects

@@ -52,6 +52,14 @@ impl App {
         let name = self.doc.tree.name(self.doc.tree.root()).to_string();
         let rebuild = self.rebuild;
         let options = self.doc.tree.options();
+        // The search's tree is read again, with the descriptions `K`
+        // applied, in the same order, so that their nodes are searched too.
+        let (describe, described) = (self.describe, self.doc.described.clone());
+        let rebuild = move |src, name: &str, options| {
+            let mut tree = rebuild(src, name, options);
+            super::describe::apply_all(&mut tree, describe, &described);
+            tree
+        };
         match &self.tx {
             Some(tx) => {
                 let cancel = Arc::new(AtomicBool::new(false));

@@ -452,6 +452,43 @@ fn a_formats_folder_joins_detection() {
     assert!(!String::from_utf8_lossy(&o.stdout).contains("ksy"));
 }
 
+#[test]
+fn a_file_extension_chooses_the_description_first() {
+    let dir = common::scratch();
+    let formats = dir.path().join("formats");
+    std::fs::create_dir_all(&formats).unwrap();
+    // No contents to be found by: only the extension names it.
+    write_ksy(
+        &formats,
+        "acme_cal",
+        "meta: {id: acme_cal, endian: le, file-extension: [cal, acal]}\nseq:\n  - {id: version, type: u2}\n  - {id: gain, type: u4}\n",
+    );
+    let tree_of = |name: &str| {
+        let f = dir.path().join(name);
+        std::fs::write(&f, b"\x02\x00\x10\x27\x00\x00").unwrap();
+        let o = common::fwview(&[
+            OsStr::new("--formats"),
+            formats.as_os_str(),
+            OsStr::new("--tree"),
+            f.as_os_str(),
+        ]);
+        assert!(o.status.success(), "{name}");
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    for name in ["unit.cal", "UNIT.ACAL"] {
+        let tree = tree_of(name);
+        for want in [
+            format!("{name} [0x0+0x6] ksy"),
+            "version [0x0+0x2] 2".to_string(),
+            "gain [0x2+0x4] 10000 (0x2710)".to_string(),
+        ] {
+            assert!(tree.contains(&want), "{want} in {tree}");
+        }
+    }
+    // Another extension: not read with it.
+    assert!(!tree_of("unit.bin").contains("gain"));
+}
+
 /// A made-up header in a section of its own, described in a formats
 /// folder and bound there to the section's name.
 const ACME_HDR: &str = r#"meta: {id: acme_hdr, endian: le}

@@ -64,6 +64,8 @@ pub enum Expr {
     Cast(Box<Expr>, String),
     /// `enum::member` (the enum's path, the member).
     Enum(Vec<String>, String),
+    /// `sizeof<type>`: the size of a type whose size is fixed.
+    SizeOf(String),
 }
 
 type R<'a, T> = IResult<&'a str, T>;
@@ -328,6 +330,13 @@ fn atom(i: &str) -> R<'_, Expr> {
             Expr::Bool(false),
             terminated(tag("false"), not(satisfy(is_ident))),
         ),
+        map(
+            preceded(
+                (tag("sizeof"), multispace0, sym("<", "")),
+                terminated(type_name, sym(">", "")),
+            ),
+            Expr::SizeOf,
+        ),
         name_or_enum,
     )))
     .parse(i)
@@ -540,6 +549,8 @@ mod tests {
             )
         );
         assert_eq!(p("v.as<u4>"), Cast(Box::new(Name("v".into())), "u4".into()));
+        assert_eq!(p("sizeof<a::b>"), SizeOf("a::b".into()));
+        assert_eq!(p("sizeof_x"), Name("sizeof_x".into()));
         assert_eq!(
             p("file_type::regular"),
             Enum(vec!["file_type".into()], "regular".into())

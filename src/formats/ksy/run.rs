@@ -1,26 +1,39 @@
 //! The interpreter: a [`Spec`] run over bytes. It reads objects as Kaitai
 //! Struct's generated parsers do (the same streams, positions, bit
-//! buffers and expression semantics) into a tree of items, each at its
-//! bytes, which `mod.rs` hands to the builder. Every read is checked;
-//! steps, depth, items and derived bytes are bounded, and every problem
-//! is a failure at a data offset or at a place in the description.
+//! buffers and expression semantics) into items, each at its bytes, which
+//! `mod.rs` hands to the builder. Every read is checked; steps, depth,
+//! items and derived bytes are bounded, and every problem is a failure at
+//! a data offset or at a place in the description.
+//!
+//! Reading is lazy where the tree lets it be: an instance is read when an
+//! expression needs it (once per object) or when its node is opened, and
+//! the elements of a repeat in the bytes given are read again, a group at
+//! a time, when their node is opened. A run keeps what later runs need in
+//! a [`State`] (its streams and derived bytes); objects live as long as
+//! something (an expression's value, a node still to be opened) holds
+//! them.
 
-use std::rc::Rc;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
-use rustc_hash::FxHashMap;
+use rustc_hash::FxHashSet;
 
 use super::expr::{Expr, Op};
 use super::spec::{Attr, Endian, Enum, Loc, Prim, Process, Repeat, Spec, Type};
 use crate::formats::compress;
 use crate::model::{space, Radix, Value};
 
-/// Expression evaluations and reads, all told.
+/// Expression evaluations and reads in one run (the tree's first build, or
+/// the opening of one node), and [`STEPS_PER_BYTE`] more for each byte
+/// given.
 pub const MAX_STEPS: u64 = 20_000_000;
+/// Steps a run may take for each byte it is given, beyond [`MAX_STEPS`].
+pub const STEPS_PER_BYTE: u64 = 4;
 /// Objects and instances nested in each other.
 pub const MAX_DEPTH: u32 = 48;
-/// Nodes one description may make.
+/// Nodes one run may make.
 pub const MAX_ITEMS: usize = 4_000_000;
+/// Streams a description may open, all told.
+pub const MAX_IOS: usize = 4_000_000;
 
 /// A value of the expression language.
 #[derive(Clone, Debug)]
@@ -29,17 +42,17 @@ pub enum V {
     Int(i128),
     Float(f64),
     Bool(bool),
-    Str(Rc<str>),
-    Bytes(Rc<[u8]>),
-    Arr(Rc<Vec<V>>),
-    Obj(usize),
+    Str(Arc<str>),
+    Bytes(Arc<[u8]>),
+    Arr(Arc<Vec<V>>),
+    Obj(Arc<Obj>),
     Io(usize),
     Enum(Arc<Enum>, i128),
 }
 
 /// Why a run stopped: at data bytes (`space`, absolute offset), or at a
 /// place in the description.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Fail {
     pub at: Option<(usize, u64)>,
     pub msg: String,
@@ -51,6 +64,7 @@ type Res<T> = Result<T, Fail>;
 
 /// A stream: a window of a space (0: the bytes given, k: derived space
 /// k-1), with its position and bit buffer.
+#[derive(Clone)]
 struct Io {
     space: usize,
     base: u64,
@@ -60,22 +74,80 @@ struct Io {
     nbits: u32,
 }
 
-struct Obj {
+/// An object read (or being read) of a user type.
+pub struct Obj {
     ty: usize,
-    parent: Option<usize>,
-    root: usize,
+    /// The object that holds it; `None` for the top-level one.
+    parent: Option<Weak<Obj>>,
     io: usize,
-    le: Option<bool>,
+    /// How many objects and instances it is below the top-level one.
+    depth: u32,
     params: Vec<(String, V)>,
-    fields: FxHashMap<String, V>,
-    inst: FxHashMap<String, V>,
-    busy: Vec<String>,
-    item: usize,
+    m: Mutex<ObjMut>,
+}
+
+impl std::fmt::Debug for Obj {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Obj(type {})", self.ty)
+    }
+}
+
+/// What is learnt of an object as it is read.
+#[derive(Default)]
+struct ObjMut {
+    le: Option<bool>,
+    /// The values of its seq attributes, by their index (those that no
+    /// expression of the description names are not kept).
+    fields: Vec<V>,
     /// How many bytes each seq attribute took (`_sizeof`).
-    sizes: FxHashMap<String, u64>,
+    sizes: Vec<Option<u64>>,
+    /// The values of its instances, by their index, once read.
+    inst: Vec<Option<V>>,
+    /// Instances being read.
+    busy: Vec<usize>,
     /// Where its seq started and ended (absolute, in its stream's space).
     start: u64,
     end: u64,
+}
+
+fn lk(o: &Obj) -> MutexGuard<'_, ObjMut> {
+    o.m.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// What a node that is built when opened reads then.
+#[derive(Clone)]
+pub enum Later {
+    /// Instance `k` of the object.
+    Instance(Arc<Obj>, usize),
+    /// The elements of a repeated attribute of the object, from the start
+    /// of every [`crate::model::GROUP`]-th of them.
+    Repeat {
+        obj: Arc<Obj>,
+        attr: AttrRef,
+        /// The stream they are read in: a copy of the one they were first
+        /// read in.
+        io: usize,
+        marks: Vec<u64>,
+        count: u64,
+        stop: u64,
+    },
+}
+
+/// An attribute of a type: one of its `seq` or one of its `instances`.
+#[derive(Clone, Copy, Debug)]
+pub enum AttrRef {
+    Seq(usize, usize),
+    Inst(usize, usize),
+}
+
+impl AttrRef {
+    fn get(self, spec: &Spec) -> Option<&Attr> {
+        match self {
+            AttrRef::Seq(t, k) => spec.types.get(t)?.seq.get(k),
+            AttrRef::Inst(t, k) => spec.types.get(t)?.instances.get(k),
+        }
+    }
 }
 
 /// A node to be: `space` is the interpreter's (0 or a derived one).
@@ -92,6 +164,9 @@ pub struct Item {
     pub group: bool,
     /// It grew past its own bytes (to instances read elsewhere).
     pub grown: bool,
+    /// Its children (for an instance: the node itself) are read when it
+    /// is opened.
+    pub later: Option<Later>,
 }
 
 impl Item {
@@ -107,31 +182,139 @@ impl Item {
             derive: None,
             group: true,
             grown: false,
+            later: None,
         }
     }
+}
+
+/// What runs over one description and its bytes share: streams, derived
+/// bytes, the top-level object.
+#[derive(Default)]
+pub struct State {
+    pub derived: Vec<Arc<[u8]>>,
+    derived_total: u64,
+    ios: Vec<Io>,
+    root: Option<Arc<Obj>>,
+    /// Instances read, all told (for tests: each is read once).
+    pub evaluated: u64,
+}
+
+/// The names expressions of `spec` use (attributes, instances,
+/// parameters): a seq attribute no expression names need not keep its
+/// value.
+pub fn names_used(spec: &Spec) -> FxHashSet<String> {
+    fn walk(e: &Expr, out: &mut FxHashSet<String>) {
+        match e {
+            Expr::Name(n) => {
+                out.insert(n.clone());
+            }
+            Expr::Attr(b, n) => {
+                out.insert(n.clone());
+                walk(b, out);
+            }
+            Expr::Call(b, n, args) => {
+                out.insert(n.clone());
+                walk(b, out);
+                args.iter().for_each(|a| walk(a, out));
+            }
+            Expr::List(xs) => xs.iter().for_each(|a| walk(a, out)),
+            Expr::Index(a, b) | Expr::Bin(_, a, b) => {
+                walk(a, out);
+                walk(b, out);
+            }
+            Expr::Neg(a) | Expr::Inv(a) | Expr::Not(a) | Expr::Cast(a, _) => walk(a, out),
+            Expr::If(a, b, c) => {
+                walk(a, out);
+                walk(b, out);
+                walk(c, out);
+            }
+            Expr::Int(_)
+            | Expr::Float(_)
+            | Expr::Str(_)
+            | Expr::Bool(_)
+            | Expr::Enum(..)
+            | Expr::SizeOf(_) => {}
+        }
+    }
+    fn ty(t: &Type, out: &mut FxHashSet<String>) {
+        match t {
+            Type::User { args, .. } => args.iter().for_each(|a| walk(a, out)),
+            Type::Switch { on, cases } => {
+                walk(on, out);
+                for (k, t) in cases {
+                    if let Some(k) = k {
+                        walk(k, out);
+                    }
+                    ty(t, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = FxHashSet::default();
+    for t in &spec.types {
+        if let Some(Endian::Switch(on, cases)) = &t.endian {
+            walk(on, &mut out);
+            cases.iter().for_each(|(k, _)| walk(k, &mut out));
+        }
+        for a in t.seq.iter().chain(&t.instances) {
+            ty(&a.ty, &mut out);
+            if let Repeat::Expr(e) | Repeat::Until(e) = &a.repeat {
+                walk(e, &mut out);
+            }
+            for e in [&a.cond, &a.size, &a.pos, &a.io, &a.value]
+                .into_iter()
+                .flatten()
+            {
+                walk(e, &mut out);
+            }
+            if let Some(Process::Xor(e) | Process::Rotate(_, e)) = &a.process {
+                walk(e, &mut out);
+            }
+            if let Some(v) = &a.valid {
+                for e in [&v.eq, &v.min, &v.max, &v.expr].into_iter().flatten() {
+                    walk(e, &mut out);
+                }
+                v.any_of.iter().for_each(|e| walk(e, &mut out));
+            }
+        }
+    }
+    out
 }
 
 pub struct Run<'a> {
     spec: &'a Spec,
     data: &'a [u8],
-    pub derived: Vec<Vec<u8>>,
-    derived_total: u64,
-    ios: Vec<Io>,
-    objs: Vec<Obj>,
+    used: &'a FxHashSet<String>,
+    pub st: State,
     pub items: Vec<Item>,
     steps: u64,
+    max_steps: u64,
     depth: u32,
     /// Problems that did not stop the run (an instance that failed).
     pub diags: Vec<Fail>,
-    /// Objects whose instances are still to be read for the tree.
-    pending: Vec<usize>,
+    /// Objects whose instances are still to be read for the tree (in
+    /// derived bytes, where nodes are not built when opened).
+    pending: Vec<(Arc<Obj>, usize)>,
+    /// Reading for values only: no items.
+    quiet: u32,
 }
 
 #[derive(Clone)]
 struct Cx {
-    obj: usize,
+    obj: Arc<Obj>,
     index: Option<i128>,
     under: Option<V>,
+}
+
+impl Cx {
+    fn of(obj: Arc<Obj>) -> Cx {
+        Cx {
+            obj,
+            index: None,
+            under: None,
+        }
+    }
 }
 
 fn fail<T>(at: Option<(usize, u64)>, msg: impl Into<String>) -> Res<T> {
@@ -142,64 +325,127 @@ fn fail<T>(at: Option<(usize, u64)>, msg: impl Into<String>) -> Res<T> {
     })
 }
 
+/// The item a run hands out when it makes none (reading for values only).
+const NO_ITEM: usize = usize::MAX;
+
 impl<'a> Run<'a> {
-    pub fn new(spec: &'a Spec, data: &'a [u8]) -> Self {
+    pub fn new(spec: &'a Spec, data: &'a [u8], used: &'a FxHashSet<String>, st: State) -> Self {
         Run {
             spec,
             data,
-            derived: Vec::new(),
-            derived_total: 0,
-            ios: Vec::new(),
-            objs: Vec::new(),
+            used,
+            st,
             items: Vec::new(),
             steps: 0,
+            max_steps: MAX_STEPS.saturating_add((data.len() as u64).saturating_mul(STEPS_PER_BYTE)),
             depth: 0,
             diags: Vec::new(),
             pending: Vec::new(),
+            quiet: 0,
         }
     }
 
     /// Runs the top-level type over `[off, off+len)`; the root item is 0.
     pub fn root(&mut self, ty: usize, off: u64, len: u64) -> Res<()> {
-        let io = self.new_io(0, off, len);
+        let io = self.new_io(0, off, len)?;
         self.items.push(Item::group(String::new(), 0, off, 0));
         let seq = self.object(ty, Vec::new(), None, io, 0);
-        // Instances for the tree, of objects that instances make too.
+        self.finish_pending()?;
+        seq.map(|_| ())
+    }
+
+    /// Reads the instances of the objects in derived bytes for the tree,
+    /// once the seq of what holds them is read (so that `_root` and
+    /// `_parent` are complete, as Kaitai's lazy getters see them).
+    fn finish_pending(&mut self) -> Res<()> {
         let mut k = 0;
-        while let Some(&o) = self.pending.get(k) {
+        while let Some((o, item)) = self.pending.get(k).cloned() {
             k += 1;
-            let ty = self.objs.get(o).map_or(usize::MAX, |x| x.ty);
-            let Some(t) = self.spec.types.get(ty) else {
-                continue;
-            };
-            for a in &t.instances {
-                if let Err(f) = self.instance(o, &a.id) {
-                    if self.steps > MAX_STEPS || self.items.len() >= MAX_ITEMS {
+            let n = self.spec.types.get(o.ty).map_or(0, |t| t.instances.len());
+            for i in 0..n {
+                if let Err(f) = self.instance_node(&o, i, item) {
+                    if self.steps > self.max_steps || self.items.len() >= MAX_ITEMS {
                         return Err(f);
                     }
                     self.diags.push(f);
                 }
             }
         }
-        seq.map(|_| ())
+        Ok(())
     }
 
-    fn new_io(&mut self, space: usize, base: u64, len: u64) -> usize {
-        self.ios.push(Io {
+    /// Reads instance `k` of `obj` for its node, under item 0 (its value
+    /// is kept, if it was not yet).
+    pub fn open_instance(&mut self, obj: &Arc<Obj>, k: usize) -> Res<()> {
+        let (space, start) = {
+            let io = self.io(obj.io).ok().map(|i| i.space).unwrap_or(0);
+            (io, lk(obj).start)
+        };
+        self.items.push(Item::group(String::new(), space, start, 0));
+        let r = self.instance_node(obj, k, 0);
+        let r2 = self.finish_pending();
+        r.and(r2)
+    }
+
+    /// Reads element `i` of a repeated attribute at `off` of stream `io`
+    /// (the repeat's own copy of its stream) for its nodes, under item 0;
+    /// returns where it ends.
+    pub fn open_element(
+        &mut self,
+        obj: &Arc<Obj>,
+        attr: AttrRef,
+        io: usize,
+        i: u64,
+        off: u64,
+    ) -> Res<u64> {
+        let spec = self.spec;
+        let Some(a) = attr.get(spec) else {
+            return fail(None, "no such attribute");
+        };
+        let copy = self.io_mut(io)?;
+        copy.pos = off.saturating_sub(copy.base);
+        copy.bits = 0;
+        copy.nbits = 0;
+        let space = copy.space;
+        self.items.push(Item::group(String::new(), space, off, 0));
+        let cx = Cx {
+            obj: obj.clone(),
+            index: Some(i as i128),
+            under: None,
+        };
+        let name = format!("[{i}]");
+        let r = self
+            .one(&cx, a, &name, 0, io, Some(i as i128))
+            .map_err(|f| self.placed(a, f));
+        let r2 = self.finish_pending();
+        r?;
+        r2?;
+        Ok(self.here(io).1)
+    }
+
+    fn new_io(&mut self, space: usize, base: u64, len: u64) -> Res<usize> {
+        self.push_io(Io {
             space,
             base,
             len,
             pos: 0,
             bits: 0,
             nbits: 0,
-        });
-        self.ios.len() - 1
+        })
+    }
+
+    fn push_io(&mut self, io: Io) -> Res<usize> {
+        if self.st.ios.len() >= MAX_IOS {
+            return fail(None, format!("more than {MAX_IOS} streams; stopped"));
+        }
+        self.st.ios.push(io);
+        Ok(self.st.ios.len() - 1)
     }
 
     fn step(&mut self) -> Res<()> {
         self.steps += 1;
-        if self.steps > MAX_STEPS {
-            return fail(None, format!("more than {MAX_STEPS} steps; stopped"));
+        if self.steps > self.max_steps {
+            return fail(None, format!("more than {} steps; stopped", self.max_steps));
         }
         Ok(())
     }
@@ -208,27 +454,27 @@ impl<'a> Run<'a> {
         if space == 0 {
             self.data
         } else {
-            self.derived.get(space - 1).map_or(&[], |v| v.as_slice())
+            self.st.derived.get(space - 1).map_or(&[], |v| &v[..])
         }
     }
 
     fn io(&self, io: usize) -> Res<&Io> {
-        match self.ios.get(io) {
+        match self.st.ios.get(io) {
             Some(i) => Ok(i),
             None => fail(None, "no such stream"),
         }
     }
 
     fn io_mut(&mut self, io: usize) -> Res<&mut Io> {
-        match self.ios.get_mut(io) {
+        match self.st.ios.get_mut(io) {
             Some(i) => Ok(i),
             None => fail(None, "no such stream"),
         }
     }
-
     /// `(space, absolute offset)` of the position of `io`.
     fn here(&self, io: usize) -> (usize, u64) {
-        self.ios
+        self.st
+            .ios
             .get(io)
             .map_or((0, 0), |i| (i.space, i.base + i.pos))
     }
@@ -313,6 +559,9 @@ impl<'a> Run<'a> {
     }
 
     fn push_item(&mut self, parent: usize, it: Item) -> Res<usize> {
+        if self.quiet > 0 {
+            return Ok(NO_ITEM);
+        }
         if self.items.len() >= MAX_ITEMS {
             return fail(None, format!("more than {MAX_ITEMS} nodes; stopped"));
         }
@@ -333,6 +582,9 @@ impl<'a> Run<'a> {
         size: u64,
         value: Option<Value>,
     ) -> Res<usize> {
+        if self.quiet > 0 {
+            return Ok(NO_ITEM);
+        }
         self.push_item(
             parent,
             Item {
@@ -345,8 +597,15 @@ impl<'a> Run<'a> {
                 derive: None,
                 group: false,
                 grown: false,
+                later: None,
             },
         )
+    }
+
+    /// True when nodes read now in `space` are built when opened: in the
+    /// bytes given, not in derived ones (whose builder is another's).
+    fn lazy_in(&self, space: usize) -> bool {
+        space == 0
     }
 
     // ---- objects ----
@@ -357,10 +616,10 @@ impl<'a> Run<'a> {
         &mut self,
         ty: usize,
         args: Vec<V>,
-        parent: Option<usize>,
+        parent: Option<&Arc<Obj>>,
         io: usize,
         item: usize,
-    ) -> Res<usize> {
+    ) -> Res<Arc<Obj>> {
         self.depth += 1;
         let r = self.object_inner(ty, args, parent, io, item);
         self.depth -= 1;
@@ -371,15 +630,16 @@ impl<'a> Run<'a> {
         &mut self,
         ty: usize,
         args: Vec<V>,
-        parent: Option<usize>,
+        parent: Option<&Arc<Obj>>,
         io: usize,
         item: usize,
-    ) -> Res<usize> {
+    ) -> Res<Arc<Obj>> {
         let spec = self.spec;
         let Some(t) = spec.types.get(ty) else {
             return fail(None, "no such type");
         };
-        if self.depth > MAX_DEPTH {
+        let odepth = parent.map_or(0, |p| p.depth + 1);
+        if self.depth > MAX_DEPTH || odepth > MAX_DEPTH {
             return fail(
                 Some(self.here(io)),
                 format!(
@@ -394,31 +654,28 @@ impl<'a> Run<'a> {
             .zip(args)
             .map(|(p, v)| (p.id.clone(), v))
             .collect();
-        let inherited = parent.and_then(|p| self.objs.get(p)).and_then(|o| o.le);
-        let root = parent
-            .and_then(|p| self.objs.get(p))
-            .map_or(self.objs.len(), |o| o.root);
-        self.objs.push(Obj {
+        let inherited = parent.and_then(|p| lk(p).le);
+        let start = self.here(io).1;
+        let me = Arc::new(Obj {
             ty,
-            parent,
-            root,
+            parent: parent.map(Arc::downgrade),
             io,
-            le: inherited,
+            depth: odepth,
             params,
-            fields: FxHashMap::default(),
-            inst: FxHashMap::default(),
-            busy: Vec::new(),
-            item,
-            sizes: FxHashMap::default(),
-            start: self.here(io).1,
-            end: self.here(io).1,
+            m: Mutex::new(ObjMut {
+                le: inherited,
+                fields: vec![V::Null; t.seq.len()],
+                sizes: vec![None; t.seq.len()],
+                inst: vec![None; t.instances.len()],
+                busy: Vec::new(),
+                start,
+                end: start,
+            }),
         });
-        let me = self.objs.len() - 1;
-        let cx = Cx {
-            obj: me,
-            index: None,
-            under: None,
-        };
+        if parent.is_none() && self.st.root.is_none() {
+            self.st.root = Some(me.clone());
+        }
+        let cx = Cx::of(me.clone());
         let le = match &t.endian {
             Some(Endian::Le) => Some(true),
             Some(Endian::Be) => Some(false),
@@ -444,91 +701,118 @@ impl<'a> Run<'a> {
             }
             None => inherited,
         };
-        if let Some(o) = self.objs.get_mut(me) {
-            o.le = le;
-        }
-        // Instances are read once the whole seq of the top-level type is
-        // (an expression that needs one earlier has it read then), as a
-        // reader that opens them after parsing would; also those of an
-        // object whose seq stops short.
-        if !t.instances.is_empty() {
-            self.pending.push(me);
-        }
-        for a in &t.seq {
+        lk(&me).le = le;
+        for (k, a) in t.seq.iter().enumerate() {
             let (sp, start) = self.here(io);
-            self.attr(&cx, a, item, false)?;
+            self.attr(&cx, a, item, AttrRef::Seq(ty, k))?;
             let (sp2, end) = self.here(io);
-            if let Some(o) = self.objs.get_mut(me) {
-                if sp == sp2 && a.pos.is_none() {
-                    o.sizes.insert(a.id.clone(), end.saturating_sub(start));
+            if sp == sp2 && a.pos.is_none() {
+                if let Some(s) = lk(&me).sizes.get_mut(k) {
+                    *s = Some(end.saturating_sub(start));
                 }
             }
         }
-        let end = self.here(io).1;
-        if let Some(o) = self.objs.get_mut(me) {
-            o.end = end;
+        lk(&me).end = self.here(io).1;
+        // Instances: nodes read when opened; in derived bytes, read once
+        // the seq of the whole run is.
+        if !t.instances.is_empty() && self.quiet == 0 {
+            let space = self.io(io)?.space;
+            if self.lazy_in(space) {
+                // Listed after the seq; a structure with instances read
+                // elsewhere has no gap leaves (its bytes may be theirs).
+                let end = self.here(io).1;
+                if t.instances.iter().any(|a| a.pos.is_some()) {
+                    if let Some(it) = self.items.get_mut(item) {
+                        it.grown = true;
+                    }
+                }
+                for (k, a) in t.instances.iter().enumerate() {
+                    let mut it = Item::group(a.id.clone(), space, end, 0);
+                    it.group = false;
+                    it.later = Some(Later::Instance(me.clone(), k));
+                    self.push_item(item, it)?;
+                }
+            } else {
+                self.pending.push((me.clone(), item));
+            }
         }
         Ok(me)
     }
 
-    fn instance(&mut self, obj: usize, name: &str) -> Res<V> {
-        let Some(o) = self.objs.get(obj) else {
-            return fail(None, "no such object");
-        };
-        if let Some(v) = o.inst.get(name) {
+    /// The value of instance `k` of `obj`, read once.
+    fn instance(&mut self, obj: &Arc<Obj>, k: usize) -> Res<V> {
+        if let Some(Some(v)) = lk(obj).inst.get(k) {
             return Ok(v.clone());
         }
+        self.quiet += 1;
+        let r = self.read_instance(obj, k, NO_ITEM);
+        self.quiet -= 1;
+        r
+    }
+
+    /// Reads instance `k` of `obj` for its node under `item`; a value is
+    /// taken as it was computed, if it was.
+    fn instance_node(&mut self, obj: &Arc<Obj>, k: usize, item: usize) -> Res<V> {
         let spec = self.spec;
-        let Some(a) = spec
-            .types
-            .get(o.ty)
-            .and_then(|t| t.instances.iter().find(|a| a.id == name))
-        else {
-            return fail(None, format!("no instance {name}"));
-        };
-        if o.busy.iter().any(|b| b == name) {
-            return Err(self.spec_fail(a.at, format!("instance {name} needs its own value")));
+        let a = spec.types.get(obj.ty).and_then(|t| t.instances.get(k));
+        if let (Some(a), Some(Some(v))) = (a, lk(obj).inst.get(k).cloned()) {
+            if a.value.is_some() {
+                if let Some(val) = scalar_value(&v, 0) {
+                    let (space, off) = self.items.get(item).map_or((0, 0), |i| (i.space, i.off));
+                    self.leaf(item, &a.id, space, off, 0, Some(val))?;
+                }
+                return Ok(v);
+            }
         }
-        if self.depth >= MAX_DEPTH {
+        self.read_instance(obj, k, item)
+    }
+
+    fn read_instance(&mut self, obj: &Arc<Obj>, k: usize, item: usize) -> Res<V> {
+        let spec = self.spec;
+        let Some(a) = spec.types.get(obj.ty).and_then(|t| t.instances.get(k)) else {
+            return fail(None, "no such instance");
+        };
+        if lk(obj).busy.contains(&k) {
+            return Err(self.spec_fail(a.at, format!("instance {} needs its own value", a.id)));
+        }
+        if self.depth >= MAX_DEPTH || obj.depth >= MAX_DEPTH {
             return Err(self.spec_fail(a.at, format!("instances nest more than {MAX_DEPTH} deep")));
         }
-        let item = o.item;
-        if let Some(o) = self.objs.get_mut(obj) {
-            o.busy.push(name.to_string());
-        }
+        lk(obj).busy.push(k);
         self.depth += 1;
-        let cx = Cx {
-            obj,
-            index: None,
-            under: None,
-        };
-        let r = self.attr(&cx, a, item, true);
+        self.st.evaluated += 1;
+        let r = self.attr(&Cx::of(obj.clone()), a, item, AttrRef::Inst(obj.ty, k));
         self.depth -= 1;
-        if let Some(o) = self.objs.get_mut(obj) {
-            o.busy.retain(|b| b != name);
-        }
+        let mut m = lk(obj);
+        m.busy.retain(|&b| b != k);
         let v = r?;
-        if let Some(o) = self.objs.get_mut(obj) {
-            o.inst.insert(name.to_string(), v.clone());
+        if let Some(slot) = m.inst.get_mut(k) {
+            if slot.is_none() {
+                *slot = Some(v.clone());
+            }
         }
         Ok(v)
     }
 
-    /// Reads attribute `a` of the object of `cx` (a `seq` entry or an
-    /// instance) under `item`; returns its value.
-    fn attr(&mut self, cx: &Cx, a: &Attr, item: usize, instance: bool) -> Res<V> {
-        // A problem with no place in the data is placed at the attribute
-        // in the description.
-        self.attr_at(cx, a, item, instance).map_err(|mut f| {
-            if f.at.is_none() && !f.placed {
-                f.msg = format!("{}: {}: {}", self.spec.place(a.at), a.id, f.msg);
-                f.placed = true;
-            }
-            f
-        })
+    /// Names the attribute's place in a failure that has none in the data.
+    fn placed(&self, a: &Attr, mut f: Fail) -> Fail {
+        if f.at.is_none() && !f.placed {
+            f.msg = format!("{}: {}: {}", self.spec.place(a.at), a.id, f.msg);
+            f.placed = true;
+        }
+        f
     }
 
-    fn attr_at(&mut self, cx: &Cx, a: &Attr, item: usize, instance: bool) -> Res<V> {
+    /// Reads attribute `a` of the object of `cx` (a `seq` entry or an
+    /// instance) under `item`; returns its value.
+    fn attr(&mut self, cx: &Cx, a: &Attr, item: usize, which: AttrRef) -> Res<V> {
+        // A problem with no place in the data is placed at the attribute
+        // in the description.
+        self.attr_at(cx, a, item, which)
+            .map_err(|f| self.placed(a, f))
+    }
+
+    fn attr_at(&mut self, cx: &Cx, a: &Attr, item: usize, which: AttrRef) -> Res<V> {
         self.step()?;
         if let Some(c) = &a.cond {
             let v = self.eval(cx, c)?;
@@ -548,7 +832,7 @@ impl<'a> Run<'a> {
             }
             return Ok(v);
         }
-        let obj_io = self.objs.get(cx.obj).map_or(0, |o| o.io);
+        let obj_io = cx.obj.io;
         let io = match &a.io {
             Some(e) => match self.eval(cx, e)? {
                 V::Io(i) => i,
@@ -575,7 +859,7 @@ impl<'a> Run<'a> {
             }
             None => None,
         };
-        let r = self.attr_read(cx, a, item, io);
+        let r = self.attr_read(cx, a, item, io, which);
         if let Some((p, b, n)) = saved {
             if let Ok(i) = self.io_mut(io) {
                 i.pos = p;
@@ -585,9 +869,11 @@ impl<'a> Run<'a> {
         }
         let v = r?;
         self.describe(item, a);
-        if !instance {
-            if let Some(o) = self.objs.get_mut(cx.obj) {
-                o.fields.insert(a.id.clone(), v.clone());
+        if let AttrRef::Seq(_, k) = which {
+            if self.used.contains(&a.id) {
+                if let Some(f) = lk(&cx.obj).fields.get_mut(k) {
+                    *f = v.clone();
+                }
             }
         }
         Ok(v)
@@ -610,60 +896,140 @@ impl<'a> Run<'a> {
         }
     }
 
-    fn attr_read(&mut self, cx: &Cx, a: &Attr, item: usize, io: usize) -> Res<V> {
-        match &a.repeat {
-            Repeat::No => self.one(cx, a, &a.id, item, io, None),
-            rep => {
-                let (space, start) = self.here(io);
-                let g = self.push_item(item, Item::group(a.id.clone(), space, start, 0))?;
-                let mut out = Vec::new();
-                let count = match rep {
-                    Repeat::Expr(e) => Some(self.int(cx, e, a.at)?),
-                    _ => None,
-                };
-                let mut i: i128 = 0;
-                loop {
-                    self.step()?;
-                    if let Some(n) = count {
-                        if i >= n {
-                            break;
-                        }
-                    }
-                    if matches!(rep, Repeat::Eos) {
-                        let s = self.io(io)?;
-                        if s.pos >= s.len {
-                            break;
-                        }
-                    }
-                    let icx = Cx {
-                        obj: cx.obj,
-                        index: Some(i),
-                        under: None,
-                    };
-                    let name = format!("[{i}]");
-                    let v = self.one(&icx, a, &name, g, io, Some(i))?;
-                    out.push(v.clone());
-                    if let Repeat::Until(e) = rep {
-                        let ucx = Cx {
-                            obj: cx.obj,
-                            index: Some(i),
-                            under: Some(v),
-                        };
-                        let done = self.eval(&ucx, e)?;
-                        if truth(&done).map_err(|m| self.spec_fail(a.at, m))? {
-                            break;
-                        }
-                    }
-                    i += 1;
-                }
-                let (_, end) = self.here(io);
-                if let Some(it) = self.items.get_mut(g) {
-                    it.size = end.saturating_sub(start);
-                    it.value = Some(Value::text(format!("{} items", out.len())));
-                }
-                Ok(V::Arr(Rc::new(out)))
+    fn attr_read(&mut self, cx: &Cx, a: &Attr, item: usize, io: usize, which: AttrRef) -> Res<V> {
+        let rep = match &a.repeat {
+            Repeat::No => return self.one(cx, a, &a.id, item, io, None),
+            rep => rep,
+        };
+        let (space, start) = self.here(io);
+        let g = self.push_item(item, Item::group(a.id.clone(), space, start, 0))?;
+        // Elements in the bytes given become nodes when the repeat's node
+        // is opened: here they are read for their values and where they
+        // start.
+        let lazy = g != NO_ITEM && self.lazy_in(space);
+        if lazy {
+            self.quiet += 1;
+        }
+        let keep = self.used.contains(&a.id);
+        let mut marks = Vec::new();
+        let saved = self.io(io)?.clone();
+        let r = self.repeat(cx, a, g, io, rep, keep, lazy.then_some(&mut marks));
+        if lazy {
+            self.quiet -= 1;
+        }
+        let (out, count, mut lazy) = match r? {
+            (out, count, true) => (out, count, lazy),
+            (_, _, false) => {
+                // Elements that start inside a byte cannot be found again
+                // from a byte offset: read them now, for their nodes too.
+                *self.io_mut(io)? = saved;
+                let (out, count, _) = self.repeat(cx, a, g, io, rep, keep, None)?;
+                (out, count, false)
+            }
+        };
+        if count == 0 {
+            lazy = false;
+        }
+        // The elements are read again in a copy of the stream, so that
+        // reading them moves no position another reader sees.
+        let copy = if lazy {
+            let c = self.io(io)?.clone();
+            Some(self.push_io(c)?)
+        } else {
+            None
+        };
+        let (_, end) = self.here(io);
+        if let Some(it) = self.items.get_mut(g) {
+            it.size = end.saturating_sub(start);
+            it.value = Some(Value::text(format!("{count} items")));
+            if let Some(io) = copy {
+                it.later = Some(Later::Repeat {
+                    obj: cx.obj.clone(),
+                    attr: which,
+                    io,
+                    marks,
+                    count,
+                    stop: end,
+                });
             }
         }
+        Ok(V::Arr(Arc::new(out)))
+    }
+
+    /// Reads the elements of a repeat under item `g`; `keep`: their values
+    /// are returned; `marks`: where every GROUP-th element starts is noted.
+    #[allow(clippy::too_many_arguments)]
+    fn repeat(
+        &mut self,
+        cx: &Cx,
+        a: &Attr,
+        g: usize,
+        io: usize,
+        rep: &Repeat,
+        keep: bool,
+        mut marks: Option<&mut Vec<u64>>,
+    ) -> Res<(Vec<V>, u64, bool)> {
+        let mut out = Vec::new();
+        let count = match rep {
+            Repeat::Expr(e) => Some(self.int(cx, e, a.at)?),
+            _ => None,
+        };
+        let mut i: i128 = 0;
+        loop {
+            self.step()?;
+            if let Some(n) = count {
+                if i >= n {
+                    break;
+                }
+            }
+            if matches!(rep, Repeat::Eos) {
+                let s = self.io(io)?;
+                if s.pos >= s.len {
+                    break;
+                }
+            }
+            if let Some(m) = marks.as_deref_mut() {
+                let s = self.io(io)?;
+                if s.nbits != 0 {
+                    return Ok((out, i as u64, false));
+                }
+                if (i as u64).is_multiple_of(crate::model::GROUP) {
+                    m.push(s.base + s.pos);
+                }
+            }
+            let icx = Cx {
+                obj: cx.obj.clone(),
+                index: Some(i),
+                under: None,
+            };
+            let name = format!("[{i}]");
+            let before = self.here(io);
+            let v = self.one(&icx, a, &name, g, io, Some(i))?;
+            if marks.is_some() && self.here(io) == before {
+                // An element of no bytes: the elements cannot be found
+                // again by where they start.
+                return Ok((out, i as u64, false));
+            }
+            if let Repeat::Until(e) = rep {
+                let ucx = Cx {
+                    obj: cx.obj.clone(),
+                    index: Some(i),
+                    under: Some(v.clone()),
+                };
+                let done = self.eval(&ucx, e)?;
+                if keep {
+                    out.push(v);
+                }
+                if truth(&done).map_err(|m| self.spec_fail(a.at, m))? {
+                    i += 1;
+                    break;
+                }
+            } else if keep {
+                out.push(v);
+            }
+            i += 1;
+        }
+        Ok((out, i as u64, true))
     }
 
     fn spec_fail(&self, at: Loc, msg: impl AsRef<str>) -> Fail {
@@ -728,7 +1094,7 @@ impl<'a> Run<'a> {
                     format!("{name}: expected {}, found {}", hex(c), hex(b)),
                 );
             }
-            let v = Rc::<[u8]>::from(b);
+            let v = Arc::<[u8]>::from(b);
             self.leaf(
                 parent,
                 name,
@@ -744,7 +1110,7 @@ impl<'a> Run<'a> {
             None if a.size.is_some() || a.size_eos => &Type::Bytes,
             None => return Ok(V::Null),
         };
-        let my_ty = self.objs.get(cx.obj).map_or(0, |o| o.ty);
+        let my_ty = cx.obj.ty;
         // Sized: a size, size-eos, or a terminator for bytes and str.
         let sized = a.size.is_some()
             || a.size_eos
@@ -785,30 +1151,31 @@ impl<'a> Run<'a> {
                     vals.push(self.eval(cx, e)?);
                 }
                 let it = self.push_item(parent, Item::group(name.to_string(), space, start, 0))?;
-                let o = self.object(t, vals, Some(cx.obj), io, it)?;
+                let o = self.object(t, vals, Some(&cx.obj), io, it)?;
                 let (_, end) = self.here(io);
                 if let Some(i) = self.items.get_mut(it) {
                     i.size = end.saturating_sub(start);
                 }
-                self.validate(cx, a, &V::Obj(o), (space, start))?;
-                return Ok(V::Obj(o));
+                let v = V::Obj(o);
+                self.validate(cx, a, &v, (space, start))?;
+                return Ok(v);
             }
         }
         // The raw bytes.
-        let (raw_off, raw): (u64, Rc<[u8]>) = if let Some(e) = &a.size {
+        let (raw_off, raw): (u64, Arc<[u8]>) = if let Some(e) = &a.size {
             let n = self.int(cx, e, a.at)?;
             let Ok(n) = u64::try_from(n) else {
                 return fail(Some((space, start)), format!("{name}: size {n}"));
             };
             let (o, b) = self.read_bytes(io, n)?;
-            (o, Rc::from(b))
+            (o, Arc::from(b))
         } else if a.size_eos {
             let left = {
                 let i = self.io(io)?;
                 i.len.saturating_sub(i.pos)
             };
             let (o, b) = self.read_bytes(io, left)?;
-            (o, Rc::from(b))
+            (o, Arc::from(b))
         } else {
             let term = a.terminator.unwrap_or(0);
             let (pos, left) = {
@@ -838,7 +1205,7 @@ impl<'a> Run<'a> {
                 }
                 None => (left, left),
             };
-            let bytes: Rc<[u8]> = Rc::from(b.get(..take as usize).unwrap_or(&[]));
+            let bytes: Arc<[u8]> = Arc::from(b.get(..take as usize).unwrap_or(&[]));
             let i = self.io_mut(io)?;
             i.pos = pos + advance;
             i.nbits = 0;
@@ -850,11 +1217,11 @@ impl<'a> Run<'a> {
             return Ok(v);
         };
         // Sized bytes: pad-right and a terminator inside.
-        let mut b: Rc<[u8]> = raw.clone();
+        let mut b: Arc<[u8]> = raw.clone();
         if a.process.is_none() {
             if let Some(p) = a.pad_right {
                 let end = b.iter().rposition(|&c| c != p).map_or(0, |k| k + 1);
-                b = Rc::from(b.get(..end).unwrap_or(&[]));
+                b = Arc::from(b.get(..end).unwrap_or(&[]));
             }
             let term = match ty {
                 Type::Str { z: true } => Some(a.terminator.unwrap_or(0)),
@@ -863,7 +1230,7 @@ impl<'a> Run<'a> {
             if let Some(t) = term {
                 if let Some(k) = b.iter().position(|&c| c == t) {
                     let keep = if a.include { k + 1 } else { k };
-                    b = Rc::from(b.get(..keep).unwrap_or(&[]));
+                    b = Arc::from(b.get(..keep).unwrap_or(&[]));
                 }
             }
         }
@@ -893,7 +1260,7 @@ impl<'a> Run<'a> {
         name: &str,
         parent: usize,
         (space, off, size): (usize, u64, u64),
-        bytes: Rc<[u8]>,
+        bytes: Arc<[u8]>,
         my_ty: usize,
     ) -> Res<V> {
         let spec = self.spec;
@@ -901,7 +1268,7 @@ impl<'a> Run<'a> {
         let (space2, base2, bytes, container) = if let Some(p) = &a.process {
             let (out, method) = match p {
                 Process::Zlib => {
-                    let limit = space::budget(size, self.derived_total);
+                    let limit = space::budget(size, self.st.derived_total);
                     match compress::inflate(&bytes, compress::Method::Zlib, limit) {
                         Ok(v) if v.len() as u64 <= limit => (v, "zlib"),
                         Ok(_) => {
@@ -947,10 +1314,10 @@ impl<'a> Run<'a> {
                     (out, if *left { "rol" } else { "ror" })
                 }
             };
-            self.derived_total += out.len() as u64;
-            let rc: Rc<[u8]> = Rc::from(out.as_slice());
-            self.derived.push(out);
-            let k = self.derived.len();
+            self.st.derived_total += out.len() as u64;
+            let rc: Arc<[u8]> = Arc::from(out);
+            self.st.derived.push(rc.clone());
+            let k = self.st.derived.len();
             let holder = self.push_item(parent, Item::group(name.to_string(), space, off, size))?;
             let d = self.push_item(
                 holder,
@@ -964,6 +1331,7 @@ impl<'a> Run<'a> {
                     derive: Some((k, method)),
                     group: false,
                     grown: false,
+                    later: None,
                 },
             )?;
             (k, 0u64, rc, Some(d))
@@ -979,13 +1347,13 @@ impl<'a> Run<'a> {
                 for e in args {
                     vals.push(self.eval(cx, e)?);
                 }
-                let sub = self.new_io(space2, base2, bytes.len() as u64);
+                let sub = self.new_io(space2, base2, bytes.len() as u64)?;
                 // Processed bytes: the derived space's node is the object's.
                 let it = match container {
                     Some(d) => d,
                     None => self.push_item(parent, Item::group(name, space2, base2, size))?,
                 };
-                let o = self.object(t, vals, Some(cx.obj), sub, it)?;
+                let o = self.object(t, vals, Some(&cx.obj), sub, it)?;
                 Ok(V::Obj(o))
             }
             Type::Str { .. } => {
@@ -998,7 +1366,7 @@ impl<'a> Run<'a> {
                 if container.is_none() {
                     self.leaf(parent, name, space, off, size, Some(Value::str(&s)))?;
                 }
-                Ok(V::Str(Rc::from(s)))
+                Ok(V::Str(Arc::from(s)))
             }
             _ => {
                 if container.is_none() {
@@ -1031,7 +1399,7 @@ impl<'a> Run<'a> {
         parent: usize,
         my_ty: usize,
     ) -> Res<V> {
-        let obj_le = self.objs.get(cx.obj).and_then(|o| o.le);
+        let obj_le = lk(&cx.obj).le;
         let space = self.io(io)?.space;
         let need_le = |e: Option<bool>, r: &Self| -> Res<bool> {
             match e.or(obj_le) {
@@ -1113,7 +1481,7 @@ impl<'a> Run<'a> {
     }
 
     fn as_enum(&mut self, cx: &Cx, path: &[String], v: V, at: Loc) -> Res<V> {
-        let ty = self.objs.get(cx.obj).map_or(0, |o| o.ty);
+        let ty = cx.obj.ty;
         let Some(en) = self.spec.lookup_enum(ty, path) else {
             return Err(self.spec_fail(at, format!("unknown enum {}", path.join("::"))));
         };
@@ -1129,7 +1497,7 @@ impl<'a> Run<'a> {
             return Ok(());
         };
         let vcx = Cx {
-            obj: cx.obj,
+            obj: cx.obj.clone(),
             index: cx.index,
             under: Some(v.clone()),
         };
@@ -1183,30 +1551,36 @@ impl<'a> Run<'a> {
 
     // ---- expressions ----
 
-    fn member(&mut self, obj: usize, name: &str) -> Res<V> {
-        let Some(o) = self.objs.get(obj) else {
-            return fail(None, "no such object");
-        };
+    fn member(&mut self, o: &Arc<Obj>, name: &str) -> Res<V> {
         match name {
-            "_root" => return Ok(V::Obj(o.root)),
-            "_parent" => return Ok(o.parent.map_or(V::Null, V::Obj)),
+            "_root" => {
+                return Ok(self.st.root.clone().map_or(V::Null, V::Obj));
+            }
+            "_parent" => {
+                return match &o.parent {
+                    None => Ok(V::Null),
+                    Some(p) => match p.upgrade() {
+                        Some(p) => Ok(V::Obj(p)),
+                        None => fail(None, "_parent is no longer read"),
+                    },
+                };
+            }
             "_io" => return Ok(V::Io(o.io)),
-            "_sizeof" => return Ok(V::Int(i128::from(o.end.saturating_sub(o.start)))),
+            "_sizeof" => {
+                let m = lk(o);
+                return Ok(V::Int(i128::from(m.end.saturating_sub(m.start))));
+            }
             _ => {}
         }
         if let Some((_, v)) = o.params.iter().find(|p| p.0 == name) {
             return Ok(v.clone());
         }
-        if let Some(v) = o.fields.get(name) {
-            return Ok(v.clone());
+        let t = self.spec.types.get(o.ty);
+        if let Some(k) = t.and_then(|t| t.seq.iter().position(|a| a.id == name)) {
+            return Ok(lk(o).fields.get(k).cloned().unwrap_or(V::Null));
         }
-        let ty = o.ty;
-        let t = self.spec.types.get(ty);
-        if t.is_some_and(|t| t.instances.iter().any(|a| a.id == name)) {
-            return self.instance(obj, name);
-        }
-        if t.is_some_and(|t| t.seq.iter().any(|a| a.id == name)) {
-            return Ok(V::Null);
+        if let Some(k) = t.and_then(|t| t.instances.iter().position(|a| a.id == name)) {
+            return self.instance(o, k);
         }
         fail(
             None,
@@ -1222,7 +1596,7 @@ impl<'a> Run<'a> {
         Ok(match e {
             Expr::Int(v) => V::Int(*v),
             Expr::Float(v) => V::Float(*v),
-            Expr::Str(s) => V::Str(Rc::from(s.as_str())),
+            Expr::Str(s) => V::Str(Arc::from(s.as_str())),
             Expr::Bool(b) => V::Bool(*b),
             Expr::List(items) => {
                 let mut out = Vec::new();
@@ -1236,7 +1610,7 @@ impl<'a> Run<'a> {
                             .collect(),
                     )
                 } else {
-                    V::Arr(Rc::new(out))
+                    V::Arr(Arc::new(out))
                 }
             }
             Expr::Name(n) => match n.as_str() {
@@ -1248,21 +1622,31 @@ impl<'a> Run<'a> {
                     Some(v) => v.clone(),
                     None => return fail(None, "_ outside repeat-until or valid"),
                 },
-                _ => self.member(cx.obj, n)?,
+                _ => {
+                    let o = cx.obj.clone();
+                    self.member(&o, n)?
+                }
             },
             Expr::Attr(base, name) if name == "_sizeof" => {
                 // An attribute's size as it was read; else the value's.
                 let (owner, field) = match &**base {
-                    Expr::Name(n) => (Some(cx.obj), n.as_str()),
+                    Expr::Name(n) => (Some(cx.obj.clone()), n.as_str()),
                     Expr::Attr(b, n) => match self.eval(cx, b)? {
                         V::Obj(o) => (Some(o), n.as_str()),
                         _ => (None, ""),
                     },
                     _ => (None, ""),
                 };
-                let read = owner
-                    .and_then(|o| self.objs.get(o))
-                    .and_then(|o| o.sizes.get(field).copied());
+                let read = owner.and_then(|o| {
+                    let k = self
+                        .spec
+                        .types
+                        .get(o.ty)?
+                        .seq
+                        .iter()
+                        .position(|a| a.id == field)?;
+                    lk(&o).sizes.get(k).copied().flatten()
+                });
                 match read {
                     Some(n) => V::Int(i128::from(n)),
                     None => {
@@ -1324,8 +1708,26 @@ impl<'a> Run<'a> {
                 }
             }
             Expr::Cast(x, _) => self.eval(cx, x)?,
+            Expr::SizeOf(name) => {
+                let path: Vec<String> = name
+                    .trim_end_matches("[]")
+                    .split("::")
+                    .map(str::to_string)
+                    .collect();
+                let size = match prim_size(name) {
+                    Some(n) => Some(n),
+                    None => match self.spec.lookup(cx.obj.ty, &path) {
+                        Some(t) => fixed_size(self.spec, t, 0),
+                        None => return fail(None, format!("sizeof<{name}>: unknown type")),
+                    },
+                };
+                match size {
+                    Some(n) => V::Int(i128::from(n)),
+                    None => return fail(None, format!("sizeof<{name}>: its size is not fixed")),
+                }
+            }
             Expr::Enum(path, member) => {
-                let ty = self.objs.get(cx.obj).map_or(0, |o| o.ty);
+                let ty = cx.obj.ty;
                 let Some(en) = self.spec.lookup_enum(ty, path) else {
                     return fail(None, format!("unknown enum {}", path.join("::")));
                 };
@@ -1361,7 +1763,10 @@ impl<'a> Run<'a> {
 
     fn attr_of(&mut self, b: V, name: &str) -> Res<V> {
         Ok(match (&b, name) {
-            (V::Obj(o), _) => return self.member(*o, name),
+            (V::Obj(o), _) => {
+                let o = o.clone();
+                return self.member(&o, name);
+            }
             (V::Io(i), "pos") => V::Int(i128::from(self.io(*i)?.pos)),
             (V::Io(i), "size") => V::Int(i128::from(self.io(*i)?.len)),
             (V::Io(i), "eof") => {
@@ -1388,7 +1793,7 @@ impl<'a> Run<'a> {
             (V::Bool(x), V::Bool(y)) => x.cmp(y),
             (V::Str(x), V::Str(y)) => x.cmp(y),
             (V::Bytes(x), V::Bytes(y)) => x.cmp(y),
-            (V::Obj(x), V::Obj(y)) => x.cmp(y),
+            (V::Obj(x), V::Obj(y)) => Arc::as_ptr(x).cmp(&Arc::as_ptr(y)),
             (V::Null, V::Null) => Ordering::Equal,
             _ => match (num(a), num(b)) {
                 (Some(x), Some(y)) => x.partial_cmp(&y).unwrap_or(Ordering::Less),
@@ -1466,7 +1871,7 @@ impl<'a> Run<'a> {
                 _ => return fail(None, format!("{op:?} on integers")),
             })),
             (V::Str(a), V::Str(b)) if op == Op::Add => {
-                Ok(V::Str(Rc::from(format!("{a}{b}").as_str())))
+                Ok(V::Str(Arc::from(format!("{a}{b}").as_str())))
             }
             (V::Bool(a), V::Bool(b)) if matches!(op, Op::BitAnd | Op::BitOr | Op::BitXor) => {
                 Ok(V::Bool(match op {
@@ -1495,6 +1900,68 @@ impl<'a> Run<'a> {
             }
         }
     }
+}
+
+/// The size in bytes of a primitive type named as in `sizeof<u4>`.
+fn prim_size(name: &str) -> Option<u64> {
+    let (kind, rest) = name.split_at_checked(1)?;
+    let digits = rest.trim_end_matches(['l', 'b', 'e']);
+    let n: u64 = digits.parse().ok()?;
+    match kind {
+        "u" | "s" if [1, 2, 4, 8].contains(&n) => Some(n),
+        "f" if [4, 8].contains(&n) => Some(n),
+        "b" if (1..=64).contains(&n) => Some(n.div_ceil(8)),
+        _ => None,
+    }
+}
+
+/// The size of type `ty` where it is the same for every object: each seq
+/// attribute's size fixed (a primitive, `contents`, a literal `size`, a
+/// literal `repeat-expr` of such, a user type of fixed size), none
+/// conditional or placed elsewhere; bit fields packed together.
+fn fixed_size(spec: &Spec, ty: usize, depth: u32) -> Option<u64> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    let t = spec.types.get(ty)?;
+    let mut bytes = 0u64;
+    let mut bits = 0u64;
+    for a in &t.seq {
+        if a.cond.is_some() || a.pos.is_some() || a.io.is_some() || a.size_eos {
+            return None;
+        }
+        let count = match &a.repeat {
+            Repeat::No => 1,
+            Repeat::Expr(Expr::Int(n)) => u64::try_from(*n).ok()?,
+            _ => return None,
+        };
+        if let Type::Prim(Prim::B(n, _)) = a.ty {
+            if a.size.is_none() && count == 1 {
+                bits += u64::from(n);
+                continue;
+            }
+        }
+        bytes = bytes.checked_add(bits.div_ceil(8))?;
+        bits = 0;
+        let one = if let Some(c) = &a.contents {
+            c.len() as u64
+        } else if let Some(e) = &a.size {
+            match e {
+                Expr::Int(n) => u64::try_from(*n).ok()?,
+                _ => return None,
+            }
+        } else {
+            match &a.ty {
+                Type::Prim(Prim::U(n, _) | Prim::S(n, _) | Prim::F(n, _)) => u64::from(*n),
+                Type::User { path, args } if args.is_empty() => {
+                    fixed_size(spec, spec.lookup(ty, path)?, depth + 1)?
+                }
+                _ => return None,
+            }
+        };
+        bytes = bytes.checked_add(one.checked_mul(count)?)?;
+    }
+    bytes.checked_add(bits.div_ceil(8))
 }
 
 /// Integer division rounding down (toward negative infinity).
@@ -1535,7 +2002,7 @@ fn call(b: V, name: &str, args: &[V]) -> Res<V> {
         (V::Arr(a), "size" | "length") => V::Int(a.len() as i128),
         (V::Bytes(a), "size" | "length" | "_sizeof") => V::Int(a.len() as i128),
         (V::Str(s), "length") => V::Int(s.chars().count() as i128),
-        (V::Str(s), "reverse") => V::Str(Rc::from(s.chars().rev().collect::<String>().as_str())),
+        (V::Str(s), "reverse") => V::Str(Arc::from(s.chars().rev().collect::<String>().as_str())),
         (V::Str(s), "substring") => {
             let (Some(from), Some(to)) = (int_arg(0), int_arg(1)) else {
                 return fail(None, "substring(from, to) takes two integers");
@@ -1545,7 +2012,7 @@ fn call(b: V, name: &str, args: &[V]) -> Res<V> {
                 .skip(from.max(0) as usize)
                 .take((to - from).max(0) as usize)
                 .collect();
-            V::Str(Rc::from(out.as_str()))
+            V::Str(Arc::from(out.as_str()))
         }
         (V::Str(s), "to_i") => {
             let radix = int_arg(0).unwrap_or(10);
@@ -1556,7 +2023,7 @@ fn call(b: V, name: &str, args: &[V]) -> Res<V> {
             }
         }
         (V::Str(_), "to_s") => b.clone(),
-        (V::Int(v), "to_s") => V::Str(Rc::from(v.to_string().as_str())),
+        (V::Int(v), "to_s") => V::Str(Arc::from(v.to_string().as_str())),
         (V::Int(_), "to_i") => b.clone(),
         (V::Float(f), "to_i") => V::Int(f.trunc() as i128),
         (V::Bool(x), "to_i") => V::Int(i128::from(*x)),
@@ -1566,7 +2033,7 @@ fn call(b: V, name: &str, args: &[V]) -> Res<V> {
                 Some(V::Str(e)) => e.to_string(),
                 _ => "UTF-8".into(),
             };
-            V::Str(Rc::from(decode(a, &enc).as_str()))
+            V::Str(Arc::from(decode(a, &enc).as_str()))
         }
         (V::Bytes(a), "first") => a.first().map_or(V::Null, |x| V::Int(i128::from(*x))),
         (V::Bytes(a), "last") => a.last().map_or(V::Null, |x| V::Int(i128::from(*x))),
@@ -1698,29 +2165,22 @@ mod tests {
     use crate::formats::ksy::expr::parse;
 
     /// An object of no type, for expressions that name no attribute.
-    fn bare_obj() -> Obj {
-        Obj {
+    fn bare_obj() -> Arc<Obj> {
+        Arc::new(Obj {
             ty: 0,
             parent: None,
-            root: 0,
             io: 0,
-            le: None,
+            depth: 0,
             params: Vec::new(),
-            fields: FxHashMap::default(),
-            inst: FxHashMap::default(),
-            busy: Vec::new(),
-            item: 0,
-            sizes: FxHashMap::default(),
-            start: 0,
-            end: 0,
-        }
+            m: Mutex::new(ObjMut::default()),
+        })
     }
 
     fn ev(s: &str) -> V {
         let spec = Spec::default();
-        let mut r = Run::new(&spec, &[]);
-        r.objs.push(bare_obj());
-        r.ios.push(Io {
+        let used = FxHashSet::default();
+        let mut r = Run::new(&spec, &[], &used, State::default());
+        r.st.ios.push(Io {
             space: 0,
             base: 0,
             len: 10,
@@ -1729,7 +2189,7 @@ mod tests {
             nbits: 0,
         });
         let cx = Cx {
-            obj: 0,
+            obj: bare_obj(),
             index: Some(4),
             under: None,
         };
@@ -1779,16 +2239,40 @@ mod tests {
     #[test]
     fn errors_not_panics() {
         let spec = Spec::default();
-        let mut r = Run::new(&spec, &[]);
-        r.objs.push(bare_obj());
-        let cx = Cx {
-            obj: 0,
-            index: None,
-            under: None,
-        };
+        let used = FxHashSet::default();
+        let mut r = Run::new(&spec, &[], &used, State::default());
+        let cx = Cx::of(bare_obj());
         for s in ["1 / 0", "1 % 0", "[1][5]", "'a' - 1", "1 << 200", "nothing"] {
             assert!(r.eval(&cx, &parse(s).unwrap()).is_err(), "{s}");
         }
+    }
+
+    #[test]
+    fn an_instance_is_read_once_and_only_when_needed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.ksy");
+        std::fs::write(
+            &path,
+            "meta: {id: t, endian: le}\nseq:\n  - {id: a, type: u1}\ninstances:\n  far: {pos: 100, type: u4}\n  big: {pos: 0, type: u2}\n  twice: {value: big + big}\n",
+        )
+        .unwrap();
+        let spec = crate::formats::ksy::spec::load(&path, &[]).unwrap();
+        let used = names_used(&spec);
+        let data = [1u8, 2, 3, 4];
+        let mut r = Run::new(&spec, &data, &used, State::default());
+        r.root(0, 0, 4).unwrap();
+        // `far` would fail: it is not read, nor is anything else.
+        assert_eq!(r.st.evaluated, 0);
+        assert!(r.diags.is_empty());
+        let root = r.st.root.clone().unwrap();
+        let v = r.instance(&root, 2).unwrap();
+        assert!(matches!(v, V::Int(0x0402)), "{v:?}");
+        // `twice` and `big`, `big` once.
+        assert_eq!(r.st.evaluated, 2);
+        assert!(matches!(r.instance(&root, 1).unwrap(), V::Int(0x0201)));
+        assert_eq!(r.st.evaluated, 2);
+        let f = r.open_instance(&root, 0).unwrap_err();
+        assert!(f.msg.contains("bytes asked for"), "{}", f.msg);
     }
 
     #[test]
