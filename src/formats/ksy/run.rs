@@ -1591,6 +1591,56 @@ impl<'a> Run<'a> {
         )
     }
 
+    /// `X._sizeof`: an attribute's size as it was read; else the value's.
+    fn sizeof_attr(&mut self, cx: &Cx, base: &Expr, name: &str) -> Res<V> {
+        let (owner, field) = match base {
+            Expr::Name(n) => (Some(cx.obj.clone()), n.as_str()),
+            Expr::Attr(b, n) => match self.eval(cx, b)? {
+                V::Obj(o) => (Some(o), n.as_str()),
+                _ => (None, ""),
+            },
+            _ => (None, ""),
+        };
+        let read = owner.and_then(|o| {
+            let k = self
+                .spec
+                .types
+                .get(o.ty)?
+                .seq
+                .iter()
+                .position(|a| a.id == field)?;
+            lk(&o).sizes.get(k).copied().flatten()
+        });
+        match read {
+            Some(n) => Ok(V::Int(i128::from(n))),
+            None => {
+                let b = self.eval(cx, base)?;
+                self.attr_of(b, name)
+            }
+        }
+    }
+
+    /// `sizeof<T>`: the size of a primitive type or of a user type of
+    /// fixed size.
+    fn sizeof_type(&mut self, cx: &Cx, name: &str) -> Res<V> {
+        let path: Vec<String> = name
+            .trim_end_matches("[]")
+            .split("::")
+            .map(str::to_string)
+            .collect();
+        let size = match prim_size(name) {
+            Some(n) => Some(n),
+            None => match self.spec.lookup(cx.obj.ty, &path) {
+                Some(t) => fixed_size(self.spec, t, 0),
+                None => return fail(None, format!("sizeof<{name}>: unknown type")),
+            },
+        };
+        match size {
+            Some(n) => Ok(V::Int(i128::from(n))),
+            None => fail(None, format!("sizeof<{name}>: its size is not fixed")),
+        }
+    }
+
     fn eval(&mut self, cx: &Cx, e: &Expr) -> Res<V> {
         self.step()?;
         Ok(match e {
@@ -1627,34 +1677,7 @@ impl<'a> Run<'a> {
                     self.member(&o, n)?
                 }
             },
-            Expr::Attr(base, name) if name == "_sizeof" => {
-                // An attribute's size as it was read; else the value's.
-                let (owner, field) = match &**base {
-                    Expr::Name(n) => (Some(cx.obj.clone()), n.as_str()),
-                    Expr::Attr(b, n) => match self.eval(cx, b)? {
-                        V::Obj(o) => (Some(o), n.as_str()),
-                        _ => (None, ""),
-                    },
-                    _ => (None, ""),
-                };
-                let read = owner.and_then(|o| {
-                    let k = self
-                        .spec
-                        .types
-                        .get(o.ty)?
-                        .seq
-                        .iter()
-                        .position(|a| a.id == field)?;
-                    lk(&o).sizes.get(k).copied().flatten()
-                });
-                match read {
-                    Some(n) => V::Int(i128::from(n)),
-                    None => {
-                        let b = self.eval(cx, base)?;
-                        self.attr_of(b, name)?
-                    }
-                }
-            }
+            Expr::Attr(base, name) if name == "_sizeof" => self.sizeof_attr(cx, base, name)?,
             Expr::Attr(base, name) => {
                 let b = self.eval(cx, base)?;
                 self.attr_of(b, name)?
@@ -1708,24 +1731,7 @@ impl<'a> Run<'a> {
                 }
             }
             Expr::Cast(x, _) => self.eval(cx, x)?,
-            Expr::SizeOf(name) => {
-                let path: Vec<String> = name
-                    .trim_end_matches("[]")
-                    .split("::")
-                    .map(str::to_string)
-                    .collect();
-                let size = match prim_size(name) {
-                    Some(n) => Some(n),
-                    None => match self.spec.lookup(cx.obj.ty, &path) {
-                        Some(t) => fixed_size(self.spec, t, 0),
-                        None => return fail(None, format!("sizeof<{name}>: unknown type")),
-                    },
-                };
-                match size {
-                    Some(n) => V::Int(i128::from(n)),
-                    None => return fail(None, format!("sizeof<{name}>: its size is not fixed")),
-                }
-            }
+            Expr::SizeOf(name) => self.sizeof_type(cx, name)?,
             Expr::Enum(path, member) => {
                 let ty = cx.obj.ty;
                 let Some(en) = self.spec.lookup_enum(ty, path) else {
