@@ -9,9 +9,15 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use std::ops::ControlFlow;
+use std::sync::{Arc, Mutex};
+
+use rustc_hash::FxHashMap;
 
 use crate::diff::{Change, Counts, Side};
-use crate::model::{text, NodeId, Numbers, Raw, SpaceId, Tree, FILE};
+use crate::model::{
+    built_target, printed_address, text, Link, LinkTargets, NodeId, Numbers, Raw, SpaceId, Tree,
+    FILE,
+};
 use crate::walk::Sink;
 
 /// Writes `s` as a JSON string. Besides what JSON requires, every character
@@ -490,12 +496,18 @@ pub fn text_tree_with(
     mode: Numbers,
     threads: usize,
 ) -> io::Result<()> {
-    crate::walk::walk(tree, &mut TextSink { mode }, out, threads)
+    let mut sink = TextSink {
+        mode,
+        targets: Targets::default(),
+    };
+    crate::walk::walk(tree, &mut sink, out, threads)
 }
 
 /// Writes a node a line: indent, name, range, value.
 struct TextSink {
     mode: Numbers,
+    /// The nodes links lead to.
+    targets: Targets,
 }
 
 impl Sink for TextSink {
@@ -538,30 +550,111 @@ impl Sink for TextSink {
             }
             clean_tail(buf, at);
         }
-        // Where a bare number points (the explorer's `f`): ` -> [0x…+0x…]`.
+        // Where a bare number points (the explorer's `f`): ` -> [0x…+0x…]`,
+        // then the address of the node that starts there, where one does.
         // A value that names what it points at (a string, a section's
-        // name, a symbol's) says it already.
-        use crate::model::Value as V;
-        let bare = matches!(
-            &n.value,
-            None | Some(V::U { .. } | V::I { .. } | V::Size(_) | V::Named { name: None, .. })
-        );
-        if let Some(l) = bare.then(|| t.link(id)).flatten() {
-            buf.extend_from_slice(b" -> [");
-            if l.space != FILE {
-                push_u64(buf, u64::from(l.space.0));
-                buf.push(b':');
-            }
-            push_hex(buf, l.offset);
-            buf.push(b'+');
-            push_hex(buf, l.size);
-            buf.push(b']');
+        // name, a symbol's) says it already (`Tree::bare_link`).
+        if let Some(l) = t.bare_link(id) {
+            self.arrow(t, l, buf);
         }
         buf.push(b'\n');
     }
     fn leave(&mut self, _: &Tree, _: NodeId, _: usize, _: &mut Vec<u8>) {}
     fn below(&self) -> Self {
-        TextSink { mode: self.mode }
+        TextSink {
+            mode: self.mode,
+            targets: self.targets.clone(),
+        }
+    }
+}
+
+impl TextSink {
+    /// ` -> [0x…+0x…]` and the address of the node there, if any (few
+    /// nodes: kept out of the way of the others).
+    #[inline(never)]
+    fn arrow(&self, t: &Tree, l: Link, buf: &mut Vec<u8>) {
+        buf.extend_from_slice(b" -> [");
+        if l.space != FILE {
+            push_u64(buf, u64::from(l.space.0));
+            buf.push(b':');
+        }
+        push_hex(buf, l.offset);
+        buf.push(b'+');
+        push_hex(buf, l.size);
+        buf.push(b']');
+        self.targets.path(t, l, |p| {
+            buf.push(b' ');
+            let at = buf.len();
+            push_str(buf, p.as_bytes());
+            clean_tail(buf, at);
+        });
+    }
+}
+
+/// The nodes links lead to, for the exporters: for a link whose node's
+/// value does not name its target ([`Tree::bare_link`]), the address of
+/// the node the explorer's `f` selects, where that node starts at the
+/// link's offset ([`Tree::link_target`]), names cut as
+/// [`Tree::short_path`] cuts them. Found in a tree of its own over the
+/// same bytes, built as far as the links ask and dropped past a bound;
+/// one for the walk's threads.
+#[derive(Clone, Default)]
+struct Targets(Arc<Mutex<Resolver>>);
+
+/// Nodes the resolver's tree may build, past those it was made with,
+/// before it is dropped and made anew.
+const RESOLVER_NODES: usize = 1 << 16;
+/// The longest address given, in characters as `--tree` shows it (its
+/// names escaped for a terminal): with names cut to 64 characters, what a
+/// link adds to the output is bounded however deep the nodes nest.
+const PATH_MAX: usize = 256;
+/// Addresses the resolver keeps before it forgets them all.
+const RESOLVER_PATHS: usize = 1 << 12;
+
+#[derive(Default)]
+struct Resolver {
+    targets: Option<LinkTargets>,
+    /// The address found for each link (none where no node starts there).
+    found: FxHashMap<(u64, u64), Option<Box<str>>>,
+}
+
+impl Targets {
+    /// Calls `f` with the address of the node link `l` of tree `t` leads
+    /// to; not where no node starts at the link's offset.
+    fn path(&self, t: &Tree, l: Link, f: impl FnOnce(&str)) {
+        let Ok(mut r) = self.0.lock() else {
+            return;
+        };
+        let r = &mut *r;
+        let key = (l.offset, l.size);
+        if !r.found.contains_key(&key) {
+            if r.found.len() >= RESOLVER_PATHS {
+                r.found.clear();
+            }
+            // In the tree being written where it is built that far, else
+            // in the resolver's.
+            let p = match built_target(t, l) {
+                Some(id) => id.map(|id| t.short_path(id)),
+                None => {
+                    if r.targets
+                        .as_ref()
+                        .is_some_and(|x| x.grown() > RESOLVER_NODES)
+                    {
+                        r.targets = None;
+                    }
+                    r.targets
+                        .get_or_insert_with(|| LinkTargets::new(t.reopen()))
+                        .path(l)
+                }
+            };
+            // An address too long to read is left out.
+            let p = p.filter(|p| text::clean(p).chars().count() <= PATH_MAX);
+            r.found
+                .insert(key, p.map(|p| Box::from(printed_address(&p))));
+        }
+        if let Some(Some(p)) = r.found.get(&key) {
+            f(p);
+        }
     }
 }
 
@@ -590,6 +683,8 @@ struct JsonSink {
     first: Vec<bool>,
     /// The value being written, as text (UTF-8).
     val: Vec<u8>,
+    /// The nodes links lead to.
+    targets: Targets,
 }
 
 impl Sink for JsonSink {
@@ -630,7 +725,8 @@ impl Sink for JsonSink {
             }
             None => buf.extend_from_slice(b"null, \"raw\": null"),
         }
-        // Where `f` goes in the explorer: a range of a byte space.
+        // Where `f` goes in the explorer: a range of a byte space, and,
+        // where the value does not name it, the address of the node there.
         if let Some(l) = t.link(id) {
             buf.extend_from_slice(b", \"link\": {\"space\": ");
             push_u64(buf, u64::from(l.space.0));
@@ -638,6 +734,12 @@ impl Sink for JsonSink {
             push_u64(buf, l.offset);
             buf.extend_from_slice(b", \"size\": ");
             push_u64(buf, l.size);
+            if crate::model::Value::bare(n.value.as_ref()) {
+                self.targets.path(t, l, |p| {
+                    buf.extend_from_slice(b", \"path\": ");
+                    push_json_str(buf, p);
+                });
+            }
             buf.push(b'}');
         }
         // An instruction's source line, from the line table.
@@ -660,6 +762,7 @@ impl Sink for JsonSink {
         JsonSink {
             first: vec![true],
             val: Vec::new(),
+            targets: self.targets.clone(),
         }
     }
 }

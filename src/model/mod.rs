@@ -31,7 +31,7 @@ pub use format::{Format, RAW};
 pub use read::Endian;
 pub use source::Source;
 pub use space::{Space, SpaceId, FILE};
-pub use tree::{printed_address, Link, Node, NodeId, Tree};
+pub use tree::{built_target, printed_address, Link, LinkTargets, Node, NodeId, Tree};
 pub use value::{Numbers, Radix, Raw, SourceLine, Value};
 
 /// What a reader asks the formats to show beyond the structure of a file.

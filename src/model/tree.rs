@@ -1,6 +1,7 @@
 //! The node arena. Children are built on demand: a node may hold a closure
 //! that adds its children the first time someone asks for them.
 
+use std::borrow::Cow;
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
@@ -386,6 +387,18 @@ impl Tree {
         self.arena.links.get(id).copied()
     }
 
+    /// The node's link where its value does not say what the link leads
+    /// to (no value, or a bare number: see [`Value::names_target`]): the
+    /// links whose target the exporters name (`--tree`'s arrow, the
+    /// `path` of `--json`'s link). The one place that rule is applied.
+    #[inline]
+    pub fn bare_link(&self, id: NodeId) -> Option<Link> {
+        if !Value::bare(self.node(id)?.value.as_ref()) {
+            return None;
+        }
+        self.link(id)
+    }
+
     /// The format whose structure starts at the node (the root, and every
     /// payload that another format was found in).
     pub fn node_format(&self, id: NodeId) -> Option<Format> {
@@ -567,29 +580,61 @@ impl Tree {
     /// those siblings from 0. The address names exactly this node, and
     /// [`Tree::find_path`] finds it again.
     pub fn path_string(&self, id: NodeId) -> String {
+        self.address(id, false)
+    }
+
+    /// The node's address as [`Tree::path_string`] makes it, with every
+    /// name longer than 64 characters cut to its first 60 and `…` (and
+    /// `#K` counting the siblings whose names cut the same): an address
+    /// whose length grows with the depth of the node, never with the
+    /// length of a name. [`Tree::find_path`] finds the node again.
+    pub fn short_path(&self, id: NodeId) -> String {
+        self.address(id, true)
+    }
+
+    /// The node's address, names cut where `cut` says.
+    fn address(&self, id: NodeId, cut: bool) -> String {
         let p = self.path(id);
         let mut out = String::new();
         for (i, &k) in p.iter().enumerate().skip(1) {
             if i > 1 {
                 out.push('/');
             }
-            self.push_segment(&mut out, k);
+            self.push_segment_cut(&mut out, k, cut);
         }
         out
     }
 
     fn push_segment(&self, out: &mut String, id: NodeId) {
+        self.push_segment_cut(out, id, false);
+    }
+
+    /// Appends the node's segment; with `cut`, its name cut as
+    /// [`Tree::short_path`] says.
+    fn push_segment_cut(&self, out: &mut String, id: NodeId, cut: bool) {
         let Some(n) = self.node(id) else {
             return;
         };
-        escape_segment(out, &n.name);
+        let me = if cut {
+            cut_name(&n.name)
+        } else {
+            std::borrow::Cow::Borrowed(n.name.as_str())
+        };
+        escape_segment(out, &me);
         let Some(parent) = n.parent else {
             return;
         };
         let mut index = 0usize;
         let mut same = 0usize;
         for &k in self.built_children(parent) {
-            if self.node(k).is_some_and(|s| s.name == n.name) {
+            let alike = self.node(k).is_some_and(|s| {
+                if cut {
+                    cut_name(&s.name) == me
+                } else {
+                    s.name.as_str() == me.as_ref()
+                }
+            });
+            if alike {
                 if k == id {
                     index = same;
                 }
@@ -603,35 +648,49 @@ impl Tree {
     }
 
     /// Finds the node at an address made by [`Tree::path_string`] (the
-    /// root's name may lead). A segment without `#K` names the first
-    /// sibling of that name.
+    /// root's name may lead) or by [`Tree::short_path`]. A segment without
+    /// `#K` names the first sibling of that name.
     pub fn find_path(&mut self, path: &str) -> Option<NodeId> {
         let segs = split_path(path)?;
         let root = self.root();
         if segs.is_empty() {
             return Some(root);
         }
-        if let Some(found) = self.find_segs(root, &segs) {
-            return Some(found);
-        }
-        let (first, rest) = segs.split_first()?;
-        if first.0 == self.name(root) && first.1 == 0 {
-            return if rest.is_empty() {
-                Some(root)
-            } else {
-                self.find_segs(root, rest)
-            };
+        // Names as they are, then as an address of [`Tree::short_path`]
+        // cuts them.
+        for cut in [false, true] {
+            if let Some(found) = self.find_segs(root, &segs, cut) {
+                return Some(found);
+            }
+            let (first, rest) = segs.split_first()?;
+            if first.0 == self.name(root) && first.1 == 0 {
+                if rest.is_empty() {
+                    return Some(root);
+                }
+                if let Some(found) = self.find_segs(root, rest, cut) {
+                    return Some(found);
+                }
+            }
         }
         None
     }
 
-    fn find_segs(&mut self, from: NodeId, segs: &[(String, usize)]) -> Option<NodeId> {
+    /// The node below `from` at `segs`; with `cut`, a segment that may be
+    /// a cut name (see [`Tree::short_path`]) names the siblings whose names
+    /// cut to it.
+    fn find_segs(&mut self, from: NodeId, segs: &[(String, usize)], cut: bool) -> Option<NodeId> {
         let mut cur = from;
         for (name, want) in segs {
             let mut seen = 0usize;
             let mut next = None;
+            let cut_form = cut && is_cut_form(name);
             for k in self.children(cur) {
-                if self.name(k) == name {
+                let alike = if cut_form {
+                    cut_name(self.name(k)) == name.as_str()
+                } else {
+                    self.name(k) == name
+                };
+                if alike {
                     if seen == *want {
                         next = Some(k);
                         break;
@@ -642,6 +701,27 @@ impl Tree {
             cur = next?;
         }
         Some(cur)
+    }
+
+    /// The node following link `l` selects (the explorer's `f`): the
+    /// smallest node of the file that holds the link's whole range (see
+    /// [`Tree::smallest_containing`]).
+    pub fn follow(&mut self, l: Link) -> NodeId {
+        self.smallest_containing(l.offset, l.size)
+    }
+
+    /// The node link `l` leads to, where one starts at its offset: the
+    /// node [`Tree::follow`] selects if it starts there; none for a link
+    /// into the middle of a node or past the end of the file.
+    pub fn link_target(&mut self, l: Link) -> Option<NodeId> {
+        // Targets are looked up in the file's space only.
+        if l.space != FILE || l.offset >= self.src.bytes().len() as u64 {
+            return None;
+        }
+        let id = self.follow(l);
+        self.node(id)
+            .is_some_and(|n| n.offset == l.offset && n.space == FILE)
+            .then_some(id)
     }
 
     /// The deepest node holding the byte at `off`, building children on the
@@ -811,8 +891,40 @@ impl Tree {
     }
 }
 
+/// Longest name, in characters, that [`Tree::short_path`] writes whole.
+pub const SEGMENT_MAX: usize = 64;
+/// How many characters of a longer name it keeps, before `…`.
+pub const SEGMENT_KEEP: usize = 60;
+
+/// A name as [`Tree::short_path`] writes it: whole up to [`SEGMENT_MAX`]
+/// characters, else its first [`SEGMENT_KEEP`] and `…`.
+pub(super) fn cut_name(name: &str) -> std::borrow::Cow<'_, str> {
+    if name.len() <= SEGMENT_MAX {
+        return std::borrow::Cow::Borrowed(name);
+    }
+    match name.char_indices().nth(SEGMENT_MAX) {
+        None => std::borrow::Cow::Borrowed(name),
+        Some(_) => {
+            let end = name
+                .char_indices()
+                .nth(SEGMENT_KEEP)
+                .map_or(name.len(), |(i, _)| i);
+            let mut s = String::with_capacity(end + 3);
+            s.push_str(name.get(..end).unwrap_or(name));
+            s.push('…');
+            std::borrow::Cow::Owned(s)
+        }
+    }
+}
+
+/// Whether a segment's name may be a name cut by [`cut_name`]:
+/// [`SEGMENT_KEEP`] characters and `…`.
+fn is_cut_form(name: &str) -> bool {
+    name.ends_with('…') && name.chars().count() == SEGMENT_KEEP + 1
+}
+
 /// Writes a name as a path segment: `\\`, `/` and `#` escaped.
-fn escape_segment(out: &mut String, name: &str) {
+pub(super) fn escape_segment(out: &mut String, name: &str) {
     if !name.contains(['\\', '/', '#']) {
         out.push_str(name);
         return;
@@ -930,9 +1042,293 @@ fn split_path(path: &str) -> Option<Vec<(String, usize)>> {
     Some(segs)
 }
 
+// ---- Where many links lead ----
+
+/// A node's children that may hold a link's range: those of the file's
+/// space with bytes, as (offset, end, id) in the order of the children.
+struct Holders {
+    spans: Vec<(u64, u64, NodeId)>,
+    /// Whether they lie in offset order without overlapping: then at most
+    /// one holds any byte, found by bisection.
+    ordered: bool,
+}
+
+/// Finds where links lead in `tree`, a tree over the file the links are
+/// read from (see [`Tree::reopen`]), as [`Tree::link_target`] and
+/// [`Tree::short_path`] do.
+pub struct LinkTargets {
+    tree: Tree,
+    /// How many nodes the tree held when it was given.
+    built: usize,
+    holders: FxHashMap<NodeId, Holders>,
+    /// Per node: its children whose names (cut) are shared, with their
+    /// `#K`.
+    shared: FxHashMap<NodeId, FxHashMap<NodeId, usize>>,
+    /// Addresses of nodes found above targets.
+    addresses: FxHashMap<NodeId, String>,
+}
+
+impl LinkTargets {
+    pub fn new(tree: Tree) -> LinkTargets {
+        LinkTargets {
+            built: tree.len(),
+            tree,
+            holders: FxHashMap::default(),
+            shared: FxHashMap::default(),
+            addresses: FxHashMap::default(),
+        }
+    }
+
+    /// How many nodes its tree built to find targets.
+    pub fn grown(&self) -> usize {
+        self.tree.len().saturating_sub(self.built)
+    }
+
+    /// The address of the node `l` leads to ([`Tree::link_target`]), as
+    /// [`Tree::short_path`] writes it; none where no node starts at the
+    /// link's offset.
+    pub fn path(&mut self, l: Link) -> Option<String> {
+        let id = self.target(l)?;
+        Some(self.address(id))
+    }
+
+    /// [`Tree::link_target`]: the smallest node of the file holding the
+    /// link's range, found from the root down as
+    /// [`Tree::smallest_containing`] finds it, where it starts at the
+    /// link's offset.
+    fn target(&mut self, l: Link) -> Option<NodeId> {
+        if l.space != FILE || l.offset >= self.tree.data().len() as u64 {
+            return None;
+        }
+        let off = l.offset;
+        let end = off.saturating_add(l.size.max(1));
+        let mut cur = self.tree.root();
+        loop {
+            self.tree.expand(cur);
+            let tree = &self.tree;
+            let h = self
+                .holders
+                .entry(cur)
+                .or_insert_with(|| holders(tree, cur));
+            let next = if h.ordered {
+                let i = h.spans.partition_point(|s| s.0 <= off);
+                i.checked_sub(1)
+                    .and_then(|i| h.spans.get(i))
+                    .filter(|s| end <= s.1)
+                    .map(|s| s.2)
+            } else {
+                let mut best: Option<(NodeId, u64)> = None;
+                for &(o, e, k) in &h.spans {
+                    if o <= off && end <= e && best.is_none_or(|(_, bs)| e - o < bs) {
+                        best = Some((k, e - o));
+                    }
+                }
+                best.map(|b| b.0)
+            };
+            match next {
+                Some(k) => cur = k,
+                None => break,
+            }
+        }
+        self.tree
+            .node(cur)
+            .is_some_and(|n| n.offset == off && n.space == FILE)
+            .then_some(cur)
+    }
+
+    /// The address of `id`, learning those of the nodes above it.
+    fn address(&mut self, id: NodeId) -> String {
+        let Some(parent) = self.tree.node(id).and_then(|n| n.parent) else {
+            return String::new();
+        };
+        // The nodes up from the parent whose address is not known yet.
+        let mut up = Vec::new();
+        let mut k = parent;
+        while !self.addresses.contains_key(&k) {
+            up.push(k);
+            match self.tree.node(k).and_then(|n| n.parent) {
+                Some(p) => k = p,
+                None => break,
+            }
+        }
+        for &k in up.iter().rev() {
+            let a = self.child_address(k);
+            self.addresses.insert(k, a);
+        }
+        self.child_address(id)
+    }
+
+    /// The address of `id`, that of its parent being known (the root's
+    /// is empty).
+    fn child_address(&mut self, id: NodeId) -> String {
+        let Some(parent) = self.tree.node(id).and_then(|n| n.parent) else {
+            return String::new();
+        };
+        let mut out = self.addresses.get(&parent).cloned().unwrap_or_default();
+        if !out.is_empty() {
+            out.push('/');
+        }
+        let tree = &self.tree;
+        let shared = self
+            .shared
+            .entry(parent)
+            .or_insert_with(|| shared_names(tree, parent));
+        escape_segment(&mut out, &cut_name(tree.name(id)));
+        if let Some(k) = shared.get(&id) {
+            out.push('#');
+            out.push_str(itoa::Buffer::new().format(*k));
+        }
+        out
+    }
+}
+
+/// Children a node may have for [`built_target`] to look through them.
+const BUILT_FANOUT: usize = 256;
+
+/// [`Tree::link_target`] in `t` as it is built, without building: the
+/// node, or none where no node starts at the link's offset; not known
+/// (`None`) where the way down meets a node whose children are not built
+/// or more than a few hundred (a [`LinkTargets`] finds those).
+pub fn built_target(t: &Tree, l: Link) -> Option<Option<NodeId>> {
+    if l.space != FILE || l.offset >= t.data().len() as u64 {
+        return Some(None);
+    }
+    let off = l.offset;
+    let end = off.saturating_add(l.size.max(1));
+    let mut cur = t.root();
+    loop {
+        if !t.is_built(cur) {
+            return None;
+        }
+        let kids = t.built_children(cur);
+        if kids.len() > BUILT_FANOUT {
+            return None;
+        }
+        let mut best: Option<(NodeId, u64)> = None;
+        for &k in kids {
+            let Some(n) = t.node(k) else {
+                continue;
+            };
+            if n.space == FILE
+                && n.size > 0
+                && n.offset <= off
+                && end <= n.end()
+                && best.is_none_or(|(_, bs)| n.size < bs)
+            {
+                best = Some((k, n.size));
+            }
+        }
+        match best {
+            Some((k, _)) => cur = k,
+            None => break,
+        }
+    }
+    Some(
+        t.node(cur)
+            .is_some_and(|n| n.offset == off && n.space == FILE)
+            .then_some(cur),
+    )
+}
+
+fn holders(t: &Tree, id: NodeId) -> Holders {
+    let spans: Vec<(u64, u64, NodeId)> = t
+        .built_children(id)
+        .iter()
+        .filter_map(|&k| {
+            let n = t.node(k)?;
+            (n.space == FILE && n.size > 0).then(|| (n.offset, n.end(), k))
+        })
+        .collect();
+    let ordered = spans.windows(2).all(|w| match w {
+        [a, b] => a.1 <= b.0,
+        _ => true,
+    });
+    Holders { spans, ordered }
+}
+
+/// The children of `id` whose cut names another child shares, each with
+/// its index among them.
+fn shared_names(t: &Tree, id: NodeId) -> FxHashMap<NodeId, usize> {
+    let kids = t.built_children(id);
+    let mut count: FxHashMap<Cow<'_, str>, usize> = FxHashMap::default();
+    for &k in kids {
+        *count.entry(cut_name(t.name(k))).or_default() += 1;
+    }
+    let mut seen: FxHashMap<Cow<'_, str>, usize> = FxHashMap::default();
+    let mut out = FxHashMap::default();
+    for &k in kids {
+        let name = cut_name(t.name(k));
+        if count.get(&name).is_some_and(|&c| c > 1) {
+            let i = seen.entry(name).or_default();
+            out.insert(k, *i);
+            *i += 1;
+        }
+    }
+    out
+}
+
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// A file of 64 bytes: a group `a` over 0..32 with two leaves named by
+    /// a 100-character name and one named `p` (a bare number linked to
+    /// 16..24, a string linked to 0..8); bytes 32..64 a leaf `b`.
+    pub(crate) fn linked(b: &mut Builder<'_>, root: NodeId, _: u64, _: u64) -> Option<Format> {
+        let long = "x".repeat(100);
+        let a = b.group(root, "a", 0, 32);
+        b.group(a, &long, 0, 8);
+        b.group(a, format!("{long}y"), 8, 8);
+        b.group(a, "t", 16, 16);
+        let p = b.leaf(root, "p", 32, 8, Value::hex(16));
+        b.link(p, 16, 8);
+        let s = b.leaf(root, "s", 40, 8, Value::str("x"));
+        b.link(s, 0, 8);
+        let q = b.leaf(root, "q", 48, 8, Value::hex(20));
+        b.link(q, 20, 4);
+        b.group(root, "r", 56, 8);
+        None
+    }
+
+    #[test]
+    fn links_lead_to_the_node_that_starts_there_named_by_a_short_path() {
+        let mut t = Tree::build(Arc::new(Source::from_vec(vec![0; 64])), "f", linked);
+        let find = |t: &mut Tree, p: &str| t.find_path(p).expect(p);
+        let p = find(&mut t, "p");
+        let s = find(&mut t, "s");
+        let q = find(&mut t, "q");
+        // A bare number's link is named; a string's is not.
+        let l = t.bare_link(p).expect("p's link");
+        assert_eq!(t.bare_link(s), None);
+        assert!(t.link(s).is_some());
+        let to = t.link_target(l).expect("a node at 16");
+        assert_eq!(t.short_path(to), "a/t");
+        // Into the middle of `a/t`: no node starts there.
+        let lq = t.link(q).expect("q's link");
+        let f = t.follow(lq);
+        assert_eq!(t.name(f), "t");
+        assert_eq!(t.link_target(lq), None);
+        assert_eq!(
+            t.link_target(Link {
+                space: FILE,
+                offset: 64,
+                size: 1
+            }),
+            None
+        );
+        // Names past 64 characters are cut to 60 and `…`; two that cut
+        // the same are told apart by `#K`, and the cut address finds the
+        // node again.
+        let a = find(&mut t, "a");
+        let kids = t.children(a);
+        let cut = format!("a/{}…", "x".repeat(60));
+        assert_eq!(t.short_path(kids[0]), format!("{cut}#0"));
+        assert_eq!(t.short_path(kids[1]), format!("{cut}#1"));
+        assert_eq!(t.find_path(&format!("{cut}#1")), Some(kids[1]));
+        // The full address is as it was.
+        assert_eq!(t.path_string(kids[1]), format!("a/{}y", "x".repeat(100)));
+        assert_eq!(t.find_path(&t.path_string(kids[1])), Some(kids[1]));
+    }
 
     #[test]
     fn addresses_split_with_escapes_and_indexes() {

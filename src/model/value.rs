@@ -319,6 +319,29 @@ impl Value {
         }
     }
 
+    /// Whether the value says in words what a link from its node leads
+    /// to: a reference resolved to what it names (a string-table index
+    /// and its string, a number and the name it stands for, a number with
+    /// words about it, text about an entry or a symbol). A bare number (an
+    /// offset, an address, a size, an index shown as a number only) does
+    /// not; where its node has a link, the exporters name the node it
+    /// leads to (see [`super::Tree::bare_link`]). Decided by the kind of
+    /// value alone, never by its text.
+    #[inline]
+    pub fn names_target(&self) -> bool {
+        !matches!(
+            self,
+            Value::U { .. } | Value::I { .. } | Value::Size(_) | Value::Named { name: None, .. }
+        )
+    }
+
+    /// Whether a link from a node with `value` (none, or one that does not
+    /// [`Value::names_target`]) has its target named by the exporters.
+    #[inline]
+    pub fn bare(value: Option<&Value>) -> bool {
+        value.is_none_or(|v| !v.names_target())
+    }
+
     /// The integer behind the value, where there is one.
     pub fn raw(&self) -> Option<Raw> {
         match self {

@@ -1,6 +1,6 @@
 //! The JSON contract, checked from the bytes fwview wrote:
 //! `{"path","size","format","root":NODE,"spaces":[SPACE],"diagnostics":[{"severity","space","offset","size","message"}]}`,
-//! NODE = `{"name","offset","size","space","value": string|null,"raw": integer|null,["link": {"space","offset","size"},]"children":[...]}`,
+//! NODE = `{"name","offset","size","space","value": string|null,"raw": integer|null,["link": {"space","offset","size",["path",]},]"children":[...]}`,
 //! SPACE = `{"id","name","size","from": null|{"space","offset","size","method"}}`,
 //! the root covering the file in space 0, every child's range inside its
 //! parent's where both are in one space, a child in another space the root
@@ -690,9 +690,15 @@ pub fn check_value(doc: &Value, file_size: u64) -> Result<Stats, String> {
     Ok(st)
 }
 
-/// A node's `link`: `{"space", "offset", "size"}`, integers.
+/// A node's `link`: `{"space", "offset", "size"}`, integers, and
+/// `"path"`, a string, where a node starts there.
 fn check_link(l: &Value) -> Result<(), String> {
-    keys_are(l, &["space", "offset", "size"], "a link")?;
+    if l.get("path").is_some() {
+        keys_are(l, &["space", "offset", "size", "path"], "a link")?;
+        str_of(l, "path", "a link")?;
+    } else {
+        keys_are(l, &["space", "offset", "size"], "a link")?;
+    }
     for k in ["space", "offset", "size"] {
         u64_of(l, k, "a link")?;
     }

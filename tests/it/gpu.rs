@@ -1199,3 +1199,177 @@ fn a_whole_rocm_library_lists_what_the_bundler_lists() {
         want.len()
     );
 }
+
+/// From the object crate: where `.hip_fatbin` is in the file, its index,
+/// and the index of `.hipFatBinSegment`.
+fn hip_sections(bytes: &[u8]) -> ((u64, u64), usize, usize) {
+    use object::{Object, ObjectSection};
+    let f = object::File::parse(bytes).expect("an object");
+    let index = |name: &str| f.section_by_name(name).expect(name).index().0;
+    let range = f
+        .section_by_name(".hip_fatbin")
+        .and_then(|s| s.file_range())
+        .expect(".hip_fatbin in the file");
+    (range, index(".hip_fatbin"), index(".hipFatBinSegment"))
+}
+
+/// Checks that every link's `path` in `j` (the --json of `bytes`) names a
+/// node of the file that starts at the link's offset; returns how many.
+fn link_paths_start_at_their_offsets(bytes: &[u8], j: &Value) -> usize {
+    let mut t = fwview::formats::build_from_bytes(bytes.to_vec());
+    let mut stack = vec![&j["root"]];
+    let mut checked = 0;
+    while let Some(n) = stack.pop() {
+        if let Some(p) = n["link"]["path"].as_str() {
+            let id = t.find_path(p).unwrap_or_else(|| panic!("no node at {p}"));
+            let node = t.node(id).expect("the node");
+            let offset = n["link"]["offset"].as_u64().unwrap();
+            assert_eq!(node.offset, offset, "{p}");
+            assert_eq!(node.space, fwview::model::FILE, "{p}");
+            // As the model finds it on its own.
+            let size = n["link"]["size"].as_u64().unwrap();
+            let l = fwview::model::Link {
+                space: fwview::model::FILE,
+                offset,
+                size,
+            };
+            let to = t.link_target(l).expect("a target");
+            assert_eq!(t.short_path(to), p);
+            checked += 1;
+        }
+        stack.extend(common::json::all_kids(n));
+    }
+    checked
+}
+
+/// The `.hipFatBinSegment` wrapper's pointer, a bare number, leads to the
+/// `.hip_fatbin` section: in `--json` its link's `path` is that section's
+/// address and `--tree` ends its line with it (the section's index, name
+/// and range read by the object crate). A symbol's `st_name`, whose value
+/// is the name it points at, keeps its link (space, offset in the string
+/// table, as the object crate reads the name there) without a path. Every
+/// link's path names a node that starts at the link's offset.
+#[test]
+fn links_name_the_node_they_lead_to_where_the_value_does_not() {
+    need!("clang-22");
+    hip_fixture!(tmp, (obj, _) = hip_build, &[]);
+    let bytes = std::fs::read(&obj).expect("the object");
+    let ((at, size), fatbin, seg) = hip_sections(&bytes);
+    let want = format!("sections/[{fatbin}] .hip_fatbin");
+    let j = common::json::json_of(&obj);
+    let wrapper = common::json::find_deep(&j["root"], &format!("[{seg}] .hipFatBinSegment"))
+        .and_then(|s| common::json::find_deep(s, "binary"))
+        .expect("the wrapper's pointer");
+    let link = &wrapper["link"];
+    assert_eq!(
+        (link["offset"].as_u64(), link["size"].as_u64()),
+        (Some(at), Some(size))
+    );
+    assert_eq!(link["path"].as_str(), Some(want.as_str()), "{link}");
+    let (code, tree) = fwview(&[std::ffi::OsStr::new("--tree"), obj.as_os_str()]);
+    assert_eq!(code, 0);
+    let line = tree
+        .lines()
+        .skip_while(|l| !l.contains(&format!("[{seg}] .hipFatBinSegment ")))
+        .find(|l| l.trim_start().starts_with("binary "))
+        .expect("the pointer's line");
+    assert!(
+        line.ends_with(&format!(" -> [{at:#x}+{size:#x}] {want}")),
+        "{line}"
+    );
+    // Symbols' names: linked into the string table, no path.
+    use object::{Object, ObjectSection, ObjectSymbol};
+    let f = object::File::parse(&*bytes).expect("an object");
+    let strings = f
+        .section_by_name(".strtab")
+        .and_then(|s| s.file_range())
+        .expect(".strtab");
+    let mut names = 0;
+    for s in f.symbols() {
+        let Ok(name) = s.name() else { continue };
+        if name.is_empty() {
+            continue;
+        }
+        let Some(entry) = common::json::find_deep(&j["root"], &format!("[{}] {name}", s.index().0))
+        else {
+            continue;
+        };
+        let st_name = common::json::find_deep(entry, "st_name").expect("st_name");
+        let l = &st_name["link"];
+        let from = l["offset"].as_u64().expect("st_name links");
+        assert_eq!(l["space"].as_u64(), Some(0), "{st_name}");
+        assert!(l.get("path").is_none(), "{st_name}");
+        let (s0, len) = strings;
+        assert!(
+            s0 <= from && from + name.len() as u64 <= s0 + len,
+            "{st_name}"
+        );
+        let got = &bytes[from as usize..from as usize + name.len()];
+        assert_eq!(got, name.as_bytes(), "{st_name}");
+        names += 1;
+    }
+    assert!(names > 5, "{names} symbols checked");
+    let checked = link_paths_start_at_their_offsets(&bytes, &j);
+    assert!(checked > 20, "{checked} links checked");
+}
+
+/// An offload binary's pointers (in `.llvm.offloading` of an OpenMP
+/// object clang-22 builds): its entry offset and its image offset lead to
+/// the entry and the image, the `path` of each naming a node of that
+/// section which starts where the header (read here from the section's
+/// bytes, as the object crate finds them) says; an offload entry's name,
+/// a string linked to its bytes, has none.
+#[test]
+fn offload_binary_pointers_name_the_entry_and_the_image() {
+    need!("clang-22");
+    use object::{Object, ObjectSection};
+    let Some(bytes) = omp_object(
+        "int main(){int x=0;\n#pragma omp target map(tofrom:x)\n x=1; return x;}\n",
+        &["-fopenmp", "--offload-arch=gfx90a", "-nogpulib"],
+    ) else {
+        return;
+    };
+    let f = object::File::parse(&*bytes).expect("an object");
+    let sec = f
+        .section_by_name(".llvm.offloading")
+        .expect(".llvm.offloading");
+    let (base, _) = sec.file_range().expect("in the file");
+    let d = sec.data().expect("its bytes");
+    let word = |at: usize| u64::from_le_bytes(d[at..at + 8].try_into().unwrap());
+    // The header: magic, version, size, entry offset, entry size; the
+    // entry: kinds, flags, string offset, string count, image offset.
+    assert_eq!(&d[..4], b"\x10\xff\x10\xad");
+    let entry = word(16);
+    let image = word(entry as usize + 24);
+    let prefix = format!("sections/[{}] .llvm.offloading/", sec.index().0);
+    let j = common::json::json_of_bytes(bytes.clone());
+    let link_of = |name: &str| -> Value {
+        let n = common::json::find_deep(&j["root"], name).unwrap_or_else(|| panic!("{name}"));
+        n["link"].clone()
+    };
+    let mut t = fwview::formats::build_from_bytes(bytes.clone());
+    for (field, at) in [("entry offset", entry), ("image offset", image)] {
+        let l = link_of(field);
+        assert_eq!(l["offset"].as_u64(), Some(base + at), "{field}: {l}");
+        let p = l["path"].as_str().unwrap_or_else(|| panic!("{field}: {l}"));
+        assert!(p.starts_with(&prefix), "{field}: {p}");
+        let id = t.find_path(p).expect("the path's node");
+        assert_eq!(t.node(id).map(|n| n.offset), Some(base + at), "{p}");
+    }
+    // The offload entry's name: a string, linked to its bytes, no path.
+    let entries = f
+        .section_by_name("llvm_offload_entries")
+        .expect("llvm_offload_entries");
+    let name = common::json::find_deep(
+        &j["root"],
+        &format!("[{}] llvm_offload_entries", entries.index().0),
+    )
+    .and_then(|e| common::json::find_deep(e, "name"))
+    .expect("an entry's name");
+    let l = &name["link"];
+    let at = l["offset"].as_u64().expect("the name links") as usize;
+    let text = name["value"].as_str().expect("a string").trim_matches('"');
+    assert_eq!(&bytes[at..at + text.len()], text.as_bytes(), "{name}");
+    assert!(l.get("path").is_none(), "{name}");
+    assert!(link_paths_start_at_their_offsets(&bytes, &j) >= 2);
+}

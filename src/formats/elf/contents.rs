@@ -346,6 +346,12 @@ fn pointers(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, a: u64, l: u64) {
                 return;
             };
             let n = b.leaf(p, format!("[{i}]"), o, el.word(), Value::hex(v));
+            // In a relocatable object every section starts at address 0:
+            // what a pointer points at is its relocation's to say, not its
+            // value.
+            if el.etype == super::ET_REL {
+                return;
+            }
             if let Some(x) = el.addr_to_abs(v) {
                 b.link(n, x, 1);
             }
