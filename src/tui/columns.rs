@@ -23,8 +23,38 @@ pub fn truncate(s: &str, max: usize) -> String {
 
 /// `name` cut to `max` columns so that what tells it from `other` shows:
 /// where it does not fit, the part the two share at the start gives way
-/// to `…` (`…edge_detect_720p…` beside `…color_threshold…`).
+/// to `…` (`…edge_detect_720p…` beside `…color_threshold…`). Paths are cut
+/// by their file names first: two files of different folders keep their
+/// names (`…/riallto__edge…`), and two of the same name keep the folder
+/// part that differs before it.
 pub fn distinct(name: &str, other: &str, max: usize) -> String {
+    if name.width() <= max {
+        return name.to_string();
+    }
+    let split = |p: &str| match p.rsplit_once('/') {
+        Some((dir, base)) => (dir.to_string(), base.to_string()),
+        None => (String::new(), p.to_string()),
+    };
+    let ((dir, base), (odir, obase)) = (split(name), split(other));
+    if dir.is_empty() {
+        return distinct_text(name, other, max);
+    }
+    if base != obase {
+        // The file names differ: they are what shows.
+        return match base.width() + 2 <= max {
+            true => format!("…/{base}"),
+            false => distinct_text(&base, &obase, max),
+        };
+    }
+    // One file name in two folders: the folders' difference, then it.
+    match max.checked_sub(base.width() + 1) {
+        Some(room) if room >= 4 => format!("{}/{base}", distinct_text(&dir, &odir, room)),
+        _ => distinct_text(name, other, max),
+    }
+}
+
+/// [`distinct`] for text that is not split as a path.
+fn distinct_text(name: &str, other: &str, max: usize) -> String {
     if name.width() <= max {
         return name.to_string();
     }
@@ -54,6 +84,22 @@ mod tests {
         assert_eq!(distinct(a, b, 14), "…o__color_thr…");
         assert_eq!(distinct(b, a, 14), "…o__edge_dete…");
         assert_eq!(distinct("abcdef", "xyz", 4), "abc…");
+    }
+
+    #[test]
+    fn paths_keep_their_file_names() {
+        let a = "assets/xclbin/riallto__color_threshold_v1_720p.xclbin";
+        let b = "../shared/samples/xclbin/riallto__edge_detect_720p.xclbin";
+        assert_eq!(
+            distinct(a, b, 45),
+            "…/riallto__color_threshold_v1_720p.xclbin"
+        );
+        assert_eq!(distinct(b, a, 20), "…o__edge_detect_720…");
+        // The same name in two folders: where the folders differ shows.
+        let c = "build/debug/out/fw.elf";
+        let d = "build/release/out/fw.elf";
+        assert_eq!(distinct(c, d, 17), "…ld/debug…/fw.elf");
+        assert_eq!(distinct(d, c, 60), d);
     }
 
     #[test]
