@@ -11,6 +11,7 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
 )]
 
+mod address;
 mod builder;
 pub mod demangle;
 pub mod facts;
@@ -24,6 +25,7 @@ pub mod text;
 mod tree;
 pub mod value;
 
+pub use address::printed_address;
 pub use builder::{group_size, Builder, ElemFn, Gap, LazyFn, Seq, Step, GAP_NAMES, GROUP};
 pub use facts::{Configures, Fact, Facts, Held};
 pub use fields::{read_uint, sign_extend, Fields};
@@ -31,7 +33,7 @@ pub use format::{Format, RAW};
 pub use read::Endian;
 pub use source::Source;
 pub use space::{Space, SpaceId, FILE};
-pub use tree::{built_target, printed_address, Link, LinkTargets, Node, NodeId, Tree};
+pub use tree::{built_target, Link, LinkTargets, Node, NodeId, Tree};
 pub use value::{Numbers, Radix, Raw, SourceLine, Value};
 
 /// What a reader asks the formats to show beyond the structure of a file.
