@@ -367,7 +367,18 @@ fn push_tree_line(
     value: Option<&str>,
 ) {
     push_str(buf, name.as_bytes());
-    buf.extend_from_slice(b" [");
+    buf.push(b' ');
+    push_range(buf, space, offset, size);
+    if let Some(v) = value {
+        buf.push(b' ');
+        buf.extend_from_slice(v.as_bytes());
+    }
+}
+
+/// `[0xOFFSET+0xSIZE]`, `[K:0xOFFSET+0xSIZE]` in derived space K: a
+/// node's range and where a link points, as `--tree` writes them.
+fn push_range(buf: &mut Vec<u8>, space: SpaceId, offset: u64, size: u64) {
+    buf.push(b'[');
     if space != FILE {
         push_u64(buf, u64::from(space.0));
         buf.push(b':');
@@ -376,10 +387,6 @@ fn push_tree_line(
     buf.push(b'+');
     push_hex(buf, size);
     buf.push(b']');
-    if let Some(v) = value {
-        buf.push(b' ');
-        buf.extend_from_slice(v.as_bytes());
-    }
 }
 
 /// The start of a tree line in the file's space, in one go: `depth * 2`
@@ -573,15 +580,8 @@ impl TextSink {
     /// nodes: kept out of the way of the others).
     #[inline(never)]
     fn arrow(&self, t: &Tree, l: Link, buf: &mut Vec<u8>) {
-        buf.extend_from_slice(b" -> [");
-        if l.space != FILE {
-            push_u64(buf, u64::from(l.space.0));
-            buf.push(b':');
-        }
-        push_hex(buf, l.offset);
-        buf.push(b'+');
-        push_hex(buf, l.size);
-        buf.push(b']');
+        buf.extend_from_slice(b" -> ");
+        push_range(buf, l.space, l.offset, l.size);
         self.targets.path(t, l, |p| {
             buf.push(b' ');
             let at = buf.len();
@@ -845,11 +845,7 @@ pub fn diff_text(
 
 /// Where a side lies, as `--find` prints it (`K:` before a derived space).
 fn where_(s: &Side) -> String {
-    if s.space == FILE {
-        format!("{:#x}", s.offset)
-    } else {
-        format!("{}:{:#x}", s.space, s.offset)
-    }
+    s.space.offset_text(s.offset)
 }
 
 fn push_side(buf: &mut Vec<u8>, s: &Option<Side>) {
@@ -1061,11 +1057,7 @@ pub fn find_matches(
             for m in found.map(|f| f.0).unwrap_or_default() {
                 n += 1;
                 let address = text::clean(crate::model::printed_address(&m.path));
-                if m.space == FILE {
-                    writeln!(out, "{lead}0x{:x}  {address}", m.offset)?;
-                } else {
-                    writeln!(out, "{lead}{}:0x{:x}  {address}", m.space, m.offset)?;
-                }
+                writeln!(out, "{lead}{}  {address}", m.space.offset_text(m.offset))?;
             }
         }
     }

@@ -23,6 +23,18 @@ impl SpaceId {
     }
 }
 
+impl SpaceId {
+    /// Offset `off` of this space as `g` takes it, `y` `o` copies it and
+    /// `--find` prints it: `0x1f0` in the file, `K:0x1f0` in byte space K.
+    pub fn offset_text(self, off: u64) -> String {
+        if self == FILE {
+            format!("0x{off:x}")
+        } else {
+            format!("{self}:0x{off:x}")
+        }
+    }
+}
+
 impl std::fmt::Display for SpaceId {
     /// The number that addresses (`K:0x…`) and `--json` give a space by.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

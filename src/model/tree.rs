@@ -52,11 +52,7 @@ impl Link {
     /// Where the link goes, as `g` takes it and `y` `o` copies it:
     /// `0x1f0` in the file, `K:0x1f0` in byte space K.
     pub fn start_text(&self) -> String {
-        if self.space == FILE {
-            format!("0x{:x}", self.offset)
-        } else {
-            format!("{}:0x{:x}", self.space, self.offset)
-        }
+        self.space.offset_text(self.offset)
     }
 }
 

@@ -103,14 +103,14 @@ impl App {
 
     pub(super) fn copy(&mut self, what: char) {
         let (text, said) = match what {
-            'o' if self.space() != crate::model::space::FILE => (
-                format!("{}:0x{:x}", self.space(), self.cursor),
-                format!("offset 0x{:x} of space {}", self.cursor, self.space()),
-            ),
-            'o' => (
-                format!("0x{:x}", self.cursor),
-                format!("offset 0x{:x}", self.cursor),
-            ),
+            'o' => {
+                let sp = self.space();
+                let said = match sp == crate::model::FILE {
+                    true => format!("offset 0x{:x}", self.cursor),
+                    false => format!("offset 0x{:x} of space {sp}", self.cursor),
+                };
+                (sp.offset_text(self.cursor), said)
+            }
             'v' => match self.doc.tree.value_in(self.selected, self.numbers) {
                 Some(v) => {
                     let insn = self
