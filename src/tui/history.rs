@@ -78,8 +78,11 @@ impl App {
     }
 
     /// The root of byte space `space`, found through a node of it that is
-    /// built.
+    /// built: the selection's own space without a search.
     pub(super) fn space_top(&self, space: crate::model::SpaceId) -> Option<crate::model::NodeId> {
+        if self.space() == space {
+            return Some(self.doc.tree.space_root(self.selected));
+        }
         (0..self.doc.tree.len())
             .map(crate::model::NodeId::at)
             .find(|&id| self.doc.tree.node(id).is_some_and(|n| n.space == space))

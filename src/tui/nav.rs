@@ -224,15 +224,7 @@ impl App {
             ));
             return true;
         }
-        // A link points into its own node's space: search from that
-        // space's root.
-        let top = self.doc.tree.space_root(self.selected);
-        let here = self.doc.tree.node(top).map(|n| n.space);
-        if here == Some(link.space) {
-            self.jump_from(top, link.offset, link.size);
-        } else {
-            self.jump_in(link.space, link.offset, link.size);
-        }
+        self.jump_in(link.space, link.offset, link.size);
         true
     }
 
