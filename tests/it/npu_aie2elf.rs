@@ -223,3 +223,60 @@ fn a_cut_control_packet_is_an_error_at_its_bytes() {
     let data = section(&j, ".ctrldata");
     assert_eq!(items(child(data, "packets")).len(), 763);
 }
+
+/// aie-rt's device generations (`XAIE_DEV_GEN_*` in `xaiegbl_defs.h`) by
+/// the short name `--targets` gives their register set: AIE-ML and its
+/// first NPU (2, 3) are `aie2`, AIE2P and the Strix devices (4, 8, 9)
+/// `aie2p`, AIE2PS (5) `aie2ps`.
+fn generation(dev_gen: u8) -> &'static str {
+    match dev_gen {
+        2 | 3 => "aie2",
+        4 | 8 | 9 => "aie2p",
+        5 => "aie2ps",
+        _ => "aie",
+    }
+}
+
+/// `--targets` lists a transaction, bare or in an AIE2 ELF's `.ctrltext`,
+/// as configuring the NPU generation and columns its header gives (bytes
+/// 2 and 4), at the section llvm-readelf names.
+#[test]
+fn targets_lists_the_transactions_generation_and_columns() {
+    if !common::tool("llvm-readelf-22") {
+        return;
+    }
+    let txn = common::assets().join("npu/aiebu__ml_txn.bin");
+    let mut cases = vec![(txn.clone(), 0u64, "/".to_string())];
+    for stem in SAMPLES {
+        let file = asset(stem);
+        for (i, n, off) in crate::npu_elf::ctrltext_sections(&file) {
+            cases.push((file.clone(), off, format!("sections/[{i}] {n}")));
+        }
+    }
+    assert!(
+        cases.len() > SAMPLES.len(),
+        "every AIE2 ELF has a .ctrltext"
+    );
+    let mut files: Vec<_> = cases.iter().map(|c| c.0.clone()).collect();
+    files.dedup();
+    for file in files {
+        let bytes = std::fs::read(&file).unwrap();
+        let want: Vec<String> = cases
+            .iter()
+            .filter(|c| c.0 == file)
+            .map(|(_, off, path)| {
+                let h = &bytes[*off as usize..];
+                let cols = h[4];
+                let s = if cols == 1 { "" } else { "s" };
+                format!(
+                    "npu-transaction\t{} ({cols} column{s})\tnpu\t{path}",
+                    generation(h[2])
+                )
+            })
+            .collect();
+        let out = common::fwview(&["--targets".as_ref(), file.as_os_str()]);
+        assert_eq!(out.status.code(), Some(0), "{}", file.display());
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(text.lines().collect::<Vec<_>>(), want, "{}", file.display());
+    }
+}

@@ -382,3 +382,51 @@ fn control_code_writes_name_their_aie2ps_registers() {
     }
     assert_eq!(checked, 31);
 }
+
+/// The `.ctrltext*` sections `llvm-readelf-22 -S -W` lists in `file`: index
+/// and name.
+pub(crate) fn ctrltext_sections(file: &std::path::Path) -> Vec<(u64, String, u64)> {
+    let out = std::process::Command::new("llvm-readelf-22")
+        .args(["-S", "-W"])
+        .arg(file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "llvm-readelf-22 {}", file.display());
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| {
+            let rest = l.trim().strip_prefix('[')?;
+            let (i, rest) = rest.split_once(']')?;
+            let f: Vec<&str> = rest.split_whitespace().collect();
+            let name = *f.first()?;
+            name.starts_with(".ctrltext").then(|| {
+                let off = u64::from_str_radix(f.get(3).copied().unwrap_or("0"), 16).unwrap();
+                (i.trim().parse().unwrap(), name.to_string(), off)
+            })
+        })
+        .collect()
+}
+
+/// `--targets` lists each page of control code an AIE2PS ELF carries
+/// (`EI_OSABI` 0x40 is aiebu's AIE2PS ABI) as code for an `aie2ps` NPU, at
+/// the section llvm-readelf names.
+#[test]
+fn targets_lists_each_page_of_aie2ps_control_code() {
+    if !common::tool("llvm-readelf-22") {
+        return;
+    }
+    for stem in SAMPLES {
+        let file = asset(stem);
+        let bytes = std::fs::read(&file).unwrap();
+        assert_eq!(bytes[7], 0x40, "{stem}: EI_OSABI");
+        let want: Vec<String> = ctrltext_sections(&file)
+            .iter()
+            .map(|(i, n, _)| format!("elf\taie2ps\tnpu\tsections/[{i}] {n}"))
+            .collect();
+        assert!(!want.is_empty(), "{stem}");
+        let out = common::fwview(&["--targets".as_ref(), file.as_os_str()]);
+        assert_eq!(out.status.code(), Some(0), "{stem}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(text.lines().collect::<Vec<_>>(), want, "{stem}");
+    }
+}

@@ -17,7 +17,7 @@ use super::{cdo, Writes};
 use crate::formats::cdo::aie_regs;
 use crate::formats::elf::{Elf, Sec, SectionHook};
 use crate::model::text::hex32;
-use crate::model::{num, Builder, NodeId, Radix, Value};
+use crate::model::{num, Builder, Configures, Fact, Format, NodeId, Radix, Value};
 
 /// A page header's size.
 pub const PAGE_HEADER: u64 = 16;
@@ -128,6 +128,16 @@ fn text(b: &mut Builder<'_>, id: NodeId, elf: &Elf, page: &str, a: u64, l: u64) 
         b.error(a, l, format!("{l} bytes are too few for a page header"));
         return;
     }
+    // What it configures, for --targets: the control code of AIE2PS's
+    // shim-tile microcontrollers.
+    b.fact(
+        id,
+        Fact::Configures(Configures {
+            format: Format::Elf,
+            target: aie_regs::Gen::Aie2ps.short().into(),
+            kind: "npu".into(),
+        }),
+    );
     let d = b.slice(a, l).to_vec();
     page_header(b, id, a, &d);
     let w = walk(&d);

@@ -20,7 +20,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::model::text::hex32;
-use crate::model::{num, text, Builder, Endian, NodeId, Radix, Seq, Step, Value, GROUP};
+use crate::model::{
+    num, text, Builder, Configures, Endian, Fact, Format, NodeId, Radix, Seq, Step, Value, GROUP,
+};
 
 use super::cdo::{self, aie_regs, Ctx};
 
@@ -228,6 +230,22 @@ pub fn parse_transaction(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64
     let t = version_table(h.major, h.minor).unwrap_or(table::TXN_V0);
     header_node(b, parent, off, &h);
     let gen = aie_regs::Gen::from_hw_gen(u64::from(h.dev_gen));
+    // What it configures, for --targets: the generation and the columns
+    // the header was written for.
+    b.fact(
+        parent,
+        Fact::Configures(Configures {
+            format: Format::NpuTransaction,
+            target: format!(
+                "{} ({} column{})",
+                gen.map_or("aie", aie_regs::Gen::short),
+                h.cols,
+                if h.cols == 1 { "" } else { "s" }
+            )
+            .into(),
+            kind: "npu".into(),
+        }),
+    );
     let ctx = Ctx {
         start_columns: Vec::new(),
         regs: gen,
