@@ -686,14 +686,26 @@ impl Worker {
         let Some(r) = self.runs.iter_mut().find(|r| !r.done) else {
             return;
         };
-        match c.next() {
-            Ok(Answer::Insn(i)) => {
-                let len = i.len.clamp(1, r.bytes.len().saturating_sub(r.pos).max(1));
-                if r.wanted {
-                    r.got.push_back((r.pos, Insn { len, ..i }));
+        // Every answer already received for the run is taken in at once:
+        // the runs are looked through once a batch, not once an
+        // instruction.
+        let answer = loop {
+            match c.next() {
+                Ok(Answer::Insn(i)) => {
+                    let len = i.len.clamp(1, r.bytes.len().saturating_sub(r.pos).max(1));
+                    if r.wanted {
+                        r.got.push_back((r.pos, Insn { len, ..i }));
+                    }
+                    r.pos += len;
+                    if c.ready.is_empty() {
+                        return;
+                    }
                 }
-                r.pos += len;
+                other => break other,
             }
+        };
+        match answer {
+            Ok(Answer::Insn(_)) => {}
             Ok(Answer::End) => r.done = true,
             Ok(Answer::NoEngine(kind, library)) => {
                 r.missing = Some(missing(kind, library, &r.target));

@@ -213,6 +213,14 @@ impl<'a> Builder<'a> {
         self
     }
 
+    /// True when the nodes are built only to find where a link leads
+    /// (by a [`super::LinkTargets`]): the tree that shows the same
+    /// bytes builds them again, so what is costly to make (decoded
+    /// instructions) is worth keeping for it.
+    pub fn finding_targets(&self) -> bool {
+        super::tree::finding_targets()
+    }
+
     /// What the reader asked the formats to show.
     pub fn options(&self) -> super::Options {
         self.arena.options

@@ -899,6 +899,18 @@ struct Holders {
     ordered: bool,
 }
 
+thread_local! {
+    /// Whether this thread builds nodes for a [`LinkTargets`].
+    static FINDING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether the nodes this thread builds now are built by a
+/// [`LinkTargets`] to find where a link leads, in a tree nobody is shown,
+/// beside the tree that shows the same bytes and will build them again.
+pub fn finding_targets() -> bool {
+    FINDING.get()
+}
+
 /// Finds where links lead in `tree`, a tree over the file the links are
 /// read from (see [`Tree::reopen`]), as [`Tree::link_target`] and
 /// [`Tree::short_path`] do.
@@ -946,6 +958,13 @@ impl LinkTargets {
         if l.space != FILE || l.offset >= self.tree.data().len() as u64 {
             return None;
         }
+        let was = FINDING.replace(true);
+        let found = self.find_target(l);
+        FINDING.set(was);
+        found
+    }
+
+    fn find_target(&mut self, l: Link) -> Option<NodeId> {
         let off = l.offset;
         let end = off.saturating_add(l.size.max(1));
         let mut cur = self.tree.root();

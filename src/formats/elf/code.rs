@@ -223,7 +223,7 @@ pub(super) fn instructions(
 
 /// What one pass over a function found.
 struct Scan {
-    /// The instructions, while there are at most [`GROUP`].
+    /// The first [`KEPT`] instructions, with their offsets.
     first: Vec<(u64, disasm::Insn)>,
     /// Every [`GROUP`]-th instruction's offset.
     marks: Vec<u64>,
@@ -236,20 +236,151 @@ struct Scan {
 /// after it.
 const AHEAD: usize = 64;
 
+/// The most instructions of one function the pass that counts them keeps
+/// for its groups, which take them when they are built instead of
+/// decoding them again (an export builds every group just after the
+/// pass). Past them, a group decodes its instructions itself.
+const KEPT: u64 = 32 * GROUP;
+
+/// The instructions a function's pass kept, by offset, each handed out
+/// once.
+struct Kept {
+    insns: Vec<(u64, Option<disasm::Insn>)>,
+    /// How many are not handed out yet.
+    left: usize,
+}
+
+impl Kept {
+    /// The kept instruction at `at`, if there is one and it was not
+    /// handed out before; the list is let go once all are.
+    fn take(&mut self, at: u64) -> Option<disasm::Insn> {
+        let k = self.insns.binary_search_by_key(&at, |(a, _)| *a).ok()?;
+        let i = self.insns.get_mut(k)?.1.take()?;
+        self.left = self.left.saturating_sub(1);
+        if self.left == 0 {
+            self.insns = Vec::new();
+        }
+        Some(i)
+    }
+}
+
+/// Functions decoded to find where a link leads (a kernel descriptor's
+/// entry), kept for the tree that shows them, which would decode them
+/// again: each as its target, address and bytes, and what the pass found.
+struct Lent {
+    target: Arc<Target>,
+    pc: u64,
+    bytes: Vec<u8>,
+    scan: Scan,
+}
+
+/// The most instructions kept in [`LENT`]; past them the oldest function
+/// kept is let go (and decoded again where it is shown).
+const LENT_MAX: usize = 64 * 1024;
+
+static LENT: std::sync::Mutex<std::collections::VecDeque<Lent>> =
+    std::sync::Mutex::new(std::collections::VecDeque::new());
+
+/// Takes the pass over `bytes` at `pc` kept in [`LENT`], if there is one.
+fn take_lent(t: &Arc<Target>, pc: u64, bytes: &[u8]) -> Option<Scan> {
+    let mut lent = LENT.lock().ok()?;
+    let k = lent
+        .iter()
+        .position(|l| l.pc == pc && l.bytes == bytes && l.target == *t)?;
+    lent.remove(k).map(|l| l.scan)
+}
+
+/// Whether a pass over the function at `pc` of `len` bytes is kept.
+fn is_lent(lent: &std::collections::VecDeque<Lent>, pc: u64, len: u64) -> bool {
+    lent.iter()
+        .any(|l| l.pc == pc && l.bytes.len() as u64 == len)
+}
+
+/// Keeps a copy of `scan` (of every instruction over `bytes` at `pc`, none
+/// faulted) in [`LENT`].
+fn lend(t: &Arc<Target>, pc: u64, bytes: &[u8], scan: &Scan) {
+    if scan.first.len() as u64 != scan.count
+        || scan.first.len() > LENT_MAX
+        || scan.first.iter().any(|(_, i)| i.fault.is_some())
+    {
+        return;
+    }
+    let Ok(mut lent) = LENT.lock() else {
+        return;
+    };
+    let mut held: usize = lent.iter().map(|l| l.scan.first.len()).sum();
+    while held + scan.first.len() > LENT_MAX {
+        match lent.pop_front() {
+            Some(l) => held -= l.scan.first.len(),
+            None => break,
+        }
+    }
+    lent.push_back(Lent {
+        target: t.clone(),
+        pc,
+        bytes: bytes.to_vec(),
+        scan: Scan {
+            first: scan.first.clone(),
+            marks: scan.marks.clone(),
+            count: scan.count,
+            end: scan.end,
+        },
+    });
+}
+
 fn decode_all(b: &mut Builder<'_>, id: NodeId, place: &Place, start: u64, len: u64, pc: u64) {
     let bytes = b.slice(start, len);
+    // A tree that looks for a link's target decodes the function it leads
+    // into and keeps it for the tree that shows it; that tree takes it
+    // instead of decoding it again.
+    let finding = b.finding_targets();
+    let lent = if finding {
+        None
+    } else {
+        take_lent(&place.t, pc, bytes)
+    };
+    let scan = match lent {
+        Some(s) => Ok(s),
+        None => scan(b, place, bytes, start, pc, finding),
+    };
+    let Ok(scan) = scan else {
+        return;
+    };
+    if finding {
+        lend(&place.t, pc, bytes, &scan);
+    }
+    build(b, id, place, scan, start, len, pc);
+}
+
+/// Decodes the function of `bytes` at `start` (address `pc`), asking the
+/// engine ahead for the functions after it, unless `alone` (a function
+/// looked into to find a link's target: the next one is not wanted).
+fn scan(
+    b: &Builder<'_>,
+    place: &Place,
+    bytes: &[u8],
+    start: u64,
+    pc: u64,
+    alone: bool,
+) -> Result<Scan, disasm::Missing> {
     // This function and the ones after it, in the order they are asked
-    // for.
+    // for, but those kept decoded.
     let k = place.funcs.partition_point(|f| f.0 < start);
-    let ahead: Vec<(&[u8], u64)> = place
-        .funcs
-        .get(k..)
-        .unwrap_or_default()
-        .iter()
-        .take(AHEAD)
-        .map(|&(a, l, pc)| (b.slice(a, l), pc))
-        .collect();
-    let scan = disasm::with_engine(&place.t, |e| {
+    let ahead: Vec<(&[u8], u64)> = {
+        let lent = LENT.lock().ok();
+        place
+            .funcs
+            .get(k..)
+            .unwrap_or_default()
+            .iter()
+            .take(if alone { 1 } else { AHEAD })
+            .filter(|&&(a, l, p)| {
+                a == start || !lent.as_ref().is_some_and(|lent| is_lent(lent, p, l))
+            })
+            .map(|&(a, l, pc)| (b.slice(a, l), pc))
+            .collect()
+    };
+    disasm::with_engine(&place.t, |e| {
         e.expect(&ahead);
         let mut s = Scan {
             first: Vec::new(),
@@ -271,19 +402,26 @@ fn decode_all(b: &mut Builder<'_>, id: NodeId, place: &Place, start: u64, len: u
                 s.marks.push(at);
             }
             off += i.len;
-            if s.count < GROUP {
+            if s.count < KEPT {
                 s.first.push((at, i));
-            } else {
-                s.first = Vec::new();
             }
             s.count += 1;
         }
         s.end = start + off as u64;
         s
-    });
-    let Ok(scan) = scan else {
-        return;
-    };
+    })
+}
+
+/// The instruction nodes of a function from the pass over it.
+fn build(
+    b: &mut Builder<'_>,
+    id: NodeId,
+    place: &Place,
+    scan: Scan,
+    start: u64,
+    len: u64,
+    pc: u64,
+) {
     if scan.end < start + len {
         b.info(
             scan.end,
@@ -299,10 +437,21 @@ fn decode_all(b: &mut Builder<'_>, id: NodeId, place: &Place, start: u64, len: u
         return;
     }
     let place = place.clone();
+    let kept = std::sync::Mutex::new(Kept {
+        left: scan.first.len(),
+        insns: scan
+            .first
+            .into_iter()
+            .map(|(at, i)| (at, Some(i)))
+            .collect(),
+    });
     let step: Step = Arc::new(move |b, p, _i, at| {
         let bytes = b.slice(at, (start + len).saturating_sub(at));
         let addr = pc.wrapping_add(at.saturating_sub(start));
-        let i = disasm::with_engine(&place.t, |e| e.decode(bytes, addr)).ok()?;
+        let i = match kept.lock().ok().and_then(|mut k| k.take(at)) {
+            Some(i) => i,
+            None => disasm::with_engine(&place.t, |e| e.decode(bytes, addr)).ok()?,
+        };
         if i.len == 0 {
             return None;
         }
