@@ -115,6 +115,14 @@ fn their_links(text: &str) -> Vec<(String, u64)> {
 /// in the line or list section they land in; each lands on that section's
 /// unit (a line program) or list starting there.
 fn our_links(label: &str, t: &mut Tree) -> Vec<(String, u64)> {
+    linked(label, t)
+        .into_iter()
+        .map(|(name, off, _)| (name, off))
+        .collect()
+}
+
+/// [`our_links`] with the node each lands on.
+fn linked(label: &str, t: &mut Tree) -> Vec<(String, u64, NodeId)> {
     let mut sections = Vec::new();
     for name in [
         ".debug_line",
@@ -143,19 +151,20 @@ fn our_links(label: &str, t: &mut Tree) -> Vec<(String, u64)> {
         };
         // Followed as the explorer follows a link into a space.
         let to = t.smallest_containing_from(sec, l.offset, l.size);
-        let lands = t.path(to).into_iter().rev().any(|k| {
+        let lands = t.path(to).into_iter().rev().find(|&k| {
             let n = t.node(k).unwrap();
             n.space == l.space
                 && n.offset == l.offset
                 && (n.name.starts_with("list [") || n.name.starts_with("unit ["))
         });
-        assert!(
-            lands,
-            "{label}: {name} links to {} ({}), not to a list or unit starting there",
-            l.start_text(),
-            t.path_string(to)
-        );
-        out.push((name, l.offset - base));
+        let Some(node) = lands else {
+            panic!(
+                "{label}: {name} links to {} ({}), not to a list or unit starting there",
+                l.start_text(),
+                t.path_string(to)
+            );
+        };
+        out.push((name, l.offset - base, node));
     }
     out
 }
@@ -271,4 +280,98 @@ fn gnu_zdebug_units_agree_with_llvm_dwarfdump() {
     let mut u = common::tree::expanded(std::fs::read(&plain).unwrap());
     assert!(same_items(&got, &listed(&mut u)), "attributes");
     assert!(tags.len() > 20);
+}
+
+/// The ranges `[a, b)` of a text, in order (the first two numbers of each
+/// bracket).
+fn ranges(text: &str) -> Option<(u64, u64)> {
+    let r = text.trim_start().strip_prefix('[')?;
+    let (a, rest) = r.split_once(", ")?;
+    let b = rest.split(')').next()?;
+    Some((hex(a), hex(b)))
+}
+
+/// The ranges llvm-dwarfdump-22 `--debug-info` renders inline under each
+/// attribute of [`LINKED`] that names a list: name and ranges, in order.
+fn their_ranges(text: &str) -> Vec<(String, Vec<(u64, u64)>)> {
+    let mut out: Vec<(String, Vec<(u64, u64)>)> = Vec::new();
+    let mut open = false;
+    for line in text.lines() {
+        if open {
+            if let Some(r) = ranges(line) {
+                if let Some(last) = out.last_mut() {
+                    last.1.push(r);
+                }
+                continue;
+            }
+            open = false;
+        }
+        if !their_links(line).is_empty() && !line.contains("DW_AT_stmt_list") {
+            let name = line.trim_start().split('\t').next().unwrap_or("");
+            out.push((name.to_string(), Vec::new()));
+            open = true;
+        }
+    }
+    out
+}
+
+/// The ranges of the list each of our attributes links to: the values
+/// of its entries that come to a range.
+fn our_ranges(label: &str, t: &mut Tree) -> Vec<(String, Vec<(u64, u64)>)> {
+    let mut out = Vec::new();
+    for (name, _, node) in linked(label, t) {
+        if name == "DW_AT_stmt_list" {
+            continue;
+        }
+        let rs = kids(t, node)
+            .into_iter()
+            .filter_map(|k| ranges(&t.value_text(k).unwrap_or_default()))
+            .collect();
+        out.push((name, rs));
+    }
+    out
+}
+
+/// Lists resolve as the units that use them say: a DWARF 4 list's
+/// offsets from its unit's base address, a DWARF 5 list's address
+/// indices through its unit's `DW_AT_addr_base`; every range of every
+/// list an attribute names equal to llvm-dwarfdump-22 `--debug-info`'s
+/// rendering of it, on gcc (with its location views) and clang-22
+/// objects and shared libraries, DWARF 4 and 5, plain and compressed.
+#[test]
+fn lists_resolve_as_their_units_say() {
+    if !common::tool("llvm-dwarfdump-22") || !common::tool("gcc") {
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    std::fs::write(p.join("a.c"), SOURCE).unwrap();
+    let mut plan = vec![
+        "gcc -g -O2 -c a.c g5.o",
+        "gcc -gdwarf-4 -O2 -c a.c g4.o",
+        "gcc -g -O2 -shared -fPIC a.c g5.so",
+        "gcc -gdwarf-4 -O2 -shared -fPIC a.c g4.so",
+        "gcc -g -O2 -ffunction-sections -shared -fPIC a.c g5fs.so",
+    ];
+    if common::tool("clang-22") {
+        plan.extend([
+            "clang-22 -g -O2 -c a.c c5.o",
+            "clang-22 -gdwarf-4 -O2 -c a.c c4.o",
+            "clang-22 -g -O2 -ffunction-sections -shared -fPIC a.c c5fs.so",
+            "clang-22 -gdwarf-4 -O2 -ffunction-sections -shared -fPIC a.c c4fs.so",
+            "clang-22 -g -O2 -gz=zlib -shared -fPIC a.c c5z.so",
+        ]);
+    }
+    let (mut lists, mut n) = (0, 0);
+    for cmd in plan {
+        let path = build(p, cmd);
+        let want = their_ranges(&dump(&path));
+        let mut t = common::tree::expanded(std::fs::read(&path).unwrap());
+        let got = our_ranges(cmd, &mut t);
+        assert_eq!(got, want, "{cmd}");
+        lists += got.len();
+        n += got.iter().map(|g| g.1.len()).sum::<usize>();
+    }
+    eprintln!("{lists} lists, {n} ranges equal to llvm-dwarfdump-22's");
+    assert!(lists > 20 && n > 40, "{lists} lists, {n} ranges");
 }

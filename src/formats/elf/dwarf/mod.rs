@@ -347,6 +347,9 @@ pub(super) struct Debug {
     here: SpaceId,
     /// `.debug_info`: offset and length in that space.
     info: (u64, u64),
+    /// Whether `.debug_info` is in that space (else it is one of
+    /// `sections`).
+    info_here: bool,
     /// Whether the sections are a split unit's (`.debug_info.dwo` and the
     /// other `.dwo` sections of a `.dwo` file).
     dwo: bool,
@@ -371,12 +374,12 @@ impl Debug {
     }
 
     fn new(b: &Builder<'_>, elf: &Elf, a: u64, l: u64) -> Debug {
-        Debug::open(b, &sources(b, elf, false), (a, l))
+        Debug::open(b, &sources(b, elf, false), Some((a, l)))
     }
 
     /// The sections `src` lists, read by units whose `.debug_info` is at
     /// `info` of the space `b` builds.
-    fn open(b: &Builder<'_>, src: &Sources, info: (u64, u64)) -> Debug {
+    fn open(b: &Builder<'_>, src: &Sources, info: Option<(u64, u64)>) -> Debug {
         let mut sections = Vec::new();
         for (id, s) in &src.list {
             let place = match s {
@@ -415,12 +418,17 @@ impl Debug {
             };
             sections.push(place);
         }
+        let far = sections
+            .iter()
+            .find(|p| p.id == SectionId::DebugInfo)
+            .map(|p| (p.at, p.len));
         Debug {
             endian: gimli_endian(src.e),
             e: src.e,
             machine: src.machine,
             here: b.space(),
-            info,
+            info: info.or(far).unwrap_or((0, 0)),
+            info_here: info.is_some(),
             dwo: src.dwo,
             sections,
             relocs: src.relocs.clone(),
@@ -430,7 +438,7 @@ impl Debug {
 
     /// Where section `id` is: its space, offset and length.
     fn place(&self, id: SectionId) -> Option<(SpaceId, u64, u64)> {
-        if id == SectionId::DebugInfo {
+        if id == SectionId::DebugInfo && self.info_here {
             return Some((self.here, self.info.0, self.info.1));
         }
         self.sections
@@ -442,7 +450,7 @@ impl Debug {
     /// The bytes of section `id` (`b` builds the space the units are read
     /// in); empty where the ELF has none.
     fn bytes<'a: 'm, 'm>(&'m self, b: &Builder<'a>, id: SectionId) -> &'m [u8] {
-        if id == SectionId::DebugInfo {
+        if id == SectionId::DebugInfo && self.info_here {
             return b.slice(self.info.0, self.info.1);
         }
         match self.sections.iter().find(|s| s.id == id) {
@@ -804,7 +812,7 @@ pub(super) enum Inflated {
     Info(Arc<Sources>, u64),
     Line(Arc<line::Ctx>),
     Frame(Arc<frame::Ctx>),
-    Lists(Arc<lists::Ctx>),
+    Lists(Arc<lists::Ctx>, Arc<Sources>),
 }
 
 /// For a compressed debug section `s` whose bytes inflate to `len`, what
@@ -829,13 +837,10 @@ pub(super) fn inflated(b: &Builder<'_>, elf: &Arc<Elf>, s: &Sec, len: u64) -> Op
         return Some(Inflated::Frame(Arc::new(frame_ctx(b, elf, s, (0, len)))));
     }
     let kind = list_kind(&name)?;
-    Some(Inflated::Lists(Arc::new(lists_ctx(
-        b,
-        elf,
-        s,
-        kind,
-        (0, len),
-    ))))
+    Some(Inflated::Lists(
+        Arc::new(lists_ctx(b, elf, s, kind, (0, len))),
+        Arc::new(sources(b, elf, true)),
+    ))
 }
 
 /// Lists a compressed debug section under `id`, the root of its inflated
@@ -849,7 +854,7 @@ pub(super) fn inflated_list(b: &mut Builder<'_>, id: NodeId, ctx: Inflated) -> b
             b.lazy(
                 id,
                 Arc::new(move |b: &mut Builder<'_>, id| {
-                    let debug = Arc::new(Debug::open(b, &src, (0, len)));
+                    let debug = Arc::new(Debug::open(b, &src, Some((0, len))));
                     list(b, id, debug, 0, len);
                 }),
             );
@@ -857,7 +862,10 @@ pub(super) fn inflated_list(b: &mut Builder<'_>, id: NodeId, ctx: Inflated) -> b
         }
         Inflated::Line(c) => line::units(b, id, c.len, move |_| c.clone()),
         Inflated::Frame(c) => frame::entries(b, id, c.len, move |_| c.clone()),
-        Inflated::Lists(c) => lists::section(b, id, c.len, move |_| c.clone()),
+        Inflated::Lists(c, src) => lists::section(b, id, c.len, move |b| {
+            let debug = Debug::open(b, &src, None);
+            Arc::new(with_units(b, &debug, &c))
+        }),
     }
 }
 
@@ -1049,7 +1057,8 @@ pub(super) fn lists(
     }
     let (elf, s) = (elf.clone(), s.clone());
     lists::section(b, id, l, move |b| {
-        Arc::new(lists_ctx(b, &elf, &s, kind, (a, l)))
+        let debug = Debug::open(b, &sources(b, &elf, false), None);
+        Arc::new(with_units(b, &debug, &lists_ctx(b, &elf, &s, kind, (a, l))))
     })
 }
 
@@ -1085,5 +1094,83 @@ fn lists_ctx(
             .collect(),
         addrs: first_addresses(b, elf),
         expr: expression(elf),
+        bases: Vec::new(),
+        addr_words: Vec::new(),
+        addr_word: 0,
     }
+}
+
+/// `ctx` with what the units of `.debug_info` (read through `debug`) say
+/// of the lists they use: each unit's base address and address base, by
+/// the offset of each list one of its entries names; and `.debug_addr`'s
+/// addresses, relocated.
+fn with_units(b: &Builder<'_>, debug: &Debug, ctx: &lists::Ctx) -> lists::Ctx {
+    let mut out = ctx.clone();
+    out.bases = list_bases(b, debug, ctx.kind);
+    let d = debug.bytes(b, SectionId::DebugAddr);
+    // The address size of the first contribution's header (DWARF 5), else
+    // of the ELF.
+    let version = crate::model::read::uint_at(d, 4, 2, ctx.e);
+    let w = match d.get(6) {
+        Some(&w) if version == Some(5) && matches!(w, 4 | 8) => w,
+        _ => ctx.word,
+    };
+    let w = u64::from(w);
+    let mut off = 0;
+    while off + w <= d.len() as u64 {
+        let raw = crate::model::read::uint_at(d, off, w, ctx.e).unwrap_or(0);
+        out.addr_words
+            .push(debug.relocated(SectionId::DebugAddr, off).unwrap_or(raw));
+        off += w;
+    }
+    out.addr_word = w;
+    out
+}
+
+/// For each list of `kind` an entry's attribute names: its offset in the
+/// section, and its unit's base address and address base; sorted.
+fn list_bases(b: &Builder<'_>, debug: &Debug, kind: lists::Kind) -> Vec<(u64, lists::Base)> {
+    use gimli::AttributeValue as A;
+    use lists::Kind as K;
+    let mut out = Vec::new();
+    let Some(dwarf) = debug.dwarf(b) else {
+        return out;
+    };
+    let mut units = dwarf.units();
+    while let Ok(Some(header)) = units.next() {
+        let Ok((unit, _, _)) = entries::read_unit(b, debug, &dwarf, header) else {
+            continue;
+        };
+        let v5 = unit.header.version() >= 5;
+        let base = lists::Base {
+            low_pc: unit.low_pc,
+            addr_base: unit.addr_base.0 as u64,
+        };
+        let mut es = unit.entries();
+        while let Ok(Some(e)) = es.next_dfs() {
+            for a in e.attrs() {
+                let at = match a.value() {
+                    A::LocationListsRef(o) if kind == if v5 { K::LocLists } else { K::Loc } => o.0,
+                    A::RangeListsRef(o) if kind == if v5 { K::RngLists } else { K::Ranges } => o.0,
+                    A::DebugLocListsIndex(x) if kind == K::LocLists => {
+                        match dwarf.locations_offset(&unit, x) {
+                            Ok(o) => o.0,
+                            Err(_) => continue,
+                        }
+                    }
+                    A::DebugRngListsIndex(x) if kind == K::RngLists => {
+                        match dwarf.ranges_offset(&unit, x) {
+                            Ok(o) => o.0,
+                            Err(_) => continue,
+                        }
+                    }
+                    _ => continue,
+                };
+                out.push((at as u64, base));
+            }
+        }
+    }
+    out.sort_by_key(|x| x.0);
+    out.dedup_by_key(|x| x.0);
+    out
 }
