@@ -444,8 +444,14 @@ impl<'a> Builder<'a> {
 
     /// Makes `id` point at `[off, off+size)` of the space being built.
     pub fn link(&mut self, id: NodeId, off: u64, size: u64) {
+        let space = self.space();
+        self.link_in(id, space, off, size);
+    }
+
+    /// Makes `id` point at `[off, off+size)` of byte space `space` (one
+    /// made before, or the file).
+    pub fn link_in(&mut self, id: NodeId, space: SpaceId, off: u64, size: u64) {
         if id.index() < self.arena.nodes.len() {
-            let space = self.space();
             self.arena.links.set(
                 id,
                 Link {
@@ -455,6 +461,18 @@ impl<'a> Builder<'a> {
                 },
             );
         }
+    }
+
+    /// The space [`Builder::derive`] made from `origin`'s bytes, and those
+    /// bytes; `None` when none was made.
+    pub fn derived(&self, origin: Origin) -> Option<(SpaceId, Arc<[u8]>)> {
+        let i = self
+            .arena
+            .spaces
+            .iter()
+            .position(|s| s.origin == Some(origin))?;
+        let sid = SpaceId::at(i);
+        Some((sid, self.arena.derived_bytes(sid)?))
     }
 
     /// Marks the node where a format starts.

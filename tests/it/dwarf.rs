@@ -539,12 +539,12 @@ fn entries_agree_with_readelf() {
 
 /// Entries (offset in the section, tag) and string attributes (name,
 /// string), in order.
-type Listed = (Vec<(u64, String)>, Vec<(String, String)>);
+pub(crate) type Listed = (Vec<(u64, String)>, Vec<(String, String)>);
 
 /// What `llvm-dwarfdump-22 --debug-info` lists of a file: each entry's
 /// offset in its section and tag, and each attribute whose value is a
 /// string with that string, in order.
-fn dwarfdump_entries(path: &Path) -> Listed {
+pub(crate) fn dwarfdump_entries(path: &Path) -> Listed {
     let out = Command::new("llvm-dwarfdump-22")
         .arg("--debug-info")
         .arg(path)
@@ -559,6 +559,10 @@ fn dwarfdump_entries(path: &Path) -> Listed {
         if let Some((off, rest)) = tag {
             tags.push((hex(off), rest.trim().to_string()));
         } else if let Some((name, value)) = line.trim_start().split_once('\t') {
+            // A file index llvm-dwarfdump gives as the file's path.
+            if name.ends_with("_file") {
+                continue;
+            }
             if let Some(v) = value
                 .strip_prefix("(\"")
                 .and_then(|v| v.strip_suffix("\")"))

@@ -903,3 +903,43 @@ fn a_real_xcore_line_table_agrees_with_readelf() {
     assert!(compared > 0, "no tile with a line table");
     eprintln!("{compared} rows equal to readelf --debug-dump=decodedline");
 }
+
+/// `.debug_line` is read lazily: building the tree (the first frame)
+/// builds nothing under it, listing its units reads their headers alone,
+/// and a unit's opcodes and rows are built when that unit is opened, the
+/// other units staying unbuilt.
+#[test]
+fn a_units_rows_are_built_when_it_is_opened() {
+    if !common::tool("gcc") {
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    for (k, f) in ["a", "b", "c"].iter().enumerate() {
+        let body = format!("int {f}(int x) {{\n  int y = x * {k};\n  return y + 1;\n}}\n");
+        std::fs::write(p.join(format!("{f}.c")), body).unwrap();
+    }
+    let (_, lib) = super::dwarf_cfi::compile(p, "gcc -g -O1 -shared -fPIC a.c b.c c.c three.so");
+    let mut t = fwview::formats::build_from_bytes(std::fs::read(&lib).unwrap());
+    let root = t.root();
+    let secs = common::tree::at(&mut t, root, "sections");
+    let line = t
+        .children(secs)
+        .into_iter()
+        .find(|&k| t.name(k).ends_with("] .debug_line"))
+        .expect("a .debug_line");
+    assert!(!t.is_built(line), "the first frame reads no line program");
+    let units = t.children(line);
+    assert_eq!(units.len(), 3, "three units");
+    assert!(units.iter().all(|&u| !t.is_built(u)), "no unit opened yet");
+    let parts = t.children(units[1]);
+    let names: Vec<String> = parts.iter().map(|&k| t.name(k).to_string()).collect();
+    assert_eq!(names, ["header", "program"], "the opened unit");
+    let ops = t.children(parts[1]);
+    assert!(ops.len() > 3, "its opcodes, {} of them", ops.len());
+    assert!(t.is_built(units[1]));
+    assert!(
+        !t.is_built(units[0]) && !t.is_built(units[2]),
+        "the others stay unbuilt"
+    );
+}

@@ -20,6 +20,7 @@ mod diff_pairs;
 mod disasm;
 mod dwarf;
 mod dwarf_cfi;
+mod dwarf_gz;
 mod dwarf_line;
 mod dwarf_lists;
 mod elf;

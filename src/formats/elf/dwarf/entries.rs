@@ -16,7 +16,7 @@ use std::sync::Arc;
 use gimli::{AttributeValue, DebugInfoOffset, Reader as _, SectionId, UnitOffset};
 
 use super::{attr_name, tag_name, Debug, Reader};
-use crate::model::{Builder, Gap, NodeId, Radix, Seq, Step, Value};
+use crate::model::{Builder, Gap, Link, NodeId, Radix, Seq, Step, Value};
 
 /// Entries of one unit beyond this many are not listed.
 const MAX_ENTRIES: usize = 1 << 24;
@@ -54,9 +54,11 @@ struct Shape {
 /// One abbreviation table, read once for all the units that use it.
 pub(super) struct Table {
     abbrevs: Arc<gimli::Abbreviations>,
-    /// Its declarations: code, and where each is in the byte space
-    /// (offset, length); sorted by code.
+    /// Its declarations: code, and where each is in `.debug_abbrev`'s
+    /// byte space (offset, length); sorted by code.
     decls: Vec<(u64, u64, u64)>,
+    /// That space.
+    space: crate::model::SpaceId,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -80,10 +82,10 @@ impl Shape {
     }
 
     /// The sections and the unit as gimli reads them.
-    fn open<'a, 'm>(
+    fn open<'a: 'm, 'm>(
         &'m self,
         b: &Builder<'a>,
-    ) -> Option<(gimli::Dwarf<Reader<'a, 'm>>, gimli::Unit<Reader<'a, 'm>>)> {
+    ) -> Option<(gimli::Dwarf<Reader<'m, 'm>>, gimli::Unit<Reader<'m, 'm>>)> {
         let dwarf = self.debug.dwarf(b)?;
         let header = dwarf
             .debug_info
@@ -118,7 +120,7 @@ fn with_bases<'a, 'm>(
 /// The unit `header` begins, its abbreviation table read once for all
 /// the units that share it, and the bases its first entry sets.
 pub(super) fn read_unit<'a, 'm>(
-    b: &Builder<'a>,
+    b: &Builder<'_>,
     debug: &'m Debug,
     dwarf: &gimli::Dwarf<Reader<'a, 'm>>,
     header: gimli::UnitHeader<Reader<'a, 'm>>,
@@ -142,9 +144,11 @@ fn table(
     let key = header.debug_abbrev_offset().0 as u64;
     debug.table(key, || {
         let abbrevs = dwarf.abbreviations(header).map_err(|e| e.to_string())?;
+        let (space, decls) = declarations(b, debug, key);
         Ok(Table {
             abbrevs,
-            decls: declarations(b, debug, key),
+            decls,
+            space,
         })
     })
 }
@@ -333,14 +337,18 @@ fn bases(
 /// Where each declaration of the abbreviation table at `table` (an offset
 /// into `.debug_abbrev`) is: code, offset in the byte space, length;
 /// sorted by code.
-fn declarations(b: &Builder<'_>, debug: &Debug, table: u64) -> Vec<(u64, u64, u64)> {
+fn declarations(
+    b: &Builder<'_>,
+    debug: &Debug,
+    table: u64,
+) -> (crate::model::SpaceId, Vec<(u64, u64, u64)>) {
     let mut out = Vec::new();
-    let Some((x, n)) = debug.section(SectionId::DebugAbbrev) else {
-        return out;
+    let Some((space, x, _)) = debug.place(SectionId::DebugAbbrev) else {
+        return (b.space(), out);
     };
-    let d = b.slice(x, n);
+    let d = debug.bytes(b, SectionId::DebugAbbrev);
     let Ok(at) = usize::try_from(table) else {
-        return out;
+        return (space, out);
     };
     for item in super::abbrev::items(d, at) {
         if let super::abbrev::Item::Decl(at, decl) = item {
@@ -348,7 +356,7 @@ fn declarations(b: &Builder<'_>, debug: &Debug, table: u64) -> Vec<(u64, u64, u6
         }
     }
     out.sort_by_key(|x| x.0);
-    out
+    (space, out)
 }
 
 /// Adds, under `parent`, the entry at index `first` and its siblings
@@ -448,7 +456,7 @@ fn contents(b: &mut Builder<'_>, node: NodeId, shape: &Arc<Shape>, i: usize) {
     let decls = &shape.table.decls;
     if let Ok(k) = decls.binary_search_by_key(&abbrev.code(), |x| x.0) {
         if let Some(&(_, at, len)) = decls.get(k) {
-            b.link(code, at, len);
+            b.link_in(code, shape.table.space, at, len);
         }
     }
     for spec in abbrev.attributes() {
@@ -485,8 +493,8 @@ fn contents(b: &mut Builder<'_>, node: NodeId, shape: &Arc<Shape>, i: usize) {
             to.saturating_sub(from),
             value,
         );
-        if let Some((off, size)) = link {
-            b.link(id, off, size);
+        if let Some(l) = link {
+            b.link_in(id, l.space, l.offset, l.size);
         }
     }
     if d.kids {
@@ -540,7 +548,7 @@ fn attr_value(
     unit: &gimli::Unit<Reader<'_, '_>>,
     shape: &Shape,
     v: AttributeValue<Reader<'_, '_>>,
-) -> (Value, Option<(u64, u64)>) {
+) -> (Value, Option<Link>) {
     use AttributeValue as A;
     let named = |n: u64, s: Option<&str>| Value::named(n, s);
     let link = list_link(dwarf, unit, shape, &v);
@@ -570,18 +578,25 @@ fn attr_value(
                 },
                 Err(_) => " (no entry there)".to_string(),
             };
-            let link = match target {
+            let (offset, size) = match target {
                 Some(t) => (shape.base() + t.off, t.end - t.off),
                 None => (shape.base() + to, 1),
+            };
+            let link = Link {
+                space: shape.debug.here,
+                offset,
+                size,
             };
             return (Value::with(shape.unit + to, Radix::Hex, label), Some(link));
         }
         A::DebugInfoRef(o) => {
             let to = o.0 as u64;
-            return (
-                Value::hex(to),
-                (to < shape.debug.info.1).then_some((shape.debug.info.0 + to, 1)),
-            );
+            let link = Link {
+                space: shape.debug.here,
+                offset: shape.debug.info.0 + to,
+                size: 1,
+            };
+            return (Value::hex(to), (to < shape.debug.info.1).then_some(link));
         }
         A::DebugInfoRefSup(o) => Value::hex(o.0 as u64),
         A::SecOffset(o) => Value::hex(o as u64),
@@ -658,13 +673,14 @@ fn attr_value(
 
 /// Where a location or range list an attribute names is: its first byte
 /// in `.debug_loclists` or `.debug_rnglists` (DWARF 5), `.debug_loc` or
-/// `.debug_ranges` (earlier versions).
+/// `.debug_ranges` (earlier versions); or the line program
+/// `DW_AT_stmt_list` names, all of it.
 fn list_link(
     dwarf: &gimli::Dwarf<Reader<'_, '_>>,
     unit: &gimli::Unit<Reader<'_, '_>>,
     shape: &Shape,
     v: &AttributeValue<Reader<'_, '_>>,
-) -> Option<(u64, u64)> {
+) -> Option<Link> {
     use AttributeValue as A;
     let v5 = unit.header.version() >= 5;
     let (id, off) = match *v {
@@ -680,11 +696,27 @@ fn list_link(
             SectionId::DebugRngLists,
             dwarf.ranges_offset(unit, x).ok()?.0,
         ),
+        A::DebugLineRef(o) => (SectionId::DebugLine, o.0),
         _ => return None,
     };
-    let (at, n) = shape.debug.section(id)?;
+    let (space, at, n) = shape.debug.place(id)?;
     let off = off as u64;
-    (off < n).then_some((at + off, 1))
+    if off >= n {
+        return None;
+    }
+    let size = match id {
+        SectionId::DebugLine => {
+            let d = gimli::Section::reader(&dwarf.debug_line).to_slice().ok()?;
+            let end = super::line::end_in(&d, off, shape.debug.e, n)?;
+            end.checked_sub(off)?
+        }
+        _ => 1,
+    };
+    Some(Link {
+        space,
+        offset: at + off,
+        size,
+    })
 }
 
 /// A string attribute that refers to `section` at `off`: its offset and
@@ -696,7 +728,7 @@ fn strp(
     section: SectionId,
     off: usize,
     v: AttributeValue<Reader<'_, '_>>,
-) -> (Value, Option<(u64, u64)>) {
+) -> (Value, Option<Link>) {
     let Some(bytes) = dwarf
         .attr_string(unit, v)
         .ok()
@@ -713,9 +745,13 @@ fn strp(
     };
     let link = shape
         .debug
-        .section(section)
-        .filter(|&(_, n)| (off as u64) < n)
-        .map(|(x, _)| (x + off as u64, bytes.len() as u64 + 1));
+        .place(section)
+        .filter(|&(_, _, n)| (off as u64) < n)
+        .map(|(space, x, _)| Link {
+            space,
+            offset: x + off as u64,
+            size: bytes.len() as u64 + 1,
+        });
     (Value::str_at(off as u64, &bytes), link)
 }
 

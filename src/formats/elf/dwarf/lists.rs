@@ -3,7 +3,8 @@
 //! offset linked to its list), DWARF 4's `.debug_loc` and `.debug_ranges`;
 //! each list a node, each entry at its bytes with its kind, its operands
 //! as they are in the file (relocated in an object file), the range they
-//! come to where the list says its base (`[0x1000, 0x1012)`), and a
+//! come to from the base the list or the unit that uses it gives
+//! (`[0x1000, 0x1012)`), and a
 //! location's DWARF expression as its operations.
 //!
 //! This file knows the bytes and what it is given ([`Ctx`]), not the ELF
@@ -29,7 +30,16 @@ pub(crate) enum Kind {
     Ranges,
 }
 
+/// What the unit that uses a list says for reading it: its base address
+/// (`DW_AT_low_pc`) and where its addresses start in `.debug_addr`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Base {
+    pub low_pc: u64,
+    pub addr_base: u64,
+}
+
 /// What reading a list section needs besides its bytes.
+#[derive(Clone)]
 pub(crate) struct Ctx {
     pub e: Endian,
     pub kind: Kind,
@@ -45,6 +55,13 @@ pub(crate) struct Ctx {
     /// entries that name one by index.
     pub addrs: Vec<u64>,
     pub expr: Expr,
+    /// What the units say of the lists they use, by the list's offset in
+    /// the section; sorted.
+    pub bases: Vec<(u64, Base)>,
+    /// `.debug_addr` as addresses from its start (relocated), of
+    /// `addr_word` bytes, for the lists whose unit gives its address base.
+    pub addr_words: Vec<u64>,
+    pub addr_word: u64,
 }
 
 impl Ctx {
@@ -56,6 +73,38 @@ impl Ctx {
 
     fn addr(&self, i: u64) -> Option<u64> {
         self.addrs.get(usize::try_from(i).ok()?).copied()
+    }
+
+    /// Address `i` of the unit's table (`unit`), else of `.debug_addr`'s
+    /// first contribution.
+    fn addr_of(&self, unit: Option<Base>, i: u64) -> Option<u64> {
+        let Some(u) = unit.filter(|_| self.addr_word > 0) else {
+            return self.addr(i);
+        };
+        let w = self.addr_word;
+        let off = u.addr_base.checked_add(i.checked_mul(w)?)?;
+        if off % w != 0 {
+            return None;
+        }
+        self.addr_words.get(usize::try_from(off / w).ok()?).copied()
+    }
+
+    /// Where a list starting at `from` (byte space) ends at the latest:
+    /// at `to`, or at the next list a unit uses (what lies between, gcc's
+    /// location views say, need not read as a list).
+    fn bound(&self, from: u64, to: u64) -> u64 {
+        let off = from - self.at;
+        let k = self.bases.partition_point(|b| b.0 <= off);
+        match self.bases.get(k) {
+            Some(b) => (self.at + b.0).min(to),
+            None => to,
+        }
+    }
+
+    /// What the unit that uses the list at `off` (in the section) says.
+    fn base_at(&self, off: u64) -> Option<Base> {
+        let k = self.bases.binary_search_by_key(&off, |b| b.0).ok()?;
+        self.bases.get(k).map(|b| b.1)
     }
 }
 
@@ -123,7 +172,12 @@ fn range(lo: u64, hi: u64) -> String {
 
 /// Reads the DWARF 5 entry at `c`, `base` the list's base address so far
 /// and `word` the bytes of an address.
-fn entry5(c: &mut Cur<'_>, ctx: &Ctx, word: u8, base: &mut Option<u64>) -> Result<Entry, String> {
+fn entry5(
+    c: &mut Cur<'_>,
+    ctx: &Ctx,
+    (word, unit): (u8, Option<Base>),
+    base: &mut Option<u64>,
+) -> Result<Entry, String> {
     let off = c.pos;
     let code = c.uint(1).ok_or("no entry kind")? as u8;
     let loc = ctx.kind == Kind::LocLists;
@@ -182,7 +236,7 @@ fn entry5(c: &mut Cur<'_>, ctx: &Ctx, word: u8, base: &mut Option<u64>) -> Resul
             _ => label,
         };
         let shown = match o {
-            Op::Index => match ctx.addr(v) {
+            Op::Index => match ctx.addr_of(unit, v) {
                 Some(a) => Value::with(v, Radix::Dec, format!(" (0x{a:x})")),
                 None => Value::uint(v),
             },
@@ -191,7 +245,11 @@ fn entry5(c: &mut Cur<'_>, ctx: &Ctx, word: u8, base: &mut Option<u64>) -> Resul
         };
         items.push(leaf(label, at, c.pos - at, shown));
         raw.push(v);
-        vals.push(if o == Op::Index { ctx.addr(v) } else { Some(v) });
+        vals.push(if o == Op::Index {
+            ctx.addr_of(unit, v)
+        } else {
+            Some(v)
+        });
     }
     let a = vals.first().copied().flatten();
     let b = vals.get(1).copied().flatten();
@@ -331,7 +389,9 @@ fn read_list(
         end: to,
         e: ctx.e,
     };
-    let mut base = None;
+    // A list starts from the base address of the unit that uses it.
+    let unit = ctx.base_at(from - ctx.at);
+    let mut base = unit.map(|u| u.low_pc);
     let mut out = Vec::new();
     while c.pos < to {
         if out.len() as u64 == MAX_ENTRIES {
@@ -345,7 +405,7 @@ fn read_list(
         }
         let start = c.pos;
         let e = match ctx.kind {
-            Kind::LocLists | Kind::RngLists => entry5(&mut c, ctx, word, &mut base),
+            Kind::LocLists | Kind::RngLists => entry5(&mut c, ctx, (word, unit), &mut base),
             Kind::Loc | Kind::Ranges => entry4(&mut c, ctx, &mut base),
         };
         match e {
@@ -364,6 +424,7 @@ fn read_list(
 
 /// Where the list at `from` ends (at most at `to`).
 fn list_end(d: &[u8], ctx: &Ctx, from: u64, to: u64, word: u8) -> u64 {
+    let to = ctx.bound(from, to);
     let (entries, problem) = read_list(d, ctx, from, to, word);
     if problem.is_some() {
         return to;
@@ -373,6 +434,7 @@ fn list_end(d: &[u8], ctx: &Ctx, from: u64, to: u64, word: u8) -> u64 {
 
 /// The list at `from` under `p`, named by its offset in the section.
 fn list(b: &mut Builder<'_>, p: NodeId, ctx: &Ctx, from: u64, to: u64, word: u8) -> u64 {
+    let to = ctx.bound(from, to);
     let (entries, problem) = read_list(b.data(), ctx, from, to, word);
     let end = match (&problem, entries.last()) {
         (Some(_), _) | (None, None) => to,

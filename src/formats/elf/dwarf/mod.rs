@@ -2,8 +2,10 @@
 //! and what its first entry (the compile unit) names: the source, the
 //! producer, the language and the directory; then its debugging
 //! information entries as a tree ([`entries`]). Read with `gimli`, from
-//! the sections as they are in the file (a compressed debug section is
-//! shown as its section type says, not as units); in an object file, with
+//! the sections as they are in the file, or from a compressed section's
+//! inflated bytes (a compressed `.debug_info`'s units are listed in its
+//! inflated space, and links go to each section in its space); in an
+//! object file, with
 //! the RELA relocations of `.debug_info` applied as the linker would, since
 //! its offsets into the string sections are there.
 
@@ -22,7 +24,7 @@ use std::sync::{Arc, Mutex};
 use gimli::{EndianSlice, RelocateReader, RunTimeEndian, SectionId};
 
 use super::{constants, Elf, Sec};
-use crate::model::{Builder, Endian, Fields, NodeId, Value};
+use crate::model::{Builder, Endian, Fields, NodeId, SpaceId, Value};
 
 /// Units beyond this many are not listed.
 const MAX_UNITS: u64 = 1 << 20;
@@ -179,13 +181,16 @@ fn readable(elf: &Elf) -> bool {
 /// Lists the units of `.debug_info` (at `[a, a+l)`) under `id`, built when
 /// opened.
 pub(super) fn units(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, a: u64, l: u64) -> bool {
-    if l == 0 || !readable(elf) {
+    if l == 0 {
         return false;
     }
     let elf = elf.clone();
     b.lazy(
         id,
-        Arc::new(move |b: &mut Builder<'_>, id| list(b, id, &elf, a, l)),
+        Arc::new(move |b: &mut Builder<'_>, id| {
+            let debug = Arc::new(Debug::new(b, &elf, a, l));
+            list(b, id, debug, a, l);
+        }),
     );
     true
 }
@@ -216,20 +221,140 @@ pub(super) fn abbreviations(b: &mut Builder<'_>, id: NodeId, s: &Sec, a: u64, l:
     s.flags & constants::SHF_COMPRESSED == 0 && abbrev::tables(b, id, a, l)
 }
 
+/// Where one debug section is, when the units that read it are read:
+/// where links to it go (`space`, `at`, `len`), and its bytes when they
+/// are not in the byte space being read (`own`: a compressed section's
+/// inflated bytes, or a copy of the file's).
+struct Place {
+    id: SectionId,
+    space: SpaceId,
+    at: u64,
+    len: u64,
+    own: Option<Arc<[u8]>>,
+}
+
+/// How a debug section's bytes are found.
+#[derive(Clone)]
+enum Src {
+    /// At offset and length in the ELF's byte space, read from there.
+    At(u64, u64),
+    /// Copied from the ELF's byte space at this offset, for units read in
+    /// another space.
+    Copy(Arc<[u8]>, u64),
+    /// Inflated from `[offset, offset+size)` of the ELF's space by this
+    /// method: the space [`Builder::derive`] made of them.
+    Inflated(u64, u64, &'static str),
+}
+
+/// What reading the debug sections of an ELF needs, gathered while its
+/// byte space is built: where each section is and, in an object file, the
+/// relocations of those that hold offsets into others.
+pub(super) struct Sources {
+    /// The ELF's byte space.
+    space: SpaceId,
+    e: Endian,
+    machine: u16,
+    dwo: bool,
+    list: Vec<(SectionId, Src)>,
+    relocs: Vec<(SectionId, Vec<(usize, u64)>)>,
+}
+
+/// The debug sections of `elf` (whose space `b` builds), each as [`Src`]:
+/// copies of those read from the file when `copy` (for units read in an
+/// inflated space).
+fn sources(b: &Builder<'_>, elf: &Elf, copy: bool) -> Sources {
+    let mut list: Vec<(SectionId, Src)> = Vec::new();
+    let mut relocs = Vec::new();
+    // A .dwo file names its sections `.debug_info.dwo` and so on.
+    let dwo = elf.secs.iter().any(|s| s.name == ".debug_info.dwo")
+        && !elf
+            .secs
+            .iter()
+            .any(|s| plain_name(&s.name) == ".debug_info");
+    for s in elf.secs.iter() {
+        let name = plain_name(&s.name);
+        let named = |id: &&SectionId| match dwo {
+            true => id.dwo_name() == Some(name.as_ref()),
+            false => id.name() == name,
+        };
+        let Some(id) = DEBUG_SECTIONS.iter().find(named) else {
+            continue;
+        };
+        if list.iter().any(|x| x.0 == *id) {
+            continue;
+        }
+        let Some((x, n)) = elf.data(s) else {
+            continue;
+        };
+        let src = if let Some(from) = compressed_data(b, elf, s, x, n) {
+            Src::Inflated(from.0, from.1, from.2)
+        } else if copy {
+            Src::Copy(b.slice(x, n).into(), x)
+        } else {
+            Src::At(x, n)
+        };
+        list.push((*id, src));
+        if matches!(
+            id,
+            SectionId::DebugInfo | SectionId::DebugStrOffsets | SectionId::DebugAddr
+        ) {
+            relocs.push((*id, relocations(b, elf, s)));
+        }
+    }
+    Sources {
+        space: b.space(),
+        e: elf.e,
+        machine: elf.machine,
+        dwo,
+        list,
+        relocs,
+    }
+}
+
+/// For a compressed section `s` at `[a, a+l)`: where its compressed data
+/// is (offset, length) and how it inflates.
+fn compressed_data(
+    b: &Builder<'_>,
+    elf: &Elf,
+    s: &Sec,
+    a: u64,
+    l: u64,
+) -> Option<(u64, u64, &'static str)> {
+    if gnu_compressed(b, s, a, l).is_some() {
+        return Some((a + 12, l - 12, "zlib"));
+    }
+    if s.flags & constants::SHF_COMPRESSED == 0 {
+        return None;
+    }
+    let hs = if elf.is64 { 24 } else { 12 };
+    let method = match b.read_u32(a, elf.e)? {
+        1 => "zlib",
+        2 => "zstd",
+        _ => return None,
+    };
+    Some((a + hs, l.checked_sub(hs).filter(|&n| n > 0)?, method))
+}
+
 /// What reading the debug sections needs, kept for the nodes built later:
 /// where each section is, and in an object file the relocations of the
 /// sections that hold offsets into others.
 pub(super) struct Debug {
     endian: RunTimeEndian,
+    e: Endian,
     /// `e_machine`, for the names of registers.
     machine: u16,
-    /// `.debug_info`: offset and length in the byte space.
+    /// The byte space the units are read in.
+    here: SpaceId,
+    /// `.debug_info`: offset and length in that space.
     info: (u64, u64),
+    /// Whether `.debug_info` is in that space (else it is one of
+    /// `sections`).
+    info_here: bool,
     /// Whether the sections are a split unit's (`.debug_info.dwo` and the
     /// other `.dwo` sections of a `.dwo` file).
     dwo: bool,
-    /// The other debug sections the ELF has: offset and length.
-    sections: Vec<(SectionId, u64, u64)>,
+    /// The other debug sections the ELF has.
+    sections: Vec<Place>,
     relocs: Vec<(SectionId, Vec<(usize, u64)>)>,
     /// The abbreviation tables read so far, by offset in `.debug_abbrev`
     /// (or why one does not read): many units may share one.
@@ -249,50 +374,99 @@ impl Debug {
     }
 
     fn new(b: &Builder<'_>, elf: &Elf, a: u64, l: u64) -> Debug {
-        let endian = gimli_endian(elf.e);
+        Debug::open(b, &sources(b, elf, false), Some((a, l)))
+    }
+
+    /// The sections `src` lists, read by units whose `.debug_info` is at
+    /// `info` of the space `b` builds.
+    fn open(b: &Builder<'_>, src: &Sources, info: Option<(u64, u64)>) -> Debug {
         let mut sections = Vec::new();
-        let mut relocs = Vec::new();
-        // A .dwo file names its sections `.debug_info.dwo` and so on.
-        let dwo = elf.secs.iter().any(|s| s.name == ".debug_info.dwo")
-            && !elf.secs.iter().any(|s| s.name == ".debug_info");
-        for s in elf.secs.iter() {
-            let named = |id: &&SectionId| match dwo {
-                true => id.dwo_name() == Some(s.name.as_str()),
-                false => id.name() == s.name,
+        for (id, s) in &src.list {
+            let place = match s {
+                Src::At(x, n) => Place {
+                    id: *id,
+                    space: src.space,
+                    at: *x,
+                    len: *n,
+                    own: None,
+                },
+                Src::Copy(v, x) => Place {
+                    id: *id,
+                    space: src.space,
+                    at: *x,
+                    len: v.len() as u64,
+                    own: Some(v.clone()),
+                },
+                Src::Inflated(offset, size, method) => {
+                    let origin = crate::model::space::Origin {
+                        space: src.space,
+                        offset: *offset,
+                        size: *size,
+                        method,
+                    };
+                    let Some((space, v)) = b.derived(origin) else {
+                        continue;
+                    };
+                    Place {
+                        id: *id,
+                        space,
+                        at: 0,
+                        len: v.len() as u64,
+                        own: Some(v),
+                    }
+                }
             };
-            let Some(id) = DEBUG_SECTIONS.iter().find(named) else {
-                continue;
-            };
-            if sections.iter().any(|x: &(SectionId, u64, u64)| x.0 == *id) {
-                continue;
-            }
-            if let Some((x, n)) = elf.data(s) {
-                sections.push((*id, x, n));
-            }
-            if matches!(
-                id,
-                SectionId::DebugInfo | SectionId::DebugStrOffsets | SectionId::DebugAddr
-            ) {
-                relocs.push((*id, relocations(b, elf, s)));
-            }
+            sections.push(place);
         }
+        let far = sections
+            .iter()
+            .find(|p| p.id == SectionId::DebugInfo)
+            .map(|p| (p.at, p.len));
         Debug {
-            endian,
-            machine: elf.machine,
-            info: (a, l),
-            dwo,
+            endian: gimli_endian(src.e),
+            e: src.e,
+            machine: src.machine,
+            here: b.space(),
+            info: info.or(far).unwrap_or((0, 0)),
+            info_here: info.is_some(),
+            dwo: src.dwo,
             sections,
-            relocs,
+            relocs: src.relocs.clone(),
             tables: Mutex::default(),
         }
     }
 
-    /// Where section `id` is in the byte space: offset and length.
-    fn section(&self, id: SectionId) -> Option<(u64, u64)> {
-        if id == SectionId::DebugInfo {
-            return Some(self.info);
+    /// Where section `id` is: its space, offset and length.
+    fn place(&self, id: SectionId) -> Option<(SpaceId, u64, u64)> {
+        if id == SectionId::DebugInfo && self.info_here {
+            return Some((self.here, self.info.0, self.info.1));
         }
-        self.sections.iter().find(|s| s.0 == id).map(|s| (s.1, s.2))
+        self.sections
+            .iter()
+            .find(|s| s.id == id)
+            .map(|s| (s.space, s.at, s.len))
+    }
+
+    /// The bytes of section `id` (`b` builds the space the units are read
+    /// in); empty where the ELF has none.
+    fn bytes<'a: 'm, 'm>(&'m self, b: &Builder<'a>, id: SectionId) -> &'m [u8] {
+        if id == SectionId::DebugInfo && self.info_here {
+            return b.slice(self.info.0, self.info.1);
+        }
+        match self.sections.iter().find(|s| s.id == id) {
+            Some(Place { own: Some(v), .. }) => v,
+            Some(p) => b.slice(p.at, p.len),
+            None => &[],
+        }
+    }
+
+    /// Where section `id` is in the space the units are read in: offset
+    /// and length (for the tables read only where no section is
+    /// compressed).
+    fn section(&self, id: SectionId) -> Option<(u64, u64)> {
+        self.place(id)
+            .filter(|p| p.0 == self.here)
+            .map(|p| (p.1, p.2))
     }
 
     /// The abbreviation table at `offset`, read by `read` the first time
@@ -316,16 +490,16 @@ impl Debug {
     }
 
     /// The sections as gimli reads them, over the bytes `b` builds from.
-    fn dwarf<'a, 'm>(&'m self, b: &Builder<'a>) -> Option<gimli::Dwarf<Reader<'a, 'm>>> {
-        let load = |id: SectionId| -> Result<Reader<'a, 'm>, gimli::Error> {
-            let (x, n) = self.section(id).unwrap_or((0, 0));
+    fn dwarf<'a: 'm, 'm>(&'m self, b: &Builder<'a>) -> Option<gimli::Dwarf<Reader<'m, 'm>>> {
+        let load = |id: SectionId| -> Result<Reader<'m, 'm>, gimli::Error> {
+            let bytes = self.bytes(b, id);
             let r = self
                 .relocs
                 .iter()
                 .find(|r| r.0 == id)
                 .map_or(&[][..], |r| &r.1[..]);
             Ok(RelocateReader::new(
-                EndianSlice::new(b.slice(x, n), self.endian),
+                EndianSlice::new(bytes, self.endian),
                 Relocs(r),
             ))
         };
@@ -352,8 +526,7 @@ const DEBUG_SECTIONS: [SectionId; 11] = [
     SectionId::DebugRanges,
 ];
 
-fn list(b: &mut Builder<'_>, parent: NodeId, elf: &Elf, a: u64, l: u64) {
-    let debug = Arc::new(Debug::new(b, elf, a, l));
+fn list(b: &mut Builder<'_>, parent: NodeId, debug: Arc<Debug>, a: u64, l: u64) {
     let Some(dwarf) = debug.dwarf(b) else {
         return;
     };
@@ -389,7 +562,7 @@ fn list(b: &mut Builder<'_>, parent: NodeId, elf: &Elf, a: u64, l: u64) {
         };
         let size = size.min(room);
         let node = b.group(parent, format!("unit [{n}]"), at, size);
-        let mut f = Fields::new(b, node, at, elf.e).quiet();
+        let mut f = Fields::new(b, node, at, debug.e).quiet();
         let fmt64 = initial_length(&mut f);
         let word = if fmt64 { 8 } else { 4 };
         f.dec("version", 2);
@@ -635,9 +808,11 @@ pub(super) fn lines(
 /// file's byte space and so are gathered before the inflated space is
 /// built.
 pub(super) enum Inflated {
+    /// `.debug_info`: the other debug sections, and its inflated length.
+    Info(Arc<Sources>, u64),
     Line(Arc<line::Ctx>),
     Frame(Arc<frame::Ctx>),
-    Lists(Arc<lists::Ctx>),
+    Lists(Arc<lists::Ctx>, Arc<Sources>),
 }
 
 /// For a compressed debug section `s` whose bytes inflate to `len`, what
@@ -646,6 +821,9 @@ pub(super) enum Inflated {
 /// lists it.
 pub(super) fn inflated(b: &Builder<'_>, elf: &Arc<Elf>, s: &Sec, len: u64) -> Option<Inflated> {
     let name = plain_name(&s.name);
+    if name == ".debug_info" {
+        return Some(Inflated::Info(Arc::new(sources(b, elf, true)), len));
+    }
     if name == ".debug_line" {
         return Some(Inflated::Line(Arc::new(line_ctx(
             b,
@@ -659,22 +837,35 @@ pub(super) fn inflated(b: &Builder<'_>, elf: &Arc<Elf>, s: &Sec, len: u64) -> Op
         return Some(Inflated::Frame(Arc::new(frame_ctx(b, elf, s, (0, len)))));
     }
     let kind = list_kind(&name)?;
-    Some(Inflated::Lists(Arc::new(lists_ctx(
-        b,
-        elf,
-        s,
-        kind,
-        (0, len),
-    ))))
+    Some(Inflated::Lists(
+        Arc::new(lists_ctx(b, elf, s, kind, (0, len))),
+        Arc::new(sources(b, elf, true)),
+    ))
 }
 
 /// Lists a compressed debug section under `id`, the root of its inflated
 /// bytes, with what [`inflated`] made; built when opened.
 pub(super) fn inflated_list(b: &mut Builder<'_>, id: NodeId, ctx: Inflated) -> bool {
     match ctx {
+        Inflated::Info(src, len) => {
+            if len == 0 {
+                return false;
+            }
+            b.lazy(
+                id,
+                Arc::new(move |b: &mut Builder<'_>, id| {
+                    let debug = Arc::new(Debug::open(b, &src, Some((0, len))));
+                    list(b, id, debug, 0, len);
+                }),
+            );
+            true
+        }
         Inflated::Line(c) => line::units(b, id, c.len, move |_| c.clone()),
         Inflated::Frame(c) => frame::entries(b, id, c.len, move |_| c.clone()),
-        Inflated::Lists(c) => lists::section(b, id, c.len, move |_| c.clone()),
+        Inflated::Lists(c, src) => lists::section(b, id, c.len, move |b| {
+            let debug = Debug::open(b, &src, None);
+            Arc::new(with_units(b, &debug, &c))
+        }),
     }
 }
 
@@ -866,7 +1057,8 @@ pub(super) fn lists(
     }
     let (elf, s) = (elf.clone(), s.clone());
     lists::section(b, id, l, move |b| {
-        Arc::new(lists_ctx(b, &elf, &s, kind, (a, l)))
+        let debug = Debug::open(b, &sources(b, &elf, false), None);
+        Arc::new(with_units(b, &debug, &lists_ctx(b, &elf, &s, kind, (a, l))))
     })
 }
 
@@ -902,5 +1094,83 @@ fn lists_ctx(
             .collect(),
         addrs: first_addresses(b, elf),
         expr: expression(elf),
+        bases: Vec::new(),
+        addr_words: Vec::new(),
+        addr_word: 0,
     }
+}
+
+/// `ctx` with what the units of `.debug_info` (read through `debug`) say
+/// of the lists they use: each unit's base address and address base, by
+/// the offset of each list one of its entries names; and `.debug_addr`'s
+/// addresses, relocated.
+fn with_units(b: &Builder<'_>, debug: &Debug, ctx: &lists::Ctx) -> lists::Ctx {
+    let mut out = ctx.clone();
+    out.bases = list_bases(b, debug, ctx.kind);
+    let d = debug.bytes(b, SectionId::DebugAddr);
+    // The address size of the first contribution's header (DWARF 5), else
+    // of the ELF.
+    let version = crate::model::read::uint_at(d, 4, 2, ctx.e);
+    let w = match d.get(6) {
+        Some(&w) if version == Some(5) && matches!(w, 4 | 8) => w,
+        _ => ctx.word,
+    };
+    let w = u64::from(w);
+    let mut off = 0;
+    while off + w <= d.len() as u64 {
+        let raw = crate::model::read::uint_at(d, off, w, ctx.e).unwrap_or(0);
+        out.addr_words
+            .push(debug.relocated(SectionId::DebugAddr, off).unwrap_or(raw));
+        off += w;
+    }
+    out.addr_word = w;
+    out
+}
+
+/// For each list of `kind` an entry's attribute names: its offset in the
+/// section, and its unit's base address and address base; sorted.
+fn list_bases(b: &Builder<'_>, debug: &Debug, kind: lists::Kind) -> Vec<(u64, lists::Base)> {
+    use gimli::AttributeValue as A;
+    use lists::Kind as K;
+    let mut out = Vec::new();
+    let Some(dwarf) = debug.dwarf(b) else {
+        return out;
+    };
+    let mut units = dwarf.units();
+    while let Ok(Some(header)) = units.next() {
+        let Ok((unit, _, _)) = entries::read_unit(b, debug, &dwarf, header) else {
+            continue;
+        };
+        let v5 = unit.header.version() >= 5;
+        let base = lists::Base {
+            low_pc: unit.low_pc,
+            addr_base: unit.addr_base.0 as u64,
+        };
+        let mut es = unit.entries();
+        while let Ok(Some(e)) = es.next_dfs() {
+            for a in e.attrs() {
+                let at = match a.value() {
+                    A::LocationListsRef(o) if kind == if v5 { K::LocLists } else { K::Loc } => o.0,
+                    A::RangeListsRef(o) if kind == if v5 { K::RngLists } else { K::Ranges } => o.0,
+                    A::DebugLocListsIndex(x) if kind == K::LocLists => {
+                        match dwarf.locations_offset(&unit, x) {
+                            Ok(o) => o.0,
+                            Err(_) => continue,
+                        }
+                    }
+                    A::DebugRngListsIndex(x) if kind == K::RngLists => {
+                        match dwarf.ranges_offset(&unit, x) {
+                            Ok(o) => o.0,
+                            Err(_) => continue,
+                        }
+                    }
+                    _ => continue,
+                };
+                out.push((at as u64, base));
+            }
+        }
+    }
+    out.sort_by_key(|x| x.0);
+    out.dedup_by_key(|x| x.0);
+    out
 }
