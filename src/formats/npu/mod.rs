@@ -219,21 +219,11 @@ struct Env {
     args: Option<&'static [(u64, &'static str)]>,
 }
 
-/// Parses a transaction buffer in `[off, off+len)` under `parent`.
-pub fn parse_transaction(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
-    let lim = off.saturating_add(len).min(b.file_len());
-    let d = b.data();
-    let Some(h) = txn_header(b.slice(off, lim.saturating_sub(off))) else {
-        b.error(off, lim.saturating_sub(off), "not a transaction header");
-        return;
-    };
-    let t = version_table(h.major, h.minor).unwrap_or(table::TXN_V0);
-    header_node(b, parent, off, &h);
-    let gen = aie_regs::Gen::from_hw_gen(u64::from(h.dev_gen));
-    // What it configures, for --targets: the generation and the columns
-    // the header was written for.
+/// Records what a transaction configures, for --targets: the generation
+/// and the columns its header was written for.
+fn configures(b: &mut Builder<'_>, at: NodeId, gen: Option<aie_regs::Gen>, h: &TxnHeader) {
     b.fact(
-        parent,
+        at,
         Fact::Configures(Configures {
             format: Format::NpuTransaction,
             target: format!(
@@ -246,6 +236,20 @@ pub fn parse_transaction(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64
             kind: "npu".into(),
         }),
     );
+}
+
+/// Parses a transaction buffer in `[off, off+len)` under `parent`.
+pub fn parse_transaction(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
+    let lim = off.saturating_add(len).min(b.file_len());
+    let d = b.data();
+    let Some(h) = txn_header(b.slice(off, lim.saturating_sub(off))) else {
+        b.error(off, lim.saturating_sub(off), "not a transaction header");
+        return;
+    };
+    let t = version_table(h.major, h.minor).unwrap_or(table::TXN_V0);
+    header_node(b, parent, off, &h);
+    let gen = aie_regs::Gen::from_hw_gen(u64::from(h.dev_gen));
+    configures(b, parent, gen, &h);
     let ctx = Ctx {
         start_columns: Vec::new(),
         regs: gen,
