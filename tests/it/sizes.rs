@@ -30,7 +30,6 @@ const KNOWN_FNS: &[(&str, &str)] = &[
 const KNOWN_FILES: &[&str] = &[
     "formats/json.rs",
     "formats/npu/mod.rs",
-    "model/builder.rs",
     "formats/spirv.rs",
     "formats/xe.rs",
     "formats/ksy/run.rs",
