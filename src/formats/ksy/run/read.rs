@@ -159,6 +159,64 @@ impl Run<'_> {
         }
         Ok((out, i as u64, true))
     }
+    /// Fixed `contents`: the bytes at the position of `io`, which must be
+    /// those.
+    fn contents(&mut self, c: &[u8], name: &str, parent: usize, io: usize) -> Res<V> {
+        let (space, _) = self.here(io);
+        let (off, b) = self.read_bytes(io, c.len() as u64)?;
+        if b != c {
+            return fail(
+                Some((space, off)),
+                format!("{name}: expected {}, found {}", hex(c), hex(b)),
+            );
+        }
+        let v = Arc::<[u8]>::from(b);
+        self.leaf(
+            parent,
+            name,
+            space,
+            off,
+            c.len() as u64,
+            Some(bytes_value(&v)),
+        )?;
+        Ok(V::Bytes(v))
+    }
+
+    /// A primitive without a size read at `at`, as an enum's value where
+    /// `a` names one (its item then shows the enumerant).
+    #[allow(clippy::too_many_arguments)]
+    fn prim_attr(
+        &mut self,
+        cx: &Cx,
+        a: &Attr,
+        p: Prim,
+        name: &str,
+        parent: usize,
+        io: usize,
+        at: (usize, u64),
+    ) -> Res<V> {
+        let v = self.prim(cx, p, io, name, parent, cx.obj.ty)?;
+        let v = match &a.enum_ {
+            Some(path) => {
+                let ev = self.as_enum(cx, path, v, a.at)?;
+                if let (V::Enum(en, x), Some(&last)) =
+                    (&ev, self.items.get(parent).and_then(|p| p.kids.last()))
+                {
+                    if let Some(it) = self.items.get_mut(last) {
+                        it.value = Some(Value::Named {
+                            v: *x as u64,
+                            radix: Radix::Auto,
+                            name: en.name_of(*x).map(Into::into),
+                        });
+                    }
+                }
+                ev
+            }
+            None => v,
+        };
+        self.validate(cx, a, &v, at)?;
+        Ok(v)
+    }
 
     /// Reads one value of `a` (one element of a repeat) as item `name`.
     pub(super) fn one(
@@ -173,23 +231,7 @@ impl Run<'_> {
         let spec = self.spec;
         let (space, start) = self.here(io);
         if let Some(c) = &a.contents {
-            let (off, b) = self.read_bytes(io, c.len() as u64)?;
-            if b != c.as_slice() {
-                return fail(
-                    Some((space, off)),
-                    format!("{name}: expected {}, found {}", hex(c), hex(b)),
-                );
-            }
-            let v = Arc::<[u8]>::from(b);
-            self.leaf(
-                parent,
-                name,
-                space,
-                off,
-                c.len() as u64,
-                Some(bytes_value(&v)),
-            )?;
-            return Ok(V::Bytes(v));
+            return self.contents(c, name, parent, io);
         }
         let ty = match self.resolve(cx, &a.ty)? {
             Some(t) => t,
@@ -204,27 +246,7 @@ impl Run<'_> {
             || matches!(ty, Type::Str { z: true });
         if let Type::Prim(p) = ty {
             if a.size.is_none() {
-                let v = self.prim(cx, *p, io, name, parent, my_ty)?;
-                let v = match &a.enum_ {
-                    Some(path) => {
-                        let ev = self.as_enum(cx, path, v, a.at)?;
-                        if let (V::Enum(en, x), Some(&last)) =
-                            (&ev, self.items.get(parent).and_then(|p| p.kids.last()))
-                        {
-                            if let Some(it) = self.items.get_mut(last) {
-                                it.value = Some(Value::Named {
-                                    v: *x as u64,
-                                    radix: Radix::Auto,
-                                    name: en.name_of(*x).map(Into::into),
-                                });
-                            }
-                        }
-                        ev
-                    }
-                    None => v,
-                };
-                self.validate(cx, a, &v, (space, start))?;
-                return Ok(v);
+                return self.prim_attr(cx, a, *p, name, parent, io, (space, start));
             }
         }
         if !sized {
