@@ -635,13 +635,6 @@ const KNOWN: &[&[&str]] = &[
         "formats/cdo/stream.rs",
         "formats/cdo/v1.rs",
     ],
-    &[
-        "formats/xclbin/aie.rs",
-        "formats/xclbin/blobs.rs",
-        "formats/xclbin/mirror.rs",
-        "formats/xclbin/mod.rs",
-        "formats/xclbin/tables.rs",
-    ],
 ];
 
 #[test]
