@@ -188,21 +188,7 @@ fn symbol(b: &mut Builder<'_>, p: NodeId, elf: &Elf, si: u32, i: u64, o: u64) {
         Ok(Some((bytes, _, _))) => text_of(bytes),
         _ => std::borrow::Cow::Borrowed(""),
     };
-    let mut ib = itoa::Buffer::new();
-    let index = ib.format(i);
-    let label = match &name {
-        Ok(Some(_)) if !shown.is_empty() => join(&["[", index, "] ", &shown]),
-        Ok(None) if sym.typ() == 3 => {
-            let n = elf.sec_name_cow(sym.sec.into());
-            if n.is_empty() {
-                join(&["[", index, "]"])
-            } else {
-                join(&["[", index, "] ", &n])
-            }
-        }
-        _ => join(&["[", index, "]"]),
-    };
-    let id = b.group_owned(p, label, o, es);
+    let id = b.group_owned(p, symbol_label(elf, &sym, i, &name, &shown), o, es);
     b.reserve(id, 6);
     if let Some((ba, bl)) = sym_bytes(elf, &sym) {
         b.link(id, ba, bl);
@@ -226,26 +212,7 @@ fn symbol(b: &mut Builder<'_>, p: NodeId, elf: &Elf, si: u32, i: u64, o: u64) {
     };
     for f in order {
         match f {
-            0 => {
-                let v = match &name {
-                    Ok(Some(_)) => Value::StrAt {
-                        v: sym.name.into(),
-                        s: CompactString::from(&*shown),
-                    },
-                    Err(_) => Value::note(Raw::U(sym.name.into()), "bad string index"),
-                    Ok(None) => Value::uint(sym.name.into()).with_width(4),
-                };
-                let n = b.field(id, "st_name", o + at_name, 4, v);
-                match &name {
-                    Ok(Some((_, so, sl))) => b.link(n, *so, *sl),
-                    Err(m) => b.error(
-                        o + at_name,
-                        4,
-                        format!("symbol [{i}] st_name: bad string index: {m}"),
-                    ),
-                    Ok(None) => {}
-                }
-            }
+            0 => name_field(b, id, i, o + at_name, sym.name, &name, &shown),
             1 => {
                 b.field(
                     id,
@@ -291,30 +258,7 @@ fn symbol(b: &mut Builder<'_>, p: NodeId, elf: &Elf, si: u32, i: u64, o: u64) {
                     },
                 );
             }
-            _ => {
-                let v = if xindex {
-                    let to = match real_section(&sym) {
-                        Some(x) => format!("SHN_XINDEX: section [{x}] {secname}"),
-                        None => "SHN_XINDEX, not in a section index table".to_string(),
-                    };
-                    Value::named(sym.shndx.into(), Some(&to))
-                } else {
-                    Value::named(sym.shndx.into(), Some(&secname))
-                };
-                let sh = b.field(id, "st_shndx", o + at_shndx, 2, v);
-                if xindex && real_section(&sym).is_none() {
-                    b.warn(
-                        o + at_shndx,
-                        2,
-                        format!("symbol [{i}]: st_shndx is SHN_XINDEX but no SHT_SYMTAB_SHNDX entry gives its section"),
-                    );
-                }
-                if let Some(x) = real_section(&sym) {
-                    if let Some(s) = elf.sec(x.into()) {
-                        b.link(sh, s.hdr, elf.shentsize.min(if elf.is64 { 64 } else { 40 }));
-                    }
-                }
-            }
+            _ => shndx_field(b, elf, id, i, o + at_shndx, &sym, &secname),
         }
     }
     let v = join(&[
@@ -331,6 +275,94 @@ fn symbol(b: &mut Builder<'_>, p: NodeId, elf: &Elf, si: u32, i: u64, o: u64) {
         itoa::Buffer::new().format(sym.size),
     ]);
     b.set_value(id, Value::symbol(&shown, v));
+}
+
+/// A symbol's name as read: none (`st_name` 0), its bytes with their
+/// offset and length in the string table, or why it cannot be read.
+type NameAt<'a> = Result<Option<(&'a [u8], u64, u64)>, String>;
+
+/// A symbol's node label: `[i] name`, a section symbol's section name, or
+/// `[i]` alone.
+fn symbol_label(elf: &Elf, sym: &Sym, i: u64, name: &NameAt<'_>, shown: &str) -> CompactString {
+    let mut ib = itoa::Buffer::new();
+    let index = ib.format(i);
+    match name {
+        Ok(Some(_)) if !shown.is_empty() => join(&["[", index, "] ", shown]),
+        Ok(None) if sym.typ() == 3 => {
+            let n = elf.sec_name_cow(sym.sec.into());
+            if n.is_empty() {
+                join(&["[", index, "]"])
+            } else {
+                join(&["[", index, "] ", &n])
+            }
+        }
+        _ => join(&["[", index, "]"]),
+    }
+}
+
+/// The `st_name` field at `at`, linked to its string.
+fn name_field(
+    b: &mut Builder<'_>,
+    id: NodeId,
+    i: u64,
+    at: u64,
+    st_name: u32,
+    name: &NameAt<'_>,
+    shown: &str,
+) {
+    let v = match name {
+        Ok(Some(_)) => Value::StrAt {
+            v: st_name.into(),
+            s: CompactString::from(shown),
+        },
+        Err(_) => Value::note(Raw::U(st_name.into()), "bad string index"),
+        Ok(None) => Value::uint(st_name.into()).with_width(4),
+    };
+    let n = b.field(id, "st_name", at, 4, v);
+    match name {
+        Ok(Some((_, so, sl))) => b.link(n, *so, *sl),
+        Err(m) => b.error(
+            at,
+            4,
+            format!("symbol [{i}] st_name: bad string index: {m}"),
+        ),
+        Ok(None) => {}
+    }
+}
+
+/// The `st_shndx` field at `at`, linked to the section's header.
+fn shndx_field(
+    b: &mut Builder<'_>,
+    elf: &Elf,
+    id: NodeId,
+    i: u64,
+    at: u64,
+    sym: &Sym,
+    secname: &str,
+) {
+    let xindex = sym.shndx == constants::SHN_XINDEX;
+    let v = if xindex {
+        let to = match real_section(sym) {
+            Some(x) => format!("SHN_XINDEX: section [{x}] {secname}"),
+            None => "SHN_XINDEX, not in a section index table".to_string(),
+        };
+        Value::named(sym.shndx.into(), Some(&to))
+    } else {
+        Value::named(sym.shndx.into(), Some(secname))
+    };
+    let sh = b.field(id, "st_shndx", at, 2, v);
+    if xindex && real_section(sym).is_none() {
+        b.warn(
+            at,
+            2,
+            format!("symbol [{i}]: st_shndx is SHN_XINDEX but no SHT_SYMTAB_SHNDX entry gives its section"),
+        );
+    }
+    if let Some(x) = real_section(sym) {
+        if let Some(s) = elf.sec(x.into()) {
+            b.link(sh, s.hdr, elf.shentsize.min(if elf.is64 { 64 } else { 40 }));
+        }
+    }
 }
 
 /// The parts one after the other, kept inline when short: one copy, and

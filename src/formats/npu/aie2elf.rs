@@ -18,7 +18,7 @@
 //! - `.preempt_save`/`.preempt_restore`, when the transaction preempts,
 //!   hold aie-rt's save and restore transactions.
 
-use super::bytes_leaf;
+use super::op::bytes_leaf;
 use crate::formats::elf::{Elf, SectionHook, Vendor};
 use crate::model::{Builder, NodeId, Radix, Seq, Step, Value, GROUP};
 use std::sync::Arc;

@@ -11,9 +11,9 @@
 
 use std::sync::Arc;
 
+use super::op::{build_op, bytes_leaf, Env, OpView, Place, Writes};
 use super::table::{self, Kind, Len, Op, BD};
-use super::{build_op, bytes_leaf, le32, summary_node, tally_op, words_le, Env, OpView, Place};
-use super::{cdo, Writes};
+use super::{cdo, le32, summary_node, tally_op, words_le};
 use crate::formats::cdo::aie_regs;
 use crate::formats::elf::{Elf, Sec, SectionHook};
 use crate::model::text::hex32;

@@ -464,6 +464,21 @@ pub fn find(table: &'static [Op], code: u8) -> Option<&'static Op> {
     table.iter().find(|o| o.code == code)
 }
 
+/// The bytes the fields of `row` take.
+pub fn fields_end(row: &Op, seq: bool) -> u64 {
+    let bits = row
+        .fields
+        .iter()
+        .map(|f| u64::from(f.at) + u64::from(f.bits))
+        .max()
+        .unwrap_or(0);
+    if seq {
+        bits.div_ceil(32) * 4
+    } else {
+        bits.div_ceil(8)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use super::{arr_field, check_arr, mpo_field, sec_str, Sec, Strings, LE};
+use super::layout::{arr_field, check_arr, mpo_field, sec_str, Sec, Strings, LE};
 use crate::formats::pdi;
 use crate::model::{read_uint, Builder, Configures, ElemFn, Fact, Fields, Format, NodeId, Value};
 
@@ -127,7 +127,7 @@ fn partition_header(
         cols_at.and_then(|c| check_arr(b, sec, s + 0x28, c, 2, "aie_partition.info.start_columns"))
     {
         cols = (0..n)
-            .filter_map(|k| b.read_u16(abs + 2 * k, super::LE))
+            .filter_map(|k| b.read_u16(abs + 2 * k, super::layout::LE))
             .collect();
         let elem: ElemFn = Arc::new(|b: &mut Builder<'_>, p, i, at| {
             Fields::new(b, p, at, LE).u16(&format!("[{i}]"));

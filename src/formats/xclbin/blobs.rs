@@ -2,7 +2,7 @@
 //! MCS, BMC, SOFT_KERNEL, ASK_FLASH, VENDER_METADATA, AIE_RESOURCES_BIN.
 //! Offsets and string offsets in them are from the section start.
 
-use super::{mpo_field, table_count, Sec, Strings, LE};
+use super::layout::{mpo_field, table_count, Sec, Strings, LE};
 use crate::model::{read_uint, Builder, Fields, NodeId, Value};
 
 /// Where a record keeps its image: the offsets (in the record) of the

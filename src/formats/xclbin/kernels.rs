@@ -2,8 +2,10 @@
 //! EMBEDDED_METADATA: what a transaction's `DDR_PATCH` names by index when
 //! it is paired with the xclbin whose kernel runs it.
 
-use super::SECTION_HEADER;
-use super::{kind, platform, times, version, SectionHeader, HEADER, MAX_SECTIONS, SECTIONS};
+use super::layout::SECTION_HEADER;
+use super::layout::{
+    kind, platform, times, version, SectionHeader, HEADER, MAX_SECTIONS, SECTIONS,
+};
 
 /// The arguments of the xclbin's NPU kernels (`type="dpu"` in its
 /// EMBEDDED_METADATA), index and name, for the indices where every such

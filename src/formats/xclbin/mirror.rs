@@ -8,7 +8,7 @@
 use crate::formats::json;
 use crate::model::{text, Builder, NodeId, Value};
 
-use super::{kind_name, SECTIONS, SECTION_HEADER};
+use super::layout::{kind_name, SECTIONS, SECTION_HEADER};
 use crate::model::{read_uint, Endian};
 
 pub(crate) const START: &[u8] = b"XCLBIN_MIRROR_DATA_START";

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::{kind, table_count, Entry, Sec, LE, MAX_REPORTS};
+use super::layout::{kind, table_count, Entry, Sec, LE, MAX_REPORTS};
 use crate::model::record::{record, At, Record};
 use crate::model::{read_uint, text, Builder, ElemFn, Fields, NodeId, Radix, Raw, Value};
 

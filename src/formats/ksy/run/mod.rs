@@ -1,0 +1,1146 @@
+//! The interpreter: a [`Spec`] run over bytes. It reads objects as Kaitai
+//! Struct's generated parsers do (the same streams, positions, bit
+//! buffers and expression semantics) into items, each at its bytes, which
+//! `mod.rs` hands to the builder. Every read is checked; steps, depth,
+//! items and derived bytes are bounded, and every problem is a failure at
+//! a data offset or at a place in the description.
+//!
+//! Reading is lazy where the tree lets it be: an instance is read when an
+//! expression needs it (once per object) or when its node is opened, and
+//! the elements of a repeat in the bytes given are read again, a group at
+//! a time, when their node is opened. A run keeps what later runs need in
+//! a [`State`] (its streams and derived bytes); objects live as long as
+//! something (an expression's value, a node still to be opened) holds
+//! them.
+
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+
+use rustc_hash::FxHashSet;
+
+use super::expr::{Expr, Op};
+use super::spec::{Attr, Endian, Enum, Loc, Prim, Process, Repeat, Spec, Type};
+use crate::formats::compress;
+use crate::model::{space, Radix, Value};
+
+mod eval;
+mod read;
+
+/// Expression evaluations and reads in one run (the tree's first build, or
+/// the opening of one node), and [`STEPS_PER_BYTE`] more for each byte
+/// given.
+pub const MAX_STEPS: u64 = 20_000_000;
+/// Steps a run may take for each byte it is given, beyond [`MAX_STEPS`].
+pub const STEPS_PER_BYTE: u64 = 4;
+/// Objects and instances nested in each other.
+pub const MAX_DEPTH: u32 = 48;
+/// Nodes one run may make.
+pub const MAX_ITEMS: usize = 4_000_000;
+/// Streams a description may open, all told.
+pub const MAX_IOS: usize = 4_000_000;
+
+/// A value of the expression language.
+#[derive(Clone, Debug)]
+pub enum V {
+    Null,
+    Int(i128),
+    Float(f64),
+    Bool(bool),
+    Str(Arc<str>),
+    Bytes(Arc<[u8]>),
+    Arr(Arc<Vec<V>>),
+    Obj(Arc<Obj>),
+    Io(usize),
+    Enum(Arc<Enum>, i128),
+}
+
+/// Why a run stopped: at data bytes (`space`, absolute offset), or at a
+/// place in the description.
+#[derive(Clone, Debug)]
+pub struct Fail {
+    pub at: Option<(usize, u64)>,
+    pub msg: String,
+    /// `msg` names its place in the description already.
+    pub placed: bool,
+}
+
+type Res<T> = Result<T, Fail>;
+
+/// A stream: a window of a space (0: the bytes given, k: derived space
+/// k-1), with its position and bit buffer.
+#[derive(Clone)]
+struct Io {
+    space: usize,
+    base: u64,
+    len: u64,
+    pos: u64,
+    bits: u128,
+    nbits: u32,
+}
+
+/// An object read (or being read) of a user type.
+pub struct Obj {
+    ty: usize,
+    /// The object that holds it; `None` for the top-level one.
+    parent: Option<Weak<Obj>>,
+    io: usize,
+    /// How many objects and instances it is below the top-level one.
+    depth: u32,
+    params: Vec<(String, V)>,
+    m: Mutex<ObjMut>,
+}
+
+impl std::fmt::Debug for Obj {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Obj(type {})", self.ty)
+    }
+}
+
+/// What is learnt of an object as it is read.
+#[derive(Default)]
+struct ObjMut {
+    le: Option<bool>,
+    /// The values of its seq attributes, by their index (those that no
+    /// expression of the description names are not kept).
+    fields: Vec<V>,
+    /// How many bytes each seq attribute took (`_sizeof`).
+    sizes: Vec<Option<u64>>,
+    /// The values of its instances, by their index, once read.
+    inst: Vec<Option<V>>,
+    /// Instances being read.
+    busy: Vec<usize>,
+    /// Where its seq started and ended (absolute, in its stream's space).
+    start: u64,
+    end: u64,
+}
+
+fn lk(o: &Obj) -> MutexGuard<'_, ObjMut> {
+    o.m.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// What a node that is built when opened reads then.
+#[derive(Clone)]
+pub enum Later {
+    /// Instance `k` of the object.
+    Instance(Arc<Obj>, usize),
+    /// The elements of a repeated attribute of the object, from the start
+    /// of every [`crate::model::GROUP`]-th of them.
+    Repeat {
+        obj: Arc<Obj>,
+        attr: AttrRef,
+        /// The stream they are read in: a copy of the one they were first
+        /// read in.
+        io: usize,
+        marks: Vec<u64>,
+        count: u64,
+        stop: u64,
+    },
+}
+
+/// An attribute of a type: one of its `seq` or one of its `instances`.
+#[derive(Clone, Copy, Debug)]
+pub enum AttrRef {
+    Seq(usize, usize),
+    Inst(usize, usize),
+}
+
+impl AttrRef {
+    fn get(self, spec: &Spec) -> Option<&Attr> {
+        match self {
+            AttrRef::Seq(t, k) => spec.types.get(t)?.seq.get(k),
+            AttrRef::Inst(t, k) => spec.types.get(t)?.instances.get(k),
+        }
+    }
+}
+
+/// A node to be: `space` is the interpreter's (0 or a derived one).
+pub struct Item {
+    pub name: String,
+    pub space: usize,
+    pub off: u64,
+    pub size: u64,
+    pub value: Option<Value>,
+    pub kids: Vec<usize>,
+    /// The item opens derived space `k` by this method (its kids are in it).
+    pub derive: Option<(usize, &'static str)>,
+    /// A structure: its range grows to cover its kids.
+    pub group: bool,
+    /// It grew past its own bytes (to instances read elsewhere).
+    pub grown: bool,
+    /// Its children (for an instance: the node itself) are read when it
+    /// is opened.
+    pub later: Option<Later>,
+}
+
+impl Item {
+    /// A structure at `[off, off+size)` of `space`, to be filled.
+    fn group(name: impl Into<String>, space: usize, off: u64, size: u64) -> Item {
+        Item {
+            name: name.into(),
+            space,
+            off,
+            size,
+            value: None,
+            kids: Vec::new(),
+            derive: None,
+            group: true,
+            grown: false,
+            later: None,
+        }
+    }
+}
+
+/// What runs over one description and its bytes share: streams, derived
+/// bytes, the top-level object.
+#[derive(Default)]
+pub struct State {
+    pub derived: Vec<Arc<[u8]>>,
+    derived_total: u64,
+    ios: Vec<Io>,
+    root: Option<Arc<Obj>>,
+    /// Instances read, all told (for tests: each is read once).
+    pub evaluated: u64,
+}
+
+/// The names expressions of `spec` use (attributes, instances,
+/// parameters): a seq attribute no expression names need not keep its
+/// value.
+pub fn names_used(spec: &Spec) -> FxHashSet<String> {
+    fn walk(e: &Expr, out: &mut FxHashSet<String>) {
+        match e {
+            Expr::Name(n) => {
+                out.insert(n.clone());
+            }
+            Expr::Attr(b, n) => {
+                out.insert(n.clone());
+                walk(b, out);
+            }
+            Expr::Call(b, n, args) => {
+                out.insert(n.clone());
+                walk(b, out);
+                args.iter().for_each(|a| walk(a, out));
+            }
+            Expr::List(xs) => xs.iter().for_each(|a| walk(a, out)),
+            Expr::Index(a, b) | Expr::Bin(_, a, b) => {
+                walk(a, out);
+                walk(b, out);
+            }
+            Expr::Neg(a) | Expr::Inv(a) | Expr::Not(a) | Expr::Cast(a, _) => walk(a, out),
+            Expr::If(a, b, c) => {
+                walk(a, out);
+                walk(b, out);
+                walk(c, out);
+            }
+            Expr::Int(_)
+            | Expr::Float(_)
+            | Expr::Str(_)
+            | Expr::Bool(_)
+            | Expr::Enum(..)
+            | Expr::SizeOf(_) => {}
+        }
+    }
+    fn ty(t: &Type, out: &mut FxHashSet<String>) {
+        match t {
+            Type::User { args, .. } => args.iter().for_each(|a| walk(a, out)),
+            Type::Switch { on, cases } => {
+                walk(on, out);
+                for (k, t) in cases {
+                    if let Some(k) = k {
+                        walk(k, out);
+                    }
+                    ty(t, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = FxHashSet::default();
+    for t in &spec.types {
+        if let Some(Endian::Switch(on, cases)) = &t.endian {
+            walk(on, &mut out);
+            cases.iter().for_each(|(k, _)| walk(k, &mut out));
+        }
+        for a in t.seq.iter().chain(&t.instances) {
+            ty(&a.ty, &mut out);
+            if let Repeat::Expr(e) | Repeat::Until(e) = &a.repeat {
+                walk(e, &mut out);
+            }
+            for e in [&a.cond, &a.size, &a.pos, &a.io, &a.value]
+                .into_iter()
+                .flatten()
+            {
+                walk(e, &mut out);
+            }
+            if let Some(Process::Xor(e) | Process::Rotate(_, e)) = &a.process {
+                walk(e, &mut out);
+            }
+            if let Some(v) = &a.valid {
+                for e in [&v.eq, &v.min, &v.max, &v.expr].into_iter().flatten() {
+                    walk(e, &mut out);
+                }
+                v.any_of.iter().for_each(|e| walk(e, &mut out));
+            }
+        }
+    }
+    out
+}
+
+pub struct Run<'a> {
+    spec: &'a Spec,
+    data: &'a [u8],
+    used: &'a FxHashSet<String>,
+    pub st: State,
+    pub items: Vec<Item>,
+    steps: u64,
+    max_steps: u64,
+    depth: u32,
+    /// Problems that did not stop the run (an instance that failed).
+    pub diags: Vec<Fail>,
+    /// Objects whose instances are still to be read for the tree (in
+    /// derived bytes, where nodes are not built when opened).
+    pending: Vec<(Arc<Obj>, usize)>,
+    /// Reading for values only: no items.
+    quiet: u32,
+}
+
+#[derive(Clone)]
+struct Cx {
+    obj: Arc<Obj>,
+    index: Option<i128>,
+    under: Option<V>,
+}
+
+impl Cx {
+    fn of(obj: Arc<Obj>) -> Cx {
+        Cx {
+            obj,
+            index: None,
+            under: None,
+        }
+    }
+}
+
+fn fail<T>(at: Option<(usize, u64)>, msg: impl Into<String>) -> Res<T> {
+    Err(Fail {
+        at,
+        msg: msg.into(),
+        placed: false,
+    })
+}
+
+/// The item a run hands out when it makes none (reading for values only).
+const NO_ITEM: usize = usize::MAX;
+
+impl<'a> Run<'a> {
+    pub fn new(spec: &'a Spec, data: &'a [u8], used: &'a FxHashSet<String>, st: State) -> Self {
+        Run {
+            spec,
+            data,
+            used,
+            st,
+            items: Vec::new(),
+            steps: 0,
+            max_steps: MAX_STEPS.saturating_add((data.len() as u64).saturating_mul(STEPS_PER_BYTE)),
+            depth: 0,
+            diags: Vec::new(),
+            pending: Vec::new(),
+            quiet: 0,
+        }
+    }
+
+    /// Runs the top-level type over `[off, off+len)`; the root item is 0.
+    pub fn root(&mut self, ty: usize, off: u64, len: u64) -> Res<()> {
+        let io = self.new_io(0, off, len)?;
+        self.items.push(Item::group(String::new(), 0, off, 0));
+        let seq = self.object(ty, Vec::new(), None, io, 0);
+        self.finish_pending()?;
+        seq.map(|_| ())
+    }
+
+    /// Reads the instances of the objects in derived bytes for the tree,
+    /// once the seq of what holds them is read (so that `_root` and
+    /// `_parent` are complete, as Kaitai's lazy getters see them).
+    fn finish_pending(&mut self) -> Res<()> {
+        let mut k = 0;
+        while let Some((o, item)) = self.pending.get(k).cloned() {
+            k += 1;
+            let n = self.spec.types.get(o.ty).map_or(0, |t| t.instances.len());
+            for i in 0..n {
+                if let Err(f) = self.instance_node(&o, i, item) {
+                    if self.steps > self.max_steps || self.items.len() >= MAX_ITEMS {
+                        return Err(f);
+                    }
+                    self.diags.push(f);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads instance `k` of `obj` for its node, under item 0 (its value
+    /// is kept, if it was not yet).
+    pub fn open_instance(&mut self, obj: &Arc<Obj>, k: usize) -> Res<()> {
+        let (space, start) = {
+            let io = self.io(obj.io).ok().map(|i| i.space).unwrap_or(0);
+            (io, lk(obj).start)
+        };
+        self.items.push(Item::group(String::new(), space, start, 0));
+        let r = self.instance_node(obj, k, 0);
+        let r2 = self.finish_pending();
+        r.and(r2)
+    }
+
+    /// Reads element `i` of a repeated attribute at `off` of stream `io`
+    /// (the repeat's own copy of its stream) for its nodes, under item 0;
+    /// returns where it ends.
+    pub fn open_element(
+        &mut self,
+        obj: &Arc<Obj>,
+        attr: AttrRef,
+        io: usize,
+        i: u64,
+        off: u64,
+    ) -> Res<u64> {
+        let spec = self.spec;
+        let Some(a) = attr.get(spec) else {
+            return fail(None, "no such attribute");
+        };
+        let copy = self.io_mut(io)?;
+        copy.pos = off.saturating_sub(copy.base);
+        copy.bits = 0;
+        copy.nbits = 0;
+        let space = copy.space;
+        self.items.push(Item::group(String::new(), space, off, 0));
+        let cx = Cx {
+            obj: obj.clone(),
+            index: Some(i as i128),
+            under: None,
+        };
+        let name = format!("[{i}]");
+        let r = self
+            .one(&cx, a, &name, 0, io, Some(i as i128))
+            .map_err(|f| self.placed(a, f));
+        let r2 = self.finish_pending();
+        r?;
+        r2?;
+        Ok(self.here(io).1)
+    }
+
+    fn new_io(&mut self, space: usize, base: u64, len: u64) -> Res<usize> {
+        self.push_io(Io {
+            space,
+            base,
+            len,
+            pos: 0,
+            bits: 0,
+            nbits: 0,
+        })
+    }
+
+    fn push_io(&mut self, io: Io) -> Res<usize> {
+        if self.st.ios.len() >= MAX_IOS {
+            return fail(None, format!("more than {MAX_IOS} streams; stopped"));
+        }
+        self.st.ios.push(io);
+        Ok(self.st.ios.len() - 1)
+    }
+
+    fn step(&mut self) -> Res<()> {
+        self.steps += 1;
+        if self.steps > self.max_steps {
+            return fail(None, format!("more than {} steps; stopped", self.max_steps));
+        }
+        Ok(())
+    }
+
+    fn space_bytes(&self, space: usize) -> &[u8] {
+        if space == 0 {
+            self.data
+        } else {
+            self.st.derived.get(space - 1).map_or(&[], |v| &v[..])
+        }
+    }
+
+    fn io(&self, io: usize) -> Res<&Io> {
+        match self.st.ios.get(io) {
+            Some(i) => Ok(i),
+            None => fail(None, "no such stream"),
+        }
+    }
+
+    fn io_mut(&mut self, io: usize) -> Res<&mut Io> {
+        match self.st.ios.get_mut(io) {
+            Some(i) => Ok(i),
+            None => fail(None, "no such stream"),
+        }
+    }
+    /// `(space, absolute offset)` of the position of `io`.
+    fn here(&self, io: usize) -> (usize, u64) {
+        self.st
+            .ios
+            .get(io)
+            .map_or((0, 0), |i| (i.space, i.base + i.pos))
+    }
+
+    fn push_item(&mut self, parent: usize, it: Item) -> Res<usize> {
+        if self.quiet > 0 {
+            return Ok(NO_ITEM);
+        }
+        if self.items.len() >= MAX_ITEMS {
+            return fail(None, format!("more than {MAX_ITEMS} nodes; stopped"));
+        }
+        self.items.push(it);
+        let id = self.items.len() - 1;
+        if let Some(p) = self.items.get_mut(parent) {
+            p.kids.push(id);
+        }
+        Ok(id)
+    }
+
+    fn leaf(
+        &mut self,
+        parent: usize,
+        name: &str,
+        space: usize,
+        off: u64,
+        size: u64,
+        value: Option<Value>,
+    ) -> Res<usize> {
+        if self.quiet > 0 {
+            return Ok(NO_ITEM);
+        }
+        self.push_item(
+            parent,
+            Item {
+                name: name.to_string(),
+                space,
+                off,
+                size,
+                value,
+                kids: Vec::new(),
+                derive: None,
+                group: false,
+                grown: false,
+                later: None,
+            },
+        )
+    }
+
+    /// True when nodes read now in `space` are built when opened: in the
+    /// bytes given, not in derived ones (whose builder is another's).
+    fn lazy_in(&self, space: usize) -> bool {
+        space == 0
+    }
+
+    // ---- objects ----
+
+    /// Reads an object of type `ty` from the position of `io`; `item` is
+    /// the item it fills (made by the caller).
+    fn object(
+        &mut self,
+        ty: usize,
+        args: Vec<V>,
+        parent: Option<&Arc<Obj>>,
+        io: usize,
+        item: usize,
+    ) -> Res<Arc<Obj>> {
+        self.depth += 1;
+        let r = self.object_inner(ty, args, parent, io, item);
+        self.depth -= 1;
+        r
+    }
+
+    fn object_inner(
+        &mut self,
+        ty: usize,
+        args: Vec<V>,
+        parent: Option<&Arc<Obj>>,
+        io: usize,
+        item: usize,
+    ) -> Res<Arc<Obj>> {
+        let spec = self.spec;
+        let Some(t) = spec.types.get(ty) else {
+            return fail(None, "no such type");
+        };
+        let odepth = parent.map_or(0, |p| p.depth + 1);
+        if self.depth > MAX_DEPTH || odepth > MAX_DEPTH {
+            return fail(
+                Some(self.here(io)),
+                format!(
+                    "types nest more than {MAX_DEPTH} deep here (type {})",
+                    t.name
+                ),
+            );
+        }
+        let params = t
+            .params
+            .iter()
+            .zip(args)
+            .map(|(p, v)| (p.id.clone(), v))
+            .collect();
+        let inherited = parent.and_then(|p| lk(p).le);
+        let start = self.here(io).1;
+        let me = Arc::new(Obj {
+            ty,
+            parent: parent.map(Arc::downgrade),
+            io,
+            depth: odepth,
+            params,
+            m: Mutex::new(ObjMut {
+                le: inherited,
+                fields: vec![V::Null; t.seq.len()],
+                sizes: vec![None; t.seq.len()],
+                inst: vec![None; t.instances.len()],
+                busy: Vec::new(),
+                start,
+                end: start,
+            }),
+        });
+        if parent.is_none() && self.st.root.is_none() {
+            self.st.root = Some(me.clone());
+        }
+        let cx = Cx::of(me.clone());
+        let le = match &t.endian {
+            Some(Endian::Le) => Some(true),
+            Some(Endian::Be) => Some(false),
+            Some(Endian::Switch(on, cases)) => {
+                let v = self.eval(&cx, on)?;
+                let mut found = None;
+                for (k, le) in cases {
+                    let kv = self.eval(&cx, k)?;
+                    if self.equal(&v, &kv)? {
+                        found = Some(*le);
+                        break;
+                    }
+                }
+                match found {
+                    Some(x) => Some(x),
+                    None => {
+                        return fail(
+                            Some(self.here(io)),
+                            format!("{}: no endianness case for {}", t.name, show(&v)),
+                        )
+                    }
+                }
+            }
+            None => inherited,
+        };
+        lk(&me).le = le;
+        for (k, a) in t.seq.iter().enumerate() {
+            let (sp, start) = self.here(io);
+            self.attr(&cx, a, item, AttrRef::Seq(ty, k))?;
+            let (sp2, end) = self.here(io);
+            if sp == sp2 && a.pos.is_none() {
+                if let Some(s) = lk(&me).sizes.get_mut(k) {
+                    *s = Some(end.saturating_sub(start));
+                }
+            }
+        }
+        lk(&me).end = self.here(io).1;
+        // Instances: nodes read when opened; in derived bytes, read once
+        // the seq of the whole run is.
+        if !t.instances.is_empty() && self.quiet == 0 {
+            let space = self.io(io)?.space;
+            if self.lazy_in(space) {
+                // Listed after the seq; a structure with instances read
+                // elsewhere has no gap leaves (its bytes may be theirs).
+                let end = self.here(io).1;
+                if t.instances.iter().any(|a| a.pos.is_some()) {
+                    if let Some(it) = self.items.get_mut(item) {
+                        it.grown = true;
+                    }
+                }
+                for (k, a) in t.instances.iter().enumerate() {
+                    let mut it = Item::group(a.id.clone(), space, end, 0);
+                    it.group = false;
+                    it.later = Some(Later::Instance(me.clone(), k));
+                    self.push_item(item, it)?;
+                }
+            } else {
+                self.pending.push((me.clone(), item));
+            }
+        }
+        Ok(me)
+    }
+
+    /// The value of instance `k` of `obj`, read once.
+    fn instance(&mut self, obj: &Arc<Obj>, k: usize) -> Res<V> {
+        if let Some(Some(v)) = lk(obj).inst.get(k) {
+            return Ok(v.clone());
+        }
+        self.quiet += 1;
+        let r = self.read_instance(obj, k, NO_ITEM);
+        self.quiet -= 1;
+        r
+    }
+
+    /// Reads instance `k` of `obj` for its node under `item`; a value is
+    /// taken as it was computed, if it was.
+    fn instance_node(&mut self, obj: &Arc<Obj>, k: usize, item: usize) -> Res<V> {
+        let spec = self.spec;
+        let a = spec.types.get(obj.ty).and_then(|t| t.instances.get(k));
+        if let (Some(a), Some(Some(v))) = (a, lk(obj).inst.get(k).cloned()) {
+            if a.value.is_some() {
+                if let Some(val) = scalar_value(&v, 0) {
+                    let (space, off) = self.items.get(item).map_or((0, 0), |i| (i.space, i.off));
+                    self.leaf(item, &a.id, space, off, 0, Some(val))?;
+                }
+                return Ok(v);
+            }
+        }
+        self.read_instance(obj, k, item)
+    }
+
+    fn read_instance(&mut self, obj: &Arc<Obj>, k: usize, item: usize) -> Res<V> {
+        let spec = self.spec;
+        let Some(a) = spec.types.get(obj.ty).and_then(|t| t.instances.get(k)) else {
+            return fail(None, "no such instance");
+        };
+        if lk(obj).busy.contains(&k) {
+            return Err(self.spec_fail(a.at, format!("instance {} needs its own value", a.id)));
+        }
+        if self.depth >= MAX_DEPTH || obj.depth >= MAX_DEPTH {
+            return Err(self.spec_fail(a.at, format!("instances nest more than {MAX_DEPTH} deep")));
+        }
+        lk(obj).busy.push(k);
+        self.depth += 1;
+        self.st.evaluated += 1;
+        let r = self.attr(&Cx::of(obj.clone()), a, item, AttrRef::Inst(obj.ty, k));
+        self.depth -= 1;
+        let mut m = lk(obj);
+        m.busy.retain(|&b| b != k);
+        let v = r?;
+        if let Some(slot) = m.inst.get_mut(k) {
+            if slot.is_none() {
+                *slot = Some(v.clone());
+            }
+        }
+        Ok(v)
+    }
+
+    /// Names the attribute's place in a failure that has none in the data.
+    fn placed(&self, a: &Attr, mut f: Fail) -> Fail {
+        if f.at.is_none() && !f.placed {
+            f.msg = format!("{}: {}: {}", self.spec.place(a.at), a.id, f.msg);
+            f.placed = true;
+        }
+        f
+    }
+
+    /// Reads attribute `a` of the object of `cx` (a `seq` entry or an
+    /// instance) under `item`; returns its value.
+    fn attr(&mut self, cx: &Cx, a: &Attr, item: usize, which: AttrRef) -> Res<V> {
+        // A problem with no place in the data is placed at the attribute
+        // in the description.
+        self.attr_at(cx, a, item, which)
+            .map_err(|f| self.placed(a, f))
+    }
+
+    fn attr_at(&mut self, cx: &Cx, a: &Attr, item: usize, which: AttrRef) -> Res<V> {
+        self.step()?;
+        if let Some(c) = &a.cond {
+            let v = self.eval(cx, c)?;
+            if !truth(&v).map_err(|m| self.spec_fail(a.at, m))? {
+                return Ok(V::Null);
+            }
+        }
+        if let Some(e) = &a.value {
+            let v = self.eval(cx, e)?;
+            let v = match &a.enum_ {
+                Some(path) => self.as_enum(cx, path, v, a.at)?,
+                None => v,
+            };
+            if let Some(val) = scalar_value(&v, 0) {
+                let (space, off) = self.items.get(item).map_or((0, 0), |i| (i.space, i.off));
+                self.leaf(item, &a.id, space, off, 0, Some(val))?;
+            }
+            return Ok(v);
+        }
+        let obj_io = cx.obj.io;
+        let io = match &a.io {
+            Some(e) => match self.eval(cx, e)? {
+                V::Io(i) => i,
+                other => {
+                    return Err(
+                        self.spec_fail(a.at, format!("io is {}, not a stream", show(&other)))
+                    )
+                }
+            },
+            None => obj_io,
+        };
+        let saved = match &a.pos {
+            Some(e) => {
+                let p = self.int(cx, e, a.at)?;
+                let i = self.io_mut(io)?;
+                let saved = (i.pos, i.bits, i.nbits);
+                let Ok(p) = u64::try_from(p) else {
+                    return fail(Some((i.space, i.base)), format!("{}: position {p}", a.id));
+                };
+                i.pos = p;
+                i.nbits = 0;
+                i.bits = 0;
+                Some(saved)
+            }
+            None => None,
+        };
+        let r = self.attr_read(cx, a, item, io, which);
+        if let Some((p, b, n)) = saved {
+            if let Ok(i) = self.io_mut(io) {
+                i.pos = p;
+                i.bits = b;
+                i.nbits = n;
+            }
+        }
+        let v = r?;
+        self.describe(item, a);
+        if let AttrRef::Seq(_, k) = which {
+            if self.used.contains(&a.id) {
+                if let Some(f) = lk(&cx.obj).fields.get_mut(k) {
+                    *f = v.clone();
+                }
+            }
+        }
+        Ok(v)
+    }
+
+    /// A structure read for `a` (under `item`) without a value of its own
+    /// shows the first line of the attribute's `doc`.
+    fn describe(&mut self, item: usize, a: &Attr) {
+        let Some(doc) = &a.doc else {
+            return;
+        };
+        let Some(&last) = self.items.get(item).and_then(|i| i.kids.last()) else {
+            return;
+        };
+        if let Some(it) = self.items.get_mut(last) {
+            if it.name == a.id && it.value.is_none() {
+                let line = doc.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+                it.value = Some(Value::text(line.trim()));
+            }
+        }
+    }
+
+    fn attr_read(&mut self, cx: &Cx, a: &Attr, item: usize, io: usize, which: AttrRef) -> Res<V> {
+        let rep = match &a.repeat {
+            Repeat::No => return self.one(cx, a, &a.id, item, io, None),
+            rep => rep,
+        };
+        let (space, start) = self.here(io);
+        let g = self.push_item(item, Item::group(a.id.clone(), space, start, 0))?;
+        // Elements in the bytes given become nodes when the repeat's node
+        // is opened: here they are read for their values and where they
+        // start.
+        let lazy = g != NO_ITEM && self.lazy_in(space);
+        if lazy {
+            self.quiet += 1;
+        }
+        let keep = self.used.contains(&a.id);
+        let mut marks = Vec::new();
+        let saved = self.io(io)?.clone();
+        let r = self.repeat(cx, a, g, io, rep, keep, lazy.then_some(&mut marks));
+        if lazy {
+            self.quiet -= 1;
+        }
+        let (out, count, mut lazy) = match r? {
+            (out, count, true) => (out, count, lazy),
+            (_, _, false) => {
+                // Elements that start inside a byte cannot be found again
+                // from a byte offset: read them now, for their nodes too.
+                *self.io_mut(io)? = saved;
+                let (out, count, _) = self.repeat(cx, a, g, io, rep, keep, None)?;
+                (out, count, false)
+            }
+        };
+        if count == 0 {
+            lazy = false;
+        }
+        // The elements are read again in a copy of the stream, so that
+        // reading them moves no position another reader sees.
+        let copy = if lazy {
+            let c = self.io(io)?.clone();
+            Some(self.push_io(c)?)
+        } else {
+            None
+        };
+        let (_, end) = self.here(io);
+        if let Some(it) = self.items.get_mut(g) {
+            it.size = end.saturating_sub(start);
+            it.value = Some(Value::text(format!("{count} items")));
+            if let Some(io) = copy {
+                it.later = Some(Later::Repeat {
+                    obj: cx.obj.clone(),
+                    attr: which,
+                    io,
+                    marks,
+                    count,
+                    stop: end,
+                });
+            }
+        }
+        Ok(V::Arr(Arc::new(out)))
+    }
+
+    fn spec_fail(&self, at: Loc, msg: impl AsRef<str>) -> Fail {
+        Fail {
+            at: None,
+            msg: format!("{}: {}", self.spec.place(at), msg.as_ref()),
+            placed: true,
+        }
+    }
+
+    fn int(&mut self, cx: &Cx, e: &Expr, at: Loc) -> Res<i128> {
+        match self.eval(cx, e)? {
+            V::Int(v) => Ok(v),
+            V::Enum(_, v) => Ok(v),
+            V::Bool(b) => Ok(i128::from(b)),
+            other => Err(self.spec_fail(at, format!("{} is not an integer", show(&other)))),
+        }
+    }
+
+    /// The type an attribute reads, with a switch resolved (`None`: no case
+    /// matches and there is no default).
+    fn resolve<'t>(&mut self, cx: &Cx, ty: &'t Type) -> Res<Option<&'t Type>> {
+        let Type::Switch { on, cases } = ty else {
+            return Ok(Some(ty));
+        };
+        let v = self.eval(cx, on)?;
+        let mut default = None;
+        for (k, t) in cases {
+            match k {
+                None => default = Some(t),
+                Some(k) => {
+                    let kv = self.eval(cx, k)?;
+                    if self.equal(&v, &kv)? {
+                        return self.resolve(cx, t);
+                    }
+                }
+            }
+        }
+        match default {
+            Some(t) => self.resolve(cx, t),
+            None => Ok(None),
+        }
+    }
+}
+
+fn truth(v: &V) -> Result<bool, String> {
+    match v {
+        V::Bool(b) => Ok(*b),
+        V::Int(i) => Ok(*i != 0),
+        V::Null => Ok(false),
+        o => Err(format!("{} is not a boolean", show(o))),
+    }
+}
+
+/// Text for messages.
+fn show(v: &V) -> String {
+    match v {
+        V::Null => "null".into(),
+        V::Int(i) => i.to_string(),
+        V::Float(f) => f.to_string(),
+        V::Bool(b) => b.to_string(),
+        V::Str(s) => format!("{s:?}"),
+        V::Bytes(b) => hex(b),
+        V::Arr(a) => format!("an array of {}", a.len()),
+        V::Obj(_) => "an object".into(),
+        V::Io(_) => "a stream".into(),
+        V::Enum(e, x) => format!("{x} ({})", e.name_of(*x).unwrap_or("unknown")),
+    }
+}
+
+fn hex(b: &[u8]) -> String {
+    let mut s = String::from("[");
+    for (i, x) in b.iter().take(16).enumerate() {
+        if i > 0 {
+            s.push(' ');
+        }
+        s.push_str(&format!("{x:02x}"));
+    }
+    if b.len() > 16 {
+        s.push_str(" …");
+    }
+    s.push(']');
+    s
+}
+
+/// The node value of a computed (`value:`) instance.
+fn scalar_value(v: &V, width: u8) -> Option<Value> {
+    Some(match v {
+        V::Int(i) => match u64::try_from(*i) {
+            Ok(u) => Value::U {
+                v: u,
+                width,
+                radix: Radix::Auto,
+            },
+            Err(_) => Value::I {
+                v: i64::try_from(*i).ok()?,
+                width,
+            },
+        },
+        V::Bool(b) => Value::text(b.to_string()),
+        V::Float(f) => Value::text(format!("{f:?}")),
+        V::Str(s) => Value::str(s),
+        V::Bytes(b) => bytes_value(b),
+        V::Enum(e, x) => Value::Named {
+            v: *x as u64,
+            radix: Radix::Auto,
+            name: e.name_of(*x).map(Into::into),
+        },
+        _ => return None,
+    })
+}
+
+fn bytes_value(b: &[u8]) -> Value {
+    if b.len() <= 16 {
+        Value::text(hex(b))
+    } else {
+        Value::Size(b.len() as u64)
+    }
+}
+
+/// Bytes as text in an encoding Kaitai names.
+pub fn decode(b: &[u8], enc: &str) -> String {
+    let e = enc.to_ascii_uppercase().replace(['_', ' '], "-");
+    match e.as_str() {
+        "UTF-16LE" | "UTF-16BE" => {
+            let le = e.ends_with("LE");
+            let units = b.chunks_exact(2).map(|c| match c {
+                [x, y] if le => u16::from_le_bytes([*x, *y]),
+                [x, y] => u16::from_be_bytes([*x, *y]),
+                _ => 0,
+            });
+            char::decode_utf16(units)
+                .map(|r| r.unwrap_or(char::REPLACEMENT_CHARACTER))
+                .collect()
+        }
+        "ISO-8859-1" | "LATIN1" | "LATIN-1" | "ISO8859-1" => {
+            b.iter().map(|&c| char::from(c)).collect()
+        }
+        _ => String::from_utf8_lossy(b).into_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::ksy::expr::parse;
+
+    /// An object of no type, for expressions that name no attribute.
+    fn bare_obj() -> Arc<Obj> {
+        Arc::new(Obj {
+            ty: 0,
+            parent: None,
+            io: 0,
+            depth: 0,
+            params: Vec::new(),
+            m: Mutex::new(ObjMut::default()),
+        })
+    }
+
+    fn ev(s: &str) -> V {
+        let spec = Spec::default();
+        let used = FxHashSet::default();
+        let mut r = Run::new(&spec, &[], &used, State::default());
+        r.st.ios.push(Io {
+            space: 0,
+            base: 0,
+            len: 10,
+            pos: 3,
+            bits: 0,
+            nbits: 0,
+        });
+        let cx = Cx {
+            obj: bare_obj(),
+            index: Some(4),
+            under: None,
+        };
+        let e = parse(s).unwrap();
+        r.eval(&cx, &e).unwrap()
+    }
+
+    fn int(s: &str) -> i128 {
+        match ev(s) {
+            V::Int(i) => i,
+            o => panic!("{s}: {o:?}"),
+        }
+    }
+
+    #[test]
+    fn arithmetic_as_kaitai() {
+        assert_eq!(int("7 / 2"), 3);
+        assert_eq!(int("-7 / 2"), -4);
+        assert_eq!(int("-7 % 3"), 2);
+        assert_eq!(int("7 % 3"), 1);
+        assert_eq!(int("1 << 4 | 3"), 19);
+        assert_eq!(int("0xff & ~0x0f"), 0xf0);
+        assert_eq!(int("5 ^ 3"), 6);
+        assert_eq!(int("2 + 3 * 4 - 1"), 13);
+        assert_eq!(int("true ? 1 : 2"), 1);
+        assert_eq!(int("1 > 2 or 3 == 3 ? 10 : 20"), 10);
+        assert_eq!(int("_index * 2"), 8);
+        assert_eq!(int("_io.size - _io.pos"), 7);
+        assert_eq!(int("'123'.to_i + 1"), 124);
+        assert_eq!(int("'ff'.to_i(16)"), 255);
+        assert_eq!(int("'abc'.length"), 3);
+        assert_eq!(int("[1, 2, 3].size"), 3);
+        assert_eq!(int("[5, 2, 9].max"), 9);
+        assert_eq!(int("[5, 2, 9][1]"), 2);
+        assert_eq!(int("[5, 2, 9].last"), 9);
+        assert_eq!(int("3.7.to_i"), 3);
+        assert_eq!(int("12.as<u4>"), 12);
+        assert!(matches!(ev("'abc'.reverse"), V::Str(s) if &*s == "cba"));
+        assert!(matches!(ev("'hello'.substring(1, 3)"), V::Str(s) if &*s == "el"));
+        assert!(matches!(ev("42.to_s"), V::Str(s) if &*s == "42"));
+        assert!(matches!(ev("'a' + 'b'"), V::Str(s) if &*s == "ab"));
+        assert!(matches!(ev("not (1 < 2)"), V::Bool(false)));
+        assert!(matches!(ev("_io.eof"), V::Bool(false)));
+        assert!(matches!(ev("7.0 / 2"), V::Float(f) if f == 3.5));
+    }
+
+    #[test]
+    fn errors_not_panics() {
+        let spec = Spec::default();
+        let used = FxHashSet::default();
+        let mut r = Run::new(&spec, &[], &used, State::default());
+        let cx = Cx::of(bare_obj());
+        for s in ["1 / 0", "1 % 0", "[1][5]", "'a' - 1", "1 << 200", "nothing"] {
+            assert!(r.eval(&cx, &parse(s).unwrap()).is_err(), "{s}");
+        }
+    }
+
+    #[test]
+    fn an_instance_is_read_once_and_only_when_needed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.ksy");
+        std::fs::write(
+            &path,
+            "meta: {id: t, endian: le}\nseq:\n  - {id: a, type: u1}\ninstances:\n  far: {pos: 100, type: u4}\n  big: {pos: 0, type: u2}\n  twice: {value: big + big}\n",
+        )
+        .unwrap();
+        let spec = crate::formats::ksy::spec::load(&path, &[]).unwrap();
+        let used = names_used(&spec);
+        let data = [1u8, 2, 3, 4];
+        let mut r = Run::new(&spec, &data, &used, State::default());
+        r.root(0, 0, 4).unwrap();
+        // `far` would fail: it is not read, nor is anything else.
+        assert_eq!(r.st.evaluated, 0);
+        assert!(r.diags.is_empty());
+        let root = r.st.root.clone().unwrap();
+        let v = r.instance(&root, 2).unwrap();
+        assert!(matches!(v, V::Int(0x0402)), "{v:?}");
+        // `twice` and `big`, `big` once.
+        assert_eq!(r.st.evaluated, 2);
+        assert!(matches!(r.instance(&root, 1).unwrap(), V::Int(0x0201)));
+        assert_eq!(r.st.evaluated, 2);
+        let f = r.open_instance(&root, 0).unwrap_err();
+        assert!(f.msg.contains("bytes asked for"), "{}", f.msg);
+    }
+
+    #[test]
+    fn decoding() {
+        assert_eq!(decode(b"h\0i\0", "UTF-16LE"), "hi");
+        assert_eq!(decode(b"\0h\0i", "utf-16be"), "hi");
+        assert_eq!(decode(&[0xe9], "ISO-8859-1"), "é");
+        assert_eq!(decode(b"ok", "ASCII"), "ok");
+    }
+}

@@ -1,0 +1,429 @@
+//! What a format parser uses to add nodes and diagnostics. Every range is
+//! checked against the parent's, every read is bounds-checked, every name and
+//! value is made safe to show.
+
+use std::sync::Arc;
+
+use compact_str::CompactString;
+
+use super::facts::Fact;
+use super::format::Format;
+use super::space::{Origin, SpaceId};
+use super::tree::{Arena, Link, Node, NodeId};
+use super::value::Value;
+use super::{text, Diagnostic, Severity};
+
+mod gaps;
+mod nest;
+mod reads;
+mod seq;
+
+pub use gaps::{Gap, GAP_NAMES};
+pub use seq::{group_size, Seq, Step, GROUP};
+
+/// Builds the children of a node when they are first needed.
+pub type LazyFn = Arc<dyn Fn(&mut Builder<'_>, NodeId) + Send + Sync>;
+
+/// Builds one element of an array: `(builder, parent, index, offset)`.
+pub type ElemFn = Arc<dyn Fn(&mut Builder<'_>, NodeId, u64, u64) + Send + Sync>;
+
+/// Detects a format in `[off, off+len)` and parses it under `parent`;
+/// returns the format, or `None` if nothing was recognised.
+pub type Dispatch = fn(&mut Builder<'_>, NodeId, u64, u64) -> Option<Format>;
+
+pub struct Builder<'a> {
+    arena: &'a mut Arena,
+    data: &'a [u8],
+    space: SpaceId,
+    dispatch: Dispatch,
+    /// Building lazy children, which may be built again after release:
+    /// diagnostics are then checked against those already raised.
+    lazy: bool,
+}
+
+impl<'a> Builder<'a> {
+    pub(crate) fn new(
+        arena: &'a mut Arena,
+        data: &'a [u8],
+        space: SpaceId,
+        dispatch: Dispatch,
+    ) -> Self {
+        Builder {
+            arena,
+            data,
+            space,
+            dispatch,
+            lazy: false,
+        }
+    }
+
+    /// A builder for the children of a lazy node.
+    pub(crate) fn for_lazy(mut self) -> Self {
+        self.lazy = true;
+        self
+    }
+
+    /// True when the nodes are built only to find where a link leads
+    /// (by a [`super::LinkTargets`]): the tree that shows the same
+    /// bytes builds them again, so what is costly to make (decoded
+    /// instructions) is worth keeping for it.
+    pub fn finding_targets(&self) -> bool {
+        super::tree::finding_targets()
+    }
+
+    /// What the reader asked the formats to show.
+    pub fn options(&self) -> super::Options {
+        self.arena.options
+    }
+
+    /// True when the tree is read only for the formats nested in it
+    /// ([`super::Options::nested_only`]): a parser then leaves out what
+    /// cannot hold another format (its tables of symbols, strings and
+    /// relocations, debug information, instructions), and builds the
+    /// nodes that lead to nested formats as a full read does, so that
+    /// their addresses are the same.
+    pub fn skips_records(&self) -> bool {
+        self.arena.options.nested_only
+    }
+
+    /// The whole byte space being built: the file, or a derived space.
+    /// Offsets everywhere in the builder are offsets in it.
+    pub fn data(&self) -> &'a [u8] {
+        self.data
+    }
+
+    /// The size of the byte space being built.
+    pub fn file_len(&self) -> u64 {
+        self.data.len() as u64
+    }
+
+    /// The byte space being built (0: the file).
+    pub fn space(&self) -> SpaceId {
+        self.space
+    }
+
+    /// The bytes of `[off, off+len)`, cut to the file.
+    pub fn slice(&self, off: u64, len: u64) -> &'a [u8] {
+        let start = (off.min(self.file_len())) as usize;
+        let end = (off.saturating_add(len).min(self.file_len())) as usize;
+        self.data.get(start..end).unwrap_or(&[])
+    }
+
+    pub fn node(&self, id: NodeId) -> Option<&Node> {
+        self.arena.nodes.get(id.index())
+    }
+
+    /// The node's range, `(offset, end)`; empty for an unknown id.
+    pub fn range(&self, id: NodeId) -> (u64, u64) {
+        self.node(id).map_or((0, 0), |n| (n.offset, n.end()))
+    }
+
+    fn node_mut(&mut self, id: NodeId) -> Option<&mut Node> {
+        self.arena.nodes.get_mut(id.index())
+    }
+
+    /// Adds a child of `parent` covering `[off, off+size)`. A range that is
+    /// not inside the parent's is cut to it, with a warning.
+    pub fn add(
+        &mut self,
+        parent: NodeId,
+        name: impl AsRef<str>,
+        off: u64,
+        size: u64,
+        value: Option<Value>,
+    ) -> NodeId {
+        let name = name.as_ref();
+        self.add_named(parent, CompactString::from(name), off, size, value)
+    }
+
+    /// A leaf whose name is a constant of the parser (`st_name`): not
+    /// escaped, not copied.
+    pub fn field(
+        &mut self,
+        parent: NodeId,
+        name: &'static str,
+        off: u64,
+        size: u64,
+        value: Value,
+    ) -> NodeId {
+        debug_assert!(text::is_plain(name.as_bytes()));
+        self.add_named(
+            parent,
+            CompactString::const_new(name),
+            off,
+            size,
+            Some(value),
+        )
+    }
+
+    /// A node with no value, its name built by the parser.
+    pub fn group_owned(
+        &mut self,
+        parent: NodeId,
+        name: CompactString,
+        off: u64,
+        size: u64,
+    ) -> NodeId {
+        self.add_named(parent, name, off, size, None)
+    }
+
+    /// Makes room for `n` more children of `id`.
+    pub fn reserve(&mut self, id: NodeId, n: usize) {
+        let a = &mut *self.arena;
+        if let Some(p) = a.nodes.get_mut(id.index()) {
+            if !p.unbuilt {
+                if p.children.capacity() == 0 {
+                    p.children = Arena::take_spare(&mut a.spare);
+                }
+                p.children.reserve(n);
+            }
+        }
+    }
+
+    fn add_named(
+        &mut self,
+        parent: NodeId,
+        name: CompactString,
+        off: u64,
+        size: u64,
+        value: Option<Value>,
+    ) -> NodeId {
+        let (pstart, pend, nest) = match self.node(parent) {
+            Some(p) => (p.offset, p.end(), p.nest),
+            None => (0, self.file_len(), 0),
+        };
+        let mut start = off;
+        let mut end = off.saturating_add(size);
+        if start < pstart || end > pend {
+            (start, end) = self.cut_to_parent(&name, off, size, pstart, pend);
+        }
+        let id = NodeId::at(self.arena.nodes.len());
+        self.arena.nodes.push(Node::new(
+            name,
+            start,
+            end - start,
+            value,
+            self.space,
+            Some(parent),
+            nest,
+        ));
+        self.attach(parent, id);
+        id
+    }
+
+    /// A child reaching outside its parent `[pstart, pend)`: a warning,
+    /// and the child's range cut to the parent's.
+    #[cold]
+    #[inline(never)]
+    fn cut_to_parent(
+        &mut self,
+        name: &str,
+        off: u64,
+        size: u64,
+        pstart: u64,
+        pend: u64,
+    ) -> (u64, u64) {
+        self.warn(
+            off.min(pend.saturating_sub(1)).max(pstart),
+            0,
+            format!(
+                "{name} [0x{off:x}+0x{size:x}] lies outside its parent [0x{pstart:x}+0x{:x}]; cut to it",
+                pend - pstart
+            ),
+        );
+        let start = off.clamp(pstart, pend);
+        (start, off.saturating_add(size).clamp(start, pend))
+    }
+
+    /// Lists `id` among the children of `parent` (a parent whose children
+    /// are still to be built gets them when it is opened).
+    fn attach(&mut self, parent: NodeId, id: NodeId) {
+        let a = &mut *self.arena;
+        if let Some(p) = a.nodes.get_mut(parent.index()) {
+            if !p.unbuilt {
+                if p.children.capacity() == 0 {
+                    p.children = Arena::take_spare(&mut a.spare);
+                }
+                p.children.push(id);
+            }
+        }
+    }
+
+    /// A node with no value (a structure or a group).
+    pub fn group(&mut self, parent: NodeId, name: impl AsRef<str>, off: u64, size: u64) -> NodeId {
+        self.add(parent, name, off, size, None)
+    }
+
+    /// A node with a value.
+    pub fn leaf(
+        &mut self,
+        parent: NodeId,
+        name: impl AsRef<str>,
+        off: u64,
+        size: u64,
+        value: impl Into<Value>,
+    ) -> NodeId {
+        self.add(parent, name, off, size, Some(value.into()))
+    }
+
+    /// A leaf whose name the parser built as it is kept.
+    pub fn leaf_owned(
+        &mut self,
+        parent: NodeId,
+        name: CompactString,
+        off: u64,
+        size: u64,
+        value: Value,
+    ) -> NodeId {
+        self.add_named(parent, name, off, size, Some(value))
+    }
+
+    pub fn set_value(&mut self, id: NodeId, value: impl Into<Value>) {
+        let v = value.into();
+        if let Some(n) = self.node_mut(id) {
+            n.value = Some(v);
+        }
+    }
+
+    pub fn set_name(&mut self, id: NodeId, name: impl AsRef<str>) {
+        let v = CompactString::from(name.as_ref());
+        if let Some(n) = self.node_mut(id) {
+            n.name = v;
+        }
+    }
+
+    /// Makes `id` point at `[off, off+size)` of the space being built.
+    pub fn link(&mut self, id: NodeId, off: u64, size: u64) {
+        let space = self.space();
+        self.link_in(id, space, off, size);
+    }
+
+    /// Makes `id` point at `[off, off+size)` of byte space `space` (one
+    /// made before, or the file).
+    pub fn link_in(&mut self, id: NodeId, space: SpaceId, off: u64, size: u64) {
+        if id.index() < self.arena.nodes.len() {
+            self.arena.links.set(
+                id,
+                Link {
+                    space,
+                    offset: off,
+                    size,
+                },
+            );
+        }
+    }
+
+    /// The space [`Builder::derive`] made from `origin`'s bytes, and those
+    /// bytes; `None` when none was made.
+    pub fn derived(&self, origin: Origin) -> Option<(SpaceId, Arc<[u8]>)> {
+        let i = self
+            .arena
+            .spaces
+            .iter()
+            .position(|s| s.origin == Some(origin))?;
+        let sid = SpaceId::at(i);
+        Some((sid, self.arena.derived_bytes(sid)?))
+    }
+
+    /// Marks the node where a format starts.
+    /// Says what identifies `id` among its siblings when its name does not
+    /// (the name keeps its index or is shared): a diff of two trees aligns
+    /// nodes by this key rather than by their order.
+    pub fn set_key(&mut self, id: NodeId, key: impl AsRef<str>) {
+        self.arena
+            .keys
+            .insert(id, compact_str::CompactString::from(key.as_ref()));
+    }
+
+    pub fn set_format(&mut self, id: NodeId, format: Format) {
+        if id.index() < self.arena.nodes.len() {
+            self.arena.formats.set(id, format);
+        }
+    }
+
+    /// Records a fact about node `id` for consumers (see [`Fact`]).
+    pub fn fact(&mut self, id: NodeId, f: Fact) {
+        let mut facts = self.arena.facts.get(id).cloned().unwrap_or_default();
+        facts.add(f);
+        self.arena.facts.set(id, facts);
+    }
+
+    /// The format that starts at `id`, if one does.
+    pub fn format_of(&self, id: NodeId) -> Option<Format> {
+        self.arena.formats.get(id).copied()
+    }
+
+    /// Lets `f` build the children of `id` when they are first needed.
+    pub fn lazy(&mut self, id: NodeId, f: LazyFn) {
+        if let Some(n) = self.node_mut(id) {
+            n.children = Vec::new();
+            n.unbuilt = true;
+            self.arena.lazies.set(id, f);
+        }
+    }
+
+    /// Like [`Builder::lazy`], for a node whose own range and value are
+    /// only known once `f` has run (`f` sets them with
+    /// [`Builder::set_range`] and [`Builder::set_value`]): a part of a
+    /// format that is read only when asked for, such as a computed
+    /// attribute. Walks build such a node before they visit it.
+    pub fn lazy_self(&mut self, id: NodeId, f: LazyFn) {
+        self.lazy(id, f);
+        if let Some(n) = self.node_mut(id) {
+            n.opens_self = true;
+        }
+    }
+
+    /// Sets the range of node `id`, which its own lazy builder is building
+    /// (see [`Builder::lazy_self`]): the range may lie outside the
+    /// parent's, as a structure read elsewhere in the bytes does.
+    pub fn set_range(&mut self, id: NodeId, off: u64, size: u64) {
+        if let Some(n) = self.node_mut(id) {
+            n.offset = off;
+            n.size = size;
+        }
+    }
+
+    // ---- diagnostics ----
+
+    /// Raises a diagnostic at `[off, off+size)` of the space being built.
+    /// One raised again (a lazy node rebuilt) is listed once.
+    pub fn diag(&mut self, severity: Severity, off: u64, size: u64, message: impl Into<String>) {
+        self.diag_in(self.space, severity, off, size, message)
+    }
+
+    fn diag_in(
+        &mut self,
+        space: SpaceId,
+        severity: Severity,
+        off: u64,
+        size: u64,
+        message: impl Into<String>,
+    ) {
+        let m: String = message.into();
+        let d = Diagnostic {
+            severity,
+            space,
+            offset: off,
+            size,
+            message: text::clean(&m).into_owned(),
+        };
+        // What the first build raises is raised once; what lazy builders
+        // raise may come again each time a released node is rebuilt.
+        if !self.lazy {
+            self.arena.diags.push(d);
+        } else if !self.arena.seen.contains(&d) {
+            self.arena.seen.insert(d.clone());
+            self.arena.diags.push(d);
+        }
+    }
+    pub fn error(&mut self, off: u64, size: u64, message: impl Into<String>) {
+        self.diag(Severity::Error, off, size, message)
+    }
+    pub fn warn(&mut self, off: u64, size: u64, message: impl Into<String>) {
+        self.diag(Severity::Warning, off, size, message)
+    }
+    pub fn info(&mut self, off: u64, size: u64, message: impl Into<String>) {
+        self.diag(Severity::Info, off, size, message)
+    }
+}
