@@ -177,13 +177,7 @@ fn configures(b: &mut Builder<'_>, at: NodeId, gen: Option<aie_regs::Gen>, h: &T
         at,
         Fact::Configures(Configures {
             format: Format::NpuTransaction,
-            target: format!(
-                "{} ({} column{})",
-                gen.map_or("aie", aie_regs::Gen::short),
-                h.cols,
-                if h.cols == 1 { "" } else { "s" }
-            )
-            .into(),
+            target: aie_regs::npu_target(gen, u64::from(h.cols)).into(),
             kind: "npu".into(),
         }),
     );

@@ -137,17 +137,12 @@ fn partition_header(
     }
     let pdis = pdis_at.map_or(0, |p| p.0);
     // What it configures, for --targets: the generation and the width.
-    let generation =
-        crate::formats::cdo::aie_regs::Gen::for_partition(hw_gen).map_or("aie", |g| g.short());
+    let generation = crate::formats::cdo::aie_regs::Gen::for_partition(hw_gen);
     b.fact(
         sec.node,
         Fact::Configures(Configures {
             format: Format::Pdi,
-            target: format!(
-                "{generation} ({width} column{})",
-                if width == 1 { "" } else { "s" }
-            )
-            .into(),
+            target: crate::formats::cdo::aie_regs::npu_target(generation, width).into(),
             kind: "npu".into(),
         }),
     );

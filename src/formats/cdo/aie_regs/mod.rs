@@ -54,6 +54,17 @@ impl TileKind {
     }
 }
 
+/// What `--targets` lists an NPU configuration as: its generation's short
+/// name (`aie` where none is known) and how many columns it spans, as in
+/// `aie2p (4 columns)`.
+pub fn npu_target(gen: Option<Gen>, columns: u64) -> String {
+    format!(
+        "{} ({columns} column{})",
+        gen.map_or("aie", Gen::short),
+        if columns == 1 { "" } else { "s" }
+    )
+}
+
 impl Gen {
     /// The generation an xclbin's AIE_METADATA `hw_gen` names (aie-rt's
     /// XAIE_DEV_GEN_* numbers: 2 AIE-ML, 3 AIE2IPU, which uses the AIE-ML
