@@ -12,6 +12,10 @@ pub const COPY_LIMIT: u64 = 16 * 1024 * 1024;
 /// Files up to this size are copied by [`Source::open_for_scan`].
 pub const SCAN_COPY_LIMIT: u64 = 64 * 1024;
 
+/// The block [`Source::release`] widens a range to: the kernel's default
+/// fault-around (16 pages of 4 KiB), the most one read of a map brings in.
+pub const RELEASE_ALIGN: u64 = 64 * 1024;
+
 /// The most bytes read from standard input or a pipe, which cannot be
 /// mapped: they are read into memory.
 pub const STREAM_LIMIT: u64 = 2 << 30;
@@ -211,6 +215,46 @@ impl Source {
         matches!(self.inner, Inner::Map(_))
     }
 
+    /// Gives back the pages of `[off, off+len)` that reads of a map
+    /// brought into the process: they stop counting in its memory, and a
+    /// later read finds the same bytes again in the page cache. The range
+    /// is widened to whole 64 KiB blocks (`RELEASE_ALIGN`), the most the kernel
+    /// maps around one read (its fault-around), so that what one read
+    /// brought in goes whole. Nothing for a copy, which is the process's
+    /// own memory.
+    pub fn release(&self, off: u64, len: u64) {
+        #[cfg(unix)]
+        if let Inner::Map(m) = &self.inner {
+            let size = m.len() as u64;
+            let start = (off / RELEASE_ALIGN * RELEASE_ALIGN).min(size);
+            let end = off
+                .saturating_add(len)
+                .div_ceil(RELEASE_ALIGN)
+                .saturating_mul(RELEASE_ALIGN)
+                .min(size);
+            if end <= start {
+                return;
+            }
+            // SAFETY: the map is shared, read-only and never written
+            // through, so MADV_DONTNEED only drops this process's page
+            // table entries: the next read of a page maps it again from the
+            // page cache, with the file's bytes as before (as for any read
+            // of a map, a file changed by another process shows its new
+            // bytes, which the guard and the change check already report).
+            // No reference into the map is invalidated: the addresses stay
+            // mapped for the life of `self`.
+            let _ = unsafe {
+                m.unchecked_advise_range(
+                    memmap2::UncheckedAdvice::DontNeed,
+                    start as usize,
+                    (end - start) as usize,
+                )
+            };
+        }
+        #[cfg(not(unix))]
+        let _ = (off, len);
+    }
+
     /// True when the file shrank while mapped and a read fell past its new
     /// end: the bytes there read as zeros. Always false for a copy.
     pub fn file_changed(&self) -> bool {
@@ -226,6 +270,50 @@ impl Drop for Source {
         // Stop protecting the map before it is unmapped.
         #[cfg(unix)]
         drop(self.guard.take());
+    }
+}
+
+/// Hands back to the system, as a scan goes, the pages of a mapped file
+/// that its reads brought in ([`Source::release`]). A scan for nested
+/// formats reads a few places of each image it finds (headers, notes,
+/// tables at the image's end); the kernel maps a whole block around each
+/// read, so a file of many images would otherwise hold a block or more of
+/// each for as long as it is open: hundreds of MiB for a fat binary of a
+/// thousand code objects. The ranges of the images read are gathered, and
+/// once they span [`Pager::STEP`] bytes they are released at once.
+pub(crate) struct Pager {
+    src: std::sync::Arc<Source>,
+    /// The ranges read since the last release, as one span.
+    span: Option<(u64, u64)>,
+}
+
+impl Pager {
+    /// The span of read ranges released at once: big enough that the
+    /// system calls are few, small enough to be a small part of memory.
+    pub const STEP: u64 = 4 << 20;
+
+    /// A pager for `src`, when it is a map (a copy has nothing to give).
+    pub fn new(src: &std::sync::Arc<Source>) -> Option<Pager> {
+        src.is_mapped().then(|| Pager {
+            src: src.clone(),
+            span: None,
+        })
+    }
+
+    /// `[off, off+len)` of the file has been read and will not be read
+    /// again soon.
+    pub fn done(&mut self, off: u64, len: u64) {
+        let end = off.saturating_add(len);
+        let (from, to) = match self.span {
+            Some((a, b)) => (a.min(off), b.max(end)),
+            None => (off, end),
+        };
+        if to - from >= Pager::STEP {
+            self.src.release(from, to - from);
+            self.span = None;
+        } else {
+            self.span = Some((from, to));
+        }
     }
 }
 

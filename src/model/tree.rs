@@ -191,6 +191,9 @@ pub(crate) struct Arena {
     pub spare: Vec<Vec<NodeId>>,
     /// What the reader asked the formats to show.
     pub options: Options,
+    /// In a scan for nested formats of a mapped file, what gives back the
+    /// pages of the images read.
+    pub pager: Option<super::source::Pager>,
 }
 
 /// How many emptied lists of children the arena keeps, and the largest
@@ -256,6 +259,10 @@ impl Tree {
     ) -> Tree {
         let len = src.len();
         let root = Node::new(CompactString::from(root_name), 0, len, None, FILE, None, 0);
+        let pager = options
+            .nested_only
+            .then(|| super::source::Pager::new(&src))
+            .flatten();
         let mut t = Tree {
             src,
             arena: Arena {
@@ -274,6 +281,7 @@ impl Tree {
                 derived: 0,
                 keys: FxHashMap::default(),
                 spare: Vec::new(),
+                pager,
                 options,
             },
             dispatch,
@@ -1133,65 +1141,5 @@ fn shared_names(t: &Tree, id: NodeId) -> FxHashMap<NodeId, usize> {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
-    use super::*;
-
-    /// A file of 64 bytes: a group `a` over 0..32 with two leaves named by
-    /// a 100-character name and one named `p` (a bare number linked to
-    /// 16..24, a string linked to 0..8); bytes 32..64 a leaf `b`.
-    pub(crate) fn linked(b: &mut Builder<'_>, root: NodeId, _: u64, _: u64) -> Option<Format> {
-        let long = "x".repeat(100);
-        let a = b.group(root, "a", 0, 32);
-        b.group(a, &long, 0, 8);
-        b.group(a, format!("{long}y"), 8, 8);
-        b.group(a, "t", 16, 16);
-        let p = b.leaf(root, "p", 32, 8, Value::hex(16));
-        b.link(p, 16, 8);
-        let s = b.leaf(root, "s", 40, 8, Value::str("x"));
-        b.link(s, 0, 8);
-        let q = b.leaf(root, "q", 48, 8, Value::hex(20));
-        b.link(q, 20, 4);
-        b.group(root, "r", 56, 8);
-        None
-    }
-
-    #[test]
-    fn links_lead_to_the_node_that_starts_there_named_by_a_short_path() {
-        let mut t = Tree::build(Arc::new(Source::from_vec(vec![0; 64])), "f", linked);
-        let find = |t: &mut Tree, p: &str| t.find_path(p).expect(p);
-        let p = find(&mut t, "p");
-        let s = find(&mut t, "s");
-        let q = find(&mut t, "q");
-        // A bare number's link is named; a string's is not.
-        let l = t.bare_link(p).expect("p's link");
-        assert_eq!(t.bare_link(s), None);
-        assert!(t.link(s).is_some());
-        let to = t.link_target(l).expect("a node at 16");
-        assert_eq!(t.short_path(to), "a/t");
-        // Into the middle of `a/t`: no node starts there.
-        let lq = t.link(q).expect("q's link");
-        let f = t.follow(lq);
-        assert_eq!(t.name(f), "t");
-        assert_eq!(t.link_target(lq), None);
-        assert_eq!(
-            t.link_target(Link {
-                space: FILE,
-                offset: 64,
-                size: 1
-            }),
-            None
-        );
-        // Names past 64 characters are cut to 60 and `…`; two that cut
-        // the same are told apart by `#K`, and the cut address finds the
-        // node again.
-        let a = find(&mut t, "a");
-        let kids = t.children(a);
-        let cut = format!("a/{}…", "x".repeat(60));
-        assert_eq!(t.short_path(kids[0]), format!("{cut}#0"));
-        assert_eq!(t.short_path(kids[1]), format!("{cut}#1"));
-        assert_eq!(t.find_path(&format!("{cut}#1")), Some(kids[1]));
-        // The full address is as it was.
-        assert_eq!(t.path_string(kids[1]), format!("a/{}y", "x".repeat(100)));
-        assert_eq!(t.find_path(&t.path_string(kids[1])), Some(kids[1]));
-    }
-}
+#[path = "tree_tests.rs"]
+pub(crate) mod tests;

@@ -439,3 +439,121 @@ fn targets_read_for_nested_formats_only_are_those_of_a_full_read() {
     }
     assert!(images >= 40, "{images} images in {} files", files.len());
 }
+
+/// The code objects of the bundle sample, as (entry id, bytes), read from
+/// its header here: magic, count, then offset, size, id length and id per
+/// entry.
+fn sample_code_objects() -> Vec<(String, Vec<u8>)> {
+    let b = std::fs::read(common::asset(
+        "hip/debian-librocsparse0-5.3.0__hip_fatbin-first-bundle.hipfb",
+    ))
+    .unwrap();
+    let u64_at = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap()) as usize;
+    assert_eq!(&b[..24], b"__CLANG_OFFLOAD_BUNDLE__");
+    let mut at = 32;
+    let mut out = Vec::new();
+    for _ in 0..u64_at(24) {
+        let (off, size, n) = (u64_at(at), u64_at(at + 8), u64_at(at + 16));
+        let id = String::from_utf8(b[at + 24..at + 24 + n].to_vec()).unwrap();
+        at += 24 + n;
+        if size > 0 && id.starts_with("hipv4-") {
+            out.push((id, b[off..off + size].to_vec()));
+        }
+    }
+    out
+}
+
+/// The peak resident memory of `fwview ARGS` in KiB (`ru_maxrss` of the
+/// child alone, through wait4), with its exit code; output goes to a file.
+/// The child is reaped by wait4, which `Child` does not know of.
+#[allow(clippy::zombie_processes)]
+fn peak_kib(args: &[&OsStr], out: &Path) -> (i32, i64) {
+    use std::os::unix::process::CommandExt;
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_fwview"))
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::fs::File::create(out).unwrap())
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: rusage is plain data that wait4 fills.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    let start = std::time::Instant::now();
+    loop {
+        // SAFETY: the pid is our child's, reaped here (not by `Child`).
+        let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut ru) };
+        if r == pid {
+            return (libc::WEXITSTATUS(status), ru.ru_maxrss);
+        }
+        assert_eq!(r, 0, "wait4");
+        if start.elapsed() > LIMIT {
+            // SAFETY: as above; the child is killed, then reaped.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+                libc::wait4(pid, &mut status, 0, &mut ru);
+            }
+            panic!("fwview {args:?} still ran after {LIMIT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// A fat binary of many code objects spread over hundreds of MiB (a
+/// sparse file: the holes between them read as zeros) is scanned for its
+/// images without holding the pages it read: `--targets` lists every
+/// image, and its peak memory stays far below the file's size. Without
+/// giving the pages back, each image read kept the block the kernel maps
+/// around a read, and the peak grew with the file (300 MiB here).
+#[test]
+fn targets_of_a_big_fat_binary_hold_little_memory() {
+    let objs = sample_code_objects();
+    assert!(objs.len() >= 4, "{} code objects in the sample", objs.len());
+    const ENTRIES: usize = 1200;
+    const STRIDE: u64 = 256 << 10;
+    let ids: Vec<String> = (0..ENTRIES)
+        .map(|i| format!("{}-{i}", objs[i % objs.len()].0))
+        .collect();
+    let table: usize = ids.iter().map(|id| 24 + id.len()).sum();
+    let first = (32 + table as u64).div_ceil(STRIDE) * STRIDE;
+    let mut head = b"__CLANG_OFFLOAD_BUNDLE__".to_vec();
+    head.extend((ENTRIES as u64).to_le_bytes());
+    for (i, id) in ids.iter().enumerate() {
+        head.extend((first + i as u64 * STRIDE).to_le_bytes());
+        head.extend((objs[i % objs.len()].1.len() as u64).to_le_bytes());
+        head.extend((id.len() as u64).to_le_bytes());
+        head.extend(id.as_bytes());
+    }
+    let dir = common::scratch();
+    let p = dir.path().join("big.hipfb");
+    {
+        use std::io::{Seek, SeekFrom, Write};
+        let mut f = std::fs::File::create(&p).unwrap();
+        f.write_all(&head).unwrap();
+        for i in 0..ENTRIES {
+            f.seek(SeekFrom::Start(first + i as u64 * STRIDE)).unwrap();
+            f.write_all(&objs[i % objs.len()].1).unwrap();
+        }
+        f.set_len(first + ENTRIES as u64 * STRIDE).unwrap();
+    }
+    let size = std::fs::metadata(&p).unwrap().len();
+    assert!(size > 300 << 20, "{size} bytes");
+    let scratch = common::scratch();
+    let out = scratch.path().join("out");
+    // The file alone, and the folder that holds it: both scan it.
+    for arg in [p.as_os_str(), dir.path().as_os_str()] {
+        let (code, kib) = peak_kib(&[OsStr::new("--targets"), arg], &out);
+        assert_eq!(code, 0, "{arg:?}");
+        let lines = std::fs::read_to_string(&out).unwrap();
+        let images = lines.lines().filter(|l| l.contains("hipv4-amdgcn")).count();
+        assert_eq!(images, ENTRIES, "{arg:?}");
+        assert!(
+            kib < 100 << 10,
+            "--targets {arg:?} of a {} MiB fat binary peaked at {} MiB",
+            size >> 20,
+            kib >> 10
+        );
+    }
+}

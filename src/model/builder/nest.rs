@@ -63,6 +63,11 @@ impl Builder<'_> {
         if let Some(name) = f {
             self.set_format(parent, name);
         }
+        if self.space == crate::model::FILE {
+            if let Some(p) = self.arena.pager.as_mut() {
+                p.done(off, len);
+            }
+        }
         f
     }
 
