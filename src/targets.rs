@@ -67,6 +67,7 @@ impl Finder {
             }
             if was_lazy {
                 t.release_below(id, mark);
+                t.drop_spaces_from(mark);
             }
         }
         self.leave(id);

@@ -71,13 +71,21 @@ pub struct Space {
     /// None for the file.
     pub origin: Option<Origin>,
     pub(crate) bytes: Option<Arc<[u8]>>,
+    /// The tree's node count when the space was made (see
+    /// [`crate::model::Tree::drop_spaces_from`]).
+    pub(crate) made_at: usize,
+    /// `Some(size)` once the bytes were given back: the space keeps its
+    /// number, and the next [`crate::model::Builder::derive`] of its origin
+    /// makes the bytes again.
+    pub(crate) dropped: Option<u64>,
 }
 
 impl Space {
     pub fn size(&self, file_len: u64) -> u64 {
-        match &self.bytes {
-            Some(b) => b.len() as u64,
-            None => file_len,
+        match (&self.bytes, self.dropped) {
+            (_, Some(len)) => len,
+            (Some(b), None) => b.len() as u64,
+            (None, None) => file_len,
         }
     }
 

@@ -277,6 +277,8 @@ impl Tree {
                     name: CompactString::const_new("file"),
                     origin: None,
                     bytes: None,
+                    made_at: 0,
+                    dropped: None,
                 }],
                 derived: 0,
                 keys: FxHashMap::default(),
@@ -558,6 +560,30 @@ impl Tree {
     /// built nothing else since.
     pub fn release_below(&mut self, id: NodeId, mark: usize) {
         self.release(id, mark);
+    }
+
+    /// Gives back the bytes of the derived spaces made since [`Tree::mark`]
+    /// gave `mark`, once the nodes built since are released
+    /// ([`Tree::release_below`]): a scan that will not come back to them
+    /// (`--targets`) then holds the inflated bytes of one image at a time,
+    /// not of all. Each space keeps its number and size, and is made again
+    /// if a node in it is built again. Spaces are made in order, so the
+    /// ones since `mark` are the last of the list.
+    pub fn drop_spaces_from(&mut self, mark: usize) {
+        if self.arena.nodes.len() > mark {
+            return;
+        }
+        for s in self.arena.spaces.iter_mut().skip(1).rev() {
+            if s.made_at < mark {
+                break;
+            }
+            if s.dropped.is_none() {
+                if let Some(b) = &s.bytes {
+                    s.dropped = Some(b.len() as u64);
+                    s.bytes = Some(Arc::from(Vec::new()));
+                }
+            }
+        }
     }
 
     /// The node's own segment of its address (see [`Tree::path_string`]).

@@ -60,3 +60,50 @@ fn links_lead_to_the_node_that_starts_there_named_by_a_short_path() {
     assert_eq!(t.path_string(kids[1]), format!("a/{}y", "x".repeat(100)));
     assert_eq!(t.find_path(&t.path_string(kids[1])), Some(kids[1]));
 }
+
+/// A lazy node `z` whose children are a space made from bytes 0..8 (each
+/// byte plus one) and a leaf in it.
+fn derives(b: &mut Builder<'_>, root: NodeId, _: u64, _: u64) -> Option<Format> {
+    let z = b.group(root, "z", 0, 8);
+    b.lazy(
+        z,
+        Arc::new(|b: &mut Builder<'_>, z: NodeId| {
+            let made = b.derive(z, "plus one", 0, 8, "test", |src, _| {
+                Ok(src.iter().map(|x| x + 1).collect())
+            });
+            if let Some(d) = made {
+                b.within(d, |b, d| {
+                    b.leaf(d, "first", 0, 1, Value::hex(0));
+                });
+            }
+        }),
+    );
+    None
+}
+
+#[test]
+fn dropped_spaces_keep_their_number_and_are_made_again() {
+    let mut t = Tree::build(
+        Arc::new(Source::from_vec((0..8).collect())),
+        "f",
+        derives,
+    );
+    let z = t.find_path("z").expect("z");
+    let mark = t.mark();
+    t.expand(z);
+    let d = t.find_path("z/plus one").expect("the space's node");
+    let sid = t.node(d).map(|n| n.space).expect("a node");
+    assert_eq!(t.space_bytes(sid), &[1, 2, 3, 4, 5, 6, 7, 8]);
+    t.release_below(z, mark);
+    t.drop_spaces_from(mark);
+    // Given back: empty, but the same number and size.
+    assert!(t.space_bytes(sid).is_empty());
+    assert_eq!(t.spaces().len(), 2);
+    assert_eq!(t.spaces()[1].size(8), 8);
+    // Built again: the same space, its bytes made again.
+    t.expand(z);
+    let d = t.find_path("z/plus one").expect("the space's node again");
+    assert_eq!(t.node(d).map(|n| n.space), Some(sid));
+    assert_eq!(t.space_bytes(sid), &[1, 2, 3, 4, 5, 6, 7, 8]);
+    assert_eq!(t.spaces().len(), 2);
+}

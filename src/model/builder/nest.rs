@@ -111,9 +111,23 @@ impl Builder<'_> {
             .spaces
             .iter()
             .position(|s| s.origin == Some(origin));
-        let sid = match existing {
-            Some(i) => SpaceId::at(i),
-            None => {
+        let dropped = existing
+            .and_then(|i| self.arena.spaces.get(i))
+            .and_then(|s| s.dropped);
+        let sid = match (existing, dropped) {
+            (Some(i), None) => SpaceId::at(i),
+            // Made before and given back since: made again, as it was.
+            (Some(i), Some(len)) => {
+                let src = self.slice(off, size);
+                let bytes = make(src, len).ok().filter(|b| b.len() as u64 == len)?;
+                let made_at = self.arena.nodes.len();
+                let s = self.arena.spaces.get_mut(i)?;
+                s.bytes = Some(Arc::from(bytes));
+                s.dropped = None;
+                s.made_at = made_at;
+                SpaceId::at(i)
+            }
+            (None, _) => {
                 let limit = self.derive_budget(size);
                 let src = self.slice(off, size);
                 let bytes = match make(src, limit) {
@@ -137,10 +151,13 @@ impl Builder<'_> {
                     return None;
                 };
                 self.arena.derived = self.arena.derived.saturating_add(bytes.len() as u64);
+                let made_at = self.arena.nodes.len();
                 self.arena.spaces.push(Space {
                     name: CompactString::from(name),
                     origin: Some(origin),
                     bytes: Some(Arc::from(bytes)),
+                    made_at,
+                    dropped: None,
                 });
                 id
             }
@@ -179,10 +196,13 @@ impl Builder<'_> {
         if self.arena.spaces.iter().any(|s| s.origin == Some(origin)) {
             return;
         }
+        let made_at = self.arena.nodes.len();
         self.arena.spaces.push(Space {
             name: CompactString::from(name),
             origin: Some(origin),
             bytes: Some(Arc::from(Vec::new())),
+            made_at,
+            dropped: None,
         });
     }
 
