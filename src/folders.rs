@@ -178,6 +178,13 @@ const BUDGET: u64 = 128 << 20;
 /// A file this small goes beside any other.
 const SMALL: u64 = 8 << 20;
 
+/// The most of [`BUDGET`] a file read for nested formats only takes: such
+/// a scan gives back the pages it read as it goes, and holds the inflated
+/// bytes of one image at a time (`model::source::Pager`,
+/// `Tree::drop_spaces_from`), so its memory does not grow with the file's
+/// size. Two such files of any size go side by side.
+const SCAN_SHARE: u64 = BUDGET / 2;
+
 /// The bytes held by workers now, of [`BUDGET`], and how many workers
 /// wait for a share too large to go now.
 static HELD: std::sync::Mutex<(u64, usize)> = std::sync::Mutex::new((0, 0));
@@ -228,7 +235,11 @@ pub fn with_tree<T>(
     // Taken before the file is opened (a small one is read into memory),
     // given back when its tree is gone.
     let size = before.map_or(0, |(len, _)| len);
-    let _share = Budget::take(size);
+    let _share = Budget::take(if options.nested_only {
+        size.min(SCAN_SHARE)
+    } else {
+        size
+    });
     // A scan for nested formats reads few pages of a file: it maps it.
     let src = if options.nested_only {
         Source::open_for_scan(path)
@@ -298,6 +309,37 @@ pub const CHANGED: &str =
 pub fn in_order<I: Sync, T: Send>(
     items: &[I],
     work: impl Fn(&I) -> T + Sync,
+    emit: impl FnMut(usize, T) -> bool,
+) {
+    let order: Vec<usize> = (0..items.len()).collect();
+    in_order_taken(items, &order, work, emit);
+}
+
+/// As [`in_order`], but the workers take the largest files first (by
+/// their size now): the largest file of a folder takes longest, and
+/// started last it would leave one core working alone at the end. The
+/// results still go to `emit` in the items' order; those of smaller files
+/// wait meanwhile (a file's records, not its bytes).
+pub fn in_order_largest_first<T: Send>(
+    files: &[Found],
+    work: impl Fn(&Found) -> T + Sync,
+    emit: impl FnMut(usize, T) -> bool,
+) {
+    let sizes: Vec<u64> = files
+        .iter()
+        .map(|f| std::fs::metadata(&f.path).map_or(0, |m| m.len()))
+        .collect();
+    let mut order: Vec<usize> = (0..files.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(sizes.get(i).copied().unwrap_or(0)));
+    in_order_taken(files, &order, work, emit);
+}
+
+/// Runs `work` on `items[order[0]]`, `items[order[1]]`, … on the rayon
+/// pool, and hands each result to `emit` in the items' own order.
+fn in_order_taken<I: Sync, T: Send>(
+    items: &[I],
+    order: &[usize],
+    work: impl Fn(&I) -> T + Sync,
     mut emit: impl FnMut(usize, T) -> bool,
 ) {
     let next = AtomicUsize::new(0);
@@ -311,7 +353,10 @@ pub fn in_order<I: Sync, T: Send>(
                     let tx = tx.clone();
                     rs.spawn(move |_| {
                         while !stop.load(Ordering::Relaxed) {
-                            let i = next.fetch_add(1, Ordering::Relaxed);
+                            let k = next.fetch_add(1, Ordering::Relaxed);
+                            let Some(&i) = order.get(k) else {
+                                break;
+                            };
                             let Some(item) = items.get(i) else {
                                 break;
                             };
@@ -412,7 +457,7 @@ fn drain<T: Send>(
     let progress = Progress::new(files.len());
     let mut read = 0;
     let mut err = None;
-    in_order(files, work, |_, (r, path)| {
+    in_order_largest_first(files, work, |_, (r, path)| {
         progress.step();
         match r {
             Ok(r) => {

@@ -22,8 +22,13 @@ impl Method {
 /// Inflates `data` with `method`, reading at most `limit + 1` bytes so
 /// that a payload longer than `limit` shows.
 pub fn inflate(data: &[u8], method: Method, limit: u64) -> Result<Vec<u8>, String> {
-    let mut out = Vec::new();
     let cap = limit.saturating_add(1);
+    if method == Method::Zstd {
+        if let Some(out) = zstd_in_one(data, cap) {
+            return Ok(out);
+        }
+    }
+    let mut out = Vec::new();
     let r = match method {
         Method::Zstd => match zstd::stream::read::Decoder::new(data) {
             Ok(d) => d.take(cap).read_to_end(&mut out),
@@ -40,6 +45,34 @@ pub fn inflate(data: &[u8], method: Method, limit: u64) -> Result<Vec<u8>, Strin
             method.name()
         )),
     }
+}
+
+/// zstd data whose frame says its size, that size at most `cap`,
+/// inflated in one call into a buffer of that size, by a decoder kept for
+/// the thread: faster than the stream (no copies through its window, no
+/// regrowing, no decoder made per call). None where the size is not said
+/// or the bytes do not inflate to exactly it (several frames, damage): the
+/// stream then reads them as before.
+fn zstd_in_one(data: &[u8], cap: u64) -> Option<Vec<u8>> {
+    use std::cell::RefCell;
+    thread_local! {
+        static DECODER: RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+            const { RefCell::new(None) };
+    }
+    let size = zstd::zstd_safe::get_frame_content_size(data).ok()??;
+    if size == 0 || size > cap {
+        return None;
+    }
+    let mut out = Vec::with_capacity(usize::try_from(size).ok()?);
+    DECODER.with(|d| {
+        let mut d = d.try_borrow_mut().ok()?;
+        if d.is_none() {
+            *d = zstd::bulk::Decompressor::new().ok();
+        }
+        let n = d.as_mut()?.decompress_to_buffer(data, &mut out).ok()?;
+        (n as u64 == size).then_some(())
+    })?;
+    Some(out)
 }
 
 /// Inflates what a header announces as `announced` bytes, within `limit`

@@ -57,9 +57,22 @@ pub(crate) fn back_to_back(
         let g = b.group(parent, format!("{} [{i}]", p.name), at, end - at);
         b.set_format(g, (p.format)(b.slice(at, end - at)));
         (p.open)(b, g, at, end - at);
+        b.pages_read(at, end - at);
         Some(end)
     });
-    let seq = Seq::scan(off, stop, p.max, |at| Some(off + p.end(d, at - off)), step);
+    // Counting the containers reads the header of each: the pages those
+    // reads bring in may go back as the count goes (`Builder::pages_read`).
+    let seq = Seq::scan(
+        off,
+        stop,
+        p.max,
+        |at| {
+            let end = off + p.end(d, at - off);
+            b.pages_read(at, end.saturating_sub(at));
+            Some(end)
+        },
+        step,
+    );
     let n = seq.count();
     if seq.stop() < stop {
         b.warn(

@@ -276,43 +276,49 @@ impl Drop for Source {
 /// Hands back to the system, as a scan goes, the pages of a mapped file
 /// that its reads brought in ([`Source::release`]). A scan for nested
 /// formats reads a few places of each image it finds (headers, notes,
-/// tables at the image's end); the kernel maps a whole block around each
-/// read, so a file of many images would otherwise hold a block or more of
-/// each for as long as it is open: hundreds of MiB for a fat binary of a
-/// thousand code objects. The ranges of the images read are gathered, and
-/// once they span [`Pager::STEP`] bytes they are released at once.
+/// tables at the image's end, the compressed bytes it inflates); the kernel
+/// maps a whole block around each read, so a file of many images would
+/// otherwise hold a block or more of each for as long as it is open:
+/// hundreds of MiB for a fat binary of a thousand code objects. Parsers and
+/// walks report what they are done with; once the reports add up to
+/// [`Pager::STEP`] bytes, every page of the map is given back at once. Not
+/// only the reported ranges: a read that no report covers (a header looked
+/// at to find the next container, a pointer's target checked) would
+/// otherwise stay. A page still in use is mapped again from the page cache
+/// at its next read, for the cost of a minor fault.
 pub(crate) struct Pager {
     src: std::sync::Arc<Source>,
-    /// The ranges read since the last release, as one span.
-    span: Option<(u64, u64)>,
+    /// Bytes of the blocks reported since the last release.
+    done: u64,
 }
 
 impl Pager {
-    /// The span of read ranges released at once: big enough that the
-    /// system calls are few, small enough to be a small part of memory.
+    /// How many bytes reported done give back the map's pages: big enough
+    /// that the system calls are few, small enough that what is held
+    /// between them is a small part of memory.
     pub const STEP: u64 = 4 << 20;
 
     /// A pager for `src`, when it is a map (a copy has nothing to give).
     pub fn new(src: &std::sync::Arc<Source>) -> Option<Pager> {
         src.is_mapped().then(|| Pager {
             src: src.clone(),
-            span: None,
+            done: 0,
         })
     }
 
     /// `[off, off+len)` of the file has been read and will not be read
-    /// again soon.
+    /// again soon. It counts as the blocks the kernel maps around reads of
+    /// it: even one byte brings in a block ([`RELEASE_ALIGN`]).
     pub fn done(&mut self, off: u64, len: u64) {
-        let end = off.saturating_add(len);
-        let (from, to) = match self.span {
-            Some((a, b)) => (a.min(off), b.max(end)),
-            None => (off, end),
-        };
-        if to - from >= Pager::STEP {
-            self.src.release(from, to - from);
-            self.span = None;
-        } else {
-            self.span = Some((from, to));
+        let first = off / RELEASE_ALIGN;
+        let last = off.saturating_add(len.max(1) - 1) / RELEASE_ALIGN;
+        let blocks = last - first + 1;
+        self.done = self
+            .done
+            .saturating_add(blocks.saturating_mul(RELEASE_ALIGN));
+        if self.done >= Pager::STEP {
+            self.src.release(0, self.src.len());
+            self.done = 0;
         }
     }
 }

@@ -562,11 +562,25 @@ impl Tree {
         self.release(id, mark);
     }
 
+    /// In a scan of a mapped file for nested formats, gives the pages of
+    /// node `id`'s bytes back to the system (see `model::source::Pager`):
+    /// for a walk that is done with the node.
+    pub fn pages_done(&mut self, id: NodeId) {
+        let Some(n) = self.arena.nodes.get(id.index()) else {
+            return;
+        };
+        if let (FILE, Some(p)) = (n.space, self.arena.pager.as_mut()) {
+            p.done(n.offset, n.size);
+        }
+    }
+
     /// Gives back the bytes of the derived spaces made since [`Tree::mark`]
     /// gave `mark`, once the nodes built since are released
     /// ([`Tree::release_below`]): a scan that will not come back to them
     /// (`--targets`) then holds the inflated bytes of one image at a time,
-    /// not of all. Each space keeps its number and size, and is made again
+    /// not of all, and [`crate::model::space::MAX_DERIVED`] bounds what
+    /// is held, not what was ever made. Each space keeps its number and
+    /// size, and is made again
     /// if a node in it is built again. Spaces are made in order, so the
     /// ones since `mark` are the last of the list.
     pub fn drop_spaces_from(&mut self, mark: usize) {
@@ -579,8 +593,12 @@ impl Tree {
             }
             if s.dropped.is_none() {
                 if let Some(b) = &s.bytes {
-                    s.dropped = Some(b.len() as u64);
+                    let len = b.len() as u64;
+                    s.dropped = Some(len);
                     s.bytes = Some(Arc::from(Vec::new()));
+                    // No longer held: the bound on what derived spaces
+                    // hold together leaves room for the next ones.
+                    self.arena.derived = self.arena.derived.saturating_sub(len);
                 }
             }
         }

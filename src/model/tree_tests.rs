@@ -83,11 +83,7 @@ fn derives(b: &mut Builder<'_>, root: NodeId, _: u64, _: u64) -> Option<Format> 
 
 #[test]
 fn dropped_spaces_keep_their_number_and_are_made_again() {
-    let mut t = Tree::build(
-        Arc::new(Source::from_vec((0..8).collect())),
-        "f",
-        derives,
-    );
+    let mut t = Tree::build(Arc::new(Source::from_vec((0..8).collect())), "f", derives);
     let z = t.find_path("z").expect("z");
     let mark = t.mark();
     t.expand(z);

@@ -555,14 +555,15 @@ fn targets_of_a_big_fat_binary_hold_little_memory() {
 }
 
 /// A host object whose `.nv_fatbin` holds many LZ4-compressed PTX entries
-/// of 4 MiB each once inflated (600 MiB in all, from a file of a few
+/// of 4 MiB each once inflated (1.2 GiB in all, from a file of a few
 /// hundred KiB) is scanned one inflated entry at a time: `--targets` lists
 /// every entry and its peak memory stays far below what they inflate to.
-/// Before, every inflated entry was kept until the scan ended.
+/// Before, every inflated entry was kept until the scan ended, and those
+/// past the bound on derived bytes held at once (1 GiB) were not listed.
 #[test]
 fn targets_of_many_compressed_entries_hold_one_at_a_time() {
     use common::build::{elf64, Sec, EM_X86_64, SHT_PROGBITS};
-    const ENTRIES: usize = 150;
+    const ENTRIES: usize = 300;
     const FLAG_LZ4: u64 = 0x2000;
     let mut ptx =
         b"//\n.version 7.0\n.target sm_75\n.address_size 64\n.visible .entry kern(\n)\n{\n ret;\n}\n"

@@ -309,10 +309,8 @@ impl Builder<'_> {
             // be read from the disk): it is not known to be zero.
             size <= MAX_GAP_READ && b.len() as u64 == size && b.iter().all(|&x| x == 0)
         };
-        if space == crate::model::FILE && size <= MAX_GAP_READ {
-            if let Some(p) = self.arena.pager.as_mut() {
-                p.done(off, size);
-            }
+        if space == self.space && size <= MAX_GAP_READ {
+            self.pages_read(off, size);
         }
         let unread = size > MAX_GAP_READ;
         let (name, diag): (&'static str, Option<(Severity, String)>) = match rule {

@@ -63,12 +63,19 @@ impl Builder<'_> {
         if let Some(name) = f {
             self.set_format(parent, name);
         }
+        self.pages_read(off, len);
+        f
+    }
+
+    /// `[off, off+len)` of the space being built has been read and will
+    /// not be read again soon: in a scan of a mapped file, its pages may go
+    /// back to the system (see `model::source::Pager`).
+    pub(crate) fn pages_read(&mut self, off: u64, len: u64) {
         if self.space == crate::model::FILE {
             if let Some(p) = self.arena.pager.as_mut() {
                 p.done(off, len);
             }
         }
-        f
     }
 
     /// The nesting depth of `id`'s contents.
@@ -119,18 +126,23 @@ impl Builder<'_> {
             // Made before and given back since: made again, as it was.
             (Some(i), Some(len)) => {
                 let src = self.slice(off, size);
-                let bytes = make(src, len).ok().filter(|b| b.len() as u64 == len)?;
+                let made = make(src, len);
+                self.pages_read(off, size);
+                let bytes = made.ok().filter(|b| b.len() as u64 == len)?;
                 let made_at = self.arena.nodes.len();
                 let s = self.arena.spaces.get_mut(i)?;
                 s.bytes = Some(Arc::from(bytes));
                 s.dropped = None;
                 s.made_at = made_at;
+                self.arena.derived = self.arena.derived.saturating_add(len);
                 SpaceId::at(i)
             }
             (None, _) => {
                 let limit = self.derive_budget(size);
                 let src = self.slice(off, size);
-                let bytes = match make(src, limit) {
+                let made = make(src, limit);
+                self.pages_read(off, size);
+                let bytes = match made {
                     Ok(b) => b,
                     Err(e) => {
                         self.error(off, size, format!("{name}: {e}"));

@@ -205,12 +205,11 @@ pub(super) fn indexed(
     a: u64,
     l: u64,
 ) -> bool {
-    if !readable(elf) {
-        return false;
-    }
+    // The name first: `readable` looks at every section, and this runs
+    // for each (a cubin has thousands).
     match s.name.as_str() {
-        ".debug_str_offsets" => indexed::str_offsets(b, id, elf, a, l),
-        ".debug_addr" => indexed::addr(b, id, elf, a, l),
+        ".debug_str_offsets" if readable(elf) => indexed::str_offsets(b, id, elf, a, l),
+        ".debug_addr" if readable(elf) => indexed::addr(b, id, elf, a, l),
         _ => false,
     }
 }
