@@ -65,12 +65,17 @@ pub struct Origin {
     pub method: &'static str,
 }
 
+/// The bytes of a derived space, shared by the builders and readers that
+/// hold them. A `Vec` behind the `Arc`, so that the bytes a decoder made go
+/// in as they are, not copied.
+pub type SpaceBytes = Arc<Vec<u8>>;
+
 /// One byte space.
 pub struct Space {
     pub name: CompactString,
     /// None for the file.
     pub origin: Option<Origin>,
-    pub(crate) bytes: Option<Arc<[u8]>>,
+    pub(crate) bytes: Option<SpaceBytes>,
     /// The tree's node count when the space was made (see
     /// [`crate::model::Tree::drop_spaces_from`]).
     pub(crate) made_at: usize,

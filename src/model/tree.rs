@@ -226,7 +226,7 @@ impl Arena {
 
     /// The bytes of derived space `space` (`None` for the file, whose bytes
     /// the source holds, and for a space not made).
-    pub(crate) fn derived_bytes(&self, space: SpaceId) -> Option<Arc<[u8]>> {
+    pub(crate) fn derived_bytes(&self, space: SpaceId) -> Option<super::space::SpaceBytes> {
         if space == FILE {
             return None;
         }
@@ -595,7 +595,7 @@ impl Tree {
                 if let Some(b) = &s.bytes {
                     let len = b.len() as u64;
                     s.dropped = Some(len);
-                    s.bytes = Some(Arc::from(Vec::new()));
+                    s.bytes = Some(Arc::new(Vec::new()));
                     // No longer held: the bound on what derived spaces
                     // hold together leaves room for the next ones.
                     self.arena.derived = self.arena.derived.saturating_sub(len);

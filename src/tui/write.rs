@@ -14,7 +14,7 @@ use crate::model::{text, Source};
 /// The bytes a write reads, kept alive for its thread.
 enum Held {
     File(Arc<Source>),
-    Space(Arc<[u8]>),
+    Space(crate::model::space::SpaceBytes),
 }
 
 impl Held {

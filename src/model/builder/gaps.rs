@@ -1,6 +1,6 @@
 //! Gap leaves: what the bytes no child covers become.
 
-use std::sync::Arc;
+use crate::model::space::SpaceBytes;
 
 use compact_str::CompactString;
 
@@ -289,7 +289,7 @@ impl Builder<'_> {
         rule: Gap,
         last: bool,
     ) -> NodeId {
-        let bytes: Option<Arc<[u8]>> = if space == self.space {
+        let bytes: Option<SpaceBytes> = if space == self.space {
             None
         } else {
             self.arena.derived_bytes(space)

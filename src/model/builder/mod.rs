@@ -315,7 +315,7 @@ impl<'a> Builder<'a> {
 
     /// The space [`Builder::derive`] made from `origin`'s bytes, and those
     /// bytes; `None` when none was made.
-    pub fn derived(&self, origin: Origin) -> Option<(SpaceId, Arc<[u8]>)> {
+    pub fn derived(&self, origin: Origin) -> Option<(SpaceId, crate::model::space::SpaceBytes)> {
         let i = self
             .arena
             .spaces

@@ -131,7 +131,7 @@ impl Builder<'_> {
                 let bytes = made.ok().filter(|b| b.len() as u64 == len)?;
                 let made_at = self.arena.nodes.len();
                 let s = self.arena.spaces.get_mut(i)?;
-                s.bytes = Some(Arc::from(bytes));
+                s.bytes = Some(Arc::new(bytes));
                 s.dropped = None;
                 s.made_at = made_at;
                 self.arena.derived = self.arena.derived.saturating_add(len);
@@ -167,7 +167,7 @@ impl Builder<'_> {
                 self.arena.spaces.push(Space {
                     name: CompactString::from(name),
                     origin: Some(origin),
-                    bytes: Some(Arc::from(bytes)),
+                    bytes: Some(Arc::new(bytes)),
                     made_at,
                     dropped: None,
                 });
@@ -212,7 +212,7 @@ impl Builder<'_> {
         self.arena.spaces.push(Space {
             name: CompactString::from(name),
             origin: Some(origin),
-            bytes: Some(Arc::from(Vec::new())),
+            bytes: Some(Arc::new(Vec::new())),
             made_at,
             dropped: None,
         });

@@ -229,7 +229,7 @@ struct Place {
     space: SpaceId,
     at: u64,
     len: u64,
-    own: Option<Arc<[u8]>>,
+    own: Option<crate::model::space::SpaceBytes>,
 }
 
 /// How a debug section's bytes are found.
@@ -239,7 +239,7 @@ enum Src {
     At(u64, u64),
     /// Copied from the ELF's byte space at this offset, for units read in
     /// another space.
-    Copy(Arc<[u8]>, u64),
+    Copy(crate::model::space::SpaceBytes, u64),
     /// Inflated from `[offset, offset+size)` of the ELF's space by this
     /// method: the space [`Builder::derive`] made of them.
     Inflated(u64, u64, &'static str),
@@ -288,7 +288,7 @@ fn sources(b: &Builder<'_>, elf: &Elf, copy: bool) -> Sources {
         let src = if let Some(from) = compressed_data(b, elf, s, x, n) {
             Src::Inflated(from.0, from.1, from.2)
         } else if copy {
-            Src::Copy(b.slice(x, n).into(), x)
+            Src::Copy(Arc::new(b.slice(x, n).to_vec()), x)
         } else {
             Src::At(x, n)
         };
