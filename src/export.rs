@@ -14,10 +14,8 @@ use std::sync::{Arc, Mutex};
 use rustc_hash::FxHashMap;
 
 use crate::diff::{Change, Counts, Side};
-use crate::model::{
-    built_target, printed_address, text, Link, LinkTargets, NodeId, Numbers, Raw, SpaceId, Tree,
-    FILE,
-};
+use crate::model::links::{built_target, built_target_in, LinkTargets};
+use crate::model::{printed_address, text, Link, NodeId, Numbers, Raw, SpaceId, Tree, FILE};
 use crate::walk::Sink;
 
 /// Writes `s` as a JSON string. Besides what JSON requires, every character
@@ -562,7 +560,7 @@ impl Sink for TextSink {
         // A value that names what it points at (a string, a section's
         // name, a symbol's) says it already (`Tree::bare_link`).
         if let Some(l) = t.bare_link(id) {
-            self.arrow(t, l, buf);
+            self.arrow(t, id, l, buf);
         }
         buf.push(b'\n');
     }
@@ -579,10 +577,10 @@ impl TextSink {
     /// ` -> [0x…+0x…]` and the address of the node there, if any (few
     /// nodes: kept out of the way of the others).
     #[inline(never)]
-    fn arrow(&self, t: &Tree, l: Link, buf: &mut Vec<u8>) {
+    fn arrow(&self, t: &Tree, id: NodeId, l: Link, buf: &mut Vec<u8>) {
         buf.extend_from_slice(b" -> ");
         push_range(buf, l.space, l.offset, l.size);
-        self.targets.path(t, l, |p| {
+        self.targets.path(t, id, l, |p| {
             buf.push(b' ');
             let at = buf.len();
             push_str(buf, p.as_bytes());
@@ -615,25 +613,32 @@ const RESOLVER_PATHS: usize = 1 << 12;
 struct Resolver {
     targets: Option<LinkTargets>,
     /// The address found for each link (none where no node starts there).
-    found: FxHashMap<(u64, u64), Option<Box<str>>>,
+    found: FxHashMap<(SpaceId, u64, u64), Option<Box<str>>>,
 }
 
 impl Targets {
-    /// Calls `f` with the address of the node link `l` of tree `t` leads
-    /// to; not where no node starts at the link's offset.
-    fn path(&self, t: &Tree, l: Link, f: impl FnOnce(&str)) {
+    /// Calls `f` with the address of the node link `l` of node `from` of
+    /// tree `t` leads to; not where no node starts at the link's offset.
+    /// A link into a derived space is looked for below the root of that
+    /// space that `from` is in (links lead within the space they are in).
+    fn path(&self, t: &Tree, from: NodeId, l: Link, f: impl FnOnce(&str)) {
         let Ok(mut r) = self.0.lock() else {
             return;
         };
         let r = &mut *r;
-        let key = (l.offset, l.size);
+        let key = (l.space, l.offset, l.size);
         if !r.found.contains_key(&key) {
             if r.found.len() >= RESOLVER_PATHS {
                 r.found.clear();
             }
+            let top = (l.space != SpaceId(0)).then(|| t.space_root(from));
             // In the tree being written where it is built that far, else
             // in the resolver's.
-            let p = match built_target(t, l) {
+            let built = match top {
+                None => built_target(t, l),
+                Some(top) => built_target_in(t, top, l),
+            };
+            let p = match built {
                 Some(id) => id.map(|id| t.short_path(id)),
                 None => {
                     if r.targets
@@ -642,9 +647,13 @@ impl Targets {
                     {
                         r.targets = None;
                     }
-                    r.targets
-                        .get_or_insert_with(|| LinkTargets::new(t.reopen()))
-                        .path(l)
+                    let x = r
+                        .targets
+                        .get_or_insert_with(|| LinkTargets::new(t.reopen()));
+                    match top {
+                        None => x.path(l),
+                        Some(top) => x.path_in(&t.path_string(top), l),
+                    }
                 }
             };
             // An address too long to read is left out.
@@ -735,7 +744,7 @@ impl Sink for JsonSink {
             buf.extend_from_slice(b", \"size\": ");
             push_u64(buf, l.size);
             if crate::model::Value::bare(n.value.as_ref()) {
-                self.targets.path(t, l, |p| {
+                self.targets.path(t, id, l, |p| {
                     buf.extend_from_slice(b", \"path\": ");
                     push_json_str(buf, p);
                 });

@@ -17,6 +17,7 @@ pub mod demangle;
 pub mod facts;
 pub mod fields;
 pub mod format;
+pub mod links;
 pub mod read;
 pub mod record;
 mod source;
@@ -33,7 +34,7 @@ pub use format::{Format, RAW};
 pub use read::Endian;
 pub use source::Source;
 pub use space::{Space, SpaceId, FILE};
-pub use tree::{built_target, Link, LinkTargets, Node, NodeId, Tree};
+pub use tree::{Link, Node, NodeId, Tree};
 pub use value::{Numbers, Radix, Raw, SourceLine, Value};
 
 /// What a reader asks the formats to show beyond the structure of a file.

@@ -1,7 +1,6 @@
 //! The node arena. Children are built on demand: a node may hold a closure
 //! that adds its children the first time someone asks for them.
 
-use std::borrow::Cow;
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
@@ -323,6 +322,13 @@ impl Tree {
     /// The byte spaces made so far; the first is the file.
     pub fn spaces(&self) -> &[Space] {
         &self.arena.spaces
+    }
+    /// The size of byte space `space` (0 for one not made).
+    pub fn space_size(&self, space: SpaceId) -> u64 {
+        self.arena
+            .spaces
+            .get(space.index())
+            .map_or(0, |s| s.size(self.src.len()))
     }
     /// The bytes of `space` (empty for an unknown one).
     pub fn space_bytes(&self, space: SpaceId) -> &[u8] {
@@ -940,248 +946,18 @@ impl Tree {
     }
 }
 
-// ---- Where many links lead ----
-
-/// A node's children that may hold a link's range: those of the file's
-/// space with bytes, as (offset, end, id) in the order of the children.
-struct Holders {
-    spans: Vec<(u64, u64, NodeId)>,
-    /// Whether they lie in offset order without overlapping: then at most
-    /// one holds any byte, found by bisection.
-    ordered: bool,
-}
+// ---- Where many links lead (see `links.rs`) ----
 
 thread_local! {
-    /// Whether this thread builds nodes for a [`LinkTargets`].
-    static FINDING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Whether this thread builds nodes for a `LinkTargets` (links.rs).
+    pub(crate) static FINDING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// Whether the nodes this thread builds now are built by a
-/// [`LinkTargets`] to find where a link leads, in a tree nobody is shown,
+/// `LinkTargets` to find where a link leads, in a tree nobody is shown,
 /// beside the tree that shows the same bytes and will build them again.
 pub fn finding_targets() -> bool {
     FINDING.get()
-}
-
-/// Finds where links lead in `tree`, a tree over the file the links are
-/// read from (see [`Tree::reopen`]), as [`Tree::link_target`] and
-/// [`Tree::short_path`] do.
-pub struct LinkTargets {
-    tree: Tree,
-    /// How many nodes the tree held when it was given.
-    built: usize,
-    holders: FxHashMap<NodeId, Holders>,
-    /// Per node: its children whose names (cut) are shared, with their
-    /// `#K`.
-    shared: FxHashMap<NodeId, FxHashMap<NodeId, usize>>,
-    /// Addresses of nodes found above targets.
-    addresses: FxHashMap<NodeId, String>,
-}
-
-impl LinkTargets {
-    pub fn new(tree: Tree) -> LinkTargets {
-        LinkTargets {
-            built: tree.len(),
-            tree,
-            holders: FxHashMap::default(),
-            shared: FxHashMap::default(),
-            addresses: FxHashMap::default(),
-        }
-    }
-
-    /// How many nodes its tree built to find targets.
-    pub fn grown(&self) -> usize {
-        self.tree.len().saturating_sub(self.built)
-    }
-
-    /// The address of the node `l` leads to ([`Tree::link_target`]), as
-    /// [`Tree::short_path`] writes it; none where no node starts at the
-    /// link's offset.
-    pub fn path(&mut self, l: Link) -> Option<String> {
-        let id = self.target(l)?;
-        Some(self.address(id))
-    }
-
-    /// [`Tree::link_target`]: the smallest node of the file holding the
-    /// link's range, found from the root down as
-    /// [`Tree::smallest_containing`] finds it, where it starts at the
-    /// link's offset.
-    fn target(&mut self, l: Link) -> Option<NodeId> {
-        if l.space != FILE || l.offset >= self.tree.data().len() as u64 {
-            return None;
-        }
-        let was = FINDING.replace(true);
-        let found = self.find_target(l);
-        FINDING.set(was);
-        found
-    }
-
-    fn find_target(&mut self, l: Link) -> Option<NodeId> {
-        let off = l.offset;
-        let end = off.saturating_add(l.size.max(1));
-        let mut cur = self.tree.root();
-        loop {
-            self.tree.expand(cur);
-            let tree = &self.tree;
-            let h = self
-                .holders
-                .entry(cur)
-                .or_insert_with(|| holders(tree, cur));
-            let next = if h.ordered {
-                let i = h.spans.partition_point(|s| s.0 <= off);
-                i.checked_sub(1)
-                    .and_then(|i| h.spans.get(i))
-                    .filter(|s| end <= s.1)
-                    .map(|s| s.2)
-            } else {
-                let mut best: Option<(NodeId, u64)> = None;
-                for &(o, e, k) in &h.spans {
-                    if o <= off && end <= e && best.is_none_or(|(_, bs)| e - o < bs) {
-                        best = Some((k, e - o));
-                    }
-                }
-                best.map(|b| b.0)
-            };
-            match next {
-                Some(k) => cur = k,
-                None => break,
-            }
-        }
-        self.tree
-            .node(cur)
-            .is_some_and(|n| n.offset == off && n.space == FILE)
-            .then_some(cur)
-    }
-
-    /// The address of `id`, learning those of the nodes above it.
-    fn address(&mut self, id: NodeId) -> String {
-        let Some(parent) = self.tree.node(id).and_then(|n| n.parent) else {
-            return String::new();
-        };
-        // The nodes up from the parent whose address is not known yet.
-        let mut up = Vec::new();
-        let mut k = parent;
-        while !self.addresses.contains_key(&k) {
-            up.push(k);
-            match self.tree.node(k).and_then(|n| n.parent) {
-                Some(p) => k = p,
-                None => break,
-            }
-        }
-        for &k in up.iter().rev() {
-            let a = self.child_address(k);
-            self.addresses.insert(k, a);
-        }
-        self.child_address(id)
-    }
-
-    /// The address of `id`, that of its parent being known (the root's
-    /// is empty).
-    fn child_address(&mut self, id: NodeId) -> String {
-        let Some(parent) = self.tree.node(id).and_then(|n| n.parent) else {
-            return String::new();
-        };
-        let mut out = self.addresses.get(&parent).cloned().unwrap_or_default();
-        if !out.is_empty() {
-            out.push('/');
-        }
-        let tree = &self.tree;
-        let shared = self
-            .shared
-            .entry(parent)
-            .or_insert_with(|| shared_names(tree, parent));
-        escape_segment(&mut out, &cut_name(tree.name(id)));
-        if let Some(k) = shared.get(&id) {
-            out.push('#');
-            out.push_str(itoa::Buffer::new().format(*k));
-        }
-        out
-    }
-}
-
-/// Children a node may have for [`built_target`] to look through them.
-const BUILT_FANOUT: usize = 256;
-
-/// [`Tree::link_target`] in `t` as it is built, without building: the
-/// node, or none where no node starts at the link's offset; not known
-/// (`None`) where the way down meets a node whose children are not built
-/// or more than a few hundred (a [`LinkTargets`] finds those).
-pub fn built_target(t: &Tree, l: Link) -> Option<Option<NodeId>> {
-    if l.space != FILE || l.offset >= t.data().len() as u64 {
-        return Some(None);
-    }
-    let off = l.offset;
-    let end = off.saturating_add(l.size.max(1));
-    let mut cur = t.root();
-    loop {
-        if !t.is_built(cur) {
-            return None;
-        }
-        let kids = t.built_children(cur);
-        if kids.len() > BUILT_FANOUT {
-            return None;
-        }
-        let mut best: Option<(NodeId, u64)> = None;
-        for &k in kids {
-            let Some(n) = t.node(k) else {
-                continue;
-            };
-            if n.space == FILE
-                && n.size > 0
-                && n.offset <= off
-                && end <= n.end()
-                && best.is_none_or(|(_, bs)| n.size < bs)
-            {
-                best = Some((k, n.size));
-            }
-        }
-        match best {
-            Some((k, _)) => cur = k,
-            None => break,
-        }
-    }
-    Some(
-        t.node(cur)
-            .is_some_and(|n| n.offset == off && n.space == FILE)
-            .then_some(cur),
-    )
-}
-
-fn holders(t: &Tree, id: NodeId) -> Holders {
-    let spans: Vec<(u64, u64, NodeId)> = t
-        .built_children(id)
-        .iter()
-        .filter_map(|&k| {
-            let n = t.node(k)?;
-            (n.space == FILE && n.size > 0).then(|| (n.offset, n.end(), k))
-        })
-        .collect();
-    let ordered = spans.windows(2).all(|w| match w {
-        [a, b] => a.1 <= b.0,
-        _ => true,
-    });
-    Holders { spans, ordered }
-}
-
-/// The children of `id` whose cut names another child shares, each with
-/// its index among them.
-fn shared_names(t: &Tree, id: NodeId) -> FxHashMap<NodeId, usize> {
-    let kids = t.built_children(id);
-    let mut count: FxHashMap<Cow<'_, str>, usize> = FxHashMap::default();
-    for &k in kids {
-        *count.entry(cut_name(t.name(k))).or_default() += 1;
-    }
-    let mut seen: FxHashMap<Cow<'_, str>, usize> = FxHashMap::default();
-    let mut out = FxHashMap::default();
-    for &k in kids {
-        let name = cut_name(t.name(k));
-        if count.get(&name).is_some_and(|&c| c > 1) {
-            let i = seen.entry(name).or_default();
-            out.insert(k, *i);
-            *i += 1;
-        }
-    }
-    out
 }
 
 #[cfg(test)]

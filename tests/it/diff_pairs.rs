@@ -376,7 +376,7 @@ fn links_in_a_compressed_bundle_point_into_its_inflated_bytes() {
         .map(|s| s["size"].as_u64().unwrap())
         .collect();
     assert!(sizes.len() > 1, "no inflated space");
-    let (mut derived, mut shoffs) = (0, Vec::new());
+    let (mut derived, mut shoffs, mut paths) = (0, Vec::new(), Vec::new());
     let mut stack = vec![&j["root"]];
     while let Some(n) = stack.pop() {
         stack.extend(n["children"].as_array().into_iter().flatten());
@@ -393,6 +393,11 @@ fn links_in_a_compressed_bundle_point_into_its_inflated_bytes() {
             derived += 1;
             if n["name"] == "e_shoff" {
                 shoffs.push((sp, off));
+                // The link names the node it leads to, in the inflated
+                // space as in the file.
+                let to = l["path"].as_str().unwrap_or_default();
+                assert!(to.ends_with("/section headers"), "{l}");
+                paths.push(to.to_string());
             }
         }
     }
@@ -419,6 +424,9 @@ fn links_in_a_compressed_bundle_point_into_its_inflated_bytes() {
     assert!(app.follow());
     let here = app.doc.tree.node(app.selected).unwrap();
     assert_eq!(&*here.name, "section headers", "{:?}", app.message);
+    // `f` lands where the link's path says.
+    let at = app.doc.tree.short_path(app.selected);
+    assert!(paths.contains(&at), "{at} not in {paths:?}");
     assert!(
         shoffs.contains(&(u64::from(here.space.0), here.offset)),
         "{shoffs:?}: {} {:#x}",

@@ -64,7 +64,7 @@ impl<'a> Builder<'a> {
     }
 
     /// True when the nodes are built only to find where a link leads
-    /// (by a [`super::LinkTargets`]): the tree that shows the same
+    /// (by a `LinkTargets`): the tree that shows the same
     /// bytes builds them again, so what is costly to make (decoded
     /// instructions) is worth keeping for it.
     pub fn finding_targets(&self) -> bool {

@@ -1,0 +1,269 @@
+//! Where many links lead: the node a link's `f` selects, found for the
+//! exporters in a tree of its own ([`LinkTargets`]) or in the tree being
+//! written where it is built that far ([`built_target`]), and the address
+//! of that node.
+
+use std::borrow::Cow;
+
+use rustc_hash::FxHashMap;
+
+use super::address::{cut_name, escape_segment};
+use super::space::{SpaceId, FILE};
+use super::tree::{Link, NodeId, Tree, FINDING};
+
+/// A node's children that may hold a link's range: those of the link's
+/// space with bytes, as (offset, end, id) in the order of the children.
+struct Holders {
+    spans: Vec<(u64, u64, NodeId)>,
+    /// Whether they lie in offset order without overlapping: then at most
+    /// one holds any byte, found by bisection.
+    ordered: bool,
+}
+
+/// Finds where links lead in `tree`, a tree over the file the links are
+/// read from (see [`Tree::reopen`]), as [`Tree::link_target`] and
+/// [`Tree::short_path`] do.
+pub struct LinkTargets {
+    tree: Tree,
+    /// How many nodes the tree held when it was given.
+    built: usize,
+    holders: FxHashMap<NodeId, Holders>,
+    /// Per node: its children whose names (cut) are shared, with their
+    /// `#K`.
+    shared: FxHashMap<NodeId, FxHashMap<NodeId, usize>>,
+    /// Addresses of nodes found above targets.
+    addresses: FxHashMap<NodeId, String>,
+}
+
+impl LinkTargets {
+    pub fn new(tree: Tree) -> LinkTargets {
+        LinkTargets {
+            built: tree.len(),
+            tree,
+            holders: FxHashMap::default(),
+            shared: FxHashMap::default(),
+            addresses: FxHashMap::default(),
+        }
+    }
+
+    /// How many nodes its tree built to find targets.
+    pub fn grown(&self) -> usize {
+        self.tree.len().saturating_sub(self.built)
+    }
+
+    /// The address of the node `l` leads to ([`Tree::link_target`]), as
+    /// [`Tree::short_path`] writes it; none where no node starts at the
+    /// link's offset.
+    pub fn path(&mut self, l: Link) -> Option<String> {
+        let id = self.target(l)?;
+        Some(self.address(id))
+    }
+
+    /// As [`LinkTargets::path`], for a link into a derived space: looked
+    /// for below the node at address `top`, the root of that space (see
+    /// [`Tree::space_root`]).
+    pub fn path_in(&mut self, top: &str, l: Link) -> Option<String> {
+        let was = FINDING.replace(true);
+        let found = self.tree.find_path(top).and_then(|top| {
+            let n = self.tree.node(top)?;
+            let inside = n.space == l.space && l.offset < self.tree.space_size(l.space);
+            inside.then(|| self.find_target(top, l)).flatten()
+        });
+        FINDING.set(was);
+        let id = found?;
+        Some(self.address(id))
+    }
+
+    /// [`Tree::link_target`]: the smallest node of the file holding the
+    /// link's range, found from the root down as
+    /// [`Tree::smallest_containing`] finds it, where it starts at the
+    /// link's offset.
+    fn target(&mut self, l: Link) -> Option<NodeId> {
+        if l.space != FILE || l.offset >= self.tree.data().len() as u64 {
+            return None;
+        }
+        let was = FINDING.replace(true);
+        let root = self.tree.root();
+        let found = self.find_target(root, l);
+        FINDING.set(was);
+        found
+    }
+
+    /// The smallest node below `top` (in the link's space) holding the
+    /// link's range, where it starts at the link's offset.
+    fn find_target(&mut self, top: NodeId, l: Link) -> Option<NodeId> {
+        let off = l.offset;
+        let end = off.saturating_add(l.size.max(1));
+        let mut cur = top;
+        loop {
+            self.tree.expand(cur);
+            let tree = &self.tree;
+            let h = self
+                .holders
+                .entry(cur)
+                .or_insert_with(|| holders(tree, cur, l.space));
+            let next = if h.ordered {
+                let i = h.spans.partition_point(|s| s.0 <= off);
+                i.checked_sub(1)
+                    .and_then(|i| h.spans.get(i))
+                    .filter(|s| end <= s.1)
+                    .map(|s| s.2)
+            } else {
+                let mut best: Option<(NodeId, u64)> = None;
+                for &(o, e, k) in &h.spans {
+                    if o <= off && end <= e && best.is_none_or(|(_, bs)| e - o < bs) {
+                        best = Some((k, e - o));
+                    }
+                }
+                best.map(|b| b.0)
+            };
+            match next {
+                Some(k) => cur = k,
+                None => break,
+            }
+        }
+        self.tree
+            .node(cur)
+            .is_some_and(|n| n.offset == off && n.space == l.space)
+            .then_some(cur)
+    }
+
+    /// The address of `id`, learning those of the nodes above it.
+    fn address(&mut self, id: NodeId) -> String {
+        let Some(parent) = self.tree.node(id).and_then(|n| n.parent) else {
+            return String::new();
+        };
+        // The nodes up from the parent whose address is not known yet.
+        let mut up = Vec::new();
+        let mut k = parent;
+        while !self.addresses.contains_key(&k) {
+            up.push(k);
+            match self.tree.node(k).and_then(|n| n.parent) {
+                Some(p) => k = p,
+                None => break,
+            }
+        }
+        for &k in up.iter().rev() {
+            let a = self.child_address(k);
+            self.addresses.insert(k, a);
+        }
+        self.child_address(id)
+    }
+
+    /// The address of `id`, that of its parent being known (the root's
+    /// is empty).
+    fn child_address(&mut self, id: NodeId) -> String {
+        let Some(parent) = self.tree.node(id).and_then(|n| n.parent) else {
+            return String::new();
+        };
+        let mut out = self.addresses.get(&parent).cloned().unwrap_or_default();
+        if !out.is_empty() {
+            out.push('/');
+        }
+        let tree = &self.tree;
+        let shared = self
+            .shared
+            .entry(parent)
+            .or_insert_with(|| shared_names(tree, parent));
+        escape_segment(&mut out, &cut_name(tree.name(id)));
+        if let Some(k) = shared.get(&id) {
+            out.push('#');
+            out.push_str(itoa::Buffer::new().format(*k));
+        }
+        out
+    }
+}
+
+/// Children a node may have for [`built_target`] to look through them.
+const BUILT_FANOUT: usize = 256;
+
+/// [`Tree::link_target`] in `t` as it is built, without building: the
+/// node, or none where no node starts at the link's offset; not known
+/// (`None`) where the way down meets a node whose children are not built
+/// or more than a few hundred (a [`LinkTargets`] finds those).
+pub fn built_target(t: &Tree, l: Link) -> Option<Option<NodeId>> {
+    if l.space != FILE {
+        return Some(None);
+    }
+    built_target_in(t, t.root(), l)
+}
+
+/// [`built_target`] below `top`, a node of the link's space (the root of
+/// a derived space, for a link into it).
+pub fn built_target_in(t: &Tree, top: NodeId, l: Link) -> Option<Option<NodeId>> {
+    if t.node(top).map(|n| n.space) != Some(l.space) || l.offset >= t.space_size(l.space) {
+        return Some(None);
+    }
+    let off = l.offset;
+    let end = off.saturating_add(l.size.max(1));
+    let mut cur = top;
+    loop {
+        if !t.is_built(cur) {
+            return None;
+        }
+        let kids = t.built_children(cur);
+        if kids.len() > BUILT_FANOUT {
+            return None;
+        }
+        let mut best: Option<(NodeId, u64)> = None;
+        for &k in kids {
+            let Some(n) = t.node(k) else {
+                continue;
+            };
+            if n.space == l.space
+                && n.size > 0
+                && n.offset <= off
+                && end <= n.end()
+                && best.is_none_or(|(_, bs)| n.size < bs)
+            {
+                best = Some((k, n.size));
+            }
+        }
+        match best {
+            Some((k, _)) => cur = k,
+            None => break,
+        }
+    }
+    Some(
+        t.node(cur)
+            .is_some_and(|n| n.offset == off && n.space == l.space)
+            .then_some(cur),
+    )
+}
+
+fn holders(t: &Tree, id: NodeId, space: SpaceId) -> Holders {
+    let spans: Vec<(u64, u64, NodeId)> = t
+        .built_children(id)
+        .iter()
+        .filter_map(|&k| {
+            let n = t.node(k)?;
+            (n.space == space && n.size > 0).then(|| (n.offset, n.end(), k))
+        })
+        .collect();
+    let ordered = spans.windows(2).all(|w| match w {
+        [a, b] => a.1 <= b.0,
+        _ => true,
+    });
+    Holders { spans, ordered }
+}
+
+/// The children of `id` whose cut names another child shares, each with
+/// its index among them.
+fn shared_names(t: &Tree, id: NodeId) -> FxHashMap<NodeId, usize> {
+    let kids = t.built_children(id);
+    let mut count: FxHashMap<Cow<'_, str>, usize> = FxHashMap::default();
+    for &k in kids {
+        *count.entry(cut_name(t.name(k))).or_default() += 1;
+    }
+    let mut seen: FxHashMap<Cow<'_, str>, usize> = FxHashMap::default();
+    let mut out = FxHashMap::default();
+    for &k in kids {
+        let name = cut_name(t.name(k));
+        if count.get(&name).is_some_and(|&c| c > 1) {
+            let i = seen.entry(name).or_default();
+            out.insert(k, *i);
+            *i += 1;
+        }
+    }
+    out
+}
