@@ -375,3 +375,83 @@ fn lists_resolve_as_their_units_say() {
     eprintln!("{lists} lists, {n} ranges equal to llvm-dwarfdump-22's");
     assert!(lists > 20 && n > 40, "{lists} lists, {n} ranges");
 }
+
+/// `(offset, section offset of the relocated section's data)`: the
+/// offsets `llvm-readelf-22 -r` gives for `.rela.debug_info`, and where
+/// `llvm-readelf-22 -S` puts `.debug_info`.
+fn readelf_relocs(path: &Path) -> (Vec<u64>, u64) {
+    let run = |args: &[&str]| {
+        let o = Command::new("llvm-readelf-22")
+            .args(args)
+            .arg(path)
+            .output()
+            .unwrap();
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let r = run(&["-r", "--wide"]);
+    let mut offsets = Vec::new();
+    let mut inside = false;
+    for line in r.lines() {
+        if line.starts_with("Relocation section") {
+            inside = line.contains("'.rela.debug_info'");
+            continue;
+        }
+        let first = line.split_whitespace().next().unwrap_or("");
+        if inside && first.len() == 16 {
+            if let Ok(v) = u64::from_str_radix(first, 16) {
+                offsets.push(v);
+            }
+        }
+    }
+    let s = run(&["-S", "--wide"]);
+    let at = s
+        .lines()
+        .find(|l| l.contains(" .debug_info "))
+        .and_then(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let i = f.iter().position(|x| *x == ".debug_info")?;
+            u64::from_str_radix(f.get(i + 3)?, 16).ok()
+        })
+        .expect(".debug_info in the section table");
+    (offsets, at)
+}
+
+/// In an object whose `.debug_info` is compressed, each `.rela.debug_info`
+/// entry links to the bytes it relocates: at its `r_offset` in the inflated
+/// space (relocations apply to the uncompressed section), not in the
+/// compressed bytes.
+#[test]
+fn relocations_of_a_compressed_section_link_into_its_inflated_bytes() {
+    if !common::tool("llvm-readelf-22") || !common::tool("clang-22") {
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    std::fs::write(p.join("a.c"), SOURCE).unwrap();
+    for cmd in [
+        "clang-22 -g -O2 -gz=zlib -c a.c zlib5.o",
+        "clang-22 -g -O2 -gz=zstd -c a.c zstd5.o",
+        "clang-22 -gdwarf-4 -O2 -gz=zlib -c a.c zlib4.o",
+    ] {
+        let obj = build(p, cmd);
+        let (want, info_at) = readelf_relocs(&obj);
+        assert!(want.len() > 3, "{cmd}: {want:?}");
+        let j = common::json::json_of(&obj);
+        let rela = common::json::kids(&j["root"])
+            .into_iter()
+            .flat_map(common::json::kids)
+            .find(|n| common::json::name(n).ends_with(" .rela.debug_info"))
+            .expect(".rela.debug_info");
+        let mut got = Vec::new();
+        for e in common::json::kids(rela) {
+            let Some(l) = e.get("link") else { continue };
+            let space = l["space"].as_u64().unwrap();
+            // The space .debug_info's compressed bytes were inflated into
+            // (after its 24-byte Chdr).
+            let from = &j["spaces"][space as usize]["from"];
+            assert_eq!(from["offset"].as_u64(), Some(info_at + 24), "{cmd}: {l}");
+            got.push(l["offset"].as_u64().unwrap());
+        }
+        assert_eq!(got, want, "{cmd}");
+    }
+}

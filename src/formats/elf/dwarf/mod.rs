@@ -312,7 +312,7 @@ fn sources(b: &Builder<'_>, elf: &Elf, copy: bool) -> Sources {
 
 /// For a compressed section `s` at `[a, a+l)`: where its compressed data
 /// is (offset, length) and how it inflates.
-fn compressed_data(
+pub(super) fn compressed_data(
     b: &Builder<'_>,
     elf: &Elf,
     s: &Sec,
