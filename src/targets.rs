@@ -69,7 +69,6 @@ impl Finder {
                 t.release_below(id, mark);
                 t.drop_spaces_from(mark);
             }
-            t.pages_done(id);
         }
         self.leave(id);
     }

@@ -12,9 +12,9 @@ pub const COPY_LIMIT: u64 = 16 * 1024 * 1024;
 /// Files up to this size are copied by [`Source::open_for_scan`].
 pub const SCAN_COPY_LIMIT: u64 = 64 * 1024;
 
-/// The block [`Source::release`] widens a range to: the kernel's default
-/// fault-around (16 pages of 4 KiB), the most one read of a map brings in.
-pub const RELEASE_ALIGN: u64 = 64 * 1024;
+/// The block the kernel maps around one read of a map (its default
+/// fault-around, 16 pages of 4 KiB): what [`Pager`] counts a read as.
+pub const READ_BLOCK: u64 = 64 * 1024;
 
 /// The most bytes read from standard input or a pipe, which cannot be
 /// mapped: they are read into memory.
@@ -215,26 +215,13 @@ impl Source {
         matches!(self.inner, Inner::Map(_))
     }
 
-    /// Gives back the pages of `[off, off+len)` that reads of a map
-    /// brought into the process: they stop counting in its memory, and a
-    /// later read finds the same bytes again in the page cache. The range
-    /// is widened to whole 64 KiB blocks (`RELEASE_ALIGN`), the most the kernel
-    /// maps around one read (its fault-around), so that what one read
-    /// brought in goes whole. Nothing for a copy, which is the process's
-    /// own memory.
-    pub fn release(&self, off: u64, len: u64) {
+    /// Gives back the pages of the map that reads brought into the
+    /// process: they stop counting in its memory, and a later read finds
+    /// the same bytes again in the page cache. Nothing for a copy, which is
+    /// the process's own memory.
+    pub fn release(&self) {
         #[cfg(unix)]
         if let Inner::Map(m) = &self.inner {
-            let size = m.len() as u64;
-            let start = (off / RELEASE_ALIGN * RELEASE_ALIGN).min(size);
-            let end = off
-                .saturating_add(len)
-                .div_ceil(RELEASE_ALIGN)
-                .saturating_mul(RELEASE_ALIGN)
-                .min(size);
-            if end <= start {
-                return;
-            }
             // SAFETY: the map is shared, read-only and never written
             // through, so MADV_DONTNEED only drops this process's page
             // table entries: the next read of a page maps it again from the
@@ -243,16 +230,8 @@ impl Source {
             // bytes, which the guard and the change check already report).
             // No reference into the map is invalidated: the addresses stay
             // mapped for the life of `self`.
-            let _ = unsafe {
-                m.unchecked_advise_range(
-                    memmap2::UncheckedAdvice::DontNeed,
-                    start as usize,
-                    (end - start) as usize,
-                )
-            };
+            let _ = unsafe { m.unchecked_advise(memmap2::UncheckedAdvice::DontNeed) };
         }
-        #[cfg(not(unix))]
-        let _ = (off, len);
     }
 
     /// True when the file shrank while mapped and a read fell past its new
@@ -308,16 +287,14 @@ impl Pager {
 
     /// `[off, off+len)` of the file has been read and will not be read
     /// again soon. It counts as the blocks the kernel maps around reads of
-    /// it: even one byte brings in a block ([`RELEASE_ALIGN`]).
+    /// it: even one byte brings in a block ([`READ_BLOCK`]).
     pub fn done(&mut self, off: u64, len: u64) {
-        let first = off / RELEASE_ALIGN;
-        let last = off.saturating_add(len.max(1) - 1) / RELEASE_ALIGN;
+        let first = off / READ_BLOCK;
+        let last = off.saturating_add(len.max(1) - 1) / READ_BLOCK;
         let blocks = last - first + 1;
-        self.done = self
-            .done
-            .saturating_add(blocks.saturating_mul(RELEASE_ALIGN));
+        self.done = self.done.saturating_add(blocks.saturating_mul(READ_BLOCK));
         if self.done >= Pager::STEP {
-            self.src.release(0, self.src.len());
+            self.src.release();
             self.done = 0;
         }
     }

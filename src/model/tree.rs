@@ -568,27 +568,14 @@ impl Tree {
         self.release(id, mark);
     }
 
-    /// In a scan of a mapped file for nested formats, gives the pages of
-    /// node `id`'s bytes back to the system (see `model::source::Pager`):
-    /// for a walk that is done with the node.
-    pub fn pages_done(&mut self, id: NodeId) {
-        let Some(n) = self.arena.nodes.get(id.index()) else {
-            return;
-        };
-        if let (FILE, Some(p)) = (n.space, self.arena.pager.as_mut()) {
-            p.done(n.offset, n.size);
-        }
-    }
-
     /// Gives back the bytes of the derived spaces made since [`Tree::mark`]
     /// gave `mark`, once the nodes built since are released
     /// ([`Tree::release_below`]): a scan that will not come back to them
     /// (`--targets`) then holds the inflated bytes of one image at a time,
     /// not of all, and [`crate::model::space::MAX_DERIVED`] bounds what
     /// is held, not what was ever made. Each space keeps its number and
-    /// size, and is made again
-    /// if a node in it is built again. Spaces are made in order, so the
-    /// ones since `mark` are the last of the list.
+    /// size, and is made again if a node in it is built again. Spaces are
+    /// made in order, so the ones since `mark` are the last of the list.
     pub fn drop_spaces_from(&mut self, mark: usize) {
         if self.arena.nodes.len() > mark {
             return;
