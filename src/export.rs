@@ -631,7 +631,7 @@ impl Targets {
             if r.found.len() >= RESOLVER_PATHS {
                 r.found.clear();
             }
-            let top = (l.space != SpaceId(0)).then(|| t.space_root(from));
+            let top = (l.space != FILE).then(|| t.space_root(from));
             // In the tree being written where it is built that far, else
             // in the resolver's.
             let built = match top {

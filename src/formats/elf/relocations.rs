@@ -264,23 +264,22 @@ fn link_target(b: &mut Builder<'_>, nodes: &[NodeId], elf: &Elf, rs: &Sec, r: (u
             .and_then(|(ta, tl)| (at < tl).then(|| (ta + at, len.min(tl - at))))
     } else if relocatable(elf) {
         let t = elf.sec(rs.info.into());
+        let data = t.and_then(|t| elf.data(t));
         // A compressed section is relocated in its inflated bytes: the
-        // offset is one of those, in the space they were made into.
-        let inflated = t.and_then(|t| {
-            let (ta, tl) = elf.data(t)?;
-            let (offset, size, method) = super::dwarf::compressed_data(b, elf, t, ta, tl)?;
+        // offset is one of those, in the space they were made into; where
+        // they were not made, no link rather than one into the compressed
+        // bytes.
+        let packed = t
+            .zip(data)
+            .and_then(|(t, (ta, tl))| super::dwarf::compressed_data(b, elf, t, ta, tl));
+        if let Some((offset, size, method)) = packed {
             let origin = crate::model::space::Origin {
                 space: b.space(),
                 offset,
                 size,
                 method,
             };
-            Some(b.derived(origin))
-        });
-        if let Some(made) = inflated {
-            // Not inflated (yet, or at all): no link rather than one into
-            // the compressed bytes.
-            if let Some((space, bytes)) = made {
+            if let Some((space, bytes)) = b.derived(origin) {
                 let len = bytes.len() as u64;
                 if r_offset < len {
                     for &n in nodes {
@@ -290,8 +289,7 @@ fn link_target(b: &mut Builder<'_>, nodes: &[NodeId], elf: &Elf, rs: &Sec, r: (u
             }
             return;
         }
-        t.and_then(|t| elf.data(t))
-            .and_then(|(ta, tl)| (r_offset < tl).then(|| (ta + r_offset, 4u64.min(tl - r_offset))))
+        data.and_then(|(ta, tl)| (r_offset < tl).then(|| (ta + r_offset, 4u64.min(tl - r_offset))))
     } else {
         elf.addr_to_abs(r_offset).map(|x| (x, 4))
     };
