@@ -169,15 +169,22 @@ impl<'a> Builder<'a> {
 
     /// Makes room for `n` more children of `id`.
     pub fn reserve(&mut self, id: NodeId, n: usize) {
-        let a = &mut *self.arena;
-        if let Some(p) = a.nodes.get_mut(id.index()) {
-            if !p.unbuilt {
-                if p.children.capacity() == 0 {
-                    p.children = Arena::take_spare(&mut a.spare);
-                }
-                p.children.reserve(n);
-            }
+        if let Some(c) = self.children_to_fill(id) {
+            c.reserve(n);
         }
+    }
+
+    /// The list of children of `id` to add to: none where they are still
+    /// to be built (they come when it is opened); an empty one taken from
+    /// the spares.
+    #[inline]
+    fn children_to_fill(&mut self, id: NodeId) -> Option<&mut Vec<NodeId>> {
+        let a = &mut *self.arena;
+        let p = a.nodes.get_mut(id.index()).filter(|p| !p.unbuilt)?;
+        if p.children.capacity() == 0 {
+            p.children = Arena::take_spare(&mut a.spare);
+        }
+        Some(&mut p.children)
     }
 
     fn add_named(
@@ -238,14 +245,8 @@ impl<'a> Builder<'a> {
     /// Lists `id` among the children of `parent` (a parent whose children
     /// are still to be built gets them when it is opened).
     fn attach(&mut self, parent: NodeId, id: NodeId) {
-        let a = &mut *self.arena;
-        if let Some(p) = a.nodes.get_mut(parent.index()) {
-            if !p.unbuilt {
-                if p.children.capacity() == 0 {
-                    p.children = Arena::take_spare(&mut a.spare);
-                }
-                p.children.push(id);
-            }
+        if let Some(c) = self.children_to_fill(parent) {
+            c.push(id);
         }
     }
 
