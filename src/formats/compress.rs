@@ -22,6 +22,13 @@ impl Method {
 /// Inflates `data` with `method`, reading at most `limit + 1` bytes so
 /// that a payload longer than `limit` shows.
 pub fn inflate(data: &[u8], method: Method, limit: u64) -> Result<Vec<u8>, String> {
+    inflate_io(data, method, limit)
+        .map_err(|e| format!("{} payload does not decompress: {e}", method.name()))
+}
+
+/// [`inflate`], with the decoder's own error, for callers that say it in
+/// their words.
+pub fn inflate_io(data: &[u8], method: Method, limit: u64) -> std::io::Result<Vec<u8>> {
     let cap = limit.saturating_add(1);
     if method == Method::Zstd {
         if let Some(out) = zstd_in_one(data, cap) {
@@ -29,22 +36,15 @@ pub fn inflate(data: &[u8], method: Method, limit: u64) -> Result<Vec<u8>, Strin
         }
     }
     let mut out = Vec::new();
-    let r = match method {
-        Method::Zstd => match zstd::stream::read::Decoder::new(data) {
-            Ok(d) => d.take(cap).read_to_end(&mut out),
-            Err(e) => Err(e),
-        },
+    match method {
+        Method::Zstd => zstd::stream::read::Decoder::new(data)?
+            .take(cap)
+            .read_to_end(&mut out)?,
         Method::Zlib => flate2::read::ZlibDecoder::new(data)
             .take(cap)
-            .read_to_end(&mut out),
+            .read_to_end(&mut out)?,
     };
-    match r {
-        Ok(_) => Ok(out),
-        Err(e) => Err(format!(
-            "{} payload does not decompress: {e}",
-            method.name()
-        )),
-    }
+    Ok(out)
 }
 
 /// zstd data whose frame says its size, that size at most `cap`,

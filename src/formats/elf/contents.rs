@@ -539,21 +539,13 @@ fn inflated(
 /// Inflates zlib or zstd data, making at most `limit` + 1 bytes (one more
 /// than allowed tells the caller the data would not fit).
 fn inflate(method: &str, src: &[u8], limit: u64) -> Result<Vec<u8>, String> {
-    use std::io::Read;
-    let mut out = Vec::new();
-    let r = match method {
-        "zlib" => flate2::read::ZlibDecoder::new(src)
-            .take(limit.saturating_add(1))
-            .read_to_end(&mut out),
-        _ => match zstd::stream::read::Decoder::with_buffer(src) {
-            Ok(d) => d.take(limit.saturating_add(1)).read_to_end(&mut out),
-            Err(e) => Err(e),
-        },
+    use crate::formats::compress::{inflate_io, Method};
+    let m = if method == "zlib" {
+        Method::Zlib
+    } else {
+        Method::Zstd
     };
-    match r {
-        Ok(_) => Ok(out),
-        Err(e) => Err(format!("{method} data does not inflate: {e}")),
-    }
+    inflate_io(src, m, limit).map_err(|e| format!("{method} data does not inflate: {e}"))
 }
 
 /// Without section headers, the contents that segments name.
