@@ -50,6 +50,11 @@ pub struct Side {
 pub struct Record {
     pub change: Change,
     pub path: String,
+    /// The address on the other side (A's for a changed or added node, B's
+    /// for a removed one: where it is, or would be, there), where it is not
+    /// `path`: the two sides' addresses differ below a compressed
+    /// container paired with the plain form it holds.
+    pub other: Option<String>,
     pub a: Option<Side>,
     pub b: Option<Side>,
     /// The same value and bytes at another place: an entry that moved when
@@ -135,6 +140,11 @@ fn sides(a: &Tree, x: NodeId, b: &Tree, y: NodeId) -> (Option<Side>, Option<Side
 struct At<'p> {
     a: &'p str,
     b: &'p str,
+}
+
+/// `theirs` where it is not `ours`: a record's [`Record::other`].
+fn other(ours: &str, theirs: &str) -> Option<String> {
+    (ours != theirs).then(|| theirs.to_string())
 }
 
 /// What a diff reports besides the changes of meaning.
@@ -238,6 +248,7 @@ impl Walk<'_> {
                 let r = Record {
                     change: Change::Changed,
                     path: at.b.to_string(),
+                    other: other(at.b, at.a),
                     a: side(a, x),
                     b: side(b, y),
                     moved: true,
@@ -278,6 +289,7 @@ impl Walk<'_> {
             let rec = Record {
                 change: Change::Changed,
                 path: at.b.to_string(),
+                other: other(at.b, at.a),
                 a: sa,
                 b: sb,
                 moved: false,
@@ -310,6 +322,7 @@ impl Walk<'_> {
         let r = Record {
             change: Change::Changed,
             path: at.b.to_string(),
+            other: other(at.b, at.a),
             a: side(a, x),
             b: side(b, y),
             moved: false,
@@ -347,9 +360,11 @@ impl Walk<'_> {
                     self.pair(a, k, b, other, At { a: &pa, b: &pb }, moved)?;
                 }
                 (Some(k), None) => {
+                    let seg = a.segment(k);
                     let r = Record {
                         change: Change::Removed,
-                        path: join(at.a, &a.segment(k)),
+                        path: join(at.a, &seg),
+                        other: (at.a != at.b).then(|| join(at.b, &seg)),
                         a: side(a, k),
                         b: None,
                         moved: false,
@@ -359,9 +374,11 @@ impl Walk<'_> {
                     }
                 }
                 (None, Some(k)) => {
+                    let seg = b.segment(k);
                     let r = Record {
                         change: Change::Added,
-                        path: join(at.b, &b.segment(k)),
+                        path: join(at.b, &seg),
+                        other: (at.a != at.b).then(|| join(at.a, &seg)),
                         a: None,
                         b: side(b, k),
                         moved: false,

@@ -877,8 +877,10 @@ fn push_side(buf: &mut Vec<u8>, s: &Option<Side>) {
 }
 
 /// Writes the changes between `a` and `b` as a JSON list of records
-/// `{"change": "~"|"+"|"-", "path", "a": SIDE|null, "b": SIDE|null}`,
-/// SIDE = `{"space", "offset", "size", "value"}`.
+/// `{"change": "~"|"+"|"-", "path", "a_path", "a": SIDE|null, "b":
+/// SIDE|null}`, SIDE = `{"space", "offset", "size", "value"}`: `path` is
+/// B's address (A's for a removed node), `a_path` A's (null for an added
+/// node).
 pub fn diff_json(
     a: &mut Tree,
     b: &mut Tree,
@@ -898,6 +900,12 @@ pub fn diff_json(
         buf.extend_from_slice(r.change.sign().encode_utf8(&mut sign).as_bytes());
         buf.extend_from_slice(b"\", \"path\": ");
         push_json_str(&mut buf, crate::model::printed_address(&r.path));
+        buf.extend_from_slice(b", \"a_path\": ");
+        match (r.change, &r.other) {
+            (Change::Added, _) => buf.extend_from_slice(b"null"),
+            (Change::Changed, Some(p)) => push_json_str(&mut buf, crate::model::printed_address(p)),
+            _ => push_json_str(&mut buf, crate::model::printed_address(&r.path)),
+        }
         buf.extend_from_slice(b", \"a\": ");
         push_side(&mut buf, &r.a);
         buf.extend_from_slice(b", \"b\": ");

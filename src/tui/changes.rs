@@ -71,11 +71,35 @@ impl Compare {
     }
 }
 
-/// The addresses the diff reported, and the addresses above them.
+/// The addresses the diff reported on one side, and the addresses above
+/// them.
+#[derive(Default)]
+pub struct Marks {
+    exact: FxHashMap<String, Change>,
+    above: FxHashSet<String>,
+}
+
+impl Marks {
+    /// Marks the addresses above `path`, and `path` itself as `change`
+    /// when the node there is on this side.
+    fn add(&mut self, path: &str, change: Option<Change>) {
+        for p in prefixes(path) {
+            if !self.above.contains(p) {
+                self.above.insert(p.to_string());
+            }
+        }
+        if let Some(c) = change {
+            self.exact.insert(path.to_string(), c);
+        }
+    }
+}
+
+/// What the diff reported, as each side's addresses: the two differ below
+/// a compressed container paired with the plain form it holds.
 #[derive(Default)]
 pub struct Changes {
-    pub exact: FxHashMap<String, Change>,
-    pub above: FxHashSet<String>,
+    pub a: Marks,
+    pub b: Marks,
     pub counts: Counts,
 }
 
@@ -96,67 +120,72 @@ fn prefixes(path: &str) -> Vec<&str> {
 }
 
 impl Changes {
-    pub fn add(&mut self, path: String, change: Change) {
-        for p in prefixes(&path) {
-            if !self.above.contains(p) {
-                self.above.insert(p.to_string());
+    /// Keeps one record of the diff: the node's address on each side where
+    /// it has one, the place it would be on the other.
+    pub fn add(&mut self, r: &diff::Record) {
+        let other = r.other.as_deref().unwrap_or(&r.path);
+        match r.change {
+            Change::Changed => {
+                self.b.add(&r.path, Some(Change::Changed));
+                self.a.add(other, Some(Change::Changed));
+            }
+            Change::Added => {
+                self.b.add(&r.path, Some(Change::Added));
+                self.a.add(other, None);
+            }
+            Change::Removed => {
+                self.a.add(&r.path, Some(Change::Removed));
+                self.b.add(other, None);
             }
         }
-        self.exact.insert(path, change);
     }
 
     /// Runs the diff of two trees and keeps what it reports.
     pub fn compute(a: &mut Tree, b: &mut Tree) -> Changes {
         let mut c = Changes::default();
         let counts = diff::diff(a, b, diff::Options::default(), &mut |r| {
-            c.add(r.path, r.change);
+            c.add(&r);
             ControlFlow::Continue(())
         });
         c.counts = counts;
         c
     }
 
+    fn side(&self, side: Side) -> &Marks {
+        match side {
+            Side::A => &self.a,
+            Side::B => &self.b,
+        }
+    }
+
     /// The mark of the node at `path` on `side`: removed (A) or added (B)
     /// where the diff said so, changed where it or something below it
     /// changed.
     pub fn of(&self, side: Side, path: &str) -> Mark {
-        match side {
-            Side::A => match self.exact.get(path) {
-                Some(Change::Removed) => Mark::Removed,
-                Some(Change::Changed) => Mark::Changed,
-                // Added in B at this address: A's node here is another.
-                Some(Change::Added) | None if self.above.contains(path) => Mark::Changed,
-                Some(Change::Added) | None => Mark::Same,
-            },
-            Side::B => self.of_b(path),
+        let m = self.side(side);
+        match m.exact.get(path) {
+            Some(Change::Removed) => Mark::Removed,
+            Some(Change::Added) => Mark::Added,
+            Some(Change::Changed) => Mark::Changed,
+            None if m.above.contains(path) => Mark::Changed,
+            None => Mark::Same,
         }
     }
 
     /// Whether the node at `path` on `side` is itself a change (not only
     /// above one).
     pub fn is_change(&self, side: Side, path: &str) -> bool {
-        match self.exact.get(path) {
-            Some(Change::Changed) => true,
-            Some(Change::Added) => side == Side::B,
-            Some(Change::Removed) => side == Side::A,
-            None => false,
-        }
+        self.side(side).exact.contains_key(path)
     }
 
-    /// The mark of a node of B (the newer tree) at `path`: added where the
-    /// diff said so, changed where it or something below it changed.
+    /// The mark of a node of B (the newer tree) at `path`.
     pub fn of_b(&self, path: &str) -> Mark {
-        match self.exact.get(path) {
-            Some(Change::Added) => Mark::Added,
-            Some(_) => Mark::Changed,
-            None if self.above.contains(path) => Mark::Changed,
-            None => Mark::Same,
-        }
+        self.of(Side::B, path)
     }
 
-    /// Whether something reported lies below (not at) `path`.
-    pub(super) fn inside(&self, path: &str) -> bool {
-        self.above.contains(path)
+    /// Whether something reported on `side` lies below (not at) `path`.
+    pub(super) fn inside(&self, side: Side, path: &str) -> bool {
+        self.side(side).above.contains(path)
     }
 }
 

@@ -47,6 +47,9 @@ pub struct Pair {
     /// Where the diff reports; without it, it runs at once.
     pub tx: Option<Sender<Message>>,
     followed: Option<Followed>,
+    /// The other explorer was made to follow and is levelled again once
+    /// drawn: its scroll is bounded by the rows it last drew.
+    leveling: bool,
 }
 
 impl Pair {
@@ -74,6 +77,7 @@ impl Pair {
             changes: None,
             tx: None,
             followed: None,
+            leveling: false,
         }
     }
 
@@ -187,7 +191,8 @@ impl Pair {
 
     /// Makes the other explorer follow the one with the keys: the partners
     /// of its open nodes open, the partner of its selection selected (else
-    /// the nearest paired node above it), the tree scrolled alike.
+    /// the nearest paired node above it) on the same screen line, where
+    /// there are rows enough above it.
     fn follow(&mut self) {
         let Pair {
             panes, followed, ..
@@ -237,13 +242,34 @@ impl Pair {
         }
         let (id, _) = partner(&src.doc.tree, src.selected, &mut dst.doc.tree);
         dst.select(id, true);
-        let (want, have) = (src.tree_state.get_offset(), dst.tree_state.get_offset());
+        *followed = Some(now);
+        self.level();
+        self.leveling = true;
+    }
+
+    /// Scrolls the other explorer so that the partner of the selection is
+    /// on the selection's screen line: the rows either side adds above it (a
+    /// compressed container's own, entries only one file has) scroll off
+    /// rather than push it down, where there are rows enough above it.
+    /// Returns whether its scroll changed.
+    fn level(&mut self) -> bool {
+        let [a, b] = &mut self.panes;
+        let (src, dst) = if self.focused == 0 { (a, b) } else { (b, a) };
+        let line = |a: &App| a.visible().iter().position(|&r| r == a.selected);
+        let (Some(s), Some(d)) = (line(src), line(dst)) else {
+            return false;
+        };
+        // The selection's screen line, negative or past the pane when the
+        // wheel scrolled it out of view: the other tree scrolls alike.
+        let off = src.tree_state.get_offset();
+        let want = (d + off).saturating_sub(s);
+        let have = dst.tree_state.get_offset();
         if want < have {
             dst.tree_state.scroll_up(have - want);
         } else {
             dst.tree_state.scroll_down(want - have);
         }
-        *followed = Some(now);
+        dst.tree_state.get_offset() != have
     }
 
     /// `c` / `C`: the next / previous change in the tree with the keys,
@@ -320,12 +346,9 @@ impl Pair {
     }
 }
 
-impl Screen for Pair {
-    fn draw(&mut self, frame: &mut Frame<'_>) {
-        let [body, details, statusbar] = ui::rows(frame.area());
-        let [left, right] =
-            Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
-                .areas(body);
+impl Pair {
+    /// Draws both explorers' panes in `areas`.
+    fn render_panes(&mut self, frame: &mut Frame<'_>, [left, right]: [ratatui::layout::Rect; 2]) {
         let [a, b] = &mut self.panes;
         // Bytes are compared where both select one pair of nodes.
         let same = partner(&a.doc.tree, a.selected, &mut b.doc.tree) == (b.selected, true);
@@ -341,6 +364,23 @@ impl Screen for Pair {
             right,
             same.then(|| a.doc.tree.node_bytes(a.selected)),
         );
+    }
+}
+
+impl Screen for Pair {
+    fn draw(&mut self, frame: &mut Frame<'_>) {
+        let [body, details, statusbar] = ui::rows(frame.area());
+        let [left, right] =
+            Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+                .areas(body);
+        self.render_panes(frame, [left, right]);
+        // The tree widget bounds a scroll by the rows it last drew, so the
+        // other explorer, drawn with rows it has just opened, is levelled
+        // again and drawn once more.
+        if std::mem::take(&mut self.leveling) && self.level() {
+            frame.render_widget(ratatui::widgets::Clear, body);
+            self.render_panes(frame, [left, right]);
+        }
         let f = self.focused();
         ui::render_bars(f, frame, details, statusbar);
         ui::render_popup(f, frame);
@@ -419,7 +459,7 @@ fn change_nodes(tree: &mut Tree, ch: &Changes, side: Side) -> Vec<(Vec<usize>, N
         if ch.is_change(side, &path) {
             out.push((key.clone(), id));
         }
-        if !ch.inside(&path) {
+        if !ch.inside(side, &path) {
             continue;
         }
         let kids = tree.children(id);

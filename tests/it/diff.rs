@@ -126,9 +126,10 @@ fn json_records_and_their_paths() {
         let o = r.as_object().unwrap();
         let mut keys: Vec<&str> = o.keys().map(String::as_str).collect();
         keys.sort_unstable();
-        assert_eq!(keys, ["a", "b", "change", "path"]);
+        assert_eq!(keys, ["a", "a_path", "b", "change", "path"]);
         let ch = r["change"].as_str().unwrap();
         assert_eq!(r["a"].is_null(), ch == "+", "{r}");
+        assert_eq!(r["a_path"].is_null(), ch == "+", "{r}");
         assert_eq!(r["b"].is_null(), ch == "-", "{r}");
         // Every path names a node of the side it is in; its bytes are the
         // record's.
@@ -140,22 +141,31 @@ fn json_records_and_their_paths() {
         if side["space"] != 0 || i > 40 {
             continue;
         }
-        let p = dir.path().join(format!("{i}"));
-        Command::cargo_bin("fwview")
-            .unwrap()
-            .args(["--extract", r["path"].as_str().unwrap()])
-            .arg(file)
-            .arg("-o")
-            .arg(&p)
-            .assert()
-            .success();
-        let got = std::fs::read(&p).unwrap();
-        let all = std::fs::read(file).unwrap();
-        let (o, s) = (
-            side["offset"].as_u64().unwrap() as usize,
-            side["size"].as_u64().unwrap() as usize,
-        );
-        assert_eq!(got, all[o..o + s], "{}", r["path"]);
+        let extracted =
+            |path: &serde_json::Value, file: &std::path::Path, side: &serde_json::Value| {
+                let p = dir.path().join(format!("{i}"));
+                Command::cargo_bin("fwview")
+                    .unwrap()
+                    .args(["--extract", path.as_str().unwrap()])
+                    .arg(file)
+                    .arg("-o")
+                    .arg(&p)
+                    .arg("--force")
+                    .assert()
+                    .success();
+                let got = std::fs::read(&p).unwrap();
+                let all = std::fs::read(file).unwrap();
+                let (o, s) = (
+                    side["offset"].as_u64().unwrap() as usize,
+                    side["size"].as_u64().unwrap() as usize,
+                );
+                assert_eq!(got, all[o..o + s], "{path}");
+            };
+        extracted(&r["path"], file, side);
+        // A's address names A's node.
+        if ch == "~" && r["a"]["space"] == 0 {
+            extracted(&r["a_path"], &a, &r["a"]);
+        }
     }
     // The kernel is the same kernel on both devices: not added or removed.
     assert!(!list

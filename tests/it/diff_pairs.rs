@@ -199,7 +199,12 @@ fn diff_of(a: &Path, b: &Path) -> (Option<i32>, String) {
 /// A build: output name, clang arguments, environment.
 type Form<'a> = (&'a str, &'a [&'a str], &'a [(&'a str, &'a str)]);
 
-fn bundle(dir: &Path, name: &str, extra: &[&str], env: &[(&str, &str)]) -> Option<PathBuf> {
+pub(crate) fn bundle(
+    dir: &Path,
+    name: &str,
+    extra: &[&str],
+    env: &[(&str, &str)],
+) -> Option<PathBuf> {
     bundle_of(dir, name, "if (n > 0) y[0] = a * x[0] + y[0];", extra, env)
 }
 
@@ -237,6 +242,22 @@ fn bundle_of(
         .status()
         .ok()?;
     st.success().then_some(out)
+}
+
+/// A plain bundle and the compressed bundle of another build (other code),
+/// in `dir`.
+pub(crate) fn plain_and_compressed(dir: &Path) -> (PathBuf, PathBuf) {
+    let plain = bundle(dir, "plain.hipfb", &[], &[]).expect("clang-22 builds HIP");
+    let comp = bundle_of(
+        dir,
+        "comp.hipfb",
+        "if (n > 1) y[1] = a * x[1] - y[0];",
+        &["--offload-compress"],
+        &[],
+    )
+    .expect("a compressed build");
+    assert!(std::fs::read(&comp).unwrap().starts_with(b"CCOB"));
+    (plain, comp)
 }
 
 /// A compressed bundle (CCOB v2 and v3, zstd and zlib) against the plain
@@ -301,17 +322,7 @@ fn entries_pair_through_a_compressed_container() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let plain = bundle(tmp.path(), "plain.hipfb", &[], &[]).expect("clang-22 builds HIP");
-    // Another build: other code, compressed.
-    let comp = bundle_of(
-        tmp.path(),
-        "comp.hipfb",
-        "if (n > 1) y[1] = a * x[1] - y[0];",
-        &["--offload-compress"],
-        &[],
-    )
-    .expect("a compressed build");
-    assert!(std::fs::read(&comp).unwrap().starts_with(b"CCOB"));
+    let (plain, comp) = plain_and_compressed(tmp.path());
     let list = |p: &Path| -> Vec<String> {
         let out = Command::new("clang-offload-bundler-22")
             .args(["--list", "--type=o"])
@@ -352,6 +363,44 @@ fn entries_pair_through_a_compressed_container() {
                 "no change inside {e}:\n{text}"
             );
         }
+    }
+    // In `--json` each change below the container names the node on the
+    // plain side too (`a_path`): it holds the bytes the record gives for A.
+    let out = Command::cargo_bin("fwview")
+        .unwrap()
+        .args(["--diff", "--json"])
+        .args([&plain, &comp])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let inner: Vec<&serde_json::Value> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["path"].as_str().unwrap().contains("/inflated/"))
+        .collect();
+    assert!(!inner.is_empty(), "{v}");
+    let all = std::fs::read(&plain).unwrap();
+    for r in inner {
+        assert_eq!(r["change"], "~", "{r}");
+        let a_path = r["a_path"].as_str().unwrap();
+        assert!(a_path.starts_with("hipv4-"), "{r}");
+        assert!(r["path"].as_str().unwrap().ends_with(a_path), "{r}");
+        let x = tmp.path().join("x");
+        Command::cargo_bin("fwview")
+            .unwrap()
+            .args(["--extract", a_path])
+            .arg(&plain)
+            .arg("-o")
+            .arg(&x)
+            .arg("--force")
+            .assert()
+            .success();
+        let (o, n) = (
+            r["a"]["offset"].as_u64().unwrap() as usize,
+            r["a"]["size"].as_u64().unwrap() as usize,
+        );
+        assert_eq!(std::fs::read(&x).unwrap(), all[o..o + n], "{r}");
     }
 }
 

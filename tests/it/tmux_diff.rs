@@ -318,3 +318,43 @@ fn two_files_reload_when_one_changes() {
     t.keys(&["q"]);
     wait_dead(&t);
 }
+
+/// A plain bundle against the compressed bundle of another build: the rows
+/// that pair through the container are marked on both sides (the plain
+/// side's entries too, whose addresses the compressed side's changes do
+/// not share), and the partner of the selection sits on the same screen
+/// line though the compressed side has three rows more above it.
+fn plain_and_compressed_builds_side_by_side(w: u16, h: u16) {
+    if !common::tool("clang-22") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let (plain, comp) = crate::diff_pairs::plain_and_compressed(tmp.path());
+    let Some(t) = two(&plain, &comp, w, h) else {
+        return;
+    };
+    t.wait("the diff counts", |s| s.contains(" changed  +"));
+    // The root's rows: magic, entry count, entries, padding, the host
+    // entry, then the gfx90a entry.
+    t.keys(&["j", "j", "j", "j", "j", "j"]);
+    // On one screen line: the plain side's entry, marked, and its partner
+    // inside the compressed side's inflated bundle, marked.
+    let s = t.wait("the two gfx90a entries on one line", |s| {
+        line_with(s, "▶ ~ hipv4-a").matches("▶ ~ hipv4-a").count() == 2
+    });
+    let row = line_with(&s, "▶ ~ hipv4-a");
+    let a_part = row.split("││").next().unwrap_or("");
+    assert!(a_part.starts_with("│  ▶ ~ hipv4-a"), "{row}\n{s}");
+    assert!(row.contains("│      ▶ ~ hipv4-a"), "{row}\n{s}");
+    t.keys(&["q"]);
+}
+
+#[test]
+fn plain_and_compressed_builds_side_by_side_at_80x24() {
+    plain_and_compressed_builds_side_by_side(80, 24);
+}
+
+#[test]
+fn plain_and_compressed_builds_side_by_side_at_40x10() {
+    plain_and_compressed_builds_side_by_side(40, 10);
+}
