@@ -549,6 +549,15 @@ fn run() -> ExitCode {
         Ok(c) => c,
         Err(e) => return usage_error(e),
     };
+    // clap lets `-o` through without --extract, as the two require each
+    // other: every other mode prints to standard output.
+    if cli.output.is_some() && cli.extract.is_none() {
+        use clap::CommandFactory;
+        return usage_error(Cli::command().error(
+            clap::error::ErrorKind::MissingRequiredArgument,
+            "-o/--output is where --extract writes; --tree, --json, --find, --targets and --diff print to standard output (redirect it with >)",
+        ));
+    }
     tui::theme::set_color(tui::theme::choose_color(&cli.color));
     if let Some(s) = cli
         .x86_syntax

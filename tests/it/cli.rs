@@ -566,6 +566,27 @@ fn extract_options_are_checked() {
             .code(2);
     }
     assert!(!out.exists());
+    // Nor with the modes that print: they write to standard output.
+    for mode in [
+        &["--tree"][..],
+        &["--json"],
+        &["--targets"],
+        &["--find", "zz"],
+    ] {
+        let o = Command::cargo_bin("fwview")
+            .unwrap()
+            .args(mode)
+            .arg("-o")
+            .arg(&out)
+            .arg(&p)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{mode:?}");
+        assert!(o.stdout.is_empty(), "{mode:?}");
+        let err = String::from_utf8(o.stderr).unwrap();
+        assert!(err.contains("--extract"), "{mode:?}: {err}");
+        assert!(!out.exists(), "{mode:?}");
+    }
 }
 
 /// `--extract ''` (an unset shell variable, say) is a usage error and
@@ -885,4 +906,42 @@ fn standard_input_and_pipes_are_read_into_memory() {
             assert_eq!(got, want.replacen("stdin", root, 1), "{}", p.display());
         }
     }
+}
+
+/// `--help`'s first line (and the man page's NAME) names every format of
+/// README's table that is detected on its own, not only a few.
+#[test]
+fn help_names_the_formats() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    // Forms of another row (wrappers, entries, the compressed bundle), and
+    // the rows that are no format of their own.
+    let within = [
+        "compressed bundle",
+        "HIP host wrapper",
+        "CUDA host wrapper",
+        "offload entries",
+        "your own, in `.ksy`",
+        "anything else",
+    ];
+    let names: Vec<&str> = readme
+        .lines()
+        .filter_map(|l| l.strip_prefix("| ["))
+        .filter_map(|l| l.split_once("](docs/").map(|x| x.0))
+        .filter(|n| !within.contains(n))
+        .collect();
+    assert!(names.len() >= 15, "{names:?}");
+    let out = Command::cargo_bin("fwview")
+        .unwrap()
+        .arg("--help")
+        .output()
+        .unwrap();
+    let help = String::from_utf8(out.stdout).unwrap();
+    let first = help.lines().next().unwrap_or("");
+    for n in names {
+        for part in n.split(" / ") {
+            assert!(first.contains(part), "--help does not name {part}: {first}");
+        }
+    }
+    assert!(first.contains(".ksy"), "{first}");
 }
