@@ -3,10 +3,9 @@
 //! value at its bytes; a field that does not fit raises one "truncated"
 //! error and the ones after it are skipped.
 
-use super::builder::Builder;
+use super::arena::{Builder, NodeId};
 use super::read::{self, Endian};
 use super::text;
-use super::tree::NodeId;
 use super::value::{Radix, Value};
 
 /// A cursor over a structure: fields are read in file order from `base`.

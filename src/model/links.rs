@@ -8,8 +8,9 @@ use std::borrow::Cow;
 use rustc_hash::FxHashMap;
 
 use super::address::{cut_name, escape_segment};
+use super::arena::{Link, NodeId};
 use super::space::{SpaceId, FILE};
-use super::tree::{Link, NodeId, Tree, FINDING};
+use super::tree::{Tree, FINDING};
 
 /// A node's children that may hold a link's range: those of the link's
 /// space with bytes, as (offset, end, id) in the order of the children.

@@ -12,12 +12,15 @@
 )]
 
 mod address;
+mod arena;
 mod builder;
 pub mod demangle;
+mod diagnostic;
 pub mod facts;
 pub mod fields;
 pub mod format;
 pub mod links;
+mod options;
 pub mod read;
 pub mod record;
 mod source;
@@ -27,89 +30,18 @@ mod tree;
 pub mod value;
 
 pub use address::printed_address;
-pub use builder::{group_size, Builder, ElemFn, Gap, LazyFn, Seq, Step, GAP_NAMES, GROUP};
+pub use arena::{Builder, ElemFn, Gap, LazyFn, Link, Node, NodeId};
+pub use builder::{group_size, Seq, Step, GAP_NAMES, GROUP};
+pub use diagnostic::{Diagnostic, Severity};
 pub use facts::{Configures, Fact, Facts, Held};
 pub use fields::{read_uint, sign_extend, Fields};
 pub use format::{Format, RAW};
+pub use options::Options;
 pub use read::Endian;
 pub use source::Source;
 pub use space::{Space, SpaceId, FILE};
-pub use tree::{Link, Node, NodeId, Tree};
+pub use tree::Tree;
 pub use value::{Numbers, Radix, Raw, SourceLine, Value};
-
-/// What a reader asks the formats to show beyond the structure of a file.
-/// A tree holds its options from the start; every builder hands them to
-/// the formats ([`Builder::options`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Options {
-    /// Machine code as instructions: executable sections and their
-    /// functions open into one node per instruction.
-    pub code: bool,
-    /// The names of the arguments of the kernel a control program runs
-    /// for, by argument index, when the file is paired with the binary
-    /// that declares that kernel (an NPU transaction with its xclbin).
-    /// Kept for the life of the process ([`Options::leak_arg_names`]), so
-    /// that options stay `Copy`.
-    pub arg_names: Option<&'static [(u64, &'static str)]>,
-    /// The tree is read only for the formats nested in it (the device
-    /// images `--targets` and a folder's list look for), never shown: the
-    /// parsers skip their own records, which cannot hold another format
-    /// (symbol, string and relocation tables, debug information,
-    /// instructions; see [`Builder::skips_records`]), so a scan builds a
-    /// few nodes a file and reads few of its pages. What is nested, and
-    /// where, is the same as in a full read.
-    pub nested_only: bool,
-}
-
-impl Options {
-    /// These options with `names` as the argument names, kept for the
-    /// life of the process; none when `names` is empty.
-    pub fn leak_arg_names(self, names: Vec<(u64, String)>) -> Options {
-        if names.is_empty() {
-            return Options {
-                arg_names: None,
-                ..self
-            };
-        }
-        let v: Vec<(u64, &'static str)> = names
-            .into_iter()
-            .map(|(i, n)| (i, &*Box::leak(n.into_boxed_str())))
-            .collect();
-        Options {
-            arg_names: Some(Box::leak(v.into_boxed_slice())),
-            ..self
-        }
-    }
-}
-
-/// How serious a diagnostic is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Severity {
-    Info,
-    Warning,
-    Error,
-}
-
-impl Severity {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Info => "info",
-            Severity::Warning => "warning",
-            Severity::Error => "error",
-        }
-    }
-}
-
-/// A problem found in the file, anchored at the bytes that show it.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Diagnostic {
-    pub severity: Severity,
-    /// The byte space `offset` is in (0: the file).
-    pub space: SpaceId,
-    pub offset: u64,
-    pub size: u64,
-    pub message: String,
-}
 
 /// A number as the tree shows it: small values in decimal, larger ones in
 /// decimal with their hex beside.

@@ -35,7 +35,7 @@
 use nom::bytes::complete::take;
 use nom::{IResult, Parser};
 
-use super::builder::Builder;
+use super::arena::Builder;
 use super::fields::Fields;
 use super::read::Endian;
 use super::value::Value;

@@ -4,41 +4,11 @@ use crate::model::space::SpaceBytes;
 
 use compact_str::CompactString;
 
-use super::Builder;
+use crate::model::arena::{Builder, Gap};
+use crate::model::arena::{Node, NodeId};
+use crate::model::diagnostic::Severity;
 use crate::model::space::SpaceId;
-use crate::model::tree::{Node, NodeId};
 use crate::model::value::{self, Value};
-use crate::model::Severity;
-
-/// What the bytes of a node that none of its children covers become: a
-/// format says it for the nodes it builds (a node without a say takes its
-/// parent's), and once the children are built each uncovered range becomes
-/// a leaf of the name the rule gives, so that every byte of a decoded
-/// format lies in a leaf.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[repr(u8)]
-pub enum Gap {
-    /// As the parent says; none at the top.
-    #[default]
-    Inherit,
-    /// No gap leaves here or below: a node whose children gather items
-    /// from elsewhere, or one that already has its own catch-all.
-    Off,
-    /// Alignment padding: `padding`, a warning where it is not zero.
-    Padding,
-    /// Bytes no structure refers to: `padding` where all zero, else
-    /// `unused` with an info.
-    Unused,
-    /// Bytes inside a structure the format does not describe: `unknown`,
-    /// an info.
-    Unknown,
-    /// Whitespace and punctuation of a text format: `syntax` (NUL
-    /// padding after the text: `padding`).
-    Syntax,
-    /// Contents not decoded further (the other records of a block):
-    /// `contents`.
-    Contents,
-}
 
 /// The longest gap whose bytes are read to tell padding from other bytes.
 const MAX_GAP_READ: u64 = 1 << 20;

@@ -2,44 +2,23 @@
 //! checked against the parent's, every read is bounds-checked, every name and
 //! value is made safe to show.
 
-use std::sync::Arc;
-
 use compact_str::CompactString;
 
+use super::arena::{Arena, Builder, Dispatch, LazyFn, Link, Node, NodeId};
+use super::diagnostic::{Diagnostic, Severity};
 use super::facts::Fact;
 use super::format::Format;
 use super::space::{Origin, SpaceId};
-use super::tree::{Arena, Link, Node, NodeId};
+use super::text;
 use super::value::Value;
-use super::{text, Diagnostic, Severity};
 
 mod gaps;
 mod nest;
 mod reads;
 mod seq;
 
-pub use gaps::{Gap, GAP_NAMES};
+pub use gaps::GAP_NAMES;
 pub use seq::{group_size, Seq, Step, GROUP};
-
-/// Builds the children of a node when they are first needed.
-pub type LazyFn = Arc<dyn Fn(&mut Builder<'_>, NodeId) + Send + Sync>;
-
-/// Builds one element of an array: `(builder, parent, index, offset)`.
-pub type ElemFn = Arc<dyn Fn(&mut Builder<'_>, NodeId, u64, u64) + Send + Sync>;
-
-/// Detects a format in `[off, off+len)` and parses it under `parent`;
-/// returns the format, or `None` if nothing was recognised.
-pub type Dispatch = fn(&mut Builder<'_>, NodeId, u64, u64) -> Option<Format>;
-
-pub struct Builder<'a> {
-    arena: &'a mut Arena,
-    data: &'a [u8],
-    space: SpaceId,
-    dispatch: Dispatch,
-    /// Building lazy children, which may be built again after release:
-    /// diagnostics are then checked against those already raised.
-    lazy: bool,
-}
 
 impl<'a> Builder<'a> {
     pub(crate) fn new(

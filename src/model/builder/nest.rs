@@ -4,10 +4,10 @@ use std::sync::Arc;
 
 use compact_str::CompactString;
 
-use super::Builder;
+use crate::model::arena::Builder;
+use crate::model::arena::{Node, NodeId};
 use crate::model::format::Format;
 use crate::model::space::{self, Origin, Space, SpaceId};
-use crate::model::tree::{Node, NodeId};
 use crate::model::value::Value;
 
 /// How many formats may nest inside each other.

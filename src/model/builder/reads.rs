@@ -1,9 +1,9 @@
 //! Bounds-checked reads, with or without a node for the field read.
 
-use super::Builder;
+use crate::model::arena::Builder;
+use crate::model::arena::NodeId;
 use crate::model::read::{self, Endian};
 use crate::model::text;
-use crate::model::tree::NodeId;
 use crate::model::value::Value;
 
 impl<'a> Builder<'a> {

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use compact_str::CompactString;
 
-use super::{Builder, ElemFn};
-use crate::model::tree::NodeId;
+use crate::model::arena::NodeId;
+use crate::model::arena::{Builder, ElemFn};
 use crate::model::value::{self, Value};
 
 /// Builds item `index` at `offset` under `parent` in a [`Seq`]:

@@ -1,0 +1,285 @@
+//! The types the tree and its builder refer to each other by: a node and
+//! its id, the arena that holds the nodes, the builder's handle on it, the
+//! functions that build a node's children, and what a node's uncovered
+//! bytes become. Kept in one file so that the tree (`tree.rs`) and the
+//! builder's methods (`builder/`) each depend on it and not on each other.
+
+use std::sync::Arc;
+
+use compact_str::CompactString;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::diagnostic::Diagnostic;
+use super::facts::Facts;
+use super::format::Format;
+use super::options::Options;
+use super::space::{Space, SpaceId, FILE};
+use super::value::Value;
+
+/// Index of a node in its tree.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeId(pub u32);
+
+impl NodeId {
+    /// The root of every tree.
+    pub const ROOT: NodeId = NodeId(0);
+    /// No node: stands in where an id is needed and none can be.
+    pub const MAX: NodeId = NodeId(u32::MAX);
+
+    /// The node's index in its tree's arena.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+
+    /// The node at index `i` of an arena (which never holds more than
+    /// `u32::MAX` nodes).
+    pub fn at(i: usize) -> NodeId {
+        NodeId(i as u32)
+    }
+}
+
+/// Where a value points: a byte range of a byte space (the space of the
+/// node that points, as the builder that made the link was in). Following it
+/// selects the smallest node of that space that holds the whole range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Link {
+    pub space: SpaceId,
+    pub offset: u64,
+    pub size: u64,
+}
+
+impl Link {
+    /// Where the link goes, as `g` takes it and `y` `o` copies it:
+    /// `0x1f0` in the file, `K:0x1f0` in byte space K.
+    pub fn start_text(&self) -> String {
+        self.space.offset_text(self.offset)
+    }
+}
+
+/// One node: a named byte range of its space with an optional typed value.
+/// What few nodes have (a link, a format, a builder of children) is kept
+/// beside the nodes (see [`Tree::link`](super::Tree::link), [`Tree::node_format`](super::Tree::node_format)), so that a
+/// node stays small: trees of millions are built and dropped in a walk.
+pub struct Node {
+    pub name: CompactString,
+    pub offset: u64,
+    pub size: u64,
+    pub value: Option<Value>,
+    /// The byte space `offset` and `size` are in (0: the file).
+    pub space: SpaceId,
+    pub parent: Option<NodeId>,
+    /// The children built so far.
+    pub(crate) children: Vec<NodeId>,
+    /// True while the children are still to be built by the node's builder.
+    pub(crate) unbuilt: bool,
+    /// How many formats deep this node's contents are nested.
+    pub(crate) nest: u8,
+    /// What the bytes of this node that no child covers become.
+    pub(crate) gaps: Gap,
+    /// Its own range and value are known once its builder has run (see
+    /// [`super::Builder::lazy_self`]): walks build it before visiting it.
+    pub(crate) opens_self: bool,
+}
+
+const _: () = assert!(std::mem::size_of::<Node>() <= 120);
+
+impl Node {
+    /// A node with no children yet.
+    pub(crate) fn new(
+        name: CompactString,
+        offset: u64,
+        size: u64,
+        value: Option<Value>,
+        space: SpaceId,
+        parent: Option<NodeId>,
+        nest: u8,
+    ) -> Node {
+        Node {
+            name,
+            offset,
+            size,
+            value,
+            space,
+            parent,
+            children: Vec::new(),
+            unbuilt: false,
+            nest,
+            gaps: Gap::Inherit,
+            opens_self: false,
+        }
+    }
+}
+
+/// Values that few nodes have, kept beside the nodes in node order, so
+/// that forgetting the nodes after a mark forgets their values too.
+pub(crate) struct Side<T>(Vec<(NodeId, T)>);
+
+impl<T> Default for Side<T> {
+    fn default() -> Self {
+        Side(Vec::new())
+    }
+}
+
+impl<T> Side<T> {
+    pub fn get(&self, id: NodeId) -> Option<&T> {
+        let i = self.0.binary_search_by_key(&id, |e| e.0).ok()?;
+        self.0.get(i).map(|e| &e.1)
+    }
+    #[inline]
+    pub fn set(&mut self, id: NodeId, v: T) {
+        // Nearly always the newest node, or one just before it.
+        if self.0.last().is_none_or(|e| e.0 < id) {
+            self.0.push((id, v));
+            return;
+        }
+        self.set_inside(id, v);
+    }
+    #[inline(never)]
+    fn set_inside(&mut self, id: NodeId, v: T) {
+        match self.0.binary_search_by_key(&id, |e| e.0) {
+            Ok(i) => {
+                if let Some(e) = self.0.get_mut(i) {
+                    e.1 = v;
+                }
+            }
+            Err(i) => self.0.insert(i, (id, v)),
+        }
+    }
+    /// Forgets the values of nodes `mark` and later.
+    pub fn truncate(&mut self, mark: usize) {
+        let k = self.0.partition_point(|e| e.0.index() < mark);
+        self.0.truncate(k);
+    }
+}
+
+impl Node {
+    pub fn end(&self) -> u64 {
+        self.offset.saturating_add(self.size)
+    }
+    /// True if the byte at `off` lies inside this node.
+    pub fn contains(&self, off: u64) -> bool {
+        off >= self.offset && off < self.end()
+    }
+}
+
+pub(crate) struct Arena {
+    pub nodes: Vec<Node>,
+    /// Where a node's value points.
+    pub links: Side<Link>,
+    /// The format that starts at a node.
+    pub formats: Side<Format>,
+    /// What parsers recorded of a node for consumers (see [`Facts`]).
+    pub facts: Side<Facts>,
+    /// What builds a node's children.
+    pub lazies: Side<LazyFn>,
+    pub diags: Vec<Diagnostic>,
+    /// Every diagnostic raised so far, so that one raised again when a
+    /// released node is rebuilt is not listed twice.
+    pub seen: FxHashSet<Diagnostic>,
+    /// Space 0 is the file; derived spaces are kept once made (a rebuilt
+    /// node finds its space again by its origin).
+    pub spaces: Vec<Space>,
+    /// Bytes held by derived spaces.
+    pub derived: u64,
+    /// What identifies a node among its siblings where its name does not
+    /// (an XCLBIN section by kind and name, an XML element by its `name`),
+    /// for aligning two trees. Few nodes have one.
+    pub keys: FxHashMap<NodeId, CompactString>,
+    /// Emptied lists of children of released nodes, for new nodes to take
+    /// rather than allocate: a walk over a huge tree builds and drops
+    /// millions of nodes, most with a few children.
+    pub spare: Vec<Vec<NodeId>>,
+    /// What the reader asked the formats to show.
+    pub options: Options,
+    /// In a scan for nested formats of a mapped file, what gives back the
+    /// pages of the images read.
+    pub pager: Option<super::source::Pager>,
+}
+
+/// How many emptied lists of children the arena keeps, and the largest
+/// one it keeps.
+const SPARE_LISTS: usize = 4096;
+const SPARE_CAP: usize = 64;
+
+impl Arena {
+    /// An empty list of children, one kept from a released node if any.
+    #[inline]
+    pub(crate) fn take_spare(spare: &mut Vec<Vec<NodeId>>) -> Vec<NodeId> {
+        spare.pop().unwrap_or_default()
+    }
+
+    /// Keeps the lists of children of the nodes from `mark` on (about to
+    /// be dropped) for new nodes.
+    pub(super) fn keep_spares(&mut self, mark: usize) {
+        let Some(gone) = self.nodes.get_mut(mark..) else {
+            return;
+        };
+        for n in gone {
+            let c = n.children.capacity();
+            if c > 0 && c <= SPARE_CAP && self.spare.len() < SPARE_LISTS {
+                let mut v = std::mem::take(&mut n.children);
+                v.clear();
+                self.spare.push(v);
+            }
+        }
+    }
+
+    /// The bytes of derived space `space` (`None` for the file, whose bytes
+    /// the source holds, and for a space not made).
+    pub(crate) fn derived_bytes(&self, space: SpaceId) -> Option<super::space::SpaceBytes> {
+        if space == FILE {
+            return None;
+        }
+        self.spaces.get(space.index()).and_then(|s| s.bytes.clone())
+    }
+}
+
+/// Builds the children of a node when they are first needed.
+pub type LazyFn = Arc<dyn Fn(&mut Builder<'_>, NodeId) + Send + Sync>;
+
+/// Builds one element of an array: `(builder, parent, index, offset)`.
+pub type ElemFn = Arc<dyn Fn(&mut Builder<'_>, NodeId, u64, u64) + Send + Sync>;
+
+/// Detects a format in `[off, off+len)` and parses it under `parent`;
+/// returns the format, or `None` if nothing was recognised.
+pub type Dispatch = fn(&mut Builder<'_>, NodeId, u64, u64) -> Option<Format>;
+
+pub struct Builder<'a> {
+    pub(super) arena: &'a mut Arena,
+    pub(super) data: &'a [u8],
+    pub(super) space: SpaceId,
+    pub(super) dispatch: Dispatch,
+    /// Building lazy children, which may be built again after release:
+    /// diagnostics are then checked against those already raised.
+    pub(super) lazy: bool,
+}
+
+/// What the bytes of a node that none of its children covers become: a
+/// format says it for the nodes it builds (a node without a say takes its
+/// parent's), and once the children are built each uncovered range becomes
+/// a leaf of the name the rule gives, so that every byte of a decoded
+/// format lies in a leaf.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Gap {
+    /// As the parent says; none at the top.
+    #[default]
+    Inherit,
+    /// No gap leaves here or below: a node whose children gather items
+    /// from elsewhere, or one that already has its own catch-all.
+    Off,
+    /// Alignment padding: `padding`, a warning where it is not zero.
+    Padding,
+    /// Bytes no structure refers to: `padding` where all zero, else
+    /// `unused` with an info.
+    Unused,
+    /// Bytes inside a structure the format does not describe: `unknown`,
+    /// an info.
+    Unknown,
+    /// Whitespace and punctuation of a text format: `syntax` (NUL
+    /// padding after the text: `padding`).
+    Syntax,
+    /// Contents not decoded further (the other records of a block):
+    /// `contents`.
+    Contents,
+}
