@@ -144,8 +144,8 @@ pub(crate) fn dma_words(
     if register(row, off, ctx).is_none_or(|h| h.reg.size > 4) {
         return;
     }
-    for k in 0..(l / 4).min(DMA_WORDS) {
-        let at = s + 4 * k;
+    for k in 0..(l / WORD).min(DMA_WORDS) {
+        let at = s + WORD * k;
         let Some(v) = b.read_u32(at, LE) else { break };
         let o = off.wrapping_add(4 * k as u32);
         let h = register(row, o, ctx);
@@ -279,12 +279,10 @@ pub(super) fn render(
 ) -> Option<String> {
     let mut out = String::new();
     let mut s = template;
-    while let Some(open) = s.find('{') {
-        out.push_str(s.get(..open)?);
-        let rest = s.get(open + 1..)?;
-        let close = rest.find('}')?;
-        let spec = rest.get(..close)?;
-        s = rest.get(close + 1..)?;
+    while let Some((before, rest)) = s.split_once('{') {
+        out.push_str(before);
+        let (spec, after) = rest.split_once('}')?;
+        s = after;
         let (spec, optional) = match spec.strip_suffix('?') {
             Some(x) => (x, true),
             None => (spec, false),
@@ -334,17 +332,29 @@ pub(crate) fn aie_children(b: &mut Builder<'_>, id: NodeId, at: u64, v: u32, ctx
     };
     // Bits 31..25 lie in the word's last byte, 24..20 in its last two,
     // 19..0 in its first three.
-    b.leaf(id, "column", at + 3, 1, col);
+    b.leaf(
+        id,
+        "column",
+        aie_word::COLUMN.of(at),
+        aie_word::COLUMN.size,
+        col,
+    );
     let row = match ctx.regs {
         Some(_) => named_dec(r.into(), aie_regs::TileKind::of_row(r).name().into()),
         None => num(r.into()),
     };
-    b.leaf(id, "row", at + 2, 2, row);
+    b.leaf(id, "row", aie_word::ROW.of(at), aie_word::ROW.size, row);
     let reg = match register(r, o, ctx) {
         Some(h) => format!("{h} (0x{o:05x})"),
         None => format!("0x{o:05x}"),
     };
-    b.leaf(id, "register", at, 3, reg);
+    b.leaf(
+        id,
+        "register",
+        aie_word::REGISTER.of(at),
+        aie_word::REGISTER.size,
+        reg,
+    );
 }
 
 /// Summary text for an address: hex, and the tile when it is a 32-bit one.
@@ -358,11 +368,12 @@ pub(super) fn addr_text(hi: u32, lo: u32, ctx: &Ctx) -> String {
 
 pub(super) fn header_node(b: &mut Builder<'_>, node: NodeId, h: &Head, lim: u64) {
     let off = h.off;
+    let at = command::AT;
     let hid = b.leaf(
         node,
         "header",
         off,
-        4,
+        COMMAND_WORD,
         Value::U {
             v: h.word.into(),
             width: 4,
@@ -379,15 +390,15 @@ pub(super) fn header_node(b: &mut Builder<'_>, node: NodeId, h: &Head, lim: u64)
     b.leaf(
         hid,
         "command",
-        off,
-        1,
+        at.command.of(off),
+        at.command.size,
         crate::model::named(id.into(), cname),
     );
     b.leaf(
         hid,
         "module",
-        off + 1,
-        1,
+        at.module.of(off),
+        at.module.size,
         crate::model::named(m.into(), module_name(m)),
     );
     let n = (h.word >> 16) & 0xff;
@@ -396,14 +407,21 @@ pub(super) fn header_node(b: &mut Builder<'_>, node: NodeId, h: &Head, lim: u64)
     } else {
         Value::with(n.into(), Radix::Dec, " words")
     };
-    b.leaf(hid, "length", off + 2, 1, lv);
-    b.leaf(hid, "reserved", off + 3, 1, num(u64::from(h.word >> 24)));
-    if h.long && off + 8 <= lim {
+    b.leaf(hid, "length", at.length.of(off), at.length.size, lv);
+    let reserved = num(u64::from(h.word >> 24));
+    b.leaf(
+        hid,
+        "reserved",
+        at.reserved.of(off),
+        at.reserved.size,
+        reserved,
+    );
+    if h.long && off + command::SIZE <= lim {
         b.leaf(
             node,
             "long_length",
-            off + 4,
-            4,
+            at.long_length.of(off),
+            at.long_length.size,
             format!("{} words", num(h.words)),
         );
     }

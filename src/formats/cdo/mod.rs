@@ -17,6 +17,7 @@ use crate::model::{group_size, num, text, Builder, Endian, NodeId, Seq, GROUP};
 pub mod aie_regs;
 mod commands;
 mod compact;
+mod layout;
 mod names;
 mod stream;
 mod table;
@@ -24,6 +25,7 @@ mod v1;
 
 use commands::*;
 use compact::*;
+use layout::*;
 use names::*;
 use stream::*;
 use table::*;
@@ -43,8 +45,8 @@ pub const CDO_ID: u32 = 0x004F_4443;
 /// "XNLX": the version 1 identification.
 pub const XNLX_ID: u32 = 0x584C_4E58;
 
-/// Commands are shown, and their start offsets remembered, in groups of this
-/// many.
+/// The `header_words` of a five-word header (either version).
+const FIVE_WORDS: u32 = 4;
 /// PROC and PSM_SEQUENCE carry commands of their own; this many levels are
 /// opened.
 const MAX_DEPTH: u8 = 3;
@@ -85,13 +87,8 @@ impl Ctx {
 
 /// True if `d` starts with a CDO header (version 1 or 2).
 pub fn is_cdo(d: &[u8]) -> bool {
-    let w = |i: usize| -> Option<u32> {
-        let s = d.get(i..)?;
-        nom::number::complete::le_u32::<_, nom::error::Error<&[u8]>>(s)
-            .ok()
-            .map(|(_, v)| v)
-    };
-    d.len() >= 20 && w(0) == Some(4) && matches!(w(4), Some(CDO_ID) | Some(XNLX_ID))
+    Header::read(d)
+        .is_ok_and(|h| h.header_words == FIVE_WORDS && matches!(h.identification, CDO_ID | XNLX_ID))
 }
 
 // ---------------------------------------------------------------------------
@@ -116,7 +113,8 @@ pub fn parse(
     compact: Option<Compact>,
 ) {
     let lim = off.saturating_add(len).min(b.file_len());
-    if off.saturating_add(20) <= lim && word(b, off + 4, lim) == Some(XNLX_ID) {
+    let ident = header::AT.identification;
+    if off.saturating_add(header::SIZE) <= lim && word(b, ident.of(off), lim) == Some(XNLX_ID) {
         v1::parse(b, parent, off, lim);
         return;
     }
@@ -223,46 +221,52 @@ fn trailing(b: &mut Builder<'_>, parent: NodeId, cdo: u64, end: u64, lim: u64) {
 /// Parses the CDO header at `off`; returns where the commands start and
 /// where the header says they end.
 fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, lim: u64) -> Option<(u64, u64)> {
-    if off.saturating_add(20) > lim {
-        b.error(
-            off,
-            lim.saturating_sub(off),
-            format!(
-                "truncated: a CDO header needs 20 bytes at 0x{off:x}, {} remain",
-                lim.saturating_sub(off)
-            ),
-        );
-        if off < lim {
-            let bytes = b.slice(off, lim - off);
-            b.leaf(parent, "header", off, lim - off, text::hex(bytes, 16));
+    let at = header::AT;
+    let h = match Header::read(b.slice(off, lim.saturating_sub(off))) {
+        Ok(h) => h,
+        Err(short) => {
+            b.error(
+                off,
+                short.have,
+                format!(
+                    "truncated: a CDO header needs {} bytes at 0x{off:x}, {} remain",
+                    short.need, short.have
+                ),
+            );
+            if off < lim {
+                let bytes = b.slice(off, lim - off);
+                b.leaf(parent, "header", off, lim - off, text::hex(bytes, 16));
+            }
+            return None;
         }
-        return None;
-    }
-    let w = |b: &Builder<'_>, i: u64| word(b, off + 4 * i, lim).unwrap_or(0);
-    let remaining = w(b, 0);
-    let ident = w(b, 1);
-    let version = w(b, 2);
-    let length = w(b, 3);
-    let stored = w(b, 4);
-    let hlen = 4 * (u64::from(remaining) + 1);
-    let hid = b.group(parent, "header", off, 20);
+    };
+    let (remaining, ident, version, length) =
+        (h.header_words, h.identification, h.version, h.length);
+    let hlen = WORD * (u64::from(remaining) + 1);
+    let hid = b.group(parent, "header", off, header::SIZE);
     b.leaf(
         hid,
         "header_words",
-        off,
-        4,
+        at.header_words.of(off),
+        at.header_words.size,
         format!("{} words follow", num(remaining.into())),
     );
     let id_text = match ident {
         CDO_ID => "\"CDO\" (version 2)".to_string(),
         _ => format!("{} (unknown)", hex32(ident)),
     };
-    b.leaf(hid, "identification", off + 4, 4, id_text);
+    b.leaf(
+        hid,
+        "identification",
+        at.identification.of(off),
+        at.identification.size,
+        id_text,
+    );
     b.leaf(
         hid,
         "version",
-        off + 8,
-        4,
+        at.version.of(off),
+        at.version.size,
         format!(
             "{}.{:02x} ({})",
             version >> 8,
@@ -271,20 +275,20 @@ fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, lim: u64) -> Option<(u6
         ),
     );
     if ident != CDO_ID {
-        b.error(
-            off + 4,
-            4,
+        at.identification.error(
+            b,
+            off,
             format!("not a CDO: identification {}", hex32(ident)),
         );
         return None;
     }
     let start = off + hlen;
-    let declared = start.saturating_add(4 * u64::from(length));
+    let declared = start.saturating_add(WORD * u64::from(length));
     let lid = b.leaf(
         hid,
         "length",
-        off + 12,
-        4,
+        at.length.of(off),
+        at.length.size,
         format!(
             "{} words ({} bytes of commands)",
             num(length.into()),
@@ -294,19 +298,19 @@ fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, lim: u64) -> Option<(u6
     if start < lim {
         b.link(lid, start, declared.min(lim) - start);
     }
-    let sum = w(b, 0)
+    let sum = remaining
         .wrapping_add(ident)
         .wrapping_add(version)
         .wrapping_add(length);
     let want = !sum;
-    checksum(b, hid, off + 16, stored, want);
-    if remaining != 4 {
-        b.warn(
+    checksum(b, hid, at.checksum.of(off), h.checksum, want);
+    if remaining != FIVE_WORDS {
+        at.header_words.warn(
+            b,
             off,
-            4,
             format!("the CDO header says {remaining} words follow its first, not 4"),
         );
-        if remaining < 4 || start > lim {
+        if remaining < FIVE_WORDS || start > lim {
             return None;
         }
         header_extra(b, parent, off, hlen);
@@ -388,16 +392,11 @@ fn summary(b: &mut Builder<'_>, parent: NodeId, at: u64, count: u64, t: &Tally, 
 }
 
 /// The words of a CDO header (either version) past its first five,
-/// `[off+20, off+hlen)`, as one leaf.
+/// `[off+header::SIZE, off+hlen)`, as one leaf.
 pub(super) fn header_extra(b: &mut Builder<'_>, parent: NodeId, off: u64, hlen: u64) {
-    let extra = b.slice(off + 20, hlen - 20);
-    b.leaf(
-        parent,
-        "header_extra",
-        off + 20,
-        hlen - 20,
-        text::hex(extra, 16),
-    );
+    let (at, n) = (off + header::SIZE, hlen - header::SIZE);
+    let extra = b.slice(at, n);
+    b.leaf(parent, "header_extra", at, n, text::hex(extra, 16));
 }
 
 /// A CDO header's checksum word at `at` (either version) with its verdict,

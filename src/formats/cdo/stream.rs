@@ -28,7 +28,12 @@ impl Head {
         self.word as u16
     }
     pub(super) fn payload(&self) -> u64 {
-        self.off + if self.long { 8 } else { 4 }
+        self.off
+            + if self.long {
+                command::SIZE
+            } else {
+                COMMAND_WORD
+            }
     }
     pub(super) fn end(&self) -> u64 {
         self.payload().saturating_add(self.words.saturating_mul(4))
@@ -74,7 +79,7 @@ pub(super) fn head(b: &Builder<'_>, off: u64, end: u64) -> Result<Head, HeadErr>
     }
     let n = (w >> 16) & 0xff;
     if n == 255 {
-        let l = word(b, off + 4, end).ok_or(HeadErr::NoLength(w))?;
+        let l = word(b, command::AT.long_length.of(off), end).ok_or(HeadErr::NoLength(w))?;
         Ok(Head {
             off,
             word: w,
