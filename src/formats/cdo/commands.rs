@@ -1,6 +1,15 @@
 //! Building command nodes: the header fields and the payload of each command.
 
-use super::*;
+use std::sync::Arc;
+
+use super::aie_regs;
+use super::layout::{aie_word, command, COMMAND_WORD, WORD};
+use super::names::{aie_split, aie_text, count_of, hex64, module_name, physical, register};
+use super::shared::{Ctx, LE, MAX_DEPTH};
+use super::stream::{head, walk, Head, Walk};
+use super::table::{command, command_name, Field, Kind, PAYLOAD};
+use crate::model::text::{self, hex32};
+use crate::model::{num, Builder, NodeId, Seq};
 use crate::model::{Fields, Radix, Value};
 
 // ---------------------------------------------------------------------------
@@ -505,6 +514,49 @@ pub(super) fn payload(
             words()
         ),
     }
+}
+
+/// A `commands` node for the stream nested in `[s, e)`; its commands are
+/// built when it is opened, bytes the walk could not read follow it as `rest`.
+pub(super) fn nested(
+    b: &mut Builder<'_>,
+    parent: NodeId,
+    s: u64,
+    e: u64,
+    ctx: &Arc<Ctx>,
+    depth: u8,
+) {
+    let w = walk(b, s, e, depth, None);
+    let node = b.add(
+        parent,
+        "commands",
+        s,
+        e - s,
+        Some(count_of(w.count, "command").into()),
+    );
+    let stop = w.stop;
+    if let Some(seq) = command_seq(w, e, ctx, depth) {
+        b.seq(node, seq);
+    }
+    if stop < e {
+        let bytes = b.slice(stop, e - stop);
+        b.leaf(parent, "rest", stop, e - stop, text::hex(bytes, 16));
+    }
+}
+
+pub(super) fn command_seq(w: Walk, end: u64, ctx: &Arc<Ctx>, depth: u8) -> Option<Seq> {
+    if w.count == 0 {
+        return None;
+    }
+    let ctx = ctx.clone();
+    Some(Seq::from_marks(
+        w.marks,
+        w.count,
+        w.stop,
+        Arc::new(move |b: &mut Builder<'_>, parent, i, off| {
+            build_cmd(b, parent, i, off, end, &ctx, depth)
+        }),
+    ))
 }
 
 #[cfg(test)]

@@ -1,8 +1,19 @@
 //! The compact record layout some NPU partitions carry instead of a
 //! command stream.
 
-use super::*;
+use std::sync::Arc;
+
+use super::commands::{addr_text, decode, dma_words, render, Got, Payload};
+use super::layout::{
+    compact_record, dma_entry, mask_write_entry, write_entry, CompactRecord, DmaEntry,
+};
+use super::names::aie_split;
+use super::shared::{Compact, Ctx, LE, MAX_DEPTH};
+use super::stream::{summary, word, Budget, Tally};
+use super::table::{command, command_name, ADDRESS64};
 use crate::model::record::Record;
+use crate::model::text::{self, hex32};
+use crate::model::{group_size, num, Builder, NodeId, Seq, GROUP};
 use crate::model::{Fields, Radix, Value};
 
 // ---------------------------------------------------------------------------

@@ -9,7 +9,12 @@
 
 use std::sync::Arc;
 
-use super::*;
+use super::layout::{section, v1_header, Section, V1Header, WORD};
+use super::names::{count_of, hex64};
+use super::shared::{checksum, header_extra, trailing, FIVE_WORDS, LE, XNLX_ID};
+use super::stream::word;
+use crate::model::text::{self, hex32};
+use crate::model::{Builder, NodeId, Seq};
 use crate::model::{Fields, Radix, Step, Value};
 
 /// The last version that keeps this layout: 1.50 and later use version 2's.
@@ -108,7 +113,7 @@ pub(super) fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, lim: u64) {
         .iter()
         .fold(0u32, |s, &x| s.wrapping_add(x));
     let want = !sum;
-    super::checksum(b, hid, at_.checksum.of(off), h.checksum, want);
+    checksum(b, hid, at_.checksum.of(off), h.checksum, want);
     if version > LAST_VERSION {
         at_.version.warn(
             b,
@@ -131,7 +136,7 @@ pub(super) fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, lim: u64) {
         if remaining < FIVE_WORDS || off + hlen > lim {
             return;
         }
-        super::header_extra(b, parent, off, hlen);
+        header_extra(b, parent, off, hlen);
         at = off + hlen;
     }
     // Where each section ends, from the section headers alone.
