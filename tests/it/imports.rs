@@ -619,14 +619,6 @@ const KNOWN: &[&[&str]] = &[
         "formats/elf/vendor.rs",
         "formats/elf/versions.rs",
     ],
-    &[
-        "formats/cdo/commands.rs",
-        "formats/cdo/compact.rs",
-        "formats/cdo/mod.rs",
-        "formats/cdo/names.rs",
-        "formats/cdo/stream.rs",
-        "formats/cdo/v1.rs",
-    ],
 ];
 
 #[test]

@@ -1,6 +1,15 @@
 //! Building command nodes: the header fields and the payload of each command.
 
-use super::*;
+use std::sync::Arc;
+
+use super::aie_regs;
+use super::layout::{aie_word, command, COMMAND_WORD, WORD};
+use super::names::{aie_split, aie_text, count_of, hex64, module_name, physical, register};
+use super::shared::{Ctx, LE, MAX_DEPTH};
+use super::stream::{head, walk, Head, Walk};
+use super::table::{command, command_name, Field, Kind, PAYLOAD};
+use crate::model::text::{self, hex32};
+use crate::model::{num, Builder, NodeId, Seq};
 use crate::model::{Fields, Radix, Value};
 
 // ---------------------------------------------------------------------------
@@ -144,8 +153,8 @@ pub(crate) fn dma_words(
     if register(row, off, ctx).is_none_or(|h| h.reg.size > 4) {
         return;
     }
-    for k in 0..(l / 4).min(DMA_WORDS) {
-        let at = s + 4 * k;
+    for k in 0..(l / WORD).min(DMA_WORDS) {
+        let at = s + WORD * k;
         let Some(v) = b.read_u32(at, LE) else { break };
         let o = off.wrapping_add(4 * k as u32);
         let h = register(row, o, ctx);
@@ -279,12 +288,10 @@ pub(super) fn render(
 ) -> Option<String> {
     let mut out = String::new();
     let mut s = template;
-    while let Some(open) = s.find('{') {
-        out.push_str(s.get(..open)?);
-        let rest = s.get(open + 1..)?;
-        let close = rest.find('}')?;
-        let spec = rest.get(..close)?;
-        s = rest.get(close + 1..)?;
+    while let Some((before, rest)) = s.split_once('{') {
+        out.push_str(before);
+        let (spec, after) = rest.split_once('}')?;
+        s = after;
         let (spec, optional) = match spec.strip_suffix('?') {
             Some(x) => (x, true),
             None => (spec, false),
@@ -334,17 +341,29 @@ pub(crate) fn aie_children(b: &mut Builder<'_>, id: NodeId, at: u64, v: u32, ctx
     };
     // Bits 31..25 lie in the word's last byte, 24..20 in its last two,
     // 19..0 in its first three.
-    b.leaf(id, "column", at + 3, 1, col);
+    b.leaf(
+        id,
+        "column",
+        aie_word::COLUMN.of(at),
+        aie_word::COLUMN.size,
+        col,
+    );
     let row = match ctx.regs {
         Some(_) => named_dec(r.into(), aie_regs::TileKind::of_row(r).name().into()),
         None => num(r.into()),
     };
-    b.leaf(id, "row", at + 2, 2, row);
+    b.leaf(id, "row", aie_word::ROW.of(at), aie_word::ROW.size, row);
     let reg = match register(r, o, ctx) {
         Some(h) => format!("{h} (0x{o:05x})"),
         None => format!("0x{o:05x}"),
     };
-    b.leaf(id, "register", at, 3, reg);
+    b.leaf(
+        id,
+        "register",
+        aie_word::REGISTER.of(at),
+        aie_word::REGISTER.size,
+        reg,
+    );
 }
 
 /// Summary text for an address: hex, and the tile when it is a 32-bit one.
@@ -358,11 +377,12 @@ pub(super) fn addr_text(hi: u32, lo: u32, ctx: &Ctx) -> String {
 
 pub(super) fn header_node(b: &mut Builder<'_>, node: NodeId, h: &Head, lim: u64) {
     let off = h.off;
+    let at = command::AT;
     let hid = b.leaf(
         node,
         "header",
         off,
-        4,
+        COMMAND_WORD,
         Value::U {
             v: h.word.into(),
             width: 4,
@@ -379,15 +399,15 @@ pub(super) fn header_node(b: &mut Builder<'_>, node: NodeId, h: &Head, lim: u64)
     b.leaf(
         hid,
         "command",
-        off,
-        1,
+        at.command.of(off),
+        at.command.size,
         crate::model::named(id.into(), cname),
     );
     b.leaf(
         hid,
         "module",
-        off + 1,
-        1,
+        at.module.of(off),
+        at.module.size,
         crate::model::named(m.into(), module_name(m)),
     );
     let n = (h.word >> 16) & 0xff;
@@ -396,14 +416,21 @@ pub(super) fn header_node(b: &mut Builder<'_>, node: NodeId, h: &Head, lim: u64)
     } else {
         Value::with(n.into(), Radix::Dec, " words")
     };
-    b.leaf(hid, "length", off + 2, 1, lv);
-    b.leaf(hid, "reserved", off + 3, 1, num(u64::from(h.word >> 24)));
-    if h.long && off + 8 <= lim {
+    b.leaf(hid, "length", at.length.of(off), at.length.size, lv);
+    let reserved = num(u64::from(h.word >> 24));
+    b.leaf(
+        hid,
+        "reserved",
+        at.reserved.of(off),
+        at.reserved.size,
+        reserved,
+    );
+    if h.long && off + command::SIZE <= lim {
         b.leaf(
             node,
             "long_length",
-            off + 4,
-            4,
+            at.long_length.of(off),
+            at.long_length.size,
             format!("{} words", num(h.words)),
         );
     }
@@ -487,6 +514,49 @@ pub(super) fn payload(
             words()
         ),
     }
+}
+
+/// A `commands` node for the stream nested in `[s, e)`; its commands are
+/// built when it is opened, bytes the walk could not read follow it as `rest`.
+pub(super) fn nested(
+    b: &mut Builder<'_>,
+    parent: NodeId,
+    s: u64,
+    e: u64,
+    ctx: &Arc<Ctx>,
+    depth: u8,
+) {
+    let w = walk(b, s, e, depth, None);
+    let node = b.add(
+        parent,
+        "commands",
+        s,
+        e - s,
+        Some(count_of(w.count, "command").into()),
+    );
+    let stop = w.stop;
+    if let Some(seq) = command_seq(w, e, ctx, depth) {
+        b.seq(node, seq);
+    }
+    if stop < e {
+        let bytes = b.slice(stop, e - stop);
+        b.leaf(parent, "rest", stop, e - stop, text::hex(bytes, 16));
+    }
+}
+
+pub(super) fn command_seq(w: Walk, end: u64, ctx: &Arc<Ctx>, depth: u8) -> Option<Seq> {
+    if w.count == 0 {
+        return None;
+    }
+    let ctx = ctx.clone();
+    Some(Seq::from_marks(
+        w.marks,
+        w.count,
+        w.stop,
+        Arc::new(move |b: &mut Builder<'_>, parent, i, off| {
+            build_cmd(b, parent, i, off, end, &ctx, depth)
+        }),
+    ))
 }
 
 #[cfg(test)]

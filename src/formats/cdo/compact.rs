@@ -1,18 +1,36 @@
 //! The compact record layout some NPU partitions carry instead of a
 //! command stream.
 
-use super::*;
+use std::sync::Arc;
+
+use super::commands::{addr_text, decode, dma_words, render, Got, Payload};
+use super::layout::{
+    compact_record, dma_entry, mask_write_entry, write_entry, CompactRecord, DmaEntry,
+};
+use super::names::aie_split;
+use super::shared::{Compact, Ctx, LE, MAX_DEPTH};
+use super::stream::{summary, word, Budget, Tally};
+use super::table::{command, command_name, ADDRESS64};
+use crate::model::record::Record;
+use crate::model::text::{self, hex32};
+use crate::model::{group_size, num, Builder, NodeId, Seq, GROUP};
 use crate::model::{Fields, Radix, Value};
 
 // ---------------------------------------------------------------------------
 // the compact layout
 
+/// A compact record's op: the id of the generic command its entries
+/// stand for.
+const OP_MASK_WRITE: u32 = 2;
+const OP_WRITE: u32 = 3;
+const OP_DMA_WRITE: u32 = 5;
+
 /// Bytes per entry of a compact record with op `op`.
 pub(super) fn stride(op: u32) -> Option<u64> {
     match op {
-        3 => Some(8),
-        2 => Some(12),
-        5 => Some(16),
+        OP_WRITE => Some(write_entry::SIZE),
+        OP_MASK_WRITE => Some(mask_write_entry::SIZE),
+        OP_DMA_WRITE => Some(dma_entry::SIZE),
         _ => None,
     }
 }
@@ -31,23 +49,22 @@ pub(super) struct Rec {
 }
 
 pub(super) fn rec_at(b: &Builder<'_>, off: u64, end: u64) -> Option<Rec> {
-    let op = word(b, off, end)?;
-    let n = word(b, off + 4, end)?;
-    let st = stride(op)?;
-    let room = (end - off - 8) / st;
+    let h = CompactRecord::read(b.slice(off, end.saturating_sub(off))).ok()?;
+    let st = stride(h.op)?;
+    let room = (end - off - compact_record::SIZE) / st;
     Some(Rec {
         off,
-        op,
-        n: u64::from(n).min(room),
+        op: h.op,
+        n: u64::from(h.count).min(room),
     })
 }
 
 impl Rec {
     pub(super) fn entries(&self) -> u64 {
-        self.off + 8
+        self.off + compact_record::SIZE
     }
     pub(super) fn end(&self) -> u64 {
-        self.entries() + self.n * stride(self.op).unwrap_or(8)
+        self.entries() + self.n * stride(self.op).unwrap_or(write_entry::SIZE)
     }
 }
 
@@ -113,7 +130,7 @@ pub(super) fn parse_compact(
         let op = word(b, off, area_end);
         let Some(r) = rec_at(b, off, area_end) else {
             match op {
-                Some(op) if off + 8 <= area_end => b.error(
+                Some(op) if off + compact_record::SIZE <= area_end => b.error(
                     off,
                     4,
                     format!("unknown compact record op {op} at 0x{off:x}: the rest of the record area is not decoded ({INFERRED})"),
@@ -126,7 +143,7 @@ pub(super) fn parse_compact(
             }
             break;
         };
-        let want = word(b, off + 4, area_end).map_or(0, u64::from);
+        let want = word(b, compact_record::AT.count.of(off), area_end).map_or(0, u64::from);
         if want > r.n {
             b.error(
                 off,
@@ -217,15 +234,18 @@ fn tally_entries(
     pool: u64,
     lim: u64,
 ) {
-    let st = stride(r.op).unwrap_or(8);
+    let st = stride(r.op).unwrap_or(write_entry::SIZE);
     for j in 0..r.n {
         let e = r.entries() + j * st;
-        let w = |i: u64| word(b, e + 4 * i, area_end).unwrap_or(0);
-        if r.op == 5 {
-            t.touch(w(0), w(1));
-            t.write_to(w(0), w(1));
-            let po = u64::from(w(2));
-            let lw = u64::from(w(3) & 0xffff);
+        if r.op == OP_DMA_WRITE {
+            let bytes = b.slice(e, st.min(area_end.saturating_sub(e)));
+            let Ok(d) = DmaEntry::read_zeroed(bytes, LE) else {
+                continue;
+            };
+            t.touch(d.address_high, d.address_low);
+            t.write_to(d.address_high, d.address_low);
+            let po = u64::from(d.pool_offset);
+            let lw = u64::from(d.length & 0xffff);
             t.dma_bytes += 4 * lw;
             let ds = pool.saturating_add(po);
             let de = ds.saturating_add(4 * lw);
@@ -243,8 +263,10 @@ fn tally_entries(
                 );
             }
         } else {
-            t.touch(0, w(0));
-            t.write_to(0, w(0));
+            // WRITE and MASK_WRITE entries start with their address.
+            let a = word(b, e, area_end).unwrap_or(0);
+            t.touch(0, a);
+            t.write_to(0, a);
         }
     }
 }
@@ -272,8 +294,10 @@ pub(super) fn build_record(
         r.end() - off,
         Some(format!("{} × {name}", num(r.n)).into()),
     );
-    b.leaf(rid, "op", off, 4, format!("{} ({name})", r.op));
-    b.leaf(rid, "count", off + 4, 4, num(r.n));
+    let at = compact_record::AT;
+    let op_text = format!("{} ({name})", r.op);
+    b.leaf(rid, "op", at.op.of(off), at.op.size, op_text);
+    b.leaf(rid, "count", at.count.of(off), at.count.size, num(r.n));
     let ctx = ctx.clone();
     let op = r.op;
     b.array(
@@ -302,7 +326,7 @@ pub(super) fn entry(
     ctx: &Arc<Ctx>,
 ) {
     let name = op_name(op);
-    let st = stride(op).unwrap_or(8);
+    let st = stride(op).unwrap_or(write_entry::SIZE);
     let node = b.group(parent, format!("[{j}] {name}"), e, st);
     let p = Payload {
         node,
@@ -312,7 +336,7 @@ pub(super) fn entry(
     };
     let v = match command(1, op as u8) {
         // WRITE and MASK_WRITE entries are laid out as the commands are.
-        Some(c) if op != 5 => {
+        Some(c) if op != OP_DMA_WRITE => {
             let got = decode(b, p, c.fields, ctx, MAX_DEPTH);
             c.summary
                 .and_then(|t| render(t, c.fields, &got, ctx))
@@ -324,19 +348,21 @@ pub(super) fn entry(
                 Some(Some(Got::Pair(h, l))) => addr_text(*h, *l, ctx),
                 _ => "?".to_string(),
             };
-            let mut f = Fields::new(b, node, p.at(2), LE);
-            let po = f.builder().read_u32(p.at(2), LE).map_or(0, u64::from);
+            let at = dma_entry::AT;
+            let mut f = Fields::new(b, node, at.pool_offset.of(e), LE);
+            let po = f.builder().read_u32(at.pool_offset.of(e), LE);
+            let po = po.map_or(0, u64::from);
             let ds = pool.saturating_add(po);
             let pid = f.builder().leaf(
                 node,
                 "pool_offset",
-                p.at(2),
-                4,
+                at.pool_offset.of(e),
+                at.pool_offset.size,
                 Value::with(po, Radix::Auto, format!(" (file offset 0x{ds:x})")).with_width(4),
             );
-            f.skip(4);
+            f.skip(at.pool_offset.size);
             let lf = f
-                .field("length", 4, |v| {
+                .field("length", at.length.size, |v| {
                     let rest = format!(" words, flag {} (meaning unknown)", v >> 16);
                     Value::with(v & 0xffff, Radix::Auto, rest).with_width(4)
                 })
@@ -373,7 +399,7 @@ pub(super) fn pool_chunks(
         let Some(r) = rec_at(b, off, stop) else {
             break;
         };
-        if r.op == 5 && r.n > 0 {
+        if r.op == OP_DMA_WRITE && r.n > 0 {
             recs.push((r, total));
             total += r.n;
         }
@@ -395,10 +421,10 @@ pub(super) fn chunk_range(
         .partition_point(|(_, first)| *first <= k)
         .checked_sub(1)?;
     let (r, first) = recs.get(i)?;
-    let e = r.entries() + (k - first) * 16;
-    let lo = b.read_u32(e + 4, LE)?;
-    let po = u64::from(b.read_u32(e + 8, LE)?);
-    let lw = u64::from(b.read_u32(e + 12, LE)? & 0xffff);
+    let e = r.entries() + (k - first) * dma_entry::SIZE;
+    let d = DmaEntry::read(b.slice(e, dma_entry::SIZE)).ok()?;
+    let (lo, po) = (d.address_low, u64::from(d.pool_offset));
+    let lw = u64::from(d.length & 0xffff);
     let ds = pool.saturating_add(po).min(lim);
     let de = ds.saturating_add(4 * lw).min(lim);
     Some((ds, de - ds, lo))
@@ -411,7 +437,7 @@ fn chunk_high(b: &Builder<'_>, recs: &[(Rec, u64)], k: u64) -> Option<u32> {
         .partition_point(|(_, first)| *first <= k)
         .checked_sub(1)?;
     let (r, first) = recs.get(i)?;
-    b.read_u32(r.entries() + (k - first) * 16, LE)
+    b.read_u32(r.entries() + (k - first) * dma_entry::SIZE, LE)
 }
 
 #[allow(clippy::too_many_arguments)]

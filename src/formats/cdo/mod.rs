@@ -8,101 +8,45 @@
 //! and the diagnostics, and notes where every thousandth command starts; the
 //! command nodes themselves are built when their group is opened.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::model::text::hex32;
-use crate::model::{group_size, num, text, Builder, Endian, NodeId, Seq, GROUP};
+use crate::model::{num, text, Builder, NodeId};
 
 pub mod aie_regs;
 mod commands;
 mod compact;
+mod layout;
 mod names;
+mod shared;
 mod stream;
 mod table;
 mod v1;
 
 use commands::*;
 use compact::*;
+use layout::*;
 use names::*;
+use shared::*;
 use stream::*;
-use table::*;
 
 pub(crate) use commands::{aie_children, bit_fields, dma_words};
 pub use compact::{INFERRED, ODDITY};
 pub use names::{aie_split, module_name};
 pub(crate) use names::{aie_text, register};
+pub use shared::{Compact, Ctx, CDO_ID, XNLX_ID};
 pub use table::{
     command, command_name, Arity, Check, Command, Field, Kind, Width, COMMANDS, PAYLOAD,
 };
 
-const LE: Endian = Endian::Little;
-
-/// "CDO\0" read as a little-endian word: the version 2 identification.
-pub const CDO_ID: u32 = 0x004F_4443;
-/// "XNLX": the version 1 identification.
-pub const XNLX_ID: u32 = 0x584C_4E58;
-
-/// Commands are shown, and their start offsets remembered, in groups of this
-/// many.
-/// PROC and PSM_SEQUENCE carry commands of their own; this many levels are
-/// opened.
-const MAX_DEPTH: u8 = 3;
-/// Per-command problems reported one by one in a stream; the rest are
-/// counted in one closing diagnostic.
-const DIAG_BUDGET: u32 = 20;
-
-/// What a stream is shown against: the start columns of the AIE partition
-/// it configures, when known (empty otherwise), and the AIE generation
-/// whose register names its addresses are shown with.
-#[derive(Clone, Debug, Default)]
-pub struct Ctx {
-    pub start_columns: Vec<u16>,
-    pub regs: Option<aie_regs::Gen>,
-    /// Which register names are shown and why, for the summary (None for a
-    /// stream outside an AIE partition).
-    pub regs_from: Option<String>,
-}
-
-impl Ctx {
-    /// The context of a stream an AIE partition carries: its start columns
-    /// and the `hw_gen` of the xclbin's AIE_METADATA, if it has one (see
-    /// [`aie_regs::Gen::for_partition`] for what is assumed without one).
-    pub fn partition(start_columns: &[u16], hw_gen: Option<u64>) -> Ctx {
-        let regs = aie_regs::Gen::for_partition(hw_gen);
-        let from = match (regs, hw_gen) {
-            (Some(g), None) => format!("{} names (assumed: the xclbin gives no hw_gen)", g.name()),
-            (Some(g), Some(v)) => format!("{} names (hw_gen {v})", g.name()),
-            (None, v) => format!("none known for hw_gen {}", v.unwrap_or_default()),
-        };
-        Ctx {
-            start_columns: start_columns.to_vec(),
-            regs,
-            regs_from: Some(from),
-        }
-    }
-}
-
 /// True if `d` starts with a CDO header (version 1 or 2).
 pub fn is_cdo(d: &[u8]) -> bool {
-    let w = |i: usize| -> Option<u32> {
-        let s = d.get(i..)?;
-        nom::number::complete::le_u32::<_, nom::error::Error<&[u8]>>(s)
-            .ok()
-            .map(|(_, v)| v)
-    };
-    d.len() >= 20 && w(0) == Some(4) && matches!(w(4), Some(CDO_ID) | Some(XNLX_ID))
+    Header::read(d)
+        .is_ok_and(|h| h.header_words == FIVE_WORDS && matches!(h.identification, CDO_ID | XNLX_ID))
 }
 
 // ---------------------------------------------------------------------------
 // the header and the stream
-
-/// The compact layout's record area length, when the partition header says
-/// the data is in that layout.
-#[derive(Clone, Copy, Debug)]
-pub struct Compact {
-    pub record_bytes: u64,
-}
 
 /// Parses the CDO in `[off, off+len)` under `parent`: its header, a summary,
 /// its commands (or, for `compact`, its records and data pool) and what
@@ -116,7 +60,8 @@ pub fn parse(
     compact: Option<Compact>,
 ) {
     let lim = off.saturating_add(len).min(b.file_len());
-    if off.saturating_add(20) <= lim && word(b, off + 4, lim) == Some(XNLX_ID) {
+    let ident = header::AT.identification;
+    if off.saturating_add(header::SIZE) <= lim && word(b, ident.of(off), lim) == Some(XNLX_ID) {
         v1::parse(b, parent, off, lim);
         return;
     }
@@ -184,85 +129,55 @@ pub fn parse(
     trailing(b, parent, off, end, lim);
 }
 
-/// Shows and checks the bytes between the end of the commands and `lim`:
-/// zero padding up to the next 16 bytes is expected, anything else is
-/// reported.
-fn trailing(b: &mut Builder<'_>, parent: NodeId, cdo: u64, end: u64, lim: u64) {
-    if end >= lim {
-        return;
-    }
-    let bytes = b.slice(end, lim - end);
-    let zero = text::looks_zero(bytes);
-    let pad = (16 - (end - cdo) % 16) % 16;
-    let n = lim - end;
-    if zero && n <= pad {
-        b.leaf(
-            parent,
-            "padding",
-            end,
-            n,
-            format!("{n} zero bytes (to 16 bytes)"),
-        );
-        return;
-    }
-    b.leaf(
-        parent,
-        "trailing",
-        end,
-        n,
-        format!("{} bytes: {}", n, text::hex(bytes, 16)),
-    );
-    let what = if zero { "zero bytes" } else { "bytes" };
-    b.warn(
-        end,
-        n,
-        format!("{n} {what} after the last command, more than the zero padding to 16 bytes"),
-    );
-}
-
 /// Parses the CDO header at `off`; returns where the commands start and
 /// where the header says they end.
 fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, lim: u64) -> Option<(u64, u64)> {
-    if off.saturating_add(20) > lim {
-        b.error(
-            off,
-            lim.saturating_sub(off),
-            format!(
-                "truncated: a CDO header needs 20 bytes at 0x{off:x}, {} remain",
-                lim.saturating_sub(off)
-            ),
-        );
-        if off < lim {
-            let bytes = b.slice(off, lim - off);
-            b.leaf(parent, "header", off, lim - off, text::hex(bytes, 16));
+    let at = header::AT;
+    let h = match Header::read(b.slice(off, lim.saturating_sub(off))) {
+        Ok(h) => h,
+        Err(short) => {
+            b.error(
+                off,
+                short.have,
+                format!(
+                    "truncated: a CDO header needs {} bytes at 0x{off:x}, {} remain",
+                    short.need, short.have
+                ),
+            );
+            if off < lim {
+                let bytes = b.slice(off, lim - off);
+                b.leaf(parent, "header", off, lim - off, text::hex(bytes, 16));
+            }
+            return None;
         }
-        return None;
-    }
-    let w = |b: &Builder<'_>, i: u64| word(b, off + 4 * i, lim).unwrap_or(0);
-    let remaining = w(b, 0);
-    let ident = w(b, 1);
-    let version = w(b, 2);
-    let length = w(b, 3);
-    let stored = w(b, 4);
-    let hlen = 4 * (u64::from(remaining) + 1);
-    let hid = b.group(parent, "header", off, 20);
+    };
+    let (remaining, ident, version, length) =
+        (h.header_words, h.identification, h.version, h.length);
+    let hlen = WORD * (u64::from(remaining) + 1);
+    let hid = b.group(parent, "header", off, header::SIZE);
     b.leaf(
         hid,
         "header_words",
-        off,
-        4,
+        at.header_words.of(off),
+        at.header_words.size,
         format!("{} words follow", num(remaining.into())),
     );
     let id_text = match ident {
         CDO_ID => "\"CDO\" (version 2)".to_string(),
         _ => format!("{} (unknown)", hex32(ident)),
     };
-    b.leaf(hid, "identification", off + 4, 4, id_text);
+    b.leaf(
+        hid,
+        "identification",
+        at.identification.of(off),
+        at.identification.size,
+        id_text,
+    );
     b.leaf(
         hid,
         "version",
-        off + 8,
-        4,
+        at.version.of(off),
+        at.version.size,
         format!(
             "{}.{:02x} ({})",
             version >> 8,
@@ -271,20 +186,20 @@ fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, lim: u64) -> Option<(u6
         ),
     );
     if ident != CDO_ID {
-        b.error(
-            off + 4,
-            4,
+        at.identification.error(
+            b,
+            off,
             format!("not a CDO: identification {}", hex32(ident)),
         );
         return None;
     }
     let start = off + hlen;
-    let declared = start.saturating_add(4 * u64::from(length));
+    let declared = start.saturating_add(WORD * u64::from(length));
     let lid = b.leaf(
         hid,
         "length",
-        off + 12,
-        4,
+        at.length.of(off),
+        at.length.size,
         format!(
             "{} words ({} bytes of commands)",
             num(length.into()),
@@ -294,132 +209,24 @@ fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, lim: u64) -> Option<(u6
     if start < lim {
         b.link(lid, start, declared.min(lim) - start);
     }
-    let sum = w(b, 0)
+    let sum = remaining
         .wrapping_add(ident)
         .wrapping_add(version)
         .wrapping_add(length);
     let want = !sum;
-    checksum(b, hid, off + 16, stored, want);
-    if remaining != 4 {
-        b.warn(
+    checksum(b, hid, at.checksum.of(off), h.checksum, want);
+    if remaining != FIVE_WORDS {
+        at.header_words.warn(
+            b,
             off,
-            4,
             format!("the CDO header says {remaining} words follow its first, not 4"),
         );
-        if remaining < 4 || start > lim {
+        if remaining < FIVE_WORDS || start > lim {
             return None;
         }
         header_extra(b, parent, off, hlen);
     }
     Some((start, declared))
-}
-
-/// The summary node: commands by type, DMA bytes, columns and rows.
-fn summary(b: &mut Builder<'_>, parent: NodeId, at: u64, count: u64, t: &Tally, ctx: &Ctx) {
-    let mut parts = Vec::new();
-    for (k, n) in t.counts() {
-        let name = Head {
-            off: 0,
-            word: if k == 0xffff { u32::MAX } else { u32::from(k) },
-            long: false,
-            words: 0,
-        }
-        .name();
-        parts.push((name, n));
-    }
-    let listed: Vec<String> = parts.iter().map(|(n, c)| format!("{c} {n}")).collect();
-    let sid = b.add(
-        parent,
-        "summary",
-        at,
-        0,
-        Some(if listed.is_empty() {
-            count_of(count, "command").into()
-        } else {
-            format!("{}: {}", count_of(count, "command"), listed.join(", ")).into()
-        }),
-    );
-    let cid = b.leaf(sid, "commands", at, 0, num(count));
-    for (name, n) in &parts {
-        b.leaf(cid, name, at, 0, num(*n));
-    }
-    if t.nested > 0 {
-        b.leaf(sid, "nested_commands", at, 0, num(t.nested));
-    }
-    b.leaf(sid, "dma_bytes", at, 0, num(t.dma_bytes));
-    b.leaf(
-        sid,
-        "columns",
-        at,
-        0,
-        format!("{} (relative)", bits_list(t.cols)),
-    );
-    if !ctx.start_columns.is_empty() && t.cols != 0 {
-        let per: Vec<String> = ctx
-            .start_columns
-            .iter()
-            .map(|&sc| {
-                let cols: Vec<String> = (0..128u32)
-                    .filter(|i| t.cols >> i & 1 == 1)
-                    .map(|i| (u32::from(sc) + i).to_string())
-                    .collect();
-                format!("{} at start column {sc}", cols.join(", "))
-            })
-            .collect();
-        b.leaf(sid, "physical_columns", at, 0, per.join("; "));
-    }
-    b.leaf(sid, "rows", at, 0, bits_list(u128::from(t.rows)));
-    if t.wide > 0 {
-        b.leaf(sid, "wide_addresses", at, 0, num(t.wide));
-    }
-    if let Some(from) = &ctx.regs_from {
-        let v = if ctx.regs.is_some() && t.writes > 0 {
-            format!(
-                "{from}: {} of {} written addresses named ({:.1}%)",
-                t.named,
-                t.writes,
-                100.0 * t.named as f64 / t.writes as f64
-            )
-        } else {
-            from.clone()
-        };
-        b.leaf(sid, "registers", at, 0, v);
-    }
-}
-
-/// The words of a CDO header (either version) past its first five,
-/// `[off+20, off+hlen)`, as one leaf.
-pub(super) fn header_extra(b: &mut Builder<'_>, parent: NodeId, off: u64, hlen: u64) {
-    let extra = b.slice(off + 20, hlen - 20);
-    b.leaf(
-        parent,
-        "header_extra",
-        off + 20,
-        hlen - 20,
-        text::hex(extra, 16),
-    );
-}
-
-/// A CDO header's checksum word at `at` (either version) with its verdict,
-/// and an error where it is not the one the header's words make.
-pub(super) fn checksum(b: &mut Builder<'_>, hid: NodeId, at: u64, stored: u32, want: u32) {
-    let verdict = if want == stored {
-        format!("{} (valid)", hex32(stored))
-    } else {
-        format!("{} (mismatch: computed {})", hex32(stored), hex32(want))
-    };
-    b.leaf(hid, "checksum", at, 4, verdict);
-    if want != stored {
-        b.error(
-            at,
-            4,
-            format!(
-                "CDO header checksum mismatch: stored {}, computed {}",
-                hex32(stored),
-                hex32(want)
-            ),
-        );
-    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,9 @@
 //! Module names, text helpers and AIE address decoding.
 
-use super::*;
+use super::aie_regs;
+use super::shared::Ctx;
+use crate::model::num;
+use crate::model::text::hex32;
 
 // ---------------------------------------------------------------------------
 // names

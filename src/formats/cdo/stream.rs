@@ -1,8 +1,15 @@
 //! Walking a command stream: command words, the fast pass (tally and
 //! marks) and the lazy command lists.
 
-use super::*;
+use std::collections::BTreeMap;
+
+use super::aie_regs;
+use super::layout::{command, COMMAND_WORD};
+use super::names::{aie_split, bits_list, count_of};
+use super::shared::{Ctx, DIAG_BUDGET, LE, MAX_DEPTH};
+use super::table::{command, command_name, Check, Kind};
 use crate::model::Severity;
+use crate::model::{num, Builder, NodeId, GROUP};
 
 // ---------------------------------------------------------------------------
 // command words
@@ -28,7 +35,12 @@ impl Head {
         self.word as u16
     }
     pub(super) fn payload(&self) -> u64 {
-        self.off + if self.long { 8 } else { 4 }
+        self.off
+            + if self.long {
+                command::SIZE
+            } else {
+                COMMAND_WORD
+            }
     }
     pub(super) fn end(&self) -> u64 {
         self.payload().saturating_add(self.words.saturating_mul(4))
@@ -74,7 +86,7 @@ pub(super) fn head(b: &Builder<'_>, off: u64, end: u64) -> Result<Head, HeadErr>
     }
     let n = (w >> 16) & 0xff;
     if n == 255 {
-        let l = word(b, off + 4, end).ok_or(HeadErr::NoLength(w))?;
+        let l = word(b, command::AT.long_length.of(off), end).ok_or(HeadErr::NoLength(w))?;
         Ok(Head {
             off,
             word: w,
@@ -393,45 +405,82 @@ pub(super) fn check(
     }
 }
 
-/// A `commands` node for the stream nested in `[s, e)`; its commands are
-/// built when it is opened, bytes the walk could not read follow it as `rest`.
-pub(super) fn nested(
+/// The summary node: commands by type, DMA bytes, columns and rows.
+pub(super) fn summary(
     b: &mut Builder<'_>,
     parent: NodeId,
-    s: u64,
-    e: u64,
-    ctx: &Arc<Ctx>,
-    depth: u8,
+    at: u64,
+    count: u64,
+    t: &Tally,
+    ctx: &Ctx,
 ) {
-    let w = walk(b, s, e, depth, None);
-    let node = b.add(
+    let mut parts = Vec::new();
+    for (k, n) in t.counts() {
+        let name = Head {
+            off: 0,
+            word: if k == 0xffff { u32::MAX } else { u32::from(k) },
+            long: false,
+            words: 0,
+        }
+        .name();
+        parts.push((name, n));
+    }
+    let listed: Vec<String> = parts.iter().map(|(n, c)| format!("{c} {n}")).collect();
+    let sid = b.add(
         parent,
-        "commands",
-        s,
-        e - s,
-        Some(count_of(w.count, "command").into()),
-    );
-    let stop = w.stop;
-    if let Some(seq) = command_seq(w, e, ctx, depth) {
-        b.seq(node, seq);
-    }
-    if stop < e {
-        let bytes = b.slice(stop, e - stop);
-        b.leaf(parent, "rest", stop, e - stop, text::hex(bytes, 16));
-    }
-}
-
-pub(super) fn command_seq(w: Walk, end: u64, ctx: &Arc<Ctx>, depth: u8) -> Option<Seq> {
-    if w.count == 0 {
-        return None;
-    }
-    let ctx = ctx.clone();
-    Some(Seq::from_marks(
-        w.marks,
-        w.count,
-        w.stop,
-        Arc::new(move |b: &mut Builder<'_>, parent, i, off| {
-            build_cmd(b, parent, i, off, end, &ctx, depth)
+        "summary",
+        at,
+        0,
+        Some(if listed.is_empty() {
+            count_of(count, "command").into()
+        } else {
+            format!("{}: {}", count_of(count, "command"), listed.join(", ")).into()
         }),
-    ))
+    );
+    let cid = b.leaf(sid, "commands", at, 0, num(count));
+    for (name, n) in &parts {
+        b.leaf(cid, name, at, 0, num(*n));
+    }
+    if t.nested > 0 {
+        b.leaf(sid, "nested_commands", at, 0, num(t.nested));
+    }
+    b.leaf(sid, "dma_bytes", at, 0, num(t.dma_bytes));
+    b.leaf(
+        sid,
+        "columns",
+        at,
+        0,
+        format!("{} (relative)", bits_list(t.cols)),
+    );
+    if !ctx.start_columns.is_empty() && t.cols != 0 {
+        let per: Vec<String> = ctx
+            .start_columns
+            .iter()
+            .map(|&sc| {
+                let cols: Vec<String> = (0..128u32)
+                    .filter(|i| t.cols >> i & 1 == 1)
+                    .map(|i| (u32::from(sc) + i).to_string())
+                    .collect();
+                format!("{} at start column {sc}", cols.join(", "))
+            })
+            .collect();
+        b.leaf(sid, "physical_columns", at, 0, per.join("; "));
+    }
+    b.leaf(sid, "rows", at, 0, bits_list(u128::from(t.rows)));
+    if t.wide > 0 {
+        b.leaf(sid, "wide_addresses", at, 0, num(t.wide));
+    }
+    if let Some(from) = &ctx.regs_from {
+        let v = if ctx.regs.is_some() && t.writes > 0 {
+            format!(
+                "{from}: {} of {} written addresses named ({:.1}%)",
+                t.named,
+                t.writes,
+                100.0 * t.named as f64 / t.writes as f64
+            )
+        } else {
+            from.clone()
+        };
+        b.leaf(sid, "registers", at, 0, v);
+    }
 }

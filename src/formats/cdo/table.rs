@@ -388,17 +388,15 @@ mod tests {
             }
             // Every field a summary names is in the layout.
             let mut s = c.summary.unwrap_or("");
-            while let Some(open) = s.find('{') {
-                let rest = s.get(open + 1..).unwrap_or("");
-                let close = rest.find('}').unwrap_or(rest.len());
-                let spec = rest.get(..close).unwrap_or("");
+            while let Some((_, rest)) = s.split_once('{') {
+                let (spec, after) = rest.split_once('}').unwrap_or((rest, ""));
                 let name = spec.split([':', '?']).next().unwrap_or("");
                 assert!(
                     c.fields.iter().any(|fd| fd.name == name),
                     "{}: {{{spec}}}",
                     c.name
                 );
-                s = rest.get(close..).unwrap_or("");
+                s = after;
             }
             if c.checks.contains(&Check::Tile) {
                 assert!(

@@ -9,7 +9,12 @@
 
 use std::sync::Arc;
 
-use super::*;
+use super::layout::{section, v1_header, Section, V1Header, WORD};
+use super::names::{count_of, hex64};
+use super::shared::{checksum, header_extra, trailing, FIVE_WORDS, LE, XNLX_ID};
+use super::stream::word;
+use crate::model::text::{self, hex32};
+use crate::model::{Builder, NodeId, Seq};
 use crate::model::{Fields, Radix, Step, Value};
 
 /// The last version that keeps this layout: 1.50 and later use version 2's.
@@ -53,7 +58,7 @@ pub fn command_name(id: u32) -> Option<&'static str> {
 /// The payload length in words of the command `id` whose payload starts
 /// at `p` (its length fields read there), or None for an unknown id.
 fn payload_words(b: &Builder<'_>, id: u32, p: u64, lim: u64) -> Option<u64> {
-    let w = |i: u64| u64::from(word(b, p + 4 * i, lim).unwrap_or(0));
+    let w = |i: u64| u64::from(word(b, p + WORD * i, lim).unwrap_or(0));
     Some(match id {
         0x101 => 4,
         0x102 => 3,
@@ -90,40 +95,29 @@ fn payload_words(b: &Builder<'_>, id: u32, p: u64, lim: u64) -> Option<u64> {
 /// before `lim`.
 fn command_end(b: &Builder<'_>, at: u64, lim: u64) -> Option<u64> {
     let id = word(b, at, lim)?;
-    let n = payload_words(b, id, at + 4, lim)?;
-    let e = at.checked_add(4)?.checked_add(n.checked_mul(4)?)?;
+    let n = payload_words(b, id, at + WORD, lim)?;
+    let e = at.checked_add(WORD)?.checked_add(n.checked_mul(WORD)?)?;
     (e <= lim).then_some(e)
 }
 
 /// Parses the version 1 CDO in `[off, lim)` under `parent`.
 pub(super) fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, lim: u64) {
-    let w = |b: &Builder<'_>, i: u64| word(b, off + 4 * i, lim).unwrap_or(0);
-    let remaining = w(b, 0);
-    let version = w(b, 2);
-    let sections = w(b, 3);
-    let stored = w(b, 4);
-    let hid = b.group(parent, "header", off, 20);
-    let mut f = Fields::new(b, hid, off, LE);
-    f.field("header_words", 4, |v| {
-        Value::text(format!("{} words follow", v))
-    });
-    f.field("identification", 4, |_| Value::text("\"XNLX\" (version 1)"));
-    f.field("version", 4, |v| {
-        Value::text(format!("{}.{:02} ({})", v >> 8, v & 0xff, hex32(v as u32)))
-    });
-    f.field("sections", 4, Value::uint);
+    let at_ = v1_header::AT;
+    let Ok(h) = V1Header::read(b.slice(off, lim.saturating_sub(off))) else {
+        return;
+    };
+    let (remaining, version, sections) = (h.header_words, h.version, h.sections);
+    let hid = b.group(parent, "header", off, v1_header::SIZE);
+    V1Header::show(&mut Fields::new(b, hid, off, LE));
     let sum = [remaining, XNLX_ID, version, sections]
         .iter()
         .fold(0u32, |s, &x| s.wrapping_add(x));
     let want = !sum;
-    f.skip(4);
-    if off.saturating_add(20) <= lim {
-        super::checksum(b, hid, off + 16, stored, want);
-    }
+    checksum(b, hid, at_.checksum.of(off), h.checksum, want);
     if version > LAST_VERSION {
-        b.warn(
-            off + 8,
-            4,
+        at_.version.warn(
+            b,
+            off,
             format!(
                 "version {}.{:02} with identification XNLX: versions from 1.50 on use the version 2 layout and \"CDO\"",
                 version >> 8,
@@ -131,18 +125,18 @@ pub(super) fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, lim: u64) {
             ),
         );
     }
-    let mut at = off + 20;
-    if remaining != 4 {
-        b.warn(
+    let mut at = off + v1_header::SIZE;
+    if remaining != FIVE_WORDS {
+        at_.header_words.warn(
+            b,
             off,
-            4,
             format!("the CDO header says {remaining} words follow its first, not 4"),
         );
-        let hlen = 4 * (u64::from(remaining) + 1);
-        if remaining < 4 || off + hlen > lim {
+        let hlen = WORD * (u64::from(remaining) + 1);
+        if remaining < FIVE_WORDS || off + hlen > lim {
             return;
         }
-        super::header_extra(b, parent, off, hlen);
+        header_extra(b, parent, off, hlen);
         at = off + hlen;
     }
     // Where each section ends, from the section headers alone.
@@ -163,9 +157,9 @@ pub(super) fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, lim: u64) {
     }
     let found = ends.len() as u64;
     if found < u64::from(sections) && at >= lim {
-        b.error(
-            off + 12,
-            4,
+        at_.sections.error(
+            b,
+            off,
             format!("the header gives {sections} sections, the data holds {found}"),
         );
     }
@@ -190,22 +184,29 @@ pub(super) fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, lim: u64) {
 /// Where the section at `at` ends: after its length's words, cut to
 /// `lim`, and at least after its three header words.
 fn section_end(b: &Builder<'_>, at: u64, lim: u64) -> u64 {
-    let length = word(b, at + 4, lim).unwrap_or(0);
-    (at + 8)
-        .saturating_add(4 * u64::from(length))
-        .max(at + 12)
+    let length = word(b, section::AT.length.of(at), lim).unwrap_or(0);
+    after_length(at)
+        .saturating_add(WORD * u64::from(length))
+        .max(at + section::SIZE)
         .min(lim)
+}
+
+/// Where the words a section's length counts start: after its length word.
+fn after_length(at: u64) -> u64 {
+    section::AT.length.of(at) + section::AT.length.size
 }
 
 /// The section in `[at, end)` (`lim`: the end of the CDO): its node, its
 /// three header words and its commands. Returns how many commands it holds.
 fn section(b: &mut Builder<'_>, list: NodeId, i: u64, at: u64, end: u64, lim: u64) -> u64 {
-    if at + 12 > end {
+    let sec = section::AT;
+    if at + section::SIZE > end {
         b.error(
             at,
             end - at,
             format!(
-                "section [{i}]: its header needs 12 bytes, {} remain",
+                "section [{i}]: its header needs {} bytes, {} remain",
+                section::SIZE,
                 end - at
             ),
         );
@@ -213,26 +214,27 @@ fn section(b: &mut Builder<'_>, list: NodeId, i: u64, at: u64, end: u64, lim: u6
         b.leaf(list, "incomplete", at, end - at, text::hex(bytes, 16));
         return 0;
     }
-    let id = word(b, at, lim).unwrap_or(0);
-    let length = word(b, at + 4, lim).unwrap_or(0);
-    let count = word(b, at + 8, lim).unwrap_or(0);
+    let Ok(h) = Section::read(b.slice(at, end - at)) else {
+        return 0;
+    };
+    let (id, length, count) = (h.section_id, h.length, h.commands);
     // The length counts the words after itself: the command count and the
     // commands.
-    let stated = (at + 8).saturating_add(4 * u64::from(length));
+    let stated = after_length(at).saturating_add(WORD * u64::from(length));
     if stated > lim {
-        b.error(
-            at + 4,
-            4,
+        sec.length.error(
+            b,
+            at,
             format!(
                 "section [{i}]: its length of {length} words runs {} bytes past the end of the CDO",
                 stated - lim
             ),
         );
     }
-    if stated < at + 12 {
-        b.error(
-            at + 4,
-            4,
+    if stated < at + section::SIZE {
+        sec.length.error(
+            b,
+            at,
             format!(
                 "section [{i}]: a length of {length} words leaves no room for its command count"
             ),
@@ -240,13 +242,13 @@ fn section(b: &mut Builder<'_>, list: NodeId, i: u64, at: u64, end: u64, lim: u6
     }
     let node = b.group(list, format!("[{i}] section {}", hex32(id)), at, end - at);
     let mut f = Fields::new(b, node, at, LE);
-    f.field("section_id", 4, Value::hex);
-    f.field("length", 4, |v| {
+    Section::show_part(&mut f, 0, sec.section_id.end());
+    f.field("length", sec.length.size, |v| {
         Value::text(format!("{v} words follow (to 0x{stated:x})"))
     });
-    f.field("commands", 4, Value::uint);
+    Section::show_part(&mut f, sec.commands.off, section::SIZE);
     // Walk the commands as far as the count and the section go.
-    let start = at + 12;
+    let start = at + section::SIZE;
     let mut pos = start;
     let mut n = 0u64;
     let mut ended = false;
@@ -295,11 +297,11 @@ fn section(b: &mut Builder<'_>, list: NodeId, i: u64, at: u64, end: u64, lim: u6
             4,
             Value::named_hex(END.into(), Some("END")),
         );
-        pos += 4;
+        pos += WORD;
     } else if n < u64::from(count) && pos >= end {
-        b.error(
-            at + 8,
-            4,
+        sec.commands.error(
+            b,
+            at,
             format!("section [{i}]: {count} commands stated, {n} fit in its length"),
         );
     }
@@ -327,7 +329,7 @@ fn command(b: &mut Builder<'_>, parent: NodeId, at: u64, lim: u64) -> Option<u64
     let next = command_end(b, at, lim)?;
     let name = command_name(id).unwrap_or("?");
     let node = b.group(parent, name, at, next - at);
-    let w = |i: u64| word(b, at + 4 + 4 * i, lim).unwrap_or(0);
+    let w = |i: u64| word(b, at + WORD * (1 + i), lim).unwrap_or(0);
     let summary = match id {
         0x101 => format!(
             "{} & {} == {}, timeout {} ms",
@@ -367,7 +369,7 @@ fn command(b: &mut Builder<'_>, parent: NodeId, at: u64, lim: u64) -> Option<u64
         ),
         0x203 => format!("{} words to {}", w(2), hex32(w(0))),
         0x201 | 0x202 | 0x204 => format!("{} flags {}", hex32(w(0)), hex32(w(1))),
-        _ => format!("{} payload words", (next - at) / 4 - 1),
+        _ => format!("{} payload words", (next - at) / WORD - 1),
     };
     b.set_value(node, Value::text(summary));
     let mut f = Fields::new(b, node, at, LE);
@@ -395,7 +397,7 @@ fn command(b: &mut Builder<'_>, parent: NodeId, at: u64, lim: u64) -> Option<u64
                 let bytes = b.slice(here, 4 * pad);
                 b.leaf(node, "alignment", here, 4 * pad, text::hex(bytes, 16));
             }
-            data(b, node, here + 4 * pad, 4 * len);
+            data(b, node, here + WORD * pad, WORD * len);
         }
         0x106 => {
             hexes(&mut f, &["address_high", "address_low", "mask", "expected"]);

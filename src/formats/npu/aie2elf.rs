@@ -18,8 +18,10 @@
 //! - `.preempt_save`/`.preempt_restore`, when the transaction preempts,
 //!   hold aie-rt's save and restore transactions.
 
+use super::layout::{packet, Packet, WORD};
 use super::op::bytes_leaf;
 use crate::formats::elf::{Elf, SectionHook, Vendor};
+use crate::model::record::Record;
 use crate::model::{Builder, NodeId, Radix, Seq, Step, Value, GROUP};
 use std::sync::Arc;
 
@@ -164,19 +166,38 @@ fn word(d: &[u8], at: u64) -> Option<u32> {
     super::le32(d, at)
 }
 
+/// The header words of the packet at `at` in `d`, the bytes past `d`'s
+/// end read as 0.
+fn read_packet(d: &[u8], at: u64) -> Packet {
+    let s = usize::try_from(at)
+        .ok()
+        .and_then(|i| d.get(i..))
+        .unwrap_or_default();
+    Packet::read_zeroed(s, packet::ENDIAN).unwrap_or(Packet {
+        packet_header: 0,
+        control_header: 0,
+    })
+}
+
 /// A packet's size in bytes from its start (headers and data, as its
 /// control header gives them, even past the end of `d`), and the zero
 /// words after it up to the next packet: `(packet, padding)`.
 fn packet_len(d: &[u8], at: u64) -> (u64, u64) {
-    let c = word(d, at + 4).unwrap_or(0);
-    let n = 8 + 4 * (u64::from(get(c, CONTROL_HEADER, "beats")) + 1);
+    let c = word(d, packet::AT.control_header.of(at)).unwrap_or(0);
+    let n = packet::SIZE + WORD * data_words(c);
     let len = d.len() as u64;
     let end = at + n;
     let mut pad = end;
-    while pad + 4 <= len && word(d, pad) == Some(0) {
-        pad += 4;
+    while pad + WORD <= len && word(d, pad) == Some(0) {
+        pad += WORD;
     }
     (n, pad - end)
+}
+
+/// The data words of a packet whose control header is `c`: its `beats`
+/// field counts them less one.
+fn data_words(c: u32) -> u64 {
+    u64::from(get(c, CONTROL_HEADER, "beats")) + 1
 }
 
 /// Decodes the control packets of `[a, a+l)`: each packet its own node
@@ -187,12 +208,12 @@ fn packets(b: &mut Builder<'_>, id: NodeId, a: u64, l: u64) {
     let mut count = 0u64;
     let mut at = 0u64;
     // Zero words before the first packet.
-    while at + 4 <= l && word(d, at) == Some(0) {
-        at += 4;
+    while at + WORD <= l && word(d, at) == Some(0) {
+        at += WORD;
     }
     let first = at;
     let mut bad_parity = 0u64;
-    while at + 8 <= l {
+    while at + packet::SIZE <= l {
         let (n, pad) = packet_len(d, at);
         if at + n > l {
             break;
@@ -200,9 +221,8 @@ fn packets(b: &mut Builder<'_>, id: NodeId, a: u64, l: u64) {
         if count.is_multiple_of(GROUP) {
             marks.push(a + at);
         }
-        let h = word(d, at).unwrap_or(0);
-        let c = word(d, at + 4).unwrap_or(0);
-        if !odd(h) || !odd(c) {
+        let p = read_packet(d, at);
+        if !odd(p.packet_header) || !odd(p.control_header) {
             bad_parity += 1;
         }
         count += 1;
@@ -245,11 +265,13 @@ fn packets(b: &mut Builder<'_>, id: NodeId, a: u64, l: u64) {
 /// One packet at `at` (its bytes `d` from there): `n` bytes of headers and
 /// data, `pad` zero bytes after.
 fn packet(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64, d: &[u8], n: u64, pad: u64) {
-    let h = word(d, 0).unwrap_or(0);
-    let c = word(d, 4).unwrap_or(0);
+    let Packet {
+        packet_header: h,
+        control_header: c,
+    } = read_packet(d, 0);
     let addr = get(c, CONTROL_HEADER, "address");
     let op = get(c, CONTROL_HEADER, "operation");
-    let beats = (n - 8) / 4;
+    let beats = (n - packet::SIZE) / WORD;
     let id = b.group(p, format!("[{i}] packet"), at, n + pad);
     b.set_value(
         id,
@@ -260,17 +282,19 @@ fn packet(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64, d: &[u8], n: u64, pad
         ),
     );
     header(b, id, "packet_header", at, h, PACKET_HEADER);
-    header(b, id, "control_header", at + 4, c, CONTROL_HEADER);
+    let ch = packet::AT.control_header.of(at);
+    header(b, id, "control_header", ch, c, CONTROL_HEADER);
     if beats > 0 {
-        let dg = b.group(id, "data", at + 8, 4 * beats);
+        let data = packet::SIZE;
+        let dg = b.group(id, "data", at + data, WORD * beats);
         for k in 0..beats {
-            let v = word(d, 8 + 4 * k).unwrap_or(0);
+            let v = word(d, data + WORD * k).unwrap_or(0);
             let to = addr.wrapping_add(4 * k as u32);
             b.leaf(
                 dg,
                 format!("[{k}]"),
-                at + 8 + 4 * k,
-                4,
+                at + data + WORD * k,
+                WORD,
                 Value::with(v.into(), Radix::HexWide, format!(" (to 0x{to:05x})")).with_width(4),
             );
         }

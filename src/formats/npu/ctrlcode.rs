@@ -11,16 +11,18 @@
 
 use std::sync::Arc;
 
+use super::layout::{page_header, uc_dma_bd, PageHeader, UcDmaBd, WORD};
 use super::op::{build_op, bytes_leaf, Env, OpView, Place, Writes};
 use super::table::{self, Kind, Len, Op, BD};
-use super::{cdo, le32, summary_node, tally_op, words_le};
+use super::{cdo, summary_node, tally_op, words_le};
 use crate::formats::cdo::aie_regs;
 use crate::formats::elf::{Elf, Sec, SectionHook};
+use crate::model::record::Record;
 use crate::model::text::hex32;
-use crate::model::{num, Builder, Configures, Fact, Format, NodeId, Radix, Value};
+use crate::model::{num, Builder, Configures, Endian, Fact, Fields, Format, NodeId, Radix, Value};
 
 /// A page header's size.
-pub const PAGE_HEADER: u64 = 16;
+pub const PAGE_HEADER: u64 = page_header::SIZE;
 /// aiebu's `EI_OSABI` for control code run by the AIE2PS and AIE4 command
 /// processors.
 pub const OSABI_AIE_CERT: u8 = 0x40;
@@ -175,35 +177,39 @@ fn text(b: &mut Builder<'_>, id: NodeId, elf: &Elf, page: &str, a: u64, l: u64) 
 
 /// The page header's fields, as aiebu's assembler writes them.
 fn page_header(b: &mut Builder<'_>, id: NodeId, a: u64, d: &[u8]) {
-    let h16 = |k: usize| {
-        u64::from(d.get(k).copied().unwrap_or(0))
-            | u64::from(d.get(k + 1).copied().unwrap_or(0)) << 8
+    let Ok(p) = PageHeader::read_zeroed(d, Endian::Little) else {
+        return;
     };
     let h = b.group(id, "page_header", a, PAGE_HEADER);
-    b.set_value(h, format!("page {}, {} bytes", h16(2), num(h16(8))));
-    let magic = h16(0);
-    b.leaf(h, "magic", a, 2, Value::hex_wide(magic, 2));
-    if magic != 0xffff {
-        b.warn(
+    let len = num(p.cur_page_len.into());
+    b.set_value(h, format!("page {}, {len} bytes", p.page_index));
+    let mut f = Fields::new(b, h, a, Endian::Little);
+    PageHeader::show_part(&mut f, 0, page_header::AT.magic.end());
+    if p.magic != MAGIC {
+        let magic = p.magic;
+        page_header::AT.magic.warn(
+            f.builder(),
             a,
-            2,
-            format!("a page header starts with 0xffff, not 0x{magic:04x}"),
+            format!("a page header starts with 0x{MAGIC:04x}, not 0x{magic:04x}"),
         );
     }
-    b.leaf(h, "page_index", a + 2, 2, Value::dec(h16(2)));
-    let bytes = |v: u64| Value::with(v, Radix::Dec, " bytes");
-    b.leaf(h, "out_of_order_page_len", a + 4, 2, bytes(h16(4)));
-    b.leaf(h, "out_of_order_page_len_restore", a + 6, 2, bytes(h16(6)));
-    b.leaf(h, "cur_page_len", a + 8, 2, bytes(h16(8)));
-    b.leaf(h, "in_order_page_len", a + 10, 2, bytes(h16(10)));
-    let rest = le32(d, 12).unwrap_or(0);
-    b.leaf(
-        h,
-        "reserved",
-        a + 12,
-        4,
-        Value::hex_wide(u64::from(rest), 4),
-    );
+    PageHeader::show_part(&mut f, page_header::AT.page_index.off, PAGE_HEADER);
+}
+
+/// What a page header starts with.
+const MAGIC: u16 = 0xffff;
+
+/// The little-endian 16-bit number at `at` in `d`, 0 past its end.
+fn le16(d: &[u8], at: u64) -> u64 {
+    let i = usize::try_from(at).ok();
+    let b = |k: usize| i.and_then(|i| d.get(i.checked_add(k)?)).copied();
+    u64::from(b(0).unwrap_or(0)) | u64::from(b(1).unwrap_or(0)) << 8
+}
+
+/// The buffer descriptor at `o` in `d`, the bytes past `d`'s end read as 0.
+fn bd_at(d: &[u8], o: u64) -> Option<UcDmaBd> {
+    let s = d.get(usize::try_from(o).ok()?..).unwrap_or_default();
+    UcDmaBd::read_zeroed(s, Endian::Little).ok()
 }
 
 /// One thing in a page's data: a buffer descriptor (its index in the
@@ -225,10 +231,8 @@ fn data(b: &mut Builder<'_>, id: NodeId, elf: &Elf, page: &str, a: u64, l: u64) 
     let mut starts: Vec<u64> = Vec::new();
     for (at, row) in walk(&t).ops {
         for fd in row.fields.iter().filter(|f| f.kind == Kind::PagePtr) {
-            let Some((o, n)) = fd.bytes() else { continue };
-            let x = u64::from(t.get((at + o) as usize).copied().unwrap_or(0))
-                | u64::from(t.get((at + o + 1) as usize).copied().unwrap_or(0)) << 8;
-            let _ = n;
+            let Some((o, _)) = fd.bytes() else { continue };
+            let x = le16(&t, at + o);
             match x.checked_sub(text_ptrs) {
                 Some(r) if r + BD <= l => starts.push(r),
                 _ => b.warn(
@@ -246,7 +250,6 @@ fn data(b: &mut Builder<'_>, id: NodeId, elf: &Elf, page: &str, a: u64, l: u64) 
     starts.sort_unstable();
     starts.dedup();
     let d = b.slice(a, l).to_vec();
-    let word = |o: u64| le32(&d, o).unwrap_or(0);
     let mut items: Vec<(u64, u64, Item)> = Vec::new();
     let mut bds: Vec<u64> = Vec::new();
     for s in starts {
@@ -261,20 +264,19 @@ fn data(b: &mut Builder<'_>, id: NodeId, elf: &Elf, page: &str, a: u64, l: u64) 
             let k = bds.len();
             bds.push(o);
             items.push((o, BD, Item::Bd(k)));
-            let w0 = word(o);
-            let n = u64::from(w0 & 0x7fff);
-            let relative = w0 >> 18 & 1 == 1;
-            let local = u64::from(word(o + 4));
-            let from = if relative {
+            let Some(bd) = bd_at(&d, o) else { break };
+            let n = u64::from(bd.words());
+            let local = u64::from(bd.local_ptr);
+            let from = if bd.relative() {
                 o.saturating_add(local)
             } else {
                 local
             };
-            let to = u64::from(word(o + 12) & 0x1fff_ffff) << 32 | u64::from(word(o + 8));
+            let to = bd.remote();
             if n > 0 && from < l {
-                items.push((from, (4 * n).min(l - from), Item::Words { bd: k, to }));
+                items.push((from, (WORD * n).min(l - from), Item::Words { bd: k, to }));
             }
-            if w0 >> 16 & 1 == 0 {
+            if !bd.chained() {
                 break;
             }
             o += BD;
@@ -311,10 +313,10 @@ fn pad(b: &mut Builder<'_>, id: NodeId, at: u64, n: u64, k: &mut usize) {
 /// A uC-DMA buffer descriptor: the words it copies (from a local pointer)
 /// to an address of the array or the host.
 fn bd_node(b: &mut Builder<'_>, parent: NodeId, at: u64, k: usize, d: &[u8], o: u64, env: &Env) {
-    let w = |i: u64| le32(d, o + 4 * i).unwrap_or(0);
-    let (w0, local, lo, hi) = (w(0), w(1), w(2), w(3) & 0x1fff_ffff);
-    let n = w0 & 0x7fff;
-    let next = w0 >> 16 & 1;
+    let Some(bd) = bd_at(d, o) else { return };
+    let (local, lo, hi) = (bd.local_ptr, bd.remote_ptr_low, bd.remote_high());
+    let n = bd.words();
+    let next = u32::from(bd.chained());
     let to = if hi == 0 {
         format!("{} ({})", hex32(lo), cdo::aie_text(lo, &env.ctx))
     } else {
@@ -327,55 +329,79 @@ fn bd_node(b: &mut Builder<'_>, parent: NodeId, at: u64, k: usize, d: &[u8], o: 
         ""
     };
     b.set_value(id, format!("{n} words to {to}{more}"));
-    b.leaf(
+    let f = uc_dma_bd::AT;
+    let words = Value::with(n.into(), Radix::Dec, " words");
+    b.leaf(id, "size", f.size.of(at), f.size.size, words);
+    let (flags, one) = (f.flags.of(at), f.flags.size);
+    let bit = |k: u8| Value::dec((bd.flags >> k & 1).into());
+    b.leaf(id, "next_bd", flags, one, Value::dec(next.into()));
+    b.leaf(id, "external", flags, one, bit(BD_EXTERNAL));
+    b.leaf(id, "local_relative", flags, one, bit(BD_RELATIVE));
+    let (lat, lsize) = (f.local_ptr.of(at), f.local_ptr.size);
+    let lp = b.leaf(
         id,
-        "size",
-        at,
-        2,
-        Value::with(n.into(), Radix::Dec, " words"),
+        "local_ptr",
+        lat,
+        lsize,
+        Value::hex_wide(local.into(), 4),
     );
-    b.leaf(id, "next_bd", at + 2, 1, Value::dec(next.into()));
-    b.leaf(id, "external", at + 2, 1, Value::dec((w0 >> 17 & 1).into()));
-    b.leaf(
-        id,
-        "local_relative",
-        at + 2,
-        1,
-        Value::dec((w0 >> 18 & 1).into()),
-    );
-    let lp = b.leaf(id, "local_ptr", at + 4, 4, Value::hex_wide(local.into(), 4));
-    if w0 >> 18 & 1 == 1 && n > 0 {
+    if bd.relative() && n > 0 {
         let from = at.saturating_add(u64::from(local));
-        if from + 4 <= b.file_len() {
-            b.link(lp, from, 4);
+        if from + WORD <= b.file_len() {
+            b.link(lp, from, WORD);
         }
     }
+    let (rat, rsize) = (f.remote_ptr_low.of(at), f.remote_ptr_low.size);
     let r = b.leaf(
         id,
         "remote_ptr_low",
-        at + 8,
-        4,
+        rat,
+        rsize,
         Value::hex_wide(lo.into(), 4),
     );
     if hi == 0 {
-        cdo::aie_children(b, r, at + 8, lo, &env.ctx);
+        cdo::aie_children(b, r, rat, lo, &env.ctx);
     }
-    b.leaf(
-        id,
-        "remote_ptr_high",
-        at + 12,
-        4,
-        Value::hex_wide(w(3).into(), 4),
-    );
+    let high = Value::hex_wide(bd.remote_ptr_high.into(), 4);
+    let (hat, hsize) = (f.remote_ptr_high.of(at), f.remote_ptr_high.size);
+    b.leaf(id, "remote_ptr_high", hat, hsize, high);
+}
+
+/// The bits of a buffer descriptor's flags byte.
+const BD_NEXT: u8 = 0;
+const BD_EXTERNAL: u8 = 1;
+const BD_RELATIVE: u8 = 2;
+
+impl UcDmaBd {
+    /// The words it copies.
+    fn words(&self) -> u16 {
+        self.size & 0x7fff
+    }
+    /// True if the next BD follows it.
+    fn chained(&self) -> bool {
+        self.flags >> BD_NEXT & 1 == 1
+    }
+    /// True if its local pointer counts from the BD.
+    fn relative(&self) -> bool {
+        self.flags >> BD_RELATIVE & 1 == 1
+    }
+    /// The remote address's high word, without the top 3 bits.
+    fn remote_high(&self) -> u32 {
+        self.remote_ptr_high & 0x1fff_ffff
+    }
+    /// The address it copies to.
+    fn remote(&self) -> u64 {
+        u64::from(self.remote_high()) << 32 | u64::from(self.remote_ptr_low)
+    }
 }
 
 /// The words buffer descriptor `bd` copies, each with the address it goes
 /// to.
 fn words_node(b: &mut Builder<'_>, parent: NodeId, at: u64, n: u64, bd: usize, to: u64, env: &Env) {
     let id = b.group(parent, format!("words of [{bd}]"), at, n);
-    b.set_value(id, Value::with(n / 4, Radix::Dec, " words"));
-    for i in 0..n / 4 {
-        let o = at + 4 * i;
+    b.set_value(id, Value::with(n / WORD, Radix::Dec, " words"));
+    for i in 0..n / WORD {
+        let o = at + WORD * i;
         let Some(v) = b.read_u32(o, crate::model::Endian::Little) else {
             break;
         };

@@ -20,21 +20,24 @@ use std::sync::Arc;
 
 use crate::model::text::hex32;
 use crate::model::{
-    num, Builder, Configures, Fact, Format, NodeId, Radix, Seq, Step, Value, GROUP,
+    num, Builder, Configures, Endian, Fact, Fields, Format, NodeId, Radix, Seq, Step, Value, GROUP,
 };
 
 use super::cdo::{self, aie_regs, Ctx};
 
 pub mod aie2elf;
 pub mod ctrlcode;
+mod layout;
 mod op;
 pub mod table;
 
+use layout::WORD;
+pub use layout::{txn_header, TxnHeader};
 use op::{bd_word_reg, build_op, bytes_leaf, get, Env, OpView, Place, Writes};
 use table::{fields_end, Kind, Len, Op, Rest};
 
 /// The size of a transaction header.
-pub const HEADER: u64 = 16;
+pub const HEADER: u64 = txn_header::SIZE;
 
 // ---------------------------------------------------------------------------
 // transactions: detection and the walk
@@ -101,37 +104,15 @@ fn txn_op_len(d: &[u8], off: u64, t: &'static [Op]) -> Result<(&'static Op, u64)
     }
 }
 
-/// The header fields of a transaction, when `d` starts with a plausible one.
-#[derive(Clone, Copy, Debug)]
-pub struct TxnHeader {
-    pub major: u8,
-    pub minor: u8,
-    pub dev_gen: u8,
-    pub rows: u8,
-    pub cols: u8,
-    pub mem_tile_rows: u8,
-    pub ops: u32,
-    pub size: u32,
-}
-
+/// The header of a transaction, when `d` starts with a plausible one.
 fn txn_header(d: &[u8]) -> Option<TxnHeader> {
-    let h = TxnHeader {
-        major: byte(d, 0)?,
-        minor: byte(d, 1)?,
-        dev_gen: byte(d, 2)?,
-        rows: byte(d, 3)?,
-        cols: byte(d, 4)?,
-        mem_tile_rows: byte(d, 5)?,
-        ops: le32(d, 8)?,
-        size: le32(d, 12)?,
-    };
-    let pad = u16::from(byte(d, 6)?) | u16::from(byte(d, 7)?) << 8;
+    let h = TxnHeader::read(d).ok()?;
     let ok = version_table(h.major, h.minor).is_some()
         && (1..=15).contains(&h.dev_gen)
         && (1..=32).contains(&h.rows)
         && (1..=64).contains(&h.cols)
         && h.mem_tile_rows < h.rows
-        && pad == 0
+        && h.padding == 0
         && u64::from(h.size) >= HEADER
         && u64::from(h.ops) <= u64::from(h.size) / 4;
     ok.then_some(h)
@@ -150,21 +131,6 @@ pub fn detect_transaction(d: &[u8]) -> bool {
         return u64::from(h.size) == HEADER;
     }
     txn_op_len(d, HEADER, t).is_ok()
-}
-
-/// The name of an aie-rt device generation (`XAIE_DEV_GEN_*`).
-fn dev_gen_name(g: u64) -> Option<&'static str> {
-    Some(match g {
-        1 => "AIE",
-        2 => "AIE-ML",
-        3 => "AIE2IPU",
-        4 => "AIE2P",
-        5 => "AIE2PS",
-        6 => "AIE2P_STRIX_A0",
-        8 => "AIE2P_STRIX_A0",
-        9 => "AIE2P_STRIX_B0",
-        _ => return None,
-    })
 }
 
 /// Most register writes kept for links.
@@ -206,9 +172,9 @@ pub fn parse_transaction(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64
     let declared = off.saturating_add(u64::from(h.size));
     let mut end = declared;
     if declared > lim {
-        b.error(
-            off + 12,
-            4,
+        txn_header::AT.size.error(
+            b,
+            off,
             format!(
                 "the header gives {} bytes, {} more than the {} there are",
                 u64::from(h.size),
@@ -228,9 +194,9 @@ pub fn parse_transaction(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64
     let mut stopped = false;
     while count < u64::from(h.ops) {
         if at >= end {
-            b.error(
-                off + 8,
-                4,
+            txn_header::AT.ops.error(
+                b,
+                off,
                 format!(
                     "the header gives {} ops, the bytes hold {}",
                     u64::from(h.ops),
@@ -345,7 +311,7 @@ fn note_writes(d: &[u8], at: u64, n: u64, row: &Op, w: &mut Writes) -> usize {
             let start = fields_end(row, false);
             let words = n.saturating_sub(start) / 4;
             for k in 0..words.min(64) {
-                w.add(addr.wrapping_add(4 * k as u32), at + start + 4 * k);
+                w.add(addr.wrapping_add(4 * k as u32), at + start + WORD * k);
             }
             words.min(64) as usize
         }
@@ -392,34 +358,7 @@ fn header_node(b: &mut Builder<'_>, parent: NodeId, off: u64, h: &TxnHeader) {
             num(u64::from(h.size))
         ),
     );
-    b.leaf(hid, "major", off, 1, Value::dec(u64::from(h.major)));
-    b.leaf(hid, "minor", off + 1, 1, Value::dec(u64::from(h.minor)));
-    let g = u64::from(h.dev_gen);
-    b.leaf(
-        hid,
-        "dev_gen",
-        off + 2,
-        1,
-        crate::model::named(g, dev_gen_name(g)),
-    );
-    b.leaf(hid, "num_rows", off + 3, 1, Value::dec(u64::from(h.rows)));
-    b.leaf(hid, "num_cols", off + 4, 1, Value::dec(u64::from(h.cols)));
-    b.leaf(
-        hid,
-        "num_mem_tile_rows",
-        off + 5,
-        1,
-        Value::dec(u64::from(h.mem_tile_rows)),
-    );
-    b.leaf(hid, "padding", off + 6, 2, Value::hex(0));
-    b.leaf(hid, "num_ops", off + 8, 4, Value::dec(u64::from(h.ops)));
-    b.leaf(
-        hid,
-        "txn_size",
-        off + 12,
-        4,
-        Value::with(u64::from(h.size), Radix::Dec, " bytes"),
-    );
+    TxnHeader::show(&mut Fields::new(b, hid, off, Endian::Little));
 }
 
 fn summary_node(
@@ -459,6 +398,11 @@ struct Words {
     at: Vec<(u64, u64)>,
 }
 
+/// The hex digits of a word of `.seq` text.
+const DIGITS: usize = 8;
+/// What may end a line of `.seq` text.
+const LINE_ENDS: [&[u8]; 2] = [b"\n", b"\r\n"];
+
 /// The words of `.seq` text: one word of 8 hex digits a line, with `\n`
 /// or `\r\n` after it (the last line's optional), white space at the end
 /// allowed. None if any line is not one.
@@ -478,20 +422,20 @@ fn text_words(d: &[u8], base: u64, max: usize) -> Option<Words> {
         {
             break;
         }
-        let line = d.get(i..i.checked_add(8)?)?;
+        let line = d.get(i..i.checked_add(DIGITS)?)?;
         let s = std::str::from_utf8(line).ok()?;
         if !s.bytes().all(|c| c.is_ascii_hexdigit()) {
             return None;
         }
         let v = u32::from_str_radix(s, 16).ok()?;
         w.v.push(v);
-        w.at.push((base + i as u64, 8));
-        i += 8;
-        match (d.get(i), d.get(i + 1)) {
-            (None, _) => break,
-            (Some(b'\n'), _) => i += 1,
-            (Some(b'\r'), Some(b'\n')) => i += 2,
-            _ => return None,
+        w.at.push((base + i as u64, DIGITS as u64));
+        i += DIGITS;
+        let after = d.get(i..).unwrap_or_default();
+        match LINE_ENDS.iter().find(|e| after.starts_with(e)) {
+            Some(e) => i += e.len(),
+            None if after.is_empty() => break,
+            None => return None,
         }
     }
     Some(w)
@@ -508,7 +452,7 @@ fn binary_words(d: &[u8], base: u64, max: usize) -> Option<Words> {
     };
     for k in 0..n {
         w.v.push(le32(d, 4 * k as u64)?);
-        w.at.push((base + 4 * k as u64, 4));
+        w.at.push((base + WORD * k as u64, WORD));
     }
     Some(w)
 }
@@ -712,27 +656,35 @@ fn sequence_writes(w: &Words, prolog: usize) -> Writes {
     let mut out = Writes::default();
     let mut i = prolog;
     while let Some(&w0) = w.v.get(i) {
-        let col = (w0 >> 16) & 0xff;
-        match w0 >> 24 {
-            2 => {
-                if let (Some(&a), Some(&(at, _))) = (w.v.get(i + 1), w.at.get(i + 2)) {
-                    let row = (w0 >> 8) & 0xff;
-                    out.add(col << 25 | row << 20 | (a & 0xf_ffff), at);
-                }
-                i += 3;
-            }
-            3 => i += 2,
-            6 => {
-                let bd = w0 & 0xf;
-                for k in 0..8u8 {
-                    if let Some(&(at, _)) = w.at.get(i + 2 + usize::from(k)) {
-                        out.add(col << 25 | bd_word_reg(bd, k), at);
+        let Some(row) = table::find(table::IPU, (w0 >> 24) as u8) else {
+            break;
+        };
+        let Len::Fixed(n) = row.len else { break };
+        let words = w.v.get(i..).unwrap_or_default();
+        let value = |name: &str| {
+            let fd = row.fields.iter().find(|f| f.name == name)?;
+            get(words, fd).map(|v| v as u32)
+        };
+        let col = value("column").unwrap_or(0);
+        for fd in row.fields {
+            // Where the field's word lies.
+            let Some(&(at, _)) = w.at.get(i + usize::from(fd.at / 32)) else {
+                continue;
+            };
+            match fd.kind {
+                Kind::Value => {
+                    if let (Some(a), Some(r)) = (value("address"), value("row")) {
+                        out.add(col << 25 | r << 20 | (a & 0xf_ffff), at);
                     }
                 }
-                i += 10;
+                Kind::BdWord(k) => {
+                    let bd = value("bd_id").unwrap_or(0);
+                    out.add(col << 25 | bd_word_reg(bd, k), at);
+                }
+                _ => {}
             }
-            _ => break,
         }
+        i += (n as usize).max(1);
     }
     out
 }

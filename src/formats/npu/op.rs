@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use crate::model::text::hex32;
 use crate::model::{num, text, Builder, Endian, NodeId, Radix, Value};
 
+use super::layout::WORD;
 use super::table::{self, fields_end, Field, Kind, Op, Rest};
 use crate::formats::cdo::{self, aie_regs, Ctx};
 
@@ -156,8 +157,9 @@ pub(super) fn build_op(b: &mut Builder<'_>, parent: NodeId, index: u64, v: &OpVi
         match fd.kind {
             Kind::Addr if x >> 32 == 0 && matches!(v.place, Place::Bytes) => {
                 cdo::aie_children(b, id, s, x as u32, &env.ctx);
-                if l == 8 {
-                    b.leaf(id, "high", s + 4, 4, Value::hex_wide(0, 4));
+                // A 64-bit address's high word, 0 for an array address.
+                if l == 2 * WORD {
+                    b.leaf(id, "high", s + WORD, WORD, Value::hex_wide(0, 4));
                 }
                 link_patch(b, id, v, x as u32, env);
             }
@@ -333,11 +335,11 @@ pub(super) fn registers(
     env: &Env,
 ) {
     let count = v.value("count").unwrap_or(0);
-    let (first, stride) = if count > 0 && len == 4 * count {
+    let (first, stride) = if count > 0 && len == WORD * count {
         (at, 4)
-    } else if count > 0 && len == 4 + 8 * count {
-        b.leaf(node, "padding_count", at, 4, Value::hex_wide(0, 4));
-        (at + 4, 8)
+    } else if count > 0 && len == WORD + 2 * WORD * count {
+        b.leaf(node, "padding_count", at, WORD, Value::hex_wide(0, 4));
+        (at + WORD, 2 * WORD)
     } else {
         if len > 0 {
             b.leaf(node, "payload", at, len, format!("{len} bytes"));
@@ -357,8 +359,8 @@ pub(super) fn registers(
         let Some(a) = b.read_u32(o, Endian::Little) else {
             break;
         };
-        let hi = if stride == 8 {
-            b.read_u32(o + 4, Endian::Little).unwrap_or(0)
+        let hi = if stride == 2 * WORD {
+            b.read_u32(o + WORD, Endian::Little).unwrap_or(0)
         } else {
             0
         };
@@ -475,16 +477,14 @@ pub(super) fn bytes_leaf(b: &mut Builder<'_>, parent: NodeId, name: &str, at: u6
 pub(super) fn render(template: &str, shown: &[(&'static str, String)]) -> String {
     let mut out = String::new();
     let mut s = template;
-    while let Some(open) = s.find('{') {
-        out.push_str(s.get(..open).unwrap_or(""));
-        let rest = s.get(open + 1..).unwrap_or("");
-        let close = rest.find('}').unwrap_or(rest.len());
-        let name = rest.get(..close).unwrap_or("");
+    while let Some((before, rest)) = s.split_once('{') {
+        out.push_str(before);
+        let (name, after) = rest.split_once('}').unwrap_or((rest, ""));
         match shown.iter().find(|(n, _)| *n == name) {
             Some((_, t)) => out.push_str(t),
             None => out.push('?'),
         }
-        s = rest.get(close + 1..).unwrap_or("");
+        s = after;
     }
     out.push_str(s);
     out

@@ -540,16 +540,14 @@ mod tests {
                 }
                 // Every field a summary names is in the layout.
                 let mut s = o.summary;
-                while let Some(open) = s.find('{') {
-                    let rest = s.get(open + 1..).unwrap_or("");
-                    let close = rest.find('}').unwrap_or(rest.len());
-                    let name = rest.get(..close).unwrap_or("");
+                while let Some((_, rest)) = s.split_once('{') {
+                    let (name, after) = rest.split_once('}').unwrap_or((rest, ""));
                     assert!(
                         name == "data" || o.fields.iter().any(|fd| fd.name == name),
                         "{}: {{{name}}}",
                         o.name
                     );
-                    s = rest.get(close..).unwrap_or("");
+                    s = after;
                 }
             }
         }
