@@ -137,6 +137,7 @@ impl<'b, 'a> Fields<'b, 'a> {
         self.at = off;
     }
 
+    #[inline]
     fn read(&mut self, name: &str, size: u64) -> Option<u64> {
         if !self.ok {
             return None;
@@ -147,21 +148,29 @@ impl<'b, 'a> Fields<'b, 'a> {
             None
         };
         if v.is_none() {
-            self.ok = false;
-            if self.quiet {
-                return None;
-            }
-            let have = self.remain(self.at);
-            self.b.error(
-                self.at,
-                have.min(size),
-                format!(
-                    "truncated: {name} needs {size} bytes at 0x{:x}, {have} remain",
-                    self.at
-                ),
-            );
+            self.short(name, size);
         }
         v
+    }
+
+    /// The field `name` of `size` bytes at the cursor did not fit: the rest
+    /// are not read, and (unless quiet) one error says so.
+    #[cold]
+    #[inline(never)]
+    fn short(&mut self, name: &str, size: u64) {
+        self.ok = false;
+        if self.quiet {
+            return;
+        }
+        let have = self.remain(self.at);
+        self.b.error(
+            self.at,
+            have.min(size),
+            format!(
+                "truncated: {name} needs {size} bytes at 0x{:x}, {have} remain",
+                self.at
+            ),
+        );
     }
 
     /// A field of `size` bytes (1 to 8) whose value `f` makes from the
@@ -170,6 +179,22 @@ impl<'b, 'a> Fields<'b, 'a> {
         let at = self.at;
         let v = self.read(name, size)?;
         self.last = Some(self.b.leaf(self.parent, name, at, size, f(v)));
+        self.at = at.saturating_add(size);
+        Some(v)
+    }
+
+    /// [`Fields::field`] for a name that is a constant of the parser (a
+    /// record's field name): kept as it is, not copied.
+    #[inline]
+    pub fn field_static(
+        &mut self,
+        name: &'static str,
+        size: u64,
+        f: impl FnOnce(u64) -> Value,
+    ) -> Option<u64> {
+        let at = self.at;
+        let v = self.read(name, size)?;
+        self.last = Some(self.b.field(self.parent, name, at, size, f(v)));
         self.at = at.saturating_add(size);
         Some(v)
     }
@@ -327,6 +352,7 @@ impl<'b, 'a> Fields<'b, 'a> {
 }
 
 /// An unsigned number of `size` (1 to 8) bytes at `off`.
+#[inline]
 pub fn read_uint(b: &Builder<'_>, off: u64, size: u64, e: Endian) -> Option<u64> {
     read::uint_at(b.data(), off, size, e)
 }

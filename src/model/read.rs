@@ -55,6 +55,7 @@ fn chunk<const N: usize>(d: &[u8], off: u64) -> Option<[u8; N]> {
 }
 
 /// An unsigned number of `size` (1 to 8) bytes at `off`.
+#[inline]
 pub fn uint_at(d: &[u8], off: u64, size: u64, e: Endian) -> Option<u64> {
     match size {
         1 => u8_at(d, off).map(u64::from),

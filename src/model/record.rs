@@ -36,9 +36,9 @@ use nom::bytes::complete::take;
 use nom::{IResult, Parser};
 
 use super::arena::Builder;
-use super::fields::Fields;
+use super::fields::{sign_extend, Fields};
 use super::read::Endian;
-use super::value::Value;
+use super::value::{Radix, Value};
 
 /// A field's place in its record: its offset from the record's start and
 /// its size, both in bytes.
@@ -127,29 +127,50 @@ pub enum Show {
 
 impl Show {
     /// Reads the field `name` of `size` bytes at the cursor and adds its
-    /// node as this way of showing says. False if it added none.
-    pub fn emit(self, f: &mut Fields<'_, '_>, name: &str, size: u64) -> bool {
+    /// node as this way of showing says. False if it added none. (Inline:
+    /// a record's way of showing each field is a constant, so that the
+    /// choice is made when the record's `show` is compiled.)
+    #[inline(always)]
+    pub fn emit(self, f: &mut Fields<'_, '_>, name: &'static str, size: u64) -> bool {
+        let w = size as u8;
         let r = match self {
-            Show::Auto => f.uint(name, size).is_some(),
-            Show::Hex => f.hex(name, size).is_some(),
-            Show::Dec => f.dec(name, size).is_some(),
-            Show::HexWide => f.hex_wide(name, size).is_some(),
-            Show::Int => f.int(name, size).is_some(),
-            Show::Named(n) => f.named(name, size, n).is_some(),
-            Show::NamedHex(n) => f.named_hex(name, size, n).is_some(),
-            Show::Flags(n) => f.flags(name, size, n).is_some(),
-            Show::Value(v) => f.field(name, size, v).is_some(),
-            Show::Wide(v) => f.with(name, size, v).is_some(),
-            Show::Text => f.text(name, size).is_some(),
-            Show::Uuid => f.uuid(name).is_some(),
-            Show::Bytes => f.bytes(name, size).is_some(),
-            Show::Span(v) => f.span(name, size, v).is_some(),
+            // Numbers: one read, the value made here, the name not copied
+            // (records are read by the million in symbol tables).
+            Show::Auto => f.field_static(name, size, |v| Value::U {
+                v,
+                width: w,
+                radix: Radix::Auto,
+            }),
+            Show::Hex => f.field_static(name, size, |v| Value::U {
+                v,
+                width: w,
+                radix: Radix::Hex,
+            }),
+            Show::Dec => f.field_static(name, size, |v| Value::U {
+                v,
+                width: w,
+                radix: Radix::Dec,
+            }),
+            Show::HexWide => f.field_static(name, size, |v| Value::hex_wide(v, w)),
+            Show::Int => f.field_static(name, size, |v| Value::I {
+                v: sign_extend(v, size),
+                width: w,
+            }),
+            Show::Named(n) => f.field_static(name, size, |v| Value::named(v, n(v))),
+            Show::NamedHex(n) => f.field_static(name, size, |v| Value::named_hex(v, n(v))),
+            Show::Flags(n) => f.field_static(name, size, |v| Value::flags(v, n(v))),
+            Show::Value(m) => f.field_static(name, size, m),
+            Show::Wide(m) => f.field_static(name, size, |v| m(v).with_width(w)),
+            Show::Text => f.text(name, size).map(|_| 0),
+            Show::Uuid => f.uuid(name).map(|_| 0),
+            Show::Bytes => f.bytes(name, size).map(|_| 0),
+            Show::Span(m) => f.span(name, size, m).map(|_| 0),
             Show::Hidden => {
                 f.skip(size);
                 return false;
             }
         };
-        r && f.ok()
+        r.is_some() && f.ok()
     }
 }
 
@@ -309,6 +330,10 @@ macro_rules! record {
             struct Packed {
                 $( $field: $ty, )+
             }
+
+            /// The record's struct, by a name every record module has
+            /// (for code that handles two forms of a record alike).
+            pub type Rec = $name;
 
             /// The record's byte order.
             pub const ENDIAN: Endian = $endian;

@@ -115,20 +115,19 @@ fn riscv_arch(b: &Builder<'_>, elf: &Elf) -> Option<String> {
     // 'A', then subsections: u32 length, vendor name, NUL, then
     // sub-subsections: tag (ULEB), u32 length, attributes.
     let mut rest = d.strip_prefix(b"A")?;
-    while rest.len() > 4 {
+    while rest.len() > LEN {
         let len = u32_at(rest, 0, elf.e)? as usize;
         let sub = rest.get(..len)?;
         rest = rest.get(len.max(1)..)?;
-        let body = sub.get(4..)?;
-        let nul = body.iter().position(|&c| c == 0)?;
-        if body.get(..nul) != Some(b"riscv".as_slice()) {
+        let body = sub.get(LEN..)?;
+        let (vendor, mut p) = cut_nul(body)?;
+        if vendor != b"riscv" {
             continue;
         }
-        let mut p = body.get(nul + 1..)?;
         while p.len() > 5 {
             let (tag, n) = uleb(p)?;
             let size = u32_at(p, n as u64, elf.e)? as usize;
-            let attrs = p.get(n + 4..size.max(n + 4))?;
+            let attrs = p.get(n + LEN..size.max(n + LEN))?;
             if tag == 1 {
                 if let Some(a) = find_arch(attrs) {
                     return Some(a);
@@ -148,17 +147,28 @@ fn find_arch(mut p: &[u8]) -> Option<String> {
         let (tag, n) = uleb(p)?;
         p = p.get(n..)?;
         if tag % 2 == 1 {
-            let nul = p.iter().position(|&c| c == 0)?;
+            let (text, rest) = cut_nul(p)?;
             if tag == TAG_RISCV_ARCH {
-                return std::str::from_utf8(p.get(..nul)?).ok().map(str::to_string);
+                return std::str::from_utf8(text).ok().map(str::to_string);
             }
-            p = p.get(nul + 1..)?;
+            p = rest;
         } else {
             let (_, n) = uleb(p)?;
             p = p.get(n..)?;
         }
     }
     None
+}
+
+/// The size of the length of a subsection and of a sub-subsection.
+const LEN: usize = 4;
+
+/// The NUL-terminated string at the start of `d` and the bytes after its
+/// NUL.
+fn cut_nul(d: &[u8]) -> Option<(&[u8], &[u8])> {
+    let nul = memchr::memchr(0, d)?;
+    let (text, rest) = d.split_at(nul);
+    Some((text, rest.strip_prefix(b"\0")?))
 }
 
 /// A ULEB128 of at most 10 bytes and how many bytes it took.

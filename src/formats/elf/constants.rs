@@ -15,6 +15,13 @@ pub const EM_INTELGT: u16 = 205;
 pub const EM_AMDGPU: u16 = 224;
 pub const EM_RISCV: u16 = 243;
 
+/// EI_CLASS of ELF32 and ELF64 files.
+pub const ELFCLASS32: u8 = 1;
+pub const ELFCLASS64: u8 = 2;
+/// EI_DATA of little- and big-endian files.
+pub const ELFDATA2LSB: u8 = 1;
+pub const ELFDATA2MSB: u8 = 2;
+
 pub fn class(v: u8) -> Option<&'static str> {
     Some(match v {
         0 => "ELFCLASSNONE",

@@ -6,7 +6,8 @@
 
 use std::sync::Arc;
 
-use super::dynamic::{dyn_entry, dyn_strings, dynamic};
+use super::dynamic::{dyn_entry, dyn_size, dyn_strings, dynamic};
+use super::records::{self, either, zdebug, Zdebug};
 use super::relocations::{crel, relocs, relr};
 use super::strings::{strings, wide_strings};
 use super::symbols::{shndx_table, symtab};
@@ -96,7 +97,7 @@ fn records_only(elf: &Elf, s: &Sec) -> bool {
 fn unread(b: &mut Builder<'_>, g: NodeId, elf: &Elf, s: &Sec, a: u64, l: u64) -> NodeId {
     let id = b.group(g, label(s), a, l);
     b.set_value(id, elf.shtype(s.typ).unwrap_or("unknown type"));
-    let hs = if elf.is64 { 24 } else { 12 };
+    let hs = either!(elf.is64, chdr32 | chdr64 as C => C::SIZE);
     if s.flags & constants::SHF_COMPRESSED != 0 {
         let method = match b.read_u32(a, elf.e) {
             Some(1) => Some("zlib"),
@@ -106,8 +107,8 @@ fn unread(b: &mut Builder<'_>, g: NodeId, elf: &Elf, s: &Sec, a: u64, l: u64) ->
         if let Some(m) = method.filter(|_| l > hs) {
             b.derive_unread("inflated", a + hs, l - hs, m);
         }
-    } else if l > 12 && super::dwarf::gnu_compressed(b, s, a, l).is_some() {
-        b.derive_unread("inflated", a + 12, l - 12, "zlib");
+    } else if l > zdebug::SIZE && super::dwarf::gnu_compressed(b, s, a, l).is_some() {
+        b.derive_unread("inflated", a + zdebug::SIZE, l - zdebug::SIZE, "zlib");
     }
     id
 }
@@ -254,20 +255,23 @@ fn plausible(b: &Builder<'_>, a: u64, l: u64) -> bool {
         return true;
     }
     let (class, data, version) = (d.get(4), d.get(5), d.get(6));
-    let ehsize = match (class, data) {
-        (Some(1), Some(1)) => b.read_u16(a + 40, crate::model::Endian::Little),
-        (Some(1), Some(2)) => b.read_u16(a + 40, crate::model::Endian::Big),
-        (Some(2), Some(1)) => b.read_u16(a + 52, crate::model::Endian::Little),
-        (Some(2), Some(2)) => b.read_u16(a + 52, crate::model::Endian::Big),
+    let e = match data.copied() {
+        Some(constants::ELFDATA2LSB) => crate::model::Endian::Little,
+        Some(constants::ELFDATA2MSB) => crate::model::Endian::Big,
         _ => return false,
     };
-    let want = if class == Some(&1) { 52 } else { 64 };
-    version == Some(&1) && ehsize == Some(want) && l >= u64::from(want)
+    let is64 = match class.copied() {
+        Some(constants::ELFCLASS32) => false,
+        Some(constants::ELFCLASS64) => true,
+        _ => return false,
+    };
+    let (at, want) = either!(is64, ehdr32 | ehdr64 as H => (H::AT.e_ehsize, H::SIZE));
+    let ehsize = b.read_u16(at.of(a), e);
+    version == Some(&1) && ehsize.map(u64::from) == Some(want) && l >= want
 }
 
 pub(super) fn entsize_check(b: &mut Builder<'_>, elf: &Elf, s: &Sec, want: u64, l: u64) {
-    let w = elf.word();
-    let at = s.hdr + 16 + 5 * w;
+    let at = either!(elf.is64, shdr32 | shdr64 as S => S::AT.sh_entsize);
     if s.entsize != want {
         let m = format!(
             "section [{}] {}: entsize mismatch: sh_entsize is {}, a {} entry is {want} bytes",
@@ -277,9 +281,9 @@ pub(super) fn entsize_check(b: &mut Builder<'_>, elf: &Elf, s: &Sec, want: u64, 
             elf.shtype(s.typ).unwrap_or("table")
         );
         if s.entsize == 0 {
-            b.warn(at, w, m);
+            at.warn(b, s.hdr, m);
         } else {
-            b.error(at, w, m);
+            at.error(b, s.hdr, m);
         }
     }
     if want > 0 && !l.is_multiple_of(want) {
@@ -296,6 +300,9 @@ pub(super) fn entsize_check(b: &mut Builder<'_>, elf: &Elf, s: &Sec, want: u64, 
 
 // ---- small tables ----
 
+/// The size of a section group's flags word and of each member's index.
+const GRP_WORD: u64 = 4;
+
 fn group(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, a: u64, l: u64) {
     let Some(flags) = b.read_u32(a, elf.e) else {
         return;
@@ -305,15 +312,15 @@ fn group(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, a: u64, l: u64) {
     } else {
         num(flags.into())
     };
-    b.leaf(id, "flags", a, 4, f);
-    let n = (l.saturating_sub(4)) / 4;
+    b.leaf(id, "flags", a, GRP_WORD, f);
+    let n = (l.saturating_sub(GRP_WORD)) / GRP_WORD;
     let el = elf.clone();
     b.array(
         id,
         "members",
-        a + 4,
+        a + GRP_WORD,
         n,
-        4,
+        GRP_WORD,
         Arc::new(move |b, p, i, o| {
             let Some(v) = b.read_u32(o, el.e) else {
                 return;
@@ -326,7 +333,7 @@ fn group(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, a: u64, l: u64) {
                 named(v.into(), Some(&el.sec_name_cow(v.into()))),
             );
             if let Some(s) = el.sec(v.into()) {
-                b.link(m, s.hdr, if el.is64 { 64 } else { 40 });
+                b.link(m, s.hdr, el.shdr_size());
             }
         }),
     );
@@ -372,57 +379,31 @@ fn compressed_section(
     l: u64,
     ve: &mut Option<Box<dyn Sections>>,
 ) {
-    let e = elf.e;
-    let hs = if elf.is64 { 24 } else { 12 };
+    let hs = either!(elf.is64, chdr32 | chdr64 as C => C::SIZE);
     if l < hs {
         b.error(a, l, format!("compressed section needs a {hs}-byte header"));
         return;
     }
     let h = b.group(id, "Chdr", a, hs);
-    let t = b.read_u32(a, e).unwrap_or(0);
+    let mut f = crate::model::Fields::new(b, h, a, elf.e);
+    let (t, ch_size, size_at) = either!(elf.is64, chdr32 | chdr64 as C => {
+        C::Rec::show(&mut f);
+        let r: Option<C::Rec> = records::read(b, a, elf.e);
+        r.map_or((0, 0, C::AT.ch_size), |r| (r.ch_type, r.ch_size.into(), C::AT.ch_size))
+    });
     let method = match t {
         1 => Some("zlib"),
         2 => Some("zstd"),
         _ => None,
     };
-    let tn = match t {
-        1 => Some("ELFCOMPRESS_ZLIB"),
-        2 => Some("ELFCOMPRESS_ZSTD"),
-        _ => None,
-    };
-    b.field(h, "ch_type", a, 4, Value::named(t.into(), tn).with_width(4));
-    let (size_at, size_w) = if elf.is64 {
-        b.u32(h, "ch_reserved", a + 4, e);
-        (a + 8, 8)
-    } else {
-        (a + 4, 4)
-    };
-    let ch_size = elf.read_word(b, size_at).unwrap_or(0);
-    b.field(
-        h,
-        "ch_size",
-        size_at,
-        size_w,
-        Value::uint(ch_size).with_width(size_w as u8),
-    );
-    let align_at = size_at + size_w;
-    if let Some(v) = elf.read_word(b, align_at) {
-        b.field(
-            h,
-            "ch_addralign",
-            align_at,
-            size_w,
-            Value::uint(v).with_width(size_w as u8),
-        );
-    }
     if l == hs {
         return;
     }
     b.leaf(id, "compressed data", a + hs, l - hs, Value::Size(l - hs));
     let Some(method) = method else {
-        b.warn(
+        either!(elf.is64, chdr32 | chdr64 as C => C::AT.ch_type).warn(
+            b,
             a,
-            4,
             format!(
                 "section [{}] {}: ch_type {t} is not a compression fwview knows; shown raw",
                 s.index, s.name
@@ -438,7 +419,7 @@ fn compressed_section(
         s,
         data,
         method,
-        (ch_size, "ch_size", size_at, size_w),
+        (ch_size, "ch_size", size_at.of(a), size_at.size),
         ve,
     );
 }
@@ -456,22 +437,23 @@ fn gnu_compressed_section(
     l: u64,
     ve: &mut Option<Box<dyn Sections>>,
 ) {
-    let h = b.group(id, "header", a, 12);
-    let mut f = crate::model::Fields::new(b, h, a, crate::model::Endian::Big);
-    f.span("magic", 4, Value::str_bytes);
-    let size = f.uint("size", 8).unwrap_or(0);
-    if l == 12 {
+    let h = b.group(id, "header", a, zdebug::SIZE);
+    Zdebug::show(&mut crate::model::Fields::new(b, h, a, zdebug::ENDIAN));
+    let size = records::read::<Zdebug>(b, a, zdebug::ENDIAN).map_or(0, |z| z.size);
+    if l == zdebug::SIZE {
         return;
     }
-    b.leaf(id, "compressed data", a + 12, l - 12, Value::Size(l - 12));
+    let data = (a + zdebug::SIZE, l - zdebug::SIZE);
+    b.leaf(id, "compressed data", data.0, data.1, Value::Size(data.1));
+    let at = zdebug::AT.size;
     inflated(
         b,
         id,
         elf,
         s,
-        (a + 12, l - 12),
+        data,
         "zlib",
-        (size, "size", a + 4, 8),
+        (size, "size", at.of(a), at.size),
         ve,
     );
 }
@@ -572,7 +554,7 @@ pub(super) fn segments(b: &mut Builder<'_>, parent: NodeId, elf: &Arc<Elf>, phdr
                 notes::notes(b, id, elf, "", a, l, 4);
             }
             constants::PT_DYNAMIC => {
-                let es = elf.word() * 2;
+                let es = dyn_size(elf);
                 let el = elf.clone();
                 let strs = dyn_strings(b, elf, a, l / es);
                 b.array(

@@ -3,12 +3,13 @@
 
 use std::sync::Arc;
 
+use super::records::{self, either};
 use super::{
     constants,
     contents::{entsize_check, label},
     Elf, Sec,
 };
-use crate::model::{num, Builder, NodeId, Value};
+use crate::model::{Builder, Fields, NodeId, Value};
 
 pub(super) fn dynamic(
     b: &mut Builder<'_>,
@@ -19,7 +20,7 @@ pub(super) fn dynamic(
     l: u64,
     tname: &str,
 ) -> NodeId {
-    let es = elf.word() * 2;
+    let es = dyn_size(elf);
     entsize_check(b, elf, s, es, l);
     let count = l / es;
     let el = elf.clone();
@@ -45,17 +46,33 @@ pub(super) enum Strs {
     None,
 }
 
+/// The size of a dynamic entry.
+pub(super) fn dyn_size(elf: &Elf) -> u64 {
+    either!(elf.is64, dyn32 | dyn64 as D => D::SIZE)
+}
+
+/// The tag and value of the dynamic entry at `o`.
+fn read_dyn(b: &Builder<'_>, elf: &Elf, o: u64) -> Option<(u64, u64)> {
+    either!(elf.is64, dyn32 | dyn64 as D => {
+        records::read::<D::Rec>(b, o, elf.e).map(|r| (r.d_tag.into(), r.d_val.into()))
+    })
+}
+
 pub(super) fn dyn_entry(b: &mut Builder<'_>, p: NodeId, elf: &Elf, strtab: Strs, i: u64, o: u64) {
-    let w = elf.word();
-    let (Some(tag), Some(val)) = (elf.read_word(b, o), elf.read_word(b, o + w)) else {
+    let Some((tag, val)) = read_dyn(b, elf, o) else {
         return;
     };
     let (name, kind) = constants::dtag(tag);
     let shown = name.map_or_else(|| format!("0x{tag:x}"), str::to_string);
-    let id = b.group(p, format!("[{i}] {shown}"), o, 2 * w);
-    b.leaf(id, "d_tag", o, w, Value::named_hex(tag, name));
-    let v = b.leaf(id, "d_val", o + w, w, num(val));
-    let mut summary = num(val);
+    let id = b.group(p, format!("[{i}] {shown}"), o, dyn_size(elf));
+    let mut f = Fields::new(b, id, o, elf.e);
+    let (v, val_at) = either!(elf.is64, dyn32 | dyn64 as D => {
+        (D::Rec::show(&mut f).d_val, D::AT.d_val)
+    });
+    let Some(v) = v else {
+        return;
+    };
+    let mut summary = Value::uint(val);
     match kind {
         constants::DynVal::Str => match match strtab {
             Strs::Section(sec) => elf.string(b, sec, val),
@@ -73,9 +90,9 @@ pub(super) fn dyn_entry(b: &mut Builder<'_>, p: NodeId, elf: &Elf, strtab: Strs,
                 );
                 b.link(v, st.off, st.len);
             }
-            Err(m) => b.error(
-                o + w,
-                w,
+            Err(m) => val_at.error(
+                b,
+                o,
                 format!("dynamic entry [{i}] {shown}: bad string index: {m}"),
             ),
         },
@@ -91,11 +108,9 @@ pub(super) fn dyn_entry(b: &mut Builder<'_>, p: NodeId, elf: &Elf, strtab: Strs,
 }
 /// The dynamic string table that DT_STRTAB and DT_STRSZ name.
 pub(super) fn dyn_strings(b: &Builder<'_>, elf: &Elf, a: u64, n: u64) -> Strs {
-    let w = elf.word();
     let (mut addr, mut size) = (None, None);
     for k in 0..n.min(100_000) {
-        let o = a + k * 2 * w;
-        let (Some(tag), Some(v)) = (elf.read_word(b, o), elf.read_word(b, o + w)) else {
+        let Some((tag, v)) = read_dyn(b, elf, a + k * dyn_size(elf)) else {
             break;
         };
         match tag {

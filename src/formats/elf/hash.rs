@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use super::records::{self, gnu_hash, sysv_hash, GnuHash, SysvHash};
 use super::symbols::sym_name;
 use super::{Elf, Sec};
 use crate::model::{Builder, Fields, NodeId, Value};
@@ -46,6 +47,9 @@ fn sym_label(b: &Builder<'_>, elf: &Elf, table: u32, i: u64) -> String {
     }
 }
 
+/// The size of a bucket or chain entry (and of a symbol index).
+const ENTRY: u64 = 4;
+
 /// A hash section too short for its header.
 fn short(b: &mut Builder<'_>, s: &Sec, a: u64, l: u64, need: u64) {
     b.error(
@@ -62,39 +66,40 @@ fn short(b: &mut Builder<'_>, s: &Sec, a: u64, l: u64, need: u64) {
 pub(super) fn sysv(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, s: &Sec, a: u64, l: u64) {
     let e = elf.e;
     let table = s.link;
-    if l < 8 {
-        short(b, s, a, l, 8);
+    if l < sysv_hash::SIZE {
+        short(b, s, a, l, sysv_hash::SIZE);
         return;
     }
     let mut f = Fields::new(b, id, a, e);
-    let nb = f.u32("nbucket").unwrap_or(0);
-    let nc = f.u32("nchain").unwrap_or(0);
-    if !f.ok() {
+    SysvHash::show(&mut f);
+    let fitted = f.ok();
+    let Some(h) = records::read::<SysvHash>(b, a, e).filter(|_| fitted) else {
         return;
-    }
-    let room = (l - 8) / 4;
+    };
+    let (nb, nc) = (u64::from(h.nbucket), u64::from(h.nchain));
+    let room = (l - sysv_hash::SIZE) / ENTRY;
     if nb.saturating_add(nc) > room {
         b.error(
             a,
-            8,
+            sysv_hash::SIZE,
             format!(
                 "section [{}] {}: nbucket {nb} and nchain {nc} need {} bytes, {l} remain",
                 s.index,
                 s.name,
-                8 + 4 * (nb + nc)
+                sysv_hash::SIZE + ENTRY * (nb + nc)
             ),
         );
     }
     let nb = nb.min(room);
     let nc = nc.min(room - nb);
-    let bucket_at = a + 8;
-    let chain_at = bucket_at + 4 * nb;
+    let bucket_at = a + sysv_hash::SIZE;
+    let chain_at = bucket_at + ENTRY * nb;
     // The length of each bucket's list, each chain entry visited once.
     let mut seen = vec![false; nc as usize];
     let mut lengths = Vec::with_capacity(nb as usize);
     for i in 0..nb {
         let mut n = 0u64;
-        let mut y = b.read_u32(bucket_at + 4 * i, e).unwrap_or(0);
+        let mut y = b.read_u32(bucket_at + ENTRY * i, e).unwrap_or(0);
         while y != 0 {
             let Some(slot) = seen.get_mut(y as usize) else {
                 break;
@@ -104,7 +109,7 @@ pub(super) fn sysv(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, s: &Sec, a: 
             }
             *slot = true;
             n += 1;
-            y = b.read_u32(chain_at + 4 * u64::from(y), e).unwrap_or(0);
+            y = b.read_u32(chain_at + ENTRY * u64::from(y), e).unwrap_or(0);
         }
         lengths.push(n);
     }
@@ -132,24 +137,27 @@ pub(super) fn gnu(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, s: &Sec, a: u
     let e = elf.e;
     let w = elf.word();
     let table = s.link;
-    if l < 16 {
-        short(b, s, a, l, 16);
+    if l < gnu_hash::SIZE {
+        short(b, s, a, l, gnu_hash::SIZE);
         return;
     }
     let mut f = Fields::new(b, id, a, e);
-    let nb = f.u32("nbuckets").unwrap_or(0);
-    let symoffset = f.u32("symoffset").unwrap_or(0);
-    let bloom = f.u32("bloom_size").unwrap_or(0);
-    f.u32("bloom_shift");
-    if !f.ok() {
+    GnuHash::show(&mut f);
+    let fitted = f.ok();
+    let Some(h) = records::read::<GnuHash>(b, a, e).filter(|_| fitted) else {
         return;
-    }
-    let rest = l - 16;
+    };
+    let (nb, symoffset, bloom) = (
+        u64::from(h.nbuckets),
+        u64::from(h.symoffset),
+        u64::from(h.bloom_size),
+    );
+    let rest = l - gnu_hash::SIZE;
     let bloom_room = rest / w;
     let bloom = if bloom > bloom_room {
-        b.error(
-            a + 8,
-            4,
+        gnu_hash::AT.bloom_size.error(
+            b,
+            a,
             format!(
                 "section [{}] {}: bloom_size {bloom} needs {} bytes, {rest} remain",
                 s.index,
@@ -161,30 +169,30 @@ pub(super) fn gnu(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, s: &Sec, a: u
     } else {
         bloom
     };
-    let bloom_at = a + 16;
+    let bloom_at = a + gnu_hash::SIZE;
     let bucket_at = bloom_at + bloom * w;
     let rest = rest - bloom * w;
-    let nb = if nb > rest / 4 {
-        b.error(
+    let nb = if nb > rest / ENTRY {
+        gnu_hash::AT.nbuckets.error(
+            b,
             a,
-            4,
             format!(
                 "section [{}] {}: nbuckets {nb} needs {} bytes, {rest} remain",
                 s.index,
                 s.name,
-                4 * u128::from(nb)
+                u128::from(ENTRY) * u128::from(nb)
             ),
         );
-        rest / 4
+        rest / ENTRY
     } else {
         nb
     };
-    let chain_at = bucket_at + 4 * nb;
-    let nc = (rest - 4 * nb) / 4;
+    let chain_at = bucket_at + ENTRY * nb;
+    let nc = (rest - ENTRY * nb) / ENTRY;
     let mut seen = vec![false; nc as usize];
     let mut lengths = Vec::with_capacity(nb as usize);
     for i in 0..nb {
-        let first = b.read_u32(bucket_at + 4 * i, e).unwrap_or(0);
+        let first = b.read_u32(bucket_at + ENTRY * i, e).unwrap_or(0);
         let mut n = 0u64;
         if first != 0 {
             let mut j = u64::from(first).checked_sub(symoffset);
@@ -197,7 +205,7 @@ pub(super) fn gnu(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, s: &Sec, a: u
                 }
                 *slot = true;
                 n += 1;
-                if b.read_u32(chain_at + 4 * k, e).unwrap_or(1) & 1 != 0 {
+                if b.read_u32(chain_at + ENTRY * k, e).unwrap_or(1) & 1 != 0 {
                     break;
                 }
                 j = Some(k + 1);

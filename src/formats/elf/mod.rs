@@ -16,6 +16,7 @@ mod dynamic;
 mod hash;
 mod notes;
 mod placed;
+mod records;
 mod reloc_names;
 mod reloc_tables;
 mod relocations;
@@ -35,9 +36,9 @@ pub(crate) use symbols::{read_sym, relocatable, sym_bytes, Sym};
 use std::sync::Arc;
 
 use crate::model::facts::Mapping;
-use crate::model::{
-    named, num, read_uint, text, Builder, Endian, Fact, Fields, NodeId, Raw, Value,
-};
+use crate::model::record::At;
+use crate::model::{named, num, text, Builder, Endian, Fact, Fields, NodeId, Raw, Value};
+use records::{ehdr64, either, ident, phdr64, widen, Ident};
 
 /// `e_type` of a relocatable object.
 const ET_REL: u16 = 1;
@@ -182,11 +183,12 @@ impl Elf {
     }
 
     pub fn sym_size(&self) -> u64 {
-        if self.is64 {
-            24
-        } else {
-            16
-        }
+        either!(self.is64, sym32 | sym64 as S => S::SIZE)
+    }
+
+    /// Bytes of a section header.
+    pub fn shdr_size(&self) -> u64 {
+        either!(self.is64, shdr32 | shdr64 as S => S::SIZE)
     }
 
     /// An address-sized word at `off`. (Symbol tables read it for every
@@ -336,7 +338,7 @@ fn code_target(b: &mut Builder<'_>, elf: &Elf) -> Option<Arc<crate::disasm::Targ
     match crate::disasm::with_engine(&t, |_| ()) {
         Ok(()) => Some(Arc::new(t)),
         Err(m) => {
-            b.info(elf.abs(18), 2, m.message(&t));
+            ehdr64::AT.e_machine.info(b, elf.base, m.message(&t));
             None
         }
     }
@@ -348,6 +350,9 @@ struct Hdr {
     e: Endian,
     etype: u16,
     machine: u16,
+    flags: u32,
+    osabi: u8,
+    abiversion: u8,
     phoff: u64,
     phentsize: u64,
     phnum: u64,
@@ -377,13 +382,11 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64, hooks: &'s
         e: h.e,
         etype: h.etype,
         machine: h.machine,
-        flags: b
-            .read_u32(off + if h.is64 { 48 } else { 36 }, h.e)
-            .unwrap_or(0),
-        osabi: b.read_u8(off + 7).unwrap_or(0),
-        abiversion: b.read_u8(off + 8).unwrap_or(0),
+        flags: h.flags,
+        osabi: h.osabi,
+        abiversion: h.abiversion,
         shentsize: h.shentsize,
-        vendor: (hooks.vendor)(h.machine, b.read_u8(off + 7).unwrap_or(0)),
+        vendor: (hooks.vendor)(h.machine, h.osabi),
         section_hooks: hooks.sections,
         ..Elf::default()
     };
@@ -443,6 +446,33 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64, hooks: &'s
     }
 }
 
+/// The file header's fields the parse needs, of either class.
+struct Ehdr {
+    e_type: u16,
+    e_entry: u64,
+    e_phoff: u64,
+    e_shoff: u64,
+    e_flags: u32,
+    e_ehsize: u16,
+    e_phentsize: u16,
+    e_phnum: u16,
+    e_shentsize: u16,
+    e_shnum: u16,
+    e_shstrndx: u16,
+}
+
+/// The nodes of the file header's fields that are linked or given a value
+/// later.
+struct EhdrNodes {
+    e_entry: Option<NodeId>,
+    e_phoff: Option<NodeId>,
+    e_shoff: Option<NodeId>,
+    e_flags: Option<NodeId>,
+    e_phnum: Option<NodeId>,
+    e_shnum: Option<NodeId>,
+    e_shstrndx: Option<NodeId>,
+}
+
 fn header(
     b: &mut Builder<'_>,
     parent: NodeId,
@@ -450,45 +480,51 @@ fn header(
     len: u64,
     hooks: &'static Hooks,
 ) -> Option<Hdr> {
-    if len < 16 {
+    if len < ident::SIZE {
         b.error(
             off,
             len,
-            format!("ELF identification needs 16 bytes, {len} remain"),
+            format!(
+                "ELF identification needs {} bytes, {len} remain",
+                ident::SIZE
+            ),
         );
         return None;
     }
-    let class = b.read_u8(off + 4)?;
-    let data = b.read_u8(off + 5)?;
+    let id: Ident = records::read(b, off, Endian::Little)?;
+    let (class, data) = (id.class, id.data);
     let is64 = match class {
-        1 => false,
-        2 => true,
+        constants::ELFCLASS32 => false,
+        constants::ELFCLASS64 => true,
         _ => {
-            b.error(
-                off + 4,
-                1,
+            ident::AT.class.error(
+                b,
+                off,
                 format!("EI_CLASS {class} is neither ELFCLASS32 nor ELFCLASS64"),
             );
             false
         }
     };
     let e = match data {
-        2 => Endian::Big,
-        1 => Endian::Little,
+        constants::ELFDATA2MSB => Endian::Big,
+        constants::ELFDATA2LSB => Endian::Little,
         _ => {
-            b.error(
-                off + 5,
-                1,
+            ident::AT.data.error(
+                b,
+                off,
                 format!("EI_DATA {data} is neither little- nor big-endian"),
             );
             Endian::Little
         }
     };
-    let hsize: u64 = if is64 { 64 } else { 52 };
+    let hsize = either!(is64, ehdr32 | ehdr64 as H => H::SIZE);
     let hdr = b.group(parent, "header", off, hsize.min(len));
-    let machine = b.read_u16(off + 18, e).unwrap_or(0);
-    let vendor = e_ident(b, hdr, off, e, machine, hooks);
-    if !(1..=2).contains(&class) || !(1..=2).contains(&data) {
+    // e_machine is at the same place in both classes.
+    let machine = b.read_u16(ehdr64::AT.e_machine.of(off), e).unwrap_or(0);
+    let vendor = e_ident(b, hdr, off, e, &id, machine, hooks);
+    let known = [constants::ELFCLASS32, constants::ELFCLASS64].contains(&class)
+        && [constants::ELFDATA2LSB, constants::ELFDATA2MSB].contains(&data);
+    if !known {
         return None;
     }
     if len < hsize {
@@ -499,117 +535,104 @@ fn header(
         );
         return None;
     }
-    let w = if is64 { 8 } else { 4 };
-    let mut f = Fields::new(b, hdr, off + 16, e);
-    let abi = f.peek(off + 8, 1).unwrap_or(0) as u8;
-    // A field that is not there reads as 0 (the header's size was checked),
-    // its node as the header's.
-    let etype = f
-        .field("e_type", 2, |v| constants::etype(v as u16))
-        .unwrap_or(0);
-    f.named("e_machine", 2, |_| constants::machine(machine));
-    f.field("e_version", 4, |v| match v {
-        1 => Value::named(1, Some("EV_CURRENT")),
-        v => num(v),
+    let mut f = Fields::new(b, hdr, ehdr64::AT.e_type.of(off), e);
+    // The header's size was checked: every field is there.
+    let (r, n) = either!(is64, ehdr32 | ehdr64 as H => {
+        let n = H::Rec::show_part(&mut f, H::AT.e_type.off, H::SIZE);
+        let r = records::read::<H::Rec>(f.builder(), off, e).map(|r| {
+            widen!(r => Ehdr {
+                e_type, e_entry, e_phoff, e_shoff, e_flags, e_ehsize, e_phentsize,
+                e_phnum, e_shentsize, e_shnum, e_shstrndx,
+            })
+        });
+        let n = widen!(n => EhdrNodes {
+            e_entry, e_phoff, e_shoff, e_flags, e_phnum, e_shnum, e_shstrndx,
+        });
+        (r?, n)
     });
-    let entry = f.uint("e_entry", w).unwrap_or(0);
-    let entry_node = f.last().unwrap_or(hdr);
-    let phoff = f.uint("e_phoff", w).unwrap_or(0);
-    let phoff_node = f.last().unwrap_or(hdr);
-    let shoff = f.uint("e_shoff", w).unwrap_or(0);
-    let shoff_node = f.last().unwrap_or(hdr);
-    let flags = f.field("e_flags", 4, |v| constants::eflags(v as u32, machine, abi));
-    // What the code is for, as the machine's header says (`--targets`).
-    if let Some(fact) = vendor
-        .zip(flags)
-        .and_then(|(v, fl)| v.device_code(fl as u32, abi))
-    {
-        f.builder().fact(parent, fact);
+    // e_flags may mean what the ABI version says (AMDGPU).
+    let abi = id.abiversion;
+    if let Some(node) = n.e_flags {
+        b.set_value(node, constants::eflags(r.e_flags, machine, abi));
     }
-    let ehsize = f
-        .field("e_ehsize", 2, |v| {
-            if v == hsize {
-                num(v)
-            } else {
-                format!("{} (expected {hsize})", num(v)).into()
-            }
-        })
-        .unwrap_or(0);
-    let phentsize = f.uint("e_phentsize", 2).unwrap_or(0);
-    let phnum = f.uint("e_phnum", 2).unwrap_or(0);
-    let phnum_node = f.last().unwrap_or(hdr);
-    let shentsize = f.uint("e_shentsize", 2).unwrap_or(0);
-    let shnum = f.uint("e_shnum", 2).unwrap_or(0);
-    let shnum_node = f.last().unwrap_or(hdr);
-    let shstrndx = f.uint("e_shstrndx", 2).unwrap_or(0);
-    let shstrndx_node = f.last().unwrap_or(hdr);
-    if ehsize != hsize {
-        b.warn(
-            off + 24 + 3 * w + 4,
-            2,
-            format!("e_ehsize is {ehsize}, expected {hsize}"),
+    // What the code is for, as the machine's header says (`--targets`).
+    if let Some(fact) = vendor.and_then(|v| v.device_code(r.e_flags, abi)) {
+        b.fact(parent, fact);
+    }
+    if u64::from(r.e_ehsize) != hsize {
+        either!(is64, ehdr32 | ehdr64 as H => H::AT.e_ehsize).warn(
+            b,
+            off,
+            format!("e_ehsize is {}, expected {hsize}", r.e_ehsize),
         );
     }
     Some(Hdr {
         is64,
         e,
-        etype: etype as u16,
+        etype: r.e_type,
         machine,
-        phoff,
-        phentsize,
-        phnum,
-        shoff,
-        shentsize,
-        shnum,
-        shstrndx,
-        entry,
-        phoff_node,
-        shoff_node,
-        shnum_node,
-        shstrndx_node,
-        phnum_node,
-        entry_node,
+        flags: r.e_flags,
+        osabi: id.osabi,
+        abiversion: id.abiversion,
+        phoff: r.e_phoff,
+        phentsize: r.e_phentsize.into(),
+        phnum: r.e_phnum.into(),
+        shoff: r.e_shoff,
+        shentsize: r.e_shentsize.into(),
+        shnum: r.e_shnum.into(),
+        shstrndx: r.e_shstrndx.into(),
+        entry: r.e_entry,
+        phoff_node: n.e_phoff.unwrap_or(hdr),
+        shoff_node: n.e_shoff.unwrap_or(hdr),
+        shnum_node: n.e_shnum.unwrap_or(hdr),
+        shstrndx_node: n.e_shstrndx.unwrap_or(hdr),
+        phnum_node: n.e_phnum.unwrap_or(hdr),
+        entry_node: n.e_entry.unwrap_or(hdr),
     })
 }
 
-/// The 16 identification bytes of the ELF header at `off`, under the
+/// The 16 identification bytes `id` of the ELF header at `off`, under the
 /// header's node; returns the vendor the machine and OS/ABI name.
 fn e_ident(
     b: &mut Builder<'_>,
     hdr: NodeId,
     off: u64,
     e: Endian,
+    id: &Ident,
     machine: u16,
     hooks: &'static Hooks,
 ) -> Option<&'static dyn Vendor> {
-    let id = b.group(hdr, "e_ident", off, 16);
-    let mut f = Fields::new(b, id, off, e);
-    f.span("EI_MAG", 4, |_| "7f 45 4c 46 (\\x7fELF)".into());
-    f.named("EI_CLASS", 1, |v| constants::class(v as u8));
-    f.named("EI_DATA", 1, |v| constants::data(v as u8));
-    let version = f.field("EI_VERSION", 1, |v| match v {
-        1 => named(1, Some("EV_CURRENT")),
-        v => Value::note(Raw::U(v), "not EV_CURRENT"),
-    });
-    if let Some(v) = version.filter(|&v| v != 1) {
-        f.builder()
-            .warn(off + 6, 1, format!("EI_VERSION is {v}, not 1 (EV_CURRENT)"));
+    let g = b.group(hdr, "e_ident", off, ident::SIZE);
+    let n = Ident::show(&mut Fields::new(b, g, off, e));
+    if id.version != 1 {
+        ident::AT.version.warn(
+            b,
+            off,
+            format!("EI_VERSION is {}, not 1 (EV_CURRENT)", id.version),
+        );
     }
-    let osabi = f.peek(off + 7, 1).unwrap_or(0) as u8;
-    f.named("EI_OSABI", 1, |v| constants::osabi(v as u8, machine));
+    let osabi = id.osabi;
+    if let Some(node) = n.osabi {
+        b.set_value(node, named(osabi.into(), constants::osabi(osabi, machine)));
+    }
     // The machine may name the ABI version (AMDGPU: the code object version).
-    let abiv = f.peek(off + 8, 1).unwrap_or(0) as u8;
+    let abiv = id.abiversion;
     let vendor = (hooks.vendor)(machine, osabi);
-    let abi_name = vendor.and_then(|x| x.abi_version(osabi, abiv));
-    f.with("EI_ABIVERSION", 1, |v| match &abi_name {
-        Some(n) => named(v, Some(n)),
-        None => num(v),
-    });
-    f.bytes("EI_PAD", 7);
+    if let Some((node, name)) = n
+        .abiversion
+        .zip(vendor.and_then(|x| x.abi_version(osabi, abiv)))
+    {
+        b.set_value(
+            node,
+            named(abiv.into(), Some(&name)).with_width(ident::AT.abiversion.size as u8),
+        );
+    }
     vendor
 }
 
-/// Checks a table's place in the file; returns how many entries fit.
+/// Checks a table's place in the file; returns how many entries fit. A
+/// table that does not fit is an error at `anchor`, the header field that
+/// places it.
 fn table_fits(
     b: &mut Builder<'_>,
     elf: &Elf,
@@ -617,7 +640,7 @@ fn table_fits(
     off: u64,
     count: u64,
     stride: u64,
-    anchor: u64,
+    anchor: At,
 ) -> u64 {
     if count == 0 || stride == 0 {
         return 0;
@@ -626,9 +649,9 @@ fn table_fits(
     let need = count as u128 * stride as u128;
     if off >= elf.len || need > room as u128 {
         let fit = room / stride;
-        b.error(
-            anchor,
-            elf.word(),
+        anchor.error(
+            b,
+            elf.base,
             format!(
                 "{what} [0x{off:x}, {count} × {stride} bytes] lies outside the file ({} bytes); {fit} entries fit",
                 elf.len
@@ -650,11 +673,11 @@ fn read_sections(b: &mut Builder<'_>, elf: &mut Elf, h: &Hdr) {
         }
         return;
     }
-    let need: u64 = if h.is64 { 64 } else { 40 };
+    let need = elf.shdr_size();
     if h.shentsize < need {
-        b.error(
-            elf.abs(if h.is64 { 58 } else { 46 }),
-            2,
+        either!(h.is64, ehdr32 | ehdr64 as H => H::AT.e_shentsize).error(
+            b,
+            elf.base,
             format!(
                 "e_shentsize is {}, a section header needs {need}",
                 h.shentsize
@@ -664,24 +687,24 @@ fn read_sections(b: &mut Builder<'_>, elf: &mut Elf, h: &Hdr) {
     }
     let base = elf.abs(h.shoff);
     let e = h.e;
-    let w = elf.word();
     let read = |b: &Builder<'_>, i: u64| -> Option<Sec> {
         let o = base.checked_add(i.checked_mul(h.shentsize)?)?;
-        let word = |x: u64| read_uint(b, o + x, w, e);
-        Some(Sec {
-            index: i as u32,
-            name: String::new(),
-            name_off: b.read_u32(o, e)?,
-            typ: b.read_u32(o + 4, e)?,
-            flags: word(8)?,
-            addr: word(8 + w)?,
-            offset: word(8 + 2 * w)?,
-            size: word(8 + 3 * w)?,
-            link: b.read_u32(o + 8 + 4 * w, e)?,
-            info: b.read_u32(o + 12 + 4 * w, e)?,
-            align: word(16 + 4 * w)?,
-            entsize: word(16 + 5 * w)?,
-            hdr: o,
+        either!(h.is64, shdr32 | shdr64 as S => {
+            records::read::<S::Rec>(b, o, e).map(|r| Sec {
+                index: i as u32,
+                name: String::new(),
+                name_off: r.sh_name,
+                typ: r.sh_type,
+                flags: r.sh_flags.into(),
+                addr: r.sh_addr.into(),
+                offset: r.sh_offset.into(),
+                size: r.sh_size.into(),
+                link: r.sh_link,
+                info: r.sh_info,
+                align: r.sh_addralign.into(),
+                entsize: r.sh_entsize.into(),
+                hdr: o,
+            })
         })
     };
     let mut shnum = h.shnum;
@@ -711,7 +734,7 @@ fn read_sections(b: &mut Builder<'_>, elf: &mut Elf, h: &Hdr) {
         h.shoff,
         shnum,
         h.shentsize,
-        elf.abs(24 + 2 * w),
+        either!(h.is64, ehdr32 | ehdr64 as H => H::AT.e_shoff),
     );
     if n > 0 {
         b.link(h.shoff_node, base, n * h.shentsize);
@@ -746,9 +769,9 @@ fn read_sections(b: &mut Builder<'_>, elf: &mut Elf, h: &Hdr) {
             );
         }
         if u64::from(s.link) >= count && s.link != 0 {
-            b.error(
-                s.hdr + 8 + 4 * w,
-                4,
+            either!(h.is64, shdr32 | shdr64 as S => S::AT.sh_link).error(
+                b,
+                s.hdr,
                 format!(
                     "section [{}] {}: sh_link {} is not a section",
                     s.index, s.name, s.link
@@ -770,18 +793,18 @@ fn section_names(b: &mut Builder<'_>, elf: &mut Elf, h: &Hdr, shstrndx: u64) {
             }
             Some(s) => {
                 let t = s.typ;
-                b.error(
-                    elf.abs(if h.is64 { 62 } else { 50 }),
-                    2,
+                either!(h.is64, ehdr32 | ehdr64 as H => H::AT.e_shstrndx).error(
+                    b,
+                    elf.base,
                     format!(
                         "e_shstrndx {shstrndx} names a section of type 0x{t:x}, not SHT_STRTAB"
                     ),
                 );
             }
             None => {
-                b.error(
-                    elf.abs(if h.is64 { 62 } else { 50 }),
-                    2,
+                either!(h.is64, ehdr32 | ehdr64 as H => H::AT.e_shstrndx).error(
+                    b,
+                    elf.base,
                     format!(
                         "e_shstrndx {shstrndx} is not a section ({} sections)",
                         elf.secs.len()
@@ -836,11 +859,11 @@ fn read_segments(b: &mut Builder<'_>, elf: &Elf, h: &Hdr) -> Vec<Seg> {
     if h.phoff == 0 || phnum == 0 {
         return Vec::new();
     }
-    let need: u64 = if h.is64 { 56 } else { 32 };
+    let need = either!(h.is64, phdr32 | phdr64 as P => P::SIZE);
     if h.phentsize < need {
-        b.error(
-            elf.abs(if h.is64 { 54 } else { 42 }),
-            2,
+        either!(h.is64, ehdr32 | ehdr64 as H => H::AT.e_phentsize).error(
+            b,
+            elf.base,
             format!(
                 "e_phentsize is {}, a program header needs {need}",
                 h.phentsize
@@ -855,7 +878,7 @@ fn read_segments(b: &mut Builder<'_>, elf: &Elf, h: &Hdr) -> Vec<Seg> {
         h.phoff,
         phnum,
         h.phentsize,
-        elf.abs(24 + elf.word()),
+        either!(h.is64, ehdr32 | ehdr64 as H => H::AT.e_phoff),
     );
     let base = elf.abs(h.phoff);
     if n > 0 {
@@ -885,23 +908,14 @@ fn read_segments(b: &mut Builder<'_>, elf: &Elf, h: &Hdr) -> Vec<Seg> {
     v
 }
 
-/// Offsets of the program header fields: (type, flags, offset, vaddr, paddr,
-/// filesz, memsz, align).
-fn ph_layout(is64: bool) -> [u64; 8] {
-    if is64 {
-        [0, 4, 8, 16, 24, 32, 40, 48]
-    } else {
-        [0, 24, 4, 8, 12, 16, 20, 28]
-    }
-}
-
 fn read_phdr(b: &Builder<'_>, elf: &Elf, o: u64) -> Option<Seg> {
-    let [_, _, off, vaddr, _, filesz, _, _] = ph_layout(elf.is64);
-    Some(Seg {
-        typ: b.read_u32(o, elf.e)?,
-        offset: elf.read_word(b, o + off)?,
-        vaddr: elf.read_word(b, o + vaddr)?,
-        filesz: elf.read_word(b, o + filesz)?,
+    either!(elf.is64, phdr32 | phdr64 as P => {
+        records::read::<P::Rec>(b, o, elf.e).map(|r| Seg {
+            typ: r.p_type,
+            offset: r.p_offset.into(),
+            vaddr: r.p_vaddr.into(),
+            filesz: r.p_filesz.into(),
+        })
     })
 }
 
@@ -970,36 +984,33 @@ fn program_headers(b: &mut Builder<'_>, parent: NodeId, elf: &Arc<Elf>, h: &Hdr,
 }
 
 fn phdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
-    let e = elf.e;
-    let w = elf.word();
-    let size = if elf.is64 { 56 } else { 32 };
-    let typ = b.read_u32(o, e).unwrap_or(0);
+    let size = either!(elf.is64, phdr32 | phdr64 as P => P::SIZE);
+    // What the summary and the links need, read once, in either class.
+    let (typ, flags, off, vaddr, filesz, memsz) = either!(elf.is64, phdr32 | phdr64 as P => {
+        records::read::<P::Rec>(b, o, elf.e).map_or((0, 0, 0, 0, 0, 0), |r| {
+            (
+                r.p_type,
+                r.p_flags,
+                u64::from(r.p_offset),
+                u64::from(r.p_vaddr),
+                u64::from(r.p_filesz),
+                u64::from(r.p_memsz),
+            )
+        })
+    });
     let tname = constants::ptype(typ, elf.machine);
     let id = b.group(p, format!("[{i}] {}", tname.unwrap_or("?")), o, size);
-    let mut f = Fields::new(b, id, o, e);
-    f.field("p_type", 4, |_| {
-        Value::named_hex(typ.into(), tname).with_width(4)
+    let mut f = Fields::new(b, id, o, elf.e);
+    let (type_node, off_node) = either!(elf.is64, phdr32 | phdr64 as P => {
+        let n = P::Rec::show(&mut f);
+        (n.p_type, n.p_offset)
     });
-    // The fields in file order: ELF32 has p_flags after p_memsz.
-    let mut flags = 0;
-    let mut p_flags = |f: &mut Fields<'_, '_>| {
-        flags = f
-            .field("p_flags", 4, |v| constants::pflags_value(v as u32))
-            .unwrap_or(0) as u32;
-    };
-    if elf.is64 {
-        p_flags(&mut f);
+    if let Some(n) = type_node {
+        b.set_value(
+            n,
+            Value::named_hex(typ.into(), tname).with_width(phdr64::AT.p_type.size as u8),
+        );
     }
-    let off = f.uint("p_offset", w).unwrap_or(0);
-    let off_node = f.last_fitted();
-    let vaddr = f.uint("p_vaddr", w).unwrap_or(0);
-    f.uint("p_paddr", w);
-    let filesz = f.uint("p_filesz", w).unwrap_or(0);
-    let memsz = f.uint("p_memsz", w).unwrap_or(0);
-    if !elf.is64 {
-        p_flags(&mut f);
-    }
-    f.uint("p_align", w);
     if let Some(off_node) =
         off_node.filter(|_| off.checked_add(filesz).is_some_and(|end| end <= elf.len))
     {
@@ -1042,8 +1053,7 @@ fn shdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
     let Some(s) = elf.sec(i) else {
         return;
     };
-    let w = elf.word();
-    let size = if elf.is64 { 64 } else { 40 };
+    let size = elf.shdr_size();
     let tname = elf.shtype(s.typ);
     let label = if s.name.is_empty() {
         format!("[{i}]")
@@ -1061,65 +1071,83 @@ fn shdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
         ),
     );
     // The numbers were read into `s` already; the fields are read again
-    // from the same bytes as they are shown.
+    // from the same bytes as they are shown, then given what they name.
     let mut f = Fields::new(b, id, o, elf.e);
-    f.uint("sh_name", 4);
-    if elf.shstrndx != 0 {
-        if let Ok(st) = elf.string(f.builder(), elf.shstrndx, s.name_off.into()) {
-            f.set_value(Value::StrAt {
-                v: s.name_off.into(),
-                s: st.text.into(),
-            });
-            f.link(st.off, st.len);
+    let n = either!(elf.is64, shdr32 | shdr64 as S => {
+        let n = S::Rec::show(&mut f);
+        ShdrNodes {
+            name: n.sh_name,
+            typ: n.sh_type,
+            offset: n.sh_offset,
+            size: n.sh_size,
+            link: n.sh_link,
+            info: n.sh_info,
+        }
+    });
+    if let Some(node) = n.name.filter(|_| elf.shstrndx != 0) {
+        if let Ok(st) = elf.string(b, elf.shstrndx, s.name_off.into()) {
+            b.set_value(
+                node,
+                Value::StrAt {
+                    v: s.name_off.into(),
+                    s: st.text.into(),
+                },
+            );
+            b.link(node, st.off, st.len);
         }
     }
-    f.named_hex("sh_type", 4, |_| tname);
-    f.field("sh_flags", w, constants::shflags);
-    f.uint("sh_addr", w);
-    let data = elf.data(s);
-    f.uint("sh_offset", w);
-    if let Some((a, sz)) = data {
-        f.link(a, sz);
+    if let Some(node) = n.typ {
+        b.set_value(node, Value::named_hex(s.typ.into(), tname));
     }
-    f.uint("sh_size", w);
-    if let Some((a, sz)) = data {
-        f.link(a, sz);
+    if let Some((a, sz)) = elf.data(s) {
+        for node in [n.offset, n.size].into_iter().flatten() {
+            b.link(node, a, sz);
+        }
     }
-    f.uint("sh_link", 4);
+    let to_section = |b: &mut Builder<'_>, node: Option<NodeId>, index: u32| {
+        if let Some((node, t)) = node.zip(elf.sec(index.into())) {
+            b.set_value(
+                node,
+                named(index.into(), Some(&elf.sec_name_cow(t.index.into()))),
+            );
+            b.link(node, t.hdr, elf.shentsize.min(size));
+        }
+    };
     if s.link != 0 {
-        if let Some(t) = elf.sec(s.link.into()) {
-            f.set_value(named(
-                s.link.into(),
-                Some(&elf.sec_name_cow(t.index.into())),
-            ));
-            f.link(t.hdr, elf.shentsize.min(size));
-        }
+        to_section(b, n.link, s.link);
     }
-    f.uint("sh_info", 4);
     let info_is_sec = s.flags & constants::SHF_INFO_LINK != 0
         || (matches!(
             s.typ,
             constants::SHT_REL | constants::SHT_RELA | constants::SHT_CREL
         ) && s.info != 0);
+    let Some(info) = n.info else {
+        return;
+    };
     if info_is_sec {
-        if let Some(t) = elf.sec(s.info.into()) {
-            f.set_value(named(
-                s.info.into(),
-                Some(&elf.sec_name_cow(t.index.into())),
-            ));
-            f.link(t.hdr, elf.shentsize.min(size));
-        }
+        to_section(b, Some(info), s.info);
     } else if s.typ == constants::SHT_GROUP || elf.vendor.is_some_and(|v| v.info_is_symbol(s.typ)) {
         // sh_info is a symbol index in the table sh_link names.
         if let Some(so) = symbols::sym_entry(elf, s.link, s.info.into()) {
-            f.link(so, elf.sym_size());
-            f.set_value(Value::note(Raw::U(s.info.into()), "symbol"));
+            b.link(info, so, elf.sym_size());
+            b.set_value(info, Value::note(Raw::U(s.info.into()), "symbol"));
         }
     } else if matches!(s.typ, constants::SHT_SYMTAB | constants::SHT_DYNSYM) {
-        f.set_value(Value::note(Raw::U(s.info.into()), "first non-local symbol"));
+        b.set_value(
+            info,
+            Value::note(Raw::U(s.info.into()), "first non-local symbol"),
+        );
     }
-    f.uint("sh_addralign", w);
-    f.uint("sh_entsize", w);
+}
+
+/// The nodes of a section header's fields that are given what they name.
+struct ShdrNodes {
+    name: Option<NodeId>,
+    typ: Option<NodeId>,
+    offset: Option<NodeId>,
+    size: Option<NodeId>,
+    link: Option<NodeId>,
+    info: Option<NodeId>,
 }
 
 #[cfg(test)]

@@ -2,8 +2,9 @@
 //! description decoded for the owners whose notes have a known layout (GNU,
 //! Go, FDO, LLVM offloading, and a machine's own through its vendor hook).
 
+use super::records::{self, nhdr, property, Nhdr, Property};
 use super::{constants, Elf};
-use crate::model::{named, num, text, Builder, Endian, Fields, NodeId, Value};
+use crate::model::{named, text, Builder, Endian, Fields, NodeId, Value};
 
 /// More notes than this in one section are not shown.
 const MAX_NOTES: u64 = 65_536;
@@ -52,7 +53,7 @@ pub(super) fn notes(
             break;
         }
         let rest = end - pos;
-        if rest < 12 {
+        if rest < nhdr::SIZE {
             let tail = b.slice(pos, rest);
             if tail.iter().all(|&c| c == 0) {
                 b.leaf(parent, "padding", pos, rest, format!("{rest} zero bytes"));
@@ -65,7 +66,7 @@ pub(super) fn notes(
                 b.error(
                     pos,
                     rest,
-                    format!("note [{i}] runs past its section {secname}: its header needs 12 bytes, {rest} remain"),
+                    format!("note [{i}] runs past its section {secname}: its header needs {} bytes, {rest} remain", nhdr::SIZE),
                 );
             }
             break;
@@ -75,7 +76,8 @@ pub(super) fn notes(
         };
         // The description and the next note start `al`-aligned from the
         // note's start (4 in most notes, 8 in 64-bit GNU property notes).
-        let desc_off = crate::model::align_up(12 + u64::from(namesz), al).unwrap_or(u64::MAX);
+        let desc_off =
+            crate::model::align_up(nhdr::SIZE + u64::from(namesz), al).unwrap_or(u64::MAX);
         let total = desc_off
             .checked_add(descsz.into())
             .and_then(|x| crate::model::align_up(x, al))
@@ -84,8 +86,8 @@ pub(super) fn notes(
         let total_min = desc_off.saturating_add(descsz.into());
         let fits = total <= rest || total_min <= rest;
         let size = total.min(rest);
-        let owner_len = u64::from(namesz).min(rest - 12);
-        let owner_raw = b.slice(pos + 12, owner_len);
+        let owner_len = u64::from(namesz).min(rest - nhdr::SIZE);
+        let owner_raw = b.slice(pos + nhdr::SIZE, owner_len);
         let owner = match owner_raw.split_last() {
             Some((0, r)) => r,
             _ => owner_raw,
@@ -108,9 +110,9 @@ pub(super) fn notes(
         );
         let id = b.group(parent, label, pos, size);
         let mut f = Fields::new(b, id, pos, e);
-        f.field("n_namesz", 4, num);
-        f.field("n_descsz", 4, num);
-        f.field("n_type", 4, |v| named(v, tname));
+        if let Some(n) = Nhdr::show(&mut f).n_type {
+            f.builder().set_value(n, named(typ.into(), tname));
+        }
         if !fits {
             f.builder().error(
                 pos,
@@ -215,12 +217,17 @@ fn properties(b: &mut Builder<'_>, parent: NodeId, elf: &Elf, d: u64, n: u64, al
     let end = d + n;
     let mut pos = d;
     let mut i = 0;
-    while end.saturating_sub(pos) >= 8 && i < 4096 {
-        let (Some(t), Some(sz)) = (b.read_u32(pos, e), b.read_u32(pos + 4, e)) else {
+    while end.saturating_sub(pos) >= property::SIZE && i < 4096 {
+        let Some(Property {
+            pr_type: t,
+            pr_datasz: sz,
+        }) = records::read(b, pos, e)
+        else {
             break;
         };
         let datasz = u64::from(sz);
-        let total = 8u64.saturating_add(crate::model::align_up(datasz, al).unwrap_or(u64::MAX));
+        let total =
+            property::SIZE.saturating_add(crate::model::align_up(datasz, al).unwrap_or(u64::MAX));
         let size = total.min(end - pos);
         let tn = match t {
             1 => Some("GNU_PROPERTY_STACK_SIZE"),
@@ -238,11 +245,11 @@ fn properties(b: &mut Builder<'_>, parent: NodeId, elf: &Elf, d: u64, n: u64, al
         };
         let id = b.group(g, format!("[{i}] {}", tn.unwrap_or("property")), pos, size);
         let mut f = Fields::new(b, id, pos, e);
-        f.field("pr_type", 4, |t| {
-            format!("0x{t:x} ({})", tn.unwrap_or("unknown")).into()
-        });
-        f.field("pr_datasz", 4, num);
-        if 8 + datasz > end - pos {
+        if let Some(n) = Property::show(&mut f).pr_type {
+            f.builder()
+                .set_value(n, format!("0x{t:x} ({})", tn.unwrap_or("unknown")));
+        }
+        if property::SIZE + datasz > end - pos {
             f.builder().error(
                 pos,
                 end - pos,
@@ -251,7 +258,7 @@ fn properties(b: &mut Builder<'_>, parent: NodeId, elf: &Elf, d: u64, n: u64, al
             break;
         }
         if datasz == 4 {
-            let v = f.peek(pos + 8, 4).unwrap_or(0) as u32;
+            let v = f.peek(pos + property::SIZE, 4).unwrap_or(0) as u32;
             let shown = match (t, elf.machine) {
                 (0xc000_0002, _) => bitnames(v, &[(1, "IBT"), (2, "SHSTK")]),
                 (0xc000_0000, constants::EM_AARCH64) => {
@@ -299,11 +306,8 @@ fn before_nul(s: &[u8]) -> &[u8] {
 
 /// A note's namesz, descsz and type, at `pos`.
 fn header(b: &Builder<'_>, pos: u64, e: Endian) -> Option<(u32, u32, u32)> {
-    Some((
-        b.read_u32(pos, e)?,
-        b.read_u32(pos + 4, e)?,
-        b.read_u32(pos + 8, e)?,
-    ))
+    let h: Nhdr = records::read(b, pos, e)?;
+    Some((h.n_namesz, h.n_descsz, h.n_type))
 }
 
 /// The most notes [`owned`] reads in one section.
@@ -326,14 +330,14 @@ pub(crate) fn owned(b: &Builder<'_>, elf: &Elf, owner: &[u8]) -> Vec<(u32, u64, 
             let Some((namesz, descsz, typ)) = header(b, pos, e) else {
                 break;
             };
-            let Some(desc) = crate::model::align_up(12 + u64::from(namesz), al) else {
+            let Some(desc) = crate::model::align_up(nhdr::SIZE + u64::from(namesz), al) else {
                 break;
             };
             let d = pos.saturating_add(desc);
             if d.saturating_add(descsz.into()) > end {
                 break;
             }
-            let name = b.slice(pos + 12, namesz.into());
+            let name = b.slice(pos + nhdr::SIZE, namesz.into());
             let name = name.strip_suffix(&[0]).unwrap_or(name);
             if name == owner {
                 out.push((typ, d, u64::from(descsz)));
@@ -341,7 +345,7 @@ pub(crate) fn owned(b: &Builder<'_>, elf: &Elf, owner: &[u8]) -> Vec<(u32, u64, 
             let Some(next) = crate::model::align_up(desc + u64::from(descsz), al) else {
                 break;
             };
-            pos = pos.saturating_add(next.max(12));
+            pos = pos.saturating_add(next.max(nhdr::SIZE));
             if pos >= end {
                 break;
             }

@@ -3,12 +3,14 @@
 
 use std::sync::Arc;
 
+use super::records::{self, either, mips64_info, Mips64Info};
 use super::symbols::{read_sym, relocatable, sym_entry, sym_name, Sym};
 use super::{
     constants,
     contents::{entsize_check, label},
     Elf, Sec,
 };
+use crate::model::record::Record;
 use crate::model::{named, num, Builder, Fields, NodeId, Seq, Step, Value, GROUP};
 
 #[allow(clippy::too_many_arguments)]
@@ -22,7 +24,7 @@ pub(super) fn relocs(
     rela: bool,
     tname: &str,
 ) -> NodeId {
-    let es = elf.word() * if rela { 3 } else { 2 };
+    let es = rel_size(elf, rela);
     entsize_check(b, elf, s, es, l);
     let count = l / es;
     let el = elf.clone();
@@ -61,27 +63,43 @@ fn mips64(elf: &Elf) -> bool {
     elf.is64 && elf.machine == constants::EM_MIPS
 }
 
+/// The size of a REL (`rela` false) or RELA entry.
+fn rel_size(elf: &Elf, rela: bool) -> u64 {
+    either!(elf.is64, rela32 | rela64 as R => if rela { R::SIZE } else { R::AT.r_addend.off })
+}
+
 /// The entry at `o` of a REL (`rela` false) or RELA table; `None` when its
 /// offset or info word does not read.
 pub(crate) fn read_rel(b: &Builder<'_>, elf: &Elf, o: u64, rela: bool) -> Option<Rel> {
-    let w = elf.word();
-    let offset = elf.read_word(b, o)?;
-    let info = elf.read_word(b, o + w)?;
+    // A REL entry is a RELA entry without its addend: read as one with
+    // the bytes past its end taken as zeros.
+    let (offset, info, info_at, addend) = either!(elf.is64, rela32 | rela64 as R => {
+        let d = b.slice(o, rel_size(elf, rela));
+        let r = if rela {
+            <R::Rec as Record>::read_in(d, elf.e).ok()?
+        } else if d.len() as u64 == R::AT.r_addend.off {
+            <R::Rec as Record>::read_zeroed(d, elf.e).ok()?
+        } else {
+            return None;
+        };
+        (
+            u64::from(r.r_offset),
+            u64::from(r.r_info),
+            R::AT.r_info,
+            u64::from(r.r_addend),
+        )
+    });
     let (sym, typ) = if mips64(elf) {
-        let sym = b.read_u32(o + w, elf.e)?;
-        let t = b.read_bytes(o + w + 4, 4)?;
-        let t: [u8; 4] = t.try_into().ok()?;
-        (u64::from(sym), u64::from(u32::from_be_bytes(t)))
+        // Its symbol index and types in the order the record declares.
+        let m: Mips64Info = records::read(b, info_at.of(o), elf.e)?;
+        let t = u32::from_be_bytes([m.ssym, m.type3, m.type2, m.typ]);
+        (u64::from(m.sym), u64::from(t))
     } else if elf.is64 {
         (info >> 32, info & 0xffff_ffff)
     } else {
         (info >> 8, info & 0xff)
     };
-    let addend = if rela {
-        elf.read_word(b, o + 2 * w)
-    } else {
-        None
-    };
+    let addend = rela.then_some(addend);
     Some(Rel {
         offset,
         info,
@@ -164,7 +182,7 @@ pub(crate) fn rels<'e>(
         return Some(Box::new(it.map(move |e| crel_rel(&e, elf.is64, h.addends))));
     }
     let rela = r.typ == constants::SHT_RELA;
-    let es = elf.word() * if rela { 3 } else { 2 };
+    let es = rel_size(elf, rela);
     Some(Box::new(
         (0..(rl / es).min(max)).map_while(move |k| read_rel(b, elf, ra + k * es, rela)),
     ))
@@ -349,40 +367,43 @@ fn sym_link(
 }
 
 fn reloc(b: &mut Builder<'_>, p: NodeId, elf: &Elf, ri: u32, rela: bool, i: u64, o: u64) {
-    let w = elf.word();
     let Some(r) = read_rel(b, elf, o, rela) else {
         return;
     };
     let Some(rs) = elf.sec(ri.into()) else {
         return;
     };
-    let es = w * if rela { 3 } else { 2 };
+    let es = rel_size(elf, rela);
     let prev = || read_rel(b, elf, o.checked_sub(es).filter(|_| i > 0)?, rela);
     let vendor = riscv_vendor(b, elf, rs.link, prev, r.offset, r.typ);
     let shown = Shown::of(b, elf, rs.link, r.sym, r.typ, vendor.as_deref());
     let id = b.group(p, shown.label(i), o, es);
     // Quiet: every entry of the array lies inside the section's bytes.
     let mut f = Fields::new(b, id, o, elf.e).quiet();
-    f.field("r_offset", w, num);
-    if let Some(n) = f.last_fitted() {
+    let (offset, info_at, addend_at) = either!(elf.is64, rela32 | rela64 as R => {
+        let n = R::Rec::show_part(&mut f, 0, R::AT.r_offset.end());
+        (n.r_offset, R::AT.r_info, R::AT.r_addend)
+    });
+    if let Some(n) = offset {
         link_target(f.builder(), &[n, id], elf, rs, (r.offset, r.typ, r.sym));
     }
-    let inf = f.builder().group(id, "r_info", o + w, w);
+    let inf = f.builder().group(id, "r_info", info_at.of(o), info_at.size);
     f.builder()
-        .set_value(inf, Value::hex(r.info).with_width(w as u8));
+        .set_value(inf, Value::hex(r.info).with_width(info_at.size as u8));
     f.under(inf);
     let symname = shown.symname.as_deref();
     if mips64(elf) {
-        sym_field(&mut f, elf, rs, i, r.sym, 4, symname);
-        f.named("ssym", 1, |v| match v {
-            0 => Some("RSS_UNDEF"),
-            1 => Some("RSS_GP"),
-            2 => Some("RSS_GP0"),
-            3 => Some("RSS_LOC"),
-            _ => None,
-        });
-        for name in ["type3", "type2", "type"] {
-            f.field(name, 1, |v| named(v, elf.reloc_name(v as u32)));
+        let sym_len = mips64_info::AT.sym.size;
+        sym_field(&mut f, elf, rs, i, r.sym, sym_len, symname);
+        let n = Mips64Info::show_part(&mut f, mips64_info::AT.ssym.off, mips64_info::SIZE);
+        let m: Option<Mips64Info> = records::read(f.builder(), info_at.of(o), elf.e);
+        if let Some(m) = m {
+            for (node, t) in [(n.type3, m.type3), (n.type2, m.type2), (n.typ, m.typ)] {
+                if let Some(node) = node {
+                    f.builder()
+                        .set_value(node, named(t.into(), elf.reloc_name(t.into())));
+                }
+            }
         }
     } else {
         // `sym` and `type` are packed in r_info: ELF64 a 4-byte symbol
@@ -400,7 +421,13 @@ fn reloc(b: &mut Builder<'_>, p: NodeId, elf: &Elf, ri: u32, rela: bool, i: u64,
         }
     }
     let addend = if rela {
-        f.under(id).int("r_addend", w)
+        f.under(id);
+        let shown = either!(elf.is64, rela32 | rela64 as R => {
+            R::Rec::show_part(&mut f, addend_at.off, R::SIZE).r_addend
+        });
+        shown
+            .and(r.addend)
+            .map(|v| crate::model::sign_extend(v, addend_at.size))
     } else {
         None
     };

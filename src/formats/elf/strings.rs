@@ -19,6 +19,9 @@ pub(crate) fn strings(b: &mut Builder<'_>, id: NodeId, a: u64, l: u64) {
     );
 }
 
+/// What ends each string of a string table.
+const NUL: &[u8] = b"\0";
+
 fn string_range(b: &mut Builder<'_>, parent: NodeId, table: u64, lo: u64, hi: u64) {
     let bytes = b.slice(lo, hi - lo);
     let nuls = memchr::memchr_iter(0, bytes).count() as u64;
@@ -28,7 +31,7 @@ fn string_range(b: &mut Builder<'_>, parent: NodeId, table: u64, lo: u64, hi: u6
         while pos < bytes.len() {
             let rest = bytes.get(pos..).unwrap_or(&[]);
             let (s, n) = match memchr::memchr(0, rest) {
-                Some(k) => (rest.get(..k).unwrap_or(&[]), k + 1),
+                Some(k) => (rest.get(..k).unwrap_or(&[]), k + NUL.len()),
                 None => (rest, rest.len()),
             };
             let off = lo + pos as u64;
@@ -48,8 +51,8 @@ fn string_range(b: &mut Builder<'_>, parent: NodeId, table: u64, lo: u64, hi: u6
     for k in memchr::memchr_iter(0, bytes) {
         seen += 1;
         if seen.is_multiple_of(g) {
-            cuts.push((start, k + 1));
-            start = k + 1;
+            cuts.push((start, k + NUL.len()));
+            start = k + NUL.len();
         }
     }
     if start < bytes.len() {

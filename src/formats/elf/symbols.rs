@@ -5,12 +5,13 @@ use std::sync::Arc;
 
 use compact_str::CompactString;
 
+use super::records::{self, either};
 use super::{
     constants,
     contents::{entsize_check, label},
     Elf, Sec,
 };
-use crate::model::{text, Builder, NodeId, Radix, Raw, Value};
+use crate::model::{text, Builder, Fields, NodeId, Raw, Value};
 
 /// A symbol table entry, as read.
 pub(crate) struct Sym {
@@ -34,26 +35,17 @@ impl Sym {
     }
 }
 
-/// Field offsets: name, value, size, info, other, shndx.
-fn sym_layout(is64: bool) -> [u64; 6] {
-    if is64 {
-        [0, 8, 16, 4, 5, 6]
-    } else {
-        [0, 4, 8, 12, 13, 14]
-    }
-}
-
 pub(crate) fn read_sym(b: &Builder<'_>, elf: &Elf, o: u64) -> Option<Sym> {
-    let [name, value, size, info, other, shndx] = sym_layout(elf.is64);
-    let shndx = b.read_u16(o + shndx, elf.e)?;
-    Some(Sym {
-        name: b.read_u32(o + name, elf.e)?,
-        value: elf.read_word(b, o + value)?,
-        size: elf.read_word(b, o + size)?,
-        info: b.read_u8(o + info)?,
-        other: b.read_u8(o + other)?,
-        shndx,
-        sec: shndx.into(),
+    either!(elf.is64, sym32 | sym64 as S => {
+        records::read::<S::Rec>(b, o, elf.e).map(|r| Sym {
+            name: r.st_name,
+            value: r.st_value.into(),
+            size: r.st_size.into(),
+            info: r.st_info,
+            other: r.st_other,
+            shndx: r.st_shndx,
+            sec: r.st_shndx.into(),
+        })
     })
 }
 
@@ -176,8 +168,6 @@ fn symbol(b: &mut Builder<'_>, p: NodeId, elf: &Elf, si: u32, i: u64, o: u64) {
     };
     resolve(b, elf, si, i, &mut sym);
     let es = elf.sym_size();
-    let w = elf.word();
-    let [at_name, at_value, at_size, at_info, at_other, at_shndx] = sym_layout(elf.is64);
     let strtab = elf.sec(si.into()).map_or(0, |s| s.link);
     let name = if sym.name == 0 {
         Ok(None)
@@ -204,62 +194,18 @@ fn symbol(b: &mut Builder<'_>, p: NodeId, elf: &Elf, si: u32, i: u64, o: u64) {
         Some(n) => std::borrow::Cow::Borrowed(n),
         None => elf.sec_name_cow(sym.shndx.into()),
     };
-    // The fields in file order.
-    let order: [u8; 6] = if elf.is64 {
-        [0, 3, 4, 5, 1, 2]
-    } else {
-        [0, 1, 2, 3, 4, 5]
-    };
-    for f in order {
-        match f {
-            0 => name_field(b, id, i, o + at_name, sym.name, &name, &shown),
-            1 => {
-                b.field(
-                    id,
-                    "st_value",
-                    o + at_value,
-                    w,
-                    Value::uint(sym.value).with_width(w as u8),
-                );
-            }
-            2 => {
-                b.field(
-                    id,
-                    "st_size",
-                    o + at_size,
-                    w,
-                    Value::uint(sym.size).with_width(w as u8),
-                );
-            }
-            3 => {
-                let bt = join(&[bind, " ", t]);
-                b.field(
-                    id,
-                    "st_info",
-                    o + at_info,
-                    1,
-                    Value::Named {
-                        v: sym.info.into(),
-                        radix: Radix::Hex,
-                        name: Some(bt),
-                    },
-                );
-            }
-            4 => {
-                b.field(
-                    id,
-                    "st_other",
-                    o + at_other,
-                    1,
-                    Value::Named {
-                        v: sym.other.into(),
-                        radix: Radix::Dec,
-                        name: Some(CompactString::const_new(vis)),
-                    },
-                );
-            }
-            _ => shndx_field(b, elf, id, i, o + at_shndx, &sym, &secname),
-        }
+    // The fields in file order, as numbers; the name and the section are
+    // given what they name.
+    let mut f = Fields::new(b, id, o, elf.e).quiet();
+    let (name_node, shndx_node) = either!(elf.is64, sym32 | sym64 as S => {
+        let n = S::Rec::show(&mut f);
+        (n.st_name.zip(Some(S::AT.st_name)), n.st_shndx.zip(Some(S::AT.st_shndx)))
+    });
+    if let Some((node, at)) = name_node {
+        name_field(b, node, i, at.of(o), sym.name, &name, &shown);
+    }
+    if let Some((node, at)) = shndx_node {
+        shndx_field(b, elf, node, i, at.of(o), &sym, &secname);
     }
     let v = join(&[
         t,
@@ -300,10 +246,10 @@ fn symbol_label(elf: &Elf, sym: &Sym, i: u64, name: &NameAt<'_>, shown: &str) ->
     }
 }
 
-/// The `st_name` field at `at`, linked to its string.
+/// The `st_name` field's node `n`, at `at`: its string, linked.
 fn name_field(
     b: &mut Builder<'_>,
-    id: NodeId,
+    n: NodeId,
     i: u64,
     at: u64,
     st_name: u32,
@@ -316,25 +262,26 @@ fn name_field(
             s: CompactString::from(shown),
         },
         Err(_) => Value::note(Raw::U(st_name.into()), "bad string index"),
-        Ok(None) => Value::uint(st_name.into()).with_width(4),
+        Ok(None) => return,
     };
-    let n = b.field(id, "st_name", at, 4, v);
+    b.set_value(n, v);
     match name {
         Ok(Some((_, so, sl))) => b.link(n, *so, *sl),
         Err(m) => b.error(
             at,
-            4,
+            records::sym64::AT.st_name.size,
             format!("symbol [{i}] st_name: bad string index: {m}"),
         ),
         Ok(None) => {}
     }
 }
 
-/// The `st_shndx` field at `at`, linked to the section's header.
+/// The `st_shndx` field's node `sh`, at `at`: the section it names,
+/// linked to the section's header.
 fn shndx_field(
     b: &mut Builder<'_>,
     elf: &Elf,
-    id: NodeId,
+    sh: NodeId,
     i: u64,
     at: u64,
     sym: &Sym,
@@ -350,17 +297,17 @@ fn shndx_field(
     } else {
         Value::named(sym.shndx.into(), Some(secname))
     };
-    let sh = b.field(id, "st_shndx", at, 2, v);
+    b.set_value(sh, v);
     if xindex && real_section(sym).is_none() {
         b.warn(
             at,
-            2,
+            records::sym64::AT.st_shndx.size,
             format!("symbol [{i}]: st_shndx is SHN_XINDEX but no SHT_SYMTAB_SHNDX entry gives its section"),
         );
     }
     if let Some(x) = real_section(sym) {
         if let Some(s) = elf.sec(x.into()) {
-            b.link(sh, s.hdr, elf.shentsize.min(if elf.is64 { 64 } else { 40 }));
+            b.link(sh, s.hdr, elf.shentsize.min(elf.shdr_size()));
         }
     }
 }
@@ -438,7 +385,7 @@ pub(super) fn shndx_table(
             let n = b.leaf(p, label, o, 4, value);
             if v != 0 {
                 if let Some(t) = el.sec(v.into()) {
-                    b.link(n, t.hdr, el.shentsize.min(if el.is64 { 64 } else { 40 }));
+                    b.link(n, t.hdr, el.shentsize.min(el.shdr_size()));
                 }
             }
         }),

@@ -14,7 +14,20 @@ use std::sync::Arc;
 
 use super::frame::Expr;
 use super::line::{add, end_in, initial_length, leaf, Cur, Item};
+use crate::model::record::{record, Record};
 use crate::model::{Builder, Endian, NodeId, Radix, Seq, Step, Value};
+
+record! {
+    /// What follows a list unit's length (DWARF 5, 7.28 and 7.29), in the
+    /// section's byte order; the fields are listed rather than shown from
+    /// here.
+    mod list_header: ListHeader (Endian::Little) {
+        version: u16 = "version", Show::Dec,
+        address_size: u8 = "address_size", Show::Auto,
+        segment_selector_size: u8 = "segment_selector_size", Show::Auto,
+        offset_entry_count: u32 = "offset_entry_count", Show::Auto,
+    }
+}
 
 /// Lists or contributions listed at most.
 const MAX_LISTS: u64 = 1 << 22;
@@ -544,19 +557,36 @@ fn unit(b: &mut Builder<'_>, p: NodeId, ctx: &Arc<Ctx>, i: u64, at: u64, end: u6
         );
     }
     let h = c.pos;
-    let (Some(version), Some(word), Some(seg), Some(count)) =
-        (c.uint(2), c.uint(1), c.uint(1), c.uint(4))
-    else {
+    let Ok(hd) = ListHeader::read_in(c.rest(), c.e) else {
         for it in &items {
             add(b, node, it);
         }
         b.error(h, end - h, "list unit: its header does not fit");
         return;
     };
-    items.push(leaf("version", h, 2, Value::dec(version)));
-    items.push(leaf("address_size", h + 2, 1, Value::uint(word)));
-    items.push(leaf("segment_selector_size", h + 3, 1, Value::uint(seg)));
-    items.push(leaf("offset_entry_count", h + 4, 4, Value::uint(count)));
+    c.pos += list_header::SIZE;
+    let (version, word, seg, count) = (
+        u64::from(hd.version),
+        u64::from(hd.address_size),
+        u64::from(hd.segment_selector_size),
+        u64::from(hd.offset_entry_count),
+    );
+    let lh = list_header::AT;
+    let mut put = |name, field: crate::model::record::At, v| {
+        items.push(leaf(name, field.of(h), field.size, v));
+    };
+    put("version", lh.version, Value::dec(version));
+    put("address_size", lh.address_size, Value::uint(word));
+    put(
+        "segment_selector_size",
+        lh.segment_selector_size,
+        Value::uint(seg),
+    );
+    put(
+        "offset_entry_count",
+        lh.offset_entry_count,
+        Value::uint(count),
+    );
     for it in &items {
         add(b, node, it);
     }

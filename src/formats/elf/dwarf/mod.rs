@@ -23,6 +23,7 @@ use std::sync::{Arc, Mutex};
 
 use gimli::{EndianSlice, RelocateReader, RunTimeEndian, SectionId};
 
+use super::records::{self, either, zdebug, Zdebug};
 use super::{constants, Elf, Sec};
 use crate::model::{Builder, Endian, Fields, NodeId, SpaceId, Value};
 
@@ -320,12 +321,12 @@ pub(super) fn compressed_data(
     l: u64,
 ) -> Option<(u64, u64, &'static str)> {
     if gnu_compressed(b, s, a, l).is_some() {
-        return Some((a + 12, l - 12, "zlib"));
+        return Some((a + zdebug::SIZE, l - zdebug::SIZE, "zlib"));
     }
     if s.flags & constants::SHF_COMPRESSED == 0 {
         return None;
     }
-    let hs = if elf.is64 { 24 } else { 12 };
+    let hs = either!(elf.is64, chdr32 | chdr64 as C => C::SIZE);
     let method = match b.read_u32(a, elf.e)? {
         1 => "zlib",
         2 => "zstd",
@@ -697,21 +698,22 @@ fn section_bytes(b: &Builder<'_>, elf: &Elf, s: &Sec) -> Option<Vec<u8>> {
     if let Some(size) = gnu_compressed(b, s, a, l) {
         let limit = size.min(MAX_INFLATED);
         let method = crate::formats::compress::Method::Zlib;
-        let out = crate::formats::compress::inflate(b.slice(a + 12, l - 12), method, limit).ok()?;
+        let data = b.slice(a + zdebug::SIZE, l - zdebug::SIZE);
+        let out = crate::formats::compress::inflate(data, method, limit).ok()?;
         return (out.len() as u64 <= limit).then_some(out);
     }
     if s.flags & constants::SHF_COMPRESSED == 0 {
         return Some(b.slice(a, l).to_vec());
     }
-    // Elf64_Chdr: ch_type, ch_reserved, ch_size, ch_addralign; Elf32_Chdr
-    // without ch_reserved and with 4-byte words.
-    let hs = if elf.is64 { 24 } else { 12 };
-    let method = match b.read_u32(a, elf.e)? {
+    let (hs, t, size) = either!(elf.is64, chdr32 | chdr64 as C => {
+        let h: C::Rec = records::read(b, a, elf.e)?;
+        (C::SIZE, h.ch_type, u64::from(h.ch_size))
+    });
+    let method = match t {
         1 => crate::formats::compress::Method::Zlib,
         2 => crate::formats::compress::Method::Zstd,
         _ => return None,
     };
-    let size = elf.read_word(b, a + if elf.is64 { 8 } else { 4 })?;
     let limit = size.min(MAX_INFLATED);
     let out = crate::formats::compress::inflate(b.slice(a + hs, l.checked_sub(hs)?), method, limit)
         .ok()?;
@@ -721,10 +723,11 @@ fn section_bytes(b: &Builder<'_>, elf: &Elf, s: &Sec) -> Option<Vec<u8>> {
 /// For a section GNU tools compressed (a `.zdebug_` name, the magic `ZLIB`
 /// then the inflated size as 8 big-endian bytes, at `[a, a+l)`): that size.
 pub(super) fn gnu_compressed(b: &Builder<'_>, s: &Sec, a: u64, l: u64) -> Option<u64> {
-    if !s.name.starts_with(".zdebug") || l < 12 || b.slice(a, 4) != b"ZLIB" {
+    if !s.name.starts_with(".zdebug") || l < zdebug::SIZE {
         return None;
     }
-    b.read_u64(a + 4, Endian::Big)
+    let h: Zdebug = records::read(b, a, zdebug::ENDIAN)?;
+    (&h.magic == b"ZLIB").then_some(h.size)
 }
 
 /// The name a debug section has uncompressed: `.debug_line` for

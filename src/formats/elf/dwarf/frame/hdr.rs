@@ -5,7 +5,20 @@ use std::sync::Arc;
 
 use super::super::line::{add, leaf, Cur, Item};
 use super::read::{encoding_name, pointer, OMIT};
+use crate::model::record::record;
 use crate::model::{Builder, Endian, NodeId, Value};
+
+record! {
+    /// The fixed start of `.eh_frame_hdr`: its version and how what
+    /// follows is encoded (the fields are listed with their encodings'
+    /// names rather than shown from here).
+    mod fixed: Fixed (Endian::Little) {
+        version: u8 = "version", Show::Dec,
+        eh_frame_ptr_enc: u8 = "eh_frame_ptr_enc", Show::Hex,
+        fde_count_enc: u8 = "fde_count_enc", Show::Hex,
+        table_enc: u8 = "table_enc", Show::Hex,
+    }
+}
 
 /// Where the FDE at an address is: its bytes in the byte space.
 pub(crate) type FdeAt = Arc<dyn Fn(&Builder<'_>, u64) -> Option<(u64, u64)> + Send + Sync>;
@@ -29,32 +42,30 @@ pub(crate) fn header(
         end: at + len,
         e,
     };
-    let (Some(version), Some(ptr_enc), Some(count_enc), Some(table_enc)) =
-        (c.uint(1), c.uint(1), c.uint(1), c.uint(1))
-    else {
+    let Ok(h) = Fixed::read(c.rest()) else {
         return false;
     };
-    let (ptr_enc, count_enc, table_enc) = (ptr_enc as u8, count_enc as u8, table_enc as u8);
+    c.pos += fixed::SIZE;
+    let (version, ptr_enc, count_enc, table_enc) =
+        (h.version, h.eh_frame_ptr_enc, h.fde_count_enc, h.table_enc);
+    let enc = |name, field: crate::model::record::At, v: u8| {
+        leaf(
+            name,
+            field.of(at),
+            field.size,
+            Value::named_hex(v.into(), Some(&encoding_name(v))),
+        )
+    };
     let mut items = vec![
-        leaf("version", at, 1, Value::dec(version)),
         leaf(
-            "eh_frame_ptr_enc",
-            at + 1,
-            1,
-            Value::named_hex(ptr_enc.into(), Some(&encoding_name(ptr_enc))),
+            "version",
+            at,
+            fixed::AT.version.size,
+            Value::dec(version.into()),
         ),
-        leaf(
-            "fde_count_enc",
-            at + 2,
-            1,
-            Value::named_hex(count_enc.into(), Some(&encoding_name(count_enc))),
-        ),
-        leaf(
-            "table_enc",
-            at + 3,
-            1,
-            Value::named_hex(table_enc.into(), Some(&encoding_name(table_enc))),
-        ),
+        enc("eh_frame_ptr_enc", fixed::AT.eh_frame_ptr_enc, ptr_enc),
+        enc("fde_count_enc", fixed::AT.fde_count_enc, count_enc),
+        enc("table_enc", fixed::AT.table_enc, table_enc),
     ];
     let no_reloc = |_: u64| None;
     let pc = |c: &Cur<'_>| addr.wrapping_add(c.pos - at);
@@ -117,8 +128,8 @@ pub(crate) fn header(
         0x00 => u64::from(word),
         _ => {
             b.error(
-                at + 3,
-                1,
+                fixed::AT.table_enc.of(at),
+                fixed::AT.table_enc.size,
                 format!(
                     ".eh_frame_hdr table_enc {}: not of a fixed size",
                     encoding_name(table_enc)
