@@ -15,8 +15,7 @@ const MAX_DEPTH: usize = 64;
 pub fn tree(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> bool {
     b.gaps(parent, Gap::Syntax);
     let bytes = b.slice(off, len);
-    let end = bytes.iter().rposition(|&c| c != 0).map_or(0, |i| i + 1);
-    let bytes = bytes.get(..end).unwrap_or(&[]);
+    let bytes = crate::model::text::strip_padding(bytes, 0);
     let s = match std::str::from_utf8(bytes) {
         Ok(s) => s,
         Err(e) => {
@@ -129,14 +128,13 @@ fn unescape(v: &str) -> String {
     }
     let mut out = String::with_capacity(v.len());
     let mut rest = v;
-    while let Some(k) = rest.find('&') {
-        out.push_str(rest.get(..k).unwrap_or(""));
-        let after = rest.get(k + 1..).unwrap_or("");
-        let Some(end) = after.find(';') else {
-            out.push_str(rest.get(k..).unwrap_or(""));
+    while let Some((before, after)) = rest.split_once('&') {
+        out.push_str(before);
+        let Some((ent, tail)) = after.split_once(';') else {
+            out.push('&');
+            out.push_str(after);
             return out;
         };
-        let ent = after.get(..end).unwrap_or("");
         let c = match ent {
             "lt" => Some('<'),
             "gt" => Some('>'),
@@ -157,7 +155,7 @@ fn unescape(v: &str) -> String {
                 out.push(';');
             }
         }
-        rest = after.get(end + 1..).unwrap_or("");
+        rest = tail;
     }
     out.push_str(rest);
     out
@@ -165,7 +163,10 @@ fn unescape(v: &str) -> String {
 
 /// An element's name as written, with its prefix.
 fn qname<'s>(s: &'s str, e: XNode<'_, 's>) -> &'s str {
-    let tag = s.get(e.range().start + 1..).unwrap_or("");
+    let tag = s
+        .get(e.range().start..)
+        .and_then(|t| t.strip_prefix('<'))
+        .unwrap_or("");
     let n = tag
         .find(|ch: char| ch.is_ascii_whitespace() || ch == '>' || ch == '/')
         .unwrap_or(tag.len());
