@@ -662,7 +662,8 @@ mod tests {
         w.emit(0, 3); // END_BLOCK
         w.align32();
         let words = ((w.bits - body) / 32) as u32;
-        w.out[len_at..len_at + 4].copy_from_slice(&words.to_le_bytes());
+        let words = words.to_le_bytes();
+        w.out[len_at..len_at + words.len()].copy_from_slice(&words);
         let mut bits = Bits::new(&w.out);
         bits.pos = body;
         let mut seen = Vec::new();

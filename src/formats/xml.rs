@@ -75,12 +75,12 @@ fn attributes<'s>(s: &'s str, e: XNode<'_, '_>) -> Vec<Attr<'s>> {
 fn declarations(s: &str, start: usize) -> Vec<Attr<'_>> {
     let mut out = Vec::new();
     let tag = s.get(start..).unwrap_or("");
-    let bytes = tag.as_bytes();
-    let mut i = 1;
-    let mut quote: Option<u8> = None;
+    let mut quote: Option<char> = None;
     let mut value_start = 0;
     let mut name: Option<&str> = None;
-    while let Some(&c) = bytes.get(i) {
+    // After the `<`.
+    for (i, c) in tag.char_indices().skip(1) {
+        let next = i + c.len_utf8();
         match quote {
             Some(q) if c == q => {
                 if let Some(n) = name.take() {
@@ -94,14 +94,14 @@ fn declarations(s: &str, start: usize) -> Vec<Attr<'_>> {
                 quote = None;
             }
             Some(_) => {}
-            None if c == b'"' || c == b'\'' => {
+            None if c == '"' || c == '\'' => {
                 quote = Some(c);
-                value_start = i + 1;
+                value_start = next;
             }
-            None if c == b'>' => break,
+            None if c == '>' => break,
             None if c.is_ascii_whitespace() => {
                 // An attribute name starts after the whitespace.
-                let rest = tag.get(i + 1..).unwrap_or("");
+                let rest = tag.get(next..).unwrap_or("");
                 let n = rest
                     .find(|ch: char| {
                         ch.is_ascii_whitespace() || ch == '=' || ch == '>' || ch == '/'
@@ -116,7 +116,6 @@ fn declarations(s: &str, start: usize) -> Vec<Attr<'_>> {
             }
             None => {}
         }
-        i += 1;
     }
     out
 }
