@@ -156,18 +156,29 @@ fn mhz(v: u64) -> Value {
     Value::with(v, Radix::Dec, " MHz")
 }
 
+/// The memory types (`MEM_TYPE`) of streaming banks, whose size and base
+/// address are a route and a flow.
+const MEM_STREAMING: u64 = 3;
+const MEM_STREAMING_CONNECTION: u64 = 9;
+
+/// The IP types (`IP_TYPE`) whose `properties` are decoded.
+const IP_KERNEL: u64 = 1;
+const IP_MEM_DDR4: u64 = 4;
+const IP_MEM_HBM_ECC: u64 = 6;
+const IP_PS_KERNEL: u64 = 7;
+
 pub(crate) fn mem_type(v: u64) -> Option<&'static str> {
     Some(match v {
         0 => "MEM_DDR3",
         1 => "MEM_DDR4",
         2 => "MEM_DRAM",
-        3 => "MEM_STREAMING",
+        MEM_STREAMING => "MEM_STREAMING",
         4 => "MEM_PREALLOCATED_GLOB",
         5 => "MEM_ARE",
         6 => "MEM_HBM",
         7 => "MEM_BRAM",
         8 => "MEM_URAM",
-        9 => "MEM_STREAMING_CONNECTION",
+        MEM_STREAMING_CONNECTION => "MEM_STREAMING_CONNECTION",
         10 => "MEM_HOST",
         11 => "MEM_PS_KERNEL",
         _ => return None,
@@ -177,13 +188,13 @@ pub(crate) fn mem_type(v: u64) -> Option<&'static str> {
 pub(crate) fn ip_type(v: u64) -> Option<&'static str> {
     Some(match v {
         0 => "IP_MB",
-        1 => "IP_KERNEL",
+        IP_KERNEL => "IP_KERNEL",
         2 => "IP_DNASC",
         3 => "IP_DDR4_CONTROLLER",
-        4 => "IP_MEM_DDR4",
+        IP_MEM_DDR4 => "IP_MEM_DDR4",
         5 => "IP_MEM_HBM",
-        6 => "IP_MEM_HBM_ECC",
-        7 => "IP_PS_KERNEL",
+        IP_MEM_HBM_ECC => "IP_MEM_HBM_ECC",
+        IP_PS_KERNEL => "IP_PS_KERNEL",
         _ => return None,
     })
 }
@@ -373,7 +384,7 @@ fn mem_data(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64) {
     let base = r.map_or(0, |r| r.m_base_address);
     let tag = r.map_or_else(String::new, |r| text::fixed(&r.m_tag));
     let id = b.group(p, elem_name(i, &tag), at, MEM_DATA);
-    let streaming = matches!(ty, 3 | 9);
+    let streaming = matches!(ty, MEM_STREAMING | MEM_STREAMING_CONNECTION);
     let summary = if streaming {
         format!("route {size}, flow {base}")
     } else {
@@ -594,7 +605,7 @@ fn properties(f: &mut Fields<'_, '_>, ty: u64) {
         return;
     };
     match ty {
-        1 => {
+        IP_KERNEL => {
             let on = v & 1;
             let irq = (v & 0xFE) >> 1;
             let ctrl = (v & 0xFF00) >> 8;
@@ -610,7 +621,7 @@ fn properties(f: &mut Fields<'_, '_>, ty: u64) {
             let c = ip_kernel::AT.m_ip_control;
             b.leaf(id, "m_ip_control", c.of(at), c.size, ctrl_v);
         }
-        7 => {
+        IP_PS_KERNEL => {
             let sub = v & 3;
             let func = (v >> 4) & 3;
             let kid = (v >> 16) & 0xFFF;
@@ -626,7 +637,7 @@ fn properties(f: &mut Fields<'_, '_>, ty: u64) {
             let k = ps_kernel::AT.m_kernel_id;
             b.leaf(id, "m_kernel_id", k.of(at), k.size, Value::uint(kid));
         }
-        4..=6 => {
+        IP_MEM_DDR4..=IP_MEM_HBM_ECC => {
             let rest = format!(" (index {}, pc index {})", v & 0xFFFF, (v >> 16) & 0xFF);
             let id = b.leaf(p, "properties", at, 4, wide(v, rest));
             IpIndex::show(&mut Fields::new(b, id, at, LE));
