@@ -108,10 +108,7 @@ impl elf::Sections for Descriptors {
 
     fn finish(&mut self, b: &mut Builder<'_>, e: &elf::Elf, built: &[(usize, NodeId)]) {
         // The processor, for the register granules.
-        let (flags, abi) = (
-            b.read_u32(e.base + 48, e.e).unwrap_or(0),
-            b.read_u8(e.base + 8).unwrap_or(0),
-        );
+        let (flags, abi) = (e.flags, e.abiversion);
         let proc_name = processor(flags).unwrap_or("");
         let Some(st) = e
             .symtab()
@@ -434,10 +431,14 @@ fn descriptor(
 /// `EI_OSABI` of AMD HSA code objects.
 pub const ELFOSABI_AMDGPU_HSA: u8 = 64;
 
+/// The code object version `EI_ABIVERSION` 0 stands for
+/// (`ELFABIVERSION_AMDGPU_HSA_V2`); each later value is the next version.
+const FIRST_CODE_OBJECT_VERSION: u8 = 2;
+
 /// The code object version `EI_ABIVERSION` stands for (HSA OS ABI).
 pub fn code_object_version(abiversion: u8) -> Option<u8> {
     match abiversion {
-        0..=4 => Some(abiversion + 2),
+        0..=4 => Some(abiversion + FIRST_CODE_OBJECT_VERSION),
         _ => None,
     }
 }

@@ -7,7 +7,8 @@
 //! bytes before the sync word (padding and the bus-width pattern), the
 //! sync word `AA 99 55 66`, and the configuration packets as one payload.
 
-use crate::model::{text, Builder, Endian, Fields, NodeId, Radix, Value};
+use crate::model::record::record;
+use crate::model::{read_uint, text, Builder, Endian, Fields, NodeId, Radix, Value};
 
 const BE: Endian = Endian::Big;
 
@@ -16,6 +17,22 @@ const BE: Endian = Endian::Big;
 const START: [u8; 13] = [
     0x00, 0x09, 0x0f, 0xf0, 0x0f, 0xf0, 0x0f, 0xf0, 0x0f, 0xf0, 0x00, 0x00, 0x01,
 ];
+
+record! {
+    /// What every `.bit` file starts with: the first field's length and
+    /// bytes, and the second field's length.
+    mod head: Head (BE) {
+        header_length: u16 = "header_length", Show::Auto,
+        header: [u8; 9] = "header", Show::Bytes,
+        key_length: u16 = "key_length", Show::Auto,
+    }
+}
+
+/// A field's key, one byte.
+const KEY: u64 = 1;
+/// The length after the key of field `e` (the data), and of the others.
+const DATA_LENGTH: u64 = 4;
+const LENGTH: u64 = 2;
 
 /// The configuration sync word.
 const SYNC: [u8; 4] = [0xaa, 0x99, 0x55, 0x66];
@@ -43,11 +60,8 @@ fn key_name(k: u8) -> Option<&'static str> {
 /// Parses the `.bit` file in `[off, off+len)` under `parent`.
 pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
     let end = off.saturating_add(len).min(b.file_len());
-    let mut f = Fields::new(b, parent, off, BE);
-    f.u16("header_length");
-    f.bytes("header", 9);
-    f.u16("key_length");
-    let mut at = off + 13;
+    Head::show(&mut Fields::new(b, parent, off, BE));
+    let mut at = off + head::SIZE;
     let mut design = None;
     let mut part = None;
     let mut fields = 0u32;
@@ -73,11 +87,11 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
         }
         let key = b.read_u8(at).unwrap_or(0);
         let wide = key == b'e';
-        let lsize = if wide { 4 } else { 2 };
+        let lsize = if wide { DATA_LENGTH } else { LENGTH };
         let name = key_name(key)
             .map(str::to_string)
             .unwrap_or_else(|| format!("field_{}", text::from_bytes(&[key])));
-        if at + 1 + lsize > end {
+        if at + KEY + lsize > end {
             b.error(
                 at,
                 end - at,
@@ -87,17 +101,13 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
             b.leaf(parent, "undecoded", at, end - at, text::hex(bytes, 16));
             return;
         }
-        let flen = if wide {
-            b.read_u32(at + 1, BE).map(u64::from).unwrap_or(0)
-        } else {
-            b.read_u16(at + 1, BE).map(u64::from).unwrap_or(0)
-        };
-        let vstart = at + 1 + lsize;
+        let flen = read_uint(b, at + KEY, lsize, BE).unwrap_or(0);
+        let vstart = at + KEY + lsize;
         let room = end - vstart;
         let vlen = flen.min(room);
         if flen > room {
             b.error(
-                at + 1,
+                at + KEY,
                 lsize,
                 format!(
                     "the .bit field '{}' gives {flen} bytes, {room} remain{}",
@@ -111,10 +121,10 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
             );
         }
         if wide {
-            let g = b.group(parent, "data", at, 1 + lsize + vlen);
+            let g = b.group(parent, "data", at, KEY + lsize + vlen);
             let mut f = Fields::new(b, g, at, BE);
-            f.field("key", 1, |_| Value::text("'e'"));
-            f.field("length", 4, |v| Value::with(v, Radix::Auto, " bytes"));
+            f.field("key", KEY, |_| Value::text("'e'"));
+            f.field("length", lsize, |v| Value::with(v, Radix::Auto, " bytes"));
             data(b, g, vstart, vlen);
             let value = match (&design, &part) {
                 (Some(d), Some(p)) => format!("{vlen} bytes for {p}, design {d}"),
@@ -138,12 +148,12 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
             }
             return;
         }
-        let g = b.group(parent, &name, at, 1 + lsize + vlen);
+        let g = b.group(parent, &name, at, KEY + lsize + vlen);
         let mut f = Fields::new(b, g, at, BE);
-        f.field("key", 1, |v| {
+        f.field("key", KEY, |v| {
             Value::text(format!("'{}'", text::from_bytes(&[v as u8])))
         });
-        f.u16("length");
+        f.uint("length", lsize);
         let raw = b.slice(vstart, vlen);
         let nul = raw.iter().position(|&c| c == 0);
         let s = text::from_bytes(raw.get(..nul.unwrap_or(raw.len())).unwrap_or(&[]));
@@ -157,7 +167,11 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
             );
         }
         if key_name(key).is_none() {
-            b.info(at, 1, format!("unknown .bit header field key 0x{key:02x}"));
+            b.info(
+                at,
+                KEY,
+                format!("unknown .bit header field key 0x{key:02x}"),
+            );
         }
         match key {
             b'a' => design = Some(s),
@@ -189,13 +203,14 @@ fn data(b: &mut Builder<'_>, g: NodeId, at: u64, len: u64) {
         let bytes = b.slice(at, sync);
         b.leaf(g, "preamble", at, sync, text::hex(bytes, 16));
     }
-    b.leaf(g, "sync_word", at + sync, 4, Value::text("0xaa995566"));
-    let rest = len - sync - 4;
+    let width = SYNC.len() as u64;
+    b.leaf(g, "sync_word", at + sync, width, Value::text("0xaa995566"));
+    let rest = len - sync - width;
     if rest > 0 {
         b.leaf(
             g,
             "configuration",
-            at + sync + 4,
+            at + sync + width,
             rest,
             Value::with(rest, Radix::Dec, " bytes of configuration packets"),
         );

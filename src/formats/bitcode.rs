@@ -2,9 +2,10 @@
 //! header: the wrapper's fields, the top-level blocks, and the producer,
 //! triple, data layout and source file name the first blocks hold.
 
-use crate::model::read::{u32_at, u8_at};
+use crate::model::read::u8_at;
 use compact_str::CompactString;
 
+use crate::model::record::record;
 use crate::model::{text, Builder, Endian, Fact, Fields, NodeId, Value};
 
 /// Raw bitcode: `BC` 0xC0DE.
@@ -307,6 +308,18 @@ fn chars(ops: &[u64]) -> Vec<u8> {
     ops.iter().map(|&c| c as u8).collect()
 }
 
+record! {
+    /// The wrapper header Darwin puts before bitcode: where the bitcode is
+    /// in the image, and for which CPU.
+    mod wrapper: Wrapper (Endian::Little) {
+        magic: u32 = "magic", Show::Hidden,
+        version: u32 = "version", Show::Auto,
+        offset: u32 = "offset", Show::Auto,
+        size: u32 = "size", Show::Auto,
+        cpu_type: u32 = "cpu type", Show::Hex,
+    }
+}
+
 /// What the first blocks of a bitcode module say about it.
 #[derive(Default, Debug, Clone, PartialEq, Eq)]
 pub struct BitcodeInfo {
@@ -318,14 +331,16 @@ pub struct BitcodeInfo {
 pub fn parse(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
     let d = b.slice(off, len);
     if d.starts_with(WRAPPER_MAGIC) {
-        let h = b.group(node, "wrapper header", off, 20.min(len));
-        b.leaf(h, "magic", off, 4.min(len), "0x0b17c0de (bitcode wrapper)");
-        let (Some(_), Some(start), Some(size), Some(_)) = (
-            u32_at(d, 4, Endian::Little),
-            u32_at(d, 8, Endian::Little),
-            u32_at(d, 12, Endian::Little),
-            u32_at(d, 16, Endian::Little),
-        ) else {
+        use wrapper::AT;
+        let h = b.group(node, "wrapper header", off, wrapper::SIZE.min(len));
+        let magic = AT.magic.size.min(len);
+        b.leaf(h, "magic", off, magic, "0x0b17c0de (bitcode wrapper)");
+        let Ok(Wrapper {
+            offset: start,
+            size,
+            ..
+        }) = Wrapper::read(d)
+        else {
             b.error(
                 off,
                 len,
@@ -333,17 +348,14 @@ pub fn parse(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
             );
             return;
         };
-        let mut f = Fields::new(b, h, off + 4, Endian::Little);
-        f.u32("version");
-        f.u32("offset");
-        let so = f.last();
-        f.u32("size");
-        f.hex("cpu type", 4);
+        let mut f = Fields::new(b, h, AT.version.of(off), Endian::Little);
+        let so = Wrapper::show_part(&mut f, AT.version.off, wrapper::SIZE).offset;
         let (start, size) = (u64::from(start), u64::from(size));
         if start > len || start.saturating_add(size) > len {
+            let place = AT.offset.through(AT.size);
             b.error(
-                off + 8,
-                8,
+                place.of(off),
+                place.size,
                 format!(
                     "wrapped bitcode [0x{start:x}+0x{size:x}] runs past the end of the image (0x{len:x} bytes)"
                 ),
@@ -650,7 +662,8 @@ mod tests {
         w.emit(0, 3); // END_BLOCK
         w.align32();
         let words = ((w.bits - body) / 32) as u32;
-        w.out[len_at..len_at + 4].copy_from_slice(&words.to_le_bytes());
+        let words = words.to_le_bytes();
+        w.out[len_at..len_at + words.len()].copy_from_slice(&words);
         let mut bits = Bits::new(&w.out);
         bits.pos = body;
         let mut seen = Vec::new();

@@ -224,16 +224,17 @@ fn id_parts(b: &mut Builder<'_>, node: NodeId, at: u64, id: &str) {
     let (kind, triple, tid) = split_id(id);
     // The dashes between the parts.
     b.gaps(node, Gap::Syntax);
+    let dash = '-'.len_utf8() as u64;
     let k = kind.len() as u64;
     b.leaf(node, "offload kind", at, k, Value::str(kind));
-    let t0 = at + k + 1;
+    let t0 = at + k + dash;
     let t = triple.len() as u64;
     b.leaf(node, "target triple", t0, t, Value::str(triple));
     if !tid.is_empty() {
         b.leaf(
             node,
             "target id",
-            t0 + t + 1,
+            t0 + t + dash,
             tid.len() as u64,
             Value::str(tid),
         );
@@ -248,12 +249,9 @@ pub fn split_id(id: &str) -> (&str, &str, &str) {
     };
     // The triple has four parts (arch-vendor-os-environment); what
     // follows the fourth dash is the target id.
-    match rest.match_indices('-').map(|(i, _)| i).nth(3) {
-        Some(i) => (
-            kind,
-            rest.get(..i).unwrap_or(rest),
-            rest.get(i + 1..).unwrap_or(""),
-        ),
+    let split = rest.match_indices('-').map(|(i, _)| i).nth(3);
+    match split.and_then(|i| rest.split_at_checked(i)) {
+        Some((triple, tid)) => (kind, triple, tid.strip_prefix('-').unwrap_or(tid)),
         None => (kind, rest, ""),
     }
 }
@@ -345,20 +343,15 @@ fn extent(d: &[u8], at: u64) -> u64 {
 /// The next bundle of either kind at or after `from`.
 fn next_start(d: &[u8], from: u64) -> Option<u64> {
     let tail = d.get(usize::try_from(from).ok()?..)?;
-    let mut i = 0;
-    while let Some(rel) = tail
-        .get(i..)?
-        .windows(4)
-        .position(|w| w == CCOB_MAGIC || w == b"__CL")
-    {
-        let at = i + rel;
-        let w = tail.get(at..)?;
-        if w.starts_with(CCOB_MAGIC) || w.starts_with(MAGIC) {
-            return Some(from + at as u64);
-        }
-        i = at + 1;
-    }
-    None
+    tail.windows(4)
+        .enumerate()
+        .filter(|(_, w)| *w == CCOB_MAGIC || *w == b"__CL")
+        .map(|(at, _)| at)
+        .find(|&at| {
+            tail.get(at..)
+                .is_some_and(|w| w.starts_with(CCOB_MAGIC) || w.starts_with(MAGIC))
+        })
+        .map(|at| from + at as u64)
 }
 
 /// One bundle or several back to back; each opened by its own magic.

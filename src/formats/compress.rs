@@ -19,7 +19,7 @@ impl Method {
     }
 }
 
-/// Inflates `data` with `method`, reading at most `limit + 1` bytes so
+/// Inflates `data` with `method`, reading at most one byte more than `limit` so
 /// that a payload longer than `limit` shows.
 pub fn inflate(data: &[u8], method: Method, limit: u64) -> Result<Vec<u8>, String> {
     inflate_io(data, method, limit)

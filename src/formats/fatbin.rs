@@ -194,15 +194,12 @@ fn extent(d: &[u8], at: u64) -> u64 {
 /// The next container magic at or after `from`, on an 8-byte boundary of
 /// `d` (where a linker puts them).
 fn next_start(d: &[u8], from: u64) -> Option<u64> {
-    let mut i = usize::try_from(from).ok()?;
-    loop {
-        let rel = memchr::memmem::find(d.get(i..)?, MAGIC)?;
-        let at = i + rel;
-        if at % 8 == 0 {
-            return Some(at as u64);
-        }
-        i = at + 1;
-    }
+    // The magic cannot overlap itself: every match is found.
+    let i = usize::try_from(from).ok()?;
+    memchr::memmem::find_iter(d.get(i..)?, MAGIC)
+        .map(|rel| i + rel)
+        .find(|at| at % 8 == 0)
+        .map(|at| at as u64)
 }
 
 /// One fatbin container, or several back to back (each a node).

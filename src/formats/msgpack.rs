@@ -31,56 +31,96 @@ fn be(d: &[u8], at: u64, n: u64) -> Result<u64, String> {
         .ok_or_else(|| format!("truncated: {n} bytes wanted at +0x{at:x}"))
 }
 
-/// The same, signed.
-fn be_signed(d: &[u8], at: u64, n: u64) -> Result<i64, String> {
-    be(d, at, n).map(|v| sign_extend(v, n))
+/// A reader over a document that moves past what it reads.
+struct Cursor<'a> {
+    d: &'a [u8],
+    at: u64,
+}
+
+impl Cursor<'_> {
+    /// The item's marker byte.
+    fn marker(&mut self) -> Result<u8, String> {
+        let at = self.at;
+        let m = *self
+            .d
+            .get(usize::try_from(at).unwrap_or(usize::MAX))
+            .ok_or_else(|| format!("truncated: an item wanted at +0x{at:x}"))?;
+        self.at = at.saturating_add(1);
+        Ok(m)
+    }
+
+    /// The big-endian number of `n` (1, 2, 4 or 8) bytes.
+    fn uint(&mut self, n: u64) -> Result<u64, String> {
+        let v = be(self.d, self.at, n)?;
+        self.at = self.at.saturating_add(n);
+        Ok(v)
+    }
+
+    /// The same, signed.
+    fn int(&mut self, n: u64) -> Result<i64, String> {
+        self.uint(n).map(|v| sign_extend(v, n))
+    }
+
+    /// Moves past a body of `n` bytes, if the document holds it all;
+    /// returns where it ends.
+    fn body(&mut self, n: u64) -> Result<u64, String> {
+        let start = self.at;
+        let end = start
+            .checked_add(n)
+            .filter(|&e| e <= self.d.len() as u64)
+            .ok_or_else(|| format!("{n} bytes at +0x{start:x} run past the end"))?;
+        self.at = end;
+        Ok(end)
+    }
+
+    /// A string or binary's length of `w` bytes, then its body: where the
+    /// body starts and its length.
+    fn sized(&mut self, w: u64) -> Result<(u64, u64), String> {
+        let n = self.uint(w)?;
+        let s = self.at;
+        self.body(n)?;
+        Ok((s, n))
+    }
 }
 
 /// The item at `at` of `d`.
 fn head(d: &[u8], at: u64) -> Result<Head, String> {
-    let m = *d
-        .get(usize::try_from(at).unwrap_or(usize::MAX))
-        .ok_or_else(|| format!("truncated: an item wanted at +0x{at:x}"))?;
-    let p = at + 1;
-    let sized = |w: u64| -> Result<(u64, u64), String> { Ok((be(d, p, w)?, p + w)) };
-    let body = |start: u64, n: u64| -> Result<u64, String> {
-        let end = start
-            .checked_add(n)
-            .filter(|&e| e <= d.len() as u64)
-            .ok_or_else(|| format!("{n} bytes at +0x{start:x} run past the end"))?;
-        Ok(end)
-    };
+    let mut c = Cursor { d, at };
+    let m = c.marker()?;
     Ok(match Marker::from_u8(m) {
-        Marker::FixPos(v) => Head::Scalar(Value::dec(u64::from(v)), p),
-        Marker::FixNeg(v) => Head::Scalar(Value::int(i64::from(v)), p),
-        Marker::Null => Head::Scalar(Value::text("null"), p),
-        Marker::True => Head::Scalar(Value::text("true"), p),
-        Marker::False => Head::Scalar(Value::text("false"), p),
-        Marker::U8 => Head::Scalar(Value::dec(be(d, p, 1)?), p + 1),
-        Marker::U16 => Head::Scalar(Value::dec(be(d, p, 2)?), p + 2),
-        Marker::U32 => Head::Scalar(Value::dec(be(d, p, 4)?), p + 4),
-        Marker::U64 => Head::Scalar(Value::dec(be(d, p, 8)?), p + 8),
-        Marker::I8 => Head::Scalar(Value::int(be_signed(d, p, 1)?), p + 1),
-        Marker::I16 => Head::Scalar(Value::int(be_signed(d, p, 2)?), p + 2),
-        Marker::I32 => Head::Scalar(Value::int(be_signed(d, p, 4)?), p + 4),
-        Marker::I64 => Head::Scalar(Value::int(be_signed(d, p, 8)?), p + 8),
+        Marker::FixPos(v) => Head::Scalar(Value::dec(u64::from(v)), c.at),
+        Marker::FixNeg(v) => Head::Scalar(Value::int(i64::from(v)), c.at),
+        Marker::Null => Head::Scalar(Value::text("null"), c.at),
+        Marker::True => Head::Scalar(Value::text("true"), c.at),
+        Marker::False => Head::Scalar(Value::text("false"), c.at),
+        Marker::U8 => Head::Scalar(Value::dec(c.uint(1)?), c.at),
+        Marker::U16 => Head::Scalar(Value::dec(c.uint(2)?), c.at),
+        Marker::U32 => Head::Scalar(Value::dec(c.uint(4)?), c.at),
+        Marker::U64 => Head::Scalar(Value::dec(c.uint(8)?), c.at),
+        Marker::I8 => Head::Scalar(Value::int(c.int(1)?), c.at),
+        Marker::I16 => Head::Scalar(Value::int(c.int(2)?), c.at),
+        Marker::I32 => Head::Scalar(Value::int(c.int(4)?), c.at),
+        Marker::I64 => Head::Scalar(Value::int(c.int(8)?), c.at),
         Marker::F32 => {
-            let f = f32::from_bits(be(d, p, 4)? as u32);
-            Head::Scalar(Value::text(format!("{f}")), p + 4)
+            let f = f32::from_bits(c.uint(4)? as u32);
+            Head::Scalar(Value::text(format!("{f}")), c.at)
         }
         Marker::F64 => {
-            let f = f64::from_bits(be(d, p, 8)?);
-            Head::Scalar(Value::text(format!("{f}")), p + 8)
+            let f = f64::from_bits(c.uint(8)?);
+            Head::Scalar(Value::text(format!("{f}")), c.at)
         }
-        Marker::FixStr(n) => Head::Str(p, body(p, u64::from(n))?),
+        Marker::FixStr(n) => {
+            let s = c.at;
+            Head::Str(s, c.body(u64::from(n))?)
+        }
         Marker::Str8 | Marker::Str16 | Marker::Str32 => {
             let w = match Marker::from_u8(m) {
                 Marker::Str8 => 1,
                 Marker::Str16 => 2,
                 _ => 4,
             };
-            let (n, s) = sized(w)?;
-            Head::Str(s, body(s, n)?)
+            let (s, _) = c.sized(w)?;
+            Head::Str(s, c.at)
         }
         Marker::Bin8 | Marker::Bin16 | Marker::Bin32 => {
             let w = match Marker::from_u8(m) {
@@ -88,8 +128,8 @@ fn head(d: &[u8], at: u64) -> Result<Head, String> {
                 Marker::Bin16 => 2,
                 _ => 4,
             };
-            let (n, s) = sized(w)?;
-            Head::Scalar(Value::Size(n), body(s, n)?)
+            let (_, n) = c.sized(w)?;
+            Head::Scalar(Value::Size(n), c.at)
         }
         Marker::FixExt1
         | Marker::FixExt2
@@ -103,11 +143,8 @@ fn head(d: &[u8], at: u64) -> Result<Head, String> {
                 Marker::FixExt8 => 8,
                 _ => 16,
             };
-            let t = be(d, p, 1)?;
-            Head::Scalar(
-                Value::text(format!("ext type {t}, {n} bytes")),
-                body(p + 1, n)?,
-            )
+            let t = c.uint(1)?;
+            Head::Scalar(Value::text(format!("ext type {t}, {n} bytes")), c.body(n)?)
         }
         Marker::Ext8 | Marker::Ext16 | Marker::Ext32 => {
             let w = match Marker::from_u8(m) {
@@ -115,19 +152,16 @@ fn head(d: &[u8], at: u64) -> Result<Head, String> {
                 Marker::Ext16 => 2,
                 _ => 4,
             };
-            let (n, s) = sized(w)?;
-            let t = be(d, s, 1)?;
-            Head::Scalar(
-                Value::text(format!("ext type {t}, {n} bytes")),
-                body(s + 1, n)?,
-            )
+            let n = c.uint(w)?;
+            let t = c.uint(1)?;
+            Head::Scalar(Value::text(format!("ext type {t}, {n} bytes")), c.body(n)?)
         }
-        Marker::FixArray(n) => Head::Array(u64::from(n), p),
-        Marker::Array16 => Head::Array(be(d, p, 2)?, p + 2),
-        Marker::Array32 => Head::Array(be(d, p, 4)?, p + 4),
-        Marker::FixMap(n) => Head::Map(u64::from(n), p),
-        Marker::Map16 => Head::Map(be(d, p, 2)?, p + 2),
-        Marker::Map32 => Head::Map(be(d, p, 4)?, p + 4),
+        Marker::FixArray(n) => Head::Array(u64::from(n), c.at),
+        Marker::Array16 => Head::Array(c.uint(2)?, c.at),
+        Marker::Array32 => Head::Array(c.uint(4)?, c.at),
+        Marker::FixMap(n) => Head::Map(u64::from(n), c.at),
+        Marker::Map16 => Head::Map(c.uint(2)?, c.at),
+        Marker::Map32 => Head::Map(c.uint(4)?, c.at),
         Marker::Reserved => return Err(format!("reserved marker 0xc1 at +0x{at:x}")),
     })
 }

@@ -23,10 +23,10 @@ const SHT_REL: u32 = 9;
 /// The offload kind with the short name offload kinds go by.
 fn kind_value(kind: u64) -> Value {
     let kt = offload::offload_kind_text(kind as u16);
-    let short = match (kt.find('('), kt.rfind(')')) {
-        (Some(x), Some(y)) if x < y => kt.get(x + 1..y).unwrap_or(""),
-        _ => "",
-    };
+    let short = kt
+        .split_once('(')
+        .and_then(|(_, r)| r.rsplit_once(')'))
+        .map_or("", |(inner, _)| inner);
     Value::named(kind, Some(short))
 }
 

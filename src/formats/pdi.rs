@@ -195,13 +195,16 @@ fn parse_with(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64, ctx: Ctx)
 
 use crate::model::text::hex32;
 
+/// The unit of a PDI's offsets and lengths.
+const WORD: u64 = 4;
+
 /// NOT of the wrapping sum of the words in `[s, e)`.
 fn checksum(b: &Builder<'_>, s: u64, e: u64) -> u32 {
     let mut sum = 0u32;
     let mut o = s;
-    while o + 4 <= e {
+    while o + WORD <= e {
         sum = sum.wrapping_add(b.read_u32(o, LE).unwrap_or(0));
-        o += 4;
+        o += WORD;
     }
     !sum
 }
@@ -468,13 +471,18 @@ fn yes_no(x: u32) -> String {
 }
 
 impl Pdi {
+    /// Where an offset of `w` words from the PDI's start is.
+    fn word(&self, w: u32) -> u64 {
+        self.off + WORD * u64::from(w)
+    }
+
     fn parse(&self, b: &mut Builder<'_>, parent: NodeId) {
         let t = self.off + TABLE_AT;
         let Some((images, ih_off, parts, ph_off)) = self.table(b, parent, t) else {
             return;
         };
         // Image headers, one after the other from the table's offset.
-        let ih_start = self.off + 4 * u64::from(ih_off);
+        let ih_start = self.word(ih_off);
         let n_img = self.fit(b, ih_start, u64::from(images), IH_LEN, "image headers");
         if n_img > 0 {
             let g = b.group(parent, "image_headers", ih_start, n_img * IH_LEN);
@@ -483,7 +491,7 @@ impl Pdi {
             }
         }
         // Partition headers, then their data.
-        let ph_start = self.off + 4 * u64::from(ph_off);
+        let ph_start = self.word(ph_off);
         let n_ph = self.fit(b, ph_start, u64::from(parts), PH_LEN, "partition headers");
         let mut datas = Vec::new();
         if n_ph > 0 {
@@ -640,7 +648,7 @@ impl Pdi {
     /// Links the node of a word offset from the PDI's start to what it
     /// points at (`target` bytes of it), unless it is 0 or past the end.
     fn link(&self, b: &mut Builder<'_>, node: Option<NodeId>, v: u32, target: u64) {
-        let to = self.off + 4 * u64::from(v);
+        let to = self.word(v);
         if let Some(id) = node {
             if v != 0 && to < self.end {
                 b.link(id, to, target.min(self.end - to));
@@ -703,7 +711,7 @@ impl Pdi {
             PH_LEN,
         );
         let (enc, unenc, total) = (h.encrypted_length, h.unencrypted_length, h.total_length);
-        let data_at = self.off + 4 * u64::from(h.data_offset);
+        let data_at = self.word(h.data_offset);
         let ptype = (h.attributes >> 24) & 7;
         let tname = partition_type(ptype).unwrap_or("?");
         let data = f.field("data_offset", AT.data_offset.size, |v| {

@@ -16,23 +16,28 @@ pub fn detect(d: &[u8]) -> bool {
     is_ptx(d)
 }
 
+/// What ends a line.
+const NEWLINE: &[u8] = b"\n";
+
+/// What follows the first `end` in `d`, if there is one.
+fn after<'a>(d: &'a [u8], end: &[u8]) -> Option<&'a [u8]> {
+    let n = memchr::memmem::find(d, end)?;
+    d.get(n + end.len()..)
+}
+
 /// Skips whitespace and comments at the start of `d`; returns where the
 /// first token starts.
 fn skip_blank(d: &[u8]) -> Option<usize> {
-    let mut i = 0;
+    let mut r = d;
     for _ in 0..d.len() {
-        match d.get(i..)? {
-            [b' ' | b'\t' | b'\r' | b'\n', ..] => i += 1,
-            [b'/', b'/', rest @ ..] => {
-                i += 2 + memchr::memchr(b'\n', rest).map_or(rest.len(), |n| n + 1);
-            }
-            [b'/', b'*', rest @ ..] => {
-                i += 2 + memchr::memmem::find(rest, b"*/").map(|n| n + 2)?;
-            }
-            _ => return Some(i),
-        }
+        r = match r {
+            [b' ' | b'\t' | b'\r' | b'\n', rest @ ..] => rest,
+            [b'/', b'/', rest @ ..] => after(rest, NEWLINE).unwrap_or(&[]),
+            [b'/', b'*', rest @ ..] => after(rest, b"*/")?,
+            _ => break,
+        };
     }
-    Some(i)
+    Some(d.len() - r.len())
 }
 
 /// True for PTX assembly text: after comments and blank space, it starts
@@ -59,7 +64,7 @@ fn lines(d: &[u8]) -> impl Iterator<Item = (u64, u64)> + '_ {
         match nl.next() {
             Some(i) => {
                 let r = (start as u64, i as u64);
-                start = i + 1;
+                start = i + NEWLINE.len();
                 Some(r)
             }
             None => {
@@ -70,25 +75,12 @@ fn lines(d: &[u8]) -> impl Iterator<Item = (u64, u64)> + '_ {
     })
 }
 
-fn trim(s: &[u8]) -> &[u8] {
-    let a = s
-        .iter()
-        .position(|c| !c.is_ascii_whitespace())
-        .unwrap_or(s.len());
-    let e = s
-        .iter()
-        .rposition(|c| !c.is_ascii_whitespace())
-        .map_or(a, |i| i + 1);
-    s.get(a..e).unwrap_or(&[])
-}
-
 /// The name a `.entry` or `.func` line declares.
 fn declared_name(rest: &[u8]) -> Option<&[u8]> {
-    let mut r = trim(rest);
+    let mut r = rest.trim_ascii();
     if r.first() == Some(&b'(') {
         // A return parameter list comes first.
-        let close = memchr::memchr(b')', r)?;
-        r = trim(r.get(close + 1..)?);
+        r = after(r, b")")?.trim_ascii();
     }
     let end = r
         .iter()
@@ -106,7 +98,7 @@ fn declaration(t: &[u8]) -> Option<(String, &'static str)> {
     }
     let mut rest = t;
     loop {
-        rest = trim(rest);
+        rest = rest.trim_ascii();
         let end = rest
             .iter()
             .position(|c| c.is_ascii_whitespace() || *c == b'(')
@@ -156,7 +148,7 @@ pub fn parse(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
     let mut seen = [false; 3];
     for (s, e) in lines(body) {
         let line = body.get(s as usize..e as usize).unwrap_or(&[]);
-        let t = trim(line);
+        let t = line.trim_ascii();
         if !t.starts_with(b".") {
             continue;
         }
@@ -168,7 +160,7 @@ pub fn parse(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
                 *seen = true;
                 let v = t.get(dir.len()..).unwrap_or(&[]);
                 let v = v.split(|&c| c == b'/').next().unwrap_or(&[]);
-                b.leaf(node, dir, off + s, e - s, Value::str_bytes(trim(v)));
+                b.leaf(node, dir, off + s, e - s, Value::str_bytes(v.trim_ascii()));
             }
         }
         if (decls.len() as u64) < MAX_LIST {
@@ -207,7 +199,7 @@ pub fn parse(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
         let t = b.slice(at, e - at);
         let mut name = CompactString::const_new("line ");
         name.push_str(itoa::Buffer::new().format(i + 1));
-        let next = (e + 1).min(end).max(e);
+        let next = (e + NEWLINE.len() as u64).min(end).max(e);
         b.leaf(p, name, at, next - at, Value::str_bytes(t));
         Some(next)
     });

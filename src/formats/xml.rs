@@ -15,8 +15,7 @@ const MAX_DEPTH: usize = 64;
 pub fn tree(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> bool {
     b.gaps(parent, Gap::Syntax);
     let bytes = b.slice(off, len);
-    let end = bytes.iter().rposition(|&c| c != 0).map_or(0, |i| i + 1);
-    let bytes = bytes.get(..end).unwrap_or(&[]);
+    let bytes = crate::model::text::strip_padding(bytes, 0);
     let s = match std::str::from_utf8(bytes) {
         Ok(s) => s,
         Err(e) => {
@@ -76,12 +75,12 @@ fn attributes<'s>(s: &'s str, e: XNode<'_, '_>) -> Vec<Attr<'s>> {
 fn declarations(s: &str, start: usize) -> Vec<Attr<'_>> {
     let mut out = Vec::new();
     let tag = s.get(start..).unwrap_or("");
-    let bytes = tag.as_bytes();
-    let mut i = 1;
-    let mut quote: Option<u8> = None;
+    let mut quote: Option<char> = None;
     let mut value_start = 0;
     let mut name: Option<&str> = None;
-    while let Some(&c) = bytes.get(i) {
+    // After the `<`.
+    for (i, c) in tag.char_indices().skip(1) {
+        let next = i + c.len_utf8();
         match quote {
             Some(q) if c == q => {
                 if let Some(n) = name.take() {
@@ -95,14 +94,14 @@ fn declarations(s: &str, start: usize) -> Vec<Attr<'_>> {
                 quote = None;
             }
             Some(_) => {}
-            None if c == b'"' || c == b'\'' => {
+            None if c == '"' || c == '\'' => {
                 quote = Some(c);
-                value_start = i + 1;
+                value_start = next;
             }
-            None if c == b'>' => break,
+            None if c == '>' => break,
             None if c.is_ascii_whitespace() => {
                 // An attribute name starts after the whitespace.
-                let rest = tag.get(i + 1..).unwrap_or("");
+                let rest = tag.get(next..).unwrap_or("");
                 let n = rest
                     .find(|ch: char| {
                         ch.is_ascii_whitespace() || ch == '=' || ch == '>' || ch == '/'
@@ -117,7 +116,6 @@ fn declarations(s: &str, start: usize) -> Vec<Attr<'_>> {
             }
             None => {}
         }
-        i += 1;
     }
     out
 }
@@ -129,14 +127,13 @@ fn unescape(v: &str) -> String {
     }
     let mut out = String::with_capacity(v.len());
     let mut rest = v;
-    while let Some(k) = rest.find('&') {
-        out.push_str(rest.get(..k).unwrap_or(""));
-        let after = rest.get(k + 1..).unwrap_or("");
-        let Some(end) = after.find(';') else {
-            out.push_str(rest.get(k..).unwrap_or(""));
+    while let Some((before, after)) = rest.split_once('&') {
+        out.push_str(before);
+        let Some((ent, tail)) = after.split_once(';') else {
+            out.push('&');
+            out.push_str(after);
             return out;
         };
-        let ent = after.get(..end).unwrap_or("");
         let c = match ent {
             "lt" => Some('<'),
             "gt" => Some('>'),
@@ -157,7 +154,7 @@ fn unescape(v: &str) -> String {
                 out.push(';');
             }
         }
-        rest = after.get(end + 1..).unwrap_or("");
+        rest = tail;
     }
     out.push_str(rest);
     out
@@ -165,7 +162,10 @@ fn unescape(v: &str) -> String {
 
 /// An element's name as written, with its prefix.
 fn qname<'s>(s: &'s str, e: XNode<'_, 's>) -> &'s str {
-    let tag = s.get(e.range().start + 1..).unwrap_or("");
+    let tag = s
+        .get(e.range().start..)
+        .and_then(|t| t.strip_prefix('<'))
+        .unwrap_or("");
     let n = tag
         .find(|ch: char| ch.is_ascii_whitespace() || ch == '>' || ch == '/')
         .unwrap_or(tag.len());

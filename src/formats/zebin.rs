@@ -322,11 +322,12 @@ fn bits(v: u32, lo: u32, width: u32) -> u32 {
 
 /// The byte of a 4-byte word that holds bit `bit`, for an absolute range.
 fn bit_byte(d: u64, bit: u32, width: u32, e: Endian) -> (u64, u64) {
+    const WORD: u64 = 4;
     let first = u64::from(bit / 8);
-    let last = u64::from((bit + width - 1) / 8);
+    let end = u64::from((bit + width).div_ceil(8));
     match e {
-        Endian::Little => (d + first, last - first + 1),
-        Endian::Big => (d + 3 - last, last - first + 1),
+        Endian::Little => (d + first, end - first),
+        Endian::Big => (d + WORD - end, end - first),
     }
 }
 
@@ -485,7 +486,7 @@ pub(crate) fn section(
         || n.starts_with(".visaasm")
     {
         let bytes = b.slice(a, l);
-        let end = bytes.iter().rposition(|&c| c != 0).map_or(0, |i| i + 1);
+        let end = text::strip_padding(bytes, 0).len();
         let shown = bytes.get(..end.min(4096)).unwrap_or(&[]);
         let mut v = text::quoted(shown);
         if end > 4096 {
@@ -562,9 +563,7 @@ pub(crate) fn finish(b: &mut Builder<'_>, elf: &Elf, built: &[(usize, NodeId)], 
 
 fn zeinfo(b: &mut Builder<'_>, id: NodeId, a: u64, l: u64, st: &mut State) {
     b.gaps(id, Gap::Syntax);
-    let bytes = b.slice(a, l);
-    let end = bytes.iter().rposition(|&c| c != 0).map_or(0, |i| i + 1);
-    let bytes = bytes.get(..end).unwrap_or(&[]);
+    let bytes = text::strip_padding(b.slice(a, l), 0);
     let src = match std::str::from_utf8(bytes) {
         Ok(s) => s,
         Err(e) => {

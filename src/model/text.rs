@@ -178,6 +178,17 @@ pub fn from_bytes(b: &[u8]) -> String {
 }
 
 /// Like [`from_bytes`], quoted, for string values.
+/// `b` without the `pad` bytes at its end (NUL padding after a text).
+pub fn strip_padding(b: &[u8], pad: u8) -> &[u8] {
+    trim_end_by(b, |c| c == pad)
+}
+
+/// `b` without the bytes at its end for which `pad` is true.
+pub fn trim_end_by(b: &[u8], pad: impl Fn(u8) -> bool) -> &[u8] {
+    let n = b.iter().rev().take_while(|&&c| pad(c)).count();
+    b.get(..b.len() - n).unwrap_or(&[])
+}
+
 pub fn quoted(b: &[u8]) -> String {
     format!("\"{}\"", from_bytes(b))
 }

@@ -20,6 +20,8 @@ pub const MAGIC: &[u8] = b"<bigaf>\n";
 
 const FL: u64 = header::len(BIG_FL);
 const AR: u64 = header::len(BIG_AR);
+/// What ends a member header, after the name.
+const FMAG: &[u8] = b"`\n";
 /// The width of a number in the member table.
 const NUM: u64 = 20;
 
@@ -64,7 +66,7 @@ fn read(b: &mut Builder<'_>, at: u64, end: u64, kind: Kind) -> Option<Item> {
         return None;
     };
     let name_end = at + AR + namlen + (namlen & 1);
-    let data = name_end + 2;
+    let data = name_end + FMAG.len() as u64;
     if data > end {
         b.error(
             at,
@@ -120,9 +122,10 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
         }
         let next = header::number(b, BIG_AR, off.saturating_add(at), "ar_nxtmem").unwrap_or(0);
         if next != 0 && next <= at {
+            let (o, l) = header::at(BIG_AR, "ar_nxtmem").unwrap_or_default();
             b.error(
-                off + at + 20,
-                20,
+                off + at + o,
+                l,
                 format!("big archive: the member at 0x{at:x} names 0x{next:x} as the next, not after it"),
             );
             break;
@@ -177,21 +180,22 @@ fn item(b: &mut Builder<'_>, parent: NodeId, label: String, it: &Item, base: u64
         let pad = b.slice(name_at + it.namlen, 1);
         b.leaf(h, "padding", name_at + it.namlen, 1, text::hex(pad, 1));
     }
-    let fmag = it.data - 2;
-    let t = b.slice(fmag, 2);
-    if t == b"`\n" {
-        b.leaf(h, "ar_fmag", fmag, 2, Value::str_bytes(t));
+    let width = FMAG.len() as u64;
+    let fmag = it.data - width;
+    let t = b.slice(fmag, width);
+    if t == FMAG {
+        b.leaf(h, "ar_fmag", fmag, width, Value::str_bytes(t));
     } else {
         b.leaf(
             h,
             "ar_fmag",
             fmag,
-            2,
+            width,
             Value::text(format!("\"{}\" (bad)", t.escape_ascii())),
         );
         b.error(
             fmag,
-            2,
+            width,
             format!("{what}: the header does not end in \"`\\n\""),
         );
     }

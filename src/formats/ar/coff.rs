@@ -10,6 +10,7 @@
 use std::sync::Arc;
 
 use super::tables::{member_at, name_of, name_starts, names_and_padding, symbol_entry, Members};
+use crate::model::record::record;
 use crate::model::{read_uint, text, Builder, Endian, Fields, NodeId, Radix, Value};
 
 const LE: Endian = Endian::Little;
@@ -65,44 +66,78 @@ const NAME_TYPES: [&str; 5] = [
     "NAME_EXPORTAS",
 ];
 
+record! {
+    /// `IMPORT_OBJECT_HEADER` (winnt.h): a short import member's header.
+    /// The ordinal or hint and the type bits are shown by [`import`].
+    mod import_header: ImportHeader (LE) {
+        sig1: u16 = "Sig1", Show::HexWide,
+        sig2: u16 = "Sig2", Show::HexWide,
+        version: u16 = "Version", Show::Dec,
+        machine: u16 = "Machine", Show::NamedHex(machine),
+        time_date_stamp: u32 = "TimeDateStamp", Show::Value(|v| Value::Date(v as i64)),
+        size_of_data: u32 = "SizeOfData", Show::Auto,
+        ordinal_or_hint: u16 = "Ordinal", Show::Hidden,
+        kind: u16 = "Type", Show::Hidden,
+    }
+}
+
+record! {
+    /// `IMAGE_FILE_HEADER` (winnt.h): a COFF object's header.
+    mod file_header: FileHeader (LE) {
+        machine: u16 = "Machine", Show::NamedHex(machine),
+        number_of_sections: u16 = "NumberOfSections", Show::Auto,
+        time_date_stamp: u32 = "TimeDateStamp", Show::Auto,
+        pointer_to_symbol_table: u32 = "PointerToSymbolTable", Show::Hex,
+        number_of_symbols: u32 = "NumberOfSymbols", Show::Auto,
+        size_of_optional_header: u16 = "SizeOfOptionalHeader", Show::Auto,
+        characteristics: u16 = "Characteristics", Show::Hex,
+    }
+}
+
 /// The size of `IMPORT_OBJECT_HEADER`.
-const IMPORT_HDR: u64 = 20;
+const IMPORT_HDR: u64 = import_header::SIZE;
+/// The second linker member's counts and member offsets are u32, its
+/// symbols' member indices u16.
+const COUNT: u64 = 4;
+const OFFSET: u64 = 4;
+const INDEX: u64 = 2;
 
 /// True when `[a, a+l)` starts with a short import member's header
 /// (`Sig1` 0, `Sig2` 0xFFFF, version 0; an anonymous object has these
 /// signatures and a version of 1 or more).
 pub fn is_import(b: &Builder<'_>, a: u64, l: u64) -> bool {
     l >= IMPORT_HDR
-        && read_uint(b, a, 2, LE) == Some(0)
-        && read_uint(b, a + 2, 2, LE) == Some(0xffff)
-        && read_uint(b, a + 4, 2, LE) == Some(0)
+        && ImportHeader::read(b.slice(a, IMPORT_HDR))
+            .is_ok_and(|h| (h.sig1, h.sig2, h.version) == (0, 0xffff, 0))
 }
 
 /// The machine of the COFF object at `[a, a+l)`: a known machine and no
 /// optional header (an object, not an image).
 pub fn object_machine(b: &Builder<'_>, a: u64, l: u64) -> Option<&'static str> {
-    if l < 20 || read_uint(b, a + 16, 2, LE)? != 0 {
+    if l < file_header::SIZE {
         return None;
     }
-    machine(read_uint(b, a, 2, LE)?)
+    let h = FileHeader::read(b.slice(a, file_header::SIZE)).ok()?;
+    if h.size_of_optional_header != 0 {
+        return None;
+    }
+    machine(u64::from(h.machine))
 }
 
 /// A short import member at `[a, a+l)`, under `d`.
 pub fn import(b: &mut Builder<'_>, d: NodeId, a: u64, l: u64) {
-    let bits = read_uint(b, a + 18, 2, LE).unwrap_or(0);
+    use import_header::AT;
+    let bits = read_uint(b, AT.kind.of(a), AT.kind.size, LE).unwrap_or(0);
     let (ty, name_ty) = (bits & 3, (bits >> 2) & 7);
+    let size = read_uint(b, AT.size_of_data.of(a), AT.size_of_data.size, LE).unwrap_or(0);
     let h = b.group(d, "header", a, IMPORT_HDR);
     let mut f = Fields::new(b, h, a, LE);
-    f.hex_wide("Sig1", 2);
-    f.hex_wide("Sig2", 2);
-    f.dec("Version", 2);
-    f.named_hex("Machine", 2, machine);
-    f.field("TimeDateStamp", 4, |v| Value::Date(v as i64));
-    let size = f.uint("SizeOfData", 4).unwrap_or(0);
-    let ord = f.dec(if name_ty == 0 { "Ordinal" } else { "Hint" }, 2);
+    ImportHeader::show_part(&mut f, 0, AT.size_of_data.end());
+    let ord_name = if name_ty == 0 { "Ordinal" } else { "Hint" };
+    let ord = f.dec(ord_name, AT.ordinal_or_hint.size);
     let names =
         |t: &[&'static str], v: u64| usize::try_from(v).ok().and_then(|k| t.get(k).copied());
-    f.flags("Type", 2, |_| {
+    f.flags("Type", AT.kind.size, |_| {
         format!(
             "{}, {}",
             names(&TYPES, ty).unwrap_or("type ?"),
@@ -110,21 +145,22 @@ pub fn import(b: &mut Builder<'_>, d: NodeId, a: u64, l: u64) {
         )
     });
     if let Some(t) = f.last_fitted() {
-        let mut g = Fields::new(b, t, a + 18, LE);
-        g.field("Type", 2, |_| Value::named(ty, names(&TYPES, ty)));
-        g.seek(a + 18);
-        g.field("NameType", 2, |_| {
+        let (at, width) = (AT.kind.of(a), AT.kind.size);
+        let mut g = Fields::new(b, t, at, LE);
+        g.field("Type", width, |_| Value::named(ty, names(&TYPES, ty)));
+        g.seek(at);
+        g.field("NameType", width, |_| {
             Value::named(name_ty, names(&NAME_TYPES, name_ty))
         });
-        g.seek(a + 18);
-        g.field("Reserved", 2, |v| Value::hex(v >> 5));
+        g.seek(at);
+        g.field("Reserved", width, |v| Value::hex(v >> 5));
     }
     let end = a + l;
     let want = a + IMPORT_HDR + size;
     if want > end {
         b.error(
-            a + 12,
-            4,
+            AT.size_of_data.of(a),
+            AT.size_of_data.size,
             format!(
                 "import member: SizeOfData {size} runs past the member ({} bytes remain)",
                 l - IMPORT_HDR
@@ -164,38 +200,55 @@ pub fn import(b: &mut Builder<'_>, d: NodeId, a: u64, l: u64) {
 /// 1) and the names.
 pub fn second_linker(b: &mut Builder<'_>, d: NodeId, a: u64, l: u64, base: u64, ms: Members) {
     let end = a + l;
-    let Some(m) = read_uint(b, a, 4, LE) else {
+    let Some(m) = read_uint(b, a, COUNT, LE) else {
         return;
     };
-    b.leaf(d, "member count", a, 4, Value::uint(m).with_width(4));
-    let room = l.saturating_sub(4) / 4;
+    b.leaf(d, "member count", a, COUNT, Value::uint(m).with_width(4));
+    let room = l.saturating_sub(COUNT) / OFFSET;
     if m > room {
         b.error(
             a,
-            4,
+            COUNT,
             format!("second linker member: {m} member offsets do not fit in {l} bytes"),
         );
     }
     let m = m.min(room);
-    let offs = a + 4;
+    let offs = a + COUNT;
     let ms2 = ms.clone();
     b.array(
         d,
         "offsets",
         offs,
         m,
-        4,
+        OFFSET,
         Arc::new(move |b, p, i, o| {
-            if let Some(v) = read_uint(b, o, 4, LE) {
-                symbol_entry(b, p, format!("[{i}]"), (o, 4), v, 4, base, &ms2);
+            if let Some(v) = read_uint(b, o, OFFSET, LE) {
+                symbol_entry(
+                    b,
+                    p,
+                    format!("[{i}]"),
+                    (o, OFFSET),
+                    v,
+                    OFFSET as u8,
+                    base,
+                    &ms2,
+                );
             }
         }),
     );
-    let nat = offs + 4 * m;
+    let nat = offs + OFFSET * m;
     match indexed(b, d, nat, end, (offs, m), base, ms) {
         Some(n) => b.set_value(d, format!("second linker member, {n} symbols")),
         None => b.set_value(d, "second linker member"),
     }
+}
+
+/// Where the second linker member with data at `[data, data+dlen)` keeps
+/// its member offsets, and how many fit (for the EC symbol table, whose
+/// indices count into them).
+pub fn linker2_offsets(b: &Builder<'_>, data: u64, dlen: u64) -> Option<(u64, u64)> {
+    let m = read_uint(b, data, COUNT, LE)?;
+    Some((data + COUNT, m.min(dlen.saturating_sub(COUNT) / OFFSET)))
 }
 
 /// The ARM64EC symbol table (`/<ECSYMBOLS>/`) at `[a, a+l)`, under `d`: a
@@ -235,16 +288,16 @@ fn indexed(
     base: u64,
     ms: Members,
 ) -> Option<u64> {
-    let n = read_uint(b, nat, 4, LE)?;
-    b.leaf(d, "symbol count", nat, 4, Value::uint(n).with_width(4));
-    let idx = nat + 4;
-    let room = end.saturating_sub(idx) / 2;
+    let n = read_uint(b, nat, COUNT, LE)?;
+    b.leaf(d, "symbol count", nat, COUNT, Value::uint(n).with_width(4));
+    let idx = nat + COUNT;
+    let room = end.saturating_sub(idx) / INDEX;
     if n > room {
-        b.error(nat, 4, format!("{n} symbol indices do not fit"));
+        b.error(nat, COUNT, format!("{n} symbol indices do not fit"));
     }
     let count = n;
     let n = n.min(room);
-    let s = idx + 2 * n;
+    let s = idx + INDEX * n;
     let (starts, used) = name_starts(b.slice(s, end.saturating_sub(s)), n);
     let starts = Arc::new(starts);
     b.array(
@@ -252,29 +305,29 @@ fn indexed(
         "indices",
         idx,
         n,
-        2,
+        INDEX,
         Arc::new(move |b, p, i, o| {
-            let Some(k) = read_uint(b, o, 2, LE) else {
+            let Some(k) = read_uint(b, o, INDEX, LE) else {
                 return;
             };
             let name = name_of(b, &starts, i, s, end);
             let member = k
                 .checked_sub(1)
                 .filter(|&k| k < m)
-                .and_then(|k| read_uint(b, offs + 4 * k, 4, LE))
+                .and_then(|k| read_uint(b, offs + OFFSET * k, OFFSET, LE))
                 .and_then(|v| member_at(&ms, base.saturating_add(v)));
             match member {
                 Some(x) => {
                     let (at, len) = (x.at, x.len);
                     let v = Value::with(k, Radix::Dec, format!(" ({})", x.name));
-                    let id = b.leaf(p, format!("[{i}] {name}"), o, 2, v);
+                    let id = b.leaf(p, format!("[{i}] {name}"), o, INDEX, v);
                     b.link(id, at, len);
                 }
                 None => {
-                    b.leaf(p, format!("[{i}] {name}"), o, 2, Value::uint(k));
+                    b.leaf(p, format!("[{i}] {name}"), o, INDEX, Value::uint(k));
                     b.error(
                         o,
-                        2,
+                        INDEX,
                         format!("symbol {name}: member index {k} names no member"),
                     );
                 }

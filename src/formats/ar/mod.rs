@@ -22,8 +22,12 @@ use crate::model::{read_uint, text, Builder, Endian, Fact, NodeId, Radix, Value}
 use header::{ascii, decimal};
 use tables::{symbol_entry, symtab, Member, Members, MAX_MEMBERS};
 
+/// The magic of a Unix archive, and of a GNU thin one.
+const MAGIC: &[u8] = b"!<arch>\n";
+const THIN: &[u8] = b"!<thin>\n";
+
 pub fn detect(d: &[u8]) -> bool {
-    d.starts_with(b"!<arch>\n") || d.starts_with(b"!<thin>\n") || d.starts_with(big::MAGIC)
+    d.starts_with(MAGIC) || d.starts_with(THIN) || d.starts_with(big::MAGIC)
 }
 
 const HDR: u64 = header::len(header::AR);
@@ -63,19 +67,20 @@ struct Entry {
 }
 
 pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
-    if b.slice(off, 8) == big::MAGIC {
+    let width = MAGIC.len() as u64;
+    if b.slice(off, width) == big::MAGIC {
         big::parse(b, parent, off, len);
         return;
     }
-    let thin = b.slice(off, 8) == b"!<thin>\n";
+    let thin = b.slice(off, width) == THIN;
     let magic = if thin {
         Value::text("\"!<thin>\\n\" (thin archive)")
     } else {
         Value::str("!<arch>\n")
     };
-    b.leaf(parent, "magic", off, 8, magic);
+    b.leaf(parent, "magic", off, width, magic);
     let end = off.saturating_add(len);
-    let entries = scan(b, parent, off + 8, end, thin);
+    let entries = scan(b, parent, off + width, end, thin);
     let members: Members = Arc::new(
         entries
             .iter()
@@ -91,10 +96,7 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
     let linker2 = entries
         .iter()
         .find(|e| e.kind == Kind::Linker2)
-        .and_then(|e| {
-            let m = read_uint(b, e.data, 4, Endian::Little)?;
-            Some((e.data + 4, m.min(e.dlen.saturating_sub(4) / 4)))
-        });
+        .and_then(|e| coff::linker2_offsets(b, e.data, e.dlen));
     for (i, e) in entries.iter().enumerate() {
         member(b, parent, i, e, (thin, linker2), off, &members);
     }
@@ -131,10 +133,11 @@ fn scan(b: &mut Builder<'_>, parent: NodeId, mut pos: u64, end: u64, thin: bool)
         }
         let raw_name = ascii(b.slice(pos, 16));
         let Some(size) = header::number(b, header::AR, pos, "ar_size") else {
-            let s = ascii(b.slice(pos + 48, 10));
+            let (o, l) = header::at(header::AR, "ar_size").unwrap_or_default();
+            let s = ascii(b.slice(pos + o, l));
             b.error(
-                pos + 48,
-                10,
+                pos + o,
+                l,
                 format!("member [{i}]: ar_size \"{s}\" is not a decimal number"),
             );
             b.group(parent, format!("[{i}] (bad header)"), pos, HDR);
@@ -305,12 +308,12 @@ fn file(b: &mut Builder<'_>, d: NodeId, a: u64, l: u64) {
 fn long_names(b: &mut Builder<'_>, d: NodeId, a: u64, l: u64) {
     let bytes = b.slice(a, l);
     let mut pos = 0usize;
-    let mut k = 0;
-    while pos < bytes.len() && k < 1_000_000 {
-        let rest = bytes.get(pos..).unwrap_or(&[]);
-        // GNU ends a name with "/\n", MSVC with a NUL.
-        let n = memchr::memchr2(b'\n', 0, rest).map_or(rest.len(), |x| x + 1);
-        let s = rest.get(..n).unwrap_or(&[]);
+    // GNU ends a name with "/\n", MSVC with a NUL.
+    for s in bytes
+        .split_inclusive(|&c| c == b'\n' || c == 0)
+        .take(1_000_000)
+    {
+        let n = s.len();
         let shown = s
             .strip_suffix(b"/\n")
             .or_else(|| s.strip_suffix(b"\n"))
@@ -325,8 +328,7 @@ fn long_names(b: &mut Builder<'_>, d: NodeId, a: u64, l: u64) {
                 Value::str_bytes(shown),
             );
         }
-        pos += n.max(1);
-        k += 1;
+        pos += n;
     }
 }
 

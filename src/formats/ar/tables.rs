@@ -64,10 +64,10 @@ pub fn symbol_entry(
 pub fn name_starts(names: &[u8], n: u64) -> (Vec<usize>, usize) {
     let mut starts = Vec::with_capacity(n.min(names.len() as u64) as usize);
     let mut p = 0usize;
-    while (starts.len() as u64) < n && p < names.len() {
+    let n = usize::try_from(n).unwrap_or(usize::MAX);
+    for name in names.split_inclusive(|&c| c == 0).take(n) {
         starts.push(p);
-        let rest = names.get(p..).unwrap_or(&[]);
-        p += memchr::memchr(0, rest).map_or(rest.len(), |k| k + 1);
+        p += name.len();
     }
     (starts, p)
 }

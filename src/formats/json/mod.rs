@@ -33,11 +33,8 @@ const MAX_SHOWN: usize = 256;
 pub fn tree(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> bool {
     b.gaps(parent, Gap::Syntax);
     let all = b.slice(off, len);
-    let end = all
-        .iter()
-        .rposition(|&c| c != 0 && !is_ws(c))
-        .map_or(0, |i| i + 1);
-    let s = all.get(..end).unwrap_or_default();
+    let s = text::trim_end_by(all, |c| c == 0 || is_ws(c));
+    let end = s.len();
     // A UTF-8 byte order mark is tolerated.
     let start = if s.starts_with(b"\xef\xbb\xbf") { 3 } else { 0 };
     let body = ws(s.get(start..).unwrap_or_default());
@@ -825,11 +822,7 @@ mod against_serde_json {
     /// The document serde_json is given: without what the reader allows
     /// around it (a byte order mark, trailing NULs).
     fn body(doc: &[u8]) -> &[u8] {
-        let end = doc
-            .iter()
-            .rposition(|&c| c != 0 && !super::is_ws(c))
-            .map_or(0, |i| i + 1);
-        let d = &doc[..end];
+        let d = crate::model::text::trim_end_by(doc, |c| c == 0 || super::is_ws(c));
         d.strip_prefix(b"\xef\xbb\xbf").unwrap_or(d)
     }
 

@@ -649,17 +649,15 @@ impl Reader {
         if let Some(t) = prim(s) {
             return Some(t);
         }
-        let (name, args) = match s.find('(') {
-            Some(p) if s.ends_with(')') => {
-                let inner = s.get(p + 1..s.len() - 1).unwrap_or("");
-                match expr::parse(&format!("[{inner}]")) {
-                    Ok(Expr::List(a)) => (s.get(..p).unwrap_or(""), a),
-                    _ => {
-                        self.err(at + p as u64, format!("arguments of {s:?} cannot be read"));
-                        return None;
-                    }
+        let (name, args) = match s.strip_suffix(')').and_then(|t| t.split_once('(')) {
+            Some((name, inner)) => match expr::parse(&format!("[{inner}]")) {
+                Ok(Expr::List(a)) => (name, a),
+                _ => {
+                    let p = name.len() as u64;
+                    self.err(at + p, format!("arguments of {s:?} cannot be read"));
+                    return None;
                 }
-            }
+            },
             _ => (s, Vec::new()),
         };
         let path: Vec<String> = name.trim().split("::").map(str::to_string).collect();
@@ -803,11 +801,8 @@ impl Reader {
 
     fn process(&mut self, y: &Y) -> Option<Process> {
         let s = text(y)?;
-        let (name, arg) = match s.find('(') {
-            Some(p) if s.ends_with(')') => (
-                s.get(..p).unwrap_or(""),
-                s.get(p + 1..s.len() - 1).map(str::to_string),
-            ),
+        let (name, arg) = match s.strip_suffix(')').and_then(|t| t.split_once('(')) {
+            Some((name, inner)) => (name, Some(inner.to_string())),
             _ => (s, None),
         };
         let arg_expr = |r: &mut Reader| match &arg {

@@ -32,10 +32,9 @@ pub(super) fn offload_kind_short(k: u16) -> String {
 
 /// What the parentheses of `4 (HIP)` hold.
 pub(super) fn offload_kind_short_of(t: &str) -> &str {
-    match (t.find('('), t.rfind(')')) {
-        (Some(a), Some(z)) if a < z => t.get(a + 1..z).unwrap_or(""),
-        _ => t,
-    }
+    t.split_once('(')
+        .and_then(|(_, r)| r.rsplit_once(')'))
+        .map_or(t, |(inner, _)| inner)
 }
 
 /// The offload kind as a value: `4 (HIP)`.

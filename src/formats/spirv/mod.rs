@@ -21,6 +21,7 @@
 use std::sync::Arc;
 
 use rspirv::spirv;
+use rspirv::spirv::Op;
 
 use crate::model::{Builder, Endian, Fields, NodeId, Seq, Step, Value};
 
@@ -33,6 +34,15 @@ use text::{
 };
 
 pub const MAGIC: u32 = 0x0723_0203;
+/// The size of a word, the unit of everything in a module.
+const WORD: u64 = 4;
+/// The header: magic, version, generator, bound and schema, a word each.
+const HEADER: u64 = 5 * WORD;
+
+/// Where word `i` of the instruction (or header) at `at` is.
+fn word_at(at: u64, i: u64) -> u64 {
+    at.saturating_add(WORD.saturating_mul(i))
+}
 
 /// Instructions beyond this many are not listed.
 const MAX_INSTRUCTIONS: u64 = 1 << 32;
@@ -149,15 +159,32 @@ enum Section {
 
 impl Section {
     fn of(op: u32) -> Section {
-        match op {
-            17 => Section::Capabilities,
-            10 => Section::Extensions,
-            11 => Section::ExtInstImports,
-            14 => Section::MemoryModel,
-            15 => Section::EntryPoints,
-            16 | 331 => Section::ExecutionModes,
-            2..=7 | 330 => Section::Debug,
-            71..=75 | 332 | 5632 | 5633 => Section::Decorations,
+        match Op::from_u32(op) {
+            Some(Op::Capability) => Section::Capabilities,
+            Some(Op::Extension) => Section::Extensions,
+            Some(Op::ExtInstImport) => Section::ExtInstImports,
+            Some(Op::MemoryModel) => Section::MemoryModel,
+            Some(Op::EntryPoint) => Section::EntryPoints,
+            Some(Op::ExecutionMode | Op::ExecutionModeId) => Section::ExecutionModes,
+            Some(
+                Op::SourceContinued
+                | Op::Source
+                | Op::SourceExtension
+                | Op::Name
+                | Op::MemberName
+                | Op::String
+                | Op::ModuleProcessed,
+            ) => Section::Debug,
+            Some(
+                Op::Decorate
+                | Op::MemberDecorate
+                | Op::DecorationGroup
+                | Op::GroupDecorate
+                | Op::GroupMemberDecorate
+                | Op::DecorateId
+                | Op::DecorateString
+                | Op::MemberDecorateString,
+            ) => Section::Decorations,
             _ => Section::Rest,
         }
     }
@@ -194,13 +221,13 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
         return;
     };
     header(b, parent, off, e);
-    if len < 20 {
+    if len < HEADER {
         b.error(off, len, "SPIR-V header needs 20 bytes");
         return;
     }
     let whole = len - len % 4;
     let end = off.saturating_add(whole);
-    let (runs, stop, module) = scan(b, off + 20, end, e);
+    let (runs, stop, module) = scan(b, off.saturating_add(HEADER), end, e);
     let module = Arc::new(module);
     for r in runs {
         let value = if r.items.is_empty() {
@@ -270,7 +297,7 @@ fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, e: Endian) {
         format!("0x{MAGIC:08x} (SPIR-V, {order})"),
     );
     // A header cut short is reported where the module is parsed.
-    let mut f = Fields::new(b, parent, off + 4, e).quiet();
+    let mut f = Fields::new(b, parent, word_at(off, 1), e).quiet();
     f.field("version", 4, |v| {
         format!("{}.{}", (v >> 16) & 0xff, (v >> 8) & 0xff).into()
     });
@@ -296,7 +323,7 @@ fn word(d: &[u8], at: u64, e: Endian) -> Option<u32> {
 fn next_of(d: &[u8], at: u64, e: Endian) -> Option<u64> {
     let w = word(d, at, e)?;
     let n = u64::from(w >> 16);
-    (n > 0).then(|| at.saturating_add(4 * n))
+    (n > 0).then(|| at.saturating_add(WORD * n))
 }
 
 /// Walks the instruction stream once: where each section's run starts and
@@ -325,14 +352,14 @@ fn scan(b: &mut Builder<'_>, start: u64, end: u64, e: Endian) -> (Vec<Run>, u64,
             );
             break;
         }
-        let next = at.saturating_add(4 * n);
+        let next = at.saturating_add(WORD * n);
         if next > end {
             b.error(
                 at,
                 end - at,
                 format!(
                     "{name}: {n} words run past the end of the module ({} words remain)",
-                    (end - at) / 4
+                    (end - at) / WORD
                 ),
             );
             break;
@@ -356,7 +383,7 @@ fn scan(b: &mut Builder<'_>, start: u64, end: u64, e: Endian) -> (Vec<Run>, u64,
                     if disorder <= 5 {
                         b.warn(
                             at,
-                            4 * n,
+                            WORD * n,
                             format!(
                                 "{name} after the module's {} section: out of the logical layout order",
                                 prev.section.name()
@@ -375,12 +402,12 @@ fn scan(b: &mut Builder<'_>, start: u64, end: u64, e: Endian) -> (Vec<Run>, u64,
         }
         let w = |i: u64| {
             if i < n {
-                word(data, at + 4 * i, e)
+                word(data, word_at(at, i), e)
             } else {
                 None
             }
         };
-        if op == 11 && module.imports.len() < MAX_IMPORTS {
+        if op == Op::ExtInstImport as u32 && module.imports.len() < MAX_IMPORTS {
             if let (Some(id), Some((name, _))) = (w(1), literal_string(data, at, n, 2, e)) {
                 module.imports.push((id, name));
             }
@@ -388,23 +415,24 @@ fn scan(b: &mut Builder<'_>, start: u64, end: u64, e: Endian) -> (Vec<Run>, u64,
         let k = result_word(op);
         if k > 0 && k < n && module.defs.len() < MAX_DEFS {
             if let Some(id) = w(k) {
-                module.defs.push((id, (at, 4 * n)));
+                module.defs.push((id, (at, WORD * n)));
             }
         }
         // OpName (target, name)
-        if op == 5 && module.names.len() < MAX_DEFS {
+        if op == Op::Name as u32 && module.names.len() < MAX_DEFS {
             if let (Some(id), Some((name, _))) = (w(1), literal_string(data, at, n, 2, e)) {
                 module.names.push((id, name));
             }
         }
         // OpTypeInt (result, width, signedness), OpTypeFloat (result, width).
-        if matches!(op, 21 | 22) && module.types.len() < MAX_TYPES {
-            let ty = match (op, w(2), w(3)) {
-                (21, Some(width), Some(s)) => Some(Scalar::Int {
+        let scalar = Op::from_u32(op).filter(|o| matches!(o, Op::TypeInt | Op::TypeFloat));
+        if let Some(scalar) = scalar.filter(|_| module.types.len() < MAX_TYPES) {
+            let ty = match (scalar, w(2), w(3)) {
+                (Op::TypeInt, Some(width), Some(s)) => Some(Scalar::Int {
                     width,
                     signed: s == 1,
                 }),
-                (22, Some(width), _) => Some(Scalar::Float { width }),
+                (Op::TypeFloat, Some(width), _) => Some(Scalar::Float { width }),
                 _ => None,
             };
             if let (Some(id), Some(ty)) = (w(1), ty) {
@@ -452,17 +480,23 @@ fn summarised(s: Section) -> bool {
 
 /// The item a small section's summary names for the instruction at `at`.
 fn summary_item(d: &[u8], at: u64, n: u64, op: u32, e: Endian) -> Option<String> {
-    let w = |i: u64| if i < n { word(d, at + 4 * i, e) } else { None };
-    match op {
-        17 => Some(enum_name(w(1)?, capability)),
-        10 => Some(literal_string(d, at, n, 1, e)?.0),
-        11 => Some(literal_string(d, at, n, 2, e)?.0),
-        14 => Some(format!(
+    let w = |i: u64| {
+        if i < n {
+            word(d, word_at(at, i), e)
+        } else {
+            None
+        }
+    };
+    match Op::from_u32(op)? {
+        Op::Capability => Some(enum_name(w(1)?, capability)),
+        Op::Extension => Some(literal_string(d, at, n, 1, e)?.0),
+        Op::ExtInstImport => Some(literal_string(d, at, n, 2, e)?.0),
+        Op::MemoryModel => Some(format!(
             "{} {}",
             enum_name(w(1)?, addressing_model),
             enum_name(w(2)?, memory_model)
         )),
-        15 => Some(format!(
+        Op::EntryPoint => Some(format!(
             "{} {}",
             enum_name(w(1)?, execution_model),
             literal_string(d, at, n, 3, e)?.0
@@ -484,7 +518,7 @@ fn literal_string(d: &[u8], at: u64, n: u64, i: u64, e: Endian) -> Option<(Strin
     let mut bytes = Vec::new();
     let mut k = i;
     while k < n {
-        let w = word(d, at + 4 * k, e)?;
+        let w = word(d, word_at(at, k), e)?;
         k += 1;
         for c in w.to_le_bytes() {
             if c == 0 {
@@ -529,7 +563,7 @@ struct Operands<'x, 'a> {
 impl<'x, 'a> Operands<'x, 'a> {
     fn word(&self, i: u64) -> Option<u32> {
         if i < self.n {
-            self.b.read_u32(self.at + 4 * i, self.e)
+            self.b.read_u32(word_at(self.at, i), self.e)
         } else {
             None
         }
@@ -544,7 +578,7 @@ impl<'x, 'a> Operands<'x, 'a> {
             self.short = true;
             return None;
         };
-        let off = self.at + 4 * self.i;
+        let off = word_at(self.at, self.i);
         self.i += 1;
         Some((off, v))
     }
@@ -552,7 +586,7 @@ impl<'x, 'a> Operands<'x, 'a> {
     fn id(&mut self, name: &'static str) -> Option<u32> {
         let (off, v) = self.take()?;
         let t = format!("%{v}");
-        let leaf = self.b.field(self.node, name, off, 4, Value::text(&t));
+        let leaf = self.b.field(self.node, name, off, WORD, Value::text(&t));
         self.mark_id(leaf, v, name != "result");
         self.parts.push(t);
         Some(v)
@@ -573,8 +607,13 @@ impl<'x, 'a> Operands<'x, 'a> {
 
     fn literal(&mut self, name: &'static str) -> Option<u32> {
         let (off, v) = self.take()?;
-        self.b
-            .field(self.node, name, off, 4, Value::uint(v.into()).with_width(4));
+        self.b.field(
+            self.node,
+            name,
+            off,
+            WORD,
+            Value::uint(v.into()).with_width(4),
+        );
         self.parts.push(v.to_string());
         Some(v)
     }
@@ -599,8 +638,8 @@ impl<'x, 'a> Operands<'x, 'a> {
             self.short = true;
             return None;
         };
-        let off = self.at + 4 * self.i;
-        let size = 4 * (next - self.i);
+        let off = word_at(self.at, self.i);
+        let size = WORD * (next - self.i);
         self.b.field(self.node, name, off, size, Value::str(&s));
         if next == self.n
             && !self
@@ -638,13 +677,13 @@ impl<'x, 'a> Operands<'x, 'a> {
             items.push(f(v));
             self.i += 1;
         }
-        let off = self.at + 4 * start;
+        let off = word_at(self.at, start);
         let text = items.join(" ");
         self.b.field(
             self.node,
             name,
             off,
-            4 * (self.i - start),
+            WORD * (self.i - start),
             Value::text(&text),
         );
         self.parts.extend(items);
@@ -656,17 +695,17 @@ impl<'x, 'a> Operands<'x, 'a> {
             self.ids("operands");
             return;
         }
-        match d {
-            11 => {
+        match spirv::Decoration::from_u32(d) {
+            Some(spirv::Decoration::BuiltIn) => {
                 self.named("builtin", builtin);
             }
-            38 => {
+            Some(spirv::Decoration::FuncParamAttr) => {
                 self.named("attribute", param_attribute);
             }
-            39 => {
+            Some(spirv::Decoration::FPRoundingMode) => {
                 self.named("rounding_mode", rounding_mode);
             }
-            41 => {
+            Some(spirv::Decoration::LinkageAttributes) => {
                 self.string("name");
                 self.named("linkage_type", linkage_type);
             }
@@ -683,24 +722,24 @@ impl<'x, 'a> Operands<'x, 'a> {
                 items.push(v.to_string());
                 self.i += 1;
             }
-            let off = self.at + 4 * start;
+            let off = word_at(self.at, start);
             self.b.field(
                 self.node,
                 "extra_operands",
                 off,
-                4 * (self.i - start),
+                WORD * (self.i - start),
                 Value::text(items.join(" ")),
             );
             self.b.warn(
                 off,
-                4 * (self.i - start),
+                WORD * (self.i - start),
                 format!("{op}: {} words after its operands", self.i - start),
             );
         }
         if self.short {
             self.b.error(
                 self.at,
-                4 * self.n,
+                WORD * self.n,
                 format!("{op}: {} words are too few for its operands", self.n),
             );
         }
@@ -725,10 +764,13 @@ fn instruction(
     let op = w0 & 0xffff;
     let name = op_name(op);
     let shown = name.clone().unwrap_or_else(|| format!("opcode {op}"));
-    let node = b.add(parent, &shown, at, 4 * n, None);
+    let node = b.add(parent, &shown, at, WORD * n, None);
+    // The first word: the word count in its high half, the opcode in its
+    // low half.
+    const HALF: u64 = WORD / 2;
     let (count_at, op_at) = match e {
-        Endian::Little => (at + 2, at),
-        Endian::Big => (at, at + 2),
+        Endian::Little => (at + HALF, at),
+        Endian::Big => (at, at + HALF),
     };
     let count_leaf = |b: &mut Builder<'_>| {
         b.field(
@@ -770,34 +812,37 @@ fn instruction(
     if !decoded {
         let words = n - 1;
         if words > 0 {
-            let off = at + 4;
-            let bytes = o.b.slice(off, 4 * words);
+            let off = word_at(at, 1);
+            let bytes = o.b.slice(off, WORD * words);
             o.b.field(
                 node,
                 "operands",
                 off,
-                4 * words,
+                WORD * words,
                 Value::text(crate::model::text::hex(bytes, 16)),
             );
         }
         o.b.set_value(node, Value::text(count_of(n, "word")));
-        return Some(at + 4 * n);
+        return Some(word_at(at, n));
     }
     let text = o.finish(&shown);
     b.set_value(node, Value::text(text));
-    Some(at + 4 * n)
+    Some(word_at(at, n))
 }
 
 /// Decodes the operands of the instructions of the module's first
 /// sections; false for the others (shown as words).
 fn operands(o: &mut Operands<'_, '_>, op: u32) -> bool {
-    match op {
+    let Some(code) = Op::from_u32(op) else {
+        return false;
+    };
+    match code {
         // OpSourceContinued, OpSourceExtension, OpModuleProcessed
-        2 | 4 | 330 => {
+        Op::SourceContinued | Op::SourceExtension | Op::ModuleProcessed => {
             o.string("text");
         }
         // OpSource
-        3 => {
+        Op::Source => {
             o.named("source_language", source_language);
             o.literal("version");
             if o.more() {
@@ -808,65 +853,65 @@ fn operands(o: &mut Operands<'_, '_>, op: u32) -> bool {
             }
         }
         // OpName
-        5 => {
+        Op::Name => {
             o.id("target");
             o.string("name");
         }
         // OpMemberName
-        6 => {
+        Op::MemberName => {
             o.id("type");
             o.literal("member");
             o.string("name");
         }
         // OpString
-        7 => {
+        Op::String => {
             o.id("result");
             o.string("string");
         }
         // OpExtension
-        10 => {
+        Op::Extension => {
             o.string("name");
         }
         // OpExtInstImport
-        11 => {
+        Op::ExtInstImport => {
             o.id("result");
             o.string("name");
         }
         // OpMemoryModel
-        14 => {
+        Op::MemoryModel => {
             o.named("addressing_model", addressing_model);
             o.named("memory_model", memory_model);
         }
         // OpEntryPoint
-        15 => {
+        Op::EntryPoint => {
             o.named("execution_model", execution_model);
             o.id("entry_point");
             o.string("name");
             o.ids("interface");
         }
         // OpExecutionMode, OpExecutionModeId
-        16 | 331 => {
+        Op::ExecutionMode | Op::ExecutionModeId => {
             o.id("entry_point");
             o.named("mode", execution_mode);
-            if op == 331 {
+            if code == Op::ExecutionModeId {
                 o.ids("operands");
             } else {
                 o.literals("operands");
             }
         }
         // OpCapability
-        17 => {
+        Op::Capability => {
             o.named("capability", capability);
         }
         // OpDecorate, OpDecorateId
-        71 | 332 => {
+        Op::Decorate | Op::DecorateId => {
             o.id("target");
             if let Some(d) = o.named("decoration", decoration) {
-                o.decoration_operands(d, op == 332);
+                o.decoration_operands(d, code == Op::DecorateId);
             }
         }
         // OpMemberDecorate
-        72 => {
+        Op::MemberDecorate => {
             o.id("structure_type");
             o.literal("member");
             if let Some(d) = o.named("decoration", decoration) {
@@ -874,16 +919,16 @@ fn operands(o: &mut Operands<'_, '_>, op: u32) -> bool {
             }
         }
         // OpDecorationGroup
-        73 => {
+        Op::DecorationGroup => {
             o.id("result");
         }
         // OpGroupDecorate
-        74 => {
+        Op::GroupDecorate => {
             o.id("group");
             o.ids("targets");
         }
         // OpGroupMemberDecorate: the group, then (structure, member) pairs.
-        75 => {
+        Op::GroupMemberDecorate => {
             o.id("group");
             while o.more() {
                 o.id("structure_type");
@@ -891,7 +936,7 @@ fn operands(o: &mut Operands<'_, '_>, op: u32) -> bool {
             }
         }
         // OpDecorateString
-        5632 => {
+        Op::DecorateString => {
             o.id("target");
             o.named("decoration", decoration);
             while o.more() {
@@ -899,7 +944,7 @@ fn operands(o: &mut Operands<'_, '_>, op: u32) -> bool {
             }
         }
         // OpMemberDecorateString
-        5633 => {
+        Op::MemberDecorateString => {
             o.id("structure_type");
             o.literal("member");
             o.named("decoration", decoration);
@@ -924,11 +969,12 @@ fn by_grammar(o: &mut Operands<'_, '_>, op: u32) -> bool {
     use rspirv::binary::Disassemble;
     use rspirv::dr::Operand as O;
     // OpConstant, OpSpecConstant
-    if matches!(op, 43 | 50) && matches!(o.n, 4 | 5) {
+    let code = Op::from_u32(op);
+    if matches!(code, Some(Op::Constant | Op::SpecConstant)) && matches!(o.n, 4 | 5) {
         let ty = o.id("result_type");
         o.id("result");
         o.parts.swap(0, 1);
-        let at = o.at + 4 * o.i;
+        let at = word_at(o.at, o.i);
         let v = if o.n == 4 {
             o.word(3).map(u64::from)
         } else {
@@ -937,7 +983,7 @@ fn by_grammar(o: &mut Operands<'_, '_>, op: u32) -> bool {
                 .map(|(lo, hi)| u64::from(hi) << 32 | u64::from(lo))
         };
         let Some(v) = v else { return false };
-        let size = 4 * (o.n - 3);
+        let size = WORD * (o.n - 3);
         let scalar = ty.and_then(|t| by_id(&o.module.types, t)).copied();
         let text = scalar.and_then(|s| constant_text(s, v, o.n - 3));
         // The number, and what it means where that reads otherwise.
@@ -952,7 +998,7 @@ fn by_grammar(o: &mut Operands<'_, '_>, op: u32) -> bool {
     }
     // OpSpecConstantOp: rspirv panics on an inner opcode whose operands it
     // cannot read nested (a constant, a switch, another OpSpecConstantOp).
-    if op == 52 {
+    if code == Some(Op::SpecConstantOp) {
         let inner = o
             .word(3)
             .and_then(|w| rspirv::grammar::INSTRUCTION_TABLE.lookup_opcode(w));
@@ -992,7 +1038,7 @@ fn by_grammar(o: &mut Operands<'_, '_>, op: u32) -> bool {
     }
     // OpExtInst: the set's instruction by name, its operands by the set's
     // grammar.
-    let ext = (op == 12)
+    let ext = (code == Some(Op::ExtInst))
         .then(|| match ins.operands.get(..2) {
             Some([O::IdRef(id), O::LiteralExtInstInteger(n)]) => o
                 .module
@@ -1013,8 +1059,8 @@ fn by_grammar(o: &mut Operands<'_, '_>, op: u32) -> bool {
             });
             if let (Some(kind), Some(v)) = (kind, o.word(o.i)) {
                 let (name, value, text) = ext_operand(kind.kind, v);
-                let at = o.at + 4 * o.i;
-                let leaf = o.b.field(o.node, name, at, 4, value);
+                let at = word_at(o.at, o.i);
+                let leaf = o.b.field(o.node, name, at, WORD, value);
                 if name == "id" {
                     o.mark_id(leaf, v, true);
                 }
@@ -1024,7 +1070,7 @@ fn by_grammar(o: &mut Operands<'_, '_>, op: u32) -> bool {
             }
         }
         let size = words_of(operand);
-        let at = o.at + 4 * o.i;
+        let at = word_at(o.at, o.i);
         let raw = o.word(o.i).unwrap_or(0);
         let name = kind_name(operand);
         let (value, text) = match operand {
@@ -1047,7 +1093,7 @@ fn by_grammar(o: &mut Operands<'_, '_>, op: u32) -> bool {
                 (Value::named(u64::from(raw), Some(&t)), t)
             }
         };
-        let leaf = o.b.leaf(o.node, name, at, 4 * size, value);
+        let leaf = o.b.leaf(o.node, name, at, WORD * size, value);
         if let O::IdRef(v) | O::IdScope(v) | O::IdMemorySemantics(v) = operand {
             o.mark_id(leaf, *v, true);
         }
@@ -1058,105 +1104,4 @@ fn by_grammar(o: &mut Operands<'_, '_>, op: u32) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::text::{
-        bit_names, enumerant, DEBUG_BASE_TYPE_ATTRIBUTE_ENCODING, DEBUG_INFO_FLAGS, DEBUG_OPERATION,
-    };
-    use super::*;
-
-    #[test]
-    fn names_and_sections() {
-        assert_eq!(op_name(17).as_deref(), Some("OpCapability"));
-        assert_eq!(op_name(9), None);
-        assert_eq!(capability(6).as_deref(), Some("Kernel"));
-        assert_eq!(Section::of(15), Section::EntryPoints);
-        assert_eq!(Section::of(19), Section::Rest);
-        assert!(Section::Debug < Section::Decorations);
-    }
-
-    #[test]
-    fn constants_as_their_type_says() {
-        let int = |width, signed| Scalar::Int { width, signed };
-        assert_eq!(
-            constant_text(int(32, true), 0xffff_fff9, 1).as_deref(),
-            Some("-7")
-        );
-        assert_eq!(
-            constant_text(int(32, false), 0xffff_fff9, 1).as_deref(),
-            Some("4294967289")
-        );
-        assert_eq!(
-            constant_text(int(8, true), 0x80, 1).as_deref(),
-            Some("-128")
-        );
-        assert_eq!(
-            constant_text(int(64, true), u64::MAX, 2).as_deref(),
-            Some("-1")
-        );
-        // A width the words do not hold: the number is shown instead.
-        assert_eq!(constant_text(int(64, true), 5, 1), None);
-        assert_eq!(constant_text(int(0, true), 5, 1), None);
-        let float = |width| Scalar::Float { width };
-        let f = |x: f32| constant_text(float(32), u64::from(x.to_bits()), 1);
-        assert_eq!(f(0.1).as_deref(), Some("0.100000001"));
-        assert_eq!(f(2.5).as_deref(), Some("2.5"));
-        assert_eq!(f(1e-10).as_deref(), Some("1.00000001e-10"));
-        assert_eq!(f(f32::INFINITY).as_deref(), Some("0x1p+128"));
-        assert_eq!(f(f32::NEG_INFINITY).as_deref(), Some("-0x1p+128"));
-        assert_eq!(f(f32::NAN).as_deref(), Some("0x1.8p+128"));
-        let d = |x: f64| constant_text(float(64), x.to_bits(), 2);
-        assert_eq!(d(1e300).as_deref(), Some("1.0000000000000001e+300"));
-        assert_eq!(d(-3.0).as_deref(), Some("-3"));
-        assert_eq!(d(-0.0).as_deref(), Some("-0"));
-        assert_eq!(d(123456.789).as_deref(), Some("123456.789"));
-        assert_eq!(constant_text(float(16), 0x3c00, 1), None);
-    }
-
-    #[test]
-    fn debug_info_enumerations() {
-        assert_eq!(bit_names(DEBUG_INFO_FLAGS, 0).as_deref(), Some("None"));
-        // FlagIsPublic (3) is two bits: spirv-dis names each.
-        assert_eq!(
-            bit_names(DEBUG_INFO_FLAGS, 3).as_deref(),
-            Some("FlagIsProtected|FlagIsPrivate")
-        );
-        assert_eq!(
-            bit_names(DEBUG_INFO_FLAGS, 0x2008).as_deref(),
-            Some("FlagIsDefinition|FlagIsOptimized")
-        );
-        assert_eq!(bit_names(DEBUG_INFO_FLAGS, 1 << 31), None);
-        assert_eq!(
-            enumerant(DEBUG_BASE_TYPE_ATTRIBUTE_ENCODING, 3).as_deref(),
-            Some("Float")
-        );
-        assert_eq!(enumerant(DEBUG_OPERATION, 10), None);
-    }
-
-    #[test]
-    fn strings() {
-        // "abcd" then its NUL in a word of its own, then one more word.
-        let mut d = Vec::new();
-        for w in [0u32, 0x6463_6261, 0, 7] {
-            d.extend(w.to_le_bytes());
-        }
-        assert_eq!(
-            literal_string(&d, 0, 4, 1, Endian::Little),
-            Some(("abcd".to_string(), 3))
-        );
-        let be: Vec<u8> = d.chunks(4).flat_map(|c| [c[3], c[2], c[1], c[0]]).collect();
-        assert_eq!(
-            literal_string(&be, 0, 4, 1, Endian::Big),
-            Some(("abcd".to_string(), 3))
-        );
-        assert_eq!(quote("a\"b\\"), "\"a\\\"b\\\\\"");
-        // A byte that is not UTF-8 keeps the model's display form.
-        let mut d = Vec::new();
-        for w in [0u32, 0x0063_9b61] {
-            d.extend(w.to_le_bytes());
-        }
-        assert_eq!(
-            literal_string(&d, 0, 2, 1, Endian::Little),
-            Some(("a\\x9bc".to_string(), 2))
-        );
-    }
-}
+mod tests;

@@ -8,13 +8,70 @@
 
 use std::sync::Arc;
 
-use super::layout::{arr_field, check_arr, mpo_field, sec_str, Sec, Strings, LE};
+use super::layout::{arr_field, array_at, check_arr, mpo_field, sec_str, Sec, Strings, LE};
 use crate::formats::pdi;
+use crate::model::record::{record, At};
 use crate::model::{read_uint, Builder, Configures, ElemFn, Fact, Fields, Format, NodeId, Value};
 
-const PARTITION: u64 = 184;
-const AIE_PDI: u64 = 96;
-const CDO_GROUP: u64 = 96;
+record! {
+    /// `aie_partition` (xclbin.h). Its `mpo_*` fields and arrays are
+    /// shown with what they point at; `info` is [`aie_partition_info`].
+    mod aie_partition: AiePartition (LE) {
+        schema_version: u8 = "schema_version", Show::Auto,
+        padding0: [u8; 3] = "padding0", Show::Bytes,
+        mpo_name: u32 = "mpo_name", Show::Hidden,
+        operations_per_cycle: u32 = "operations_per_cycle", Show::Auto,
+        padding: [u8; 4] = "padding", Show::Bytes,
+        inference_fingerprint: u64 = "inference_fingerprint", Show::HexWide,
+        pre_post_fingerprint: u64 = "pre_post_fingerprint", Show::HexWide,
+        info: [u8; 88] = "info", Show::Hidden,
+        aie_pdi: [u8; 8] = "aie_pdi", Show::Hidden,
+        kernel_commit_id: u32 = "kernel_commit_id", Show::Hidden,
+        reserved: [u8; 52] = "reserved", Show::Bytes,
+    }
+}
+
+record! {
+    /// `aie_partition_info` (xclbin.h), the partition's `info`.
+    mod aie_partition_info: PartitionInfo (LE) {
+        column_width: u16 = "column_width", Show::Auto,
+        padding: [u8; 6] = "padding", Show::Bytes,
+        start_columns: [u8; 8] = "start_columns", Show::Hidden,
+        reserved: [u8; 72] = "reserved", Show::Bytes,
+    }
+}
+
+record! {
+    /// `aie_pdi` (xclbin.h): a PDI image and its CDO groups.
+    mod aie_pdi: AiePdi (LE) {
+        uuid: [u8; 16] = "uuid", Show::Uuid,
+        pdi_image: [u8; 8] = "pdi_image", Show::Hidden,
+        cdo_groups: [u8; 8] = "cdo_groups", Show::Hidden,
+        reserved: [u8; 64] = "reserved", Show::Bytes,
+    }
+}
+
+record! {
+    /// `cdo_group` (xclbin.h).
+    mod cdo_group: CdoGroup (LE) {
+        mpo_name: u32 = "mpo_name", Show::Hidden,
+        cdo_type: u8 = "cdo_type", Show::Named(cdo_type),
+        padding: [u8; 3] = "padding", Show::Bytes,
+        pdi_id: u64 = "pdi_id", Show::Hex,
+        dpu_kernel_ids: [u8; 8] = "dpu_kernel_ids", Show::Hidden,
+        pre_cdo_groups: [u8; 8] = "pre_cdo_groups", Show::Hidden,
+        reserved: [u8; 64] = "reserved", Show::Bytes,
+    }
+}
+
+const PARTITION: u64 = aie_partition::SIZE;
+const AIE_PDI: u64 = aie_pdi::SIZE;
+const CDO_GROUP: u64 = cdo_group::SIZE;
+/// A start column (u16), a DPU kernel id (u64), a pre-CDO-group index
+/// (u32).
+const COLUMN: u64 = 2;
+const KERNEL_ID: u64 = 8;
+const GROUP_INDEX: u64 = 4;
 /// How many PDIs, and how many CDO groups, get their arrays and images
 /// checked and shown when the file opens.
 const MAX_TARGETS: u64 = 4096;
@@ -52,8 +109,7 @@ fn list(b: &Builder<'_>, abs: u64, n: u64, size: u64, hex: bool) -> String {
 /// The array an `array_offset` at `at` names, if it all lies in the
 /// section (for summaries; the checks report the rest).
 fn target(b: &Builder<'_>, sec: Sec, at: u64, elem: u64) -> Option<(u64, u64)> {
-    let n = read_uint(b, at, 4, LE)?;
-    let rel = read_uint(b, at + 4, 4, LE)?;
+    let (n, rel) = array_at(b, at)?;
     Some((sec.range(rel, n.checked_mul(elem)?)?, n))
 }
 
@@ -72,9 +128,9 @@ pub(crate) fn partition(b: &mut Builder<'_>, sec: Sec, hw_gen: Option<u64>) {
     }
     let mut strings = Strings::new(PARTITION);
     let (cols, pdis_at) = partition_header(b, sec, hw_gen, &mut strings);
-    let s = sec.abs;
+    let at = aie_partition::AT.aie_pdi.of(sec.abs);
     let Some((abs, n)) =
-        pdis_at.and_then(|p| check_arr(b, sec, s + 0x78, p, AIE_PDI, "aie_partition.aie_pdi"))
+        pdis_at.and_then(|p| check_arr(b, sec, at, p, AIE_PDI, "aie_partition.aie_pdi"))
     else {
         return;
     };
@@ -89,51 +145,49 @@ fn partition_header(
     hw_gen: Option<u64>,
     strings: &mut Strings,
 ) -> (Vec<u16>, Option<(u64, u64)>) {
+    use aie_partition::AT;
     let s = sec.abs;
+    let info_at = AT.info.of(s);
+    let width = PartitionInfo::read(b.slice(info_at, aie_partition_info::SIZE))
+        .map_or(0, |i| u64::from(i.column_width));
     let hdr = b.group(sec.node, "aie_partition", s, PARTITION);
     let mut f = Fields::new(b, hdr, s, LE);
-    f.u8("schema_version");
-    f.bytes("padding0", 3);
+    AiePartition::show_part(&mut f, 0, AT.padding0.end());
     let mut name = None;
     if let Some(rel) = mpo_field(&mut f, "mpo_name", sec) {
-        name = strings.check(f.builder(), sec, rel, s + 4, "aie_partition.mpo_name");
+        let at = AT.mpo_name.of(s);
+        name = strings.check(f.builder(), sec, rel, at, "aie_partition.mpo_name");
     }
-    f.u32("operations_per_cycle");
-    f.bytes("padding", 4);
-    f.hex_wide("inference_fingerprint", 8);
-    f.hex_wide("pre_post_fingerprint", 8);
-    let info = f.builder().group(hdr, "info", s + 0x20, 88);
+    let fingerprints = AT.pre_post_fingerprint.end();
+    AiePartition::show_part(&mut f, AT.operations_per_cycle.off, fingerprints);
+    let info = f.builder().group(hdr, "info", info_at, AT.info.size);
     f.under(info);
-    let width = f.u16("column_width").unwrap_or(0);
-    f.bytes("padding", 6);
-    let cols_at = arr_field(&mut f, "start_columns", sec, 2);
-    f.bytes("reserved", 72);
+    let cols_field = aie_partition_info::AT.start_columns;
+    PartitionInfo::show_part(&mut f, 0, cols_field.off);
+    let cols_at = arr_field(&mut f, "start_columns", sec, COLUMN);
+    PartitionInfo::show_part(&mut f, cols_field.end(), aie_partition_info::SIZE);
     f.under(hdr);
     let pdis_at = arr_field(&mut f, "aie_pdi", sec, AIE_PDI);
     if let Some(rel) = mpo_field(&mut f, "kernel_commit_id", sec) {
-        strings.check(
-            f.builder(),
-            sec,
-            rel,
-            s + 0x80,
-            "aie_partition.kernel_commit_id",
-        );
+        let at = AT.kernel_commit_id.of(s);
+        strings.check(f.builder(), sec, rel, at, "aie_partition.kernel_commit_id");
     }
-    f.bytes("reserved", 52);
+    AiePartition::show_part(&mut f, AT.reserved.off, PARTITION);
 
     // The columns the partition may start at.
     let mut cols: Vec<u16> = Vec::new();
+    let what = "aie_partition.info.start_columns";
     if let Some((abs, n)) =
-        cols_at.and_then(|c| check_arr(b, sec, s + 0x28, c, 2, "aie_partition.info.start_columns"))
+        cols_at.and_then(|c| check_arr(b, sec, cols_field.of(info_at), c, COLUMN, what))
     {
         cols = (0..n)
-            .filter_map(|k| b.read_u16(abs + 2 * k, super::layout::LE))
+            .filter_map(|k| b.read_u16(abs + COLUMN * k, LE))
             .collect();
         let elem: ElemFn = Arc::new(|b: &mut Builder<'_>, p, i, at| {
             Fields::new(b, p, at, LE).u16(&format!("[{i}]"));
         });
-        let id = b.array(sec.node, "start_columns", abs, n, 2, elem);
-        b.set_value(id, list(b, abs, n, 2, false));
+        let id = b.array(sec.node, "start_columns", abs, n, COLUMN, elem);
+        b.set_value(id, list(b, abs, n, COLUMN, false));
     }
     let pdis = pdis_at.map_or(0, |p| p.0);
     // What it configures, for --targets: the generation and the width.
@@ -173,7 +227,7 @@ fn partition_pdis(
     abs: u64,
     n: u64,
 ) {
-    let elem: ElemFn = Arc::new(move |b: &mut Builder<'_>, p, i, at| aie_pdi(b, p, i, at, sec));
+    let elem: ElemFn = Arc::new(move |b: &mut Builder<'_>, p, i, at| show_pdi(b, p, i, at, sec));
     b.array(sec.node, "aie_pdi", abs, n, AIE_PDI, elem);
     let shown = n.min(MAX_TARGETS);
     if n > shown {
@@ -193,12 +247,10 @@ fn partition_pdis(
     let mut arrays = Budget::new(sec.len.saturating_mul(2));
     for i in 0..shown {
         let e = abs + i * AIE_PDI;
-        let img = (
-            read_uint(b, e + 16, 4, LE).unwrap_or(0),
-            read_uint(b, e + 20, 4, LE).unwrap_or(0),
-        );
+        let img_at = aie_pdi::AT.pdi_image.of(e);
+        let img = array_at(b, img_at).unwrap_or((0, 0));
         if let Some((iabs, ilen)) =
-            check_arr(b, sec, e + 16, img, 1, &format!("aie_pdi[{i}].pdi_image"))
+            check_arr(b, sec, img_at, img, 1, &format!("aie_pdi[{i}].pdi_image"))
         {
             let id = b.leaf(
                 sec.node,
@@ -219,12 +271,10 @@ fn partition_pdis(
                 );
             }
         }
-        let cg = (
-            read_uint(b, e + 24, 4, LE).unwrap_or(0),
-            read_uint(b, e + 28, 4, LE).unwrap_or(0),
-        );
+        let cg_at = aie_pdi::AT.cdo_groups.of(e);
+        let cg = array_at(b, cg_at).unwrap_or((0, 0));
         let what = format!("aie_pdi[{i}].cdo_groups");
-        let Some((gabs, gn)) = check_arr(b, sec, e + 24, cg, CDO_GROUP, &what) else {
+        let Some((gabs, gn)) = check_arr(b, sec, cg_at, cg, CDO_GROUP, &what) else {
             continue;
         };
         let name = format!("pdi[{i}] cdo_groups");
@@ -233,21 +283,22 @@ fn partition_pdis(
             continue;
         }
         let elem: ElemFn =
-            Arc::new(move |b: &mut Builder<'_>, p, j, at| cdo_group(b, p, j, at, sec));
+            Arc::new(move |b: &mut Builder<'_>, p, j, at| show_cdo_group(b, p, j, at, sec));
         b.array(sec.node, &name, gabs, gn, CDO_GROUP, elem);
         let checked = gn.min(groups_left);
         groups_left -= checked;
         for j in 0..checked {
             let g = gabs + j * CDO_GROUP;
             let what = format!("aie_pdi[{i}].cdo_groups[{j}]");
-            if let Some(rel) = read_uint(b, g, 4, LE) {
-                strings.check(b, sec, rel, g, &format!("{what}.mpo_name"));
+            let name_at = cdo_group::AT.mpo_name.of(g);
+            if let Some(rel) = read_uint(b, name_at, 4, LE) {
+                strings.check(b, sec, rel, name_at, &format!("{what}.mpo_name"));
             }
             id_array(
                 b,
                 sec,
-                g + 16,
-                8,
+                cdo_group::AT.dpu_kernel_ids.of(g),
+                KERNEL_ID,
                 &format!("pdi[{i}] cdo[{j}] dpu_kernel_ids"),
                 &format!("{what}.dpu_kernel_ids"),
                 &mut arrays,
@@ -255,8 +306,8 @@ fn partition_pdis(
             id_array(
                 b,
                 sec,
-                g + 24,
-                4,
+                cdo_group::AT.pre_cdo_groups.of(g),
+                GROUP_INDEX,
                 &format!("pdi[{i}] cdo[{j}] pre_cdo_groups"),
                 &format!("{what}.pre_cdo_groups"),
                 &mut arrays,
@@ -322,10 +373,7 @@ fn id_array(
     what: &str,
     budget: &mut Budget,
 ) {
-    let arr = (
-        read_uint(b, at, 4, LE).unwrap_or(0),
-        read_uint(b, at + 4, 4, LE).unwrap_or(0),
-    );
+    let arr = array_at(b, at).unwrap_or((0, 0));
     let Some((abs, n)) = check_arr(b, sec, at, arr, size, what) else {
         return;
     };
@@ -333,7 +381,7 @@ fn id_array(
         budget.skip(b, sec.node, name, abs, n.saturating_mul(size));
         return;
     }
-    let hex = size == 8;
+    let hex = size == KERNEL_ID;
     let elem: ElemFn = Arc::new(move |b: &mut Builder<'_>, p, i, at| {
         let mut f = Fields::new(b, p, at, LE);
         if hex {
@@ -347,14 +395,14 @@ fn id_array(
 }
 
 /// One aie_pdi record: its UUID, image and CDO groups.
-fn aie_pdi(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64, sec: Sec) {
+fn show_pdi(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64, sec: Sec) {
     let id = b.group(p, format!("[{i}]"), at, AIE_PDI);
     let mut f = Fields::new(b, id, at, LE);
     let uuid = f.uuid("uuid").unwrap_or_default();
     let img = arr_field(&mut f, "pdi_image", sec, 1);
     arr_field(&mut f, "cdo_groups", sec, CDO_GROUP);
-    f.bytes("reserved", 64);
-    let groups: Vec<String> = match target(b, sec, at + 24, CDO_GROUP) {
+    AiePdi::show_part(&mut f, aie_pdi::AT.reserved.off, AIE_PDI);
+    let groups: Vec<String> = match target(b, sec, aie_pdi::AT.cdo_groups.of(at), CDO_GROUP) {
         Some((g, n)) => (0..n.min(LISTED))
             .map(|j| format!("\"{}\"", name_at(b, sec, g + j * CDO_GROUP)))
             .collect(),
@@ -368,30 +416,34 @@ fn aie_pdi(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64, sec: Sec) {
             groups.join(", ")
         ),
     );
-    if let Some((abs, n)) = target(b, sec, at + 16, 1) {
+    if let Some((abs, n)) = target(b, sec, aie_pdi::AT.pdi_image.of(at), 1) {
         b.link(id, abs, n);
     }
 }
 
 /// One cdo_group record.
-fn cdo_group(b: &mut Builder<'_>, p: NodeId, j: u64, at: u64, sec: Sec) {
+fn show_cdo_group(b: &mut Builder<'_>, p: NodeId, j: u64, at: u64, sec: Sec) {
     let name = name_at(b, sec, at);
     let label = if name.is_empty() {
         format!("[{j}]")
     } else {
         format!("[{j}] {name}")
     };
+    use cdo_group::AT;
+    let r = CdoGroup::read(b.slice(at, CDO_GROUP)).ok();
+    let (ty, pdi_id) = r.map_or((0, 0), |r| (u64::from(r.cdo_type), r.pdi_id));
     let id = b.group(p, label, at, CDO_GROUP);
     let mut f = Fields::new(b, id, at, LE);
     mpo_field(&mut f, "mpo_name", sec);
-    let ty = f.named("cdo_type", 1, cdo_type).unwrap_or(0);
-    f.bytes("padding", 3);
-    let pdi_id = f.hex("pdi_id", 8).unwrap_or(0);
-    arr_field(&mut f, "dpu_kernel_ids", sec, 8);
-    arr_field(&mut f, "pre_cdo_groups", sec, 4);
-    f.bytes("reserved", 64);
-    let kernels = target(b, sec, at + 16, 8).map_or(String::new(), |(a, n)| list(b, a, n, 8, true));
-    let pre = target(b, sec, at + 24, 4).map_or(String::new(), |(a, n)| list(b, a, n, 4, false));
+    CdoGroup::show_part(&mut f, AT.cdo_type.off, AT.pdi_id.end());
+    arr_field(&mut f, "dpu_kernel_ids", sec, KERNEL_ID);
+    arr_field(&mut f, "pre_cdo_groups", sec, GROUP_INDEX);
+    CdoGroup::show_part(&mut f, AT.reserved.off, CDO_GROUP);
+    let ids = |field: At, size, hex| {
+        target(b, sec, field.of(at), size).map_or(String::new(), |(a, n)| list(b, a, n, size, hex))
+    };
+    let kernels = ids(AT.dpu_kernel_ids, KERNEL_ID, true);
+    let pre = ids(AT.pre_cdo_groups, GROUP_INDEX, false);
     b.set_value(
         id,
         format!(
@@ -399,4 +451,32 @@ fn cdo_group(b: &mut Builder<'_>, p: NodeId, j: u64, at: u64, sec: Sec) {
             cdo_type(ty).unwrap_or("unknown type")
         ),
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The records as xclbin.h (XRT) lays them out.
+    #[test]
+    fn records_match_xclbin_h() {
+        assert_eq!((PARTITION, AIE_PDI, CDO_GROUP), (184, 96, 96));
+        assert_eq!(aie_partition::AT.info.off, 0x20);
+        assert_eq!(aie_partition::AT.info.size, aie_partition_info::SIZE);
+        assert_eq!(aie_partition::AT.aie_pdi.off, 0x78);
+        assert_eq!(aie_partition::AT.kernel_commit_id.off, 0x80);
+        let cols = aie_partition_info::AT
+            .start_columns
+            .after(aie_partition::AT.info.off);
+        assert_eq!(cols.off, 0x28);
+        assert_eq!(
+            (aie_pdi::AT.pdi_image.off, aie_pdi::AT.cdo_groups.off),
+            (16, 24)
+        );
+        let g = cdo_group::AT;
+        assert_eq!(
+            (g.pdi_id.off, g.dpu_kernel_ids.off, g.pre_cdo_groups.off),
+            (8, 16, 24)
+        );
+    }
 }

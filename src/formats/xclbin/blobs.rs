@@ -3,6 +3,7 @@
 //! Offsets and string offsets in them are from the section start.
 
 use super::layout::{mpo_field, table_count, Sec, Strings, LE};
+use crate::model::record::record;
 use crate::model::{read_uint, Builder, Fields, NodeId, Value};
 
 /// Where a record keeps its image: the offsets (in the record) of the
@@ -220,24 +221,43 @@ pub(crate) fn aie_resources_bin(b: &mut Builder<'_>, sec: Sec) {
     });
 }
 
+record! {
+    /// `mcs`'s head (xclbin.h): how many chunks follow.
+    mod mcs_head: McsHead (LE) {
+        m_count: i8 = "m_count", Show::Int,
+        m_unused: [u8; 7] = "m_unused", Show::Bytes,
+    }
+}
+
+record! {
+    /// `mcs_chunk` (xclbin.h): a chunk's type and where its data is.
+    mod mcs_chunk: McsChunk (LE) {
+        m_type: u8 = "m_type", Show::Named(mcs_type),
+        m_unused: [u8; 7] = "m_unused", Show::Bytes,
+        m_offset: u64 = "m_offset", Show::Hex,
+        m_size: u64 = "m_size", Show::Auto,
+    }
+}
+
 /// MCS: a count, then chunks that each name their data in the section.
 pub(crate) fn mcs(b: &mut Builder<'_>, sec: Sec) {
-    const CHUNK: u64 = 24;
-    if !sec.need(b, 8, "mcs") {
+    const CHUNK: u64 = mcs_chunk::SIZE;
+    const HEAD: u64 = mcs_head::SIZE;
+    if !sec.need(b, HEAD, "mcs") {
         return;
     }
-    let n = table_count(b, sec, "m_count", sec.abs, 1, true, sec.abs + 8, CHUNK);
-    Fields::new(b, sec.node, sec.abs + 1, LE).bytes("m_unused", 7);
-    let table = b.group(sec.node, "m_chunk", sec.abs + 8, n * CHUNK);
+    let n = table_count(b, sec, "m_count", (mcs_head::AT.m_count, true), HEAD, CHUNK);
+    let mut f = Fields::new(b, sec.node, mcs_head::AT.m_unused.of(sec.abs), LE);
+    McsHead::show_part(&mut f, mcs_head::AT.m_unused.off, HEAD);
+    let table = b.group(sec.node, "m_chunk", sec.at(HEAD), n * CHUNK);
     // Chunks that overlap could make the same bytes be decoded again and
     // again: decode at most twice the section's bytes.
     let mut budget = sec.len.saturating_mul(2);
     b.set_value(table, Value::note(crate::model::Raw::U(n), "entries"));
     for i in 0..n {
-        let at = sec.abs + 8 + i * CHUNK;
-        let ty = read_uint(b, at, 1, LE).unwrap_or(0);
-        let rel = read_uint(b, at + 8, 8, LE).unwrap_or(0);
-        let len = read_uint(b, at + 16, 8, LE).unwrap_or(0);
+        let at = sec.at(HEAD) + i * CHUNK;
+        let r = McsChunk::read(b.slice(at, CHUNK)).ok();
+        let (ty, rel, len) = r.map_or((0, 0, 0), |r| (u64::from(r.m_type), r.m_offset, r.m_size));
         let id = b.group(table, format!("[{i}]"), at, CHUNK);
         b.set_value(
             id,
@@ -247,18 +267,13 @@ pub(crate) fn mcs(b: &mut Builder<'_>, sec: Sec) {
                 Value::uint(len)
             ),
         );
-        let mut f = Fields::new(b, id, at, LE);
-        f.named("m_type", 1, mcs_type);
-        f.bytes("m_unused", 7);
-        f.hex("m_offset", 8);
-        let off = f.last().filter(|_| f.ok());
-        f.u64("m_size");
+        let off = McsChunk::show(&mut Fields::new(b, id, at, LE)).m_offset;
         if let Some(data) = blob(
             b,
             sec,
             &format!("[{i}] data"),
-            at + 8,
-            8,
+            mcs_chunk::AT.m_offset.of(at),
+            mcs_chunk::AT.m_offset.size,
             rel,
             len,
             &format!("MCS chunk [{i}]"),

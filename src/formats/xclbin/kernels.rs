@@ -4,7 +4,7 @@
 
 use super::layout::SECTION_HEADER;
 use super::layout::{
-    kind, platform, times, version, SectionHeader, HEADER, MAX_SECTIONS, SECTIONS,
+    kind, times, version, Platform, SectionHeader, HEADER, MAX_SECTIONS, SECTIONS,
 };
 
 /// The arguments of the xclbin's NPU kernels (`type="dpu"` in its
@@ -56,10 +56,8 @@ fn metadata(d: &[u8]) -> Option<&str> {
     if !super::detect(d) {
         return None;
     }
-    let at =
-        usize::try_from(HEADER + times::SIZE + version::SIZE + platform::AT.m_num_sections.off)
-            .ok()?;
-    let n = u32::from_le_bytes(d.get(at..at + 4)?.try_into().ok()?);
+    let at = usize::try_from(HEADER + times::SIZE + version::SIZE).ok()?;
+    let n = Platform::read(d.get(at..)?).ok()?.m_num_sections;
     for i in 0..u64::from(n).min(MAX_SECTIONS) {
         let s = usize::try_from(SECTIONS + i * SECTION_HEADER).ok()?;
         let h = SectionHeader::read(d.get(s..)?).ok()?;

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::model::record::record;
+use crate::model::record::{record, At};
 use crate::model::{text, Builder, Endian, Fields, NodeId, Radix, Raw, Value};
 
 pub const MAGIC: &[u8] = b"xclbin2\0";
@@ -59,6 +59,23 @@ record! {
         offset: u64 = "m_sectionOffset", Show::Hex,
         size: u64 = "m_sectionSize", Show::Auto,
     }
+}
+
+record! {
+    /// An `array_offset`: how many entries an array has and where it is,
+    /// from the section start.
+    pub(crate) mod array_offset: ArrayOffset (LE) {
+        size: u32 = "size", Show::Auto,
+        offset: u32 = "offset", Show::Hex,
+    }
+}
+
+/// The `array_offset` at `at` as (count, offset from the section start),
+/// or `None` where it is not all there.
+pub(crate) fn array_at(b: &Builder<'_>, at: u64) -> Option<(u64, u64)> {
+    ArrayOffset::read(b.slice(at, array_offset::SIZE))
+        .ok()
+        .map(|a| (u64::from(a.size), u64::from(a.offset)))
 }
 
 /// The section header at `at`: all zeros where it is not all there.
@@ -180,6 +197,11 @@ pub(crate) struct Sec {
 impl Sec {
     pub fn end(&self) -> u64 {
         self.abs.saturating_add(self.len)
+    }
+    /// The absolute offset `rel` bytes into the section: where what
+    /// follows a head of `rel` bytes starts.
+    pub fn at(&self, rel: u64) -> u64 {
+        self.abs.saturating_add(rel)
     }
     /// The absolute offset of `[rel, rel+size)` if it lies in the section.
     pub fn range(&self, rel: u64, size: u64) -> Option<u64> {
@@ -303,7 +325,7 @@ pub(crate) fn arr_field(
     elem: u64,
 ) -> Option<(u64, u64)> {
     let at = f.at();
-    let (Some(count), Some(rel)) = (f.peek(at, 4), f.peek(at + 4, 4)) else {
+    let Some((count, rel)) = array_at(f.builder(), at) else {
         f.u64(name);
         return None;
     };
@@ -315,8 +337,7 @@ pub(crate) fn arr_field(
     let (p, id) = (f.parent(), f.last()?);
     f.seek(at);
     f.under(id);
-    f.u32("size");
-    f.hex("offset", 4);
+    ArrayOffset::show(f);
     f.under(p);
     if count > 0 && rel < sec.len {
         let size = count.saturating_mul(elem).min(sec.len - rel);
@@ -367,20 +388,20 @@ pub(crate) fn check_arr(
     Some((sec.abs + rel, n))
 }
 
-/// Reads a table's entry count at `off` (`size` bytes, signed if
-/// `signed`), adds it as a node and checks that `count` entries of
-/// `stride` bytes from `start` fit in the section. Returns how many fit.
-#[allow(clippy::too_many_arguments)]
+/// Reads a table's entry count (the field `count` of the section's head,
+/// signed if `signed`), adds it as a node and checks that `count` entries
+/// of `stride` bytes after the `head` bytes of the head fit in the
+/// section. Returns how many fit.
 pub(crate) fn table_count(
     b: &mut Builder<'_>,
     sec: Sec,
     name: &str,
-    off: u64,
-    size: u64,
-    signed: bool,
-    start: u64,
+    (count, signed): (At, bool),
+    head: u64,
     stride: u64,
 ) -> u64 {
+    let (off, size) = (count.of(sec.abs), count.size);
+    let start = sec.abs.saturating_add(head);
     let mut f = Fields::new(b, sec.node, off, LE);
     let count = if signed {
         match f.int(name, size) {

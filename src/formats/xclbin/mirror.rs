@@ -8,8 +8,7 @@
 use crate::formats::json;
 use crate::model::{text, Builder, NodeId, Value};
 
-use super::layout::{kind_name, SECTIONS, SECTION_HEADER};
-use crate::model::{read_uint, Endian};
+use super::layout::{kind_name, section_at, SECTIONS, SECTION_HEADER};
 
 pub(crate) const START: &[u8] = b"XCLBIN_MIRROR_DATA_START";
 pub(crate) const END: &[u8] = b"XCLBIN_MIRROR_DATA_END";
@@ -25,15 +24,12 @@ struct Row {
 }
 
 fn row(b: &Builder<'_>, off: u64, i: u64) -> Row {
-    let at = off + SECTIONS + i * SECTION_HEADER;
+    let h = section_at(b, off + SECTIONS + i * SECTION_HEADER);
     Row {
-        kind: read_uint(b, at, 4, Endian::Little).unwrap_or(0),
-        name: b
-            .read_bytes(at + 4, 16)
-            .map(text::fixed)
-            .unwrap_or_default(),
-        offset: read_uint(b, at + 0x18, 8, Endian::Little).unwrap_or(0),
-        size: read_uint(b, at + 0x20, 8, Endian::Little).unwrap_or(0),
+        kind: u64::from(h.kind),
+        name: text::fixed(&h.name),
+        offset: h.offset,
+        size: h.size,
     }
 }
 
@@ -135,7 +131,7 @@ pub(crate) fn parse(
     if headers.len() as u64 != count {
         let (a, z) = headers
             .first()
-            .map_or((open, open + 1), |m| (m.key_at, m.val_end));
+            .map_or((open, open + b"{".len()), |m| (m.key_at, m.val_end));
         b.warn(
             at(a),
             (z - a) as u64,

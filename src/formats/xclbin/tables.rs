@@ -86,6 +86,62 @@ record! {
     }
 }
 
+record! {
+    /// The head of MEM_TOPOLOGY and IP_LAYOUT: a count, padded to 8 bytes.
+    mod count_padded: CountPadded (LE) {
+        m_count: i32 = "m_count", Show::Int,
+        padding: [u8; 4] = "padding", Show::Bytes,
+    }
+}
+
+record! {
+    /// The head of CONNECTIVITY: a count.
+    mod count32: Count32 (LE) {
+        m_count: i32 = "m_count", Show::Int,
+    }
+}
+
+record! {
+    /// The head of DEBUG_IP_LAYOUT: an unsigned count, padded to 8 bytes.
+    mod debug_count: DebugCount (LE) {
+        m_count: u16 = "m_count", Show::Auto,
+        padding: [u8; 6] = "padding", Show::Bytes,
+    }
+}
+
+record! {
+    /// The head of CLOCK_FREQ_TOPOLOGY: a count.
+    mod count16: Count16 (LE) {
+        m_count: i16 = "m_count", Show::Int,
+    }
+}
+
+record! {
+    /// `properties` of a kernel IP (type 1): interrupt enable and id in
+    /// the first byte, then the control protocol.
+    mod ip_kernel: IpKernel (LE) {
+        interrupt: u8 = "interrupt", Show::Hidden,
+        m_ip_control: u8 = "m_ip_control", Show::Hidden,
+        unused: [u8; 2] = "unused", Show::Hidden,
+    }
+}
+
+record! {
+    /// `properties` of a PS kernel IP (type 7): subtype and function in
+    /// the first byte, the kernel id in the last two (12 bits).
+    mod ps_kernel: PsKernel (LE) {
+        kind: u8 = "kind", Show::Hidden,
+        unused: u8 = "unused", Show::Hidden,
+        m_kernel_id: u16 = "m_kernel_id", Show::Hidden,
+    }
+}
+
+/// Adds a table head's padding (the bytes after its count) under the
+/// section.
+fn head_padding(b: &mut Builder<'_>, sec: Sec, padding: At) {
+    Fields::new(b, sec.node, padding.of(sec.abs), LE).bytes("padding", padding.size);
+}
+
 const MEM_DATA: u64 = mem_data::SIZE;
 const CONNECTION: u64 = connection::SIZE;
 const IP_DATA: u64 = ip_data::SIZE;
@@ -100,18 +156,29 @@ fn mhz(v: u64) -> Value {
     Value::with(v, Radix::Dec, " MHz")
 }
 
+/// The memory types (`MEM_TYPE`) of streaming banks, whose size and base
+/// address are a route and a flow.
+const MEM_STREAMING: u64 = 3;
+const MEM_STREAMING_CONNECTION: u64 = 9;
+
+/// The IP types (`IP_TYPE`) whose `properties` are decoded.
+const IP_KERNEL: u64 = 1;
+const IP_MEM_DDR4: u64 = 4;
+const IP_MEM_HBM_ECC: u64 = 6;
+const IP_PS_KERNEL: u64 = 7;
+
 pub(crate) fn mem_type(v: u64) -> Option<&'static str> {
     Some(match v {
         0 => "MEM_DDR3",
         1 => "MEM_DDR4",
         2 => "MEM_DRAM",
-        3 => "MEM_STREAMING",
+        MEM_STREAMING => "MEM_STREAMING",
         4 => "MEM_PREALLOCATED_GLOB",
         5 => "MEM_ARE",
         6 => "MEM_HBM",
         7 => "MEM_BRAM",
         8 => "MEM_URAM",
-        9 => "MEM_STREAMING_CONNECTION",
+        MEM_STREAMING_CONNECTION => "MEM_STREAMING_CONNECTION",
         10 => "MEM_HOST",
         11 => "MEM_PS_KERNEL",
         _ => return None,
@@ -121,13 +188,13 @@ pub(crate) fn mem_type(v: u64) -> Option<&'static str> {
 pub(crate) fn ip_type(v: u64) -> Option<&'static str> {
     Some(match v {
         0 => "IP_MB",
-        1 => "IP_KERNEL",
+        IP_KERNEL => "IP_KERNEL",
         2 => "IP_DNASC",
         3 => "IP_DDR4_CONTROLLER",
-        4 => "IP_MEM_DDR4",
+        IP_MEM_DDR4 => "IP_MEM_DDR4",
         5 => "IP_MEM_HBM",
-        6 => "IP_MEM_HBM_ECC",
-        7 => "IP_PS_KERNEL",
+        IP_MEM_HBM_ECC => "IP_MEM_HBM_ECC",
+        IP_PS_KERNEL => "IP_PS_KERNEL",
         _ => return None,
     })
 }
@@ -235,10 +302,12 @@ impl Ctx {
         let find = |want: u32, stride: u64, name: &'static str| {
             secs.iter().zip(sec_of).find_map(|(e, s)| {
                 let s = s.filter(|_| e.kind == want)?;
-                let count = read_uint(b, s.abs, 4, LE).filter(|_| s.len >= 4)? as u32 as i32;
-                let room = s.len.saturating_sub(8) / stride;
+                let c = count_padded::AT.m_count;
+                let count = read_uint(b, c.of(s.abs), c.size, LE).filter(|_| s.len >= c.end())?
+                    as u32 as i32;
+                let room = s.len.saturating_sub(count_padded::SIZE) / stride;
                 Some(Table {
-                    start: s.abs + 8,
+                    start: s.abs.saturating_add(count_padded::SIZE),
                     count: u64::try_from(count).unwrap_or(0).min(room),
                     kind: name,
                 })
@@ -295,14 +364,15 @@ fn addr(v: u64) -> Value {
 // ---- MEM_TOPOLOGY / ASK_GROUP_TOPOLOGY ----
 
 pub(crate) fn mem_topology(b: &mut Builder<'_>, sec: Sec) {
-    if !sec.need(b, 4, "mem_topology's m_count") {
+    if !sec.need(b, count_padded::AT.m_count.end(), "mem_topology's m_count") {
         return;
     }
-    let n = table_count(b, sec, "m_count", sec.abs, 4, true, sec.abs + 8, MEM_DATA);
-    if sec.len >= 8 {
-        Fields::new(b, sec.node, sec.abs + 4, LE).bytes("padding", 4);
+    use count_padded::{AT, SIZE};
+    let n = table_count(b, sec, "m_count", (AT.m_count, true), SIZE, MEM_DATA);
+    if sec.len >= SIZE {
+        head_padding(b, sec, AT.padding);
         let elem: ElemFn = Arc::new(mem_data);
-        b.array(sec.node, "m_mem_data", sec.abs + 8, n, MEM_DATA, elem);
+        b.array(sec.node, "m_mem_data", sec.at(SIZE), n, MEM_DATA, elem);
     }
 }
 
@@ -314,7 +384,7 @@ fn mem_data(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64) {
     let base = r.map_or(0, |r| r.m_base_address);
     let tag = r.map_or_else(String::new, |r| text::fixed(&r.m_tag));
     let id = b.group(p, elem_name(i, &tag), at, MEM_DATA);
-    let streaming = matches!(ty, 3 | 9);
+    let streaming = matches!(ty, MEM_STREAMING | MEM_STREAMING_CONNECTION);
     let summary = if streaming {
         format!("route {size}, flow {base}")
     } else {
@@ -370,10 +440,11 @@ fn check_index(
 }
 
 pub(crate) fn connectivity(b: &mut Builder<'_>, sec: Sec, ctx: &Ctx, grouped: bool) {
-    if !sec.need(b, 4, "connectivity's m_count") {
+    if !sec.need(b, count32::SIZE, "connectivity's m_count") {
         return;
     }
-    let n = table_count(b, sec, "m_count", sec.abs, 4, true, sec.abs + 4, CONNECTION);
+    use count32::{AT, SIZE};
+    let n = table_count(b, sec, "m_count", (AT.m_count, true), SIZE, CONNECTION);
     let mem = if grouped {
         ctx.group_mem.or(ctx.mem)
     } else {
@@ -396,7 +467,7 @@ pub(crate) fn connectivity(b: &mut Builder<'_>, sec: Sec, ctx: &Ctx, grouped: bo
     }
     let mut bad = 0u64;
     for i in 0..n {
-        let at = sec.abs + 4 + i * CONNECTION;
+        let at = sec.at(SIZE) + i * CONNECTION;
         let r = Connection::read_zeroed(b.slice(at, CONNECTION), LE).ok();
         let ip_i = r.map_or(0, |r| r.m_ip_layout_index);
         let mem_i = r.map_or(0, |r| r.mem_data_index);
@@ -416,7 +487,7 @@ pub(crate) fn connectivity(b: &mut Builder<'_>, sec: Sec, ctx: &Ctx, grouped: bo
     }
     let elem: ElemFn =
         Arc::new(move |b: &mut Builder<'_>, p, i, at| connection(b, p, i, at, ip, mem));
-    b.array(sec.node, "m_connection", sec.abs + 4, n, CONNECTION, elem);
+    b.array(sec.node, "m_connection", sec.at(SIZE), n, CONNECTION, elem);
 }
 
 /// The entry `v` of table `t` (of `stride`-byte entries whose name is
@@ -493,14 +564,15 @@ fn connection(
 // ---- IP_LAYOUT ----
 
 pub(crate) fn ip_layout(b: &mut Builder<'_>, sec: Sec) {
-    if !sec.need(b, 4, "ip_layout's m_count") {
+    if !sec.need(b, count_padded::AT.m_count.end(), "ip_layout's m_count") {
         return;
     }
-    let n = table_count(b, sec, "m_count", sec.abs, 4, true, sec.abs + 8, IP_DATA);
-    if sec.len >= 8 {
-        Fields::new(b, sec.node, sec.abs + 4, LE).bytes("padding", 4);
+    use count_padded::{AT, SIZE};
+    let n = table_count(b, sec, "m_count", (AT.m_count, true), SIZE, IP_DATA);
+    if sec.len >= SIZE {
+        head_padding(b, sec, AT.padding);
         let elem: ElemFn = Arc::new(ip_data);
-        b.array(sec.node, "m_ip_data", sec.abs + 8, n, IP_DATA, elem);
+        b.array(sec.node, "m_ip_data", sec.at(SIZE), n, IP_DATA, elem);
     }
 }
 
@@ -533,7 +605,7 @@ fn properties(f: &mut Fields<'_, '_>, ty: u64) {
         return;
     };
     match ty {
-        1 => {
+        IP_KERNEL => {
             let on = v & 1;
             let irq = (v & 0xFE) >> 1;
             let ctrl = (v & 0xFF00) >> 8;
@@ -546,9 +618,10 @@ fn properties(f: &mut Fields<'_, '_>, ty: u64) {
             b.leaf(id, "m_int_enable", at, 1, Value::dec(on));
             b.leaf(id, "m_interrupt_id", at, 1, Value::dec(irq));
             let ctrl_v = Value::named(ctrl, ip_control(ctrl));
-            b.leaf(id, "m_ip_control", at + 1, 1, ctrl_v);
+            let c = ip_kernel::AT.m_ip_control;
+            b.leaf(id, "m_ip_control", c.of(at), c.size, ctrl_v);
         }
-        7 => {
+        IP_PS_KERNEL => {
             let sub = v & 3;
             let func = (v >> 4) & 3;
             let kid = (v >> 16) & 0xFFF;
@@ -561,9 +634,10 @@ fn properties(f: &mut Fields<'_, '_>, ty: u64) {
             b.leaf(id, "m_subtype", at, 1, Value::named(sub, ps_subtype(sub)));
             let func_v = Value::named(func, ps_functional(func));
             b.leaf(id, "m_functional", at, 1, func_v);
-            b.leaf(id, "m_kernel_id", at + 2, 2, Value::uint(kid));
+            let k = ps_kernel::AT.m_kernel_id;
+            b.leaf(id, "m_kernel_id", k.of(at), k.size, Value::uint(kid));
         }
-        4..=6 => {
+        IP_MEM_DDR4..=IP_MEM_HBM_ECC => {
             let rest = format!(" (index {}, pc index {})", v & 0xFFFF, (v >> 16) & 0xFF);
             let id = b.leaf(p, "properties", at, 4, wide(v, rest));
             IpIndex::show(&mut Fields::new(b, id, at, LE));
@@ -582,30 +656,20 @@ fn wide(v: u64, rest: String) -> Value {
 // ---- DEBUG_IP_LAYOUT ----
 
 pub(crate) fn debug_ip_layout(b: &mut Builder<'_>, sec: Sec) {
-    if !sec.need(b, 2, "debug_ip_layout's m_count") {
+    if !sec.need(
+        b,
+        debug_count::AT.m_count.end(),
+        "debug_ip_layout's m_count",
+    ) {
         return;
     }
-    let n = table_count(
-        b,
-        sec,
-        "m_count",
-        sec.abs,
-        2,
-        false,
-        sec.abs + 8,
-        DEBUG_IP_DATA,
-    );
-    if sec.len >= 8 {
-        Fields::new(b, sec.node, sec.abs + 2, LE).bytes("padding", 6);
+    use debug_count::{AT, SIZE};
+    let n = table_count(b, sec, "m_count", (AT.m_count, false), SIZE, DEBUG_IP_DATA);
+    if sec.len >= SIZE {
+        head_padding(b, sec, AT.padding);
         let elem: ElemFn = Arc::new(debug_ip_data);
-        b.array(
-            sec.node,
-            "m_debug_ip_data",
-            sec.abs + 8,
-            n,
-            DEBUG_IP_DATA,
-            elem,
-        );
+        let start = sec.at(SIZE);
+        b.array(sec.node, "m_debug_ip_data", start, n, DEBUG_IP_DATA, elem);
     }
 }
 
@@ -633,12 +697,13 @@ fn debug_ip_data(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64) {
 // ---- CLOCK_FREQ_TOPOLOGY ----
 
 pub(crate) fn clock_freq_topology(b: &mut Builder<'_>, sec: Sec) {
-    if !sec.need(b, 2, "clock_freq_topology's m_count") {
+    if !sec.need(b, count16::SIZE, "clock_freq_topology's m_count") {
         return;
     }
-    let n = table_count(b, sec, "m_count", sec.abs, 2, true, sec.abs + 2, CLOCK_FREQ);
+    use count16::{AT, SIZE};
+    let n = table_count(b, sec, "m_count", (AT.m_count, true), SIZE, CLOCK_FREQ);
     let elem: ElemFn = Arc::new(clock_freq);
-    b.array(sec.node, "m_clock_freq", sec.abs + 2, n, CLOCK_FREQ, elem);
+    b.array(sec.node, "m_clock_freq", sec.at(SIZE), n, CLOCK_FREQ, elem);
 }
 
 fn clock_freq(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64) {

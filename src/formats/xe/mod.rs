@@ -17,15 +17,18 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::model::record::Record;
+use crate::model::record::{record, Record};
 use crate::model::{
-    read_uint, text, Builder, Configures, Endian, Fact, Fields, Format, NodeId, Radix, Raw, Seq,
-    Step, Value, GROUP,
+    read_uint, text, Builder, Configures, Fact, Fields, Format, NodeId, Radix, Raw, Seq, Step,
+    Value, GROUP,
 };
 
 use super::xml;
 
+mod image;
 mod sector;
+
+use image::{elf_addr_at, elf_entry};
 
 use sector::{
     arch_of, contents, file_header, label_of, load, node_desc, sector_header, Contents, FileHeader,
@@ -555,62 +558,6 @@ fn check_data(b: &Builder<'_>, s: &mut Sector, out: &mut Problems) {
     }
 }
 
-/// The entry point of the ELF image at `off`.
-fn elf_entry(b: &Builder<'_>, off: u64, len: u64) -> Option<u64> {
-    let class = b.read_u8(off + 4)?;
-    let e = if b.read_u8(off + 5)? == 2 {
-        Endian::Big
-    } else {
-        LE
-    };
-    match class {
-        1 if len >= 28 => b.read_u32(off + 24, e).map(u64::from),
-        2 if len >= 32 => b.read_u64(off + 24, e),
-        _ => None,
-    }
-}
-
-/// `PT_LOAD`.
-const PT_LOAD: u32 = 1;
-/// Program headers looked at, at most.
-const MAX_PHDRS: u64 = 256;
-
-/// Where address `addr` of the ELF image at `[off, off+len)` is in the
-/// file: in the bytes of the loaded segment that holds it.
-fn elf_addr_at(b: &Builder<'_>, off: u64, len: u64, addr: u64) -> Option<u64> {
-    let is64 = b.read_u8(off + 4)? == 2;
-    let e = if b.read_u8(off + 5)? == 2 {
-        Endian::Big
-    } else {
-        LE
-    };
-    let word = |o: u64| {
-        if is64 {
-            b.read_u64(off + o, e)
-        } else {
-            b.read_u32(off + o, e).map(u64::from)
-        }
-    };
-    // e_phoff, e_phentsize, e_phnum; p_offset, p_vaddr, p_filesz.
-    let (phoff, phentsize, phnum) = if is64 { (32, 54, 56) } else { (28, 42, 44) };
-    let (p_offset, p_vaddr, p_filesz) = if is64 { (8, 16, 32) } else { (4, 8, 16) };
-    let table = word(phoff)?;
-    let es = u64::from(b.read_u16(off + phentsize, e)?);
-    let n = u64::from(b.read_u16(off + phnum, e)?).min(MAX_PHDRS);
-    for i in 0..n {
-        let h = table.checked_add(i.checked_mul(es)?)?;
-        if h.checked_add(es)? > len || b.read_u32(off + h, e)? != PT_LOAD {
-            continue;
-        }
-        let (o, v, size) = (word(h + p_offset)?, word(h + p_vaddr)?, word(h + p_filesz)?);
-        if addr >= v && addr - v < size {
-            let at = o.checked_add(addr - v)?;
-            return (at < len).then(|| off + at);
-        }
-    }
-    None
-}
-
 /// Groups the BINARY, ELF, GOTO and CALL sectors by tile, checks each
 /// tile's boot order and works out which image each GOTO and CALL starts.
 fn boot(b: &mut Builder<'_>, secs: &mut [Sector]) -> Vec<Tile> {
@@ -969,11 +916,11 @@ fn proginfo(b: &mut Builder<'_>, d: NodeId, o: u64, n: u64) {
     let mut marks: Vec<u64> = Vec::new();
     let mut count = 0u64;
     let mut p = o;
-    while p + 4 <= end {
+    while p + RECORD_HEAD <= end {
         let Some(len) = record_len(b, p) else {
             break;
         };
-        if len < 4 || p + len > end {
+        if len < RECORD_HEAD || p + len > end {
             break;
         }
         if count.is_multiple_of(GROUP) {
@@ -1001,23 +948,38 @@ fn proginfo(b: &mut Builder<'_>, d: NodeId, o: u64, n: u64) {
         ),
     );
     let step: Step = Arc::new(|b: &mut Builder<'_>, parent, i, a| {
-        let len = record_len(b, a).filter(|&l| l >= 4)?;
+        let len = record_len(b, a).filter(|&l| l >= RECORD_HEAD)?;
         record(b, parent, i, a, a + len);
         Some(a + len)
     });
     b.seq(d, Seq::from_marks(marks, count, end, step));
 }
 
+record! {
+    /// A PROGINFO record's head: its kind and its length in words.
+    mod proginfo_record: ProginfoRecord (LE) {
+        kind: u16 = "kind", Show::Auto,
+        length: u16 = "length", Show::Auto,
+    }
+}
+
+/// The size of a PROGINFO record's head, of a word, and how many words a
+/// record's summary shows.
+const RECORD_HEAD: u64 = proginfo_record::SIZE;
+const WORD: u64 = 4;
+const WORDS_SHOWN: u64 = 8;
+
 /// The length in bytes of the PROGINFO record at `p`.
 fn record_len(b: &Builder<'_>, p: u64) -> Option<u64> {
-    b.read_u16(p + 2, LE).map(|w| u64::from(w) * 4)
+    let at = proginfo_record::AT.length;
+    read_uint(b, at.of(p), at.size, LE).map(|w| w * WORD)
 }
 
 fn record(b: &mut Builder<'_>, parent: NodeId, i: u64, a: u64, z: u64) {
     let kind = b.read_u16(a, LE).unwrap_or(0);
-    let words: Vec<String> = (a + 4..z)
-        .step_by(4)
-        .take(8)
+    let words: Vec<String> = (a + RECORD_HEAD..z)
+        .step_by(WORD as usize)
+        .take(WORDS_SHOWN as usize)
         .filter_map(|w| b.read_u32(w, LE))
         .map(|w| {
             if w < 10 {
@@ -1027,14 +989,17 @@ fn record(b: &mut Builder<'_>, parent: NodeId, i: u64, a: u64, z: u64) {
             }
         })
         .collect();
-    let more = if z - a > 36 { " …" } else { "" };
+    let more = if z - a > RECORD_HEAD + WORDS_SHOWN * WORD {
+        " …"
+    } else {
+        ""
+    };
     let r = b.group(parent, format!("[{i}]"), a, z - a);
     b.set_value(r, format!("kind {kind}: {}{more}", words.join(" ")));
     let mut f = Fields::new(b, r, a, LE);
-    f.u16("kind");
-    f.u16("length");
-    if z > a + 4 {
-        f.bytes("words", z - a - 4);
+    ProginfoRecord::show(&mut f);
+    if z > a + RECORD_HEAD {
+        f.bytes("words", z - a - RECORD_HEAD);
     }
 }
 

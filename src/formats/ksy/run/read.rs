@@ -4,6 +4,9 @@
 
 use super::*;
 
+/// A terminator is one byte.
+const TERMINATOR: u64 = 1;
+
 impl Run<'_> {
     /// Reads `n` bytes at the position of `io` (aligned to a byte).
     pub(super) fn read_bytes(&mut self, io: usize, n: u64) -> Res<(u64, &[u8])> {
@@ -301,8 +304,8 @@ impl Run<'_> {
             let (take, advance) = match found {
                 Some(k) => {
                     let k = k as u64;
-                    let take = if a.include { k + 1 } else { k };
-                    let adv = if a.consume { k + 1 } else { k };
+                    let take = if a.include { k + TERMINATOR } else { k };
+                    let adv = if a.consume { k + TERMINATOR } else { k };
                     (take, adv)
                 }
                 None if a.eos_error => {
@@ -328,8 +331,7 @@ impl Run<'_> {
         let mut b: Arc<[u8]> = raw.clone();
         if a.process.is_none() {
             if let Some(p) = a.pad_right {
-                let end = b.iter().rposition(|&c| c != p).map_or(0, |k| k + 1);
-                b = Arc::from(b.get(..end).unwrap_or(&[]));
+                b = Arc::from(crate::model::text::strip_padding(&b, p));
             }
             let term = match ty {
                 Type::Str { z: true } => Some(a.terminator.unwrap_or(0)),
@@ -337,7 +339,11 @@ impl Run<'_> {
             };
             if let Some(t) = term {
                 if let Some(k) = b.iter().position(|&c| c == t) {
-                    let keep = if a.include { k + 1 } else { k };
+                    let keep = if a.include {
+                        k + TERMINATOR as usize
+                    } else {
+                        k
+                    };
                     b = Arc::from(b.get(..keep).unwrap_or(&[]));
                 }
             }
