@@ -110,10 +110,12 @@ impl elf::Sections for Descriptors {
         // The processor, for the register granules.
         let (flags, abi) = (e.flags, e.abiversion);
         let proc_name = processor(flags).unwrap_or("");
-        let Some(st) = e
-            .symtab()
-            .or_else(|| e.secs.iter().find(|s| s.typ == 11).map(|s| s.index))
-        else {
+        let Some(st) = e.symtab().or_else(|| {
+            e.secs
+                .iter()
+                .find(|s| s.typ == elf::SHT_DYNSYM)
+                .map(|s| s.index)
+        }) else {
             return;
         };
         let Some(sec) = e.sec(st.into()) else { return };

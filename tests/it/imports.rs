@@ -144,7 +144,7 @@ fn raw_string(b: &[u8], i: usize) -> Option<(usize, usize)> {
 
 /// The code without its `#[cfg(test)]` modules: unit tests may build
 /// trees through the registry that the code under test sits below.
-fn without_tests(code: &str) -> String {
+pub(super) fn without_tests(code: &str) -> String {
     let mut out = String::with_capacity(code.len());
     let mut rest = code;
     while let Some(i) = rest.find("#[cfg(test)]") {
@@ -600,26 +600,24 @@ fn no_import_cycle_among_the_files_of_src() {
 /// The circles left to break, each a module's files among themselves (a
 /// `mod.rs` whose items its children use while it re-exports theirs, or
 /// children that share helpers both ways). None reaches outside its module.
-const KNOWN: &[&[&str]] = &[
-    &[
-        "formats/elf/code.rs",
-        "formats/elf/contents.rs",
-        "formats/elf/dwarf/abbrev.rs",
-        "formats/elf/dwarf/entries.rs",
-        "formats/elf/dwarf/indexed.rs",
-        "formats/elf/dwarf/mod.rs",
-        "formats/elf/dynamic.rs",
-        "formats/elf/hash.rs",
-        "formats/elf/mod.rs",
-        "formats/elf/notes.rs",
-        "formats/elf/placed.rs",
-        "formats/elf/relocations.rs",
-        "formats/elf/symbolize.rs",
-        "formats/elf/symbols.rs",
-        "formats/elf/vendor.rs",
-        "formats/elf/versions.rs",
-    ],
-];
+const KNOWN: &[&[&str]] = &[&[
+    "formats/elf/code.rs",
+    "formats/elf/contents.rs",
+    "formats/elf/dwarf/abbrev.rs",
+    "formats/elf/dwarf/entries.rs",
+    "formats/elf/dwarf/indexed.rs",
+    "formats/elf/dwarf/mod.rs",
+    "formats/elf/dynamic.rs",
+    "formats/elf/hash.rs",
+    "formats/elf/mod.rs",
+    "formats/elf/notes.rs",
+    "formats/elf/placed.rs",
+    "formats/elf/relocations.rs",
+    "formats/elf/symbolize.rs",
+    "formats/elf/symbols.rs",
+    "formats/elf/vendor.rs",
+    "formats/elf/versions.rs",
+]];
 
 #[test]
 fn the_reader_sees_paths_through_reexports_and_comments() {

@@ -39,6 +39,7 @@ mod npu_aie2elf;
 mod npu_elf;
 mod oddfiles;
 mod offload;
+mod offsets;
 mod parallel;
 mod pdi;
 mod sizes;

@@ -43,7 +43,7 @@ use records::{ehdr64, either, ident, phdr64, widen, Ident};
 /// `e_type` of a relocatable object.
 const ET_REL: u16 = 1;
 
-pub use constants::{EM_AMDGPU, EM_CUDA, EM_INTELGT, EM_XCORE, SHT_LLVM_OFFLOADING};
+pub use constants::{EM_AMDGPU, EM_CUDA, EM_INTELGT, EM_XCORE, SHT_DYNSYM, SHT_LLVM_OFFLOADING};
 
 /// The AMDGPU processor an `EF_AMDGPU_MACH` value names.
 pub fn amdgpu_mach_name(mach: u32) -> Option<&'static str> {
