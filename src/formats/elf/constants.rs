@@ -21,6 +21,8 @@ pub const ELFCLASS64: u8 = 2;
 /// EI_DATA of little- and big-endian files.
 pub const ELFDATA2LSB: u8 = 1;
 pub const ELFDATA2MSB: u8 = 2;
+/// p_type of a loadable segment.
+pub const PT_LOAD: u32 = 1;
 
 pub fn class(v: u8) -> Option<&'static str> {
     Some(match v {

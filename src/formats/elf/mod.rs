@@ -38,12 +38,18 @@ use std::sync::Arc;
 use crate::model::facts::Mapping;
 use crate::model::record::At;
 use crate::model::{named, num, text, Builder, Endian, Fact, Fields, NodeId, Raw, Value};
-use records::{ehdr64, either, ident, phdr64, widen, Ident};
+/// The layouts of the headers, for formats that find their way in an ELF
+/// image on their own (an XE sector's entry point).
+pub(crate) use records::{ehdr32, ehdr64, ident, phdr32, phdr64};
+use records::{either, widen, Ident};
 
 /// `e_type` of a relocatable object.
 const ET_REL: u16 = 1;
 
-pub use constants::{EM_AMDGPU, EM_CUDA, EM_INTELGT, EM_XCORE, SHT_DYNSYM, SHT_LLVM_OFFLOADING};
+pub use constants::{
+    ELFCLASS32, ELFCLASS64, ELFDATA2MSB, EM_AMDGPU, EM_CUDA, EM_INTELGT, EM_XCORE, PT_LOAD,
+    SHT_DYNSYM, SHT_LLVM_OFFLOADING,
+};
 
 /// The AMDGPU processor an `EF_AMDGPU_MACH` value names.
 pub fn amdgpu_mach_name(mach: u32) -> Option<&'static str> {
@@ -934,7 +940,7 @@ fn build_map(elf: &mut Elf, phdrs: &[Seg]) {
     if map.is_empty() {
         map = phdrs
             .iter()
-            .filter(|p| p.typ == 1 && p.filesz > 0)
+            .filter(|p| p.typ == constants::PT_LOAD && p.filesz > 0)
             .map(|p| (p.vaddr, p.filesz, p.offset))
             .collect();
     }

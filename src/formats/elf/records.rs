@@ -80,14 +80,14 @@ macro_rules! classes {
                 }
             }
         }
-        pub(super) use $group::w32::$m32;
-        pub(super) use $group::w64::$m64;
+        pub(crate) use $group::w32::$m32;
+        pub(crate) use $group::w64::$m64;
     };
 }
 
 record! {
     /// e_ident: the 16 bytes every ELF starts with.
-    pub(super) mod ident: Ident (Endian::Little) {
+    pub(crate) mod ident: Ident (Endian::Little) {
         mag: [u8; 4] = "EI_MAG", Show::Span(magic),
         class: u8 = "EI_CLASS", Show::Named(|v| constants::class(v as u8)),
         data: u8 = "EI_DATA", Show::Named(|v| constants::data(v as u8)),
@@ -141,7 +141,7 @@ classes! {
 
 record! {
     /// An ELF32 program header (p_flags after p_memsz).
-    pub(super) mod phdr32: Phdr32 (Endian::Little) {
+    pub(crate) mod phdr32: Phdr32 (Endian::Little) {
         /// Named by the machine once read.
         p_type: u32 = "p_type", Show::Auto,
         p_offset: u32 = "p_offset", Show::Auto,
@@ -156,7 +156,7 @@ record! {
 
 record! {
     /// An ELF64 program header (p_flags after p_type).
-    pub(super) mod phdr64: Phdr64 (Endian::Little) {
+    pub(crate) mod phdr64: Phdr64 (Endian::Little) {
         /// Named by the machine once read.
         p_type: u32 = "p_type", Show::Auto,
         p_flags: u32 = "p_flags", Show::Value(|v| constants::pflags_value(v as u32)),

@@ -1,83 +1,15 @@
 //! Where an ELF sector's code starts: its ELF header's entry point, found
-//! in the bytes of the loaded segment that holds it. Only the fields that
-//! takes are declared, in either class and byte order.
+//! in the bytes of the loaded segment that holds it, read through the ELF
+//! reader's header layouts, in either class and byte order.
 
-use crate::model::record::{record, At};
+use crate::formats::elf::{
+    ehdr32, ehdr64, ident, phdr32, phdr64, ELFCLASS32, ELFCLASS64, ELFDATA2MSB, PT_LOAD,
+};
+use crate::model::record::At;
 use crate::model::{read_uint, Builder, Endian};
 
 use super::sector::LE;
 
-record! {
-    /// `e_ident`'s class and byte order.
-    mod ident: Ident (LE) {
-        magic: [u8; 4] = "EI_MAG", Show::Bytes,
-        class: u8 = "EI_CLASS", Show::Auto,
-        data: u8 = "EI_DATA", Show::Auto,
-    }
-}
-
-record! {
-    /// `Elf32_Ehdr` up to `e_phnum`.
-    mod ehdr32: Ehdr32 (LE) {
-        e_ident: [u8; 16] = "e_ident", Show::Bytes,
-        e_type: u16 = "e_type", Show::Auto,
-        e_machine: u16 = "e_machine", Show::Auto,
-        e_version: u32 = "e_version", Show::Auto,
-        e_entry: u32 = "e_entry", Show::Hex,
-        e_phoff: u32 = "e_phoff", Show::Hex,
-        e_shoff: u32 = "e_shoff", Show::Hex,
-        e_flags: u32 = "e_flags", Show::Hex,
-        e_ehsize: u16 = "e_ehsize", Show::Auto,
-        e_phentsize: u16 = "e_phentsize", Show::Auto,
-        e_phnum: u16 = "e_phnum", Show::Auto,
-    }
-}
-
-record! {
-    /// `Elf64_Ehdr` up to `e_phnum`.
-    mod ehdr64: Ehdr64 (LE) {
-        e_ident: [u8; 16] = "e_ident", Show::Bytes,
-        e_type: u16 = "e_type", Show::Auto,
-        e_machine: u16 = "e_machine", Show::Auto,
-        e_version: u32 = "e_version", Show::Auto,
-        e_entry: u64 = "e_entry", Show::Hex,
-        e_phoff: u64 = "e_phoff", Show::Hex,
-        e_shoff: u64 = "e_shoff", Show::Hex,
-        e_flags: u32 = "e_flags", Show::Hex,
-        e_ehsize: u16 = "e_ehsize", Show::Auto,
-        e_phentsize: u16 = "e_phentsize", Show::Auto,
-        e_phnum: u16 = "e_phnum", Show::Auto,
-    }
-}
-
-record! {
-    /// `Elf32_Phdr` up to `p_filesz`.
-    mod phdr32: Phdr32 (LE) {
-        p_type: u32 = "p_type", Show::Auto,
-        p_offset: u32 = "p_offset", Show::Hex,
-        p_vaddr: u32 = "p_vaddr", Show::Hex,
-        p_paddr: u32 = "p_paddr", Show::Hex,
-        p_filesz: u32 = "p_filesz", Show::Auto,
-    }
-}
-
-record! {
-    /// `Elf64_Phdr` up to `p_filesz`.
-    mod phdr64: Phdr64 (LE) {
-        p_type: u32 = "p_type", Show::Auto,
-        p_flags: u32 = "p_flags", Show::Hex,
-        p_offset: u64 = "p_offset", Show::Hex,
-        p_vaddr: u64 = "p_vaddr", Show::Hex,
-        p_paddr: u64 = "p_paddr", Show::Hex,
-        p_filesz: u64 = "p_filesz", Show::Auto,
-    }
-}
-
-/// `ELFCLASS32`, `ELFCLASS64`, `ELFDATA2MSB`, `PT_LOAD`.
-const ELFCLASS32: u8 = 1;
-const ELFCLASS64: u8 = 2;
-const ELFDATA2MSB: u8 = 2;
-const PT_LOAD: u64 = 1;
 /// Program headers looked at, at most.
 const MAX_PHDRS: u64 = 256;
 
@@ -151,7 +83,7 @@ pub(super) fn elf_addr_at(b: &Builder<'_>, off: u64, len: u64, addr: u64) -> Opt
     let n = read(l.e_phnum, off)?.min(MAX_PHDRS);
     for i in 0..n {
         let h = table.checked_add(i.checked_mul(es)?)?;
-        if h.checked_add(es)? > len || read(l.p_type, off + h)? != PT_LOAD {
+        if h.checked_add(es)? > len || read(l.p_type, off + h)? != u64::from(PT_LOAD) {
             continue;
         }
         let at = off + h;
