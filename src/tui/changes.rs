@@ -178,11 +178,6 @@ impl Changes {
         self.side(side).exact.contains_key(path)
     }
 
-    /// The mark of a node of B (the newer tree) at `path`.
-    pub fn of_b(&self, path: &str) -> Mark {
-        self.of(Side::B, path)
-    }
-
     /// Whether something reported on `side` lies below (not at) `path`.
     pub(super) fn inside(&self, side: Side, path: &str) -> bool {
         self.side(side).above.contains(path)

@@ -84,12 +84,7 @@ impl App {
         // A jump out of view puts the row near the top, with context above.
         if let Some(row) = before {
             if row < off || row >= off + h {
-                let want = row.saturating_sub(SCROLLOFF.min(h.saturating_sub(1) / 2));
-                if want < off {
-                    self.tree_state.scroll_up(off - want);
-                } else {
-                    self.tree_state.scroll_down(want - off);
-                }
+                self.scroll_tree_to(row.saturating_sub(SCROLLOFF.min(h.saturating_sub(1) / 2)));
             }
         }
         self.keep_context();
@@ -119,11 +114,17 @@ impl App {
             off
         };
         // Never scroll past the last row.
-        let want = want.min(rows.len().saturating_sub(h));
+        self.scroll_tree_to(want.min(rows.len().saturating_sub(h)));
+    }
+
+    /// Scrolls the tree so that row `want` is its first (the widget stops
+    /// at the last row it drew). Returns whether the scroll changed.
+    pub(super) fn scroll_tree_to(&mut self, want: usize) -> bool {
+        let off = self.tree_state.get_offset();
         if want < off {
-            self.tree_state.scroll_up(off - want);
-        } else if want > off {
-            self.tree_state.scroll_down(want - off);
+            self.tree_state.scroll_up(off - want)
+        } else {
+            self.tree_state.scroll_down(want - off)
         }
     }
 

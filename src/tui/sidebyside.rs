@@ -47,8 +47,8 @@ pub struct Pair {
     /// Where the diff reports; without it, it runs at once.
     pub tx: Option<Sender<Message>>,
     followed: Option<Followed>,
-    /// The other explorer was made to follow and is levelled again once
-    /// drawn: its scroll is bounded by the rows it last drew.
+    /// The other explorer was made to follow but its scroll stopped short
+    /// (bounded by the rows it last drew): it is levelled again once drawn.
     leveling: bool,
 }
 
@@ -243,33 +243,28 @@ impl Pair {
         let (id, _) = partner(&src.doc.tree, src.selected, &mut dst.doc.tree);
         dst.select(id, true);
         *followed = Some(now);
-        self.level();
-        self.leveling = true;
+        self.leveling = !self.level().1;
     }
 
     /// Scrolls the other explorer so that the partner of the selection is
     /// on the selection's screen line: the rows either side adds above it (a
     /// compressed container's own, entries only one file has) scroll off
     /// rather than push it down, where there are rows enough above it.
-    /// Returns whether its scroll changed.
-    fn level(&mut self) -> bool {
+    /// Returns whether its scroll changed, and whether the partner is on
+    /// that line now.
+    fn level(&mut self) -> (bool, bool) {
         let [a, b] = &mut self.panes;
         let (src, dst) = if self.focused == 0 { (a, b) } else { (b, a) };
         let line = |a: &App| a.visible().iter().position(|&r| r == a.selected);
         let (Some(s), Some(d)) = (line(src), line(dst)) else {
-            return false;
+            return (false, true);
         };
         // The selection's screen line, negative or past the pane when the
         // wheel scrolled it out of view: the other tree scrolls alike.
         let off = src.tree_state.get_offset();
         let want = (d + off).saturating_sub(s);
-        let have = dst.tree_state.get_offset();
-        if want < have {
-            dst.tree_state.scroll_up(have - want);
-        } else {
-            dst.tree_state.scroll_down(want - have);
-        }
-        dst.tree_state.get_offset() != have
+        let changed = dst.scroll_tree_to(want);
+        (changed, dst.tree_state.get_offset() == want)
     }
 
     /// `c` / `C`: the next / previous change in the tree with the keys,
@@ -375,9 +370,9 @@ impl Screen for Pair {
                 .areas(body);
         self.render_panes(frame, [left, right]);
         // The tree widget bounds a scroll by the rows it last drew, so the
-        // other explorer, drawn with rows it has just opened, is levelled
-        // again and drawn once more.
-        if std::mem::take(&mut self.leveling) && self.level() {
+        // other explorer, cut short before it drew the rows it has just
+        // opened, is levelled again and drawn once more.
+        if std::mem::take(&mut self.leveling) && self.level().0 {
             frame.render_widget(ratatui::widgets::Clear, body);
             self.render_panes(frame, [left, right]);
         }

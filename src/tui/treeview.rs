@@ -11,7 +11,7 @@ use tui_tree_widget::{Tree as TreeWidget, TreeItem};
 use unicode_width::UnicodeWidthStr;
 
 use super::app::{App, Focus};
-use super::changes::Mark;
+use super::changes::{Mark, Side};
 use super::coderow;
 use super::columns::truncate;
 use super::theme;
@@ -51,7 +51,7 @@ fn row(app: &App, id: NodeId, depth: usize, width: usize) -> Line<'static> {
     // marks it (a sign that reads without colour, and the diff's colour);
     // with two files, what differs from the other file.
     let mark = match (&app.reloaded, &app.compare) {
-        (Some(c), _) => Some(c.of_b(&app.doc.tree.path_string(id))),
+        (Some(c), _) => Some(c.of(Side::B, &app.doc.tree.path_string(id))),
         (None, Some(c)) => Some(c.mark(&app.doc.tree.path_string(id))),
         (None, None) => None,
     };
