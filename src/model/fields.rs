@@ -176,11 +176,7 @@ impl<'b, 'a> Fields<'b, 'a> {
     /// A field of `size` bytes (1 to 8) whose value `f` makes from the
     /// number read. Returns the number.
     pub fn field(&mut self, name: &str, size: u64, f: impl FnOnce(u64) -> Value) -> Option<u64> {
-        let at = self.at;
-        let v = self.read(name, size)?;
-        self.last = Some(self.b.leaf(self.parent, name, at, size, f(v)));
-        self.at = at.saturating_add(size);
-        Some(v)
+        self.put(name, size, f, |b, p, at, v| b.leaf(p, name, at, size, v))
     }
 
     /// [`Fields::field`] for a name that is a constant of the parser (a
@@ -192,9 +188,23 @@ impl<'b, 'a> Fields<'b, 'a> {
         size: u64,
         f: impl FnOnce(u64) -> Value,
     ) -> Option<u64> {
+        self.put(name, size, f, |b, p, at, v| b.field(p, name, at, size, v))
+    }
+
+    /// Reads a field of `size` bytes at the cursor and adds its node with
+    /// `add` (parent, offset, value): what [`Fields::field`] and
+    /// [`Fields::field_static`] share.
+    #[inline]
+    fn put(
+        &mut self,
+        name: &str,
+        size: u64,
+        f: impl FnOnce(u64) -> Value,
+        add: impl FnOnce(&mut Builder<'a>, NodeId, u64, Value) -> NodeId,
+    ) -> Option<u64> {
         let at = self.at;
         let v = self.read(name, size)?;
-        self.last = Some(self.b.field(self.parent, name, at, size, f(v)));
+        self.last = Some(add(self.b, self.parent, at, f(v)));
         self.at = at.saturating_add(size);
         Some(v)
     }

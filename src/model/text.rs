@@ -177,7 +177,6 @@ pub fn from_bytes(b: &[u8]) -> String {
     out
 }
 
-/// Like [`from_bytes`], quoted, for string values.
 /// `b` without the `pad` bytes at its end (NUL padding after a text).
 pub fn strip_padding(b: &[u8], pad: u8) -> &[u8] {
     trim_end_by(b, |c| c == pad)
@@ -189,6 +188,7 @@ pub fn trim_end_by(b: &[u8], pad: impl Fn(u8) -> bool) -> &[u8] {
     b.get(..b.len() - n).unwrap_or(&[])
 }
 
+/// Like [`from_bytes`], quoted, for string values.
 pub fn quoted(b: &[u8]) -> String {
     format!("\"{}\"", from_bytes(b))
 }
