@@ -1,8 +1,7 @@
 //! No import cycle among the files of `src`: a file that uses another
 //! (through a `use` line or a path in its code) is never used back by it,
-//! directly or through others. The circles still to break are listed in
-//! [`KNOWN`], each inside one module; a new one, or one that reaches
-//! across modules, fails. Paths are followed to the file that defines
+//! directly or through others; any circle fails, naming its files and one
+//! way round it. Paths are followed to the file that defines
 //! what they name, through the `pub use` re-exports of module files, so that
 //! a module's facade (`model::Builder`) counts as a use of the file behind it
 //! (`model/builder.rs`), not of the facade.
@@ -567,11 +566,6 @@ fn no_import_cycle_among_the_files_of_src() {
     let mut msg = String::new();
     for comp in &found {
         let names: Vec<&str> = comp.iter().map(|&i| c.files[i].rel.as_str()).collect();
-        // A circle inside one of the known ones is tolerated until that
-        // one is broken; anything else is new.
-        if KNOWN.iter().any(|k| names.iter().all(|n| k.contains(n))) {
-            continue;
-        }
         let path = a_cycle(&g, comp);
         let steps: Vec<String> = path
             .windows(2)
@@ -585,39 +579,7 @@ fn no_import_cycle_among_the_files_of_src() {
         ));
     }
     assert!(msg.is_empty(), "import cycles in src:{msg}");
-    // A known circle that is gone comes off the list.
-    for k in KNOWN {
-        let still = found.iter().any(|comp| {
-            comp.iter()
-                .filter(|&&i| k.contains(&c.files[i].rel.as_str()))
-                .count()
-                > 1
-        });
-        assert!(still, "the circle of {k:?} is broken: take it off KNOWN");
-    }
 }
-
-/// The circles left to break, each a module's files among themselves (a
-/// `mod.rs` whose items its children use while it re-exports theirs, or
-/// children that share helpers both ways). None reaches outside its module.
-const KNOWN: &[&[&str]] = &[&[
-    "formats/elf/code.rs",
-    "formats/elf/contents.rs",
-    "formats/elf/dwarf/abbrev.rs",
-    "formats/elf/dwarf/entries.rs",
-    "formats/elf/dwarf/indexed.rs",
-    "formats/elf/dwarf/mod.rs",
-    "formats/elf/dynamic.rs",
-    "formats/elf/hash.rs",
-    "formats/elf/mod.rs",
-    "formats/elf/notes.rs",
-    "formats/elf/placed.rs",
-    "formats/elf/relocations.rs",
-    "formats/elf/symbolize.rs",
-    "formats/elf/symbols.rs",
-    "formats/elf/vendor.rs",
-    "formats/elf/versions.rs",
-]];
 
 #[test]
 fn the_reader_sees_paths_through_reexports_and_comments() {

@@ -7,14 +7,12 @@
 
 use std::sync::Arc;
 
-use super::symbolize::Names;
+use super::shared::Names;
 use super::{constants, Elf};
 use crate::disasm::{self, Target, MAX_INSNS};
 use crate::model::read::u32_at;
 use crate::model::{Builder, Endian, NodeId, Seq, SourceLine, Step, Value, GROUP};
 
-/// `SHF_EXECINSTR`: the section holds machine code.
-pub(super) const SHF_EXECINSTR: u64 = 0x4;
 /// `SHT_RISCV_ATTRIBUTES`.
 const SHT_RISCV_ATTRIBUTES: u32 = 0x7000_0003;
 /// `Tag_RISCV_arch` in the `riscv` subsection of `.riscv.attributes`.

@@ -85,6 +85,9 @@ pub fn osabi(v: u8, machine: u16) -> Option<&'static str> {
     })
 }
 
+/// `e_type` of a relocatable object.
+pub const ET_REL: u16 = 1;
+
 /// `e_type` with what it means: `1 (0x1, ET_REL, relocatable)`.
 pub fn etype(v: u16) -> Value {
     let n = match v {
@@ -445,6 +448,8 @@ pub fn shtype(v: u32, machine: u16) -> Option<&'static str> {
 }
 
 pub const SHF_ALLOC: u64 = 0x2;
+/// The section holds machine code.
+pub const SHF_EXECINSTR: u64 = 0x4;
 pub const SHF_MERGE: u64 = 0x10;
 pub const SHF_STRINGS: u64 = 0x20;
 pub const SHF_INFO_LINK: u64 = 0x40;

@@ -9,9 +9,10 @@ use std::sync::Arc;
 use super::dynamic::{dyn_entry, dyn_size, dyn_strings, dynamic};
 use super::records::{self, either, zdebug, Zdebug};
 use super::relocations::{crel, relocs, relr};
+use super::shared::{label, Seg};
 use super::strings::{strings, wide_strings};
 use super::symbols::{shndx_table, symtab};
-use super::{constants, hash, notes, versions, Elf, Sec, Sections, Seg};
+use super::{constants, hash, notes, versions, Elf, Sec, Sections};
 use crate::model::{named, num, Builder, NodeId, Value};
 
 pub(super) fn sections(b: &mut Builder<'_>, parent: NodeId, elf: &Arc<Elf>) {
@@ -107,18 +108,10 @@ fn unread(b: &mut Builder<'_>, g: NodeId, elf: &Elf, s: &Sec, a: u64, l: u64) ->
         if let Some(m) = method.filter(|_| l > hs) {
             b.derive_unread("inflated", a + hs, l - hs, m);
         }
-    } else if l > zdebug::SIZE && super::dwarf::gnu_compressed(b, s, a, l).is_some() {
+    } else if l > zdebug::SIZE && super::compressed::gnu_compressed(b, s, a, l).is_some() {
         b.derive_unread("inflated", a + zdebug::SIZE, l - zdebug::SIZE, "zlib");
     }
     id
-}
-
-pub(super) fn label(s: &Sec) -> String {
-    if s.name.is_empty() {
-        format!("[{}]", s.index)
-    } else {
-        format!("[{}] {}", s.index, s.name)
-    }
 }
 
 fn contents(
@@ -155,7 +148,7 @@ fn contents(
         compressed_section(b, id, elf, s, a, l, ve);
         return id;
     }
-    if super::dwarf::gnu_compressed(b, s, a, l).is_some() {
+    if super::compressed::gnu_compressed(b, s, a, l).is_some() {
         gnu_compressed_section(b, id, elf, s, a, l, ve);
         return id;
     }
@@ -270,34 +263,6 @@ fn plausible(b: &Builder<'_>, a: u64, l: u64) -> bool {
     version == Some(&1) && ehsize.map(u64::from) == Some(want) && l >= want
 }
 
-pub(super) fn entsize_check(b: &mut Builder<'_>, elf: &Elf, s: &Sec, want: u64, l: u64) {
-    let at = either!(elf.is64, shdr32 | shdr64 as S => S::AT.sh_entsize);
-    if s.entsize != want {
-        let m = format!(
-            "section [{}] {}: entsize mismatch: sh_entsize is {}, a {} entry is {want} bytes",
-            s.index,
-            s.name,
-            s.entsize,
-            elf.shtype(s.typ).unwrap_or("table")
-        );
-        if s.entsize == 0 {
-            at.warn(b, s.hdr, m);
-        } else {
-            at.error(b, s.hdr, m);
-        }
-    }
-    if want > 0 && !l.is_multiple_of(want) {
-        b.warn(
-            s.hdr,
-            4,
-            format!(
-                "section [{}] {}: size {l} is not a multiple of the entry size {want}",
-                s.index, s.name
-            ),
-        );
-    }
-}
-
 // ---- small tables ----
 
 /// The size of a section group's flags word and of each member's index.
@@ -356,7 +321,7 @@ fn pointers(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, a: u64, l: u64) {
             // In a relocatable object every section starts at address 0:
             // what a pointer points at is its relocation's to say, not its
             // value.
-            if el.etype == super::ET_REL {
+            if el.etype == constants::ET_REL {
                 return;
             }
             if let Some(x) = el.addr_to_abs(v) {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::records::{self, either};
 use super::{
     constants,
-    contents::{entsize_check, label},
+    shared::{entsize_check, label},
     Elf, Sec,
 };
 use crate::model::{Builder, Fields, NodeId, Value};

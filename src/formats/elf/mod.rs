@@ -8,6 +8,7 @@
 //! string tables only when an entry is built.
 
 mod code;
+mod compressed;
 mod constants;
 mod contents;
 mod crel;
@@ -20,13 +21,15 @@ mod records;
 mod reloc_names;
 mod reloc_tables;
 mod relocations;
+mod shared;
 mod strings;
 mod symbolize;
 mod symbols;
-mod vendor;
 mod versions;
 
-pub use vendor::{Hooks, SectionHook, Sections, Vendor, NO_HOOKS};
+pub use shared::string_in;
+use shared::Seg;
+pub use shared::{Elf, Hooks, Sec, SectionHook, Sections, Str, Vendor, NO_HOOKS};
 
 pub(crate) use notes::owned as owned_notes;
 pub(crate) use relocations::{rel_sym, rels};
@@ -37,14 +40,11 @@ use std::sync::Arc;
 
 use crate::model::facts::Mapping;
 use crate::model::record::At;
-use crate::model::{named, num, text, Builder, Endian, Fact, Fields, NodeId, Raw, Value};
+use crate::model::{named, num, Builder, Endian, Fact, Fields, NodeId, Raw, Value};
 /// The layouts of the headers, for formats that find their way in an ELF
 /// image on their own (an XE sector's entry point).
 pub(crate) use records::{ehdr32, ehdr64, ident, phdr32, phdr64};
 use records::{either, widen, Ident};
-
-/// `e_type` of a relocatable object.
-const ET_REL: u16 = 1;
 
 pub use constants::{
     ELFCLASS32, ELFCLASS64, ELFDATA2MSB, EM_AMDGPU, EM_CUDA, EM_INTELGT, EM_XCORE, PT_LOAD,
@@ -60,283 +60,12 @@ pub fn detect(d: &[u8]) -> bool {
     d.starts_with(b"\x7fELF")
 }
 
-/// One section header, as read. Offsets are relative to the ELF's start,
-/// except `hdr`, the absolute offset of the header itself.
-#[derive(Clone, Debug, Default)]
-pub struct Sec {
-    pub index: u32,
-    pub name: String,
-    pub name_off: u32,
-    pub typ: u32,
-    pub flags: u64,
-    pub addr: u64,
-    pub offset: u64,
-    pub size: u64,
-    pub link: u32,
-    pub info: u32,
-    pub align: u64,
-    pub entsize: u64,
-    pub hdr: u64,
-}
-
-/// What the parts of an ELF need to know of the whole.
-#[derive(Default)]
-pub struct Elf {
-    /// What this file's machine adds to the generic reader.
-    pub vendor: Option<&'static dyn Vendor>,
-    /// Decoders of sections other formats define.
-    pub section_hooks: &'static [&'static SectionHook],
-    /// Absolute offset of the ELF's first byte, and its length.
-    pub base: u64,
-    pub len: u64,
-    pub is64: bool,
-    pub e: Endian,
-    pub etype: u16,
-    pub machine: u16,
-    /// e_flags, EI_OSABI and EI_ABIVERSION.
-    pub flags: u32,
-    pub osabi: u8,
-    pub abiversion: u8,
-    /// The target its code is decoded for: set only when the reader asks
-    /// for instructions and an engine decodes this machine.
-    pub code: Option<Arc<crate::disasm::Target>>,
-    pub shentsize: u64,
-    /// The section name table's index (0: none).
-    pub shstrndx: u32,
-    pub secs: Vec<Sec>,
-    /// (address, size, offset relative to the ELF) of the mapped bytes,
-    /// sorted by address.
-    map: Vec<(u64, u64, u64)>,
-    /// The symbol table's index and the symbols to show in section
-    /// contents, gathered when a section first asks.
-    placed: std::sync::OnceLock<(u32, placed::Placed)>,
-    /// The symbols decoded code names its branch targets by, gathered
-    /// when the first instruction is decoded.
-    names: std::sync::OnceLock<symbolize::Names>,
-    /// The rows of its line programs, read when the first instruction is
-    /// decoded.
-    lines: std::sync::OnceLock<dwarf::Lines>,
-    /// (symbol table, its SHT_SYMTAB_SHNDX section) pairs.
-    shndx_tables: Vec<(u32, u32)>,
-}
-
-/// A string found in a string table.
-pub struct Str {
-    pub text: String,
-    /// Absolute offset and length (the NUL included).
-    pub off: u64,
-    pub len: u64,
-}
-
-impl Elf {
-    /// The name of section type `t`: the machine's own, else the generic one.
-    pub fn shtype(&self, t: u32) -> Option<&'static str> {
-        self.vendor
-            .and_then(|v| v.section_type(t))
-            .or_else(|| constants::shtype(t, self.machine))
-    }
-
-    /// The name of relocation type `t`.
-    pub fn reloc_name(&self, t: u32) -> Option<&'static str> {
-        match self.vendor.and_then(|v| v.reloc_name(t)) {
-            Some(n) => Some(n),
-            None => constants::reloc(self.machine, t),
-        }
-    }
-
-    pub fn abs(&self, rel: u64) -> u64 {
-        self.base.saturating_add(rel)
-    }
-
-    pub fn sec(&self, i: u64) -> Option<&Sec> {
-        self.secs.get(usize::try_from(i).ok()?)
-    }
-
-    /// The absolute range of a section's bytes, if it has some in the file.
-    pub fn data(&self, s: &Sec) -> Option<(u64, u64)> {
-        if s.typ == constants::SHT_NOBITS || s.typ == constants::SHT_NULL {
-            return None;
-        }
-        let end = s.offset.checked_add(s.size)?;
-        (end <= self.len).then(|| (self.abs(s.offset), s.size))
-    }
-
-    /// The absolute file offset of virtual address `addr`, if a section or
-    /// segment holds it.
-    pub fn addr_to_abs(&self, addr: u64) -> Option<u64> {
-        let i = self.map.partition_point(|&(a, _, _)| a <= addr);
-        let mut k = i;
-        // Sections may nest (e.g. TLS); look back over a few candidates.
-        while k > 0 && i - k < 8 {
-            k -= 1;
-            let (a, size, off) = *self.map.get(k)?;
-            // A section's file offset is the file's word: one near the
-            // top of the range maps no address.
-            if addr >= a && addr - a < size {
-                return off.checked_add(addr - a).map(|o| self.abs(o));
-            }
-        }
-        None
-    }
-
-    /// Bytes of an address-sized word.
-    pub fn word(&self) -> u64 {
-        if self.is64 {
-            8
-        } else {
-            4
-        }
-    }
-
-    pub fn sym_size(&self) -> u64 {
-        either!(self.is64, sym32 | sym64 as S => S::SIZE)
-    }
-
-    /// Bytes of a section header.
-    pub fn shdr_size(&self) -> u64 {
-        either!(self.is64, shdr32 | shdr64 as S => S::SIZE)
-    }
-
-    /// An address-sized word at `off`. (Symbol tables read it for every
-    /// entry: a plain branch, not the size-generic reader.)
-    pub fn read_word(&self, b: &Builder<'_>, off: u64) -> Option<u64> {
-        if self.is64 {
-            b.read_u64(off, self.e)
-        } else {
-            b.read_u32(off, self.e).map(u64::from)
-        }
-    }
-
-    /// The string at index `idx` of string table section `sec`.
-    pub fn string(&self, b: &Builder<'_>, sec: u32, idx: u64) -> Result<Str, String> {
-        let (bytes, off, len) = self.string_bytes(b, sec, idx)?;
-        Ok(Str {
-            text: text::from_bytes(bytes),
-            off,
-            len,
-        })
-    }
-
-    /// The bytes of the string at index `idx` of string table section
-    /// `sec` (without its NUL), with its absolute offset and length (the
-    /// NUL included).
-    pub fn string_bytes<'a>(
-        &self,
-        b: &Builder<'a>,
-        sec: u32,
-        idx: u64,
-    ) -> Result<(&'a [u8], u64, u64), String> {
-        let s = self
-            .sec(sec.into())
-            .ok_or_else(|| format!("string table {sec} does not exist"))?;
-        let (off, size) = self
-            .data(s)
-            .ok_or_else(|| format!("string table [{sec}] has no bytes in the file"))?;
-        string_bytes_in(b, off, size, idx).map_err(|e| e.message(&format!("[{sec}] {}", s.name)))
-    }
-
-    /// The section index of symbol `i` of table `symtab` whose st_shndx
-    /// is SHN_XINDEX: its entry in the table's SHT_SYMTAB_SHNDX section.
-    pub(crate) fn xindex(&self, b: &Builder<'_>, symtab: u32, i: u64) -> Option<u32> {
-        let &(_, t) = self.shndx_tables.iter().find(|&&(s, _)| s == symtab)?;
-        let (a, l) = self.data(self.sec(t.into())?)?;
-        let o = i.checked_mul(4)?;
-        if o.checked_add(4)? > l {
-            return None;
-        }
-        b.read_u32(a + o, self.e)
-    }
-
-    /// The index of the first SHT_SYMTAB section.
-    pub fn symtab(&self) -> Option<u32> {
-        self.secs
-            .iter()
-            .find(|s| s.typ == constants::SHT_SYMTAB)
-            .map(|s| s.index)
-    }
-
-    /// Name of the section with index `i`, for values, borrowed when it
-    /// has one.
-    pub fn sec_name_cow(&self, i: u64) -> std::borrow::Cow<'_, str> {
-        match self.sec(i) {
-            Some(s) if !s.name.is_empty() => std::borrow::Cow::Borrowed(&s.name),
-            _ => std::borrow::Cow::Owned(self.sec_name(i)),
-        }
-    }
-
-    /// Name of the section with index `i`, for values.
-    pub fn sec_name(&self, i: u64) -> String {
-        match self.sec(i) {
-            Some(s) if !s.name.is_empty() => s.name.clone(),
-            Some(_) => format!("[{i}]"),
-            None => format!("[{i}] (no such section)"),
-        }
-    }
-}
-
-/// The string at index `idx` of the string table at `[off, off+size)`,
-/// called `what` in messages.
-pub fn string_in(
-    b: &Builder<'_>,
-    off: u64,
-    size: u64,
-    idx: u64,
-    what: &str,
-) -> Result<Str, String> {
-    match string_bytes_in(b, off, size, idx) {
-        Ok((bytes, start, len)) => Ok(Str {
-            text: text::from_bytes(bytes),
-            off: start,
-            len,
-        }),
-        Err(e) => Err(e.message(what)),
-    }
-}
-
-/// Why a string could not be read from a string table.
-pub(crate) enum StrErr {
-    Past { idx: u64, size: u64 },
-    Open { idx: u64 },
-}
-
-impl StrErr {
-    pub(crate) fn message(&self, what: &str) -> String {
-        match *self {
-            StrErr::Past { idx, size } => {
-                format!("string index {idx} is past the end of {what} ({size} bytes)")
-            }
-            StrErr::Open { idx } => {
-                format!("string at index {idx} of {what} is not NUL-terminated")
-            }
-        }
-    }
-}
-
-/// The bytes of the string at index `idx` of the table at `[off, off+size)`
-/// (without its NUL), its absolute offset and its length with the NUL.
-pub(crate) fn string_bytes_in<'a>(
-    b: &Builder<'a>,
-    off: u64,
-    size: u64,
-    idx: u64,
-) -> Result<(&'a [u8], u64, u64), StrErr> {
-    if idx >= size {
-        return Err(StrErr::Past { idx, size });
-    }
-    let start = off + idx;
-    match b.read_cstr(start, off + size) {
-        Some((bytes, true)) => Ok((bytes, start, bytes.len() as u64 + 1)),
-        _ => Err(StrErr::Open { idx }),
-    }
-}
-
 /// The target to decode the ELF's code for, when it has code and an
 /// engine decodes it; where none does, one info says what to install.
 fn code_target(b: &mut Builder<'_>, elf: &Elf) -> Option<Arc<crate::disasm::Target>> {
-    let has_code = elf
-        .secs
-        .iter()
-        .any(|s| s.flags & code::SHF_EXECINSTR != 0 && elf.data(s).is_some_and(|(_, l)| l > 0));
+    let has_code = elf.secs.iter().any(|s| {
+        s.flags & constants::SHF_EXECINSTR != 0 && elf.data(s).is_some_and(|(_, l)| l > 0)
+    });
     if !has_code {
         return None;
     }
@@ -410,7 +139,7 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64, hooks: &'s
     build_map(&mut elf, &phdrs);
     // A relocatable object's sections all start at address 0: it has no
     // addresses to go to yet.
-    if h.etype != ET_REL && !elf.map.is_empty() {
+    if h.etype != constants::ET_REL && !elf.map.is_empty() {
         let map = elf
             .map
             .iter()
@@ -840,15 +569,6 @@ fn section_names(b: &mut Builder<'_>, elf: &mut Elf, h: &Hdr, shstrndx: u64) {
     for (s, n) in elf.secs.iter_mut().zip(names) {
         s.name = n;
     }
-}
-
-/// What the parse needs of a program header.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Seg {
-    pub typ: u32,
-    pub offset: u64,
-    pub vaddr: u64,
-    pub filesz: u64,
 }
 
 fn read_segments(b: &mut Builder<'_>, elf: &Elf, h: &Hdr) -> Vec<Seg> {

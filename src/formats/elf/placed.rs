@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use super::shared::Placed;
 use super::symbols::{read_sym, real_section, relocatable, resolve, sym_entry, sym_name};
 use super::{constants, Elf, Sec};
 use crate::model::{Builder, Gap, NodeId, Value};
@@ -16,10 +17,6 @@ const STT_FUNC: u8 = 2;
 const MAX_SCAN: u64 = 1 << 22;
 /// Symbols placed in one section, at most.
 const MAX_PLACED: usize = 1 << 16;
-
-/// Per section index, the (offset in the section, size, symbol index) of
-/// the symbols to place, sorted by offset. Made once per ELF.
-pub(super) type Placed = Vec<(u32, u64, u64, u64)>;
 
 fn collect(b: &Builder<'_>, elf: &Elf) -> (u32, Placed) {
     let table = elf
@@ -108,7 +105,7 @@ pub(super) fn symbols_in(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, s: &Se
     let code = elf
         .code
         .as_ref()
-        .filter(|_| s.flags & super::code::SHF_EXECINSTR != 0)
+        .filter(|_| s.flags & constants::SHF_EXECINSTR != 0)
         .map(|t| super::code::Place {
             t: t.clone(),
             elf: elf.clone(),

@@ -7,7 +7,7 @@ use super::records::{self, either, mips64_info, Mips64Info};
 use super::symbols::{read_sym, relocatable, sym_entry, sym_name, Sym};
 use super::{
     constants,
-    contents::{entsize_check, label},
+    shared::{entsize_check, label},
     Elf, Sec,
 };
 use crate::model::record::Record;
@@ -289,7 +289,7 @@ fn link_target(b: &mut Builder<'_>, nodes: &[NodeId], elf: &Elf, rs: &Sec, r: (u
         // bytes.
         let packed = t
             .zip(data)
-            .and_then(|(t, (ta, tl))| super::dwarf::compressed_data(b, elf, t, ta, tl));
+            .and_then(|(t, (ta, tl))| super::compressed::compressed_data(b, elf, t, ta, tl));
         if let Some((offset, size, method)) = packed {
             let origin = crate::model::space::Origin {
                 space: b.space(),

@@ -8,6 +8,7 @@
 //! spells them).
 
 use super::relocations::{rels, riscv_vendor};
+use super::shared::{Names, Section};
 use super::symbols::{read_sym, real_section, relocatable, resolve, sym_entry, sym_name};
 use super::{constants, Elf};
 use crate::model::Builder;
@@ -18,31 +19,6 @@ const MAX_SCAN: u64 = 1 << 22;
 /// `STT_SECTION` and `STT_FILE`.
 const STT_SECTION: u8 = 3;
 const STT_FILE: u8 = 4;
-
-/// One section as targets see it.
-#[derive(Default)]
-struct Section {
-    addr: u64,
-    size: u64,
-    alloc: bool,
-    /// Where its bytes start, if it has some.
-    at: Option<u64>,
-    /// (value, name) of its symbols, sorted by value then name.
-    syms: Vec<(u64, String)>,
-    /// (offset, `TYPE symbol+addend`) of the relocations that patch it,
-    /// sorted by offset (a relocatable file's).
-    relocs: Vec<(u64, String)>,
-}
-
-/// The symbols of an ELF's sections, for naming addresses in its code.
-#[derive(Default)]
-pub(super) struct Names {
-    /// In a relocatable file, addresses are offsets in their section, and
-    /// a branch reaches only its own section.
-    relocatable: bool,
-    /// By section index.
-    secs: Vec<Section>,
-}
 
 /// A branch target as shown: the symbol it falls in and where its bytes
 /// are.
@@ -199,7 +175,7 @@ fn read_relocs(b: &Builder<'_>, elf: &Elf, secs: &mut [Section]) {
         }
         let code = elf
             .sec(r.info.into())
-            .is_some_and(|t| t.flags & super::code::SHF_EXECINSTR != 0);
+            .is_some_and(|t| t.flags & constants::SHF_EXECINSTR != 0);
         let Some(list) = secs.get_mut(r.info as usize).filter(|_| code) else {
             continue;
         };

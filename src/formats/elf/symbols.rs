@@ -8,7 +8,7 @@ use compact_str::CompactString;
 use super::records::{self, either};
 use super::{
     constants,
-    contents::{entsize_check, label},
+    shared::{entsize_check, label},
     Elf, Sec,
 };
 use crate::model::{text, Builder, Fields, NodeId, Raw, Value};

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use compact_str::CompactString;
 
-use super::contents::entsize_check;
+use super::shared::entsize_check;
 use super::symbols::sym_name;
 use super::{constants, Elf, Sec};
 use crate::model::{Builder, Endian, Fields, NodeId, Value};
@@ -396,7 +396,7 @@ pub(super) fn versym(
     let table = s.link;
     let id = b.array(
         g,
-        &super::contents::label(s),
+        &super::shared::label(s),
         a,
         count,
         2,

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use gimli::{EndianSlice, LittleEndian};
 
-use super::{attr_name, form_name, tag_name};
+use super::names::{attr_name, form_name, tag_name};
 use crate::model::{Builder, NodeId, Radix, Seq, Step, Value};
 
 /// Tables and declarations listed at most.

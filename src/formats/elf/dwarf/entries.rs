@@ -15,7 +15,8 @@ use std::sync::Arc;
 
 use gimli::{AttributeValue, DebugInfoOffset, Reader as _, SectionId, UnitOffset};
 
-use super::{attr_name, tag_name, Debug, Reader};
+use super::debug::{Debug, Reader, Table};
+use super::names::{attr_name, tag_name};
 use crate::model::{Builder, Gap, Link, NodeId, Radix, Seq, Step, Value};
 
 /// Entries of one unit beyond this many are not listed.
@@ -49,16 +50,6 @@ struct Shape {
     /// What the unit's first entry sets for those after it.
     bases: Bases,
     dies: Vec<Die>,
-}
-
-/// One abbreviation table, read once for all the units that use it.
-pub(super) struct Table {
-    abbrevs: Arc<gimli::Abbreviations>,
-    /// Its declarations: code, and where each is in `.debug_abbrev`'s
-    /// byte space (offset, length); sorted by code.
-    decls: Vec<(u64, u64, u64)>,
-    /// That space.
-    space: crate::model::SpaceId,
 }
 
 #[derive(Clone, Copy, Default)]

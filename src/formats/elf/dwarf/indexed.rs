@@ -16,7 +16,8 @@ use std::sync::Arc;
 
 use gimli::SectionId;
 
-use super::{Debug, Elf};
+use super::super::Elf;
+use super::debug::{initial_length, Debug};
 use crate::model::{Builder, ElemFn, Fields, NodeId, Seq, Step, Value};
 
 /// Contributions listed at most.
@@ -87,7 +88,7 @@ fn contribution(
 ) {
     let node = b.group(p, format!("contribution [{i}]"), off, end - off);
     let mut f = Fields::new(b, node, off, e).quiet();
-    let dwarf64 = super::initial_length(&mut f);
+    let dwarf64 = initial_length(&mut f);
     f.dec("version", 2);
     let stride = match kind {
         Kind::StrOffsets => {

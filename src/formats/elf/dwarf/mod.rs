@@ -10,166 +10,31 @@
 //! its offsets into the string sections are there.
 
 mod abbrev;
+mod debug;
 mod entries;
 mod frame;
 mod indexed;
 mod line;
 mod lists;
+mod names;
 
 pub(super) use line::Lines;
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use gimli::{EndianSlice, RelocateReader, RunTimeEndian, SectionId};
+use gimli::{EndianSlice, RelocateReader, SectionId};
 
-use super::records::{self, either, zdebug, Zdebug};
+use super::compressed::gnu_compressed;
+use super::records::{self, either, zdebug};
 use super::{constants, Elf, Sec};
-use crate::model::{Builder, Endian, Fields, NodeId, SpaceId, Value};
+use crate::model::{Builder, Fields, NodeId, Value};
+use debug::{
+    gimli_endian, initial_length, plain_name, relocations, relocations_in, sources, Debug, Reader,
+    Relocs, Sources,
+};
 
 /// Units beyond this many are not listed.
 const MAX_UNITS: u64 = 1 << 20;
-/// Relocations of a debug section beyond this many are not applied.
-const MAX_RELOCS: u64 = 1 << 22;
-
-/// The relocations of one debug section of an object file, as gimli asks
-/// for them: the offset of a field in the section, and the value the
-/// linker would put there (symbol value plus addend); sorted by offset.
-#[derive(Clone, Copy, Debug)]
-struct Relocs<'m>(&'m [(usize, u64)]);
-
-impl Relocs<'_> {
-    fn at(&self, offset: usize) -> Option<u64> {
-        let k = self.0.binary_search_by_key(&offset, |r| r.0).ok()?;
-        self.0.get(k).map(|r| r.1)
-    }
-}
-
-impl gimli::Relocate<usize> for Relocs<'_> {
-    fn relocate_address(&self, offset: usize, value: u64) -> gimli::Result<u64> {
-        Ok(self.at(offset).unwrap_or(value))
-    }
-    fn relocate_offset(&self, offset: usize, value: usize) -> gimli::Result<usize> {
-        Ok(self
-            .at(offset)
-            .and_then(|v| usize::try_from(v).ok())
-            .unwrap_or(value))
-    }
-}
-
-type Reader<'a, 'm> = RelocateReader<EndianSlice<'a, RunTimeEndian>, Relocs<'m>>;
-
-/// What the RELA sections of an object file put into section `target`:
-/// field offset and value (symbol value plus addend), sorted. REL entries
-/// keep their addend in the field, which is read as it is. RISC-V writes
-/// the difference of two labels (a function's length, say) as a pair of
-/// relocations at one field, one that adds and one that subtracts: they
-/// are applied in turn, from zero, at the field's width.
-fn relocations(b: &Builder<'_>, elf: &Elf, target: &Sec) -> Vec<(usize, u64)> {
-    relocations_in(b, elf, target)
-        .into_iter()
-        .map(|r| (r.0, r.1))
-        .collect()
-}
-
-/// [`relocations`] with the section of each relocation's symbol (the last
-/// one's where two set one field).
-fn relocations_in(b: &Builder<'_>, elf: &Elf, target: &Sec) -> Vec<(usize, u64, u32)> {
-    let mut out: Vec<(usize, u64, u32)> = Vec::new();
-    if !super::symbols::relocatable(elf) {
-        return out;
-    }
-    for r in elf.secs.iter() {
-        if !matches!(r.typ, constants::SHT_RELA | constants::SHT_CREL) || r.info != target.index {
-            continue;
-        }
-        let Some(rels) = super::relocations::rels(b, elf, r, MAX_RELOCS) else {
-            continue;
-        };
-        for rel in rels {
-            let Some(sym) = super::relocations::rel_sym(b, elf, r.link, rel.sym) else {
-                continue;
-            };
-            let (Ok(at), Some(addend)) = (usize::try_from(rel.offset), rel.addend) else {
-                continue;
-            };
-            let v = sym.value.wrapping_add(addend);
-            match pair(elf, rel.typ) {
-                Some((op, bits)) => {
-                    let mask = u64::MAX >> (64 - bits);
-                    let old = match out.last_mut() {
-                        Some(last) if last.0 == at => last,
-                        _ => {
-                            out.push((at, 0, sym.sec));
-                            let Some(last) = out.last_mut() else { continue };
-                            last
-                        }
-                    };
-                    let x = match op {
-                        Pair::Add => old.1.wrapping_add(v),
-                        Pair::Sub => old.1.wrapping_sub(v),
-                        Pair::Set => v,
-                    };
-                    old.1 = x & mask;
-                }
-                None => out.push((at, v, sym.sec)),
-            }
-        }
-    }
-    // The last relocation at a field sets it.
-    out.reverse();
-    out.sort_by_key(|r| r.0);
-    out.dedup_by_key(|r| r.0);
-    out
-}
-
-/// What one of RISC-V's relocations that compute a field in steps does.
-#[derive(Clone, Copy)]
-enum Pair {
-    Add,
-    Sub,
-    Set,
-}
-
-/// For RISC-V's R_RISCV_ADD8..64 (33 to 36), R_RISCV_SUB8..64 (37 to 40),
-/// R_RISCV_SUB6 (52), R_RISCV_SET6 (53) and R_RISCV_SET8..32 (54 to 56):
-/// what the relocation does, and the field's width in bits (the low six
-/// bits of a byte for SUB6 and SET6, where a call frame instruction keeps
-/// its advance); LoongArch's likewise ([`loongarch_pair`]).
-fn pair(elf: &Elf, typ: u64) -> Option<(Pair, u32)> {
-    if elf.machine == EM_LOONGARCH {
-        return loongarch_pair(typ);
-    }
-    if elf.machine != constants::EM_RISCV {
-        return None;
-    }
-    match typ {
-        33..=36 => Some((Pair::Add, 8 << (typ - 33))),
-        37..=40 => Some((Pair::Sub, 8 << (typ - 37))),
-        52 => Some((Pair::Sub, 6)),
-        53 => Some((Pair::Set, 6)),
-        54..=56 => Some((Pair::Set, 8 << (typ - 54))),
-        _ => None,
-    }
-}
-
-/// `EM_LOONGARCH`.
-const EM_LOONGARCH: u16 = 258;
-
-/// LoongArch's pairs, as RISC-V's: R_LARCH_ADD8..64 (47, 48, 49 for 24
-/// bits, 50, 51), R_LARCH_SUB8..64 (52 to 56), R_LARCH_ADD6 and SUB6
-/// (105, 106).
-fn loongarch_pair(typ: u64) -> Option<(Pair, u32)> {
-    let bits = |k: u64| [8, 16, 24, 32, 64].get(k as usize).copied();
-    match typ {
-        47..=51 => Some((Pair::Add, bits(typ - 47)?)),
-        52..=56 => Some((Pair::Sub, bits(typ - 52)?)),
-        105 => Some((Pair::Add, 6)),
-        106 => Some((Pair::Sub, 6)),
-        _ => None,
-    }
-}
-
 /// True when `.debug_info` and the sections it reads are in the file as
 /// they are (none compressed): then every section is read from the file.
 fn readable(elf: &Elf) -> bool {
@@ -220,311 +85,6 @@ pub(super) fn indexed(
 pub(super) fn abbreviations(b: &mut Builder<'_>, id: NodeId, s: &Sec, a: u64, l: u64) -> bool {
     s.flags & constants::SHF_COMPRESSED == 0 && abbrev::tables(b, id, a, l)
 }
-
-/// Where one debug section is, when the units that read it are read:
-/// where links to it go (`space`, `at`, `len`), and its bytes when they
-/// are not in the byte space being read (`own`: a compressed section's
-/// inflated bytes, or a copy of the file's).
-struct Place {
-    id: SectionId,
-    space: SpaceId,
-    at: u64,
-    len: u64,
-    own: Option<crate::model::space::SpaceBytes>,
-}
-
-/// How a debug section's bytes are found.
-#[derive(Clone)]
-enum Src {
-    /// At offset and length in the ELF's byte space, read from there.
-    At(u64, u64),
-    /// Copied from the ELF's byte space at this offset, for units read in
-    /// another space.
-    Copy(crate::model::space::SpaceBytes, u64),
-    /// Inflated from `[offset, offset+size)` of the ELF's space by this
-    /// method: the space [`Builder::derive`] made of them.
-    Inflated(u64, u64, &'static str),
-}
-
-/// What reading the debug sections of an ELF needs, gathered while its
-/// byte space is built: where each section is and, in an object file, the
-/// relocations of those that hold offsets into others.
-pub(super) struct Sources {
-    /// The ELF's byte space.
-    space: SpaceId,
-    e: Endian,
-    machine: u16,
-    dwo: bool,
-    list: Vec<(SectionId, Src)>,
-    relocs: Vec<(SectionId, Vec<(usize, u64)>)>,
-}
-
-/// The debug sections of `elf` (whose space `b` builds), each as [`Src`]:
-/// copies of those read from the file when `copy` (for units read in an
-/// inflated space).
-fn sources(b: &Builder<'_>, elf: &Elf, copy: bool) -> Sources {
-    let mut list: Vec<(SectionId, Src)> = Vec::new();
-    let mut relocs = Vec::new();
-    // A .dwo file names its sections `.debug_info.dwo` and so on.
-    let dwo = elf.secs.iter().any(|s| s.name == ".debug_info.dwo")
-        && !elf
-            .secs
-            .iter()
-            .any(|s| plain_name(&s.name) == ".debug_info");
-    for s in elf.secs.iter() {
-        let name = plain_name(&s.name);
-        let named = |id: &&SectionId| match dwo {
-            true => id.dwo_name() == Some(name.as_ref()),
-            false => id.name() == name,
-        };
-        let Some(id) = DEBUG_SECTIONS.iter().find(named) else {
-            continue;
-        };
-        if list.iter().any(|x| x.0 == *id) {
-            continue;
-        }
-        let Some((x, n)) = elf.data(s) else {
-            continue;
-        };
-        let src = if let Some(from) = compressed_data(b, elf, s, x, n) {
-            Src::Inflated(from.0, from.1, from.2)
-        } else if copy {
-            Src::Copy(Arc::new(b.slice(x, n).to_vec()), x)
-        } else {
-            Src::At(x, n)
-        };
-        list.push((*id, src));
-        if matches!(
-            id,
-            SectionId::DebugInfo | SectionId::DebugStrOffsets | SectionId::DebugAddr
-        ) {
-            relocs.push((*id, relocations(b, elf, s)));
-        }
-    }
-    Sources {
-        space: b.space(),
-        e: elf.e,
-        machine: elf.machine,
-        dwo,
-        list,
-        relocs,
-    }
-}
-
-/// For a compressed section `s` at `[a, a+l)`: where its compressed data
-/// is (offset, length) and how it inflates.
-pub(super) fn compressed_data(
-    b: &Builder<'_>,
-    elf: &Elf,
-    s: &Sec,
-    a: u64,
-    l: u64,
-) -> Option<(u64, u64, &'static str)> {
-    if gnu_compressed(b, s, a, l).is_some() {
-        return Some((a + zdebug::SIZE, l - zdebug::SIZE, "zlib"));
-    }
-    if s.flags & constants::SHF_COMPRESSED == 0 {
-        return None;
-    }
-    let hs = either!(elf.is64, chdr32 | chdr64 as C => C::SIZE);
-    let method = match b.read_u32(a, elf.e)? {
-        1 => "zlib",
-        2 => "zstd",
-        _ => return None,
-    };
-    Some((a + hs, l.checked_sub(hs).filter(|&n| n > 0)?, method))
-}
-
-/// What reading the debug sections needs, kept for the nodes built later:
-/// where each section is, and in an object file the relocations of the
-/// sections that hold offsets into others.
-pub(super) struct Debug {
-    endian: RunTimeEndian,
-    e: Endian,
-    /// `e_machine`, for the names of registers.
-    machine: u16,
-    /// The byte space the units are read in.
-    here: SpaceId,
-    /// `.debug_info`: offset and length in that space.
-    info: (u64, u64),
-    /// Whether `.debug_info` is in that space (else it is one of
-    /// `sections`).
-    info_here: bool,
-    /// Whether the sections are a split unit's (`.debug_info.dwo` and the
-    /// other `.dwo` sections of a `.dwo` file).
-    dwo: bool,
-    /// The other debug sections the ELF has.
-    sections: Vec<Place>,
-    relocs: Vec<(SectionId, Vec<(usize, u64)>)>,
-    /// The abbreviation tables read so far, by offset in `.debug_abbrev`
-    /// (or why one does not read): many units may share one.
-    tables: Mutex<HashMap<u64, Result<Arc<entries::Table>, String>>>,
-}
-
-impl Debug {
-    /// [`Debug::new`] for the ELF's `.debug_info`, wherever it is.
-    fn for_elf(b: &Builder<'_>, elf: &Elf) -> Debug {
-        let (a, l) = elf
-            .secs
-            .iter()
-            .find(|s| s.name == SectionId::DebugInfo.name())
-            .and_then(|s| elf.data(s))
-            .unwrap_or((0, 0));
-        Debug::new(b, elf, a, l)
-    }
-
-    fn new(b: &Builder<'_>, elf: &Elf, a: u64, l: u64) -> Debug {
-        Debug::open(b, &sources(b, elf, false), Some((a, l)))
-    }
-
-    /// The sections `src` lists, read by units whose `.debug_info` is at
-    /// `info` of the space `b` builds.
-    fn open(b: &Builder<'_>, src: &Sources, info: Option<(u64, u64)>) -> Debug {
-        let mut sections = Vec::new();
-        for (id, s) in &src.list {
-            let place = match s {
-                Src::At(x, n) => Place {
-                    id: *id,
-                    space: src.space,
-                    at: *x,
-                    len: *n,
-                    own: None,
-                },
-                Src::Copy(v, x) => Place {
-                    id: *id,
-                    space: src.space,
-                    at: *x,
-                    len: v.len() as u64,
-                    own: Some(v.clone()),
-                },
-                Src::Inflated(offset, size, method) => {
-                    let origin = crate::model::space::Origin {
-                        space: src.space,
-                        offset: *offset,
-                        size: *size,
-                        method,
-                    };
-                    let Some((space, v)) = b.derived(origin) else {
-                        continue;
-                    };
-                    Place {
-                        id: *id,
-                        space,
-                        at: 0,
-                        len: v.len() as u64,
-                        own: Some(v),
-                    }
-                }
-            };
-            sections.push(place);
-        }
-        let far = sections
-            .iter()
-            .find(|p| p.id == SectionId::DebugInfo)
-            .map(|p| (p.at, p.len));
-        Debug {
-            endian: gimli_endian(src.e),
-            e: src.e,
-            machine: src.machine,
-            here: b.space(),
-            info: info.or(far).unwrap_or((0, 0)),
-            info_here: info.is_some(),
-            dwo: src.dwo,
-            sections,
-            relocs: src.relocs.clone(),
-            tables: Mutex::default(),
-        }
-    }
-
-    /// Where section `id` is: its space, offset and length.
-    fn place(&self, id: SectionId) -> Option<(SpaceId, u64, u64)> {
-        if id == SectionId::DebugInfo && self.info_here {
-            return Some((self.here, self.info.0, self.info.1));
-        }
-        self.sections
-            .iter()
-            .find(|s| s.id == id)
-            .map(|s| (s.space, s.at, s.len))
-    }
-
-    /// The bytes of section `id` (`b` builds the space the units are read
-    /// in); empty where the ELF has none.
-    fn bytes<'a: 'm, 'm>(&'m self, b: &Builder<'a>, id: SectionId) -> &'m [u8] {
-        if id == SectionId::DebugInfo && self.info_here {
-            return b.slice(self.info.0, self.info.1);
-        }
-        match self.sections.iter().find(|s| s.id == id) {
-            Some(Place { own: Some(v), .. }) => v,
-            Some(p) => b.slice(p.at, p.len),
-            None => &[],
-        }
-    }
-
-    /// Where section `id` is in the space the units are read in: offset
-    /// and length (for the tables read only where no section is
-    /// compressed).
-    fn section(&self, id: SectionId) -> Option<(u64, u64)> {
-        self.place(id)
-            .filter(|p| p.0 == self.here)
-            .map(|p| (p.1, p.2))
-    }
-
-    /// The abbreviation table at `offset`, read by `read` the first time
-    /// it is asked for.
-    fn table(
-        &self,
-        offset: u64,
-        read: impl FnOnce() -> Result<entries::Table, String>,
-    ) -> Result<Arc<entries::Table>, String> {
-        let mut tables = self.tables.lock().unwrap_or_else(|e| e.into_inner());
-        tables
-            .entry(offset)
-            .or_insert_with(|| read().map(Arc::new))
-            .clone()
-    }
-
-    /// What a relocation puts at offset `at` of section `id`, if one does.
-    fn relocated(&self, id: SectionId, at: u64) -> Option<u64> {
-        let r = self.relocs.iter().find(|r| r.0 == id)?;
-        Relocs(&r.1).at(usize::try_from(at).ok()?)
-    }
-
-    /// The sections as gimli reads them, over the bytes `b` builds from.
-    fn dwarf<'a: 'm, 'm>(&'m self, b: &Builder<'a>) -> Option<gimli::Dwarf<Reader<'m, 'm>>> {
-        let load = |id: SectionId| -> Result<Reader<'m, 'm>, gimli::Error> {
-            let bytes = self.bytes(b, id);
-            let r = self
-                .relocs
-                .iter()
-                .find(|r| r.0 == id)
-                .map_or(&[][..], |r| &r.1[..]);
-            Ok(RelocateReader::new(
-                EndianSlice::new(bytes, self.endian),
-                Relocs(r),
-            ))
-        };
-        let mut dwarf = gimli::Dwarf::load(load).ok()?;
-        if self.dwo {
-            dwarf.file_type = gimli::DwarfFileType::Dwo;
-        }
-        Some(dwarf)
-    }
-}
-
-/// The sections a unit's entries may refer to.
-const DEBUG_SECTIONS: [SectionId; 11] = [
-    SectionId::DebugInfo,
-    SectionId::DebugAbbrev,
-    SectionId::DebugStr,
-    SectionId::DebugLineStr,
-    SectionId::DebugStrOffsets,
-    SectionId::DebugAddr,
-    SectionId::DebugLine,
-    SectionId::DebugRngLists,
-    SectionId::DebugLocLists,
-    SectionId::DebugLoc,
-    SectionId::DebugRanges,
-];
 
 fn list(b: &mut Builder<'_>, parent: NodeId, debug: Arc<Debug>, a: u64, l: u64) {
     let Some(dwarf) = debug.dwarf(b) else {
@@ -604,44 +164,6 @@ fn list(b: &mut Builder<'_>, parent: NodeId, debug: Arc<Debug>, a: u64, l: u64) 
     );
 }
 
-/// The name DWARF gives constant `v`, from `known` (gimli's table), else
-/// `PREFIX0x…` (for one DWARF does not define, or one past 16 bits).
-fn constant_name(prefix: &str, v: u64, known: impl Fn(u16) -> Option<&'static str>) -> String {
-    match u16::try_from(v).ok().and_then(known) {
-        Some(s) => s.to_string(),
-        None => format!("{prefix}0x{v:x}"),
-    }
-}
-
-/// A tag's name: `DW_TAG_subprogram`.
-fn tag_name(t: u64) -> String {
-    constant_name("DW_TAG_", t, |v| gimli::DwTag(v).static_string())
-}
-
-/// An attribute's name: `DW_AT_name`.
-fn attr_name(a: u64) -> String {
-    constant_name("DW_AT_", a, |v| gimli::DwAt(v).static_string())
-}
-
-/// A form's name: `DW_FORM_strp`.
-fn form_name(f: u64) -> String {
-    constant_name("DW_FORM_", f, |v| gimli::DwForm(v).static_string())
-}
-
-/// The initial length of a unit or contribution, at `f`'s position: the
-/// 64-bit escape (`dwarf64`) and an 8-byte `unit_length`, or a 4-byte one.
-/// True for 64-bit DWARF.
-fn initial_length(f: &mut Fields<'_, '_>) -> bool {
-    let dwarf64 = f.peek(f.at(), 4) == Some(0xffff_ffff);
-    if dwarf64 {
-        f.hex("dwarf64", 4);
-        f.uint("unit_length", 8);
-    } else {
-        f.uint("unit_length", 4);
-    }
-    dwarf64
-}
-
 /// The name of unit type `t` (DWARF 5).
 fn unit_type(t: u64) -> Option<&'static str> {
     gimli::DwUt(t as u8).static_string()
@@ -718,25 +240,6 @@ fn section_bytes(b: &Builder<'_>, elf: &Elf, s: &Sec) -> Option<Vec<u8>> {
     let out = crate::formats::compress::inflate(b.slice(a + hs, l.checked_sub(hs)?), method, limit)
         .ok()?;
     (out.len() as u64 <= limit).then_some(out)
-}
-
-/// For a section GNU tools compressed (a `.zdebug_` name, the magic `ZLIB`
-/// then the inflated size as 8 big-endian bytes, at `[a, a+l)`): that size.
-pub(super) fn gnu_compressed(b: &Builder<'_>, s: &Sec, a: u64, l: u64) -> Option<u64> {
-    if !s.name.starts_with(".zdebug") || l < zdebug::SIZE {
-        return None;
-    }
-    let h: Zdebug = records::read(b, a, zdebug::ENDIAN)?;
-    (&h.magic == b"ZLIB").then_some(h.size)
-}
-
-/// The name a debug section has uncompressed: `.debug_line` for
-/// `.zdebug_line`.
-pub(super) fn plain_name(name: &str) -> std::borrow::Cow<'_, str> {
-    match name.strip_prefix(".z") {
-        Some(rest) if rest.starts_with("debug") => format!(".{rest}").into(),
-        _ => name.into(),
-    }
 }
 
 /// The most bytes a compressed debug section is inflated to for reading
@@ -903,7 +406,7 @@ fn frame_ctx(b: &Builder<'_>, elf: &Arc<Elf>, s: &Sec, (a, l): (u64, u64)) -> fr
         .into_iter()
         .map(|r| (r.0 as u64, r.1, r.2))
         .collect();
-    let names = Arc::new(super::symbolize::Names::read(b, elf));
+    let names = Arc::new(super::shared::Names::read(b, elf));
     let relocatable = super::symbols::relocatable(elf);
     let code: frame::Code = Arc::new(move |sec: Option<u32>, addr: u64| {
         if relocatable && sec.is_none() {
@@ -998,14 +501,6 @@ fn expression(elf: &Elf) -> frame::Expr {
         let r = RelocateReader::new(EndianSlice::new(bytes, endian), Relocs(&[]));
         entries::expression(gimli::Expression(r), encoding, machine)
     })
-}
-
-/// Byte order `e` as gimli names it.
-fn gimli_endian(e: Endian) -> RunTimeEndian {
-    match e {
-        Endian::Little => RunTimeEndian::Little,
-        Endian::Big => RunTimeEndian::Big,
-    }
 }
 
 /// The addresses of `.debug_addr`'s first contribution, relocated, for
