@@ -40,13 +40,24 @@ MACHINES = [
     (183, "AArch64", "aarch64-linux-gnu"),
     (243, "RISC-V", "riscv64-linux-gnu"),
     (258, "LoongArch", "loongarch64-linux-gnu"),
+    (224, "AMDGPU", "amdgcn-amd-amdhsa"),
 ]
 
 # SPARC's 32-bit machines read V9's table.
 ALIASES = [(2, 43), (18, 43)]
 
-# The highest register number asked for (Arm's D registers are 256 to 287).
+# The highest register number asked for (Arm's D registers are 256 to 287),
+# and where a machine numbers further: AMDGPU's vector registers are 2560
+# to 3071 and its accumulation registers 3072 to 3327 (as LLVM numbers them
+# for wave64, which it assumes when it knows only the triple).
 LAST = 320
+LAST_OF = {"amdgcn-amd-amdhsa": 4095}
+
+# The instruction the function holds, where `nop` is not one, and what
+# else clang-22 is told: llvm-dwarfdump names AMDGPU's registers only in a
+# file whose e_flags name a processor (the names are the same for each).
+INSN_OF = {"amdgcn-amd-amdhsa": "s_endpgm"}
+ARGS_OF = {"amdgcn-amd-amdhsa": ["-mcpu=gfx90a"]}
 
 OUT = os.path.join(
     os.path.dirname(os.path.abspath(__file__)),
@@ -63,14 +74,15 @@ OUT = os.path.join(
 def names(triple, tmp):
     """{number: name} of the registers llvm-dwarfdump-22 names for triple."""
     lines = [".text", ".cfi_sections .debug_frame", "f:", ".cfi_startproc"]
-    lines += [f".cfi_offset {r}, -8" for r in range(LAST + 1)]
-    lines += ["nop", ".cfi_endproc", ""]
+    last = LAST_OF.get(triple, LAST)
+    lines += [f".cfi_offset {r}, -8" for r in range(last + 1)]
+    lines += [INSN_OF.get(triple, "nop"), ".cfi_endproc", ""]
     src = os.path.join(tmp, "r.s")
     obj = os.path.join(tmp, "r.o")
     with open(src, "w", encoding="utf-8") as f:
         f.write("\n".join(lines))
     subprocess.run(
-        ["clang-22", f"--target={triple}", "-c", src, "-o", obj],
+        ["clang-22", f"--target={triple}", *ARGS_OF.get(triple, []), "-c", src, "-o", obj],
         check=True,
         capture_output=True,
     )
@@ -82,9 +94,9 @@ def names(triple, tmp):
     ).stdout
     # The FDE's instructions, after the CIE's initial ones.
     fde = out[out.find(" FDE ") :]
-    got = [m.group(1) for m in re.finditer(r"DW_CFA_offset(?:_extended)?: (\S+)", fde)]
-    if len(got) != LAST + 1:
-        raise RuntimeError(f"{triple}: {len(got)} registers listed, not {LAST + 1}")
+    got = [m.group(1) for m in re.finditer(r"DW_CFA_offset(?:_extended)?(?:_sf)?: (\S+)", fde)]
+    if len(got) != last + 1:
+        raise RuntimeError(f"{triple}: {len(got)} registers listed, not {last + 1}")
     return {r: n for r, n in enumerate(got) if n != f"reg{r}"}
 
 

@@ -238,6 +238,38 @@ int run(int n) {
 }
 "#;
 
+/// Device functions for AMDGPU, one calling the other.
+const GPU: &str =
+    "__attribute__((noinline)) float f(float x, float *p) { p[3] = x; return x * 2.0f + p[1]; }
+float g(float *p, int n) { float s = 0; for (int i = 0; i < n; i++) s += f(p[i], p); return s; }
+";
+
+/// AMDGPU call frame instructions: the CFA in a scalar register (64 is
+/// SGPR32), the return address (16, PC_REG) and a vector (2560) and an
+/// accumulation (3072) register saved, a register kept in another, state
+/// remembered and restored, and an expression.
+const GPU_CFI: &str = ".text
+.cfi_sections .debug_frame
+.globl f
+.p2align 8
+f:
+.cfi_startproc
+.cfi_def_cfa 64, 0
+.cfi_offset 16, -8
+.cfi_offset 2560, 4
+s_nop 0
+.cfi_offset 3072, 8
+.cfi_register 17, 40
+.cfi_undefined 33
+.cfi_remember_state
+.cfi_def_cfa_offset 16
+s_nop 0
+.cfi_restore_state
+.cfi_escape 0x10, 0x10, 0x02, 0x30, 0x1e
+s_endpgm
+.cfi_endproc
+";
+
 pub(crate) fn compile(dir: &Path, cmd: &str) -> (String, PathBuf) {
     let w: Vec<&str> = cmd.split(' ').collect();
     let n = w.len();
@@ -310,10 +342,20 @@ fn call_frames_agree_with_llvm_dwarfdump() {
             "clang-22 -g -O2 -c --target=sparc-linux-gnu a.c sparc.o",
             "clang-22 -g -O2 -c --target=hexagon-unknown-elf a.c hexagon.o",
         ]);
+        // AMDGPU: an object, and call frame instructions over its scalar,
+        // vector and accumulation registers as an assembler writes them.
+        std::fs::write(p.join("gpu.c"), GPU).unwrap();
+        std::fs::write(p.join("gpu.s"), GPU_CFI).unwrap();
+        plan.extend([
+            "clang-22 -g -O2 -c --target=amdgcn-amd-amdhsa -mcpu=gfx90a gpu.c gpu.o",
+            "clang-22 -c --target=amdgcn-amd-amdhsa -mcpu=gfx1100 gpu.s gpucfi.o",
+        ]);
         if common::tool("ld.lld-22") {
             plan.extend([
                 "clang-22 -g -O2 --target=aarch64-linux-gnu -fuse-ld=lld -nostdlib -shared -fPIC a.c a64.so",
                 "clang-22 -g -O2 --target=riscv64-linux-gnu -fuse-ld=lld -nostdlib -shared -fPIC a.c rv64.so",
+                // A code object as a bundle carries it.
+                "clang-22 -g -O0 --target=amdgcn-amd-amdhsa -mcpu=gfx942 -fuse-ld=lld -nostdlib gpu.c gpu.co",
             ]);
         }
     }

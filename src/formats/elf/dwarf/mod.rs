@@ -451,8 +451,8 @@ pub(super) fn frames(
 }
 
 /// Whether the call frames of `elf` are read: those of the machines whose
-/// registers llvm-dwarfdump names (scripts/dwarf-regs.py lists them); a
-/// GPU's `.debug_frame` (CUDA's) stays bytes.
+/// registers llvm-dwarfdump names (scripts/dwarf-regs.py lists them, AMDGPU
+/// among them); CUDA's `.debug_frame` stays bytes.
 fn frames_read(elf: &Elf) -> bool {
     frame::named_machine(elf.machine)
 }
