@@ -43,8 +43,9 @@ pub fn tail(s: &str, width: usize) -> String {
     out
 }
 
-/// The selected node: its name and value first, then its size, range and
-/// link, then its path, shortened from the left to what is left of the line.
+/// The selected node: its name and value first (an instruction's source
+/// line after its text), then its size, range and link, then its path,
+/// shortened from the left to what is left of the line.
 pub fn render_details(app: &App, frame: &mut Frame<'_>, area: Rect) {
     if app.inspector && !app.view.inspector_shown {
         let (w, h) = super::inspector::Shape::Narrow.size();
@@ -70,6 +71,12 @@ pub fn render_details(app: &App, frame: &mut Frame<'_>, area: Rect) {
             format!("  {}", v.shown(app.numbers)),
             theme::value(),
         ));
+        // An instruction's source line, which its row has no room for in
+        // a narrow tree pane.
+        if let Some(src) = v.source_line() {
+            let src = crate::model::text::clean(&src.to_string()).into_owned();
+            spans.push(Span::styled(format!("  {src}"), theme::name()));
+        }
     }
     spans.push(Span::styled(format!("  {}", bytes(n.size)), theme::dim()));
     spans.push(Span::styled(

@@ -417,4 +417,22 @@ fn a_line_row_follows_to_its_instruction_and_rows_show_their_source_line() {
         .unwrap_or_else(|| panic!("its row:\n{s}"));
     assert!(line.contains("; x.c:"), "the source line beside it: {line}");
     t.keys(&["q"]);
+    drop(t);
+    // At 80 columns the row has no room for it: the status line says it,
+    // after the instruction's text.
+    let Some(t) = Tmux::start(&cmd, 80, 24) else {
+        return;
+    };
+    t.wait("the first frame", |s| s.contains("Structure"));
+    t.keys(&["g"]);
+    t.wait("the goto prompt", |s| s.contains("Go to: 0x offset"));
+    t.text(&format!("0x{:x}", text_offset(&o) + insn.addr));
+    t.keys(&["Enter"]);
+    let s = t.wait("the instruction", |s| selected(s).starts_with(&want));
+    let status = selected(&s);
+    assert!(
+        status.starts_with(&format!("{want}  x.c:")),
+        "its source line after its text: {status}"
+    );
+    t.keys(&["q"]);
 }
