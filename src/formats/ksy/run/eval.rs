@@ -96,15 +96,26 @@ impl Run<'_> {
             }
             _ => {}
         }
-        if let Some((_, v)) = o.params.iter().find(|p| p.0 == name) {
-            return Ok(v.clone());
-        }
         let t = self.spec.types.get(o.ty);
-        if let Some(k) = t.and_then(|t| t.seq.iter().position(|a| a.id == name)) {
-            return Ok(lk(o).fields.get(k).cloned().unwrap_or(V::Null));
-        }
-        if let Some(k) = t.and_then(|t| t.instances.iter().position(|a| a.id == name)) {
-            return self.instance(o, k);
+        match t.and_then(|t| t.names.get(name)) {
+            Some(&Member::Param(k)) => {
+                if let Some((_, v)) = o.params.get(k) {
+                    return Ok(v.clone());
+                }
+                // A parameter not given: an attribute of the same name.
+                let t = t.map(|t| (&t.seq, &t.instances));
+                if let Some((seq, inst)) = t {
+                    if let Some(k) = seq.iter().position(|a| a.id == name) {
+                        return Ok(lk(o).fields.get(k).cloned().unwrap_or(V::Null));
+                    }
+                    if let Some(k) = inst.iter().position(|a| a.id == name) {
+                        return self.instance(o, k);
+                    }
+                }
+            }
+            Some(&Member::Seq(k)) => return Ok(lk(o).fields.get(k).cloned().unwrap_or(V::Null)),
+            Some(&Member::Inst(k)) => return self.instance(o, k),
+            None => {}
         }
         fail(
             None,

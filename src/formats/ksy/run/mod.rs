@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use rustc_hash::FxHashSet;
 
 use super::expr::{Expr, Op};
-use super::spec::{Attr, Endian, Enum, Loc, Prim, Process, Repeat, Spec, Type};
+use super::spec::{Attr, Endian, Enum, Loc, Member, Prim, Process, Repeat, Spec, Type};
 use crate::formats::compress;
 use crate::model::{space, Radix, Value};
 
@@ -837,7 +837,16 @@ impl<'a> Run<'a> {
         let keep = self.used.contains(&a.id);
         let mut marks = Vec::new();
         let saved = self.io(io)?.clone();
-        let r = self.repeat(cx, a, g, io, rep, keep, lazy.then_some(&mut marks));
+        // Elements of a size known beforehand need not be read to be found.
+        let known = if lazy && !keep {
+            self.uniform_repeat(cx, a, io, rep, &mut marks)
+        } else {
+            None
+        };
+        let r = match known {
+            Some(count) => Ok((Vec::new(), count, true)),
+            None => self.repeat(cx, a, g, io, rep, keep, lazy.then_some(&mut marks)),
+        };
         if lazy {
             self.quiet -= 1;
         }
