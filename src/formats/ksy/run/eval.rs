@@ -76,7 +76,8 @@ impl Run<'_> {
     // ---- expressions ----
 
     pub(super) fn member(&mut self, o: &Arc<Obj>, name: &str) -> Res<V> {
-        match name {
+        let special = if name.starts_with('_') { name } else { "" };
+        match special {
             "_root" => {
                 return Ok(self.st.root.clone().map_or(V::Null, V::Obj));
             }
@@ -207,10 +208,7 @@ impl Run<'_> {
                     Some(v) => v.clone(),
                     None => return fail(None, "_ outside repeat-until or valid"),
                 },
-                _ => {
-                    let o = cx.obj.clone();
-                    self.member(&o, n)?
-                }
+                _ => self.member(&cx.obj, n)?,
             },
             Expr::Attr(base, name) if name == "_sizeof" => self.sizeof_attr(cx, base, name)?,
             Expr::Attr(base, name) => {
@@ -304,10 +302,7 @@ impl Run<'_> {
 
     pub(super) fn attr_of(&mut self, b: V, name: &str) -> Res<V> {
         Ok(match (&b, name) {
-            (V::Obj(o), _) => {
-                let o = o.clone();
-                return self.member(&o, name);
-            }
+            (V::Obj(o), _) => return self.member(o, name),
             (V::Io(i), "pos") => V::Int(i128::from(self.io(*i)?.pos)),
             (V::Io(i), "size") => V::Int(i128::from(self.io(*i)?.len)),
             (V::Io(i), "eof") => {

@@ -696,13 +696,22 @@ impl<'a> Run<'a> {
         let Some(a) = spec.types.get(obj.ty).and_then(|t| t.instances.get(k)) else {
             return fail(None, "no such instance");
         };
-        if lk(obj).busy.contains(&k) {
+        // One lock: whether it is being read, and that it now is.
+        let deep = self.depth >= MAX_DEPTH || obj.depth >= MAX_DEPTH;
+        let busy = {
+            let mut m = lk(obj);
+            let busy = m.busy.contains(&k);
+            if !busy && !deep {
+                m.busy.push(k);
+            }
+            busy
+        };
+        if busy {
             return Err(self.spec_fail(a.at, format!("instance {} needs its own value", a.id)));
         }
-        if self.depth >= MAX_DEPTH || obj.depth >= MAX_DEPTH {
+        if deep {
             return Err(self.spec_fail(a.at, format!("instances nest more than {MAX_DEPTH} deep")));
         }
-        lk(obj).busy.push(k);
         self.depth += 1;
         self.st.evaluated += 1;
         let r = self.attr(&Cx::of(obj.clone()), a, item, AttrRef::Inst(obj.ty, k));
