@@ -2,6 +2,8 @@
 //! value (of a primitive, a user type or bytes with their processing), and
 //! the elements of a repeat.
 
+use compact_str::format_compact;
+
 use super::*;
 
 /// A terminator is one byte.
@@ -139,7 +141,7 @@ impl Run<'_> {
                 index: Some(i),
                 under: None,
             };
-            let name = format!("[{i}]");
+            let name = format_compact!("[{i}]");
             let before = self.here(io);
             let v = self.one(&icx, a, &name, g, io, Some(i))?;
             if marks.is_some() && self.here(io) == before {
@@ -404,7 +406,7 @@ impl Run<'_> {
                 for e in args {
                     vals.push(self.eval(cx, e)?);
                 }
-                let it = self.push_item(parent, Item::group(name.to_string(), space, start, 0))?;
+                let it = self.push_item(parent, Item::group(name, space, start, 0))?;
                 let o = self.object(t, vals, Some(&cx.obj), io, it)?;
                 let (_, end) = self.here(io);
                 if let Some(i) = self.items.get_mut(it) {
@@ -583,11 +585,11 @@ impl Run<'_> {
             let rc: Arc<[u8]> = Arc::from(out);
             self.st.derived.push(rc.clone());
             let k = self.st.derived.len();
-            let holder = self.push_item(parent, Item::group(name.to_string(), space, off, size))?;
+            let holder = self.push_item(parent, Item::group(name, space, off, size))?;
             let d = self.push_item(
                 holder,
                 Item {
-                    name: format!("{name} ({method})"),
+                    name: format_compact!("{name} ({method})"),
                     space: k,
                     off: 0,
                     size: rc.len() as u64,
