@@ -386,8 +386,11 @@ fn extent(items: &mut [run::Item], id: usize, depth: usize) -> (u64, u64) {
     }
     let group = it.group;
     let space = it.space;
-    let kids = it.kids.clone();
-    for k in kids {
+    let n = it.kids.len();
+    for j in 0..n {
+        let Some(&k) = items.get(id).and_then(|i| i.kids.get(j)) else {
+            break;
+        };
         let (s, e) = extent(items, k, depth + 1);
         let same = items.get(k).is_some_and(|c| c.space == space);
         if group && same {

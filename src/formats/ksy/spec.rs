@@ -5,6 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use rustc_hash::FxHashMap;
+
 use super::expr::{self, Expr};
 use crate::formats::yaml::{self, Y};
 
@@ -119,15 +121,37 @@ pub struct Param {
 #[derive(Clone, Debug, Default)]
 pub struct Enum {
     pub members: Vec<(i128, String)>,
+    /// The first member of each value and of each name, by index into
+    /// `members` ([`Enum::index`]).
+    by_value: FxHashMap<i128, usize>,
+    by_name: FxHashMap<String, usize>,
 }
 
 impl Enum {
+    /// Indexes the members once they are all read.
+    fn index(&mut self) {
+        for (k, (v, n)) in self.members.iter().enumerate() {
+            self.by_value.entry(*v).or_insert(k);
+            self.by_name.entry(n.clone()).or_insert(k);
+        }
+    }
     pub fn name_of(&self, v: i128) -> Option<&str> {
-        self.members.iter().find(|m| m.0 == v).map(|m| m.1.as_str())
+        let k = *self.by_value.get(&v)?;
+        self.members.get(k).map(|m| m.1.as_str())
     }
     pub fn value_of(&self, name: &str) -> Option<i128> {
-        self.members.iter().find(|m| m.1 == name).map(|m| m.0)
+        let k = *self.by_name.get(name)?;
+        self.members.get(k).map(|m| m.0)
     }
+}
+
+/// What a name means in a type's expressions: one of its parameters, of
+/// its `seq` attributes or of its instances (by index).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Member {
+    Param(usize),
+    Seq(usize),
+    Inst(usize),
 }
 
 /// A type: the top level of a file, or one of `types`.
@@ -144,6 +168,38 @@ pub struct TypeDef {
     pub instances: Vec<Attr>,
     pub enums: Vec<(String, Arc<Enum>)>,
     pub doc: Option<String>,
+    /// Its parameters, attributes and instances by name (the first of a
+    /// name, parameters before attributes before instances).
+    pub names: FxHashMap<String, Member>,
+    /// Its enums by name (index into `enums`).
+    enum_index: FxHashMap<String, usize>,
+}
+
+impl TypeDef {
+    /// Indexes names once the type is read.
+    fn index(&mut self) {
+        let params = self.params.iter().map(|p| &p.id);
+        let params = params.enumerate().map(|(k, n)| (n, Member::Param(k)));
+        let seq = self
+            .seq
+            .iter()
+            .enumerate()
+            .map(|(k, a)| (&a.id, Member::Seq(k)));
+        let inst = self.instances.iter().enumerate();
+        let inst = inst.map(|(k, a)| (&a.id, Member::Inst(k)));
+        for (n, m) in params.chain(seq).chain(inst) {
+            self.names.entry(n.clone()).or_insert(m);
+        }
+        for (k, (n, _)) in self.enums.iter().enumerate() {
+            self.enum_index.entry(n.clone()).or_insert(k);
+        }
+    }
+
+    /// The enum named `name` of this type.
+    pub fn enum_named(&self, name: &str) -> Option<&Arc<Enum>> {
+        let k = *self.enum_index.get(name)?;
+        self.enums.get(k).map(|e| &e.1)
+    }
 }
 
 /// A description read from a file and the files it imports.
@@ -206,7 +262,7 @@ impl Spec {
         };
         while let Some(s) = scope {
             let t = self.types.get(s)?;
-            if let Some((_, e)) = t.enums.iter().find(|e| &e.0 == name) {
+            if let Some(e) = t.enum_named(name) {
                 return Some(e.clone());
             }
             if !types.is_empty() {
@@ -239,6 +295,7 @@ pub fn load(path: &Path, search: &[PathBuf]) -> Result<Spec, Vec<String>> {
     };
     match r.file(path, None) {
         Some(root) => {
+            r.spec.types.iter_mut().for_each(TypeDef::index);
             r.check(root);
             if let Some(t) = r.spec.types.get(root) {
                 r.spec.id = t.name.clone();
@@ -603,6 +660,7 @@ impl Reader {
                 None => self.err(start(v), "an enum member needs a name"),
             }
         }
+        en.index();
         en
     }
 

@@ -76,7 +76,8 @@ impl Run<'_> {
     // ---- expressions ----
 
     pub(super) fn member(&mut self, o: &Arc<Obj>, name: &str) -> Res<V> {
-        match name {
+        let special = if name.starts_with('_') { name } else { "" };
+        match special {
             "_root" => {
                 return Ok(self.st.root.clone().map_or(V::Null, V::Obj));
             }
@@ -96,15 +97,26 @@ impl Run<'_> {
             }
             _ => {}
         }
-        if let Some((_, v)) = o.params.iter().find(|p| p.0 == name) {
-            return Ok(v.clone());
-        }
         let t = self.spec.types.get(o.ty);
-        if let Some(k) = t.and_then(|t| t.seq.iter().position(|a| a.id == name)) {
-            return Ok(lk(o).fields.get(k).cloned().unwrap_or(V::Null));
-        }
-        if let Some(k) = t.and_then(|t| t.instances.iter().position(|a| a.id == name)) {
-            return self.instance(o, k);
+        match t.and_then(|t| t.names.get(name)) {
+            Some(&Member::Param(k)) => {
+                if let Some((_, v)) = o.params.get(k) {
+                    return Ok(v.clone());
+                }
+                // A parameter not given: an attribute of the same name.
+                let t = t.map(|t| (&t.seq, &t.instances));
+                if let Some((seq, inst)) = t {
+                    if let Some(k) = seq.iter().position(|a| a.id == name) {
+                        return Ok(lk(o).fields.get(k).cloned().unwrap_or(V::Null));
+                    }
+                    if let Some(k) = inst.iter().position(|a| a.id == name) {
+                        return self.instance(o, k);
+                    }
+                }
+            }
+            Some(&Member::Seq(k)) => return Ok(lk(o).fields.get(k).cloned().unwrap_or(V::Null)),
+            Some(&Member::Inst(k)) => return self.instance(o, k),
+            None => {}
         }
         fail(
             None,
@@ -196,10 +208,7 @@ impl Run<'_> {
                     Some(v) => v.clone(),
                     None => return fail(None, "_ outside repeat-until or valid"),
                 },
-                _ => {
-                    let o = cx.obj.clone();
-                    self.member(&o, n)?
-                }
+                _ => self.member(&cx.obj, n)?,
             },
             Expr::Attr(base, name) if name == "_sizeof" => self.sizeof_attr(cx, base, name)?,
             Expr::Attr(base, name) => {
@@ -293,10 +302,7 @@ impl Run<'_> {
 
     pub(super) fn attr_of(&mut self, b: V, name: &str) -> Res<V> {
         Ok(match (&b, name) {
-            (V::Obj(o), _) => {
-                let o = o.clone();
-                return self.member(&o, name);
-            }
+            (V::Obj(o), _) => return self.member(o, name),
             (V::Io(i), "pos") => V::Int(i128::from(self.io(*i)?.pos)),
             (V::Io(i), "size") => V::Int(i128::from(self.io(*i)?.len)),
             (V::Io(i), "eof") => {

@@ -15,10 +15,11 @@
 
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
+use compact_str::{format_compact, CompactString};
 use rustc_hash::FxHashSet;
 
 use super::expr::{Expr, Op};
-use super::spec::{Attr, Endian, Enum, Loc, Prim, Process, Repeat, Spec, Type};
+use super::spec::{Attr, Endian, Enum, Loc, Member, Prim, Process, Repeat, Spec, Type};
 use crate::formats::compress;
 use crate::model::{space, Radix, Value};
 
@@ -155,7 +156,7 @@ impl AttrRef {
 
 /// A node to be: `space` is the interpreter's (0 or a derived one).
 pub struct Item {
-    pub name: String,
+    pub name: CompactString,
     pub space: usize,
     pub off: u64,
     pub size: u64,
@@ -174,7 +175,7 @@ pub struct Item {
 
 impl Item {
     /// A structure at `[off, off+size)` of `space`, to be filled.
-    fn group(name: impl Into<String>, space: usize, off: u64, size: u64) -> Item {
+    fn group(name: impl Into<CompactString>, space: usize, off: u64, size: u64) -> Item {
         Item {
             name: name.into(),
             space,
@@ -351,7 +352,7 @@ impl<'a> Run<'a> {
     /// Runs the top-level type over `[off, off+len)`; the root item is 0.
     pub fn root(&mut self, ty: usize, off: u64, len: u64) -> Res<()> {
         let io = self.new_io(0, off, len)?;
-        self.items.push(Item::group(String::new(), 0, off, 0));
+        self.items.push(Item::group("", 0, off, 0));
         let seq = self.object(ty, Vec::new(), None, io, 0);
         self.finish_pending()?;
         seq.map(|_| ())
@@ -384,7 +385,7 @@ impl<'a> Run<'a> {
             let io = self.io(obj.io).ok().map(|i| i.space).unwrap_or(0);
             (io, lk(obj).start)
         };
-        self.items.push(Item::group(String::new(), space, start, 0));
+        self.items.push(Item::group("", space, start, 0));
         let r = self.instance_node(obj, k, 0);
         let r2 = self.finish_pending();
         r.and(r2)
@@ -410,13 +411,13 @@ impl<'a> Run<'a> {
         copy.bits = 0;
         copy.nbits = 0;
         let space = copy.space;
-        self.items.push(Item::group(String::new(), space, off, 0));
+        self.items.push(Item::group("", space, off, 0));
         let cx = Cx {
             obj: obj.clone(),
             index: Some(i as i128),
             under: None,
         };
-        let name = format!("[{i}]");
+        let name = format_compact!("[{i}]");
         let r = self
             .one(&cx, a, &name, 0, io, Some(i as i128))
             .map_err(|f| self.placed(a, f));
@@ -512,7 +513,7 @@ impl<'a> Run<'a> {
         self.push_item(
             parent,
             Item {
-                name: name.to_string(),
+                name: name.into(),
                 space,
                 off,
                 size,
@@ -651,7 +652,7 @@ impl<'a> Run<'a> {
                     }
                 }
                 for (k, a) in t.instances.iter().enumerate() {
-                    let mut it = Item::group(a.id.clone(), space, end, 0);
+                    let mut it = Item::group(a.id.as_str(), space, end, 0);
                     it.group = false;
                     it.later = Some(Later::Instance(me.clone(), k));
                     self.push_item(item, it)?;
@@ -696,13 +697,22 @@ impl<'a> Run<'a> {
         let Some(a) = spec.types.get(obj.ty).and_then(|t| t.instances.get(k)) else {
             return fail(None, "no such instance");
         };
-        if lk(obj).busy.contains(&k) {
+        // One lock: whether it is being read, and that it now is.
+        let deep = self.depth >= MAX_DEPTH || obj.depth >= MAX_DEPTH;
+        let busy = {
+            let mut m = lk(obj);
+            let busy = m.busy.contains(&k);
+            if !busy && !deep {
+                m.busy.push(k);
+            }
+            busy
+        };
+        if busy {
             return Err(self.spec_fail(a.at, format!("instance {} needs its own value", a.id)));
         }
-        if self.depth >= MAX_DEPTH || obj.depth >= MAX_DEPTH {
+        if deep {
             return Err(self.spec_fail(a.at, format!("instances nest more than {MAX_DEPTH} deep")));
         }
-        lk(obj).busy.push(k);
         self.depth += 1;
         self.st.evaluated += 1;
         let r = self.attr(&Cx::of(obj.clone()), a, item, AttrRef::Inst(obj.ty, k));
@@ -826,7 +836,7 @@ impl<'a> Run<'a> {
             rep => rep,
         };
         let (space, start) = self.here(io);
-        let g = self.push_item(item, Item::group(a.id.clone(), space, start, 0))?;
+        let g = self.push_item(item, Item::group(a.id.as_str(), space, start, 0))?;
         // Elements in the bytes given become nodes when the repeat's node
         // is opened: here they are read for their values and where they
         // start.
@@ -837,7 +847,16 @@ impl<'a> Run<'a> {
         let keep = self.used.contains(&a.id);
         let mut marks = Vec::new();
         let saved = self.io(io)?.clone();
-        let r = self.repeat(cx, a, g, io, rep, keep, lazy.then_some(&mut marks));
+        // Elements of a size known beforehand need not be read to be found.
+        let known = if lazy && !keep {
+            self.uniform_repeat(cx, a, io, rep, &mut marks)
+        } else {
+            None
+        };
+        let r = match known {
+            Some(count) => Ok((Vec::new(), count, true)),
+            None => self.repeat(cx, a, g, io, rep, keep, lazy.then_some(&mut marks)),
+        };
         if lazy {
             self.quiet -= 1;
         }
@@ -977,7 +996,7 @@ fn scalar_value(v: &V, width: u8) -> Option<Value> {
                 width,
             },
         },
-        V::Bool(b) => Value::text(b.to_string()),
+        V::Bool(b) => Value::text(if *b { "true" } else { "false" }),
         V::Float(f) => Value::text(format!("{f:?}")),
         V::Str(s) => Value::str(s),
         V::Bytes(b) => bytes_value(b),

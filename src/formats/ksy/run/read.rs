@@ -2,6 +2,8 @@
 //! value (of a primitive, a user type or bytes with their processing), and
 //! the elements of a repeat.
 
+use compact_str::format_compact;
+
 use super::*;
 
 /// A terminator is one byte.
@@ -51,12 +53,18 @@ impl Run<'_> {
         if u64::from(nbytes) > len.saturating_sub(pos) {
             return fail(Some((space, abs0)), "bits past the end of the stream");
         }
-        let bytes: Vec<u8> = self
-            .space_bytes(space_)
+        // The bytes and the stream are borrowed apart (fields of their own).
+        let whole: &[u8] = if space_ == 0 {
+            self.data
+        } else {
+            self.st.derived.get(space_ - 1).map_or(&[], |v| &v[..])
+        };
+        let bytes = whole
             .get((base + pos) as usize..(base + pos + u64::from(nbytes)) as usize)
-            .map(<[u8]>::to_vec)
             .unwrap_or_default();
-        let i = self.io_mut(io)?;
+        let Some(i) = self.st.ios.get_mut(io) else {
+            return fail(None, "no such stream");
+        };
         i.pos += u64::from(nbytes);
         let mask = |k: u32| {
             if k >= 128 {
@@ -67,7 +75,7 @@ impl Run<'_> {
         };
         let v;
         if le {
-            for b in bytes {
+            for &b in bytes {
                 i.bits |= u128::from(b) << i.nbits;
                 i.nbits += 8;
             }
@@ -75,7 +83,7 @@ impl Run<'_> {
             i.bits >>= n;
             i.nbits -= n;
         } else {
-            for b in bytes {
+            for &b in bytes {
                 i.bits = (i.bits << 8) | u128::from(b);
                 i.nbits += 8;
             }
@@ -133,7 +141,7 @@ impl Run<'_> {
                 index: Some(i),
                 under: None,
             };
-            let name = format!("[{i}]");
+            let name = format_compact!("[{i}]");
             let before = self.here(io);
             let v = self.one(&icx, a, &name, g, io, Some(i))?;
             if marks.is_some() && self.here(io) == before {
@@ -162,6 +170,143 @@ impl Run<'_> {
         }
         Ok((out, i as u64, true))
     }
+    /// The elements of a repeat of `a` at the position of `io` found
+    /// without reading them, where every element has the same size
+    /// ([`Run::uniform_size`]) and they fill the stream (`eos`) or fit in
+    /// it (`expr`): where every GROUP-th starts is pushed on `marks`, the
+    /// stream moves past them, and their count is returned. `None`: the
+    /// stream has not moved; the elements must be read.
+    pub(super) fn uniform_repeat(
+        &mut self,
+        cx: &Cx,
+        a: &Attr,
+        io: usize,
+        rep: &Repeat,
+        marks: &mut Vec<u64>,
+    ) -> Option<u64> {
+        if a.size.is_some() || a.size_eos || !plain(a) {
+            return None;
+        }
+        let owner_le = lk(&cx.obj).le.is_some();
+        let size = match &a.ty {
+            Type::Prim(Prim::U(n, e) | Prim::S(n, e) | Prim::F(n, e)) => {
+                let ok = *n == 1 || e.is_some() || owner_le;
+                let en = a.enum_.as_ref();
+                let en_ok = en.is_none_or(|p| self.spec.lookup_enum(cx.obj.ty, p).is_some());
+                (ok && en_ok).then_some(u64::from(*n))?
+            }
+            Type::User { path, args } if args.is_empty() => {
+                let t = self.spec.lookup(cx.obj.ty, path)?;
+                self.uniform_size(t, &cx.obj, io, owner_le, 0)?
+            }
+            _ => return None,
+        };
+        let s = self.io(io).ok()?.clone();
+        let left = s.len.checked_sub(s.pos)?;
+        if s.nbits != 0 || size == 0 {
+            return None;
+        }
+        let count = match rep {
+            Repeat::Eos if left % size == 0 => left / size,
+            Repeat::Expr(e) => {
+                let n = u64::try_from(self.int(cx, e, a.at).ok()?).ok()?;
+                (n.checked_mul(size)? <= left).then_some(n)?
+            }
+            _ => return None,
+        };
+        if count == 0 {
+            return None;
+        }
+        let start = s.base + s.pos;
+        let group = crate::model::GROUP;
+        marks.extend((0..count.div_ceil(group)).map(|k| start + k * group * size));
+        self.io_mut(io).ok()?.pos += count * size;
+        Some(count)
+    }
+
+    /// The size of every object of type `ty` read under `owner` from `io`,
+    /// where it is the same for all and reading one cannot fail (but for
+    /// the end of the stream): each seq attribute a number, a bit field,
+    /// bytes or a string of a literal size, or an object of such a type
+    /// without arguments; no `contents`, `valid`, `process`, terminator,
+    /// switch, `pos` or `io`; an `if` only on `_root` (the same for every
+    /// object); the byte order known; whole bytes at the end. `le`: the
+    /// owner's byte order is known.
+    fn uniform_size(
+        &mut self,
+        ty: usize,
+        owner: &Arc<Obj>,
+        io: usize,
+        le: bool,
+        nest: u32,
+    ) -> Option<u64> {
+        let spec = self.spec;
+        let t = spec.types.get(ty)?;
+        let deep = self.depth.max(owner.depth).saturating_add(nest + 2);
+        if nest > 4 || deep >= MAX_DEPTH {
+            return None;
+        }
+        let le = match &t.endian {
+            Some(Endian::Le | Endian::Be) => true,
+            Some(Endian::Switch(..)) => return None,
+            None => le,
+        };
+        // An object of the type, for the conditions' enums and `_parent`.
+        let probe = Arc::new(Obj {
+            ty,
+            parent: Some(Arc::downgrade(owner)),
+            io,
+            depth: owner.depth + 1,
+            params: Vec::new(),
+            m: Mutex::new(ObjMut::default()),
+        });
+        let (mut bytes, mut bits) = (0u64, 0u64);
+        for a in &t.seq {
+            if !plain(a) || a.pos.is_some() || a.io.is_some() || a.size_eos {
+                return None;
+            }
+            if let Some(c) = &a.cond {
+                if !on_root(c) {
+                    return None;
+                }
+                let v = self.eval(&Cx::of(probe.clone()), c).ok()?;
+                if !truth(&v).ok()? {
+                    continue;
+                }
+            }
+            if let Some(p) = &a.enum_ {
+                spec.lookup_enum(ty, p)?;
+            }
+            let count = match &a.repeat {
+                Repeat::No => 1,
+                Repeat::Expr(Expr::Int(n)) => u64::try_from(*n).ok()?,
+                _ => return None,
+            };
+            if let (Type::Prim(Prim::B(n, _)), None, 1) = (&a.ty, &a.size, count) {
+                bits += u64::from(*n);
+                continue;
+            }
+            bytes = bytes.checked_add(bits.div_ceil(8))?;
+            bits = 0;
+            let one = match (&a.ty, &a.size) {
+                (Type::Prim(Prim::U(n, e) | Prim::S(n, e) | Prim::F(n, e)), None) => {
+                    (*n == 1 || e.is_some() || le).then_some(u64::from(*n))?
+                }
+                (Type::Bytes | Type::Str { z: false }, Some(Expr::Int(n))) => {
+                    u64::try_from(*n).ok()?
+                }
+                (Type::User { path, args }, None) if args.is_empty() => {
+                    let t = spec.lookup(ty, path)?;
+                    self.uniform_size(t, &probe, io, le, nest + 1)?
+                }
+                _ => return None,
+            };
+            bytes = bytes.checked_add(one.checked_mul(count)?)?;
+        }
+        (bits % 8 == 0).then_some(())?;
+        bytes.checked_add(bits / 8)
+    }
+
     /// Fixed `contents`: the bytes at the position of `io`, which must be
     /// those.
     fn contents(&mut self, c: &[u8], name: &str, parent: usize, io: usize) -> Res<V> {
@@ -261,7 +406,7 @@ impl Run<'_> {
                 for e in args {
                     vals.push(self.eval(cx, e)?);
                 }
-                let it = self.push_item(parent, Item::group(name.to_string(), space, start, 0))?;
+                let it = self.push_item(parent, Item::group(name, space, start, 0))?;
                 let o = self.object(t, vals, Some(&cx.obj), io, it)?;
                 let (_, end) = self.here(io);
                 if let Some(i) = self.items.get_mut(it) {
@@ -273,19 +418,28 @@ impl Run<'_> {
             }
         }
         // The raw bytes.
-        let (raw_off, raw): (u64, Arc<[u8]>) = if let Some(e) = &a.size {
-            let n = self.int(cx, e, a.at)?;
-            let Ok(n) = u64::try_from(n) else {
-                return fail(Some((space, start)), format!("{name}: size {n}"));
-            };
-            let (o, b) = self.read_bytes(io, n)?;
-            (o, Arc::from(b))
-        } else if a.size_eos {
-            let left = {
+        let given = match &a.size {
+            Some(e) => {
+                let n = self.int(cx, e, a.at)?;
+                let Ok(n) = u64::try_from(n) else {
+                    return fail(Some((space, start)), format!("{name}: size {n}"));
+                };
+                Some(n)
+            }
+            None if a.size_eos => {
                 let i = self.io(io)?;
-                i.len.saturating_sub(i.pos)
-            };
-            let (o, b) = self.read_bytes(io, left)?;
+                Some(i.len.saturating_sub(i.pos))
+            }
+            None => None,
+        };
+        let (raw_off, raw): (u64, Arc<[u8]>) = if let Some(n) = given {
+            let (o, b) = self.read_bytes(io, n)?;
+            if in_place(a, ty) {
+                // An object read where its bytes are: they are not copied.
+                let v = self.sub_object(cx, a, ty, (space, o, n), Under::New(name, parent, n))?;
+                self.validate(cx, a, &v, (space, o))?;
+                return Ok(v);
+            }
             (o, Arc::from(b))
         } else {
             let term = a.terminator.unwrap_or(0);
@@ -377,7 +531,6 @@ impl Run<'_> {
         bytes: Arc<[u8]>,
         my_ty: usize,
     ) -> Res<V> {
-        let spec = self.spec;
         // Processed bytes become a derived space.
         let (space2, base2, bytes, container) = if let Some(p) = &a.process {
             let (out, method) = match p {
@@ -432,11 +585,11 @@ impl Run<'_> {
             let rc: Arc<[u8]> = Arc::from(out);
             self.st.derived.push(rc.clone());
             let k = self.st.derived.len();
-            let holder = self.push_item(parent, Item::group(name.to_string(), space, off, size))?;
+            let holder = self.push_item(parent, Item::group(name, space, off, size))?;
             let d = self.push_item(
                 holder,
                 Item {
-                    name: format!("{name} ({method})"),
+                    name: format_compact!("{name} ({method})"),
                     space: k,
                     off: 0,
                     size: rc.len() as u64,
@@ -453,22 +606,12 @@ impl Run<'_> {
             (space, off, bytes, None)
         };
         match ty {
-            Type::User { path, args } => {
-                let Some(t) = spec.lookup(my_ty, path) else {
-                    return Err(self.spec_fail(a.at, format!("unknown type {}", path.join("::"))));
+            Type::User { .. } => {
+                let under = match container {
+                    Some(d) => Under::Item(d),
+                    None => Under::New(name, parent, size),
                 };
-                let mut vals = Vec::new();
-                for e in args {
-                    vals.push(self.eval(cx, e)?);
-                }
-                let sub = self.new_io(space2, base2, bytes.len() as u64)?;
-                // Processed bytes: the derived space's node is the object's.
-                let it = match container {
-                    Some(d) => d,
-                    None => self.push_item(parent, Item::group(name, space2, base2, size))?,
-                };
-                let o = self.object(t, vals, Some(&cx.obj), sub, it)?;
-                Ok(V::Obj(o))
+                self.sub_object(cx, a, ty, (space2, base2, bytes.len() as u64), under)
             }
             Type::Str { .. } => {
                 let enc = a
@@ -489,6 +632,37 @@ impl Run<'_> {
                 Ok(V::Bytes(bytes))
             }
         }
+    }
+
+    /// An object of the user type `ty` read in a stream of its own over
+    /// `[base, base+len)` of `space`, under the item `under` says.
+    fn sub_object(
+        &mut self,
+        cx: &Cx,
+        a: &Attr,
+        ty: &Type,
+        (space, base, len): (usize, u64, u64),
+        under: Under<'_>,
+    ) -> Res<V> {
+        let Type::User { path, args } = ty else {
+            return fail(None, "not a user type");
+        };
+        let Some(t) = self.spec.lookup(cx.obj.ty, path) else {
+            return Err(self.spec_fail(a.at, format!("unknown type {}", path.join("::"))));
+        };
+        let mut vals = Vec::new();
+        for e in args {
+            vals.push(self.eval(cx, e)?);
+        }
+        let sub = self.new_io(space, base, len)?;
+        let it = match under {
+            Under::Item(d) => d,
+            Under::New(name, parent, size) => {
+                self.push_item(parent, Item::group(name, space, base, size))?
+            }
+        };
+        let o = self.object(t, vals, Some(&cx.obj), sub, it)?;
+        Ok(V::Obj(o))
     }
 
     /// The first of `f` over type `ty` and its ancestors.
@@ -596,5 +770,45 @@ impl Run<'_> {
                 Ok(val)
             }
         }
+    }
+}
+
+/// Where an object read in a stream of its own goes: into an item made
+/// for it (processed bytes: the derived space's node is the object's), or
+/// a new item (its name, its parent and how many bytes it covers).
+enum Under<'n> {
+    Item(usize),
+    New(&'n str, usize, u64),
+}
+
+/// True if the bytes of `a` (of a given size) are read as an object of a
+/// user type as they are: not processed, padded or cut at a terminator.
+fn in_place(a: &Attr, ty: &Type) -> bool {
+    matches!(ty, Type::User { .. })
+        && a.process.is_none()
+        && a.pad_right.is_none()
+        && a.terminator.is_none()
+}
+
+/// An attribute with no check that may fail on some of the bytes it
+/// reads: no `contents`, `valid`, `process` or terminator.
+fn plain(a: &Attr) -> bool {
+    a.contents.is_none() && a.valid.is_none() && a.process.is_none() && a.terminator.is_none()
+}
+
+/// True if `e` names nothing but `_root` and what is reached from it (and
+/// no stream or size of it, which move as it is read): its value is the
+/// same in every element of a repeat.
+fn on_root(e: &Expr) -> bool {
+    match e {
+        Expr::Int(_) | Expr::Float(_) | Expr::Str(_) | Expr::Bool(_) | Expr::Enum(..) => true,
+        Expr::Name(n) => n == "_root",
+        Expr::Attr(b, n) => !n.starts_with('_') && on_root(b),
+        Expr::Call(b, n, args) => !n.starts_with('_') && on_root(b) && args.iter().all(on_root),
+        Expr::List(xs) => xs.iter().all(on_root),
+        Expr::Index(a, b) | Expr::Bin(_, a, b) => on_root(a) && on_root(b),
+        Expr::Neg(a) | Expr::Inv(a) | Expr::Not(a) | Expr::Cast(a, _) => on_root(a),
+        Expr::If(a, b, c) => on_root(a) && on_root(b) && on_root(c),
+        Expr::SizeOf(_) => false,
     }
 }
