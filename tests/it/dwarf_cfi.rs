@@ -405,6 +405,35 @@ fn call_frames_agree_with_llvm_dwarfdump() {
     );
 }
 
+/// The XMOS samples' tile ELFs (xCORE, whose registers llvm-dwarfdump
+/// names `reg<N>`): their `.debug_frame` and `.eh_frame` as
+/// llvm-dwarfdump-22 reads them.
+#[test]
+fn xcore_call_frames_agree_with_llvm_dwarfdump() {
+    if !common::tool("llvm-dwarfdump-22") {
+        return;
+    }
+    let dir = common::scratch();
+    let (mut files, mut fdes, mut insns) = (0, 0, 0);
+    for sample in [
+        "assets/xmos/UltranetReceiver__bin_Debug_Ultranet_Receiver_Debug.xe",
+        "assets/xmos/UltranetReceiver__bin_Release_Ultranet_Receiver.xe",
+        "assets/xmos/COMS20001-game-of-life__game_of_life_sequential.xe",
+    ] {
+        for path in super::dwarf_line::elfs_with(sample, dir.path(), b"_frame") {
+            let (f, i) = compare(&format!("{sample} {}", path.display()), &path);
+            files += 1;
+            fdes += f;
+            insns += i;
+        }
+    }
+    assert!(
+        files >= 3 && fdes > 10 && insns > 10,
+        "{files} {fdes} {insns}"
+    );
+    eprintln!("{files} tile ELFs: {fdes} FDEs, {insns} instructions equal to llvm-dwarfdump-22");
+}
+
 /// Every entry of `.eh_frame_hdr`'s table of a shared library names an
 /// FDE whose initial location is the entry's, as llvm-dwarfdump reads the
 /// FDE at that offset.

@@ -823,6 +823,12 @@ fn readelf_rows(path: &Path) -> Vec<(u64, String, bool)> {
 /// The ELFs inside `sample` (a file in `assets/`) that have a
 /// `.debug_line`, each written to a file of its own in `dir`.
 fn elfs_in(sample: &str, dir: &Path) -> Vec<PathBuf> {
+    elfs_with(sample, dir, b".debug_line")
+}
+
+/// The ELFs inside `sample` (a file in `assets/`) whose bytes hold `name`
+/// (a section's), each written to a file of its own in `dir`.
+pub(crate) fn elfs_with(sample: &str, dir: &Path, name: &[u8]) -> Vec<PathBuf> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(sample);
     let bytes = std::fs::read(&path).expect("the sample");
     let t = common::tree::expanded(bytes.clone());
@@ -834,7 +840,7 @@ fn elfs_in(sample: &str, dir: &Path) -> Vec<PathBuf> {
         let n = t.node(id).unwrap();
         let (off, size) = (n.offset as usize, n.size as usize);
         let slice = &bytes[off..off + size];
-        if !slice.windows(11).any(|w| w == b".debug_line") {
+        if !slice.windows(name.len()).any(|w| w == name) {
             continue;
         }
         let p = dir.join(format!("{off:x}.elf"));

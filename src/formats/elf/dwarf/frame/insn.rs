@@ -202,7 +202,8 @@ pub(super) fn insn(
                                 .map_err(|m| (at, format!("{name}: {m}")))?;
                         *loc = v;
                         ops.push(leaf("address", at, c.pos - at, Value::hex(v)));
-                        words.push(format!("0x{v:x}"));
+                        // As llvm-dwarfdump writes it: hex without `0x`.
+                        words.push(format!("{v:x}"));
                     }
                 }
             }

@@ -2074,6 +2074,9 @@ const M224: &[(u16, &str)] = &[
     (3327, "AGPR255"),
 ];
 
+/// xCORE: llvm-dwarfdump-22 names none of its registers.
+const M203: &[(u16, &str)] = &[];
+
 /// The register names of `e_machine` `m`, by DWARF number, if known.
 pub(super) fn for_machine(m: u16) -> Option<&'static [(u16, &'static str)]> {
     Some(match m {
@@ -2089,6 +2092,7 @@ pub(super) fn for_machine(m: u16) -> Option<&'static [(u16, &'static str)]> {
         62 => M62,
         164 => M164,
         183 => M183,
+        203 => M203,
         224 => M224,
         243 => M243,
         258 => M258,
