@@ -14,7 +14,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::io::{self, Write};
 use std::ops::ControlFlow;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -107,6 +107,7 @@ pub fn walk<S: Sink>(
         pool: Arc::new(Mutex::new(Vec::new())),
         held: Arc::new(AtomicUsize::new(0)),
         head: Arc::new(AtomicUsize::new(0)),
+        stop: Arc::new(AtomicBool::new(false)),
     };
     let mut handles = Vec::new();
     for _ in 0..threads {
@@ -145,8 +146,10 @@ pub fn walk<S: Sink>(
         m.queue.push_back(Seg::Text(std::mem::take(&mut buf)));
         m.drain(tree, 0)
     });
-    // Workers stop when the job channel closes.
+    // Workers stop when the job channel closes, and end the part they make
+    // (nothing more is written after an error).
     m.job_tx = None;
+    m.shared.stop.store(true, Ordering::Release);
     for h in handles {
         let _ = h.join();
     }
@@ -183,6 +186,8 @@ struct Shared {
     held: Arc<AtomicUsize>,
     /// The oldest part not yet written, whose worker never waits.
     head: Arc<AtomicUsize>,
+    /// Set when the first thread writes no more.
+    stop: Arc<AtomicBool>,
 }
 
 /// At most this many buffers wait in the pool, none larger than
@@ -239,6 +244,9 @@ fn run_job<S: Sink>(
                 while shared.head.load(Ordering::Acquire) != idx
                     && shared.held.load(Ordering::Acquire) > HELD_MAX
                 {
+                    if shared.stop.load(Ordering::Acquire) {
+                        return ControlFlow::Break(());
+                    }
                     std::thread::sleep(Duration::from_millis(1));
                 }
                 let chunk = std::mem::replace(&mut buf, shared.buffer());
