@@ -4,12 +4,20 @@
 //! its own over the same bytes, while the first thread walks the rest and
 //! writes every part in tree order. The output is byte for byte what one
 //! thread writes; diagnostics raised in the parts join the tree's own.
+//!
+//! A worker hands its part over in chunks as it goes, so the part the
+//! first thread waits for is written while it is made, and a worker ahead
+//! of the writer waits once the chunks not yet written pass a bound:
+//! what waits to be written is bounded, however much a part prints (the
+//! DWARF of a code object prints tens of megabytes).
 
 use std::collections::{HashMap, VecDeque};
 use std::io::{self, Write};
 use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use crate::model::{Diagnostic, NodeId, Tree};
 
@@ -34,6 +42,11 @@ pub const PARALLEL_FROM: u64 = 8 << 20;
 /// oldest: enough to keep every worker busy, few enough that the parts
 /// waiting to be written stay small.
 const AHEAD: usize = 4;
+/// The bytes of a part a worker gathers before it hands them over.
+const PART_CHUNK: usize = 1 << 18;
+/// The bytes handed over and not yet written past which a worker that is
+/// not making the oldest part waits.
+const HELD_MAX: usize = 8 << 20;
 
 /// How many threads to walk `tree` with: `FWVIEW_THREADS` if set, else one
 /// for small files and, for larger ones, one a core (at most 8). (Counting
@@ -89,13 +102,18 @@ pub fn walk<S: Sink>(
     }
     let (job_tx, job_rx) = mpsc::channel::<Job<S>>();
     let job_rx = Arc::new(Mutex::new(job_rx));
-    let (res_tx, res_rx) = mpsc::channel::<(usize, Done)>();
-    let pool: Pool = Arc::new(Mutex::new(Vec::new()));
+    let (res_tx, res_rx) = mpsc::channel::<(usize, Msg)>();
+    let shared = Shared {
+        pool: Arc::new(Mutex::new(Vec::new())),
+        held: Arc::new(AtomicUsize::new(0)),
+        head: Arc::new(AtomicUsize::new(0)),
+        stop: Arc::new(AtomicBool::new(false)),
+    };
     let mut handles = Vec::new();
     for _ in 0..threads {
         let rx = job_rx.clone();
         let tx = res_tx.clone();
-        let pool = pool.clone();
+        let shared = shared.clone();
         let mut wt = tree.reopen();
         handles.push(std::thread::spawn(move || loop {
             let job = match rx.lock() {
@@ -106,13 +124,8 @@ pub fn walk<S: Sink>(
                 return;
             };
             let idx = job.idx;
-            let buf = pool
-                .lock()
-                .ok()
-                .and_then(|mut p| p.pop())
-                .unwrap_or_default();
-            let done = run_job(&mut wt, job, buf);
-            if tx.send((idx, done)).is_err() {
+            let done = run_job(&mut wt, job, &tx, &shared);
+            if tx.send((idx, Msg::Done(done))).is_err() {
                 return;
             }
         }));
@@ -126,15 +139,17 @@ pub fn walk<S: Sink>(
         job_tx: Some(job_tx),
         next: 0,
         ahead: AHEAD * threads,
-        pool,
+        shared,
     };
     let r = m.go(tree, tree.root(), 0, sink, &mut buf);
     let r = r.and_then(|_| {
         m.queue.push_back(Seg::Text(std::mem::take(&mut buf)));
         m.drain(tree, 0)
     });
-    // Workers stop when the job channel closes.
+    // Workers stop when the job channel closes, and end the part they make
+    // (nothing more is written after an error).
     m.job_tx = None;
+    m.shared.stop.store(true, Ordering::Release);
     for h in handles {
         let _ = h.join();
     }
@@ -148,28 +163,96 @@ struct Job<S> {
     sink: S,
 }
 
-/// What a worker made of a part: its bytes and the diagnostics raised, or
-/// `None` when the part must be walked by the first thread (it made a byte
-/// space, whose number only that thread's tree can give).
+/// What a worker made of a part: its last bytes (those after the chunks
+/// it handed over) and the diagnostics raised, or `None` when the part
+/// must be walked by the first thread (it made a byte space, whose number
+/// only that thread's tree can give). The chunks handed over before are
+/// the start of what that thread writes: they were made before the space.
 type Done = Option<(Vec<u8>, Vec<Diagnostic>)>;
 
-/// Buffers the first thread has written, for workers to fill again: a
-/// part's bytes are allocated once, not once a part.
-type Pool = Arc<Mutex<Vec<Vec<u8>>>>;
+/// What a worker says of a part: a chunk of its bytes, or that it is done.
+enum Msg {
+    Chunk(Vec<u8>),
+    Done(Done),
+}
 
-/// At most this many buffers wait in the pool.
-const POOL_MAX: usize = 16;
+/// What the first thread and the workers share.
+#[derive(Clone)]
+struct Shared {
+    /// Buffers the first thread has written, for workers to fill again: a
+    /// part's chunks are allocated once, not once a chunk.
+    pool: Arc<Mutex<Vec<Vec<u8>>>>,
+    /// Bytes handed over by workers and not yet written.
+    held: Arc<AtomicUsize>,
+    /// The oldest part not yet written, whose worker never waits.
+    head: Arc<AtomicUsize>,
+    /// Set when the first thread writes no more.
+    stop: Arc<AtomicBool>,
+}
 
-fn run_job<S: Sink>(wt: &mut Tree, mut job: Job<S>, mut buf: Vec<u8>) -> Done {
+/// At most this many buffers wait in the pool, none larger than
+/// [`POOL_CAP`].
+const POOL_MAX: usize = 32;
+const POOL_CAP: usize = 4 * PART_CHUNK;
+
+impl Shared {
+    fn buffer(&self) -> Vec<u8> {
+        self.pool
+            .lock()
+            .ok()
+            .and_then(|mut p| p.pop())
+            .unwrap_or_else(|| Vec::with_capacity(PART_CHUNK + CHUNK))
+    }
+
+    /// Takes back a buffer written out.
+    fn recycle(&self, mut b: Vec<u8>) {
+        if b.capacity() > POOL_CAP {
+            return;
+        }
+        b.clear();
+        if let Ok(mut p) = self.pool.lock() {
+            if p.len() < POOL_MAX {
+                p.push(b);
+            }
+        }
+    }
+}
+
+fn run_job<S: Sink>(
+    wt: &mut Tree,
+    mut job: Job<S>,
+    tx: &mpsc::Sender<(usize, Msg)>,
+    shared: &Shared,
+) -> Done {
     let spaces = wt.spaces().len();
     let diags = wt.diagnostics().len();
     let id = wt.find_path(&job.path)?;
-    buf.clear();
+    let idx = job.idx;
+    let mut buf = shared.buffer();
+    // Chunks are handed over while no byte space was made.
+    let mut handing = true;
     wt.walk_below(id, job.depth, &mut |t, k, d, entering| {
         if entering {
             job.sink.enter(t, k, d, &mut buf);
         } else {
             job.sink.leave(t, k, d, &mut buf);
+        }
+        if handing && buf.len() >= PART_CHUNK {
+            handing = t.spaces().len() == spaces;
+            if handing {
+                // Ahead of the writer, past the bound: wait for it.
+                while shared.head.load(Ordering::Acquire) != idx
+                    && shared.held.load(Ordering::Acquire) > HELD_MAX
+                {
+                    if shared.stop.load(Ordering::Acquire) {
+                        return ControlFlow::Break(());
+                    }
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                let chunk = std::mem::replace(&mut buf, shared.buffer());
+                shared.held.fetch_add(chunk.len(), Ordering::AcqRel);
+                handing = tx.send((idx, Msg::Chunk(chunk))).is_ok();
+            }
         }
         ControlFlow::Continue(())
     });
@@ -178,6 +261,13 @@ fn run_job<S: Sink>(wt: &mut Tree, mut job: Job<S>, mut buf: Vec<u8>) -> Done {
     }
     let raised = wt.diagnostics().get(diags..).unwrap_or_default().to_vec();
     Some((buf, raised))
+}
+
+/// What the first thread received of a part and has not written.
+#[derive(Default)]
+struct Got {
+    chunks: VecDeque<Vec<u8>>,
+    done: Option<Done>,
 }
 
 enum Seg<S> {
@@ -193,12 +283,12 @@ enum Seg<S> {
 struct Main<'o, S> {
     out: &'o mut dyn Write,
     queue: VecDeque<Seg<S>>,
-    results: HashMap<usize, Done>,
-    res_rx: mpsc::Receiver<(usize, Done)>,
+    results: HashMap<usize, Got>,
+    res_rx: mpsc::Receiver<(usize, Msg)>,
     job_tx: Option<mpsc::Sender<Job<S>>>,
     next: usize,
     ahead: usize,
-    pool: Pool,
+    shared: Shared,
 }
 
 impl<S: Sink> Main<'_, S> {
@@ -333,13 +423,28 @@ impl<S: Sink> Main<'_, S> {
                     depth,
                     sink,
                 } => {
+                    // The part's chunks are written as they come.
+                    let mut written = 0;
                     let done = loop {
-                        if let Some(d) = self.results.remove(&idx) {
-                            break d;
+                        if let Some(g) = self.results.get_mut(&idx) {
+                            while let Some(c) = g.chunks.pop_front() {
+                                self.out.write_all(&c)?;
+                                written += c.len();
+                                self.shared.held.fetch_sub(c.len(), Ordering::AcqRel);
+                                self.shared.recycle(c);
+                            }
+                            if let Some(d) = g.done.take() {
+                                self.results.remove(&idx);
+                                break d;
+                            }
                         }
                         match self.res_rx.recv() {
-                            Ok((i, d)) => {
-                                self.results.insert(i, d);
+                            Ok((i, m)) => {
+                                let g = self.results.entry(i).or_default();
+                                match m {
+                                    Msg::Chunk(c) => g.chunks.push_back(c),
+                                    Msg::Done(d) => g.done = Some(d),
+                                }
                             }
                             Err(_) => break None,
                         }
@@ -348,21 +453,19 @@ impl<S: Sink> Main<'_, S> {
                         Some((bytes, diags)) => {
                             self.out.write_all(&bytes)?;
                             tree.absorb_diagnostics(diags);
-                            if let Ok(mut p) = self.pool.lock() {
-                                if p.len() < POOL_MAX {
-                                    p.push(bytes);
-                                }
-                            }
+                            self.shared.recycle(bytes);
                         }
                         None => {
-                            // Done here, as one thread would.
+                            // Done here, as one thread would; what was
+                            // written of it already is its start.
                             let mut b = Vec::new();
                             if let Some(id) = tree.find_path(&path) {
                                 self.below_here(tree, id, depth, sink, &mut b);
                             }
-                            self.out.write_all(&b)?;
+                            self.out.write_all(b.get(written..).unwrap_or_default())?;
                         }
                     }
+                    self.shared.head.store(idx + 1, Ordering::Release);
                 }
             }
         }

@@ -57,3 +57,79 @@ fn damaged_samples_too() {
         assert_eq!(one.2, many.2, "{rel} (damaged): diagnostics differ");
     }
 }
+
+/// An ELF object of `n` global symbols, made with the `object` crate.
+fn object_of_symbols(n: usize) -> Vec<u8> {
+    use object::write::{Object, Symbol, SymbolSection};
+    use object::{Architecture, BinaryFormat, Endianness, SymbolFlags, SymbolKind, SymbolScope};
+    let mut o = Object::new(BinaryFormat::Elf, Architecture::X86_64, Endianness::Little);
+    let text = o.section_id(object::write::StandardSection::Text);
+    o.append_section_data(text, &[0xc3; 16], 16);
+    for i in 0..n {
+        o.add_symbol(Symbol {
+            name: format!("symbol_{i}").into_bytes(),
+            value: (i % 16) as u64,
+            size: 1,
+            kind: SymbolKind::Text,
+            scope: SymbolScope::Linkage,
+            weak: false,
+            section: SymbolSection::Section(text),
+            flags: SymbolFlags::None,
+        });
+    }
+    o.write().unwrap()
+}
+
+/// A writer that fails once `left` bytes are written.
+struct Failing {
+    left: usize,
+}
+
+impl std::io::Write for Failing {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        if b.len() > self.left {
+            return Err(std::io::Error::from(std::io::ErrorKind::BrokenPipe));
+        }
+        self.left -= b.len();
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_write_that_fails_ends_the_walk_on_every_thread() {
+    // An archive of two objects whose symbol tables print megabytes
+    // each: the worker of the second waits for the writer, which stops
+    // with an error while it writes the first.
+    let member = object_of_symbols(40_000);
+    let mut ar = b"!<arch>\n".to_vec();
+    for name in ["a.o/", "b.o/"] {
+        ar.extend_from_slice(
+            format!(
+                "{name:<16}{:<12}{:<6}{:<6}{:<8}{:<10}`\n",
+                0,
+                0,
+                0,
+                644,
+                member.len()
+            )
+            .as_bytes(),
+        );
+        ar.extend_from_slice(&member);
+        if member.len() % 2 == 1 {
+            ar.push(b'\n');
+        }
+    }
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut t = build_from_bytes(ar);
+        let r = json_with(&mut t, "x", &mut Failing { left: 30 << 20 }, 2);
+        let _ = tx.send(r.is_err());
+    });
+    let failed = rx
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the walk ended");
+    assert!(failed, "the error is returned");
+}
