@@ -170,6 +170,9 @@ pub(crate) struct Arena {
     pub formats: Side<Format>,
     /// What parsers recorded of a node for consumers (see [`Facts`]).
     pub facts: Side<Facts>,
+    /// The nodes with many children for their bytes (see
+    /// [`super::Builder::dense`]).
+    pub dense: Side<()>,
     /// What builds a node's children.
     pub lazies: Side<LazyFn>,
     pub diags: Vec<Diagnostic>,

@@ -354,6 +354,15 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// Says that node `id`, built lazily, has many children for its
+    /// bytes (a stream of one-byte opcodes: about a node a byte), so that
+    /// a walk that splits a file into parts by their bytes opens it and
+    /// hands out its groups rather than the whole. The groups a sequence
+    /// under it makes are dense too.
+    pub fn dense(&mut self, id: NodeId) {
+        self.arena.dense.set(id, ());
+    }
+
     /// Sets the range of node `id`, which its own lazy builder is building
     /// (see [`Builder::lazy_self`]): the range may lie outside the
     /// parent's, as a structure read elsewhere in the bytes does.
