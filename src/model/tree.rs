@@ -75,7 +75,7 @@ impl Tree {
         };
         let src = t.src.clone();
         let data = src.bytes();
-        let mut b = Builder::new(&mut t.arena, data, FILE, dispatch);
+        let mut b = Builder::new(&mut t.arena, data, data, FILE, dispatch);
         let fmt = dispatch(&mut b, NodeId::ROOT, 0, len);
         b.close_gaps(0, None);
         if let Some(f) = fmt {
@@ -290,7 +290,7 @@ impl Tree {
         };
         let mark = self.arena.nodes.len();
         f(
-            Builder::new(&mut self.arena, data, space, self.dispatch),
+            Builder::new(&mut self.arena, data, src.bytes(), space, self.dispatch),
             mark,
         )
     }

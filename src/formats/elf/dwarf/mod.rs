@@ -25,7 +25,7 @@ use gimli::{EndianSlice, RelocateReader, RunTimeEndian, SectionId};
 
 use super::records::{self, either, zdebug, Zdebug};
 use super::{constants, Elf, Sec};
-use crate::model::{Builder, Endian, Fields, NodeId, SpaceId, Value};
+use crate::model::{Builder, Endian, Fields, NodeId, SpaceId, Value, FILE};
 
 /// Units beyond this many are not listed.
 const MAX_UNITS: u64 = 1 << 20;
@@ -260,8 +260,8 @@ pub(super) struct Sources {
 }
 
 /// The debug sections of `elf` (whose space `b` builds), each as [`Src`]:
-/// copies of those read from the file when `copy` (for units read in an
-/// inflated space).
+/// for units read in an inflated space (`copy`), those read from the ELF
+/// are copies, unless the ELF is the file, whose bytes any space reads.
 fn sources(b: &Builder<'_>, elf: &Elf, copy: bool) -> Sources {
     let mut list: Vec<(SectionId, Src)> = Vec::new();
     let mut relocs = Vec::new();
@@ -288,7 +288,7 @@ fn sources(b: &Builder<'_>, elf: &Elf, copy: bool) -> Sources {
         };
         let src = if let Some(from) = compressed_data(b, elf, s, x, n) {
             Src::Inflated(from.0, from.1, from.2)
-        } else if copy {
+        } else if copy && b.space() != FILE {
             Src::Copy(Arc::new(b.slice(x, n).to_vec()), x)
         } else {
             Src::At(x, n)
@@ -455,6 +455,13 @@ impl Debug {
         }
         match self.sections.iter().find(|s| s.id == id) {
             Some(Place { own: Some(v), .. }) => v,
+            // A section of the file read from an inflated space.
+            Some(p) if p.space != self.here && p.space == FILE => {
+                let f = b.file_data();
+                let end = p.at.saturating_add(p.len).min(f.len() as u64);
+                f.get(p.at.min(end) as usize..end as usize)
+                    .unwrap_or_default()
+            }
             Some(p) => b.slice(p.at, p.len),
             None => &[],
         }
@@ -754,9 +761,16 @@ fn line_ctx(b: &Builder<'_>, elf: &Arc<Elf>, s: &Sec, (a, l): (u64, u64), here: 
             .data(x)
             .and_then(|(o, n)| gnu_compressed(b, x, o, n))
             .is_some();
-        if here && !gnu && x.flags & constants::SHF_COMPRESSED == 0 {
+        if !gnu && x.flags & constants::SHF_COMPRESSED == 0 {
             let (o, n) = elf.data(x)?;
-            return Some(line::Strings::At(o, n));
+            if here {
+                return Some(line::Strings::At(o, n));
+            }
+            // Read from the inflated `.debug_line`: in the file's bytes
+            // where the ELF is the file.
+            if b.space() == FILE {
+                return Some(line::Strings::File(o, n));
+            }
         }
         section_bytes(b, elf, x).map(|v| line::Strings::Own(v.into()))
     };
@@ -886,13 +900,13 @@ pub(super) fn line_table(b: &Builder<'_>, elf: &Arc<Elf>) -> Lines {
     };
     if s.flags & constants::SHF_COMPRESSED == 0 && gnu_compressed(b, s, at.0, at.1).is_none() {
         let ctx = line_ctx(b, elf, s, at, true);
-        return Lines::read(b.data(), &ctx);
+        return Lines::read(b.data(), b.file_data(), &ctx);
     }
     let Some(bytes) = section_bytes(b, elf, s) else {
         return Lines::default();
     };
     let ctx = line_ctx(b, elf, s, (0, bytes.len() as u64), false);
-    Lines::read(&bytes, &ctx)
+    Lines::read(&bytes, b.file_data(), &ctx)
 }
 
 /// What reading `.eh_frame` or `.debug_frame` (the section `s` at

@@ -89,7 +89,7 @@ pub(super) fn end_in(d: &[u8], off: u64, e: Endian, limit: u64) -> Option<u64> {
 /// One unit at `start` (in the section): its header's fields and its
 /// program, read when opened.
 fn unit(b: &mut Builder<'_>, p: NodeId, ctx: &Arc<Ctx>, i: u64, start: u64) {
-    let Some(h) = read_header(b.data(), ctx, start) else {
+    let Some(h) = read_header(b.data(), b.file_data(), ctx, start) else {
         return;
     };
     let at = ctx.at + start;
@@ -113,7 +113,7 @@ fn unit(b: &mut Builder<'_>, p: NodeId, ctx: &Arc<Ctx>, i: u64, start: u64) {
     b.lazy(
         node,
         Arc::new(move |b: &mut Builder<'_>, node| {
-            let Some(h) = read_header(b.data(), &ctx, start) else {
+            let Some(h) = read_header(b.data(), b.file_data(), &ctx, start) else {
                 return;
             };
             let base = ctx.at;
@@ -419,8 +419,9 @@ pub(crate) struct Lines {
 }
 
 impl Lines {
-    /// Reads every unit of `.debug_line`.
-    pub(crate) fn read(d: &[u8], ctx: &Ctx) -> Lines {
+    /// Reads every unit of `.debug_line` in `d` (`file` the file's
+    /// bytes, which its strings may be in).
+    pub(crate) fn read(d: &[u8], file: &[u8], ctx: &Ctx) -> Lines {
         static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         let mut out = Lines {
             id: NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
@@ -429,7 +430,7 @@ impl Lines {
         let mut start = 0u64;
         let mut n = 0u64;
         while start < ctx.len && n < MAX_UNITS {
-            let Some(h) = read_header(d, ctx, start) else {
+            let Some(h) = read_header(d, file, ctx, start) else {
                 break;
             };
             n += 1;
