@@ -36,6 +36,10 @@ pub const CHUNK: usize = 1 << 16;
 /// Smallest and largest lazy part handed to a worker, in bytes of the file.
 const PART_MIN: u64 = 2 << 10;
 const PART_MAX: u64 = 8 << 20;
+/// How much more a byte of a dense node weighs (see
+/// `Builder::dense`): a part of a line program of 1000 opcodes weighs
+/// about what a part of 1000 symbols does.
+const DENSE: u64 = 16;
 /// Files smaller than this are walked on one thread.
 pub const PARALLEL_FROM: u64 = 8 << 20;
 /// Parts handed out a worker before the first thread waits for the
@@ -364,10 +368,16 @@ impl<S: Sink> Main<'_, S> {
         let Some(n) = tree.node(id) else {
             return false;
         };
+        // A dense node's bytes are each about a node: they weigh more.
+        let weight = if tree.is_dense(id) {
+            n.size.saturating_mul(DENSE)
+        } else {
+            n.size
+        };
         n.space == crate::model::FILE
             && n.parent.is_some()
             && !tree.is_built(id)
-            && (PART_MIN..=PART_MAX).contains(&n.size)
+            && (PART_MIN..=PART_MAX).contains(&weight)
     }
 
     /// Walks the nodes below `id` here (a part no worker could take).

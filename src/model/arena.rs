@@ -170,6 +170,9 @@ pub(crate) struct Arena {
     pub formats: Side<Format>,
     /// What parsers recorded of a node for consumers (see [`Facts`]).
     pub facts: Side<Facts>,
+    /// The nodes with many children for their bytes (see
+    /// [`super::Builder::dense`]).
+    pub dense: Side<()>,
     /// What builds a node's children.
     pub lazies: Side<LazyFn>,
     pub diags: Vec<Diagnostic>,
@@ -247,6 +250,8 @@ pub type Dispatch = fn(&mut Builder<'_>, NodeId, u64, u64) -> Option<Format>;
 pub struct Builder<'a> {
     pub(super) arena: &'a mut Arena,
     pub(super) data: &'a [u8],
+    /// The file's bytes (space 0), whichever space is being built.
+    pub(super) file: &'a [u8],
     pub(super) space: SpaceId,
     pub(super) dispatch: Dispatch,
     /// Building lazy children, which may be built again after release:

@@ -53,6 +53,7 @@ impl Tree {
                 links: Side::default(),
                 formats: Side::default(),
                 facts: Side::default(),
+                dense: Side::default(),
                 lazies: Side::default(),
                 diags: Vec::new(),
                 seen: FxHashSet::default(),
@@ -74,7 +75,7 @@ impl Tree {
         };
         let src = t.src.clone();
         let data = src.bytes();
-        let mut b = Builder::new(&mut t.arena, data, FILE, dispatch);
+        let mut b = Builder::new(&mut t.arena, data, data, FILE, dispatch);
         let fmt = dispatch(&mut b, NodeId::ROOT, 0, len);
         b.close_gaps(0, None);
         if let Some(f) = fmt {
@@ -240,6 +241,12 @@ impl Tree {
         self.node(id).is_some_and(|n| n.opens_self)
     }
 
+    /// True if node `id` has many children for its bytes (see
+    /// [`super::Builder::dense`]).
+    pub fn is_dense(&self, id: NodeId) -> bool {
+        self.arena.dense.get(id).is_some()
+    }
+
     pub fn is_built(&self, id: NodeId) -> bool {
         self.node(id).is_some_and(|n| !n.unbuilt)
     }
@@ -283,7 +290,7 @@ impl Tree {
         };
         let mark = self.arena.nodes.len();
         f(
-            Builder::new(&mut self.arena, data, space, self.dispatch),
+            Builder::new(&mut self.arena, data, src.bytes(), space, self.dispatch),
             mark,
         )
     }
@@ -332,6 +339,7 @@ impl Tree {
         }
         self.arena.links.truncate(mark);
         self.arena.formats.truncate(mark);
+        self.arena.dense.truncate(mark);
         self.arena.facts.truncate(mark);
         self.arena.lazies.truncate(mark);
         if let Some(n) = self.arena.nodes.get_mut(id.index()) {

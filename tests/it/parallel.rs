@@ -133,3 +133,43 @@ fn a_write_that_fails_ends_the_walk_on_every_thread() {
         .expect("the walk ended");
     assert!(failed, "the error is returned");
 }
+
+/// A line program of some 900,000 opcodes, large enough that the walk
+/// opens it and hands its groups to its workers: the same output on any
+/// number of threads.
+#[test]
+fn a_large_line_program_is_written_the_same_on_any_number_of_threads() {
+    if !common::tool("clang-22") {
+        return;
+    }
+    let dir = common::scratch();
+    let mut src = String::new();
+    for i in 0..30_000 {
+        src.push_str(&format!(
+            "int f{i}(int x) {{\n  int y = x * {i};\n  y += 3;\n  if (y > 7)\n    y -= 2;\n  return y;\n}}\n"
+        ));
+    }
+    let c = dir.path().join("big.c");
+    let o = dir.path().join("big.o");
+    std::fs::write(&c, src).unwrap();
+    let st = std::process::Command::new("clang-22")
+        .args(["-g", "-O0", "-c"])
+        .arg(&c)
+        .arg("-o")
+        .arg(&o)
+        .status()
+        .expect("clang-22 runs");
+    assert!(st.success(), "clang-22 -g -O0 -c big.c");
+    let bytes = std::fs::read(&o).unwrap();
+    let one = both(&bytes, 1);
+    assert!(
+        one.1.windows(b"program".len()).any(|w| w == b"program"),
+        "a line program is listed"
+    );
+    for threads in [2, 3] {
+        let many = both(&bytes, threads);
+        assert!(one.0 == many.0, "--json differs on {threads} threads");
+        assert!(one.1 == many.1, "--tree differs on {threads} threads");
+        assert_eq!(one.2, many.2, "diagnostics differ on {threads} threads");
+    }
+}

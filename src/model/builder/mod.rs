@@ -24,12 +24,14 @@ impl<'a> Builder<'a> {
     pub(crate) fn new(
         arena: &'a mut Arena,
         data: &'a [u8],
+        file: &'a [u8],
         space: SpaceId,
         dispatch: Dispatch,
     ) -> Self {
         Builder {
             arena,
             data,
+            file,
             space,
             dispatch,
             lazy: false,
@@ -69,6 +71,13 @@ impl<'a> Builder<'a> {
     /// Offsets everywhere in the builder are offsets in it.
     pub fn data(&self) -> &'a [u8] {
         self.data
+    }
+
+    /// The file's bytes (space 0), whichever space is being built: for a
+    /// reader in a derived space that reads a table of the file too,
+    /// without a copy.
+    pub fn file_data(&self) -> &'a [u8] {
+        self.file
     }
 
     /// The size of the byte space being built.
@@ -352,6 +361,15 @@ impl<'a> Builder<'a> {
         if let Some(n) = self.node_mut(id) {
             n.opens_self = true;
         }
+    }
+
+    /// Says that node `id`, built lazily, has many children for its
+    /// bytes (a stream of one-byte opcodes: about a node a byte), so that
+    /// a walk that splits a file into parts by their bytes opens it and
+    /// hands out its groups rather than the whole. The groups a sequence
+    /// under it makes are dense too.
+    pub fn dense(&mut self, id: NodeId) {
+        self.arena.dense.set(id, ());
     }
 
     /// Sets the range of node `id`, which its own lazy builder is building

@@ -232,7 +232,7 @@ impl Builder<'_> {
         let Some(bytes) = bytes else {
             return;
         };
-        let mut sub = Builder::new(&mut *self.arena, &bytes, sid, self.dispatch);
+        let mut sub = Builder::new(&mut *self.arena, &bytes, self.file, sid, self.dispatch);
         sub.lazy = self.lazy;
         f(&mut sub, node);
     }

@@ -215,6 +215,7 @@ impl Builder<'_> {
             return;
         }
         let g = group_size(n);
+        let dense = self.arena.dense.get(parent).is_some();
         let mut s = lo;
         while s < hi {
             let e = s.saturating_add(g).min(hi);
@@ -226,6 +227,9 @@ impl Builder<'_> {
             label.push_str(itoa::Buffer::new().format(e));
             label.push(')');
             let gid = self.add(parent, label, so, eo - so, None);
+            if dense {
+                self.dense(gid);
+            }
             let sq = seq.clone();
             self.lazy(
                 gid,

@@ -12,7 +12,7 @@ use gimli::{EndianSlice, RelocateReader, RunTimeEndian, SectionId};
 
 use super::super::compressed::compressed_data;
 use super::super::{constants, Elf, Sec};
-use crate::model::{Builder, Endian, Fields, SpaceId};
+use crate::model::{Builder, Endian, Fields, SpaceId, FILE};
 
 /// Relocations of a debug section beyond this many are not applied.
 pub(super) const MAX_RELOCS: u64 = 1 << 22;
@@ -194,8 +194,8 @@ pub(crate) struct Sources {
 }
 
 /// The debug sections of `elf` (whose space `b` builds), each as [`Src`]:
-/// copies of those read from the file when `copy` (for units read in an
-/// inflated space).
+/// for units read in an inflated space (`copy`), those read from the ELF
+/// are copies, unless the ELF is the file, whose bytes any space reads.
 pub(super) fn sources(b: &Builder<'_>, elf: &Elf, copy: bool) -> Sources {
     let mut list: Vec<(SectionId, Src)> = Vec::new();
     let mut relocs = Vec::new();
@@ -222,7 +222,7 @@ pub(super) fn sources(b: &Builder<'_>, elf: &Elf, copy: bool) -> Sources {
         };
         let src = if let Some(from) = compressed_data(b, elf, s, x, n) {
             Src::Inflated(from.0, from.1, from.2)
-        } else if copy {
+        } else if copy && b.space() != FILE {
             Src::Copy(Arc::new(b.slice(x, n).to_vec()), x)
         } else {
             Src::At(x, n)
@@ -365,6 +365,13 @@ impl Debug {
         }
         match self.sections.iter().find(|s| s.id == id) {
             Some(Place { own: Some(v), .. }) => v,
+            // A section of the file read from an inflated space.
+            Some(p) if p.space != self.here && p.space == FILE => {
+                let f = b.file_data();
+                let end = p.at.saturating_add(p.len).min(f.len() as u64);
+                f.get(p.at.min(end) as usize..end as usize)
+                    .unwrap_or_default()
+            }
             Some(p) => b.slice(p.at, p.len),
             None => &[],
         }

@@ -535,9 +535,35 @@ pub(crate) fn section(
 }
 
 /// One contribution of `.debug_loclists` or `.debug_rnglists` at
-/// `[at, end)`: its header, its offsets and its lists.
+/// `[at, end)`, valued by its header: its header's fields, its offsets
+/// and its lists read when it is opened.
 fn unit(b: &mut Builder<'_>, p: NodeId, ctx: &Arc<Ctx>, i: u64, at: u64, end: u64) {
     let node = b.group(p, format!("unit [{i}]"), at, end - at);
+    // The header follows the initial length: 4 bytes, or 12 in 64-bit
+    // DWARF.
+    let dwarf64 = crate::model::read::uint_at(b.data(), at, 4, ctx.e) == Some(0xffff_ffff);
+    let h = at + if dwarf64 { 12 } else { 4 };
+    let hd = crate::model::read::bytes_at(b.data(), h, end.saturating_sub(h))
+        .and_then(|r| ListHeader::read_in(r, ctx.e).ok());
+    if let Some(hd) = hd {
+        b.set_value(
+            node,
+            Value::text(format!(
+                "DWARF {}, {} offsets",
+                hd.version, hd.offset_entry_count
+            )),
+        );
+    }
+    b.dense(node);
+    let ctx = ctx.clone();
+    b.lazy(
+        node,
+        Arc::new(move |b: &mut Builder<'_>, node| unit_body(b, node, &ctx, at, end)),
+    );
+}
+
+/// What [`unit`] shows when opened.
+fn unit_body(b: &mut Builder<'_>, node: NodeId, ctx: &Arc<Ctx>, at: u64, end: u64) {
     let mut c = Cur {
         d: b.data(),
         pos: at,
@@ -590,10 +616,6 @@ fn unit(b: &mut Builder<'_>, p: NodeId, ctx: &Arc<Ctx>, i: u64, at: u64, end: u6
     for it in &items {
         add(b, node, it);
     }
-    b.set_value(
-        node,
-        Value::text(format!("DWARF {version}, {count} offsets")),
-    );
     if version != 5 || !matches!(word, 1 | 2 | 4 | 8) {
         b.error(h, 4, format!("list unit: version {version}, address_size {word}: only version 5 with 1, 2, 4 or 8 is read"));
         return;
@@ -633,14 +655,17 @@ fn unit(b: &mut Builder<'_>, p: NodeId, ctx: &Arc<Ctx>, i: u64, at: u64, end: u6
             }
         }
     }
-    let mut at = lists;
-    let mut n = 0;
-    while at < end && n < MAX_LISTS {
-        let next = list(b, node, ctx, at, end, word as u8);
-        if next <= at {
-            break;
-        }
-        at = next;
-        n += 1;
-    }
+    let word = word as u8;
+    let c = ctx.clone();
+    let step: Step =
+        Arc::new(move |b: &mut Builder<'_>, p, _, off| Some(list(b, p, &c, off, end, word)));
+    let d = b.data();
+    let seq = Seq::scan(
+        lists,
+        end,
+        MAX_LISTS,
+        |off| Some(list_end(d, ctx, off, end, word)),
+        step,
+    );
+    b.seq_now(node, seq);
 }

@@ -27,7 +27,7 @@ use gimli::{EndianSlice, RelocateReader, SectionId};
 use super::compressed::gnu_compressed;
 use super::records::{self, either, zdebug};
 use super::{constants, Elf, Sec};
-use crate::model::{Builder, Fields, NodeId, Value};
+use crate::model::{Builder, Fields, NodeId, Value, FILE};
 use debug::{
     gimli_endian, initial_length, plain_name, relocations, relocations_in, sources, Debug, Reader,
     Relocs, Sources,
@@ -257,9 +257,16 @@ fn line_ctx(b: &Builder<'_>, elf: &Arc<Elf>, s: &Sec, (a, l): (u64, u64), here: 
             .data(x)
             .and_then(|(o, n)| gnu_compressed(b, x, o, n))
             .is_some();
-        if here && !gnu && x.flags & constants::SHF_COMPRESSED == 0 {
+        if !gnu && x.flags & constants::SHF_COMPRESSED == 0 {
             let (o, n) = elf.data(x)?;
-            return Some(line::Strings::At(o, n));
+            if here {
+                return Some(line::Strings::At(o, n));
+            }
+            // Read from the inflated `.debug_line`: in the file's bytes
+            // where the ELF is the file.
+            if b.space() == FILE {
+                return Some(line::Strings::File(o, n));
+            }
         }
         section_bytes(b, elf, x).map(|v| line::Strings::Own(v.into()))
     };
@@ -389,13 +396,13 @@ pub(super) fn line_table(b: &Builder<'_>, elf: &Arc<Elf>) -> Lines {
     };
     if s.flags & constants::SHF_COMPRESSED == 0 && gnu_compressed(b, s, at.0, at.1).is_none() {
         let ctx = line_ctx(b, elf, s, at, true);
-        return Lines::read(b.data(), &ctx);
+        return Lines::read(b.data(), b.file_data(), &ctx);
     }
     let Some(bytes) = section_bytes(b, elf, s) else {
         return Lines::default();
     };
     let ctx = line_ctx(b, elf, s, (0, bytes.len() as u64), false);
-    Lines::read(&bytes, &ctx)
+    Lines::read(&bytes, b.file_data(), &ctx)
 }
 
 /// What reading `.eh_frame` or `.debug_frame` (the section `s` at

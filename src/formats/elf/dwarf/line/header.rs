@@ -82,12 +82,18 @@ pub(super) const FIELDS: [(&str, Shape, u16); 10] = [
 /// Where a string's bytes are in the byte space: offset and length.
 pub(super) type Place = Option<(u64, u64)>;
 
-/// The string at `off` of `sec` (`d` the byte space), with where its
-/// bytes are when they are in that space.
-pub(super) fn string_in(d: &[u8], sec: &Strings, off: u64) -> Option<(Vec<u8>, Place)> {
+/// The string at `off` of `sec` (`d` the byte space, `file` the file's
+/// bytes), with where its bytes are when they are in that space.
+pub(super) fn string_in(
+    d: &[u8],
+    file: &[u8],
+    sec: &Strings,
+    off: u64,
+) -> Option<(Vec<u8>, Place)> {
     let (d, x, n) = match sec {
         Strings::None => return None,
         Strings::At(x, n) => (d, *x, *n),
+        Strings::File(x, n) => (file, *x, *n),
         Strings::Own(b) => (&b[..], 0, b.len() as u64),
     };
     if off >= n {
@@ -99,8 +105,9 @@ pub(super) fn string_in(d: &[u8], sec: &Strings, off: u64) -> Option<(Vec<u8>, P
 }
 
 /// Reads the header of the unit at `start` (an offset in the section) from
-/// `d`, the whole byte space. `None` when not even its length reads.
-pub(super) fn read_header(d: &[u8], ctx: &Ctx, start: u64) -> Option<Header> {
+/// `d`, the whole byte space (`file` the file's bytes, which strings may
+/// be in). `None` when not even its length reads.
+pub(super) fn read_header(d: &[u8], file: &[u8], ctx: &Ctx, start: u64) -> Option<Header> {
     let base = ctx.at;
     let sec_end = base + ctx.len;
     let mut c = Cur {
@@ -148,8 +155,9 @@ pub(super) fn read_header(d: &[u8], ctx: &Ctx, start: u64) -> Option<Header> {
     c.end = header_end;
     opcode_lengths(&mut c, &mut h, &mut items, &at);
     let tables = if h.version >= 5 {
-        entries5(&mut c, ctx, &mut h, &mut items, true)
-            .and_then(|_| entries5(&mut c, ctx, &mut h, &mut items, false))
+        let on = (ctx, file);
+        entries5(&mut c, on, &mut h, &mut items, true)
+            .and_then(|_| entries5(&mut c, on, &mut h, &mut items, false))
     } else {
         entries4(&mut c, &mut h, &mut items)
     };
@@ -409,7 +417,7 @@ pub(super) fn form_name(f: u64) -> String {
 /// its entries, each field read as its form says.
 pub(super) fn entries5(
     c: &mut Cur<'_>,
-    ctx: &Ctx,
+    on: (&Ctx, &[u8]),
     h: &mut Header,
     items: &mut Vec<Item>,
     dirs: bool,
@@ -481,7 +489,7 @@ pub(super) fn entries5(
         let mut e = Entry::default();
         for &(t, f) in &formats {
             let p = c.pos;
-            let (value, link, text) = form(c, ctx, h.dwarf64, f)?;
+            let (value, link, text) = form(c, on, h.dwarf64, f)?;
             if t == u64::from(gimli::DW_LNCT_path.0) {
                 if let Some(s) = &text {
                     e.path = s.as_str().into();
@@ -524,8 +532,14 @@ pub(super) fn entries5(
 /// A field's value, where it points, and the string it names.
 pub(super) type Read = (Value, Place, Option<String>);
 
-/// One field of a DWARF 5 entry, read as form `f` says.
-pub(super) fn form(c: &mut Cur<'_>, ctx: &Ctx, dwarf64: bool, f: u64) -> Option<Read> {
+/// One field of a DWARF 5 entry, read as form `f` says (its strings with
+/// `ctx`, or in `file`, the file's bytes).
+pub(super) fn form(
+    c: &mut Cur<'_>,
+    (ctx, file): (&Ctx, &[u8]),
+    dwarf64: bool,
+    f: u64,
+) -> Option<Read> {
     use gimli::constants as k;
     let word = if dwarf64 { 8 } else { 4 };
     let f16 = u16::try_from(f).ok()?;
@@ -546,7 +560,7 @@ pub(super) fn form(c: &mut Cur<'_>, ctx: &Ctx, dwarf64: bool, f: u64) -> Option<
             } else {
                 &ctx.str
             };
-            match string_in(c.d, sec, off) {
+            match string_in(c.d, file, sec, off) {
                 Some((s, link)) => (
                     Value::str_at(off, &s),
                     link,

@@ -28,7 +28,7 @@ mod program;
 mod read;
 
 use header::{read_header, Header};
-use program::{step, Op, Shown, State};
+use program::{step, Name, Op, Shown, State};
 pub(crate) use read::{initial_length, leaf, Cur, Item};
 pub(crate) use read::{CodeAt, Ctx, Strings};
 use read::{MAX_OPS, MAX_UNITS};
@@ -47,6 +47,7 @@ pub(crate) fn units(
     if len < 4 {
         return false;
     }
+    b.dense(id);
     b.lazy(
         id,
         Arc::new(move |b: &mut Builder<'_>, id| {
@@ -88,7 +89,7 @@ pub(super) fn end_in(d: &[u8], off: u64, e: Endian, limit: u64) -> Option<u64> {
 /// One unit at `start` (in the section): its header's fields and its
 /// program, read when opened.
 fn unit(b: &mut Builder<'_>, p: NodeId, ctx: &Arc<Ctx>, i: u64, start: u64) {
-    let Some(h) = read_header(b.data(), ctx, start) else {
+    let Some(h) = read_header(b.data(), b.file_data(), ctx, start) else {
         return;
     };
     let at = ctx.at + start;
@@ -107,11 +108,12 @@ fn unit(b: &mut Builder<'_>, p: NodeId, ctx: &Arc<Ctx>, i: u64, start: u64) {
             if h.files.len() == 1 { "" } else { "s" }
         )),
     );
+    b.dense(node);
     let ctx = ctx.clone();
     b.lazy(
         node,
         Arc::new(move |b: &mut Builder<'_>, node| {
-            let Some(h) = read_header(b.data(), &ctx, start) else {
+            let Some(h) = read_header(b.data(), b.file_data(), &ctx, start) else {
                 return;
             };
             let base = ctx.at;
@@ -162,13 +164,46 @@ pub(super) fn add(b: &mut Builder<'_>, p: NodeId, item: &Item) {
     }
 }
 
-/// The states at every [`GROUP`]-th opcode of a program, and where each
-/// such opcode is (in the section).
+/// What one pass over a program found: the states at every
+/// [`GROUP`]-th opcode and where each such opcode is (in the section),
+/// how many opcodes and rows it has, and where the last opcode read ends.
 struct Marks {
     /// Which program's marks these are, among all built.
     id: u64,
     states: Vec<State>,
     offsets: Vec<u64>,
+    count: u64,
+    rows: u64,
+    stop: u64,
+}
+
+/// Programs of at least this many bytes have their pass kept for the
+/// other trees over the same bytes (a walk's workers, which open the same
+/// program to build its groups).
+const SHARED_FROM: u64 = 64 << 10;
+
+/// The passes kept: the bytes' address and length, the program's place in
+/// them and a print of its bytes, and the pass while a tree holds it.
+type Kept = ((usize, usize, u64, u64, u64), std::sync::Weak<Marks>);
+
+static KEPT: std::sync::Mutex<Vec<Kept>> = std::sync::Mutex::new(Vec::new());
+
+/// A print of `bytes` (not a hash for strangers: a check that the bytes at
+/// an address are the ones a pass was made over).
+fn print(bytes: &[u8]) -> u64 {
+    let mut x = bytes.len() as u64;
+    let mut words = bytes.chunks_exact(8);
+    for w in &mut words {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(w);
+        x = (x ^ u64::from_le_bytes(a))
+            .wrapping_mul(0x100_0000_01b3)
+            .rotate_left(29);
+    }
+    for &b in words.remainder() {
+        x = (x ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+    }
+    x
 }
 
 /// The [`Marks::id`] of the next marks made.
@@ -184,6 +219,61 @@ thread_local! {
 }
 
 impl Marks {
+    /// The pass over `h`'s program in `d`, made once for all trees over
+    /// the same bytes when the program is large.
+    fn of(d: &[u8], ctx: &Ctx, h: &Header) -> Arc<Marks> {
+        let (from, to) = (ctx.at + h.program, ctx.at + h.end);
+        if h.end - h.program < SHARED_FROM {
+            return Arc::new(Marks::scan(d, ctx, h));
+        }
+        let bytes = crate::model::read::bytes_at(d, from, to - from).unwrap_or_default();
+        let key = (d.as_ptr() as usize, d.len(), from, to, print(bytes));
+        if let Ok(kept) = KEPT.lock() {
+            if let Some(m) = kept.iter().find(|k| k.0 == key).and_then(|k| k.1.upgrade()) {
+                return m;
+            }
+        }
+        let m = Arc::new(Marks::scan(d, ctx, h));
+        if let Ok(mut kept) = KEPT.lock() {
+            kept.retain(|k| k.1.strong_count() > 0);
+            kept.push((key, Arc::downgrade(&m)));
+        }
+        m
+    }
+
+    /// Runs the program once, keeping every [`GROUP`]-th state.
+    fn scan(d: &[u8], ctx: &Ctx, h: &Header) -> Marks {
+        let mut st = State::new(h);
+        let mut off = h.program;
+        let mut states = Vec::new();
+        let mut offsets = Vec::new();
+        let mut count = 0u64;
+        let mut rows = 0u64;
+        while off < h.end && count < MAX_OPS {
+            if count.is_multiple_of(GROUP) {
+                states.push(st);
+                offsets.push(off);
+            }
+            let Some(op) = step(d, ctx, h, &mut st, off) else {
+                break;
+            };
+            if op.row {
+                rows += 1;
+                st.appended(h);
+            }
+            count += 1;
+            off += op.size.max(1);
+        }
+        Marks {
+            id: NEXT_MARKS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            states,
+            offsets,
+            count,
+            rows,
+            stop: off,
+        }
+    }
+
     /// The state before the opcode at `off` (in the section), the `i`-th:
     /// where the one before left it, else from the group's first.
     fn state(&self, d: &[u8], ctx: &Ctx, h: &Header, i: u64, off: u64) -> Option<State> {
@@ -197,7 +287,11 @@ impl Marks {
         let mut at = *self.offsets.get(g)?;
         // Not built in order (never, as groups are): run from the mark.
         while at < off {
-            at += step(d, ctx, h, &mut st, at)?.size.max(1);
+            let op = step(d, ctx, h, &mut st, at)?;
+            if op.row {
+                st.appended(h);
+            }
+            at += op.size.max(1);
         }
         Some(st)
     }
@@ -208,31 +302,13 @@ fn program(b: &mut Builder<'_>, node: NodeId, ctx: &Arc<Ctx>, h: Arc<Header>) {
     let from = ctx.at + h.program;
     let to = ctx.at + h.end;
     let id = b.group(node, "program", from, to - from);
+    b.dense(id);
     let ctx = ctx.clone();
     b.lazy(
         id,
         Arc::new(move |b: &mut Builder<'_>, id| {
-            let d = b.data();
-            let mut st = State::new(&h);
-            let mut off = h.program;
-            let mut marks = Vec::new();
-            let mut states = Vec::new();
-            let mut offsets = Vec::new();
-            let mut count = 0u64;
-            let mut rows = 0u64;
-            while off < h.end && count < MAX_OPS {
-                if count.is_multiple_of(GROUP) {
-                    marks.push(ctx.at + off);
-                    states.push(st);
-                    offsets.push(off);
-                }
-                let Some(op) = step(d, &ctx, &h, &mut st, off) else {
-                    break;
-                };
-                rows += u64::from(op.row.is_some());
-                count += 1;
-                off += op.size.max(1);
-            }
+            let m = Marks::of(b.data(), &ctx, &h);
+            let (count, rows, off) = (m.count, m.rows, m.stop);
             if count == MAX_OPS && off < h.end {
                 b.info(
                     ctx.at + off,
@@ -248,19 +324,19 @@ fn program(b: &mut Builder<'_>, node: NodeId, ctx: &Arc<Ctx>, h: Arc<Header>) {
                     if rows == 1 { "" } else { "s" }
                 )),
             );
-            let m = Arc::new(Marks {
-                id: NEXT_MARKS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
-                states,
-                offsets,
-            });
+            let marks = m.offsets.iter().map(|o| ctx.at + o).collect();
             let (c, hh) = (ctx.clone(), h.clone());
             let seqstep: Step = Arc::new(move |b: &mut Builder<'_>, p, i, at| {
                 let off = at - c.at;
                 let mut st = m.state(b.data(), &c, &hh, i, off)?;
                 let op = step(b.data(), &c, &hh, &mut st, off)?;
+                let row = op.row.then_some(st);
+                if op.row {
+                    st.appended(&hh);
+                }
                 let next = at + op.size.max(1);
                 LAST.set(Some((m.id, i + 1, next - c.at, st)));
-                opcode(b, p, &c, &hh, &op);
+                opcode(b, p, &c, &hh, &op, row.as_ref());
                 Some(next)
             });
             b.seq_now(id, Seq::from_marks(marks, count, ctx.at + off, seqstep));
@@ -270,8 +346,8 @@ fn program(b: &mut Builder<'_>, node: NodeId, ctx: &Arc<Ctx>, h: Arc<Header>) {
 
 /// An opcode's value: its operands, or the row it appends (and, for a
 /// special opcode, what it advanced).
-fn value(op: &Op, h: &Header) -> Value {
-    if let Some(r) = &op.row {
+fn value(op: &Op, row: Option<&State>, h: &Header) -> Value {
+    if let Some(r) = row {
         let mut s = CompactString::with_capacity(64);
         r.write(h, &mut s);
         if let Shown::Special(a, l) = op.shown {
@@ -304,14 +380,17 @@ fn value(op: &Op, h: &Header) -> Value {
 
 /// One opcode's node: named by its opcode, valued by its operands or the
 /// row it appends, linked to the code at that row's address.
-fn opcode(b: &mut Builder<'_>, p: NodeId, ctx: &Ctx, h: &Header, op: &Op) {
+fn opcode(b: &mut Builder<'_>, p: NodeId, ctx: &Ctx, h: &Header, op: &Op, row: Option<&State>) {
     let at = ctx.at + op.off;
-    let value = value(op, h);
-    let id = b.leaf(p, &op.name, at, op.size, value);
+    let value = value(op, row, h);
+    let id = match op.name {
+        Name::Known(name) => b.field(p, name, at, op.size, value),
+        other => b.leaf(p, other.to_string(), at, op.size, value),
+    };
     if let Some(m) = &op.problem {
         b.warn(at, op.size, m.clone());
     }
-    if let Some(r) = op.row.filter(|r| !r.end_sequence) {
+    if let Some(r) = row.filter(|r| !r.end_sequence) {
         if let Some(o) = (ctx.code_at)(r.sec, r.addr) {
             b.link(id, o, 1);
         }
@@ -340,8 +419,9 @@ pub(crate) struct Lines {
 }
 
 impl Lines {
-    /// Reads every unit of `.debug_line`.
-    pub(crate) fn read(d: &[u8], ctx: &Ctx) -> Lines {
+    /// Reads every unit of `.debug_line` in `d` (`file` the file's
+    /// bytes, which its strings may be in).
+    pub(crate) fn read(d: &[u8], file: &[u8], ctx: &Ctx) -> Lines {
         static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         let mut out = Lines {
             id: NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
@@ -350,7 +430,7 @@ impl Lines {
         let mut start = 0u64;
         let mut n = 0u64;
         while start < ctx.len && n < MAX_UNITS {
-            let Some(h) = read_header(d, ctx, start) else {
+            let Some(h) = read_header(d, file, ctx, start) else {
                 break;
             };
             n += 1;
@@ -385,9 +465,11 @@ impl Lines {
             };
             ops += 1;
             off += op.size.max(1);
-            let Some(r) = op.row else {
+            if !op.row {
                 continue;
-            };
+            }
+            let r = st;
+            st.appended(h);
             rows.push((r.addr, file(r.file), r.line, r.column as u32));
             if r.end_sequence {
                 let lo = rows.first().map_or(0, |x| x.0);

@@ -171,22 +171,45 @@ pub(super) enum Shown {
     Str(CompactString),
 }
 
+/// An opcode's name: DWARF's, or the number of one DWARF does not name.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Name {
+    Known(&'static str),
+    /// A standard opcode: `DW_LNS_0x0d`.
+    Lns(u8),
+    /// An extended opcode: `DW_LNE_0x80`.
+    Lne(u8),
+}
+
+impl std::fmt::Display for Name {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Name::Known(s) => f.write_str(s),
+            Name::Lns(k) => write!(f, "DW_LNS_0x{k:02x}"),
+            Name::Lne(k) => write!(f, "DW_LNE_0x{k:02x}"),
+        }
+    }
+}
+
 /// One opcode as read: where it is, what it is and what it did.
 pub(super) struct Op {
     /// Where it starts and its size, in the section.
     pub(super) off: u64,
     pub(super) size: u64,
-    pub(super) name: CompactString,
+    pub(super) name: Name,
     /// What its operands say, made into a value only when it is shown.
     pub(super) shown: Shown,
-    /// The state when it appended a row.
-    pub(super) row: Option<State>,
+    /// Whether it appended a row: the state [`step`] left is the row
+    /// then, until [`State::appended`] makes it the next row's.
+    pub(super) row: bool,
     /// What about it is wrong.
     pub(super) problem: Option<String>,
 }
 
 /// Reads and runs the opcode at `off` (in the section). `None` past the
-/// program's end or where not even its first byte reads.
+/// program's end or where not even its first byte reads. When the opcode
+/// appends a row (`row`), `st` is that row: the caller calls
+/// [`State::appended`] before the next opcode.
 pub(super) fn step(d: &[u8], ctx: &Ctx, h: &Header, st: &mut State, off: u64) -> Option<Op> {
     let mut c = Cur {
         d,
@@ -198,9 +221,9 @@ pub(super) fn step(d: &[u8], ctx: &Ctx, h: &Header, st: &mut State, off: u64) ->
     let mut op = Op {
         off,
         size: 1,
-        name: CompactString::const_new(""),
+        name: Name::Known(""),
         shown: Shown::Nothing,
-        row: None,
+        row: false,
         problem: None,
     };
     // Whether the opcode appends a row; `None` when it did not read whole
@@ -217,10 +240,7 @@ pub(super) fn step(d: &[u8], ctx: &Ctx, h: &Header, st: &mut State, off: u64) ->
         return Some(op);
     };
     op.size = c.pos - (ctx.at + off);
-    if row {
-        op.row = Some(*st);
-        st.appended(h);
-    }
+    op.row = row;
     Some(op)
 }
 
@@ -233,7 +253,7 @@ fn cut(c: &Cur<'_>, ctx: &Ctx, op: &mut Op) {
 /// A special opcode, `adjusted` by the opcode base: advances the address
 /// and the line at once (and appends a row).
 fn special(h: &Header, st: &mut State, op: &mut Op, adjusted: u8) {
-    op.name = "special".into();
+    op.name = Name::Known("special");
     // A line_range of 0 advances neither (as llvm-dwarfdump reads it).
     let (adv, dl) = match (
         adjusted.checked_div(h.line_range),
@@ -255,14 +275,14 @@ fn special(h: &Header, st: &mut State, op: &mut Op, adjusted: u8) {
 fn extended(c: &mut Cur<'_>, ctx: &Ctx, st: &mut State, op: &mut Op) -> Option<bool> {
     use gimli::constants as k;
     let Some(len) = c.uleb() else {
-        op.name = "extended".into();
+        op.name = Name::Known("extended");
         cut(c, ctx, op);
         return None;
     };
     let body = c.pos;
     let stop = body.saturating_add(len);
     if len == 0 || stop > c.end {
-        op.name = "extended".into();
+        op.name = Name::Known("extended");
         op.problem = Some(format!("extended opcode of {len} bytes: not read"));
         op.size = stop.min(c.end) - (ctx.at + op.off);
         return None;
@@ -270,10 +290,7 @@ fn extended(c: &mut Cur<'_>, ctx: &Ctx, st: &mut State, op: &mut Op) -> Option<b
     c.end = stop;
     let sub = c.uint(1).unwrap_or(0) as u8;
     let dw = gimli::DwLne(sub);
-    op.name = match dw.static_string() {
-        Some(s) => s.into(),
-        None => format!("DW_LNE_0x{sub:02x}").into(),
-    };
+    op.name = dw.static_string().map_or(Name::Lne(sub), Name::Known);
     let mut row = false;
     match dw {
         k::DW_LNE_end_sequence => {
@@ -330,10 +347,9 @@ fn standard(
 ) -> Option<bool> {
     let known = STANDARD.get(usize::from(opcode) - 1).copied();
     let declared = h.lengths.get(usize::from(opcode) - 1).copied().unwrap_or(0);
-    op.name = match gimli::DwLns(opcode).static_string() {
-        Some(s) => s.into(),
-        None => format!("DW_LNS_0x{opcode:02x}").into(),
-    };
+    op.name = gimli::DwLns(opcode)
+        .static_string()
+        .map_or(Name::Lns(opcode), Name::Known);
     let fits = known.is_some_and(|o| o.len() == usize::from(declared));
     if !fits {
         // Unknown, or declared with other operands than DWARF gives

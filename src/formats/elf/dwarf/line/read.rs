@@ -141,6 +141,10 @@ pub(crate) enum Strings {
     None,
     /// In the byte space being built: offset and length.
     At(u64, u64),
+    /// In the file's bytes, read from another space (the line program is
+    /// in the inflated bytes of a compressed section of an ELF that is
+    /// the file): offset and length.
+    File(u64, u64),
     /// Elsewhere (the line program is in the inflated bytes of a
     /// compressed section): a copy of its bytes, inflated if need be.
     Own(Arc<[u8]>),
