@@ -199,6 +199,21 @@ const NOT_OFFSETS: &[(&str, &str, &str)] = &[
         "a nesting depth",
     ),
     (
+        "ksy/run/read.rs",
+        "depth: owner.depth + 1,",
+        "a nesting depth",
+    ),
+    (
+        "ksy/run/read.rs",
+        "let deep = self.depth.max(owner.depth).saturating_add(nest + 2);",
+        "a nesting depth",
+    ),
+    (
+        "ksy/run/read.rs",
+        "self.uniform_size(t, &probe, io, le, nest + 1)?",
+        "a nesting depth",
+    ),
+    (
         "msgpack.rs",
         "p = self.item(b, g, &format!(\"[{i}]\"), p, p, depth + 1)?;",
         "a nesting depth",
