@@ -15,7 +15,7 @@ use super::super::{constants, Elf, Sec};
 use crate::model::{Builder, Endian, Fields, SpaceId, FILE};
 
 /// Relocations of a debug section beyond this many are not applied.
-pub(super) const MAX_RELOCS: u64 = 1 << 22;
+const MAX_RELOCS: u64 = 1 << 22;
 
 /// The relocations of one debug section of an object file, as gimli asks
 /// for them: the offset of a field in the section, and the value the
@@ -110,7 +110,7 @@ pub(super) fn relocations_in(b: &Builder<'_>, elf: &Elf, target: &Sec) -> Vec<(u
 
 /// What one of RISC-V's relocations that compute a field in steps does.
 #[derive(Clone, Copy)]
-pub(super) enum Pair {
+enum Pair {
     Add,
     Sub,
     Set,
@@ -121,7 +121,7 @@ pub(super) enum Pair {
 /// what the relocation does, and the field's width in bits (the low six
 /// bits of a byte for SUB6 and SET6, where a call frame instruction keeps
 /// its advance); LoongArch's likewise ([`loongarch_pair`]).
-pub(super) fn pair(elf: &Elf, typ: u64) -> Option<(Pair, u32)> {
+fn pair(elf: &Elf, typ: u64) -> Option<(Pair, u32)> {
     if elf.machine == EM_LOONGARCH {
         return loongarch_pair(typ);
     }
@@ -139,12 +139,12 @@ pub(super) fn pair(elf: &Elf, typ: u64) -> Option<(Pair, u32)> {
 }
 
 /// `EM_LOONGARCH`.
-pub(super) const EM_LOONGARCH: u16 = 258;
+const EM_LOONGARCH: u16 = 258;
 
 /// LoongArch's pairs, as RISC-V's: R_LARCH_ADD8..64 (47, 48, 49 for 24
 /// bits, 50, 51), R_LARCH_SUB8..64 (52 to 56), R_LARCH_ADD6 and SUB6
 /// (105, 106).
-pub(super) fn loongarch_pair(typ: u64) -> Option<(Pair, u32)> {
+fn loongarch_pair(typ: u64) -> Option<(Pair, u32)> {
     let bits = |k: u64| [8, 16, 24, 32, 64].get(k as usize).copied();
     match typ {
         47..=51 => Some((Pair::Add, bits(typ - 47)?)),
@@ -159,17 +159,17 @@ pub(super) fn loongarch_pair(typ: u64) -> Option<(Pair, u32)> {
 /// where links to it go (`space`, `at`, `len`), and its bytes when they
 /// are not in the byte space being read (`own`: a compressed section's
 /// inflated bytes, or a copy of the file's).
-pub(super) struct Place {
-    pub(super) id: SectionId,
-    pub(super) space: SpaceId,
-    pub(super) at: u64,
-    pub(super) len: u64,
-    pub(super) own: Option<crate::model::space::SpaceBytes>,
+struct Place {
+    id: SectionId,
+    space: SpaceId,
+    at: u64,
+    len: u64,
+    own: Option<crate::model::space::SpaceBytes>,
 }
 
 /// How a debug section's bytes are found.
 #[derive(Clone)]
-pub(super) enum Src {
+enum Src {
     /// At offset and length in the ELF's byte space, read from there.
     At(u64, u64),
     /// Copied from the ELF's byte space at this offset, for units read in
@@ -185,12 +185,12 @@ pub(super) enum Src {
 /// relocations of those that hold offsets into others.
 pub(crate) struct Sources {
     /// The ELF's byte space.
-    pub(super) space: SpaceId,
-    pub(super) e: Endian,
-    pub(super) machine: u16,
-    pub(super) dwo: bool,
-    pub(super) list: Vec<(SectionId, Src)>,
-    pub(super) relocs: Vec<(SectionId, Vec<(usize, u64)>)>,
+    space: SpaceId,
+    e: Endian,
+    machine: u16,
+    dwo: bool,
+    list: Vec<(SectionId, Src)>,
+    relocs: Vec<(SectionId, Vec<(usize, u64)>)>,
 }
 
 /// The debug sections of `elf` (whose space `b` builds), each as [`Src`]:
@@ -249,7 +249,7 @@ pub(super) fn sources(b: &Builder<'_>, elf: &Elf, copy: bool) -> Sources {
 /// where each section is, and in an object file the relocations of the
 /// sections that hold offsets into others.
 pub(super) struct Debug {
-    pub(super) endian: RunTimeEndian,
+    endian: RunTimeEndian,
     pub(super) e: Endian,
     /// `e_machine`, for the names of registers.
     pub(super) machine: u16,
@@ -259,16 +259,16 @@ pub(super) struct Debug {
     pub(super) info: (u64, u64),
     /// Whether `.debug_info` is in that space (else it is one of
     /// `sections`).
-    pub(super) info_here: bool,
+    info_here: bool,
     /// Whether the sections are a split unit's (`.debug_info.dwo` and the
     /// other `.dwo` sections of a `.dwo` file).
-    pub(super) dwo: bool,
+    dwo: bool,
     /// The other debug sections the ELF has.
-    pub(super) sections: Vec<Place>,
-    pub(super) relocs: Vec<(SectionId, Vec<(usize, u64)>)>,
+    sections: Vec<Place>,
+    relocs: Vec<(SectionId, Vec<(usize, u64)>)>,
     /// The abbreviation tables read so far, by offset in `.debug_abbrev`
     /// (or why one does not read): many units may share one.
-    pub(super) tables: Mutex<HashMap<u64, Result<Arc<Table>, String>>>,
+    tables: Mutex<HashMap<u64, Result<Arc<Table>, String>>>,
 }
 
 impl Debug {
@@ -432,7 +432,7 @@ impl Debug {
 }
 
 /// The sections a unit's entries may refer to.
-pub(super) const DEBUG_SECTIONS: [SectionId; 11] = [
+const DEBUG_SECTIONS: [SectionId; 11] = [
     SectionId::DebugInfo,
     SectionId::DebugAbbrev,
     SectionId::DebugStr,

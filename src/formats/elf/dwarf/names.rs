@@ -2,11 +2,7 @@
 
 /// The name DWARF gives constant `v`, from `known` (gimli's table), else
 /// `PREFIX0x…` (for one DWARF does not define, or one past 16 bits).
-pub(super) fn constant_name(
-    prefix: &str,
-    v: u64,
-    known: impl Fn(u16) -> Option<&'static str>,
-) -> String {
+fn constant_name(prefix: &str, v: u64, known: impl Fn(u16) -> Option<&'static str>) -> String {
     match u16::try_from(v).ok().and_then(known) {
         Some(s) => s.to_string(),
         None => format!("{prefix}0x{v:x}"),
