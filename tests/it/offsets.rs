@@ -210,7 +210,7 @@ const NOT_OFFSETS: &[(&str, &str, &str)] = &[
     ),
     (
         "ksy/run/read.rs",
-        "self.uniform_size(t, &probe, io, le, nest + 1)?",
+        "let one = self.element_size(a, &probe, io, le, nest + 1)?;",
         "a nesting depth",
     ),
     (

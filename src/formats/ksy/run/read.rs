@@ -187,20 +187,11 @@ impl Run<'_> {
         if a.size.is_some() || a.size_eos || !plain(a) {
             return None;
         }
+        if let Some(p) = &a.enum_ {
+            self.spec.lookup_enum(cx.obj.ty, p)?;
+        }
         let owner_le = lk(&cx.obj).le.is_some();
-        let size = match &a.ty {
-            Type::Prim(Prim::U(n, e) | Prim::S(n, e) | Prim::F(n, e)) => {
-                let ok = *n == 1 || e.is_some() || owner_le;
-                let en = a.enum_.as_ref();
-                let en_ok = en.is_none_or(|p| self.spec.lookup_enum(cx.obj.ty, p).is_some());
-                (ok && en_ok).then_some(u64::from(*n))?
-            }
-            Type::User { path, args } if args.is_empty() => {
-                let t = self.spec.lookup(cx.obj.ty, path)?;
-                self.uniform_size(t, &cx.obj, io, owner_le, 0)?
-            }
-            _ => return None,
-        };
+        let size = self.element_size(a, &cx.obj, io, owner_le, 0)?;
         let s = self.io(io).ok()?.clone();
         let left = s.len.checked_sub(s.pos)?;
         if s.nbits != 0 || size == 0 {
@@ -288,23 +279,38 @@ impl Run<'_> {
             }
             bytes = bytes.checked_add(bits.div_ceil(8))?;
             bits = 0;
-            let one = match (&a.ty, &a.size) {
-                (Type::Prim(Prim::U(n, e) | Prim::S(n, e) | Prim::F(n, e)), None) => {
-                    (*n == 1 || e.is_some() || le).then_some(u64::from(*n))?
-                }
-                (Type::Bytes | Type::Str { z: false }, Some(Expr::Int(n))) => {
-                    u64::try_from(*n).ok()?
-                }
-                (Type::User { path, args }, None) if args.is_empty() => {
-                    let t = spec.lookup(ty, path)?;
-                    self.uniform_size(t, &probe, io, le, nest + 1)?
-                }
-                _ => return None,
-            };
+            let one = self.element_size(a, &probe, io, le, nest + 1)?;
             bytes = bytes.checked_add(one.checked_mul(count)?)?;
         }
         (bits % 8 == 0).then_some(())?;
         bytes.checked_add(bits / 8)
+    }
+
+    /// The size of one element of `a` (an attribute of `owner`'s type, read
+    /// from `io`) where it is fixed: a number whose byte order is known
+    /// (`le`: the owner's is), bytes or a string of a literal size, or an
+    /// object of a user type without arguments whose size is fixed
+    /// ([`Run::uniform_size`], `nest` deep).
+    fn element_size(
+        &mut self,
+        a: &Attr,
+        owner: &Arc<Obj>,
+        io: usize,
+        le: bool,
+        nest: u32,
+    ) -> Option<u64> {
+        let ty = owner.ty;
+        match (&a.ty, &a.size) {
+            (Type::Prim(Prim::U(n, e) | Prim::S(n, e) | Prim::F(n, e)), None) => {
+                (*n == 1 || e.is_some() || le).then_some(u64::from(*n))
+            }
+            (Type::Bytes | Type::Str { z: false }, Some(Expr::Int(n))) => u64::try_from(*n).ok(),
+            (Type::User { path, args }, None) if args.is_empty() => {
+                let t = self.spec.lookup(ty, path)?;
+                self.uniform_size(t, owner, io, le, nest)
+            }
+            _ => None,
+        }
     }
 
     /// Fixed `contents`: the bytes at the position of `io`, which must be
