@@ -9,7 +9,7 @@ use std::ops::ControlFlow;
 use compact_str::CompactString;
 use rustc_hash::FxHashMap;
 
-use crate::model::{Format, NodeId, Numbers, SpaceId, Tree, Value};
+use crate::model::{Format, NodeId, Numbers, SpaceId, Span, Tree, Value};
 
 /// What happened to a node between A and B.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,9 +35,8 @@ impl Change {
 /// One side of a change.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Side {
-    pub space: SpaceId,
-    pub offset: u64,
-    pub size: u64,
+    /// The node's bytes.
+    pub span: Span,
     /// The value as shown, or `None` for a node without one.
     pub value: Option<String>,
     /// A hex preview of the first bytes, for nodes without a value.
@@ -107,9 +106,7 @@ fn side(t: &Tree, id: NodeId) -> Option<Side> {
     let n = t.node(id)?;
     let bytes = t.node_bytes(id);
     Some(Side {
-        space: n.space,
-        offset: n.offset,
-        size: n.size,
+        span: n.span(),
         value: n.value.as_ref().map(|v| v.render(Numbers::Natural)),
         preview: crate::model::text::hex(bytes, 16),
     })
@@ -748,14 +745,9 @@ mod tests {
     use super::*;
 
     fn xml(text: &str) -> Tree {
-        use crate::model::{Builder, Source};
-        fn parse(
-            b: &mut Builder<'_>,
-            p: NodeId,
-            off: u64,
-            len: u64,
-        ) -> Option<crate::model::Format> {
-            crate::formats::xml::tree(b, p, off, len).then_some(crate::model::Format::Xml)
+        use crate::model::{Builder, Source, Span};
+        fn parse(b: &mut Builder<'_>, p: NodeId, at: Span) -> Option<crate::model::Format> {
+            crate::formats::xml::tree(b, p, at.offset, at.len).then_some(crate::model::Format::Xml)
         }
         let src = std::sync::Arc::new(Source::from_vec(text.as_bytes().to_vec()));
         Tree::build(src, "t", parse)

@@ -15,7 +15,7 @@ use rustc_hash::FxHashMap;
 
 use crate::diff::{Change, Counts, Side};
 use crate::model::links::{built_target, built_target_in, LinkTargets};
-use crate::model::{printed_address, text, Link, NodeId, Numbers, Raw, SpaceId, Tree, FILE};
+use crate::model::{printed_address, text, NodeId, Numbers, Raw, SpaceId, Span, Tree, FILE};
 use crate::walk::Sink;
 
 /// Writes `s` as a JSON string. Besides what JSON requires, every character
@@ -319,11 +319,11 @@ pub fn json_with(
             None => buf.extend_from_slice(b"null"),
             Some(o) => {
                 buf.extend_from_slice(b"{\"space\": ");
-                push_u64(&mut buf, u64::from(o.space.0));
+                push_u64(&mut buf, u64::from(o.from.space.0));
                 buf.extend_from_slice(b", \"offset\": ");
-                push_u64(&mut buf, o.offset);
+                push_u64(&mut buf, o.from.offset);
                 buf.extend_from_slice(b", \"size\": ");
-                push_u64(&mut buf, o.size);
+                push_u64(&mut buf, o.from.len);
                 buf.extend_from_slice(b", \"method\": ");
                 push_json_str(&mut buf, o.method);
                 buf.push(b'}');
@@ -339,11 +339,11 @@ pub fn json_with(
         buf.extend_from_slice(b"\n{\"severity\": \"");
         buf.extend_from_slice(d.severity.as_str().as_bytes());
         buf.extend_from_slice(b"\", \"space\": ");
-        push_u64(&mut buf, u64::from(d.space.0));
+        push_u64(&mut buf, u64::from(d.span.space.0));
         buf.extend_from_slice(b", \"offset\": ");
-        push_u64(&mut buf, d.offset);
+        push_u64(&mut buf, d.span.offset);
         buf.extend_from_slice(b", \"size\": ");
-        push_u64(&mut buf, d.size);
+        push_u64(&mut buf, d.span.len);
         buf.extend_from_slice(b", \"message\": ");
         push_json_str(&mut buf, &d.message);
         buf.push(b'}');
@@ -577,9 +577,9 @@ impl TextSink {
     /// ` -> [0x…+0x…]` and the address of the node there, if any (few
     /// nodes: kept out of the way of the others).
     #[inline(never)]
-    fn arrow(&self, t: &Tree, id: NodeId, l: Link, buf: &mut Vec<u8>) {
+    fn arrow(&self, t: &Tree, id: NodeId, l: Span, buf: &mut Vec<u8>) {
         buf.extend_from_slice(b" -> ");
-        push_range(buf, l.space, l.offset, l.size);
+        push_range(buf, l.space, l.offset, l.len);
         self.targets.path(t, id, l, |p| {
             buf.push(b' ');
             let at = buf.len();
@@ -621,12 +621,12 @@ impl Targets {
     /// tree `t` leads to; not where no node starts at the link's offset.
     /// A link into a derived space is looked for below the root of that
     /// space that `from` is in (links lead within the space they are in).
-    fn path(&self, t: &Tree, from: NodeId, l: Link, f: impl FnOnce(&str)) {
+    fn path(&self, t: &Tree, from: NodeId, l: Span, f: impl FnOnce(&str)) {
         let Ok(mut r) = self.0.lock() else {
             return;
         };
         let r = &mut *r;
-        let key = (l.space, l.offset, l.size);
+        let key = (l.space, l.offset, l.len);
         if !r.found.contains_key(&key) {
             if r.found.len() >= RESOLVER_PATHS {
                 r.found.clear();
@@ -742,7 +742,7 @@ impl Sink for JsonSink {
             buf.extend_from_slice(b", \"offset\": ");
             push_u64(buf, l.offset);
             buf.extend_from_slice(b", \"size\": ");
-            push_u64(buf, l.size);
+            push_u64(buf, l.len);
             if crate::model::Value::bare(n.value.as_ref()) {
                 self.targets.path(t, id, l, |p| {
                     buf.extend_from_slice(b", \"path\": ");
@@ -781,17 +781,17 @@ impl Sink for JsonSink {
 pub fn diagnostics_text(tree: &Tree, out: &mut dyn Write) -> io::Result<()> {
     let mut out = io::BufWriter::with_capacity(CHUNK, out);
     for d in tree.diagnostics() {
-        let sp = if d.space == FILE {
+        let sp = if d.span.space == FILE {
             String::new()
         } else {
-            format!("{}:", d.space)
+            format!("{}:", d.span.space)
         };
         writeln!(
             out,
             "{}: [{sp}0x{:x}+0x{:x}] {}",
             d.severity.as_str(),
-            d.offset,
-            d.size,
+            d.span.offset,
+            d.span.len,
             d.message
         )?;
     }
@@ -854,7 +854,7 @@ pub fn diff_text(
 
 /// Where a side lies, as `--find` prints it (`K:` before a derived space).
 fn where_(s: &Side) -> String {
-    s.space.offset_text(s.offset)
+    s.span.start_text()
 }
 
 fn push_side(buf: &mut Vec<u8>, s: &Option<Side>) {
@@ -863,11 +863,11 @@ fn push_side(buf: &mut Vec<u8>, s: &Option<Side>) {
         return;
     };
     buf.extend_from_slice(b"{\"space\": ");
-    push_u64(buf, u64::from(s.space.0));
+    push_u64(buf, u64::from(s.span.space.0));
     buf.extend_from_slice(b", \"offset\": ");
-    push_u64(buf, s.offset);
+    push_u64(buf, s.span.offset);
     buf.extend_from_slice(b", \"size\": ");
-    push_u64(buf, s.size);
+    push_u64(buf, s.span.len);
     buf.extend_from_slice(b", \"value\": ");
     match &s.value {
         Some(v) => push_json_str(buf, v),
@@ -1074,7 +1074,7 @@ pub fn find_matches(
             for m in found.map(|f| f.0).unwrap_or_default() {
                 n += 1;
                 let address = text::clean(crate::model::printed_address(&m.path));
-                writeln!(out, "{lead}{}  {address}", m.space.offset_text(m.offset))?;
+                writeln!(out, "{lead}{}  {address}", m.span.start_text())?;
             }
         }
     }

@@ -11,7 +11,7 @@ use memchr::memmem;
 
 use std::ops::ControlFlow;
 
-use crate::model::{NodeId, Numbers, SpaceId, Tree};
+use crate::model::{NodeId, Numbers, SpaceId, Span, Tree};
 
 /// At most this many matches are kept.
 pub const MAX_MATCHES: usize = 1 << 24;
@@ -178,10 +178,8 @@ pub fn find_bytes(
 /// A node that matched a node search: where it is and how to find it again.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NodeMatch {
-    /// The byte space the node is in (0: the file).
-    pub space: SpaceId,
-    pub offset: u64,
-    pub size: u64,
+    /// The node's bytes.
+    pub span: Span,
     /// The node's address ([`Tree::path_string`]): it names this node only.
     pub path: String,
 }
@@ -308,9 +306,7 @@ fn find_nodes_where(
         };
         if matches(n) {
             out.push(NodeMatch {
-                space: n.space,
-                offset: n.offset,
-                size: n.size,
+                span: n.span(),
                 path: t.path_string(id),
             });
             if out.len() >= MAX_MATCHES {

@@ -14,7 +14,7 @@
 use std::io::{self, Write};
 
 use crate::export::json_str;
-use crate::model::{text, Format, NodeId, SpaceId, Tree};
+use crate::model::{text, Format, NodeId, Span, Tree};
 
 /// One device image.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,9 +28,8 @@ pub struct Image {
     pub kind: String,
     /// The node's address, as `--extract` takes it.
     pub path: String,
-    pub space: SpaceId,
-    pub offset: u64,
-    pub size: u64,
+    /// The image's bytes.
+    pub span: Span,
 }
 
 /// An image whose target its subtree names, awaiting it.
@@ -115,9 +114,7 @@ impl Finder {
                 target: c.target.to_string(),
                 kind: c.kind.to_string(),
                 path: t.path_string(id),
-                space: n.space,
-                offset: n.offset,
-                size: n.size,
+                span: n.span(),
             });
             return false;
         }
@@ -160,9 +157,7 @@ impl Finder {
             target,
             kind,
             path: t.path_string(id),
-            space: n.space,
-            offset: n.offset,
-            size: n.size,
+            span: n.span(),
         });
         // Bitcode outside a container is a device image only when its
         // triple says so (checked when it is read).
@@ -245,7 +240,7 @@ fn write_object(file: Option<&str>, r: &Image, out: &mut dyn Write) -> io::Resul
     write!(
         out,
         ", \"space\": {}, \"offset\": {}, \"size\": {}}}",
-        r.space, r.offset, r.size
+        r.span.space, r.span.offset, r.span.len
     )
 }
 

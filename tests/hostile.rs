@@ -733,8 +733,8 @@ fn msgpack_tree(d: Vec<u8>) -> fwview::model::Tree {
     fwview::model::Tree::build(
         std::sync::Arc::new(fwview::model::Source::from_vec(d)),
         "input",
-        |b, parent, off, len| {
-            fwview::formats::msgpack::parse(b, parent, off, len);
+        |b, parent, at: fwview::model::Span| {
+            fwview::formats::msgpack::parse(b, parent, at.offset, at.len);
             Some(fwview::model::Format::MsgPack)
         },
     )

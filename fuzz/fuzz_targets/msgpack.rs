@@ -12,8 +12,8 @@ fuzz_target!(|data: &[u8]| {
     let mut tree = Tree::build(
         Arc::new(Source::from_vec(data.to_vec())),
         "input",
-        |b, parent, off, len| {
-            fwview::formats::msgpack::parse(b, parent, off, len);
+        |b, parent, at: fwview::model::Span| {
+            fwview::formats::msgpack::parse(b, parent, at.offset, at.len);
             Some(fwview::model::Format::MsgPack)
         },
     );

@@ -326,7 +326,7 @@ fn descriptor(
     // Up to the registers; the last reserved bytes after them.
     let n = KernelDescriptor::show_part(&mut f, 0, kd::AT.compute_pgm_rsrc3.off);
     if let (Some(x), Some(p)) = (entry, n.kernel_code_entry_byte_offset) {
-        b.link(p, x, 1);
+        b.link(p, b.span(x, 1));
     }
     // The registers and properties, read before their fields are shown.
     let word = |w: fn(&KernelDescriptor) -> u64| r.as_ref().map_or(0, w);

@@ -8,7 +8,7 @@
 //! sync word `AA 99 55 66`, and the configuration packets as one payload.
 
 use crate::model::record::record;
-use crate::model::{read_uint, text, Builder, Endian, Fields, NodeId, Radix, Value};
+use crate::model::{read_uint, text, Builder, Endian, Fields, NodeId, Radix, Span, Value};
 
 const BE: Endian = Endian::Big;
 
@@ -58,7 +58,8 @@ fn key_name(k: u8) -> Option<&'static str> {
 }
 
 /// Parses the `.bit` file in `[off, off+len)` under `parent`.
-pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
+pub fn parse(b: &mut Builder<'_>, parent: NodeId, at: Span) {
+    let (off, len) = (at.offset, at.len);
     let end = off.saturating_add(len).min(b.file_len());
     Head::show(&mut Fields::new(b, parent, off, BE));
     let mut at = off + head::SIZE;

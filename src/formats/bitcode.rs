@@ -6,7 +6,7 @@ use crate::model::read::u8_at;
 use compact_str::CompactString;
 
 use crate::model::record::record;
-use crate::model::{text, Builder, Endian, Fact, Fields, NodeId, Value};
+use crate::model::{text, Builder, Endian, Fact, Fields, NodeId, Span, Value};
 
 /// Raw bitcode: `BC` 0xC0DE.
 pub const BITCODE_MAGIC: &[u8] = &[0x42, 0x43, 0xc0, 0xde];
@@ -328,7 +328,8 @@ pub struct BitcodeInfo {
 }
 
 /// Decodes LLVM bitcode (wrapped or raw) in `[off, off+len)` under `node`.
-pub fn parse(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
+pub fn parse(b: &mut Builder<'_>, node: NodeId, at: Span) {
+    let (off, len) = (at.offset, at.len);
     let d = b.slice(off, len);
     if d.starts_with(WRAPPER_MAGIC) {
         use wrapper::AT;
@@ -365,7 +366,7 @@ pub fn parse(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
         let size = size.min(len - start);
         let inner = b.group(node, "bitcode", off + start, size);
         if let Some(so) = so {
-            b.link(so, off + start, size);
+            b.link(so, b.span(off + start, size));
         }
         if b.slice(off + start, size).starts_with(BITCODE_MAGIC) {
             let info = raw_bitcode(b, inner, off + start, size);

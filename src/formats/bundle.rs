@@ -10,7 +10,7 @@ use md5::{Digest, Md5};
 use super::elf::SectionHook;
 use crate::model::read::{u64_at, uint_at};
 use crate::model::record::{record, At, Record, Short};
-use crate::model::{text, Builder, Endian, Fact, Fields, Format, Gap, Held, NodeId, Value};
+use crate::model::{text, Builder, Endian, Fact, Fields, Format, Gap, Held, NodeId, Span, Value};
 
 const LE: Endian = Endian::Little;
 
@@ -191,7 +191,7 @@ fn parse_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
         let o = o.min(len);
         let s = s.min(len - o);
         if let Some(of) = of {
-            b.link(of, off + o, s);
+            b.link(of, b.span(off + o, s));
         }
         payloads.push((triple, o, s));
     }
@@ -207,7 +207,7 @@ fn parse_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
         }
         let p = b.group(node, name, off + o, s);
         b.fact(p, Fact::Held(held(&id)));
-        image::open_image(b, p, off + o, s);
+        image::open_image(b, p, b.span(off + o, s));
     }
     b.set_value(
         node,
@@ -385,13 +385,15 @@ static PARTS: super::parts::Parts = super::parts::Parts {
 
 /// A clang offload bundle (or several back to back): the entry table, then
 /// each code object opened by its own bytes.
-pub fn parse(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
+pub fn parse(b: &mut Builder<'_>, node: NodeId, at: Span) {
+    let (off, len) = (at.offset, at.len);
     parse_all(b, node, off, len);
 }
 
 /// A compressed clang offload bundle (or several back to back, each ending
 /// where its header's total size says).
-pub fn parse_compressed(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
+pub fn parse_compressed(b: &mut Builder<'_>, node: NodeId, at: Span) {
+    let (off, len) = (at.offset, at.len);
     parse_all(b, node, off, len);
 }
 
@@ -495,13 +497,12 @@ fn parse_compressed_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
     let made = b.derive(
         c,
         "inflated",
-        off + hlen,
-        end - hlen,
+        b.span(off + hlen, end - hlen),
         method.name(),
         |src, limit| compress::inflate_at_most(src, method, announced, limit, &mut over),
     );
     let Some(id) = made else { return };
-    let got = b.range(id).1;
+    let got = b.range(id).end();
     if over {
         b.warn(
             off + hlen,
@@ -538,7 +539,7 @@ fn parse_compressed_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
     }
     b.within(id, |b, id| {
         let n = b.file_len();
-        if b.nested(id, 0, n).is_none() {
+        if b.nested(id, b.span(0, n)).is_none() {
             b.error(
                 0,
                 n.min(24),

@@ -41,7 +41,7 @@ use super::compress::{self, Method};
 use super::elf::{self, EM_CUDA};
 use super::image;
 use crate::model::record::{record, Record};
-use crate::model::{read, Builder, Endian, Fact, Fields, Held, NodeId, Value};
+use crate::model::{read, Builder, Endian, Fact, Fields, Held, NodeId, Span, Value};
 
 const LE: Endian = Endian::Little;
 
@@ -203,7 +203,8 @@ fn next_start(d: &[u8], from: u64) -> Option<u64> {
 }
 
 /// One fatbin container, or several back to back (each a node).
-pub fn parse(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
+pub fn parse(b: &mut Builder<'_>, node: NodeId, at: Span) {
+    let (off, len) = (at.offset, at.len);
     super::parts::back_to_back(b, node, off, len, &PARTS);
 }
 
@@ -416,7 +417,7 @@ fn entry(b: &mut Builder<'_>, g: NodeId, e: &Entry, end: u64) {
     let zstd = flags & FLAG_ZSTD != 0;
     let lz4 = flags & FLAG_LZ4 != 0 && !zstd;
     if !lz4 && !zstd {
-        let f = image::open_image(b, p, pstart, plen);
+        let f = image::open_image(b, p, b.span(pstart, plen));
         check_opened(b, e, p, f, pstart, plen);
         return;
     }
@@ -437,11 +438,11 @@ fn entry(b: &mut Builder<'_>, g: NodeId, e: &Entry, end: u64) {
     b.set_value(p, format!("{mname}-compressed, {clen} bytes"));
     let announced = usize_.unwrap_or(0);
     let made = if lz4 {
-        b.derive(p, "inflated", pstart, clen, "lz4", |src, limit| {
+        b.derive(p, "inflated", b.span(pstart, clen), "lz4", |src, limit| {
             inflate_lz4(src, announced, limit)
         })
     } else {
-        b.derive(p, "inflated", pstart, clen, "zstd", |src, limit| {
+        b.derive(p, "inflated", b.span(pstart, clen), "zstd", |src, limit| {
             compress::inflate(src, Method::Zstd, limit)
         })
     };
@@ -464,7 +465,7 @@ fn entry(b: &mut Builder<'_>, g: NodeId, e: &Entry, end: u64) {
     let mut elf_sm = None;
     b.within(node, |b, node| {
         let len = b.file_len();
-        found = b.nested(node, 0, len);
+        found = b.nested(node, b.span(0, len));
         elf_sm = elf_sm_of(b.slice(0, 64));
     });
     check_kind(b, e, found, pstart, clen);

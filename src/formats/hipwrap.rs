@@ -117,7 +117,7 @@ pub fn parse_section(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, a: u64
         match target {
             Some((t, size)) => {
                 if let Some(p) = p {
-                    b.link(p, t, size);
+                    b.link(p, b.span(t, size));
                 }
                 b.set_value(g, "HIP fat binary wrapper");
             }

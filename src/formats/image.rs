@@ -2,16 +2,17 @@
 //! binary's image, a fatbin's payload): opened through the one nesting
 //! path, its node valued with what it is and how big.
 
-use crate::model::{Builder, Format, NodeId};
+use crate::model::{Builder, Format, NodeId, Span};
 
 /// Opens the device image in `[off, off+len)` under `node` through the
 /// one nesting path, and gives `node` a value saying what it is and how
 /// big. Returns the format found.
-pub fn open_image(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) -> Option<Format> {
+pub fn open_image(b: &mut Builder<'_>, node: NodeId, at: Span) -> Option<Format> {
+    let (off, len) = (at.offset, at.len);
     let f = if len == 0 {
         None
     } else {
-        b.nested(node, off, len)
+        b.nested(node, b.span(off, len))
     };
     b.set_value(node, image_value(f, len));
     f

@@ -11,7 +11,7 @@
 use super::elf::{Elf, Sec, SectionHook};
 use super::hipwrap;
 use crate::model::record::{record, Record};
-use crate::model::{Builder, Endian, Fields, NodeId};
+use crate::model::{Builder, Endian, Fields, NodeId, Span};
 
 /// The section that holds the wrappers.
 pub const SECTION: &str = ".nvFatBinSegment";
@@ -96,7 +96,8 @@ pub fn detect(d: &[u8]) -> bool {
 
 /// The wrappers at `[off, off+len)` without the ELF around them: 64-bit
 /// pointers where the size fits them, else 32-bit; nothing is linked.
-pub fn parse(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
+pub fn parse(b: &mut Builder<'_>, node: NodeId, at: Span) {
+    let (off, len) = (at.offset, at.len);
     let w = if len.is_multiple_of(24) || !len.is_multiple_of(16) {
         8
     } else {
@@ -208,7 +209,7 @@ fn records(
         };
         match resolve(b, at + data_at, data) {
             Some((t, size)) => {
-                b.link(p, t, size);
+                b.link(p, b.span(t, size));
                 if !b.slice(t, 4).starts_with(super::fatbin::MAGIC) {
                     b.warn(
                         at + data_at,
@@ -223,7 +224,7 @@ fn records(
         if let (m, Some(p)) = r.more {
             if m != 0 || r.version == 2 {
                 if let Some((t, size)) = resolve(b, at + more_at, m) {
-                    b.link(p, t, size);
+                    b.link(p, b.span(t, size));
                 }
             }
         }

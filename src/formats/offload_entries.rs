@@ -222,7 +222,7 @@ pub fn parse_section(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, a: u64
         if let Some(p) = r.name {
             b.set_value(p, Value::str(&name));
             if let Some(t) = target {
-                b.link(p, t, name.len() as u64 + 1);
+                b.link(p, b.span(t, name.len() as u64 + 1));
             }
         }
         names.push(name);

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::cdo::{self, Compact, Ctx};
 use crate::model::record::record;
-use crate::model::{named, num, text, Builder, Endian, Fields, Format, NodeId, Radix, Value};
+use crate::model::{named, num, text, Builder, Endian, Fields, Format, NodeId, Radix, Span, Value};
 
 const LE: Endian = Endian::Little;
 
@@ -147,7 +147,8 @@ pub fn detect(d: &[u8]) -> bool {
     selectmap_width(d).is_some() || cdo::is_cdo(d)
 }
 
-pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
+pub fn parse(b: &mut Builder<'_>, parent: NodeId, at: Span) {
+    let (off, len) = (at.offset, at.len);
     parse_with(b, parent, off, len, Ctx::default());
 }
 
@@ -651,7 +652,7 @@ impl Pdi {
         let to = self.word(v);
         if let Some(id) = node {
             if v != 0 && to < self.end {
-                b.link(id, to, target.min(self.end - to));
+                b.link(id, b.span(to, target.min(self.end - to)));
             }
         }
     }

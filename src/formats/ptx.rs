@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use compact_str::CompactString;
 
-use crate::model::{text, Builder, Fact, NodeId, Seq, Step, Value};
+use crate::model::{text, Builder, Fact, NodeId, Seq, Span, Step, Value};
 
 /// Kernels and functions listed.
 const MAX_LIST: u64 = 4096;
@@ -136,7 +136,8 @@ pub fn target(d: &[u8]) -> Option<String> {
 
 /// Decodes the PTX text in `[off, off+len)` under `node`: its `.version`,
 /// `.target` and `.address_size`, its kernels and functions, and its lines.
-pub fn parse(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
+pub fn parse(b: &mut Builder<'_>, node: NodeId, at: Span) {
+    let (off, len) = (at.offset, at.len);
     let target = target(b.slice(off, len)).map(CompactString::from);
     b.fact(node, Fact::DeviceCode { target });
     let d = b.slice(off, len);

@@ -7,7 +7,7 @@
 //! A new format is one module, its id in [`Format`] (whose order is the
 //! order detection tries them in), and one arm in [`row`].
 
-use crate::model::{Builder, Format, Gap, NodeId};
+use crate::model::{Builder, Format, Gap, NodeId, Span};
 
 use super::{
     amdgpu, ar, bit, bitcode, bundle, elf, fatbin, hipwrap, ksy, npu, nvwrap, offload,
@@ -44,8 +44,8 @@ impl Places {
     }
 }
 
-/// Parses the format in `[off, off+len)` under a node.
-pub type Parse = fn(&mut Builder<'_>, NodeId, u64, u64);
+/// Parses the format in a span of the space being built under a node.
+pub type Parse = fn(&mut Builder<'_>, NodeId, Span);
 
 /// One row of the table.
 pub struct Row {
@@ -112,8 +112,8 @@ static XCLBIN_HOOKS: xclbin::Hooks = xclbin::Hooks {
     },
 };
 
-fn xclbin_parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
-    xclbin::parse_with(b, parent, off, len, &XCLBIN_HOOKS)
+fn xclbin_parse(b: &mut Builder<'_>, parent: NodeId, at: Span) {
+    xclbin::parse_with(b, parent, at, &XCLBIN_HOOKS)
 }
 
 /// What the machine of an ELF file adds to the generic ELF reader (its
@@ -129,8 +129,8 @@ fn elf_vendor(machine: u16, osabi: u8) -> Option<&'static dyn elf::Vendor> {
     }
 }
 
-fn elf_parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
-    elf::parse(b, parent, off, len, &ELF_HOOKS)
+fn elf_parse(b: &mut Builder<'_>, parent: NodeId, at: Span) {
+    elf::parse(b, parent, at, &ELF_HOOKS)
 }
 
 /// Files and what holds files: anywhere but a section.
@@ -319,7 +319,8 @@ fn place_of(b: &Builder<'_>, parent: NodeId) -> Place {
 
 /// Detects the format in `[off, off+len)` and parses it under `parent`:
 /// what [`crate::model::Builder::nested`] calls, and the top level.
-pub fn dispatch(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> Option<Format> {
+pub fn dispatch(b: &mut Builder<'_>, parent: NodeId, at: Span) -> Option<Format> {
+    let (off, len) = (at.offset, at.len);
     let place = place_of(b, parent);
     // A description given for the file (`--ksy`), or one that names the
     // file's extension, is what the file is.
@@ -338,7 +339,7 @@ pub fn dispatch(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> Opti
     // Marked before it is parsed, so that what it opens knows where it is.
     b.set_format(parent, f);
     b.gaps(parent, r.gaps);
-    (r.parse)(b, parent, off, len);
+    (r.parse)(b, parent, at);
     Some(f)
 }
 

@@ -276,9 +276,10 @@ fn element(
 mod tests {
     use std::sync::Arc;
 
-    use crate::model::{Builder, Format, NodeId, Source, Tree};
+    use crate::model::{Builder, Format, NodeId, Source, Span, Tree};
 
-    fn as_xml(b: &mut Builder<'_>, p: NodeId, off: u64, len: u64) -> Option<Format> {
+    fn as_xml(b: &mut Builder<'_>, p: NodeId, at: Span) -> Option<Format> {
+        let (off, len) = (at.offset, at.len);
         super::tree(b, p, off, len).then_some(crate::model::Format::Xml)
     }
 

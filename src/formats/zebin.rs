@@ -462,7 +462,7 @@ pub(crate) fn section(
     if s.typ == SHT_ZEBIN_SPIRV || n == ".spv" {
         if spirv::detect(b.slice(a, l)) {
             b.set_format(id, Format::SpirV);
-            spirv::parse(b, id, a, l);
+            spirv::parse(b, id, b.span(a, l));
         } else {
             b.warn(
                 a,
@@ -537,10 +537,10 @@ pub(crate) fn finish(b: &mut Builder<'_>, elf: &Elf, built: &[(usize, NodeId)], 
         };
         let mut v = format!("code of {kname}");
         if let Some(k) = st.kernels.iter().find(|k| k.name == kname) {
-            b.link(node, k.off, k.len);
+            b.link(node, b.span(k.off, k.len));
             // The entry leads to the kernel's first instruction: the
             // node that holds the code's first byte.
-            b.link(k.node, a, l.min(1));
+            b.link(k.node, b.span(a, l.min(1)));
             v.push_str(", linked to its .ze_info entry");
         }
         b.set_value(node, v);
@@ -554,7 +554,7 @@ pub(crate) fn finish(b: &mut Builder<'_>, elf: &Elf, built: &[(usize, NodeId)], 
                 format!("symbol {name}")
             };
             let n = b.leaf(node, label, *ba, *bl, format!("symbol [{si}], {bl} bytes"));
-            b.link(n, *o, es);
+            b.link(n, b.span(*o, es));
         }
     }
 }
@@ -631,12 +631,12 @@ fn emit(
                 t
             };
             let n = b.leaf(parent, name, start, end - start, shown);
-            b.link(n, vs, ve.saturating_sub(vs));
+            b.link(n, b.span(vs, ve.saturating_sub(vs)));
             n
         }
         Y::Map { entries, .. } => {
             let g = b.group(parent, name, start, end - start);
-            b.link(g, vs, ve.saturating_sub(vs));
+            b.link(g, b.span(vs, ve.saturating_sub(vs)));
             let mut summary = None;
             let mut first = None;
             for (k, ks, _ke, ev) in entries {

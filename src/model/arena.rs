@@ -14,6 +14,7 @@ use super::facts::Facts;
 use super::format::Format;
 use super::options::Options;
 use super::space::{Space, SpaceId, FILE};
+use super::span::Span;
 use super::value::Value;
 
 /// Index of a node in its tree.
@@ -35,24 +36,6 @@ impl NodeId {
     /// `u32::MAX` nodes).
     pub fn at(i: usize) -> NodeId {
         NodeId(i as u32)
-    }
-}
-
-/// Where a value points: a byte range of a byte space (the space of the
-/// node that points, as the builder that made the link was in). Following it
-/// selects the smallest node of that space that holds the whole range.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Link {
-    pub space: SpaceId,
-    pub offset: u64,
-    pub size: u64,
-}
-
-impl Link {
-    /// Where the link goes, as `g` takes it and `y` `o` copies it:
-    /// `0x1f0` in the file, `K:0x1f0` in byte space K.
-    pub fn start_text(&self) -> String {
-        self.space.offset_text(self.offset)
     }
 }
 
@@ -153,6 +136,10 @@ impl<T> Side<T> {
 }
 
 impl Node {
+    /// Its bytes.
+    pub fn span(&self) -> Span {
+        Span::new(self.space, self.offset, self.size)
+    }
     pub fn end(&self) -> u64 {
         self.offset.saturating_add(self.size)
     }
@@ -165,7 +152,7 @@ impl Node {
 pub(crate) struct Arena {
     pub nodes: Vec<Node>,
     /// Where a node's value points.
-    pub links: Side<Link>,
+    pub links: Side<Span>,
     /// The format that starts at a node.
     pub formats: Side<Format>,
     /// What parsers recorded of a node for consumers (see [`Facts`]).
@@ -245,7 +232,7 @@ pub type ElemFn = Arc<dyn Fn(&mut Builder<'_>, NodeId, u64, u64) + Send + Sync>;
 
 /// Detects a format in `[off, off+len)` and parses it under `parent`;
 /// returns the format, or `None` if nothing was recognised.
-pub type Dispatch = fn(&mut Builder<'_>, NodeId, u64, u64) -> Option<Format>;
+pub type Dispatch = fn(&mut Builder<'_>, NodeId, Span) -> Option<Format>;
 
 pub struct Builder<'a> {
     pub(super) arena: &'a mut Arena,

@@ -1,6 +1,6 @@
 //! Diagnostics: problems found in a file, at their bytes.
 
-use super::space::SpaceId;
+use super::span::Span;
 
 /// How serious a diagnostic is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -24,9 +24,7 @@ impl Severity {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Diagnostic {
     pub severity: Severity,
-    /// The byte space `offset` is in (0: the file).
-    pub space: SpaceId,
-    pub offset: u64,
-    pub size: u64,
+    /// The bytes that show it.
+    pub span: Span,
     pub message: String,
 }

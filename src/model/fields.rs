@@ -5,6 +5,7 @@
 
 use super::arena::{Builder, NodeId};
 use super::read::{self, Endian};
+use super::span::Span;
 use super::text;
 use super::value::{Radix, Value};
 
@@ -85,12 +86,16 @@ impl<'b, 'a> Fields<'b, 'a> {
         self.last.filter(|_| self.ok)
     }
 
-    /// Links the last field read to `[off, off+size)`, if every field so
-    /// far fitted.
-    pub fn link(&mut self, off: u64, size: u64) {
+    /// Links the last field read to `to`, if every field so far fitted.
+    pub fn link(&mut self, to: Span) {
         if let Some(n) = self.last_fitted() {
-            self.b.link(n, off, size);
+            self.b.link(n, to);
         }
+    }
+
+    /// `len` bytes from `off` of the space its fields are in.
+    pub fn place(&self, off: u64, len: u64) -> Span {
+        self.b.span(off, len)
     }
 
     /// Gives the last field read another value, if every field so far
@@ -384,7 +389,7 @@ mod tests {
     use super::*;
     use crate::model::{Format, Source, Tree};
 
-    fn hdr(b: &mut Builder<'_>, p: NodeId, _o: u64, _l: u64) -> Option<Format> {
+    fn hdr(b: &mut Builder<'_>, p: NodeId, _at: Span) -> Option<Format> {
         let mut f = Fields::new(b, p, 0, Endian::Little);
         f.u16("a");
         f.named("kind", 1, |v| (v == 3).then_some("THREE"));
@@ -427,7 +432,7 @@ mod tests {
         assert!(t.diagnostics()[0].message.contains("truncated: cut"));
     }
 
-    fn rec(b: &mut Builder<'_>, p: NodeId, _o: u64, _l: u64) -> Option<Format> {
+    fn rec(b: &mut Builder<'_>, p: NodeId, _at: Span) -> Option<Format> {
         let mut f = Fields::new(b, p, 0, Endian::Big);
         f.hex_wide("id", 2);
         let u = f.uuid("uuid");
@@ -445,15 +450,15 @@ mod tests {
         Some(Format::Json)
     }
 
-    fn named_rec(b: &mut Builder<'_>, p: NodeId, _o: u64, _l: u64) -> Option<Format> {
+    fn named_rec(b: &mut Builder<'_>, p: NodeId, _at: Span) -> Option<Format> {
         let mut f = Fields::new(b, p, 0, Endian::Little);
         f.dec("ver", 2);
         f.named_hex("type", 4, |v| (v == 0x10).then_some("SIXTEEN"));
-        f.link(0, 2);
+        f.link(f.place(0, 2));
         f.u8("kind");
         f.set_value(Value::text("renamed"));
         f.hex("cut", 4);
-        f.link(0, 1);
+        f.link(f.place(0, 1));
         Some(Format::Json)
     }
 
@@ -467,7 +472,7 @@ mod tests {
         assert_eq!(t.value_text(ver).unwrap(), "4660");
         let ty = t.find_path("type").unwrap();
         assert_eq!(t.value_text(ty).unwrap(), "0x10 (SIXTEEN)");
-        assert_eq!(t.link(ty).map(|l| (l.offset, l.size)), Some((0, 2)));
+        assert_eq!(t.link(ty).map(|l| (l.offset, l.len)), Some((0, 2)));
         let kind = t.find_path("kind").unwrap();
         assert_eq!(t.value_text(kind).unwrap(), "renamed");
         assert!(t.link(kind).is_none());
@@ -475,7 +480,7 @@ mod tests {
         assert_eq!(t.diagnostics().len(), 1);
     }
 
-    fn quiet_rec(b: &mut Builder<'_>, p: NodeId, _o: u64, _l: u64) -> Option<Format> {
+    fn quiet_rec(b: &mut Builder<'_>, p: NodeId, _at: Span) -> Option<Format> {
         let mut f = Fields::new(b, p, 0, Endian::Little).quiet();
         f.u16("a");
         f.u32("cut");

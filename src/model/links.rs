@@ -8,8 +8,9 @@ use std::borrow::Cow;
 use rustc_hash::FxHashMap;
 
 use super::address::{cut_name, escape_segment};
-use super::arena::{Link, NodeId};
+use super::arena::NodeId;
 use super::space::{SpaceId, FILE};
+use super::span::Span;
 use super::tree::{Tree, FINDING};
 
 /// A node's children that may hold a link's range: those of the link's
@@ -55,7 +56,7 @@ impl LinkTargets {
     /// The address of the node `l` leads to ([`Tree::link_target`]), as
     /// [`Tree::short_path`] writes it; none where no node starts at the
     /// link's offset.
-    pub fn path(&mut self, l: Link) -> Option<String> {
+    pub fn path(&mut self, l: Span) -> Option<String> {
         let id = self.target(l)?;
         Some(self.address(id))
     }
@@ -63,7 +64,7 @@ impl LinkTargets {
     /// As [`LinkTargets::path`], for a link into a derived space: looked
     /// for below the node at address `top`, the root of that space (see
     /// [`Tree::space_root`]).
-    pub fn path_in(&mut self, top: &str, l: Link) -> Option<String> {
+    pub fn path_in(&mut self, top: &str, l: Span) -> Option<String> {
         let was = FINDING.replace(true);
         let found = self.tree.find_path(top).and_then(|top| {
             let n = self.tree.node(top)?;
@@ -79,7 +80,7 @@ impl LinkTargets {
     /// link's range, found from the root down as
     /// [`Tree::smallest_containing`] finds it, where it starts at the
     /// link's offset.
-    fn target(&mut self, l: Link) -> Option<NodeId> {
+    fn target(&mut self, l: Span) -> Option<NodeId> {
         if l.space != FILE || l.offset >= self.tree.data().len() as u64 {
             return None;
         }
@@ -92,9 +93,9 @@ impl LinkTargets {
 
     /// The smallest node below `top` (in the link's space) holding the
     /// link's range, where it starts at the link's offset.
-    fn find_target(&mut self, top: NodeId, l: Link) -> Option<NodeId> {
+    fn find_target(&mut self, top: NodeId, l: Span) -> Option<NodeId> {
         let off = l.offset;
-        let end = off.saturating_add(l.size.max(1));
+        let end = off.saturating_add(l.len.max(1));
         let mut cur = top;
         loop {
             self.tree.expand(cur);
@@ -182,7 +183,7 @@ const BUILT_FANOUT: usize = 256;
 /// node, or none where no node starts at the link's offset; not known
 /// (`None`) where the way down meets a node whose children are not built
 /// or more than a few hundred (a [`LinkTargets`] finds those).
-pub fn built_target(t: &Tree, l: Link) -> Option<Option<NodeId>> {
+pub fn built_target(t: &Tree, l: Span) -> Option<Option<NodeId>> {
     if l.space != FILE {
         return Some(None);
     }
@@ -191,12 +192,12 @@ pub fn built_target(t: &Tree, l: Link) -> Option<Option<NodeId>> {
 
 /// [`built_target`] below `top`, a node of the link's space (the root of
 /// a derived space, for a link into it).
-pub fn built_target_in(t: &Tree, top: NodeId, l: Link) -> Option<Option<NodeId>> {
+pub fn built_target_in(t: &Tree, top: NodeId, l: Span) -> Option<Option<NodeId>> {
     if t.node(top).map(|n| n.space) != Some(l.space) || l.offset >= t.space_size(l.space) {
         return Some(None);
     }
     let off = l.offset;
-    let end = off.saturating_add(l.size.max(1));
+    let end = off.saturating_add(l.len.max(1));
     let mut cur = top;
     loop {
         if !t.is_built(cur) {

@@ -25,12 +25,13 @@ pub mod read;
 pub mod record;
 mod source;
 pub mod space;
+pub mod span;
 pub mod text;
 mod tree;
 pub mod value;
 
 pub use address::printed_address;
-pub use arena::{Builder, ElemFn, Gap, LazyFn, Link, Node, NodeId};
+pub use arena::{Builder, ElemFn, Gap, LazyFn, Node, NodeId};
 pub use builder::{group_size, Seq, Step, GAP_NAMES, GROUP};
 pub use diagnostic::{Diagnostic, Severity};
 pub use facts::{Configures, Fact, Facts, Held};
@@ -40,6 +41,7 @@ pub use options::Options;
 pub use read::Endian;
 pub use source::Source;
 pub use space::{Space, SpaceId, FILE};
+pub use span::Span;
 pub use tree::Tree;
 pub use value::{Numbers, Radix, Raw, SourceLine, Value};
 

@@ -403,7 +403,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::model::{Format, NodeId, Source, Tree};
+    use crate::model::{Format, NodeId, Source, Span, Tree};
 
     fn kind_name(v: u64) -> Option<&'static str> {
         (v == 3).then_some("THREE")
@@ -440,7 +440,7 @@ mod tests {
         assert_eq!((z.kind, z.size, z.name), (3, 0, [0; 4]));
     }
 
-    fn tree(b: &mut Builder<'_>, p: NodeId, _o: u64, _l: u64) -> Option<Format> {
+    fn tree(b: &mut Builder<'_>, p: NodeId, _at: Span) -> Option<Format> {
         let mut f = Fields::new(b, p, 0, Endian::Big);
         let n = sample::Sample::show_part(&mut f, 0, 4);
         assert!(n.kind.is_some() && n.size.is_none());

@@ -6,6 +6,8 @@ use std::sync::Arc;
 
 use compact_str::CompactString;
 
+use super::span::Span;
+
 /// Index of a byte space in its tree; 0 is the file.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct SpaceId(pub u32);
@@ -57,10 +59,8 @@ pub const RATIO_SLACK: u64 = 1 << 20;
 /// Where a derived space came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Origin {
-    /// The space its source bytes are in.
-    pub space: SpaceId,
-    pub offset: u64,
-    pub size: u64,
+    /// Its source bytes.
+    pub from: Span,
     /// How the bytes were made: `zstd`, `zlib`, …
     pub method: &'static str,
 }
@@ -100,14 +100,14 @@ impl Space {
         match self.origin {
             None => "the file".to_string(),
             Some(o) => {
-                let from = if o.space == FILE {
+                let from = if o.from.space == FILE {
                     "the file".to_string()
                 } else {
-                    format!("space {}", o.space)
+                    format!("space {}", o.from.space)
                 };
                 format!(
                     "{}: {}, made from 0x{:x}+0x{:x} of {from}",
-                    self.name, o.method, o.offset, o.size
+                    self.name, o.method, o.from.offset, o.from.len
                 )
             }
         }

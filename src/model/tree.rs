@@ -8,13 +8,14 @@ use compact_str::CompactString;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::address::{cut_name, escape_segment, is_cut_form, split_path};
-use super::arena::{Arena, Builder, Dispatch, Link, Node, NodeId, Side};
+use super::arena::{Arena, Builder, Dispatch, Node, NodeId, Side};
 use super::diagnostic::Diagnostic;
 use super::facts::Facts;
 use super::format::{Format, RAW};
 use super::options::Options;
 use super::source::Source;
 use super::space::{Space, SpaceId, FILE};
+use super::span::Span;
 use super::value::{Numbers, Value};
 
 /// A parsed file: the bytes, the nodes and the diagnostics.
@@ -76,7 +77,7 @@ impl Tree {
         let src = t.src.clone();
         let data = src.bytes();
         let mut b = Builder::new(&mut t.arena, data, data, FILE, dispatch);
-        let fmt = dispatch(&mut b, NodeId::ROOT, 0, len);
+        let fmt = dispatch(&mut b, NodeId::ROOT, Span::file(0, len));
         b.close_gaps(0, None);
         if let Some(f) = fmt {
             t.format = Some(f);
@@ -181,7 +182,7 @@ impl Tree {
     }
 
     /// Where the node's value points, if it does.
-    pub fn link(&self, id: NodeId) -> Option<Link> {
+    pub fn link(&self, id: NodeId) -> Option<Span> {
         self.arena.links.get(id).copied()
     }
 
@@ -190,7 +191,7 @@ impl Tree {
     /// links whose target the exporters name (`--tree`'s arrow, the
     /// `path` of `--json`'s link). The one place that rule is applied.
     #[inline]
-    pub fn bare_link(&self, id: NodeId) -> Option<Link> {
+    pub fn bare_link(&self, id: NodeId) -> Option<Span> {
         if !Value::bare(self.node(id)?.value.as_ref()) {
             return None;
         }
@@ -540,14 +541,14 @@ impl Tree {
     /// The node following link `l` selects (the explorer's `f`): the
     /// smallest node of the file that holds the link's whole range (see
     /// [`Tree::smallest_containing`]).
-    pub fn follow(&mut self, l: Link) -> NodeId {
-        self.smallest_containing(l.offset, l.size)
+    pub fn follow(&mut self, l: Span) -> NodeId {
+        self.smallest_containing(l.offset, l.len)
     }
 
     /// The node link `l` leads to, where one starts at its offset: the
     /// node [`Tree::follow`] selects if it starts there; none for a link
     /// into the middle of a node or past the end of the file.
-    pub fn link_target(&mut self, l: Link) -> Option<NodeId> {
+    pub fn link_target(&mut self, l: Span) -> Option<NodeId> {
         // Targets are looked up in the file's space only.
         if l.space != FILE || l.offset >= self.src.bytes().len() as u64 {
             return None;

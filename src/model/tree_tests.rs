@@ -5,18 +5,18 @@ use super::*;
 /// A file of 64 bytes: a group `a` over 0..32 with two leaves named by
 /// a 100-character name and one named `p` (a bare number linked to
 /// 16..24, a string linked to 0..8); bytes 32..64 a leaf `b`.
-pub(crate) fn linked(b: &mut Builder<'_>, root: NodeId, _: u64, _: u64) -> Option<Format> {
+pub(crate) fn linked(b: &mut Builder<'_>, root: NodeId, _at: Span) -> Option<Format> {
     let long = "x".repeat(100);
     let a = b.group(root, "a", 0, 32);
     b.group(a, &long, 0, 8);
     b.group(a, format!("{long}y"), 8, 8);
     b.group(a, "t", 16, 16);
     let p = b.leaf(root, "p", 32, 8, Value::hex(16));
-    b.link(p, 16, 8);
+    b.link(p, b.span(16, 8));
     let s = b.leaf(root, "s", 40, 8, Value::str("x"));
-    b.link(s, 0, 8);
+    b.link(s, b.span(0, 8));
     let q = b.leaf(root, "q", 48, 8, Value::hex(20));
-    b.link(q, 20, 4);
+    b.link(q, b.span(20, 4));
     b.group(root, "r", 56, 8);
     None
 }
@@ -39,14 +39,7 @@ fn links_lead_to_the_node_that_starts_there_named_by_a_short_path() {
     let f = t.follow(lq);
     assert_eq!(t.name(f), "t");
     assert_eq!(t.link_target(lq), None);
-    assert_eq!(
-        t.link_target(Link {
-            space: FILE,
-            offset: 64,
-            size: 1
-        }),
-        None
-    );
+    assert_eq!(t.link_target(Span::file(64, 1)), None);
     // Names past 64 characters are cut to 60 and `…`; two that cut
     // the same are told apart by `#K`, and the cut address finds the
     // node again.
@@ -63,12 +56,12 @@ fn links_lead_to_the_node_that_starts_there_named_by_a_short_path() {
 
 /// A lazy node `z` whose children are a space made from bytes 0..8 (each
 /// byte plus one) and a leaf in it.
-fn derives(b: &mut Builder<'_>, root: NodeId, _: u64, _: u64) -> Option<Format> {
+fn derives(b: &mut Builder<'_>, root: NodeId, _at: Span) -> Option<Format> {
     let z = b.group(root, "z", 0, 8);
     b.lazy(
         z,
         Arc::new(|b: &mut Builder<'_>, z: NodeId| {
-            let made = b.derive(z, "plus one", 0, 8, "test", |src, _| {
+            let made = b.derive(z, "plus one", b.span(0, 8), "test", |src, _| {
                 Ok(src.iter().map(|x| x + 1).collect())
             });
             if let Some(d) = made {

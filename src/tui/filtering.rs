@@ -41,7 +41,7 @@ impl App {
                 .diagnostics()
                 .iter()
                 .filter(|d| sev.contains(&d.severity))
-                .map(|d| (d.space, d.offset, d.size))
+                .map(|d| (d.span.space, d.span.offset, d.span.len))
                 .collect();
             for (space, off, size) in diags.into_iter().take(MAX_SHOWN) {
                 let top = self.space_top(space).unwrap_or(self.doc.tree.root());

@@ -269,7 +269,7 @@ impl App {
         let target = if len == 0 {
             st.nodes
                 .get(i)
-                .map(|m| Target::Node(m.path.clone(), m.offset, m.size))
+                .map(|m| Target::Node(m.path.clone(), m.span.offset, m.span.len))
         } else {
             st.locate(i).map(|(g, off)| {
                 let root = g

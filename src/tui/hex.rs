@@ -153,8 +153,13 @@ pub fn render(app: &App, frame: &mut Frame<'_>, area: Rect, geo: Geometry, other
             .tree
             .diagnostics()
             .iter()
-            .filter(|d| d.severity != crate::model::Severity::Info && d.space == space)
-            .map(|d| (d.offset, d.offset.saturating_add(d.size.max(1))))
+            .filter(|d| d.severity != crate::model::Severity::Info && d.span.space == space)
+            .map(|d| {
+                (
+                    d.span.offset,
+                    d.span.offset.saturating_add(d.span.len.max(1)),
+                )
+            })
             .filter(|&(s, e)| s < last && e > first)
             .map(|(s, e)| (s, e, theme::DIAG_BG)),
     );

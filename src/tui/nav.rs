@@ -225,7 +225,7 @@ impl App {
             ));
             return true;
         }
-        self.jump_in(link.space, link.offset, link.size);
+        self.jump_in(link.space, link.offset, link.len);
         true
     }
 
@@ -531,9 +531,9 @@ impl App {
     pub fn errors_in(&self, space: crate::model::SpaceId, start: u64, end: u64) -> bool {
         self.doc.tree.diagnostics().iter().any(|d| {
             d.severity == Severity::Error
-                && d.space == space
-                && d.offset >= start
-                && (d.offset < end || (d.offset == start && start == end))
+                && d.span.space == space
+                && d.span.offset >= start
+                && (d.span.offset < end || (d.span.offset == start && start == end))
         })
     }
 
@@ -542,7 +542,7 @@ impl App {
     pub fn diagnostic_order(&self) -> Vec<usize> {
         let d = self.doc.tree.diagnostics();
         let mut order: Vec<usize> = (0..d.len()).collect();
-        order.sort_by_key(|&i| d.get(i).map(|d| (d.space, d.offset)));
+        order.sort_by_key(|&i| d.get(i).map(|d| (d.span.space, d.span.offset)));
         order
     }
 
@@ -583,18 +583,20 @@ impl App {
                 "link",
                 format!(
                     "{} at {} (Enter follows)",
-                    super::status::bytes(l.size),
+                    super::status::bytes(l.len),
                     l.start_text()
                 ),
             ));
         }
         let mut here = t.diagnostics().iter().filter(|d| {
-            d.space == n.space && d.offset >= n.offset && d.offset < n.end().max(n.offset + 1)
+            d.span.space == n.space
+                && d.span.offset >= n.offset
+                && d.span.offset < n.end().max(n.offset + 1)
         });
         for d in here.by_ref().take(SHOWN) {
             rows.push((
                 d.severity.as_str(),
-                format!("0x{:x}: {}", d.offset, clean(&d.message)),
+                format!("0x{:x}: {}", d.span.offset, clean(&d.message)),
             ));
         }
         let more = here.count();

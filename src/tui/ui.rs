@@ -188,7 +188,7 @@ pub fn render_popup(app: &App, frame: &mut Frame<'_>) {
             let order = app.diagnostic_order();
             let digits = all
                 .iter()
-                .map(|d| format!("{:x}", d.offset).len())
+                .map(|d| format!("{:x}", d.span.offset).len())
                 .max()
                 .unwrap_or(1);
             let prefix = 1 + 8 + 2 + digits + 2;
@@ -202,10 +202,10 @@ pub fn render_popup(app: &App, frame: &mut Frame<'_>) {
                         crate::model::Severity::Warning => theme::warning(),
                         crate::model::Severity::Info => theme::dim(),
                     };
-                    let at = if d.space == crate::model::FILE {
-                        format!("0x{:<digits$x}  ", d.offset)
+                    let at = if d.span.space == crate::model::FILE {
+                        format!("0x{:<digits$x}  ", d.span.offset)
                     } else {
-                        format!("{}:0x{:<digits$x}  ", d.space, d.offset)
+                        format!("{}:0x{:<digits$x}  ", d.span.space, d.span.offset)
                     };
                     let clean = crate::model::text::clean(&d.message);
                     let mut lines = popup::wrap(&clean, msg_w).into_iter();

@@ -17,7 +17,7 @@ pub fn paths_name_their_nodes(recs: &[Record], ta: &mut Tree, tb: &mut Tree) {
         let n = t.node(id).expect("a node");
         assert_eq!(
             (n.space, n.offset, n.size),
-            (s.space, s.offset, s.size),
+            (s.span.space, s.span.offset, s.span.len),
             "{}",
             r.path
         );

@@ -264,7 +264,7 @@ fn relocatable(w: &Wheel, lib: &str, method: &str) {
     );
     let p = at(&mut t, wr, "data");
     let link = t.link(p).expect("a link");
-    assert_eq!((link.offset, link.size), (fo, fl));
+    assert_eq!((link.offset, link.len), (fo, fl));
     t.expand_all();
     let bad = common::tree::warnings_and_errors(&t);
     assert!(bad.is_empty(), "{bad:?}");

@@ -29,8 +29,9 @@ fn run(a: &Path, b: &Path, json: bool) -> (i32, String) {
 fn covered(recs: &[Record], off: u64, side_a: bool) -> bool {
     recs.iter().any(|r| {
         let s = if side_a { &r.a } else { &r.b };
-        s.as_ref()
-            .is_some_and(|s| s.space.0 == 0 && s.offset <= off && off < s.offset + s.size.max(1))
+        s.as_ref().is_some_and(|s| {
+            s.span.space.0 == 0 && s.span.offset <= off && off < s.span.offset + s.span.len.max(1)
+        })
     })
 }
 

@@ -37,7 +37,7 @@ fn holds(recs: &[Record], off: u64, side_a: bool) -> bool {
     recs.iter().any(|r| {
         let s = if side_a { &r.a } else { &r.b };
         s.as_ref()
-            .is_some_and(|s| s.space.0 == 0 && s.offset <= off && off < s.offset + s.size)
+            .is_some_and(|s| s.span.space.0 == 0 && s.span.contains(off))
     })
 }
 
@@ -80,7 +80,7 @@ fn sections_in_another_order_match_section_for_section() {
             assert!(r.path.starts_with("sections/"), "{rel}: {}", r.path);
             let (x, y) = (r.a.as_ref().unwrap(), r.b.as_ref().unwrap());
             assert_eq!(x.value, y.value, "{rel}: {}", r.path);
-            assert_ne!(x.offset, y.offset, "{rel}: {}", r.path);
+            assert_ne!(x.span.offset, y.span.offset, "{rel}: {}", r.path);
         }
         for off in differ {
             assert!(

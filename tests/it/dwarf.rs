@@ -259,7 +259,7 @@ fn compare(label: &str, path: &Path) -> usize {
             let l = t
                 .link(a)
                 .unwrap_or_else(|| panic!("{here}: abbrev links nowhere"));
-            let mut r = &data[l.offset as usize..(l.offset + l.size) as usize];
+            let mut r = &data[l.offset as usize..(l.offset + l.len) as usize];
             assert_eq!(uleb(&mut r), *code, "{here}");
         }
         match (w, g) {
@@ -285,14 +285,14 @@ fn compare(label: &str, path: &Path) -> usize {
                     let l = link.unwrap_or_else(|| panic!("{here}: no link"));
                     assert_eq!(l.offset, base + to, "{here}");
                     if let Some(&n) = extent.get(&to) {
-                        assert_eq!(l.size, n, "{here}");
+                        assert_eq!(l.len, n, "{here}");
                     }
                 } else if let (Some(a), Some(b)) = (gv.find('"'), gv.rfind('"')) {
                     let ours = &gv[a + 1..b];
                     assert_eq!(ours, their_string(wv).trim_end(), "{here}");
                     if let Some(l) = link {
                         // The string's bytes and its NUL.
-                        let s = &data[l.offset as usize..(l.offset + l.size) as usize];
+                        let s = &data[l.offset as usize..(l.offset + l.len) as usize];
                         assert_eq!(s, [ours.as_bytes(), b"\0"].concat(), "{here}");
                     } else {
                         assert!(
@@ -683,7 +683,7 @@ fn an_unknown_abbreviation_code_is_an_error_at_its_entry() {
         .iter()
         .find(|d| d.message.contains("DWARF entry"))
         .unwrap_or_else(|| panic!("no diagnostic: {:?}", common::tree::errors(&t)));
-    assert_eq!(at.offset, base + cut, "{}", at.message);
+    assert_eq!(at.span.offset, base + cut, "{}", at.message);
 }
 
 #[test]
@@ -739,7 +739,7 @@ fn a_damaged_abbreviation_table_is_diagnosed_at_its_bytes() {
     assert!(
         t.diagnostics()
             .iter()
-            .any(|d| d.offset == at + 2 && d.message.contains("children byte 7")),
+            .any(|d| d.span.offset == at + 2 && d.message.contains("children byte 7")),
         "{:?}",
         common::tree::warnings_and_errors(&t)
     );
@@ -909,7 +909,7 @@ fn indexed_strings_and_addresses_agree_with_readelf() {
             let l = t
                 .link(*id)
                 .unwrap_or_else(|| panic!("{label}: [{wi}] links nowhere"));
-            let bytes = &data[l.offset as usize..(l.offset + l.size) as usize];
+            let bytes = &data[l.offset as usize..(l.offset + l.len) as usize];
             assert_eq!(bytes, [ws.as_bytes(), b"\0"].concat(), "{label}: [{wi}]");
         }
         let want = readelf_addrs(&f);

@@ -422,7 +422,7 @@ fn lying_lists_are_diagnosed_at_their_bytes() {
         for x in t.diagnostics() {
             if x.message.contains(word) {
                 assert!(
-                    x.offset >= lo && x.offset + x.size <= lo + size,
+                    x.span.offset >= lo && x.span.offset + x.span.len <= lo + size,
                     "{what}: {x:?}"
                 );
             }

@@ -141,7 +141,7 @@ fn compare<E: FileHeader<Endian = Endianness>>(label: &str, data: &[u8]) {
             let so = child(&mut t, id, "sh_offset").unwrap();
             let l = t.link(so).unwrap();
             assert_eq!(
-                (l.offset, l.size),
+                (l.offset, l.len),
                 (s.sh_offset(en).into(), s.sh_size(en).into())
             );
         }
@@ -198,7 +198,7 @@ fn compare<E: FileHeader<Endian = Endianness>>(label: &str, data: &[u8]) {
                     assert_eq!(label_name(t.name(sid)), want, "{label} sym {k}");
                     let l = t.link(sn).unwrap();
                     assert_eq!(
-                        &data[l.offset as usize..(l.offset + l.size - 1) as usize],
+                        &data[l.offset as usize..(l.offset + l.len - 1) as usize],
                         want.as_bytes()
                     );
                 }
@@ -921,7 +921,7 @@ fn all_classes_and_byte_orders() {
         let st = child(&mut t, g, "[2] .symtab").unwrap();
         let main = child(&mut t, st, "[1] main").unwrap();
         let l = t.link(main).unwrap();
-        assert_eq!((l.offset, l.size), (offs[0] + 4, 12), "{label}");
+        assert_eq!((l.offset, l.len), (offs[0] + 4, 12), "{label}");
         let shx = child(&mut t, main, "st_shndx").unwrap();
         let l = t.link(shx).unwrap();
         let hdrs = child(&mut t, fwview::model::NodeId::ROOT, "section headers").unwrap();
@@ -936,7 +936,7 @@ fn all_classes_and_byte_orders() {
         let sn = child(&mut t, info, "sym").unwrap();
         let l = t.link(sn).unwrap();
         let es = if is64 { 24 } else { 16 };
-        assert_eq!((l.offset, l.size), (offs[1] + 2 * es, es), "{label}");
+        assert_eq!((l.offset, l.len), (offs[1] + 2 * es, es), "{label}");
         let ad = child(&mut t, r, "r_addend").unwrap();
         assert_eq!(t.value_text(ad).as_deref(), Some("-4"));
         // sh_link and sh_info link to headers; e_shstrndx to the name table.

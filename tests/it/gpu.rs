@@ -629,8 +629,8 @@ fn msgpack_hostile_documents_end_in_diagnostics() {
         let mut tree = fwview::model::Tree::build(
             std::sync::Arc::new(fwview::model::Source::from_vec(c.clone())),
             "doc",
-            |b, parent, off, len| {
-                fwview::formats::msgpack::parse(b, parent, off, len);
+            |b, parent, at: fwview::model::Span| {
+                fwview::formats::msgpack::parse(b, parent, at.offset, at.len);
                 Some(fwview::model::Format::MsgPack)
             },
         );
@@ -754,7 +754,7 @@ fn hip_wrapper_points_at_the_bundle() {
         .find_path("sections/[8] .hipFatBinSegment/wrapper/binary")
         .expect("the wrapper's pointer");
     let link = tree.link(id).expect("a link");
-    assert_eq!((link.offset, link.size), (at, size));
+    assert_eq!((link.offset, link.len), (at, size));
     let m = tree
         .find_path("sections/[8] .hipFatBinSegment/wrapper/magic")
         .expect("magic");
@@ -791,7 +791,7 @@ fn hip_wrapper_points_at_the_bundle() {
         ))
         .expect("the wrapper's pointer");
     let link = tree.link(id).expect("a link");
-    assert_eq!((link.offset, link.size), (at, size));
+    assert_eq!((link.offset, link.len), (at, size));
 }
 
 #[test]
@@ -1228,11 +1228,7 @@ fn link_paths_start_at_their_offsets(bytes: &[u8], j: &Value) -> usize {
             assert_eq!(node.space, fwview::model::FILE, "{p}");
             // As the model finds it on its own.
             let size = n["link"]["size"].as_u64().unwrap();
-            let l = fwview::model::Link {
-                space: fwview::model::FILE,
-                offset,
-                size,
-            };
+            let l = fwview::model::Span::file(offset, size);
             let to = t.link_target(l).expect("a target");
             assert_eq!(t.short_path(to), p);
             checked += 1;

@@ -4,15 +4,16 @@
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
-use fwview::model::{Builder, Format, NodeId, Severity, Source, Tree, Value};
+use fwview::model::{Builder, Format, NodeId, Severity, Source, Span, Tree, Value};
 
 use crate::common;
 
-fn build(len: usize, f: fn(&mut Builder<'_>, NodeId, u64, u64) -> Option<Format>) -> Tree {
+fn build(len: usize, f: fn(&mut Builder<'_>, NodeId, Span) -> Option<Format>) -> Tree {
     Tree::build(Arc::new(Source::from_vec(vec![0u8; len])), "t", f)
 }
 
-fn table(b: &mut Builder<'_>, p: NodeId, _o: u64, len: u64) -> Option<Format> {
+fn table(b: &mut Builder<'_>, p: NodeId, at: Span) -> Option<Format> {
+    let (_o, len) = (at.offset, at.len);
     // 2,500,000 entries of 4 bytes each: grouped twice.
     b.array(
         p,
@@ -87,7 +88,7 @@ fn a_walk_visits_everything_and_forgets_it() {
     assert_eq!(t.len(), before);
 }
 
-fn wild(b: &mut Builder<'_>, p: NodeId, _o: u64, _l: u64) -> Option<Format> {
+fn wild(b: &mut Builder<'_>, p: NodeId, _at: Span) -> Option<Format> {
     let g = b.group(p, "inside", 10, 10);
     b.group(g, "too far", 15, 100);
     b.array(
@@ -122,13 +123,14 @@ fn ranges_are_cut_to_their_parent_with_diagnostics() {
     );
     assert!(d
         .iter()
-        .any(|d| d.offset == 98 && d.message.contains("truncated")));
+        .any(|d| d.span.offset == 98 && d.message.contains("truncated")));
 }
 
-fn selfish(b: &mut Builder<'_>, p: NodeId, off: u64, len: u64) -> Option<Format> {
+fn selfish(b: &mut Builder<'_>, p: NodeId, at: Span) -> Option<Format> {
+    let (off, len) = (at.offset, at.len);
     // A "format" whose one payload is all of its own bytes.
     let g = b.group(p, "payload", off, len);
-    b.nested(g, off, len);
+    b.nested(g, b.span(off, len));
     Some(Format::Json)
 }
 
@@ -141,12 +143,13 @@ fn a_payload_that_is_its_own_container_is_not_opened_again() {
     assert!(t.diagnostics()[0].message.contains("not opened again"));
 }
 
-fn prefixes(b: &mut Builder<'_>, p: NodeId, off: u64, len: u64) -> Option<Format> {
+fn prefixes(b: &mut Builder<'_>, p: NodeId, at: Span) -> Option<Format> {
+    let (off, len) = (at.offset, at.len);
     // A "format" with three payloads, each a prefix of its own bytes: each
     // would hold three more, as deep as nesting goes.
     for k in 1..=3 {
         let g = b.group(p, format!("payload {k}"), off, len - k);
-        b.nested(g, off, len - k);
+        b.nested(g, b.span(off, len - k));
     }
     Some(Format::Json)
 }
@@ -166,7 +169,8 @@ fn payloads_that_start_where_their_container_starts_are_not_opened() {
 
 /// A table whose entries each raise a diagnostic when built, and whose
 /// entries repeat names: addresses must tell them apart.
-fn noisy(b: &mut Builder<'_>, p: NodeId, _o: u64, len: u64) -> Option<Format> {
+fn noisy(b: &mut Builder<'_>, p: NodeId, at: Span) -> Option<Format> {
+    let (_o, len) = (at.offset, at.len);
     b.array(
         p,
         "rows",
@@ -229,7 +233,7 @@ fn every_node_has_an_address_that_finds_it_again() {
     assert_eq!(t.find_path("rows/row#1000"), None);
     // A node search hit carries the address of exactly that node.
     let (m, _) = fwview::search::find_nodes(&mut t, "42", false);
-    let hit = m.iter().find(|m| m.offset == 42 * 4).unwrap();
+    let hit = m.iter().find(|m| m.span.offset == 42 * 4).unwrap();
     assert_eq!(hit.path, "rows/row#42/n");
     let id = t.find_path(&hit.path).unwrap();
     assert_eq!(t.node(id).unwrap().offset, 168);
@@ -255,16 +259,23 @@ fn a_walk_stops_when_asked() {
 
 /// A "format" that keeps a compressed copy of its second half: the first
 /// 8 bytes say how long the inflated bytes are; derive() inflates them.
-fn packed(b: &mut Builder<'_>, p: NodeId, _o: u64, len: u64) -> Option<Format> {
+fn packed(b: &mut Builder<'_>, p: NodeId, at: Span) -> Option<Format> {
+    let (_o, len) = (at.offset, at.len);
     let want = b.read_u64(0, fwview::model::Endian::Little).unwrap_or(0);
     b.u64(p, "inflated size", 0, fwview::model::Endian::Little);
     let body = b.group(p, "body", 8, len - 8);
-    let made = b.derive(body, "inflated", 8, len - 8, "repeat", move |src, limit| {
-        if want > limit {
-            return Err(format!("{want} bytes is past the bound of {limit}"));
-        }
-        Ok(src.iter().copied().cycle().take(want as usize).collect())
-    });
+    let made = b.derive(
+        body,
+        "inflated",
+        b.span(8, len - 8),
+        "repeat",
+        move |src, limit| {
+            if want > limit {
+                return Err(format!("{want} bytes is past the bound of {limit}"));
+            }
+            Ok(src.iter().copied().cycle().take(want as usize).collect())
+        },
+    );
     if let Some(root) = made {
         b.within(root, |b, root| {
             let n = b.file_len();
@@ -316,7 +327,10 @@ fn derived_spaces_hold_bytes_that_are_not_in_the_file() {
     assert_eq!(t.spaces().len(), 2);
     let sp = &t.spaces()[1];
     let o = sp.origin.unwrap();
-    assert_eq!((o.space.0, o.offset, o.size, o.method), (0, 8, 3, "repeat"));
+    assert_eq!(
+        (o.from.space.0, o.from.offset, o.from.len, o.method),
+        (0, 8, 3, "repeat")
+    );
     assert!(
         sp.describe()
             .contains("repeat, made from 0x8+0x3 of the file"),
@@ -338,12 +352,18 @@ fn derived_spaces_hold_bytes_that_are_not_in_the_file() {
     assert!(t
         .diagnostics()
         .iter()
-        .any(|d| d.space.0 == 1 && d.offset == 2));
+        .any(|d| d.span.space.0 == 1 && d.span.offset == 2));
     // Rebuilt after a walk, the space is found again, not made twice.
     let _ = t.walk(&mut |_, _, _, _| ControlFlow::Continue(()));
     let _ = t.walk(&mut |_, _, _, _| ControlFlow::Continue(()));
     assert_eq!(t.spaces().len(), 2);
-    assert_eq!(t.diagnostics().iter().filter(|d| d.space.0 == 1).count(), 1);
+    assert_eq!(
+        t.diagnostics()
+            .iter()
+            .filter(|d| d.span.space.0 == 1)
+            .count(),
+        1
+    );
 }
 
 #[test]
@@ -360,7 +380,7 @@ fn derived_spaces_are_bounded() {
         .iter()
         .find(|d| d.severity == Severity::Error)
         .unwrap();
-    assert_eq!((d.space.0, d.offset, d.size), (0, 8, 3));
+    assert_eq!((d.span.space.0, d.span.offset, d.span.len), (0, 8, 3));
     assert!(d.message.contains("past the bound"), "{}", d.message);
 }
 
@@ -396,7 +416,7 @@ fn json_lists_spaces_and_every_node_says_its_space() {
 /// A format that leaves holes: a header, zeros around non-zero bytes, a
 /// lazily built table whose entries leave a byte each, all added out of
 /// order.
-fn holes(b: &mut Builder<'_>, p: NodeId, _o: u64, _len: u64) -> Option<Format> {
+fn holes(b: &mut Builder<'_>, p: NodeId, _at: Span) -> Option<Format> {
     b.gaps(p, fwview::model::Gap::Unused);
     let t = b.group(p, "table", 32, 12);
     b.seq(
@@ -470,7 +490,7 @@ fn gap_leaves_fill_what_no_child_covers_in_file_order() {
     let d: Vec<_> = t
         .diagnostics()
         .iter()
-        .map(|g| (g.severity, g.offset, g.size))
+        .map(|g| (g.severity, g.span.offset, g.span.len))
         .collect();
     assert_eq!(
         d,

@@ -5,7 +5,7 @@ use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
-use fwview::model::{Builder, Format, NodeId, Source, Tree};
+use fwview::model::{Builder, Format, NodeId, Source, Span, Tree};
 use fwview::tui::{handle_event, popup::Popup, theme, ui, App, Message};
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
@@ -13,11 +13,12 @@ use ratatui::Terminal;
 
 /// header [0,16) { magic [0,4) "FWV1", count [4,8) -> table }, table
 /// [16,48) { [0] [16,32) "vadd", [1] [32,48) "scale" }, blob [48, len).
-fn toy(b: &mut Builder<'_>, p: NodeId, _off: u64, len: u64) -> Option<Format> {
+fn toy(b: &mut Builder<'_>, p: NodeId, at: Span) -> Option<Format> {
+    let (_off, len) = (at.offset, at.len);
     let h = b.group(p, "header", 0, 16);
     b.leaf(h, "magic", 0, 4, "\"FWV1\"");
     let c = b.leaf(h, "count", 4, 4, "2");
-    b.link(c, 16, 32);
+    b.link(c, b.span(16, 32));
     let t = b.group(p, "table", 16, 32);
     b.leaf(t, "[0] vadd", 16, 16, "kernel vadd");
     b.leaf(t, "[1] scale", 32, 16, "kernel scale");

@@ -151,13 +151,13 @@ fn a_ddr_patch_leads_to_the_bd_word_it_patches_and_a_push_to_its_bd() {
     let l = t.link(patch).expect("a link");
     // Op 0, a BLOCKWRITE of 8 words to DMA_BD0_0 at 0x801d000 from byte
     // 0x10 + 16: the patched 0x801d004 is its second word.
-    assert_eq!((l.offset, l.size), (0x10 + 16 + 4, 4));
+    assert_eq!((l.offset, l.len), (0x10 + 16 + 4, 4));
     let push = t
         .find_path("ml_txn.bin/ops/[2] WRITE/value")
         .expect("the push's value");
     let l = t.link(push).expect("a link");
     // The push starts BD 0 (0x30000: bits 3..0 are 0): op 0's first word.
-    assert_eq!((l.offset, l.size), (0x10 + 16, 4));
+    assert_eq!((l.offset, l.len), (0x10 + 16, 4));
 }
 
 // ---------------------------------------------------------------------------

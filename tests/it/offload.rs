@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use fwview::formats::{self, offload};
 
-use fwview::model::{Builder, Format, NodeId, Source, Tree};
+use fwview::model::{Builder, Format, NodeId, Source, Span, Tree};
 
 use common::json::{
     check_nesting, diags, errors, find as get, has_diag, json_of, json_of_bytes, json_of_tree,
@@ -46,12 +46,13 @@ fn run(cmd: &mut Proc) -> Vec<u8> {
 /// The tree the parser gives for a `.llvm.offloading` section's bytes, as
 /// the ELF parser hands them over.
 fn section_json(bytes: Vec<u8>) -> Value {
-    fn dispatch(b: &mut Builder<'_>, p: NodeId, off: u64, len: u64) -> Option<Format> {
+    fn dispatch(b: &mut Builder<'_>, p: NodeId, at: Span) -> Option<Format> {
+        let (off, len) = (at.offset, at.len);
         if p == NodeId::ROOT && off == 0 {
             offload::parse_section(b, p, off, len);
             Some(Format::Offload)
         } else {
-            formats::dispatch(b, p, off, len)
+            formats::dispatch(b, p, at)
         }
     }
     let mut t = Tree::build(Arc::new(Source::from_vec(bytes)), "section", dispatch);
@@ -1331,7 +1332,7 @@ fn offsets_link_to_what_they_name() {
     let link = |t: &mut Tree, p: &str| {
         let id = t.find_path(p).unwrap_or_else(|| panic!("{p}"));
         let l = t.link(id).unwrap_or_else(|| panic!("{p} has no link"));
-        (l.offset, l.size)
+        (l.offset, l.len)
     };
     let range_of = |t: &mut Tree, p: &str| {
         let id = t.find_path(p).unwrap();

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use fwview::formats::{cdo, pdi};
-use fwview::model::{Builder, Format, NodeId, Source, Tree};
+use fwview::model::{Builder, Format, NodeId, Source, Span, Tree};
 use serde_json::Value;
 
 use common::json::{
@@ -389,7 +389,8 @@ fn headers_are_decoded_with_their_checksums() {
 
 /// Runs pdi::parse_in_partition on a whole file, as the xclbin parser does
 /// for an AIE_PARTITION image.
-fn in_partition(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> Option<Format> {
+fn in_partition(b: &mut Builder<'_>, parent: NodeId, at: Span) -> Option<Format> {
+    let (off, len) = (at.offset, at.len);
     pdi::parse_in_partition(b, parent, off, len, &[1, 2, 3, 4], None);
     Some(Format::Pdi)
 }

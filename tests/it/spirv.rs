@@ -248,7 +248,7 @@ fn check_links(file: &Path) {
                     )
                 });
                 assert_eq!(
-                    (l.offset, l.size),
+                    (l.offset, l.len),
                     (at, 4 * u64::from(wc)),
                     "{}: %{n}",
                     file.display()

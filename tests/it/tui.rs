@@ -6,7 +6,7 @@ use std::sync::Arc;
 use crossterm::event::{
     Event, KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
-use fwview::model::{Builder, Format, NodeId, Source, Tree};
+use fwview::model::{Builder, Format, NodeId, Source, Span, Tree};
 use fwview::tui::{handle_event, keys, theme, ui, App, Focus};
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
@@ -16,7 +16,8 @@ use ratatui::Terminal;
 /// real format's decoding does:
 /// header [0,16) { magic [0,4), version [4,8) }, body [16,64) { a [16,32),
 /// b [32,48) -> 0x4 }, tail [64,100).
-fn toy(b: &mut Builder<'_>, p: NodeId, _off: u64, len: u64) -> Option<Format> {
+fn toy(b: &mut Builder<'_>, p: NodeId, at: Span) -> Option<Format> {
+    let (_off, len) = (at.offset, at.len);
     if len < 100 {
         return None;
     }
@@ -26,7 +27,7 @@ fn toy(b: &mut Builder<'_>, p: NodeId, _off: u64, len: u64) -> Option<Format> {
     let body = b.group(p, "body", 16, 48);
     b.leaf(body, "a", 16, 16, "sixteen");
     let bb = b.leaf(body, "b", 32, 16, "points at version");
-    b.link(bb, 4, 4);
+    b.link(bb, b.span(4, 4));
     b.leaf(
         p,
         "tail \u{1b}[31mred",
@@ -397,13 +398,14 @@ fn an_unknown_format_is_one_node_with_a_working_hex_pane() {
 /// header [0,16), packed [16,48): its bytes XOR 0x55, twice over, are a
 /// derived space "unpacked" of 64 bytes { inner a [0,8), inner b [8,32),
 /// rest [32,64) }, which holds "SECRET" at 8 and 40; the file does not.
-fn packed(b: &mut Builder<'_>, p: NodeId, _off: u64, len: u64) -> Option<Format> {
+fn packed(b: &mut Builder<'_>, p: NodeId, at: Span) -> Option<Format> {
+    let (_off, len) = (at.offset, at.len);
     if len < 48 {
         return None;
     }
     b.group(p, "header", 0, 16);
     let g = b.group(p, "packed", 16, 32);
-    let u = b.derive(g, "unpacked", 16, 32, "xor", |src, limit| {
+    let u = b.derive(g, "unpacked", b.span(16, 32), "xor", |src, limit| {
         let v: Vec<u8> = src.iter().chain(src).map(|x| x ^ 0x55).collect();
         if v.len() as u64 > limit {
             return Err("too big".into());
@@ -566,7 +568,8 @@ fn byte_search_reaches_derived_spaces_and_says_which() {
 }
 
 /// 200 leaves of 4 bytes under the root.
-fn many(b: &mut Builder<'_>, p: NodeId, _off: u64, len: u64) -> Option<Format> {
+fn many(b: &mut Builder<'_>, p: NodeId, at: Span) -> Option<Format> {
+    let (_off, len) = (at.offset, at.len);
     if len < 800 {
         return None;
     }
@@ -864,7 +867,8 @@ fn the_root_answers_and_is_shaded_when_selected() {
 }
 
 /// Three diagnostics made out of order, one with a long message.
-fn noisy(b: &mut Builder<'_>, p: NodeId, _off: u64, len: u64) -> Option<Format> {
+fn noisy(b: &mut Builder<'_>, p: NodeId, at: Span) -> Option<Format> {
+    let (_off, len) = (at.offset, at.len);
     if len < 100 {
         return None;
     }
@@ -931,7 +935,7 @@ fn a_bad_sector_is_marked_in_the_tree() {
     v[0xc..0x14].copy_from_slice(&0xff_ffffu64.to_le_bytes());
     let mut app = App::new(fwview::formats::build_from_bytes(v), "bad.xe");
     let errs = errors(&app);
-    assert!(errs.iter().any(|e| e.offset == 0xc), "{errs:?}");
+    assert!(errs.iter().any(|e| e.span.offset == 0xc), "{errs:?}");
     keys(&mut app, "g0xc");
     key(&mut app, KeyCode::Enter);
     assert_eq!(name(&app), "size");

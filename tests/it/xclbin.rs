@@ -528,7 +528,7 @@ fn json_metadata_nodes_hold_their_own_bytes() {
 fn link_target(t: &mut Tree, path: &str) -> String {
     let id = t.find_path(path).unwrap_or_else(|| panic!("no {path}"));
     let l = t.link(id).unwrap_or_else(|| panic!("{path} has no link"));
-    let to = t.smallest_containing(l.offset, l.size);
+    let to = t.smallest_containing(l.offset, l.len);
     t.path_string(to)
 }
 
@@ -1160,7 +1160,7 @@ fn diagnostics(bytes: Vec<u8>) -> Vec<(Severity, u64, String)> {
     let t = common::tree::expanded(bytes);
     t.diagnostics()
         .iter()
-        .map(|d| (d.severity, d.offset, d.message.clone()))
+        .map(|d| (d.severity, d.span.offset, d.message.clone()))
         .collect()
 }
 
@@ -1541,7 +1541,7 @@ fn mirror_data_is_decoded_and_checked_against_the_section_table() {
     assert_eq!(w.len(), 1, "{w:?}");
     assert_eq!(w[0].severity, fwview::model::Severity::Warning);
     assert_eq!(
-        w[0].offset as usize,
+        w[0].span.offset as usize,
         v - 1,
         "at the value, its quote included"
     );

@@ -440,7 +440,7 @@ fn boot_order_nodes_own_no_bytes_and_link_to_their_sectors() {
                     .unwrap();
                 let l = t.link(id).expect("a step links to its sector");
                 assert_eq!(
-                    (l.offset as usize, l.size as usize),
+                    (l.offset as usize, l.len as usize),
                     (s.off, 12 + s.size),
                     "tile {k} step {j}"
                 );
@@ -476,7 +476,7 @@ fn real_sample_elf_images_are_elf_nodes_and_gotos_link_to_them() {
             if s.size > 0 {
                 let size = t.find_path(&format!("{name}/header/size")).unwrap();
                 let l = t.link(size).expect("size links to the contents");
-                assert_eq!((l.offset as usize, l.size as usize), (s.off + 12, s.size));
+                assert_eq!((l.offset as usize, l.len as usize), (s.off + 12, s.size));
             }
             match s.ty {
                 2 => {
@@ -490,7 +490,7 @@ fn real_sample_elf_images_are_elf_nodes_and_gotos_link_to_them() {
                     let (n, tl, _) = s.target.unwrap();
                     let want = last_image[&(n, tl)];
                     let l = t.link(id).expect("GOTO/CALL links to its image");
-                    assert_eq!((l.offset as usize, l.size as usize), want);
+                    assert_eq!((l.offset as usize, l.len as usize), want);
                     let a = t
                         .find_path(&format!("{name}/contents/data/address"))
                         .unwrap();
@@ -498,11 +498,11 @@ fn real_sample_elf_images_are_elf_nodes_and_gotos_link_to_them() {
                     // runs: the image's entry point, in the loaded segment
                     // that holds it.
                     let la = t.link(a).expect("the address links to the code");
-                    let img = &d[l.offset as usize..(l.offset + l.size) as usize];
+                    let img = &d[l.offset as usize..(l.offset + l.len) as usize];
                     let want = l.offset + elf32_entry_offset(img).expect("an entry in a segment");
-                    assert_eq!((la.offset, la.size), (want, 1), "{}", p.display());
+                    assert_eq!((la.offset, la.len), (want, 1), "{}", p.display());
                     // Following the link lands on the image node.
-                    let hit = t.smallest_containing(l.offset, l.size);
+                    let hit = t.smallest_containing(l.offset, l.len);
                     assert_eq!(t.name(hit), "image");
                     assert_eq!(t.node(hit).unwrap().offset, l.offset);
                 }
@@ -737,7 +737,7 @@ fn written_multi_node_file() {
             .find_path(&format!("sectors/[{i}] {}", type_name(secs[i].ty)))
             .unwrap();
         let l = t.link(id).unwrap();
-        (l.offset as usize, l.size as usize)
+        (l.offset as usize, l.len as usize)
     };
     let image = |i: usize| (secs[i].data.0 + 12, secs[i].data.1 - 12);
     assert_eq!(link_of(&mut t, 4), image(3)); // CALL 0/0 -> its ELF
@@ -758,7 +758,7 @@ fn written_multi_node_file() {
         .find_path("boot order/tile[2] (node 1, tile 0)/[2] CALL")
         .unwrap();
     let l = t.link(step).unwrap();
-    assert_eq!((l.offset as usize, l.size as usize), (offs[8], 32));
+    assert_eq!((l.offset as usize, l.len as usize), (offs[8], 32));
 }
 
 #[test]
@@ -844,7 +844,7 @@ fn boot_order_rules() {
     let id = t.find_path(&format!("sectors/[{i}] GOTO")).unwrap();
     let l = t.link(id).unwrap();
     assert_eq!(l.offset as usize, first + 16 + 12);
-    assert_eq!(l.size, 52);
+    assert_eq!(l.len, 52);
     let bo = kids(child(&j["root"], "boot order"));
     assert_eq!(val(bo[1]), "ELF, GOTO, GOTO");
     assert_eq!(val(bo[2]), "ELF, GOTO, CALL");
@@ -982,8 +982,8 @@ fn zeros_past_a_mebibyte_are_not_read_as_sectors() {
         .find(|d| d.message.contains("the same empty sector repeats"))
         .expect("the walk says where it stopped");
     let n = (1u64 << 20) / 12;
-    assert_eq!(stop.offset, 8 + 12 * (n + 1));
-    assert_eq!(stop.offset + stop.size, d.len() as u64);
+    assert_eq!(stop.span.offset, 8 + 12 * (n + 1));
+    assert_eq!(stop.span.offset + stop.span.len, d.len() as u64);
     assert!(ds.iter().any(|d| d
         .message
         .starts_with(&format!("{} sectors of type 0x0", n + 1))));
@@ -1014,12 +1014,13 @@ fn problems_past_a_thousand_runs_are_summed_up() {
         "{}",
         sum[0].message
     );
-    assert_eq!(sum[0].offset, 8 + 12 * 1000);
-    assert_eq!(sum[0].offset + sum[0].size, 8 + 12 * 3000);
+    assert_eq!(sum[0].span.offset, 8 + 12 * 1000);
+    assert_eq!(sum[0].span.offset + sum[0].span.len, 8 + 12 * 3000);
     // The first thousand are there, each at its bytes.
     assert!(ds
         .iter()
-        .any(|d| d.offset == 8 + 12 * 999 && d.message.starts_with("sector [999] 0x101: unknown")));
+        .any(|d| d.span.offset == 8 + 12 * 999
+            && d.message.starts_with("sector [999] 0x101: unknown")));
 }
 
 /// `--targets` lists each tile's ELF program: its node's architecture (the

@@ -30,7 +30,7 @@ fn bytes<'a>(d: &'a [u8], t: &Tree, id: NodeId) -> &'a [u8] {
 
 fn link_bytes<'a>(d: &'a [u8], t: &Tree, id: NodeId) -> &'a [u8] {
     let l = t.link(id).expect("a link");
-    &d[l.offset as usize..(l.offset + l.size) as usize]
+    &d[l.offset as usize..(l.offset + l.len) as usize]
 }
 
 /// The IntelGT notes of a zebin, decoded here from the bytes: type → desc.
@@ -253,8 +253,8 @@ fn kernels_and_links(label: &str, d: &[u8], kernels: &[&str]) {
         // The entry links to the kernel's first instruction: following
         // it selects the node that starts where the code starts.
         let l = t.link(entry).unwrap();
-        assert_eq!((l.offset, l.size), (so, ss.min(1)), "{label}");
-        let hit = t.smallest_containing(l.offset, l.size);
+        assert_eq!((l.offset, l.len), (so, ss.min(1)), "{label}");
+        let hit = t.smallest_containing(l.offset, l.len);
         assert_eq!(t.node(hit).unwrap().offset, so, "{label}");
         // The symbols in that section, linked to their table entries.
         let in_sec: Vec<String> = obj
@@ -499,5 +499,8 @@ fn ze_info_that_is_not_yaml_is_an_error() {
         .collect();
     assert_eq!(errs.len(), 1, "{errs:?}");
     assert!(errs[0].message.contains(".ze_info"), "{errs:?}");
-    assert!((o..o + n).contains(&(errs[0].offset as usize)), "{errs:?}");
+    assert!(
+        (o..o + n).contains(&(errs[0].span.offset as usize)),
+        "{errs:?}"
+    );
 }

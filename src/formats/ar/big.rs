@@ -205,7 +205,7 @@ fn item(b: &mut Builder<'_>, parent: NodeId, label: String, it: &Item, base: u64
     let d = b.group(m, "data", it.data, it.dlen);
     let ms = ms.clone();
     match it.kind {
-        Kind::File => match b.nested(d, it.data, it.dlen) {
+        Kind::File => match b.nested(d, b.span(it.data, it.dlen)) {
             Some(f) => b.set_value(d, f.name()),
             None => {
                 let v = text::hex(b.slice(it.data, it.dlen), 16);

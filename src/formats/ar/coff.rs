@@ -321,7 +321,7 @@ fn indexed(
                     let (at, len) = (x.at, x.len);
                     let v = Value::with(k, Radix::Dec, format!(" ({})", x.name));
                     let id = b.leaf(p, format!("[{i}] {name}"), o, INDEX, v);
-                    b.link(id, at, len);
+                    b.link(id, b.span(at, len));
                 }
                 None => {
                     b.leaf(p, format!("[{i}] {name}"), o, INDEX, Value::uint(k));

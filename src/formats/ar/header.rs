@@ -159,7 +159,8 @@ pub fn fields(
             ),
             Show::Offset => {
                 if let Some(v) = decimal(&ascii(d)).filter(|&v| v != 0) {
-                    f.link(base.saturating_add(v), link_len);
+                    let to = f.place(base.saturating_add(v), link_len);
+                    f.link(to);
                 }
             }
             _ => {}

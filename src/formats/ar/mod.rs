@@ -17,7 +17,7 @@ mod tables;
 
 use std::sync::Arc;
 
-use crate::model::{read_uint, text, Builder, Endian, Fact, NodeId, Radix, Value};
+use crate::model::{read_uint, text, Builder, Endian, Fact, NodeId, Radix, Span, Value};
 
 use header::{ascii, decimal};
 use tables::{symbol_entry, symtab, Member, Members, MAX_MEMBERS};
@@ -66,7 +66,8 @@ struct Entry {
     total: u64,
 }
 
-pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
+pub fn parse(b: &mut Builder<'_>, parent: NodeId, at: Span) {
+    let (off, len) = (at.offset, at.len);
     let width = MAGIC.len() as u64;
     if b.slice(off, width) == big::MAGIC {
         big::parse(b, parent, off, len);
@@ -292,7 +293,7 @@ fn file(b: &mut Builder<'_>, d: NodeId, a: u64, l: u64) {
         coff::import(b, d, a, l);
         return;
     }
-    if let Some(f) = b.nested(d, a, l) {
+    if let Some(f) = b.nested(d, b.span(a, l)) {
         b.set_value(d, f.name());
         return;
     }

@@ -45,7 +45,7 @@ pub fn symbol_entry(
         Some(m) => {
             let shown = Value::with(v, Radix::Hex, format!(" ({})", m.name)).with_width(width);
             let id = b.leaf(p, label, o, len, shown);
-            b.link(id, m.at, m.len);
+            b.link(id, b.span(m.at, m.len));
         }
         None => {
             let shown = Value::with(v, Radix::Hex, " (no member there)").with_width(width);

@@ -214,7 +214,8 @@ fn field(
                 if let Some((s, l)) = p.rest(i) {
                     *node = Some(raw(f.builder(), p.node, fd.name, s, l));
                     if fd.kind == Kind::Dma {
-                        f.builder().link(p.node, s, l);
+                        let to = f.place(s, l);
+                        f.builder().link(p.node, to);
                     }
                 }
             }

@@ -370,8 +370,8 @@ pub(super) fn entry(
             let lw = lf & 0xffff;
             if ds < lim {
                 let l = (4 * lw).min(lim - ds);
-                b.link(pid, ds, l);
-                b.link(node, ds, l);
+                b.link(pid, b.span(ds, l));
+                b.link(node, b.span(ds, l));
             }
             format!("{a} <- {} bytes", num(4 * lw))
         }

@@ -207,7 +207,7 @@ fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, lim: u64) -> Option<(u6
         ),
     );
     if start < lim {
-        b.link(lid, start, declared.min(lim) - start);
+        b.link(lid, b.span(start, declared.min(lim) - start));
     }
     let sum = remaining
         .wrapping_add(ident)

@@ -512,7 +512,7 @@ fn leaf(b: &mut Builder<'_>, parent: NodeId, place: &Place, at: u64, i: disasm::
         Value::insn_from(text, src),
     );
     if let Some(o) = to {
-        b.link(n, o, 1);
+        b.link(n, b.span(o, 1));
     }
 }
 

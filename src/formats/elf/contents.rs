@@ -106,10 +106,14 @@ fn unread(b: &mut Builder<'_>, g: NodeId, elf: &Elf, s: &Sec, a: u64, l: u64) ->
             _ => None,
         };
         if let Some(m) = method.filter(|_| l > hs) {
-            b.derive_unread("inflated", a + hs, l - hs, m);
+            b.derive_unread("inflated", b.span(a + hs, l - hs), m);
         }
     } else if l > zdebug::SIZE && super::compressed::gnu_compressed(b, s, a, l).is_some() {
-        b.derive_unread("inflated", a + zdebug::SIZE, l - zdebug::SIZE, "zlib");
+        b.derive_unread(
+            "inflated",
+            b.span(a + zdebug::SIZE, l - zdebug::SIZE),
+            "zlib",
+        );
     }
     id
 }
@@ -217,7 +221,7 @@ fn decode(
             }
         }
         _ => {
-            if b.nested(id, a, l).is_none() && !b.skips_records() {
+            if b.nested(id, b.span(a, l)).is_none() && !b.skips_records() {
                 super::placed::symbols_in(b, id, elf, s, a, l);
             }
         }
@@ -298,7 +302,7 @@ fn group(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, a: u64, l: u64) {
                 named(v.into(), Some(&el.sec_name_cow(v.into()))),
             );
             if let Some(s) = el.sec(v.into()) {
-                b.link(m, s.hdr, el.shdr_size());
+                b.link(m, b.span(s.hdr, el.shdr_size()));
             }
         }),
     );
@@ -325,7 +329,7 @@ fn pointers(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, a: u64, l: u64) {
                 return;
             }
             if let Some(x) = el.addr_to_abs(v) {
-                b.link(n, x, 1);
+                b.link(n, b.span(x, 1));
             }
         }),
     );
@@ -437,7 +441,7 @@ fn inflated(
     (want, field, size_at, size_w): (u64, &str, u64, u64),
     ve: &mut Option<Box<dyn Sections>>,
 ) {
-    let Some(node) = b.derive(id, "inflated", at, len, method, |src, limit| {
+    let Some(node) = b.derive(id, "inflated", b.span(at, len), method, |src, limit| {
         inflate(method, src, limit)
     }) else {
         return;

@@ -88,7 +88,7 @@ pub(super) fn dyn_entry(b: &mut Builder<'_>, p: NodeId, elf: &Elf, strtab: Strs,
                         s: st.text.into(),
                     },
                 );
-                b.link(v, st.off, st.len);
+                b.link(v, b.span(st.off, st.len));
             }
             Err(m) => val_at.error(
                 b,
@@ -98,7 +98,7 @@ pub(super) fn dyn_entry(b: &mut Builder<'_>, p: NodeId, elf: &Elf, strtab: Strs,
         },
         constants::DynVal::Addr => {
             if let Some(x) = elf.addr_to_abs(val) {
-                b.link(v, x, 1);
+                b.link(v, b.span(x, 1));
             }
             summary = Value::hex(val);
         }

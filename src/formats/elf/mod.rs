@@ -40,7 +40,7 @@ use std::sync::Arc;
 
 use crate::model::facts::Mapping;
 use crate::model::record::At;
-use crate::model::{named, num, Builder, Endian, Fact, Fields, NodeId, Raw, Value};
+use crate::model::{named, num, Builder, Endian, Fact, Fields, NodeId, Raw, Span, Value};
 /// The layouts of the headers, for formats that find their way in an ELF
 /// image on their own (an XE sector's entry point).
 pub(crate) use records::{ehdr32, ehdr64, ident, phdr32, phdr64};
@@ -106,7 +106,8 @@ struct Hdr {
 
 /// Parses the ELF at `[off, off+len)` under `parent`, with what `hooks`
 /// plug in.
-pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64, hooks: &'static Hooks) {
+pub fn parse(b: &mut Builder<'_>, parent: NodeId, at: Span, hooks: &'static Hooks) {
+    let (off, len) = (at.offset, at.len);
     let Some(h) = header(b, parent, off, len, hooks) else {
         return;
     };
@@ -153,7 +154,7 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64, hooks: &'s
     }
     if let Some(a) = elf.addr_to_abs(h.entry) {
         if h.entry != 0 {
-            b.link(h.entry_node, a, 1);
+            b.link(h.entry_node, b.span(a, 1));
         }
     }
     let elf = Arc::new(elf);
@@ -472,7 +473,7 @@ fn read_sections(b: &mut Builder<'_>, elf: &mut Elf, h: &Hdr) {
         either!(h.is64, ehdr32 | ehdr64 as H => H::AT.e_shoff),
     );
     if n > 0 {
-        b.link(h.shoff_node, base, n * h.shentsize);
+        b.link(h.shoff_node, b.span(base, n * h.shentsize));
     }
     let mut secs = Vec::with_capacity(n as usize);
     for i in 0..n {
@@ -523,7 +524,7 @@ fn section_names(b: &mut Builder<'_>, elf: &mut Elf, h: &Hdr, shstrndx: u64) {
         match elf.sec(shstrndx) {
             Some(s) if s.typ == constants::SHT_STRTAB => {
                 if let Some((a, size)) = elf.data(s) {
-                    b.link(h.shstrndx_node, a, size);
+                    b.link(h.shstrndx_node, b.span(a, size));
                 }
             }
             Some(s) => {
@@ -608,7 +609,7 @@ fn read_segments(b: &mut Builder<'_>, elf: &Elf, h: &Hdr) -> Vec<Seg> {
     );
     let base = elf.abs(h.phoff);
     if n > 0 {
-        b.link(h.phoff_node, base, n * h.phentsize);
+        b.link(h.phoff_node, b.span(base, n * h.phentsize));
     }
     let mut v = Vec::with_capacity(n as usize);
     for i in 0..n {
@@ -681,7 +682,7 @@ fn headers_only(
     if !b.skips_records() {
         return false;
     }
-    let room = b.range(parent).1.saturating_sub(off);
+    let room = b.range(parent).end().saturating_sub(off);
     b.add(parent, name, off, n.saturating_mul(size).min(room), None);
     true
 }
@@ -740,7 +741,7 @@ fn phdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
     if let Some(off_node) =
         off_node.filter(|_| off.checked_add(filesz).is_some_and(|end| end <= elf.len))
     {
-        b.link(off_node, elf.abs(off), filesz);
+        b.link(off_node, b.span(elf.abs(off), filesz));
     }
     b.set_value(
         id,
@@ -819,7 +820,7 @@ fn shdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
                     s: st.text.into(),
                 },
             );
-            b.link(node, st.off, st.len);
+            b.link(node, b.span(st.off, st.len));
         }
     }
     if let Some(node) = n.typ {
@@ -827,7 +828,7 @@ fn shdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
     }
     if let Some((a, sz)) = elf.data(s) {
         for node in [n.offset, n.size].into_iter().flatten() {
-            b.link(node, a, sz);
+            b.link(node, b.span(a, sz));
         }
     }
     let to_section = |b: &mut Builder<'_>, node: Option<NodeId>, index: u32| {
@@ -836,7 +837,7 @@ fn shdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
                 node,
                 named(index.into(), Some(&elf.sec_name_cow(t.index.into()))),
             );
-            b.link(node, t.hdr, elf.shentsize.min(size));
+            b.link(node, b.span(t.hdr, elf.shentsize.min(size)));
         }
     };
     if s.link != 0 {
@@ -855,7 +856,7 @@ fn shdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
     } else if s.typ == constants::SHT_GROUP || elf.vendor.is_some_and(|v| v.info_is_symbol(s.typ)) {
         // sh_info is a symbol index in the table sh_link names.
         if let Some(so) = symbols::sym_entry(elf, s.link, s.info.into()) {
-            b.link(info, so, elf.sym_size());
+            b.link(info, b.span(so, elf.sym_size()));
             b.set_value(info, Value::note(Raw::U(s.info.into()), "symbol"));
         }
     } else if matches!(s.typ, constants::SHT_SYMTAB | constants::SHT_DYNSYM) {

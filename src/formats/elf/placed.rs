@@ -155,7 +155,7 @@ pub(super) fn symbols_in(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, s: &Se
             None => Value::text(text),
         };
         let node = b.leaf(id, &name, a + rel, size, value);
-        b.link(node, o, elf.sym_size());
+        b.link(node, b.span(o, elf.sym_size()));
         if let Some(t) = func {
             super::code::instructions(b, node, t, a + rel, size, base.wrapping_add(rel));
         }

@@ -11,7 +11,7 @@ use super::{
     Elf, Sec,
 };
 use crate::model::record::Record;
-use crate::model::{named, num, Builder, Fields, NodeId, Seq, Step, Value, GROUP};
+use crate::model::{named, num, Builder, Fields, NodeId, Seq, Span, Step, Value, GROUP};
 
 #[allow(clippy::too_many_arguments)]
 pub(super) fn relocs(
@@ -292,16 +292,14 @@ fn link_target(b: &mut Builder<'_>, nodes: &[NodeId], elf: &Elf, rs: &Sec, r: (u
             .and_then(|(t, (ta, tl))| super::compressed::compressed_data(b, elf, t, ta, tl));
         if let Some((offset, size, method)) = packed {
             let origin = crate::model::space::Origin {
-                space: b.space(),
-                offset,
-                size,
+                from: b.span(offset, size),
                 method,
             };
             if let Some((space, bytes)) = b.derived(origin) {
                 let len = bytes.len() as u64;
                 if r_offset < len {
                     for &n in nodes {
-                        b.link_in(n, space, r_offset, 4u64.min(len - r_offset));
+                        b.link(n, Span::new(space, r_offset, 4u64.min(len - r_offset)));
                     }
                 }
             }
@@ -313,7 +311,7 @@ fn link_target(b: &mut Builder<'_>, nodes: &[NodeId], elf: &Elf, rs: &Sec, r: (u
     };
     if let Some((ta, tl)) = target {
         for &n in nodes {
-            b.link(n, ta, tl);
+            b.link(n, b.span(ta, tl));
         }
     }
 }
@@ -354,7 +352,7 @@ fn sym_link(
         return;
     }
     match sym_entry(elf, rs.link, sym) {
-        Some(so) => b.link(n, so, elf.sym_size()),
+        Some(so) => b.link(n, b.span(so, elf.sym_size())),
         None => b.error(
             at,
             len,
@@ -491,7 +489,7 @@ fn relr_entry(b: &mut Builder<'_>, p: NodeId, elf: &Elf, bases: &[u64], i: u64, 
         let id = b.group(p, format!("[{i}] address 0x{x:x}"), o, w);
         b.set_value(id, Value::hex(x).with_width(w as u8));
         if let Some(t) = elf.addr_to_abs(x) {
-            b.link(id, t, w);
+            b.link(id, b.span(t, w));
         }
         return;
     }
@@ -514,7 +512,7 @@ fn relr_entry(b: &mut Builder<'_>, p: NodeId, elf: &Elf, bases: &[u64], i: u64, 
         let c = b.group(id, format!("[{k}] 0x{ad:x}"), o, w);
         b.set_value(c, Value::hex(ad).with_width(w as u8));
         if let Some(t) = elf.addr_to_abs(ad) {
-            b.link(c, t, w);
+            b.link(c, b.span(t, w));
         }
     }
 }

@@ -181,7 +181,7 @@ fn symbol(b: &mut Builder<'_>, p: NodeId, elf: &Elf, si: u32, i: u64, o: u64) {
     let id = b.group_owned(p, symbol_label(elf, &sym, i, &name, &shown), o, es);
     b.reserve(id, 6);
     if let Some((ba, bl)) = sym_bytes(elf, &sym) {
-        b.link(id, ba, bl);
+        b.link(id, b.span(ba, bl));
     }
     let (t, bind) = (
         constants::sym_type(sym.typ()),
@@ -266,7 +266,7 @@ fn name_field(
     };
     b.set_value(n, v);
     match name {
-        Ok(Some((_, so, sl))) => b.link(n, *so, *sl),
+        Ok(Some((_, so, sl))) => b.link(n, b.span(*so, *sl)),
         Err(m) => b.error(
             at,
             records::sym64::AT.st_name.size,
@@ -307,7 +307,7 @@ fn shndx_field(
     }
     if let Some(x) = real_section(sym) {
         if let Some(s) = elf.sec(x.into()) {
-            b.link(sh, s.hdr, elf.shentsize.min(elf.shdr_size()));
+            b.link(sh, b.span(s.hdr, elf.shentsize.min(elf.shdr_size())));
         }
     }
 }
@@ -385,7 +385,7 @@ pub(super) fn shndx_table(
             let n = b.leaf(p, label, o, 4, value);
             if v != 0 {
                 if let Some(t) = el.sec(v.into()) {
-                    b.link(n, t.hdr, el.shentsize.min(el.shdr_size()));
+                    b.link(n, b.span(t.hdr, el.shentsize.min(el.shdr_size())));
                 }
             }
         }),

@@ -219,7 +219,8 @@ fn name_field(f: &mut Fields<'_, '_>, elf: &Elf, strtab: u32, name: &str) -> Opt
                 s: CompactString::from(s.as_str()),
             });
             if let Some(n) = f.last() {
-                f.builder().link(n, so, sl);
+                let to = f.place(so, sl);
+                f.builder().link(n, to);
             }
             Some(s)
         }

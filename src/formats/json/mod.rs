@@ -271,9 +271,10 @@ fn ws_string_len(k: &[u8]) -> usize {
 mod tests {
     use std::sync::Arc;
 
-    use crate::model::{Builder, Format, NodeId, Source, Tree};
+    use crate::model::{Builder, Format, NodeId, Source, Span, Tree};
 
-    fn as_json(b: &mut Builder<'_>, p: NodeId, off: u64, len: u64) -> Option<Format> {
+    fn as_json(b: &mut Builder<'_>, p: NodeId, at: Span) -> Option<Format> {
+        let (off, len) = (at.offset, at.len);
         super::tree(b, p, off, len).then_some(crate::model::Format::Json)
     }
 
@@ -334,7 +335,7 @@ mod tests {
             assert_eq!(t.format(), None, "{}", String::from_utf8_lossy(src));
             let d = &t.diagnostics()[0];
             assert_eq!(
-                d.offset,
+                d.span.offset,
                 at,
                 "{}: {}",
                 String::from_utf8_lossy(src),
@@ -347,7 +348,7 @@ mod tests {
     fn text_after_the_value_is_a_warning() {
         let t = build(b"{} x");
         assert_eq!(t.format(), Some(Format::Json));
-        assert_eq!(t.diagnostics()[0].offset, 3);
+        assert_eq!(t.diagnostics()[0].span.offset, 3);
     }
 
     #[test]
@@ -809,7 +810,9 @@ mod against_serde_json {
         let t = Tree::build(
             Arc::new(Source::from_vec(doc.to_vec())),
             "t",
-            |b, p, off, len| super::tree(b, p, off, len).then_some(crate::model::Format::Json),
+            |b, p, at: crate::model::Span| {
+                super::tree(b, p, at.offset, at.len).then_some(crate::model::Format::Json)
+            },
         );
         let accepted = t.format() == Some(crate::model::Format::Json) && t.diagnostics().is_empty();
         assert!(
@@ -886,7 +889,9 @@ mod against_serde_json {
         let mut t = Tree::build(
             Arc::new(Source::from_vec(doc.to_vec())),
             "t",
-            |b, p, off, len| super::tree(b, p, off, len).then_some(crate::model::Format::Json),
+            |b, p, at: crate::model::Span| {
+                super::tree(b, p, at.offset, at.len).then_some(crate::model::Format::Json)
+            },
         );
         let e = t.find_path("😀/[0]").expect("the key decoded");
         assert_eq!(t.value_text(e).as_deref(), Some("\"😀x\""));

@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use rustc_hash::FxHashSet;
 
-use crate::model::{Builder, Format, Gap, NodeId, Seq, Step, Tree, Value};
+use crate::model::{Builder, Format, Gap, NodeId, Seq, Span, Step, Tree, Value};
 
 pub use bind::Bound;
 pub use spec::Spec;
@@ -190,7 +190,8 @@ fn matching<'i>(i: &'i Installed, d: &[u8]) -> Option<&'i Arc<Spec>> {
 
 /// Parses `[off, off+len)` under `parent` with the description that
 /// applies there.
-pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
+pub fn parse(b: &mut Builder<'_>, parent: NodeId, at: Span) {
+    let (off, len) = (at.offset, at.len);
     let Some(i) = installed() else {
         return;
     };
@@ -341,7 +342,7 @@ fn elements(sh: &Arc<Shared>, later: run::Later) -> Option<Seq> {
                 &mut items,
                 &derived,
                 k,
-                (holder.0, holder.1 - holder.0),
+                (holder.offset, holder.len),
                 &sh,
             );
         }
@@ -425,9 +426,13 @@ fn emit(
             .get(k.wrapping_sub(1))
             .map(|d| d.to_vec())
             .unwrap_or_default();
-        let Some(node) = b.derive(parent, &name, holder.0, holder.1, method, move |_, _| {
-            Ok(bytes)
-        }) else {
+        let Some(node) = b.derive(
+            parent,
+            &name,
+            b.span(holder.0, holder.1),
+            method,
+            move |_, _| Ok(bytes),
+        ) else {
             return;
         };
         b.within(node, |b, n| {
@@ -472,7 +477,7 @@ mod tests {
     use super::*;
     use crate::model::Source;
 
-    fn nothing(_: &mut Builder<'_>, _: NodeId, _: u64, _: u64) -> Option<Format> {
+    fn nothing(_: &mut Builder<'_>, _: NodeId, _at: Span) -> Option<Format> {
         None
     }
 

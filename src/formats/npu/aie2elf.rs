@@ -59,7 +59,7 @@ pub static ELF_SECTION: SectionHook = SectionHook {
             return false;
         }
         match holds(&s.name) {
-            Some(Holds::Transaction) => super::parse_transaction(b, id, a, l),
+            Some(Holds::Transaction) => super::parse_transaction(b, id, b.span(a, l)),
             Some(Holds::Packets) => packets(b, id, a, l),
             None => return false,
         }

@@ -348,7 +348,7 @@ fn bd_node(b: &mut Builder<'_>, parent: NodeId, at: u64, k: usize, d: &[u8], o: 
     if bd.relative() && n > 0 {
         let from = at.saturating_add(u64::from(local));
         if from + WORD <= b.file_len() {
-            b.link(lp, from, WORD);
+            b.link(lp, b.span(from, WORD));
         }
     }
     let (rat, rsize) = (f.remote_ptr_low.of(at), f.remote_ptr_low.size);

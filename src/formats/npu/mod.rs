@@ -20,7 +20,8 @@ use std::sync::Arc;
 
 use crate::model::text::hex32;
 use crate::model::{
-    num, Builder, Configures, Endian, Fact, Fields, Format, NodeId, Radix, Seq, Step, Value, GROUP,
+    num, Builder, Configures, Endian, Fact, Fields, Format, NodeId, Radix, Seq, Span, Step, Value,
+    GROUP,
 };
 
 use super::cdo::{self, aie_regs, Ctx};
@@ -150,7 +151,8 @@ fn configures(b: &mut Builder<'_>, at: NodeId, gen: Option<aie_regs::Gen>, h: &T
 }
 
 /// Parses a transaction buffer in `[off, off+len)` under `parent`.
-pub fn parse_transaction(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
+pub fn parse_transaction(b: &mut Builder<'_>, parent: NodeId, at: Span) {
+    let (off, len) = (at.offset, at.len);
     let lim = off.saturating_add(len).min(b.file_len());
     let d = b.data();
     let Some(h) = txn_header(b.slice(off, lim.saturating_sub(off))) else {
@@ -520,7 +522,8 @@ pub fn detect_sequence_binary(d: &[u8]) -> bool {
 }
 
 /// Parses an instruction sequence, text or binary, in `[off, off+len)`.
-pub fn parse_sequence(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
+pub fn parse_sequence(b: &mut Builder<'_>, parent: NodeId, at: Span) {
+    let (off, len) = (at.offset, at.len);
     let lim = off.saturating_add(len).min(b.file_len());
     let d = b.slice(off, lim.saturating_sub(off));
     let (words, form) = match text_words(d, off, usize::MAX) {

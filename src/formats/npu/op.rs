@@ -393,7 +393,7 @@ pub(super) fn link_patch(b: &mut Builder<'_>, id: NodeId, v: &OpView<'_>, addr: 
         return;
     }
     if let Some(at) = env.writes.last_before(addr, v.off) {
-        b.link(id, at, 4);
+        b.link(id, b.span(at, 4));
     }
 }
 
@@ -405,7 +405,7 @@ pub(super) fn link_page_ptr(b: &mut Builder<'_>, id: NodeId, x: u64, env: &Env) 
     };
     let at = base.saturating_add(x);
     if at >= ds && at.saturating_add(table::BD) <= ds.saturating_add(dl) {
-        b.link(id, at, table::BD);
+        b.link(id, b.span(at, table::BD));
     }
 }
 
@@ -429,7 +429,7 @@ pub(super) fn link_sync(b: &mut Builder<'_>, node: NodeId, v: &OpView<'_>, env: 
         return;
     };
     if let Some(at) = env.writes.last_before(addr, v.off) {
-        b.link(node, at, 4);
+        b.link(node, b.span(at, 4));
     }
 }
 
@@ -462,7 +462,7 @@ pub(super) fn link_queue(
         return;
     };
     if let Some(at) = env.writes.last_before(addr, v.off) {
-        b.link(id, at, 4);
+        b.link(id, b.span(at, 4));
     }
 }
 

@@ -33,7 +33,7 @@ use super::elf::{SectionHook, SHT_LLVM_OFFLOADING};
 use super::image;
 use crate::model::record::Record;
 use crate::model::Format;
-use crate::model::{text, Builder, Fact, Fields, Held, NodeId, Value};
+use crate::model::{text, Builder, Fact, Fields, Held, NodeId, Span, Value};
 
 pub const MAGIC: &[u8] = &[0x10, 0xff, 0x10, 0xad];
 
@@ -76,7 +76,8 @@ fn extent(b: &Builder<'_>, pos: u64, rest: u64) -> u64 {
 /// Parses the offload binary (or binaries back to back) in `[off, off+len)`.
 /// One binary filling the range is shown directly under `parent`; several
 /// are shown as `[0]`, `[1]`…
-pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
+pub fn parse(b: &mut Builder<'_>, parent: NodeId, at: Span) {
+    let (off, len) = (at.offset, at.len);
     let first = extent(b, off, len);
     if crate::model::align_up(first, ALIGN).is_some_and(|a| a >= len) {
         let s = binary(b, parent, off, first);
@@ -278,7 +279,7 @@ fn binary(b: &mut Builder<'_>, node: NodeId, base: u64, len: u64) -> String {
     if version >= 3 && hd.inflated != 0 {
         if let Some(id) = hd.offset_node {
             if bin.holds(eo, 0) {
-                b.link(id, base + eo, len - eo);
+                b.link(id, b.span(base + eo, len - eo));
             }
         }
         return compressed(b, node, bin, eo, f4, hd.inflated);
@@ -332,7 +333,7 @@ fn binary(b: &mut Builder<'_>, node: NodeId, base: u64, len: u64) -> String {
         n = MAX_ENTRIES;
     }
     if let Some(id) = hd.offset_node {
-        b.link(id, base + eo, n * ENTRY);
+        b.link(id, b.span(base + eo, n * ENTRY));
     }
     let entries: Vec<(u64, Entry)> = (0..n)
         .filter_map(|i| read_entry(d, eo + i * ENTRY))
@@ -407,7 +408,7 @@ fn header(b: &mut Builder<'_>, h: NodeId, bin: Bin, size: u64) -> Option<Header>
         })
     };
     if let Some(sz) = size_node {
-        b.link(sz, base, len);
+        b.link(sz, b.span(base, len));
     }
     let at = head::AT.size;
     if size > len {
@@ -562,7 +563,7 @@ fn string_entries(
         }
         *budget -= sn;
         if let Some(so) = so {
-            b.link(so, bin.abs(e.str_off), sn * stride);
+            b.link(so, b.span(bin.abs(e.str_off), sn * stride));
         }
     }
     (e.str_off, sn)
@@ -604,7 +605,7 @@ fn image_place(
         s = bin.len - e.img_off;
     }
     if let Some(io) = io {
-        b.link(io, bin.abs(e.img_off), s);
+        b.link(io, b.span(bin.abs(e.img_off), s));
     }
     Some((e.img_off, s))
 }
@@ -716,7 +717,7 @@ fn images(
                 id,
                 Fact::Held(held(e, maps.get(i).map(Vec::as_slice).unwrap_or(&[]))),
             );
-            let f = image::open_image(b, id, bin.abs(io), is);
+            let f = image::open_image(b, id, b.span(bin.abs(io), is));
             check_kind(b, bin.abs(io), is, e.image_kind, f);
             f
         };
@@ -941,10 +942,10 @@ fn string_entry(
         (n.key_offset, n.value_offset)
     };
     if let (Some(n), Some((_, o, l))) = (kn, key) {
-        b.link(n, bin.abs(o), l);
+        b.link(n, b.span(bin.abs(o), l));
     }
     if let (Some(n), Some((_, o, l))) = (vn, value) {
-        b.link(n, bin.abs(o), l);
+        b.link(n, b.span(bin.abs(o), l));
     }
     Some((ktext, vtext))
 }
@@ -1028,13 +1029,13 @@ fn compressed(
         );
     }
     let mut over = false;
-    let made = b.derive(c, "inflated", c_off, c_len, m, |src, limit| {
+    let made = b.derive(c, "inflated", b.span(c_off, c_len), m, |src, limit| {
         compress::inflate_at_most(src, method, body, limit, &mut over)
     });
     let Some(id) = made else {
         return format!("offload binary v{v}, {m}-compressed, not inflated");
     };
-    let got = b.range(id).1;
+    let got = b.range(id).end();
     if over {
         b.warn(
             c_off,

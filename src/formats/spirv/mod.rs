@@ -23,7 +23,7 @@ use std::sync::Arc;
 use rspirv::spirv;
 use rspirv::spirv::Op;
 
-use crate::model::{Builder, Endian, Fields, NodeId, Seq, Step, Value};
+use crate::model::{Builder, Endian, Fields, NodeId, Seq, Span, Step, Value};
 
 mod text;
 
@@ -216,7 +216,8 @@ struct Run {
 
 /// Decodes the module in `[off, off+len)` under `parent`: the header, then
 /// each section of the instruction stream as a node.
-pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
+pub fn parse(b: &mut Builder<'_>, parent: NodeId, at: Span) {
+    let (off, len) = (at.offset, at.len);
     let Some(e) = endian(b.slice(off, 4)) else {
         return;
     };
@@ -601,7 +602,7 @@ impl<'x, 'a> Operands<'x, 'a> {
                 .set_value(leaf, Value::text(format!("%{v} ({name})")));
         }
         if let Some(&(at, size)) = by_id(&self.module.defs, v).filter(|_| link) {
-            self.b.link(leaf, at, size);
+            self.b.link(leaf, self.b.span(at, size));
         }
     }
 

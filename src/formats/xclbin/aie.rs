@@ -417,7 +417,7 @@ fn show_pdi(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64, sec: Sec) {
         ),
     );
     if let Some((abs, n)) = target(b, sec, aie_pdi::AT.pdi_image.of(at), 1) {
-        b.link(id, abs, n);
+        b.link(id, b.span(abs, n));
     }
 }
 

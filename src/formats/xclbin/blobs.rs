@@ -81,10 +81,9 @@ fn record(
         &format!("{name} image"),
         &mut budget,
     ) {
-        let (o, e) = b.range(img);
-        let s = e - o;
+        let to = b.range(img);
         for id in r.image.into_iter().chain([node]) {
-            b.link(id, o, s);
+            b.link(id, to);
         }
     }
 }
@@ -121,7 +120,7 @@ fn blob(
     let id = b.leaf(sec.node, name, abs, len, Value::Size(len));
     if len <= *budget {
         *budget -= len;
-        b.nested(id, abs, len);
+        b.nested(id, b.span(abs, len));
     }
     Some(id)
 }
@@ -279,11 +278,10 @@ pub(crate) fn mcs(b: &mut Builder<'_>, sec: Sec) {
             &format!("MCS chunk [{i}]"),
             &mut budget,
         ) {
-            let (o, e) = b.range(data);
-            let s = e - o;
-            b.link(id, o, s);
+            let to = b.range(data);
+            b.link(id, to);
             if let Some(f) = off {
-                b.link(f, o, s);
+                b.link(f, to);
             }
         }
     }

@@ -254,7 +254,8 @@ pub(crate) fn mpo_field(f: &mut Fields<'_, '_>, name: &str, sec: Sec) -> Option<
     };
     f.field(name, 4, |_| v)?;
     if let (Some((abs, size, _, _)), Some(id)) = (found, f.last()) {
-        f.builder().link(id, abs, size.max(1));
+        let to = f.place(abs, size.max(1));
+        f.builder().link(id, to);
     }
     Some(rel)
 }
@@ -341,7 +342,8 @@ pub(crate) fn arr_field(
     f.under(p);
     if count > 0 && rel < sec.len {
         let size = count.saturating_mul(elem).min(sec.len - rel);
-        f.builder().link(id, sec.abs + rel, size);
+        let to = f.place(sec.abs + rel, size);
+        f.builder().link(id, to);
     }
     Some((count, rel))
 }

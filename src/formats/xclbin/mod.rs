@@ -11,7 +11,9 @@ mod mirror;
 mod tables;
 
 use crate::formats::{json, xml};
-use crate::model::{text, Builder, Configures, Fact, Fields, Format, NodeId, Radix, Raw, Value};
+use crate::model::{
+    text, Builder, Configures, Fact, Fields, Format, NodeId, Radix, Raw, Span, Value,
+};
 
 mod layout;
 
@@ -31,12 +33,13 @@ pub static NO_HOOKS: Hooks = Hooks {
 };
 
 /// Decodes the xclbin in `[off, off+len)` under `parent`.
-pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
-    parse_with(b, parent, off, len, &NO_HOOKS)
+pub fn parse(b: &mut Builder<'_>, parent: NodeId, at: Span) {
+    parse_with(b, parent, at, &NO_HOOKS)
 }
 
 /// Decodes the xclbin in `[off, off+len)` under `parent`, with `hooks`.
-pub fn parse_with(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64, hooks: &Hooks) {
+pub fn parse_with(b: &mut Builder<'_>, parent: NodeId, at: Span, hooks: &Hooks) {
+    let (off, len) = (at.offset, at.len);
     b.leaf(parent, "magic", off, 8, Value::str("xclbin2"));
     if len < SECTIONS {
         b.error(
@@ -419,10 +422,10 @@ fn section_header(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64, base: u64, le
     let payload = (s_off < len && s_size > 0).then(|| (base + s_off, s_size.min(len - s_off)));
     let nodes = SectionHeader::show(&mut Fields::new(b, id, at, LE));
     if let (Some((abs, size)), Some(o)) = (payload, nodes.offset) {
-        b.link(o, abs, size);
+        b.link(o, b.span(abs, size));
     }
     if let Some((abs, size)) = payload {
-        b.link(id, abs, size);
+        b.link(id, b.span(abs, size));
     }
 }
 
@@ -459,7 +462,7 @@ fn payload(b: &mut Builder<'_>, kind: u32, sec: Sec, ctx: &tables::Ctx) {
         }
         k if kind_name(k).is_some() => {
             if sec.len > 0 {
-                b.nested(sec.node, sec.abs, sec.len);
+                b.nested(sec.node, b.span(sec.abs, sec.len));
             }
         }
         _ => {

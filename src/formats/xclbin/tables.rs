@@ -522,7 +522,7 @@ fn index_field(
                 id,
                 Value::with(v, Radix::Dec, format!(" -> \"{s}\"")).with_width(4),
             );
-            b.link(id, to, stride);
+            b.link(id, b.span(to, stride));
         }
         None => b.set_value(id, Value::note(Raw::I(i64::from(v)), "out of range")),
     }

@@ -19,8 +19,8 @@ use std::sync::Arc;
 
 use crate::model::record::{record, Record};
 use crate::model::{
-    read_uint, text, Builder, Configures, Fact, Fields, Format, NodeId, Radix, Raw, Seq, Step,
-    Value, GROUP,
+    read_uint, text, Builder, Configures, Fact, Fields, Format, NodeId, Radix, Raw, Seq, Span,
+    Step, Value, GROUP,
 };
 
 use super::xml;
@@ -53,7 +53,8 @@ struct List {
     stop: Stop,
 }
 
-pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
+pub fn parse(b: &mut Builder<'_>, parent: NodeId, at: Span) {
+    let (off, len) = (at.offset, at.len);
     let limit = off.saturating_add(len).min(b.file_len());
     if !header(b, parent, off, limit) {
         return;
@@ -722,7 +723,7 @@ fn sector(b: &mut Builder<'_>, parent: NodeId, s: &Sector, archs: &[Option<&'sta
     }
     b.set_value(id, summary);
     if let Some((o, l)) = s.starts {
-        b.link(id, o, l);
+        b.link(id, b.span(o, l));
     }
 
     let p = s.off;
@@ -736,7 +737,7 @@ fn sector(b: &mut Builder<'_>, parent: NodeId, s: &Sector, archs: &[Option<&'sta
         return;
     }
     if let Some(size) = n.size {
-        b.link(size, c_at, s.end - c_at);
+        b.link(size, b.span(c_at, s.end - c_at));
     }
 
     let c = b.group(id, "contents", c_at, s.end - c_at);
@@ -848,8 +849,8 @@ fn data(
             // The address links to the code the tile runs first; the
             // sector, to the image.
             match (s.runs_from, s.starts) {
-                (Some(to), _) => b.link(a, to, 1),
-                (None, Some((to, tl))) => b.link(a, to, tl),
+                (Some(to), _) => b.link(a, b.span(to, 1)),
+                (None, Some((to, tl))) => b.link(a, b.span(to, tl)),
                 _ => {}
             }
             if n == load::SIZE {
@@ -867,7 +868,7 @@ fn data(
                 Value::Size(n - load::SIZE),
             );
             if s.ty == ELF {
-                b.nested(img, o + load::SIZE, n - load::SIZE);
+                b.nested(img, b.span(o + load::SIZE, n - load::SIZE));
                 // A tile's program, for --targets.
                 if let Some((arch, node, tile)) = tile {
                     b.fact(
@@ -1031,7 +1032,7 @@ fn tile(b: &mut Builder<'_>, parent: NodeId, k: u64, t: &Tile, at: u64, aimed: &
             let s = steps.get(ju).and_then(|&i| aimed.get(i))?;
             let n = b.group(p, format!("[{j}] {}", label_of(s.ty)), at, 0);
             b.set_value(n, format!("sector [{}] at 0x{:x}", s.index, s.off));
-            b.link(n, s.off, s.end - s.off);
+            b.link(n, b.span(s.off, s.end - s.off));
             Some(at)
         })
     };

@@ -105,8 +105,8 @@ impl Builder<'_> {
             .filter_map(|&k| self.node(k))
             .filter(|n| n.space != space)
             .filter_map(|n| self.arena.spaces.get(n.space.index())?.origin)
-            .filter(|o| o.space == space)
-            .map(|o| (o.offset, o.offset.saturating_add(o.size)))
+            .filter(|o| o.from.space == space)
+            .map(|o| (o.from.offset, o.from.end()))
             .collect();
         let mut holes = Vec::new();
         let mut pos = start;
@@ -343,10 +343,10 @@ impl Builder<'_> {
             // stopped reading there and said why) are not told of twice.
             let end = off.saturating_add(size);
             let told = self.arena.diags.iter().any(|d| {
-                d.space == space
+                d.span.space == space
                     && d.severity >= Severity::Warning
-                    && d.offset <= off
-                    && end <= d.offset.saturating_add(d.size)
+                    && d.span.offset <= off
+                    && end <= d.span.offset.saturating_add(d.span.len)
             });
             if !told {
                 self.diag_in(space, sev, off, size, m);

@@ -4,11 +4,12 @@
 
 use compact_str::CompactString;
 
-use super::arena::{Arena, Builder, Dispatch, LazyFn, Link, Node, NodeId};
+use super::arena::{Arena, Builder, Dispatch, LazyFn, Node, NodeId};
 use super::diagnostic::{Diagnostic, Severity};
 use super::facts::Fact;
 use super::format::Format;
 use super::space::{Origin, SpaceId};
+use super::span::Span;
 use super::text;
 use super::value::Value;
 
@@ -101,9 +102,9 @@ impl<'a> Builder<'a> {
         self.arena.nodes.get(id.index())
     }
 
-    /// The node's range, `(offset, end)`; empty for an unknown id.
-    pub fn range(&self, id: NodeId) -> (u64, u64) {
-        self.node(id).map_or((0, 0), |n| (n.offset, n.end()))
+    /// The node's bytes; empty for an unknown id.
+    pub fn range(&self, id: NodeId) -> Span {
+        self.node(id).map_or(self.span(0, 0), Node::span)
     }
 
     fn node_mut(&mut self, id: NodeId) -> Option<&mut Node> {
@@ -281,25 +282,17 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// Makes `id` point at `[off, off+size)` of the space being built.
-    pub fn link(&mut self, id: NodeId, off: u64, size: u64) {
-        let space = self.space();
-        self.link_in(id, space, off, size);
+    /// Makes `id` point at `to` (in the space being built, one made
+    /// before, or the file).
+    pub fn link(&mut self, id: NodeId, to: Span) {
+        if id.index() < self.arena.nodes.len() {
+            self.arena.links.set(id, to);
+        }
     }
 
-    /// Makes `id` point at `[off, off+size)` of byte space `space` (one
-    /// made before, or the file).
-    pub fn link_in(&mut self, id: NodeId, space: SpaceId, off: u64, size: u64) {
-        if id.index() < self.arena.nodes.len() {
-            self.arena.links.set(
-                id,
-                Link {
-                    space,
-                    offset: off,
-                    size,
-                },
-            );
-        }
+    /// `len` bytes from `off` of the space being built.
+    pub fn span(&self, off: u64, len: u64) -> Span {
+        Span::new(self.space, off, len)
     }
 
     /// The space [`Builder::derive`] made from `origin`'s bytes, and those
@@ -401,9 +394,7 @@ impl<'a> Builder<'a> {
         let m: String = message.into();
         let d = Diagnostic {
             severity,
-            space,
-            offset: off,
-            size,
+            span: Span::new(space, off, size),
             message: text::clean(&m).into_owned(),
         };
         // What the first build raises is raised once; what lazy builders

@@ -8,16 +8,17 @@ use crate::model::arena::Builder;
 use crate::model::arena::{Node, NodeId};
 use crate::model::format::Format;
 use crate::model::space::{self, Origin, Space, SpaceId};
+use crate::model::span::Span;
 use crate::model::value::Value;
 
 /// How many formats may nest inside each other.
 pub const MAX_NEST: u8 = 8;
 
 impl Builder<'_> {
-    /// Looks for a known format in `[off, off+len)` and, if one is found,
-    /// parses it under `parent` (which should cover that range). Returns the
-    /// format.
-    pub fn nested(&mut self, parent: NodeId, off: u64, len: u64) -> Option<Format> {
+    /// Looks for a known format in `at` and, if one is found, parses it
+    /// under `parent` (which should cover those bytes). Returns the format.
+    pub fn nested(&mut self, parent: NodeId, at: Span) -> Option<Format> {
+        let (off, len) = (at.offset, at.len);
         let nest = self.nest_of(parent);
         if nest >= MAX_NEST {
             self.info(
@@ -59,7 +60,7 @@ impl Builder<'_> {
         }
         // The parent keeps the deeper count: everything built under it,
         // now or lazily later, is one format deeper.
-        let f = (self.dispatch)(self, parent, off, len);
+        let f = (self.dispatch)(self, parent, at);
         if let Some(name) = f {
             self.set_format(parent, name);
         }
@@ -102,17 +103,12 @@ impl Builder<'_> {
         &mut self,
         parent: NodeId,
         name: &str,
-        off: u64,
-        size: u64,
+        from: Span,
         method: &'static str,
         make: impl FnOnce(&[u8], u64) -> Result<Vec<u8>, String>,
     ) -> Option<NodeId> {
-        let origin = Origin {
-            space: self.space,
-            offset: off,
-            size,
-            method,
-        };
+        let origin = Origin { from, method };
+        let (off, size) = (from.offset, from.len);
         let existing = self
             .arena
             .spaces
@@ -198,13 +194,8 @@ impl Builder<'_> {
     /// `method`, bytes that hold only records, is not made, but its space
     /// number is taken (an empty space), so that the spaces made after it
     /// are numbered as in a full read. No node is added.
-    pub fn derive_unread(&mut self, name: &str, off: u64, size: u64, method: &'static str) {
-        let origin = Origin {
-            space: self.space,
-            offset: off,
-            size,
-            method,
-        };
+    pub fn derive_unread(&mut self, name: &str, from: Span, method: &'static str) {
+        let origin = Origin { from, method };
         if self.arena.spaces.iter().any(|s| s.origin == Some(origin)) {
             return;
         }

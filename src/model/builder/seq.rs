@@ -141,7 +141,7 @@ impl Builder<'_> {
         stride: u64,
         elem: ElemFn,
     ) -> NodeId {
-        let pend = self.range(parent).1;
+        let pend = self.range(parent).end();
         let room = pend.saturating_sub(off);
         let mut n = count;
         if stride == 0 {

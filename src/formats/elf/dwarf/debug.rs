@@ -12,7 +12,7 @@ use gimli::{EndianSlice, RelocateReader, RunTimeEndian, SectionId};
 
 use super::super::compressed::compressed_data;
 use super::super::{constants, Elf, Sec};
-use crate::model::{Builder, Endian, Fields, SpaceId, FILE};
+use crate::model::{Builder, Endian, Fields, SpaceId, Span, FILE};
 
 /// Relocations of a debug section beyond this many are not applied.
 const MAX_RELOCS: u64 = 1 << 22;
@@ -309,9 +309,7 @@ impl Debug {
                 },
                 Src::Inflated(offset, size, method) => {
                     let origin = crate::model::space::Origin {
-                        space: src.space,
-                        offset: *offset,
-                        size: *size,
+                        from: Span::new(src.space, *offset, *size),
                         method,
                     };
                     let Some((space, v)) = b.derived(origin) else {

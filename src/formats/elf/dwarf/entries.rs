@@ -17,7 +17,7 @@ use gimli::{AttributeValue, DebugInfoOffset, Reader as _, SectionId, UnitOffset}
 
 use super::debug::{Debug, Reader, Table};
 use super::names::{attr_name, tag_name};
-use crate::model::{Builder, Gap, Link, NodeId, Radix, Seq, Step, Value};
+use crate::model::{Builder, Gap, NodeId, Radix, Seq, Span, Step, Value};
 
 /// Entries of one unit beyond this many are not listed.
 const MAX_ENTRIES: usize = 1 << 24;
@@ -447,7 +447,7 @@ fn contents(b: &mut Builder<'_>, node: NodeId, shape: &Arc<Shape>, i: usize) {
     let decls = &shape.table.decls;
     if let Ok(k) = decls.binary_search_by_key(&abbrev.code(), |x| x.0) {
         if let Some(&(_, at, len)) = decls.get(k) {
-            b.link_in(code, shape.table.space, at, len);
+            b.link(code, Span::new(shape.table.space, at, len));
         }
     }
     for spec in abbrev.attributes() {
@@ -485,7 +485,7 @@ fn contents(b: &mut Builder<'_>, node: NodeId, shape: &Arc<Shape>, i: usize) {
             value,
         );
         if let Some(l) = link {
-            b.link_in(id, l.space, l.offset, l.size);
+            b.link(id, l);
         }
     }
     if d.kids {
@@ -539,7 +539,7 @@ fn attr_value(
     unit: &gimli::Unit<Reader<'_, '_>>,
     shape: &Shape,
     v: AttributeValue<Reader<'_, '_>>,
-) -> (Value, Option<Link>) {
+) -> (Value, Option<Span>) {
     use AttributeValue as A;
     let named = |n: u64, s: Option<&str>| Value::named(n, s);
     let link = list_link(dwarf, unit, shape, &v);
@@ -573,20 +573,12 @@ fn attr_value(
                 Some(t) => (shape.base() + t.off, t.end - t.off),
                 None => (shape.base() + to, 1),
             };
-            let link = Link {
-                space: shape.debug.here,
-                offset,
-                size,
-            };
+            let link = Span::new(shape.debug.here, offset, size);
             return (Value::with(shape.unit + to, Radix::Hex, label), Some(link));
         }
         A::DebugInfoRef(o) => {
             let to = o.0 as u64;
-            let link = Link {
-                space: shape.debug.here,
-                offset: shape.debug.info.0 + to,
-                size: 1,
-            };
+            let link = Span::new(shape.debug.here, shape.debug.info.0 + to, 1);
             return (Value::hex(to), (to < shape.debug.info.1).then_some(link));
         }
         A::DebugInfoRefSup(o) => Value::hex(o.0 as u64),
@@ -671,7 +663,7 @@ fn list_link(
     unit: &gimli::Unit<Reader<'_, '_>>,
     shape: &Shape,
     v: &AttributeValue<Reader<'_, '_>>,
-) -> Option<Link> {
+) -> Option<Span> {
     use AttributeValue as A;
     let v5 = unit.header.version() >= 5;
     let (id, off) = match *v {
@@ -703,11 +695,7 @@ fn list_link(
         }
         _ => 1,
     };
-    Some(Link {
-        space,
-        offset: at + off,
-        size,
-    })
+    Some(Span::new(space, at + off, size))
 }
 
 /// A string attribute that refers to `section` at `off`: its offset and
@@ -719,7 +707,7 @@ fn strp(
     section: SectionId,
     off: usize,
     v: AttributeValue<Reader<'_, '_>>,
-) -> (Value, Option<Link>) {
+) -> (Value, Option<Span>) {
     let Some(bytes) = dwarf
         .attr_string(unit, v)
         .ok()
@@ -738,11 +726,7 @@ fn strp(
         .debug
         .place(section)
         .filter(|&(_, _, n)| (off as u64) < n)
-        .map(|(space, x, _)| Link {
-            space,
-            offset: x + off as u64,
-            size: bytes.len() as u64 + 1,
-        });
+        .map(|(space, x, _)| Span::new(space, x + off as u64, bytes.len() as u64 + 1));
     (Value::str_at(off as u64, &bytes), link)
 }
 

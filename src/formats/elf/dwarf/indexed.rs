@@ -223,7 +223,7 @@ fn entries(
                 };
                 let id = b.leaf(p, name, at, stride, value);
                 if let Some((o, s)) = link {
-                    b.link(id, o, s);
+                    b.link(id, b.span(o, s));
                 }
             }
         }

@@ -651,7 +651,7 @@ fn unit_body(b: &mut Builder<'_>, node: NodeId, ctx: &Arc<Ctx>, at: u64, end: u6
                 ),
             );
             if (lists..end).contains(&to) {
-                b.link(id, to, 1);
+                b.link(id, b.span(to, 1));
             }
         }
     }

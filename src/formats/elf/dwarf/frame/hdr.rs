@@ -168,8 +168,8 @@ pub(crate) fn header(
         b.leaf(node, "initial_location", off, size, Value::hex(loc));
         let f = b.leaf(node, "fde", off + size, size, Value::hex(fde));
         if let Some((o, l)) = fde_at(b, fde) {
-            b.link(f, o, l);
-            b.link(node, o, l);
+            b.link(f, b.span(o, l));
+            b.link(node, b.span(o, l));
         }
     });
     b.array(id, "table", from, count.min(room), 2 * size, step);

@@ -143,7 +143,7 @@ pub(super) fn add(b: &mut Builder<'_>, p: NodeId, item: &Item) {
         } => {
             let id = b.leaf(p, name, *off, *size, value.clone());
             if let Some((o, n)) = link {
-                b.link(id, *o, *n);
+                b.link(id, b.span(*o, *n));
             }
         }
         Item::Group {
@@ -392,7 +392,7 @@ fn opcode(b: &mut Builder<'_>, p: NodeId, ctx: &Ctx, h: &Header, op: &Op, row: O
     }
     if let Some(r) = row.filter(|r| !r.end_sequence) {
         if let Some(o) = (ctx.code_at)(r.sec, r.addr) {
-            b.link(id, o, 1);
+            b.link(id, b.span(o, 1));
         }
     }
 }
