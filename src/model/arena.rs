@@ -13,8 +13,8 @@ use super::diagnostic::Diagnostic;
 use super::facts::Facts;
 use super::format::Format;
 use super::options::Options;
+use super::space::Span;
 use super::space::{Space, SpaceId, FILE};
-use super::span::Span;
 use super::value::Value;
 
 /// Index of a node in its tree.

@@ -1,6 +1,6 @@
 //! Diagnostics: problems found in a file, at their bytes.
 
-use super::span::Span;
+use super::space::Span;
 
 /// How serious a diagnostic is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -5,7 +5,7 @@
 
 use super::arena::{Builder, NodeId};
 use super::read::{self, Endian};
-use super::span::Span;
+use super::space::Span;
 use super::text;
 use super::value::{Radix, Value};
 

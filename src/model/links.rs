@@ -9,8 +9,8 @@ use rustc_hash::FxHashMap;
 
 use super::address::{cut_name, escape_segment};
 use super::arena::NodeId;
+use super::space::Span;
 use super::space::{SpaceId, FILE};
-use super::span::Span;
 use super::tree::{Tree, FINDING};
 
 /// A node's children that may hold a link's range: those of the link's

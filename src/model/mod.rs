@@ -25,7 +25,6 @@ pub mod read;
 pub mod record;
 mod source;
 pub mod space;
-pub mod span;
 pub mod text;
 mod tree;
 pub mod value;
@@ -40,8 +39,7 @@ pub use format::{Format, RAW};
 pub use options::Options;
 pub use read::Endian;
 pub use source::Source;
-pub use space::{Space, SpaceId, FILE};
-pub use span::Span;
+pub use space::{Space, SpaceId, Span, FILE};
 pub use tree::Tree;
 pub use value::{Numbers, Radix, Raw, SourceLine, Value};
 

@@ -14,8 +14,8 @@ use super::facts::Facts;
 use super::format::{Format, RAW};
 use super::options::Options;
 use super::source::Source;
+use super::space::Span;
 use super::space::{Space, SpaceId, FILE};
-use super::span::Span;
 use super::value::{Numbers, Value};
 
 /// A parsed file: the bytes, the nodes and the diagnostics.

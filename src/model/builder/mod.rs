@@ -8,8 +8,8 @@ use super::arena::{Arena, Builder, Dispatch, LazyFn, Node, NodeId};
 use super::diagnostic::{Diagnostic, Severity};
 use super::facts::Fact;
 use super::format::Format;
+use super::space::Span;
 use super::space::{Origin, SpaceId};
-use super::span::Span;
 use super::text;
 use super::value::Value;
 

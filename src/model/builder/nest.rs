@@ -7,8 +7,8 @@ use compact_str::CompactString;
 use crate::model::arena::Builder;
 use crate::model::arena::{Node, NodeId};
 use crate::model::format::Format;
+use crate::model::space::Span;
 use crate::model::space::{self, Origin, Space, SpaceId};
-use crate::model::span::Span;
 use crate::model::value::Value;
 
 /// How many formats may nest inside each other.
