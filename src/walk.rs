@@ -16,8 +16,7 @@ use std::io::{self, Write};
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::{Arc, Condvar, Mutex};
 
 use crate::model::{Diagnostic, NodeId, Tree};
 
@@ -112,6 +111,7 @@ pub fn walk<S: Sink>(
         held: Arc::new(AtomicUsize::new(0)),
         head: Arc::new(AtomicUsize::new(0)),
         stop: Arc::new(AtomicBool::new(false)),
+        gate: Arc::new((Mutex::new(()), Condvar::new())),
     };
     let mut handles = Vec::new();
     for _ in 0..threads {
@@ -154,6 +154,7 @@ pub fn walk<S: Sink>(
     // (nothing more is written after an error).
     m.job_tx = None;
     m.shared.stop.store(true, Ordering::Release);
+    m.shared.wake();
     for h in handles {
         let _ = h.join();
     }
@@ -192,6 +193,9 @@ struct Shared {
     head: Arc<AtomicUsize>,
     /// Set when the first thread writes no more.
     stop: Arc<AtomicBool>,
+    /// Where a worker ahead of the writer waits: the first thread wakes
+    /// it whenever `held`, `head` or `stop` change.
+    gate: Arc<(Mutex<()>, Condvar)>,
 }
 
 /// At most this many buffers wait in the pool, none larger than
@@ -200,6 +204,40 @@ const POOL_MAX: usize = 32;
 const POOL_CAP: usize = 4 * PART_CHUNK;
 
 impl Shared {
+    /// Waits until part `idx` may hand over another chunk: it is the
+    /// oldest part not yet written, or the chunks held are within bound.
+    /// False when the first thread writes no more.
+    fn wait_turn(&self, idx: usize) -> bool {
+        let (lock, cv) = &*self.gate;
+        let Ok(mut g) = lock.lock() else {
+            return false;
+        };
+        // Checked under the lock the first thread takes to wake us, so
+        // that no change between the check and the wait goes unseen.
+        loop {
+            if self.stop.load(Ordering::Acquire) {
+                return false;
+            }
+            if self.head.load(Ordering::Acquire) == idx
+                || self.held.load(Ordering::Acquire) <= HELD_MAX
+            {
+                return true;
+            }
+            g = match cv.wait(g) {
+                Ok(g) => g,
+                Err(_) => return false,
+            };
+        }
+    }
+
+    /// Wakes the workers waiting for their turn (after `held`, `head` or
+    /// `stop` changed).
+    fn wake(&self) {
+        let (lock, cv) = &*self.gate;
+        let _g = lock.lock();
+        cv.notify_all();
+    }
+
     fn buffer(&self) -> Vec<u8> {
         self.pool
             .lock()
@@ -245,13 +283,8 @@ fn run_job<S: Sink>(
             handing = t.spaces().len() == spaces;
             if handing {
                 // Ahead of the writer, past the bound: wait for it.
-                while shared.head.load(Ordering::Acquire) != idx
-                    && shared.held.load(Ordering::Acquire) > HELD_MAX
-                {
-                    if shared.stop.load(Ordering::Acquire) {
-                        return ControlFlow::Break(());
-                    }
-                    std::thread::sleep(Duration::from_millis(1));
+                if !shared.wait_turn(idx) {
+                    return ControlFlow::Break(());
                 }
                 let chunk = std::mem::replace(&mut buf, shared.buffer());
                 shared.held.fetch_add(chunk.len(), Ordering::AcqRel);
@@ -442,6 +475,7 @@ impl<S: Sink> Main<'_, S> {
                                 written += c.len();
                                 self.shared.held.fetch_sub(c.len(), Ordering::AcqRel);
                                 self.shared.recycle(c);
+                                self.shared.wake();
                             }
                             if let Some(d) = g.done.take() {
                                 self.results.remove(&idx);
@@ -476,6 +510,7 @@ impl<S: Sink> Main<'_, S> {
                         }
                     }
                     self.shared.head.store(idx + 1, Ordering::Release);
+                    self.shared.wake();
                 }
             }
         }
