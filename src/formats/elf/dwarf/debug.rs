@@ -175,9 +175,9 @@ enum Src {
     /// Copied from the ELF's byte space at this offset, for units read in
     /// another space.
     Copy(crate::model::space::SpaceBytes, u64),
-    /// Inflated from `[offset, offset+size)` of the ELF's space by this
-    /// method: the space [`Builder::derive`] made of them.
-    Inflated(u64, u64, &'static str),
+    /// Inflated from these bytes of the ELF's space by this method: the
+    /// space [`Builder::derive`] made of them.
+    Inflated(Span, &'static str),
 }
 
 /// What reading the debug sections of an ELF needs, gathered while its
@@ -220,8 +220,8 @@ pub(super) fn sources(b: &Builder<'_>, elf: &Elf, copy: bool) -> Sources {
         let Some((x, n)) = elf.data(s) else {
             continue;
         };
-        let src = if let Some(from) = compressed_data(b, elf, s, x, n) {
-            Src::Inflated(from.0, from.1, from.2)
+        let src = if let Some((from, method)) = compressed_data(b, elf, s, b.span(x, n)) {
+            Src::Inflated(from, method)
         } else if copy && b.space() != FILE {
             Src::Copy(Arc::new(b.slice(x, n).to_vec()), x)
         } else {
@@ -274,17 +274,18 @@ pub(super) struct Debug {
 impl Debug {
     /// [`Debug::new`] for the ELF's `.debug_info`, wherever it is.
     pub(super) fn for_elf(b: &Builder<'_>, elf: &Elf) -> Debug {
-        let (a, l) = elf
+        let info = elf
             .secs
             .iter()
             .find(|s| s.name == SectionId::DebugInfo.name())
-            .and_then(|s| elf.data(s))
-            .unwrap_or((0, 0));
-        Debug::new(b, elf, a, l)
+            .and_then(|s| elf.span(b, s))
+            .unwrap_or_default();
+        Debug::new(b, elf, info)
     }
 
-    pub(super) fn new(b: &Builder<'_>, elf: &Elf, a: u64, l: u64) -> Debug {
-        Debug::open(b, &sources(b, elf, false), Some((a, l)))
+    /// What the units of the `.debug_info` at `info` read.
+    pub(super) fn new(b: &Builder<'_>, elf: &Elf, info: Span) -> Debug {
+        Debug::open(b, &sources(b, elf, false), Some((info.offset, info.len)))
     }
 
     /// The sections `src` lists, read by units whose `.debug_info` is at
@@ -307,9 +308,9 @@ impl Debug {
                     len: v.len() as u64,
                     own: Some(v.clone()),
                 },
-                Src::Inflated(offset, size, method) => {
+                Src::Inflated(from, method) => {
                     let origin = crate::model::space::Origin {
-                        from: Span::new(src.space, *offset, *size),
+                        from: *from,
                         method,
                     };
                     let Some((space, v)) = b.derived(origin) else {

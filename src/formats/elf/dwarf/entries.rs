@@ -144,22 +144,15 @@ fn table(
     })
 }
 
-/// Adds the node `entries` at `[at, at+len)` under the unit's `node`,
+/// Adds the node `entries` at `at` under the unit's `node`,
 /// whose entries are read when it is opened. `unit` is the unit's offset
 /// in `.debug_info`.
-pub(super) fn list(
-    b: &mut Builder<'_>,
-    node: NodeId,
-    debug: &Arc<Debug>,
-    unit: u64,
-    at: u64,
-    len: u64,
-) {
+pub(super) fn list(b: &mut Builder<'_>, node: NodeId, debug: &Arc<Debug>, unit: u64, at: Span) {
     let id = b.leaf(
         node,
         "entries",
-        at,
-        len,
+        at.offset,
+        at.len,
         Value::text("debugging information entries"),
     );
     b.gaps(id, Gap::Padding);
