@@ -357,8 +357,9 @@ pub(super) fn inflated_list(b: &mut Builder<'_>, id: NodeId, ctx: Inflated) -> b
             b.lazy(
                 id,
                 Arc::new(move |b: &mut Builder<'_>, id| {
-                    let debug = Arc::new(Debug::open(b, &src, Some((0, len))));
-                    list(b, id, debug, b.span(0, len));
+                    let info = b.span(0, len);
+                    let debug = Arc::new(Debug::open(b, &src, Some(info)));
+                    list(b, id, debug, info);
                 }),
             );
             true
