@@ -11,7 +11,7 @@ use super::shared::Names;
 use super::{constants, Elf};
 use crate::disasm::{self, Target, MAX_INSNS};
 use crate::model::read::u32_at;
-use crate::model::{Builder, Endian, NodeId, Seq, SourceLine, Step, Value, GROUP};
+use crate::model::{Builder, Endian, NodeId, Seq, SourceLine, Span, Step, Value, GROUP};
 
 /// `SHT_RISCV_ATTRIBUTES`.
 const SHT_RISCV_ATTRIBUTES: u32 = 0x7000_0003;
@@ -209,23 +209,16 @@ impl Place {
 }
 
 /// Makes `node` (a function, or a section without functions, over
-/// `[start, start+len)`) open into its instructions; `pc` is the address
-/// of its first byte.
-pub(super) fn instructions(
-    b: &mut Builder<'_>,
-    node: NodeId,
-    place: &Place,
-    start: u64,
-    len: u64,
-    pc: u64,
-) {
-    if len == 0 {
+/// `code`) open into its instructions; `pc` is the address of its first
+/// byte.
+pub(super) fn instructions(b: &mut Builder<'_>, node: NodeId, place: &Place, code: Span, pc: u64) {
+    if code.is_empty() {
         return;
     }
     let place = place.clone();
     b.lazy(
         node,
-        Arc::new(move |b, id| decode_all(b, id, &place, start, len, pc)),
+        Arc::new(move |b, id| decode_all(b, id, &place, code, pc)),
     );
 }
 
@@ -336,8 +329,8 @@ fn lend(t: &Arc<Target>, pc: u64, bytes: &[u8], scan: &Scan) {
     });
 }
 
-fn decode_all(b: &mut Builder<'_>, id: NodeId, place: &Place, start: u64, len: u64, pc: u64) {
-    let bytes = b.slice(start, len);
+fn decode_all(b: &mut Builder<'_>, id: NodeId, place: &Place, code: Span, pc: u64) {
+    let bytes = b.slice(code.offset, code.len);
     // A tree that looks for a link's target decodes the function it leads
     // into and keeps it for the tree that shows it; that tree takes it
     // instead of decoding it again.
@@ -349,7 +342,7 @@ fn decode_all(b: &mut Builder<'_>, id: NodeId, place: &Place, start: u64, len: u
     };
     let scan = match lent {
         Some(s) => Ok(s),
-        None => scan(b, place, bytes, start, pc, finding),
+        None => scan(b, place, bytes, code.offset, pc, finding),
     };
     let Ok(scan) = scan else {
         return;
@@ -357,7 +350,7 @@ fn decode_all(b: &mut Builder<'_>, id: NodeId, place: &Place, start: u64, len: u
     if finding {
         lend(&place.t, pc, bytes, &scan);
     }
-    build(b, id, place, scan, start, len, pc);
+    build(b, id, place, scan, code, pc);
 }
 
 /// Decodes the function of `bytes` at `start` (address `pc`), asking the
@@ -420,20 +413,13 @@ fn scan(
     })
 }
 
-/// The instruction nodes of a function from the pass over it.
-fn build(
-    b: &mut Builder<'_>,
-    id: NodeId,
-    place: &Place,
-    scan: Scan,
-    start: u64,
-    len: u64,
-    pc: u64,
-) {
-    if scan.end < start + len {
+/// The instruction nodes of a function (at `code`) from the pass over it.
+fn build(b: &mut Builder<'_>, id: NodeId, place: &Place, scan: Scan, code: Span, pc: u64) {
+    let (start, end) = (code.offset, code.end());
+    if scan.end < end {
         b.info(
             scan.end,
-            start + len - scan.end,
+            end - scan.end,
             format!("more than {MAX_INSNS} instructions here; the rest are not decoded"),
         );
     }
@@ -454,7 +440,7 @@ fn build(
             .collect(),
     });
     let step: Step = Arc::new(move |b, p, _i, at| {
-        let bytes = b.slice(at, (start + len).saturating_sub(at));
+        let bytes = b.slice(at, end.saturating_sub(at));
         let addr = pc.wrapping_add(at.saturating_sub(start));
         let i = match kept.lock().ok().and_then(|mut k| k.take(at)) {
             Some(i) => i,

@@ -10,40 +10,40 @@ use super::dynamic::{dyn_entry, dyn_size, dyn_strings, dynamic};
 use super::records::{self, either, zdebug, Zdebug};
 use super::relocations::{crel, relocs, relr};
 use super::shared::{label, Seg};
-use super::strings::{strings, wide_strings};
+use super::strings::wide_strings;
 use super::symbols::{shndx_table, symtab};
 use super::{constants, hash, notes, versions, Elf, Sec, Sections};
-use crate::model::{named, num, Builder, NodeId, Value};
+use crate::model::{named, num, Builder, NodeId, Span, Value};
 
 pub(super) fn sections(b: &mut Builder<'_>, parent: NodeId, elf: &Arc<Elf>) {
-    let mut ranges: Vec<(usize, u64, u64)> = elf
+    let mut ranges: Vec<(usize, Span)> = elf
         .secs
         .iter()
         .enumerate()
         .filter(|(i, _)| *i > 0)
         .filter_map(|(i, s)| {
-            let (a, l) = elf.data(s)?;
-            (l > 0).then_some((i, a, l))
+            let at = elf.span(b, s)?;
+            (!at.is_empty()).then_some((i, at))
         })
         .collect();
     // In file order, so that walking them moves forward through the file.
-    ranges.sort_by_key(|r| (r.1, r.0));
-    let Some(lo) = ranges.iter().map(|r| r.1).min() else {
+    ranges.sort_by_key(|r| (r.1.offset, r.0));
+    let Some(lo) = ranges.iter().map(|r| r.1.offset).min() else {
         return;
     };
-    let hi = ranges.iter().map(|r| r.1 + r.2).max().unwrap_or(lo);
+    let hi = ranges.iter().map(|r| r.1.end()).max().unwrap_or(lo);
     let g = b.group(parent, "sections", lo, hi - lo);
     b.set_value(g, format!("{} with contents in the file", ranges.len()));
     let mut ve: Option<Box<dyn Sections>> = elf.vendor.map(|v| v.sections());
     let mut built = Vec::with_capacity(ranges.len());
-    for (i, a, l) in ranges {
+    for (i, at) in ranges {
         let Some(s) = elf.secs.get(i) else {
             continue;
         };
         let node = if b.skips_records() && records_only(elf, s) {
-            unread(b, g, elf, s, a, l)
+            unread(b, g, elf, s, at)
         } else {
-            contents(b, g, elf, s, a, l, &mut ve)
+            contents(b, g, elf, s, at, &mut ve)
         };
         built.push((i, node));
     }
@@ -95,25 +95,21 @@ fn records_only(elf: &Elf, s: &Sec) -> bool {
 /// compressed one is not inflated, but keeps the number of the space its
 /// bytes would make, so that the spaces made after it (a compressed
 /// bundle's, a fat binary's) are numbered as in a full read.
-fn unread(b: &mut Builder<'_>, g: NodeId, elf: &Elf, s: &Sec, a: u64, l: u64) -> NodeId {
-    let id = b.group(g, label(s), a, l);
+fn unread(b: &mut Builder<'_>, g: NodeId, elf: &Elf, s: &Sec, at: Span) -> NodeId {
+    let id = b.group(g, label(s), at.offset, at.len);
     b.set_value(id, elf.shtype(s.typ).unwrap_or("unknown type"));
     let hs = either!(elf.is64, chdr32 | chdr64 as C => C::SIZE);
     if s.flags & constants::SHF_COMPRESSED != 0 {
-        let method = match b.read_u32(a, elf.e) {
+        let method = match b.read_u32(at.offset, elf.e) {
             Some(1) => Some("zlib"),
             Some(2) => Some("zstd"),
             _ => None,
         };
-        if let Some(m) = method.filter(|_| l > hs) {
-            b.derive_unread("inflated", b.span(a + hs, l - hs), m);
+        if let Some(m) = method.filter(|_| at.len > hs) {
+            b.derive_unread("inflated", at.skip(hs), m);
         }
-    } else if l > zdebug::SIZE && super::compressed::gnu_compressed(b, s, a, l).is_some() {
-        b.derive_unread(
-            "inflated",
-            b.span(a + zdebug::SIZE, l - zdebug::SIZE),
-            "zlib",
-        );
+    } else if at.len > zdebug::SIZE && super::compressed::gnu_compressed(b, s, at).is_some() {
+        b.derive_unread("inflated", at.skip(zdebug::SIZE), "zlib");
     }
     id
 }
@@ -123,8 +119,7 @@ fn contents(
     g: NodeId,
     elf: &Arc<Elf>,
     s: &Sec,
-    a: u64,
-    l: u64,
+    at: Span,
     ve: &mut Option<Box<dyn Sections>>,
 ) -> NodeId {
     let tname = elf.shtype(s.typ).unwrap_or("unknown type");
@@ -132,108 +127,109 @@ fn contents(
     if !compressed {
         match s.typ {
             constants::SHT_SYMTAB | constants::SHT_DYNSYM => {
-                return symtab(b, g, elf, s, a, l, tname)
+                return symtab(b, g, elf, s, at, tname)
             }
-            constants::SHT_REL => return relocs(b, g, elf, s, a, l, false, tname),
-            constants::SHT_RELA => return relocs(b, g, elf, s, a, l, true, tname),
+            constants::SHT_REL => return relocs(b, g, elf, s, at, false, tname),
+            constants::SHT_RELA => return relocs(b, g, elf, s, at, true, tname),
             constants::SHT_RELR | constants::SHT_ANDROID_RELR => {
-                return relr(b, g, elf, s, a, l, tname)
+                return relr(b, g, elf, s, at, tname)
             }
-            constants::SHT_CREL => return crel(b, g, elf, s, a, l, tname),
-            constants::SHT_DYNAMIC => return dynamic(b, g, elf, s, a, l, tname),
-            constants::SHT_SYMTAB_SHNDX => return shndx_table(b, g, elf, s, a, l, tname),
-            constants::SHT_GNU_VERSYM => return versions::versym(b, g, elf, s, a, l, tname),
+            constants::SHT_CREL => return crel(b, g, elf, s, at, tname),
+            constants::SHT_DYNAMIC => return dynamic(b, g, elf, s, at, tname),
+            constants::SHT_SYMTAB_SHNDX => return shndx_table(b, g, elf, s, at, tname),
+            constants::SHT_GNU_VERSYM => return versions::versym(b, g, elf, s, at, tname),
             _ => {}
         }
     }
-    let id = b.group(g, label(s), a, l);
+    let id = b.group(g, label(s), at.offset, at.len);
     b.set_value(id, tname);
     if compressed {
-        compressed_section(b, id, elf, s, a, l, ve);
+        compressed_section(b, id, elf, s, at, ve);
         return id;
     }
-    if super::compressed::gnu_compressed(b, s, a, l).is_some() {
-        gnu_compressed_section(b, id, elf, s, a, l, ve);
+    if super::compressed::gnu_compressed(b, s, at).is_some() {
+        gnu_compressed_section(b, id, elf, s, at, ve);
         return id;
     }
-    decode(b, id, elf, s, a, l, ve);
+    decode(b, id, elf, s, at, ve);
     id
 }
 
 /// Decodes the contents of a section that is not a table of entries, at
-/// `[a, a+l)` of the space being built (the file, or the inflated bytes of
-/// a compressed section).
+/// `at` of the space being built (the file, or the inflated bytes of a
+/// compressed section).
 fn decode(
     b: &mut Builder<'_>,
     id: NodeId,
     elf: &Arc<Elf>,
     s: &Sec,
-    a: u64,
-    l: u64,
+    at: Span,
     ve: &mut Option<Box<dyn Sections>>,
 ) {
     match s.typ {
-        constants::SHT_STRTAB => strings(b, id, a, l),
-        constants::SHT_NOTE => notes::notes(b, id, elf, &s.name, a, l, s.align),
-        constants::SHT_GROUP => group(b, id, elf, a, l),
+        constants::SHT_STRTAB => super::strings::table(b, id, at),
+        constants::SHT_NOTE => notes::notes(b, id, elf, &s.name, at, s.align),
+        constants::SHT_GROUP => group(b, id, elf, at),
         constants::SHT_GNU_VERDEF | constants::SHT_GNU_VERNEED => {
-            versions::defs_or_needs(b, id, elf, s, a, l)
+            versions::defs_or_needs(b, id, elf, s, at)
         }
-        constants::SHT_HASH => hash::sysv(b, id, elf, s, a, l),
-        constants::SHT_GNU_HASH => hash::gnu(b, id, elf, s, a, l),
+        constants::SHT_HASH => hash::sysv(b, id, elf, s, at),
+        constants::SHT_GNU_HASH => hash::gnu(b, id, elf, s, at),
         constants::SHT_INIT_ARRAY | constants::SHT_FINI_ARRAY | constants::SHT_PREINIT_ARRAY => {
-            pointers(b, id, elf, a, l)
+            pointers(b, id, elf, at)
         }
         // Sections other formats define (offload binaries, host wrappers
         // of device code, offload entries), whatever the machine.
-        _ if hooked(b, id, elf, s, a, l) => {}
-        _ if ve.as_mut().is_some_and(|v| v.section(b, id, elf, s, a, l)) => {}
+        _ if hooked(b, id, elf, s, at) => {}
+        _ if ve
+            .as_mut()
+            .is_some_and(|v| v.section(b, id, elf, s, at.offset, at.len)) => {}
         // DWARF: the units of .debug_info (a split unit's in a .dwo file),
         // each with what it compiles.
         _ if matches!(s.name.as_str(), ".debug_info" | ".debug_info.dwo")
-            && super::dwarf::units(b, id, elf, a, l) => {}
+            && super::dwarf::units(b, id, elf, at) => {}
         // Its line programs: each header, opcode and row.
-        _ if s.name == ".debug_line" && super::dwarf::lines(b, id, elf, s, a, l) => {}
+        _ if s.name == ".debug_line" && super::dwarf::lines(b, id, elf, s, at) => {}
         // Its abbreviation tables, each declaration at its bytes.
         _ if matches!(s.name.as_str(), ".debug_abbrev" | ".debug_abbrev.dwo")
-            && super::dwarf::abbreviations(b, id, s, a, l) => {}
+            && super::dwarf::abbreviations(b, id, s, at) => {}
         // Call frames: each CIE and FDE, and the FDEs' search table.
-        _ if super::dwarf::frames(b, id, elf, s, a, l) => {}
-        _ if super::dwarf::frame_header(b, id, elf, s, a, l) => {}
+        _ if super::dwarf::frames(b, id, elf, s, at) => {}
+        _ if super::dwarf::frame_header(b, id, elf, s, at) => {}
         // Location and range lists, each entry at its bytes.
-        _ if super::dwarf::lists(b, id, elf, s, a, l) => {}
+        _ if super::dwarf::lists(b, id, elf, s, at) => {}
         // The tables DWARF 5's indexed strings and addresses read through.
-        _ if super::dwarf::indexed(b, id, elf, s, a, l) => {}
+        _ if super::dwarf::indexed(b, id, elf, s, at) => {}
         // Merged strings (`.comment`, `.rodata.str1.1`, `.debug_str`): one
         // string a NUL, listed as a string table's are.
-        _ if merged_strings(s) && s.entsize <= 1 => strings(b, id, a, l),
+        _ if merged_strings(s) && s.entsize <= 1 => super::strings::table(b, id, at),
         // Merged strings of 2 or 4 bytes a character (`u"…"`, `U"…"`).
         _ if merged_strings(s) && matches!(s.entsize, 2 | 4) => {
-            wide_strings(b, id, a, l, s.entsize, elf.e)
+            wide_strings(b, id, at, s.entsize, elf.e)
         }
         // A section at offset 0 holds this very ELF: opening it again would
         // nest the file in itself.
         _ if s.offset == 0 => {}
         // The symbols placed in the code and data are records.
-        _ if !plausible(b, a, l) => {
+        _ if !plausible(b, at) => {
             if !b.skips_records() {
-                super::placed::symbols_in(b, id, elf, s, a, l)
+                super::placed::symbols_in(b, id, elf, s, at)
             }
         }
         _ => {
-            if b.nested(id, b.span(a, l)).is_none() && !b.skips_records() {
-                super::placed::symbols_in(b, id, elf, s, a, l);
+            if b.nested(id, at).is_none() && !b.skips_records() {
+                super::placed::symbols_in(b, id, elf, s, at);
             }
         }
     }
 }
 
 /// Runs the section hooks that claim `s`; true once one has decoded it.
-fn hooked(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, a: u64, l: u64) -> bool {
+fn hooked(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, at: Span) -> bool {
     elf.section_hooks
         .iter()
         .filter(|h| (h.claims)(s))
-        .any(|h| (h.decode)(b, id, elf, s, a, l))
+        .any(|h| (h.decode)(b, id, elf, s, at.offset, at.len))
 }
 
 /// True for a section of zero-terminated strings that the linker may
@@ -246,8 +242,8 @@ fn merged_strings(s: &Sec) -> bool {
 
 /// False for bytes that start with an ELF magic but not with a sane ELF
 /// header (a program's own copy of the magic, say in `.rodata`).
-fn plausible(b: &Builder<'_>, a: u64, l: u64) -> bool {
-    let d = b.slice(a, l.min(64));
+fn plausible(b: &Builder<'_>, at: Span) -> bool {
+    let d = b.slice(at.offset, at.len.min(64));
     if !d.starts_with(b"\x7fELF") {
         return true;
     }
@@ -262,9 +258,9 @@ fn plausible(b: &Builder<'_>, a: u64, l: u64) -> bool {
         Some(constants::ELFCLASS64) => true,
         _ => return false,
     };
-    let (at, want) = either!(is64, ehdr32 | ehdr64 as H => (H::AT.e_ehsize, H::SIZE));
-    let ehsize = b.read_u16(at.of(a), e);
-    version == Some(&1) && ehsize.map(u64::from) == Some(want) && l >= want
+    let (field, want) = either!(is64, ehdr32 | ehdr64 as H => (H::AT.e_ehsize, H::SIZE));
+    let ehsize = b.read_u16(field.of(at.offset), e);
+    version == Some(&1) && ehsize.map(u64::from) == Some(want) && at.len >= want
 }
 
 // ---- small tables ----
@@ -272,8 +268,8 @@ fn plausible(b: &Builder<'_>, a: u64, l: u64) -> bool {
 /// The size of a section group's flags word and of each member's index.
 const GRP_WORD: u64 = 4;
 
-fn group(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, a: u64, l: u64) {
-    let Some(flags) = b.read_u32(a, elf.e) else {
+fn group(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, at: Span) {
+    let Some(flags) = b.read_u32(at.offset, elf.e) else {
         return;
     };
     let f = if flags & 1 != 0 {
@@ -281,13 +277,13 @@ fn group(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, a: u64, l: u64) {
     } else {
         num(flags.into())
     };
-    b.leaf(id, "flags", a, GRP_WORD, f);
-    let n = (l.saturating_sub(GRP_WORD)) / GRP_WORD;
+    b.leaf(id, "flags", at.offset, GRP_WORD, f);
+    let n = (at.len.saturating_sub(GRP_WORD)) / GRP_WORD;
     let el = elf.clone();
     b.array(
         id,
         "members",
-        a + GRP_WORD,
+        at.offset + GRP_WORD,
         n,
         GRP_WORD,
         Arc::new(move |b, p, i, o| {
@@ -308,14 +304,14 @@ fn group(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, a: u64, l: u64) {
     );
 }
 
-fn pointers(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, a: u64, l: u64) {
+fn pointers(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, at: Span) {
     let w = elf.word();
     let el = elf.clone();
     b.array(
         id,
         "pointers",
-        a,
-        l / w,
+        at.offset,
+        at.len / w,
         w,
         Arc::new(move |b, p, i, o| {
             let Some(v) = el.read_word(b, o) else {
@@ -338,26 +334,28 @@ fn pointers(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, a: u64, l: u64) {
 /// A compressed section: its Elf32_Chdr/Elf64_Chdr, the compressed bytes,
 /// and the inflated bytes as a space of their own, decoded there as the
 /// section's type says.
-#[allow(clippy::too_many_arguments)]
 fn compressed_section(
     b: &mut Builder<'_>,
     id: NodeId,
     elf: &Arc<Elf>,
     s: &Sec,
-    a: u64,
-    l: u64,
+    at: Span,
     ve: &mut Option<Box<dyn Sections>>,
 ) {
     let hs = either!(elf.is64, chdr32 | chdr64 as C => C::SIZE);
-    if l < hs {
-        b.error(a, l, format!("compressed section needs a {hs}-byte header"));
+    if at.len < hs {
+        b.error(
+            at.offset,
+            at.len,
+            format!("compressed section needs a {hs}-byte header"),
+        );
         return;
     }
-    let h = b.group(id, "Chdr", a, hs);
-    let mut f = crate::model::Fields::new(b, h, a, elf.e);
+    let h = b.group(id, "Chdr", at.offset, hs);
+    let mut f = crate::model::Fields::new(b, h, at.offset, elf.e);
     let (t, ch_size, size_at) = either!(elf.is64, chdr32 | chdr64 as C => {
         C::Rec::show(&mut f);
-        let r: Option<C::Rec> = records::read(b, a, elf.e);
+        let r: Option<C::Rec> = records::read(b, at.offset, elf.e);
         r.map_or((0, 0, C::AT.ch_size), |r| (r.ch_type, r.ch_size.into(), C::AT.ch_size))
     });
     let method = match t {
@@ -365,14 +363,21 @@ fn compressed_section(
         2 => Some("zstd"),
         _ => None,
     };
-    if l == hs {
+    if at.len == hs {
         return;
     }
-    b.leaf(id, "compressed data", a + hs, l - hs, Value::Size(l - hs));
+    let data = at.skip(hs);
+    b.leaf(
+        id,
+        "compressed data",
+        data.offset,
+        data.len,
+        Value::Size(data.len),
+    );
     let Some(method) = method else {
         either!(elf.is64, chdr32 | chdr64 as C => C::AT.ch_type).warn(
             b,
-            a,
+            at.offset,
             format!(
                 "section [{}] {}: ch_type {t} is not a compression fwview knows; shown raw",
                 s.index, s.name
@@ -380,7 +385,6 @@ fn compressed_section(
         );
         return;
     };
-    let data = (a + hs, l - hs);
     inflated(
         b,
         id,
@@ -388,7 +392,7 @@ fn compressed_section(
         s,
         data,
         method,
-        (ch_size, "ch_size", size_at.of(a), size_at.size),
+        (ch_size, "ch_size", size_at.of(at.offset), size_at.size),
         ve,
     );
 }
@@ -396,25 +400,34 @@ fn compressed_section(
 /// A section that GNU tools compressed before SHF_COMPRESSED
 /// (`objcopy --compress-debug-sections=zlib-gnu`, a `.zdebug_` name): the
 /// magic `ZLIB`, the inflated size as 8 big-endian bytes, then zlib data.
-#[allow(clippy::too_many_arguments)]
 fn gnu_compressed_section(
     b: &mut Builder<'_>,
     id: NodeId,
     elf: &Arc<Elf>,
     s: &Sec,
-    a: u64,
-    l: u64,
+    at: Span,
     ve: &mut Option<Box<dyn Sections>>,
 ) {
-    let h = b.group(id, "header", a, zdebug::SIZE);
-    Zdebug::show(&mut crate::model::Fields::new(b, h, a, zdebug::ENDIAN));
-    let size = records::read::<Zdebug>(b, a, zdebug::ENDIAN).map_or(0, |z| z.size);
-    if l == zdebug::SIZE {
+    let h = b.group(id, "header", at.offset, zdebug::SIZE);
+    Zdebug::show(&mut crate::model::Fields::new(
+        b,
+        h,
+        at.offset,
+        zdebug::ENDIAN,
+    ));
+    let size = records::read::<Zdebug>(b, at.offset, zdebug::ENDIAN).map_or(0, |z| z.size);
+    if at.len == zdebug::SIZE {
         return;
     }
-    let data = (a + zdebug::SIZE, l - zdebug::SIZE);
-    b.leaf(id, "compressed data", data.0, data.1, Value::Size(data.1));
-    let at = zdebug::AT.size;
+    let data = at.skip(zdebug::SIZE);
+    b.leaf(
+        id,
+        "compressed data",
+        data.offset,
+        data.len,
+        Value::Size(data.len),
+    );
+    let field = zdebug::AT.size;
     inflated(
         b,
         id,
@@ -422,13 +435,13 @@ fn gnu_compressed_section(
         s,
         data,
         "zlib",
-        (size, "size", at.of(a), at.size),
+        (size, "size", field.of(at.offset), field.size),
         ve,
     );
 }
 
-/// The inflated bytes of a compressed section's data (offset and length)
-/// as a space of their own, decoded there as the section's type says.
+/// The inflated bytes of a compressed section's data (`data`) as a space
+/// of their own, decoded there as the section's type says.
 /// `size` is what the header announces: value, field name, offset, width.
 #[allow(clippy::too_many_arguments)]
 fn inflated(
@@ -436,12 +449,12 @@ fn inflated(
     id: NodeId,
     elf: &Arc<Elf>,
     s: &Sec,
-    (at, len): (u64, u64),
+    data: Span,
     method: &'static str,
     (want, field, size_at, size_w): (u64, &str, u64, u64),
     ve: &mut Option<Box<dyn Sections>>,
 ) {
-    let Some(node) = b.derive(id, "inflated", b.span(at, len), method, |src, limit| {
+    let Some(node) = b.derive(id, "inflated", data, method, |src, limit| {
         inflate(method, src, limit)
     }) else {
         return;
@@ -482,7 +495,7 @@ fn inflated(
             | constants::SHT_GNU_VERNEED
             | constants::SHT_HASH
             | constants::SHT_GNU_HASH => {}
-            _ => decode(b, node, elf, s, 0, len, ve),
+            _ => decode(b, node, elf, s, b.span(0, len), ve),
         }
     });
 }
@@ -501,48 +514,48 @@ fn inflate(method: &str, src: &[u8], limit: u64) -> Result<Vec<u8>, String> {
 
 /// Without section headers, the contents that segments name.
 pub(super) fn segments(b: &mut Builder<'_>, parent: NodeId, elf: &Arc<Elf>, phdrs: &[Seg]) {
-    let shown: Vec<(usize, &Seg, u64, u64)> = phdrs
+    let shown: Vec<(usize, &Seg, Span)> = phdrs
         .iter()
         .enumerate()
         .filter(|(_, p)| matches!(p.typ, 3 | constants::PT_NOTE | constants::PT_DYNAMIC))
         .filter_map(|(i, p)| {
             let end = p.offset.checked_add(p.filesz)?;
-            (end <= elf.len && p.filesz > 0).then(|| (i, p, elf.abs(p.offset), p.filesz))
+            (end <= elf.len && p.filesz > 0).then(|| (i, p, b.span(elf.abs(p.offset), p.filesz)))
         })
         .collect();
-    let Some(lo) = shown.iter().map(|s| s.2).min() else {
+    let Some(lo) = shown.iter().map(|s| s.2.offset).min() else {
         return;
     };
-    let hi = shown.iter().map(|s| s.2 + s.3).max().unwrap_or(lo);
+    let hi = shown.iter().map(|s| s.2.end()).max().unwrap_or(lo);
     let g = b.group(parent, "segments", lo, hi - lo);
-    for (i, p, a, l) in shown {
+    for (i, p, at) in shown {
         let tn = constants::ptype(p.typ, elf.machine).unwrap_or("?");
         match p.typ {
             constants::PT_NOTE => {
-                let id = b.group(g, format!("[{i}] {tn}"), a, l);
-                notes::notes(b, id, elf, "", a, l, 4);
+                let id = b.group(g, format!("[{i}] {tn}"), at.offset, at.len);
+                notes::notes(b, id, elf, "", at, 4);
             }
             constants::PT_DYNAMIC => {
                 let es = dyn_size(elf);
                 let el = elf.clone();
-                let strs = dyn_strings(b, elf, a, l / es);
+                let strs = dyn_strings(b, elf, at);
                 b.array(
                     g,
                     &format!("[{i}] {tn}"),
-                    a,
-                    l / es,
+                    at.offset,
+                    at.len / es,
                     es,
                     Arc::new(move |b, p, i, o| dyn_entry(b, p, &el, strs, i, o)),
                 );
             }
             _ => {
-                let s = b.slice(a, l);
+                let s = b.slice(at.offset, at.len);
                 let end = memchr::memchr(0, s).unwrap_or(s.len());
                 b.leaf(
                     g,
                     format!("[{i}] {tn}"),
-                    a,
-                    l,
+                    at.offset,
+                    at.len,
                     Value::str_bytes(s.get(..end).unwrap_or(&[])),
                 );
             }

@@ -9,26 +9,25 @@ use super::{
     shared::{entsize_check, label},
     Elf, Sec,
 };
-use crate::model::{Builder, Fields, NodeId, Value};
+use crate::model::{Builder, Fields, NodeId, Span, Value};
 
 pub(super) fn dynamic(
     b: &mut Builder<'_>,
     g: NodeId,
     elf: &Arc<Elf>,
     s: &Sec,
-    a: u64,
-    l: u64,
+    at: Span,
     tname: &str,
 ) -> NodeId {
     let es = dyn_size(elf);
-    entsize_check(b, elf, s, es, l);
-    let count = l / es;
+    entsize_check(b, elf, s, es, at.len);
+    let count = at.len / es;
     let el = elf.clone();
     let strtab = s.link;
     let id = b.array(
         g,
         &label(s),
-        a,
+        at.offset,
         count,
         es,
         Arc::new(move |b, p, i, o| dyn_entry(b, p, &el, Strs::Section(strtab), i, o)),
@@ -41,8 +40,9 @@ pub(super) fn dynamic(
 #[derive(Clone, Copy)]
 pub(super) enum Strs {
     Section(u32),
-    /// An absolute range (found through DT_STRTAB and DT_STRSZ).
-    Range(u64, u64),
+    /// A range of the space being built (found through DT_STRTAB and
+    /// DT_STRSZ).
+    Range(Span),
     None,
 }
 
@@ -76,7 +76,7 @@ pub(super) fn dyn_entry(b: &mut Builder<'_>, p: NodeId, elf: &Elf, strtab: Strs,
     match kind {
         constants::DynVal::Str => match match strtab {
             Strs::Section(sec) => elf.string(b, sec, val),
-            Strs::Range(a, l) => super::string_in(b, a, l, val, "the dynamic string table"),
+            Strs::Range(at) => super::string_in(b, at, val, "the dynamic string table"),
             Strs::None => Err(String::new()),
         } {
             Ok(st) => {
@@ -88,7 +88,7 @@ pub(super) fn dyn_entry(b: &mut Builder<'_>, p: NodeId, elf: &Elf, strtab: Strs,
                         s: st.text.into(),
                     },
                 );
-                b.link(v, b.span(st.off, st.len));
+                b.link(v, st.at);
             }
             Err(m) => val_at.error(
                 b,
@@ -106,11 +106,13 @@ pub(super) fn dyn_entry(b: &mut Builder<'_>, p: NodeId, elf: &Elf, strtab: Strs,
     }
     b.set_value(id, summary);
 }
-/// The dynamic string table that DT_STRTAB and DT_STRSZ name.
-pub(super) fn dyn_strings(b: &Builder<'_>, elf: &Elf, a: u64, n: u64) -> Strs {
+/// The dynamic string table that DT_STRTAB and DT_STRSZ name, as the
+/// dynamic table at `at` gives them.
+pub(super) fn dyn_strings(b: &Builder<'_>, elf: &Elf, at: Span) -> Strs {
     let (mut addr, mut size) = (None, None);
+    let n = at.len / dyn_size(elf);
     for k in 0..n.min(100_000) {
-        let Some((tag, v)) = read_dyn(b, elf, a + k * dyn_size(elf)) else {
+        let Some((tag, v)) = read_dyn(b, elf, at.offset + k * dyn_size(elf)) else {
             break;
         };
         match tag {
@@ -123,7 +125,7 @@ pub(super) fn dyn_strings(b: &Builder<'_>, elf: &Elf, a: u64, n: u64) -> Strs {
     match (addr.and_then(|x| elf.addr_to_abs(x)), size) {
         (Some(off), Some(sz)) => {
             let end = elf.abs(elf.len);
-            Strs::Range(off, sz.min(end.saturating_sub(off)))
+            Strs::Range(b.span(off, sz.min(end.saturating_sub(off))))
         }
         _ => Strs::None,
     }

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use super::records::{self, gnu_hash, sysv_hash, GnuHash, SysvHash};
 use super::symbols::sym_name;
 use super::{Elf, Sec};
-use crate::model::{Builder, Fields, NodeId, Value};
+use crate::model::{Builder, Fields, NodeId, Span, Value};
 
 /// `n lists of length k`, shortest first: `0:1 2:3` (one empty list,
 /// three of two symbols).
@@ -51,48 +51,49 @@ fn sym_label(b: &Builder<'_>, elf: &Elf, table: u32, i: u64) -> String {
 const ENTRY: u64 = 4;
 
 /// A hash section too short for its header.
-fn short(b: &mut Builder<'_>, s: &Sec, a: u64, l: u64, need: u64) {
+fn short(b: &mut Builder<'_>, s: &Sec, at: Span, need: u64) {
     b.error(
-        a,
-        l,
+        at.offset,
+        at.len,
         format!(
-            "section [{}] {}: a hash table header needs {need} bytes, the section has {l}",
-            s.index, s.name
+            "section [{}] {}: a hash table header needs {need} bytes, the section has {}",
+            s.index, s.name, at.len
         ),
     );
 }
 
 /// An SHT_HASH section.
-pub(super) fn sysv(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, s: &Sec, a: u64, l: u64) {
+pub(super) fn sysv(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, s: &Sec, at: Span) {
     let e = elf.e;
     let table = s.link;
-    if l < sysv_hash::SIZE {
-        short(b, s, a, l, sysv_hash::SIZE);
+    if at.len < sysv_hash::SIZE {
+        short(b, s, at, sysv_hash::SIZE);
         return;
     }
-    let mut f = Fields::new(b, id, a, e);
+    let mut f = Fields::new(b, id, at.offset, e);
     SysvHash::show(&mut f);
     let fitted = f.ok();
-    let Some(h) = records::read::<SysvHash>(b, a, e).filter(|_| fitted) else {
+    let Some(h) = records::read::<SysvHash>(b, at.offset, e).filter(|_| fitted) else {
         return;
     };
     let (nb, nc) = (u64::from(h.nbucket), u64::from(h.nchain));
-    let room = (l - sysv_hash::SIZE) / ENTRY;
+    let room = (at.len - sysv_hash::SIZE) / ENTRY;
     if nb.saturating_add(nc) > room {
         b.error(
-            a,
+            at.offset,
             sysv_hash::SIZE,
             format!(
-                "section [{}] {}: nbucket {nb} and nchain {nc} need {} bytes, {l} remain",
+                "section [{}] {}: nbucket {nb} and nchain {nc} need {} bytes, {} remain",
                 s.index,
                 s.name,
-                sysv_hash::SIZE + ENTRY * (nb + nc)
+                sysv_hash::SIZE + ENTRY * (nb + nc),
+                at.len
             ),
         );
     }
     let nb = nb.min(room);
     let nc = nc.min(room - nb);
-    let bucket_at = a + sysv_hash::SIZE;
+    let bucket_at = at.offset + sysv_hash::SIZE;
     let chain_at = bucket_at + ENTRY * nb;
     // The length of each bucket's list, each chain entry visited once.
     let mut seen = vec![false; nc as usize];
@@ -133,18 +134,18 @@ pub(super) fn sysv(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, s: &Sec, a: 
 }
 
 /// An SHT_GNU_HASH section.
-pub(super) fn gnu(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, s: &Sec, a: u64, l: u64) {
+pub(super) fn gnu(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, s: &Sec, at: Span) {
     let e = elf.e;
     let w = elf.word();
     let table = s.link;
-    if l < gnu_hash::SIZE {
-        short(b, s, a, l, gnu_hash::SIZE);
+    if at.len < gnu_hash::SIZE {
+        short(b, s, at, gnu_hash::SIZE);
         return;
     }
-    let mut f = Fields::new(b, id, a, e);
+    let mut f = Fields::new(b, id, at.offset, e);
     GnuHash::show(&mut f);
     let fitted = f.ok();
-    let Some(h) = records::read::<GnuHash>(b, a, e).filter(|_| fitted) else {
+    let Some(h) = records::read::<GnuHash>(b, at.offset, e).filter(|_| fitted) else {
         return;
     };
     let (nb, symoffset, bloom) = (
@@ -152,12 +153,12 @@ pub(super) fn gnu(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, s: &Sec, a: u
         u64::from(h.symoffset),
         u64::from(h.bloom_size),
     );
-    let rest = l - gnu_hash::SIZE;
+    let rest = at.len - gnu_hash::SIZE;
     let bloom_room = rest / w;
     let bloom = if bloom > bloom_room {
         gnu_hash::AT.bloom_size.error(
             b,
-            a,
+            at.offset,
             format!(
                 "section [{}] {}: bloom_size {bloom} needs {} bytes, {rest} remain",
                 s.index,
@@ -169,13 +170,13 @@ pub(super) fn gnu(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, s: &Sec, a: u
     } else {
         bloom
     };
-    let bloom_at = a + gnu_hash::SIZE;
+    let bloom_at = at.offset + gnu_hash::SIZE;
     let bucket_at = bloom_at + bloom * w;
     let rest = rest - bloom * w;
     let nb = if nb > rest / ENTRY {
         gnu_hash::AT.nbuckets.error(
             b,
-            a,
+            at.offset,
             format!(
                 "section [{}] {}: nbuckets {nb} needs {} bytes, {rest} remain",
                 s.index,

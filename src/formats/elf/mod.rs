@@ -104,16 +104,14 @@ struct Hdr {
     entry_node: NodeId,
 }
 
-/// Parses the ELF at `[off, off+len)` under `parent`, with what `hooks`
-/// plug in.
+/// Parses the ELF at `at` under `parent`, with what `hooks` plug in.
 pub fn parse(b: &mut Builder<'_>, parent: NodeId, at: Span, hooks: &'static Hooks) {
-    let (off, len) = (at.offset, at.len);
-    let Some(h) = header(b, parent, off, len, hooks) else {
+    let Some(h) = header(b, parent, at, hooks) else {
         return;
     };
     let mut elf = Elf {
-        base: off,
-        len,
+        base: at.offset,
+        len: at.len,
         is64: h.is64,
         e: h.e,
         etype: h.etype,
@@ -209,25 +207,20 @@ struct EhdrNodes {
     e_shstrndx: Option<NodeId>,
 }
 
-fn header(
-    b: &mut Builder<'_>,
-    parent: NodeId,
-    off: u64,
-    len: u64,
-    hooks: &'static Hooks,
-) -> Option<Hdr> {
-    if len < ident::SIZE {
+fn header(b: &mut Builder<'_>, parent: NodeId, at: Span, hooks: &'static Hooks) -> Option<Hdr> {
+    if at.len < ident::SIZE {
         b.error(
-            off,
-            len,
+            at.offset,
+            at.len,
             format!(
-                "ELF identification needs {} bytes, {len} remain",
-                ident::SIZE
+                "ELF identification needs {} bytes, {} remain",
+                ident::SIZE,
+                at.len
             ),
         );
         return None;
     }
-    let id: Ident = records::read(b, off, Endian::Little)?;
+    let id: Ident = records::read(b, at.offset, Endian::Little)?;
     let (class, data) = (id.class, id.data);
     let is64 = match class {
         constants::ELFCLASS32 => false,
@@ -235,7 +228,7 @@ fn header(
         _ => {
             ident::AT.class.error(
                 b,
-                off,
+                at.offset,
                 format!("EI_CLASS {class} is neither ELFCLASS32 nor ELFCLASS64"),
             );
             false
@@ -247,35 +240,37 @@ fn header(
         _ => {
             ident::AT.data.error(
                 b,
-                off,
+                at.offset,
                 format!("EI_DATA {data} is neither little- nor big-endian"),
             );
             Endian::Little
         }
     };
     let hsize = either!(is64, ehdr32 | ehdr64 as H => H::SIZE);
-    let hdr = b.group(parent, "header", off, hsize.min(len));
+    let hdr = b.group(parent, "header", at.offset, hsize.min(at.len));
     // e_machine is at the same place in both classes.
-    let machine = b.read_u16(ehdr64::AT.e_machine.of(off), e).unwrap_or(0);
-    let vendor = e_ident(b, hdr, off, e, &id, machine, hooks);
+    let machine = b
+        .read_u16(ehdr64::AT.e_machine.of(at.offset), e)
+        .unwrap_or(0);
+    let vendor = e_ident(b, hdr, at.offset, e, &id, machine, hooks);
     let known = [constants::ELFCLASS32, constants::ELFCLASS64].contains(&class)
         && [constants::ELFDATA2LSB, constants::ELFDATA2MSB].contains(&data);
     if !known {
         return None;
     }
-    if len < hsize {
+    if at.len < hsize {
         b.error(
-            off,
-            len,
-            format!("ELF header needs {hsize} bytes, {len} remain"),
+            at.offset,
+            at.len,
+            format!("ELF header needs {hsize} bytes, {} remain", at.len),
         );
         return None;
     }
-    let mut f = Fields::new(b, hdr, ehdr64::AT.e_type.of(off), e);
+    let mut f = Fields::new(b, hdr, ehdr64::AT.e_type.of(at.offset), e);
     // The header's size was checked: every field is there.
     let (r, n) = either!(is64, ehdr32 | ehdr64 as H => {
         let n = H::Rec::show_part(&mut f, H::AT.e_type.off, H::SIZE);
-        let r = records::read::<H::Rec>(f.builder(), off, e).map(|r| {
+        let r = records::read::<H::Rec>(f.builder(), at.offset, e).map(|r| {
             widen!(r => Ehdr {
                 e_type, e_entry, e_phoff, e_shoff, e_flags, e_ehsize, e_phentsize,
                 e_phnum, e_shentsize, e_shnum, e_shstrndx,
@@ -298,7 +293,7 @@ fn header(
     if u64::from(r.e_ehsize) != hsize {
         either!(is64, ehdr32 | ehdr64 as H => H::AT.e_ehsize).warn(
             b,
-            off,
+            at.offset,
             format!("e_ehsize is {}, expected {hsize}", r.e_ehsize),
         );
     }
@@ -523,8 +518,8 @@ fn section_names(b: &mut Builder<'_>, elf: &mut Elf, h: &Hdr, shstrndx: u64) {
     if shstrndx != 0 {
         match elf.sec(shstrndx) {
             Some(s) if s.typ == constants::SHT_STRTAB => {
-                if let Some((a, size)) = elf.data(s) {
-                    b.link(h.shstrndx_node, b.span(a, size));
+                if let Some(at) = elf.span(b, s) {
+                    b.link(h.shstrndx_node, at);
                 }
             }
             Some(s) => {
@@ -820,15 +815,15 @@ fn shdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
                     s: st.text.into(),
                 },
             );
-            b.link(node, b.span(st.off, st.len));
+            b.link(node, st.at);
         }
     }
     if let Some(node) = n.typ {
         b.set_value(node, Value::named_hex(s.typ.into(), tname));
     }
-    if let Some((a, sz)) = elf.data(s) {
+    if let Some(at) = elf.span(b, s) {
         for node in [n.offset, n.size].into_iter().flatten() {
-            b.link(node, b.span(a, sz));
+            b.link(node, at);
         }
     }
     let to_section = |b: &mut Builder<'_>, node: Option<NodeId>, index: u32| {

@@ -4,44 +4,44 @@
 
 use super::records::{self, nhdr, property, Nhdr, Property};
 use super::{constants, Elf};
-use crate::model::{named, text, Builder, Endian, Fields, NodeId, Value};
+use crate::model::{named, text, Builder, Endian, Fields, NodeId, Span, Value};
 
 /// More notes than this in one section are not shown.
 const MAX_NOTES: u64 = 65_536;
 
-/// Parses the notes in `[a, a+l)` under `parent`.
+/// Parses the notes in `at` under `parent`.
 pub(super) fn notes(
     b: &mut Builder<'_>,
     parent: NodeId,
     elf: &Elf,
     secname: &str,
-    a: u64,
-    l: u64,
+    at: Span,
     align: u64,
 ) {
     let e = elf.e;
     let al = if align == 8 { 8 } else { 4 };
-    let all = b.slice(a, l);
+    let all = b.slice(at.offset, at.len);
     if !all.is_empty() && all.iter().all(|&c| c == 0) {
         b.leaf(
             parent,
             "zero-filled",
-            a,
-            l,
-            format!("{l} zero bytes, no notes"),
+            at.offset,
+            at.len,
+            format!("{} zero bytes, no notes", at.len),
         );
         let m = format!(
-            "note section {secname} is zero-filled ({l} bytes): space reserved, no notes written"
+            "note section {secname} is zero-filled ({} bytes): space reserved, no notes written",
+            at.len
         );
         if elf.vendor.is_some_and(|v| v.zero_notes_expected(secname)) {
-            b.info(a, l, m);
+            b.info(at.offset, at.len, m);
         } else {
-            b.warn(a, l, m);
+            b.warn(at.offset, at.len, m);
         }
         return;
     }
-    let end = a + l;
-    let mut pos = a;
+    let end = at.end();
+    let mut pos = at.offset;
     let mut i = 0u64;
     while pos < end {
         if i >= MAX_NOTES {
@@ -129,9 +129,9 @@ pub(super) fn notes(
         if namesz > 0 {
             f.span("name", namesz.into(), |_| Value::str_bytes(owner));
         }
-        let d = pos + desc_off;
         if descsz > 0 {
-            desc(b, id, elf, owner, typ, d, descsz.into(), al);
+            let d = at.at(pos + desc_off, descsz.into());
+            desc(b, id, elf, owner, typ, d, al);
         }
         b.set_value(id, format!("{owner_s}, {} bytes of description", descsz));
         pos = pos.saturating_add(total.max(12));
@@ -139,25 +139,16 @@ pub(super) fn notes(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn desc(
-    b: &mut Builder<'_>,
-    parent: NodeId,
-    elf: &Elf,
-    owner: &[u8],
-    typ: u32,
-    d: u64,
-    n: u64,
-    al: u64,
-) {
+/// A note's description, at `at`.
+fn desc(b: &mut Builder<'_>, parent: NodeId, elf: &Elf, owner: &[u8], typ: u32, at: Span, al: u64) {
     let e = elf.e;
     if let Some(v) = elf.vendor.filter(|v| v.owns_note(owner)) {
-        v.note_desc(b, parent, owner, typ, d, n, e);
+        v.note_desc(b, parent, owner, typ, at.offset, at.len, e);
         return;
     }
     match (owner, typ) {
-        (b"GNU", 1) if n >= 16 => {
-            let g = b.group(parent, "desc", d, n);
+        (b"GNU", 1) if at.len >= 16 => {
+            let g = b.group(parent, "desc", at.offset, at.len);
             let os_name = |os: u64| match os {
                 0 => Some("Linux"),
                 1 => Some("Hurd"),
@@ -165,7 +156,7 @@ fn desc(
                 3 => Some("FreeBSD"),
                 _ => None,
             };
-            let mut f = Fields::new(b, g, d, e);
+            let mut f = Fields::new(b, g, at.offset, e);
             let os = f.named("os", 4, os_name).unwrap_or(0);
             let ver: Vec<String> = ["major", "minor", "subminor"]
                 .iter()
@@ -182,12 +173,12 @@ fn desc(
             );
         }
         (b"GNU", 3) => {
-            Fields::new(b, parent, d, e).span("build id", n, |bytes| {
+            Fields::new(b, parent, at.offset, e).span("build id", at.len, |bytes| {
                 let hex: String = bytes.iter().take(64).map(|x| format!("{x:02x}")).collect();
                 hex.into()
             });
         }
-        (b"GNU", 5) => properties(b, parent, elf, d, n, al),
+        (b"GNU", 5) => properties(b, parent, elf, at, al),
         // XMOS: the tools' version (NUL-terminated), the architecture
         // (`XS1`, `XS2`) and the silicon revision (`REVA`, `REVB`), as text.
         (b"XMOS", 1..=3) => {
@@ -196,26 +187,28 @@ fn desc(
                 2 => "architecture",
                 _ => "revision",
             };
-            Fields::new(b, parent, d, e).span(what, n, |s| Value::str_bytes(before_nul(s)));
+            Fields::new(b, parent, at.offset, e)
+                .span(what, at.len, |s| Value::str_bytes(before_nul(s)));
         }
         (b"GNU", 4)
         | (b"Go", 4)
         | (b"FDO", 0xcafe_1a7e)
         | (b"LLVMOMPOFFLOAD", _)
         | (b"AMD", 11) => {
-            Fields::new(b, parent, d, e).span("desc", n, |s| text::quoted(before_nul(s)).into());
+            Fields::new(b, parent, at.offset, e)
+                .span("desc", at.len, |s| text::quoted(before_nul(s)).into());
         }
         _ => {
-            Fields::new(b, parent, d, e).bytes("desc", n);
+            Fields::new(b, parent, at.offset, e).bytes("desc", at.len);
         }
     }
 }
 
-fn properties(b: &mut Builder<'_>, parent: NodeId, elf: &Elf, d: u64, n: u64, al: u64) {
+fn properties(b: &mut Builder<'_>, parent: NodeId, elf: &Elf, at: Span, al: u64) {
     let e: Endian = elf.e;
-    let g = b.group(parent, "properties", d, n);
-    let end = d + n;
-    let mut pos = d;
+    let g = b.group(parent, "properties", at.offset, at.len);
+    let end = at.end();
+    let mut pos = at.offset;
     let mut i = 0;
     while end.saturating_sub(pos) >= property::SIZE && i < 4096 {
         let Some(Property {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::shared::Placed;
 use super::symbols::{read_sym, real_section, relocatable, resolve, sym_entry, sym_name};
 use super::{constants, Elf, Sec};
-use crate::model::{Builder, Gap, NodeId, Value};
+use crate::model::{Builder, Gap, NodeId, Span, Value};
 
 /// `STT_FUNC`.
 const STT_FUNC: u8 = 2;
@@ -60,38 +60,37 @@ fn collect(b: &Builder<'_>, elf: &Elf) -> (u32, Placed) {
 }
 
 /// The functions among a section's symbols `mine` (the section's
-/// contents at `a`, `l` bytes, its first byte at address `base`), as
+/// contents at `at`, its first byte at address `base`), as
 /// `(start, len, pc)`, in order.
 fn functions(
     b: &Builder<'_>,
     elf: &Elf,
     table: u32,
     mine: &[(u32, u64, u64, u64)],
-    l: u64,
-    a: u64,
+    at: Span,
     base: u64,
 ) -> Arc<[(u64, u64, u64)]> {
     mine.iter()
         .take(MAX_PLACED)
         .filter(|&&(_, rel, size, i)| {
-            size.min(l.saturating_sub(rel)) > 0
+            size.min(at.len.saturating_sub(rel)) > 0
                 && sym_entry(elf, table, i)
                     .and_then(|o| read_sym(b, elf, o))
                     .is_some_and(|s| s.typ() == STT_FUNC)
         })
         .map(|&(_, rel, size, _)| {
             (
-                a + rel,
-                size.min(l.saturating_sub(rel)),
+                at.offset + rel,
+                size.min(at.len.saturating_sub(rel)),
                 base.wrapping_add(rel),
             )
         })
         .collect()
 }
 
-/// Adds the symbols that lie in section `s` (its contents at `[a, a+l)`)
-/// under `id`.
-pub(super) fn symbols_in(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, s: &Sec, a: u64, l: u64) {
+/// Adds the symbols that lie in section `s` (its contents at `at`) under
+/// `id`.
+pub(super) fn symbols_in(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, s: &Sec, at: Span) {
     if s.flags & constants::SHF_ALLOC == 0 {
         return;
     }
@@ -110,11 +109,11 @@ pub(super) fn symbols_in(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, s: &Se
             t: t.clone(),
             elf: elf.clone(),
             sec: s.index,
-            funcs: functions(b, elf, *table, mine, l, a, base),
+            funcs: functions(b, elf, *table, mine, at, base),
         });
     let Some(mine) = Some(mine).filter(|m| !m.is_empty()) else {
         if let Some(t) = &code {
-            super::code::instructions(b, id, t, a, l, base);
+            super::code::instructions(b, id, t, at, base);
         }
         return;
     };
@@ -123,8 +122,8 @@ pub(super) fn symbols_in(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, s: &Se
     b.gaps(id, Gap::Contents);
     if mine.len() > MAX_PLACED {
         b.info(
-            a,
-            l.min(1),
+            at.offset,
+            at.len.min(1),
             format!(
                 "section [{}] {}: {} symbols; the first {MAX_PLACED} are shown in its contents",
                 s.index,
@@ -141,7 +140,7 @@ pub(super) fn symbols_in(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, s: &Se
             continue;
         };
         let name = sym_name(b, elf, *table, i).unwrap_or_else(|| format!("symbol [{i}]"));
-        let size = size.min(l.saturating_sub(rel));
+        let size = size.min(at.len.saturating_sub(rel));
         let text = format!(
             "{} {}, symbol [{i}]",
             constants::sym_type(sym.typ()),
@@ -154,10 +153,11 @@ pub(super) fn symbols_in(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, s: &Se
             Some(_) => Value::symbol(&name, text.into()),
             None => Value::text(text),
         };
-        let node = b.leaf(id, &name, a + rel, size, value);
+        let node = b.leaf(id, &name, at.offset + rel, size, value);
         b.link(node, b.span(o, elf.sym_size()));
         if let Some(t) = func {
-            super::code::instructions(b, node, t, a + rel, size, base.wrapping_add(rel));
+            let bytes = at.at(at.offset + rel, size);
+            super::code::instructions(b, node, t, bytes, base.wrapping_add(rel));
         }
     }
 }

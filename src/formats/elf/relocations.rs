@@ -13,26 +13,24 @@ use super::{
 use crate::model::record::Record;
 use crate::model::{named, num, Builder, Fields, NodeId, Seq, Span, Step, Value, GROUP};
 
-#[allow(clippy::too_many_arguments)]
 pub(super) fn relocs(
     b: &mut Builder<'_>,
     g: NodeId,
     elf: &Arc<Elf>,
     s: &Sec,
-    a: u64,
-    l: u64,
+    at: Span,
     rela: bool,
     tname: &str,
 ) -> NodeId {
     let es = rel_size(elf, rela);
-    entsize_check(b, elf, s, es, l);
-    let count = l / es;
+    entsize_check(b, elf, s, es, at.len);
+    let count = at.len / es;
     let el = elf.clone();
     let ri = s.index;
     let id = b.array(
         g,
         &label(s),
-        a,
+        at.offset,
         count,
         es,
         Arc::new(move |b, p, i, o| reloc(b, p, &el, ri, rela, i, o)),
@@ -287,14 +285,11 @@ fn link_target(b: &mut Builder<'_>, nodes: &[NodeId], elf: &Elf, rs: &Sec, r: (u
         // offset is one of those, in the space they were made into; where
         // they were not made, no link rather than one into the compressed
         // bytes.
-        let packed = t
-            .zip(data)
-            .and_then(|(t, (ta, tl))| super::compressed::compressed_data(b, elf, t, ta, tl));
-        if let Some((offset, size, method)) = packed {
-            let origin = crate::model::space::Origin {
-                from: b.span(offset, size),
-                method,
-            };
+        let packed = t.zip(data).and_then(|(t, (ta, tl))| {
+            super::compressed::compressed_data(b, elf, t, b.span(ta, tl))
+        });
+        if let Some((from, method)) = packed {
+            let origin = crate::model::space::Origin { from, method };
             if let Some((space, bytes)) = b.derived(origin) {
                 let len = bytes.len() as u64;
                 if r_offset < len {
@@ -440,13 +435,12 @@ pub(super) fn relr(
     g: NodeId,
     elf: &Arc<Elf>,
     s: &Sec,
-    a: u64,
-    l: u64,
+    at: Span,
     tname: &str,
 ) -> NodeId {
     let w = elf.word();
-    entsize_check(b, elf, s, w, l);
-    let count = l / w;
+    entsize_check(b, elf, s, w, at.len);
+    let count = at.len / w;
     // Where each bitmap's first bit points: the word after its address,
     // moved on by the words the bitmaps before it cover.
     let mut bases = Vec::with_capacity(usize::try_from(count).unwrap_or(0));
@@ -454,7 +448,7 @@ pub(super) fn relr(
     let mut total = 0u64;
     let bits = 8 * w - 1;
     for k in 0..count {
-        let Some(x) = elf.read_word(b, a + k * w) else {
+        let Some(x) = elf.read_word(b, at.offset + k * w) else {
             break;
         };
         bases.push(base);
@@ -471,7 +465,7 @@ pub(super) fn relr(
     let id = b.array(
         g,
         &label(s),
-        a,
+        at.offset,
         count,
         w,
         Arc::new(move |b, p, i, o| relr_entry(b, p, &el, &bases, i, o)),
@@ -525,18 +519,17 @@ pub(super) fn crel(
     g: NodeId,
     elf: &Arc<Elf>,
     s: &Sec,
-    a: u64,
-    l: u64,
+    at: Span,
     tname: &str,
 ) -> NodeId {
-    let id = b.group(g, label(s), a, l);
-    let Some(d) = b.read_bytes(a, l) else {
+    let id = b.group(g, label(s), at.offset, at.len);
+    let Some(d) = b.read_bytes(at.offset, at.len) else {
         return id;
     };
     let Some(h) = super::crel::header(d) else {
         b.error(
-            a,
-            l,
+            at.offset,
+            at.len,
             format!(
                 "section [{}] {}: CREL header does not read",
                 s.index, s.name
@@ -559,13 +552,13 @@ pub(super) fn crel(
     let mut n = 0u64;
     while n < h.count {
         if n.is_multiple_of(GROUP) {
-            marks.push(a + st.pos);
+            marks.push(at.offset + st.pos);
             states.push(st);
         }
         if let Err(m) = super::crel::next(d, &h, &mut st, elf.is64) {
             b.error(
-                a + st.pos,
-                l - st.pos.min(l),
+                at.offset + st.pos,
+                at.len - st.pos.min(at.len),
                 format!(
                     "section [{}] {}: CREL entry {n}: {m} does not read",
                     s.index, s.name
@@ -598,12 +591,12 @@ pub(super) fn crel(
         crel_entry(b, p, &el, rs, sa, (i, &e), h.addends, vendor.as_deref());
         Some(sa + st.pos)
     });
-    let stop = a + st.pos;
+    let stop = at.offset + st.pos;
     // The header, then the entries, when the table is opened.
     b.lazy(
         id,
         Arc::new(move |b: &mut Builder<'_>, id| {
-            crel_header(b, id, a, &h);
+            crel_header(b, id, at.offset, &h);
             b.seq_now(id, Seq::from_marks(marks.clone(), n, stop, step.clone()));
         }),
     );

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use super::constants;
 use super::records::either;
 use crate::disasm::Target;
-use crate::model::{text, Builder, Endian, Fact, NodeId};
+use crate::model::{text, Builder, Endian, Fact, NodeId, Span};
 
 // ---- the file as read ----
 
@@ -93,9 +93,8 @@ pub(crate) struct Seg {
 /// A string found in a string table.
 pub struct Str {
     pub text: String,
-    /// Absolute offset and length (the NUL included).
-    pub off: u64,
-    pub len: u64,
+    /// Where it is (the NUL included).
+    pub at: Span,
 }
 
 impl Elf {
@@ -129,6 +128,12 @@ impl Elf {
         }
         let end = s.offset.checked_add(s.size)?;
         (end <= self.len).then(|| (self.abs(s.offset), s.size))
+    }
+
+    /// The range of a section's bytes ([`Elf::data`]) in the space `b`
+    /// builds.
+    pub fn span(&self, b: &Builder<'_>, s: &Sec) -> Option<Span> {
+        self.data(s).map(|(a, l)| b.span(a, l))
     }
 
     /// The absolute file offset of virtual address `addr`, if a section or
@@ -179,30 +184,28 @@ impl Elf {
 
     /// The string at index `idx` of string table section `sec`.
     pub fn string(&self, b: &Builder<'_>, sec: u32, idx: u64) -> Result<Str, String> {
-        let (bytes, off, len) = self.string_bytes(b, sec, idx)?;
+        let (bytes, at) = self.string_bytes(b, sec, idx)?;
         Ok(Str {
             text: text::from_bytes(bytes),
-            off,
-            len,
+            at,
         })
     }
 
     /// The bytes of the string at index `idx` of string table section
-    /// `sec` (without its NUL), with its absolute offset and length (the
-    /// NUL included).
+    /// `sec` (without its NUL), with where it is (the NUL included).
     pub fn string_bytes<'a>(
         &self,
         b: &Builder<'a>,
         sec: u32,
         idx: u64,
-    ) -> Result<(&'a [u8], u64, u64), String> {
+    ) -> Result<(&'a [u8], Span), String> {
         let s = self
             .sec(sec.into())
             .ok_or_else(|| format!("string table {sec} does not exist"))?;
-        let (off, size) = self
-            .data(s)
+        let table = self
+            .span(b, s)
             .ok_or_else(|| format!("string table [{sec}] has no bytes in the file"))?;
-        string_bytes_in(b, off, size, idx).map_err(|e| e.message(&format!("[{sec}] {}", s.name)))
+        string_bytes_in(b, table, idx).map_err(|e| e.message(&format!("[{sec}] {}", s.name)))
     }
 
     /// The section index of symbol `i` of table `symtab` whose st_shndx
@@ -244,20 +247,13 @@ impl Elf {
     }
 }
 
-/// The string at index `idx` of the string table at `[off, off+size)`,
-/// called `what` in messages.
-pub fn string_in(
-    b: &Builder<'_>,
-    off: u64,
-    size: u64,
-    idx: u64,
-    what: &str,
-) -> Result<Str, String> {
-    match string_bytes_in(b, off, size, idx) {
-        Ok((bytes, start, len)) => Ok(Str {
+/// The string at index `idx` of the string table at `table`, called
+/// `what` in messages.
+pub fn string_in(b: &Builder<'_>, table: Span, idx: u64, what: &str) -> Result<Str, String> {
+    match string_bytes_in(b, table, idx) {
+        Ok((bytes, at)) => Ok(Str {
             text: text::from_bytes(bytes),
-            off: start,
-            len,
+            at,
         }),
         Err(e) => Err(e.message(what)),
     }
@@ -282,20 +278,18 @@ impl StrErr {
     }
 }
 
-/// The bytes of the string at index `idx` of the table at `[off, off+size)`
-/// (without its NUL), its absolute offset and its length with the NUL.
-fn string_bytes_in<'a>(
-    b: &Builder<'a>,
-    off: u64,
-    size: u64,
-    idx: u64,
-) -> Result<(&'a [u8], u64, u64), StrErr> {
-    if idx >= size {
-        return Err(StrErr::Past { idx, size });
+/// The bytes of the string at index `idx` of the table at `table`
+/// (without its NUL), and where it is with the NUL.
+fn string_bytes_in<'a>(b: &Builder<'a>, table: Span, idx: u64) -> Result<(&'a [u8], Span), StrErr> {
+    if idx >= table.len {
+        return Err(StrErr::Past {
+            idx,
+            size: table.len,
+        });
     }
-    let start = off + idx;
-    match b.read_cstr(start, off + size) {
-        Some((bytes, true)) => Ok((bytes, start, bytes.len() as u64 + 1)),
+    let start = table.offset + idx;
+    match b.read_cstr(start, table.end()) {
+        Some((bytes, true)) => Ok((bytes, table.at(start, bytes.len() as u64 + 1))),
         _ => Err(StrErr::Open { idx }),
     }
 }

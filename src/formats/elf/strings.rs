@@ -6,16 +6,26 @@ use std::sync::Arc;
 
 use compact_str::CompactString;
 
-use crate::model::{group_size, read, Builder, Endian, NodeId, Value, GROUP};
+use crate::model::{group_size, read, Builder, Endian, NodeId, Span, Value, GROUP};
 
-/// Shows a string table's strings, built when opened, in groups when many.
+/// Shows the strings of the string table at `[a, a+l)`, built when
+/// opened, in groups when many (as [`table`] does, for the archive
+/// reader's name tables).
 pub(crate) fn strings(b: &mut Builder<'_>, id: NodeId, a: u64, l: u64) {
-    if l == 0 {
+    table(b, id, b.span(a, l));
+}
+
+/// Shows the strings of the string table at `at`, built when opened, in
+/// groups when many.
+pub(super) fn table(b: &mut Builder<'_>, id: NodeId, at: Span) {
+    if at.is_empty() {
         return;
     }
     b.lazy(
         id,
-        Arc::new(move |b: &mut Builder<'_>, id| string_range(b, id, a, a, a + l)),
+        Arc::new(move |b: &mut Builder<'_>, id| {
+            string_range(b, id, at.offset, at.offset, at.end())
+        }),
     );
 }
 
@@ -96,13 +106,15 @@ fn groups<F>(
 /// (SHF_MERGE and SHF_STRINGS with an entry size of 2 or 4: `u"…"` as
 /// UTF-16, `U"…"` and `L"…"` as UTF-32, in the ELF's byte order): one
 /// string a zero character, each decoded, built when opened.
-pub(crate) fn wide_strings(b: &mut Builder<'_>, id: NodeId, a: u64, l: u64, unit: u64, e: Endian) {
-    if l == 0 || !matches!(unit, 2 | 4) {
+pub(crate) fn wide_strings(b: &mut Builder<'_>, id: NodeId, at: Span, unit: u64, e: Endian) {
+    if at.is_empty() || !matches!(unit, 2 | 4) {
         return;
     }
     b.lazy(
         id,
-        Arc::new(move |b: &mut Builder<'_>, id| wide_range(b, id, a, a, a + l, unit, e)),
+        Arc::new(move |b: &mut Builder<'_>, id| {
+            wide_range(b, id, at.offset, at.offset, at.end(), unit, e)
+        }),
     );
 }
 

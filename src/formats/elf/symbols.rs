@@ -11,7 +11,7 @@ use super::{
     shared::{entsize_check, label},
     Elf, Sec,
 };
-use crate::model::{text, Builder, Fields, NodeId, Raw, Value};
+use crate::model::{text, Builder, Fields, NodeId, Raw, Span, Value};
 
 /// A symbol table entry, as read.
 pub(crate) struct Sym {
@@ -127,19 +127,18 @@ pub(super) fn symtab(
     g: NodeId,
     elf: &Arc<Elf>,
     s: &Sec,
-    a: u64,
-    l: u64,
+    at: Span,
     tname: &str,
 ) -> NodeId {
     let es = elf.sym_size();
-    entsize_check(b, elf, s, es, l);
-    let count = l / es;
+    entsize_check(b, elf, s, es, at.len);
+    let count = at.len / es;
     let el = elf.clone();
     let si = s.index;
     let id = b.array(
         g,
         &label(s),
-        a,
+        at.offset,
         count,
         es,
         Arc::new(move |b, p, i, o| symbol(b, p, &el, si, i, o)),
@@ -175,7 +174,7 @@ fn symbol(b: &mut Builder<'_>, p: NodeId, elf: &Elf, si: u32, i: u64, o: u64) {
         elf.string_bytes(b, strtab, sym.name.into()).map(Some)
     };
     let shown = match &name {
-        Ok(Some((bytes, _, _))) => text_of(bytes),
+        Ok(Some((bytes, _))) => text_of(bytes),
         _ => std::borrow::Cow::Borrowed(""),
     };
     let id = b.group_owned(p, symbol_label(elf, &sym, i, &name, &shown), o, es);
@@ -223,9 +222,9 @@ fn symbol(b: &mut Builder<'_>, p: NodeId, elf: &Elf, si: u32, i: u64, o: u64) {
     b.set_value(id, Value::symbol(&shown, v));
 }
 
-/// A symbol's name as read: none (`st_name` 0), its bytes with their
-/// offset and length in the string table, or why it cannot be read.
-type NameAt<'a> = Result<Option<(&'a [u8], u64, u64)>, String>;
+/// A symbol's name as read: none (`st_name` 0), its bytes with where they
+/// are in the string table, or why it cannot be read.
+type NameAt<'a> = Result<Option<(&'a [u8], Span)>, String>;
 
 /// A symbol's node label: `[i] name`, a section symbol's section name, or
 /// `[i]` alone.
@@ -266,7 +265,7 @@ fn name_field(
     };
     b.set_value(n, v);
     match name {
-        Ok(Some((_, so, sl))) => b.link(n, b.span(*so, *sl)),
+        Ok(Some((_, to))) => b.link(n, *to),
         Err(m) => b.error(
             at,
             records::sym64::AT.st_name.size,
@@ -353,18 +352,17 @@ pub(super) fn shndx_table(
     g: NodeId,
     elf: &Arc<Elf>,
     s: &Sec,
-    a: u64,
-    l: u64,
+    at: Span,
     tname: &str,
 ) -> NodeId {
-    entsize_check(b, elf, s, 4, l);
-    let count = l / 4;
+    entsize_check(b, elf, s, 4, at.len);
+    let count = at.len / 4;
     let el = elf.clone();
     let table = s.link;
     let id = b.array(
         g,
         &label(s),
-        a,
+        at.offset,
         count,
         4,
         Arc::new(move |b, p, i, o| {

@@ -11,8 +11,8 @@ use compact_str::CompactString;
 
 use super::shared::entsize_check;
 use super::symbols::sym_name;
-use super::{constants, Elf, Sec};
-use crate::model::{Builder, Endian, Fields, NodeId, Value};
+use super::{constants, Elf, Sec, Str};
+use crate::model::{Builder, Endian, Fields, NodeId, Span, Value};
 
 /// More records than this in one chain are not followed.
 const MAX_RECORDS: u64 = 1 << 16;
@@ -46,16 +46,9 @@ enum Rec {
     },
 }
 
-/// The records of the verdef (`need` false) or verneed section at
-/// `[a, a+l)`, following the chains, and the problems met: (offset, size,
-/// message).
-fn walk(
-    b: &Builder<'_>,
-    e: Endian,
-    a: u64,
-    l: u64,
-    need: bool,
-) -> (Vec<Rec>, Vec<(u64, u64, String)>) {
+/// The records of the verdef (`need` false) or verneed section at `at`,
+/// following the chains, and the problems met: (offset, size, message).
+fn walk(b: &Builder<'_>, e: Endian, at: Span, need: bool) -> (Vec<Rec>, Vec<(u64, u64, String)>) {
     let mut recs = Vec::new();
     let mut bad = Vec::new();
     let mut seen = HashSet::new();
@@ -64,16 +57,19 @@ fn walk(
     } else {
         (20, 8, "Verdef", "Verdaux")
     };
-    let fits = |rel: u64, n: u64| rel.checked_add(n).is_some_and(|end| end <= l);
+    let fits = |rel: u64, n: u64| rel.checked_add(n).is_some_and(|end| end <= at.len);
     let mut rel = 0u64;
     let mut k = 0u64;
     while k < MAX_RECORDS {
-        let o = a.saturating_add(rel);
+        let o = at.offset.saturating_add(rel);
         if !fits(rel, size) {
             bad.push((
-                o.min(a + l),
-                l.saturating_sub(rel),
-                format!("{what} [{k}] at 0x{rel:x} runs past its section ({l} bytes)"),
+                o.min(at.end()),
+                at.len.saturating_sub(rel),
+                format!(
+                    "{what} [{k}] at 0x{rel:x} runs past its section ({} bytes)",
+                    at.len
+                ),
             ));
             break;
         }
@@ -92,7 +88,7 @@ fn walk(
         } else {
             (rd16(6), rd32(12), rd32(16))
         };
-        let at = recs.len();
+        let last = recs.len();
         if need {
             recs.push(Rec::Need {
                 off: o,
@@ -110,12 +106,15 @@ fn walk(
         }
         let mut arel = rel.saturating_add(aux.into());
         for j in 0..u64::from(cnt) {
-            let ao = a.saturating_add(arel);
+            let ao = at.offset.saturating_add(arel);
             if !fits(arel, aux_size) {
                 bad.push((
-                    ao.min(a + l),
-                    l.saturating_sub(arel),
-                    format!("{aux_what} [{k}.{j}] at 0x{arel:x} runs past its section ({l} bytes)"),
+                    ao.min(at.end()),
+                    at.len.saturating_sub(arel),
+                    format!(
+                        "{aux_what} [{k}.{j}] at 0x{arel:x} runs past its section ({} bytes)",
+                        at.len
+                    ),
                 ));
                 break;
             }
@@ -125,7 +124,7 @@ fn walk(
                 // they were first read.
                 if !need && j == 0 {
                     let name = b.read_u32(ao, e).unwrap_or(0);
-                    if let Some(Rec::Def { name: n, .. }) = recs.get_mut(at) {
+                    if let Some(Rec::Def { name: n, .. }) = recs.get_mut(last) {
                         *n = Some(name);
                     }
                 }
@@ -146,7 +145,7 @@ fn walk(
             } else {
                 let name = ard32(0);
                 if j == 0 {
-                    if let Some(Rec::Def { name: n, .. }) = recs.get_mut(at) {
+                    if let Some(Rec::Def { name: n, .. }) = recs.get_mut(last) {
                         *n = Some(name);
                     }
                 }
@@ -197,14 +196,8 @@ fn walk(
 }
 
 /// The name at index `idx` of string table `strtab`, or a note of why not.
-fn name_of(
-    b: &Builder<'_>,
-    elf: &Elf,
-    strtab: u32,
-    idx: u32,
-) -> Result<(String, u64, u64), String> {
+fn name_of(b: &Builder<'_>, elf: &Elf, strtab: u32, idx: u32) -> Result<Str, String> {
     elf.string(b, strtab, idx.into())
-        .map(|s| (s.text, s.off, s.len))
 }
 
 /// A field naming a string of `strtab`: its index, the string, a link to it.
@@ -213,16 +206,15 @@ fn name_field(f: &mut Fields<'_, '_>, elf: &Elf, strtab: u32, name: &str) -> Opt
     let idx = f.peek(at, 4)? as u32;
     let got = name_of(f.builder(), elf, strtab, idx);
     match got {
-        Ok((s, so, sl)) => {
+        Ok(st) => {
             f.field(name, 4, |v| Value::StrAt {
                 v,
-                s: CompactString::from(s.as_str()),
+                s: CompactString::from(st.text.as_str()),
             });
             if let Some(n) = f.last() {
-                let to = f.place(so, sl);
-                f.builder().link(n, to);
+                f.builder().link(n, st.at);
             }
-            Some(s)
+            Some(st.text)
         }
         Err(m) => {
             f.field(name, 4, |v| {
@@ -251,11 +243,11 @@ fn ver_flags(v: u64) -> String {
 
 /// An SHT_GNU_verdef or SHT_GNU_verneed section: its records in file
 /// order, each with its fields.
-pub(super) fn defs_or_needs(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, a: u64, l: u64) {
+pub(super) fn defs_or_needs(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, at: Span) {
     let need = s.typ == constants::SHT_GNU_VERNEED;
     let e = elf.e;
     let strtab = s.link;
-    let (recs, bad) = walk(b, e, a, l, need);
+    let (recs, bad) = walk(b, e, at, need);
     for (o, n, m) in bad {
         b.error(o, n, format!("section [{}] {}: {m}", s.index, s.name));
     }
@@ -266,7 +258,7 @@ pub(super) fn defs_or_needs(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec,
                 entries += 1;
                 let shown = name
                     .and_then(|n| name_of(b, elf, strtab, n).ok())
-                    .map(|x| x.0)
+                    .map(|x| x.text)
                     .unwrap_or_default();
                 let g = b.group(id, format!("verdef [{k}] {shown}"), off, 20);
                 let mut f = Fields::new(b, g, off, e);
@@ -306,7 +298,7 @@ pub(super) fn defs_or_needs(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec,
             Rec::Need { off, k, file, cnt } => {
                 entries += 1;
                 let shown = name_of(b, elf, strtab, file)
-                    .map(|x| x.0)
+                    .map(|x| x.text)
                     .unwrap_or_default();
                 let g = b.group(id, format!("verneed [{k}] {shown}"), off, 16);
                 let mut f = Fields::new(b, g, off, e);
@@ -358,10 +350,10 @@ fn version_names(b: &Builder<'_>, elf: &Elf) -> HashMap<u16, String> {
             constants::SHT_GNU_VERNEED => true,
             _ => continue,
         };
-        let Some((a, l)) = elf.data(s) else {
+        let Some(at) = elf.span(b, s) else {
             continue;
         };
-        let (recs, _) = walk(b, elf.e, a, l, need);
+        let (recs, _) = walk(b, elf.e, at, need);
         for r in recs {
             let (ndx, name) = match r {
                 Rec::Def {
@@ -370,8 +362,8 @@ fn version_names(b: &Builder<'_>, elf: &Elf) -> HashMap<u16, String> {
                 Rec::NeedAux { other, name, .. } => (other, name),
                 _ => continue,
             };
-            if let Ok((n, _, _)) = name_of(b, elf, s.link, name) {
-                m.entry(ndx).or_insert(n);
+            if let Ok(st) = name_of(b, elf, s.link, name) {
+                m.entry(ndx).or_insert(st.text);
             }
         }
     }
@@ -386,19 +378,18 @@ pub(super) fn versym(
     g: NodeId,
     elf: &Arc<Elf>,
     s: &Sec,
-    a: u64,
-    l: u64,
+    at: Span,
     tname: &str,
 ) -> NodeId {
-    entsize_check(b, elf, s, 2, l);
-    let count = l / 2;
+    entsize_check(b, elf, s, 2, at.len);
+    let count = at.len / 2;
     let names = Arc::new(version_names(b, elf));
     let el = elf.clone();
     let table = s.link;
     let id = b.array(
         g,
         &super::shared::label(s),
-        a,
+        at.offset,
         count,
         2,
         Arc::new(move |b, p, i, o| {

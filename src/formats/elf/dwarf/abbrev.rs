@@ -10,7 +10,7 @@ use std::sync::Arc;
 use gimli::{EndianSlice, LittleEndian};
 
 use super::names::{attr_name, form_name, tag_name};
-use crate::model::{Builder, NodeId, Radix, Seq, Step, Value};
+use crate::model::{Builder, NodeId, Radix, Seq, Span, Step, Value};
 
 /// Tables and declarations listed at most.
 const MAX_ITEMS: u64 = 1 << 22;
@@ -144,19 +144,20 @@ pub(super) fn table_end(d: &[u8], at: usize) -> (usize, u64) {
     (end, n)
 }
 
-/// Makes `id`, the section `.debug_abbrev` at `[a, a+l)`, list its tables
-/// when opened.
-pub(super) fn tables(b: &mut Builder<'_>, id: NodeId, a: u64, l: u64) -> bool {
-    if l == 0 {
+/// Makes `id`, the section `.debug_abbrev` at `sec`, list its tables when
+/// opened.
+pub(super) fn tables(b: &mut Builder<'_>, id: NodeId, sec: Span) -> bool {
+    if sec.is_empty() {
         return false;
     }
+    let base = sec.offset;
     b.lazy(
         id,
         Arc::new(move |b: &mut Builder<'_>, id| {
-            let d = b.slice(a, l);
+            let d = b.slice(sec.offset, sec.len);
             let step: Step = Arc::new(move |b: &mut Builder<'_>, p, i, off| {
-                let d = b.slice(a, l);
-                let at = usize::try_from(off.checked_sub(a)?).ok()?;
+                let d = b.slice(sec.offset, sec.len);
+                let at = usize::try_from(off.checked_sub(base)?).ok()?;
                 let (end, n) = table_end(d, at);
                 if end <= at {
                     return None;
@@ -178,17 +179,17 @@ pub(super) fn tables(b: &mut Builder<'_>, id: NodeId, a: u64, l: u64) -> bool {
                 );
                 b.lazy(
                     t,
-                    Arc::new(move |b: &mut Builder<'_>, t| table(b, t, a, l, at)),
+                    Arc::new(move |b: &mut Builder<'_>, t| table(b, t, sec, at)),
                 );
-                Some(a + end as u64)
+                Some(base + end as u64)
             });
             let seq = Seq::scan(
-                a,
-                a + l,
+                base,
+                sec.end(),
                 MAX_ITEMS,
                 |off| {
-                    let at = usize::try_from(off - a).ok()?;
-                    Some(a + table_end(d, at).0 as u64)
+                    let at = usize::try_from(off - base).ok()?;
+                    Some(base + table_end(d, at).0 as u64)
                 },
                 step,
             );
@@ -198,18 +199,19 @@ pub(super) fn tables(b: &mut Builder<'_>, id: NodeId, a: u64, l: u64) -> bool {
     true
 }
 
-/// The declarations of the table at `at` (from the section's start `a`,
-/// `l` long), and the null code that ends it.
-fn table(b: &mut Builder<'_>, t: NodeId, a: u64, l: u64, at: usize) {
-    let d = b.slice(a, l);
+/// The declarations of the table at `at` (from the start of the section
+/// at `sec`), and the null code that ends it.
+fn table(b: &mut Builder<'_>, t: NodeId, sec: Span, at: usize) {
+    let base = sec.offset;
+    let d = b.slice(base, sec.len);
     for item in items(d, at) {
         match item {
-            Item::Decl(at, x) => declaration(b, t, a, at, &x),
+            Item::Decl(at, x) => declaration(b, t, base, at, &x),
             Item::Null(at) => {
-                b.leaf(t, "null", a + at as u64, 1, Value::text("end of table"));
+                b.leaf(t, "null", base + at as u64, 1, Value::text("end of table"));
             }
             Item::Bad(e) => b.error(
-                a + e as u64,
+                base + e as u64,
                 (d.len() - e).max(1) as u64,
                 "DWARF abbreviation declaration does not read: the table ends here",
             ),

@@ -156,28 +156,26 @@ fn loongarch_pair(typ: u64) -> Option<(Pair, u32)> {
 }
 
 /// Where one debug section is, when the units that read it are read:
-/// where links to it go (`space`, `at`, `len`), and its bytes when they
-/// are not in the byte space being read (`own`: a compressed section's
-/// inflated bytes, or a copy of the file's).
+/// where links to it go (`at`), and its bytes when they are not in the
+/// byte space being read (`own`: a compressed section's inflated bytes,
+/// or a copy of the file's).
 struct Place {
     id: SectionId,
-    space: SpaceId,
-    at: u64,
-    len: u64,
+    at: Span,
     own: Option<crate::model::space::SpaceBytes>,
 }
 
 /// How a debug section's bytes are found.
 #[derive(Clone)]
 enum Src {
-    /// At offset and length in the ELF's byte space, read from there.
-    At(u64, u64),
+    /// At these bytes of the ELF's byte space, read from there.
+    At(Span),
     /// Copied from the ELF's byte space at this offset, for units read in
     /// another space.
     Copy(crate::model::space::SpaceBytes, u64),
-    /// Inflated from `[offset, offset+size)` of the ELF's space by this
-    /// method: the space [`Builder::derive`] made of them.
-    Inflated(u64, u64, &'static str),
+    /// Inflated from these bytes of the ELF's space by this method: the
+    /// space [`Builder::derive`] made of them.
+    Inflated(Span, &'static str),
 }
 
 /// What reading the debug sections of an ELF needs, gathered while its
@@ -217,15 +215,15 @@ pub(super) fn sources(b: &Builder<'_>, elf: &Elf, copy: bool) -> Sources {
         if list.iter().any(|x| x.0 == *id) {
             continue;
         }
-        let Some((x, n)) = elf.data(s) else {
+        let Some(at) = elf.span(b, s) else {
             continue;
         };
-        let src = if let Some(from) = compressed_data(b, elf, s, x, n) {
-            Src::Inflated(from.0, from.1, from.2)
+        let src = if let Some((from, method)) = compressed_data(b, elf, s, at) {
+            Src::Inflated(from, method)
         } else if copy && b.space() != FILE {
-            Src::Copy(Arc::new(b.slice(x, n).to_vec()), x)
+            Src::Copy(Arc::new(b.slice(at.offset, at.len).to_vec()), at.offset)
         } else {
-            Src::At(x, n)
+            Src::At(at)
         };
         list.push((*id, src));
         if matches!(
@@ -274,42 +272,39 @@ pub(super) struct Debug {
 impl Debug {
     /// [`Debug::new`] for the ELF's `.debug_info`, wherever it is.
     pub(super) fn for_elf(b: &Builder<'_>, elf: &Elf) -> Debug {
-        let (a, l) = elf
+        let info = elf
             .secs
             .iter()
             .find(|s| s.name == SectionId::DebugInfo.name())
-            .and_then(|s| elf.data(s))
-            .unwrap_or((0, 0));
-        Debug::new(b, elf, a, l)
+            .and_then(|s| elf.span(b, s))
+            .unwrap_or_default();
+        Debug::new(b, elf, info)
     }
 
-    pub(super) fn new(b: &Builder<'_>, elf: &Elf, a: u64, l: u64) -> Debug {
-        Debug::open(b, &sources(b, elf, false), Some((a, l)))
+    /// What the units of the `.debug_info` at `info` read.
+    pub(super) fn new(b: &Builder<'_>, elf: &Elf, info: Span) -> Debug {
+        Debug::open(b, &sources(b, elf, false), Some(info))
     }
 
     /// The sections `src` lists, read by units whose `.debug_info` is at
     /// `info` of the space `b` builds.
-    pub(super) fn open(b: &Builder<'_>, src: &Sources, info: Option<(u64, u64)>) -> Debug {
+    pub(super) fn open(b: &Builder<'_>, src: &Sources, info: Option<Span>) -> Debug {
         let mut sections = Vec::new();
         for (id, s) in &src.list {
             let place = match s {
-                Src::At(x, n) => Place {
+                Src::At(at) => Place {
                     id: *id,
-                    space: src.space,
-                    at: *x,
-                    len: *n,
+                    at: *at,
                     own: None,
                 },
                 Src::Copy(v, x) => Place {
                     id: *id,
-                    space: src.space,
-                    at: *x,
-                    len: v.len() as u64,
+                    at: Span::new(src.space, *x, v.len() as u64),
                     own: Some(v.clone()),
                 },
-                Src::Inflated(offset, size, method) => {
+                Src::Inflated(from, method) => {
                     let origin = crate::model::space::Origin {
-                        from: Span::new(src.space, *offset, *size),
+                        from: *from,
                         method,
                     };
                     let Some((space, v)) = b.derived(origin) else {
@@ -317,9 +312,7 @@ impl Debug {
                     };
                     Place {
                         id: *id,
-                        space,
-                        at: 0,
-                        len: v.len() as u64,
+                        at: Span::new(space, 0, v.len() as u64),
                         own: Some(v),
                     }
                 }
@@ -329,13 +322,13 @@ impl Debug {
         let far = sections
             .iter()
             .find(|p| p.id == SectionId::DebugInfo)
-            .map(|p| (p.at, p.len));
+            .map(|p| (p.at.offset, p.at.len));
         Debug {
             endian: gimli_endian(src.e),
             e: src.e,
             machine: src.machine,
             here: b.space(),
-            info: info.or(far).unwrap_or((0, 0)),
+            info: info.map(|s| (s.offset, s.len)).or(far).unwrap_or((0, 0)),
             info_here: info.is_some(),
             dwo: src.dwo,
             sections,
@@ -344,15 +337,12 @@ impl Debug {
         }
     }
 
-    /// Where section `id` is: its space, offset and length.
-    pub(super) fn place(&self, id: SectionId) -> Option<(SpaceId, u64, u64)> {
+    /// Where section `id` is.
+    pub(super) fn place(&self, id: SectionId) -> Option<Span> {
         if id == SectionId::DebugInfo && self.info_here {
-            return Some((self.here, self.info.0, self.info.1));
+            return Some(Span::new(self.here, self.info.0, self.info.1));
         }
-        self.sections
-            .iter()
-            .find(|s| s.id == id)
-            .map(|s| (s.space, s.at, s.len))
+        self.sections.iter().find(|s| s.id == id).map(|s| s.at)
     }
 
     /// The bytes of section `id` (`b` builds the space the units are read
@@ -364,13 +354,13 @@ impl Debug {
         match self.sections.iter().find(|s| s.id == id) {
             Some(Place { own: Some(v), .. }) => v,
             // A section of the file read from an inflated space.
-            Some(p) if p.space != self.here && p.space == FILE => {
+            Some(p) if p.at.space != self.here && p.at.space == FILE => {
                 let f = b.file_data();
-                let end = p.at.saturating_add(p.len).min(f.len() as u64);
-                f.get(p.at.min(end) as usize..end as usize)
+                let end = p.at.end().min(f.len() as u64);
+                f.get(p.at.offset.min(end) as usize..end as usize)
                     .unwrap_or_default()
             }
-            Some(p) => b.slice(p.at, p.len),
+            Some(p) => b.slice(p.at.offset, p.at.len),
             None => &[],
         }
     }
@@ -380,8 +370,8 @@ impl Debug {
     /// compressed).
     pub(super) fn section(&self, id: SectionId) -> Option<(u64, u64)> {
         self.place(id)
-            .filter(|p| p.0 == self.here)
-            .map(|p| (p.1, p.2))
+            .filter(|p| p.space == self.here)
+            .map(|p| (p.offset, p.len))
     }
 
     /// The abbreviation table at `offset`, read by `read` the first time

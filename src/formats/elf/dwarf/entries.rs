@@ -144,22 +144,15 @@ fn table(
     })
 }
 
-/// Adds the node `entries` at `[at, at+len)` under the unit's `node`,
+/// Adds the node `entries` at `at` under the unit's `node`,
 /// whose entries are read when it is opened. `unit` is the unit's offset
 /// in `.debug_info`.
-pub(super) fn list(
-    b: &mut Builder<'_>,
-    node: NodeId,
-    debug: &Arc<Debug>,
-    unit: u64,
-    at: u64,
-    len: u64,
-) {
+pub(super) fn list(b: &mut Builder<'_>, node: NodeId, debug: &Arc<Debug>, unit: u64, at: Span) {
     let id = b.leaf(
         node,
         "entries",
-        at,
-        len,
+        at.offset,
+        at.len,
         Value::text("debugging information entries"),
     );
     b.gaps(id, Gap::Padding);
@@ -334,20 +327,20 @@ fn declarations(
     table: u64,
 ) -> (crate::model::SpaceId, Vec<(u64, u64, u64)>) {
     let mut out = Vec::new();
-    let Some((space, x, _)) = debug.place(SectionId::DebugAbbrev) else {
+    let Some(abbrev) = debug.place(SectionId::DebugAbbrev) else {
         return (b.space(), out);
     };
     let d = debug.bytes(b, SectionId::DebugAbbrev);
     let Ok(at) = usize::try_from(table) else {
-        return (space, out);
+        return (abbrev.space, out);
     };
     for item in super::abbrev::items(d, at) {
         if let super::abbrev::Item::Decl(at, decl) = item {
-            out.push((decl.code, x + at as u64, (decl.end - at) as u64));
+            out.push((decl.code, abbrev.offset + at as u64, (decl.end - at) as u64));
         }
     }
     out.sort_by_key(|x| x.0);
-    (space, out)
+    (abbrev.space, out)
 }
 
 /// Adds, under `parent`, the entry at index `first` and its siblings
@@ -682,20 +675,20 @@ fn list_link(
         A::DebugLineRef(o) => (SectionId::DebugLine, o.0),
         _ => return None,
     };
-    let (space, at, n) = shape.debug.place(id)?;
+    let sec = shape.debug.place(id)?;
     let off = off as u64;
-    if off >= n {
+    if off >= sec.len {
         return None;
     }
     let size = match id {
         SectionId::DebugLine => {
             let d = gimli::Section::reader(&dwarf.debug_line).to_slice().ok()?;
-            let end = super::line::end_in(&d, off, shape.debug.e, n)?;
+            let end = super::line::end_in(&d, off, shape.debug.e, sec.len)?;
             end.checked_sub(off)?
         }
         _ => 1,
     };
-    Some(Span::new(space, at + off, size))
+    Some(sec.at(sec.offset + off, size))
 }
 
 /// A string attribute that refers to `section` at `off`: its offset and
@@ -725,8 +718,8 @@ fn strp(
     let link = shape
         .debug
         .place(section)
-        .filter(|&(_, _, n)| (off as u64) < n)
-        .map(|(space, x, _)| Span::new(space, x + off as u64, bytes.len() as u64 + 1));
+        .filter(|at| (off as u64) < at.len)
+        .map(|at| at.at(at.offset + off as u64, bytes.len() as u64 + 1));
     (Value::str_at(off as u64, &bytes), link)
 }
 

@@ -18,7 +18,7 @@ use gimli::SectionId;
 
 use super::super::Elf;
 use super::debug::{initial_length, Debug};
-use crate::model::{Builder, ElemFn, Fields, NodeId, Seq, Step, Value};
+use crate::model::{Builder, ElemFn, Fields, NodeId, Seq, Span, Step, Value};
 
 /// Contributions listed at most.
 const MAX_CONTRIBUTIONS: u64 = 1 << 20;
@@ -32,20 +32,19 @@ enum Kind {
     Addr,
 }
 
-/// Makes `id`, `.debug_str_offsets` at `[a, a+l)`, list its contributions
-/// when opened.
-pub(super) fn str_offsets(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, a: u64, l: u64) -> bool {
-    table(b, id, elf, a, l, Kind::StrOffsets)
-}
-
-/// Makes `id`, `.debug_addr` at `[a, a+l)`, list its contributions when
+/// Makes `id`, `.debug_str_offsets` at `at`, list its contributions when
 /// opened.
-pub(super) fn addr(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, a: u64, l: u64) -> bool {
-    table(b, id, elf, a, l, Kind::Addr)
+pub(super) fn str_offsets(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, at: Span) -> bool {
+    table(b, id, elf, at, Kind::StrOffsets)
 }
 
-fn table(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, a: u64, l: u64, kind: Kind) -> bool {
-    if l < 8 {
+/// Makes `id`, `.debug_addr` at `at`, list its contributions when opened.
+pub(super) fn addr(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, at: Span) -> bool {
+    table(b, id, elf, at, Kind::Addr)
+}
+
+fn table(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, at: Span, kind: Kind) -> bool {
+    if at.len < 8 {
         return false;
     }
     let elf = elf.clone();
@@ -54,20 +53,22 @@ fn table(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, a: u64, l: u64, kind: 
         Arc::new(move |b: &mut Builder<'_>, id| {
             let debug = Arc::new(Debug::for_elf(b, &elf));
             let e = elf.e;
-            if kind == Kind::Addr && !headed(b, a, l, e) && pre_standard(b, &elf) {
+            if kind == Kind::Addr && !headed(b, at, e) && pre_standard(b, &elf) {
                 let stride = elf.word();
-                entries(b, id, &debug, kind, a, (l / stride) * stride, stride, e);
+                let whole = at.take((at.len / stride) * stride);
+                entries(b, id, &debug, kind, whole, stride, e);
                 return;
             }
             // The header's first word: a contribution's length, and where
             // the next one starts.
-            let next = move |b: &Builder<'_>, off: u64| super::line::unit_end(b, off, e, a + l);
+            let end = at.end();
+            let next = move |b: &Builder<'_>, off: u64| super::line::unit_end(b, off, e, end);
             let step: Step = Arc::new(move |b: &mut Builder<'_>, p, i, off| {
                 let end = next(b, off)?;
                 contribution(b, p, &debug, i, off, end, kind, e);
                 Some(end)
             });
-            let seq = Seq::scan(a, a + l, MAX_CONTRIBUTIONS, |off| next(b, off), step);
+            let seq = Seq::scan(at.offset, end, MAX_CONTRIBUTIONS, |off| next(b, off), step);
             b.seq_now(id, seq);
         }),
     );
@@ -125,14 +126,14 @@ fn contribution(
         );
         return;
     }
-    entries(b, node, debug, kind, from, end - from, stride, e);
+    entries(b, node, debug, kind, b.span(from, end - from), stride, e);
 }
 
-/// True when the table at `[a, a+l)` starts with a DWARF 5 header: a
-/// length that fits, then version 5.
-fn headed(b: &Builder<'_>, a: u64, l: u64, e: crate::model::Endian) -> bool {
-    super::line::unit_end(b, a, e, u64::MAX).is_some_and(|end| end <= a + l)
-        && version(b, a, e) == Some(5)
+/// True when the table at `at` starts with a DWARF 5 header: a length
+/// that fits, then version 5.
+fn headed(b: &Builder<'_>, at: Span, e: crate::model::Endian) -> bool {
+    super::line::unit_end(b, at.offset, e, u64::MAX).is_some_and(|end| end <= at.end())
+        && version(b, at.offset, e) == Some(5)
 }
 
 /// The version after the initial length at `off`.
@@ -170,20 +171,17 @@ fn pre_standard(b: &Builder<'_>, elf: &Elf) -> bool {
     seen
 }
 
-/// The entries of a table at `[from, from+len)`, `stride` bytes each,
-/// under `node`.
-#[allow(clippy::too_many_arguments)]
+/// The entries of a table at `at`, `stride` bytes each, under `node`.
 fn entries(
     b: &mut Builder<'_>,
     node: NodeId,
     debug: &Arc<Debug>,
     kind: Kind,
-    from: u64,
-    len: u64,
+    at: Span,
     stride: u64,
     e: crate::model::Endian,
 ) {
-    let n = len / stride;
+    let n = at.len / stride;
     let (section, what) = match kind {
         Kind::StrOffsets => (SectionId::DebugStrOffsets, "offsets"),
         Kind::Addr => (SectionId::DebugAddr, "addresses"),
@@ -228,5 +226,5 @@ fn entries(
             }
         }
     });
-    b.array(node, what, from, n, stride, elem);
+    b.array(node, what, at.offset, n, stride, elem);
 }

@@ -27,7 +27,7 @@ use gimli::{EndianSlice, RelocateReader, SectionId};
 use super::compressed::gnu_compressed;
 use super::records::{self, either, zdebug};
 use super::{constants, Elf, Sec};
-use crate::model::{Builder, Fields, NodeId, Value, FILE};
+use crate::model::{Builder, Fields, NodeId, Span, Value, FILE};
 use debug::{
     gimli_endian, initial_length, plain_name, relocations, relocations_in, sources, Debug, Reader,
     Relocs, Sources,
@@ -44,49 +44,44 @@ fn readable(elf: &Elf) -> bool {
         .all(|s| s.flags & constants::SHF_COMPRESSED == 0)
 }
 
-/// Lists the units of `.debug_info` (at `[a, a+l)`) under `id`, built when
+/// Lists the units of `.debug_info` (at `at`) under `id`, built when
 /// opened.
-pub(super) fn units(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, a: u64, l: u64) -> bool {
-    if l == 0 {
+pub(super) fn units(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, at: Span) -> bool {
+    if at.is_empty() {
         return false;
     }
     let elf = elf.clone();
     b.lazy(
         id,
         Arc::new(move |b: &mut Builder<'_>, id| {
-            let debug = Arc::new(Debug::new(b, &elf, a, l));
-            list(b, id, debug, a, l);
+            let debug = Arc::new(Debug::new(b, &elf, at));
+            list(b, id, debug, at);
         }),
     );
     true
 }
 
 /// Lists the contributions of `.debug_str_offsets` or `.debug_addr` (the
-/// section `s` at `[a, a+l)`) under `id`, built when opened.
-pub(super) fn indexed(
-    b: &mut Builder<'_>,
-    id: NodeId,
-    elf: &Arc<Elf>,
-    s: &Sec,
-    a: u64,
-    l: u64,
-) -> bool {
+/// section `s` at `at`) under `id`, built when opened.
+pub(super) fn indexed(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, s: &Sec, at: Span) -> bool {
     // The name first: `readable` looks at every section, and this runs
     // for each (a cubin has thousands).
     match s.name.as_str() {
-        ".debug_str_offsets" if readable(elf) => indexed::str_offsets(b, id, elf, a, l),
-        ".debug_addr" if readable(elf) => indexed::addr(b, id, elf, a, l),
+        ".debug_str_offsets" if readable(elf) => indexed::str_offsets(b, id, elf, at),
+        ".debug_addr" if readable(elf) => indexed::addr(b, id, elf, at),
         _ => false,
     }
 }
 
-/// Lists the abbreviation tables of `.debug_abbrev` (at `[a, a+l)`, the
-/// section `s`) under `id`, built when opened.
-pub(super) fn abbreviations(b: &mut Builder<'_>, id: NodeId, s: &Sec, a: u64, l: u64) -> bool {
-    s.flags & constants::SHF_COMPRESSED == 0 && abbrev::tables(b, id, a, l)
+/// Lists the abbreviation tables of `.debug_abbrev` (at `at`, the section
+/// `s`) under `id`, built when opened.
+pub(super) fn abbreviations(b: &mut Builder<'_>, id: NodeId, s: &Sec, at: Span) -> bool {
+    s.flags & constants::SHF_COMPRESSED == 0 && abbrev::tables(b, id, at)
 }
 
-fn list(b: &mut Builder<'_>, parent: NodeId, debug: Arc<Debug>, a: u64, l: u64) {
+/// The units of `.debug_info` at `at`, read through `debug`, under
+/// `parent`.
+fn list(b: &mut Builder<'_>, parent: NodeId, debug: Arc<Debug>, info: Span) {
     let Some(dwarf) = debug.dwarf(b) else {
         return;
     };
@@ -99,25 +94,26 @@ fn list(b: &mut Builder<'_>, parent: NodeId, debug: Arc<Debug>, a: u64, l: u64) 
             Ok(Some(h)) => h,
             Ok(None) => break,
             Err(e) => {
-                b.error(a + next, l - next, format!("DWARF unit header: {e}"));
+                let rest = info.skip(next);
+                b.error(rest.offset, rest.len, format!("DWARF unit header: {e}"));
                 break;
             }
         };
         if n == MAX_UNITS {
             b.warn(
-                a,
-                l,
+                info.offset,
+                info.len,
                 format!("more than {MAX_UNITS} DWARF units: the rest are not listed"),
             );
             break;
         }
         let off = header.offset().0 as u64;
         let size = header.length_including_self() as u64;
-        next = off.saturating_add(size).min(l);
-        let at = a + off;
+        next = off.saturating_add(size).min(info.len);
+        let at = info.offset + off;
         // gimli reads units inside the section; a unit cut short by its
         // end is cut to it.
-        let Some(room) = l.checked_sub(off) else {
+        let Some(room) = info.len.checked_sub(off) else {
             break;
         };
         let size = size.min(room);
@@ -149,7 +145,7 @@ fn list(b: &mut Builder<'_>, parent: NodeId, debug: Arc<Debug>, a: u64, l: u64) 
         let head_end = f.at();
         let end = at + size;
         if head_end < end {
-            entries::list(b, node, &debug, off, head_end, end - head_end);
+            entries::list(b, node, &debug, off, info.at(head_end, end - head_end));
         }
         let v = match first_entry(b, &debug, &dwarf, &header) {
             Some(s) => format!("{s}, DWARF {version}"),
@@ -216,19 +212,20 @@ fn first_entry<'a, 'm>(
 /// The bytes of section `s` as the debug information reads them:
 /// inflated where it is compressed (at most [`MAX_INFLATED`] bytes).
 fn section_bytes(b: &Builder<'_>, elf: &Elf, s: &Sec) -> Option<Vec<u8>> {
-    let (a, l) = elf.data(s)?;
-    if let Some(size) = gnu_compressed(b, s, a, l) {
+    let at = elf.span(b, s)?;
+    if let Some(size) = gnu_compressed(b, s, at) {
         let limit = size.min(MAX_INFLATED);
         let method = crate::formats::compress::Method::Zlib;
-        let data = b.slice(a + zdebug::SIZE, l - zdebug::SIZE);
+        let data = at.skip(zdebug::SIZE);
+        let data = b.slice(data.offset, data.len);
         let out = crate::formats::compress::inflate(data, method, limit).ok()?;
         return (out.len() as u64 <= limit).then_some(out);
     }
     if s.flags & constants::SHF_COMPRESSED == 0 {
-        return Some(b.slice(a, l).to_vec());
+        return Some(b.slice(at.offset, at.len).to_vec());
     }
     let (hs, t, size) = either!(elf.is64, chdr32 | chdr64 as C => {
-        let h: C::Rec = records::read(b, a, elf.e)?;
+        let h: C::Rec = records::read(b, at.offset, elf.e)?;
         (C::SIZE, h.ch_type, u64::from(h.ch_size))
     });
     let method = match t {
@@ -237,8 +234,9 @@ fn section_bytes(b: &Builder<'_>, elf: &Elf, s: &Sec) -> Option<Vec<u8>> {
         _ => return None,
     };
     let limit = size.min(MAX_INFLATED);
-    let out = crate::formats::compress::inflate(b.slice(a + hs, l.checked_sub(hs)?), method, limit)
-        .ok()?;
+    let data = (at.len >= hs).then(|| at.skip(hs))?;
+    let out =
+        crate::formats::compress::inflate(b.slice(data.offset, data.len), method, limit).ok()?;
     (out.len() as u64 <= limit).then_some(out)
 }
 
@@ -254,8 +252,8 @@ fn line_ctx(b: &Builder<'_>, elf: &Arc<Elf>, s: &Sec, (a, l): (u64, u64), here: 
     let find = |name: &str| {
         let x = elf.secs.iter().find(|x| plain_name(&x.name) == name)?;
         let gnu = elf
-            .data(x)
-            .and_then(|(o, n)| gnu_compressed(b, x, o, n))
+            .span(b, x)
+            .and_then(|at| gnu_compressed(b, x, at))
             .is_some();
         if !gnu && x.flags & constants::SHF_COMPRESSED == 0 {
             let (o, n) = elf.data(x)?;
@@ -296,22 +294,15 @@ fn line_ctx(b: &Builder<'_>, elf: &Arc<Elf>, s: &Sec, (a, l): (u64, u64), here: 
     }
 }
 
-/// Lists the line programs of `.debug_line` (the section `s` at
-/// `[a, a+l)`) under `id`, built when opened.
-pub(super) fn lines(
-    b: &mut Builder<'_>,
-    id: NodeId,
-    elf: &Arc<Elf>,
-    s: &Sec,
-    a: u64,
-    l: u64,
-) -> bool {
+/// Lists the line programs of `.debug_line` (the section `s` at `at`)
+/// under `id`, built when opened.
+pub(super) fn lines(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, s: &Sec, at: Span) -> bool {
     if s.flags & constants::SHF_COMPRESSED != 0 {
         return false;
     }
     let (elf, s) = (elf.clone(), s.clone());
-    line::units(b, id, l, move |b| {
-        Arc::new(line_ctx(b, &elf, &s, (a, l), true))
+    line::units(b, id, at.len, move |b| {
+        Arc::new(line_ctx(b, &elf, &s, (at.offset, at.len), true))
     })
 }
 
@@ -366,8 +357,9 @@ pub(super) fn inflated_list(b: &mut Builder<'_>, id: NodeId, ctx: Inflated) -> b
             b.lazy(
                 id,
                 Arc::new(move |b: &mut Builder<'_>, id| {
-                    let debug = Arc::new(Debug::open(b, &src, Some((0, len))));
-                    list(b, id, debug, 0, len);
+                    let info = b.span(0, len);
+                    let debug = Arc::new(Debug::open(b, &src, Some(info)));
+                    list(b, id, debug, info);
                 }),
             );
             true
@@ -391,11 +383,11 @@ pub(super) fn line_table(b: &Builder<'_>, elf: &Arc<Elf>) -> Lines {
     else {
         return Lines::default();
     };
-    let Some(at) = elf.data(s) else {
+    let Some(at) = elf.span(b, s) else {
         return Lines::default();
     };
-    if s.flags & constants::SHF_COMPRESSED == 0 && gnu_compressed(b, s, at.0, at.1).is_none() {
-        let ctx = line_ctx(b, elf, s, at, true);
+    if s.flags & constants::SHF_COMPRESSED == 0 && gnu_compressed(b, s, at).is_none() {
+        let ctx = line_ctx(b, elf, s, (at.offset, at.len), true);
         return Lines::read(b.data(), b.file_data(), &ctx);
     }
     let Some(bytes) = section_bytes(b, elf, s) else {
@@ -438,15 +430,8 @@ fn frame_ctx(b: &Builder<'_>, elf: &Arc<Elf>, s: &Sec, (a, l): (u64, u64)) -> fr
 }
 
 /// Lists the CIEs and FDEs of `.eh_frame` or `.debug_frame` (the section
-/// `s` at `[a, a+l)`) under `id`, built when opened.
-pub(super) fn frames(
-    b: &mut Builder<'_>,
-    id: NodeId,
-    elf: &Arc<Elf>,
-    s: &Sec,
-    a: u64,
-    l: u64,
-) -> bool {
+/// `s` at `at`) under `id`, built when opened.
+pub(super) fn frames(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, s: &Sec, at: Span) -> bool {
     if s.flags & constants::SHF_COMPRESSED != 0
         || !matches!(s.name.as_str(), ".eh_frame" | ".debug_frame")
         || !frames_read(elf)
@@ -454,7 +439,9 @@ pub(super) fn frames(
         return false;
     }
     let (elf, s) = (elf.clone(), s.clone());
-    frame::entries(b, id, l, move |b| Arc::new(frame_ctx(b, &elf, &s, (a, l))))
+    frame::entries(b, id, at.len, move |b| {
+        Arc::new(frame_ctx(b, &elf, &s, (at.offset, at.len)))
+    })
 }
 
 /// Whether the call frames of `elf` are read: those of the machines whose
@@ -464,15 +451,14 @@ fn frames_read(elf: &Elf) -> bool {
     frame::named_machine(elf.machine)
 }
 
-/// Lists `.eh_frame_hdr` (the section `s` at `[a, a+l)`) under `id`: its
-/// header and its search table, each entry linked to its FDE.
+/// Lists `.eh_frame_hdr` (the section `s` at `at`) under `id`: its header
+/// and its search table, each entry linked to its FDE.
 pub(super) fn frame_header(
     b: &mut Builder<'_>,
     id: NodeId,
     elf: &Arc<Elf>,
     s: &Sec,
-    a: u64,
-    l: u64,
+    at: Span,
 ) -> bool {
     if s.name != ".eh_frame_hdr" || super::symbols::relocatable(elf) {
         return false;
@@ -481,12 +467,13 @@ pub(super) fn frame_header(
     let fde_at: frame::FdeAt = Arc::new(move |b: &Builder<'_>, addr: u64| {
         let o = x.addr_to_abs(addr)?;
         let end = line::unit_end(b, o, e, x.base + x.len)?;
-        Some((o, end.checked_sub(o)?))
+        Some(b.span(o, end.checked_sub(o)?))
     });
     frame::header(
         b,
         id,
-        (a, l, s.addr),
+        at,
+        s.addr,
         elf.e,
         if elf.is64 { 8 } else { 4 },
         &fde_at,
@@ -543,16 +530,9 @@ fn first_addresses(b: &Builder<'_>, elf: &Elf) -> Vec<u64> {
 }
 
 /// Lists the lists of `.debug_loclists`, `.debug_rnglists`, `.debug_loc`
-/// or `.debug_ranges` (the section `s` at `[a, a+l)`) under `id`, built
-/// when opened.
-pub(super) fn lists(
-    b: &mut Builder<'_>,
-    id: NodeId,
-    elf: &Arc<Elf>,
-    s: &Sec,
-    a: u64,
-    l: u64,
-) -> bool {
+/// or `.debug_ranges` (the section `s` at `at`) under `id`, built when
+/// opened.
+pub(super) fn lists(b: &mut Builder<'_>, id: NodeId, elf: &Arc<Elf>, s: &Sec, at: Span) -> bool {
     let Some(kind) = list_kind(&s.name) else {
         return false;
     };
@@ -560,9 +540,10 @@ pub(super) fn lists(
         return false;
     }
     let (elf, s) = (elf.clone(), s.clone());
-    lists::section(b, id, l, move |b| {
+    lists::section(b, id, at.len, move |b| {
         let debug = Debug::open(b, &sources(b, &elf, false), None);
-        Arc::new(with_units(b, &debug, &lists_ctx(b, &elf, &s, kind, (a, l))))
+        let ctx = lists_ctx(b, &elf, &s, kind, (at.offset, at.len));
+        Arc::new(with_units(b, &debug, &ctx))
     })
 }
 

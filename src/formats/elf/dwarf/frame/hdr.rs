@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::super::line::{add, leaf, Cur, Item};
 use super::read::{encoding_name, pointer, OMIT};
 use crate::model::record::record;
-use crate::model::{Builder, Endian, NodeId, Value};
+use crate::model::{Builder, Endian, NodeId, Span, Value};
 
 record! {
     /// The fixed start of `.eh_frame_hdr`: its version and how what
@@ -21,25 +21,26 @@ record! {
 }
 
 /// Where the FDE at an address is: its bytes in the byte space.
-pub(crate) type FdeAt = Arc<dyn Fn(&Builder<'_>, u64) -> Option<(u64, u64)> + Send + Sync>;
+pub(crate) type FdeAt = Arc<dyn Fn(&Builder<'_>, u64) -> Option<Span> + Send + Sync>;
 
-/// Lists `.eh_frame_hdr` at `[at, at+len)`, the section at address
-/// `addr`: its header fields and its search table, each entry linked to
-/// its FDE (found through `fde_at`, an address to its bytes in the byte
-/// space and their length).
+/// Lists `.eh_frame_hdr` at `at`, the section at address `addr`: its
+/// header fields and its search table, each entry linked to its FDE
+/// (found through `fde_at`, an address to its bytes in the byte space).
 pub(crate) fn header(
     b: &mut Builder<'_>,
     id: NodeId,
-    (at, len, addr): (u64, u64, u64),
+    at: Span,
+    addr: u64,
     e: Endian,
     word: u8,
     fde_at: &FdeAt,
 ) -> bool {
     let d = b.data();
+    let end = at.end();
     let mut c = Cur {
         d,
-        pos: at,
-        end: at + len,
+        pos: at.offset,
+        end,
         e,
     };
     let Ok(h) = Fixed::read(c.rest()) else {
@@ -51,7 +52,7 @@ pub(crate) fn header(
     let enc = |name, field: crate::model::record::At, v: u8| {
         leaf(
             name,
-            field.of(at),
+            field.of(at.offset),
             field.size,
             Value::named_hex(v.into(), Some(&encoding_name(v))),
         )
@@ -59,7 +60,7 @@ pub(crate) fn header(
     let mut items = vec![
         leaf(
             "version",
-            at,
+            at.offset,
             fixed::AT.version.size,
             Value::dec(version.into()),
         ),
@@ -68,13 +69,13 @@ pub(crate) fn header(
         enc("table_enc", fixed::AT.table_enc, table_enc),
     ];
     let no_reloc = |_: u64| None;
-    let pc = |c: &Cur<'_>| addr.wrapping_add(c.pos - at);
+    let pc = |c: &Cur<'_>| addr.wrapping_add(c.pos - at.offset);
     let p = c.pos;
     let mut problem = None;
     let mut count = None;
     if version != 1 {
         problem = Some((
-            at,
+            at.offset,
             1,
             format!(".eh_frame_hdr version {version}: only 1 is read"),
         ));
@@ -84,17 +85,11 @@ pub(crate) fn header(
             Ok((v, _)) => {
                 let mut l = leaf("eh_frame_ptr", p, c.pos - p, Value::hex(v));
                 if let Item::Leaf { link, .. } = &mut l {
-                    *link = fde_at(b, v).map(|x| (x.0, 1));
+                    *link = fde_at(b, v).map(|x| (x.offset, 1));
                 }
                 items.push(l);
             }
-            Err(m) => {
-                problem = Some((
-                    p,
-                    len - (p - at),
-                    format!(".eh_frame_hdr eh_frame_ptr: {m}"),
-                ))
-            }
+            Err(m) => problem = Some((p, end - p, format!(".eh_frame_hdr eh_frame_ptr: {m}"))),
         }
         if problem.is_none() && count_enc != OMIT {
             let p = c.pos;
@@ -104,9 +99,7 @@ pub(crate) fn header(
                     items.push(leaf("fde_count", p, c.pos - p, Value::uint(v)));
                     count = Some(v);
                 }
-                Err(m) => {
-                    problem = Some((p, len - (p - at), format!(".eh_frame_hdr fde_count: {m}")))
-                }
+                Err(m) => problem = Some((p, end - p, format!(".eh_frame_hdr fde_count: {m}"))),
             }
         }
     }
@@ -128,7 +121,7 @@ pub(crate) fn header(
         0x00 => u64::from(word),
         _ => {
             b.error(
-                fixed::AT.table_enc.of(at),
+                fixed::AT.table_enc.of(at.offset),
                 fixed::AT.table_enc.size,
                 format!(
                     ".eh_frame_hdr table_enc {}: not of a fixed size",
@@ -139,11 +132,11 @@ pub(crate) fn header(
         }
     };
     let from = c.pos;
-    let room = (at + len - from) / (2 * size);
+    let room = (end - from) / (2 * size);
     if count > room {
         b.error(
             from,
-            at + len - from,
+            end - from,
             format!(".eh_frame_hdr fde_count {count}: room for {room} entries"),
         );
     }
@@ -155,11 +148,11 @@ pub(crate) fn header(
             end: off + 2 * size,
             e,
         };
-        let base = addr.wrapping_add(off - at);
+        let base = addr.wrapping_add(off - at.offset);
         let Ok((loc, _)) = pointer(&mut c, table_enc, word, Some(base), addr, |_| None) else {
             return;
         };
-        let base = addr.wrapping_add(off + size - at);
+        let base = addr.wrapping_add(off + size - at.offset);
         let Ok((fde, _)) = pointer(&mut c, table_enc, word, Some(base), addr, |_| None) else {
             return;
         };
@@ -167,9 +160,9 @@ pub(crate) fn header(
         b.set_value(node, Value::text(format!("0x{loc:x}: FDE at 0x{fde:x}")));
         b.leaf(node, "initial_location", off, size, Value::hex(loc));
         let f = b.leaf(node, "fde", off + size, size, Value::hex(fde));
-        if let Some((o, l)) = fde_at(b, fde) {
-            b.link(f, b.span(o, l));
-            b.link(node, b.span(o, l));
+        if let Some(to) = fde_at(b, fde) {
+            b.link(f, to);
+            b.link(node, to);
         }
     });
     b.array(id, "table", from, count.min(room), 2 * size, step);
