@@ -45,8 +45,10 @@ MACHINES = [
 
 # Machines whose call frames are read though llvm-dwarfdump-22 names none of
 # their registers (it prints `reg<N>`), and clang-22 writes no object to
-# ask it with: xCORE (the XE samples' tile ELFs show it).
-UNNAMED = [(203, "xCORE")]
+# ask it with: xCORE (the XE samples' tile ELFs show it) and NVIDIA CUDA
+# (the cubins in NVIDIA's CUDA wheels, whose registers are numbered past
+# 2^24).
+UNNAMED = [(203, "xCORE"), (190, "NVIDIA CUDA")]
 
 # SPARC's 32-bit machines read V9's table.
 ALIASES = [(2, 43), (18, 43)]

@@ -302,6 +302,20 @@ fn cuda12_relocatable_fatbin_lz4() {
     );
 }
 
+/// libnvjpeg.so of NVIDIA's nvjpeg wheel (its cubins are LZ4-compressed
+/// and carry `.debug_frame`); `None`, with a message, where it cannot be
+/// downloaded.
+pub(crate) fn nvjpeg_library() -> Option<Vec<u8>> {
+    wheel_member(&NVJPEG_12, "nvidia/nvjpeg/lib/libnvjpeg.so.12")
+}
+
+/// libcudadevrt.a of NVIDIA's CUDA 12 runtime wheel (relocatable cubins,
+/// sm_50 to sm_121, LZ4-compressed); `None`, with a message, where it
+/// cannot be downloaded.
+pub(crate) fn cudadevrt_archive() -> Option<Vec<u8>> {
+    wheel_member(&CUDA_RUNTIME_12, "nvidia/cuda_runtime/lib/libcudadevrt.a")
+}
+
 /// libnvjpeg.so: `.nv_fatbin` holds containers back to back, one per
 /// translation unit, each named by a wrapper whose pointer the linker
 /// filled in.

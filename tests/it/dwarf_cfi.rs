@@ -434,6 +434,55 @@ fn xcore_call_frames_agree_with_llvm_dwarfdump() {
     eprintln!("{files} tile ELFs: {fdes} FDEs, {insns} instructions equal to llvm-dwarfdump-22");
 }
 
+/// NVIDIA's cubins in the nvjpeg wheel's libnvjpeg.so (executables whose
+/// CIEs are DWARF64, whose registers are numbered past 2^24, and whose
+/// expressions name such registers with `DW_OP_bregx`) and in the CUDA
+/// runtime wheel's libcudadevrt.a (relocatable, read without NVIDIA's
+/// relocations as llvm-dwarfdump reads them): their `.debug_frame` as
+/// llvm-dwarfdump-22 reads it, without an error.
+#[test]
+fn cuda_call_frames_agree_with_llvm_dwarfdump() {
+    if !common::tool("llvm-dwarfdump-22") {
+        return;
+    }
+    let (Some(so), Some(ar)) = (
+        super::cuda::nvjpeg_library(),
+        super::cuda::cudadevrt_archive(),
+    ) else {
+        return;
+    };
+    let dir = common::scratch();
+    let (mut files, mut fdes, mut insns, mut exprs) = (0, 0, 0, 0);
+    let (lib, rel) = (dir.path().join("so"), dir.path().join("ar"));
+    std::fs::create_dir_all(&lib).unwrap();
+    std::fs::create_dir_all(&rel).unwrap();
+    let mut cubins = super::dwarf_line::elfs_of(so, &lib, b".debug_frame");
+    let relocatable = super::dwarf_line::elfs_of(ar, &rel, b".debug_frame");
+    assert!(relocatable.len() >= 10, "{relocatable:?}");
+    cubins.extend(relocatable);
+    for path in cubins {
+        let label = path.display().to_string();
+        let (f, i) = compare(&label, &path);
+        files += 1;
+        fdes += f;
+        insns += i;
+        let src = Arc::new(Source::open(&path).expect("the cubin opens"));
+        let mut t = build_tree(src, "input");
+        exprs += ours(&mut t, ".debug_frame")
+            .iter()
+            .flat_map(|e| &e.insns)
+            .filter(|(_, ops)| ops.contains("DW_OP_bregx"))
+            .count();
+    }
+    assert!(
+        files >= 10 && fdes > 100 && exprs > 10,
+        "{files} {fdes} {insns} {exprs}"
+    );
+    eprintln!(
+        "{files} cubins: {fdes} FDEs, {insns} instructions ({exprs} with DW_OP_bregx) equal to llvm-dwarfdump-22"
+    );
+}
+
 /// Every entry of `.eh_frame_hdr`'s table of a shared library names an
 /// FDE whose initial location is the entry's, as llvm-dwarfdump reads the
 /// FDE at that offset.

@@ -830,20 +830,24 @@ fn elfs_in(sample: &str, dir: &Path) -> Vec<PathBuf> {
 /// (a section's), each written to a file of its own in `dir`.
 pub(crate) fn elfs_with(sample: &str, dir: &Path, name: &[u8]) -> Vec<PathBuf> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(sample);
-    let bytes = std::fs::read(&path).expect("the sample");
-    let t = common::tree::expanded(bytes.clone());
+    elfs_of(std::fs::read(&path).expect("the sample"), dir, name)
+}
+
+/// The ELFs nested in `bytes`, in the file or in bytes inflated from it,
+/// whose bytes hold `name`, each written to a file in `dir`.
+pub(crate) fn elfs_of(bytes: Vec<u8>, dir: &Path, name: &[u8]) -> Vec<PathBuf> {
+    let t = common::tree::expanded(bytes);
     let mut out = Vec::new();
     for id in (0..t.len()).map(NodeId::at) {
         if t.node_format(id).is_none_or(|f| f.name() != "elf") {
             continue;
         }
         let n = t.node(id).unwrap();
-        let (off, size) = (n.offset as usize, n.size as usize);
-        let slice = &bytes[off..off + size];
-        if !slice.windows(name.len()).any(|w| w == name) {
+        let slice = t.node_bytes(id);
+        if slice.len() as u64 != n.size || !slice.windows(name.len()).any(|w| w == name) {
             continue;
         }
-        let p = dir.join(format!("{off:x}.elf"));
+        let p = dir.join(format!("{}-{:x}.elf", n.space, n.offset));
         std::fs::write(&p, slice).unwrap();
         out.push(p);
     }

@@ -741,6 +741,30 @@ const S390: [&str; 32] = [
     "f13", "f15",
 ];
 
+/// `DW_OP_regx` or `DW_OP_bregx` whose register does not fit in 16 bits,
+/// as [`expression`] writes an operation (`DW_OP_bregx (reg83886088): 0`),
+/// and the bytes after it; `None` for any other operation, or one that
+/// does not read.
+fn wide_register<'a, 'b>(mut r: Reader<'a, 'b>, code: u8) -> Option<(Reader<'a, 'b>, String)> {
+    let name = gimli::DwOp(code).static_string()?;
+    let (regx, bregx) = (gimli::DW_OP_regx.0, gimli::DW_OP_bregx.0);
+    if code != regx && code != bregx {
+        return None;
+    }
+    r.read_u8().ok()?;
+    let reg = r.read_uleb128().ok()?;
+    if u16::try_from(reg).is_ok() {
+        return None;
+    }
+    let text = if code == bregx {
+        let off = r.read_sleb128().ok()?;
+        format!("{name} (reg{reg}): {off}")
+    } else {
+        format!("{name} (reg{reg})")
+    };
+    Some((r, text))
+}
+
 /// The name of DWARF register `r` on `machine` (`e_machine`).
 fn register(machine: u16, r: gimli::Register) -> Option<&'static str> {
     match machine {
@@ -774,16 +798,27 @@ pub(super) fn expression(
             break;
         }
         let code = r.clone().read_u8().unwrap_or(0);
-        let Ok(op) = O::parse(&mut r, encoding) else {
-            if n > 0 {
-                out.push_str("; ");
-            }
-            out.push_str("(does not read)");
-            break;
-        };
+        let before = r.clone();
+        let op = O::parse(&mut r, encoding);
         if n > 0 {
             out.push_str("; ");
         }
+        let Ok(op) = op else {
+            // gimli keeps a register in 16 bits; NVIDIA numbers its
+            // registers past 2^24.
+            match wide_register(before, code) {
+                Some((rest, text)) => {
+                    r = rest;
+                    out.push_str(&text);
+                    n += 1;
+                    continue;
+                }
+                None => {
+                    out.push_str("(does not read)");
+                    break;
+                }
+            }
+        };
         match gimli::DwOp(code).static_string() {
             Some(s) => out.push_str(s),
             None => out.push_str(&format!("DW_OP_0x{code:x}")),

@@ -400,11 +400,21 @@ pub(super) fn line_table(b: &Builder<'_>, elf: &Arc<Elf>) -> Lines {
 /// What reading `.eh_frame` or `.debug_frame` (the section `s` at
 /// `[a, a+l)`) needs: its relocations in an object file, and where the
 /// code at an address is and which function it is in.
+///
+/// A relocatable cubin's call frames are read as they are, as
+/// llvm-dwarfdump reads them: NVIDIA's relocations of `.debug_frame` set
+/// an FDE's range from its function's size (a type no document names), and
+/// in the cubins for sm_100 and later they point at CIEs where the section
+/// has none (their addends are those of `.nv.merc.debug_frame`).
 fn frame_ctx(b: &Builder<'_>, elf: &Arc<Elf>, s: &Sec, (a, l): (u64, u64)) -> frame::Ctx {
-    let relocs = relocations_in(b, elf, s)
-        .into_iter()
-        .map(|r| (r.0 as u64, r.1, r.2))
-        .collect();
+    let relocs = if elf.machine == constants::EM_CUDA {
+        Vec::new()
+    } else {
+        relocations_in(b, elf, s)
+            .into_iter()
+            .map(|r| (r.0 as u64, r.1, r.2))
+            .collect()
+    };
     let names = Arc::new(super::shared::Names::read(b, elf));
     let relocatable = super::symbols::relocatable(elf);
     let code: frame::Code = Arc::new(move |sec: Option<u32>, addr: u64| {

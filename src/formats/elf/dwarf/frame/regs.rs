@@ -2077,6 +2077,9 @@ const M224: &[(u16, &str)] = &[
 /// xCORE: llvm-dwarfdump-22 names none of its registers.
 const M203: &[(u16, &str)] = &[];
 
+/// NVIDIA CUDA: llvm-dwarfdump-22 names none of its registers.
+const M190: &[(u16, &str)] = &[];
+
 /// The register names of `e_machine` `m`, by DWARF number, if known.
 pub(super) fn for_machine(m: u16) -> Option<&'static [(u16, &'static str)]> {
     Some(match m {
@@ -2092,6 +2095,7 @@ pub(super) fn for_machine(m: u16) -> Option<&'static [(u16, &'static str)]> {
         62 => M62,
         164 => M164,
         183 => M183,
+        190 => M190,
         203 => M203,
         224 => M224,
         243 => M243,
