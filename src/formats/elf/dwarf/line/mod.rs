@@ -348,7 +348,11 @@ fn program(b: &mut Builder<'_>, node: NodeId, ctx: &Arc<Ctx>, h: Arc<Header>) {
 /// special opcode, what it advanced).
 fn value(op: &Op, row: Option<&State>, h: &Header) -> Value {
     if let Some(r) = row {
-        let mut s = CompactString::with_capacity(64);
+        // Room for the longest row text, so that it is allocated once:
+        // the address, the file's path, line, column, every flag and a
+        // special opcode's advances.
+        let path = h.file(r.file).map_or(0, |e| e.path.len());
+        let mut s = CompactString::with_capacity(160 + path);
         r.write(h, &mut s);
         if let Shown::Special(a, l) = op.shown {
             let mut n = itoa::Buffer::new();
