@@ -356,17 +356,10 @@ pub fn json_with(
     out.write_all(&buf)
 }
 
-fn push_tree_line(
-    buf: &mut Vec<u8>,
-    name: &str,
-    space: SpaceId,
-    offset: u64,
-    size: u64,
-    value: Option<&str>,
-) {
+fn push_tree_line(buf: &mut Vec<u8>, name: &str, at: Span, value: Option<&str>) {
     push_str(buf, name.as_bytes());
     buf.push(b' ');
-    push_range(buf, space, offset, size);
+    push_range(buf, at);
     if let Some(v) = value {
         buf.push(b' ');
         buf.extend_from_slice(v.as_bytes());
@@ -375,15 +368,15 @@ fn push_tree_line(
 
 /// `[0xOFFSET+0xSIZE]`, `[K:0xOFFSET+0xSIZE]` in derived space K: a
 /// node's range and where a link points, as `--tree` writes them.
-fn push_range(buf: &mut Vec<u8>, space: SpaceId, offset: u64, size: u64) {
+fn push_range(buf: &mut Vec<u8>, at: Span) {
     buf.push(b'[');
-    if space != FILE {
-        push_u64(buf, u64::from(space.0));
+    if at.space != FILE {
+        push_u64(buf, u64::from(at.space.0));
         buf.push(b':');
     }
-    push_hex(buf, offset);
+    push_hex(buf, at.offset);
     buf.push(b'+');
-    push_hex(buf, size);
+    push_hex(buf, at.len);
     buf.push(b']');
 }
 
@@ -398,7 +391,7 @@ fn push_line_head(buf: &mut Vec<u8>, depth: usize, name: &str, offset: u64, size
     if indent > 32 || n > 32 {
         buf.reserve(indent + n + 64);
         buf.extend(std::iter::repeat_n(b' ', indent));
-        push_tree_line(buf, name, FILE, offset, size, None);
+        push_tree_line(buf, name, Span::file(offset, size), None);
         return;
     }
     // At most 32 + 32 + 2 + 18 + 1 + 18 + 1 = 104 bytes are written; the
@@ -539,7 +532,7 @@ impl Sink for TextSink {
             } else {
                 text::clean(&n.name)
             };
-            push_tree_line(buf, &name, n.space, n.offset, n.size, None);
+            push_tree_line(buf, &name, n.span(), None);
         }
         if let Some(v) = &n.value {
             buf.push(b' ');
@@ -579,7 +572,7 @@ impl TextSink {
     #[inline(never)]
     fn arrow(&self, t: &Tree, id: NodeId, l: Span, buf: &mut Vec<u8>) {
         buf.extend_from_slice(b" -> ");
-        push_range(buf, l.space, l.offset, l.len);
+        push_range(buf, l);
         self.targets.path(t, id, l, |p| {
             buf.push(b' ');
             let at = buf.len();

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::{elf, msgpack};
 use crate::disasm::Target;
 use crate::model::record::{record, Record};
-use crate::model::{bits as bits_of, Builder, Endian, Fact, Fields, NodeId, Value};
+use crate::model::{bits as bits_of, Builder, Endian, Fact, Fields, NodeId, Span, Value};
 
 /// `n_type` of the code object metadata note (owner "AMDGPU").
 pub const NT_AMDGPU_METADATA: u32 = 32;
@@ -304,9 +304,9 @@ const PRELOAD: &[Bits] = &[
     ("user_sgpr_kernarg_preload_offset", 7, 9),
 ];
 
-fn bits(b: &mut Builder<'_>, g: NodeId, at: u64, size: u64, v: u64, list: &[Bits]) {
+fn bits(b: &mut Builder<'_>, g: NodeId, at: Span, v: u64, list: &[Bits]) {
     for &(name, lo, w) in list {
-        b.leaf(g, name, at, size, Value::dec(bits_of(v, lo, w)));
+        b.leaf(g, name, at.offset, at.len, Value::dec(bits_of(v, lo, w)));
     }
 }
 
@@ -349,6 +349,8 @@ fn descriptor(
         kd::AT.compute_pgm_rsrc2,
     );
     let (props_at, preload_at) = (kd::AT.kernel_code_properties, kd::AT.kernarg_preload);
+    let space = b.space();
+    let place = |x: crate::model::record::At| Span::new(space, x.of(at), x.size);
     let h3 = b.group(g, "compute_pgm_rsrc3", r3_at.of(at), r3_at.size);
     b.set_value(h3, Value::hex(r3).with_width(4));
     if unified {
@@ -368,9 +370,9 @@ fn descriptor(
         );
     } else {
         match major(proc_name) {
-            10 => bits(b, h3, r3_at.of(at), r3_at.size, r3, RSRC3_GFX10),
-            11 => bits(b, h3, r3_at.of(at), r3_at.size, r3, RSRC3_GFX11),
-            m if m >= 12 => bits(b, h3, r3_at.of(at), r3_at.size, r3, RSRC3_GFX12),
+            10 => bits(b, h3, place(r3_at), r3, RSRC3_GFX10),
+            11 => bits(b, h3, place(r3_at), r3, RSRC3_GFX11),
+            m if m >= 12 => bits(b, h3, place(r3_at), r3, RSRC3_GFX12),
             _ => {}
         }
     }
@@ -387,7 +389,7 @@ fn descriptor(
             _ => (name, lo, w),
         })
         .collect();
-    bits(b, h1, r1_at.of(at), r1_at.size, r1, &rsrc1);
+    bits(b, h1, place(r1_at), r1, &rsrc1);
     b.leaf(
         h1,
         "next_free_vgpr",
@@ -417,14 +419,14 @@ fn descriptor(
             _ => (name, lo, w),
         })
         .collect();
-    bits(b, h2, r2_at.of(at), r2_at.size, r2, &rsrc2);
+    bits(b, h2, place(r2_at), r2, &rsrc2);
     let hp = b.group(g, "kernel_code_properties", props_at.of(at), props_at.size);
     b.set_value(hp, Value::hex(props).with_width(2));
-    bits(b, hp, props_at.of(at), props_at.size, props, PROPERTIES);
+    bits(b, hp, place(props_at), props, PROPERTIES);
     let hk = b.group(g, "kernarg_preload", preload_at.of(at), preload_at.size);
     b.set_value(hk, Value::hex(preload).with_width(2));
     if code_object_version(abi).unwrap_or(0) >= 5 {
-        bits(b, hk, preload_at.of(at), preload_at.size, preload, PRELOAD);
+        bits(b, hk, place(preload_at), preload, PRELOAD);
     }
     let last = kd::AT.reserved2;
     KernelDescriptor::show_part(&mut Fields::new(b, g, last.of(at), e), last.off, kd::SIZE);

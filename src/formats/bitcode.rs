@@ -327,15 +327,14 @@ pub struct BitcodeInfo {
     pub triple: Option<String>,
 }
 
-/// Decodes LLVM bitcode (wrapped or raw) in `[off, off+len)` under `node`.
+/// Decodes LLVM bitcode (wrapped or raw) in `at` under `node`.
 pub fn parse(b: &mut Builder<'_>, node: NodeId, at: Span) {
-    let (off, len) = (at.offset, at.len);
-    let d = b.slice(off, len);
+    let d = b.slice(at.offset, at.len);
     if d.starts_with(WRAPPER_MAGIC) {
         use wrapper::AT;
-        let h = b.group(node, "wrapper header", off, wrapper::SIZE.min(len));
-        let magic = AT.magic.size.min(len);
-        b.leaf(h, "magic", off, magic, "0x0b17c0de (bitcode wrapper)");
+        let h = b.group(node, "wrapper header", at.offset, wrapper::SIZE.min(at.len));
+        let magic = AT.magic.size.min(at.len);
+        b.leaf(h, "magic", at.offset, magic, "0x0b17c0de (bitcode wrapper)");
         let Ok(Wrapper {
             offset: start,
             size,
@@ -343,44 +342,45 @@ pub fn parse(b: &mut Builder<'_>, node: NodeId, at: Span) {
         }) = Wrapper::read(d)
         else {
             b.error(
-                off,
-                len,
+                at.offset,
+                at.len,
                 "bitcode wrapper header is truncated: it needs 20 bytes",
             );
             return;
         };
-        let mut f = Fields::new(b, h, AT.version.of(off), Endian::Little);
+        let mut f = Fields::new(b, h, AT.version.of(at.offset), Endian::Little);
         let so = Wrapper::show_part(&mut f, AT.version.off, wrapper::SIZE).offset;
         let (start, size) = (u64::from(start), u64::from(size));
-        if start > len || start.saturating_add(size) > len {
+        if start > at.len || start.saturating_add(size) > at.len {
             let place = AT.offset.through(AT.size);
             b.error(
-                place.of(off),
+                place.of(at.offset),
                 place.size,
                 format!(
-                    "wrapped bitcode [0x{start:x}+0x{size:x}] runs past the end of the image (0x{len:x} bytes)"
+                    "wrapped bitcode [0x{start:x}+0x{size:x}] runs past the end of the image (0x{:x} bytes)",
+                    at.len
                 ),
             );
         }
-        let start = start.min(len);
-        let size = size.min(len - start);
-        let inner = b.group(node, "bitcode", off + start, size);
+        let bc = at.part(start, size);
+        let inner = b.group(node, "bitcode", bc.offset, bc.len);
         if let Some(so) = so {
-            b.link(so, b.span(off + start, size));
+            b.link(so, bc);
         }
-        if b.slice(off + start, size).starts_with(BITCODE_MAGIC) {
-            let info = raw_bitcode(b, inner, off + start, size);
+        if b.slice(bc.offset, bc.len).starts_with(BITCODE_MAGIC) {
+            let info = raw_bitcode(b, inner, bc);
             b.set_value(inner, summary(&info));
         } else {
+            let magic = bc.take(4);
             b.error(
-                off + start,
-                size.min(4),
+                magic.offset,
+                magic.len,
                 "the wrapper's bitcode does not start with BC 0xC0DE",
             );
         }
         return;
     }
-    raw_bitcode(b, node, off, len);
+    raw_bitcode(b, node, at);
 }
 
 fn summary(info: &BitcodeInfo) -> String {
@@ -398,10 +398,16 @@ fn summary(info: &BitcodeInfo) -> String {
     }
 }
 
-fn raw_bitcode(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) -> BitcodeInfo {
+fn raw_bitcode(b: &mut Builder<'_>, node: NodeId, at: Span) -> BitcodeInfo {
     let mut info = BitcodeInfo::default();
-    b.leaf(node, "magic", off, 4.min(len), "BC 0xC0DE (LLVM bitcode)");
-    let d = b.slice(off, len);
+    b.leaf(
+        node,
+        "magic",
+        at.offset,
+        4.min(at.len),
+        "BC 0xC0DE (LLVM bitcode)",
+    );
+    let d = b.slice(at.offset, at.len);
     let mut bits = Bits::new(d);
     bits.pos = 32;
     for i in 0..64u32 {
@@ -415,8 +421,8 @@ fn raw_bitcode(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) -> Bitcode
                 .is_some_and(|r| !text::looks_zero(r))
             {
                 b.warn(
-                    off + start,
-                    len - start,
+                    at.offset + start,
+                    at.len - start,
                     "bytes after the last bitcode block are not a block",
                 );
             }
@@ -427,15 +433,19 @@ fn raw_bitcode(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) -> Bitcode
         };
         bits.align32();
         let Some(words) = bits.read(32) else {
-            b.error(off + start, len - start, "truncated bitcode block header");
+            b.error(
+                at.offset + start,
+                at.len - start,
+                "truncated bitcode block header",
+            );
             break;
         };
         let body = bits.pos;
         let want_end = body.saturating_add(words.saturating_mul(32));
         let end = if want_end > bits.end {
             b.error(
-                off + start,
-                len - start,
+                at.offset + start,
+                at.len - start,
                 format!("bitcode block of {words} words runs past the end of the bitcode"),
             );
             bits.end
@@ -443,11 +453,16 @@ fn raw_bitcode(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) -> Bitcode
             want_end
         };
         let name = block_name(id).map_or_else(|| format!("block {id}"), str::to_string);
-        let g = b.group(node, format!("[{i}] {name}"), off + start, end / 8 - start);
+        let g = b.group(
+            node,
+            format!("[{i}] {name}"),
+            at.offset + start,
+            end / 8 - start,
+        );
         b.set_value(g, Value::Size(end / 8 - start));
         match id {
-            13 => identification(b, g, off, &mut bits, width as u32, end, &mut info),
-            8 => module(b, g, off, &mut bits, width as u32, end, &mut info),
+            13 => identification(b, g, at.offset, &mut bits, width as u32, end, &mut info),
+            8 => module(b, g, at.offset, &mut bits, width as u32, end, &mut info),
             _ => {}
         }
         bits.pos = end;

@@ -120,16 +120,16 @@ pub fn detect_compressed(d: &[u8]) -> bool {
 
 /// A clang offload bundle: the entry table, then each code object opened
 /// by its own bytes.
-fn parse_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
-    let d = b.slice(off, len);
+fn parse_one(b: &mut Builder<'_>, node: NodeId, at: Span) {
+    let d = b.slice(at.offset, at.len);
     b.leaf(
         node,
         "magic",
-        off,
-        COUNT_AT.min(len),
+        at.offset,
+        COUNT_AT.min(at.len),
         Value::str_bytes(MAGIC),
     );
-    let Some(count) = b.u64(node, "entry count", off + COUNT_AT, LE) else {
+    let Some(count) = b.u64(node, "entry count", at.offset + COUNT_AT, LE) else {
         return;
     };
     // Read the table first: its size is known only at its end.
@@ -144,16 +144,16 @@ fn parse_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
         }) = entry_at(d, pos)
         else {
             b.error(
-                off + pos.min(len),
-                len - pos.min(len),
+                at.offset + pos.min(at.len),
+                at.len - pos.min(at.len),
                 format!("bundle entry {n} is truncated"),
             );
             break;
         };
-        if ts > len - (pos + bentry::SIZE).min(len) {
+        if ts > at.len - (pos + bentry::SIZE).min(at.len) {
             bentry::AT.triple_size.error(
                 b,
-                off + pos,
+                at.offset + pos,
                 format!("bundle entry {n}: triple size {ts} runs past the end"),
             );
             break;
@@ -163,40 +163,40 @@ fn parse_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
     }
     if count > MAX_LIST {
         b.warn(
-            off + COUNT_AT,
+            at.offset + COUNT_AT,
             TABLE - COUNT_AT,
             format!("{count} bundle entries; showing the first {MAX_LIST}"),
         );
     }
-    let table = b.group(node, "entries", off + TABLE, pos - TABLE);
+    let table = b.group(node, "entries", at.offset + TABLE, pos - TABLE);
     b.set_value(table, format!("{} entries", items.len()));
     let mut payloads = Vec::new();
-    for (i, &(at, o, s, ts)) in items.iter().enumerate() {
-        let t_at = at + bentry::SIZE;
+    for (i, &(pos, o, s, ts)) in items.iter().enumerate() {
+        let t_at = pos + bentry::SIZE;
         let triple = text::from_bytes(d.get(t_at as usize..(t_at + ts) as usize).unwrap_or(&[]));
-        let e = b.group(table, format!("[{i}]"), off + at, bentry::SIZE + ts);
+        let e = b.group(table, format!("[{i}]"), at.offset + pos, bentry::SIZE + ts);
         b.set_value(e, Value::str(&triple));
-        let of = BundleEntry::show(&mut Fields::new(b, e, off + at, LE)).offset;
-        let t = b.group(e, "triple", off + t_at, ts);
+        let of = BundleEntry::show(&mut Fields::new(b, e, at.offset + pos, LE)).offset;
+        let t = b.group(e, "triple", at.offset + t_at, ts);
         b.set_value(t, Value::str(&triple));
-        id_parts(b, t, off + t_at, &triple);
-        if o > len || s > len - o.min(len) {
+        id_parts(b, t, at.offset + t_at, &triple);
+        if o > at.len || s > at.len - o.min(at.len) {
             let span = bentry::AT.offset.through(bentry::AT.size);
             b.error(
-                span.of(off + at),
+                span.of(at.offset + pos),
                 span.size,
-                format!("bundle entry {i}: code object [0x{o:x}+0x{s:x}] runs past the end of the bundle (0x{len:x} bytes)"),
+                format!("bundle entry {i}: code object [0x{o:x}+0x{s:x}] runs past the end of the bundle (0x{:x} bytes)", at.len),
             );
         }
-        let o = o.min(len);
-        let s = s.min(len - o);
+        let o = o.min(at.len);
+        let object = at.part(o, s);
         if let Some(of) = of {
-            b.link(of, b.span(off + o, s));
+            b.link(of, object);
         }
-        payloads.push((triple, o, s));
+        payloads.push((triple, object));
     }
     let mut used = std::collections::HashSet::new();
-    for (i, (id, o, s)) in payloads.into_iter().enumerate() {
+    for (i, (id, object)) in payloads.into_iter().enumerate() {
         let mut name = if id.is_empty() {
             format!("[{i}]")
         } else {
@@ -205,9 +205,9 @@ fn parse_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
         if !used.insert(name.clone()) {
             name = format!("{name} [{i}]");
         }
-        let p = b.group(node, name, off + o, s);
+        let p = b.group(node, name, object.offset, object.len);
         b.fact(p, Fact::Held(held(&id)));
-        image::open_image(b, p, b.span(off + o, s));
+        image::open_image(b, p, object);
     }
     b.set_value(
         node,
@@ -356,8 +356,8 @@ fn next_start(d: &[u8], from: u64) -> Option<u64> {
 
 /// One bundle or several back to back; each opened by its own magic.
 /// Several are one lazy list, a node each.
-fn parse_all(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
-    super::parts::back_to_back(b, node, off, len, &PARTS);
+fn parse_all(b: &mut Builder<'_>, node: NodeId, at: Span) {
+    super::parts::back_to_back(b, node, at, &PARTS);
 }
 
 static PARTS: super::parts::Parts = super::parts::Parts {
@@ -374,11 +374,11 @@ static PARTS: super::parts::Parts = super::parts::Parts {
             Format::ClangBundleCompressed
         }
     },
-    open: |b, g, at, len| {
-        if detect(b.slice(at, len)) {
-            parse_one(b, g, at, len);
+    open: |b, g, at| {
+        if detect(b.slice(at.offset, at.len)) {
+            parse_one(b, g, at);
         } else {
-            parse_compressed_one(b, g, at, len);
+            parse_compressed_one(b, g, at);
         }
     },
 };
@@ -386,15 +386,13 @@ static PARTS: super::parts::Parts = super::parts::Parts {
 /// A clang offload bundle (or several back to back): the entry table, then
 /// each code object opened by its own bytes.
 pub fn parse(b: &mut Builder<'_>, node: NodeId, at: Span) {
-    let (off, len) = (at.offset, at.len);
-    parse_all(b, node, off, len);
+    parse_all(b, node, at);
 }
 
 /// A compressed clang offload bundle (or several back to back, each ending
 /// where its header's total size says).
 pub fn parse_compressed(b: &mut Builder<'_>, node: NodeId, at: Span) {
-    let (off, len) = (at.offset, at.len);
-    parse_all(b, node, off, len);
+    parse_all(b, node, at);
 }
 
 /// How a compressed bundle is compressed (LLVM's compression formats).
@@ -408,14 +406,24 @@ fn compression(m: u64) -> Option<Method> {
 
 /// A compressed clang offload bundle ("CCOB"): a header, then the plain
 /// bundle compressed with zlib or zstd, inflated into a space of its own.
-fn parse_compressed_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
-    let d = b.slice(off, len);
+fn parse_compressed_one(b: &mut Builder<'_>, node: NodeId, at: Span) {
+    let d = b.slice(at.offset, at.len);
     let Ok(Ccob {
         version, method, ..
     }) = Ccob::read(d)
     else {
-        b.leaf(node, "magic", off, 4.min(len), Value::str_bytes(CCOB_MAGIC));
-        b.error(off, len, "compressed offload bundle header is truncated");
+        b.leaf(
+            node,
+            "magic",
+            at.offset,
+            4.min(at.len),
+            Value::str_bytes(CCOB_MAGIC),
+        );
+        b.error(
+            at.offset,
+            at.len,
+            "compressed offload bundle header is truncated",
+        );
         return;
     };
     let method = u64::from(method);
@@ -426,19 +434,19 @@ fn parse_compressed_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
             3 => CcobV3::SIZE,
             _ => 0,
         };
-    let hlen = hlen.min(len);
-    let h = b.group(node, "header", off, hlen);
-    let mut f = Fields::new(b, h, off, LE).quiet().within(off + len);
+    let hlen = hlen.min(at.len);
+    let h = b.group(node, "header", at.offset, hlen);
+    let mut f = Fields::new(b, h, at.offset, LE).quiet().within(at.end());
     Ccob::show(&mut f);
     let method_name = compression(method).map(Method::name);
     let rest = d.get(ccob::SIZE as usize..).unwrap_or(&[]);
     let tail = match ccob_tail(version, rest, &mut f) {
         Some(Ok(t)) => t,
         Some(Err(e)) => {
-            let at = (ccob::SIZE + e.at.off).min(len);
+            let rest = at.skip(ccob::SIZE + e.at.off);
             b.error(
-                off + at,
-                len - at,
+                rest.offset,
+                rest.len,
                 format!("compressed bundle header: {} is truncated", e.field),
             );
             return;
@@ -446,40 +454,47 @@ fn parse_compressed_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
         None => {
             ccob::AT.version.error(
                 b,
-                off,
+                at.offset,
                 format!("unknown compressed offload bundle version {version}"),
             );
+            let rest = at.skip(hlen);
             b.leaf(
                 node,
                 "data",
-                off + hlen,
-                len - hlen,
+                rest.offset,
+                rest.len,
                 text::hex(d.get(hlen as usize..).unwrap_or(&[]), 16),
             );
             return;
         }
     };
     let announced = Some(tail.announced);
-    let hash = tail.hash_node.map(|id| (id, off + tail.hash_at, tail.hash));
-    let mut end = len;
+    let hash = tail
+        .hash_node
+        .map(|id| (id, at.offset + tail.hash_at, tail.hash));
+    let mut end = at.len;
     if let Some(t) = tail.total {
-        if t > len {
+        if t > at.len {
             // Version 3's 8 bytes, whatever the version.
             b.error(
-                off + ccob::SIZE,
+                at.offset + ccob::SIZE,
                 ccob_v3::AT.total_size.size,
-                format!("total size {t} runs past the end: only {len} bytes remain"),
+                format!(
+                    "total size {t} runs past the end: only {} bytes remain",
+                    at.len
+                ),
             );
         } else if t >= hlen {
             end = t;
         }
     }
-    let c = b.group(node, "compressed", off + hlen, end - hlen);
+    let packed = at.part(hlen, end - hlen);
+    let c = b.group(node, "compressed", packed.offset, packed.len);
     b.set_value(
         c,
         format!(
             "{} bytes, {}",
-            end - hlen,
+            packed.len,
             method_name.unwrap_or("unknown compression")
         ),
     );
@@ -487,37 +502,33 @@ fn parse_compressed_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
     let Some(method) = compression(method) else {
         ccob::AT.method.error(
             b,
-            off,
+            at.offset,
             format!("unknown compression method {method}; the bundle is not inflated"),
         );
         return;
     };
     let Some(announced) = announced else { return };
     let mut over = false;
-    let made = b.derive(
-        c,
-        "inflated",
-        b.span(off + hlen, end - hlen),
-        method.name(),
-        |src, limit| compress::inflate_at_most(src, method, announced, limit, &mut over),
-    );
+    let made = b.derive(c, "inflated", packed, method.name(), |src, limit| {
+        compress::inflate_at_most(src, method, announced, limit, &mut over)
+    });
     let Some(id) = made else { return };
     let got = b.range(id).end();
     if over {
         b.warn(
-            off + hlen,
-            end - hlen,
+            packed.offset,
+            packed.len,
             format!("the bundle inflates to more than the {announced} bytes the header announces; the rest is not shown"),
         );
     } else if got != announced {
         b.warn(
-            off + hlen,
-            end - hlen,
+            packed.offset,
+            packed.len,
             format!("the bundle inflates to {got} bytes, the header announces {announced}"),
         );
     }
     // The hash: the first 8 bytes of the inflated bundle's MD5.
-    if let Some((hid, at, want)) = hash {
+    if let Some((hid, hash_at, want)) = hash {
         let mut sum = [0u8; 16];
         b.within(id, |b, _| sum = Md5::digest(b.data()).into());
         let mut first = [0u8; 8];
@@ -531,7 +542,7 @@ fn parse_compressed_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
         } else {
             b.set_value(hid, Value::named_hex(want, Some("does not match")));
             b.warn(
-                at,
+                hash_at,
                 8,
                 format!("hash 0x{want:016x} does not match the inflated bundle, whose MD5 starts 0x{got:016x}"),
             );

@@ -204,8 +204,7 @@ fn next_start(d: &[u8], from: u64) -> Option<u64> {
 
 /// One fatbin container, or several back to back (each a node).
 pub fn parse(b: &mut Builder<'_>, node: NodeId, at: Span) {
-    let (off, len) = (at.offset, at.len);
-    super::parts::back_to_back(b, node, off, len, &PARTS);
+    super::parts::back_to_back(b, node, at, &PARTS);
 }
 
 static PARTS: super::parts::Parts = super::parts::Parts {
@@ -246,12 +245,12 @@ fn read_entry(b: &Builder<'_>, at: u64) -> Option<Entry> {
     })
 }
 
-/// One container at `[off, off+len)`: the bytes past its stated size (up
-/// to the next container) are padding.
-fn parse_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
-    let h = b.group(node, "header", off, header::SIZE.min(len));
-    let d = b.slice(off, header::SIZE);
-    let mut f = Fields::new(b, h, off, LE);
+/// One container at `at`: the bytes past its stated size (up to the next
+/// container) are padding.
+fn parse_one(b: &mut Builder<'_>, node: NodeId, at: Span) {
+    let h = b.group(node, "header", at.offset, header::SIZE.min(at.len));
+    let d = b.slice(at.offset, header::SIZE);
+    let mut f = Fields::new(b, h, at.offset, LE);
     let n = Header::show(&mut f);
     let (Some(_), Some(_), Some(_), Ok(r)) =
         (n.version, n.header_size, n.fat_size, Header::read(d))
@@ -262,40 +261,40 @@ fn parse_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
     if version != 1 {
         header::AT.version.warn(
             b,
-            off,
+            at.offset,
             format!("fatbin version {version}; 1 is the only one known"),
         );
     }
     if hsize < header::SIZE {
         header::AT.header_size.error(
             b,
-            off,
+            at.offset,
             format!(
                 "fatbin header size {hsize} is less than the {} bytes it has",
                 header::SIZE
             ),
         );
     }
-    let start = hsize.max(header::SIZE).min(len);
+    let start = hsize.max(header::SIZE).min(at.len);
     let mut end = start.saturating_add(fsize);
-    if end > len {
+    if end > at.len {
         header::AT.fat_size.error(
             b,
-            off,
+            at.offset,
             format!(
                 "fatbin size {fsize} runs past the end of the image: {} bytes remain",
-                len - start
+                at.len - start
             ),
         );
-        end = len;
+        end = at.len;
     }
     let mut pos = start;
     let mut n = 0u64;
     while pos < end && n < MAX_LIST {
         let room = end - pos;
-        let Some(e) = read_entry(b, off + pos).filter(|_| room >= ENTRY_MIN) else {
+        let Some(e) = read_entry(b, at.offset + pos).filter(|_| room >= ENTRY_MIN) else {
             b.error(
-                off + pos,
+                at.offset + pos,
                 room,
                 format!("{room} bytes left in the fatbin, too few for an entry header"),
             );
@@ -304,7 +303,7 @@ fn parse_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
         if e.hsize < ENTRY_MIN || e.hsize > room {
             entry_header::AT.header_size.error(
                 b,
-                off + pos,
+                at.offset + pos,
                 format!(
                     "fatbin entry header size {} is impossible here ({room} bytes left)",
                     e.hsize
@@ -316,7 +315,7 @@ fn parse_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
         if pend > end {
             entry_header::AT.payload_size.error(
                 b,
-                off + pos,
+                at.offset + pos,
                 format!(
                     "fatbin entry payload of {} bytes runs past the fatbin's end",
                     e.psize
@@ -328,8 +327,8 @@ fn parse_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
             Some(a) => format!("[{n}] {} sm_{a}", kind_short(e.kind)),
             None => format!("[{n}] {}", kind_short(e.kind)),
         };
-        let g = b.group(node, name, off + pos, pend - pos);
-        let entry_end = off + pend;
+        let g = b.group(node, name, at.offset + pos, pend - pos);
+        let entry_end = at.offset + pend;
         b.lazy(
             g,
             Arc::new(move |b: &mut Builder<'_>, g| {
@@ -343,13 +342,14 @@ fn parse_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
     }
     if pos < end && n >= MAX_LIST {
         b.warn(
-            off + pos,
+            at.offset + pos,
             end - pos,
             format!("more than {MAX_LIST} entries; the rest are not shown"),
         );
     }
-    if end < len {
-        let pad = b.slice(off + end, len - end);
+    if end < at.len {
+        let rest = at.skip(end);
+        let pad = b.slice(rest.offset, rest.len);
         let v = if pad.iter().all(|&c| c == 0) {
             "zero"
         } else {
@@ -358,9 +358,9 @@ fn parse_one(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
         b.leaf(
             node,
             "padding",
-            off + end,
-            len - end,
-            format!("{} bytes, {v}", len - end),
+            rest.offset,
+            rest.len,
+            format!("{} bytes, {v}", rest.len),
         );
     }
     b.set_value(node, format!("CUDA fatbin, {n} entries"));
@@ -412,13 +412,14 @@ fn entry(b: &mut Builder<'_>, g: NodeId, e: &Entry, end: u64) {
     if plen == 0 {
         return;
     }
+    let payload = b.span(pstart, plen);
     let p = b.group(g, "payload", pstart, plen);
     b.fact(p, Fact::Held(held(e)));
     let zstd = flags & FLAG_ZSTD != 0;
     let lz4 = flags & FLAG_LZ4 != 0 && !zstd;
     if !lz4 && !zstd {
-        let f = image::open_image(b, p, b.span(pstart, plen));
-        check_opened(b, e, p, f, pstart, plen);
+        let f = image::open_image(b, p, payload);
+        check_opened(b, e, p, f, payload);
         return;
     }
     // Compressed: the data is the first `compressed size` bytes.
@@ -437,12 +438,13 @@ fn entry(b: &mut Builder<'_>, g: NodeId, e: &Entry, end: u64) {
     let mname = if lz4 { "LZ4" } else { "zstd" };
     b.set_value(p, format!("{mname}-compressed, {clen} bytes"));
     let announced = usize_.unwrap_or(0);
+    let data = payload.take(clen);
     let made = if lz4 {
-        b.derive(p, "inflated", b.span(pstart, clen), "lz4", |src, limit| {
+        b.derive(p, "inflated", data, "lz4", |src, limit| {
             inflate_lz4(src, announced, limit)
         })
     } else {
-        b.derive(p, "inflated", b.span(pstart, clen), "zstd", |src, limit| {
+        b.derive(p, "inflated", data, "zstd", |src, limit| {
             compress::inflate(src, Method::Zstd, limit)
         })
     };
@@ -468,8 +470,8 @@ fn entry(b: &mut Builder<'_>, g: NodeId, e: &Entry, end: u64) {
         found = b.nested(node, b.span(0, len));
         elf_sm = elf_sm_of(b.slice(0, 64));
     });
-    check_kind(b, e, found, pstart, clen);
-    check_sm(b, e, elf_sm, pstart, clen);
+    check_kind(b, e, found, data);
+    check_sm(b, e, elf_sm, data);
 }
 
 /// What an entry says of its payload: CUDA code for its sm.
@@ -488,21 +490,15 @@ fn check_opened(
     e: &Entry,
     _p: NodeId,
     found: Option<crate::model::Format>,
-    at: u64,
-    len: u64,
+    at: Span,
 ) {
-    check_kind(b, e, found, at, len);
-    let sm = elf_sm_of(b.slice(at, len.min(64)));
-    check_sm(b, e, sm, at, len);
+    check_kind(b, e, found, at);
+    let head = at.take(64);
+    let sm = elf_sm_of(b.slice(head.offset, head.len));
+    check_sm(b, e, sm, at);
 }
 
-fn check_kind(
-    b: &mut Builder<'_>,
-    e: &Entry,
-    found: Option<crate::model::Format>,
-    at: u64,
-    len: u64,
-) {
+fn check_kind(b: &mut Builder<'_>, e: &Entry, found: Option<crate::model::Format>, at: Span) {
     use crate::model::Format;
     let ok = match e.kind {
         KIND_ELF => matches!(found, Some(Format::Elf)),
@@ -511,9 +507,10 @@ fn check_kind(
     };
     if !ok {
         let what = found.map_or("bytes not recognised", Format::label);
+        let magic = at.take(4);
         b.warn(
-            at,
-            len.min(4),
+            magic.offset,
+            magic.len,
             format!(
                 "an entry of kind {} holds {what}",
                 kind_name(e.kind).unwrap_or("?")
@@ -522,12 +519,13 @@ fn check_kind(
     }
 }
 
-fn check_sm(b: &mut Builder<'_>, e: &Entry, elf_sm: Option<u64>, at: u64, len: u64) {
+fn check_sm(b: &mut Builder<'_>, e: &Entry, elf_sm: Option<u64>, at: Span) {
     if let (Some(want), Some(got)) = (e.sm, elf_sm) {
         if want != got {
+            let head = at.take(64);
             b.warn(
-                at,
-                len.min(64),
+                head.offset,
+                head.len,
                 format!("the entry is for sm_{want}; its ELF's e_flags say sm_{got}"),
             );
         }

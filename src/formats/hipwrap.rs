@@ -6,7 +6,7 @@
 
 use super::elf::{self, Elf, Sec, SectionHook};
 use crate::model::record::{record, Record};
-use crate::model::{Builder, Fields, NodeId};
+use crate::model::{Builder, Fields, NodeId, Span};
 
 /// The section that holds the wrappers.
 pub const SECTION: &str = ".hipFatBinSegment";
@@ -53,35 +53,40 @@ const SHT_REL: u32 = 9;
 pub static ELF_SECTION: SectionHook = SectionHook {
     claims: |s| s.name == SECTION,
     decode: |b, id, elf, s, a, l| {
-        parse_section(b, id, elf, s, a, l);
+        let at = b.span(a, l);
+        parse_section(b, id, elf, s, at);
         true
     },
 };
 
-/// Decodes the wrappers of `.hipFatBinSegment` at `[a, a+l)` under `id`.
-pub fn parse_section(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, a: u64, l: u64) {
+/// Decodes the wrappers of `.hipFatBinSegment` at `at` under `id`.
+pub fn parse_section(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, at: Span) {
     let wide = elf.word() == 8;
     let rec = if wide {
         wrapper64::SIZE
     } else {
         wrapper32::SIZE
     };
-    let n = l / rec;
+    let n = at.len / rec;
     if n == 0 {
-        b.error(a, l, format!("{SECTION}: {l} bytes, a wrapper takes {rec}"));
+        b.error(
+            at.offset,
+            at.len,
+            format!("{SECTION}: {} bytes, a wrapper takes {rec}", at.len),
+        );
         return;
     }
     for i in 0..n.min(MAX_WRAPPERS) {
-        let at = a + i * rec;
+        let pos = at.offset + i * rec;
         let name = if n == 1 {
             "wrapper".to_string()
         } else {
             format!("wrapper [{i}]")
         };
-        let g = b.group(id, name, at, rec);
+        let g = b.group(id, name, pos, rec);
         // The section lies in the file: every field fits.
-        let d = b.slice(at, rec);
-        let mut f = Fields::new(b, g, at, elf.e);
+        let d = b.slice(pos, rec);
+        let mut f = Fields::new(b, g, pos, elf.e);
         let (read, p) = if wide {
             let p = Wrapper64::show(&mut f).binary;
             let r = Wrapper64::read_in(d, elf.e).ok();
@@ -95,12 +100,12 @@ pub fn parse_section(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, a: u64
         if magic != HIPF {
             wrapper64::AT.magic.warn(
                 b,
-                at,
+                pos,
                 format!("HIP wrapper magic 0x{magic:08x}, HIPF (0x{HIPF:08x}) expected"),
             );
         }
         // Where the pointer is, from the section's start.
-        let slot = wrapper64::AT.binary.of(at) - a;
+        let slot = wrapper64::AT.binary.of(pos) - at.offset;
         let target = if elf.etype == 1 {
             by_relocation(b, elf, s, slot)
         } else {
@@ -112,12 +117,12 @@ pub fn parse_section(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, a: u64
                 dynamic_target(b, elf, s.addr.wrapping_add(slot))
             };
             addr.and_then(|p| elf.addr_to_abs(p))
-                .and_then(|t| within_section(elf, t))
+                .and_then(|t| within_section(b, elf, t))
         };
         match target {
-            Some((t, size)) => {
+            Some(to) => {
                 if let Some(p) = p {
-                    b.link(p, b.span(t, size));
+                    b.link(p, to);
                 }
                 b.set_value(g, "HIP fat binary wrapper");
             }
@@ -130,17 +135,18 @@ pub fn parse_section(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, a: u64
     );
 }
 
-/// The section bytes holding absolute offset `t`: (t, bytes to its end).
-pub(crate) fn within_section(elf: &Elf, t: u64) -> Option<(u64, u64)> {
+/// The section bytes from absolute offset `t` to the end of the section
+/// that holds it.
+pub(crate) fn within_section(b: &Builder<'_>, elf: &Elf, t: u64) -> Option<Span> {
     elf.secs.iter().find_map(|s| {
         let (a, l) = elf.data(s)?;
-        (t >= a && t < a + l).then(|| (t, a + l - t))
+        b.span(a, l).from(t).filter(|r| !r.is_empty())
     })
 }
 
 /// The target of the relocation at `rel` of section `s`: the section of
-/// its symbol, at the symbol's value plus the addend.
-pub(crate) fn by_relocation(b: &Builder<'_>, elf: &Elf, s: &Sec, rel: u64) -> Option<(u64, u64)> {
+/// its symbol, from the symbol's value plus the addend to its end.
+pub(crate) fn by_relocation(b: &Builder<'_>, elf: &Elf, s: &Sec, rel: u64) -> Option<Span> {
     for r in elf
         .secs
         .iter()
@@ -153,7 +159,7 @@ pub(crate) fn by_relocation(b: &Builder<'_>, elf: &Elf, s: &Sec, rel: u64) -> Op
         let ts = elf.sec(sy.shndx.into())?;
         let (ta, tl) = elf.data(ts)?;
         let off = sy.value.wrapping_add(e.addend.unwrap_or(0));
-        return (off < tl).then(|| (ta + off, tl - off));
+        return (off < tl).then(|| b.span(ta, tl).skip(off));
     }
     None
 }

@@ -4,17 +4,16 @@
 
 use crate::model::{Builder, Format, NodeId, Span};
 
-/// Opens the device image in `[off, off+len)` under `node` through the
-/// one nesting path, and gives `node` a value saying what it is and how
-/// big. Returns the format found.
+/// Opens the device image at `at` under `node` through the one nesting
+/// path, and gives `node` a value saying what it is and how big. Returns
+/// the format found.
 pub fn open_image(b: &mut Builder<'_>, node: NodeId, at: Span) -> Option<Format> {
-    let (off, len) = (at.offset, at.len);
-    let f = if len == 0 {
+    let f = if at.is_empty() {
         None
     } else {
-        b.nested(node, b.span(off, len))
+        b.nested(node, at)
     };
-    b.set_value(node, image_value(f, len));
+    b.set_value(node, image_value(f, at.len));
     f
 }
 

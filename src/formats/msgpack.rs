@@ -283,26 +283,29 @@ impl Doc<'_> {
 /// Decodes the MessagePack document at `[off, off+len)` under `parent`.
 /// Bytes after the document are reported.
 pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
+    let at = b.span(off, len);
     // Map and array headers and the keys of entries (the entry's node
     // holds its key and value; its value's node only the value).
     b.gaps(parent, Gap::Syntax);
-    let d = b.slice(off, len);
+    let d = b.slice(at.offset, at.len);
     let mut doc = Doc {
         d,
-        base: off,
+        base: at.offset,
         nodes: 0,
     };
     match doc.item(b, parent, "metadata", 0, 0, 0) {
-        Ok(end) if end < len => b.warn(
-            off + end,
-            len - end,
-            format!("{} bytes after the MessagePack document", len - end),
-        ),
+        Ok(end) if end < at.len => {
+            let rest = at.skip(end);
+            b.warn(
+                rest.offset,
+                rest.len,
+                format!("{} bytes after the MessagePack document", rest.len),
+            );
+        }
         Ok(_) => {}
-        Err((at, msg)) => b.error(
-            off + at.min(len),
-            len - at.min(len),
-            format!("MessagePack: {msg}"),
-        ),
+        Err((pos, msg)) => {
+            let rest = at.skip(pos);
+            b.error(rest.offset, rest.len, format!("MessagePack: {msg}"));
+        }
     }
 }

@@ -97,52 +97,51 @@ pub fn detect(d: &[u8]) -> bool {
 /// The wrappers at `[off, off+len)` without the ELF around them: 64-bit
 /// pointers where the size fits them, else 32-bit; nothing is linked.
 pub fn parse(b: &mut Builder<'_>, node: NodeId, at: Span) {
-    let (off, len) = (at.offset, at.len);
-    let w = if len.is_multiple_of(24) || !len.is_multiple_of(16) {
+    let w = if at.len.is_multiple_of(24) || !at.len.is_multiple_of(16) {
         8
     } else {
         4
     };
-    records(b, node, off, len, w, Endian::Little, &mut |_, _, _| None);
+    records(b, node, at, w, Endian::Little, &mut |_, _, _| None);
 }
 
-/// Decodes the wrappers of `.nvFatBinSegment` at `[a, a+l)` under `id`,
-/// each pointer linked where the ELF says where it points.
 /// The ELF reader's hook for `.nvFatBinSegment`, by name.
 pub static ELF_SECTION: SectionHook = SectionHook {
     claims: |s| s.name == SECTION,
     decode: |b, id, elf, s, a, l| {
-        parse_section(b, id, elf, s, a, l);
+        let at = b.span(a, l);
+        parse_section(b, id, elf, s, at);
         true
     },
 };
 
-pub fn parse_section(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, a: u64, l: u64) {
-    let mut resolve = |b: &Builder<'_>, at: u64, ptr: u64| -> Option<(u64, u64)> {
+/// Decodes the wrappers of `.nvFatBinSegment` at `at` under `id`, each
+/// pointer linked where the ELF says where it points.
+pub fn parse_section(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, at: Span) {
+    let mut resolve = |b: &Builder<'_>, slot: u64, ptr: u64| -> Option<Span> {
         if elf.etype == 1 {
-            hipwrap::by_relocation(b, elf, s, at - a)
+            hipwrap::by_relocation(b, elf, s, slot - at.offset)
         } else {
             let addr = if ptr != 0 {
                 Some(ptr)
             } else {
-                hipwrap::dynamic_target(b, elf, s.addr.wrapping_add(at - a))
+                hipwrap::dynamic_target(b, elf, s.addr.wrapping_add(slot - at.offset))
             };
             addr.and_then(|p| elf.addr_to_abs(p))
-                .and_then(|t| hipwrap::within_section(elf, t))
+                .and_then(|t| hipwrap::within_section(b, elf, t))
         }
     };
-    records(b, id, a, l, elf.word(), elf.e, &mut resolve);
+    records(b, id, at, elf.word(), elf.e, &mut resolve);
 }
 
-/// What a pointer field at `at` holding `ptr` points at: `(offset, bytes
-/// to the end of its section)`.
-type Resolve<'r> = dyn FnMut(&Builder<'_>, u64, u64) -> Option<(u64, u64)> + 'r;
+/// What a pointer field at an offset holding a pointer points at: the
+/// bytes from there to the end of its section.
+type Resolve<'r> = dyn FnMut(&Builder<'_>, u64, u64) -> Option<Span> + 'r;
 
 fn records(
     b: &mut Builder<'_>,
     id: NodeId,
-    a: u64,
-    l: u64,
+    at: Span,
     w: u64,
     e: Endian,
     resolve: &mut Resolve<'_>,
@@ -161,33 +160,38 @@ fn records(
     } else {
         wrapper32::AT.more.off
     };
-    let n = l / rec;
+    let n = at.len / rec;
     if n == 0 {
-        b.error(a, l, format!("{SECTION}: {l} bytes, a wrapper takes {rec}"));
+        b.error(
+            at.offset,
+            at.len,
+            format!("{SECTION}: {} bytes, a wrapper takes {rec}", at.len),
+        );
         return;
     }
-    if !l.is_multiple_of(rec) {
+    if !at.len.is_multiple_of(rec) {
+        let rest = at.skip(n * rec);
         b.warn(
-            a + n * rec,
-            l % rec,
-            format!("{SECTION}: {} bytes after the last whole wrapper", l % rec),
+            rest.offset,
+            rest.len,
+            format!("{SECTION}: {} bytes after the last whole wrapper", rest.len),
         );
     }
     for i in 0..n.min(MAX_WRAPPERS) {
-        let at = a + i * rec;
+        let pos = at.offset + i * rec;
         let name = if n == 1 {
             "wrapper".to_string()
         } else {
             format!("wrapper [{i}]")
         };
-        let g = b.group(id, name, at, rec);
-        let d = b.slice(at, rec);
-        let mut f = Fields::new(b, g, at, e);
+        let g = b.group(id, name, pos, rec);
+        let d = b.slice(pos, rec);
+        let mut f = Fields::new(b, g, pos, e);
         let r = show(&mut f, d, wide, e);
         if r.magic != MAGIC {
             wrapper64::AT.magic.warn(
                 b,
-                at,
+                pos,
                 format!(
                     "CUDA fatbin wrapper magic 0x{:08x}, 0x{MAGIC:08x} expected",
                     r.magic
@@ -197,7 +201,7 @@ fn records(
         if !(1..=2).contains(&r.version) {
             wrapper64::AT.version.warn(
                 b,
-                at,
+                pos,
                 format!(
                     "CUDA fatbin wrapper version {}; 1 and 2 are known",
                     r.version
@@ -207,12 +211,13 @@ fn records(
         let (data, Some(p)) = r.data else {
             continue;
         };
-        match resolve(b, at + data_at, data) {
-            Some((t, size)) => {
-                b.link(p, b.span(t, size));
+        match resolve(b, pos + data_at, data) {
+            Some(to) => {
+                b.link(p, to);
+                let t = to.offset;
                 if !b.slice(t, 4).starts_with(super::fatbin::MAGIC) {
                     b.warn(
-                        at + data_at,
+                        pos + data_at,
                         w,
                         format!("the wrapper's data points at 0x{t:x}, which is not a CUDA fatbin"),
                     );
@@ -223,8 +228,8 @@ fn records(
         }
         if let (m, Some(p)) = r.more {
             if m != 0 || r.version == 2 {
-                if let Some((t, size)) = resolve(b, at + more_at, m) {
-                    b.link(p, b.span(t, size));
+                if let Some(to) = resolve(b, pos + more_at, m) {
+                    b.link(p, to);
                 }
             }
         }

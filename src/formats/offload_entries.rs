@@ -7,7 +7,7 @@
 use super::elf::{self, Elf, Sec, SectionHook};
 use super::offload;
 use crate::model::record::{record, Record};
-use crate::model::{read_uint, text, Builder, Endian, Fields, NodeId, Raw, Value};
+use crate::model::{read_uint, text, Builder, Endian, Fields, NodeId, Raw, Span, Value};
 
 /// The section names the table goes by (the second before LLVM 20).
 pub const SECTIONS: [&str; 2] = ["llvm_offload_entries", "omp_offloading_entries"];
@@ -154,13 +154,14 @@ fn cstr_at(b: &Builder<'_>, at: u64) -> String {
 pub static ELF_SECTION: SectionHook = SectionHook {
     claims: |s| SECTIONS.contains(&s.name.as_str()),
     decode: |b, id, elf, s, a, l| {
-        parse_section(b, id, elf, s, a, l);
+        let at = b.span(a, l);
+        parse_section(b, id, elf, s, at);
         true
     },
 };
 
-/// Decodes the entries at `[a, a+l)` of section `s` under `id`.
-pub fn parse_section(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, a: u64, l: u64) {
+/// Decodes the entries at `at` of section `s` under `id`.
+pub fn parse_section(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, at: Span) {
     let wide = elf.word() == 8;
     let es = if wide { entry64::SIZE } else { entry32::SIZE };
     // Each entry is a global of its own, 8-byte aligned: in a 32-bit
@@ -173,15 +174,15 @@ pub fn parse_section(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, a: u64
     } else {
         (entry32::AT.address.off, entry32::AT.name.off)
     };
-    let padded = l.saturating_add(stride - es);
+    let padded = at.len.saturating_add(stride - es);
     let n = padded / stride;
     if n == 0 || !padded.is_multiple_of(stride) {
         b.warn(
-            a,
-            l,
+            at.offset,
+            at.len,
             format!(
                 "{} bytes are not a whole number of {es}-byte offload entries",
-                l
+                at.len
             ),
         );
     }
@@ -193,12 +194,12 @@ pub fn parse_section(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, a: u64
     let reloc_at = |o: u64| rel.iter().find(|(k, _)| *k == o).map(|(_, r)| r);
     let mut names = Vec::new();
     for i in 0..n.min(MAX_ENTRIES) {
-        let at = a + i * stride;
+        let pos = at.offset + i * stride;
         let ro = i * stride;
-        let g = b.group(id, format!("[{i}]"), at, es);
+        let g = b.group(id, format!("[{i}]"), pos, es);
         // The section lies in the file: every field fits.
-        let d = b.slice(at, es);
-        let mut f = Fields::new(b, g, at, elf.e);
+        let d = b.slice(pos, es);
+        let mut f = Fields::new(b, g, pos, elf.e);
         let r = show(&mut f, d, wide, elf.e);
         // The name: through the relocation of the name pointer, or the
         // address map.

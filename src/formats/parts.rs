@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use crate::model::{Builder, Format, NodeId, Seq, Step};
+use crate::model::{Builder, Format, NodeId, Seq, Span, Step};
 
 /// How a format's containers lie back to back.
 pub(crate) struct Parts {
@@ -22,7 +22,7 @@ pub(crate) struct Parts {
     /// The format of the container whose bytes are given.
     pub format: fn(&[u8]) -> Format,
     /// Decodes one container under its node.
-    pub open: fn(&mut Builder<'_>, NodeId, u64, u64),
+    pub open: fn(&mut Builder<'_>, NodeId, Span),
 }
 
 impl Parts {
@@ -38,37 +38,32 @@ impl Parts {
     }
 }
 
-/// Decodes `[off, off+len)` under `node` as one container or several.
-pub(crate) fn back_to_back(
-    b: &mut Builder<'_>,
-    node: NodeId,
-    off: u64,
-    len: u64,
-    p: &'static Parts,
-) {
-    let d = b.slice(off, len);
-    if p.end(d, 0) >= len {
-        (p.open)(b, node, off, len);
+/// Decodes `at` under `node` as one container or several.
+pub(crate) fn back_to_back(b: &mut Builder<'_>, node: NodeId, at: Span, p: &'static Parts) {
+    let d = b.slice(at.offset, at.len);
+    if p.end(d, 0) >= at.len {
+        (p.open)(b, node, at);
         return;
     }
-    let stop = off + len;
-    let step: Step = Arc::new(move |b: &mut Builder<'_>, parent, i, at| {
-        let end = off + p.end(b.slice(off, len), at.checked_sub(off)?);
-        let g = b.group(parent, format!("{} [{i}]", p.name), at, end - at);
-        b.set_format(g, (p.format)(b.slice(at, end - at)));
-        (p.open)(b, g, at, end - at);
-        b.pages_read(at, end - at);
+    let stop = at.end();
+    let step: Step = Arc::new(move |b: &mut Builder<'_>, parent, i, pos| {
+        let end = at.offset + p.end(b.slice(at.offset, at.len), pos.checked_sub(at.offset)?);
+        let part = at.at(pos, end - pos);
+        let g = b.group(parent, format!("{} [{i}]", p.name), part.offset, part.len);
+        b.set_format(g, (p.format)(b.slice(part.offset, part.len)));
+        (p.open)(b, g, part);
+        b.pages_read(part.offset, part.len);
         Some(end)
     });
     // Counting the containers reads the header of each: the pages those
     // reads bring in may go back as the count goes (`Builder::pages_read`).
     let seq = Seq::scan(
-        off,
+        at.offset,
         stop,
         p.max,
-        |at| {
-            let end = off + p.end(d, at - off);
-            b.pages_read(at, end.saturating_sub(at));
+        |pos| {
+            let end = at.offset + p.end(d, pos - at.offset);
+            b.pages_read(pos, end.saturating_sub(pos));
             Some(end)
         },
         step,

@@ -134,13 +134,12 @@ pub fn target(d: &[u8]) -> Option<String> {
     None
 }
 
-/// Decodes the PTX text in `[off, off+len)` under `node`: its `.version`,
+/// Decodes the PTX text in `at` under `node`: its `.version`,
 /// `.target` and `.address_size`, its kernels and functions, and its lines.
 pub fn parse(b: &mut Builder<'_>, node: NodeId, at: Span) {
-    let (off, len) = (at.offset, at.len);
-    let target = target(b.slice(off, len)).map(CompactString::from);
+    let target = target(b.slice(at.offset, at.len)).map(CompactString::from);
     b.fact(node, Fact::DeviceCode { target });
-    let d = b.slice(off, len);
+    let d = b.slice(at.offset, at.len);
     // The text ends at its first NUL (PTX has none): what follows is the
     // terminator and padding a container adds.
     let text_len = memchr::memchr(0, d).unwrap_or(d.len()) as u64;
@@ -161,7 +160,13 @@ pub fn parse(b: &mut Builder<'_>, node: NodeId, at: Span) {
                 *seen = true;
                 let v = t.get(dir.len()..).unwrap_or(&[]);
                 let v = v.split(|&c| c == b'/').next().unwrap_or(&[]);
-                b.leaf(node, dir, off + s, e - s, Value::str_bytes(v.trim_ascii()));
+                b.leaf(
+                    node,
+                    dir,
+                    at.offset + s,
+                    e - s,
+                    Value::str_bytes(v.trim_ascii()),
+                );
             }
         }
         if (decls.len() as u64) < MAX_LIST {
@@ -173,7 +178,7 @@ pub fn parse(b: &mut Builder<'_>, node: NodeId, at: Span) {
     if let (Some(first), Some(last)) = (decls.first(), decls.last()) {
         let (lo, hi) = (first.0, last.1);
         let n_k = decls.iter().filter(|k| k.3 == "kernel").count();
-        let g = b.group(node, "functions", off + lo, hi - lo);
+        let g = b.group(node, "functions", at.offset + lo, hi - lo);
         b.set_value(g, format!("{n_k} kernels, {} functions", decls.len() - n_k));
         let mut used = std::collections::HashSet::new();
         for (s, e, name, kind) in &decls {
@@ -181,13 +186,13 @@ pub fn parse(b: &mut Builder<'_>, node: NodeId, at: Span) {
             if !used.insert(nm.clone()) {
                 nm = format!("{name} @{s}");
             }
-            b.leaf(g, nm, off + s, e - s, *kind);
+            b.leaf(g, nm, at.offset + s, e - s, *kind);
         }
     }
     // The lines, one a node, built when opened: every line ends at its
     // newline (part of the line's node, not of its value) or at the end of
     // the text.
-    let end = off + text_len;
+    let end = at.offset + text_len;
     let data = b.data();
     let line_end = move |d: &[u8], at: u64| -> u64 {
         let rest = d
@@ -205,36 +210,37 @@ pub fn parse(b: &mut Builder<'_>, node: NodeId, at: Span) {
         Some(next)
     });
     let seq = Seq::scan(
-        off,
+        at.offset,
         end,
         u64::MAX,
         |at| Some((line_end(data, at) + 1).min(end)),
         step,
     );
     let n = seq.count();
-    let l = b.group(node, "lines", off, text_len);
+    let l = b.group(node, "lines", at.offset, text_len);
     b.set_value(l, format!("{n} lines"));
     b.seq(l, seq);
-    if text_len < len {
-        let rest = len - text_len;
-        let tail = b.slice(off + text_len, rest);
+    if text_len < at.len {
+        let after = at.skip(text_len);
+        let rest = after.len;
+        let tail = b.slice(after.offset, rest);
         if text::looks_zero(tail) {
             let v = if rest > 1 << 20 {
                 text::zero_note(rest)
             } else {
                 format!("{rest} NUL bytes")
             };
-            b.leaf(node, "terminator", off + text_len, rest, v);
+            b.leaf(node, "terminator", after.offset, rest, v);
         } else {
             b.leaf(
                 node,
                 "after the text",
-                off + text_len,
+                after.offset,
                 rest,
                 text::hex(tail, 16),
             );
             b.warn(
-                off + text_len,
+                after.offset,
                 rest,
                 "bytes after the PTX text's NUL are not NUL",
             );

@@ -317,10 +317,9 @@ fn place_of(b: &Builder<'_>, parent: NodeId) -> Place {
     Place::Top
 }
 
-/// Detects the format in `[off, off+len)` and parses it under `parent`:
-/// what [`crate::model::Builder::nested`] calls, and the top level.
+/// Detects the format in `at` and parses it under `parent`: what
+/// [`crate::model::Builder::nested`] calls, and the top level.
 pub fn dispatch(b: &mut Builder<'_>, parent: NodeId, at: Span) -> Option<Format> {
-    let (off, len) = (at.offset, at.len);
     let place = place_of(b, parent);
     // A description given for the file (`--ksy`), or one that names the
     // file's extension, is what the file is.
@@ -328,12 +327,12 @@ pub fn dispatch(b: &mut Builder<'_>, parent: NodeId, at: Span) -> Option<Format>
         b.space() == crate::model::FILE && b.node(parent).is_some_and(|n| n.parent.is_none());
     let named = || {
         let name = b.node(parent).map_or("", |n| n.name.as_str());
-        ksy::named(name, b.slice(off, len))
+        ksy::named(name, b.slice(at.offset, at.len))
     };
     let f = if whole_file && (ksy::forced() || named()) {
         Format::Ksy
     } else {
-        detect(b.slice(off, len), place)?
+        detect(b.slice(at.offset, at.len), place)?
     };
     let r = row(f)?;
     // Marked before it is parsed, so that what it opens knows where it is.

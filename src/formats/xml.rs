@@ -279,8 +279,7 @@ mod tests {
     use crate::model::{Builder, Format, NodeId, Source, Span, Tree};
 
     fn as_xml(b: &mut Builder<'_>, p: NodeId, at: Span) -> Option<Format> {
-        let (off, len) = (at.offset, at.len);
-        super::tree(b, p, off, len).then_some(crate::model::Format::Xml)
+        super::tree(b, p, at.offset, at.len).then_some(crate::model::Format::Xml)
     }
 
     fn build(bytes: &[u8]) -> Tree {

@@ -8,7 +8,7 @@ use crate::disasm::{self, Target};
 use crate::formats::elf::{self, Elf, Sec, Sections, Vendor};
 use crate::formats::spirv;
 use crate::formats::yaml::{self, Y};
-use crate::model::{num, text, Builder, Endian, Fact, Fields, Format, Gap, NodeId};
+use crate::model::{num, text, Builder, Endian, Fact, Fields, Format, Gap, NodeId, Span};
 
 pub const SHT_ZEBIN_SPIRV: u32 = 0xff00_0009;
 pub const SHT_ZEBIN_ZEINFO: u32 = 0xff00_0011;
@@ -69,7 +69,8 @@ impl Vendor for IntelGt {
         n: u64,
         e: Endian,
     ) {
-        note_desc(b, parent, typ, d, n, e)
+        let at = b.span(d, n);
+        note_desc(b, parent, typ, at, e)
     }
     fn zero_notes_expected(&self, secname: &str) -> bool {
         secname == ".note.intelgt.metrics"
@@ -171,7 +172,8 @@ impl Sections for State {
         a: u64,
         l: u64,
     ) -> bool {
-        section(b, id, elf, s, a, l, self)
+        let at = b.span(a, l);
+        section(b, id, elf, s, at, self)
     }
     fn finish(&mut self, b: &mut Builder<'_>, elf: &Elf, built: &[(usize, NodeId)]) {
         finish(b, elf, built, self)
@@ -364,9 +366,13 @@ fn bitfields(
 }
 
 /// Decodes the description of an IntelGT note.
-pub(crate) fn note_desc(b: &mut Builder<'_>, parent: NodeId, typ: u32, d: u64, n: u64, e: Endian) {
-    let mut f = Fields::new(b, parent, d, e);
-    let word = if n == 4 { f.peek(d, 4) } else { None };
+pub(crate) fn note_desc(b: &mut Builder<'_>, parent: NodeId, typ: u32, at: Span, e: Endian) {
+    let mut f = Fields::new(b, parent, at.offset, e);
+    let word = if at.len == 4 {
+        f.peek(at.offset, 4)
+    } else {
+        None
+    };
     match (typ, word) {
         (1, Some(_)) => {
             let v = f.named("product family", 4, |v| product_family(v as u32));
@@ -385,13 +391,13 @@ pub(crate) fn note_desc(b: &mut Builder<'_>, parent: NodeId, typ: u32, d: u64, n
         }
         (3, Some(v)) => {
             let v = v as u32;
-            let g = b.group(parent, "target metadata", d, 4);
+            let g = b.group(parent, "target metadata", at.offset, 4);
             b.set_value(g, format!("0x{v:08x}"));
-            bitfields(b, g, v, d, e, &TARGET_METADATA);
+            bitfields(b, g, v, at.offset, e, &TARGET_METADATA);
         }
         (6, Some(v)) => {
             let v = v as u32;
-            let g = b.group(parent, "product config", d, 4);
+            let g = b.group(parent, "product config", at.offset, 4);
             b.set_value(
                 g,
                 format!(
@@ -401,7 +407,7 @@ pub(crate) fn note_desc(b: &mut Builder<'_>, parent: NodeId, typ: u32, d: u64, n
                     bits(v, 0, 6)
                 ),
             );
-            bitfields(b, g, v, d, e, &PRODUCT_CONFIG);
+            bitfields(b, g, v, at.offset, e, &PRODUCT_CONFIG);
         }
         (5, Some(_)) => {
             f.u32("vISA ABI version");
@@ -413,21 +419,24 @@ pub(crate) fn note_desc(b: &mut Builder<'_>, parent: NodeId, typ: u32, d: u64, n
             f.u32("indirect access buffer major version");
         }
         (4, _) => {
-            f.span("zebin version", n, |s| {
+            f.span("zebin version", at.len, |s| {
                 let end = memchr::memchr(0, s).unwrap_or(s.len());
                 text::quoted(s.get(..end).unwrap_or(&[])).into()
             });
         }
         (1..=3 | 5..=8, None) => {
-            b.raw(parent, "desc", d, n);
+            b.raw(parent, "desc", at.offset, at.len);
             b.warn(
-                d,
-                n,
-                format!("IntelGT note type {typ} should have a 4-byte description, not {n} bytes"),
+                at.offset,
+                at.len,
+                format!(
+                    "IntelGT note type {typ} should have a 4-byte description, not {} bytes",
+                    at.len
+                ),
             );
         }
         _ => {
-            b.raw(parent, "desc", d, n);
+            b.raw(parent, "desc", at.offset, at.len);
         }
     }
 }
@@ -444,8 +453,8 @@ pub struct State {
 struct Entry {
     name: String,
     node: NodeId,
-    off: u64,
-    len: u64,
+    /// Its bytes.
+    at: Span,
 }
 
 /// Decodes a zebin-specific section; false if `s` is not one.
@@ -454,30 +463,30 @@ pub(crate) fn section(
     id: NodeId,
     _elf: &Elf,
     s: &Sec,
-    a: u64,
-    l: u64,
+    at: Span,
     st: &mut State,
 ) -> bool {
     let n = s.name.as_str();
     if s.typ == SHT_ZEBIN_SPIRV || n == ".spv" {
-        if spirv::detect(b.slice(a, l)) {
+        if spirv::detect(b.slice(at.offset, at.len)) {
             b.set_format(id, Format::SpirV);
-            spirv::parse(b, id, b.span(a, l));
+            spirv::parse(b, id, at);
         } else {
+            let magic = at.take(4);
             b.warn(
-                a,
-                l.min(4),
+                magic.offset,
+                magic.len,
                 format!("{n} does not start with the SPIR-V magic"),
             );
         }
         return true;
     }
     if s.typ == SHT_ZEBIN_ZEINFO || n == ".ze_info" {
-        zeinfo(b, id, a, l, st);
+        zeinfo(b, id, at, st);
         return true;
     }
     if s.typ == SHT_ZEBIN_GTPIN_INFO || n.starts_with(".gtpin_info") {
-        b.raw(id, "data", a, l);
+        b.raw(id, "data", at.offset, at.len);
         return true;
     }
     if s.typ == SHT_ZEBIN_MISC
@@ -485,14 +494,14 @@ pub(crate) fn section(
         || n.starts_with(".misc.")
         || n.starts_with(".visaasm")
     {
-        let bytes = b.slice(a, l);
+        let bytes = b.slice(at.offset, at.len);
         let end = text::strip_padding(bytes, 0).len();
         let shown = bytes.get(..end.min(4096)).unwrap_or(&[]);
         let mut v = text::quoted(shown);
         if end > 4096 {
             v.push('…');
         }
-        b.leaf(id, "text", a, l, v);
+        b.leaf(id, "text", at.offset, at.len, v);
         return true;
     }
     false
@@ -537,7 +546,7 @@ pub(crate) fn finish(b: &mut Builder<'_>, elf: &Elf, built: &[(usize, NodeId)], 
         };
         let mut v = format!("code of {kname}");
         if let Some(k) = st.kernels.iter().find(|k| k.name == kname) {
-            b.link(node, b.span(k.off, k.len));
+            b.link(node, k.at);
             // The entry leads to the kernel's first instruction: the
             // node that holds the code's first byte.
             b.link(k.node, b.span(a, l.min(1)));
@@ -561,29 +570,33 @@ pub(crate) fn finish(b: &mut Builder<'_>, elf: &Elf, built: &[(usize, NodeId)], 
 
 // ---- .ze_info ----
 
-fn zeinfo(b: &mut Builder<'_>, id: NodeId, a: u64, l: u64, st: &mut State) {
+fn zeinfo(b: &mut Builder<'_>, id: NodeId, at: Span, st: &mut State) {
     b.gaps(id, Gap::Syntax);
-    let bytes = text::strip_padding(b.slice(a, l), 0);
+    let bytes = text::strip_padding(b.slice(at.offset, at.len), 0);
     let src = match std::str::from_utf8(bytes) {
         Ok(s) => s,
         Err(e) => {
             // The runtime rejects a module whose .ze_info it cannot read.
-            b.error(a + e.valid_up_to() as u64, 1, ".ze_info is not valid UTF-8");
+            b.error(
+                at.offset + e.valid_up_to() as u64,
+                1,
+                ".ze_info is not valid UTF-8",
+            );
             return;
         }
     };
-    let doc = yaml::read(src, a);
+    let doc = yaml::read(src, at.offset);
     if doc.truncated {
         b.info(
-            a,
-            l,
+            at.offset,
+            at.len,
             "the .ze_info YAML is too large; only its start is shown",
         );
     }
-    if let Some((at, msg)) = doc.error {
+    if let Some((pos, msg)) = doc.error {
         // At the end of the text: its last byte.
-        let at = at.min((a + l).saturating_sub(1));
-        b.error(at, 1, format!(".ze_info: YAML error: {msg}"));
+        let pos = pos.min(at.end().saturating_sub(1));
+        b.error(pos, 1, format!(".ze_info: YAML error: {msg}"));
     }
     let Some(root) = doc.root else {
         return;
@@ -681,8 +694,7 @@ fn emit(
                         found.push(Entry {
                             name: kn,
                             node: n,
-                            off: is,
-                            len: ie.saturating_sub(is),
+                            at: b.span(is, ie.saturating_sub(is)),
                         });
                     }
                 }

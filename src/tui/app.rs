@@ -619,7 +619,7 @@ impl App {
                     .copied()
                     .unwrap_or(usize::MAX);
                 if let Some(d) = self.doc.tree.diagnostics().get(i).cloned() {
-                    self.jump_in(d.span.space, d.span.offset, d.span.len);
+                    self.jump_in(d.span);
                     self.message = Some((format!("{}: {}", d.severity.as_str(), d.message), true));
                 }
             }

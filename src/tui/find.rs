@@ -262,14 +262,14 @@ impl App {
             None => false,
         };
         enum Target {
-            Node(String, u64, u64),
+            Node(String, crate::model::Span),
             Bytes(Option<String>, u64),
         }
         let len = st.len;
         let target = if len == 0 {
             st.nodes
                 .get(i)
-                .map(|m| Target::Node(m.path.clone(), m.span.offset, m.span.len))
+                .map(|m| Target::Node(m.path.clone(), m.span))
         } else {
             st.locate(i).map(|(g, off)| {
                 let root = g
@@ -289,12 +289,12 @@ impl App {
         self.remember();
         let mut note = None;
         match target {
-            Target::Node(path, off, size) => match self.doc.tree.find_path(&path) {
+            Target::Node(path, at) => match self.doc.tree.find_path(&path) {
                 Some(id) => self.select(id, true),
                 None => {
-                    let id = self.doc.tree.smallest_containing(off, size);
+                    let id = self.doc.tree.smallest_containing(at.offset, at.len);
                     self.select(id, false);
-                    self.cursor = off.min(self.space_len().saturating_sub(1));
+                    self.cursor = at.offset.min(self.space_len().saturating_sub(1));
                     self.scroll_hex_to(self.cursor);
                     note = Some(format!("{} is not in the tree now", text::clean(&path)));
                 }

@@ -63,17 +63,17 @@ impl App {
         self.scroll_hex_to(off);
     }
 
-    /// [`App::jump`] in byte space `space`, found through a node of it
+    /// [`App::jump`] to `to` in its byte space, found through a node of it
     /// that is built; the file when none is.
-    pub fn jump_in(&mut self, space: crate::model::SpaceId, off: u64, size: u64) {
-        match self.space_top(space) {
-            Some(top) if space != crate::model::space::FILE => {
-                if off >= self.doc.tree.space_bytes(space).len() as u64 {
+    pub fn jump_in(&mut self, to: crate::model::Span) {
+        match self.space_top(to.space) {
+            Some(top) if to.space != crate::model::space::FILE => {
+                if to.offset >= self.doc.tree.space_bytes(to.space).len() as u64 {
                     return;
                 }
-                self.jump_from(top, off, size);
+                self.jump_from(top, to.offset, to.len);
             }
-            _ => self.jump(off, size),
+            _ => self.jump(to.offset, to.len),
         }
     }
 

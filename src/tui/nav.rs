@@ -225,7 +225,7 @@ impl App {
             ));
             return true;
         }
-        self.jump_in(link.space, link.offset, link.len);
+        self.jump_in(link);
         true
     }
 
@@ -516,7 +516,7 @@ impl App {
                 if len == 1 { "" } else { "s" }
             ));
         }
-        self.jump_in(k, off, 1);
+        self.jump_in(crate::model::Span::new(k, off, 1));
         if self.space() != k {
             return Err(format!(
                 "byte space {k} is not open yet: open its node first"
@@ -527,13 +527,13 @@ impl App {
 
     // ---- diagnostics ----
 
-    /// Whether an error is about bytes in `[start, end)` of `space`.
-    pub fn errors_in(&self, space: crate::model::SpaceId, start: u64, end: u64) -> bool {
+    /// Whether an error is about bytes in `at` (at its start, if it is
+    /// empty).
+    pub fn errors_in(&self, at: crate::model::Span) -> bool {
         self.doc.tree.diagnostics().iter().any(|d| {
             d.severity == Severity::Error
-                && d.span.space == space
-                && d.span.offset >= start
-                && (d.span.offset < end || (d.span.offset == start && start == end))
+                && d.span.space == at.space
+                && (at.contains(d.span.offset) || (at.is_empty() && d.span.offset == at.offset))
         })
     }
 

@@ -38,7 +38,7 @@ fn row(app: &App, id: NodeId, depth: usize, width: usize) -> Line<'static> {
     let mut spans = Vec::new();
     // A node holding an error: a mark that reads without colour, and the
     // error colour.
-    let bad = app.errors_in(n.space, n.offset, n.end());
+    let bad = app.errors_in(n.span());
     if bad {
         avail = avail.saturating_sub(2);
     }

@@ -14,7 +14,7 @@ use super::header::{self, ascii, decimal, BIG_AR, BIG_FL};
 use super::tables::{
     name_of, name_starts, names_and_padding, symbol_entry, symtab, Member, Members, MAX_MEMBERS,
 };
-use crate::model::{text, Builder, NodeId, Value};
+use crate::model::{text, Builder, NodeId, Span, Value};
 
 pub const MAGIC: &[u8] = b"<bigaf>\n";
 
@@ -41,9 +41,8 @@ struct Item {
     name: String,
     namlen: u64,
     size: u64,
-    /// Where the data starts, and its length here.
-    data: u64,
-    dlen: u64,
+    /// Its data, cut to the archive.
+    data: Span,
 }
 
 /// The header at `at`, if it fits before `end`; a problem is reported.
@@ -89,19 +88,26 @@ fn read(b: &mut Builder<'_>, at: u64, end: u64, kind: Kind) -> Option<Item> {
         name,
         namlen,
         size,
-        data,
-        dlen: size.min(end - data),
+        data: b.span(data, size.min(end - data)),
     })
 }
 
-pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
-    let end = off.saturating_add(len);
-    let h = b.group(parent, "header", off, FL.min(len));
-    header::fields(b, h, off, BIG_FL, "", "fixed-length header", (off, AR));
-    if len < FL {
+pub fn parse(b: &mut Builder<'_>, parent: NodeId, at: Span) {
+    let end = at.end();
+    let h = b.group(parent, "header", at.offset, FL.min(at.len));
+    header::fields(
+        b,
+        h,
+        at.offset,
+        BIG_FL,
+        "",
+        "fixed-length header",
+        (at.offset, AR),
+    );
+    if at.len < FL {
         return;
     }
-    let num = |b: &Builder<'_>, n: &str| header::number(b, BIG_FL, off, n).unwrap_or(0);
+    let num = |b: &Builder<'_>, n: &str| header::number(b, BIG_FL, at.offset, n).unwrap_or(0);
     let tables = [
         (num(b, "fl_memoff"), Kind::MemberTable),
         (num(b, "fl_gstoff"), Kind::Symbols),
@@ -111,30 +117,31 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
     let mut items: Vec<Item> = Vec::new();
     let mut seen = HashSet::new();
     // The members, first to last along their chain.
-    let mut at = first;
-    while at != 0 && (items.len() as u64) < MAX_MEMBERS && seen.insert(at) {
-        let Some(it) = read(b, off.saturating_add(at), end, Kind::File) else {
+    let mut rel = first;
+    while rel != 0 && (items.len() as u64) < MAX_MEMBERS && seen.insert(rel) {
+        let Some(it) = read(b, at.offset.saturating_add(rel), end, Kind::File) else {
             break;
         };
         items.push(it);
-        if at == last {
+        if rel == last {
             break;
         }
-        let next = header::number(b, BIG_AR, off.saturating_add(at), "ar_nxtmem").unwrap_or(0);
-        if next != 0 && next <= at {
+        let next =
+            header::number(b, BIG_AR, at.offset.saturating_add(rel), "ar_nxtmem").unwrap_or(0);
+        if next != 0 && next <= rel {
             let (o, l) = header::at(BIG_AR, "ar_nxtmem").unwrap_or_default();
             b.error(
-                off + at + o,
+                at.offset + rel + o,
                 l,
-                format!("big archive: the member at 0x{at:x} names 0x{next:x} as the next, not after it"),
+                format!("big archive: the member at 0x{rel:x} names 0x{next:x} as the next, not after it"),
             );
             break;
         }
-        at = next;
+        rel = next;
     }
     for (t, kind) in tables {
         if t != 0 && seen.insert(t) {
-            if let Some(it) = read(b, off.saturating_add(t), end, kind) {
+            if let Some(it) = read(b, at.offset.saturating_add(t), end, kind) {
                 items.push(it);
             }
         }
@@ -144,8 +151,7 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
         items
             .iter()
             .map(|i| Member {
-                at: i.at,
-                len: i.data + i.dlen - i.at,
+                at: b.span(i.at, i.data.end() - i.at),
                 name: i.name.clone(),
             })
             .collect(),
@@ -161,15 +167,15 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
             Kind::Symbols => "symbol table".to_string(),
             Kind::Symbols64 => "symbol table (64-bit)".to_string(),
         };
-        item(b, parent, label, it, off, &members);
+        item(b, parent, label, it, at.offset, &members);
     }
 }
 
 /// The nodes of one header and its data.
 fn item(b: &mut Builder<'_>, parent: NodeId, label: String, it: &Item, base: u64, ms: &Members) {
-    let m = b.group(parent, label, it.at, it.data + it.dlen - it.at);
+    let m = b.group(parent, label, it.at, it.data.end() - it.at);
     b.set_value(m, Value::Size(it.size));
-    let h = b.group(m, "header", it.at, it.data - it.at);
+    let h = b.group(m, "header", it.at, it.data.offset - it.at);
     let what = format!("member \"{}\"", it.name);
     header::fields(b, h, it.at, BIG_AR, &it.name, &what, (base, AR));
     let name_at = it.at + AR;
@@ -181,7 +187,7 @@ fn item(b: &mut Builder<'_>, parent: NodeId, label: String, it: &Item, base: u64
         b.leaf(h, "padding", name_at + it.namlen, 1, text::hex(pad, 1));
     }
     let width = FMAG.len() as u64;
-    let fmag = it.data - width;
+    let fmag = it.data.offset - width;
     let t = b.slice(fmag, width);
     if t == FMAG {
         b.leaf(h, "ar_fmag", fmag, width, Value::str_bytes(t));
@@ -199,62 +205,67 @@ fn item(b: &mut Builder<'_>, parent: NodeId, label: String, it: &Item, base: u64
             format!("{what}: the header does not end in \"`\\n\""),
         );
     }
-    if it.dlen == 0 {
+    if it.data.is_empty() {
         return;
     }
-    let d = b.group(m, "data", it.data, it.dlen);
+    let d = b.group(m, "data", it.data.offset, it.data.len);
     let ms = ms.clone();
     match it.kind {
-        Kind::File => match b.nested(d, b.span(it.data, it.dlen)) {
+        Kind::File => match b.nested(d, it.data) {
             Some(f) => b.set_value(d, f.name()),
             None => {
-                let v = text::hex(b.slice(it.data, it.dlen), 16);
+                let v = text::hex(b.slice(it.data.offset, it.data.len), 16);
                 b.set_value(d, v);
             }
         },
-        Kind::MemberTable => member_table(b, d, it.data, it.dlen, base, &ms),
-        Kind::Symbols | Kind::Symbols64 => symtab(b, d, it.data, it.dlen, 8, base, ms),
+        Kind::MemberTable => member_table(b, d, it.data, base, &ms),
+        Kind::Symbols | Kind::Symbols64 => symtab(b, d, it.data, 8, base, ms),
     }
 }
 
 /// The member table: the member count, each member's offset, in ASCII
 /// digits of 20 bytes, then the names.
-fn member_table(b: &mut Builder<'_>, d: NodeId, a: u64, l: u64, base: u64, ms: &Members) {
-    let end = a + l;
-    let Some(n) = b.read_bytes(a, NUM).and_then(|x| decimal(&ascii(x))) else {
+fn member_table(b: &mut Builder<'_>, d: NodeId, at: Span, base: u64, ms: &Members) {
+    let Some(n) = b
+        .read_bytes(at.offset, NUM)
+        .and_then(|x| decimal(&ascii(x)))
+    else {
         b.error(
-            a,
-            NUM.min(l),
+            at.offset,
+            NUM.min(at.len),
             "member table: the count is not a decimal number",
         );
         return;
     };
     b.set_value(d, format!("member table, {n} members"));
-    b.leaf(d, "count", a, NUM, Value::uint(n));
-    let room = l.saturating_sub(NUM) / NUM;
+    b.leaf(d, "count", at.offset, NUM, Value::uint(n));
+    let room = at.len.saturating_sub(NUM) / NUM;
     if n > room {
         b.error(
-            a,
+            at.offset,
             NUM,
-            format!("member table: {n} offsets do not fit in {l} bytes"),
+            format!("member table: {n} offsets do not fit in {} bytes", at.len),
         );
     }
     let n = n.min(room);
-    let s = a + NUM + n * NUM;
-    let (starts, used) = name_starts(b.slice(s, end - s), n);
+    let names = at.skip(NUM + n * NUM);
+    let (starts, used) = name_starts(b.slice(names.offset, names.len), n);
     let starts = Arc::new(starts);
     let ms = ms.clone();
     b.array(
         d,
         "offsets",
-        a + NUM,
+        at.offset + NUM,
         n,
         NUM,
         Arc::new(move |b, p, i, o| {
-            let name = name_of(b, &starts, i, s, end);
+            let name = name_of(b, &starts, i, names);
             let label = format!("[{i}] {name}");
             match b.read_bytes(o, NUM).and_then(|x| decimal(&ascii(x))) {
-                Some(v) => symbol_entry(b, p, label, (o, NUM), v, 0, base, &ms),
+                Some(v) => {
+                    let entry = b.span(o, NUM);
+                    symbol_entry(b, p, label, entry, v, 0, base, &ms);
+                }
                 None => {
                     b.leaf(p, &label, o, NUM, Value::text(ascii(b.slice(o, NUM))));
                     b.error(
@@ -266,6 +277,5 @@ fn member_table(b: &mut Builder<'_>, d: NodeId, a: u64, l: u64, base: u64, ms: &
             }
         }),
     );
-    let names_len = (used as u64).min(end - s);
-    names_and_padding(b, d, s, names_len, end);
+    names_and_padding(b, d, names, used as u64);
 }

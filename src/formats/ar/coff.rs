@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use super::tables::{member_at, name_of, name_starts, names_and_padding, symbol_entry, Members};
 use crate::model::record::record;
-use crate::model::{read_uint, text, Builder, Endian, Fields, NodeId, Radix, Value};
+use crate::model::{read_uint, text, Builder, Endian, Fields, NodeId, Radix, Span, Value};
 
 const LE: Endian = Endian::Little;
 
@@ -102,36 +102,36 @@ const COUNT: u64 = 4;
 const OFFSET: u64 = 4;
 const INDEX: u64 = 2;
 
-/// True when `[a, a+l)` starts with a short import member's header
-/// (`Sig1` 0, `Sig2` 0xFFFF, version 0; an anonymous object has these
-/// signatures and a version of 1 or more).
-pub fn is_import(b: &Builder<'_>, a: u64, l: u64) -> bool {
-    l >= IMPORT_HDR
-        && ImportHeader::read(b.slice(a, IMPORT_HDR))
+/// True when `at` starts with a short import member's header (`Sig1` 0,
+/// `Sig2` 0xFFFF, version 0; an anonymous object has these signatures and
+/// a version of 1 or more).
+pub fn is_import(b: &Builder<'_>, at: Span) -> bool {
+    at.len >= IMPORT_HDR
+        && ImportHeader::read(b.slice(at.offset, IMPORT_HDR))
             .is_ok_and(|h| (h.sig1, h.sig2, h.version) == (0, 0xffff, 0))
 }
 
-/// The machine of the COFF object at `[a, a+l)`: a known machine and no
+/// The machine of the COFF object at `at`: a known machine and no
 /// optional header (an object, not an image).
-pub fn object_machine(b: &Builder<'_>, a: u64, l: u64) -> Option<&'static str> {
-    if l < file_header::SIZE {
+pub fn object_machine(b: &Builder<'_>, at: Span) -> Option<&'static str> {
+    if at.len < file_header::SIZE {
         return None;
     }
-    let h = FileHeader::read(b.slice(a, file_header::SIZE)).ok()?;
+    let h = FileHeader::read(b.slice(at.offset, file_header::SIZE)).ok()?;
     if h.size_of_optional_header != 0 {
         return None;
     }
     machine(u64::from(h.machine))
 }
 
-/// A short import member at `[a, a+l)`, under `d`.
-pub fn import(b: &mut Builder<'_>, d: NodeId, a: u64, l: u64) {
+/// A short import member at `at`, under `d`.
+pub fn import(b: &mut Builder<'_>, d: NodeId, at: Span) {
     use import_header::AT;
-    let bits = read_uint(b, AT.kind.of(a), AT.kind.size, LE).unwrap_or(0);
+    let bits = read_uint(b, AT.kind.of(at.offset), AT.kind.size, LE).unwrap_or(0);
     let (ty, name_ty) = (bits & 3, (bits >> 2) & 7);
-    let size = read_uint(b, AT.size_of_data.of(a), AT.size_of_data.size, LE).unwrap_or(0);
-    let h = b.group(d, "header", a, IMPORT_HDR);
-    let mut f = Fields::new(b, h, a, LE);
+    let size = read_uint(b, AT.size_of_data.of(at.offset), AT.size_of_data.size, LE).unwrap_or(0);
+    let h = b.group(d, "header", at.offset, IMPORT_HDR);
+    let mut f = Fields::new(b, h, at.offset, LE);
     ImportHeader::show_part(&mut f, 0, AT.size_of_data.end());
     let ord_name = if name_ty == 0 { "Ordinal" } else { "Hint" };
     let ord = f.dec(ord_name, AT.ordinal_or_hint.size);
@@ -145,29 +145,29 @@ pub fn import(b: &mut Builder<'_>, d: NodeId, a: u64, l: u64) {
         )
     });
     if let Some(t) = f.last_fitted() {
-        let (at, width) = (AT.kind.of(a), AT.kind.size);
-        let mut g = Fields::new(b, t, at, LE);
+        let (kind_at, width) = (AT.kind.of(at.offset), AT.kind.size);
+        let mut g = Fields::new(b, t, kind_at, LE);
         g.field("Type", width, |_| Value::named(ty, names(&TYPES, ty)));
-        g.seek(at);
+        g.seek(kind_at);
         g.field("NameType", width, |_| {
             Value::named(name_ty, names(&NAME_TYPES, name_ty))
         });
-        g.seek(at);
+        g.seek(kind_at);
         g.field("Reserved", width, |v| Value::hex(v >> 5));
     }
-    let end = a + l;
-    let want = a + IMPORT_HDR + size;
+    let end = at.end();
+    let want = at.offset + IMPORT_HDR + size;
     if want > end {
         b.error(
-            AT.size_of_data.of(a),
+            AT.size_of_data.of(at.offset),
             AT.size_of_data.size,
             format!(
                 "import member: SizeOfData {size} runs past the member ({} bytes remain)",
-                l - IMPORT_HDR
+                at.len - IMPORT_HDR
             ),
         );
     }
-    let mut at = a + IMPORT_HDR;
+    let mut pos = at.offset + IMPORT_HDR;
     let mut strs: Vec<String> = Vec::new();
     let labels: &[&str] = if name_ty == 4 {
         &["symbol", "DLL", "export name"]
@@ -175,13 +175,13 @@ pub fn import(b: &mut Builder<'_>, d: NodeId, a: u64, l: u64) {
         &["symbol", "DLL"]
     };
     for label in labels {
-        let Some((s, ended)) = b.read_cstr(at, want.min(end)) else {
+        let Some((s, ended)) = b.read_cstr(pos, want.min(end)) else {
             break;
         };
         let n = s.len() as u64 + u64::from(ended);
-        b.leaf(d, *label, at, n, Value::str_bytes(s));
+        b.leaf(d, *label, pos, n, Value::str_bytes(s));
         strs.push(text::from_bytes(s));
-        at += n;
+        pos += n;
     }
     let (sym, dll) = (
         strs.first().map_or("?", String::as_str),
@@ -195,25 +195,33 @@ pub fn import(b: &mut Builder<'_>, d: NodeId, a: u64, l: u64) {
     b.set_value(d, format!("import of {ty} {sym} from {dll}{how}"));
 }
 
-/// MSVC's second linker member at `[a, a+l)`, under `d`: the member
-/// count and offsets, the symbol count, each symbol's member index (from
-/// 1) and the names.
-pub fn second_linker(b: &mut Builder<'_>, d: NodeId, a: u64, l: u64, base: u64, ms: Members) {
-    let end = a + l;
-    let Some(m) = read_uint(b, a, COUNT, LE) else {
+/// MSVC's second linker member at `at`, under `d`: the member count and
+/// offsets, the symbol count, each symbol's member index (from 1) and the
+/// names.
+pub fn second_linker(b: &mut Builder<'_>, d: NodeId, at: Span, base: u64, ms: Members) {
+    let Some(m) = read_uint(b, at.offset, COUNT, LE) else {
         return;
     };
-    b.leaf(d, "member count", a, COUNT, Value::uint(m).with_width(4));
-    let room = l.saturating_sub(COUNT) / OFFSET;
+    b.leaf(
+        d,
+        "member count",
+        at.offset,
+        COUNT,
+        Value::uint(m).with_width(4),
+    );
+    let room = at.len.saturating_sub(COUNT) / OFFSET;
     if m > room {
         b.error(
-            a,
+            at.offset,
             COUNT,
-            format!("second linker member: {m} member offsets do not fit in {l} bytes"),
+            format!(
+                "second linker member: {m} member offsets do not fit in {} bytes",
+                at.len
+            ),
         );
     }
     let m = m.min(room);
-    let offs = a + COUNT;
+    let offs = at.offset + COUNT;
     let ms2 = ms.clone();
     b.array(
         d,
@@ -223,82 +231,84 @@ pub fn second_linker(b: &mut Builder<'_>, d: NodeId, a: u64, l: u64, base: u64, 
         OFFSET,
         Arc::new(move |b, p, i, o| {
             if let Some(v) = read_uint(b, o, OFFSET, LE) {
-                symbol_entry(
-                    b,
-                    p,
-                    format!("[{i}]"),
-                    (o, OFFSET),
-                    v,
-                    OFFSET as u8,
-                    base,
-                    &ms2,
-                );
+                let entry = b.span(o, OFFSET);
+                symbol_entry(b, p, format!("[{i}]"), entry, v, OFFSET as u8, base, &ms2);
             }
         }),
     );
+    // Not cut to `at`: a member too short for its count reads on.
     let nat = offs + OFFSET * m;
-    match indexed(b, d, nat, end, (offs, m), base, ms) {
+    let rest = b.span(nat, at.end().saturating_sub(nat));
+    match indexed(b, d, rest, (offs, m), base, ms) {
         Some(n) => b.set_value(d, format!("second linker member, {n} symbols")),
         None => b.set_value(d, "second linker member"),
     }
 }
 
-/// Where the second linker member with data at `[data, data+dlen)` keeps
-/// its member offsets, and how many fit (for the EC symbol table, whose
-/// indices count into them).
-pub fn linker2_offsets(b: &Builder<'_>, data: u64, dlen: u64) -> Option<(u64, u64)> {
-    let m = read_uint(b, data, COUNT, LE)?;
-    Some((data + COUNT, m.min(dlen.saturating_sub(COUNT) / OFFSET)))
+/// Where the second linker member with data at `data` keeps its member
+/// offsets, and how many fit (for the EC symbol table, whose indices
+/// count into them).
+pub fn linker2_offsets(b: &Builder<'_>, data: Span) -> Option<(u64, u64)> {
+    let m = read_uint(b, data.offset, COUNT, LE)?;
+    Some((
+        data.offset + COUNT,
+        m.min(data.len.saturating_sub(COUNT) / OFFSET),
+    ))
 }
 
-/// The ARM64EC symbol table (`/<ECSYMBOLS>/`) at `[a, a+l)`, under `d`: a
+/// The ARM64EC symbol table (`/<ECSYMBOLS>/`) at `at`, under `d`: a
 /// symbol count, each symbol's member index into the second linker
 /// member's offsets (`linker2`: where they are and how many), the names.
-#[allow(clippy::too_many_arguments)]
 pub fn ec_symbols(
     b: &mut Builder<'_>,
     d: NodeId,
-    a: u64,
-    l: u64,
+    at: Span,
     linker2: Option<(u64, u64)>,
     base: u64,
     ms: Members,
 ) {
     if linker2.is_none() {
         b.error(
-            a,
-            l,
+            at.offset,
+            at.len,
             "EC symbol table: no second linker member gives the members its indices count",
         );
     }
-    if let Some(n) = indexed(b, d, a, a + l, linker2.unwrap_or((0, 0)), base, ms) {
+    if let Some(n) = indexed(b, d, at, linker2.unwrap_or((0, 0)), base, ms) {
         b.set_value(d, format!("EC symbol table, {n} symbols"));
     }
 }
 
-/// A symbol count at `nat`, then each symbol's 16-bit member index (from
-/// 1, into the `m` member offsets at `offs`) and the names, up to `end`.
-/// Returns the count.
+/// A symbol count at the start of `at`, then each symbol's 16-bit member
+/// index (from 1, into the `m` member offsets at `offs`) and the names, to
+/// its end. Returns the count.
 fn indexed(
     b: &mut Builder<'_>,
     d: NodeId,
-    nat: u64,
-    end: u64,
+    at: Span,
     (offs, m): (u64, u64),
     base: u64,
     ms: Members,
 ) -> Option<u64> {
-    let n = read_uint(b, nat, COUNT, LE)?;
-    b.leaf(d, "symbol count", nat, COUNT, Value::uint(n).with_width(4));
-    let idx = nat + COUNT;
+    let n = read_uint(b, at.offset, COUNT, LE)?;
+    b.leaf(
+        d,
+        "symbol count",
+        at.offset,
+        COUNT,
+        Value::uint(n).with_width(4),
+    );
+    let end = at.end();
+    let idx = at.offset + COUNT;
     let room = end.saturating_sub(idx) / INDEX;
     if n > room {
-        b.error(nat, COUNT, format!("{n} symbol indices do not fit"));
+        b.error(at.offset, COUNT, format!("{n} symbol indices do not fit"));
     }
     let count = n;
     let n = n.min(room);
     let s = idx + INDEX * n;
-    let (starts, used) = name_starts(b.slice(s, end.saturating_sub(s)), n);
+    let names = b.span(s, end.saturating_sub(s));
+    let (starts, used) = name_starts(b.slice(names.offset, names.len), n);
     let starts = Arc::new(starts);
     b.array(
         d,
@@ -310,7 +320,7 @@ fn indexed(
             let Some(k) = read_uint(b, o, INDEX, LE) else {
                 return;
             };
-            let name = name_of(b, &starts, i, s, end);
+            let name = name_of(b, &starts, i, names);
             let member = k
                 .checked_sub(1)
                 .filter(|&k| k < m)
@@ -318,10 +328,9 @@ fn indexed(
                 .and_then(|v| member_at(&ms, base.saturating_add(v)));
             match member {
                 Some(x) => {
-                    let (at, len) = (x.at, x.len);
                     let v = Value::with(k, Radix::Dec, format!(" ({})", x.name));
                     let id = b.leaf(p, format!("[{i}] {name}"), o, INDEX, v);
-                    b.link(id, b.span(at, len));
+                    b.link(id, x.at);
                 }
                 None => {
                     b.leaf(p, format!("[{i}] {name}"), o, INDEX, Value::uint(k));
@@ -334,7 +343,6 @@ fn indexed(
             }
         }),
     );
-    let names_len = (used as u64).min(end.saturating_sub(s));
-    names_and_padding(b, d, s, names_len, end);
+    names_and_padding(b, d, names, used as u64);
     Some(count)
 }

@@ -53,41 +53,36 @@ enum Kind {
 
 /// One member's header as read: where it is and what it holds.
 struct Entry {
-    pos: u64,
+    /// Header, data and padding, cut to the archive.
+    at: Span,
     name: String,
     kind: Kind,
     size: u64,
     /// Its data as stored here (none for a thin archive's file).
-    data: u64,
-    dlen: u64,
+    data: Span,
     /// A BSD name's length, at the start of the data.
     bsd_name_len: u64,
-    /// Header, data and padding, cut to the archive.
-    total: u64,
 }
 
 pub fn parse(b: &mut Builder<'_>, parent: NodeId, at: Span) {
-    let (off, len) = (at.offset, at.len);
     let width = MAGIC.len() as u64;
-    if b.slice(off, width) == big::MAGIC {
-        big::parse(b, parent, off, len);
+    if b.slice(at.offset, width) == big::MAGIC {
+        big::parse(b, parent, at);
         return;
     }
-    let thin = b.slice(off, width) == THIN;
+    let thin = b.slice(at.offset, width) == THIN;
     let magic = if thin {
         Value::text("\"!<thin>\\n\" (thin archive)")
     } else {
         Value::str("!<arch>\n")
     };
-    b.leaf(parent, "magic", off, width, magic);
-    let end = off.saturating_add(len);
-    let entries = scan(b, parent, off + width, end, thin);
+    b.leaf(parent, "magic", at.offset, width, magic);
+    let entries = scan(b, parent, at.skip(width), thin);
     let members: Members = Arc::new(
         entries
             .iter()
             .map(|e| Member {
-                at: e.pos,
-                len: e.total,
+                at: e.at,
                 name: e.name.clone(),
             })
             .collect(),
@@ -97,18 +92,19 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, at: Span) {
     let linker2 = entries
         .iter()
         .find(|e| e.kind == Kind::Linker2)
-        .and_then(|e| coff::linker2_offsets(b, e.data, e.dlen));
+        .and_then(|e| coff::linker2_offsets(b, e.data));
     for (i, e) in entries.iter().enumerate() {
-        member(b, parent, i, e, (thin, linker2), off, &members);
+        member(b, parent, i, e, (thin, linker2), at.offset, &members);
     }
 }
 
-/// Reads the member headers from `pos` to `end`: names resolved, sizes
-/// checked; the problems of the headers reported here.
-fn scan(b: &mut Builder<'_>, parent: NodeId, mut pos: u64, end: u64, thin: bool) -> Vec<Entry> {
+/// Reads the member headers in `at`: names resolved, sizes checked; the
+/// problems of the headers reported here.
+fn scan(b: &mut Builder<'_>, parent: NodeId, at: Span, thin: bool) -> Vec<Entry> {
     let mut out: Vec<Entry> = Vec::new();
-    // The long name table, once seen: its range.
-    let mut longnames: Option<(u64, u64)> = None;
+    // The long name table, once seen.
+    let mut longnames: Option<Span> = None;
+    let (mut pos, end) = (at.offset, at.end());
     let mut i = 0u64;
     while pos < end {
         if i >= MAX_MEMBERS {
@@ -181,8 +177,9 @@ fn scan(b: &mut Builder<'_>, parent: NodeId, mut pos: u64, end: u64, thin: bool)
         } else if kind == Kind::File && raw_name.starts_with('/') && raw_name.len() > 1 {
             let idx = raw_name.get(1..).and_then(decimal);
             match (idx, longnames) {
-                (Some(k), Some((la, ll))) if k < ll => {
-                    let s = b.slice(la + k, ll - k);
+                (Some(k), Some(table)) if k < table.len => {
+                    let rest = table.skip(k);
+                    let s = b.slice(rest.offset, rest.len);
                     let e = memchr::memmem::find(s, b"/\n")
                         .or_else(|| memchr::memchr2(b'\n', 0, s))
                         .unwrap_or(s.len());
@@ -206,19 +203,17 @@ fn scan(b: &mut Builder<'_>, parent: NodeId, mut pos: u64, end: u64, thin: bool)
             k => k,
         };
         if kind == Kind::LongNames {
-            longnames = Some((data, dlen));
+            longnames = Some(b.span(data, dlen));
         }
         let padded = dlen + (dlen & 1);
         let total = (HDR + padded).min(end - pos);
         out.push(Entry {
-            pos,
+            at: b.span(pos, total),
             name,
             kind,
             size,
-            data,
-            dlen,
+            data: b.span(data, dlen),
             bsd_name_len,
-            total,
         });
         pos = pos.saturating_add(HDR).saturating_add(padded);
         i += 1;
@@ -237,13 +232,19 @@ fn member(
     base: u64,
     members: &Members,
 ) {
-    let m = b.group(parent, format!("[{i}] {}", e.name), e.pos, e.total);
-    let h = b.group(m, "header", e.pos, HDR);
+    let m = b.group(parent, format!("[{i}] {}", e.name), e.at.offset, e.at.len);
+    let h = b.group(m, "header", e.at.offset, HDR);
     let what = format!("member \"{}\"", e.name);
-    header::fields(b, h, e.pos, header::AR, &e.name, &what, (base, HDR));
-    let (content, clen) = (e.data + e.bsd_name_len, e.dlen - e.bsd_name_len);
+    header::fields(b, h, e.at.offset, header::AR, &e.name, &what, (base, HDR));
+    let content = e.data.skip(e.bsd_name_len);
     if e.bsd_name_len > 0 {
-        b.leaf(m, "name", e.data, e.bsd_name_len, Value::str(&e.name));
+        b.leaf(
+            m,
+            "name",
+            e.data.offset,
+            e.bsd_name_len,
+            Value::str(&e.name),
+        );
     }
     // The file's size: a BSD name is not part of it.
     let size = e.size.saturating_sub(e.bsd_name_len);
@@ -263,24 +264,24 @@ fn member(
     } else {
         b.set_value(m, Value::Size(size));
     }
-    if clen > 0 {
-        let d = b.group(m, "data", content, clen);
+    if !content.is_empty() {
+        let d = b.group(m, "data", content.offset, content.len);
         let ms = members.clone();
         match e.kind {
-            Kind::Symbols => symtab(b, d, content, clen, 4, base, ms),
-            Kind::Symbols64 => symtab(b, d, content, clen, 8, base, ms),
-            Kind::Linker2 => coff::second_linker(b, d, content, clen, base, ms),
-            Kind::EcSymbols => coff::ec_symbols(b, d, content, clen, linker2, base, ms),
+            Kind::Symbols => symtab(b, d, content, 4, base, ms),
+            Kind::Symbols64 => symtab(b, d, content, 8, base, ms),
+            Kind::Linker2 => coff::second_linker(b, d, content, base, ms),
+            Kind::EcSymbols => coff::ec_symbols(b, d, content, linker2, base, ms),
             Kind::LongNames => {
                 b.set_value(d, "long name table");
-                long_names(b, d, content, clen);
+                long_names(b, d, content);
             }
-            Kind::SymDef { wide } => bsd_symdef(b, d, content, clen, wide, base, ms),
-            Kind::File => file(b, d, content, clen),
+            Kind::SymDef { wide } => bsd_symdef(b, d, content, wide, base, ms),
+            Kind::File => file(b, d, content),
         }
     }
-    let dend = e.data + e.dlen;
-    if e.total > HDR + e.dlen && dend < e.pos + e.total {
+    let dend = e.data.end();
+    if e.at.len > HDR + e.data.len && dend < e.at.end() {
         let pad = b.slice(dend, 1);
         b.leaf(m, "padding", dend, 1, text::hex(pad, 1));
     }
@@ -288,26 +289,26 @@ fn member(
 
 /// A member that is a file: a format found in it, an MSVC short import
 /// member, a COFF object, or bytes.
-fn file(b: &mut Builder<'_>, d: NodeId, a: u64, l: u64) {
-    if coff::is_import(b, a, l) {
-        coff::import(b, d, a, l);
+fn file(b: &mut Builder<'_>, d: NodeId, at: Span) {
+    if coff::is_import(b, at) {
+        coff::import(b, d, at);
         return;
     }
-    if let Some(f) = b.nested(d, b.span(a, l)) {
+    if let Some(f) = b.nested(d, at) {
         b.set_value(d, f.name());
         return;
     }
-    match coff::object_machine(b, a, l) {
+    match coff::object_machine(b, at) {
         Some(m) => b.set_value(d, format!("COFF object, {m}")),
         None => {
-            let v = text::hex(b.slice(a, l), 16);
+            let v = text::hex(b.slice(at.offset, at.len), 16);
             b.set_value(d, v);
         }
     }
 }
 
-fn long_names(b: &mut Builder<'_>, d: NodeId, a: u64, l: u64) {
-    let bytes = b.slice(a, l);
+fn long_names(b: &mut Builder<'_>, d: NodeId, at: Span) {
+    let bytes = b.slice(at.offset, at.len);
     let mut pos = 0usize;
     // GNU ends a name with "/\n", MSVC with a NUL.
     for s in bytes
@@ -324,7 +325,7 @@ fn long_names(b: &mut Builder<'_>, d: NodeId, a: u64, l: u64) {
             b.leaf(
                 d,
                 format!("[{pos}]"),
-                a + pos as u64,
+                at.offset + pos as u64,
                 n as u64,
                 Value::str_bytes(shown),
             );
@@ -335,36 +336,36 @@ fn long_names(b: &mut Builder<'_>, d: NodeId, a: u64, l: u64) {
 
 /// The BSD `__.SYMDEF` table: a byte count of ranlib entries (string
 /// index, member offset), the entries, a byte count of strings, the strings.
-fn bsd_symdef(b: &mut Builder<'_>, d: NodeId, a: u64, l: u64, wide: bool, base: u64, ms: Members) {
+fn bsd_symdef(b: &mut Builder<'_>, d: NodeId, at: Span, wide: bool, base: u64, ms: Members) {
     let e = Endian::Little;
     let w: u64 = if wide { 8 } else { 4 };
     let rd = move |b: &Builder<'_>, o: u64| read_uint(b, o, w, e);
-    let Some(bytes) = rd(b, a) else {
+    let Some(bytes) = rd(b, at.offset) else {
         return;
     };
     b.set_value(d, "BSD symbol table");
     b.leaf(
         d,
         "ranlib size",
-        a,
+        at.offset,
         w,
         Value::uint(bytes).with_width(w as u8),
     );
     let ent = 2 * w;
-    let room = l.saturating_sub(w);
+    let room = at.len.saturating_sub(w);
     if bytes > room {
         b.error(
-            a,
+            at.offset,
             w,
             format!("__.SYMDEF: {bytes} bytes of entries do not fit"),
         );
         return;
     }
-    let strx_base = a + w + bytes + w;
+    let strx_base = at.offset + w + bytes + w;
     b.array(
         d,
         "ranlib",
-        a + w,
+        at.offset + w,
         bytes / ent,
         ent,
         Arc::new(move |b, p, i, o| {
@@ -372,22 +373,14 @@ fn bsd_symdef(b: &mut Builder<'_>, d: NodeId, a: u64, l: u64, wide: bool, base: 
                 return;
             };
             let name = b
-                .read_cstr(strx_base.saturating_add(sx), a + l)
+                .read_cstr(strx_base.saturating_add(sx), at.end())
                 .map(|(s, _)| text::from_bytes(s))
                 .unwrap_or_default();
-            symbol_entry(
-                b,
-                p,
-                format!("[{i}] {name}"),
-                (o, ent),
-                mo,
-                w as u8,
-                base,
-                &ms,
-            );
+            let entry = b.span(o, ent);
+            symbol_entry(b, p, format!("[{i}] {name}"), entry, mo, w as u8, base, &ms);
         }),
     );
-    let so = a + w + bytes;
+    let so = at.offset + w + bytes;
     if let Some(ssize) = rd(b, so) {
         b.leaf(
             d,
@@ -396,7 +389,7 @@ fn bsd_symdef(b: &mut Builder<'_>, d: NodeId, a: u64, l: u64, wide: bool, base: 
             w,
             Value::uint(ssize).with_width(w as u8),
         );
-        let sl = ssize.min((a + l).saturating_sub(so + w));
+        let sl = ssize.min(at.end().saturating_sub(so + w));
         if sl > 0 {
             let names = b.group(d, "strings", so + w, sl);
             crate::formats::elf::strings_node(b, names, so + w, sl);

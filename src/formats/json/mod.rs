@@ -16,7 +16,7 @@
 
 use std::sync::Arc;
 
-use crate::model::{text, Builder, Gap, LazyFn, NodeId, Seq, Step, Value, GROUP};
+use crate::model::{text, Builder, Gap, LazyFn, NodeId, Seq, Span, Step, Value, GROUP};
 
 mod scan;
 
@@ -65,7 +65,8 @@ pub fn tree(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> bool {
     let v_end = at(rest.len());
     match kind {
         Kind::Object | Kind::Array => {
-            members(b, parent, v_off, v_end, kind == Kind::Object, count);
+            let at = b.span(v_off, v_end - v_off);
+            members(b, parent, at, kind == Kind::Object, count);
         }
         _ => {
             let shown = typed(
@@ -113,15 +114,15 @@ fn summary(kind: Kind, count: usize) -> String {
     }
 }
 
-/// Adds the entries of the container at `[open, close)` (`open` at its
-/// bracket, `close` just after its closing one) under `parent` now, as a
-/// [`Seq`]: all of them, or groups (of groups) that are built when
-/// opened.
-fn members(b: &mut Builder<'_>, parent: NodeId, open: u64, close: u64, object: bool, count: usize) {
+/// Adds the entries of the container at `at` (from its opening bracket to
+/// just after its closing one) under `parent` now, as a [`Seq`]: all of
+/// them, or groups (of groups) that are built when opened.
+fn members(b: &mut Builder<'_>, parent: NodeId, at: Span, object: bool, count: usize) {
     let count = count as u64;
+    let close = at.end();
     let step: Step =
         Arc::new(move |b: &mut Builder<'_>, p, i, at| entry_node(b, p, i, at, close, object));
-    let first = open.saturating_add(1);
+    let first = at.offset.saturating_add(1);
     let seq = if count <= GROUP {
         Seq::from_marks(vec![first], count, close, step)
     } else {
@@ -170,8 +171,9 @@ fn entry_node(
     if matches!(e.kind, Kind::Object | Kind::Array) && e.count > 0 {
         // Scanned and built when opened.
         let (count, obj) = (e.count, e.kind == Kind::Object);
+        let at = b.span(v_off, v_end - v_off);
         let f: LazyFn = Arc::new(move |b: &mut Builder<'_>, id| {
-            members(b, id, v_off, v_end, obj, count);
+            members(b, id, at, obj, count);
         });
         b.lazy(id, f);
     }
@@ -274,8 +276,7 @@ mod tests {
     use crate::model::{Builder, Format, NodeId, Source, Span, Tree};
 
     fn as_json(b: &mut Builder<'_>, p: NodeId, at: Span) -> Option<Format> {
-        let (off, len) = (at.offset, at.len);
-        super::tree(b, p, off, len).then_some(crate::model::Format::Json)
+        super::tree(b, p, at.offset, at.len).then_some(crate::model::Format::Json)
     }
 
     fn build(bytes: &[u8]) -> Tree {

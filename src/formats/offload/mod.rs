@@ -73,28 +73,23 @@ fn extent(b: &Builder<'_>, pos: u64, rest: u64) -> u64 {
     n.max(1).min(rest.max(1))
 }
 
-/// Parses the offload binary (or binaries back to back) in `[off, off+len)`.
-/// One binary filling the range is shown directly under `parent`; several
-/// are shown as `[0]`, `[1]`…
+/// Parses the offload binary (or binaries back to back) in `at`. One
+/// binary filling the range is shown directly under `parent`; several are
+/// shown as `[0]`, `[1]`…
 pub fn parse(b: &mut Builder<'_>, parent: NodeId, at: Span) {
-    let (off, len) = (at.offset, at.len);
-    let first = extent(b, off, len);
-    if crate::model::align_up(first, ALIGN).is_some_and(|a| a >= len) {
-        let s = binary(b, parent, off, first);
-        if first < len {
-            b.leaf(
-                parent,
-                "padding",
-                off + first,
-                len - first,
-                Value::Size(len - first),
-            );
+    let first = extent(b, at.offset, at.len);
+    if crate::model::align_up(first, ALIGN).is_some_and(|a| a >= at.len) {
+        // Never empty: a binary takes at least one byte.
+        let s = binary(b, parent, at.at(at.offset, first));
+        if first < at.len {
+            let pad = at.skip(first);
+            b.leaf(parent, "padding", pad.offset, pad.len, Value::Size(pad.len));
         }
         if !s.is_empty() {
             b.set_value(parent, s);
         }
     } else {
-        sequence(b, parent, off, len);
+        sequence(b, parent, at);
     }
 }
 
@@ -112,12 +107,13 @@ pub static ELF_SECTION: SectionHook = SectionHook {
 /// or more offload binaries back to back, each starting 8-aligned, shown
 /// as `[0]`, `[1]`…
 pub fn parse_section(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
-    sequence(b, parent, off, len);
+    let at = b.span(off, len);
+    sequence(b, parent, at);
 }
 
-fn sequence(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
-    let end = off.saturating_add(len);
-    let mut pos = off;
+fn sequence(b: &mut Builder<'_>, parent: NodeId, at: Span) {
+    let end = at.end();
+    let mut pos = at.offset;
     let mut i = 0u64;
     while pos < end {
         let rest = end - pos;
@@ -138,11 +134,11 @@ fn sequence(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
         let ext = extent(b, pos, rest);
         let g = b.group(parent, format!("[{i}]"), pos, ext);
         b.set_format(g, Format::Offload);
-        let s = binary(b, g, pos, ext);
+        let s = binary(b, g, at.at(pos, ext));
         b.set_value(g, s);
         // The next binary starts at the 8-aligned end of this one.
-        let Some(next) =
-            crate::model::align_up(pos - off + ext, ALIGN).and_then(|r| off.checked_add(r))
+        let Some(next) = crate::model::align_up(pos - at.offset + ext, ALIGN)
+            .and_then(|r| at.offset.checked_add(r))
         else {
             break;
         };
@@ -226,52 +222,55 @@ fn cstr(d: Rel<'_>, at: u64) -> Option<(&[u8], bool)> {
     })
 }
 
-/// Parses one binary at `[base, base+len)` under `node`; returns a one-line
-/// summary of it.
-fn binary(b: &mut Builder<'_>, node: NodeId, base: u64, len: u64) -> String {
+/// Parses one binary at `at` under `node`; returns a one-line summary of
+/// it.
+fn binary(b: &mut Builder<'_>, node: NodeId, at: Span) -> String {
     let d = Rel {
-        d: b.slice(base, len),
+        d: b.slice(at.offset, at.len),
         skip: 0,
     };
     let Some(Head { version, size, .. }) = read_at::<Head>(d, 0) else {
-        b.leaf(node, "magic", base, 4.min(len), "10 ff 10 ad");
+        b.leaf(node, "magic", at.offset, 4.min(at.len), "10 ff 10 ad");
         b.error(
-            base,
-            len,
-            format!("offload binary header is truncated: it needs at least 16 bytes, {len} remain"),
+            at.offset,
+            at.len,
+            format!(
+                "offload binary header is truncated: it needs at least 16 bytes, {} remain",
+                at.len
+            ),
         );
         return String::new();
     };
     if !known(version) {
-        let h = b.group(node, "header", base, head::SIZE);
-        let n = Head::show(&mut Fields::new(b, h, base, LE));
+        let h = b.group(node, "header", at.offset, head::SIZE);
+        let n = Head::show(&mut Fields::new(b, h, at.offset, LE));
         if let Some(v) = n.version {
             b.set_value(v, Value::named(u64::from(version), None));
         }
         head::AT.version.error(
             b,
-            base,
+            at.offset,
             format!("unknown offload binary version {version} (fwview knows 1 to {LATEST}); its contents are shown as raw bytes"),
         );
-        if len > head::SIZE {
+        if at.len > head::SIZE {
             b.leaf(
                 node,
                 "contents",
-                base + head::SIZE,
-                len - head::SIZE,
+                at.offset + head::SIZE,
+                at.len - head::SIZE,
                 text::hex(d.at(head::SIZE).unwrap_or(&[]), 16),
             );
         }
         return format!("offload binary, unknown version {version}");
     }
     let bin = Bin {
-        base,
-        len,
+        base: at.offset,
+        len: at.len,
         version,
         skip: 0,
     };
     let hlen = header_len(version);
-    let h = b.group(node, "header", base, hlen.min(len));
+    let h = b.group(node, "header", at.offset, hlen.min(at.len));
     let Some(hd) = header(b, h, bin, size) else {
         return format!("offload binary v{version}, truncated");
     };
@@ -279,7 +278,7 @@ fn binary(b: &mut Builder<'_>, node: NodeId, base: u64, len: u64) -> String {
     if version >= 3 && hd.inflated != 0 {
         if let Some(id) = hd.offset_node {
             if bin.holds(eo, 0) {
-                b.link(id, b.span(base + eo, len - eo));
+                b.link(id, at.skip(eo));
             }
         }
         return compressed(b, node, bin, eo, f4, hd.inflated);
@@ -299,7 +298,10 @@ fn binary(b: &mut Builder<'_>, node: NodeId, base: u64, len: u64) -> String {
         b.error(
             hd.offset_at.0,
             hd.offset_at.1,
-            format!("{name} 0x{eo:x} lies outside the binary (size 0x{len:x})"),
+            format!(
+                "{name} 0x{eo:x} lies outside the binary (size 0x{:x})",
+                at.len
+            ),
         );
         return format!("offload binary v{version}, entries outside the binary");
     }
@@ -310,12 +312,12 @@ fn binary(b: &mut Builder<'_>, node: NodeId, base: u64, len: u64) -> String {
             format!("{name} 0x{eo:x} overlaps the {hlen}-byte header"),
         );
     }
-    let room = len - eo;
+    let room = at.len - eo;
     let fit = room / ENTRY;
     let mut n = count.min(fit);
     if count > fit {
         b.error(
-            base + eo,
+            at.offset + eo,
             room,
             format!(
                 "{count} {} of {ENTRY} bytes at 0x{eo:x} need {} bytes; the binary has {room} from there",
@@ -333,7 +335,7 @@ fn binary(b: &mut Builder<'_>, node: NodeId, base: u64, len: u64) -> String {
         n = MAX_ENTRIES;
     }
     if let Some(id) = hd.offset_node {
-        b.link(id, b.span(base + eo, n * ENTRY));
+        b.link(id, at.part(eo, n * ENTRY));
     }
     let entries: Vec<(u64, Entry)> = (0..n)
         .filter_map(|i| read_entry(d, eo + i * ENTRY))
@@ -717,8 +719,9 @@ fn images(
                 id,
                 Fact::Held(held(e, maps.get(i).map(Vec::as_slice).unwrap_or(&[]))),
             );
-            let f = image::open_image(b, id, b.span(bin.abs(io), is));
-            check_kind(b, bin.abs(io), is, e.image_kind, f);
+            let at = b.span(bin.abs(io), is);
+            let f = image::open_image(b, id, at);
+            check_kind(b, at, e.image_kind, f);
             f
         };
         let map = maps.get(i).map(Vec::as_slice).unwrap_or(&[]);
@@ -792,19 +795,19 @@ fn entry_summary(e: &Entry, map: &[(String, String)], f: Option<Format>) -> Stri
     parts.join(" ")
 }
 
-fn check_kind(b: &mut Builder<'_>, off: u64, size: u64, kind: u16, f: Option<Format>) {
+fn check_kind(b: &mut Builder<'_>, at: Span, kind: u16, f: Option<Format>) {
     let Some(want) = expected(kind) else { return };
     let kname = Value::named(u64::from(kind), image_kind_name(kind));
     match f {
         Some(f) if want.contains(&f) => {}
         Some(f) => b.info(
-            off,
-            size,
+            at.offset,
+            at.len,
             format!("image kind {kname} disagrees with the image bytes, which are {}", f.label()),
         ),
         None => b.info(
-            off,
-            size,
+            at.offset,
+            at.len,
             format!("image kind {kname} disagrees with the image bytes, which fwview does not recognise"),
         ),
     }
@@ -999,37 +1002,45 @@ fn compressed(
             format!("inflated size {inflated} is smaller than the entries offset {eo}"),
         );
     }
-    let c_off = bin.abs(eo);
-    let c_len = bin.len - eo;
-    let d = b.slice(c_off, c_len);
+    let packed = b.span(bin.abs(eo), bin.len - eo);
+    let d = b.slice(packed.offset, packed.len);
     let method = compression(d);
     let m = method.name();
     let body = inflated.saturating_sub(eo);
-    let c = b.group(node, "compressed", c_off, c_len);
+    let c = b.group(node, "compressed", packed.offset, packed.len);
     b.set_value(
         c,
-        format!("{m}, {c_len} bytes; inflates to {body} bytes after the {eo}-byte header"),
+        format!(
+            "{m}, {} bytes; inflates to {body} bytes after the {eo}-byte header",
+            packed.len
+        ),
     );
     if method == Method::Zstd {
-        b.leaf(c, "compression", c_off, 4, "zstd (frame magic 28 b5 2f fd)");
+        b.leaf(
+            c,
+            "compression",
+            packed.offset,
+            4,
+            "zstd (frame magic 28 b5 2f fd)",
+        );
     } else if zlib_header_ok(d) {
-        b.leaf(c, "compression", c_off, 2, "zlib (deflate)");
+        b.leaf(c, "compression", packed.offset, 2, "zlib (deflate)");
     } else {
         b.leaf(
             c,
             "compression",
-            c_off,
-            2.min(c_len),
+            packed.offset,
+            packed.len.min(2),
             "zlib (by LLVM's rule: not zstd)",
         );
         b.warn(
-            c_off,
-            2.min(c_len),
+            packed.offset,
+            packed.len.min(2),
             "compressed payload starts with neither a zstd frame nor a zlib header",
         );
     }
     let mut over = false;
-    let made = b.derive(c, "inflated", b.span(c_off, c_len), m, |src, limit| {
+    let made = b.derive(c, "inflated", packed, m, |src, limit| {
         compress::inflate_at_most(src, method, body, limit, &mut over)
     });
     let Some(id) = made else {
@@ -1038,14 +1049,14 @@ fn compressed(
     let got = b.range(id).end();
     if over {
         b.warn(
-            c_off,
-            c_len,
+            packed.offset,
+            packed.len,
             format!("payload inflates to more than the {body} bytes the header announces"),
         );
     } else if got < body {
         b.warn(
-            c_off,
-            c_len,
+            packed.offset,
+            packed.len,
             format!("payload inflates to {got} bytes, the header announces {body}"),
         );
     }

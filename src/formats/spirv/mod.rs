@@ -214,21 +214,21 @@ struct Run {
     items: Vec<String>,
 }
 
-/// Decodes the module in `[off, off+len)` under `parent`: the header, then
-/// each section of the instruction stream as a node.
+/// Decodes the module in `at` under `parent`: the header, then each
+/// section of the instruction stream as a node.
 pub fn parse(b: &mut Builder<'_>, parent: NodeId, at: Span) {
-    let (off, len) = (at.offset, at.len);
-    let Some(e) = endian(b.slice(off, 4)) else {
+    let Some(e) = endian(b.slice(at.offset, 4)) else {
         return;
     };
-    header(b, parent, off, e);
-    if len < HEADER {
-        b.error(off, len, "SPIR-V header needs 20 bytes");
+    header(b, parent, at.offset, e);
+    if at.len < HEADER {
+        b.error(at.offset, at.len, "SPIR-V header needs 20 bytes");
         return;
     }
-    let whole = len - len % 4;
-    let end = off.saturating_add(whole);
-    let (runs, stop, module) = scan(b, off.saturating_add(HEADER), end, e);
+    // The whole words.
+    let whole = at.take(at.len - at.len % 4);
+    let end = whole.end();
+    let (runs, stop, module) = scan(b, whole.skip(HEADER), e);
     let module = Arc::new(module);
     for r in runs {
         let value = if r.items.is_empty() {
@@ -264,16 +264,21 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, at: Span) {
             crate::model::text::hex(bytes, 16),
         );
     }
-    if !len.is_multiple_of(4) {
-        let bytes = b.slice(end, len % 4);
+    if !at.len.is_multiple_of(4) {
+        let tail = at.skip(whole.len);
+        let bytes = b.slice(tail.offset, tail.len);
         b.leaf(
             parent,
             "trailing",
-            end,
-            len % 4,
+            tail.offset,
+            tail.len,
             crate::model::text::hex(bytes, 4),
         );
-        b.warn(off, len, "SPIR-V module size is not a multiple of 4");
+        b.warn(
+            at.offset,
+            at.len,
+            "SPIR-V module size is not a multiple of 4",
+        );
     }
 }
 
@@ -327,16 +332,17 @@ fn next_of(d: &[u8], at: u64, e: Endian) -> Option<u64> {
     (n > 0).then(|| at.saturating_add(WORD * n))
 }
 
-/// Walks the instruction stream once: where each section's run starts and
+/// Walks the instruction stream in `words` once: where each section's run starts and
 /// stops, the first items of the small sections, and the problems (a word
 /// count of zero, an instruction past the end, sections out of order).
 /// Returns the runs, where the decodable instructions stop, and the
 /// extended instruction sets and scalar types the module declares.
-fn scan(b: &mut Builder<'_>, start: u64, end: u64, e: Endian) -> (Vec<Run>, u64, Module) {
+fn scan(b: &mut Builder<'_>, words: Span, e: Endian) -> (Vec<Run>, u64, Module) {
     let data = b.data();
     let mut runs: Vec<Run> = Vec::new();
     let mut module = Module::default();
-    let mut at = start;
+    let end = words.end();
+    let mut at = words.offset;
     let mut total = 0u64;
     let mut in_rest = false;
     let mut disorder = 0u64;
@@ -454,8 +460,8 @@ fn scan(b: &mut Builder<'_>, start: u64, end: u64, e: Endian) -> (Vec<Run>, u64,
     }
     if disorder > 5 {
         b.warn(
-            start,
-            end - start,
+            words.offset,
+            words.len,
             format!(
                 "{disorder} instructions out of the logical layout order in all; the first 5 are reported"
             ),
