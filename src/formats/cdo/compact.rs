@@ -13,7 +13,7 @@ use super::stream::{summary, word, Budget, Tally};
 use super::table::{command, command_name, ADDRESS64};
 use crate::model::record::Record;
 use crate::model::text::{self, hex32};
-use crate::model::{group_size, num, Builder, NodeId, Seq, GROUP};
+use crate::model::{group_size, num, Builder, NodeId, Seq, Span, GROUP};
 use crate::model::{Fields, Radix, Value};
 
 // ---------------------------------------------------------------------------
@@ -76,27 +76,27 @@ pub(super) fn op_name(op: u32) -> &'static str {
     }
 }
 
-/// The record area `[start, start+B)` and the data pool after it, up to
-/// `lim`.
+/// The record area (its first B bytes) and the data pool after it, in
+/// `at` (from the records' start to the end of the CDO).
 pub(super) fn parse_compact(
     b: &mut Builder<'_>,
     parent: NodeId,
-    start: u64,
-    lim: u64,
+    at: Span,
     c: Compact,
     ctx: &Arc<Ctx>,
     declared: u64,
 ) {
+    let lim = at.end();
     b.info(
-        start,
+        at.offset,
         0,
         format!("compact CDO records instead of a command stream: {INFERRED}"),
     );
-    let mut area_end = start.saturating_add(c.record_bytes);
+    let mut area_end = at.offset.saturating_add(c.record_bytes);
     if area_end > lim {
         b.error(
-            start,
-            lim - start,
+            at.offset,
+            lim - at.offset,
             format!(
                 "the compact record area of {} bytes runs {} bytes past the end of the data ({INFERRED})",
                 c.record_bytes,
@@ -108,11 +108,11 @@ pub(super) fn parse_compact(
     let pool = area_end;
     if declared != pool {
         b.info(
-            start.saturating_sub(8),
+            at.offset.saturating_sub(8),
             4,
             format!(
                 "the CDO length ({} bytes of commands) describes the original command stream, not these records ({ODDITY})",
-                declared - start
+                declared - at.offset
             ),
         );
     }
@@ -125,7 +125,7 @@ pub(super) fn parse_compact(
     let mut marks = Vec::new();
     let mut count = 0u64;
     let mut cmds = 0u64;
-    let mut off = start;
+    let mut off = at.offset;
     while off < area_end {
         let op = word(b, off, area_end);
         let Some(r) = rec_at(b, off, area_end) else {
@@ -168,13 +168,13 @@ pub(super) fn parse_compact(
         }
     }
     let stop = off;
-    budget.close(b, start, area_end - start);
-    summary(b, parent, start, cmds, &t, ctx);
+    budget.close(b, at.take(area_end - at.offset));
+    summary(b, parent, at.offset, cmds, &t, ctx);
     let rid = b.add(
         parent,
         "records",
-        start,
-        area_end - start,
+        at.offset,
+        area_end - at.offset,
         Some(
             format!(
                 "{} records, {} commands ({INFERRED})",
@@ -205,6 +205,7 @@ pub(super) fn parse_compact(
         );
     }
     if pool < lim {
+        let records = at.take(stop - at.offset);
         let ctx3 = ctx.clone();
         let pid = b.add(
             parent,
@@ -215,9 +216,7 @@ pub(super) fn parse_compact(
         );
         b.lazy(
             pid,
-            Arc::new(move |b: &mut Builder<'_>, id| {
-                pool_chunks(b, id, start, stop, pool, lim, &ctx3)
-            }),
+            Arc::new(move |b: &mut Builder<'_>, id| pool_chunks(b, id, records, pool, lim, &ctx3)),
         );
     }
 }
@@ -384,8 +383,7 @@ pub(super) fn entry(
 pub(super) fn pool_chunks(
     b: &mut Builder<'_>,
     parent: NodeId,
-    start: u64,
-    stop: u64,
+    records: Span,
     pool: u64,
     lim: u64,
     ctx: &Arc<Ctx>,
@@ -394,7 +392,8 @@ pub(super) fn pool_chunks(
     // entries' data in groups.
     let mut recs: Vec<(Rec, u64)> = Vec::new();
     let mut total = 0u64;
-    let mut off = start;
+    let stop = records.end();
+    let mut off = records.offset;
     while off < stop {
         let Some(r) = rec_at(b, off, stop) else {
             break;
@@ -465,7 +464,7 @@ pub(super) fn chunk_fill(
                 // The words a DMA write puts in registers, named.
                 if chunk_high(b, recs, k) == Some(0) {
                     let (_, r, o) = aie_split(a);
-                    dma_words(b, id, s, l, r, o, ctx);
+                    dma_words(b, id, b.span(s, l), r, o, ctx);
                 }
             }
         }
