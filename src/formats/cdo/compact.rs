@@ -106,6 +106,7 @@ pub(super) fn parse_compact(
         area_end = lim;
     }
     let pool = area_end;
+    let data_pool = at.skip(pool - at.offset);
     if declared != pool {
         b.info(
             at.offset.saturating_sub(8),
@@ -161,7 +162,7 @@ pub(super) fn parse_compact(
         cmds += r.n;
         let key = 0x0100 | r.op as u16;
         t.count(key, r.n);
-        tally_entries(b, &mut t, &mut budget, &r, area_end, pool, lim);
+        tally_entries(b, &mut t, &mut budget, &r, area_end, data_pool);
         off = r.end();
         if r.n < want {
             break;
@@ -190,7 +191,7 @@ pub(super) fn parse_compact(
         count,
         stop,
         Arc::new(move |b: &mut Builder<'_>, parent, i, off| {
-            build_record(b, parent, i, off, area_end, pool, lim, &ctx2)
+            build_record(b, parent, i, off, area_end, data_pool, &ctx2)
         }),
     );
     b.seq(rid, seq);
@@ -216,7 +217,7 @@ pub(super) fn parse_compact(
         );
         b.lazy(
             pid,
-            Arc::new(move |b: &mut Builder<'_>, id| pool_chunks(b, id, records, pool, lim, &ctx3)),
+            Arc::new(move |b: &mut Builder<'_>, id| pool_chunks(b, id, records, data_pool, &ctx3)),
         );
     }
 }
@@ -230,8 +231,7 @@ fn tally_entries(
     budget: &mut Budget,
     r: &Rec,
     area_end: u64,
-    pool: u64,
-    lim: u64,
+    pool: Span,
 ) {
     let st = stride(r.op).unwrap_or(write_entry::SIZE);
     for j in 0..r.n {
@@ -246,10 +246,10 @@ fn tally_entries(
             let po = u64::from(d.pool_offset);
             let lw = u64::from(d.length & 0xffff);
             t.dma_bytes += 4 * lw;
-            let ds = pool.saturating_add(po);
+            let ds = pool.offset.saturating_add(po);
             let de = ds.saturating_add(4 * lw);
-            if de > lim {
-                let have = lim.saturating_sub(ds);
+            if de > pool.end() {
+                let have = pool.end().saturating_sub(ds);
                 budget.info(
                     b,
                     e,
@@ -257,7 +257,7 @@ fn tally_entries(
                     format!(
                         "DMA_WRITE data at pool offset 0x{po:x} needs {} bytes, {have} remain: the payload is cut {} bytes short ({ODDITY})",
                         4 * lw,
-                        de - lim.max(ds)
+                        de - pool.end().max(ds)
                     ),
                 );
             }
@@ -279,8 +279,7 @@ pub(super) fn build_record(
     index: u64,
     off: u64,
     area_end: u64,
-    pool: u64,
-    lim: u64,
+    pool: Span,
     ctx: &Arc<Ctx>,
 ) -> Option<u64> {
     let r = rec_at(b, off, area_end)?;
@@ -306,7 +305,7 @@ pub(super) fn build_record(
         r.n,
         st,
         Arc::new(move |b: &mut Builder<'_>, parent, j, e| {
-            entry(b, parent, j, e, op, pool, lim, &ctx);
+            entry(b, parent, j, e, op, pool, &ctx);
         }),
     );
     Some(r.end())
@@ -320,8 +319,7 @@ pub(super) fn entry(
     j: u64,
     e: u64,
     op: u32,
-    pool: u64,
-    lim: u64,
+    pool: Span,
     ctx: &Arc<Ctx>,
 ) {
     let name = op_name(op);
@@ -351,7 +349,7 @@ pub(super) fn entry(
             let mut f = Fields::new(b, node, at.pool_offset.of(e), LE);
             let po = f.builder().read_u32(at.pool_offset.of(e), LE);
             let po = po.map_or(0, u64::from);
-            let ds = pool.saturating_add(po);
+            let ds = pool.offset.saturating_add(po);
             let pid = f.builder().leaf(
                 node,
                 "pool_offset",
@@ -367,8 +365,8 @@ pub(super) fn entry(
                 })
                 .unwrap_or(0);
             let lw = lf & 0xffff;
-            if ds < lim {
-                let l = (4 * lw).min(lim - ds);
+            if ds < pool.end() {
+                let l = (4 * lw).min(pool.end() - ds);
                 b.link(pid, b.span(ds, l));
                 b.link(node, b.span(ds, l));
             }
@@ -384,8 +382,7 @@ pub(super) fn pool_chunks(
     b: &mut Builder<'_>,
     parent: NodeId,
     records: Span,
-    pool: u64,
-    lim: u64,
+    pool: Span,
     ctx: &Arc<Ctx>,
 ) {
     // Collect the DMA records (bounded by the record area), then show their
@@ -405,7 +402,7 @@ pub(super) fn pool_chunks(
         off = r.end();
     }
     let recs = Arc::new(recs);
-    chunk_fill(b, parent, 0, total, &recs, pool, lim, ctx);
+    chunk_fill(b, parent, 0, total, &recs, pool, ctx);
 }
 
 /// The data range of DMA entry `k` (counted over all DMA records).
@@ -413,8 +410,7 @@ pub(super) fn chunk_range(
     b: &Builder<'_>,
     recs: &[(Rec, u64)],
     k: u64,
-    pool: u64,
-    lim: u64,
+    pool: Span,
 ) -> Option<(u64, u64, u32)> {
     let i = recs
         .partition_point(|(_, first)| *first <= k)
@@ -424,8 +420,8 @@ pub(super) fn chunk_range(
     let d = DmaEntry::read(b.slice(e, dma_entry::SIZE)).ok()?;
     let (lo, po) = (d.address_low, u64::from(d.pool_offset));
     let lw = u64::from(d.length & 0xffff);
-    let ds = pool.saturating_add(po).min(lim);
-    let de = ds.saturating_add(4 * lw).min(lim);
+    let ds = pool.offset.saturating_add(po).min(pool.end());
+    let de = ds.saturating_add(4 * lw).min(pool.end());
     Some((ds, de - ds, lo))
 }
 
@@ -446,14 +442,13 @@ pub(super) fn chunk_fill(
     lo: u64,
     hi: u64,
     recs: &Arc<Vec<(Rec, u64)>>,
-    pool: u64,
-    lim: u64,
+    pool: Span,
     ctx: &Arc<Ctx>,
 ) {
     let n = hi - lo;
     if n <= GROUP {
         for k in lo..hi {
-            if let Some((s, l, a)) = chunk_range(b, recs, k, pool, lim) {
+            if let Some((s, l, a)) = chunk_range(b, recs, k, pool) {
                 let id = b.leaf(
                     parent,
                     format!("[{k}] {}", hex32(a)),
@@ -476,19 +471,19 @@ pub(super) fn chunk_fill(
         let e = s.saturating_add(g).min(hi);
         // The group spans its first and last chunks (the pool is filled in
         // record order).
-        let first = chunk_range(b, recs, s, pool, lim).map_or(pool, |r| r.0);
-        let last = chunk_range(b, recs, e - 1, pool, lim).map_or(lim, |r| r.0 + r.1);
+        let first = chunk_range(b, recs, s, pool).map_or(pool.offset, |r| r.0);
+        let last = chunk_range(b, recs, e - 1, pool).map_or(pool.end(), |r| r.0 + r.1);
         let (gs, ge) = if first <= last {
             (first, last)
         } else {
-            (pool, lim)
+            (pool.offset, pool.end())
         };
         let gid = b.group(parent, format!("[{s}..{e})"), gs, ge - gs);
         let rc = recs.clone();
         let cx = ctx.clone();
         b.lazy(
             gid,
-            Arc::new(move |b: &mut Builder<'_>, id| chunk_fill(b, id, s, e, &rc, pool, lim, &cx)),
+            Arc::new(move |b: &mut Builder<'_>, id| chunk_fill(b, id, s, e, &rc, pool, &cx)),
         );
         s = e;
     }

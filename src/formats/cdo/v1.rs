@@ -168,7 +168,7 @@ pub(super) fn parse(b: &mut Builder<'_>, parent: NodeId, cdo: Span) {
     let mut total = 0u64;
     let mut s = first;
     for (i, e) in ends.into_iter().enumerate() {
-        total += section(b, list, i as u64, s, e, lim);
+        total += section(b, list, i as u64, b.span(s, e - s), lim);
         s = e;
     }
     b.set_value(
@@ -197,59 +197,65 @@ fn after_length(at: u64) -> u64 {
     section::AT.length.of(at) + section::AT.length.size
 }
 
-/// The section in `[at, end)` (`lim`: the end of the CDO): its node, its
-/// three header words and its commands. Returns how many commands it holds.
-fn section(b: &mut Builder<'_>, list: NodeId, i: u64, at: u64, end: u64, lim: u64) -> u64 {
+/// The section in `at` (`lim`: the end of the CDO): its node, its three
+/// header words and its commands. Returns how many commands it holds.
+fn section(b: &mut Builder<'_>, list: NodeId, i: u64, at: Span, lim: u64) -> u64 {
+    let end = at.end();
     let sec = section::AT;
-    if at + section::SIZE > end {
+    if at.len < section::SIZE {
         b.error(
-            at,
-            end - at,
+            at.offset,
+            at.len,
             format!(
                 "section [{i}]: its header needs {} bytes, {} remain",
                 section::SIZE,
-                end - at
+                at.len
             ),
         );
-        let bytes = b.slice(at, end - at);
-        b.leaf(list, "incomplete", at, end - at, text::hex(bytes, 16));
+        let bytes = b.slice(at.offset, at.len);
+        b.leaf(list, "incomplete", at.offset, at.len, text::hex(bytes, 16));
         return 0;
     }
-    let Ok(h) = Section::read(b.slice(at, end - at)) else {
+    let Ok(h) = Section::read(b.slice(at.offset, at.len)) else {
         return 0;
     };
     let (id, length, count) = (h.section_id, h.length, h.commands);
     // The length counts the words after itself: the command count and the
     // commands.
-    let stated = after_length(at).saturating_add(WORD * u64::from(length));
+    let stated = after_length(at.offset).saturating_add(WORD * u64::from(length));
     if stated > lim {
         sec.length.error(
             b,
-            at,
+            at.offset,
             format!(
                 "section [{i}]: its length of {length} words runs {} bytes past the end of the CDO",
                 stated - lim
             ),
         );
     }
-    if stated < at + section::SIZE {
+    if stated < at.offset + section::SIZE {
         sec.length.error(
             b,
-            at,
+            at.offset,
             format!(
                 "section [{i}]: a length of {length} words leaves no room for its command count"
             ),
         );
     }
-    let node = b.group(list, format!("[{i}] section {}", hex32(id)), at, end - at);
-    let mut f = Fields::new(b, node, at, LE);
+    let node = b.group(
+        list,
+        format!("[{i}] section {}", hex32(id)),
+        at.offset,
+        at.len,
+    );
+    let mut f = Fields::new(b, node, at.offset, LE);
     Section::show_part(&mut f, 0, sec.section_id.end());
     f.field("length", sec.length.size, |v| {
         Value::text(format!("{v} words follow (to 0x{stated:x})"))
     });
     Section::show_part(&mut f, sec.commands.off, section::SIZE);
     // Walk the commands as far as the count and the section go.
-    let start = at + section::SIZE;
+    let start = at.offset + section::SIZE;
     let mut pos = start;
     let mut n = 0u64;
     let mut ended = false;
@@ -302,7 +308,7 @@ fn section(b: &mut Builder<'_>, list: NodeId, i: u64, at: u64, end: u64, lim: u6
     } else if n < u64::from(count) && pos >= end {
         sec.commands.error(
             b,
-            at,
+            at.offset,
             format!("section [{i}]: {count} commands stated, {n} fit in its length"),
         );
     }
