@@ -57,20 +57,19 @@ fn key_name(k: u8) -> Option<&'static str> {
     })
 }
 
-/// Parses the `.bit` file in `[off, off+len)` under `parent`.
+/// Parses the `.bit` file in `at` under `parent`.
 pub fn parse(b: &mut Builder<'_>, parent: NodeId, at: Span) {
-    let (off, len) = (at.offset, at.len);
-    let end = off.saturating_add(len).min(b.file_len());
-    Head::show(&mut Fields::new(b, parent, off, BE));
-    let mut at = off + head::SIZE;
+    let end = at.end().min(b.file_len());
+    Head::show(&mut Fields::new(b, parent, at.offset, BE));
+    let mut pos = at.offset + head::SIZE;
     let mut design = None;
     let mut part = None;
     let mut fields = 0u32;
     loop {
-        if at >= end {
+        if pos >= end {
             b.error(
-                off,
-                end - off,
+                at.offset,
+                end - at.offset,
                 "the .bit header ends before its 'e' field (the configuration data)",
             );
             return;
@@ -78,37 +77,37 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, at: Span) {
         fields += 1;
         if fields > MAX_FIELDS {
             b.error(
-                at,
-                end - at,
+                pos,
+                end - pos,
                 format!("more than {MAX_FIELDS} .bit header fields; the rest are not read"),
             );
-            let bytes = b.slice(at, end - at);
-            b.leaf(parent, "undecoded", at, end - at, text::hex(bytes, 16));
+            let bytes = b.slice(pos, end - pos);
+            b.leaf(parent, "undecoded", pos, end - pos, text::hex(bytes, 16));
             return;
         }
-        let key = b.read_u8(at).unwrap_or(0);
+        let key = b.read_u8(pos).unwrap_or(0);
         let wide = key == b'e';
         let lsize = if wide { DATA_LENGTH } else { LENGTH };
         let name = key_name(key)
             .map(str::to_string)
             .unwrap_or_else(|| format!("field_{}", text::from_bytes(&[key])));
-        if at + KEY + lsize > end {
+        if pos + KEY + lsize > end {
             b.error(
-                at,
-                end - at,
+                pos,
+                end - pos,
                 format!("the .bit field '{}' is cut short", char::from(key)),
             );
-            let bytes = b.slice(at, end - at);
-            b.leaf(parent, "undecoded", at, end - at, text::hex(bytes, 16));
+            let bytes = b.slice(pos, end - pos);
+            b.leaf(parent, "undecoded", pos, end - pos, text::hex(bytes, 16));
             return;
         }
-        let flen = read_uint(b, at + KEY, lsize, BE).unwrap_or(0);
-        let vstart = at + KEY + lsize;
+        let flen = read_uint(b, pos + KEY, lsize, BE).unwrap_or(0);
+        let vstart = pos + KEY + lsize;
         let room = end - vstart;
         let vlen = flen.min(room);
         if flen > room {
             b.error(
-                at + KEY,
+                pos + KEY,
                 lsize,
                 format!(
                     "the .bit field '{}' gives {flen} bytes, {room} remain{}",
@@ -122,11 +121,11 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, at: Span) {
             );
         }
         if wide {
-            let g = b.group(parent, "data", at, KEY + lsize + vlen);
-            let mut f = Fields::new(b, g, at, BE);
+            let g = b.group(parent, "data", pos, KEY + lsize + vlen);
+            let mut f = Fields::new(b, g, pos, BE);
             f.field("key", KEY, |_| Value::text("'e'"));
             f.field("length", lsize, |v| Value::with(v, Radix::Auto, " bytes"));
-            data(b, g, vstart, vlen);
+            data(b, g, b.span(vstart, vlen));
             let value = match (&design, &part) {
                 (Some(d), Some(p)) => format!("{vlen} bytes for {p}, design {d}"),
                 _ => format!("{vlen} bytes"),
@@ -142,15 +141,15 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, at: Span) {
                     format!(
                         "{} bytes after the bitstream: the header and its 'e' length make {} bytes, the data holds {}",
                         end - after,
-                        after - off,
-                        end - off
+                        after - at.offset,
+                        end - at.offset
                     ),
                 );
             }
             return;
         }
-        let g = b.group(parent, &name, at, KEY + lsize + vlen);
-        let mut f = Fields::new(b, g, at, BE);
+        let g = b.group(parent, &name, pos, KEY + lsize + vlen);
+        let mut f = Fields::new(b, g, pos, BE);
         f.field("key", KEY, |v| {
             Value::text(format!("'{}'", text::from_bytes(&[v as u8])))
         });
@@ -169,7 +168,7 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, at: Span) {
         }
         if key_name(key).is_none() {
             b.info(
-                at,
+                pos,
                 KEY,
                 format!("unknown .bit header field key 0x{key:02x}"),
             );
@@ -179,39 +178,45 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, at: Span) {
             b'b' => part = Some(s),
             _ => {}
         }
-        at = vstart + vlen;
+        pos = vstart + vlen;
     }
 }
 
-/// The configuration data in `[at, at+len)`: what precedes the sync word,
-/// the sync word, and the packets after it.
-fn data(b: &mut Builder<'_>, g: NodeId, at: u64, len: u64) {
-    if len == 0 {
+/// The configuration data in `at`: what precedes the sync word, the sync
+/// word, and the packets after it.
+fn data(b: &mut Builder<'_>, g: NodeId, at: Span) {
+    if at.len == 0 {
         return;
     }
-    let window = b.slice(at, len.min(SYNC_WINDOW));
+    let window = b.slice(at.offset, at.len.min(SYNC_WINDOW));
     let Some(sync) = memchr::memmem::find(window, &SYNC).map(|p| p as u64) else {
-        let bytes = b.slice(at, len);
-        b.leaf(g, "configuration", at, len, text::hex(bytes, 16));
+        let bytes = b.slice(at.offset, at.len);
+        b.leaf(g, "configuration", at.offset, at.len, text::hex(bytes, 16));
         b.info(
-            at,
-            len.min(SYNC_WINDOW),
+            at.offset,
+            at.len.min(SYNC_WINDOW),
             format!("no sync word (AA 99 55 66) in the first {SYNC_WINDOW} bytes of the bitstream"),
         );
         return;
     };
     if sync > 0 {
-        let bytes = b.slice(at, sync);
-        b.leaf(g, "preamble", at, sync, text::hex(bytes, 16));
+        let bytes = b.slice(at.offset, sync);
+        b.leaf(g, "preamble", at.offset, sync, text::hex(bytes, 16));
     }
     let width = SYNC.len() as u64;
-    b.leaf(g, "sync_word", at + sync, width, Value::text("0xaa995566"));
-    let rest = len - sync - width;
+    b.leaf(
+        g,
+        "sync_word",
+        at.offset + sync,
+        width,
+        Value::text("0xaa995566"),
+    );
+    let rest = at.len - sync - width;
     if rest > 0 {
         b.leaf(
             g,
             "configuration",
-            at + sync + width,
+            at.offset + sync + width,
             rest,
             Value::with(rest, Radix::Dec, " bytes of configuration packets"),
         );

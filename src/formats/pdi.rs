@@ -148,8 +148,7 @@ pub fn detect(d: &[u8]) -> bool {
 }
 
 pub fn parse(b: &mut Builder<'_>, parent: NodeId, at: Span) {
-    let (off, len) = (at.offset, at.len);
-    parse_with(b, parent, off, len, Ctx::default());
+    parse_with(b, parent, at, Ctx::default());
 }
 
 /// Parses a PDI that an AIE partition carries: like [`parse`], and shows
@@ -166,31 +165,36 @@ pub fn parse_in_partition(
 ) {
     if detect(b.slice(off, len)) {
         b.set_format(parent, Format::Pdi);
-        parse_with(b, parent, off, len, Ctx::partition(start_columns, hw_gen));
+        let at = b.span(off, len);
+        parse_with(b, parent, at, Ctx::partition(start_columns, hw_gen));
     }
 }
 
-fn parse_with(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64, ctx: Ctx) {
-    let end = off.saturating_add(len).min(b.file_len());
+fn parse_with(b: &mut Builder<'_>, parent: NodeId, at: Span, ctx: Ctx) {
+    let end = at.end().min(b.file_len());
     let ctx = Arc::new(ctx);
-    let Some(width) = selectmap_width(b.slice(off, 16)) else {
-        if cdo::is_cdo(b.slice(off, 20)) {
-            cdo::parse(b, parent, off, end - off, &ctx, None);
+    let Some(width) = selectmap_width(b.slice(at.offset, 16)) else {
+        if cdo::is_cdo(b.slice(at.offset, 20)) {
+            cdo::parse(b, parent, at, &ctx, None);
         }
         return;
     };
-    let pattern = b.slice(off, 16);
+    let pattern = b.slice(at.offset, 16);
     b.leaf(
         parent,
         "selectmap",
-        off,
+        at.offset,
         16,
         format!(
             "SelectMAP bus-width pattern for a {width}-bit bus: {}",
             text::hex(pattern, 16)
         ),
     );
-    let pdi = Pdi { off, end, ctx };
+    let pdi = Pdi {
+        off: at.offset,
+        end,
+        ctx,
+    };
     pdi.parse(b, parent);
 }
 
@@ -835,7 +839,7 @@ impl Pdi {
             Some(format!("{} bytes", num(len)).into()),
         );
         if d.ptype == 2 {
-            cdo::parse(b, node, d.start, len, &self.ctx, d.compact);
+            cdo::parse(b, node, b.span(d.start, len), &self.ctx, d.compact);
         }
     }
 }

@@ -110,7 +110,7 @@ const NOT_OFFSETS: &[(&str, &str, &str)] = &[
     ),
     (
         "cdo/commands.rs",
-        "nested(f.builder(), p.node, s, s + l, ctx, depth + 1);",
+        "nested(f.builder(), p.node, at, ctx, depth + 1);",
         "a nesting depth",
     ),
     (
@@ -130,7 +130,7 @@ const NOT_OFFSETS: &[(&str, &str, &str)] = &[
     ),
     (
         "cdo/stream.rs",
-        "let inner = walk(b, s, cend, depth + 1, Some((&mut *t, &mut *budget)));",
+        "let inner = walk(b, nested, depth + 1, Some((&mut *t, &mut *budget)));",
         "a nesting depth",
     ),
     (

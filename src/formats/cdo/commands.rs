@@ -9,7 +9,7 @@ use super::shared::{Ctx, LE, MAX_DEPTH};
 use super::stream::{head, walk, Head, Walk};
 use super::table::{command, command_name, Field, Kind, PAYLOAD};
 use crate::model::text::{self, hex32};
-use crate::model::{num, Builder, NodeId, Seq};
+use crate::model::{num, Builder, NodeId, Seq, Span};
 use crate::model::{Fields, Radix, Value};
 
 // ---------------------------------------------------------------------------
@@ -83,7 +83,9 @@ pub(super) fn decode(
                 value = f.last().map(|id| (id, f.at().saturating_sub(4), *v));
             }
             (Kind::Hex, Some(Got::Word(m))) if fd.name == "mask" => mask = Some(*m),
-            (Kind::Dma, _) => data = node.and_then(|id| p.rest(i).map(|(s, l)| (id, s, l))),
+            (Kind::Dma, _) => {
+                data = node.and_then(|id| p.rest(i).map(|(s, l)| (id, f.place(s, l))))
+            }
             _ => {}
         }
         got.push(g);
@@ -93,14 +95,14 @@ pub(super) fn decode(
         let (_, r, o) = aie_split(a);
         if let Some((id, at, v)) = value {
             if let Some(h) = register(r, o, ctx) {
-                bit_fields(b, id, at, 4, v, mask.unwrap_or(u32::MAX), h.fields);
+                bit_fields(b, id, b.span(at, 4), v, mask.unwrap_or(u32::MAX), h.fields);
             }
         }
         // A keyhole write puts its words in a window over and over: they
         // are not registers one after another.
         let keyhole = layout.iter().any(|fd| fd.name == "keyhole_size");
-        if let (Some((id, s, l)), false) = (data, keyhole) {
-            dma_words(b, id, s, l, r, o, ctx);
+        if let (Some((id, at)), false) = (data, keyhole) {
+            dma_words(b, id, at, r, o, ctx);
         }
     }
     got
@@ -109,13 +111,12 @@ pub(super) fn decode(
 /// Most words of a DMA write shown one by one, with their registers.
 const DMA_WORDS: u64 = 64;
 
-/// The bit fields of register value `v` (the word at `at`) under `id`:
+/// The bit fields of register value `v` (the word in `at`) under `id`:
 /// those `mask` touches.
 pub(crate) fn bit_fields(
     b: &mut Builder<'_>,
     id: NodeId,
-    at: u64,
-    len: u64,
+    at: Span,
     v: u32,
     mask: u32,
     fields: &[aie_regs::BitField],
@@ -134,7 +135,7 @@ pub(crate) fn bit_fields(
         };
         // Each field spans the whole word: the fields stay in bit order,
         // highest first.
-        b.leaf(id, bf.name, at, len, shown);
+        b.leaf(id, bf.name, at.offset, at.len, shown);
     }
 }
 
@@ -143,8 +144,7 @@ pub(crate) fn bit_fields(
 pub(crate) fn dma_words(
     b: &mut Builder<'_>,
     id: NodeId,
-    s: u64,
-    l: u64,
+    data: Span,
     row: u32,
     off: u32,
     ctx: &Ctx,
@@ -153,8 +153,8 @@ pub(crate) fn dma_words(
     if register(row, off, ctx).is_none_or(|h| h.reg.size > 4) {
         return;
     }
-    for k in 0..(l / WORD).min(DMA_WORDS) {
-        let at = s + WORD * k;
+    for k in 0..(data.len / WORD).min(DMA_WORDS) {
+        let at = data.offset + WORD * k;
         let Some(v) = b.read_u32(at, LE) else { break };
         let o = off.wrapping_add(4 * k as u32);
         let h = register(row, o, ctx);
@@ -164,7 +164,7 @@ pub(crate) fn dma_words(
         };
         let wid = b.leaf(id, name, at, 4, Value::hex_wide(u64::from(v), 4));
         if let Some(h) = h {
-            bit_fields(b, wid, at, 4, v, u32::MAX, h.fields);
+            bit_fields(b, wid, b.span(at, 4), v, u32::MAX, h.fields);
         }
     }
 }
@@ -212,9 +212,9 @@ fn field(
         Kind::Raw | Kind::Dma => {
             if i < p.n {
                 if let Some((s, l)) = p.rest(i) {
-                    *node = Some(raw(f.builder(), p.node, fd.name, s, l));
+                    let to = f.place(s, l);
+                    *node = Some(raw(f.builder(), p.node, fd.name, to));
                     if fd.kind == Kind::Dma {
-                        let to = f.place(s, l);
                         f.builder().link(p.node, to);
                     }
                 }
@@ -230,10 +230,11 @@ fn field(
         }
         Kind::Commands => {
             let (s, l) = p.rest(i)?;
+            let at = f.place(s, l);
             if depth + 1 < MAX_DEPTH {
-                nested(f.builder(), p.node, s, s + l, ctx, depth + 1);
+                nested(f.builder(), p.node, at, ctx, depth + 1);
             } else {
-                raw(f.builder(), p.node, fd.name, s, l);
+                raw(f.builder(), p.node, fd.name, at);
             }
             Some(Got::Rest(p.n.saturating_sub(i).saturating_mul(4)))
         }
@@ -273,10 +274,16 @@ fn word_at(f: &mut Fields<'_, '_>, name: &str, kind: Kind, ctx: &Ctx) -> Option<
     v.map(|v| v as u32)
 }
 
-/// A leaf for `l` raw bytes at `s`: their count and a preview.
-pub(super) fn raw(b: &mut Builder<'_>, node: NodeId, name: &str, s: u64, l: u64) -> NodeId {
-    let preview = format!(" bytes: {}", text::hex(b.slice(s, l), 16));
-    b.leaf(node, name, s, l, Value::with(l, Radix::Auto, preview))
+/// A leaf for the raw bytes in `at`: their count and a preview.
+pub(super) fn raw(b: &mut Builder<'_>, node: NodeId, name: &str, at: Span) -> NodeId {
+    let preview = format!(" bytes: {}", text::hex(b.slice(at.offset, at.len), 16));
+    b.leaf(
+        node,
+        name,
+        at.offset,
+        at.len,
+        Value::with(at.len, Radix::Auto, preview),
+    )
 }
 
 /// The summary `template` gives for what the fields of `layout` held;
@@ -517,22 +524,16 @@ pub(super) fn payload(
     }
 }
 
-/// A `commands` node for the stream nested in `[s, e)`; its commands are
-/// built when it is opened, bytes the walk could not read follow it as `rest`.
-pub(super) fn nested(
-    b: &mut Builder<'_>,
-    parent: NodeId,
-    s: u64,
-    e: u64,
-    ctx: &Arc<Ctx>,
-    depth: u8,
-) {
-    let w = walk(b, s, e, depth, None);
+/// A `commands` node for the stream nested in `at`; its commands are built
+/// when it is opened, bytes the walk could not read follow it as `rest`.
+pub(super) fn nested(b: &mut Builder<'_>, parent: NodeId, at: Span, ctx: &Arc<Ctx>, depth: u8) {
+    let e = at.end();
+    let w = walk(b, at, depth, None);
     let node = b.add(
         parent,
         "commands",
-        s,
-        e - s,
+        at.offset,
+        at.len,
         Some(count_of(w.count, "command").into()),
     );
     let stop = w.stop;

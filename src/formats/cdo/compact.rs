@@ -13,7 +13,7 @@ use super::stream::{summary, word, Budget, Tally};
 use super::table::{command, command_name, ADDRESS64};
 use crate::model::record::Record;
 use crate::model::text::{self, hex32};
-use crate::model::{group_size, num, Builder, NodeId, Seq, GROUP};
+use crate::model::{group_size, num, Builder, NodeId, Seq, Span, GROUP};
 use crate::model::{Fields, Radix, Value};
 
 // ---------------------------------------------------------------------------
@@ -76,27 +76,27 @@ pub(super) fn op_name(op: u32) -> &'static str {
     }
 }
 
-/// The record area `[start, start+B)` and the data pool after it, up to
-/// `lim`.
+/// The record area (its first B bytes) and the data pool after it, in
+/// `at` (from the records' start to the end of the CDO).
 pub(super) fn parse_compact(
     b: &mut Builder<'_>,
     parent: NodeId,
-    start: u64,
-    lim: u64,
+    at: Span,
     c: Compact,
     ctx: &Arc<Ctx>,
     declared: u64,
 ) {
+    let lim = at.end();
     b.info(
-        start,
+        at.offset,
         0,
         format!("compact CDO records instead of a command stream: {INFERRED}"),
     );
-    let mut area_end = start.saturating_add(c.record_bytes);
+    let mut area_end = at.offset.saturating_add(c.record_bytes);
     if area_end > lim {
         b.error(
-            start,
-            lim - start,
+            at.offset,
+            lim - at.offset,
             format!(
                 "the compact record area of {} bytes runs {} bytes past the end of the data ({INFERRED})",
                 c.record_bytes,
@@ -106,13 +106,14 @@ pub(super) fn parse_compact(
         area_end = lim;
     }
     let pool = area_end;
+    let data_pool = at.skip(pool - at.offset);
     if declared != pool {
         b.info(
-            start.saturating_sub(8),
+            at.offset.saturating_sub(8),
             4,
             format!(
                 "the CDO length ({} bytes of commands) describes the original command stream, not these records ({ODDITY})",
-                declared - start
+                declared - at.offset
             ),
         );
     }
@@ -125,7 +126,7 @@ pub(super) fn parse_compact(
     let mut marks = Vec::new();
     let mut count = 0u64;
     let mut cmds = 0u64;
-    let mut off = start;
+    let mut off = at.offset;
     while off < area_end {
         let op = word(b, off, area_end);
         let Some(r) = rec_at(b, off, area_end) else {
@@ -161,20 +162,20 @@ pub(super) fn parse_compact(
         cmds += r.n;
         let key = 0x0100 | r.op as u16;
         t.count(key, r.n);
-        tally_entries(b, &mut t, &mut budget, &r, area_end, pool, lim);
+        tally_entries(b, &mut t, &mut budget, &r, area_end, data_pool);
         off = r.end();
         if r.n < want {
             break;
         }
     }
     let stop = off;
-    budget.close(b, start, area_end - start);
-    summary(b, parent, start, cmds, &t, ctx);
+    budget.close(b, at.take(area_end - at.offset));
+    summary(b, parent, at.offset, cmds, &t, ctx);
     let rid = b.add(
         parent,
         "records",
-        start,
-        area_end - start,
+        at.offset,
+        area_end - at.offset,
         Some(
             format!(
                 "{} records, {} commands ({INFERRED})",
@@ -190,7 +191,7 @@ pub(super) fn parse_compact(
         count,
         stop,
         Arc::new(move |b: &mut Builder<'_>, parent, i, off| {
-            build_record(b, parent, i, off, area_end, pool, lim, &ctx2)
+            build_record(b, parent, i, off, area_end, data_pool, &ctx2)
         }),
     );
     b.seq(rid, seq);
@@ -205,6 +206,7 @@ pub(super) fn parse_compact(
         );
     }
     if pool < lim {
+        let records = at.take(stop - at.offset);
         let ctx3 = ctx.clone();
         let pid = b.add(
             parent,
@@ -215,9 +217,7 @@ pub(super) fn parse_compact(
         );
         b.lazy(
             pid,
-            Arc::new(move |b: &mut Builder<'_>, id| {
-                pool_chunks(b, id, start, stop, pool, lim, &ctx3)
-            }),
+            Arc::new(move |b: &mut Builder<'_>, id| pool_chunks(b, id, records, data_pool, &ctx3)),
         );
     }
 }
@@ -231,8 +231,7 @@ fn tally_entries(
     budget: &mut Budget,
     r: &Rec,
     area_end: u64,
-    pool: u64,
-    lim: u64,
+    pool: Span,
 ) {
     let st = stride(r.op).unwrap_or(write_entry::SIZE);
     for j in 0..r.n {
@@ -247,10 +246,10 @@ fn tally_entries(
             let po = u64::from(d.pool_offset);
             let lw = u64::from(d.length & 0xffff);
             t.dma_bytes += 4 * lw;
-            let ds = pool.saturating_add(po);
+            let ds = pool.offset.saturating_add(po);
             let de = ds.saturating_add(4 * lw);
-            if de > lim {
-                let have = lim.saturating_sub(ds);
+            if de > pool.end() {
+                let have = pool.end().saturating_sub(ds);
                 budget.info(
                     b,
                     e,
@@ -258,7 +257,7 @@ fn tally_entries(
                     format!(
                         "DMA_WRITE data at pool offset 0x{po:x} needs {} bytes, {have} remain: the payload is cut {} bytes short ({ODDITY})",
                         4 * lw,
-                        de - lim.max(ds)
+                        de - pool.end().max(ds)
                     ),
                 );
             }
@@ -280,8 +279,7 @@ pub(super) fn build_record(
     index: u64,
     off: u64,
     area_end: u64,
-    pool: u64,
-    lim: u64,
+    pool: Span,
     ctx: &Arc<Ctx>,
 ) -> Option<u64> {
     let r = rec_at(b, off, area_end)?;
@@ -307,7 +305,7 @@ pub(super) fn build_record(
         r.n,
         st,
         Arc::new(move |b: &mut Builder<'_>, parent, j, e| {
-            entry(b, parent, j, e, op, pool, lim, &ctx);
+            entry(b, parent, j, e, op, pool, &ctx);
         }),
     );
     Some(r.end())
@@ -321,8 +319,7 @@ pub(super) fn entry(
     j: u64,
     e: u64,
     op: u32,
-    pool: u64,
-    lim: u64,
+    pool: Span,
     ctx: &Arc<Ctx>,
 ) {
     let name = op_name(op);
@@ -352,7 +349,7 @@ pub(super) fn entry(
             let mut f = Fields::new(b, node, at.pool_offset.of(e), LE);
             let po = f.builder().read_u32(at.pool_offset.of(e), LE);
             let po = po.map_or(0, u64::from);
-            let ds = pool.saturating_add(po);
+            let ds = pool.offset.saturating_add(po);
             let pid = f.builder().leaf(
                 node,
                 "pool_offset",
@@ -368,8 +365,8 @@ pub(super) fn entry(
                 })
                 .unwrap_or(0);
             let lw = lf & 0xffff;
-            if ds < lim {
-                let l = (4 * lw).min(lim - ds);
+            if ds < pool.end() {
+                let l = (4 * lw).min(pool.end() - ds);
                 b.link(pid, b.span(ds, l));
                 b.link(node, b.span(ds, l));
             }
@@ -384,17 +381,16 @@ pub(super) fn entry(
 pub(super) fn pool_chunks(
     b: &mut Builder<'_>,
     parent: NodeId,
-    start: u64,
-    stop: u64,
-    pool: u64,
-    lim: u64,
+    records: Span,
+    pool: Span,
     ctx: &Arc<Ctx>,
 ) {
     // Collect the DMA records (bounded by the record area), then show their
     // entries' data in groups.
     let mut recs: Vec<(Rec, u64)> = Vec::new();
     let mut total = 0u64;
-    let mut off = start;
+    let stop = records.end();
+    let mut off = records.offset;
     while off < stop {
         let Some(r) = rec_at(b, off, stop) else {
             break;
@@ -406,7 +402,7 @@ pub(super) fn pool_chunks(
         off = r.end();
     }
     let recs = Arc::new(recs);
-    chunk_fill(b, parent, 0, total, &recs, pool, lim, ctx);
+    chunk_fill(b, parent, 0, total, &recs, pool, ctx);
 }
 
 /// The data range of DMA entry `k` (counted over all DMA records).
@@ -414,8 +410,7 @@ pub(super) fn chunk_range(
     b: &Builder<'_>,
     recs: &[(Rec, u64)],
     k: u64,
-    pool: u64,
-    lim: u64,
+    pool: Span,
 ) -> Option<(u64, u64, u32)> {
     let i = recs
         .partition_point(|(_, first)| *first <= k)
@@ -425,8 +420,8 @@ pub(super) fn chunk_range(
     let d = DmaEntry::read(b.slice(e, dma_entry::SIZE)).ok()?;
     let (lo, po) = (d.address_low, u64::from(d.pool_offset));
     let lw = u64::from(d.length & 0xffff);
-    let ds = pool.saturating_add(po).min(lim);
-    let de = ds.saturating_add(4 * lw).min(lim);
+    let ds = pool.offset.saturating_add(po).min(pool.end());
+    let de = ds.saturating_add(4 * lw).min(pool.end());
     Some((ds, de - ds, lo))
 }
 
@@ -447,14 +442,13 @@ pub(super) fn chunk_fill(
     lo: u64,
     hi: u64,
     recs: &Arc<Vec<(Rec, u64)>>,
-    pool: u64,
-    lim: u64,
+    pool: Span,
     ctx: &Arc<Ctx>,
 ) {
     let n = hi - lo;
     if n <= GROUP {
         for k in lo..hi {
-            if let Some((s, l, a)) = chunk_range(b, recs, k, pool, lim) {
+            if let Some((s, l, a)) = chunk_range(b, recs, k, pool) {
                 let id = b.leaf(
                     parent,
                     format!("[{k}] {}", hex32(a)),
@@ -465,7 +459,7 @@ pub(super) fn chunk_fill(
                 // The words a DMA write puts in registers, named.
                 if chunk_high(b, recs, k) == Some(0) {
                     let (_, r, o) = aie_split(a);
-                    dma_words(b, id, s, l, r, o, ctx);
+                    dma_words(b, id, b.span(s, l), r, o, ctx);
                 }
             }
         }
@@ -477,19 +471,19 @@ pub(super) fn chunk_fill(
         let e = s.saturating_add(g).min(hi);
         // The group spans its first and last chunks (the pool is filled in
         // record order).
-        let first = chunk_range(b, recs, s, pool, lim).map_or(pool, |r| r.0);
-        let last = chunk_range(b, recs, e - 1, pool, lim).map_or(lim, |r| r.0 + r.1);
+        let first = chunk_range(b, recs, s, pool).map_or(pool.offset, |r| r.0);
+        let last = chunk_range(b, recs, e - 1, pool).map_or(pool.end(), |r| r.0 + r.1);
         let (gs, ge) = if first <= last {
             (first, last)
         } else {
-            (pool, lim)
+            (pool.offset, pool.end())
         };
         let gid = b.group(parent, format!("[{s}..{e})"), gs, ge - gs);
         let rc = recs.clone();
         let cx = ctx.clone();
         b.lazy(
             gid,
-            Arc::new(move |b: &mut Builder<'_>, id| chunk_fill(b, id, s, e, &rc, pool, lim, &cx)),
+            Arc::new(move |b: &mut Builder<'_>, id| chunk_fill(b, id, s, e, &rc, pool, &cx)),
         );
         s = e;
     }

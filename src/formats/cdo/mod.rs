@@ -11,7 +11,7 @@
 use std::sync::Arc;
 
 use crate::model::text::hex32;
-use crate::model::{num, text, Builder, NodeId};
+use crate::model::{num, text, Builder, NodeId, Span};
 
 pub mod aie_regs;
 mod commands;
@@ -48,29 +48,30 @@ pub fn is_cdo(d: &[u8]) -> bool {
 // ---------------------------------------------------------------------------
 // the header and the stream
 
-/// Parses the CDO in `[off, off+len)` under `parent`: its header, a summary,
-/// its commands (or, for `compact`, its records and data pool) and what
-/// follows them.
+/// Parses the CDO in `at` under `parent`: its header, a summary, its
+/// commands (or, for `compact`, its records and data pool) and what follows
+/// them.
 pub fn parse(
     b: &mut Builder<'_>,
     parent: NodeId,
-    off: u64,
-    len: u64,
+    at: Span,
     ctx: &Arc<Ctx>,
     compact: Option<Compact>,
 ) {
-    let lim = off.saturating_add(len).min(b.file_len());
+    // Cut to the file (empty where it starts past the end).
+    let cdo = at.take(b.file_len().saturating_sub(at.offset));
+    let lim = cdo.end();
     let ident = header::AT.identification;
-    if off.saturating_add(header::SIZE) <= lim && word(b, ident.of(off), lim) == Some(XNLX_ID) {
-        v1::parse(b, parent, off, lim);
+    if cdo.len >= header::SIZE && word(b, ident.of(cdo.offset), lim) == Some(XNLX_ID) {
+        v1::parse(b, parent, cdo);
         return;
     }
-    let Some(stream) = header(b, parent, off, lim) else {
+    let Some(stream) = header(b, parent, cdo) else {
         return;
     };
     let (start, declared) = stream;
     if let Some(c) = compact {
-        parse_compact(b, parent, start, lim, c, ctx, declared);
+        parse_compact(b, parent, cdo.at(start, lim - start), c, ctx, declared);
         return;
     }
     let mut end = declared;
@@ -91,8 +92,9 @@ pub fn parse(
         ..Tally::default()
     };
     let mut budget = Budget::new();
-    let w = walk(b, start, end, 0, Some((&mut tally, &mut budget)));
-    budget.close(b, start, end - start);
+    let stream = b.span(start, end - start);
+    let w = walk(b, stream, 0, Some((&mut tally, &mut budget)));
+    budget.close(b, stream);
     summary(b, parent, start, w.count, &tally, ctx);
     let stop = w.stop;
     let end_mark = w.end_mark;
@@ -126,27 +128,28 @@ pub fn parse(
             );
         }
     }
-    trailing(b, parent, off, end, lim);
+    trailing(b, parent, cdo.offset, b.span(end, lim - end));
 }
 
-/// Parses the CDO header at `off`; returns where the commands start and
-/// where the header says they end.
-fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, lim: u64) -> Option<(u64, u64)> {
+/// Parses the header of the CDO in `cdo`; returns where the commands start
+/// and where the header says they end.
+fn header(b: &mut Builder<'_>, parent: NodeId, cdo: Span) -> Option<(u64, u64)> {
+    let lim = cdo.end();
     let at = header::AT;
-    let h = match Header::read(b.slice(off, lim.saturating_sub(off))) {
+    let h = match Header::read(b.slice(cdo.offset, cdo.len)) {
         Ok(h) => h,
         Err(short) => {
             b.error(
-                off,
+                cdo.offset,
                 short.have,
                 format!(
-                    "truncated: a CDO header needs {} bytes at 0x{off:x}, {} remain",
-                    short.need, short.have
+                    "truncated: a CDO header needs {} bytes at 0x{:x}, {} remain",
+                    short.need, cdo.offset, short.have
                 ),
             );
-            if off < lim {
-                let bytes = b.slice(off, lim - off);
-                b.leaf(parent, "header", off, lim - off, text::hex(bytes, 16));
+            if !cdo.is_empty() {
+                let bytes = b.slice(cdo.offset, cdo.len);
+                b.leaf(parent, "header", cdo.offset, cdo.len, text::hex(bytes, 16));
             }
             return None;
         }
@@ -154,11 +157,11 @@ fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, lim: u64) -> Option<(u6
     let (remaining, ident, version, length) =
         (h.header_words, h.identification, h.version, h.length);
     let hlen = WORD * (u64::from(remaining) + 1);
-    let hid = b.group(parent, "header", off, header::SIZE);
+    let hid = b.group(parent, "header", cdo.offset, header::SIZE);
     b.leaf(
         hid,
         "header_words",
-        at.header_words.of(off),
+        at.header_words.of(cdo.offset),
         at.header_words.size,
         format!("{} words follow", num(remaining.into())),
     );
@@ -169,14 +172,14 @@ fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, lim: u64) -> Option<(u6
     b.leaf(
         hid,
         "identification",
-        at.identification.of(off),
+        at.identification.of(cdo.offset),
         at.identification.size,
         id_text,
     );
     b.leaf(
         hid,
         "version",
-        at.version.of(off),
+        at.version.of(cdo.offset),
         at.version.size,
         format!(
             "{}.{:02x} ({})",
@@ -188,17 +191,17 @@ fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, lim: u64) -> Option<(u6
     if ident != CDO_ID {
         at.identification.error(
             b,
-            off,
+            cdo.offset,
             format!("not a CDO: identification {}", hex32(ident)),
         );
         return None;
     }
-    let start = off + hlen;
+    let start = cdo.offset + hlen;
     let declared = start.saturating_add(WORD * u64::from(length));
     let lid = b.leaf(
         hid,
         "length",
-        at.length.of(off),
+        at.length.of(cdo.offset),
         at.length.size,
         format!(
             "{} words ({} bytes of commands)",
@@ -214,17 +217,17 @@ fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, lim: u64) -> Option<(u6
         .wrapping_add(version)
         .wrapping_add(length);
     let want = !sum;
-    checksum(b, hid, at.checksum.of(off), h.checksum, want);
+    checksum(b, hid, at.checksum.of(cdo.offset), h.checksum, want);
     if remaining != FIVE_WORDS {
         at.header_words.warn(
             b,
-            off,
+            cdo.offset,
             format!("the CDO header says {remaining} words follow its first, not 4"),
         );
         if remaining < FIVE_WORDS || start > lim {
             return None;
         }
-        header_extra(b, parent, off, hlen);
+        header_extra(b, parent, b.span(cdo.offset, hlen));
     }
     Some((start, declared))
 }

@@ -5,7 +5,7 @@
 //! what it shares from here and none takes from the module file.
 
 use crate::model::text::{self, hex32};
-use crate::model::{Builder, Endian, NodeId};
+use crate::model::{Builder, Endian, NodeId, Span};
 
 use super::aie_regs;
 use super::layout::header;
@@ -64,17 +64,18 @@ pub struct Compact {
     pub record_bytes: u64,
 }
 
-/// Shows and checks the bytes between the end of the commands and `lim`:
-/// zero padding up to the next 16 bytes is expected, anything else is
+/// Shows and checks the bytes `rest` after the commands of the CDO at
+/// `cdo`: zero padding up to the next 16 bytes is expected, anything else is
 /// reported.
-pub(super) fn trailing(b: &mut Builder<'_>, parent: NodeId, cdo: u64, end: u64, lim: u64) {
-    if end >= lim {
+pub(super) fn trailing(b: &mut Builder<'_>, parent: NodeId, cdo: u64, rest: Span) {
+    if rest.is_empty() {
         return;
     }
-    let bytes = b.slice(end, lim - end);
+    let end = rest.offset;
+    let bytes = b.slice(end, rest.len);
     let zero = text::looks_zero(bytes);
     let pad = (16 - (end - cdo) % 16) % 16;
-    let n = lim - end;
+    let n = rest.len;
     if zero && n <= pad {
         b.leaf(
             parent,
@@ -100,12 +101,18 @@ pub(super) fn trailing(b: &mut Builder<'_>, parent: NodeId, cdo: u64, end: u64, 
     );
 }
 
-/// The words of a CDO header (either version) past its first five,
-/// `[off+header::SIZE, off+hlen)`, as one leaf.
-pub(super) fn header_extra(b: &mut Builder<'_>, parent: NodeId, off: u64, hlen: u64) {
-    let (at, n) = (off + header::SIZE, hlen - header::SIZE);
-    let extra = b.slice(at, n);
-    b.leaf(parent, "header_extra", at, n, text::hex(extra, 16));
+/// The words of a CDO header (either version) in `head` past its first
+/// five, as one leaf.
+pub(super) fn header_extra(b: &mut Builder<'_>, parent: NodeId, head: Span) {
+    let at = head.skip(header::SIZE);
+    let extra = b.slice(at.offset, at.len);
+    b.leaf(
+        parent,
+        "header_extra",
+        at.offset,
+        at.len,
+        text::hex(extra, 16),
+    );
 }
 
 /// A CDO header's checksum word at `at` (either version) with its verdict,

@@ -9,7 +9,7 @@ use super::names::{aie_split, bits_list, count_of};
 use super::shared::{Ctx, DIAG_BUDGET, LE, MAX_DEPTH};
 use super::table::{command, command_name, Check, Kind};
 use crate::model::Severity;
-use crate::model::{num, Builder, NodeId, GROUP};
+use crate::model::{num, Builder, NodeId, Span, GROUP};
 
 // ---------------------------------------------------------------------------
 // command words
@@ -216,11 +216,11 @@ impl Budget {
             self.dropped += 1;
         }
     }
-    pub(super) fn close(&self, b: &mut Builder<'_>, off: u64, size: u64) {
+    pub(super) fn close(&self, b: &mut Builder<'_>, at: Span) {
         if self.dropped > 0 {
             b.warn(
-                off,
-                size,
+                at.offset,
+                at.len,
                 format!(
                     "{} more problems of this kind in this command stream are not listed",
                     self.dropped
@@ -239,23 +239,23 @@ pub(super) struct Walk {
     pub(super) end_mark: bool,
 }
 
-/// Walks the commands in `[start, end)`. With `tally`, counts them, checks
-/// them (adding diagnostics) and walks nested streams too; without, only
-/// notes where they start.
+/// Walks the commands in `at`. With `tally`, counts them, checks them
+/// (adding diagnostics) and walks nested streams too; without, only notes
+/// where they start.
 pub(super) fn walk(
     b: &mut Builder<'_>,
-    start: u64,
-    end: u64,
+    at: Span,
     depth: u8,
     mut tally: Option<(&mut Tally, &mut Budget)>,
 ) -> Walk {
+    let end = at.end();
     let mut w = Walk {
         count: 0,
         marks: Vec::new(),
-        stop: start,
+        stop: at.offset,
         end_mark: false,
     };
-    let mut off = start;
+    let mut off = at.offset;
     while off < end {
         let h = match head(b, off, end) {
             Ok(h) => h,
@@ -395,7 +395,8 @@ pub(super) fn check(
             Kind::Commands => {
                 let s = p.saturating_add(i.saturating_mul(4)).min(cend);
                 if depth + 1 < MAX_DEPTH && s < cend {
-                    let inner = walk(b, s, cend, depth + 1, Some((&mut *t, &mut *budget)));
+                    let nested = b.span(s, cend - s);
+                    let inner = walk(b, nested, depth + 1, Some((&mut *t, &mut *budget)));
                     t.nested += inner.count;
                 }
             }

@@ -14,7 +14,7 @@ use super::names::{count_of, hex64};
 use super::shared::{checksum, header_extra, trailing, FIVE_WORDS, LE, XNLX_ID};
 use super::stream::word;
 use crate::model::text::{self, hex32};
-use crate::model::{Builder, NodeId, Seq};
+use crate::model::{Builder, NodeId, Seq, Span};
 use crate::model::{Fields, Radix, Step, Value};
 
 /// The last version that keeps this layout: 1.50 and later use version 2's.
@@ -100,24 +100,25 @@ fn command_end(b: &Builder<'_>, at: u64, lim: u64) -> Option<u64> {
     (e <= lim).then_some(e)
 }
 
-/// Parses the version 1 CDO in `[off, lim)` under `parent`.
-pub(super) fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, lim: u64) {
+/// Parses the version 1 CDO in `cdo` under `parent`.
+pub(super) fn parse(b: &mut Builder<'_>, parent: NodeId, cdo: Span) {
+    let lim = cdo.end();
     let at_ = v1_header::AT;
-    let Ok(h) = V1Header::read(b.slice(off, lim.saturating_sub(off))) else {
+    let Ok(h) = V1Header::read(b.slice(cdo.offset, cdo.len)) else {
         return;
     };
     let (remaining, version, sections) = (h.header_words, h.version, h.sections);
-    let hid = b.group(parent, "header", off, v1_header::SIZE);
-    V1Header::show(&mut Fields::new(b, hid, off, LE));
+    let hid = b.group(parent, "header", cdo.offset, v1_header::SIZE);
+    V1Header::show(&mut Fields::new(b, hid, cdo.offset, LE));
     let sum = [remaining, XNLX_ID, version, sections]
         .iter()
         .fold(0u32, |s, &x| s.wrapping_add(x));
     let want = !sum;
-    checksum(b, hid, at_.checksum.of(off), h.checksum, want);
+    checksum(b, hid, at_.checksum.of(cdo.offset), h.checksum, want);
     if version > LAST_VERSION {
         at_.version.warn(
             b,
-            off,
+            cdo.offset,
             format!(
                 "version {}.{:02} with identification XNLX: versions from 1.50 on use the version 2 layout and \"CDO\"",
                 version >> 8,
@@ -125,19 +126,19 @@ pub(super) fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, lim: u64) {
             ),
         );
     }
-    let mut at = off + v1_header::SIZE;
+    let mut at = cdo.offset + v1_header::SIZE;
     if remaining != FIVE_WORDS {
         at_.header_words.warn(
             b,
-            off,
+            cdo.offset,
             format!("the CDO header says {remaining} words follow its first, not 4"),
         );
         let hlen = WORD * (u64::from(remaining) + 1);
-        if remaining < FIVE_WORDS || off + hlen > lim {
+        if remaining < FIVE_WORDS || cdo.offset + hlen > lim {
             return;
         }
-        header_extra(b, parent, off, hlen);
-        at = off + hlen;
+        header_extra(b, parent, cdo.take(hlen));
+        at = cdo.offset + hlen;
     }
     // Where each section ends, from the section headers alone.
     let first = at;
@@ -159,7 +160,7 @@ pub(super) fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, lim: u64) {
     if found < u64::from(sections) && at >= lim {
         at_.sections.error(
             b,
-            off,
+            cdo.offset,
             format!("the header gives {sections} sections, the data holds {found}"),
         );
     }
@@ -167,7 +168,7 @@ pub(super) fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, lim: u64) {
     let mut total = 0u64;
     let mut s = first;
     for (i, e) in ends.into_iter().enumerate() {
-        total += section(b, list, i as u64, s, e, lim);
+        total += section(b, list, i as u64, b.span(s, e - s), lim);
         s = e;
     }
     b.set_value(
@@ -178,7 +179,7 @@ pub(super) fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, lim: u64) {
             count_of(total, "command")
         )),
     );
-    trailing(b, parent, off, at, lim);
+    trailing(b, parent, cdo.offset, b.span(at, lim.saturating_sub(at)));
 }
 
 /// Where the section at `at` ends: after its length's words, cut to
@@ -196,59 +197,65 @@ fn after_length(at: u64) -> u64 {
     section::AT.length.of(at) + section::AT.length.size
 }
 
-/// The section in `[at, end)` (`lim`: the end of the CDO): its node, its
-/// three header words and its commands. Returns how many commands it holds.
-fn section(b: &mut Builder<'_>, list: NodeId, i: u64, at: u64, end: u64, lim: u64) -> u64 {
+/// The section in `at` (`lim`: the end of the CDO): its node, its three
+/// header words and its commands. Returns how many commands it holds.
+fn section(b: &mut Builder<'_>, list: NodeId, i: u64, at: Span, lim: u64) -> u64 {
+    let end = at.end();
     let sec = section::AT;
-    if at + section::SIZE > end {
+    if at.len < section::SIZE {
         b.error(
-            at,
-            end - at,
+            at.offset,
+            at.len,
             format!(
                 "section [{i}]: its header needs {} bytes, {} remain",
                 section::SIZE,
-                end - at
+                at.len
             ),
         );
-        let bytes = b.slice(at, end - at);
-        b.leaf(list, "incomplete", at, end - at, text::hex(bytes, 16));
+        let bytes = b.slice(at.offset, at.len);
+        b.leaf(list, "incomplete", at.offset, at.len, text::hex(bytes, 16));
         return 0;
     }
-    let Ok(h) = Section::read(b.slice(at, end - at)) else {
+    let Ok(h) = Section::read(b.slice(at.offset, at.len)) else {
         return 0;
     };
     let (id, length, count) = (h.section_id, h.length, h.commands);
     // The length counts the words after itself: the command count and the
     // commands.
-    let stated = after_length(at).saturating_add(WORD * u64::from(length));
+    let stated = after_length(at.offset).saturating_add(WORD * u64::from(length));
     if stated > lim {
         sec.length.error(
             b,
-            at,
+            at.offset,
             format!(
                 "section [{i}]: its length of {length} words runs {} bytes past the end of the CDO",
                 stated - lim
             ),
         );
     }
-    if stated < at + section::SIZE {
+    if stated < at.offset + section::SIZE {
         sec.length.error(
             b,
-            at,
+            at.offset,
             format!(
                 "section [{i}]: a length of {length} words leaves no room for its command count"
             ),
         );
     }
-    let node = b.group(list, format!("[{i}] section {}", hex32(id)), at, end - at);
-    let mut f = Fields::new(b, node, at, LE);
+    let node = b.group(
+        list,
+        format!("[{i}] section {}", hex32(id)),
+        at.offset,
+        at.len,
+    );
+    let mut f = Fields::new(b, node, at.offset, LE);
     Section::show_part(&mut f, 0, sec.section_id.end());
     f.field("length", sec.length.size, |v| {
         Value::text(format!("{v} words follow (to 0x{stated:x})"))
     });
     Section::show_part(&mut f, sec.commands.off, section::SIZE);
     // Walk the commands as far as the count and the section go.
-    let start = at + section::SIZE;
+    let start = at.offset + section::SIZE;
     let mut pos = start;
     let mut n = 0u64;
     let mut ended = false;
@@ -301,7 +308,7 @@ fn section(b: &mut Builder<'_>, list: NodeId, i: u64, at: u64, end: u64, lim: u6
     } else if n < u64::from(count) && pos >= end {
         sec.commands.error(
             b,
-            at,
+            at.offset,
             format!("section [{i}]: {count} commands stated, {n} fit in its length"),
         );
     }
@@ -397,7 +404,7 @@ fn command(b: &mut Builder<'_>, parent: NodeId, at: u64, lim: u64) -> Option<u64
                 let bytes = b.slice(here, 4 * pad);
                 b.leaf(node, "alignment", here, 4 * pad, text::hex(bytes, 16));
             }
-            data(b, node, here + WORD * pad, WORD * len);
+            data(b, node, b.span(here + WORD * pad, WORD * len));
         }
         0x106 => {
             hexes(&mut f, &["address_high", "address_low", "mask", "expected"]);
@@ -419,15 +426,16 @@ fn command(b: &mut Builder<'_>, parent: NodeId, at: u64, lim: u64) -> Option<u64
             f.hex("flags", 4);
             let here = f.at();
             if here < next {
-                data(f.builder(), node, here, 4 * len.unwrap_or(0));
+                let at = f.place(here, 4 * len.unwrap_or(0));
+                data(f.builder(), node, at);
             }
         }
         0x201 | 0x202 | 0x204 => hexes(&mut f, &["address", "flags"]),
         0x203 => {
             hexes(&mut f, &["address", "flags"]);
             let len = f.field("length", 4, |v| Value::with(v, Radix::Dec, " words"));
-            let here = f.at();
-            data(f.builder(), node, here, 4 * len.unwrap_or(0));
+            let at = f.place(f.at(), 4 * len.unwrap_or(0));
+            data(f.builder(), node, at);
         }
         0x301 => {
             let flags = f.hex("flags", 4);
@@ -444,25 +452,25 @@ fn command(b: &mut Builder<'_>, parent: NodeId, at: u64, lim: u64) -> Option<u64
         0x309 => {
             hexes(&mut f, &["flags", "address_high", "address_low"]);
             f.field("length", 4, |v| Value::with(v, Radix::Dec, " words"));
-            let here = f.at();
-            data(f.builder(), node, here, 64);
+            let at = f.place(f.at(), 64);
+            data(f.builder(), node, at);
         }
         _ => {}
     }
     Some(next)
 }
 
-/// The data words a command carries.
-fn data(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64) {
-    if len == 0 {
+/// The data words `at` a command carries.
+fn data(b: &mut Builder<'_>, node: NodeId, at: Span) {
+    if at.is_empty() {
         return;
     }
-    let bytes = b.slice(off, len.min(16));
+    let bytes = b.slice(at.offset, at.len.min(16));
     let mut v = text::hex(bytes, 16);
-    if len > 16 {
-        v.push_str(&format!(" … ({len} bytes)"));
+    if at.len > 16 {
+        v.push_str(&format!(" … ({} bytes)", at.len));
     }
-    b.leaf(node, "data", off, len, v);
+    b.leaf(node, "data", at.offset, at.len, v);
 }
 
 /// Words in hex, one field each.

@@ -128,7 +128,8 @@ pub fn bound_kind(kind: u32) -> Option<&'static Arc<Spec>> {
 pub fn open_bound(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64, spec: &Arc<Spec>) {
     b.set_format(node, Format::Ksy);
     b.gaps(node, Gap::Unknown);
-    apply(b, node, off, len, spec);
+    let at = b.span(off, len);
+    apply(b, node, at, spec);
 }
 
 /// Reads the description `name` (a `.ksy` path, or a file of the formats
@@ -155,7 +156,8 @@ pub fn describe(tree: &mut Tree, id: NodeId, name: &str) -> Result<(NodeId, Path
             b.set_format(g, Format::Ksy);
             b.gaps(g, Gap::Unknown);
             b.set_value(g, Value::text(format!("described by {file}")));
-            apply(b, g, off, len, &spec);
+            let at = b.span(off, len);
+            apply(b, g, at, &spec);
         })
         .ok_or_else(|| "no such node".to_string())?;
     Ok((g, path))
@@ -188,15 +190,13 @@ fn matching<'i>(i: &'i Installed, d: &[u8]) -> Option<&'i Arc<Spec>> {
     })
 }
 
-/// Parses `[off, off+len)` under `parent` with the description that
-/// applies there.
+/// Parses `at` under `parent` with the description that applies there.
 pub fn parse(b: &mut Builder<'_>, parent: NodeId, at: Span) {
-    let (off, len) = (at.offset, at.len);
     let Some(i) = installed() else {
         return;
     };
     let top = b.node(parent).is_some_and(|n| n.parent.is_none()) && b.space() == crate::model::FILE;
-    let d = b.slice(off, len);
+    let d = b.slice(at.offset, at.len);
     let named = || {
         let name = b.node(parent).map_or("", |n| n.name.as_str());
         by_extension(i, name, d)
@@ -212,7 +212,7 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, at: Span) {
             None => return,
         },
     };
-    apply(b, parent, off, len, &spec);
+    apply(b, parent, at, &spec);
 }
 
 /// What a run returned, its items, its problems and its derived bytes.
@@ -250,16 +250,16 @@ impl Shared {
     }
 }
 
-/// Runs `spec` over `[off, off+len)` and adds what it reads under `parent`.
-pub fn apply(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64, spec: &Arc<Spec>) {
+/// Runs `spec` over `at` and adds what it reads under `parent`.
+pub fn apply(b: &mut Builder<'_>, parent: NodeId, at: Span, spec: &Arc<Spec>) {
     let sh = Arc::new(Shared {
         spec: spec.clone(),
         used: run::names_used(spec),
         st: Mutex::new(run::State::default()),
-        root: off,
+        root: at.offset,
     });
     // The main file's top-level type is the first read.
-    let (res, mut items, fails, derived) = sh.run(b.data(), |r| r.root(0, off, len));
+    let (res, mut items, fails, derived) = sh.run(b.data(), |r| r.root(0, at.offset, at.len));
     // Instances read elsewhere, not yet read: no gap leaves at the top.
     if spec
         .types
@@ -271,13 +271,13 @@ pub fn apply(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64, spec: &Arc
     extent(&mut items, 0, 0);
     let kids = items.first().map(|i| i.kids.clone()).unwrap_or_default();
     for k in kids {
-        emit(b, parent, &mut items, &derived, k, (off, len), &sh);
+        emit(b, parent, &mut items, &derived, k, at, &sh);
     }
     for f in fails {
-        report(b, f, off, true);
+        report(b, f, at.offset, true);
     }
     if let Err(f) = res {
-        report(b, f, off, false);
+        report(b, f, at.offset, false);
     }
 }
 
@@ -299,7 +299,7 @@ fn open_instance(sh: &Arc<Shared>, b: &mut Builder<'_>, id: NodeId, obj: &Arc<ru
         let kids = std::mem::take(&mut it.kids);
         let later = it.later.take();
         for c in kids {
-            emit(b, id, &mut items, &derived, c, (off, size), sh);
+            emit(b, id, &mut items, &derived, c, b.span(off, size), sh);
         }
         if let Some(run::Later::Repeat { .. }) = &later {
             if let Some(seq) = later.and_then(|l| elements(sh, l)) {
@@ -334,17 +334,11 @@ fn elements(sh: &Arc<Shared>, later: run::Later) -> Option<Seq> {
             sh.run(b.data(), |r| r.open_element(&obj, attr, io, i, at));
         extent(&mut items, 0, 0);
         let kids = items.first().map(|i| i.kids.clone()).unwrap_or_default();
-        let holder = b.range(p);
+        // The holder's range, in the space being built.
+        let r = b.range(p);
+        let holder = b.span(r.offset, r.len);
         for k in kids {
-            emit(
-                b,
-                p,
-                &mut items,
-                &derived,
-                k,
-                (holder.offset, holder.len),
-                &sh,
-            );
+            emit(b, p, &mut items, &derived, k, holder, &sh);
         }
         for f in fails {
             report(b, f, sh.root, true);
@@ -413,7 +407,7 @@ fn emit(
     items: &mut Vec<run::Item>,
     derived: &[Arc<[u8]>],
     id: usize,
-    holder: (u64, u64),
+    holder: Span,
     sh: &Arc<Shared>,
 ) {
     let Some(it) = items.get_mut(id) else {
@@ -426,18 +420,12 @@ fn emit(
             .get(k.wrapping_sub(1))
             .map(|d| d.to_vec())
             .unwrap_or_default();
-        let Some(node) = b.derive(
-            parent,
-            &name,
-            b.span(holder.0, holder.1),
-            method,
-            move |_, _| Ok(bytes),
-        ) else {
+        let Some(node) = b.derive(parent, &name, holder, method, move |_, _| Ok(bytes)) else {
             return;
         };
         b.within(node, |b, n| {
             for c in kids {
-                emit(b, n, items, derived, c, (0, 0), sh);
+                emit(b, n, items, derived, c, b.span(0, 0), sh);
             }
         });
         return;
@@ -453,7 +441,7 @@ fn emit(
         b.gaps(node, if grown { Gap::Off } else { Gap::Unknown });
     }
     for c in kids {
-        emit(b, node, items, derived, c, (off, size), sh);
+        emit(b, node, items, derived, c, b.span(off, size), sh);
     }
     match later {
         Some(run::Later::Instance(obj, k)) => {

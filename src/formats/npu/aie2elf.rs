@@ -22,7 +22,7 @@ use super::layout::{packet, Packet, WORD};
 use super::op::bytes_leaf;
 use crate::formats::elf::{Elf, SectionHook, Vendor};
 use crate::model::record::Record;
-use crate::model::{Builder, NodeId, Radix, Seq, Step, Value, GROUP};
+use crate::model::{Builder, NodeId, Radix, Seq, Span, Step, Value, GROUP};
 use std::sync::Arc;
 
 /// aiebu's `EI_OSABI` for AIE2 (and AIE2P) transaction ELFs.
@@ -60,7 +60,7 @@ pub static ELF_SECTION: SectionHook = SectionHook {
         }
         match holds(&s.name) {
             Some(Holds::Transaction) => super::parse_transaction(b, id, b.span(a, l)),
-            Some(Holds::Packets) => packets(b, id, a, l),
+            Some(Holds::Packets) => packets(b, id, b.span(a, l)),
             None => return false,
         }
         true
@@ -200,26 +200,26 @@ fn data_words(c: u32) -> u64 {
     u64::from(get(c, CONTROL_HEADER, "beats")) + 1
 }
 
-/// Decodes the control packets of `[a, a+l)`: each packet its own node
-/// (built when shown), and the bytes after the last whole packet.
-fn packets(b: &mut Builder<'_>, id: NodeId, a: u64, l: u64) {
-    let d = b.slice(a, l);
+/// Decodes the control packets in `sec`: each packet its own node (built
+/// when shown), and the bytes after the last whole packet.
+fn packets(b: &mut Builder<'_>, id: NodeId, sec: Span) {
+    let d = b.slice(sec.offset, sec.len);
     let mut marks = Vec::new();
     let mut count = 0u64;
     let mut at = 0u64;
     // Zero words before the first packet.
-    while at + WORD <= l && word(d, at) == Some(0) {
+    while at + WORD <= sec.len && word(d, at) == Some(0) {
         at += WORD;
     }
     let first = at;
     let mut bad_parity = 0u64;
-    while at + packet::SIZE <= l {
+    while at + packet::SIZE <= sec.len {
         let (n, pad) = packet_len(d, at);
-        if at + n > l {
+        if at + n > sec.len {
             break;
         }
         if count.is_multiple_of(GROUP) {
-            marks.push(a + at);
+            marks.push(sec.offset + at);
         }
         let p = read_packet(d, at);
         if !odd(p.packet_header) || !odd(p.control_header) {
@@ -229,36 +229,36 @@ fn packets(b: &mut Builder<'_>, id: NodeId, a: u64, l: u64) {
         at += n + pad;
     }
     if first > 0 {
-        bytes_leaf(b, id, "padding", a, first);
+        bytes_leaf(b, id, "padding", sec.take(first));
     }
     let g = b.add(
         id,
         "packets",
-        a + first,
+        sec.offset + first,
         at - first,
         Some(Value::with(count, Radix::Dec, " control packets")),
     );
     let step: Step = Arc::new(move |b: &mut Builder<'_>, p, i, at| {
-        let d = b.slice(at, (a + l).saturating_sub(at));
+        let d = b.slice(at, sec.end().saturating_sub(at));
         let (n, pad) = packet_len(d, 0);
         packet(b, p, i, at, d, n, pad);
         Some(at + n + pad)
     });
-    b.seq(g, Seq::from_marks(marks, count, a + at, step));
+    b.seq(g, Seq::from_marks(marks, count, sec.offset + at, step));
     if bad_parity > 0 {
         b.warn(
-            a + first,
+            sec.offset + first,
             at - first,
             format!("{bad_parity} packets have a header without odd parity"),
         );
     }
-    if at < l {
+    if at < sec.len {
         b.error(
-            a + at,
-            l - at,
-            format!("{} bytes after the last whole control packet", l - at),
+            sec.offset + at,
+            sec.len - at,
+            format!("{} bytes after the last whole control packet", sec.len - at),
         );
-        bytes_leaf(b, id, "rest", a + at, l - at);
+        bytes_leaf(b, id, "rest", sec.skip(at));
     }
 }
 
@@ -300,7 +300,7 @@ fn packet(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64, d: &[u8], n: u64, pad
         }
     }
     if pad > 0 {
-        bytes_leaf(b, id, "padding", at + n, pad);
+        bytes_leaf(b, id, "padding", b.span(at + n, pad));
     }
 }
 

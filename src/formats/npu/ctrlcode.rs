@@ -19,7 +19,9 @@ use crate::formats::cdo::aie_regs;
 use crate::formats::elf::{Elf, Sec, SectionHook};
 use crate::model::record::Record;
 use crate::model::text::hex32;
-use crate::model::{num, Builder, Configures, Endian, Fact, Fields, Format, NodeId, Radix, Value};
+use crate::model::{
+    num, Builder, Configures, Endian, Fact, Fields, Format, NodeId, Radix, Span, Value,
+};
 
 /// A page header's size.
 pub const PAGE_HEADER: u64 = page_header::SIZE;
@@ -37,8 +39,8 @@ pub static ELF_SECTION: SectionHook = SectionHook {
             return false;
         }
         match page_section(&s.name) {
-            Some((true, page)) => text(b, id, elf, page, a, l),
-            Some((false, page)) => data(b, id, elf, page, a, l),
+            Some((true, page)) => text(b, id, elf, page, b.span(a, l)),
+            Some((false, page)) => data(b, id, elf, page, b.span(a, l)),
             None => return false,
         }
         true
@@ -125,9 +127,13 @@ fn page_data(elf: &Elf, page: &str, len: u64) -> Option<(u64, (u64, u64))> {
     Some((base, (ds, dl)))
 }
 
-fn text(b: &mut Builder<'_>, id: NodeId, elf: &Elf, page: &str, a: u64, l: u64) {
-    if l < PAGE_HEADER {
-        b.error(a, l, format!("{l} bytes are too few for a page header"));
+fn text(b: &mut Builder<'_>, id: NodeId, elf: &Elf, page: &str, sec: Span) {
+    if sec.len < PAGE_HEADER {
+        b.error(
+            sec.offset,
+            sec.len,
+            format!("{} bytes are too few for a page header", sec.len),
+        );
         return;
     }
     // What it configures, for --targets: the control code of AIE2PS's
@@ -140,16 +146,16 @@ fn text(b: &mut Builder<'_>, id: NodeId, elf: &Elf, page: &str, a: u64, l: u64) 
             kind: "npu".into(),
         }),
     );
-    let d = b.slice(a, l).to_vec();
-    page_header(b, id, a, &d);
+    let d = b.slice(sec.offset, sec.len).to_vec();
+    page_header(b, id, sec.offset, &d);
     let w = walk(&d);
-    let env = Arc::new(env(page_data(elf, page, l)));
+    let env = Arc::new(env(page_data(elf, page, sec.len)));
     let mut tally = Vec::new();
     for (_, row) in &w.ops {
         tally_op(&mut tally, row.name);
     }
-    summary_node(b, id, a, w.ops.len() as u64, &tally, &env.ctx);
-    let ops = b.group(id, "ops", a + PAGE_HEADER, w.end - PAGE_HEADER);
+    summary_node(b, id, sec.offset, w.ops.len() as u64, &tally, &env.ctx);
+    let ops = b.group(id, "ops", sec.offset + PAGE_HEADER, w.end - PAGE_HEADER);
     b.set_value(ops, Value::with(w.ops.len() as u64, Radix::Dec, " ops"));
     for (i, &(at, row)) in w.ops.iter().enumerate() {
         let n = match row.len {
@@ -158,20 +164,24 @@ fn text(b: &mut Builder<'_>, id: NodeId, elf: &Elf, page: &str, a: u64, l: u64) 
         };
         let v = OpView {
             row,
-            off: a + at,
+            off: sec.offset + at,
             len: n,
-            end: a + at + n,
+            end: sec.offset + at + n,
             place: Place::Bytes,
-            words: words_le(b.data(), a + at, a + at + n),
+            words: words_le(b.data(), sec.offset + at, sec.offset + at + n),
         };
         build_op(b, ops, i as u64, &v, &env);
     }
     if let Some(e) = &w.error {
-        b.error(a + w.end, l - w.end, format!("op {}: {e}", w.ops.len()));
+        b.error(
+            sec.offset + w.end,
+            sec.len - w.end,
+            format!("op {}: {e}", w.ops.len()),
+        );
     }
-    if w.end < l {
+    if w.end < sec.len {
         let name = if w.error.is_some() { "rest" } else { "padding" };
-        bytes_leaf(b, id, name, a + w.end, l - w.end);
+        bytes_leaf(b, id, name, sec.skip(w.end));
     }
 }
 
@@ -219,10 +229,14 @@ enum Item {
     Words { bd: usize, to: u64 },
 }
 
-fn data(b: &mut Builder<'_>, id: NodeId, elf: &Elf, page: &str, a: u64, l: u64) {
+fn data(b: &mut Builder<'_>, id: NodeId, elf: &Elf, page: &str, sec: Span) {
     let Some((ta, tl)) = section(elf, &format!(".ctrltext{page}")) else {
-        b.warn(a, l, format!("no .ctrltext{page} points into this data"));
-        bytes_leaf(b, id, "data", a, l);
+        b.warn(
+            sec.offset,
+            sec.len,
+            format!("no .ctrltext{page} points into this data"),
+        );
+        bytes_leaf(b, id, "data", sec);
         return;
     };
     let t = b.slice(ta, tl).to_vec();
@@ -234,14 +248,14 @@ fn data(b: &mut Builder<'_>, id: NodeId, elf: &Elf, page: &str, a: u64, l: u64) 
             let Some((o, _)) = fd.bytes() else { continue };
             let x = le16(&t, at + o);
             match x.checked_sub(text_ptrs) {
-                Some(r) if r + BD <= l => starts.push(r),
+                Some(r) if r + BD <= sec.len => starts.push(r),
                 _ => b.warn(
                     ta + at + o,
                     2,
                     format!(
                         "{} 0x{x:x} does not name a buffer descriptor in .ctrldata{page} (its pointers run from 0x{text_ptrs:x} to 0x{:x})",
                         fd.name,
-                        text_ptrs + l
+                        text_ptrs + sec.len
                     ),
                 ),
             }
@@ -249,13 +263,13 @@ fn data(b: &mut Builder<'_>, id: NodeId, elf: &Elf, page: &str, a: u64, l: u64) 
     }
     starts.sort_unstable();
     starts.dedup();
-    let d = b.slice(a, l).to_vec();
+    let d = b.slice(sec.offset, sec.len).to_vec();
     let mut items: Vec<(u64, u64, Item)> = Vec::new();
     let mut bds: Vec<u64> = Vec::new();
     for s in starts {
         let mut o = s;
         loop {
-            if bds.len() >= MAX_BDS || o + BD > l {
+            if bds.len() >= MAX_BDS || o + BD > sec.len {
                 break;
             }
             if bds.contains(&o) {
@@ -273,8 +287,12 @@ fn data(b: &mut Builder<'_>, id: NodeId, elf: &Elf, page: &str, a: u64, l: u64) 
                 local
             };
             let to = bd.remote();
-            if n > 0 && from < l {
-                items.push((from, (WORD * n).min(l - from), Item::Words { bd: k, to }));
+            if n > 0 && from < sec.len {
+                items.push((
+                    from,
+                    (WORD * n).min(sec.len - from),
+                    Item::Words { bd: k, to },
+                ));
             }
             if !bd.chained() {
                 break;
@@ -288,25 +306,29 @@ fn data(b: &mut Builder<'_>, id: NodeId, elf: &Elf, page: &str, a: u64, l: u64) 
     let env = env(None);
     for (o, n, item) in &items {
         if *o < at {
-            b.warn(a + o, *n, "overlaps what comes before it in the data");
+            b.warn(
+                sec.offset + o,
+                *n,
+                "overlaps what comes before it in the data",
+            );
             continue;
         }
         if *o > at {
-            pad(b, id, a + at, o - at, &mut pads);
+            pad(b, id, sec.part(at, o - at), &mut pads);
         }
         match item {
-            Item::Bd(k) => bd_node(b, id, a + o, *k, &d, *o, &env),
-            Item::Words { bd, to } => words_node(b, id, a + o, *n, *bd, *to, &env),
+            Item::Bd(k) => bd_node(b, id, sec.offset + o, *k, &d, *o, &env),
+            Item::Words { bd, to } => words_node(b, id, sec.part(*o, *n), *bd, *to, &env),
         }
         at = o + n;
     }
-    if at < l {
-        pad(b, id, a + at, l - at, &mut pads);
+    if at < sec.len {
+        pad(b, id, sec.skip(at), &mut pads);
     }
 }
 
-fn pad(b: &mut Builder<'_>, id: NodeId, at: u64, n: u64, k: &mut usize) {
-    bytes_leaf(b, id, &format!("padding {k}"), at, n);
+fn pad(b: &mut Builder<'_>, id: NodeId, at: Span, k: &mut usize) {
+    bytes_leaf(b, id, &format!("padding {k}"), at);
     *k += 1;
 }
 
@@ -397,11 +419,11 @@ impl UcDmaBd {
 
 /// The words buffer descriptor `bd` copies, each with the address it goes
 /// to.
-fn words_node(b: &mut Builder<'_>, parent: NodeId, at: u64, n: u64, bd: usize, to: u64, env: &Env) {
-    let id = b.group(parent, format!("words of [{bd}]"), at, n);
-    b.set_value(id, Value::with(n / WORD, Radix::Dec, " words"));
-    for i in 0..n / WORD {
-        let o = at + WORD * i;
+fn words_node(b: &mut Builder<'_>, parent: NodeId, at: Span, bd: usize, to: u64, env: &Env) {
+    let id = b.group(parent, format!("words of [{bd}]"), at.offset, at.len);
+    b.set_value(id, Value::with(at.len / WORD, Radix::Dec, " words"));
+    for i in 0..at.len / WORD {
+        let o = at.offset + WORD * i;
         let Some(v) = b.read_u32(o, crate::model::Endian::Little) else {
             break;
         };

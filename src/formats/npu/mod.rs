@@ -150,17 +150,20 @@ fn configures(b: &mut Builder<'_>, at: NodeId, gen: Option<aie_regs::Gen>, h: &T
     );
 }
 
-/// Parses a transaction buffer in `[off, off+len)` under `parent`.
+/// Parses a transaction buffer in `at` under `parent`.
 pub fn parse_transaction(b: &mut Builder<'_>, parent: NodeId, at: Span) {
-    let (off, len) = (at.offset, at.len);
-    let lim = off.saturating_add(len).min(b.file_len());
+    let lim = at.end().min(b.file_len());
     let d = b.data();
-    let Some(h) = txn_header(b.slice(off, lim.saturating_sub(off))) else {
-        b.error(off, lim.saturating_sub(off), "not a transaction header");
+    let Some(h) = txn_header(b.slice(at.offset, lim.saturating_sub(at.offset))) else {
+        b.error(
+            at.offset,
+            lim.saturating_sub(at.offset),
+            "not a transaction header",
+        );
         return;
     };
     let t = version_table(h.major, h.minor).unwrap_or(table::TXN_V0);
-    header_node(b, parent, off, &h);
+    header_node(b, parent, at.offset, &h);
     let gen = aie_regs::Gen::from_hw_gen(u64::from(h.dev_gen));
     configures(b, parent, gen, &h);
     let ctx = Ctx {
@@ -171,17 +174,17 @@ pub fn parse_transaction(b: &mut Builder<'_>, parent: NodeId, at: Span) {
             None => format!("none known for device generation {}", h.dev_gen),
         }),
     };
-    let declared = off.saturating_add(u64::from(h.size));
+    let declared = at.offset.saturating_add(u64::from(h.size));
     let mut end = declared;
     if declared > lim {
         txn_header::AT.size.error(
             b,
-            off,
+            at.offset,
             format!(
                 "the header gives {} bytes, {} more than the {} there are",
                 u64::from(h.size),
                 declared - lim,
-                lim - off
+                lim - at.offset
             ),
         );
         end = lim;
@@ -189,16 +192,16 @@ pub fn parse_transaction(b: &mut Builder<'_>, parent: NodeId, at: Span) {
     // The walk: every op's start, each thousandth kept; the writes for links.
     let mut marks = Vec::new();
     let mut count = 0u64;
-    let mut at = off + HEADER;
+    let mut pos = at.offset + HEADER;
     let mut tally: Vec<(&'static str, u64)> = Vec::new();
     let mut writes = Writes::default();
     let mut nwrites = 0usize;
     let mut stopped = false;
     while count < u64::from(h.ops) {
-        if at >= end {
+        if pos >= end {
             txn_header::AT.ops.error(
                 b,
-                off,
+                at.offset,
                 format!(
                     "the header gives {} ops, the bytes hold {}",
                     u64::from(h.ops),
@@ -208,46 +211,46 @@ pub fn parse_transaction(b: &mut Builder<'_>, parent: NodeId, at: Span) {
             stopped = true;
             break;
         }
-        let (row, n) = match txn_op_len(d, at, t) {
+        let (row, n) = match txn_op_len(d, pos, t) {
             Ok(x) => x,
             Err(e) => {
-                b.error(at, end - at, format!("op {count}: {e}"));
+                b.error(pos, end - pos, format!("op {count}: {e}"));
                 stopped = true;
                 break;
             }
         };
         if count.is_multiple_of(GROUP) {
-            marks.push(at);
+            marks.push(pos);
         }
         count += 1;
         tally_op(&mut tally, row.name);
         if nwrites < MAX_WRITES {
-            nwrites += note_writes(d, at, n.min(end - at), row, &mut writes);
+            nwrites += note_writes(d, pos, n.min(end - pos), row, &mut writes);
         }
-        if at.saturating_add(n) > end {
+        if pos.saturating_add(n) > end {
             b.error(
-                at,
-                end - at,
+                pos,
+                end - pos,
                 format!(
                     "op {}: {} gives {} bytes, {} more than remain",
                     count - 1,
                     row.name,
                     n,
-                    at + n - end
+                    pos + n - end
                 ),
             );
-            at = end;
+            pos = end;
             stopped = true;
             break;
         }
-        at += n;
+        pos += n;
     }
-    summary_node(b, parent, off, count, &tally, &ctx);
+    summary_node(b, parent, at.offset, count, &tally, &ctx);
     let ops = b.add(
         parent,
         "ops",
-        off + HEADER,
-        at.saturating_sub(off + HEADER),
+        at.offset + HEADER,
+        pos.saturating_sub(at.offset + HEADER),
         Some(Value::with(count, Radix::Dec, " ops")),
     );
     let env = Arc::new(Env {
@@ -272,21 +275,21 @@ pub fn parse_transaction(b: &mut Builder<'_>, parent: NodeId, at: Span) {
         build_op(b, p, i, &v, &step_env);
         Some(stop)
     });
-    b.seq(ops, Seq::from_marks(marks, count, at, step));
-    if !stopped && at < end {
-        bytes_leaf(b, parent, "after_last_op", at, end - at);
+    b.seq(ops, Seq::from_marks(marks, count, pos, step));
+    if !stopped && pos < end {
+        bytes_leaf(b, parent, "after_last_op", b.span(pos, end - pos));
         b.warn(
-            at,
-            end - at,
+            pos,
+            end - pos,
             format!(
                 "{} bytes after the last of the header's {} ops",
-                end - at,
+                end - pos,
                 count
             ),
         );
     }
     if declared < lim {
-        bytes_leaf(b, parent, "trailing", declared, lim - declared);
+        bytes_leaf(b, parent, "trailing", b.span(declared, lim - declared));
         b.warn(
             declared,
             lim - declared,
@@ -521,17 +524,20 @@ pub fn detect_sequence_binary(d: &[u8]) -> bool {
         .is_some_and(|w| matches!(sequence_start(&w.v), Some((p, _)) if p > 0))
 }
 
-/// Parses an instruction sequence, text or binary, in `[off, off+len)`.
+/// Parses an instruction sequence, text or binary, in `at`.
 pub fn parse_sequence(b: &mut Builder<'_>, parent: NodeId, at: Span) {
-    let (off, len) = (at.offset, at.len);
-    let lim = off.saturating_add(len).min(b.file_len());
-    let d = b.slice(off, lim.saturating_sub(off));
-    let (words, form) = match text_words(d, off, usize::MAX) {
+    let lim = at.end().min(b.file_len());
+    let d = b.slice(at.offset, lim.saturating_sub(at.offset));
+    let (words, form) = match text_words(d, at.offset, usize::MAX) {
         Some(w) => (w, "text"),
-        None => match binary_words(d, off, usize::MAX) {
+        None => match binary_words(d, at.offset, usize::MAX) {
             Some(w) => (w, "binary"),
             None => {
-                b.error(off, lim - off, "neither lines of hex words nor whole words");
+                b.error(
+                    at.offset,
+                    lim - at.offset,
+                    "neither lines of hex words nor whole words",
+                );
                 return;
             }
         },
@@ -562,9 +568,9 @@ pub fn parse_sequence(b: &mut Builder<'_>, parent: NodeId, at: Span) {
     };
     let tally = sequence_tally(&words.v, prolog);
     let count = tally.iter().map(|x| x.1).sum();
-    let s = summary_node(b, parent, off, count, &tally, &env.ctx);
-    b.leaf(s, "form", off, 0, form);
-    b.leaf(s, "words", off, 0, Value::dec(words.v.len() as u64));
+    let s = summary_node(b, parent, at.offset, count, &tally, &env.ctx);
+    b.leaf(s, "form", at.offset, 0, form);
+    b.leaf(s, "words", at.offset, 0, Value::dec(words.v.len() as u64));
     if prolog > 0 {
         let (ps, pl) = span(0, prolog);
         let pid = b.group(parent, "prolog", ps, pl);

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use crate::model::text::hex32;
-use crate::model::{num, text, Builder, Endian, NodeId, Radix, Value};
+use crate::model::{num, text, Builder, Endian, NodeId, Radix, Span, Value};
 
 use super::layout::WORD;
 use super::table::{self, fields_end, Field, Kind, Op, Rest};
@@ -170,7 +170,7 @@ pub(super) fn build_op(b: &mut Builder<'_>, parent: NodeId, index: u64, v: &OpVi
                 if let Some(bd) = v.value("bd_id") {
                     let reg = bd_word_reg(bd as u32, k);
                     if let Some(h) = cdo::register(0, reg, &env.ctx) {
-                        cdo::bit_fields(b, id, s, l, x as u32, u32::MAX, h.fields);
+                        cdo::bit_fields(b, id, b.span(s, l), x as u32, u32::MAX, h.fields);
                     }
                 }
             }
@@ -180,7 +180,7 @@ pub(super) fn build_op(b: &mut Builder<'_>, parent: NodeId, index: u64, v: &OpVi
     }
     if let (Some((id, at, l, x)), Some((c, r, o))) = (value_node, target) {
         if let Some(h) = cdo::register(r, o, &env.ctx) {
-            cdo::bit_fields(b, id, at, l, x, mask, h.fields);
+            cdo::bit_fields(b, id, b.span(at, l), x, mask, h.fields);
             link_queue(b, id, v, (c, r), h.reg.name, x, env);
         }
     }
@@ -191,6 +191,7 @@ pub(super) fn build_op(b: &mut Builder<'_>, parent: NodeId, index: u64, v: &OpVi
         Place::Bytes => v.end.saturating_sub(rest_at),
         Place::Words(_) => 0,
     };
+    let rest = b.span(rest_at, rest_len);
     match (row.rest, &v.place) {
         (Rest::Data, Place::Bytes) => {
             let words = rest_len / 4;
@@ -202,16 +203,16 @@ pub(super) fn build_op(b: &mut Builder<'_>, parent: NodeId, index: u64, v: &OpVi
                 Value::with(words, Radix::Dec, " words"),
             );
             if let Some((_, r, o)) = target {
-                cdo::dma_words(b, id, rest_at, rest_len, r, o, &env.ctx);
+                cdo::dma_words(b, id, rest, r, o, &env.ctx);
             }
             shown.push(("data", format!("{} words", num(words))));
         }
-        (Rest::Registers, Place::Bytes) => registers(b, node, v, rest_at, rest_len, env),
+        (Rest::Registers, Place::Bytes) => registers(b, node, v, rest, env),
         (Rest::Payload, _) if rest_len > 0 => {
-            bytes_leaf(b, node, "payload", rest_at, rest_len);
+            bytes_leaf(b, node, "payload", rest);
         }
         _ if rest_len > 0 => {
-            bytes_leaf(b, node, "padding_end", rest_at, rest_len);
+            bytes_leaf(b, node, "padding_end", rest);
         }
         _ => {}
     }
@@ -326,28 +327,34 @@ pub(super) fn field_value(
 /// The addresses a READ_REGS op reads: 32-bit ones right after its count
 /// (as mlir-aie writes them), or 64-bit ones after a padding word (aie-rt's
 /// `read_register_op_t`), as its length says.
-pub(super) fn registers(
-    b: &mut Builder<'_>,
-    node: NodeId,
-    v: &OpView<'_>,
-    at: u64,
-    len: u64,
-    env: &Env,
-) {
+pub(super) fn registers(b: &mut Builder<'_>, node: NodeId, v: &OpView<'_>, at: Span, env: &Env) {
     let count = v.value("count").unwrap_or(0);
-    let (first, stride) = if count > 0 && len == WORD * count {
-        (at, 4)
-    } else if count > 0 && len == WORD + 2 * WORD * count {
-        b.leaf(node, "padding_count", at, WORD, Value::hex_wide(0, 4));
-        (at + WORD, 2 * WORD)
+    let (first, stride) = if count > 0 && at.len == WORD * count {
+        (at.offset, 4)
+    } else if count > 0 && at.len == WORD + 2 * WORD * count {
+        b.leaf(
+            node,
+            "padding_count",
+            at.offset,
+            WORD,
+            Value::hex_wide(0, 4),
+        );
+        (at.offset + WORD, 2 * WORD)
     } else {
-        if len > 0 {
-            b.leaf(node, "payload", at, len, format!("{len} bytes"));
+        if at.len > 0 {
+            b.leaf(
+                node,
+                "payload",
+                at.offset,
+                at.len,
+                format!("{} bytes", at.len),
+            );
             b.warn(
-                at,
-                len,
+                at.offset,
+                at.len,
                 format!(
-                    "{count} register addresses do not fit {len} bytes as 32- or 64-bit addresses"
+                    "{count} register addresses do not fit {} bytes as 32- or 64-bit addresses",
+                    at.len
                 ),
             );
         }
@@ -466,11 +473,11 @@ pub(super) fn link_queue(
     }
 }
 
-/// A leaf for `len` bytes at `at`: their count and a preview.
-pub(super) fn bytes_leaf(b: &mut Builder<'_>, parent: NodeId, name: &str, at: u64, len: u64) {
-    let bytes = b.slice(at, len);
-    let v = format!("{len} bytes: {}", text::hex(bytes, 16));
-    b.leaf(parent, name, at, len, v);
+/// A leaf for the bytes in `at`: their count and a preview.
+pub(super) fn bytes_leaf(b: &mut Builder<'_>, parent: NodeId, name: &str, at: Span) {
+    let bytes = b.slice(at.offset, at.len);
+    let v = format!("{} bytes: {}", at.len, text::hex(bytes, 16));
+    b.leaf(parent, name, at.offset, at.len, v);
 }
 
 /// `template` with each `{name}` replaced by what `shown` gives for it.

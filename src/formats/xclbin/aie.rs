@@ -11,7 +11,9 @@ use std::sync::Arc;
 use super::layout::{arr_field, array_at, check_arr, mpo_field, sec_str, Sec, Strings, LE};
 use crate::formats::pdi;
 use crate::model::record::{record, At};
-use crate::model::{read_uint, Builder, Configures, ElemFn, Fact, Fields, Format, NodeId, Value};
+use crate::model::{
+    read_uint, Builder, Configures, ElemFn, Fact, Fields, Format, NodeId, Span, Value,
+};
 
 record! {
     /// `aie_partition` (xclbin.h). Its `mpo_*` fields and arrays are
@@ -279,7 +281,12 @@ fn partition_pdis(
         };
         let name = format!("pdi[{i}] cdo_groups");
         if !arrays.take(gn.saturating_mul(CDO_GROUP)) {
-            arrays.skip(b, sec.node, &name, gabs, gn.saturating_mul(CDO_GROUP));
+            arrays.skip(
+                b,
+                sec.node,
+                &name,
+                b.span(gabs, gn.saturating_mul(CDO_GROUP)),
+            );
             continue;
         }
         let elem: ElemFn =
@@ -349,14 +356,14 @@ impl Budget {
     }
 
     /// Shows an array past the budget as one node, and says why once.
-    fn skip(&mut self, b: &mut Builder<'_>, p: NodeId, name: &str, abs: u64, len: u64) {
-        let v = Value::with(len, crate::model::Radix::Auto, " bytes, not opened");
-        b.leaf(p, name, abs, len, v);
+    fn skip(&mut self, b: &mut Builder<'_>, p: NodeId, name: &str, at: Span) {
+        let v = Value::with(at.len, crate::model::Radix::Auto, " bytes, not opened");
+        b.leaf(p, name, at.offset, at.len, v);
         if !self.warned {
             self.warned = true;
             b.warn(
-                abs,
-                len,
+                at.offset,
+                at.len,
                 "arrays overlap so much that the rest are shown as bytes only",
             );
         }
@@ -378,7 +385,7 @@ fn id_array(
         return;
     };
     if !budget.take(n.saturating_mul(size)) {
-        budget.skip(b, sec.node, name, abs, n.saturating_mul(size));
+        budget.skip(b, sec.node, name, b.span(abs, n.saturating_mul(size)));
         return;
     }
     let hex = size == KERNEL_ID;

@@ -6,7 +6,7 @@
 //! of the copy is checked against the section table it mirrors.
 
 use crate::formats::json;
-use crate::model::{text, Builder, NodeId, Value};
+use crate::model::{text, Builder, NodeId, Span, Value};
 
 use super::layout::{kind_name, section_at, SECTIONS, SECTION_HEADER};
 
@@ -42,19 +42,12 @@ fn number(s: &str) -> Option<u64> {
     }
 }
 
-/// Looks for the mirror data in `[from, off+len)` (after the last section)
-/// and, if it is there, adds it under `parent` and checks it against the
-/// `count` section headers.
-pub(crate) fn parse(
-    b: &mut Builder<'_>,
-    parent: NodeId,
-    off: u64,
-    len: u64,
-    from: u64,
-    count: u64,
-) {
-    let stop = off.saturating_add(len);
-    let from = from.clamp(off, stop);
+/// Looks for the mirror data in `xclbin` from `from` (after the last
+/// section) and, if it is there, adds it under `parent` and checks it
+/// against the `count` section headers.
+pub(crate) fn parse(b: &mut Builder<'_>, parent: NodeId, xclbin: Span, from: u64, count: u64) {
+    let stop = xclbin.end();
+    let from = from.clamp(xclbin.offset, stop);
     // xclbinutil writes it right after the last section; a little room is
     // left for alignment, and no more is searched.
     let area = b.slice(from, (stop - from).min(WINDOW));
@@ -149,7 +142,7 @@ pub(crate) fn parse(
         let Some(fields) = json::object_members(text, h.val_at) else {
             continue;
         };
-        let want = row(b, off, i);
+        let want = row(b, xclbin.offset, i);
         let label = match kind_name(want.kind as u32) {
             Some(k) => format!("[{i}] {k}"),
             None => format!("[{i}] kind {}", want.kind),

@@ -32,23 +32,25 @@ pub static NO_HOOKS: Hooks = Hooks {
     section: |_, _, _, _, _| false,
 };
 
-/// Decodes the xclbin in `[off, off+len)` under `parent`.
+/// Decodes the xclbin in `at` under `parent`.
 pub fn parse(b: &mut Builder<'_>, parent: NodeId, at: Span) {
     parse_with(b, parent, at, &NO_HOOKS)
 }
 
-/// Decodes the xclbin in `[off, off+len)` under `parent`, with `hooks`.
-pub fn parse_with(b: &mut Builder<'_>, parent: NodeId, at: Span, hooks: &Hooks) {
-    let (off, len) = (at.offset, at.len);
-    b.leaf(parent, "magic", off, 8, Value::str("xclbin2"));
-    if len < SECTIONS {
+/// Decodes the xclbin in `xclbin` under `parent`, with `hooks`.
+pub fn parse_with(b: &mut Builder<'_>, parent: NodeId, xclbin: Span, hooks: &Hooks) {
+    b.leaf(parent, "magic", xclbin.offset, 8, Value::str("xclbin2"));
+    if xclbin.len < SECTIONS {
         b.error(
-            off,
-            len,
-            format!("truncated: the xclbin header needs {SECTIONS} bytes, the file has {len}"),
+            xclbin.offset,
+            xclbin.len,
+            format!(
+                "truncated: the xclbin header needs {SECTIONS} bytes, the file has {}",
+                xclbin.len
+            ),
         );
     }
-    let mut f = Fields::new(b, parent, off + MAGIC.len() as u64, LE);
+    let mut f = Fields::new(b, parent, xclbin.offset + MAGIC.len() as u64, LE);
     let sig = f
         .with("m_signature_length", 4, |v| match v as u32 as i32 {
             -1 => Value::note(Raw::I(-1), "no signature"),
@@ -56,7 +58,7 @@ pub fn parse_with(b: &mut Builder<'_>, parent: NodeId, at: Span, hooks: &Hooks) 
             n => Value::note(Raw::I(i64::from(n)), "corrupt"),
         })
         .map(|v| v as u32 as i32);
-    let sig_at = off + MAGIC.len() as u64;
+    let sig_at = xclbin.offset + MAGIC.len() as u64;
     if let Some(s) = sig.filter(|&s| s < -1) {
         f.builder().error(
             sig_at,
@@ -65,19 +67,20 @@ pub fn parse_with(b: &mut Builder<'_>, parent: NodeId, at: Span, hooks: &Hooks) 
         );
     }
     // Each field is shown when the range holds it.
-    if len >= 0x28 {
+    if xclbin.len >= 0x28 {
         f.bytes("reserved", 28);
     }
-    if len >= 0x128 {
+    if xclbin.len >= 0x128 {
         f.bytes("m_keyBlock", 256);
     }
-    if len >= HEADER {
+    if xclbin.len >= HEADER {
         f.hex_wide("m_uniqueId", 8);
     }
-    if len < SECTIONS {
+    if xclbin.len < SECTIONS {
         return;
     }
-    let Some((m_length, n, vbnv)) = axlf_header(b, parent, off + HEADER, len) else {
+    let Some((m_length, n, vbnv)) = axlf_header(b, parent, xclbin.offset + HEADER, xclbin.len)
+    else {
         return;
     };
 
@@ -85,11 +88,11 @@ pub fn parse_with(b: &mut Builder<'_>, parent: NodeId, at: Span, hooks: &Hooks) 
     if let Some(s) = sig.filter(|&s| s > 0) {
         let s = s as u64;
         match m_length.checked_sub(s) {
-            Some(at) if m_length <= len && at >= SECTIONS => {
+            Some(at) if m_length <= xclbin.len && at >= SECTIONS => {
                 b.leaf(
                     parent,
                     "signature",
-                    off + at,
+                    xclbin.offset + at,
                     s,
                     format!("PKCS#7 signature, {} bytes", Value::uint(s)),
                 );
@@ -103,8 +106,8 @@ pub fn parse_with(b: &mut Builder<'_>, parent: NodeId, at: Span, hooks: &Hooks) 
     }
 
     // The section table.
-    let room = (len - SECTIONS) / SECTION_HEADER;
-    let num_at = off + HEADER + times::SIZE + version::SIZE;
+    let room = (xclbin.len - SECTIONS) / SECTION_HEADER;
+    let num_at = xclbin.offset + HEADER + times::SIZE + version::SIZE;
     if n > MAX_SECTIONS {
         platform::AT.m_num_sections.error(
             b,
@@ -125,30 +128,28 @@ pub fn parse_with(b: &mut Builder<'_>, parent: NodeId, at: Span, hooks: &Hooks) 
         count = room;
     }
     let table_end = SECTIONS + count * SECTION_HEADER;
-    let base = off;
-    let xlen = len;
     let elem: crate::model::ElemFn = std::sync::Arc::new(move |b: &mut Builder<'_>, p, i, at| {
-        section_header(b, p, i, at, base, xlen);
+        section_header(b, p, i, at, xclbin);
     });
     b.array(
         parent,
         "sections",
-        off + SECTIONS,
+        xclbin.offset + SECTIONS,
         count,
         SECTION_HEADER,
         elem,
     );
 
-    let mut secs = section_entries(b, off, len, count);
-    overlaps(b, off, &mut secs);
+    let mut secs = section_entries(b, xclbin, count);
+    overlaps(b, xclbin.offset, &mut secs);
 
-    let sec_of = section_nodes(b, parent, off, &secs);
+    let sec_of = section_nodes(b, parent, xclbin.offset, &secs);
     let last = secs
         .iter()
         .filter(|e| e.in_file)
         .map(|e| e.rel.saturating_add(e.size))
         .fold(table_end, u64::max);
-    mirror::parse(b, parent, off, len, off.saturating_add(last), count);
+    mirror::parse(b, parent, xclbin, xclbin.offset.saturating_add(last), count);
     let ctx = tables::Ctx::new(b, &secs, &sec_of);
     // An FPGA xclbin is built for one platform; an NPU's says what it
     // configures by its AIE partitions.
@@ -185,13 +186,13 @@ pub fn parse_with(b: &mut Builder<'_>, parent: NodeId, at: Span, hooks: &Hooks) 
     }
 }
 
-/// What the `count` section headers of the xclbin at `[off, off+len)`
+/// What the `count` section headers of the xclbin in `xclbin`
 /// say, with a diagnostic for each that does not fit.
-fn section_entries(b: &mut Builder<'_>, off: u64, len: u64, count: u64) -> Vec<Entry> {
+fn section_entries(b: &mut Builder<'_>, xclbin: Span, count: u64) -> Vec<Entry> {
     let table_end = SECTIONS + count * SECTION_HEADER;
     let mut secs: Vec<Entry> = Vec::new();
     for i in 0..count {
-        let at = off + SECTIONS + i * SECTION_HEADER;
+        let at = xclbin.offset + SECTIONS + i * SECTION_HEADER;
         let SectionHeader {
             kind,
             offset: s_off,
@@ -208,13 +209,16 @@ fn section_entries(b: &mut Builder<'_>, off: u64, len: u64, count: u64) -> Vec<E
                 format!("{label}: unknown section kind {kind}; shown as raw bytes"),
             );
         }
-        let inside = s_off <= len && s_size <= len - s_off;
+        let inside = s_off <= xclbin.len && s_size <= xclbin.len - s_off;
         if !inside {
             let span = shdr::AT.offset.through(shdr::AT.size);
             b.error(
                 span.of(at),
                 span.size,
-                format!("{label}: [0x{s_off:x}+0x{s_size:x}] lies outside the file ({len} bytes)"),
+                format!(
+                    "{label}: [0x{s_off:x}+0x{s_size:x}] lies outside the file ({} bytes)",
+                    xclbin.len
+                ),
             );
         }
         if s_size > 0 && s_off < table_end {
@@ -224,8 +228,8 @@ fn section_entries(b: &mut Builder<'_>, off: u64, len: u64, count: u64) -> Vec<E
                 format!("{label}: offset 0x{s_off:x} lies in the xclbin header or section table (which end at 0x{table_end:x})"),
             );
         }
-        let cut = if s_off < len {
-            s_size.min(len - s_off)
+        let cut = if s_off < xclbin.len {
+            s_size.min(xclbin.len - s_off)
         } else {
             0
         };
@@ -234,7 +238,7 @@ fn section_entries(b: &mut Builder<'_>, off: u64, len: u64, count: u64) -> Vec<E
             kind,
             rel: s_off,
             size: cut,
-            in_file: s_off <= len,
+            in_file: s_off <= xclbin.len,
             decode: s_off >= table_end,
         });
     }
@@ -405,7 +409,7 @@ fn overlaps(b: &mut Builder<'_>, off: u64, secs: &mut [Entry]) {
 }
 
 /// One section header of the table, linked to its payload.
-fn section_header(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64, base: u64, len: u64) {
+fn section_header(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64, xclbin: Span) {
     let SectionHeader {
         kind,
         offset: s_off,
@@ -419,7 +423,8 @@ fn section_header(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64, base: u64, le
         id,
         format!("\"{name}\" at 0x{s_off:x}, {} bytes", Value::uint(s_size)),
     );
-    let payload = (s_off < len && s_size > 0).then(|| (base + s_off, s_size.min(len - s_off)));
+    let payload = (s_off < xclbin.len && s_size > 0)
+        .then(|| (xclbin.offset + s_off, s_size.min(xclbin.len - s_off)));
     let nodes = SectionHeader::show(&mut Fields::new(b, id, at, LE));
     if let (Some((abs, size)), Some(o)) = (payload, nodes.offset) {
         b.link(o, b.span(abs, size));

@@ -6,7 +6,7 @@ use crate::formats::elf::{
     ehdr32, ehdr64, ident, phdr32, phdr64, ELFCLASS32, ELFCLASS64, ELFDATA2MSB, PT_LOAD,
 };
 use crate::model::record::At;
-use crate::model::{read_uint, Builder, Endian};
+use crate::model::{read_uint, Builder, Endian, Span};
 
 use super::sector::LE;
 
@@ -58,35 +58,36 @@ fn class(b: &Builder<'_>, off: u64) -> Option<(u8, Endian)> {
     Some((class, e))
 }
 
-/// The entry point of the ELF image at `[off, off+len)`.
-pub(super) fn elf_entry(b: &Builder<'_>, off: u64, len: u64) -> Option<u64> {
-    let (class, e) = class(b, off)?;
+/// The entry point of the ELF image in `image`.
+pub(super) fn elf_entry(b: &Builder<'_>, image: Span) -> Option<u64> {
+    let (class, e) = class(b, image.offset)?;
     let at = match class {
         ELFCLASS32 => ELF32.e_entry,
         ELFCLASS64 => ELF64.e_entry,
         _ => return None,
     };
-    if len < at.end() {
+    if image.len < at.end() {
         return None;
     }
-    read_uint(b, at.of(off), at.size, e)
+    read_uint(b, at.of(image.offset), at.size, e)
 }
 
-/// Where address `addr` of the ELF image at `[off, off+len)` is in the
-/// file: in the bytes of the loaded segment that holds it.
-pub(super) fn elf_addr_at(b: &Builder<'_>, off: u64, len: u64, addr: u64) -> Option<u64> {
-    let (class, e) = class(b, off)?;
+/// Where address `addr` of the ELF image in `image` is in the file: in the
+/// bytes of the loaded segment that holds it.
+pub(super) fn elf_addr_at(b: &Builder<'_>, image: Span, addr: u64) -> Option<u64> {
+    let (class, e) = class(b, image.offset)?;
     let l = if class == ELFCLASS64 { ELF64 } else { ELF32 };
     let read = |field: At, base: u64| read_uint(b, field.of(base), field.size, e);
-    let table = read(l.e_phoff, off)?;
-    let es = read(l.e_phentsize, off)?;
-    let n = read(l.e_phnum, off)?.min(MAX_PHDRS);
+    let table = read(l.e_phoff, image.offset)?;
+    let es = read(l.e_phentsize, image.offset)?;
+    let n = read(l.e_phnum, image.offset)?.min(MAX_PHDRS);
     for i in 0..n {
         let h = table.checked_add(i.checked_mul(es)?)?;
-        if h.checked_add(es)? > len || read(l.p_type, off + h)? != u64::from(PT_LOAD) {
+        if h.checked_add(es)? > image.len || read(l.p_type, image.offset + h)? != u64::from(PT_LOAD)
+        {
             continue;
         }
-        let at = off + h;
+        let at = image.offset + h;
         let (o, v, size) = (
             read(l.p_offset, at)?,
             read(l.p_vaddr, at)?,
@@ -94,7 +95,7 @@ pub(super) fn elf_addr_at(b: &Builder<'_>, off: u64, len: u64, addr: u64) -> Opt
         );
         if addr >= v && addr - v < size {
             let at = o.checked_add(addr - v)?;
-            return (at < len).then(|| off + at);
+            return (at < image.len).then(|| image.offset + at);
         }
     }
     None

@@ -54,12 +54,13 @@ struct List {
 }
 
 pub fn parse(b: &mut Builder<'_>, parent: NodeId, at: Span) {
-    let (off, len) = (at.offset, at.len);
-    let limit = off.saturating_add(len).min(b.file_len());
-    if !header(b, parent, off, limit) {
+    // Cut to the file (empty where it starts past the end).
+    let xe = at.take(b.file_len().saturating_sub(at.offset));
+    let limit = xe.end();
+    if !header(b, parent, xe) {
         return;
     }
-    let start = off + file_header::SIZE;
+    let sectors = xe.skip(file_header::SIZE);
     let List {
         marks,
         count,
@@ -67,13 +68,13 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, at: Span) {
         mut aimed,
         archs,
         stop,
-    } = scan(b, start, limit);
+    } = scan(b, sectors);
     let archs = Arc::new(archs);
     let tiles = boot(b, &mut aimed);
     let aimed = Arc::new(aimed);
     let tiles = Arc::new(tiles);
 
-    let node = b.group(parent, "sectors", start, end - start);
+    let node = b.group(parent, "sectors", sectors.offset, end - sectors.offset);
     b.set_value(node, Value::with(count, Radix::Dec, " sectors"));
     let step: Step = {
         let aimed = aimed.clone();
@@ -134,13 +135,19 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, at: Span) {
     }
 }
 
-/// Adds the 8-byte file header. False if it is not all there.
-fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, limit: u64) -> bool {
-    let have = limit.saturating_sub(off);
+/// Adds the 8-byte file header of the XE in `xe`. False if it is not all
+/// there.
+fn header(b: &mut Builder<'_>, parent: NodeId, xe: Span) -> bool {
+    let have = xe.len;
     if have < file_header::SIZE {
-        b.raw(parent, "magic", off, have.min(file_header::AT.magic.size));
+        b.raw(
+            parent,
+            "magic",
+            xe.offset,
+            have.min(file_header::AT.magic.size),
+        );
         b.error(
-            off,
+            xe.offset,
             have,
             format!(
                 "truncated: the XE header needs {} bytes, {have} remain",
@@ -149,16 +156,16 @@ fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, limit: u64) -> bool {
         );
         return false;
     }
-    let h = b.group(parent, "header", off, file_header::SIZE);
+    let h = b.group(parent, "header", xe.offset, file_header::SIZE);
     // The 8 bytes are there (checked above).
-    let r = FileHeader::read(b.slice(off, file_header::SIZE)).ok();
-    FileHeader::show(&mut Fields::new(b, h, off, LE));
+    let r = FileHeader::read(b.slice(xe.offset, file_header::SIZE)).ok();
+    FileHeader::show(&mut Fields::new(b, h, xe.offset, LE));
     let v = r.map_or(0, |r| r.version);
     let (major, minor) = (v & 0xff, v >> 8);
     if (major, minor) != (2, 0) {
         file_header::AT.version.warn(
             b,
-            off,
+            xe.offset,
             format!("XE version {major}.{minor}; the known version is 2.0"),
         );
     }
@@ -166,7 +173,7 @@ fn header(b: &mut Builder<'_>, parent: NodeId, off: u64, limit: u64) -> bool {
     if res != 0 {
         file_header::AT.reserved.warn(
             b,
-            off,
+            xe.offset,
             format!("header: reserved field is 0x{res:x}, not 0"),
         );
     }
@@ -184,13 +191,14 @@ enum Stop {
     End,
 }
 
-/// The first pass: walks the sector list from `start`, checking each
+/// The first pass: walks the sector list in `sectors`, checking each
 /// sector as it goes.
-fn scan(b: &mut Builder<'_>, start: u64, limit: u64) -> List {
+fn scan(b: &mut Builder<'_>, sectors: Span) -> List {
+    let limit = sectors.end();
     let mut list = List {
         marks: Vec::new(),
         count: 0,
-        end: start,
+        end: sectors.offset,
         aimed: Vec::new(),
         archs: Vec::new(),
         stop: Stop::End,
@@ -201,7 +209,7 @@ fn scan(b: &mut Builder<'_>, start: u64, limit: u64) -> List {
     let mut empty: Option<[u8; 12]> = None;
     // How many times it has repeated.
     let mut same = 0u64;
-    let mut p = start;
+    let mut p = sectors.offset;
     list.stop = loop {
         if p >= limit {
             break Stop::End;
@@ -553,8 +561,9 @@ fn check_data(b: &Builder<'_>, s: &mut Sector, out: &mut Problems) {
                 "the image does not start with an ELF header",
             );
         } else {
-            s.entry = elf_entry(b, img, img_len);
-            s.entry_at = s.entry.and_then(|e| elf_addr_at(b, img, img_len, e));
+            let image = b.span(img, img_len);
+            s.entry = elf_entry(b, image);
+            s.entry_at = s.entry.and_then(|e| elf_addr_at(b, image, e));
         }
     }
 }
@@ -895,7 +904,7 @@ fn data(
             b.set_value(d, Value::with(n, Radix::Dec, " bytes of XML"));
             xml::tree(b, d, o, n);
         }
-        PROGINFO => proginfo(b, d, o, n),
+        PROGINFO => proginfo(b, d, b.span(o, n)),
         SKIP => {
             b.set_value(
                 d,
@@ -912,11 +921,11 @@ fn data(
 /// (the record header included), then that many words less one. The layout
 /// is not documented; it is what every real file shows. Data that does not
 /// fit it is shown as bytes.
-fn proginfo(b: &mut Builder<'_>, d: NodeId, o: u64, n: u64) {
-    let end = o + n;
+fn proginfo(b: &mut Builder<'_>, d: NodeId, at: Span) {
+    let end = at.end();
     let mut marks: Vec<u64> = Vec::new();
     let mut count = 0u64;
-    let mut p = o;
+    let mut p = at.offset;
     while p + RECORD_HEAD <= end {
         let Some(len) = record_len(b, p) else {
             break;
@@ -934,8 +943,9 @@ fn proginfo(b: &mut Builder<'_>, d: NodeId, o: u64, n: u64) {
         b.set_value(
             d,
             format!(
-                "{n} bytes (not in the usual record layout): {}",
-                text::hex(b.slice(o, n), 16)
+                "{} bytes (not in the usual record layout): {}",
+                at.len,
+                text::hex(b.slice(at.offset, at.len), 16)
             ),
         );
         return;
@@ -950,7 +960,7 @@ fn proginfo(b: &mut Builder<'_>, d: NodeId, o: u64, n: u64) {
     );
     let step: Step = Arc::new(|b: &mut Builder<'_>, parent, i, a| {
         let len = record_len(b, a).filter(|&l| l >= RECORD_HEAD)?;
-        record(b, parent, i, a, a + len);
+        record(b, parent, i, b.span(a, len));
         Some(a + len)
     });
     b.seq(d, Seq::from_marks(marks, count, end, step));
@@ -976,9 +986,10 @@ fn record_len(b: &Builder<'_>, p: u64) -> Option<u64> {
     read_uint(b, at.of(p), at.size, LE).map(|w| w * WORD)
 }
 
-fn record(b: &mut Builder<'_>, parent: NodeId, i: u64, a: u64, z: u64) {
-    let kind = b.read_u16(a, LE).unwrap_or(0);
-    let words: Vec<String> = (a + RECORD_HEAD..z)
+/// The PROGINFO record `[i]` in `at`.
+fn record(b: &mut Builder<'_>, parent: NodeId, i: u64, at: Span) {
+    let kind = b.read_u16(at.offset, LE).unwrap_or(0);
+    let words: Vec<String> = (at.offset + RECORD_HEAD..at.end())
         .step_by(WORD as usize)
         .take(WORDS_SHOWN as usize)
         .filter_map(|w| b.read_u32(w, LE))
@@ -990,17 +1001,17 @@ fn record(b: &mut Builder<'_>, parent: NodeId, i: u64, a: u64, z: u64) {
             }
         })
         .collect();
-    let more = if z - a > RECORD_HEAD + WORDS_SHOWN * WORD {
+    let more = if at.len > RECORD_HEAD + WORDS_SHOWN * WORD {
         " …"
     } else {
         ""
     };
-    let r = b.group(parent, format!("[{i}]"), a, z - a);
+    let r = b.group(parent, format!("[{i}]"), at.offset, at.len);
     b.set_value(r, format!("kind {kind}: {}{more}", words.join(" ")));
-    let mut f = Fields::new(b, r, a, LE);
+    let mut f = Fields::new(b, r, at.offset, LE);
     ProginfoRecord::show(&mut f);
-    if z > a + RECORD_HEAD {
-        f.bytes("words", z - a - RECORD_HEAD);
+    if at.len > RECORD_HEAD {
+        f.bytes("words", at.len - RECORD_HEAD);
     }
 }
 
