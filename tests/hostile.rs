@@ -734,7 +734,7 @@ fn msgpack_tree(d: Vec<u8>) -> fwview::model::Tree {
         std::sync::Arc::new(fwview::model::Source::from_vec(d)),
         "input",
         |b, parent, at: fwview::model::Span| {
-            fwview::formats::msgpack::parse(b, parent, at.offset, at.len);
+            fwview::formats::msgpack::parse(b, parent, at);
             Some(fwview::model::Format::MsgPack)
         },
     )

@@ -13,7 +13,7 @@ fuzz_target!(|data: &[u8]| {
         Arc::new(Source::from_vec(data.to_vec())),
         "input",
         |b, parent, at: fwview::model::Span| {
-            fwview::formats::msgpack::parse(b, parent, at.offset, at.len);
+            fwview::formats::msgpack::parse(b, parent, at);
             Some(fwview::model::Format::MsgPack)
         },
     );

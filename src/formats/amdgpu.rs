@@ -46,18 +46,17 @@ impl elf::Vendor for Amdgpu {
         parent: NodeId,
         _owner: &[u8],
         typ: u32,
-        d: u64,
-        n: u64,
+        at: Span,
         _e: Endian,
     ) {
-        if typ != NT_AMDGPU_METADATA || n == 0 {
-            b.raw(parent, "desc", d, n);
+        if typ != NT_AMDGPU_METADATA || at.is_empty() {
+            b.raw(parent, "desc", at.offset, at.len);
             return;
         }
-        let g = b.group(parent, "desc", d, n);
+        let g = b.group(parent, "desc", at.offset, at.len);
         b.set_value(g, "MessagePack");
         // Decoded when opened: a library holds thousands of code objects.
-        b.lazy(g, Arc::new(move |b, g| msgpack::parse(b, g, d, n)));
+        b.lazy(g, Arc::new(move |b, g| msgpack::parse(b, g, at)));
     }
     fn sections(&self) -> Box<dyn elf::Sections> {
         Box::new(Descriptors)
@@ -100,8 +99,7 @@ impl elf::Sections for Descriptors {
         _id: NodeId,
         _elf: &elf::Elf,
         _s: &elf::Sec,
-        _a: u64,
-        _l: u64,
+        _at: Span,
     ) -> bool {
         false
     }

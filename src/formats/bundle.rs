@@ -278,7 +278,7 @@ pub fn held(id: &str) -> Held {
 /// code object.
 pub static ELF_SECTION: SectionHook = SectionHook {
     claims: |s| s.name.starts_with(SECTION_PREFIX),
-    decode: |b, id, _, s, _, _| {
+    decode: |b, id, _, s, _| {
         if let Some(bid) = s.name.strip_prefix(SECTION_PREFIX) {
             b.fact(id, Fact::Held(held(bid)));
         }

@@ -52,8 +52,7 @@ const SHT_REL: u32 = 9;
 /// have no vendor).
 pub static ELF_SECTION: SectionHook = SectionHook {
     claims: |s| s.name == SECTION,
-    decode: |b, id, elf, s, a, l| {
-        let at = b.span(a, l);
+    decode: |b, id, elf, s, at| {
         parse_section(b, id, elf, s, at);
         true
     },

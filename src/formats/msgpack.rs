@@ -6,7 +6,7 @@
 
 use rmp::Marker;
 
-use crate::model::{read, sign_extend, Builder, Endian, Gap, NodeId, Value};
+use crate::model::{read, sign_extend, Builder, Endian, Gap, NodeId, Span, Value};
 
 /// Containers nested deeper than this are shown as bytes.
 const MAX_DEPTH: u32 = 32;
@@ -280,10 +280,9 @@ impl Doc<'_> {
     }
 }
 
-/// Decodes the MessagePack document at `[off, off+len)` under `parent`.
-/// Bytes after the document are reported.
-pub fn parse(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
-    let at = b.span(off, len);
+/// Decodes the MessagePack document `at` under `parent`. Bytes after the
+/// document are reported.
+pub fn parse(b: &mut Builder<'_>, parent: NodeId, at: Span) {
     // Map and array headers and the keys of entries (the entry's node
     // holds its key and value; its value's node only the value).
     b.gaps(parent, Gap::Syntax);

@@ -108,8 +108,7 @@ pub fn parse(b: &mut Builder<'_>, node: NodeId, at: Span) {
 /// The ELF reader's hook for `.nvFatBinSegment`, by name.
 pub static ELF_SECTION: SectionHook = SectionHook {
     claims: |s| s.name == SECTION,
-    decode: |b, id, elf, s, a, l| {
-        let at = b.span(a, l);
+    decode: |b, id, elf, s, at| {
         parse_section(b, id, elf, s, at);
         true
     },

@@ -153,8 +153,7 @@ fn cstr_at(b: &Builder<'_>, at: u64) -> String {
 /// The ELF reader's hook for the offload entry sections, by name.
 pub static ELF_SECTION: SectionHook = SectionHook {
     claims: |s| SECTIONS.contains(&s.name.as_str()),
-    decode: |b, id, elf, s, a, l| {
-        let at = b.span(a, l);
+    decode: |b, id, elf, s, at| {
         parse_section(b, id, elf, s, at);
         true
     },

@@ -91,11 +91,11 @@ static ELF_HOOKS: elf::Hooks = elf::Hooks {
 /// An ELF section bound to a `.ksy` description by its name.
 static KSY_SECTION: elf::SectionHook = elf::SectionHook {
     claims: |s| ksy::bound_section(&s.name).is_some(),
-    decode: |b, id, _, s, a, l| {
+    decode: |b, id, _, s, at| {
         let Some(spec) = ksy::bound_section(&s.name) else {
             return false;
         };
-        ksy::open_bound(b, id, a, l, spec);
+        ksy::open_bound(b, id, at, spec);
         true
     },
 };
@@ -107,7 +107,7 @@ static XCLBIN_HOOKS: xclbin::Hooks = xclbin::Hooks {
         let Some(spec) = ksy::bound_kind(kind) else {
             return false;
         };
-        ksy::open_bound(b, node, a, l, spec);
+        ksy::open_bound(b, node, b.span(a, l), spec);
         true
     },
 };

@@ -65,11 +65,9 @@ impl Vendor for IntelGt {
         parent: NodeId,
         _owner: &[u8],
         typ: u32,
-        d: u64,
-        n: u64,
+        at: Span,
         e: Endian,
     ) {
-        let at = b.span(d, n);
         note_desc(b, parent, typ, at, e)
     }
     fn zero_notes_expected(&self, secname: &str) -> bool {
@@ -163,16 +161,7 @@ fn config_platform(arch: u32, release: u32) -> Option<&'static str> {
 }
 
 impl Sections for State {
-    fn section(
-        &mut self,
-        b: &mut Builder<'_>,
-        id: NodeId,
-        elf: &Elf,
-        s: &Sec,
-        a: u64,
-        l: u64,
-    ) -> bool {
-        let at = b.span(a, l);
+    fn section(&mut self, b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, at: Span) -> bool {
         section(b, id, elf, s, at, self)
     }
     fn finish(&mut self, b: &mut Builder<'_>, elf: &Elf, built: &[(usize, NodeId)]) {

@@ -630,7 +630,7 @@ fn msgpack_hostile_documents_end_in_diagnostics() {
             std::sync::Arc::new(fwview::model::Source::from_vec(c.clone())),
             "doc",
             |b, parent, at: fwview::model::Span| {
-                fwview::formats::msgpack::parse(b, parent, at.offset, at.len);
+                fwview::formats::msgpack::parse(b, parent, at);
                 Some(fwview::model::Format::MsgPack)
             },
         );

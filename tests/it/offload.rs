@@ -47,9 +47,8 @@ fn run(cmd: &mut Proc) -> Vec<u8> {
 /// the ELF parser hands them over.
 fn section_json(bytes: Vec<u8>) -> Value {
     fn dispatch(b: &mut Builder<'_>, p: NodeId, at: Span) -> Option<Format> {
-        let (off, len) = (at.offset, at.len);
-        if p == NodeId::ROOT && off == 0 {
-            offload::parse_section(b, p, off, len);
+        if p == NodeId::ROOT && at.offset == 0 {
+            offload::parse_section(b, p, at);
             Some(Format::Offload)
         } else {
             formats::dispatch(b, p, at)

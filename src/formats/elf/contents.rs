@@ -181,9 +181,7 @@ fn decode(
         // Sections other formats define (offload binaries, host wrappers
         // of device code, offload entries), whatever the machine.
         _ if hooked(b, id, elf, s, at) => {}
-        _ if ve
-            .as_mut()
-            .is_some_and(|v| v.section(b, id, elf, s, at.offset, at.len)) => {}
+        _ if ve.as_mut().is_some_and(|v| v.section(b, id, elf, s, at)) => {}
         // DWARF: the units of .debug_info (a split unit's in a .dwo file),
         // each with what it compiles.
         _ if matches!(s.name.as_str(), ".debug_info" | ".debug_info.dwo")
@@ -229,7 +227,7 @@ fn hooked(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, at: Span) -> bool
     elf.section_hooks
         .iter()
         .filter(|h| (h.claims)(s))
-        .any(|h| (h.decode)(b, id, elf, s, at.offset, at.len))
+        .any(|h| (h.decode)(b, id, elf, s, at))
 }
 
 /// True for a section of zero-terminated strings that the linker may

@@ -143,7 +143,7 @@ pub(super) fn notes(
 fn desc(b: &mut Builder<'_>, parent: NodeId, elf: &Elf, owner: &[u8], typ: u32, at: Span, al: u64) {
     let e = elf.e;
     if let Some(v) = elf.vendor.filter(|v| v.owns_note(owner)) {
-        v.note_desc(b, parent, owner, typ, at.offset, at.len, e);
+        v.note_desc(b, parent, owner, typ, at, e);
         return;
     }
     match (owner, typ) {

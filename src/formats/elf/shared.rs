@@ -384,9 +384,10 @@ pub static NO_HOOKS: Hooks = Hooks {
 pub struct SectionHook {
     /// True for a section this hook takes.
     pub claims: fn(&Sec) -> bool,
-    /// Decodes section `s` at `[a, a+l)` under its node; false where the
-    /// generic decoding is to go on (a hook that only records facts).
-    pub decode: fn(&mut Builder<'_>, NodeId, &Elf, &Sec, u64, u64) -> bool,
+    /// Decodes section `s`, whose bytes are the span, under its node;
+    /// false where the generic decoding is to go on (a hook that only
+    /// records facts).
+    pub decode: fn(&mut Builder<'_>, NodeId, &Elf, &Sec, Span) -> bool,
 }
 
 /// What one machine adds to the ELF reader. Every method has a default
@@ -420,19 +421,17 @@ pub trait Vendor: Sync {
     fn note_type(&self, _owner: &[u8], _t: u32) -> Option<&'static str> {
         None
     }
-    /// Decodes the description `[d, d+n)` of a note this machine owns.
-    #[allow(clippy::too_many_arguments)]
+    /// Decodes the description `at` of a note this machine owns.
     fn note_desc(
         &self,
         b: &mut Builder<'_>,
         parent: NodeId,
         _owner: &[u8],
         _typ: u32,
-        d: u64,
-        n: u64,
+        at: Span,
         _e: Endian,
     ) {
-        b.raw(parent, "desc", d, n);
+        b.raw(parent, "desc", at.offset, at.len);
     }
     /// True when an all-zero note section of this name is expected (space
     /// reserved for the driver), so it is reported as information.
@@ -464,18 +463,9 @@ pub trait Vendor: Sync {
 /// Decodes one file's machine-specific sections, keeping what it needs to
 /// link them once all are built.
 pub trait Sections {
-    /// Decodes section `s` at `[a, a+l)` under its node `id`; false if it
-    /// is not one this machine knows.
-    #[allow(clippy::too_many_arguments)]
-    fn section(
-        &mut self,
-        b: &mut Builder<'_>,
-        id: NodeId,
-        elf: &Elf,
-        s: &Sec,
-        a: u64,
-        l: u64,
-    ) -> bool;
+    /// Decodes section `s`, whose bytes are `at`, under its node `id`;
+    /// false if it is not one this machine knows.
+    fn section(&mut self, b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, at: Span) -> bool;
     /// Runs once every section is built: `built` pairs section indexes with
     /// their nodes.
     fn finish(&mut self, _b: &mut Builder<'_>, _elf: &Elf, _built: &[(usize, NodeId)]) {}
@@ -490,8 +480,7 @@ impl Sections for NoSections {
         _id: NodeId,
         _elf: &Elf,
         _s: &Sec,
-        _a: u64,
-        _l: u64,
+        _at: Span,
     ) -> bool {
         false
     }

@@ -125,10 +125,9 @@ pub fn bound_kind(kind: u32) -> Option<&'static Arc<Spec>> {
 
 /// Opens `[off, off+len)` under `node` (a section) with `spec`, in place:
 /// the node is marked as the start of a description's format.
-pub fn open_bound(b: &mut Builder<'_>, node: NodeId, off: u64, len: u64, spec: &Arc<Spec>) {
+pub fn open_bound(b: &mut Builder<'_>, node: NodeId, at: Span, spec: &Arc<Spec>) {
     b.set_format(node, Format::Ksy);
     b.gaps(node, Gap::Unknown);
-    let at = b.span(off, len);
     apply(b, node, at, spec);
 }
 

@@ -54,13 +54,13 @@ fn is_aie2(elf: &Elf) -> bool {
 /// The ELF reader's hook for the sections of aiebu's AIE2 ELF, by name.
 pub static ELF_SECTION: SectionHook = SectionHook {
     claims: |s| holds(&s.name).is_some(),
-    decode: |b, id, elf, s, a, l| {
+    decode: |b, id, elf, s, at| {
         if !is_aie2(elf) {
             return false;
         }
         match holds(&s.name) {
-            Some(Holds::Transaction) => super::parse_transaction(b, id, b.span(a, l)),
-            Some(Holds::Packets) => packets(b, id, b.span(a, l)),
+            Some(Holds::Transaction) => super::parse_transaction(b, id, at),
+            Some(Holds::Packets) => packets(b, id, at),
             None => return false,
         }
         true

@@ -34,13 +34,13 @@ const MAX_BDS: usize = 1 << 12;
 /// The ELF reader's hook for the control-code sections, by name.
 pub static ELF_SECTION: SectionHook = SectionHook {
     claims: |s| page_section(&s.name).is_some(),
-    decode: |b, id, elf, s, a, l| {
+    decode: |b, id, elf, s, at| {
         if elf.osabi != OSABI_AIE_CERT || elf.machine != 1 {
             return false;
         }
         match page_section(&s.name) {
-            Some((true, page)) => text(b, id, elf, page, b.span(a, l)),
-            Some((false, page)) => data(b, id, elf, page, b.span(a, l)),
+            Some((true, page)) => text(b, id, elf, page, at),
+            Some((false, page)) => data(b, id, elf, page, at),
             None => return false,
         }
         true

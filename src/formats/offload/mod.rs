@@ -97,8 +97,8 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, at: Span) {
 /// (by type, or by name where an older linker left it PROGBITS).
 pub static ELF_SECTION: SectionHook = SectionHook {
     claims: |s| s.typ == SHT_LLVM_OFFLOADING || s.name == ".llvm.offloading",
-    decode: |b, id, _, _, a, l| {
-        parse_section(b, id, a, l);
+    decode: |b, id, _, _, at| {
+        parse_section(b, id, at);
         true
     },
 };
@@ -106,8 +106,7 @@ pub static ELF_SECTION: SectionHook = SectionHook {
 /// Parses the contents of a host object's `.llvm.offloading` section: one
 /// or more offload binaries back to back, each starting 8-aligned, shown
 /// as `[0]`, `[1]`…
-pub fn parse_section(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) {
-    let at = b.span(off, len);
+pub fn parse_section(b: &mut Builder<'_>, parent: NodeId, at: Span) {
     sequence(b, parent, at);
 }
 

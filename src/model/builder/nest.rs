@@ -18,12 +18,11 @@ impl Builder<'_> {
     /// Looks for a known format in `at` and, if one is found, parses it
     /// under `parent` (which should cover those bytes). Returns the format.
     pub fn nested(&mut self, parent: NodeId, at: Span) -> Option<Format> {
-        let (off, len) = (at.offset, at.len);
         let nest = self.nest_of(parent);
         if nest >= MAX_NEST {
             self.info(
-                off,
-                len.min(1),
+                at.offset,
+                at.len.min(1),
                 format!("formats nest more than {MAX_NEST} deep here; not opened"),
             );
             return None;
@@ -43,14 +42,18 @@ impl Builder<'_> {
                 break;
             }
             let format = self.format_of(id);
-            if (format.is_some() || n.parent.is_none()) && n.offset == off {
+            if (format.is_some() || n.parent.is_none()) && n.offset == at.offset {
                 let f = format.map_or("format", Format::name);
-                let what = if n.size == len {
+                let what = if n.size == at.len {
                     format!("the same bytes as the enclosing {f}")
                 } else {
                     format!("starts where the enclosing {f} starts")
                 };
-                self.info(off, len.min(1), format!("{what}; not opened again"));
+                self.info(
+                    at.offset,
+                    at.len.min(1),
+                    format!("{what}; not opened again"),
+                );
                 return None;
             }
             up = n.parent;
@@ -64,7 +67,7 @@ impl Builder<'_> {
         if let Some(name) = f {
             self.set_format(parent, name);
         }
-        self.pages_read(off, len);
+        self.pages_read(at.offset, at.len);
         f
     }
 
