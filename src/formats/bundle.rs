@@ -406,24 +406,21 @@ fn compression(m: u64) -> Option<Method> {
 
 /// A compressed clang offload bundle ("CCOB"): a header, then the plain
 /// bundle compressed with zlib or zstd, inflated into a space of its own.
+/// A compressed bundle too short for its header: its magic, and an error.
+fn truncated_header(b: &mut Builder<'_>, node: NodeId, at: Span) {
+    let magic = Value::str_bytes(CCOB_MAGIC);
+    b.leaf(node, "magic", at.offset, 4.min(at.len), magic);
+    let why = "compressed offload bundle header is truncated";
+    b.error(at.offset, at.len, why);
+}
+
 fn parse_compressed_one(b: &mut Builder<'_>, node: NodeId, at: Span) {
     let d = b.slice(at.offset, at.len);
     let Ok(Ccob {
         version, method, ..
     }) = Ccob::read(d)
     else {
-        b.leaf(
-            node,
-            "magic",
-            at.offset,
-            4.min(at.len),
-            Value::str_bytes(CCOB_MAGIC),
-        );
-        b.error(
-            at.offset,
-            at.len,
-            "compressed offload bundle header is truncated",
-        );
+        truncated_header(b, node, at);
         return;
     };
     let method = u64::from(method);
