@@ -361,17 +361,9 @@ fn compressed_section(
         2 => Some("zstd"),
         _ => None,
     };
-    if at.len == hs {
+    let Some(data) = compressed_data_leaf(b, id, at, hs) else {
         return;
-    }
-    let data = at.skip(hs);
-    b.leaf(
-        id,
-        "compressed data",
-        data.offset,
-        data.len,
-        Value::Size(data.len),
-    );
+    };
     let Some(method) = method else {
         either!(elf.is64, chdr32 | chdr64 as C => C::AT.ch_type).warn(
             b,
@@ -414,17 +406,9 @@ fn gnu_compressed_section(
         zdebug::ENDIAN,
     ));
     let size = records::read::<Zdebug>(b, at.offset, zdebug::ENDIAN).map_or(0, |z| z.size);
-    if at.len == zdebug::SIZE {
+    let Some(data) = compressed_data_leaf(b, id, at, zdebug::SIZE) else {
         return;
-    }
-    let data = at.skip(zdebug::SIZE);
-    b.leaf(
-        id,
-        "compressed data",
-        data.offset,
-        data.len,
-        Value::Size(data.len),
-    );
+    };
     let field = zdebug::AT.size;
     inflated(
         b,
@@ -436,6 +420,23 @@ fn gnu_compressed_section(
         (size, "size", field.of(at.offset), field.size),
         ve,
     );
+}
+
+/// The bytes after a compressed section's `header` bytes, as a leaf of
+/// `id` valued with their size; `None` where the header is all there is.
+fn compressed_data_leaf(b: &mut Builder<'_>, id: NodeId, at: Span, header: u64) -> Option<Span> {
+    if at.len == header {
+        return None;
+    }
+    let data = at.skip(header);
+    b.leaf(
+        id,
+        "compressed data",
+        data.offset,
+        data.len,
+        Value::Size(data.len),
+    );
+    Some(data)
 }
 
 /// The inflated bytes of a compressed section's data (`data`) as a space
