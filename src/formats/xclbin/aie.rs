@@ -130,7 +130,7 @@ pub(crate) fn partition(b: &mut Builder<'_>, sec: Sec, hw_gen: Option<u64>) {
     }
     let mut strings = Strings::new(PARTITION);
     let (cols, pdis_at) = partition_header(b, sec, hw_gen, &mut strings);
-    let at = aie_partition::AT.aie_pdi.of(sec.abs);
+    let at = aie_partition::AT.aie_pdi.of(sec.span.offset);
     let Some((abs, n)) =
         pdis_at.and_then(|p| check_arr(b, sec, at, p, AIE_PDI, "aie_partition.aie_pdi"))
     else {
@@ -148,7 +148,7 @@ fn partition_header(
     strings: &mut Strings,
 ) -> (Vec<u16>, Option<(u64, u64)>) {
     use aie_partition::AT;
-    let s = sec.abs;
+    let s = sec.span.offset;
     let info_at = AT.info.of(s);
     let width = PartitionInfo::read(b.slice(info_at, aie_partition_info::SIZE))
         .map_or(0, |i| u64::from(i.column_width));
@@ -242,11 +242,11 @@ fn partition_pdis(
     let mut groups_left = MAX_TARGETS;
     // Images that repeat or overlap could make the same bytes be decoded
     // again and again: decode at most twice the section's bytes.
-    let mut budget = sec.len.saturating_mul(2);
+    let mut budget = sec.span.len.saturating_mul(2);
     let mut spent_out = false;
     // Arrays may overlap too: give element nodes to at most twice the
     // section's bytes in all, so a small file cannot make a huge tree.
-    let mut arrays = Budget::new(sec.len.saturating_mul(2));
+    let mut arrays = Budget::new(sec.span.len.saturating_mul(2));
     for i in 0..shown {
         let e = abs + i * AIE_PDI;
         let img_at = aie_pdi::AT.pdi_image.of(e);
@@ -323,7 +323,7 @@ fn partition_pdis(
     }
     if groups_left == 0 {
         b.info(
-            sec.abs,
+            sec.span.offset,
             0,
             format!("only the first {MAX_TARGETS} CDO groups are checked and given nodes"),
         );

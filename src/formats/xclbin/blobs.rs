@@ -52,7 +52,7 @@ fn record(
     if !sec.need(b, size, name) {
         return;
     }
-    let node = b.group(sec.node, name, sec.abs, size);
+    let node = b.group(sec.node, name, sec.span.offset, size);
     let mut r = Rec {
         sec,
         name,
@@ -60,16 +60,16 @@ fn record(
         title: None,
         image: None,
     };
-    let mut f = Fields::new(b, node, sec.abs, LE);
+    let mut f = Fields::new(b, node, sec.span.offset, LE);
     layout(&mut f, &mut r);
-    debug_assert!(!f.ok() || f.at() == sec.abs + size, "{name}: size");
+    debug_assert!(!f.ok() || f.at() == sec.span.offset + size, "{name}: size");
     if let Some(t) = &r.title {
         b.set_value(node, Value::str(t));
     }
-    let off_at = sec.abs + image.off_at;
+    let off_at = sec.span.offset + image.off_at;
     let rel = read_uint(b, off_at, image.width, LE).unwrap_or(0);
-    let len = read_uint(b, sec.abs + image.size_at, image.width, LE).unwrap_or(0);
-    let mut budget = sec.len;
+    let len = read_uint(b, sec.span.offset + image.size_at, image.width, LE).unwrap_or(0);
+    let mut budget = sec.span.len;
     if let Some(img) = blob(
         b,
         sec,
@@ -112,7 +112,7 @@ fn blob(
             width,
             format!(
                 "{what} [+0x{rel:x}+0x{len:x}] lies outside its section ({} bytes)",
-                sec.len
+                sec.span.len
             ),
         );
         return None;
@@ -246,12 +246,12 @@ pub(crate) fn mcs(b: &mut Builder<'_>, sec: Sec) {
         return;
     }
     let n = table_count(b, sec, "m_count", (mcs_head::AT.m_count, true), HEAD, CHUNK);
-    let mut f = Fields::new(b, sec.node, mcs_head::AT.m_unused.of(sec.abs), LE);
+    let mut f = Fields::new(b, sec.node, mcs_head::AT.m_unused.of(sec.span.offset), LE);
     McsHead::show_part(&mut f, mcs_head::AT.m_unused.off, HEAD);
     let table = b.group(sec.node, "m_chunk", sec.at(HEAD), n * CHUNK);
     // Chunks that overlap could make the same bytes be decoded again and
     // again: decode at most twice the section's bytes.
-    let mut budget = sec.len.saturating_mul(2);
+    let mut budget = sec.span.len.saturating_mul(2);
     b.set_value(table, Value::note(crate::model::Raw::U(n), "entries"));
     for i in 0..n {
         let at = sec.at(HEAD) + i * CHUNK;

@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 
 use crate::model::record::{record, At};
-use crate::model::{text, Builder, Endian, Fields, NodeId, Radix, Raw, Value};
+use crate::model::{text, Builder, Endian, Fields, NodeId, Radix, Raw, Span, Value};
 
 pub const MAGIC: &[u8] = b"xclbin2\0";
 
@@ -186,36 +186,38 @@ pub(super) fn is_json(k: u32) -> bool {
 
 // ---- shared helpers for the section decoders ----
 
-/// A section's payload: its absolute range (cut to the file) and its node.
+/// A section's payload: its range (cut to the file) and its node.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Sec {
-    pub abs: u64,
-    pub len: u64,
+    pub span: Span,
     pub node: NodeId,
 }
 
 impl Sec {
     pub fn end(&self) -> u64 {
-        self.abs.saturating_add(self.len)
+        self.span.end()
     }
     /// The absolute offset `rel` bytes into the section: where what
     /// follows a head of `rel` bytes starts.
     pub fn at(&self, rel: u64) -> u64 {
-        self.abs.saturating_add(rel)
+        self.span.offset.saturating_add(rel)
     }
     /// The absolute offset of `[rel, rel+size)` if it lies in the section.
     pub fn range(&self, rel: u64, size: u64) -> Option<u64> {
-        (rel <= self.len && size <= self.len - rel).then(|| self.abs + rel)
+        (rel <= self.span.len && size <= self.span.len - rel).then(|| self.span.offset + rel)
     }
     /// True if the section has `need` bytes; otherwise reports it.
     pub fn need(&self, b: &mut Builder<'_>, need: u64, what: &str) -> bool {
-        if self.len >= need {
+        if self.span.len >= need {
             return true;
         }
         b.error(
-            self.abs,
-            self.len,
-            format!("{what} needs {need} bytes; the section has {}", self.len),
+            self.span.offset,
+            self.span.len,
+            format!(
+                "{what} needs {need} bytes; the section has {}",
+                self.span.len
+            ),
         );
         false
     }
@@ -292,7 +294,7 @@ impl Strings {
                 4,
                 format!(
                     "{what}: string offset 0x{rel:x} lies outside its section ({} bytes)",
-                    sec.len
+                    sec.span.len
                 ),
             );
             return None;
@@ -340,9 +342,9 @@ pub(crate) fn arr_field(
     f.under(id);
     ArrayOffset::show(f);
     f.under(p);
-    if count > 0 && rel < sec.len {
-        let size = count.saturating_mul(elem).min(sec.len - rel);
-        let to = f.place(sec.abs + rel, size);
+    if count > 0 && rel < sec.span.len {
+        let size = count.saturating_mul(elem).min(sec.span.len - rel);
+        let to = f.place(sec.span.offset + rel, size);
         f.builder().link(id, to);
     }
     Some((count, rel))
@@ -361,18 +363,18 @@ pub(crate) fn check_arr(
     if count == 0 {
         return None;
     }
-    if rel >= sec.len {
+    if rel >= sec.span.len {
         b.error(
             field_off,
             8,
             format!(
                 "{what}: array offset 0x{rel:x} lies outside its section ({} bytes)",
-                sec.len
+                sec.span.len
             ),
         );
         return None;
     }
-    let room = sec.len - rel;
+    let room = sec.span.len - rel;
     let need = count.saturating_mul(elem);
     let n = if need > room {
         let n = room / elem.max(1);
@@ -387,7 +389,7 @@ pub(crate) fn check_arr(
     } else {
         count
     };
-    Some((sec.abs + rel, n))
+    Some((sec.span.offset + rel, n))
 }
 
 /// Reads a table's entry count (the field `count` of the section's head,
@@ -402,8 +404,8 @@ pub(crate) fn table_count(
     head: u64,
     stride: u64,
 ) -> u64 {
-    let (off, size) = (count.of(sec.abs), count.size);
-    let start = sec.abs.saturating_add(head);
+    let (off, size) = (count.of(sec.span.offset), count.size);
+    let start = sec.span.offset.saturating_add(head);
     let mut f = Fields::new(b, sec.node, off, LE);
     let count = if signed {
         match f.int(name, size) {

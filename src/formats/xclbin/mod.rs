@@ -167,7 +167,7 @@ pub fn parse_with(b: &mut Builder<'_>, parent: NodeId, xclbin: Span, hooks: &Hoo
     for (e, s) in secs.iter().zip(&sec_of) {
         let Some(sec) = *s else { continue };
         if e.decode {
-            if !(hooks.section)(b, e.kind, sec.node, sec.abs, sec.len) {
+            if !(hooks.section)(b, e.kind, sec.node, sec.span.offset, sec.span.len) {
                 payload(b, e.kind, sec, &ctx);
             }
         } else if e.size > 0 {
@@ -271,8 +271,7 @@ fn section_nodes(
         );
         b.set_key(node, key(e.kind, &name));
         sec_of.push(Some(Sec {
-            abs,
-            len: e.size,
+            span: b.span(abs, e.size),
             node,
         }));
     }
@@ -438,8 +437,8 @@ fn section_header(b: &mut Builder<'_>, p: NodeId, i: u64, at: u64, xclbin: Span)
 fn payload(b: &mut Builder<'_>, kind: u32, sec: Sec, ctx: &tables::Ctx) {
     match kind {
         kind::EMBEDDED_METADATA => {
-            if sec.len > 0 {
-                xml::tree(b, sec.node, sec.abs, sec.len);
+            if sec.span.len > 0 {
+                xml::tree(b, sec.node, sec.span.offset, sec.span.len);
             }
         }
         kind::MEM_TOPOLOGY | kind::ASK_GROUP_TOPOLOGY => tables::mem_topology(b, sec),
@@ -456,24 +455,33 @@ fn payload(b: &mut Builder<'_>, kind: u32, sec: Sec, ctx: &tables::Ctx) {
         kind::AIE_PARTITION => aie::partition(b, sec, ctx.hw_gen),
         // An NPU xclbin's PDI holds AIE configuration: its addresses are
         // shown with their registers, as an AIE_PARTITION's images are.
-        kind::PDI if ctx.npu && crate::formats::pdi::detect(b.slice(sec.abs, sec.len)) => {
-            crate::formats::pdi::parse_in_partition(b, sec.node, sec.abs, sec.len, &[], ctx.hw_gen);
+        kind::PDI
+            if ctx.npu && crate::formats::pdi::detect(b.slice(sec.span.offset, sec.span.len)) =>
+        {
+            crate::formats::pdi::parse_in_partition(
+                b,
+                sec.node,
+                sec.span.offset,
+                sec.span.len,
+                &[],
+                ctx.hw_gen,
+            );
         }
         kind::AIE_RESOURCES_BIN => blobs::aie_resources_bin(b, sec),
         k if is_json(k) => {
-            if sec.len > 0 {
-                json::tree(b, sec.node, sec.abs, sec.len);
+            if sec.span.len > 0 {
+                json::tree(b, sec.node, sec.span.offset, sec.span.len);
             }
         }
         k if kind_name(k).is_some() => {
-            if sec.len > 0 {
-                b.nested(sec.node, b.span(sec.abs, sec.len));
+            if sec.span.len > 0 {
+                b.nested(sec.node, sec.span);
             }
         }
         _ => {
             b.set_value(
                 sec.node,
-                Value::with(sec.len, Radix::Auto, " bytes of an unknown kind"),
+                Value::with(sec.span.len, Radix::Auto, " bytes of an unknown kind"),
             );
         }
     }

@@ -139,7 +139,7 @@ record! {
 /// Adds a table head's padding (the bytes after its count) under the
 /// section.
 fn head_padding(b: &mut Builder<'_>, sec: Sec, padding: At) {
-    Fields::new(b, sec.node, padding.of(sec.abs), LE).bytes("padding", padding.size);
+    Fields::new(b, sec.node, padding.of(sec.span.offset), LE).bytes("padding", padding.size);
 }
 
 const MEM_DATA: u64 = mem_data::SIZE;
@@ -303,11 +303,11 @@ impl Ctx {
             secs.iter().zip(sec_of).find_map(|(e, s)| {
                 let s = s.filter(|_| e.kind == want)?;
                 let c = count_padded::AT.m_count;
-                let count = read_uint(b, c.of(s.abs), c.size, LE).filter(|_| s.len >= c.end())?
-                    as u32 as i32;
-                let room = s.len.saturating_sub(count_padded::SIZE) / stride;
+                let count = read_uint(b, c.of(s.span.offset), c.size, LE)
+                    .filter(|_| s.span.len >= c.end())? as u32 as i32;
+                let room = s.span.len.saturating_sub(count_padded::SIZE) / stride;
                 Some(Table {
-                    start: s.abs.saturating_add(count_padded::SIZE),
+                    start: s.span.offset.saturating_add(count_padded::SIZE),
                     count: u64::try_from(count).unwrap_or(0).min(room),
                     kind: name,
                 })
@@ -315,7 +315,7 @@ impl Ctx {
         };
         let hw_gen = secs.iter().zip(sec_of).find_map(|(e, s)| {
             let s = s.filter(|_| e.kind == kind::AIE_METADATA)?;
-            hw_gen(b.slice(s.abs, s.len))
+            hw_gen(b.slice(s.span.offset, s.span.len))
         });
         Ctx {
             ip: find(kind::IP_LAYOUT, IP_DATA, "IP_LAYOUT"),
@@ -369,7 +369,7 @@ pub(crate) fn mem_topology(b: &mut Builder<'_>, sec: Sec) {
     }
     use count_padded::{AT, SIZE};
     let n = table_count(b, sec, "m_count", (AT.m_count, true), SIZE, MEM_DATA);
-    if sec.len >= SIZE {
+    if sec.span.len >= SIZE {
         head_padding(b, sec, AT.padding);
         let elem: ElemFn = Arc::new(mem_data);
         b.array(sec.node, "m_mem_data", sec.at(SIZE), n, MEM_DATA, elem);
@@ -453,14 +453,14 @@ pub(crate) fn connectivity(b: &mut Builder<'_>, sec: Sec, ctx: &Ctx, grouped: bo
     let ip = ctx.ip;
     if n > 0 && ip.is_none() {
         b.warn(
-            sec.abs,
+            sec.span.offset,
             4,
             "connections name IP_LAYOUT entries, but there is no IP_LAYOUT section",
         );
     }
     if n > 0 && mem.is_none() {
         b.warn(
-            sec.abs,
+            sec.span.offset,
             4,
             "connections name memory banks, but there is no MEM_TOPOLOGY section",
         );
@@ -480,7 +480,7 @@ pub(crate) fn connectivity(b: &mut Builder<'_>, sec: Sec, ctx: &Ctx, grouped: bo
     }
     if bad > MAX_REPORTS {
         b.warn(
-            sec.abs,
+            sec.span.offset,
             4,
             format!("{} more connection indices out of range", bad - MAX_REPORTS),
         );
@@ -569,7 +569,7 @@ pub(crate) fn ip_layout(b: &mut Builder<'_>, sec: Sec) {
     }
     use count_padded::{AT, SIZE};
     let n = table_count(b, sec, "m_count", (AT.m_count, true), SIZE, IP_DATA);
-    if sec.len >= SIZE {
+    if sec.span.len >= SIZE {
         head_padding(b, sec, AT.padding);
         let elem: ElemFn = Arc::new(ip_data);
         b.array(sec.node, "m_ip_data", sec.at(SIZE), n, IP_DATA, elem);
@@ -665,7 +665,7 @@ pub(crate) fn debug_ip_layout(b: &mut Builder<'_>, sec: Sec) {
     }
     use debug_count::{AT, SIZE};
     let n = table_count(b, sec, "m_count", (AT.m_count, false), SIZE, DEBUG_IP_DATA);
-    if sec.len >= SIZE {
+    if sec.span.len >= SIZE {
         head_padding(b, sec, AT.padding);
         let elem: ElemFn = Arc::new(debug_ip_data);
         let start = sec.at(SIZE);
