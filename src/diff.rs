@@ -747,7 +747,7 @@ mod tests {
     fn xml(text: &str) -> Tree {
         use crate::model::{Builder, Source, Span};
         fn parse(b: &mut Builder<'_>, p: NodeId, at: Span) -> Option<crate::model::Format> {
-            crate::formats::xml::tree(b, p, at.offset, at.len).then_some(crate::model::Format::Xml)
+            crate::formats::xml::tree(b, p, at).then_some(crate::model::Format::Xml)
         }
         let src = std::sync::Arc::new(Source::from_vec(text.as_bytes().to_vec()));
         Tree::build(src, "t", parse)

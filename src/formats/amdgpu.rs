@@ -117,14 +117,14 @@ impl elf::Sections for Descriptors {
             return;
         };
         let Some(sec) = e.sec(st.into()) else { return };
-        let Some((a, l)) = e.data(sec) else { return };
+        let Some(table) = e.data(sec) else { return };
         let es = e.sym_size();
         if es == 0 {
             return;
         }
         let mut found = 0;
-        for i in 1..(l / es).min(MAX_SYMBOLS) {
-            let o = a + i * es;
+        for i in 1..(table.len / es).min(MAX_SYMBOLS) {
+            let o = table.offset + i * es;
             let Some(sym) = elf::read_sym(b, e, o) else {
                 break;
             };
@@ -134,7 +134,7 @@ impl elf::Sections for Descriptors {
             let Some(kernel) = name.text.strip_suffix(".kd") else {
                 continue;
             };
-            let Some((at, size)) = elf::sym_bytes(e, &sym) else {
+            let Some(kd_at) = elf::sym_bytes(e, &sym) else {
                 continue;
             };
             let Some(&(_, node)) = built.iter().find(|(k, _)| *k == usize::from(sym.shndx)) else {
@@ -149,21 +149,27 @@ impl elf::Sections for Descriptors {
                 break;
             }
             found += 1;
-            if size < kd::SIZE {
+            if kd_at.len < kd::SIZE {
                 b.error(
-                    at,
-                    size,
+                    kd_at.offset,
+                    kd_at.len,
                     format!(
-                        "kernel descriptor {kernel}: {size} bytes, {} expected",
+                        "kernel descriptor {kernel}: {} bytes, {} expected",
+                        kd_at.len,
                         kd::SIZE
                     ),
                 );
                 continue;
             }
-            let g = b.group(node, format!("kernel descriptor {kernel}"), at, kd::SIZE);
+            let g = b.group(
+                node,
+                format!("kernel descriptor {kernel}"),
+                kd_at.offset,
+                kd::SIZE,
+            );
             b.set_value(g, Value::str(kernel));
-            let entry = kernel_entry(b, e, &sym, at);
-            descriptor(b, g, at, e.e, proc_name, abi, entry);
+            let entry = kernel_entry(b, e, &sym, kd_at.offset);
+            descriptor(b, g, kd_at.offset, e.e, proc_name, abi, entry);
         }
     }
 }
@@ -195,12 +201,12 @@ fn kernel_entry(b: &Builder<'_>, e: &elf::Elf, kd: &elf::Sym, at: u64) -> Option
             continue;
         };
         let s = elf::rel_sym(b, e, r.link, rel.sym)?;
-        let (start, len) = e.data(e.sec(s.shndx.into())?)?;
+        let code = e.data(e.sec(s.shndx.into())?)?;
         let to = s
             .value
             .wrapping_add(rel.addend.unwrap_or(0))
             .wrapping_sub(FIELD);
-        return (to < len).then(|| start + to);
+        return (to < code.len).then(|| code.offset + to);
     }
     None
 }

@@ -116,7 +116,7 @@ pub fn parse_section(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, at: Sp
                 dynamic_target(b, elf, s.addr.wrapping_add(slot))
             };
             addr.and_then(|p| elf.addr_to_abs(p))
-                .and_then(|t| within_section(b, elf, t))
+                .and_then(|t| within_section(elf, t))
         };
         match target {
             Some(to) => {
@@ -136,11 +136,10 @@ pub fn parse_section(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, at: Sp
 
 /// The section bytes from absolute offset `t` to the end of the section
 /// that holds it.
-pub(crate) fn within_section(b: &Builder<'_>, elf: &Elf, t: u64) -> Option<Span> {
-    elf.secs.iter().find_map(|s| {
-        let (a, l) = elf.data(s)?;
-        b.span(a, l).from(t).filter(|r| !r.is_empty())
-    })
+pub(crate) fn within_section(elf: &Elf, t: u64) -> Option<Span> {
+    elf.secs
+        .iter()
+        .find_map(|s| elf.data(s)?.from(t).filter(|r| !r.is_empty()))
 }
 
 /// The target of the relocation at `rel` of section `s`: the section of
@@ -156,9 +155,9 @@ pub(crate) fn by_relocation(b: &Builder<'_>, elf: &Elf, s: &Sec, rel: u64) -> Op
         };
         let sy = elf::rel_sym(b, elf, r.link, e.sym)?;
         let ts = elf.sec(sy.shndx.into())?;
-        let (ta, tl) = elf.data(ts)?;
+        let to = elf.data(ts)?;
         let off = sy.value.wrapping_add(e.addend.unwrap_or(0));
-        return (off < tl).then(|| b.span(ta, tl).skip(off));
+        return (off < to.len).then(|| to.skip(off));
     }
     None
 }

@@ -127,7 +127,7 @@ pub fn parse_section(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, at: Sp
                 hipwrap::dynamic_target(b, elf, s.addr.wrapping_add(slot - at.offset))
             };
             addr.and_then(|p| elf.addr_to_abs(p))
-                .and_then(|t| hipwrap::within_section(b, elf, t))
+                .and_then(|t| hipwrap::within_section(elf, t))
         }
     };
     records(b, id, at, elf.word(), elf.e, &mut resolve);

@@ -107,7 +107,7 @@ struct Reloc {
 /// The RELA relocations of section `s`, by offset within it.
 fn relocations(b: &Builder<'_>, elf: &Elf, s: &Sec) -> Vec<(u64, Reloc)> {
     let mut out = Vec::new();
-    let base = elf.data(s).map_or(0, |(sa, _)| sa);
+    let base = elf.data(s).map_or(0, |at| at.offset);
     for r in elf
         .secs
         .iter()
@@ -206,7 +206,7 @@ pub fn parse_section(b: &mut Builder<'_>, id: NodeId, elf: &Elf, s: &Sec, at: Sp
             Some(r) => elf
                 .sec(r.shndx.into())
                 .and_then(|t| elf.data(t))
-                .map(|(ta, _)| ta + r.value.wrapping_add(r.addend)),
+                .map(|to| to.offset + r.value.wrapping_add(r.addend)),
             None => elf.addr_to_abs(r.nameptr),
         };
         let name = target.map(|t| cstr_at(b, t)).unwrap_or_default();

@@ -158,14 +158,12 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, at: Span) {
 pub fn parse_in_partition(
     b: &mut Builder<'_>,
     parent: NodeId,
-    off: u64,
-    len: u64,
+    at: Span,
     start_columns: &[u16],
     hw_gen: Option<u64>,
 ) {
-    if detect(b.slice(off, len)) {
+    if detect(b.slice(at.offset, at.len)) {
         b.set_format(parent, Format::Pdi);
-        let at = b.span(off, len);
         parse_with(b, parent, at, Ctx::partition(start_columns, hw_gen));
     }
 }

@@ -103,11 +103,11 @@ static KSY_SECTION: elf::SectionHook = elf::SectionHook {
 /// What plugs into the XCLBIN reader: sections bound to `.ksy`
 /// descriptions by their kind.
 static XCLBIN_HOOKS: xclbin::Hooks = xclbin::Hooks {
-    section: |b, kind, node, a, l| {
+    section: |b, kind, node, at| {
         let Some(spec) = ksy::bound_kind(kind) else {
             return false;
         };
-        ksy::open_bound(b, node, b.span(a, l), spec);
+        ksy::open_bound(b, node, at, spec);
         true
     },
 };

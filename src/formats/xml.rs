@@ -4,17 +4,18 @@
 
 use roxmltree::{Document, Node as XNode, ParsingOptions};
 
-use crate::model::{Builder, Gap, NodeId, Value};
+use crate::model::{Builder, Gap, NodeId, Span, Value};
 
 /// Deeper elements than this are not opened (the rest is still bytes).
 const MAX_DEPTH: usize = 64;
 
-/// Parses the XML in `[off, off+len)` into children of `parent`. Trailing
+/// Parses the XML at `src` into children of `parent`. Trailing
 /// NUL padding is ignored. Returns false (with a diagnostic) if the bytes
 /// are not well-formed XML.
-pub fn tree(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> bool {
+pub fn tree(b: &mut Builder<'_>, parent: NodeId, src: Span) -> bool {
     b.gaps(parent, Gap::Syntax);
-    let bytes = b.slice(off, len);
+    let off = src.offset;
+    let bytes = b.slice(off, src.len);
     let bytes = crate::model::text::strip_padding(bytes, 0);
     let s = match std::str::from_utf8(bytes) {
         Ok(s) => s,
@@ -279,7 +280,7 @@ mod tests {
     use crate::model::{Builder, Format, NodeId, Source, Span, Tree};
 
     fn as_xml(b: &mut Builder<'_>, p: NodeId, at: Span) -> Option<Format> {
-        super::tree(b, p, at.offset, at.len).then_some(crate::model::Format::Xml)
+        super::tree(b, p, at).then_some(crate::model::Format::Xml)
     }
 
     fn build(bytes: &[u8]) -> Tree {

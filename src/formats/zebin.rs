@@ -501,24 +501,24 @@ pub(crate) fn section(
 pub(crate) fn finish(b: &mut Builder<'_>, elf: &Elf, built: &[(usize, NodeId)], st: &State) {
     use crate::formats::elf::{read_sym, sym_bytes};
     let symtab = elf.symtab();
-    let mut syms: Vec<(u64, u16, String, u64, u64, u64)> = Vec::new();
+    let mut syms: Vec<(u64, u16, String, u64, Span)> = Vec::new();
     if let Some(si) = symtab {
         let es = elf.sym_size();
-        if let Some((a, l)) = elf.sec(si.into()).and_then(|s| elf.data(s)) {
+        if let Some(table) = elf.sec(si.into()).and_then(|s| elf.data(s)) {
             let strtab = elf.sec(si.into()).map_or(0, |s| s.link);
-            for i in 0..(l / es).min(100_000) {
-                let o = a + i * es;
+            for i in 0..(table.len / es).min(100_000) {
+                let o = table.offset + i * es;
                 let Some(sym) = read_sym(b, elf, o) else {
                     break;
                 };
-                let Some((ba, bl)) = sym_bytes(elf, &sym) else {
+                let Some(named) = sym_bytes(elf, &sym) else {
                     continue;
                 };
                 let name = elf
                     .string(b, strtab, sym.name.into())
                     .map(|s| s.text)
                     .unwrap_or_default();
-                syms.push((i, sym.shndx, name, o, ba, bl));
+                syms.push((i, sym.shndx, name, o, named));
             }
         }
     }
@@ -530,7 +530,7 @@ pub(crate) fn finish(b: &mut Builder<'_>, elf: &Elf, built: &[(usize, NodeId)], 
         let Some(kname) = s.name.strip_prefix(".text.") else {
             continue;
         };
-        let Some((a, l)) = elf.data(s) else {
+        let Some(code) = elf.data(s) else {
             continue;
         };
         let mut v = format!("code of {kname}");
@@ -538,11 +538,11 @@ pub(crate) fn finish(b: &mut Builder<'_>, elf: &Elf, built: &[(usize, NodeId)], 
             b.link(node, k.at);
             // The entry leads to the kernel's first instruction: the
             // node that holds the code's first byte.
-            b.link(k.node, b.span(a, l.min(1)));
+            b.link(k.node, code.take(1));
             v.push_str(", linked to its .ze_info entry");
         }
         b.set_value(node, v);
-        for (si, shndx, name, o, ba, bl) in &syms {
+        for (si, shndx, name, o, named) in &syms {
             if usize::from(*shndx) != i {
                 continue;
             }
@@ -551,7 +551,8 @@ pub(crate) fn finish(b: &mut Builder<'_>, elf: &Elf, built: &[(usize, NodeId)], 
             } else {
                 format!("symbol {name}")
             };
-            let n = b.leaf(node, label, *ba, *bl, format!("symbol [{si}], {bl} bytes"));
+            let value = format!("symbol [{si}], {} bytes", named.len);
+            let n = b.leaf(node, label, named.offset, named.len, value);
             b.link(n, b.span(*o, es));
         }
     }

@@ -542,7 +542,7 @@ impl Tree {
     /// smallest node of the file that holds the link's whole range (see
     /// [`Tree::smallest_containing`]).
     pub fn follow(&mut self, l: Span) -> NodeId {
-        self.smallest_containing(l.offset, l.len)
+        self.smallest_containing(l)
     }
 
     /// The node link `l` leads to, where one starts at its offset: the
@@ -559,23 +559,28 @@ impl Tree {
             .then_some(id)
     }
 
+    /// `len` bytes from `off` of the byte space node `top` is in.
+    pub fn span_in(&self, top: NodeId, off: u64, len: u64) -> Span {
+        Span::new(self.node(top).map_or(FILE, |n| n.space), off, len)
+    }
+
     /// The deepest node holding the byte at `off`, building children on the
     /// way down.
     pub fn deepest_at(&mut self, off: u64) -> NodeId {
-        self.smallest_containing(off, 1)
+        self.smallest_containing(Span::file(off, 1))
     }
 
-    /// The deepest, smallest node of the file holding all of
-    /// `[off, off+size)` (a size of 0 counts as 1).
-    pub fn smallest_containing(&mut self, off: u64, size: u64) -> NodeId {
-        self.smallest_containing_from(self.root(), off, size)
+    /// The deepest, smallest node of the file holding all of `at` (a
+    /// length of 0 counts as 1).
+    pub fn smallest_containing(&mut self, at: Span) -> NodeId {
+        self.smallest_containing_from(self.root(), at)
     }
 
-    /// Like [`Tree::smallest_containing`], in the space of `top` and below
-    /// it: `top` is the root of that space or any node of it.
-    pub fn smallest_containing_from(&mut self, top: NodeId, off: u64, size: u64) -> NodeId {
-        let end = off.saturating_add(size.max(1));
-        let space = self.node(top).map_or(FILE, |n| n.space);
+    /// Like [`Tree::smallest_containing`], below `top`, which is the root
+    /// of `at`'s space or any node of it (else `top` itself is the answer).
+    pub fn smallest_containing_from(&mut self, top: NodeId, at: Span) -> NodeId {
+        let (off, end) = (at.offset, at.offset.saturating_add(at.len.max(1)));
+        let space = at.space;
         let mut cur = top;
         loop {
             self.expand(cur);

@@ -41,11 +41,11 @@ impl App {
                 .diagnostics()
                 .iter()
                 .filter(|d| sev.contains(&d.severity))
-                .map(|d| (d.span.space, d.span.offset, d.span.len))
+                .map(|d| d.span)
                 .collect();
-            for (space, off, size) in diags.into_iter().take(MAX_SHOWN) {
-                let top = self.space_top(space).unwrap_or(self.doc.tree.root());
-                found.push(self.doc.tree.smallest_containing_from(top, off, size));
+            for at in diags.into_iter().take(MAX_SHOWN) {
+                let top = self.space_top(at.space).unwrap_or(self.doc.tree.root());
+                found.push(self.doc.tree.smallest_containing_from(top, at));
             }
             self.apply_filter(query, found, true);
             return;

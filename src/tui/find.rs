@@ -292,7 +292,7 @@ impl App {
             Target::Node(path, at) => match self.doc.tree.find_path(&path) {
                 Some(id) => self.select(id, true),
                 None => {
-                    let id = self.doc.tree.smallest_containing(at.offset, at.len);
+                    let id = self.doc.tree.smallest_containing(at);
                     self.select(id, false);
                     self.cursor = at.offset.min(self.space_len().saturating_sub(1));
                     self.scroll_hex_to(self.cursor);
@@ -306,7 +306,8 @@ impl App {
                 };
                 match top {
                     Some(top) => {
-                        let id = self.doc.tree.smallest_containing_from(top, off, len);
+                        let at = self.doc.tree.span_in(top, off, len);
+                        let id = self.doc.tree.smallest_containing_from(top, at);
                         self.select(id, false);
                         self.cursor = off.min(self.space_len().saturating_sub(1));
                         self.scroll_hex_to(self.cursor);

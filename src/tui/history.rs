@@ -57,7 +57,10 @@ impl App {
             return;
         }
         self.remember();
-        let id = self.doc.tree.smallest_containing(off, size);
+        let id = self
+            .doc
+            .tree
+            .smallest_containing(crate::model::Span::file(off, size));
         self.select(id, false);
         self.cursor = off;
         self.scroll_hex_to(off);
@@ -71,7 +74,7 @@ impl App {
                 if to.offset >= self.doc.tree.space_bytes(to.space).len() as u64 {
                     return;
                 }
-                self.jump_from(top, to.offset, to.len);
+                self.jump_from(top, to);
             }
             _ => self.jump(to.offset, to.len),
         }
@@ -89,14 +92,14 @@ impl App {
             .map(|id| self.doc.tree.space_root(id))
     }
 
-    /// Goes to `off` in the byte space of `top`, remembering where the
-    /// user was: the smallest node below `top` holding `[off, off+size)`
-    /// is selected, the cursor on `off`.
-    pub(super) fn jump_from(&mut self, top: crate::model::NodeId, off: u64, size: u64) {
+    /// Goes to `to`, remembering where the user was: the smallest node
+    /// below `top` (a node of `to`'s space) holding it is selected, the
+    /// cursor on its start.
+    pub(super) fn jump_from(&mut self, top: crate::model::NodeId, to: crate::model::Span) {
         self.remember();
-        let id = self.doc.tree.smallest_containing_from(top, off, size);
+        let id = self.doc.tree.smallest_containing_from(top, to);
         self.select(id, false);
-        self.cursor = off.min(self.space_len().saturating_sub(1));
+        self.cursor = to.offset.min(self.space_len().saturating_sub(1));
         self.scroll_hex_to(self.cursor);
     }
 

@@ -95,7 +95,7 @@ impl App {
     pub(super) fn mark_node(&mut self, address: &str, cursor: u64) -> Option<NodeId> {
         match self.doc.tree.find_path(address) {
             Some(id) => Some(id),
-            None if cursor < self.file_len() => Some(self.doc.tree.smallest_containing(cursor, 1)),
+            None if cursor < self.file_len() => Some(self.doc.tree.deepest_at(cursor)),
             None => None,
         }
     }

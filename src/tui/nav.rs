@@ -240,7 +240,8 @@ impl App {
         let off = off.min(len - 1);
         self.cursor = off;
         let top = self.doc.tree.space_root(self.selected);
-        let id = self.doc.tree.smallest_containing_from(top, off, 1);
+        let at = self.doc.tree.span_in(top, off, 1);
+        let id = self.doc.tree.smallest_containing_from(top, at);
         self.select(id, false);
         self.ensure_cursor_visible();
     }
@@ -488,7 +489,7 @@ impl App {
             }
             mapped = true;
             if let Some(off) = f.offset_of(addr) {
-                self.jump_from(id, off, 1);
+                self.jump_from(id, self.doc.tree.span_in(id, off, 1));
                 return Ok(());
             }
         }

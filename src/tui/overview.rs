@@ -194,7 +194,7 @@ impl App {
         match root {
             None => self.jump(off, len),
             Some(r) => match self.doc.tree.find_path(&r) {
-                Some(top) => self.jump_from(top, off, len),
+                Some(top) => self.jump_from(top, self.doc.tree.span_in(top, off, len)),
                 None => {
                     self.message = Some((
                         "the string's byte space is not in the tree now".into(),

@@ -367,7 +367,7 @@ fn landings(file: &Path) -> HashMap<u64, String> {
         .into_iter()
         .map(|(o, l, top)| {
             let top = fresh.find_path(&top).expect("the space's root");
-            let n = fresh.smallest_containing_from(top, l.offset, l.len);
+            let n = fresh.smallest_containing_from(top, l);
             (o, fresh.name(n).to_string())
         })
         .collect()
@@ -745,7 +745,7 @@ fn kernel_entries(file: &Path) -> Vec<(String, String, String, bool)> {
     links
         .into_iter()
         .map(|(k, l)| {
-            let to = fresh.smallest_containing(l.offset, l.len);
+            let to = fresh.smallest_containing(l);
             let n = fresh.node(to).expect("a node");
             let first = n.offset == l.offset;
             let parent = n

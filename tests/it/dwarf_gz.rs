@@ -150,7 +150,7 @@ fn linked(label: &str, t: &mut Tree) -> Vec<(String, u64, NodeId)> {
             panic!("{label}: {name} links to {l:?}, in no line or list section");
         };
         // Followed as the explorer follows a link into a space.
-        let to = t.smallest_containing_from(sec, l.offset, l.len);
+        let to = t.smallest_containing_from(sec, l);
         let lands = t.path(to).into_iter().rev().find(|&k| {
             let n = t.node(k).unwrap();
             n.space == l.space

@@ -313,7 +313,7 @@ fn compare(label: &str, path: &Path, has_code: bool) -> usize {
     let mut code = open(path, true);
     let mut landed = 0;
     for (_, to) in &links {
-        let n = code.smallest_containing(*to, 1);
+        let n = code.deepest_at(*to);
         let node = code.node(n).unwrap();
         if node.value.as_ref().is_some_and(|v| v.is_insn()) {
             assert_eq!(

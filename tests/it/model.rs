@@ -13,7 +13,7 @@ fn build(len: usize, f: fn(&mut Builder<'_>, NodeId, Span) -> Option<Format>) ->
 }
 
 fn table(b: &mut Builder<'_>, p: NodeId, at: Span) -> Option<Format> {
-    let (_o, len) = (at.offset, at.len);
+    let len = at.len;
     // 2,500,000 entries of 4 bytes each: grouped twice.
     b.array(
         p,
@@ -127,10 +127,9 @@ fn ranges_are_cut_to_their_parent_with_diagnostics() {
 }
 
 fn selfish(b: &mut Builder<'_>, p: NodeId, at: Span) -> Option<Format> {
-    let (off, len) = (at.offset, at.len);
     // A "format" whose one payload is all of its own bytes.
-    let g = b.group(p, "payload", off, len);
-    b.nested(g, b.span(off, len));
+    let g = b.group(p, "payload", at.offset, at.len);
+    b.nested(g, at);
     Some(Format::Json)
 }
 
@@ -144,12 +143,11 @@ fn a_payload_that_is_its_own_container_is_not_opened_again() {
 }
 
 fn prefixes(b: &mut Builder<'_>, p: NodeId, at: Span) -> Option<Format> {
-    let (off, len) = (at.offset, at.len);
     // A "format" with three payloads, each a prefix of its own bytes: each
     // would hold three more, as deep as nesting goes.
     for k in 1..=3 {
-        let g = b.group(p, format!("payload {k}"), off, len - k);
-        b.nested(g, b.span(off, len - k));
+        let g = b.group(p, format!("payload {k}"), at.offset, at.len - k);
+        b.nested(g, at.take(at.len - k));
     }
     Some(Format::Json)
 }
@@ -170,7 +168,7 @@ fn payloads_that_start_where_their_container_starts_are_not_opened() {
 /// A table whose entries each raise a diagnostic when built, and whose
 /// entries repeat names: addresses must tell them apart.
 fn noisy(b: &mut Builder<'_>, p: NodeId, at: Span) -> Option<Format> {
-    let (_o, len) = (at.offset, at.len);
+    let len = at.len;
     b.array(
         p,
         "rows",
@@ -260,7 +258,7 @@ fn a_walk_stops_when_asked() {
 /// A "format" that keeps a compressed copy of its second half: the first
 /// 8 bytes say how long the inflated bytes are; derive() inflates them.
 fn packed(b: &mut Builder<'_>, p: NodeId, at: Span) -> Option<Format> {
-    let (_o, len) = (at.offset, at.len);
+    let len = at.len;
     let want = b.read_u64(0, fwview::model::Endian::Little).unwrap_or(0);
     b.u64(p, "inflated size", 0, fwview::model::Endian::Little);
     let body = b.group(p, "body", 8, len - 8);
@@ -340,7 +338,7 @@ fn derived_spaces_hold_bytes_that_are_not_in_the_file() {
     assert_eq!(t.space_bytes(fwview::model::SpaceId(1)).len(), 5000);
     assert_eq!(&t.space_bytes(fwview::model::SpaceId(1))[..6], b"abcabc");
     // Nodes inside the space have offsets in it; lookups stay in it.
-    let deep = t.smallest_containing_from(root, 4001, 1);
+    let deep = t.smallest_containing_from(root, t.span_in(root, 4001, 1));
     assert_eq!(
         t.path_string(deep),
         "body/inflated/bytes/[4000..5000)/[4001]"

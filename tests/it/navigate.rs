@@ -14,7 +14,7 @@ use ratatui::Terminal;
 /// header [0,16) { magic [0,4) "FWV1", count [4,8) -> table }, table
 /// [16,48) { [0] [16,32) "vadd", [1] [32,48) "scale" }, blob [48, len).
 fn toy(b: &mut Builder<'_>, p: NodeId, at: Span) -> Option<Format> {
-    let (_off, len) = (at.offset, at.len);
+    let len = at.len;
     let h = b.group(p, "header", 0, 16);
     b.leaf(h, "magic", 0, 4, "\"FWV1\"");
     let c = b.leaf(h, "count", 4, 4, "2");

@@ -75,7 +75,7 @@ const OFFSETS: &[(&str, &str, &str)] = &[
     ),
     (
         "elf/dwarf/mod.rs",
-        "let (Some(len), Some(word)) = (b.read_u32(a, elf.e), b.read_u8(a + 6)) else {",
+        "let (Some(len), Some(word)) = (b.read_u32(sec.offset, elf.e), b.read_u8(sec.offset + 6)) else {",
         "a unit header's address size, read before the version says which header layout follows",
     ),
     (

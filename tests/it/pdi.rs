@@ -390,8 +390,7 @@ fn headers_are_decoded_with_their_checksums() {
 /// Runs pdi::parse_in_partition on a whole file, as the xclbin parser does
 /// for an AIE_PARTITION image.
 fn in_partition(b: &mut Builder<'_>, parent: NodeId, at: Span) -> Option<Format> {
-    let (off, len) = (at.offset, at.len);
-    pdi::parse_in_partition(b, parent, off, len, &[1, 2, 3, 4], None);
+    pdi::parse_in_partition(b, parent, at, &[1, 2, 3, 4], None);
     Some(Format::Pdi)
 }
 

@@ -17,7 +17,7 @@ use ratatui::Terminal;
 /// header [0,16) { magic [0,4), version [4,8) }, body [16,64) { a [16,32),
 /// b [32,48) -> 0x4 }, tail [64,100).
 fn toy(b: &mut Builder<'_>, p: NodeId, at: Span) -> Option<Format> {
-    let (_off, len) = (at.offset, at.len);
+    let len = at.len;
     if len < 100 {
         return None;
     }
@@ -399,7 +399,7 @@ fn an_unknown_format_is_one_node_with_a_working_hex_pane() {
 /// derived space "unpacked" of 64 bytes { inner a [0,8), inner b [8,32),
 /// rest [32,64) }, which holds "SECRET" at 8 and 40; the file does not.
 fn packed(b: &mut Builder<'_>, p: NodeId, at: Span) -> Option<Format> {
-    let (_off, len) = (at.offset, at.len);
+    let len = at.len;
     if len < 48 {
         return None;
     }
@@ -569,7 +569,7 @@ fn byte_search_reaches_derived_spaces_and_says_which() {
 
 /// 200 leaves of 4 bytes under the root.
 fn many(b: &mut Builder<'_>, p: NodeId, at: Span) -> Option<Format> {
-    let (_off, len) = (at.offset, at.len);
+    let len = at.len;
     if len < 800 {
         return None;
     }
@@ -868,7 +868,7 @@ fn the_root_answers_and_is_shaded_when_selected() {
 
 /// Three diagnostics made out of order, one with a long message.
 fn noisy(b: &mut Builder<'_>, p: NodeId, at: Span) -> Option<Format> {
-    let (_off, len) = (at.offset, at.len);
+    let len = at.len;
     if len < 100 {
         return None;
     }

@@ -528,7 +528,7 @@ fn json_metadata_nodes_hold_their_own_bytes() {
 fn link_target(t: &mut Tree, path: &str) -> String {
     let id = t.find_path(path).unwrap_or_else(|| panic!("no {path}"));
     let l = t.link(id).unwrap_or_else(|| panic!("{path} has no link"));
-    let to = t.smallest_containing(l.offset, l.len);
+    let to = t.smallest_containing(l);
     t.path_string(to)
 }
 

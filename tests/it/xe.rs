@@ -502,7 +502,7 @@ fn real_sample_elf_images_are_elf_nodes_and_gotos_link_to_them() {
                     let want = l.offset + elf32_entry_offset(img).expect("an entry in a segment");
                     assert_eq!((la.offset, la.len), (want, 1), "{}", p.display());
                     // Following the link lands on the image node.
-                    let hit = t.smallest_containing(l.offset, l.len);
+                    let hit = t.smallest_containing(l);
                     assert_eq!(t.name(hit), "image");
                     assert_eq!(t.node(hit).unwrap().offset, l.offset);
                 }

@@ -254,7 +254,7 @@ fn kernels_and_links(label: &str, d: &[u8], kernels: &[&str]) {
         // it selects the node that starts where the code starts.
         let l = t.link(entry).unwrap();
         assert_eq!((l.offset, l.len), (so, ss.min(1)), "{label}");
-        let hit = t.smallest_containing(l.offset, l.len);
+        let hit = t.smallest_containing(l);
         assert_eq!(t.node(hit).unwrap().offset, so, "{label}");
         // The symbols in that section, linked to their table entries.
         let in_sec: Vec<String> = obj

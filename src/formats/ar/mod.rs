@@ -392,7 +392,7 @@ fn bsd_symdef(b: &mut Builder<'_>, d: NodeId, at: Span, wide: bool, base: u64, m
         let sl = ssize.min(at.end().saturating_sub(so + w));
         if sl > 0 {
             let names = b.group(d, "strings", so + w, sl);
-            crate::formats::elf::strings_node(b, names, so + w, sl);
+            crate::formats::elf::strings_node(b, names, b.span(so + w, sl));
         }
     }
 }

@@ -87,7 +87,7 @@ pub fn names_and_padding(b: &mut Builder<'_>, d: NodeId, names: Span, used: u64)
     let (taken, rest) = (names.take(used), names.skip(used));
     if !taken.is_empty() {
         let g = b.group(d, "names", taken.offset, taken.len);
-        crate::formats::elf::strings_node(b, g, taken.offset, taken.len);
+        crate::formats::elf::strings_node(b, g, taken);
     }
     if !rest.is_empty() {
         let pad = b.slice(rest.offset, rest.len);

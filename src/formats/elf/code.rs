@@ -108,8 +108,8 @@ fn riscv_arch(b: &Builder<'_>, elf: &Elf) -> Option<String> {
         .secs
         .iter()
         .find(|s| s.typ == SHT_RISCV_ATTRIBUTES || s.name == ".riscv.attributes")?;
-    let (a, l) = elf.data(s)?;
-    let d = b.slice(a, l);
+    let at = elf.data(s)?;
+    let d = b.slice(at.offset, at.len);
     // 'A', then subsections: u32 length, vendor name, NUL, then
     // sub-subsections: tag (ULEB), u32 length, attributes.
     let mut rest = d.strip_prefix(b"A")?;

@@ -22,7 +22,7 @@ pub(super) fn sections(b: &mut Builder<'_>, parent: NodeId, elf: &Arc<Elf>) {
         .enumerate()
         .filter(|(i, _)| *i > 0)
         .filter_map(|(i, s)| {
-            let at = elf.span(b, s)?;
+            let at = elf.data(s)?;
             (!at.is_empty()).then_some((i, at))
         })
         .collect();
@@ -519,7 +519,7 @@ pub(super) fn segments(b: &mut Builder<'_>, parent: NodeId, elf: &Arc<Elf>, phdr
         .filter(|(_, p)| matches!(p.typ, 3 | constants::PT_NOTE | constants::PT_DYNAMIC))
         .filter_map(|(i, p)| {
             let end = p.offset.checked_add(p.filesz)?;
-            (end <= elf.len && p.filesz > 0).then(|| (i, p, b.span(elf.abs(p.offset), p.filesz)))
+            (end <= elf.at.len && p.filesz > 0).then(|| (i, p, elf.at.part(p.offset, p.filesz)))
         })
         .collect();
     let Some(lo) = shown.iter().map(|s| s.2.offset).min() else {

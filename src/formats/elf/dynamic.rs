@@ -124,7 +124,7 @@ pub(super) fn dyn_strings(b: &Builder<'_>, elf: &Elf, at: Span) -> Strs {
     }
     match (addr.and_then(|x| elf.addr_to_abs(x)), size) {
         (Some(off), Some(sz)) => {
-            let end = elf.abs(elf.len);
+            let end = elf.at.end();
             Strs::Range(b.span(off, sz.min(end.saturating_sub(off))))
         }
         _ => Strs::None,

@@ -33,7 +33,7 @@ pub use shared::{Elf, Hooks, Sec, SectionHook, Sections, Str, Vendor, NO_HOOKS};
 
 pub(crate) use notes::owned as owned_notes;
 pub(crate) use relocations::{rel_sym, rels};
-pub(crate) use strings::strings as strings_node;
+pub(crate) use strings::table as strings_node;
 pub(crate) use symbols::{read_sym, relocatable, sym_bytes, Sym};
 
 use std::sync::Arc;
@@ -64,7 +64,7 @@ pub fn detect(d: &[u8]) -> bool {
 /// engine decodes it; where none does, one info says what to install.
 fn code_target(b: &mut Builder<'_>, elf: &Elf) -> Option<Arc<crate::disasm::Target>> {
     let has_code = elf.secs.iter().any(|s| {
-        s.flags & constants::SHF_EXECINSTR != 0 && elf.data(s).is_some_and(|(_, l)| l > 0)
+        s.flags & constants::SHF_EXECINSTR != 0 && elf.data(s).is_some_and(|at| !at.is_empty())
     });
     if !has_code {
         return None;
@@ -73,7 +73,7 @@ fn code_target(b: &mut Builder<'_>, elf: &Elf) -> Option<Arc<crate::disasm::Targ
     match crate::disasm::with_engine(&t, |_| ()) {
         Ok(()) => Some(Arc::new(t)),
         Err(m) => {
-            ehdr64::AT.e_machine.info(b, elf.base, m.message(&t));
+            ehdr64::AT.e_machine.info(b, elf.at.offset, m.message(&t));
             None
         }
     }
@@ -110,8 +110,7 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, at: Span, hooks: &'static Hook
         return;
     };
     let mut elf = Elf {
-        base: at.offset,
-        len: at.len,
+        at,
         is64: h.is64,
         e: h.e,
         etype: h.etype,
@@ -163,11 +162,10 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, at: Span, hooks: &'static Hook
         // In file order: the contents first when some lie before the
         // section header table (where compilers put it, at the end).
         let table = elf.abs(h.shoff);
-        let before = elf
-            .secs
-            .iter()
-            .skip(1)
-            .any(|s| elf.data(s).is_some_and(|(a, l)| l > 0 && a < table));
+        let before = elf.secs.iter().skip(1).any(|s| {
+            elf.data(s)
+                .is_some_and(|at| !at.is_empty() && at.offset < table)
+        });
         if before {
             contents::sections(b, parent, &elf);
             section_headers(b, parent, &elf, &h);
@@ -376,16 +374,16 @@ fn table_fits(
     if count == 0 || stride == 0 {
         return 0;
     }
-    let room = elf.len.saturating_sub(off);
+    let room = elf.at.len.saturating_sub(off);
     let need = count as u128 * stride as u128;
-    if off >= elf.len || need > room as u128 {
+    if off >= elf.at.len || need > room as u128 {
         let fit = room / stride;
         anchor.error(
             b,
-            elf.base,
+            elf.at.offset,
             format!(
                 "{what} [0x{off:x}, {count} × {stride} bytes] lies outside the file ({} bytes); {fit} entries fit",
-                elf.len
+                elf.at.len
             ),
         );
         return fit;
@@ -408,7 +406,7 @@ fn read_sections(b: &mut Builder<'_>, elf: &mut Elf, h: &Hdr) {
     if h.shentsize < need {
         either!(h.is64, ehdr32 | ehdr64 as H => H::AT.e_shentsize).error(
             b,
-            elf.base,
+            elf.at.offset,
             format!(
                 "e_shentsize is {}, a section header needs {need}",
                 h.shentsize
@@ -440,7 +438,7 @@ fn read_sections(b: &mut Builder<'_>, elf: &mut Elf, h: &Hdr) {
     };
     let mut shnum = h.shnum;
     let mut shstrndx = h.shstrndx;
-    if h.shoff < elf.len {
+    if h.shoff < elf.at.len {
         if let Some(s0) = read(b, 0) {
             if shnum == 0 && s0.size != 0 {
                 shnum = s0.size;
@@ -489,13 +487,13 @@ fn read_sections(b: &mut Builder<'_>, elf: &mut Elf, h: &Hdr) {
             continue;
         }
         let end = s.offset.checked_add(s.size);
-        if end.is_none_or(|e| e > elf.len) {
+        if end.is_none_or(|e| e > elf.at.len) {
             b.error(
                 s.hdr,
                 h.shentsize.min(need),
                 format!(
                     "section [{}] {} [0x{:x}+0x{:x}] lies outside the file ({} bytes)",
-                    s.index, s.name, s.offset, s.size, elf.len
+                    s.index, s.name, s.offset, s.size, elf.at.len
                 ),
             );
         }
@@ -518,7 +516,7 @@ fn section_names(b: &mut Builder<'_>, elf: &mut Elf, h: &Hdr, shstrndx: u64) {
     if shstrndx != 0 {
         match elf.sec(shstrndx) {
             Some(s) if s.typ == constants::SHT_STRTAB => {
-                if let Some(at) = elf.span(b, s) {
+                if let Some(at) = elf.data(s) {
                     b.link(h.shstrndx_node, at);
                 }
             }
@@ -526,7 +524,7 @@ fn section_names(b: &mut Builder<'_>, elf: &mut Elf, h: &Hdr, shstrndx: u64) {
                 let t = s.typ;
                 either!(h.is64, ehdr32 | ehdr64 as H => H::AT.e_shstrndx).error(
                     b,
-                    elf.base,
+                    elf.at.offset,
                     format!(
                         "e_shstrndx {shstrndx} names a section of type 0x{t:x}, not SHT_STRTAB"
                     ),
@@ -535,7 +533,7 @@ fn section_names(b: &mut Builder<'_>, elf: &mut Elf, h: &Hdr, shstrndx: u64) {
             None => {
                 either!(h.is64, ehdr32 | ehdr64 as H => H::AT.e_shstrndx).error(
                     b,
-                    elf.base,
+                    elf.at.offset,
                     format!(
                         "e_shstrndx {shstrndx} is not a section ({} sections)",
                         elf.secs.len()
@@ -585,7 +583,7 @@ fn read_segments(b: &mut Builder<'_>, elf: &Elf, h: &Hdr) -> Vec<Seg> {
     if h.phentsize < need {
         either!(h.is64, ehdr32 | ehdr64 as H => H::AT.e_phentsize).error(
             b,
-            elf.base,
+            elf.at.offset,
             format!(
                 "e_phentsize is {}, a program header needs {need}",
                 h.phentsize
@@ -612,7 +610,12 @@ fn read_segments(b: &mut Builder<'_>, elf: &Elf, h: &Hdr) -> Vec<Seg> {
         let Some(ph) = read_phdr(b, elf, o) else {
             break;
         };
-        if ph.typ != 0 && ph.offset.checked_add(ph.filesz).is_none_or(|e| e > elf.len) {
+        if ph.typ != 0
+            && ph
+                .offset
+                .checked_add(ph.filesz)
+                .is_none_or(|e| e > elf.at.len)
+        {
             b.error(
                 o,
                 need,
@@ -621,7 +624,7 @@ fn read_segments(b: &mut Builder<'_>, elf: &Elf, h: &Hdr) -> Vec<Seg> {
                     constants::ptype(ph.typ, elf.machine).unwrap_or("?"),
                     ph.offset,
                     ph.filesz,
-                    elf.len
+                    elf.at.len
                 ),
             );
         }
@@ -649,7 +652,9 @@ fn build_map(elf: &mut Elf, phdrs: &[Seg]) {
             s.flags & constants::SHF_ALLOC != 0
                 && s.typ != constants::SHT_NOBITS
                 && s.size > 0
-                && s.offset.checked_add(s.size).is_some_and(|e| e <= elf.len)
+                && s.offset
+                    .checked_add(s.size)
+                    .is_some_and(|e| e <= elf.at.len)
         })
         .map(|s| (s.addr, s.size, s.offset))
         .collect();
@@ -734,7 +739,7 @@ fn phdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
         );
     }
     if let Some(off_node) =
-        off_node.filter(|_| off.checked_add(filesz).is_some_and(|end| end <= elf.len))
+        off_node.filter(|_| off.checked_add(filesz).is_some_and(|end| end <= elf.at.len))
     {
         b.link(off_node, b.span(elf.abs(off), filesz));
     }
@@ -821,7 +826,7 @@ fn shdr(b: &mut Builder<'_>, p: NodeId, elf: &Elf, i: u64, o: u64) {
     if let Some(node) = n.typ {
         b.set_value(node, Value::named_hex(s.typ.into(), tname));
     }
-    if let Some(at) = elf.span(b, s) {
+    if let Some(at) = elf.data(s) {
         for node in [n.offset, n.size].into_iter().flatten() {
             b.link(node, at);
         }

@@ -313,12 +313,12 @@ pub(crate) fn owned(b: &Builder<'_>, elf: &Elf, owner: &[u8]) -> Vec<(u32, u64, 
     let e = elf.e;
     let mut out = Vec::new();
     for s in elf.secs.iter().filter(|s| s.typ == constants::SHT_NOTE) {
-        let Some((a, l)) = elf.data(s) else {
+        let Some(at) = elf.data(s) else {
             continue;
         };
         let al = if s.align == 8 { 8 } else { 4 };
-        let end = a.saturating_add(l);
-        let mut pos = a;
+        let end = at.end();
+        let mut pos = at.offset;
         for _ in 0..MAX_READ {
             let Some((namesz, descsz, typ)) = header(b, pos, e) else {
                 break;

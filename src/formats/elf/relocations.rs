@@ -173,17 +173,17 @@ pub(crate) fn rels<'e>(
     r: &Sec,
     max: u64,
 ) -> Option<Box<dyn Iterator<Item = Rel> + 'e>> {
-    let (ra, rl) = elf.data(r)?;
+    let table = elf.data(r)?;
     if r.typ == constants::SHT_CREL {
-        let d = b.read_bytes(ra, rl)?;
+        let d = b.read_bytes(table.offset, table.len)?;
         let (h, it) = super::crel::entries(d, elf.is64, max);
         return Some(Box::new(it.map(move |e| crel_rel(&e, elf.is64, h.addends))));
     }
     let rela = r.typ == constants::SHT_RELA;
     let es = rel_size(elf, rela);
-    Some(Box::new(
-        (0..(rl / es).min(max)).map_while(move |k| read_rel(b, elf, ra + k * es, rela)),
-    ))
+    Some(Box::new((0..(table.len / es).min(max)).map_while(
+        move |k| read_rel(b, elf, table.offset + k * es, rela),
+    )))
 }
 
 /// The relocation a CREL entry adds up to, its info word as an ELF64
@@ -207,12 +207,12 @@ fn crel_rel(e: &super::crel::Entry, is64: bool, addends: bool) -> Rel {
 /// it: read when its entry starts inside the table.
 pub(crate) fn rel_sym(b: &Builder<'_>, elf: &Elf, symtab: u32, sym: u64) -> Option<Sym> {
     let st = elf.sec(symtab.into())?;
-    let (sa, sl) = elf.data(st)?;
+    let table = elf.data(st)?;
     let so = sym.checked_mul(elf.sym_size())?;
-    if so >= sl {
+    if so >= table.len {
         return None;
     }
-    read_sym(b, elf, sa + so)
+    read_sym(b, elf, table.offset + so)
 }
 
 /// What a relocation entry shows of itself, however it is stored.
@@ -277,7 +277,7 @@ fn link_target(b: &mut Builder<'_>, nodes: &[NodeId], elf: &Elf, rs: &Sec, r: (u
         rel_sym(b, elf, rs.link, sym)
             .and_then(|s| elf.sec(s.sec.into()))
             .and_then(|t| elf.data(t))
-            .and_then(|(ta, tl)| (at < tl).then(|| (ta + at, len.min(tl - at))))
+            .and_then(|to| (at < to.len).then(|| to.part(at, len)))
     } else if relocatable(elf) {
         let t = elf.sec(rs.info.into());
         let data = t.and_then(|t| elf.data(t));
@@ -285,9 +285,9 @@ fn link_target(b: &mut Builder<'_>, nodes: &[NodeId], elf: &Elf, rs: &Sec, r: (u
         // offset is one of those, in the space they were made into; where
         // they were not made, no link rather than one into the compressed
         // bytes.
-        let packed = t.zip(data).and_then(|(t, (ta, tl))| {
-            super::compressed::compressed_data(b, elf, t, b.span(ta, tl))
-        });
+        let packed = t
+            .zip(data)
+            .and_then(|(t, to)| super::compressed::compressed_data(b, elf, t, to));
         if let Some((from, method)) = packed {
             let origin = crate::model::space::Origin { from, method };
             if let Some((space, bytes)) = b.derived(origin) {
@@ -300,13 +300,13 @@ fn link_target(b: &mut Builder<'_>, nodes: &[NodeId], elf: &Elf, rs: &Sec, r: (u
             }
             return;
         }
-        data.and_then(|(ta, tl)| (r_offset < tl).then(|| (ta + r_offset, 4u64.min(tl - r_offset))))
+        data.and_then(|to| (r_offset < to.len).then(|| to.part(r_offset, 4)))
     } else {
-        elf.addr_to_abs(r_offset).map(|x| (x, 4))
+        elf.addr_to_abs(r_offset).map(|x| b.span(x, 4))
     };
-    if let Some((ta, tl)) = target {
+    if let Some(to) = target {
         for &n in nodes {
-            b.link(n, b.span(ta, tl));
+            b.link(n, to);
         }
     }
 }
@@ -573,8 +573,8 @@ pub(super) fn crel(
     let si = s.index;
     let step: Step = Arc::new(move |b: &mut Builder<'_>, p, i, _at| {
         let rs = el.sec(si.into())?;
-        let (sa, sl) = el.data(rs)?;
-        let d = b.read_bytes(sa, sl)?;
+        let table = el.data(rs)?;
+        let d = b.read_bytes(table.offset, table.len)?;
         let h = super::crel::header(d)?;
         // From the group of the entry before, which a RISC-V vendor's
         // relocation is named by.
@@ -588,8 +588,17 @@ pub(super) fn crel(
         let e = e?;
         let prev = || prev.map(|p| crel_rel(&p, el.is64, h.addends));
         let vendor = riscv_vendor(b, &el, rs.link, prev, e.offset, e.typ.into());
-        crel_entry(b, p, &el, rs, sa, (i, &e), h.addends, vendor.as_deref());
-        Some(sa + st.pos)
+        crel_entry(
+            b,
+            p,
+            &el,
+            rs,
+            table.offset,
+            (i, &e),
+            h.addends,
+            vendor.as_deref(),
+        );
+        Some(table.offset + st.pos)
     });
     let stop = at.offset + st.pos;
     // The header, then the entries, when the table is opened.

@@ -47,9 +47,8 @@ pub struct Elf {
     pub vendor: Option<&'static dyn Vendor>,
     /// Decoders of sections other formats define.
     pub section_hooks: &'static [&'static SectionHook],
-    /// Absolute offset of the ELF's first byte, and its length.
-    pub base: u64,
-    pub len: u64,
+    /// The ELF's bytes in the space being built.
+    pub at: Span,
     pub is64: bool,
     pub e: Endian,
     pub etype: u16,
@@ -114,26 +113,20 @@ impl Elf {
     }
 
     pub fn abs(&self, rel: u64) -> u64 {
-        self.base.saturating_add(rel)
+        self.at.offset.saturating_add(rel)
     }
 
     pub fn sec(&self, i: u64) -> Option<&Sec> {
         self.secs.get(usize::try_from(i).ok()?)
     }
 
-    /// The absolute range of a section's bytes, if it has some in the file.
-    pub fn data(&self, s: &Sec) -> Option<(u64, u64)> {
+    /// A section's bytes, if it has some in the file.
+    pub fn data(&self, s: &Sec) -> Option<Span> {
         if s.typ == constants::SHT_NOBITS || s.typ == constants::SHT_NULL {
             return None;
         }
         let end = s.offset.checked_add(s.size)?;
-        (end <= self.len).then(|| (self.abs(s.offset), s.size))
-    }
-
-    /// The range of a section's bytes ([`Elf::data`]) in the space `b`
-    /// builds.
-    pub fn span(&self, b: &Builder<'_>, s: &Sec) -> Option<Span> {
-        self.data(s).map(|(a, l)| b.span(a, l))
+        (end <= self.at.len).then(|| self.at.at(self.abs(s.offset), s.size))
     }
 
     /// The absolute file offset of virtual address `addr`, if a section or
@@ -203,7 +196,7 @@ impl Elf {
             .sec(sec.into())
             .ok_or_else(|| format!("string table {sec} does not exist"))?;
         let table = self
-            .span(b, s)
+            .data(s)
             .ok_or_else(|| format!("string table [{sec}] has no bytes in the file"))?;
         string_bytes_in(b, table, idx).map_err(|e| e.message(&format!("[{sec}] {}", s.name)))
     }
@@ -212,12 +205,12 @@ impl Elf {
     /// is SHN_XINDEX: its entry in the table's SHT_SYMTAB_SHNDX section.
     pub(crate) fn xindex(&self, b: &Builder<'_>, symtab: u32, i: u64) -> Option<u32> {
         let &(_, t) = self.shndx_tables.iter().find(|&&(s, _)| s == symtab)?;
-        let (a, l) = self.data(self.sec(t.into())?)?;
+        let table = self.data(self.sec(t.into())?)?;
         let o = i.checked_mul(4)?;
-        if o.checked_add(4)? > l {
+        if o.checked_add(4)? > table.len {
             return None;
         }
-        b.read_u32(a + o, self.e)
+        b.read_u32(table.offset + o, self.e)
     }
 
     /// The index of the first SHT_SYMTAB section.

@@ -8,16 +8,9 @@ use compact_str::CompactString;
 
 use crate::model::{group_size, read, Builder, Endian, NodeId, Span, Value, GROUP};
 
-/// Shows the strings of the string table at `[a, a+l)`, built when
-/// opened, in groups when many (as [`table`] does, for the archive
-/// reader's name tables).
-pub(crate) fn strings(b: &mut Builder<'_>, id: NodeId, a: u64, l: u64) {
-    table(b, id, b.span(a, l));
-}
-
 /// Shows the strings of the string table at `at`, built when opened, in
-/// groups when many.
-pub(super) fn table(b: &mut Builder<'_>, id: NodeId, at: Span) {
+/// groups when many (the archive reader's name tables too).
+pub(crate) fn table(b: &mut Builder<'_>, id: NodeId, at: Span) {
     if at.is_empty() {
         return;
     }

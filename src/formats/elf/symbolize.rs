@@ -62,7 +62,7 @@ impl Names {
                 addr: s.addr,
                 size: s.size,
                 alloc: s.flags & constants::SHF_ALLOC != 0,
-                at: elf.data(s).map(|(a, _)| a),
+                at: elf.data(s).map(|at| at.offset),
                 syms: Vec::new(),
                 relocs: Vec::new(),
             })

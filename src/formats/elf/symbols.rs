@@ -79,11 +79,10 @@ pub(crate) fn real_section(sym: &Sym) -> Option<u32> {
 
 /// The absolute offset of entry `i` of symbol table section `symtab`.
 pub(crate) fn sym_entry(elf: &Elf, symtab: u32, i: u64) -> Option<u64> {
-    let s = elf.sec(symtab.into())?;
-    let (a, l) = elf.data(s)?;
+    let table = elf.data(elf.sec(symtab.into())?)?;
     let es = elf.sym_size();
     let o = i.checked_mul(es)?;
-    (o.checked_add(es)? <= l).then_some(a + o)
+    (o.checked_add(es)? <= table.len).then_some(table.offset + o)
 }
 
 /// The name to show for symbol `i` of `symtab` (a section symbol shows its
@@ -100,20 +99,20 @@ pub(crate) fn sym_name(b: &Builder<'_>, elf: &Elf, symtab: u32, i: u64) -> Optio
     elf.string(b, strtab, sym.name.into()).ok().map(|s| s.text)
 }
 
-/// The absolute bytes a defined symbol names, within its section.
-pub(crate) fn sym_bytes(elf: &Elf, sym: &Sym) -> Option<(u64, u64)> {
+/// The bytes a defined symbol names, within its section.
+pub(crate) fn sym_bytes(elf: &Elf, sym: &Sym) -> Option<Span> {
     let sec = real_section(sym)?;
     if sym.typ() == 4 {
         return None;
     }
     let s = elf.sec(sec.into())?;
-    let (a, l) = elf.data(s)?;
+    let code = elf.data(s)?;
     let rel = if relocatable(elf) {
         sym.value
     } else {
         sym.value.checked_sub(s.addr)?
     };
-    (rel <= l).then(|| (a + rel, sym.size.min(l - rel)))
+    (rel <= code.len).then(|| code.part(rel, sym.size))
 }
 
 /// True when values and offsets are section-relative (ET_REL, and the
@@ -179,8 +178,8 @@ fn symbol(b: &mut Builder<'_>, p: NodeId, elf: &Elf, si: u32, i: u64, o: u64) {
     };
     let id = b.group_owned(p, symbol_label(elf, &sym, i, &name, &shown), o, es);
     b.reserve(id, 6);
-    if let Some((ba, bl)) = sym_bytes(elf, &sym) {
-        b.link(id, b.span(ba, bl));
+    if let Some(to) = sym_bytes(elf, &sym) {
+        b.link(id, to);
     }
     let (t, bind) = (
         constants::sym_type(sym.typ()),

@@ -350,7 +350,7 @@ fn version_names(b: &Builder<'_>, elf: &Elf) -> HashMap<u16, String> {
             constants::SHT_GNU_VERNEED => true,
             _ => continue,
         };
-        let Some(at) = elf.span(b, s) else {
+        let Some(at) = elf.data(s) else {
             continue;
         };
         let (recs, _) = walk(b, elf.e, at, need);

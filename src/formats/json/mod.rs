@@ -26,19 +26,19 @@ use scan::{decode, entry, is_ws, line_col, peek, separator, string, value, ws, K
 /// The longest string value shown in full, in characters.
 const MAX_SHOWN: usize = 256;
 
-/// Parses the JSON text in `[off, off+len)` into children of `parent`: the
+/// Parses the JSON text at `src` into children of `parent`: the
 /// members of the top-level object (or the elements of the top-level
 /// array). Trailing NULs and whitespace are ignored. Returns false, with a
 /// warning at the offending byte, if the text is not well-formed JSON.
-pub fn tree(b: &mut Builder<'_>, parent: NodeId, off: u64, len: u64) -> bool {
+pub fn tree(b: &mut Builder<'_>, parent: NodeId, src: Span) -> bool {
     b.gaps(parent, Gap::Syntax);
-    let all = b.slice(off, len);
+    let all = b.slice(src.offset, src.len);
     let s = text::trim_end_by(all, |c| c == 0 || is_ws(c));
     let end = s.len();
     // A UTF-8 byte order mark is tolerated.
     let start = if s.starts_with(b"\xef\xbb\xbf") { 3 } else { 0 };
     let body = ws(s.get(start..).unwrap_or_default());
-    let at = |rest: usize| off + (end - rest) as u64;
+    let at = |rest: usize| src.offset + (end - rest) as u64;
     let scanned = value(body, 0);
     let (rest, (kind, count)) = match scanned {
         Ok(v) => v,
@@ -276,7 +276,7 @@ mod tests {
     use crate::model::{Builder, Format, NodeId, Source, Span, Tree};
 
     fn as_json(b: &mut Builder<'_>, p: NodeId, at: Span) -> Option<Format> {
-        super::tree(b, p, at.offset, at.len).then_some(crate::model::Format::Json)
+        super::tree(b, p, at).then_some(crate::model::Format::Json)
     }
 
     fn build(bytes: &[u8]) -> Tree {
@@ -812,7 +812,7 @@ mod against_serde_json {
             Arc::new(Source::from_vec(doc.to_vec())),
             "t",
             |b, p, at: crate::model::Span| {
-                super::tree(b, p, at.offset, at.len).then_some(crate::model::Format::Json)
+                super::tree(b, p, at).then_some(crate::model::Format::Json)
             },
         );
         let accepted = t.format() == Some(crate::model::Format::Json) && t.diagnostics().is_empty();
@@ -891,7 +891,7 @@ mod against_serde_json {
             Arc::new(Source::from_vec(doc.to_vec())),
             "t",
             |b, p, at: crate::model::Span| {
-                super::tree(b, p, at.offset, at.len).then_some(crate::model::Format::Json)
+                super::tree(b, p, at).then_some(crate::model::Format::Json)
             },
         );
         let e = t.find_path("😀/[0]").expect("the key decoded");

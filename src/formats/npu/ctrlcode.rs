@@ -57,7 +57,7 @@ fn page_section(name: &str) -> Option<(bool, &str)> {
 }
 
 /// The bytes of the section named `name`.
-fn section(elf: &Elf, name: &str) -> Option<(u64, u64)> {
+fn section(elf: &Elf, name: &str) -> Option<Span> {
     let s: &Sec = elf.secs.iter().find(|s| s.name == name)?;
     elf.data(s)
 }
@@ -105,7 +105,7 @@ fn walk(d: &[u8]) -> Walk {
 
 /// What the ops are shown against: AIE2PS's registers (aiebu writes this
 /// ELF for AIE2PS control code), and the page's data for the pointers.
-fn env(page: Option<(u64, (u64, u64))>) -> Env {
+fn env(page: Option<(u64, Span)>) -> Env {
     let g = aie_regs::Gen::Aie2ps;
     Env {
         ctx: cdo::Ctx {
@@ -121,10 +121,10 @@ fn env(page: Option<(u64, (u64, u64))>) -> Env {
 
 /// The absolute offset of page pointer 0 and the bytes of the data
 /// section, for the page whose text is `len` bytes.
-fn page_data(elf: &Elf, page: &str, len: u64) -> Option<(u64, (u64, u64))> {
-    let (ds, dl) = section(elf, &format!(".ctrldata{page}"))?;
-    let base = ds.checked_sub(len.checked_sub(PAGE_HEADER)?)?;
-    Some((base, (ds, dl)))
+fn page_data(elf: &Elf, page: &str, len: u64) -> Option<(u64, Span)> {
+    let data = section(elf, &format!(".ctrldata{page}"))?;
+    let base = data.offset.checked_sub(len.checked_sub(PAGE_HEADER)?)?;
+    Some((base, data))
 }
 
 fn text(b: &mut Builder<'_>, id: NodeId, elf: &Elf, page: &str, sec: Span) {
@@ -230,7 +230,7 @@ enum Item {
 }
 
 fn data(b: &mut Builder<'_>, id: NodeId, elf: &Elf, page: &str, sec: Span) {
-    let Some((ta, tl)) = section(elf, &format!(".ctrltext{page}")) else {
+    let Some(text) = section(elf, &format!(".ctrltext{page}")) else {
         b.warn(
             sec.offset,
             sec.len,
@@ -239,8 +239,8 @@ fn data(b: &mut Builder<'_>, id: NodeId, elf: &Elf, page: &str, sec: Span) {
         bytes_leaf(b, id, "data", sec);
         return;
     };
-    let t = b.slice(ta, tl).to_vec();
-    let text_ptrs = tl.saturating_sub(PAGE_HEADER);
+    let t = b.slice(text.offset, text.len).to_vec();
+    let text_ptrs = text.len.saturating_sub(PAGE_HEADER);
     // The chains of buffer descriptors the ops start.
     let mut starts: Vec<u64> = Vec::new();
     for (at, row) in walk(&t).ops {
@@ -250,7 +250,7 @@ fn data(b: &mut Builder<'_>, id: NodeId, elf: &Elf, page: &str, sec: Span) {
             match x.checked_sub(text_ptrs) {
                 Some(r) if r + BD <= sec.len => starts.push(r),
                 _ => b.warn(
-                    ta + at + o,
+                    text.offset + at + o,
                     2,
                     format!(
                         "{} 0x{x:x} does not name a buffer descriptor in .ctrldata{page} (its pointers run from 0x{text_ptrs:x} to 0x{:x})",

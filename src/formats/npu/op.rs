@@ -37,7 +37,7 @@ pub(super) struct Env {
     /// For control code in an ELF: the absolute offset of page pointer 0
     /// (the byte after the page header) and the bytes of the page's data
     /// section, where the buffer descriptors a pointer names lie.
-    pub(super) page: Option<(u64, (u64, u64))>,
+    pub(super) page: Option<(u64, Span)>,
     /// The kernel's argument names by index, from the paired xclbin.
     pub(super) args: Option<&'static [(u64, &'static str)]>,
 }
@@ -407,12 +407,12 @@ pub(super) fn link_patch(b: &mut Builder<'_>, id: NodeId, v: &OpView<'_>, addr: 
 /// A pointer into a control page leads to the buffer descriptor it names
 /// in the page's data section.
 pub(super) fn link_page_ptr(b: &mut Builder<'_>, id: NodeId, x: u64, env: &Env) {
-    let Some((base, (ds, dl))) = env.page else {
+    let Some((base, data)) = env.page else {
         return;
     };
-    let at = base.saturating_add(x);
-    if at >= ds && at.saturating_add(table::BD) <= ds.saturating_add(dl) {
-        b.link(id, b.span(at, table::BD));
+    let bd = data.at(base.saturating_add(x), table::BD);
+    if data.holds(bd) {
+        b.link(id, bd);
     }
 }
 

@@ -263,7 +263,7 @@ fn partition_pdis(
             );
             if ilen <= budget {
                 budget -= ilen;
-                pdi::parse_in_partition(b, id, iabs, ilen, cols, hw_gen);
+                pdi::parse_in_partition(b, id, b.span(iabs, ilen), cols, hw_gen);
             } else if !spent_out {
                 spent_out = true;
                 b.warn(

@@ -94,7 +94,7 @@ pub(crate) fn parse(b: &mut Builder<'_>, parent: NodeId, xclbin: Span, from: u64
             Value::str("XCLBIN_MIRROR_DATA_END"),
         );
     }
-    if !json::tree(b, doc, body, json_end - body) {
+    if !json::tree(b, doc, b.span(body, json_end - body)) {
         b.set_value(
             node,
             "xclbinutil's JSON copy of the header and sections (not well-formed)",

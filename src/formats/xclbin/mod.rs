@@ -22,14 +22,14 @@ pub use layout::{detect, kind, kind_name, MAGIC, MAX_SECTIONS};
 
 /// What plugs into the XCLBIN reader from outside it.
 pub struct Hooks {
-    /// Decodes the payload of a section of `kind` at `[a, a+l)` under its
-    /// node; false where the reader's own decoding is to go on.
-    pub section: fn(&mut Builder<'_>, u32, NodeId, u64, u64) -> bool,
+    /// Decodes the payload of a section of `kind` at the given span under
+    /// its node; false where the reader's own decoding is to go on.
+    pub section: fn(&mut Builder<'_>, u32, NodeId, Span) -> bool,
 }
 
 /// No hooks: the reader alone.
 pub static NO_HOOKS: Hooks = Hooks {
-    section: |_, _, _, _, _| false,
+    section: |_, _, _, _| false,
 };
 
 /// Decodes the xclbin in `at` under `parent`.
@@ -167,7 +167,7 @@ pub fn parse_with(b: &mut Builder<'_>, parent: NodeId, xclbin: Span, hooks: &Hoo
     for (e, s) in secs.iter().zip(&sec_of) {
         let Some(sec) = *s else { continue };
         if e.decode {
-            if !(hooks.section)(b, e.kind, sec.node, sec.span.offset, sec.span.len) {
+            if !(hooks.section)(b, e.kind, sec.node, sec.span) {
                 payload(b, e.kind, sec, &ctx);
             }
         } else if e.size > 0 {
@@ -438,7 +438,7 @@ fn payload(b: &mut Builder<'_>, kind: u32, sec: Sec, ctx: &tables::Ctx) {
     match kind {
         kind::EMBEDDED_METADATA => {
             if sec.span.len > 0 {
-                xml::tree(b, sec.node, sec.span.offset, sec.span.len);
+                xml::tree(b, sec.node, sec.span);
             }
         }
         kind::MEM_TOPOLOGY | kind::ASK_GROUP_TOPOLOGY => tables::mem_topology(b, sec),
@@ -458,19 +458,12 @@ fn payload(b: &mut Builder<'_>, kind: u32, sec: Sec, ctx: &tables::Ctx) {
         kind::PDI
             if ctx.npu && crate::formats::pdi::detect(b.slice(sec.span.offset, sec.span.len)) =>
         {
-            crate::formats::pdi::parse_in_partition(
-                b,
-                sec.node,
-                sec.span.offset,
-                sec.span.len,
-                &[],
-                ctx.hw_gen,
-            );
+            crate::formats::pdi::parse_in_partition(b, sec.node, sec.span, &[], ctx.hw_gen);
         }
         kind::AIE_RESOURCES_BIN => blobs::aie_resources_bin(b, sec),
         k if is_json(k) => {
             if sec.span.len > 0 {
-                json::tree(b, sec.node, sec.span.offset, sec.span.len);
+                json::tree(b, sec.node, sec.span);
             }
         }
         k if kind_name(k).is_some() => {

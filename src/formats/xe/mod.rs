@@ -902,7 +902,7 @@ fn data(
         }
         SYSCONFIG | XN | XSCOPE => {
             b.set_value(d, Value::with(n, Radix::Dec, " bytes of XML"));
-            xml::tree(b, d, o, n);
+            xml::tree(b, d, b.span(o, n));
         }
         PROGINFO => proginfo(b, d, b.span(o, n)),
         SKIP => {

@@ -215,7 +215,7 @@ pub(super) fn sources(b: &Builder<'_>, elf: &Elf, copy: bool) -> Sources {
         if list.iter().any(|x| x.0 == *id) {
             continue;
         }
-        let Some(at) = elf.span(b, s) else {
+        let Some(at) = elf.data(s) else {
             continue;
         };
         let src = if let Some((from, method)) = compressed_data(b, elf, s, at) {
@@ -276,7 +276,7 @@ impl Debug {
             .secs
             .iter()
             .find(|s| s.name == SectionId::DebugInfo.name())
-            .and_then(|s| elf.span(b, s))
+            .and_then(|s| elf.data(s))
             .unwrap_or_default();
         Debug::new(b, elf, info)
     }

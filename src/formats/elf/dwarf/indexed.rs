@@ -145,7 +145,7 @@ fn version(b: &Builder<'_>, off: u64, e: crate::model::Endian) -> Option<u16> {
 /// True when the ELF has a `.debug_info` whose units are all of DWARF 4 or
 /// older: its `.debug_addr` is the GNU one, without headers.
 fn pre_standard(b: &Builder<'_>, elf: &Elf) -> bool {
-    let Some((a, l)) = elf
+    let Some(info) = elf
         .secs
         .iter()
         .find(|s| s.name == SectionId::DebugInfo.name())
@@ -153,10 +153,10 @@ fn pre_standard(b: &Builder<'_>, elf: &Elf) -> bool {
     else {
         return false;
     };
-    let mut off = a;
+    let mut off = info.offset;
     let mut seen = false;
-    while off < a + l {
-        let Some(end) = super::line::unit_end(b, off, elf.e, a + l) else {
+    while off < info.end() {
+        let Some(end) = super::line::unit_end(b, off, elf.e, info.end()) else {
             break;
         };
         match version(b, off, elf.e) {

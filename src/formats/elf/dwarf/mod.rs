@@ -212,7 +212,7 @@ fn first_entry<'a, 'm>(
 /// The bytes of section `s` as the debug information reads them:
 /// inflated where it is compressed (at most [`MAX_INFLATED`] bytes).
 fn section_bytes(b: &Builder<'_>, elf: &Elf, s: &Sec) -> Option<Vec<u8>> {
-    let at = elf.span(b, s)?;
+    let at = elf.data(s)?;
     if let Some(size) = gnu_compressed(b, s, at) {
         let limit = size.min(MAX_INFLATED);
         let method = crate::formats::compress::Method::Zlib;
@@ -252,18 +252,18 @@ fn line_ctx(b: &Builder<'_>, elf: &Arc<Elf>, s: &Sec, (a, l): (u64, u64), here: 
     let find = |name: &str| {
         let x = elf.secs.iter().find(|x| plain_name(&x.name) == name)?;
         let gnu = elf
-            .span(b, x)
+            .data(x)
             .and_then(|at| gnu_compressed(b, x, at))
             .is_some();
         if !gnu && x.flags & constants::SHF_COMPRESSED == 0 {
-            let (o, n) = elf.data(x)?;
+            let at = elf.data(x)?;
             if here {
-                return Some(line::Strings::At(o, n));
+                return Some(line::Strings::At(at.offset, at.len));
             }
             // Read from the inflated `.debug_line`: in the file's bytes
             // where the ELF is the file.
             if b.space() == FILE {
-                return Some(line::Strings::File(o, n));
+                return Some(line::Strings::File(at.offset, at.len));
             }
         }
         section_bytes(b, elf, x).map(|v| line::Strings::Own(v.into()))
@@ -277,8 +277,8 @@ fn line_ctx(b: &Builder<'_>, elf: &Arc<Elf>, s: &Sec, (a, l): (u64, u64), here: 
     let code_at: line::CodeAt = Arc::new(move |sec: Option<u32>, addr: u64| {
         if relocatable {
             let s = e.sec(sec?.into())?;
-            let (x, n) = e.data(s)?;
-            (addr < n).then_some(x + addr)
+            let code = e.data(s)?;
+            (addr < code.len).then_some(code.offset + addr)
         } else {
             e.addr_to_abs(addr)
         }
@@ -383,7 +383,7 @@ pub(super) fn line_table(b: &Builder<'_>, elf: &Arc<Elf>) -> Lines {
     else {
         return Lines::default();
     };
-    let Some(at) = elf.span(b, s) else {
+    let Some(at) = elf.data(s) else {
         return Lines::default();
     };
     if s.flags & constants::SHF_COMPRESSED == 0 && gnu_compressed(b, s, at).is_none() {
@@ -476,7 +476,7 @@ pub(super) fn frame_header(
     let (e, x) = (elf.e, elf.clone());
     let fde_at: frame::FdeAt = Arc::new(move |b: &Builder<'_>, addr: u64| {
         let o = x.addr_to_abs(addr)?;
-        let end = line::unit_end(b, o, e, x.base + x.len)?;
+        let end = line::unit_end(b, o, e, x.at.end())?;
         Some(b.span(o, end.checked_sub(o)?))
     });
     frame::header(
@@ -513,25 +513,25 @@ fn first_addresses(b: &Builder<'_>, elf: &Elf) -> Vec<u64> {
     let Some(s) = elf.secs.iter().find(|s| s.name == ".debug_addr") else {
         return Vec::new();
     };
-    let Some((a, l)) = elf
+    let Some(sec) = elf
         .data(s)
         .filter(|_| s.flags & constants::SHF_COMPRESSED == 0)
     else {
         return Vec::new();
     };
     let relocs = relocations(b, elf, s);
-    let (Some(len), Some(word)) = (b.read_u32(a, elf.e), b.read_u8(a + 6)) else {
+    let (Some(len), Some(word)) = (b.read_u32(sec.offset, elf.e), b.read_u8(sec.offset + 6)) else {
         return Vec::new();
     };
     let word = u64::from(word);
     if len == 0xffff_ffff || !matches!(word, 4 | 8) {
         return Vec::new();
     }
-    let end = (4 + u64::from(len)).min(l);
+    let end = (4 + u64::from(len)).min(sec.len);
     let mut out = Vec::new();
     let mut off = 8;
     while off + word <= end {
-        let raw = crate::model::read_uint(b, a + off, word, elf.e).unwrap_or(0);
+        let raw = crate::model::read_uint(b, sec.offset + off, word, elf.e).unwrap_or(0);
         let at = usize::try_from(off).unwrap_or(usize::MAX);
         out.push(Relocs(&relocs).at(at).unwrap_or(raw));
         off += word;
