@@ -230,7 +230,7 @@ pub type LazyFn = Arc<dyn Fn(&mut Builder<'_>, NodeId) + Send + Sync>;
 /// Builds one element of an array: `(builder, parent, index, offset)`.
 pub type ElemFn = Arc<dyn Fn(&mut Builder<'_>, NodeId, u64, u64) + Send + Sync>;
 
-/// Detects a format in `[off, off+len)` and parses it under `parent`;
+/// Detects a format in the given span and parses it under `parent`;
 /// returns the format, or `None` if nothing was recognised.
 pub type Dispatch = fn(&mut Builder<'_>, NodeId, Span) -> Option<Format>;
 
