@@ -175,6 +175,9 @@ pub(crate) struct Arena {
     /// (an XCLBIN section by kind and name, an XML element by its `name`),
     /// for aligning two trees. Few nodes have one.
     pub keys: FxHashMap<NodeId, CompactString>,
+    /// Ranges to give nodes once the gaps of the build are made (see
+    /// [`super::Builder::place_later`]).
+    pub placed_later: Vec<(NodeId, u64, u64)>,
     /// Emptied lists of children of released nodes, for new nodes to take
     /// rather than allocate: a walk over a huge tree builds and drops
     /// millions of nodes, most with a few children.

@@ -67,6 +67,7 @@ impl Tree {
                 }],
                 derived: 0,
                 keys: FxHashMap::default(),
+                placed_later: Vec::new(),
                 spare: Vec::new(),
                 pager,
                 options,

@@ -227,6 +227,9 @@ struct Shared {
     /// Where the bytes read start: problems with no place in the data are
     /// shown there.
     root: u64,
+    /// An emptied list of items, for the next run to fill rather than
+    /// grow a new one (an element of a repeat is a run).
+    spare: Mutex<Vec<run::Item>>,
 }
 
 impl Shared {
@@ -240,6 +243,9 @@ impl Shared {
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let st = std::mem::take(&mut *guard);
         let mut r = run::Run::new(&self.spec, data, &self.used, st);
+        if let Ok(mut s) = self.spare.lock() {
+            r.items = std::mem::take(&mut *s);
+        }
         let out = f(&mut r);
         let items = std::mem::take(&mut r.items);
         let fails = std::mem::take(&mut r.diags);
@@ -247,7 +253,21 @@ impl Shared {
         *guard = r.st;
         (out, items, fails, derived)
     }
+
+    /// Takes back the items of a run, once emitted.
+    fn give_back(&self, mut items: Vec<run::Item>) {
+        if items.capacity() > SPARE_ITEMS {
+            return;
+        }
+        items.clear();
+        if let Ok(mut s) = self.spare.lock() {
+            *s = items;
+        }
+    }
 }
+
+/// The largest list of items kept for the next run.
+const SPARE_ITEMS: usize = 1 << 12;
 
 /// Runs `spec` over `at` and adds what it reads under `parent`.
 pub fn apply(b: &mut Builder<'_>, parent: NodeId, at: Span, spec: &Arc<Spec>) {
@@ -256,6 +276,7 @@ pub fn apply(b: &mut Builder<'_>, parent: NodeId, at: Span, spec: &Arc<Spec>) {
         used: run::names_used(spec),
         st: Mutex::new(run::State::default()),
         root: at.offset,
+        spare: Mutex::new(Vec::new()),
     });
     // The main file's top-level type is the first read.
     let (res, mut items, fails, derived) = sh.run(b.data(), |r| r.root(0, at.offset, at.len));
@@ -296,7 +317,7 @@ fn open_instance(sh: &Arc<Shared>, b: &mut Builder<'_>, id: NodeId, obj: &Arc<ru
         }
         let (off, size) = (it.off, it.size);
         let kids = std::mem::take(&mut it.kids);
-        let later = it.later.take();
+        let later = it.later.take().map(|l| *l);
         for c in kids {
             emit(b, id, &mut items, &derived, c, b.span(off, size), sh);
         }
@@ -339,6 +360,7 @@ fn elements(sh: &Arc<Shared>, later: run::Later) -> Option<Seq> {
         for k in kids {
             emit(b, p, &mut items, &derived, k, holder, &sh);
         }
+        sh.give_back(items);
         for f in fails {
             report(b, f, sh.root, true);
         }
@@ -432,8 +454,18 @@ fn emit(
     let (off, size, group, grown) = (it.off, it.size, it.group, it.grown);
     let value = it.value.take();
     let name = std::mem::take(&mut it.name);
-    let later = it.later.take();
+    let later = it.later.take().map(|l| *l);
+    let settled = it.settled.take();
     let node = b.add(parent, name, off, size, value);
+    // An instance read with its element: as its node would be opened.
+    if let Some(s) = settled {
+        if let Some((o, n)) = s.range {
+            b.place_later(node, o, n);
+        }
+        if let Some(v) = s.value {
+            b.set_value(node, v);
+        }
+    }
     if group {
         // A structure that gathers instances read elsewhere has no gaps:
         // the bytes between are not its own.

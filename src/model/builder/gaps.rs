@@ -39,7 +39,8 @@ impl Builder<'_> {
     }
 
     /// Adds the gap leaves of `also` and of every node from `from` on,
-    /// whose children are built: run once a build is done.
+    /// whose children are built, then gives the nodes their ranges placed
+    /// later: run once a build is done.
     pub(crate) fn close_gaps(&mut self, from: usize, also: Option<NodeId>) {
         let end = self.arena.nodes.len();
         if let Some(id) = also {
@@ -53,6 +54,9 @@ impl Builder<'_> {
             {
                 self.close_gaps_of(NodeId::at(i));
             }
+        }
+        for (id, off, size) in std::mem::take(&mut self.arena.placed_later) {
+            self.set_range(id, off, size);
         }
     }
 

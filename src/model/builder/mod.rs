@@ -375,6 +375,15 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// Sets the range of node `id` once the build is done and the gaps
+    /// between its parent's children are made: a node read elsewhere
+    /// with its parent (a `.ksy` instance read with the element that holds
+    /// it) shows the range it would show had it been opened after, and
+    /// its siblings the gaps they would.
+    pub fn place_later(&mut self, id: NodeId, off: u64, size: u64) {
+        self.arena.placed_later.push((id, off, size));
+    }
+
     // ---- diagnostics ----
 
     /// Raises a diagnostic at `[off, off+size)` of the space being built.

@@ -6,7 +6,8 @@
 //! a data offset or at a place in the description.
 //!
 //! Reading is lazy where the tree lets it be: an instance is read when an
-//! expression needs it (once per object) or when its node is opened, and
+//! expression needs it (once per object) or when its node is opened (or,
+//! if it shows one value, with the element of a repeat that holds it), and
 //! the elements of a repeat in the bytes given are read again, a group at
 //! a time, when their node is opened. A run keeps what later runs need in
 //! a [`State`] (its streams and derived bytes); objects live as long as
@@ -25,6 +26,7 @@ use crate::model::{space, Radix, Value};
 
 mod eval;
 mod read;
+mod settle;
 
 /// Expression evaluations and reads in one run (the tree's first build, or
 /// the opening of one node), and [`STEPS_PER_BYTE`] more for each byte
@@ -170,7 +172,10 @@ pub struct Item {
     pub grown: bool,
     /// Its children (for an instance: the node itself) are read when it
     /// is opened.
-    pub later: Option<Later>,
+    pub later: Option<Box<Later>>,
+    /// An instance read with the element that holds it: what opening its
+    /// node would have set.
+    pub settled: Option<Box<Settled>>,
 }
 
 impl Item {
@@ -187,8 +192,16 @@ impl Item {
             group: true,
             grown: false,
             later: None,
+            settled: None,
         }
     }
+}
+
+/// What opening an instance's node gives it, read with its element (see
+/// `settle.rs`): its range (none where it read no node) and value.
+pub struct Settled {
+    pub range: Option<(u64, u64)>,
+    pub value: Option<Value>,
 }
 
 /// What runs over one description and its bytes share: streams, derived
@@ -201,6 +214,9 @@ pub struct State {
     root: Option<Arc<Obj>>,
     /// Instances read, all told (for tests: each is read once).
     pub evaluated: u64,
+    /// Instances (type, index) not read with their elements any more
+    /// (see [`Run::settle`]).
+    unsettled: FxHashSet<(usize, usize)>,
 }
 
 /// The names expressions of `spec` use (attributes, instances,
@@ -302,6 +318,9 @@ pub struct Run<'a> {
     pending: Vec<(Arc<Obj>, usize)>,
     /// Reading for values only: no items.
     quiet: u32,
+    /// In a run that reads elements of a repeat: the items of the
+    /// instances to read with them (see [`Run::settle`]).
+    settling: Option<Vec<usize>>,
 }
 
 #[derive(Clone)]
@@ -346,6 +365,7 @@ impl<'a> Run<'a> {
             diags: Vec::new(),
             pending: Vec::new(),
             quiet: 0,
+            settling: None,
         }
     }
 
@@ -418,13 +438,16 @@ impl<'a> Run<'a> {
             under: None,
         };
         let name = format_compact!("[{i}]");
+        self.settling = Some(Vec::new());
         let r = self
             .one(&cx, a, &name, 0, io, Some(i as i128))
             .map_err(|f| self.placed(a, f));
         let r2 = self.finish_pending();
         r?;
         r2?;
-        Ok(self.here(io).1)
+        let end = self.here(io).1;
+        self.settle();
+        Ok(end)
     }
 
     fn new_io(&mut self, space: usize, base: u64, len: u64) -> Res<usize> {
@@ -523,6 +546,7 @@ impl<'a> Run<'a> {
                 group: false,
                 grown: false,
                 later: None,
+                settled: None,
             },
         )
     }
@@ -654,8 +678,9 @@ impl<'a> Run<'a> {
                 for (k, a) in t.instances.iter().enumerate() {
                     let mut it = Item::group(a.id.as_str(), space, end, 0);
                     it.group = false;
-                    it.later = Some(Later::Instance(me.clone(), k));
-                    self.push_item(item, it)?;
+                    it.later = Some(Box::new(Later::Instance(me.clone(), k)));
+                    let at = self.push_item(item, it)?;
+                    self.note_settle(ty, k, a, at);
                 }
             } else {
                 self.pending.push((me.clone(), item));
@@ -886,14 +911,14 @@ impl<'a> Run<'a> {
             it.size = end.saturating_sub(start);
             it.value = Some(Value::text(format!("{count} items")));
             if let Some(io) = copy {
-                it.later = Some(Later::Repeat {
+                it.later = Some(Box::new(Later::Repeat {
                     obj: cx.obj.clone(),
                     attr: which,
                     io,
                     marks,
                     count,
                     stop: end,
-                });
+                }));
             }
         }
         Ok(V::Arr(Arc::new(out)))

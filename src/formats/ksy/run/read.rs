@@ -605,6 +605,7 @@ impl Run<'_> {
                     group: false,
                     grown: false,
                     later: None,
+                    settled: None,
                 },
             )?;
             (k, 0u64, rc, Some(d))

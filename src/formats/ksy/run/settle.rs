@@ -1,0 +1,105 @@
+//! Instances read with the element that holds them. A repeat's elements
+//! are read a group at a time, when the group is opened; an instance of
+//! an element is a node read when it is opened, each in a run of its own.
+//! For the instances that show one value (a `value`, or a primitive read
+//! at a `pos`) that run is most of the cost of a large repeat (the symbols
+//! of an ELF), so an element's run reads them once the element is read,
+//! and its nodes get what opening them would have given: the same range,
+//! value and place among their siblings ([`crate::model::Builder::place_later`]).
+//!
+//! An instance that fails, raises a problem, or reads more than one node
+//! is left to be read when opened, as before, and its kind (its type and
+//! index) is not read with its elements again: what the user sees of it
+//! is what reading it alone shows.
+
+use compact_str::CompactString;
+
+use super::{lk, Item, Later, Run, Settled, Type};
+use crate::formats::ksy::spec::{Attr, Repeat};
+
+/// True for an instance that shows as one node with a value: a `value`,
+/// or a primitive, string or byte array read once, unprocessed.
+fn one_value(a: &Attr) -> bool {
+    a.value.is_some()
+        || (matches!(a.repeat, Repeat::No)
+            && a.process.is_none()
+            && matches!(a.ty, Type::Prim(_) | Type::Str { .. } | Type::Bytes))
+}
+
+impl Run<'_> {
+    /// Notes item `at`, instance `k` of an object of type `ty`, to be read
+    /// with its element, where this run reads elements and it is one to.
+    pub(super) fn note_settle(&mut self, ty: usize, k: usize, a: &Attr, at: usize) {
+        if self.settling.is_none() || !one_value(a) || self.st.unsettled.contains(&(ty, k)) {
+            return;
+        }
+        if let Some(list) = self.settling.as_mut() {
+            list.push(at);
+        }
+    }
+
+    /// Reads the instances noted by [`Run::note_settle`], each as its own
+    /// run would (with the same bound of steps), after the element.
+    pub(super) fn settle(&mut self) {
+        let list = self.settling.take().unwrap_or_default();
+        for at in list {
+            let Some(Later::Instance(obj, k)) =
+                self.items.get(at).and_then(|i| i.later.as_deref().cloned())
+            else {
+                continue;
+            };
+            let (items, diags, pending) = (self.items.len(), self.diags.len(), self.pending.len());
+            let (steps, depth) = (self.steps, self.depth);
+            self.steps = 0;
+            self.depth = 0;
+            // What the instance reads goes under an item of its own, not
+            // in the tree, as it would under the root of its own run.
+            let space = self.io(obj.io).map_or(0, |i| i.space);
+            let start = lk(&obj).start;
+            self.items
+                .push(Item::group(CompactString::default(), space, start, 0));
+            let r = self.instance_node(&obj, k, items);
+            self.steps = steps;
+            self.depth = depth;
+            let clean = r.is_ok() && self.diags.len() == diags && self.pending.len() == pending;
+            let got = if clean { self.one_node(items) } else { None };
+            self.items.truncate(items);
+            self.diags.truncate(diags);
+            self.pending.truncate(pending);
+            match (got, self.items.get_mut(at)) {
+                (Some(s), Some(it)) => {
+                    it.later = None;
+                    it.settled = Some(Box::new(s));
+                }
+                _ => {
+                    self.st.unsettled.insert((obj.ty, k));
+                }
+            }
+        }
+    }
+
+    /// What item `root` (made by [`Run::settle`]) holds: nothing, or one
+    /// node with no nodes of its own. `None` for anything else.
+    fn one_node(&mut self, root: usize) -> Option<Settled> {
+        let kids = self.items.get(root)?.kids.clone();
+        match kids.as_slice() {
+            [] => Some(Settled {
+                range: None,
+                value: None,
+            }),
+            [k] => {
+                let it = self.items.get_mut(*k)?;
+                if !it.kids.is_empty() || it.later.is_some() || it.derive.is_some() || it.group {
+                    return None;
+                }
+                // As the tree's extent gives it.
+                let size = it.off.saturating_add(it.size) - it.off;
+                Some(Settled {
+                    range: Some((it.off, size)),
+                    value: it.value.take(),
+                })
+            }
+            _ => None,
+        }
+    }
+}
