@@ -401,14 +401,19 @@ impl<'a> Run<'a> {
     /// Reads instance `k` of `obj` for its node, under item 0 (its value
     /// is kept, if it was not yet).
     pub fn open_instance(&mut self, obj: &Arc<Obj>, k: usize) -> Res<()> {
-        let (space, start) = {
-            let io = self.io(obj.io).ok().map(|i| i.space).unwrap_or(0);
-            (io, lk(obj).start)
-        };
-        self.items.push(Item::group("", space, start, 0));
-        let r = self.instance_node(obj, k, 0);
+        let (_, r) = self.instance_under_root(obj, k);
         let r2 = self.finish_pending();
         r.and(r2)
+    }
+
+    /// Reads instance `k` of `obj` for its node under a new item at the
+    /// object's start, that no item holds: the root of what it reads, and
+    /// item 0 of a run that reads nothing else. Returns that item.
+    fn instance_under_root(&mut self, obj: &Arc<Obj>, k: usize) -> (usize, Res<V>) {
+        let space = self.io(obj.io).map_or(0, |i| i.space);
+        let root = self.items.len();
+        self.items.push(Item::group("", space, lk(obj).start, 0));
+        (root, self.instance_node(obj, k, root))
     }
 
     /// Reads element `i` of a repeated attribute at `off` of stream `io`

@@ -12,9 +12,7 @@
 //! index) is not read with its elements again: what the user sees of it
 //! is what reading it alone shows.
 
-use compact_str::CompactString;
-
-use super::{lk, Item, Later, Run, Settled, Type};
+use super::{Later, Run, Settled, Type};
 use crate::formats::ksy::spec::{Attr, Repeat};
 
 /// True for an instance that shows as one node with a value: a `value`,
@@ -30,7 +28,7 @@ impl Run<'_> {
     /// Notes item `at`, instance `k` of an object of type `ty`, to be read
     /// with its element, where this run reads elements and it is one to.
     pub(super) fn note_settle(&mut self, ty: usize, k: usize, a: &Attr, at: usize) {
-        if self.settling.is_none() || !one_value(a) || self.st.unsettled.contains(&(ty, k)) {
+        if !one_value(a) || self.st.unsettled.contains(&(ty, k)) {
             return;
         }
         if let Some(list) = self.settling.as_mut() {
@@ -48,17 +46,13 @@ impl Run<'_> {
             else {
                 continue;
             };
-            let (items, diags, pending) = (self.items.len(), self.diags.len(), self.pending.len());
+            let (diags, pending) = (self.diags.len(), self.pending.len());
             let (steps, depth) = (self.steps, self.depth);
             self.steps = 0;
             self.depth = 0;
             // What the instance reads goes under an item of its own, not
             // in the tree, as it would under the root of its own run.
-            let space = self.io(obj.io).map_or(0, |i| i.space);
-            let start = lk(&obj).start;
-            self.items
-                .push(Item::group(CompactString::default(), space, start, 0));
-            let r = self.instance_node(&obj, k, items);
+            let (items, r) = self.instance_under_root(&obj, k);
             self.steps = steps;
             self.depth = depth;
             let clean = r.is_ok() && self.diags.len() == diags && self.pending.len() == pending;
