@@ -640,9 +640,7 @@ impl Targets {
                     {
                         r.targets = None;
                     }
-                    let x = r
-                        .targets
-                        .get_or_insert_with(|| LinkTargets::new(t.reopen()));
+                    let x = r.targets.get_or_insert_with(|| LinkTargets::new(t));
                     match top {
                         None => x.path(l),
                         Some(top) => x.path_in(&t.path_string(top), l),

@@ -162,6 +162,9 @@ pub(crate) struct Arena {
     pub dense: Side<()>,
     /// What builds a node's children.
     pub lazies: Side<LazyFn>,
+    /// The name of the first child of lazy nodes that know it before
+    /// they are built (see [`super::Builder::lead`]).
+    pub leads: Side<CompactString>,
     pub diags: Vec<Diagnostic>,
     /// Every diagnostic raised so far, so that one raised again when a
     /// released node is rebuilt is not listed twice.

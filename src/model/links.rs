@@ -22,8 +22,16 @@ struct Holders {
     ordered: bool,
 }
 
-/// Finds where links lead in `tree`, a tree over the file the links are
-/// read from (see [`Tree::reopen`]), as [`Tree::link_target`] and
+/// Where a link leads, as [`LinkTargets`] finds it.
+enum Found {
+    Node(NodeId),
+    /// The first child of a node not built, which names it (see
+    /// [`Tree::lead`]).
+    Lead(NodeId),
+}
+
+/// Finds where links lead in a tree of its own over the file the links
+/// are read from (see [`Tree::reopen`]), as [`Tree::link_target`] and
 /// [`Tree::short_path`] do.
 pub struct LinkTargets {
     tree: Tree,
@@ -38,7 +46,12 @@ pub struct LinkTargets {
 }
 
 impl LinkTargets {
-    pub fn new(tree: Tree) -> LinkTargets {
+    /// Finds where the links of `shown` lead, in a tree of its own over
+    /// the same bytes, built as a tree that finds targets builds.
+    pub fn new(shown: &Tree) -> LinkTargets {
+        let was = FINDING.replace(true);
+        let tree = shown.reopen();
+        FINDING.set(was);
         LinkTargets {
             built: tree.len(),
             tree,
@@ -57,8 +70,8 @@ impl LinkTargets {
     /// [`Tree::short_path`] writes it; none where no node starts at the
     /// link's offset.
     pub fn path(&mut self, l: Span) -> Option<String> {
-        let id = self.target(l)?;
-        Some(self.address(id))
+        let found = self.target(l)?;
+        Some(self.found_address(found))
     }
 
     /// As [`LinkTargets::path`], for a link into a derived space: looked
@@ -72,15 +85,15 @@ impl LinkTargets {
             inside.then(|| self.find_target(top, l)).flatten()
         });
         FINDING.set(was);
-        let id = found?;
-        Some(self.address(id))
+        let found = found?;
+        Some(self.found_address(found))
     }
 
     /// [`Tree::link_target`]: the smallest node of the file holding the
     /// link's range, found from the root down as
     /// [`Tree::smallest_containing`] finds it, where it starts at the
     /// link's offset.
-    fn target(&mut self, l: Span) -> Option<NodeId> {
+    fn target(&mut self, l: Span) -> Option<Found> {
         if l.space != FILE || l.offset >= self.tree.data().len() as u64 {
             return None;
         }
@@ -93,11 +106,22 @@ impl LinkTargets {
 
     /// The smallest node below `top` (in the link's space) holding the
     /// link's range, where it starts at the link's offset.
-    fn find_target(&mut self, top: NodeId, l: Span) -> Option<NodeId> {
+    fn find_target(&mut self, top: NodeId, l: Span) -> Option<Found> {
         let off = l.offset;
         let end = off.saturating_add(l.len.max(1));
         let mut cur = top;
         loop {
+            // A node not built whose first child, a leaf at its offset,
+            // is known holds a link of one byte there in that child.
+            if l.len <= 1
+                && self.tree.lead(cur).is_some()
+                && self
+                    .tree
+                    .node(cur)
+                    .is_some_and(|n| n.offset == off && n.space == l.space && !n.opens_self)
+            {
+                return Some(Found::Lead(cur));
+            }
             self.tree.expand(cur);
             let tree = &self.tree;
             let h = self
@@ -127,7 +151,24 @@ impl LinkTargets {
         self.tree
             .node(cur)
             .is_some_and(|n| n.offset == off && n.space == l.space)
-            .then_some(cur)
+            .then_some(Found::Node(cur))
+    }
+
+    /// The address of what [`LinkTargets::find_target`] found.
+    fn found_address(&mut self, found: Found) -> String {
+        match found {
+            Found::Node(id) => self.address(id),
+            Found::Lead(id) => {
+                let mut out = self.address(id);
+                if let Some(name) = self.tree.lead(id) {
+                    if !out.is_empty() {
+                        out.push('/');
+                    }
+                    escape_segment(&mut out, &cut_name(name));
+                }
+                out
+            }
+        }
     }
 
     /// The address of `id`, learning those of the nodes above it.

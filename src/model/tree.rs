@@ -56,6 +56,7 @@ impl Tree {
                 facts: Side::default(),
                 dense: Side::default(),
                 lazies: Side::default(),
+                leads: Side::default(),
                 diags: Vec::new(),
                 seen: FxHashSet::default(),
                 spaces: vec![Space {
@@ -249,6 +250,16 @@ impl Tree {
         self.arena.dense.get(id).is_some()
     }
 
+    /// The name of the child node `id` will have at its own offset, a
+    /// leaf, where it is not built and its format knows that name (see
+    /// [`super::Builder::lead`]).
+    pub fn lead(&self, id: NodeId) -> Option<&str> {
+        if self.is_built(id) {
+            return None;
+        }
+        self.arena.leads.get(id).map(CompactString::as_str)
+    }
+
     pub fn is_built(&self, id: NodeId) -> bool {
         self.node(id).is_some_and(|n| !n.unbuilt)
     }
@@ -344,6 +355,7 @@ impl Tree {
         self.arena.dense.truncate(mark);
         self.arena.facts.truncate(mark);
         self.arena.lazies.truncate(mark);
+        self.arena.leads.truncate(mark);
         if let Some(n) = self.arena.nodes.get_mut(id.index()) {
             n.children = Vec::new();
             n.unbuilt = true;

@@ -640,9 +640,15 @@ kernel void mat(global double *c, global const double *a, global const double *b
 
 /// Compiles `CL_SOURCE` for AMDGPU processor `cpu` into `dir/<cpu>.o`.
 fn compile_cl(dir: &Path, cpu: &str) -> std::path::PathBuf {
-    let cl = dir.join("k.cl");
-    std::fs::write(&cl, CL_SOURCE).expect("write");
-    let out = dir.join(format!("{cpu}.o"));
+    compile_cl_source(dir, cpu, CL_SOURCE, cpu)
+}
+
+/// Compiles OpenCL `source` for AMDGPU processor `cpu` into
+/// `dir/<stem>.o`.
+fn compile_cl_source(dir: &Path, cpu: &str, source: &str, stem: &str) -> std::path::PathBuf {
+    let cl = dir.join(format!("{stem}.cl"));
+    std::fs::write(&cl, source).expect("write");
+    let out = dir.join(format!("{stem}.o"));
     let st = Command::new(CLANG)
         .args([
             "-x",
@@ -798,6 +804,80 @@ fn kernel_descriptors_link_to_the_first_instruction() {
     }
     eprintln!(
         "kernel descriptors: 7 in the HIP bundle and 3 compiled here link to their kernels' first instructions"
+    );
+}
+
+/// A kernel long enough that its instructions are shown in groups of a
+/// thousand, and a short one.
+const CL_LONG: &str = r#"
+kernel void big(global float *a) {
+  float x = a[0];
+#pragma unroll
+  for (int i = 1; i < 1500; i++) x = x * a[i] + 1.0f;
+  a[0] = x;
+}
+kernel void small(global float *a) { a[1] = a[2] * 2.0f; }
+"#;
+
+/// Every link's address in `--json --code` of `file` names the node that
+/// following the link selects in a tree where nothing was opened before;
+/// returns the kernel entries' addresses.
+fn code_link_addresses_hold(file: &Path) -> Vec<String> {
+    let run = common::fwview(&[OsStr::new("--json"), OsStr::new("--code"), file.as_os_str()]);
+    assert!(run.status.success(), "{:?}", run.status);
+    let v: Value = serde_json::from_slice(&run.stdout).expect("json");
+    let (_, mut fresh) = built_and_fresh(file);
+    let mut entries = Vec::new();
+    let mut checked = 0;
+    let mut stack = vec![&v["root"]];
+    while let Some(n) = stack.pop() {
+        stack.extend(all_kids(n));
+        let l = &n["link"];
+        let (Some(p), Some(0)) = (l["path"].as_str(), l["space"].as_u64()) else {
+            continue;
+        };
+        let span = fwview::model::Span::file(off(l), size(l));
+        let to = fresh.link_target(span).expect("a target");
+        assert_eq!(fresh.short_path(to), p, "the link of {}", name(n));
+        checked += 1;
+        if name(n) == "kernel_code_entry_byte_offset" {
+            entries.push(p.to_string());
+        }
+    }
+    eprintln!("{}: {checked} link addresses", file.display());
+    entries
+}
+
+/// The address `--json --code` gives a link is the node `f` selects:
+/// kernel descriptors' entries lead to the kernel's first instruction,
+/// named without decoding the kernel where its instructions are not
+/// grouped, inside the first group where they are.
+#[test]
+fn code_link_addresses_name_what_following_them_selects() {
+    if fwview::disasm::Engine::library().is_none() {
+        return;
+    }
+    let path = common::asset("hip/debian-librocsparse0-5.3.0__hip_fatbin-first-bundle.hipfb");
+    let entries = code_link_addresses_hold(&path);
+    assert_eq!(entries.len(), 7, "{entries:?}");
+    for p in &entries {
+        let mut seg = p.rsplit('/');
+        let (insn, func) = (seg.next().unwrap_or(""), seg.next());
+        assert!(is_insn(insn) && func == Some("_ZL11init_kernelv"), "{p}");
+    }
+    if !common::tool(CLANG) {
+        return;
+    }
+    let dir = common::scratch();
+    let out = compile_cl_source(dir.path(), "gfx90a", CL_LONG, "long");
+    let mut entries = code_link_addresses_hold(&out);
+    entries.sort();
+    assert_eq!(
+        entries,
+        [
+            "sections/[2] .text/big/[0..1000)/0x00000000",
+            "sections/[2] .text/small/0x00007900"
+        ]
     );
 }
 

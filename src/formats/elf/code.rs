@@ -215,11 +215,28 @@ pub(super) fn instructions(b: &mut Builder<'_>, node: NodeId, place: &Place, cod
     if code.is_empty() {
         return;
     }
+    // A tree that looks for links' targets learns the first instruction's
+    // name without decoding, where the function is short enough that its
+    // instructions are not grouped and an engine will decode it: a kernel
+    // descriptor's entry leads there.
+    let unit = place.t.unit() as u64;
+    let first = b.finding_targets()
+        && code.len <= GROUP.saturating_mul(unit)
+        && b.node(node).is_some_and(|n| n.offset == code.offset)
+        && disasm::with_engine(&place.t, |_| ()).is_ok();
     let place = place.clone();
     b.lazy(
         node,
         Arc::new(move |b, id| decode_all(b, id, &place, code, pc)),
     );
+    if first {
+        b.lead(node, insn_name(pc));
+    }
+}
+
+/// The name of the instruction at `addr`.
+fn insn_name(addr: u64) -> compact_str::CompactString {
+    compact_str::format_compact!("0x{addr:08x}")
 }
 
 /// What one pass over a function found.
@@ -492,7 +509,7 @@ fn leaf(b: &mut Builder<'_>, parent: NodeId, place: &Place, at: u64, i: disasm::
     let src = source_line(place.lines(b), sec, addr);
     let n = b.leaf_owned(
         parent,
-        compact_str::format_compact!("0x{addr:08x}"),
+        insn_name(addr),
         at,
         i.len as u64,
         Value::insn_from(text, src),

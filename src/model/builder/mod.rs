@@ -344,6 +344,16 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// Says that lazy node `id`, once built, has as its first child a leaf
+    /// named `name` at its own offset, of at least one byte, whose name no
+    /// sibling shares: a link to that offset then leads there without
+    /// building the node (a kernel's entry, its first instruction, is
+    /// found without decoding the kernel). Only for a node with
+    /// [`Builder::lazy`], not [`Builder::lazy_self`].
+    pub fn lead(&mut self, id: NodeId, name: CompactString) {
+        self.arena.leads.set(id, name);
+    }
+
     /// Like [`Builder::lazy`], for a node whose own range and value are
     /// only known once `f` has run (`f` sets them with
     /// [`Builder::set_range`] and [`Builder::set_value`]): a part of a
