@@ -44,12 +44,12 @@ pub const PARALLEL_FROM: u64 = 8 << 20;
 /// Parts handed out a worker before the first thread waits for the
 /// oldest: enough to keep every worker busy, few enough that the parts
 /// waiting to be written stay small.
-const AHEAD: usize = 4;
+const AHEAD: usize = 8;
 /// The bytes of a part a worker gathers before it hands them over.
 const PART_CHUNK: usize = 1 << 18;
 /// The bytes handed over and not yet written past which a worker that is
 /// not making the oldest part waits.
-const HELD_MAX: usize = 8 << 20;
+const HELD_MAX: usize = 16 << 20;
 
 /// How many threads to walk `tree` with: `FWVIEW_THREADS` if set, else one
 /// for small files and, for larger ones, one a core (at most 8). (Counting
