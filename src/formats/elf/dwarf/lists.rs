@@ -121,6 +121,16 @@ impl Ctx {
     }
 }
 
+/// An entry kind's name, `DW_LLE_` or `DW_RLE_` and its suffix.
+struct KindName(&'static str, &'static str);
+
+impl std::fmt::Display for KindName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)?;
+        f.write_str(self.1)
+    }
+}
+
 /// One entry as read.
 struct Entry {
     name: String,
@@ -188,7 +198,7 @@ fn range(lo: u64, hi: u64) -> String {
 fn entry5(
     c: &mut Cur<'_>,
     ctx: &Ctx,
-    (word, unit): (u8, Option<Base>),
+    (word, unit, full): (u8, Option<Base>, bool),
     base: &mut Option<u64>,
 ) -> Result<Entry, String> {
     let off = c.pos;
@@ -207,21 +217,24 @@ fn entry5(
             }
         ));
     };
-    let name = format!("{}{suffix}", if loc { "DW_LLE_" } else { "DW_RLE_" });
-    let name = name.as_str();
+    let name = KindName(if loc { "DW_LLE_" } else { "DW_RLE_" }, suffix);
     let expr = loc
         && matches!(
             makes,
             Makes::StartEnd | Makes::StartLength | Makes::OffsetPair | Makes::Default
         );
-    let mut items = vec![leaf(
-        "kind",
-        off,
-        1,
-        Value::named_hex(code.into(), Some(name)),
-    )];
-    let mut raw = Vec::new();
-    let mut vals = Vec::new();
+    let mut items = Vec::new();
+    if full {
+        let n = name.to_string();
+        items.push(leaf(
+            "kind",
+            off,
+            1,
+            Value::named_hex(code.into(), Some(&n)),
+        ));
+    }
+    let mut raw = [0u64; 2];
+    let mut vals = [None; 2];
     for (k, &o) in ops.iter().enumerate() {
         let at = c.pos;
         let short = || format!("{name}: an operand does not read");
@@ -239,37 +252,40 @@ fn entry5(
                 if k == 0 { "offset" } else { "length" },
             ),
         };
-        let label = match (makes, k, o) {
-            (Makes::OffsetPair, 1, _) => "end_offset",
-            (Makes::OffsetPair, 0, _) => "start_offset",
-            (Makes::StartEnd, 1, Op::Index) => "end_index",
-            (Makes::StartEnd, 1, _) => "end",
-            (_, 0, Op::Index) if makes != Makes::Base => "start_index",
-            (_, 0, Op::Addr) if makes != Makes::Base => "start",
-            _ => label,
-        };
-        let shown = match o {
-            Op::Index => match ctx.addr_of(unit, v) {
-                Some(a) => Value::with(v, Radix::Dec, format!(" (0x{a:x})")),
-                None => Value::uint(v),
-            },
-            Op::Addr => Value::hex(v),
-            Op::Uleb => Value::hex(v),
-        };
-        items.push(leaf(label, at, c.pos - at, shown));
-        raw.push(v);
-        vals.push(if o == Op::Index {
+        let val = if o == Op::Index {
             ctx.addr_of(unit, v)
         } else {
             Some(v)
-        });
+        };
+        if let (Some(r), Some(x)) = (raw.get_mut(k), vals.get_mut(k)) {
+            (*r, *x) = (v, val);
+        }
+        if full {
+            let label = match (makes, k, o) {
+                (Makes::OffsetPair, 1, _) => "end_offset",
+                (Makes::OffsetPair, 0, _) => "start_offset",
+                (Makes::StartEnd, 1, Op::Index) => "end_index",
+                (Makes::StartEnd, 1, _) => "end",
+                (_, 0, Op::Index) if makes != Makes::Base => "start_index",
+                (_, 0, Op::Addr) if makes != Makes::Base => "start",
+                _ => label,
+            };
+            let shown = match (o, val) {
+                (Op::Index, Some(a)) => Value::with(v, Radix::Dec, format!(" (0x{a:x})")),
+                (Op::Index, None) => Value::uint(v),
+                (Op::Addr | Op::Uleb, _) => Value::hex(v),
+            };
+            items.push(leaf(label, at, c.pos - at, shown));
+        }
     }
-    let a = vals.first().copied().flatten();
-    let b = vals.get(1).copied().flatten();
+    let [a, b] = vals;
+    if makes == Makes::Base {
+        *base = a;
+    }
     let mut value = String::new();
     match makes {
+        _ if !full => {}
         Makes::Base => {
-            *base = a;
             if let Some(a) = a {
                 value = format!("base 0x{a:x}");
             }
@@ -280,15 +296,13 @@ fn entry5(
             }
         }
         Makes::StartLength => {
-            if let (Some(a), Some(l)) = (a, raw.get(1)) {
-                value = range(a, a.wrapping_add(*l));
+            if let Some(a) = a {
+                let [_, l] = raw;
+                value = range(a, a.wrapping_add(l));
             }
         }
         Makes::OffsetPair => {
-            let (x, y) = (
-                raw.first().copied().unwrap_or(0),
-                raw.get(1).copied().unwrap_or(0),
-            );
+            let [x, y] = raw;
             value = match base {
                 Some(b) => range(b.wrapping_add(x), b.wrapping_add(y)),
                 None => format!("(0x{x:x}, 0x{y:x}) from the unit's base"),
@@ -303,11 +317,15 @@ fn entry5(
         let n = c
             .uleb()
             .ok_or_else(|| format!("{name}: its expression's length does not read"))?;
-        located(c, ctx, (at, n, word), &mut items, &mut value)
+        located(c, ctx, (at, n, word, full), &mut items, &mut value)
             .ok_or_else(|| format!("{name}: its expression runs past the end"))?;
     }
     Ok(Entry {
-        name: name.to_string(),
+        name: if full {
+            name.to_string()
+        } else {
+            String::new()
+        },
         off,
         size: c.pos - off,
         items,
@@ -318,19 +336,29 @@ fn entry5(
 
 /// An entry's location description: its length (read from `at`, `n`)
 /// and its `n` bytes at `c`, shown as operations for addresses of `word`
-/// bytes and added to the entry's value.
+/// bytes and added to the entry's value (unless not `full`: then only
+/// passed over).
 fn located(
     c: &mut Cur<'_>,
     ctx: &Ctx,
-    (at, n, word): (u64, u64, u8),
+    (at, n, word, full): (u64, u64, u8, bool),
     items: &mut Vec<Item>,
     value: &mut String,
 ) -> Option<()> {
-    items.push(leaf("expression_length", at, c.pos - at, Value::uint(n)));
+    let len_at = (at, c.pos - at);
     let p = c.pos;
     c.skip(n)?;
     let bytes =
         c.d.get(usize::try_from(p).ok()?..usize::try_from(c.pos).ok()?)?;
+    if !full {
+        return Some(());
+    }
+    items.push(leaf(
+        "expression_length",
+        len_at.0,
+        len_at.1,
+        Value::uint(n),
+    ));
     let s = (ctx.expr)(bytes, word);
     items.push(leaf("expression", p, n, Value::text(&s)));
     if !value.is_empty() {
@@ -341,7 +369,7 @@ fn located(
 }
 
 /// Reads the DWARF 4 entry at `c` (`.debug_loc` or `.debug_ranges`).
-fn entry4(c: &mut Cur<'_>, ctx: &Ctx, base: &mut Option<u64>) -> Result<Entry, String> {
+fn entry4(c: &mut Cur<'_>, ctx: &Ctx, base: &mut Option<u64>, full: bool) -> Result<Entry, String> {
     let off = c.pos;
     let w = u64::from(ctx.word);
     let short = || "a list entry does not fit".to_string();
@@ -374,7 +402,7 @@ fn entry4(c: &mut Cur<'_>, ctx: &Ctx, base: &mut Option<u64>) -> Result<Entry, S
         let n = c
             .uint(2)
             .ok_or_else(|| "its expression's length does not fit".to_string())?;
-        located(c, ctx, (at, n, ctx.word), &mut items, &mut value)
+        located(c, ctx, (at, n, ctx.word, full), &mut items, &mut value)
             .ok_or_else(|| "its expression runs past the section's end".to_string())?;
     }
     Ok(Entry {
@@ -388,13 +416,14 @@ fn entry4(c: &mut Cur<'_>, ctx: &Ctx, base: &mut Option<u64>) -> Result<Entry, S
 }
 
 /// Reads the list at `from` up to `to` (byte space): its entries, and
-/// what did not read (at its offset).
+/// what did not read (at its offset). Not `full`: only where each entry
+/// is and whether it ends the list, for finding where the list ends.
 fn read_list(
     d: &[u8],
     ctx: &Ctx,
-    from: u64,
-    to: u64,
+    (from, to): (u64, u64),
     word: u8,
+    full: bool,
 ) -> (Vec<Entry>, Option<(u64, String)>) {
     let mut c = Cur {
         d,
@@ -418,8 +447,8 @@ fn read_list(
         }
         let start = c.pos;
         let e = match ctx.kind {
-            Kind::LocLists | Kind::RngLists => entry5(&mut c, ctx, (word, unit), &mut base),
-            Kind::Loc | Kind::Ranges => entry4(&mut c, ctx, &mut base),
+            Kind::LocLists | Kind::RngLists => entry5(&mut c, ctx, (word, unit, full), &mut base),
+            Kind::Loc | Kind::Ranges => entry4(&mut c, ctx, &mut base, full),
         };
         match e {
             Ok(e) => {
@@ -438,7 +467,7 @@ fn read_list(
 /// Where the list at `from` ends (at most at `to`).
 fn list_end(d: &[u8], ctx: &Ctx, from: u64, to: u64, word: u8) -> u64 {
     let to = ctx.bound(from, to);
-    let (entries, problem) = read_list(d, ctx, from, to, word);
+    let (entries, problem) = read_list(d, ctx, (from, to), word, false);
     if problem.is_some() {
         return to;
     }
@@ -448,7 +477,7 @@ fn list_end(d: &[u8], ctx: &Ctx, from: u64, to: u64, word: u8) -> u64 {
 /// The list at `from` under `p`, named by its offset in the section.
 fn list(b: &mut Builder<'_>, p: NodeId, ctx: &Ctx, from: u64, to: u64, word: u8) -> u64 {
     let to = ctx.bound(from, to);
-    let (entries, problem) = read_list(b.data(), ctx, from, to, word);
+    let (entries, problem) = read_list(b.data(), ctx, (from, to), word, true);
     let end = match (&problem, entries.last()) {
         (Some(_), _) | (None, None) => to,
         (None, Some(e)) => e.off + e.size,
