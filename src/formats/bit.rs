@@ -190,7 +190,7 @@ fn data(b: &mut Builder<'_>, g: NodeId, at: Span) {
     }
     let window = b.slice(at.offset, at.len.min(SYNC_WINDOW));
     let Some(sync) = memchr::memmem::find(window, &SYNC).map(|p| p as u64) else {
-        let bytes = b.slice(at.offset, at.len);
+        let bytes = b.bytes(at);
         b.leaf(g, "configuration", at.offset, at.len, text::hex(bytes, 16));
         b.info(
             at.offset,

@@ -329,7 +329,7 @@ pub struct BitcodeInfo {
 
 /// Decodes LLVM bitcode (wrapped or raw) in `at` under `node`.
 pub fn parse(b: &mut Builder<'_>, node: NodeId, at: Span) {
-    let d = b.slice(at.offset, at.len);
+    let d = b.bytes(at);
     if d.starts_with(WRAPPER_MAGIC) {
         use wrapper::AT;
         let h = b.group(node, "wrapper header", at.offset, wrapper::SIZE.min(at.len));
@@ -367,7 +367,7 @@ pub fn parse(b: &mut Builder<'_>, node: NodeId, at: Span) {
         if let Some(so) = so {
             b.link(so, bc);
         }
-        if b.slice(bc.offset, bc.len).starts_with(BITCODE_MAGIC) {
+        if b.bytes(bc).starts_with(BITCODE_MAGIC) {
             let info = raw_bitcode(b, inner, bc);
             b.set_value(inner, summary(&info));
         } else {
@@ -407,7 +407,7 @@ fn raw_bitcode(b: &mut Builder<'_>, node: NodeId, at: Span) -> BitcodeInfo {
         4.min(at.len),
         "BC 0xC0DE (LLVM bitcode)",
     );
-    let d = b.slice(at.offset, at.len);
+    let d = b.bytes(at);
     let mut bits = Bits::new(d);
     bits.pos = 32;
     for i in 0..64u32 {

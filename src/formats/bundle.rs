@@ -121,7 +121,7 @@ pub fn detect_compressed(d: &[u8]) -> bool {
 /// A clang offload bundle: the entry table, then each code object opened
 /// by its own bytes.
 fn parse_one(b: &mut Builder<'_>, node: NodeId, at: Span) {
-    let d = b.slice(at.offset, at.len);
+    let d = b.bytes(at);
     b.leaf(
         node,
         "magic",
@@ -375,7 +375,7 @@ static PARTS: super::parts::Parts = super::parts::Parts {
         }
     },
     open: |b, g, at| {
-        if detect(b.slice(at.offset, at.len)) {
+        if detect(b.bytes(at)) {
             parse_one(b, g, at);
         } else {
             parse_compressed_one(b, g, at);
@@ -415,7 +415,7 @@ fn truncated_header(b: &mut Builder<'_>, node: NodeId, at: Span) {
 }
 
 fn parse_compressed_one(b: &mut Builder<'_>, node: NodeId, at: Span) {
-    let d = b.slice(at.offset, at.len);
+    let d = b.bytes(at);
     let Ok(Ccob {
         version, method, ..
     }) = Ccob::read(d)

@@ -349,7 +349,7 @@ fn parse_one(b: &mut Builder<'_>, node: NodeId, at: Span) {
     }
     if end < at.len {
         let rest = at.skip(end);
-        let pad = b.slice(rest.offset, rest.len);
+        let pad = b.bytes(rest);
         let v = if pad.iter().all(|&c| c == 0) {
             "zero"
         } else {
@@ -494,7 +494,7 @@ fn check_opened(
 ) {
     check_kind(b, e, found, at);
     let head = at.take(64);
-    let sm = elf_sm_of(b.slice(head.offset, head.len));
+    let sm = elf_sm_of(b.bytes(head));
     check_sm(b, e, sm, at);
 }
 

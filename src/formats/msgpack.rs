@@ -286,7 +286,7 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, at: Span) {
     // Map and array headers and the keys of entries (the entry's node
     // holds its key and value; its value's node only the value).
     b.gaps(parent, Gap::Syntax);
-    let d = b.slice(at.offset, at.len);
+    let d = b.bytes(at);
     let mut doc = Doc {
         d,
         base: at.offset,

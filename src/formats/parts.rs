@@ -40,17 +40,17 @@ impl Parts {
 
 /// Decodes `at` under `node` as one container or several.
 pub(crate) fn back_to_back(b: &mut Builder<'_>, node: NodeId, at: Span, p: &'static Parts) {
-    let d = b.slice(at.offset, at.len);
+    let d = b.bytes(at);
     if p.end(d, 0) >= at.len {
         (p.open)(b, node, at);
         return;
     }
     let stop = at.end();
     let step: Step = Arc::new(move |b: &mut Builder<'_>, parent, i, pos| {
-        let end = at.offset + p.end(b.slice(at.offset, at.len), pos.checked_sub(at.offset)?);
+        let end = at.offset + p.end(b.bytes(at), pos.checked_sub(at.offset)?);
         let part = at.at(pos, end - pos);
         let g = b.group(parent, format!("{} [{i}]", p.name), part.offset, part.len);
-        b.set_format(g, (p.format)(b.slice(part.offset, part.len)));
+        b.set_format(g, (p.format)(b.bytes(part)));
         (p.open)(b, g, part);
         b.pages_read(part.offset, part.len);
         Some(end)

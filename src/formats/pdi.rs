@@ -162,7 +162,7 @@ pub fn parse_in_partition(
     start_columns: &[u16],
     hw_gen: Option<u64>,
 ) {
-    if detect(b.slice(at.offset, at.len)) {
+    if detect(b.bytes(at)) {
         b.set_format(parent, Format::Pdi);
         parse_with(b, parent, at, Ctx::partition(start_columns, hw_gen));
     }

@@ -137,9 +137,9 @@ pub fn target(d: &[u8]) -> Option<String> {
 /// Decodes the PTX text in `at` under `node`: its `.version`,
 /// `.target` and `.address_size`, its kernels and functions, and its lines.
 pub fn parse(b: &mut Builder<'_>, node: NodeId, at: Span) {
-    let target = target(b.slice(at.offset, at.len)).map(CompactString::from);
+    let target = target(b.bytes(at)).map(CompactString::from);
     b.fact(node, Fact::DeviceCode { target });
-    let d = b.slice(at.offset, at.len);
+    let d = b.bytes(at);
     // The text ends at its first NUL (PTX has none): what follows is the
     // terminator and padding a container adds.
     let text_len = memchr::memchr(0, d).unwrap_or(d.len()) as u64;

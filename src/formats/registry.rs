@@ -327,12 +327,12 @@ pub fn dispatch(b: &mut Builder<'_>, parent: NodeId, at: Span) -> Option<Format>
         b.space() == crate::model::FILE && b.node(parent).is_some_and(|n| n.parent.is_none());
     let named = || {
         let name = b.node(parent).map_or("", |n| n.name.as_str());
-        ksy::named(name, b.slice(at.offset, at.len))
+        ksy::named(name, b.bytes(at))
     };
     let f = if whole_file && (ksy::forced() || named()) {
         Format::Ksy
     } else {
-        detect(b.slice(at.offset, at.len), place)?
+        detect(b.bytes(at), place)?
     };
     let r = row(f)?;
     // Marked before it is parsed, so that what it opens knows where it is.

@@ -457,7 +457,7 @@ pub(crate) fn section(
 ) -> bool {
     let n = s.name.as_str();
     if s.typ == SHT_ZEBIN_SPIRV || n == ".spv" {
-        if spirv::detect(b.slice(at.offset, at.len)) {
+        if spirv::detect(b.bytes(at)) {
             b.set_format(id, Format::SpirV);
             spirv::parse(b, id, at);
         } else {
@@ -483,7 +483,7 @@ pub(crate) fn section(
         || n.starts_with(".misc.")
         || n.starts_with(".visaasm")
     {
-        let bytes = b.slice(at.offset, at.len);
+        let bytes = b.bytes(at);
         let end = text::strip_padding(bytes, 0).len();
         let shown = bytes.get(..end.min(4096)).unwrap_or(&[]);
         let mut v = text::quoted(shown);
@@ -562,7 +562,7 @@ pub(crate) fn finish(b: &mut Builder<'_>, elf: &Elf, built: &[(usize, NodeId)], 
 
 fn zeinfo(b: &mut Builder<'_>, id: NodeId, at: Span, st: &mut State) {
     b.gaps(id, Gap::Syntax);
-    let bytes = text::strip_padding(b.slice(at.offset, at.len), 0);
+    let bytes = text::strip_padding(b.bytes(at), 0);
     let src = match std::str::from_utf8(bytes) {
         Ok(s) => s,
         Err(e) => {

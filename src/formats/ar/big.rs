@@ -214,7 +214,7 @@ fn item(b: &mut Builder<'_>, parent: NodeId, label: String, it: &Item, base: u64
         Kind::File => match b.nested(d, it.data) {
             Some(f) => b.set_value(d, f.name()),
             None => {
-                let v = text::hex(b.slice(it.data.offset, it.data.len), 16);
+                let v = text::hex(b.bytes(it.data), 16);
                 b.set_value(d, v);
             }
         },
@@ -249,7 +249,7 @@ fn member_table(b: &mut Builder<'_>, d: NodeId, at: Span, base: u64, ms: &Member
     }
     let n = n.min(room);
     let names = at.skip(NUM + n * NUM);
-    let (starts, used) = name_starts(b.slice(names.offset, names.len), n);
+    let (starts, used) = name_starts(b.bytes(names), n);
     let starts = Arc::new(starts);
     let ms = ms.clone();
     b.array(

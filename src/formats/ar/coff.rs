@@ -308,7 +308,7 @@ fn indexed(
     let n = n.min(room);
     let s = idx + INDEX * n;
     let names = b.span(s, end.saturating_sub(s));
-    let (starts, used) = name_starts(b.slice(names.offset, names.len), n);
+    let (starts, used) = name_starts(b.bytes(names), n);
     let starts = Arc::new(starts);
     b.array(
         d,

@@ -179,7 +179,7 @@ fn scan(b: &mut Builder<'_>, parent: NodeId, at: Span, thin: bool) -> Vec<Entry>
             match (idx, longnames) {
                 (Some(k), Some(table)) if k < table.len => {
                     let rest = table.skip(k);
-                    let s = b.slice(rest.offset, rest.len);
+                    let s = b.bytes(rest);
                     let e = memchr::memmem::find(s, b"/\n")
                         .or_else(|| memchr::memchr2(b'\n', 0, s))
                         .unwrap_or(s.len());
@@ -301,14 +301,14 @@ fn file(b: &mut Builder<'_>, d: NodeId, at: Span) {
     match coff::object_machine(b, at) {
         Some(m) => b.set_value(d, format!("COFF object, {m}")),
         None => {
-            let v = text::hex(b.slice(at.offset, at.len), 16);
+            let v = text::hex(b.bytes(at), 16);
             b.set_value(d, v);
         }
     }
 }
 
 fn long_names(b: &mut Builder<'_>, d: NodeId, at: Span) {
-    let bytes = b.slice(at.offset, at.len);
+    let bytes = b.bytes(at);
     let mut pos = 0usize;
     // GNU ends a name with "/\n", MSVC with a NUL.
     for s in bytes

@@ -90,7 +90,7 @@ pub fn names_and_padding(b: &mut Builder<'_>, d: NodeId, names: Span, used: u64)
         crate::formats::elf::strings_node(b, g, taken);
     }
     if !rest.is_empty() {
-        let pad = b.slice(rest.offset, rest.len);
+        let pad = b.bytes(rest);
         let v = if pad.iter().all(|&c| c == 0) {
             Value::with(
                 rest.len,
@@ -136,7 +136,7 @@ pub fn symtab(b: &mut Builder<'_>, d: NodeId, at: Span, w: u64, base: u64, ms: M
         );
     }
     let names = at.skip(w + n * w);
-    let (starts, used) = name_starts(b.slice(names.offset, names.len), n);
+    let (starts, used) = name_starts(b.bytes(names), n);
     let starts = Arc::new(starts);
     b.array(
         d,

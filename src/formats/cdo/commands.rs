@@ -276,7 +276,7 @@ fn word_at(f: &mut Fields<'_, '_>, name: &str, kind: Kind, ctx: &Ctx) -> Option<
 
 /// A leaf for the raw bytes in `at`: their count and a preview.
 pub(super) fn raw(b: &mut Builder<'_>, node: NodeId, name: &str, at: Span) -> NodeId {
-    let preview = format!(" bytes: {}", text::hex(b.slice(at.offset, at.len), 16));
+    let preview = format!(" bytes: {}", text::hex(b.bytes(at), 16));
     b.leaf(
         node,
         name,

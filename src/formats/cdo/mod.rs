@@ -136,7 +136,7 @@ pub fn parse(
 fn header(b: &mut Builder<'_>, parent: NodeId, cdo: Span) -> Option<(u64, u64)> {
     let lim = cdo.end();
     let at = header::AT;
-    let h = match Header::read(b.slice(cdo.offset, cdo.len)) {
+    let h = match Header::read(b.bytes(cdo)) {
         Ok(h) => h,
         Err(short) => {
             b.error(
@@ -148,7 +148,7 @@ fn header(b: &mut Builder<'_>, parent: NodeId, cdo: Span) -> Option<(u64, u64)> 
                 ),
             );
             if !cdo.is_empty() {
-                let bytes = b.slice(cdo.offset, cdo.len);
+                let bytes = b.bytes(cdo);
                 b.leaf(parent, "header", cdo.offset, cdo.len, text::hex(bytes, 16));
             }
             return None;

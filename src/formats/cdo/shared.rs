@@ -105,7 +105,7 @@ pub(super) fn trailing(b: &mut Builder<'_>, parent: NodeId, cdo: u64, rest: Span
 /// five, as one leaf.
 pub(super) fn header_extra(b: &mut Builder<'_>, parent: NodeId, head: Span) {
     let at = head.skip(header::SIZE);
-    let extra = b.slice(at.offset, at.len);
+    let extra = b.bytes(at);
     b.leaf(
         parent,
         "header_extra",

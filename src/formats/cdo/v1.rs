@@ -104,7 +104,7 @@ fn command_end(b: &Builder<'_>, at: u64, lim: u64) -> Option<u64> {
 pub(super) fn parse(b: &mut Builder<'_>, parent: NodeId, cdo: Span) {
     let lim = cdo.end();
     let at_ = v1_header::AT;
-    let Ok(h) = V1Header::read(b.slice(cdo.offset, cdo.len)) else {
+    let Ok(h) = V1Header::read(b.bytes(cdo)) else {
         return;
     };
     let (remaining, version, sections) = (h.header_words, h.version, h.sections);
@@ -212,11 +212,11 @@ fn section(b: &mut Builder<'_>, list: NodeId, i: u64, at: Span, lim: u64) -> u64
                 at.len
             ),
         );
-        let bytes = b.slice(at.offset, at.len);
+        let bytes = b.bytes(at);
         b.leaf(list, "incomplete", at.offset, at.len, text::hex(bytes, 16));
         return 0;
     }
-    let Ok(h) = Section::read(b.slice(at.offset, at.len)) else {
+    let Ok(h) = Section::read(b.bytes(at)) else {
         return 0;
     };
     let (id, length, count) = (h.section_id, h.length, h.commands);

@@ -109,7 +109,7 @@ fn riscv_arch(b: &Builder<'_>, elf: &Elf) -> Option<String> {
         .iter()
         .find(|s| s.typ == SHT_RISCV_ATTRIBUTES || s.name == ".riscv.attributes")?;
     let at = elf.data(s)?;
-    let d = b.slice(at.offset, at.len);
+    let d = b.bytes(at);
     // 'A', then subsections: u32 length, vendor name, NUL, then
     // sub-subsections: tag (ULEB), u32 length, attributes.
     let mut rest = d.strip_prefix(b"A")?;
@@ -347,7 +347,7 @@ fn lend(t: &Arc<Target>, pc: u64, bytes: &[u8], scan: &Scan) {
 }
 
 fn decode_all(b: &mut Builder<'_>, id: NodeId, place: &Place, code: Span, pc: u64) {
-    let bytes = b.slice(code.offset, code.len);
+    let bytes = b.bytes(code);
     // A tree that looks for a link's target decodes the function it leads
     // into and keeps it for the tree that shows it; that tree takes it
     // instead of decoding it again.

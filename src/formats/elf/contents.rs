@@ -548,7 +548,7 @@ pub(super) fn segments(b: &mut Builder<'_>, parent: NodeId, elf: &Arc<Elf>, phdr
                 );
             }
             _ => {
-                let s = b.slice(at.offset, at.len);
+                let s = b.bytes(at);
                 let end = memchr::memchr(0, s).unwrap_or(s.len());
                 b.leaf(
                     g,

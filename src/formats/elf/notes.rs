@@ -20,7 +20,7 @@ pub(super) fn notes(
 ) {
     let e = elf.e;
     let al = if align == 8 { 8 } else { 4 };
-    let all = b.slice(at.offset, at.len);
+    let all = b.bytes(at);
     if !all.is_empty() && all.iter().all(|&c| c == 0) {
         b.leaf(
             parent,

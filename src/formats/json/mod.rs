@@ -32,7 +32,7 @@ const MAX_SHOWN: usize = 256;
 /// warning at the offending byte, if the text is not well-formed JSON.
 pub fn tree(b: &mut Builder<'_>, parent: NodeId, src: Span) -> bool {
     b.gaps(parent, Gap::Syntax);
-    let all = b.slice(src.offset, src.len);
+    let all = b.bytes(src);
     let s = text::trim_end_by(all, |c| c == 0 || is_ws(c));
     let end = s.len();
     // A UTF-8 byte order mark is tolerated.

@@ -195,7 +195,7 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, at: Span) {
         return;
     };
     let top = b.node(parent).is_some_and(|n| n.parent.is_none()) && b.space() == crate::model::FILE;
-    let d = b.slice(at.offset, at.len);
+    let d = b.bytes(at);
     let named = || {
         let name = b.node(parent).map_or("", |n| n.name.as_str());
         by_extension(i, name, d)

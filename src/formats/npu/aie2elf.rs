@@ -203,7 +203,7 @@ fn data_words(c: u32) -> u64 {
 /// Decodes the control packets in `sec`: each packet its own node (built
 /// when shown), and the bytes after the last whole packet.
 fn packets(b: &mut Builder<'_>, id: NodeId, sec: Span) {
-    let d = b.slice(sec.offset, sec.len);
+    let d = b.bytes(sec);
     let mut marks = Vec::new();
     let mut count = 0u64;
     let mut at = 0u64;

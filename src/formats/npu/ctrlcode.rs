@@ -146,7 +146,7 @@ fn text(b: &mut Builder<'_>, id: NodeId, elf: &Elf, page: &str, sec: Span) {
             kind: "npu".into(),
         }),
     );
-    let d = b.slice(sec.offset, sec.len).to_vec();
+    let d = b.bytes(sec).to_vec();
     page_header(b, id, sec.offset, &d);
     let w = walk(&d);
     let env = Arc::new(env(page_data(elf, page, sec.len)));
@@ -239,7 +239,7 @@ fn data(b: &mut Builder<'_>, id: NodeId, elf: &Elf, page: &str, sec: Span) {
         bytes_leaf(b, id, "data", sec);
         return;
     };
-    let t = b.slice(text.offset, text.len).to_vec();
+    let t = b.bytes(text).to_vec();
     let text_ptrs = text.len.saturating_sub(PAGE_HEADER);
     // The chains of buffer descriptors the ops start.
     let mut starts: Vec<u64> = Vec::new();
@@ -263,7 +263,7 @@ fn data(b: &mut Builder<'_>, id: NodeId, elf: &Elf, page: &str, sec: Span) {
     }
     starts.sort_unstable();
     starts.dedup();
-    let d = b.slice(sec.offset, sec.len).to_vec();
+    let d = b.bytes(sec).to_vec();
     let mut items: Vec<(u64, u64, Item)> = Vec::new();
     let mut bds: Vec<u64> = Vec::new();
     for s in starts {

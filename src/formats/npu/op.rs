@@ -475,7 +475,7 @@ pub(super) fn link_queue(
 
 /// A leaf for the bytes in `at`: their count and a preview.
 pub(super) fn bytes_leaf(b: &mut Builder<'_>, parent: NodeId, name: &str, at: Span) {
-    let bytes = b.slice(at.offset, at.len);
+    let bytes = b.bytes(at);
     let v = format!("{} bytes: {}", at.len, text::hex(bytes, 16));
     b.leaf(parent, name, at.offset, at.len, v);
 }

@@ -225,7 +225,7 @@ fn cstr(d: Rel<'_>, at: u64) -> Option<(&[u8], bool)> {
 /// it.
 fn binary(b: &mut Builder<'_>, node: NodeId, at: Span) -> String {
     let d = Rel {
-        d: b.slice(at.offset, at.len),
+        d: b.bytes(at),
         skip: 0,
     };
     let Some(Head { version, size, .. }) = read_at::<Head>(d, 0) else {
@@ -1002,7 +1002,7 @@ fn compressed(
         );
     }
     let packed = b.span(bin.abs(eo), bin.len - eo);
-    let d = b.slice(packed.offset, packed.len);
+    let d = b.bytes(packed);
     let method = compression(d);
     let m = method.name();
     let body = inflated.saturating_sub(eo);

@@ -266,7 +266,7 @@ pub fn parse(b: &mut Builder<'_>, parent: NodeId, at: Span) {
     }
     if !at.len.is_multiple_of(4) {
         let tail = at.skip(whole.len);
-        let bytes = b.slice(tail.offset, tail.len);
+        let bytes = b.bytes(tail);
         b.leaf(
             parent,
             "trailing",

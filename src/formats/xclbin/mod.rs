@@ -455,9 +455,7 @@ fn payload(b: &mut Builder<'_>, kind: u32, sec: Sec, ctx: &tables::Ctx) {
         kind::AIE_PARTITION => aie::partition(b, sec, ctx.hw_gen),
         // An NPU xclbin's PDI holds AIE configuration: its addresses are
         // shown with their registers, as an AIE_PARTITION's images are.
-        kind::PDI
-            if ctx.npu && crate::formats::pdi::detect(b.slice(sec.span.offset, sec.span.len)) =>
-        {
+        kind::PDI if ctx.npu && crate::formats::pdi::detect(b.bytes(sec.span)) => {
             crate::formats::pdi::parse_in_partition(b, sec.node, sec.span, &[], ctx.hw_gen);
         }
         kind::AIE_RESOURCES_BIN => blobs::aie_resources_bin(b, sec),

@@ -315,7 +315,7 @@ impl Ctx {
         };
         let hw_gen = secs.iter().zip(sec_of).find_map(|(e, s)| {
             let s = s.filter(|_| e.kind == kind::AIE_METADATA)?;
-            hw_gen(b.slice(s.span.offset, s.span.len))
+            hw_gen(b.bytes(s.span))
         });
         Ctx {
             ip: find(kind::IP_LAYOUT, IP_DATA, "IP_LAYOUT"),

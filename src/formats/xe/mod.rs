@@ -945,7 +945,7 @@ fn proginfo(b: &mut Builder<'_>, d: NodeId, at: Span) {
             format!(
                 "{} bytes (not in the usual record layout): {}",
                 at.len,
-                text::hex(b.slice(at.offset, at.len), 16)
+                text::hex(b.bytes(at), 16)
             ),
         );
         return;

@@ -91,6 +91,11 @@ impl<'a> Builder<'a> {
         self.space
     }
 
+    /// The bytes of `at`, a span of the space being built, cut to it.
+    pub fn bytes(&self, at: Span) -> &'a [u8] {
+        self.slice(at.offset, at.len)
+    }
+
     /// The bytes of `[off, off+len)`, cut to the file.
     pub fn slice(&self, off: u64, len: u64) -> &'a [u8] {
         let start = (off.min(self.file_len())) as usize;

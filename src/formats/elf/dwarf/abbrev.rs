@@ -154,9 +154,9 @@ pub(super) fn tables(b: &mut Builder<'_>, id: NodeId, sec: Span) -> bool {
     b.lazy(
         id,
         Arc::new(move |b: &mut Builder<'_>, id| {
-            let d = b.slice(sec.offset, sec.len);
+            let d = b.bytes(sec);
             let step: Step = Arc::new(move |b: &mut Builder<'_>, p, i, off| {
-                let d = b.slice(sec.offset, sec.len);
+                let d = b.bytes(sec);
                 let at = usize::try_from(off.checked_sub(base)?).ok()?;
                 let (end, n) = table_end(d, at);
                 if end <= at {

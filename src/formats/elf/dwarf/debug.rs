@@ -221,7 +221,7 @@ pub(super) fn sources(b: &Builder<'_>, elf: &Elf, copy: bool) -> Sources {
         let src = if let Some((from, method)) = compressed_data(b, elf, s, at) {
             Src::Inflated(from, method)
         } else if copy && b.space() != FILE {
-            Src::Copy(Arc::new(b.slice(at.offset, at.len).to_vec()), at.offset)
+            Src::Copy(Arc::new(b.bytes(at).to_vec()), at.offset)
         } else {
             Src::At(at)
         };
@@ -360,7 +360,7 @@ impl Debug {
                 f.get(p.at.offset.min(end) as usize..end as usize)
                     .unwrap_or_default()
             }
-            Some(p) => b.slice(p.at.offset, p.at.len),
+            Some(p) => b.bytes(p.at),
             None => &[],
         }
     }

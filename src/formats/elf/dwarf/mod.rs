@@ -217,12 +217,12 @@ fn section_bytes(b: &Builder<'_>, elf: &Elf, s: &Sec) -> Option<Vec<u8>> {
         let limit = size.min(MAX_INFLATED);
         let method = crate::formats::compress::Method::Zlib;
         let data = at.skip(zdebug::SIZE);
-        let data = b.slice(data.offset, data.len);
+        let data = b.bytes(data);
         let out = crate::formats::compress::inflate(data, method, limit).ok()?;
         return (out.len() as u64 <= limit).then_some(out);
     }
     if s.flags & constants::SHF_COMPRESSED == 0 {
-        return Some(b.slice(at.offset, at.len).to_vec());
+        return Some(b.bytes(at).to_vec());
     }
     let (hs, t, size) = either!(elf.is64, chdr32 | chdr64 as C => {
         let h: C::Rec = records::read(b, at.offset, elf.e)?;
@@ -235,8 +235,7 @@ fn section_bytes(b: &Builder<'_>, elf: &Elf, s: &Sec) -> Option<Vec<u8>> {
     };
     let limit = size.min(MAX_INFLATED);
     let data = (at.len >= hs).then(|| at.skip(hs))?;
-    let out =
-        crate::formats::compress::inflate(b.slice(data.offset, data.len), method, limit).ok()?;
+    let out = crate::formats::compress::inflate(b.bytes(data), method, limit).ok()?;
     (out.len() as u64 <= limit).then_some(out)
 }
 
