@@ -117,15 +117,9 @@ impl elf::Sections for Descriptors {
             return;
         };
         let Some(sec) = e.sec(st.into()) else { return };
-        let Some(table) = e.data(sec) else { return };
-        let es = e.sym_size();
-        if es == 0 {
-            return;
-        }
         let mut found = 0;
-        for i in 1..(table.len / es).min(MAX_SYMBOLS) {
-            let o = table.offset + i * es;
-            let Some(sym) = elf::read_sym(b, e, o) else {
+        for i in 1..MAX_SYMBOLS {
+            let Some((sym, entry)) = elf::sym_and_entry(b, e, st, i) else {
                 break;
             };
             let Ok(name) = e.string(b, sec.link, sym.name.into()) else {
@@ -142,8 +136,8 @@ impl elf::Sections for Descriptors {
             };
             if found >= MAX_KERNELS {
                 b.warn(
-                    o,
-                    es,
+                    entry.offset,
+                    entry.len,
                     format!("more than {MAX_KERNELS} kernel descriptors; the rest are not decoded"),
                 );
                 break;

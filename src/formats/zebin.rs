@@ -499,30 +499,25 @@ pub(crate) fn section(
 /// Links each `.text.<kernel>` to its `.ze_info` entry (and back) and shows
 /// the symbols that point into it.
 pub(crate) fn finish(b: &mut Builder<'_>, elf: &Elf, built: &[(usize, NodeId)], st: &State) {
-    use crate::formats::elf::{read_sym, sym_bytes};
+    use crate::formats::elf::{sym_and_entry, sym_bytes};
     let symtab = elf.symtab();
-    let mut syms: Vec<(u64, u16, String, u64, Span)> = Vec::new();
+    let mut syms: Vec<(u64, u16, String, Span, Span)> = Vec::new();
     if let Some(si) = symtab {
-        let es = elf.sym_size();
-        if let Some(table) = elf.sec(si.into()).and_then(|s| elf.data(s)) {
-            let strtab = elf.sec(si.into()).map_or(0, |s| s.link);
-            for i in 0..(table.len / es).min(100_000) {
-                let o = table.offset + i * es;
-                let Some(sym) = read_sym(b, elf, o) else {
-                    break;
-                };
-                let Some(named) = sym_bytes(elf, &sym) else {
-                    continue;
-                };
-                let name = elf
-                    .string(b, strtab, sym.name.into())
-                    .map(|s| s.text)
-                    .unwrap_or_default();
-                syms.push((i, sym.shndx, name, o, named));
-            }
+        let strtab = elf.sec(si.into()).map_or(0, |s| s.link);
+        for i in 0..100_000 {
+            let Some((sym, entry)) = sym_and_entry(b, elf, si, i) else {
+                break;
+            };
+            let Some(named) = sym_bytes(elf, &sym) else {
+                continue;
+            };
+            let name = elf
+                .string(b, strtab, sym.name.into())
+                .map(|s| s.text)
+                .unwrap_or_default();
+            syms.push((i, sym.shndx, name, entry, named));
         }
     }
-    let es = elf.sym_size();
     for &(i, node) in built {
         let Some(s) = elf.secs.get(i) else {
             continue;
@@ -542,7 +537,7 @@ pub(crate) fn finish(b: &mut Builder<'_>, elf: &Elf, built: &[(usize, NodeId)], 
             v.push_str(", linked to its .ze_info entry");
         }
         b.set_value(node, v);
-        for (si, shndx, name, o, named) in &syms {
+        for (si, shndx, name, entry, named) in &syms {
             if usize::from(*shndx) != i {
                 continue;
             }
@@ -553,7 +548,7 @@ pub(crate) fn finish(b: &mut Builder<'_>, elf: &Elf, built: &[(usize, NodeId)], 
             };
             let value = format!("symbol [{si}], {} bytes", named.len);
             let n = b.leaf(node, label, named.offset, named.len, value);
-            b.link(n, b.span(*o, es));
+            b.link(n, *entry);
         }
     }
 }

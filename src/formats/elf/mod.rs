@@ -34,7 +34,7 @@ pub use shared::{Elf, Hooks, Sec, SectionHook, Sections, Str, Vendor, NO_HOOKS};
 pub(crate) use notes::owned as owned_notes;
 pub(crate) use relocations::{rel_sym, rels};
 pub(crate) use strings::table as strings_node;
-pub(crate) use symbols::{read_sym, relocatable, sym_bytes, Sym};
+pub(crate) use symbols::{relocatable, sym_and_entry, sym_bytes, Sym};
 
 use std::sync::Arc;
 

@@ -77,6 +77,18 @@ pub(crate) fn real_section(sym: &Sym) -> Option<u32> {
     (sym.shndx != 0 && sym.shndx < 0xff00).then_some(sym.sec)
 }
 
+/// Symbol `i` of table `symtab` as its entry reads (its section index
+/// as st_shndx gives it), with the entry's bytes; none past the table.
+pub(crate) fn sym_and_entry(
+    b: &Builder<'_>,
+    elf: &Elf,
+    symtab: u32,
+    i: u64,
+) -> Option<(Sym, Span)> {
+    let o = sym_entry(elf, symtab, i)?;
+    Some((read_sym(b, elf, o)?, b.span(o, elf.sym_size())))
+}
+
 /// The absolute offset of entry `i` of symbol table section `symtab`.
 pub(crate) fn sym_entry(elf: &Elf, symtab: u32, i: u64) -> Option<u64> {
     let table = elf.data(elf.sec(symtab.into())?)?;
