@@ -3,6 +3,21 @@
 
 use super::*;
 
+/// Whether `e` reads only from `_root` down: no name of the object it is
+/// evaluated in, no stream, position, `_index`, `_`, call or `sizeof`.
+fn from_root(e: &Expr) -> bool {
+    match e {
+        Expr::Int(_) | Expr::Float(_) | Expr::Str(_) | Expr::Bool(_) | Expr::Enum(..) => true,
+        Expr::Name(n) => n == "_root",
+        Expr::Attr(b, n) => !n.starts_with('_') && from_root(b),
+        Expr::Index(a, i) => from_root(a) && from_root(i),
+        Expr::Neg(x) | Expr::Inv(x) | Expr::Not(x) | Expr::Cast(x, _) => from_root(x),
+        Expr::Bin(_, a, b) => from_root(a) && from_root(b),
+        Expr::If(c, a, b) => from_root(c) && from_root(a) && from_root(b),
+        Expr::List(_) | Expr::Call(..) | Expr::SizeOf(_) => false,
+    }
+}
+
 impl Run<'_> {
     pub(super) fn as_enum(&mut self, cx: &Cx, path: &[String], v: V, at: Loc) -> Res<V> {
         let ty = cx.obj.ty;
@@ -79,7 +94,8 @@ impl Run<'_> {
         let special = if name.starts_with('_') { name } else { "" };
         match special {
             "_root" => {
-                return Ok(self.st.root.clone().map_or(V::Null, V::Obj));
+                let root = self.st.root.clone().map_or(V::Null, V::Obj);
+                return Ok(self.counted(root));
             }
             "_parent" => {
                 return match &o.parent {
@@ -107,14 +123,18 @@ impl Run<'_> {
                 let t = t.map(|t| (&t.seq, &t.instances));
                 if let Some((seq, inst)) = t {
                     if let Some(k) = seq.iter().position(|a| a.id == name) {
-                        return Ok(lk(o).fields.get(k).cloned().unwrap_or(V::Null));
+                        let v = lk(o).fields.get(k).cloned().unwrap_or(V::Null);
+                        return Ok(self.counted(v));
                     }
                     if let Some(k) = inst.iter().position(|a| a.id == name) {
                         return self.instance(o, k);
                     }
                 }
             }
-            Some(&Member::Seq(k)) => return Ok(lk(o).fields.get(k).cloned().unwrap_or(V::Null)),
+            Some(&Member::Seq(k)) => {
+                let v = lk(o).fields.get(k).cloned().unwrap_or(V::Null);
+                return Ok(self.counted(v));
+            }
             Some(&Member::Inst(k)) => return self.instance(o, k),
             None => {}
         }
@@ -125,6 +145,14 @@ impl Run<'_> {
                 t.map_or("?", |t| t.name.as_str())
             ),
         )
+    }
+
+    /// `v`, counted in [`Run::eval`]'s nulls where it is null.
+    fn counted(&mut self, v: V) -> V {
+        if matches!(v, V::Null) {
+            self.nulls += 1;
+        }
+        v
     }
 
     /// `X._sizeof`: an attribute's size as it was read; else the value's.
@@ -177,7 +205,37 @@ impl Run<'_> {
         }
     }
 
+    /// The value of `e` in `cx`. An expression that reads only from
+    /// `_root` down (`_root.bits == bits::b64`, which a description may
+    /// test for every field it reads) is evaluated once a run: what it
+    /// reads is set once read. Its value is not kept where a name in it
+    /// read as null (a field not read yet, or left out).
     pub(super) fn eval(&mut self, cx: &Cx, e: &Expr) -> Res<V> {
+        if !matches!(
+            e,
+            Expr::Attr(..) | Expr::Bin(..) | Expr::If(..) | Expr::Index(..)
+        ) {
+            return self.eval_once(cx, e);
+        }
+        let key = (std::ptr::from_ref(e) as usize, cx.obj.ty);
+        match self.st.memo.get(&key) {
+            Some(Some(v)) => return Ok(v.clone()),
+            Some(None) => return self.eval_once(cx, e),
+            None => {}
+        }
+        if !from_root(e) {
+            self.st.memo.insert(key, None);
+            return self.eval_once(cx, e);
+        }
+        let nulls = self.nulls;
+        let v = self.eval_once(cx, e)?;
+        if self.nulls == nulls && !matches!(v, V::Null) {
+            self.st.memo.insert(key, Some(v.clone()));
+        }
+        Ok(v)
+    }
+
+    fn eval_once(&mut self, cx: &Cx, e: &Expr) -> Res<V> {
         self.step()?;
         Ok(match e {
             Expr::Int(v) => V::Int(*v),

@@ -217,6 +217,8 @@ pub struct State {
     /// Instances (type, index) not read with their elements any more
     /// (see [`Run::settle`]).
     unsettled: FxHashSet<(usize, usize)>,
+    /// Values of expressions read from `_root` down (see [`Run::eval`]).
+    memo: rustc_hash::FxHashMap<(usize, usize), Option<V>>,
 }
 
 /// The names expressions of `spec` use (attributes, instances,
@@ -321,6 +323,9 @@ pub struct Run<'a> {
     /// In a run that reads elements of a repeat: the items of the
     /// instances to read with them (see [`Run::settle`]).
     settling: Option<Vec<usize>>,
+    /// How many times a name read as null (not read yet, or left out by
+    /// its `if`): see [`Run::eval`].
+    nulls: u64,
 }
 
 #[derive(Clone)]
@@ -366,6 +371,7 @@ impl<'a> Run<'a> {
             pending: Vec::new(),
             quiet: 0,
             settling: None,
+            nulls: 0,
         }
     }
 
@@ -1070,126 +1076,4 @@ pub fn decode(b: &[u8], enc: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::formats::ksy::expr::parse;
-
-    /// An object of no type, for expressions that name no attribute.
-    fn bare_obj() -> Arc<Obj> {
-        Arc::new(Obj {
-            ty: 0,
-            parent: None,
-            io: 0,
-            depth: 0,
-            params: Vec::new(),
-            m: Mutex::new(ObjMut::default()),
-        })
-    }
-
-    fn ev(s: &str) -> V {
-        let spec = Spec::default();
-        let used = FxHashSet::default();
-        let mut r = Run::new(&spec, &[], &used, State::default());
-        r.st.ios.push(Io {
-            space: 0,
-            base: 0,
-            len: 10,
-            pos: 3,
-            bits: 0,
-            nbits: 0,
-        });
-        let cx = Cx {
-            obj: bare_obj(),
-            index: Some(4),
-            under: None,
-        };
-        let e = parse(s).unwrap();
-        r.eval(&cx, &e).unwrap()
-    }
-
-    fn int(s: &str) -> i128 {
-        match ev(s) {
-            V::Int(i) => i,
-            o => panic!("{s}: {o:?}"),
-        }
-    }
-
-    #[test]
-    fn arithmetic_as_kaitai() {
-        assert_eq!(int("7 / 2"), 3);
-        assert_eq!(int("-7 / 2"), -4);
-        assert_eq!(int("-7 % 3"), 2);
-        assert_eq!(int("7 % 3"), 1);
-        assert_eq!(int("1 << 4 | 3"), 19);
-        assert_eq!(int("0xff & ~0x0f"), 0xf0);
-        assert_eq!(int("5 ^ 3"), 6);
-        assert_eq!(int("2 + 3 * 4 - 1"), 13);
-        assert_eq!(int("true ? 1 : 2"), 1);
-        assert_eq!(int("1 > 2 or 3 == 3 ? 10 : 20"), 10);
-        assert_eq!(int("_index * 2"), 8);
-        assert_eq!(int("_io.size - _io.pos"), 7);
-        assert_eq!(int("'123'.to_i + 1"), 124);
-        assert_eq!(int("'ff'.to_i(16)"), 255);
-        assert_eq!(int("'abc'.length"), 3);
-        assert_eq!(int("[1, 2, 3].size"), 3);
-        assert_eq!(int("[5, 2, 9].max"), 9);
-        assert_eq!(int("[5, 2, 9][1]"), 2);
-        assert_eq!(int("[5, 2, 9].last"), 9);
-        assert_eq!(int("3.7.to_i"), 3);
-        assert_eq!(int("12.as<u4>"), 12);
-        assert!(matches!(ev("'abc'.reverse"), V::Str(s) if &*s == "cba"));
-        assert!(matches!(ev("'hello'.substring(1, 3)"), V::Str(s) if &*s == "el"));
-        assert!(matches!(ev("42.to_s"), V::Str(s) if &*s == "42"));
-        assert!(matches!(ev("'a' + 'b'"), V::Str(s) if &*s == "ab"));
-        assert!(matches!(ev("not (1 < 2)"), V::Bool(false)));
-        assert!(matches!(ev("_io.eof"), V::Bool(false)));
-        assert!(matches!(ev("7.0 / 2"), V::Float(f) if f == 3.5));
-    }
-
-    #[test]
-    fn errors_not_panics() {
-        let spec = Spec::default();
-        let used = FxHashSet::default();
-        let mut r = Run::new(&spec, &[], &used, State::default());
-        let cx = Cx::of(bare_obj());
-        for s in ["1 / 0", "1 % 0", "[1][5]", "'a' - 1", "1 << 200", "nothing"] {
-            assert!(r.eval(&cx, &parse(s).unwrap()).is_err(), "{s}");
-        }
-    }
-
-    #[test]
-    fn an_instance_is_read_once_and_only_when_needed() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("t.ksy");
-        std::fs::write(
-            &path,
-            "meta: {id: t, endian: le}\nseq:\n  - {id: a, type: u1}\ninstances:\n  far: {pos: 100, type: u4}\n  big: {pos: 0, type: u2}\n  twice: {value: big + big}\n",
-        )
-        .unwrap();
-        let spec = crate::formats::ksy::spec::load(&path, &[]).unwrap();
-        let used = names_used(&spec);
-        let data = [1u8, 2, 3, 4];
-        let mut r = Run::new(&spec, &data, &used, State::default());
-        r.root(0, 0, 4).unwrap();
-        // `far` would fail: it is not read, nor is anything else.
-        assert_eq!(r.st.evaluated, 0);
-        assert!(r.diags.is_empty());
-        let root = r.st.root.clone().unwrap();
-        let v = r.instance(&root, 2).unwrap();
-        assert!(matches!(v, V::Int(0x0402)), "{v:?}");
-        // `twice` and `big`, `big` once.
-        assert_eq!(r.st.evaluated, 2);
-        assert!(matches!(r.instance(&root, 1).unwrap(), V::Int(0x0201)));
-        assert_eq!(r.st.evaluated, 2);
-        let f = r.open_instance(&root, 0).unwrap_err();
-        assert!(f.msg.contains("bytes asked for"), "{}", f.msg);
-    }
-
-    #[test]
-    fn decoding() {
-        assert_eq!(decode(b"h\0i\0", "UTF-16LE"), "hi");
-        assert_eq!(decode(b"\0h\0i", "utf-16be"), "hi");
-        assert_eq!(decode(&[0xe9], "ISO-8859-1"), "é");
-        assert_eq!(decode(b"ok", "ASCII"), "ok");
-    }
-}
+mod tests;
