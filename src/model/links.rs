@@ -161,10 +161,7 @@ impl LinkTargets {
             Found::Lead(id) => {
                 let mut out = self.address(id);
                 if let Some(name) = self.tree.lead(id) {
-                    if !out.is_empty() {
-                        out.push('/');
-                    }
-                    escape_segment(&mut out, &cut_name(name));
+                    push_segment(&mut out, name);
                 }
                 out
             }
@@ -200,21 +197,27 @@ impl LinkTargets {
             return String::new();
         };
         let mut out = self.addresses.get(&parent).cloned().unwrap_or_default();
-        if !out.is_empty() {
-            out.push('/');
-        }
         let tree = &self.tree;
         let shared = self
             .shared
             .entry(parent)
             .or_insert_with(|| shared_names(tree, parent));
-        escape_segment(&mut out, &cut_name(tree.name(id)));
+        push_segment(&mut out, tree.name(id));
         if let Some(k) = shared.get(&id) {
             out.push('#');
             out.push_str(itoa::Buffer::new().format(*k));
         }
         out
     }
+}
+
+/// Adds a child named `name` to address `out` (empty for the root), its
+/// name cut and escaped as addresses write it.
+fn push_segment(out: &mut String, name: &str) {
+    if !out.is_empty() {
+        out.push('/');
+    }
+    escape_segment(out, &cut_name(name));
 }
 
 /// Children a node may have for [`built_target`] to look through them.

@@ -345,7 +345,6 @@ fn located(
     items: &mut Vec<Item>,
     value: &mut String,
 ) -> Option<()> {
-    let len_at = (at, c.pos - at);
     let p = c.pos;
     c.skip(n)?;
     let bytes =
@@ -353,12 +352,7 @@ fn located(
     if !full {
         return Some(());
     }
-    items.push(leaf(
-        "expression_length",
-        len_at.0,
-        len_at.1,
-        Value::uint(n),
-    ));
+    items.push(leaf("expression_length", at, p - at, Value::uint(n)));
     let s = (ctx.expr)(bytes, word);
     items.push(leaf("expression", p, n, Value::text(&s)));
     if !value.is_empty() {

@@ -123,18 +123,14 @@ impl Run<'_> {
                 let t = t.map(|t| (&t.seq, &t.instances));
                 if let Some((seq, inst)) = t {
                     if let Some(k) = seq.iter().position(|a| a.id == name) {
-                        let v = lk(o).fields.get(k).cloned().unwrap_or(V::Null);
-                        return Ok(self.counted(v));
+                        return Ok(self.field(o, k));
                     }
                     if let Some(k) = inst.iter().position(|a| a.id == name) {
                         return self.instance(o, k);
                     }
                 }
             }
-            Some(&Member::Seq(k)) => {
-                let v = lk(o).fields.get(k).cloned().unwrap_or(V::Null);
-                return Ok(self.counted(v));
-            }
+            Some(&Member::Seq(k)) => return Ok(self.field(o, k)),
             Some(&Member::Inst(k)) => return self.instance(o, k),
             None => {}
         }
@@ -145,6 +141,13 @@ impl Run<'_> {
                 t.map_or("?", |t| t.name.as_str())
             ),
         )
+    }
+
+    /// Seq attribute `k` of `o` as read (null where it is not, or not
+    /// kept), counted as [`Run::counted`] says.
+    fn field(&mut self, o: &Obj, k: usize) -> V {
+        let v = lk(o).fields.get(k).cloned().unwrap_or(V::Null);
+        self.counted(v)
     }
 
     /// `v`, counted in [`Run::eval`]'s nulls where it is null.
