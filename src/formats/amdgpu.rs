@@ -163,7 +163,13 @@ impl elf::Sections for Descriptors {
             );
             b.set_value(g, Value::str(kernel));
             let entry = kernel_entry(b, e, &sym, kd_at.offset);
-            descriptor(b, g, kd_at.offset, e.e, proc_name, abi, entry);
+            let (at, endian) = (kd_at.offset, e.e);
+            // Its fields are built when it is opened: a library's fat
+            // binary holds hundreds of code objects of hundreds of kernels.
+            b.lazy(
+                g,
+                Arc::new(move |b, g| descriptor(b, g, at, endian, proc_name, abi, entry)),
+            );
         }
     }
 }
