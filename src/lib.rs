@@ -8,6 +8,7 @@
 pub mod diff;
 pub mod disasm;
 pub mod export;
+pub mod extract;
 pub mod folders;
 pub mod formats;
 #[cfg(unix)]
