@@ -14,11 +14,17 @@
 # against clang-offload-bundler-22's), so that both tools read the same
 # bytes from the page cache.
 #
-# Two comparisons, medians of RUNS (default 5) runs made in turns:
+# Four comparisons, medians of RUNS (default 5) runs made in turns:
 #   per bundle  one `fwview --json --code BUNDLE` for each bundle against
 #               one `llvm-objdump-22 -d OBJECTS…` for each bundle's objects
 #   one process the same fwview runs against a single llvm-objdump-22
 #               process over every bundle's objects (its cheapest form)
+#   one kernel  the largest function of the first bundle, from the bundle:
+#               `fwview --json --code --at PATH BUNDLE` against
+#               clang-offload-bundler-22 --unbundle of its code object, then
+#               `llvm-objdump-22 -d --disassemble-symbols=NAME` of it
+#   unbundled   the same fwview against that llvm-objdump-22 alone, on the
+#               code object unbundled beforehand
 # fwview's output holds every node of the bundle and of each code object
 # (headers, sections, symbols, notes, kernel descriptors) as well as the
 # instructions; llvm-objdump's only the instructions.
@@ -69,3 +75,35 @@ pair "per bundle" \
 pair "one process" \
     "for d in $DIR/*/; do $FW --json --code \$d/bundle; done" \
     "$OBJDUMP -d $DIR/*/*.co" "llvm-objdump"
+
+# The largest function of the first bundle, and its address in the bundle.
+READELF=${LLVM_READELF:-llvm-readelf-22}
+BUNDLER=${CLANG_OFFLOAD_BUNDLER:-clang-offload-bundler-22}
+first=$(ls -d "$DIR"/*/ | head -n 1)
+if command -v "$READELF" > /dev/null && command -v "$BUNDLER" > /dev/null; then
+    set -- $(for co in "$first"*.co; do
+        "$READELF" -sW "$co" | awk -v co="$co" '$4 == "FUNC" { print $3, $8, co }'
+    done | sort -n -r | head -n 1)
+    ksize=$1 kname=$2 kco=$3
+    entry=$("$FW" --targets "$first/bundle" | cut -f4 | while read -r e; do
+        if [ "$(basename "$e" | tr ':' '_').co" = "$(basename "$kco")" ]; then echo "$e"; fi
+    done)
+    kat=$("$FW" --code --find "n:$kname" "$first/bundle" | sed 's/^[^ ]*  //' |
+        awk -v e="$entry/" -v n="/$kname" \
+            'index($0, e) == 1 && substr($0, length($0) - length(n) + 1) == n' | head -n 1)
+    echo "one kernel: $kname, $ksize bytes, in $entry"
+    unbundle="$BUNDLER --unbundle --type=o --targets=$entry --input=$first/bundle --output=$TMP/k.co"
+    # clang-offload-bundler-22 refuses some of these bundles (an entry id
+    # of the older form, without an environment, read before the target).
+    if sh -c "$unbundle" 2> /dev/null; then
+        pair "one kernel" "$FW --json --code --at '$kat' $first/bundle" \
+            "$unbundle && $OBJDUMP -d --disassemble-symbols=$kname $TMP/k.co" \
+            "unbundle+objdump"
+    else
+        echo "one kernel: $BUNDLER cannot unbundle $entry from this bundle; compared unbundled only"
+    fi
+    pair "unbundled" "$FW --json --code --at '$kat' $first/bundle" \
+        "$OBJDUMP -d --disassemble-symbols=$kname $kco" "llvm-objdump"
+else
+    echo "one kernel: $READELF or $BUNDLER not installed; skipped"
+fi

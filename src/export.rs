@@ -1,8 +1,8 @@
-//! Headless output: the tree as JSON or indented text, search hits,
-//! diagnostics and differences; the bytes of one node are
-//! `crate::extract`'s. The tree is walked building lazy children on the
-//! way and dropping them after, so even a table of millions is printed in
-//! bounded memory.
+//! Headless output: the tree (or one node and what it holds) as JSON or
+//! indented text, search hits, diagnostics and differences; the bytes of
+//! one node are `crate::extract`'s. The tree is walked building lazy
+//! children on the way and dropping them after, so even a table of
+//! millions is printed in bounded memory.
 
 #![forbid(unsafe_code)]
 
@@ -293,6 +293,24 @@ pub fn json_with(
     out: &mut dyn Write,
     threads: usize,
 ) -> io::Result<()> {
+    json_from(tree, path, None, out, threads)
+}
+
+/// [`json`] of node `at` and what it holds (`--at`): the document says
+/// `at`'s address, its `root` is `at`, and its diagnostics are those that
+/// start in `at`'s bytes ([`Tree::starts_in`]).
+pub fn json_at(tree: &mut Tree, path: &str, at: NodeId, out: &mut dyn Write) -> io::Result<()> {
+    let threads = crate::walk::threads_for_node(tree, at);
+    json_from(tree, path, Some(at), out, threads)
+}
+
+fn json_from(
+    tree: &mut Tree,
+    path: &str,
+    at: Option<NodeId>,
+    out: &mut dyn Write,
+    threads: usize,
+) -> io::Result<()> {
     let mut buf: Vec<u8> = Vec::with_capacity(CHUNK * 2);
     buf.extend_from_slice(b"{\"path\": ");
     push_json_str(&mut buf, path);
@@ -300,10 +318,16 @@ pub fn json_with(
     push_u64(&mut buf, tree.data().len() as u64);
     buf.extend_from_slice(b", \"format\": ");
     push_json_str(&mut buf, tree.format_name());
+    if let Some(id) = at {
+        buf.extend_from_slice(b", \"at\": ");
+        push_json_str(&mut buf, printed_address(&tree.path_string(id)));
+    }
     buf.extend_from_slice(b",\n\"root\": ");
     out.write_all(&buf)?;
     buf.clear();
-    crate::walk::walk(tree, &mut JsonSink::default(), out, threads)?;
+    let from = at.unwrap_or(tree.root());
+    crate::walk::walk_from(tree, from, &mut JsonSink::default(), out, threads)?;
+    let shown = at.and_then(|id| tree.node(id)).map(|n| n.span());
     buf.extend_from_slice(b",\n\"spaces\": [");
     let file_len = tree.data().len() as u64;
     for (i, sp) in tree.spaces().iter().enumerate() {
@@ -334,7 +358,11 @@ pub fn json_with(
         buf.push(b'}');
     }
     buf.extend_from_slice(b"],\n\"diagnostics\": [");
-    for (i, d) in tree.diagnostics().iter().enumerate() {
+    let diags = tree
+        .diagnostics()
+        .iter()
+        .filter(|d| shown.is_none_or(|s| tree.starts_in(s, d.span)));
+    for (i, d) in diags.enumerate() {
         if i > 0 {
             buf.push(b',');
         }
@@ -496,11 +524,29 @@ pub fn text_tree_with(
     mode: Numbers,
     threads: usize,
 ) -> io::Result<()> {
+    let root = tree.root();
+    text_tree_from(tree, root, out, mode, threads)
+}
+
+/// Writes node `at` and what it holds as indented text (`--at`), `at`
+/// unindented.
+pub fn text_tree_at(tree: &mut Tree, at: NodeId, out: &mut dyn Write) -> io::Result<()> {
+    let threads = crate::walk::threads_for_node(tree, at);
+    text_tree_from(tree, at, out, Numbers::Natural, threads)
+}
+
+fn text_tree_from(
+    tree: &mut Tree,
+    from: NodeId,
+    out: &mut dyn Write,
+    mode: Numbers,
+    threads: usize,
+) -> io::Result<()> {
     let mut sink = TextSink {
         mode,
         targets: Targets::default(),
     };
-    crate::walk::walk(tree, &mut sink, out, threads)
+    crate::walk::walk_from(tree, from, &mut sink, out, threads)
 }
 
 /// Writes a node a line: indent, name, range, value.
@@ -772,8 +818,18 @@ impl Sink for JsonSink {
 /// Writes the diagnostics as lines for stderr; one in a derived space shows
 /// it as `[K:0x…+0x…]`.
 pub fn diagnostics_text(tree: &Tree, out: &mut dyn Write) -> io::Result<()> {
+    diagnostics_text_in(tree, None, out)
+}
+
+/// [`diagnostics_text`] of those that start in node `at`'s bytes
+/// ([`Tree::starts_in`]), or of all.
+pub fn diagnostics_text_in(tree: &Tree, at: Option<NodeId>, out: &mut dyn Write) -> io::Result<()> {
     let mut out = io::BufWriter::with_capacity(CHUNK, out);
+    let shown = at.and_then(|id| tree.node(id)).map(|n| n.span());
     for d in tree.diagnostics() {
+        if shown.is_some_and(|s| !tree.starts_in(s, d.span)) {
+            continue;
+        }
         let sp = if d.span.space == FILE {
             String::new()
         } else {

@@ -69,6 +69,19 @@ struct Cli {
     #[arg(long, value_name = "PATH", requires = "output", value_parser = node_path)]
     extract: Option<String>,
 
+    /// Start at the node at PATH (an address as --tree and --find n: give
+    /// them): --tree and --json print only it and what it holds (with the
+    /// diagnostics that start in its bytes), and the explorer opens with it
+    /// selected. With --code, `--tree --code --at .../.text/KERNEL`
+    /// decodes that one function.
+    #[arg(
+        long,
+        value_name = "PATH",
+        value_parser = node_path,
+        conflicts_with_all = ["extract", "find", "targets", "diff", "other"]
+    )]
+    at: Option<String>,
+
     /// Where --extract writes (`-` for standard output).
     #[arg(short, long, value_name = "OUT", requires = "extract")]
     output: Option<PathBuf>,
@@ -587,6 +600,10 @@ fn run() -> ExitCode {
     // so that it stays as it was without.
     let headless =
         cli.targets || cli.json || cli.tree || cli.find.is_some() || cli.extract.is_some();
+    if cli.at.is_some() && file.is_dir() {
+        eprintln!("fwview: --at names a node of one file; a folder has none");
+        return ExitCode::from(2);
+    }
     if !headless && file.is_dir() {
         return match tui::run_folder(&file) {
             Ok(()) => ExitCode::SUCCESS,
@@ -623,6 +640,16 @@ fn run() -> ExitCode {
         fwview::disasm::worker::prestart();
     }
     let mut tree = formats::build_tree_with(src, &name, options);
+    let at = match &cli.at {
+        Some(p) => match tree.find_path(p) {
+            Some(id) => Some(id),
+            None => {
+                let _ = fail(&file, format!("no node at path {}", text::clean(p)));
+                return ExitCode::from(2);
+            }
+        },
+        None => None,
+    };
 
     if cli.targets {
         return print_targets(&cli, &file, &mut tree);
@@ -630,12 +657,20 @@ fn run() -> ExitCode {
     if cli.json || cli.tree {
         let stdout = io::stdout();
         let mut out = BufWriter::new(stdout.lock());
-        let r = if cli.json {
-            export::json(&mut tree, &shown, &mut out)
-        } else {
-            export::text_tree(&mut tree, &mut out)
-                .and_then(|_| export::diagnostics_text(&tree, &mut io::stderr()))
+        let r = match (cli.json, at) {
+            (true, None) => export::json(&mut tree, &shown, &mut out),
+            (true, Some(id)) => export::json_at(&mut tree, &shown, id, &mut out),
+            (false, None) => export::text_tree(&mut tree, &mut out),
+            (false, Some(id)) => export::text_tree_at(&mut tree, id, &mut out),
         };
+        let r = r.and_then(|_| {
+            if cli.json {
+                return Ok(());
+            }
+            // After the tree: the diagnostics raised while it was built.
+            out.flush()?;
+            export::diagnostics_text_in(&tree, at, &mut io::stderr())
+        });
         return match r.and_then(|_| out.flush()) {
             Ok(()) => changed(&file, ExitCode::SUCCESS),
             // A closed pipe (`| head`) is not an error worth a message.
@@ -659,7 +694,7 @@ fn run() -> ExitCode {
     if let (Some(path), Some(out)) = (&cli.extract, &cli.output) {
         return extract(&cli, &file, &mut tree, path, out);
     }
-    match tui::run(tree, &file) {
+    match tui::run(tree, &file, at) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(&file, e),
     }

@@ -56,13 +56,23 @@ const HELD_MAX: usize = 16 << 20;
 /// the threads running elsewhere at start was tried: the count is a moment's
 /// and mostly saw the shell that started fwview, so it ran on one thread.)
 pub fn threads_for(tree: &Tree) -> usize {
+    threads_for_size(tree.data().len() as u64)
+}
+
+/// How many threads to walk node `id` and what it holds with: as
+/// [`threads_for`] says for a file of the node's size.
+pub fn threads_for_node(tree: &Tree, id: NodeId) -> usize {
+    threads_for_size(tree.node(id).map_or(0, |n| n.size))
+}
+
+fn threads_for_size(size: u64) -> usize {
     if let Some(n) = std::env::var("FWVIEW_THREADS")
         .ok()
         .and_then(|v| v.parse::<usize>().ok())
     {
         return n.clamp(1, 64);
     }
-    if (tree.data().len() as u64) < PARALLEL_FROM {
+    if size < PARALLEL_FROM {
         return 1;
     }
     let cores = std::thread::available_parallelism()
@@ -80,10 +90,23 @@ pub fn walk<S: Sink>(
     out: &mut dyn Write,
     threads: usize,
 ) -> io::Result<()> {
+    let root = tree.root();
+    walk_from(tree, root, sink, out, threads)
+}
+
+/// Walks node `from` and every node below it into `out` through `sink`
+/// (`from` at depth 0), with `threads` threads (1: no other thread).
+pub fn walk_from<S: Sink>(
+    tree: &mut Tree,
+    from: NodeId,
+    sink: &mut S,
+    out: &mut dyn Write,
+    threads: usize,
+) -> io::Result<()> {
     let mut buf = Vec::with_capacity(CHUNK * 2);
     if threads <= 1 {
         let mut err = None;
-        let _ = tree.walk(&mut |t, id, depth, entering| {
+        let _ = tree.walk_from(from, 0, &mut |t, id, depth, entering| {
             if entering {
                 sink.enter(t, id, depth, &mut buf);
             } else {
@@ -145,7 +168,7 @@ pub fn walk<S: Sink>(
         ahead: AHEAD * threads,
         shared,
     };
-    let r = m.go(tree, tree.root(), 0, sink, &mut buf);
+    let r = m.go(tree, from, 0, sink, &mut buf);
     let r = r.and_then(|_| {
         m.queue.push_back(Seg::Text(std::mem::take(&mut buf)));
         m.drain(tree, 0)

@@ -111,6 +111,30 @@ impl Tree {
     pub fn spaces(&self) -> &[Space] {
         &self.arena.spaces
     }
+    /// True when `inner` starts in the bytes of `outer`: in the same space,
+    /// or in a space made (at any depth) from bytes that start there.
+    pub fn starts_in(&self, outer: Span, inner: Span) -> bool {
+        let mut at = inner;
+        // Each space is made from bytes of one made before it: the chain
+        // ends, and at most as many steps as there are spaces.
+        for _ in 0..=self.arena.spaces.len() {
+            if at.space == outer.space {
+                return at.offset == outer.offset
+                    || (at.offset >= outer.offset && at.offset < outer.end());
+            }
+            match self
+                .arena
+                .spaces
+                .get(at.space.index())
+                .and_then(|s| s.origin)
+            {
+                Some(o) => at = o.from,
+                None => return false,
+            }
+        }
+        false
+    }
+
     /// The size of byte space `space` (0 for one not made).
     pub fn space_size(&self, space: SpaceId) -> u64 {
         self.arena
@@ -684,7 +708,9 @@ impl Tree {
         }
     }
 
-    fn walk_from<F>(&mut self, id: NodeId, depth: usize, visit: &mut F) -> ControlFlow<()>
+    /// Walks node `id` (at `depth`) and the nodes below it as
+    /// [`Tree::walk`] walks the whole tree.
+    pub fn walk_from<F>(&mut self, id: NodeId, depth: usize, visit: &mut F) -> ControlFlow<()>
     where
         F: FnMut(&Tree, NodeId, usize, bool) -> ControlFlow<()> + ?Sized,
     {

@@ -44,12 +44,15 @@ pub use events::handle_event;
 pub use matches::{run_search, Found, Progress, Rebuild, Running, SearchState, SpaceHits};
 pub use message::Message;
 
-use crate::model::Tree;
+use crate::model::{NodeId, Tree};
 
 /// Runs the explorer on a parsed file until the user quits.
-pub fn run(tree: Tree, path: &Path) -> io::Result<()> {
+pub fn run(tree: Tree, path: &Path, at: Option<NodeId>) -> io::Result<()> {
     events::need_terminal("--tree or --json")?;
     let mut app = App::new(tree, path);
+    if let Some(id) = at {
+        app.select(id, true);
+    }
     // Marks are kept by file; standard input is no file.
     if let Some(store) = marks::marks_path().filter(|_| path.as_os_str() != "-") {
         app.keep_marks(store);

@@ -651,7 +651,12 @@ fn compile_cl(dir: &Path, cpu: &str) -> std::path::PathBuf {
 
 /// Compiles OpenCL `source` for AMDGPU processor `cpu` into
 /// `dir/<stem>.o`.
-fn compile_cl_source(dir: &Path, cpu: &str, source: &str, stem: &str) -> std::path::PathBuf {
+pub(crate) fn compile_cl_source(
+    dir: &Path,
+    cpu: &str,
+    source: &str,
+    stem: &str,
+) -> std::path::PathBuf {
     let cl = dir.join(format!("{stem}.cl"));
     std::fs::write(&cl, source).expect("write");
     let out = dir.join(format!("{stem}.o"));
@@ -815,7 +820,7 @@ fn kernel_descriptors_link_to_the_first_instruction() {
 
 /// A kernel long enough that its instructions are shown in groups of a
 /// thousand, and a short one.
-const CL_LONG: &str = r#"
+pub(crate) const CL_LONG: &str = r#"
 kernel void big(global float *a) {
   float x = a[0];
 #pragma unroll

@@ -7,6 +7,7 @@
 mod common;
 
 mod ar;
+mod at;
 mod bit;
 mod cdo_v1;
 mod cli;
