@@ -112,6 +112,7 @@ impl App {
                 complete,
             } => return self.strings_done(id, groups, complete),
             Message::OverviewDone { id, blocks } => return self.overview_done(id, blocks),
+            Message::Select(id) => return self.select(id, true),
             _ => {}
         }
         let Some(st) = self.search.as_mut() else {

@@ -70,6 +70,9 @@ pub enum Message {
         opening: u64,
         doc: Result<Box<super::document::Document>, String>,
     },
+    /// Select a node, once the first frame has laid the panes out
+    /// (`fwview --at PATH`).
+    Select(crate::model::NodeId),
     /// A message for the explorer of a file opened from a folder's list,
     /// from its `opening` (those of a file left since are dropped).
     Explored {

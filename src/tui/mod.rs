@@ -50,15 +50,16 @@ use crate::model::{NodeId, Tree};
 pub fn run(tree: Tree, path: &Path, at: Option<NodeId>) -> io::Result<()> {
     events::need_terminal("--tree or --json")?;
     let mut app = App::new(tree, path);
-    if let Some(id) = at {
-        app.select(id, true);
-    }
     // Marks are kept by file; standard input is no file.
     if let Some(store) = marks::marks_path().filter(|_| path.as_os_str() != "-") {
         app.keep_marks(store);
     }
     let (tx, rx) = events::channel();
     app.tx = Some(tx.clone());
+    // Selected once the first frame has sized the panes.
+    if let Some(id) = at {
+        let _ = tx.send(Message::Select(id));
+    }
     reload::watch(path.to_path_buf(), tx.clone());
     events::run(&mut app, tx, rx)
 }
