@@ -51,8 +51,17 @@ pub(crate) fn back_to_back(b: &mut Builder<'_>, node: NodeId, at: Span, p: &'sta
         let part = at.at(pos, end - pos);
         let g = b.group(parent, format!("{} [{i}]", p.name), part.offset, part.len);
         b.set_format(g, (p.format)(b.bytes(part)));
-        (p.open)(b, g, part);
-        b.pages_read(part.offset, part.len);
+        // Each container is read when its node is opened (with the value
+        // its reading gives it): a library's fat binary holds hundreds of
+        // bundles of code objects, and listing them reads only where each
+        // ends.
+        b.lazy_self(
+            g,
+            Arc::new(move |b: &mut Builder<'_>, g| {
+                (p.open)(b, g, part);
+                b.pages_read(part.offset, part.len);
+            }),
+        );
         Some(end)
     });
     // Counting the containers reads the header of each: the pages those
