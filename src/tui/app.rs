@@ -146,6 +146,10 @@ pub struct App {
     pub clipboard: Option<String>,
     /// Where background work reports back; without it, searches run at once.
     pub tx: Option<mpsc::Sender<Message>>,
+    /// Where the tree pane was to scroll to for a selection, when it
+    /// scrolled less far (the tree widget scrolls only as far as the rows
+    /// it drew last): scrolled there once the next frame is drawn.
+    pub(super) rescroll: Option<usize>,
     /// The write running in the background, if any.
     pub writing: Option<Writing>,
     pub(super) next_write_id: u64,
@@ -208,6 +212,7 @@ impl App {
             inspector_big_first: false,
             clipboard: None,
             tx: None,
+            rescroll: None,
             rebuild: crate::formats::build_tree_with,
             describe: crate::formats::describe,
             watched: Default::default(),

@@ -84,7 +84,11 @@ impl App {
         // A jump out of view puts the row near the top, with context above.
         if let Some(row) = before {
             if row < off || row >= off + h {
-                self.scroll_tree_to(row.saturating_sub(SCROLLOFF.min(h.saturating_sub(1) / 2)));
+                let want = row.saturating_sub(SCROLLOFF.min(h.saturating_sub(1) / 2));
+                self.scroll_tree_to(want);
+                if self.tree_state.get_offset() != want {
+                    self.rescroll = Some(want);
+                }
             }
         }
         self.keep_context();
@@ -99,6 +103,12 @@ impl App {
     /// Scrolls the tree so that the selected row has a few rows of context
     /// above and below it (vim's scrolloff), when the pane has room.
     pub(super) fn keep_context(&mut self) {
+        self.keep_context_or_later(true);
+    }
+
+    /// [`App::keep_context`]; where the tree widget holds the scroll back,
+    /// `later` asks for it again after the next frame ([`App::rescroll`]).
+    pub(super) fn keep_context_or_later(&mut self, later: bool) {
         let h = self.view.tree_rows.max(1);
         let margin = SCROLLOFF.min(h.saturating_sub(1) / 2);
         let rows = self.visible();
@@ -114,7 +124,11 @@ impl App {
             off
         };
         // Never scroll past the last row.
-        self.scroll_tree_to(want.min(rows.len().saturating_sub(h)));
+        let want = want.min(rows.len().saturating_sub(h));
+        self.scroll_tree_to(want);
+        if later && self.tree_state.get_offset() != want && self.rescroll.is_none() {
+            self.rescroll = Some(want);
+        }
     }
 
     /// Scrolls the tree so that row `want` is its first (the widget stops

@@ -6,6 +6,7 @@ use ratatui::Frame;
 
 use super::app::{App, Panes, View};
 use super::hex::Geometry;
+use super::message::Message;
 use super::popup::Popup;
 use super::{hex, inspector, popup, status, theme, treeview};
 use ratatui::text::{Line, Span, Text};
@@ -78,6 +79,13 @@ pub fn render(app: &mut App, frame: &mut Frame<'_>) {
     render_bars(app, frame, details, statusbar);
     render_popup(app, frame);
     theme::strip(frame.buffer_mut());
+    // A selection the tree widget did not scroll to (rows it had not drawn
+    // yet) is scrolled to after this frame.
+    if let Some(want) = app.rescroll.take() {
+        if let Some(tx) = &app.tx {
+            let _ = tx.send(Message::Rescroll(want));
+        }
+    }
 }
 
 /// The screen's rows: the panes, the details line, the status bar.

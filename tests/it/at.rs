@@ -378,7 +378,7 @@ fn a_kernel_at_its_address_decodes_as_llvm_objdump_disassembles_its_symbol() {
 
 /// `fwview --at PATH FILE` opens the explorer with that node selected
 /// (its ancestors open, the node line naming it, the hex pane at its
-/// first byte), at 80x24, with rows below it in view as after a jump.
+/// first byte), at 80x24, placed as a jump is: rows above and below it.
 #[test]
 fn the_explorer_opens_at_the_node() {
     let bundle = common::asset("hip/debian-librocsparse0-5.3.0__hip_fatbin-first-bundle.hipfb");
@@ -398,5 +398,10 @@ fn the_explorer_opens_at_the_node() {
     assert!(s.contains("▼ [7] .text"), "{s}");
     assert!(s.contains("00001600  00 00 81 bf"), "{s}");
     assert!(s.contains("[8] .dynamic"), "{s}");
+    // Placed as a jump is: three rows of context above it.
+    let row = s
+        .lines()
+        .position(|l| l.contains("▶ _ZL11init_kernelv [0x1600"));
+    assert_eq!(row, Some(4), "{s}");
     t.keys(&["q"]);
 }
