@@ -148,7 +148,8 @@ pub struct App {
     pub tx: Option<mpsc::Sender<Message>>,
     /// Where the tree pane was to scroll to for a selection, when it
     /// scrolled less far (the tree widget scrolls only as far as the rows
-    /// it drew last): scrolled there once the next frame is drawn.
+    /// it drew last): scrolled there as the panes are drawn
+    /// (`ui::render_panes`).
     pub(super) rescroll: Option<usize>,
     /// The write running in the background, if any.
     pub writing: Option<Writing>,

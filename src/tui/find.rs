@@ -113,10 +113,6 @@ impl App {
             } => return self.strings_done(id, groups, complete),
             Message::OverviewDone { id, blocks } => return self.overview_done(id, blocks),
             Message::Select(id) => return self.select(id, true),
-            Message::Rescroll(want) => {
-                self.scroll_tree_to(want);
-                return self.keep_context_or_later(false);
-            }
             _ => {}
         }
         let Some(st) = self.search.as_mut() else {

@@ -73,9 +73,6 @@ pub enum Message {
     /// Select a node, once the first frame has laid the panes out
     /// (`fwview --at PATH`).
     Select(crate::model::NodeId),
-    /// Scroll the tree pane to this row, as a selection asked, now that
-    /// the rows it opened have been drawn.
-    Rescroll(usize),
     /// A message for the explorer of a file opened from a folder's list,
     /// from its `opening` (those of a file left since are dropped).
     Explored {

@@ -84,11 +84,9 @@ impl App {
         // A jump out of view puts the row near the top, with context above.
         if let Some(row) = before {
             if row < off || row >= off + h {
-                let want = row.saturating_sub(SCROLLOFF.min(h.saturating_sub(1) / 2));
-                self.scroll_tree_to(want);
-                if self.tree_state.get_offset() != want {
-                    self.rescroll = Some(want);
-                }
+                self.scroll_tree_or_later(
+                    row.saturating_sub(SCROLLOFF.min(h.saturating_sub(1) / 2)),
+                );
             }
         }
         self.keep_context();
@@ -107,7 +105,7 @@ impl App {
     }
 
     /// [`App::keep_context`]; where the tree widget holds the scroll back,
-    /// `later` asks for it again after the next frame ([`App::rescroll`]).
+    /// `later` makes it as the tree is drawn ([`App::scroll_tree_or_later`]).
     pub(super) fn keep_context_or_later(&mut self, later: bool) {
         let h = self.view.tree_rows.max(1);
         let margin = SCROLLOFF.min(h.saturating_sub(1) / 2);
@@ -125,8 +123,19 @@ impl App {
         };
         // Never scroll past the last row.
         let want = want.min(rows.len().saturating_sub(h));
+        if later {
+            self.scroll_tree_or_later(want);
+        } else {
+            self.scroll_tree_to(want);
+        }
+    }
+
+    /// [`App::scroll_tree_to`]; where the widget holds the scroll back (it
+    /// scrolls only as far as the rows it drew last), it is made as the
+    /// tree is drawn ([`App::rescroll`]), unless a scroll waits already.
+    fn scroll_tree_or_later(&mut self, want: usize) {
         self.scroll_tree_to(want);
-        if later && self.tree_state.get_offset() != want && self.rescroll.is_none() {
+        if self.tree_state.get_offset() != want && self.rescroll.is_none() {
             self.rescroll = Some(want);
         }
     }

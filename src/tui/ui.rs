@@ -6,7 +6,6 @@ use ratatui::Frame;
 
 use super::app::{App, Panes, View};
 use super::hex::Geometry;
-use super::message::Message;
 use super::popup::Popup;
 use super::{hex, inspector, popup, status, theme, treeview};
 use ratatui::text::{Line, Span, Text};
@@ -79,13 +78,6 @@ pub fn render(app: &mut App, frame: &mut Frame<'_>) {
     render_bars(app, frame, details, statusbar);
     render_popup(app, frame);
     theme::strip(frame.buffer_mut());
-    // A selection the tree widget did not scroll to (rows it had not drawn
-    // yet) is scrolled to after this frame.
-    if let Some(want) = app.rescroll.take() {
-        if let Some(tx) = &app.tx {
-            let _ = tx.send(Message::Rescroll(want));
-        }
-    }
 }
 
 /// The screen's rows: the panes, the details line, the status bar.
@@ -149,6 +141,15 @@ pub fn render_panes(app: &mut App, frame: &mut Frame<'_>, body: Rect, other: Opt
         inspector_shown: insp_area.is_some(),
     });
     treeview::render(app, frame, tree_area);
+    // A scroll the tree widget held back (it scrolls only as far as the
+    // rows it drew last, fewer than a selection's ancestors just opened
+    // give) is made now that they are drawn, and the tree drawn again.
+    if let Some(want) = app.rescroll.take() {
+        app.scroll_tree_to(want);
+        app.keep_context_or_later(false);
+        frame.render_widget(ratatui::widgets::Clear, tree_area);
+        treeview::render(app, frame, tree_area);
+    }
     hex::render(app, frame, hex_area, geo, other);
     if let Some(a) = insp_area.filter(|_| !insp_over) {
         inspector::render(app, frame, a);
