@@ -15,7 +15,9 @@ use rustc_hash::FxHashMap;
 
 use crate::diff::{Change, Counts, Side};
 use crate::model::links::{built_target, built_target_in, LinkTargets};
-use crate::model::{printed_address, text, NodeId, Numbers, Raw, SpaceId, Span, Tree, FILE};
+use crate::model::{
+    printed_address, text, Diagnostic, NodeId, Numbers, Raw, SpaceId, Span, Tree, FILE,
+};
 use crate::walk::Sink;
 
 pub use crate::extract::{extract, write_bytes, ExtractError};
@@ -327,7 +329,6 @@ fn json_from(
     buf.clear();
     let from = at.unwrap_or(tree.root());
     crate::walk::walk_from(tree, from, &mut JsonSink::default(), out, threads)?;
-    let shown = at.and_then(|id| tree.node(id)).map(|n| n.span());
     buf.extend_from_slice(b",\n\"spaces\": [");
     let file_len = tree.data().len() as u64;
     for (i, sp) in tree.spaces().iter().enumerate() {
@@ -358,11 +359,7 @@ fn json_from(
         buf.push(b'}');
     }
     buf.extend_from_slice(b"],\n\"diagnostics\": [");
-    let diags = tree
-        .diagnostics()
-        .iter()
-        .filter(|d| shown.is_none_or(|s| tree.starts_in(s, d.span)));
-    for (i, d) in diags.enumerate() {
+    for (i, d) in diagnostics_in(tree, at).enumerate() {
         if i > 0 {
             buf.push(b',');
         }
@@ -815,6 +812,15 @@ impl Sink for JsonSink {
     }
 }
 
+/// The diagnostics printed: all, or with `at` (`--at`) those that start in
+/// its bytes ([`Tree::starts_in`]).
+fn diagnostics_in(tree: &Tree, at: Option<NodeId>) -> impl Iterator<Item = &Diagnostic> {
+    let shown = at.and_then(|id| tree.node(id)).map(|n| n.span());
+    tree.diagnostics()
+        .iter()
+        .filter(move |d| shown.is_none_or(|s| tree.starts_in(s, d.span)))
+}
+
 /// Writes the diagnostics as lines for stderr; one in a derived space shows
 /// it as `[K:0x…+0x…]`.
 pub fn diagnostics_text(tree: &Tree, out: &mut dyn Write) -> io::Result<()> {
@@ -825,11 +831,7 @@ pub fn diagnostics_text(tree: &Tree, out: &mut dyn Write) -> io::Result<()> {
 /// ([`Tree::starts_in`]), or of all.
 pub fn diagnostics_text_in(tree: &Tree, at: Option<NodeId>, out: &mut dyn Write) -> io::Result<()> {
     let mut out = io::BufWriter::with_capacity(CHUNK, out);
-    let shown = at.and_then(|id| tree.node(id)).map(|n| n.span());
-    for d in tree.diagnostics() {
-        if shown.is_some_and(|s| !tree.starts_in(s, d.span)) {
-            continue;
-        }
+    for d in diagnostics_in(tree, at) {
         let sp = if d.span.space == FILE {
             String::new()
         } else {

@@ -119,8 +119,7 @@ impl Tree {
         // ends, and at most as many steps as there are spaces.
         for _ in 0..=self.arena.spaces.len() {
             if at.space == outer.space {
-                return at.offset == outer.offset
-                    || (at.offset >= outer.offset && at.offset < outer.end());
+                return at.offset == outer.offset || outer.contains(at.offset);
             }
             match self
                 .arena
