@@ -36,7 +36,7 @@ impl Run<'_> {
             return Ok(());
         };
         let vcx = Cx {
-            obj: cx.obj.clone(),
+            obj: cx.obj,
             index: cx.index,
             under: Some(v.clone()),
         };
@@ -108,8 +108,8 @@ impl Run<'_> {
             }
             "_io" => return Ok(V::Io(o.io)),
             "_sizeof" => {
-                let m = lk(o);
-                return Ok(V::Int(i128::from(m.end.saturating_sub(m.start))));
+                let end = lk(o).end;
+                return Ok(V::Int(i128::from(end.saturating_sub(o.start))));
             }
             _ => {}
         }
@@ -269,7 +269,7 @@ impl Run<'_> {
                     Some(v) => v.clone(),
                     None => return fail(None, "_ outside repeat-until or valid"),
                 },
-                _ => self.member(&cx.obj, n)?,
+                _ => self.member(cx.obj, n)?,
             },
             Expr::Attr(base, name) if name == "_sizeof" => self.sizeof_attr(cx, base, name)?,
             Expr::Attr(base, name) => {

@@ -14,6 +14,7 @@
 //! something (an expression's value, a node still to be opened) holds
 //! them.
 
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 use compact_str::{format_compact, CompactString};
@@ -89,7 +90,36 @@ pub struct Obj {
     /// How many objects and instances it is below the top-level one.
     depth: u32,
     params: Vec<(String, V)>,
+    /// Where its seq starts (absolute, in its stream's space).
+    start: u64,
+    /// Its byte order, once known: [`LE_UNKNOWN`], [`LE_NO`] or
+    /// [`LE_YES`]. Set before its seq is read, read by every number in
+    /// it: kept apart from the lock.
+    le: AtomicU8,
     m: Mutex<ObjMut>,
+}
+
+const LE_UNKNOWN: u8 = 0;
+const LE_NO: u8 = 1;
+const LE_YES: u8 = 2;
+
+impl Obj {
+    fn le(&self) -> Option<bool> {
+        match self.le.load(Ordering::Relaxed) {
+            LE_NO => Some(false),
+            LE_YES => Some(true),
+            _ => None,
+        }
+    }
+
+    fn set_le(&self, le: Option<bool>) {
+        let v = match le {
+            None => LE_UNKNOWN,
+            Some(false) => LE_NO,
+            Some(true) => LE_YES,
+        };
+        self.le.store(v, Ordering::Relaxed);
+    }
 }
 
 impl std::fmt::Debug for Obj {
@@ -101,7 +131,6 @@ impl std::fmt::Debug for Obj {
 /// What is learnt of an object as it is read.
 #[derive(Default)]
 struct ObjMut {
-    le: Option<bool>,
     /// The values of its seq attributes, by their index (those that no
     /// expression of the description names are not kept).
     fields: Vec<V>,
@@ -109,11 +138,29 @@ struct ObjMut {
     sizes: Vec<Option<u64>>,
     /// The values of its instances, by their index, once read.
     inst: Vec<Option<V>>,
-    /// Instances being read.
-    busy: Vec<usize>,
-    /// Where its seq started and ended (absolute, in its stream's space).
-    start: u64,
+    /// Instances being read: the first 64 by bit, the others listed.
+    busy: u64,
+    busy_more: Vec<usize>,
+    /// Where its seq ended (absolute, in its stream's space).
     end: u64,
+}
+
+impl ObjMut {
+    fn is_busy(&self, k: usize) -> bool {
+        match u32::try_from(k) {
+            Ok(b) if b < u64::BITS => self.busy & (1 << b) != 0,
+            _ => self.busy_more.contains(&k),
+        }
+    }
+
+    fn set_busy(&mut self, k: usize, busy: bool) {
+        match u32::try_from(k) {
+            Ok(b) if b < u64::BITS && busy => self.busy |= 1 << b,
+            Ok(b) if b < u64::BITS => self.busy &= !(1 << b),
+            _ if busy => self.busy_more.push(k),
+            _ => self.busy_more.retain(|&b| b != k),
+        }
+    }
 }
 
 fn lk(o: &Obj) -> MutexGuard<'_, ObjMut> {
@@ -328,15 +375,17 @@ pub struct Run<'a> {
     nulls: u64,
 }
 
+/// Where an expression is evaluated: the object (borrowed, not held),
+/// the repeat's index, and `_`.
 #[derive(Clone)]
-struct Cx {
-    obj: Arc<Obj>,
+struct Cx<'o> {
+    obj: &'o Arc<Obj>,
     index: Option<i128>,
     under: Option<V>,
 }
 
-impl Cx {
-    fn of(obj: Arc<Obj>) -> Cx {
+impl<'o> Cx<'o> {
+    fn of(obj: &'o Arc<Obj>) -> Cx<'o> {
         Cx {
             obj,
             index: None,
@@ -418,7 +467,7 @@ impl<'a> Run<'a> {
     fn instance_under_root(&mut self, obj: &Arc<Obj>, k: usize) -> (usize, Res<V>) {
         let space = self.io(obj.io).map_or(0, |i| i.space);
         let root = self.items.len();
-        self.items.push(Item::group("", space, lk(obj).start, 0));
+        self.items.push(Item::group("", space, obj.start, 0));
         (root, self.instance_node(obj, k, root))
     }
 
@@ -444,7 +493,7 @@ impl<'a> Run<'a> {
         let space = copy.space;
         self.items.push(Item::group("", space, off, 0));
         let cx = Cx {
-            obj: obj.clone(),
+            obj,
             index: Some(i as i128),
             under: None,
         };
@@ -614,7 +663,7 @@ impl<'a> Run<'a> {
             .zip(args)
             .map(|(p, v)| (p.id.clone(), v))
             .collect();
-        let inherited = parent.and_then(|p| lk(p).le);
+        let inherited = parent.and_then(|p| p.le());
         let start = self.here(io).1;
         let me = Arc::new(Obj {
             ty,
@@ -622,20 +671,22 @@ impl<'a> Run<'a> {
             io,
             depth: odepth,
             params,
+            start,
+            le: AtomicU8::new(LE_UNKNOWN),
             m: Mutex::new(ObjMut {
-                le: inherited,
                 fields: vec![V::Null; t.seq.len()],
                 sizes: vec![None; t.seq.len()],
                 inst: vec![None; t.instances.len()],
-                busy: Vec::new(),
-                start,
+                busy: 0,
+                busy_more: Vec::new(),
                 end: start,
             }),
         });
+        me.set_le(inherited);
         if parent.is_none() && self.st.root.is_none() {
             self.st.root = Some(me.clone());
         }
-        let cx = Cx::of(me.clone());
+        let cx = Cx::of(&me);
         let le = match &t.endian {
             Some(Endian::Le) => Some(true),
             Some(Endian::Be) => Some(false),
@@ -661,14 +712,22 @@ impl<'a> Run<'a> {
             }
             None => inherited,
         };
-        lk(&me).le = le;
+        me.set_le(le);
         for (k, a) in t.seq.iter().enumerate() {
             let (sp, start) = self.here(io);
-            self.attr(&cx, a, item, AttrRef::Seq(ty, k))?;
+            let v = self.attr(&cx, a, item, AttrRef::Seq(ty, k))?;
             let (sp2, end) = self.here(io);
-            if sp == sp2 && a.pos.is_none() {
-                if let Some(s) = lk(&me).sizes.get_mut(k) {
-                    *s = Some(end.saturating_sub(start));
+            // Its value, if an expression names it, and its size, under
+            // one lock.
+            let size = (sp == sp2 && a.pos.is_none()).then(|| end.saturating_sub(start));
+            let keep = self.used.contains(&a.id);
+            if size.is_some() || keep {
+                let mut m = lk(&me);
+                if let (Some(n), Some(s)) = (size, m.sizes.get_mut(k)) {
+                    *s = Some(n);
+                }
+                if let (true, Some(f)) = (keep, m.fields.get_mut(k)) {
+                    *f = v;
                 }
             }
         }
@@ -702,11 +761,8 @@ impl<'a> Run<'a> {
 
     /// The value of instance `k` of `obj`, read once.
     fn instance(&mut self, obj: &Arc<Obj>, k: usize) -> Res<V> {
-        if let Some(Some(v)) = lk(obj).inst.get(k) {
-            return Ok(v.clone());
-        }
         self.quiet += 1;
-        let r = self.read_instance(obj, k, NO_ITEM);
+        let r = self.read_instance_or_kept(obj, k, NO_ITEM, true);
         self.quiet -= 1;
         r
     }
@@ -729,17 +785,33 @@ impl<'a> Run<'a> {
     }
 
     fn read_instance(&mut self, obj: &Arc<Obj>, k: usize, item: usize) -> Res<V> {
+        self.read_instance_or_kept(obj, k, item, false)
+    }
+
+    /// Reads instance `k` of `obj` under `item`; `kept`: its value as read
+    /// before, if it was.
+    fn read_instance_or_kept(
+        &mut self,
+        obj: &Arc<Obj>,
+        k: usize,
+        item: usize,
+        kept: bool,
+    ) -> Res<V> {
         let spec = self.spec;
         let Some(a) = spec.types.get(obj.ty).and_then(|t| t.instances.get(k)) else {
             return fail(None, "no such instance");
         };
-        // One lock: whether it is being read, and that it now is.
+        // One lock: its value if kept, whether it is being read, and that
+        // it now is.
         let deep = self.depth >= MAX_DEPTH || obj.depth >= MAX_DEPTH;
         let busy = {
             let mut m = lk(obj);
-            let busy = m.busy.contains(&k);
+            if let (true, Some(Some(v))) = (kept, m.inst.get(k)) {
+                return Ok(v.clone());
+            }
+            let busy = m.is_busy(k);
             if !busy && !deep {
-                m.busy.push(k);
+                m.set_busy(k, true);
             }
             busy
         };
@@ -751,10 +823,10 @@ impl<'a> Run<'a> {
         }
         self.depth += 1;
         self.st.evaluated += 1;
-        let r = self.attr(&Cx::of(obj.clone()), a, item, AttrRef::Inst(obj.ty, k));
+        let r = self.attr(&Cx::of(obj), a, item, AttrRef::Inst(obj.ty, k));
         self.depth -= 1;
         let mut m = lk(obj);
-        m.busy.retain(|&b| b != k);
+        m.set_busy(k, false);
         let v = r?;
         if let Some(slot) = m.inst.get_mut(k) {
             if slot.is_none() {
@@ -839,13 +911,6 @@ impl<'a> Run<'a> {
         }
         let v = r?;
         self.describe(item, a);
-        if let AttrRef::Seq(_, k) = which {
-            if self.used.contains(&a.id) {
-                if let Some(f) = lk(&cx.obj).fields.get_mut(k) {
-                    *f = v.clone();
-                }
-            }
-        }
         Ok(v)
     }
 

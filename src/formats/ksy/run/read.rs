@@ -137,7 +137,7 @@ impl Run<'_> {
                 }
             }
             let icx = Cx {
-                obj: cx.obj.clone(),
+                obj: cx.obj,
                 index: Some(i),
                 under: None,
             };
@@ -151,7 +151,7 @@ impl Run<'_> {
             }
             if let Repeat::Until(e) = rep {
                 let ucx = Cx {
-                    obj: cx.obj.clone(),
+                    obj: cx.obj,
                     index: Some(i),
                     under: Some(v.clone()),
                 };
@@ -190,8 +190,8 @@ impl Run<'_> {
         if let Some(p) = &a.enum_ {
             self.spec.lookup_enum(cx.obj.ty, p)?;
         }
-        let owner_le = lk(&cx.obj).le.is_some();
-        let size = self.element_size(a, &cx.obj, io, owner_le, 0)?;
+        let owner_le = cx.obj.le().is_some();
+        let size = self.element_size(a, cx.obj, io, owner_le, 0)?;
         let s = self.io(io).ok()?.clone();
         let left = s.len.checked_sub(s.pos)?;
         if s.nbits != 0 || size == 0 {
@@ -249,6 +249,8 @@ impl Run<'_> {
             io,
             depth: owner.depth + 1,
             params: Vec::new(),
+            start: 0,
+            le: AtomicU8::new(LE_UNKNOWN),
             m: Mutex::new(ObjMut::default()),
         });
         let (mut bytes, mut bits) = (0u64, 0u64);
@@ -260,7 +262,7 @@ impl Run<'_> {
                 if !on_root(c) {
                     return None;
                 }
-                let v = self.eval(&Cx::of(probe.clone()), c).ok()?;
+                let v = self.eval(&Cx::of(&probe), c).ok()?;
                 if !truth(&v).ok()? {
                     continue;
                 }
@@ -413,7 +415,7 @@ impl Run<'_> {
                     vals.push(self.eval(cx, e)?);
                 }
                 let it = self.push_item(parent, Item::group(name, space, start, 0))?;
-                let o = self.object(t, vals, Some(&cx.obj), io, it)?;
+                let o = self.object(t, vals, Some(cx.obj), io, it)?;
                 let (_, end) = self.here(io);
                 if let Some(i) = self.items.get_mut(it) {
                     i.size = end.saturating_sub(start);
@@ -668,7 +670,7 @@ impl Run<'_> {
                 self.push_item(parent, Item::group(name, space, base, size))?
             }
         };
-        let o = self.object(t, vals, Some(&cx.obj), sub, it)?;
+        let o = self.object(t, vals, Some(cx.obj), sub, it)?;
         Ok(V::Obj(o))
     }
 
@@ -698,7 +700,7 @@ impl Run<'_> {
         parent: usize,
         my_ty: usize,
     ) -> Res<V> {
-        let obj_le = lk(&cx.obj).le;
+        let obj_le = cx.obj.le();
         let space = self.io(io)?.space;
         let need_le = |e: Option<bool>, r: &Self| -> Res<bool> {
             match e.or(obj_le) {

@@ -12,7 +12,7 @@
 //! index) is not read with its elements again: what the user sees of it
 //! is what reading it alone shows.
 
-use super::{Later, Run, Settled, Type};
+use super::{scalar_value, Later, Run, Settled, Type};
 use crate::formats::ksy::spec::{Attr, Repeat};
 
 /// True for an instance that shows as one node with a value: a `value`,
@@ -41,29 +41,67 @@ impl Run<'_> {
     pub(super) fn settle(&mut self) {
         let list = self.settling.take().unwrap_or_default();
         for at in list {
-            let Some(Later::Instance(obj, k)) =
-                self.items.get(at).and_then(|i| i.later.as_deref().cloned())
-            else {
+            // Taken out while it is read, and put back if it is not.
+            let Some(later) = self.items.get_mut(at).and_then(|i| i.later.take()) else {
                 continue;
             };
+            let Later::Instance(obj, k) = &*later else {
+                if let Some(it) = self.items.get_mut(at) {
+                    it.later = Some(later);
+                }
+                continue;
+            };
+            let (obj, k) = (obj.clone(), *k);
             let (diags, pending) = (self.diags.len(), self.pending.len());
             let (steps, depth) = (self.steps, self.depth);
             self.steps = 0;
             self.depth = 0;
-            // What the instance reads goes under an item of its own, not
-            // in the tree, as it would under the root of its own run.
-            let (items, r) = self.instance_under_root(&obj, k);
-            self.steps = steps;
-            self.depth = depth;
-            let clean = r.is_ok() && self.diags.len() == diags && self.pending.len() == pending;
-            let got = if clean { self.one_node(items) } else { None };
-            self.items.truncate(items);
+            let value = self
+                .spec
+                .types
+                .get(obj.ty)
+                .and_then(|t| t.instances.get(k))
+                .is_some_and(|a| a.value.is_some());
+            let got = if value {
+                // A `value` reads no bytes and makes at most its own leaf,
+                // at the object's start: computed alone, it gives what
+                // that leaf would.
+                let r = self.instance(&obj, k);
+                self.steps = steps;
+                self.depth = depth;
+                let clean = self.diags.len() == diags && self.pending.len() == pending;
+                match r {
+                    Ok(v) if clean => Some(match scalar_value(&v, 0) {
+                        Some(val) => Settled {
+                            range: Some((obj.start, 0)),
+                            value: Some(val),
+                        },
+                        None => Settled {
+                            range: None,
+                            value: None,
+                        },
+                    }),
+                    _ => None,
+                }
+            } else {
+                // What the instance reads goes under an item of its own,
+                // not in the tree, as it would under the root of its own
+                // run.
+                let (items, r) = self.instance_under_root(&obj, k);
+                self.steps = steps;
+                self.depth = depth;
+                let clean = r.is_ok() && self.diags.len() == diags && self.pending.len() == pending;
+                let got = if clean { self.one_node(items) } else { None };
+                self.items.truncate(items);
+                got
+            };
             self.diags.truncate(diags);
             self.pending.truncate(pending);
             match (got, self.items.get_mut(at)) {
-                (Some(s), Some(it)) => {
-                    it.later = None;
-                    it.settled = Some(Box::new(s));
+                (Some(s), Some(it)) => it.settled = Some(Box::new(s)),
+                (None, Some(it)) => {
+                    it.later = Some(later);
+                    self.st.unsettled.insert((obj.ty, k));
                 }
                 _ => {
                     self.st.unsettled.insert((obj.ty, k));
@@ -75,14 +113,18 @@ impl Run<'_> {
     /// What item `root` (made by [`Run::settle`]) holds: nothing, or one
     /// node with no nodes of its own. `None` for anything else.
     fn one_node(&mut self, root: usize) -> Option<Settled> {
-        let kids = self.items.get(root)?.kids.clone();
-        match kids.as_slice() {
-            [] => Some(Settled {
+        let only = match self.items.get(root)?.kids.as_slice() {
+            [] => None,
+            [k] => Some(*k),
+            _ => return None,
+        };
+        match only {
+            None => Some(Settled {
                 range: None,
                 value: None,
             }),
-            [k] => {
-                let it = self.items.get_mut(*k)?;
+            Some(k) => {
+                let it = self.items.get_mut(k)?;
                 if !it.kids.is_empty() || it.later.is_some() || it.derive.is_some() || it.group {
                     return None;
                 }
@@ -93,7 +135,6 @@ impl Run<'_> {
                     value: it.value.take(),
                 })
             }
-            _ => None,
         }
     }
 }

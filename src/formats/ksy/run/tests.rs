@@ -11,6 +11,8 @@ fn bare_obj() -> Arc<Obj> {
         io: 0,
         depth: 0,
         params: Vec::new(),
+        start: 0,
+        le: AtomicU8::new(LE_UNKNOWN),
         m: Mutex::new(ObjMut::default()),
     })
 }
@@ -27,8 +29,9 @@ fn ev(s: &str) -> V {
         bits: 0,
         nbits: 0,
     });
+    let obj = bare_obj();
     let cx = Cx {
-        obj: bare_obj(),
+        obj: &obj,
         index: Some(4),
         under: None,
     };
@@ -80,7 +83,8 @@ fn errors_not_panics() {
     let spec = Spec::default();
     let used = FxHashSet::default();
     let mut r = Run::new(&spec, &[], &used, State::default());
-    let cx = Cx::of(bare_obj());
+    let obj = bare_obj();
+    let cx = Cx::of(&obj);
     for s in ["1 / 0", "1 % 0", "[1][5]", "'a' - 1", "1 << 200", "nothing"] {
         assert!(r.eval(&cx, &parse(s).unwrap()).is_err(), "{s}");
     }
