@@ -199,6 +199,15 @@ pub fn fixed(b: &[u8]) -> String {
     from_bytes(b.get(..end).unwrap_or(b))
 }
 
+/// `[i]`: the name of an element of a list (made without `format!`, as
+/// elements are named by the million).
+pub fn index(i: impl itoa::Integer) -> compact_str::CompactString {
+    let mut s = compact_str::CompactString::const_new("[");
+    s.push_str(itoa::Buffer::new().format(i));
+    s.push(']');
+    s
+}
+
 /// Bytes as hex pairs separated by spaces, at most `max` bytes then `…`.
 pub fn hex(b: &[u8], max: usize) -> String {
     let mut out = String::with_capacity(b.len().min(max) * 3 + 3);

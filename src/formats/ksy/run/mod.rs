@@ -17,7 +17,7 @@
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
-use compact_str::{format_compact, CompactString};
+use compact_str::CompactString;
 use rustc_hash::FxHashSet;
 
 use super::expr::{Expr, Op};
@@ -369,7 +369,7 @@ pub struct Run<'a> {
     quiet: u32,
     /// In a run that reads elements of a repeat: the items of the
     /// instances to read with them (see [`Run::settle`]).
-    settling: Option<Vec<usize>>,
+    settling: Option<Vec<(usize, Arc<Obj>, usize)>>,
     /// How many times a name read as null (not read yet, or left out by
     /// its `if`): see [`Run::eval`].
     nulls: u64,
@@ -497,12 +497,15 @@ impl<'a> Run<'a> {
             index: Some(i as i128),
             under: None,
         };
-        let name = format_compact!("[{i}]");
-        self.settling = Some(Vec::new());
+        let name = crate::model::text::index(i);
+        self.settling = Some(Vec::with_capacity(16));
         let r = self
             .one(&cx, a, &name, 0, io, Some(i as i128))
             .map_err(|f| self.placed(a, f));
         let r2 = self.finish_pending();
+        if r.is_err() || r2.is_err() {
+            self.unsettle();
+        }
         r?;
         r2?;
         let end = self.here(io).1;
@@ -713,6 +716,9 @@ impl<'a> Run<'a> {
             None => inherited,
         };
         me.set_le(le);
+        if let (0, Some(it)) = (self.quiet, self.items.get_mut(item)) {
+            it.kids.reserve(t.seq.len() + t.instances.len());
+        }
         for (k, a) in t.seq.iter().enumerate() {
             let (sp, start) = self.here(io);
             let v = self.attr(&cx, a, item, AttrRef::Seq(ty, k))?;
@@ -748,9 +754,14 @@ impl<'a> Run<'a> {
                 for (k, a) in t.instances.iter().enumerate() {
                     let mut it = Item::group(a.id.as_str(), space, end, 0);
                     it.group = false;
-                    it.later = Some(Box::new(Later::Instance(me.clone(), k)));
+                    let settle = self.to_settle(ty, k, a);
+                    if !settle {
+                        it.later = Some(Box::new(Later::Instance(me.clone(), k)));
+                    }
                     let at = self.push_item(item, it)?;
-                    self.note_settle(ty, k, a, at);
+                    if settle {
+                        self.note_settle(at, &me, k);
+                    }
                 }
             } else {
                 self.pending.push((me.clone(), item));

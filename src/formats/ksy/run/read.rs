@@ -141,7 +141,7 @@ impl Run<'_> {
                 index: Some(i),
                 under: None,
             };
-            let name = format_compact!("[{i}]");
+            let name = crate::model::text::index(i);
             let before = self.here(io);
             let v = self.one(&icx, a, &name, g, io, Some(i))?;
             if marks.is_some() && self.here(io) == before {

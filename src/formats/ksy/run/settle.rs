@@ -12,7 +12,9 @@
 //! index) is not read with its elements again: what the user sees of it
 //! is what reading it alone shows.
 
-use super::{scalar_value, Later, Run, Settled, Type};
+use std::sync::Arc;
+
+use super::{scalar_value, Later, Obj, Run, Settled, Type};
 use crate::formats::ksy::spec::{Attr, Repeat};
 
 /// True for an instance that shows as one node with a value: a `value`,
@@ -25,14 +27,27 @@ fn one_value(a: &Attr) -> bool {
 }
 
 impl Run<'_> {
-    /// Notes item `at`, instance `k` of an object of type `ty`, to be read
-    /// with its element, where this run reads elements and it is one to.
-    pub(super) fn note_settle(&mut self, ty: usize, k: usize, a: &Attr, at: usize) {
-        if !one_value(a) || self.st.unsettled.contains(&(ty, k)) {
-            return;
-        }
+    /// True where instance `k` (`a`) of an object of type `ty` is to be
+    /// read with its element: this run reads elements, and it is one to.
+    pub(super) fn to_settle(&self, ty: usize, k: usize, a: &Attr) -> bool {
+        self.settling.is_some() && one_value(a) && !self.st.unsettled.contains(&(ty, k))
+    }
+
+    /// Notes item `at`, instance `k` of `obj`, to be read with its element
+    /// (its item has no [`Later`] meanwhile).
+    pub(super) fn note_settle(&mut self, at: usize, obj: &Arc<Obj>, k: usize) {
         if let Some(list) = self.settling.as_mut() {
-            list.push(at);
+            list.push((at, obj.clone(), k));
+        }
+    }
+
+    /// Gives the items noted to be read with their element the [`Later`]
+    /// that reads each when opened: the element failed.
+    pub(super) fn unsettle(&mut self) {
+        for (at, obj, k) in self.settling.take().unwrap_or_default() {
+            if let Some(it) = self.items.get_mut(at) {
+                it.later = Some(Box::new(Later::Instance(obj, k)));
+            }
         }
     }
 
@@ -40,18 +55,7 @@ impl Run<'_> {
     /// run would (with the same bound of steps), after the element.
     pub(super) fn settle(&mut self) {
         let list = self.settling.take().unwrap_or_default();
-        for at in list {
-            // Taken out while it is read, and put back if it is not.
-            let Some(later) = self.items.get_mut(at).and_then(|i| i.later.take()) else {
-                continue;
-            };
-            let Later::Instance(obj, k) = &*later else {
-                if let Some(it) = self.items.get_mut(at) {
-                    it.later = Some(later);
-                }
-                continue;
-            };
-            let (obj, k) = (obj.clone(), *k);
+        for (at, obj, k) in list {
             let (diags, pending) = (self.diags.len(), self.pending.len());
             let (steps, depth) = (self.steps, self.depth);
             self.steps = 0;
@@ -97,14 +101,15 @@ impl Run<'_> {
             };
             self.diags.truncate(diags);
             self.pending.truncate(pending);
-            match (got, self.items.get_mut(at)) {
+            let (ty, it) = (obj.ty, self.items.get_mut(at));
+            match (got, it) {
                 (Some(s), Some(it)) => it.settled = Some(Box::new(s)),
                 (None, Some(it)) => {
-                    it.later = Some(later);
-                    self.st.unsettled.insert((obj.ty, k));
+                    it.later = Some(Box::new(Later::Instance(obj, k)));
+                    self.st.unsettled.insert((ty, k));
                 }
                 _ => {
-                    self.st.unsettled.insert((obj.ty, k));
+                    self.st.unsettled.insert((ty, k));
                 }
             }
         }
