@@ -18,6 +18,27 @@ fn from_root(e: &Expr) -> bool {
     }
 }
 
+/// Whether `e` reads only from `_root` or `_parent` down, as
+/// [`from_root`] says, through parents and their attributes; `top`: `e` is
+/// the whole expression, whose last step may be `_io` (a stream is one
+/// for the object's life; its position is not).
+fn from_parent(e: &Expr, top: bool) -> bool {
+    match e {
+        Expr::Int(_) | Expr::Float(_) | Expr::Str(_) | Expr::Bool(_) | Expr::Enum(..) => true,
+        Expr::Name(n) => n == "_root" || n == "_parent",
+        Expr::Attr(b, n) => {
+            (n == "_parent" || (top && n == "_io") || !n.starts_with('_')) && from_parent(b, false)
+        }
+        Expr::Index(a, i) => from_parent(a, false) && from_parent(i, false),
+        Expr::Neg(x) | Expr::Inv(x) | Expr::Not(x) | Expr::Cast(x, _) => from_parent(x, false),
+        Expr::Bin(_, a, b) => from_parent(a, false) && from_parent(b, false),
+        Expr::If(c, a, b) => {
+            from_parent(c, false) && from_parent(a, false) && from_parent(b, false)
+        }
+        Expr::List(_) | Expr::Call(..) | Expr::SizeOf(_) => false,
+    }
+}
+
 impl Run<'_> {
     pub(super) fn as_enum(&mut self, cx: &Cx, path: &[String], v: V, at: Loc) -> Res<V> {
         let ty = cx.obj.ty;
@@ -210,9 +231,11 @@ impl Run<'_> {
 
     /// The value of `e` in `cx`. An expression that reads only from
     /// `_root` down (`_root.bits == bits::b64`, which a description may
-    /// test for every field it reads) is evaluated once a run: what it
-    /// reads is set once read. Its value is not kept where a name in it
-    /// read as null (a field not read yet, or left out).
+    /// test for every field it reads) is evaluated once: what it reads is
+    /// set once read. One that reads from `_parent` down (the stream of a
+    /// string table every symbol's name is read in) is evaluated once for
+    /// the objects of each parent, in turn. Its value is not kept where a
+    /// name in it read as null (a field not read yet, or left out).
     pub(super) fn eval(&mut self, cx: &Cx, e: &Expr) -> Res<V> {
         if !matches!(
             e,
@@ -222,18 +245,29 @@ impl Run<'_> {
         }
         let key = (std::ptr::from_ref(e) as usize, cx.obj.ty);
         match self.st.memo.get(&key) {
-            Some(Some(v)) => return Ok(v.clone()),
-            Some(None) => return self.eval_once(cx, e),
-            None => {}
+            Some(Memo::Value(v)) => return Ok(v.clone()),
+            Some(Memo::No) => return self.eval_once(cx, e),
+            Some(Memo::ByParent(p, v)) if cx.obj.parent.as_ref().is_some_and(|q| q.ptr_eq(p)) => {
+                return Ok(v.clone())
+            }
+            Some(Memo::ByParent(..)) | None => {}
         }
-        if !from_root(e) {
-            self.st.memo.insert(key, None);
-            return self.eval_once(cx, e);
-        }
+        let parent = match (from_root(e), &cx.obj.parent) {
+            (true, _) => None,
+            (false, Some(p)) if from_parent(e, true) => Some(p.clone()),
+            _ => {
+                self.st.memo.insert(key, Memo::No);
+                return self.eval_once(cx, e);
+            }
+        };
         let nulls = self.nulls;
         let v = self.eval_once(cx, e)?;
         if self.nulls == nulls && !matches!(v, V::Null) {
-            self.st.memo.insert(key, Some(v.clone()));
+            let m = match parent {
+                None => Memo::Value(v.clone()),
+                Some(p) => Memo::ByParent(p, v.clone()),
+            };
+            self.st.memo.insert(key, m);
         }
         Ok(v)
     }

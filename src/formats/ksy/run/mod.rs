@@ -251,6 +251,19 @@ pub struct Settled {
     pub value: Option<Value>,
 }
 
+/// What [`Run::eval`] keeps of an expression evaluated in objects of one
+/// type.
+enum Memo {
+    /// It reads the object itself: evaluated each time.
+    No,
+    /// Its value: it reads from `_root` down.
+    Value(V),
+    /// Its value in the objects of one parent: it reads from `_parent`
+    /// down. The parent is held weakly, so its place is not another's
+    /// while it is kept here.
+    ByParent(Weak<Obj>, V),
+}
+
 /// What runs over one description and its bytes share: streams, derived
 /// bytes, the top-level object.
 #[derive(Default)]
@@ -264,8 +277,9 @@ pub struct State {
     /// Instances (type, index) not read with their elements any more
     /// (see [`Run::settle`]).
     unsettled: FxHashSet<(usize, usize)>,
-    /// Values of expressions read from `_root` down (see [`Run::eval`]).
-    memo: rustc_hash::FxHashMap<(usize, usize), Option<V>>,
+    /// Values of expressions read from `_root` or `_parent` down (see
+    /// [`Run::eval`]).
+    memo: rustc_hash::FxHashMap<(usize, usize), Memo>,
 }
 
 /// The names expressions of `spec` use (attributes, instances,

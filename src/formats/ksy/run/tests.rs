@@ -152,3 +152,20 @@ fn a_value_from_the_root_is_kept_only_once_what_it_reads_is_read() {
     assert!(matches!(v_of(0), Some(V::Int(0))));
     assert!(matches!(v_of(3), None | Some(V::Null)));
 }
+
+/// An expression read from `_parent` down is kept for the objects of one
+/// parent only: `pn` of an item in the second group is that group's `n`,
+/// and of an item in the first, the first's, whichever is asked first.
+#[test]
+fn a_value_from_the_parent_is_kept_for_that_parent_only() {
+    let (spec, used) = described(
+        "meta: {id: t, endian: le}\nseq:\n  - {id: groups, type: g, repeat: expr, repeat-expr: 2}\ninstances:\n  both: {value: 'groups[1].items[1].pn + groups[0].items[0].pn * 100 + groups[1].items[0].pn * 10000'}\ntypes:\n  g:\n    seq:\n      - {id: n, type: u1}\n      - {id: items, type: e, repeat: expr, repeat-expr: 2}\n  e:\n    seq:\n      - {id: b, type: u1}\n    instances:\n      pn: {value: _parent.n}\n",
+    );
+    let data = [3u8, 1, 2, 5, 7, 8];
+    let mut r = Run::new(&spec, &data, &used, State::default());
+    r.root(0, 0, 6).unwrap();
+    assert!(r.diags.is_empty(), "{:?}", r.diags);
+    let root = r.st.root.clone().unwrap();
+    let v = r.instance(&root, 0).unwrap();
+    assert!(matches!(v, V::Int(50_305)), "{v:?}");
+}
