@@ -317,7 +317,7 @@ fn open_instance(sh: &Arc<Shared>, b: &mut Builder<'_>, id: NodeId, obj: &Arc<ru
         }
         let (off, size) = (it.off, it.size);
         let kids = std::mem::take(&mut it.kids);
-        let later = it.later.take().map(|l| *l);
+        let later = it.take_later();
         for c in kids {
             emit(b, id, &mut items, &derived, c, b.span(off, size), sh);
         }
@@ -435,7 +435,7 @@ fn emit(
         return;
     };
     let kids = std::mem::take(&mut it.kids);
-    if let Some((k, method)) = it.derive {
+    if let Some(&(k, method)) = it.derive.as_deref() {
         let name = std::mem::take(&mut it.name);
         let bytes = derived
             .get(k.wrapping_sub(1))
@@ -454,8 +454,11 @@ fn emit(
     let (off, size, group, grown) = (it.off, it.size, it.group, it.grown);
     let value = it.value.take();
     let name = std::mem::take(&mut it.name);
-    let later = it.later.take().map(|l| *l);
-    let settled = it.settled.take();
+    let (later, settled) = match it.lazy.take().map(|l| *l) {
+        Some(run::Lazy::Later(l)) => (Some(l), None),
+        Some(run::Lazy::Settled(s)) => (None, Some(s)),
+        None => (None, None),
+    };
     let node = b.add(parent, name, off, size, value);
     // An instance read with its element: as its node would be opened.
     if let Some(s) = settled {

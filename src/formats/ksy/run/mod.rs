@@ -204,25 +204,34 @@ impl AttrRef {
 }
 
 /// A node to be: `space` is the interpreter's (0 or a derived one).
+/// Items are made by the million (an element of a repeat is a few dozen):
+/// what few have is boxed, keeping an item within 128 bytes, which are
+/// moved without a call.
 pub struct Item {
     pub name: CompactString,
-    pub space: usize,
     pub off: u64,
     pub size: u64,
     pub value: Option<Value>,
     pub kids: Vec<usize>,
     /// The item opens derived space `k` by this method (its kids are in it).
-    pub derive: Option<(usize, &'static str)>,
+    pub derive: Option<Box<(usize, &'static str)>>,
+    /// What is read when its node is opened, or was read with it.
+    pub lazy: Option<Box<Lazy>>,
+    pub space: u32,
     /// A structure: its range grows to cover its kids.
     pub group: bool,
     /// It grew past its own bytes (to instances read elsewhere).
     pub grown: bool,
+}
+
+/// What an item's node has besides its range, value and children.
+pub enum Lazy {
     /// Its children (for an instance: the node itself) are read when it
     /// is opened.
-    pub later: Option<Box<Later>>,
+    Later(Later),
     /// An instance read with the element that holds it: what opening its
     /// node would have set.
-    pub settled: Option<Box<Settled>>,
+    Settled(Settled),
 }
 
 impl Item {
@@ -230,16 +239,35 @@ impl Item {
     fn group(name: impl Into<CompactString>, space: usize, off: u64, size: u64) -> Item {
         Item {
             name: name.into(),
-            space,
             off,
             size,
             value: None,
             kids: Vec::new(),
             derive: None,
+            lazy: None,
+            space: u32::try_from(space).unwrap_or(u32::MAX),
             group: true,
             grown: false,
-            later: None,
-            settled: None,
+        }
+    }
+
+    /// Its space, as streams number them.
+    pub fn space(&self) -> usize {
+        self.space as usize
+    }
+
+    fn set_later(&mut self, l: Later) {
+        self.lazy = Some(Box::new(Lazy::Later(l)));
+    }
+
+    /// What is read when its node is opened, taken out.
+    pub fn take_later(&mut self) -> Option<Later> {
+        if !matches!(self.lazy.as_deref(), Some(Lazy::Later(_))) {
+            return None;
+        }
+        match self.lazy.take().map(|l| *l) {
+            Some(Lazy::Later(l)) => Some(l),
+            _ => None,
         }
     }
 }
@@ -614,16 +642,15 @@ impl<'a> Run<'a> {
             parent,
             Item {
                 name: name.into(),
-                space,
                 off,
                 size,
                 value,
                 kids: Vec::new(),
                 derive: None,
+                lazy: None,
+                space: u32::try_from(space).unwrap_or(u32::MAX),
                 group: false,
                 grown: false,
-                later: None,
-                settled: None,
             },
         )
     }
@@ -770,7 +797,7 @@ impl<'a> Run<'a> {
                     it.group = false;
                     let settle = self.to_settle(ty, k, a);
                     if !settle {
-                        it.later = Some(Box::new(Later::Instance(me.clone(), k)));
+                        it.set_later(Later::Instance(me.clone(), k));
                     }
                     let at = self.push_item(item, it)?;
                     if settle {
@@ -800,7 +827,7 @@ impl<'a> Run<'a> {
         if let (Some(a), Some(Some(v))) = (a, lk(obj).inst.get(k).cloned()) {
             if a.value.is_some() {
                 if let Some(val) = scalar_value(&v, 0) {
-                    let (space, off) = self.items.get(item).map_or((0, 0), |i| (i.space, i.off));
+                    let (space, off) = self.items.get(item).map_or((0, 0), |i| (i.space(), i.off));
                     self.leaf(item, &a.id, space, off, 0, Some(val))?;
                 }
                 return Ok(v);
@@ -894,7 +921,7 @@ impl<'a> Run<'a> {
                 None => v,
             };
             if let Some(val) = scalar_value(&v, 0) {
-                let (space, off) = self.items.get(item).map_or((0, 0), |i| (i.space, i.off));
+                let (space, off) = self.items.get(item).map_or((0, 0), |i| (i.space(), i.off));
                 self.leaf(item, &a.id, space, off, 0, Some(val))?;
             }
             return Ok(v);
@@ -1012,14 +1039,14 @@ impl<'a> Run<'a> {
             it.size = end.saturating_sub(start);
             it.value = Some(Value::text(format!("{count} items")));
             if let Some(io) = copy {
-                it.later = Some(Box::new(Later::Repeat {
+                it.set_later(Later::Repeat {
                     obj: cx.obj.clone(),
                     attr: which,
                     io,
                     marks,
                     count,
                     stop: end,
-                }));
+                });
             }
         }
         Ok(V::Arr(Arc::new(out)))

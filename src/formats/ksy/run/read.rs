@@ -598,16 +598,15 @@ impl Run<'_> {
                 holder,
                 Item {
                     name: format_compact!("{name} ({method})"),
-                    space: k,
                     off: 0,
                     size: rc.len() as u64,
                     value: None,
                     kids: Vec::new(),
-                    derive: Some((k, method)),
+                    derive: Some(Box::new((k, method))),
+                    lazy: None,
+                    space: u32::try_from(k).unwrap_or(u32::MAX),
                     group: false,
                     grown: false,
-                    later: None,
-                    settled: None,
                 },
             )?;
             (k, 0u64, rc, Some(d))

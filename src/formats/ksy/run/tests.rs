@@ -169,3 +169,13 @@ fn a_value_from_the_parent_is_kept_for_that_parent_only() {
     let v = r.instance(&root, 0).unwrap();
     assert!(matches!(v, V::Int(50_305)), "{v:?}");
 }
+
+/// An item is moved without a call (see [`Item`]).
+#[test]
+fn an_item_is_at_most_128_bytes() {
+    assert!(
+        std::mem::size_of::<Item>() <= 128,
+        "{}",
+        std::mem::size_of::<Item>()
+    );
+}
