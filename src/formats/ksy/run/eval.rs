@@ -129,8 +129,7 @@ impl Run<'_> {
             }
             "_io" => return Ok(V::Io(o.io)),
             "_sizeof" => {
-                let end = lk(o).end;
-                return Ok(V::Int(i128::from(end.saturating_sub(o.start))));
+                return Ok(V::Int(i128::from(o.end().saturating_sub(o.start))));
             }
             _ => {}
         }
@@ -167,7 +166,7 @@ impl Run<'_> {
     /// Seq attribute `k` of `o` as read (null where it is not, or not
     /// kept), counted as [`Run::counted`] says.
     fn field(&mut self, o: &Obj, k: usize) -> V {
-        let v = lk(o).fields.get(k).cloned().unwrap_or(V::Null);
+        let v = o.field(k);
         self.counted(v)
     }
 
@@ -197,7 +196,7 @@ impl Run<'_> {
                 .seq
                 .iter()
                 .position(|a| a.id == field)?;
-            lk(&o).sizes.get(k).copied().flatten()
+            o.sizes.get(k).and_then(OnceLock::get).copied()
         });
         match read {
             Some(n) => Ok(V::Int(i128::from(n))),

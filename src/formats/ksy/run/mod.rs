@@ -14,20 +14,23 @@
 //! something (an expression's value, a node still to be opened) holds
 //! them.
 
-use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock, Weak};
 
 use compact_str::CompactString;
 use rustc_hash::FxHashSet;
 
 use super::expr::{Expr, Op};
-use super::spec::{Attr, Endian, Enum, Loc, Member, Prim, Process, Repeat, Spec, Type};
+use super::spec::{Attr, Endian, Loc, Member, Prim, Process, Repeat, Spec, Type};
 use crate::formats::compress;
 use crate::model::{space, Radix, Value};
 
 mod eval;
+mod obj;
 mod read;
 mod settle;
+
+pub use obj::{Obj, V};
 
 /// Expression evaluations and reads in one run (the tree's first build, or
 /// the opening of one node), and [`STEPS_PER_BYTE`] more for each byte
@@ -41,21 +44,6 @@ pub const MAX_DEPTH: u32 = 48;
 pub const MAX_ITEMS: usize = 4_000_000;
 /// Streams a description may open, all told.
 pub const MAX_IOS: usize = 4_000_000;
-
-/// A value of the expression language.
-#[derive(Clone, Debug)]
-pub enum V {
-    Null,
-    Int(i128),
-    Float(f64),
-    Bool(bool),
-    Str(Arc<str>),
-    Bytes(Arc<[u8]>),
-    Arr(Arc<Vec<V>>),
-    Obj(Arc<Obj>),
-    Io(usize),
-    Enum(Arc<Enum>, i128),
-}
 
 /// Why a run stopped: at data bytes (`space`, absolute offset), or at a
 /// place in the description.
@@ -79,93 +67,6 @@ struct Io {
     pos: u64,
     bits: u128,
     nbits: u32,
-}
-
-/// An object read (or being read) of a user type.
-pub struct Obj {
-    ty: usize,
-    /// The object that holds it; `None` for the top-level one.
-    parent: Option<Weak<Obj>>,
-    io: usize,
-    /// How many objects and instances it is below the top-level one.
-    depth: u32,
-    params: Vec<(String, V)>,
-    /// Where its seq starts (absolute, in its stream's space).
-    start: u64,
-    /// Its byte order, once known: [`LE_UNKNOWN`], [`LE_NO`] or
-    /// [`LE_YES`]. Set before its seq is read, read by every number in
-    /// it: kept apart from the lock.
-    le: AtomicU8,
-    m: Mutex<ObjMut>,
-}
-
-const LE_UNKNOWN: u8 = 0;
-const LE_NO: u8 = 1;
-const LE_YES: u8 = 2;
-
-impl Obj {
-    fn le(&self) -> Option<bool> {
-        match self.le.load(Ordering::Relaxed) {
-            LE_NO => Some(false),
-            LE_YES => Some(true),
-            _ => None,
-        }
-    }
-
-    fn set_le(&self, le: Option<bool>) {
-        let v = match le {
-            None => LE_UNKNOWN,
-            Some(false) => LE_NO,
-            Some(true) => LE_YES,
-        };
-        self.le.store(v, Ordering::Relaxed);
-    }
-}
-
-impl std::fmt::Debug for Obj {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Obj(type {})", self.ty)
-    }
-}
-
-/// What is learnt of an object as it is read.
-#[derive(Default)]
-struct ObjMut {
-    /// The values of its seq attributes, by their index (those that no
-    /// expression of the description names are not kept).
-    fields: Vec<V>,
-    /// How many bytes each seq attribute took (`_sizeof`).
-    sizes: Vec<Option<u64>>,
-    /// The values of its instances, by their index, once read.
-    inst: Vec<Option<V>>,
-    /// Instances being read: the first 64 by bit, the others listed.
-    busy: u64,
-    busy_more: Vec<usize>,
-    /// Where its seq ended (absolute, in its stream's space).
-    end: u64,
-}
-
-impl ObjMut {
-    fn is_busy(&self, k: usize) -> bool {
-        match u32::try_from(k) {
-            Ok(b) if b < u64::BITS => self.busy & (1 << b) != 0,
-            _ => self.busy_more.contains(&k),
-        }
-    }
-
-    fn set_busy(&mut self, k: usize, busy: bool) {
-        match u32::try_from(k) {
-            Ok(b) if b < u64::BITS && busy => self.busy |= 1 << b,
-            Ok(b) if b < u64::BITS => self.busy &= !(1 << b),
-            _ if busy => self.busy_more.push(k),
-            _ => self.busy_more.retain(|&b| b != k),
-        }
-    }
-}
-
-fn lk(o: &Obj) -> MutexGuard<'_, ObjMut> {
-    o.m.lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// What a node that is built when opened reads then.
@@ -415,6 +316,12 @@ pub struct Run<'a> {
     /// How many times a name read as null (not read yet, or left out by
     /// its `if`): see [`Run::eval`].
     nulls: u64,
+    /// The instances being read, innermost last: (the object's address,
+    /// the instance's index).
+    busy: Vec<(usize, usize)>,
+    /// An expression asks for an attribute's size (`_sizeof`): the size of
+    /// each is kept.
+    sizeof: bool,
 }
 
 /// Where an expression is evaluated: the object (borrowed, not held),
@@ -463,6 +370,8 @@ impl<'a> Run<'a> {
             quiet: 0,
             settling: None,
             nulls: 0,
+            busy: Vec::new(),
+            sizeof: used.contains("_sizeof"),
         }
     }
 
@@ -716,15 +625,8 @@ impl<'a> Run<'a> {
             depth: odepth,
             params,
             start,
-            le: AtomicU8::new(LE_UNKNOWN),
-            m: Mutex::new(ObjMut {
-                fields: vec![V::Null; t.seq.len()],
-                sizes: vec![None; t.seq.len()],
-                inst: vec![None; t.instances.len()],
-                busy: 0,
-                busy_more: Vec::new(),
-                end: start,
-            }),
+            end: AtomicU64::new(start),
+            ..Obj::unread(t.seq.len(), t.instances.len())
         });
         me.set_le(inherited);
         if parent.is_none() && self.st.root.is_none() {
@@ -764,21 +666,17 @@ impl<'a> Run<'a> {
             let (sp, start) = self.here(io);
             let v = self.attr(&cx, a, item, AttrRef::Seq(ty, k))?;
             let (sp2, end) = self.here(io);
-            // Its value, if an expression names it, and its size, under
-            // one lock.
-            let size = (sp == sp2 && a.pos.is_none()).then(|| end.saturating_sub(start));
-            let keep = self.used.contains(&a.id);
-            if size.is_some() || keep {
-                let mut m = lk(&me);
-                if let (Some(n), Some(s)) = (size, m.sizes.get_mut(k)) {
-                    *s = Some(n);
-                }
-                if let (true, Some(f)) = (keep, m.fields.get_mut(k)) {
-                    *f = v;
-                }
+            // Its size, if an expression asks for one, and its value, if
+            // one names it.
+            let sized = self.sizeof && sp == sp2 && a.pos.is_none();
+            if let (true, Some(s)) = (sized, me.sizes.get(k)) {
+                let _ = s.set(end.saturating_sub(start));
+            }
+            if let (true, Some(f)) = (self.used.contains(&a.id), me.fields.get(k)) {
+                let _ = f.set(v);
             }
         }
-        lk(&me).end = self.here(io).1;
+        me.end.store(self.here(io).1, Ordering::Relaxed);
         // Instances: nodes read when opened; in derived bytes, read once
         // the seq of the whole run is.
         if !t.instances.is_empty() && self.quiet == 0 {
@@ -824,7 +722,7 @@ impl<'a> Run<'a> {
     fn instance_node(&mut self, obj: &Arc<Obj>, k: usize, item: usize) -> Res<V> {
         let spec = self.spec;
         let a = spec.types.get(obj.ty).and_then(|t| t.instances.get(k));
-        if let (Some(a), Some(Some(v))) = (a, lk(obj).inst.get(k).cloned()) {
+        if let (Some(a), Some(v)) = (a, obj.kept(k).cloned()) {
             if a.value.is_some() {
                 if let Some(val) = scalar_value(&v, 0) {
                     let (space, off) = self.items.get(item).map_or((0, 0), |i| (i.space(), i.off));
@@ -853,37 +751,28 @@ impl<'a> Run<'a> {
         let Some(a) = spec.types.get(obj.ty).and_then(|t| t.instances.get(k)) else {
             return fail(None, "no such instance");
         };
-        // One lock: its value if kept, whether it is being read, and that
-        // it now is.
-        let deep = self.depth >= MAX_DEPTH || obj.depth >= MAX_DEPTH;
-        let busy = {
-            let mut m = lk(obj);
-            if let (true, Some(Some(v))) = (kept, m.inst.get(k)) {
-                return Ok(v.clone());
-            }
-            let busy = m.is_busy(k);
-            if !busy && !deep {
-                m.set_busy(k, true);
-            }
-            busy
-        };
-        if busy {
+        if let (true, Some(v)) = (kept, obj.kept(k)) {
+            return Ok(v.clone());
+        }
+        // The object is held while its instance is read: its address is
+        // its own.
+        let me = (Arc::as_ptr(obj) as usize, k);
+        if self.busy.contains(&me) {
             return Err(self.spec_fail(a.at, format!("instance {} needs its own value", a.id)));
         }
-        if deep {
+        if self.depth >= MAX_DEPTH || obj.depth >= MAX_DEPTH {
             return Err(self.spec_fail(a.at, format!("instances nest more than {MAX_DEPTH} deep")));
         }
+        self.busy.push(me);
         self.depth += 1;
         self.st.evaluated += 1;
         let r = self.attr(&Cx::of(obj), a, item, AttrRef::Inst(obj.ty, k));
         self.depth -= 1;
-        let mut m = lk(obj);
-        m.set_busy(k, false);
+        self.busy.pop();
         let v = r?;
-        if let Some(slot) = m.inst.get_mut(k) {
-            if slot.is_none() {
-                *slot = Some(v.clone());
-            }
+        // Kept for the expressions that name it (read again, if opened).
+        if let (true, Some(slot)) = (self.used.contains(&a.id), obj.inst.get(k)) {
+            let _ = slot.set(v.clone());
         }
         Ok(v)
     }

@@ -248,10 +248,7 @@ impl Run<'_> {
             parent: Some(Arc::downgrade(owner)),
             io,
             depth: owner.depth + 1,
-            params: Vec::new(),
-            start: 0,
-            le: AtomicU8::new(LE_UNKNOWN),
-            m: Mutex::new(ObjMut::default()),
+            ..Obj::unread(0, 0)
         });
         let (mut bytes, mut bits) = (0u64, 0u64);
         for a in &t.seq {

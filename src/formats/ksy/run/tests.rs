@@ -5,16 +5,7 @@ use crate::formats::ksy::expr::parse;
 
 /// An object of no type, for expressions that name no attribute.
 fn bare_obj() -> Arc<Obj> {
-    Arc::new(Obj {
-        ty: 0,
-        parent: None,
-        io: 0,
-        depth: 0,
-        params: Vec::new(),
-        start: 0,
-        le: AtomicU8::new(LE_UNKNOWN),
-        m: Mutex::new(ObjMut::default()),
-    })
+    Arc::new(Obj::unread(0, 0))
 }
 
 fn ev(s: &str) -> V {
@@ -145,8 +136,8 @@ fn a_value_from_the_root_is_kept_only_once_what_it_reads_is_read() {
     r.root(0, 0, 3).unwrap();
     assert!(r.diags.is_empty(), "{:?}", r.diags);
     let root = r.st.root.clone().unwrap();
-    let v_of = |k: usize| match lk(&root).fields.get(k) {
-        Some(V::Obj(o)) => lk(o).fields.first().cloned(),
+    let v_of = |k: usize| match root.fields.get(k).and_then(OnceLock::get) {
+        Some(V::Obj(o)) => o.fields.first().and_then(OnceLock::get).cloned(),
         other => panic!("field {k}: {other:?}"),
     };
     assert!(matches!(v_of(0), Some(V::Int(0))));
