@@ -1061,23 +1061,31 @@ fn bytes_value(b: &[u8]) -> Value {
 
 /// Bytes as text in an encoding Kaitai names.
 pub fn decode(b: &[u8], enc: &str) -> String {
-    let e = enc.to_ascii_uppercase().replace(['_', ' '], "-");
-    match e.as_str() {
-        "UTF-16LE" | "UTF-16BE" => {
-            let le = e.ends_with("LE");
-            let units = b.chunks_exact(2).map(|c| match c {
-                [x, y] if le => u16::from_le_bytes([*x, *y]),
-                [x, y] => u16::from_be_bytes([*x, *y]),
-                _ => 0,
-            });
-            char::decode_utf16(units)
-                .map(|r| r.unwrap_or(char::REPLACEMENT_CHARACTER))
-                .collect()
-        }
-        "ISO-8859-1" | "LATIN1" | "LATIN-1" | "ISO8859-1" => {
-            b.iter().map(|&c| char::from(c)).collect()
-        }
-        _ => String::from_utf8_lossy(b).into_owned(),
+    // Names compared as Kaitai compares them (upper case, `_` and ` ` as
+    // `-`), without a copy: a name is compared for every string read.
+    let norm = |c: u8| match c {
+        b'_' | b' ' => b'-',
+        c => c.to_ascii_uppercase(),
+    };
+    let is = |names: &[&str]| {
+        names
+            .iter()
+            .any(|n| n.len() == enc.len() && n.bytes().zip(enc.bytes()).all(|(x, y)| x == norm(y)))
+    };
+    if is(&["UTF-16LE", "UTF-16BE"]) {
+        let le = is(&["UTF-16LE"]);
+        let units = b.chunks_exact(2).map(|c| match c {
+            [x, y] if le => u16::from_le_bytes([*x, *y]),
+            [x, y] => u16::from_be_bytes([*x, *y]),
+            _ => 0,
+        });
+        char::decode_utf16(units)
+            .map(|r| r.unwrap_or(char::REPLACEMENT_CHARACTER))
+            .collect()
+    } else if is(&["ISO-8859-1", "LATIN1", "LATIN-1", "ISO8859-1"]) {
+        b.iter().map(|&c| char::from(c)).collect()
+    } else {
+        String::from_utf8_lossy(b).into_owned()
     }
 }
 

@@ -619,12 +619,15 @@ impl Run<'_> {
                 self.sub_object(cx, a, ty, (space2, base2, bytes.len() as u64), under)
             }
             Type::Str { .. } => {
-                let enc = a
-                    .encoding
-                    .clone()
-                    .or_else(|| self.type_meta(my_ty, |t| t.encoding.clone()))
-                    .unwrap_or_else(|| "UTF-8".into());
-                let s = decode(&bytes, &enc);
+                let meta;
+                let enc = match &a.encoding {
+                    Some(e) => e.as_str(),
+                    None => {
+                        meta = self.type_meta(my_ty, |t| t.encoding.clone());
+                        meta.as_deref().unwrap_or("UTF-8")
+                    }
+                };
+                let s = decode(&bytes, enc);
                 if container.is_none() {
                     self.leaf(parent, name, space, off, size, Some(Value::str(&s)))?;
                 }

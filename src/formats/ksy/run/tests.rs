@@ -120,6 +120,9 @@ fn decoding() {
     assert_eq!(decode(b"\0h\0i", "utf-16be"), "hi");
     assert_eq!(decode(&[0xe9], "ISO-8859-1"), "é");
     assert_eq!(decode(b"ok", "ASCII"), "ok");
+    assert_eq!(decode(&[0xe9], "latin_1"), "é");
+    assert_eq!(decode(b"h\0i\0", "utf 16le"), "hi");
+    assert_eq!(decode(&[0xe9], "UTF-8"), "\u{fffd}");
 }
 
 /// An expression read from `_root` down is evaluated once, but its value
