@@ -353,7 +353,10 @@ fn elements(sh: &Arc<Shared>, later: run::Later) -> Option<Seq> {
         let (res, mut items, fails, derived) =
             sh.run(b.data(), |r| r.open_element(&obj, attr, io, i, at));
         extent(&mut items, 0, 0);
-        let kids = items.first().map(|i| i.kids.clone()).unwrap_or_default();
+        let kids = items
+            .first_mut()
+            .map(|i| std::mem::take(&mut i.kids))
+            .unwrap_or_default();
         // The holder's range, in the space being built.
         let r = b.range(p);
         let holder = b.span(r.offset, r.len);

@@ -809,9 +809,12 @@ impl<'a> Run<'a> {
                 Some(path) => self.as_enum(cx, path, v, a.at)?,
                 None => v,
             };
-            if let Some(val) = scalar_value(&v, 0) {
-                let (space, off) = self.items.get(item).map_or((0, 0), |i| (i.space(), i.off));
-                self.leaf(item, &a.id, space, off, 0, Some(val))?;
+            // (Read for its value only, it has no leaf to make.)
+            if self.quiet == 0 {
+                if let Some(val) = scalar_value(&v, 0) {
+                    let (space, off) = self.items.get(item).map_or((0, 0), |i| (i.space(), i.off));
+                    self.leaf(item, &a.id, space, off, 0, Some(val))?;
+                }
             }
             return Ok(v);
         }
