@@ -438,7 +438,8 @@ fn emit(
         return;
     };
     let kids = std::mem::take(&mut it.kids);
-    if let Some(&(k, method)) = it.derive.as_deref() {
+    if let run::Extra::Derive(d) = &it.extra {
+        let (k, method) = **d;
         let name = std::mem::take(&mut it.name);
         let bytes = derived
             .get(k.wrapping_sub(1))
@@ -457,21 +458,21 @@ fn emit(
     let (off, size, group, grown) = (it.off, it.size, it.group, it.grown);
     let value = it.value.take();
     let name = std::mem::take(&mut it.name);
-    let (later, settled) = match it.lazy.take().map(|l| *l) {
-        Some(run::Lazy::Later(l)) => (Some(l), None),
-        Some(run::Lazy::Settled(s)) => (None, Some(s)),
-        None => (None, None),
-    };
+    let extra = std::mem::replace(&mut it.extra, run::Extra::None);
     let node = b.add(parent, name, off, size, value);
     // An instance read with its element: as its node would be opened.
-    if let Some(s) = settled {
-        if let Some((o, n)) = s.range {
-            b.place_later(node, o, n);
+    let later = match extra {
+        run::Extra::Later(l) => Some(*l),
+        run::Extra::Placed(o, n) => {
+            b.place_later(node, o, u64::from(n));
+            None
         }
-        if let Some(v) = s.value {
-            b.set_value(node, v);
+        run::Extra::PlacedFar(r) => {
+            b.place_later(node, r.0, r.1);
+            None
         }
-    }
+        run::Extra::None | run::Extra::Unplaced | run::Extra::Derive(_) => None,
+    };
     if group {
         // A structure that gathers instances read elsewhere has no gaps:
         // the bytes between are not its own.

@@ -107,17 +107,15 @@ impl AttrRef {
 /// A node to be: `space` is the interpreter's (0 or a derived one).
 /// Items are made by the million (an element of a repeat is a few dozen):
 /// what few have is boxed, keeping an item within 128 bytes, which are
-/// moved without a call.
+/// moved without a call, and an element's instances are made without
+/// allocating.
 pub struct Item {
     pub name: CompactString,
     pub off: u64,
     pub size: u64,
     pub value: Option<Value>,
     pub kids: Vec<usize>,
-    /// The item opens derived space `k` by this method (its kids are in it).
-    pub derive: Option<Box<(usize, &'static str)>>,
-    /// What is read when its node is opened, or was read with it.
-    pub lazy: Option<Box<Lazy>>,
+    pub extra: Extra,
     pub space: u32,
     /// A structure: its range grows to cover its kids.
     pub group: bool,
@@ -126,13 +124,21 @@ pub struct Item {
 }
 
 /// What an item's node has besides its range, value and children.
-pub enum Lazy {
+pub enum Extra {
+    None,
+    /// It opens derived space `k` by this method (its kids are in it).
+    Derive(Box<(usize, &'static str)>),
     /// Its children (for an instance: the node itself) are read when it
     /// is opened.
-    Later(Later),
-    /// An instance read with the element that holds it: what opening its
-    /// node would have set.
-    Settled(Settled),
+    Later(Box<Later>),
+    /// An instance read with the element that holds it, as opening its
+    /// node would have set it: its value is the item's, and its range
+    /// `[off, off+size)` is set once its siblings' gaps are made.
+    Placed(u64, u32),
+    /// The same, of a range too long for `Placed`.
+    PlacedFar(Box<(u64, u64)>),
+    /// The same, where it read no node: it has no range.
+    Unplaced,
 }
 
 impl Item {
@@ -144,8 +150,7 @@ impl Item {
             size,
             value: None,
             kids: Vec::new(),
-            derive: None,
-            lazy: None,
+            extra: Extra::None,
             space: u32::try_from(space).unwrap_or(u32::MAX),
             group: true,
             grown: false,
@@ -158,18 +163,30 @@ impl Item {
     }
 
     fn set_later(&mut self, l: Later) {
-        self.lazy = Some(Box::new(Lazy::Later(l)));
+        self.extra = Extra::Later(Box::new(l));
     }
 
     /// What is read when its node is opened, taken out.
     pub fn take_later(&mut self) -> Option<Later> {
-        if !matches!(self.lazy.as_deref(), Some(Lazy::Later(_))) {
+        if !matches!(self.extra, Extra::Later(_)) {
             return None;
         }
-        match self.lazy.take().map(|l| *l) {
-            Some(Lazy::Later(l)) => Some(l),
+        match std::mem::replace(&mut self.extra, Extra::None) {
+            Extra::Later(l) => Some(*l),
             _ => None,
         }
+    }
+
+    /// Sets what opening its node, an instance's, would have: `s`.
+    fn settle_as(&mut self, s: Settled) {
+        self.value = s.value;
+        self.extra = match s.range {
+            None => Extra::Unplaced,
+            Some((off, size)) => match u32::try_from(size) {
+                Ok(n) => Extra::Placed(off, n),
+                Err(_) => Extra::PlacedFar(Box::new((off, size))),
+            },
+        };
     }
 }
 
@@ -555,8 +572,7 @@ impl<'a> Run<'a> {
                 size,
                 value,
                 kids: Vec::new(),
-                derive: None,
-                lazy: None,
+                extra: Extra::None,
                 space: u32::try_from(space).unwrap_or(u32::MAX),
                 group: false,
                 grown: false,

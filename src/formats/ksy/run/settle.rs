@@ -14,7 +14,7 @@
 
 use std::sync::Arc;
 
-use super::{scalar_value, Later, Lazy, Obj, Run, Settled, Type};
+use super::{scalar_value, Extra, Later, Obj, Run, Settled, Type};
 use crate::formats::ksy::spec::{Attr, Repeat};
 
 /// True for an instance that shows as one node with a value: a `value`,
@@ -103,7 +103,7 @@ impl Run<'_> {
             self.pending.truncate(pending);
             let (ty, it) = (obj.ty, self.items.get_mut(at));
             match (got, it) {
-                (Some(s), Some(it)) => it.lazy = Some(Box::new(Lazy::Settled(s))),
+                (Some(s), Some(it)) => it.settle_as(s),
                 (None, Some(it)) => {
                     it.set_later(Later::Instance(obj, k));
                     self.st.unsettled.insert((ty, k));
@@ -130,7 +130,7 @@ impl Run<'_> {
             }),
             Some(k) => {
                 let it = self.items.get_mut(k)?;
-                if !it.kids.is_empty() || it.lazy.is_some() || it.derive.is_some() || it.group {
+                if !it.kids.is_empty() || !matches!(it.extra, Extra::None) || it.group {
                     return None;
                 }
                 // As the tree's extent gives it.
