@@ -471,7 +471,7 @@ fn emit(
             b.place_later(node, r.0, r.1);
             None
         }
-        run::Extra::None | run::Extra::Unplaced | run::Extra::Derive(_) => None,
+        run::Extra::None | run::Extra::Derive(_) => None,
     };
     if group {
         // A structure that gathers instances read elsewhere has no gaps:

@@ -3,38 +3,24 @@
 
 use super::*;
 
-/// Whether `e` reads only from `_root` down: no name of the object it is
-/// evaluated in, no stream, position, `_index`, `_`, call or `sizeof`.
-fn from_root(e: &Expr) -> bool {
+/// Whether `e` reads only from `_root` down (with `parents`, or from
+/// `_parent` down, through parents and their attributes): no name of the
+/// object it is evaluated in, no stream, position, `_index`, `_`, call or
+/// `sizeof`. With `parents`, the whole expression (`top`) may end in
+/// `_io`: a stream is one for the object's life; its position is not.
+fn reads_above(e: &Expr, parents: bool, top: bool) -> bool {
+    let inner = |x: &Expr| reads_above(x, parents, false);
     match e {
         Expr::Int(_) | Expr::Float(_) | Expr::Str(_) | Expr::Bool(_) | Expr::Enum(..) => true,
-        Expr::Name(n) => n == "_root",
-        Expr::Attr(b, n) => !n.starts_with('_') && from_root(b),
-        Expr::Index(a, i) => from_root(a) && from_root(i),
-        Expr::Neg(x) | Expr::Inv(x) | Expr::Not(x) | Expr::Cast(x, _) => from_root(x),
-        Expr::Bin(_, a, b) => from_root(a) && from_root(b),
-        Expr::If(c, a, b) => from_root(c) && from_root(a) && from_root(b),
-        Expr::List(_) | Expr::Call(..) | Expr::SizeOf(_) => false,
-    }
-}
-
-/// Whether `e` reads only from `_root` or `_parent` down, as
-/// [`from_root`] says, through parents and their attributes; `top`: `e` is
-/// the whole expression, whose last step may be `_io` (a stream is one
-/// for the object's life; its position is not).
-fn from_parent(e: &Expr, top: bool) -> bool {
-    match e {
-        Expr::Int(_) | Expr::Float(_) | Expr::Str(_) | Expr::Bool(_) | Expr::Enum(..) => true,
-        Expr::Name(n) => n == "_root" || n == "_parent",
+        Expr::Name(n) => n == "_root" || (parents && n == "_parent"),
         Expr::Attr(b, n) => {
-            (n == "_parent" || (top && n == "_io") || !n.starts_with('_')) && from_parent(b, false)
+            let up = n == "_parent" || (top && n == "_io");
+            (!n.starts_with('_') || (parents && up)) && inner(b)
         }
-        Expr::Index(a, i) => from_parent(a, false) && from_parent(i, false),
-        Expr::Neg(x) | Expr::Inv(x) | Expr::Not(x) | Expr::Cast(x, _) => from_parent(x, false),
-        Expr::Bin(_, a, b) => from_parent(a, false) && from_parent(b, false),
-        Expr::If(c, a, b) => {
-            from_parent(c, false) && from_parent(a, false) && from_parent(b, false)
-        }
+        Expr::Index(a, i) => inner(a) && inner(i),
+        Expr::Neg(x) | Expr::Inv(x) | Expr::Not(x) | Expr::Cast(x, _) => inner(x),
+        Expr::Bin(_, a, b) => inner(a) && inner(b),
+        Expr::If(c, a, b) => inner(c) && inner(a) && inner(b),
         Expr::List(_) | Expr::Call(..) | Expr::SizeOf(_) => false,
     }
 }
@@ -251,9 +237,9 @@ impl Run<'_> {
             }
             Some(Memo::ByParent(..)) | None => {}
         }
-        let parent = match (from_root(e), &cx.obj.parent) {
+        let parent = match (reads_above(e, false, true), &cx.obj.parent) {
             (true, _) => None,
-            (false, Some(p)) if from_parent(e, true) => Some(p.clone()),
+            (false, Some(p)) if reads_above(e, true, true) => Some(p.clone()),
             _ => {
                 self.st.memo.insert(key, Memo::No);
                 return self.eval_once(cx, e);

@@ -137,8 +137,6 @@ pub enum Extra {
     Placed(u64, u32),
     /// The same, of a range too long for `Placed`.
     PlacedFar(Box<(u64, u64)>),
-    /// The same, where it read no node: it has no range.
-    Unplaced,
 }
 
 impl Item {
@@ -180,8 +178,9 @@ impl Item {
     /// Sets what opening its node, an instance's, would have: `s`.
     fn settle_as(&mut self, s: Settled) {
         self.value = s.value;
+        // (One that read no node has no range either.)
         self.extra = match s.range {
-            None => Extra::Unplaced,
+            None => Extra::None,
             Some((off, size)) => match u32::try_from(size) {
                 Ok(n) => Extra::Placed(off, n),
                 Err(_) => Extra::PlacedFar(Box::new((off, size))),
@@ -192,9 +191,9 @@ impl Item {
 
 /// What opening an instance's node gives it, read with its element (see
 /// `settle.rs`): its range (none where it read no node) and value.
-pub struct Settled {
-    pub range: Option<(u64, u64)>,
-    pub value: Option<Value>,
+struct Settled {
+    range: Option<(u64, u64)>,
+    value: Option<Value>,
 }
 
 /// What [`Run::eval`] keeps of an expression evaluated in objects of one
@@ -567,15 +566,9 @@ impl<'a> Run<'a> {
         self.push_item(
             parent,
             Item {
-                name: name.into(),
-                off,
-                size,
                 value,
-                kids: Vec::new(),
-                extra: Extra::None,
-                space: u32::try_from(space).unwrap_or(u32::MAX),
                 group: false,
-                grown: false,
+                ..Item::group(name, space, off, size)
             },
         )
     }

@@ -594,15 +594,9 @@ impl Run<'_> {
             let d = self.push_item(
                 holder,
                 Item {
-                    name: format_compact!("{name} ({method})"),
-                    off: 0,
-                    size: rc.len() as u64,
-                    value: None,
-                    kids: Vec::new(),
                     extra: Extra::Derive(Box::new((k, method))),
-                    space: u32::try_from(k).unwrap_or(u32::MAX),
                     group: false,
-                    grown: false,
+                    ..Item::group(format_compact!("{name} ({method})"), k, 0, rc.len() as u64)
                 },
             )?;
             (k, 0u64, rc, Some(d))
