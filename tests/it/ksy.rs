@@ -324,7 +324,7 @@ fn description_errors_name_file_line_and_column() {
     let k = write_ksy(
         dir.path(),
         "bad",
-        "meta:\n  id: bad\nseq:\n  - id: a\n    sizee: 4\n  - id: b\n    type: nosuch\n  - id: c\n    size: 1 +\n",
+        "meta:\n  id: bad\nseq:\n  - id: a\n    sizee: 4\n  - id: b\n    type: nosuch\n  - id: c\n    size: 1 +\n  - id: d\n    type: u1\n    enum: nosuch\n",
     );
     let data = dir.path().join("data");
     std::fs::write(&data, b"1234").unwrap();
@@ -340,6 +340,7 @@ fn description_errors_name_file_line_and_column() {
         "bad.ksy:5:5: unknown key \"sizee\"",
         "bad.ksy:6:5: unknown type \"nosuch\"",
         "bad.ksy:9:14: expression \"1 +\"",
+        "bad.ksy:10:5: unknown enum \"nosuch\"",
     ] {
         assert!(err.contains(want), "{want} in {err}");
     }

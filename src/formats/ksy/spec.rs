@@ -104,12 +104,20 @@ pub struct Attr {
     pub pad_right: Option<u8>,
     pub contents: Option<Vec<u8>>,
     pub encoding: Option<String>,
-    pub enum_: Option<Vec<String>>,
+    pub enum_: Option<EnumRef>,
     pub process: Option<Process>,
     pub valid: Option<Valid>,
     pub pos: Option<Expr>,
     pub io: Option<Expr>,
     pub value: Option<Expr>,
+}
+
+/// An attribute's `enum:`: the path it names and the enum that path finds
+/// from the attribute's type, found once when the description is checked.
+#[derive(Clone, Debug)]
+pub struct EnumRef {
+    pub path: Vec<String>,
+    pub found: Option<Arc<Enum>>,
 }
 
 #[derive(Clone, Debug)]
@@ -777,7 +785,12 @@ impl Reader {
                 "pad-right" => a.pad_right = self.byte(v),
                 "contents" => a.contents = self.contents(v),
                 "encoding" => a.encoding = text(v).map(str::to_string),
-                "enum" => a.enum_ = text(v).map(|s| s.split("::").map(str::to_string).collect()),
+                "enum" => {
+                    a.enum_ = text(v).map(|s| EnumRef {
+                        path: s.split("::").map(str::to_string).collect(),
+                        found: None,
+                    })
+                }
                 "process" => a.process = self.process(v),
                 "valid" => a.valid = self.valid(v),
                 "pos" if instance => a.pos = self.expr(v),
@@ -925,11 +938,13 @@ impl Reader {
         Some(v)
     }
 
-    /// Every type and enum that attributes name exists.
+    /// Every type and enum that attributes name exists; each attribute's
+    /// enum is kept with it.
     fn check(&mut self, _root: usize) {
         let mut problems = Vec::new();
+        let mut found = Vec::new();
         for (ti, t) in self.spec.types.iter().enumerate() {
-            for a in t.seq.iter().chain(&t.instances) {
+            for (ai, a) in t.seq.iter().chain(&t.instances).enumerate() {
                 let mut tys = vec![&a.ty];
                 while let Some(ty) = tys.pop() {
                     match ty {
@@ -941,9 +956,24 @@ impl Reader {
                     }
                 }
                 if let Some(e) = &a.enum_ {
-                    if self.spec.lookup_enum(ti, e).is_none() {
-                        problems.push((a.at, format!("unknown enum {:?}", e.join("::"))));
+                    match self.spec.lookup_enum(ti, &e.path) {
+                        Some(en) => found.push((ti, ai, en)),
+                        None => {
+                            problems.push((a.at, format!("unknown enum {:?}", e.path.join("::"))))
+                        }
                     }
+                }
+            }
+        }
+        for (ti, ai, en) in found {
+            if let Some(t) = self.spec.types.get_mut(ti) {
+                let n = t.seq.len();
+                let a = match ai.checked_sub(n) {
+                    Some(i) => t.instances.get_mut(i),
+                    None => t.seq.get_mut(ai),
+                };
+                if let Some(EnumRef { found, .. }) = a.and_then(|a| a.enum_.as_mut()) {
+                    *found = Some(en);
                 }
             }
         }

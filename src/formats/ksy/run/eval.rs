@@ -26,10 +26,10 @@ fn reads_above(e: &Expr, parents: bool, top: bool) -> bool {
 }
 
 impl Run<'_> {
-    pub(super) fn as_enum(&mut self, cx: &Cx, path: &[String], v: V, at: Loc) -> Res<V> {
-        let ty = cx.obj.ty;
-        let Some(en) = self.spec.lookup_enum(ty, path) else {
-            return Err(self.spec_fail(at, format!("unknown enum {}", path.join("::"))));
+    /// `v` as a value of the enum `e` names (an integer or a boolean).
+    pub(super) fn as_enum(&mut self, e: &EnumRef, v: V, at: Loc) -> Res<V> {
+        let Some(en) = e.found.clone() else {
+            return Err(self.spec_fail(at, format!("unknown enum {}", e.path.join("::"))));
         };
         match v {
             V::Int(x) => Ok(V::Enum(en, x)),

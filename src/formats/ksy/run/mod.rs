@@ -21,7 +21,7 @@ use compact_str::CompactString;
 use rustc_hash::FxHashSet;
 
 use super::expr::{Expr, Op};
-use super::spec::{Attr, Endian, Loc, Member, Prim, Process, Repeat, Spec, Type};
+use super::spec::{Attr, Endian, EnumRef, Loc, Member, Prim, Process, Repeat, Spec, Type};
 use crate::formats::compress;
 use crate::model::{space, Radix, Value};
 
@@ -815,7 +815,7 @@ impl<'a> Run<'a> {
         if let Some(e) = &a.value {
             let v = self.eval(cx, e)?;
             let v = match &a.enum_ {
-                Some(path) => self.as_enum(cx, path, v, a.at)?,
+                Some(e) => self.as_enum(e, v, a.at)?,
                 None => v,
             };
             // (Read for its value only, it has no leaf to make.)

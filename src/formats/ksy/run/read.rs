@@ -187,8 +187,8 @@ impl Run<'_> {
         if a.size.is_some() || a.size_eos || !plain(a) {
             return None;
         }
-        if let Some(p) = &a.enum_ {
-            self.spec.lookup_enum(cx.obj.ty, p)?;
+        if let Some(e) = &a.enum_ {
+            e.found.as_ref()?;
         }
         let owner_le = cx.obj.le().is_some();
         let size = self.element_size(a, cx.obj, io, owner_le, 0)?;
@@ -264,8 +264,8 @@ impl Run<'_> {
                     continue;
                 }
             }
-            if let Some(p) = &a.enum_ {
-                spec.lookup_enum(ty, p)?;
+            if let Some(e) = &a.enum_ {
+                e.found.as_ref()?;
             }
             let count = match &a.repeat {
                 Repeat::No => 1,
@@ -350,8 +350,8 @@ impl Run<'_> {
     ) -> Res<V> {
         let v = self.prim(cx, p, io, name, parent, cx.obj.ty)?;
         let v = match &a.enum_ {
-            Some(path) => {
-                let ev = self.as_enum(cx, path, v, a.at)?;
+            Some(e) => {
+                let ev = self.as_enum(e, v, a.at)?;
                 if let (V::Enum(en, x), Some(&last)) =
                     (&ev, self.items.get(parent).and_then(|p| p.kids.last()))
                 {
