@@ -68,6 +68,42 @@ pub enum Expr {
     SizeOf(String),
 }
 
+impl Expr {
+    /// Calls `f` with every name the expression uses: names, attributes
+    /// and methods (`a.b`, `a.b()`); not enum paths or type names.
+    pub fn names<'e>(&'e self, f: &mut impl FnMut(&'e str)) {
+        match self {
+            Expr::Name(n) => f(n),
+            Expr::Attr(b, n) => {
+                f(n);
+                b.names(f);
+            }
+            Expr::Call(b, n, args) => {
+                f(n);
+                b.names(f);
+                args.iter().for_each(|a| a.names(f));
+            }
+            Expr::List(xs) => xs.iter().for_each(|a| a.names(f)),
+            Expr::Index(a, b) | Expr::Bin(_, a, b) => {
+                a.names(f);
+                b.names(f);
+            }
+            Expr::Neg(a) | Expr::Inv(a) | Expr::Not(a) | Expr::Cast(a, _) => a.names(f),
+            Expr::If(a, b, c) => {
+                a.names(f);
+                b.names(f);
+                c.names(f);
+            }
+            Expr::Int(_)
+            | Expr::Float(_)
+            | Expr::Str(_)
+            | Expr::Bool(_)
+            | Expr::Enum(..)
+            | Expr::SizeOf(_) => {}
+        }
+    }
+}
+
 type R<'a, T> = IResult<&'a str, T>;
 
 /// How deep brackets (and unary operators, and ternaries) may nest.

@@ -17,8 +17,6 @@ pub mod spec;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use rustc_hash::FxHashSet;
-
 use crate::model::{Builder, Format, Gap, NodeId, Seq, Span, Step, Tree, Value};
 
 pub use bind::Bound;
@@ -222,7 +220,6 @@ type Ran<T> = (T, Vec<run::Item>, Vec<run::Fail>, Vec<Arc<[u8]>>);
 /// opened.
 struct Shared {
     spec: Arc<Spec>,
-    used: FxHashSet<String>,
     st: Mutex<run::State>,
     /// Where the bytes read start: problems with no place in the data are
     /// shown there.
@@ -242,7 +239,7 @@ impl Shared {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let st = std::mem::take(&mut *guard);
-        let mut r = run::Run::new(&self.spec, data, &self.used, st);
+        let mut r = run::Run::new(&self.spec, data, st);
         if let Ok(mut s) = self.spare.lock() {
             r.items = std::mem::take(&mut *s);
         }
@@ -273,7 +270,6 @@ const SPARE_ITEMS: usize = 1 << 12;
 pub fn apply(b: &mut Builder<'_>, parent: NodeId, at: Span, spec: &Arc<Spec>) {
     let sh = Arc::new(Shared {
         spec: spec.clone(),
-        used: run::names_used(spec),
         st: Mutex::new(run::State::default()),
         root: at.offset,
         spare: Mutex::new(Vec::new()),

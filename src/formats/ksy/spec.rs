@@ -110,6 +110,9 @@ pub struct Attr {
     pub pos: Option<Expr>,
     pub io: Option<Expr>,
     pub value: Option<Expr>,
+    /// Some expression of the description names it (by its `id`, in any
+    /// type): its value is kept once read.
+    pub named: bool,
 }
 
 /// An attribute's `enum:`: the path it names and the enum that path finds
@@ -224,6 +227,8 @@ pub struct Spec {
     pub extensions: Vec<String>,
     /// The bytes the first attribute's `contents` requires, if it has one.
     pub magic: Option<Vec<u8>>,
+    /// Some expression asks for a size (`_sizeof`).
+    pub asks_sizeof: bool,
 }
 
 impl Spec {
@@ -305,6 +310,7 @@ pub fn load(path: &Path, search: &[PathBuf]) -> Result<Spec, Vec<String>> {
         Some(root) => {
             r.spec.types.iter_mut().for_each(TypeDef::index);
             r.check(root);
+            mark_named(&mut r.spec);
             if let Some(t) = r.spec.types.get(root) {
                 r.spec.id = t.name.clone();
                 r.spec.magic = t.seq.first().and_then(|a| a.contents.clone());
@@ -317,6 +323,63 @@ pub fn load(path: &Path, search: &[PathBuf]) -> Result<Spec, Vec<String>> {
         Ok(r.spec)
     } else {
         Err(r.errors)
+    }
+}
+
+/// Marks the attributes some expression names ([`Attr::named`]), and
+/// whether one asks for a size.
+fn mark_named(spec: &mut Spec) {
+    fn ty<'e>(t: &'e Type, f: &mut impl FnMut(&'e str)) {
+        match t {
+            Type::User { args, .. } => args.iter().for_each(|a| a.names(f)),
+            Type::Switch { on, cases } => {
+                on.names(f);
+                for (k, t) in cases {
+                    if let Some(k) = k {
+                        k.names(f);
+                    }
+                    ty(t, f);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut used = rustc_hash::FxHashSet::default();
+    let mut f = |n: &str| {
+        used.insert(n.to_string());
+    };
+    for t in &spec.types {
+        if let Some(Endian::Switch(on, cases)) = &t.endian {
+            on.names(&mut f);
+            cases.iter().for_each(|(k, _)| k.names(&mut f));
+        }
+        for a in t.seq.iter().chain(&t.instances) {
+            ty(&a.ty, &mut f);
+            if let Repeat::Expr(e) | Repeat::Until(e) = &a.repeat {
+                e.names(&mut f);
+            }
+            for e in [&a.cond, &a.size, &a.pos, &a.io, &a.value]
+                .into_iter()
+                .flatten()
+            {
+                e.names(&mut f);
+            }
+            if let Some(Process::Xor(e) | Process::Rotate(_, e)) = &a.process {
+                e.names(&mut f);
+            }
+            if let Some(v) = &a.valid {
+                for e in [&v.eq, &v.min, &v.max, &v.expr].into_iter().flatten() {
+                    e.names(&mut f);
+                }
+                v.any_of.iter().for_each(|e| e.names(&mut f));
+            }
+        }
+    }
+    spec.asks_sizeof = used.contains("_sizeof");
+    for t in &mut spec.types {
+        for a in t.seq.iter_mut().chain(&mut t.instances) {
+            a.named = used.contains(&a.id);
+        }
     }
 }
 
@@ -762,6 +825,7 @@ impl Reader {
             pos: None,
             io: None,
             value: None,
+            named: false,
         };
         let mut repeat = None;
         let mut rexpr = None;

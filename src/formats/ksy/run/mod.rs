@@ -227,93 +227,9 @@ pub struct State {
     memo: rustc_hash::FxHashMap<(usize, usize), Memo>,
 }
 
-/// The names expressions of `spec` use (attributes, instances,
-/// parameters): a seq attribute no expression names need not keep its
-/// value.
-pub fn names_used(spec: &Spec) -> FxHashSet<String> {
-    fn walk(e: &Expr, out: &mut FxHashSet<String>) {
-        match e {
-            Expr::Name(n) => {
-                out.insert(n.clone());
-            }
-            Expr::Attr(b, n) => {
-                out.insert(n.clone());
-                walk(b, out);
-            }
-            Expr::Call(b, n, args) => {
-                out.insert(n.clone());
-                walk(b, out);
-                args.iter().for_each(|a| walk(a, out));
-            }
-            Expr::List(xs) => xs.iter().for_each(|a| walk(a, out)),
-            Expr::Index(a, b) | Expr::Bin(_, a, b) => {
-                walk(a, out);
-                walk(b, out);
-            }
-            Expr::Neg(a) | Expr::Inv(a) | Expr::Not(a) | Expr::Cast(a, _) => walk(a, out),
-            Expr::If(a, b, c) => {
-                walk(a, out);
-                walk(b, out);
-                walk(c, out);
-            }
-            Expr::Int(_)
-            | Expr::Float(_)
-            | Expr::Str(_)
-            | Expr::Bool(_)
-            | Expr::Enum(..)
-            | Expr::SizeOf(_) => {}
-        }
-    }
-    fn ty(t: &Type, out: &mut FxHashSet<String>) {
-        match t {
-            Type::User { args, .. } => args.iter().for_each(|a| walk(a, out)),
-            Type::Switch { on, cases } => {
-                walk(on, out);
-                for (k, t) in cases {
-                    if let Some(k) = k {
-                        walk(k, out);
-                    }
-                    ty(t, out);
-                }
-            }
-            _ => {}
-        }
-    }
-    let mut out = FxHashSet::default();
-    for t in &spec.types {
-        if let Some(Endian::Switch(on, cases)) = &t.endian {
-            walk(on, &mut out);
-            cases.iter().for_each(|(k, _)| walk(k, &mut out));
-        }
-        for a in t.seq.iter().chain(&t.instances) {
-            ty(&a.ty, &mut out);
-            if let Repeat::Expr(e) | Repeat::Until(e) = &a.repeat {
-                walk(e, &mut out);
-            }
-            for e in [&a.cond, &a.size, &a.pos, &a.io, &a.value]
-                .into_iter()
-                .flatten()
-            {
-                walk(e, &mut out);
-            }
-            if let Some(Process::Xor(e) | Process::Rotate(_, e)) = &a.process {
-                walk(e, &mut out);
-            }
-            if let Some(v) = &a.valid {
-                for e in [&v.eq, &v.min, &v.max, &v.expr].into_iter().flatten() {
-                    walk(e, &mut out);
-                }
-                v.any_of.iter().for_each(|e| walk(e, &mut out));
-            }
-        }
-    }
-    out
-}
-
 pub struct Run<'a> {
     spec: &'a Spec,
     data: &'a [u8],
-    used: &'a FxHashSet<String>,
     pub st: State,
     pub items: Vec<Item>,
     steps: u64,
@@ -371,11 +287,10 @@ fn fail<T>(at: Option<(usize, u64)>, msg: impl Into<String>) -> Res<T> {
 const NO_ITEM: usize = usize::MAX;
 
 impl<'a> Run<'a> {
-    pub fn new(spec: &'a Spec, data: &'a [u8], used: &'a FxHashSet<String>, st: State) -> Self {
+    pub fn new(spec: &'a Spec, data: &'a [u8], st: State) -> Self {
         Run {
             spec,
             data,
-            used,
             st,
             items: Vec::new(),
             steps: 0,
@@ -387,7 +302,7 @@ impl<'a> Run<'a> {
             settling: None,
             nulls: 0,
             busy: Vec::new(),
-            sizeof: used.contains("_sizeof"),
+            sizeof: spec.asks_sizeof,
         }
     }
 
@@ -681,7 +596,7 @@ impl<'a> Run<'a> {
             if let (true, Some(s)) = (sized, me.sizes.get(k)) {
                 let _ = s.set(end.saturating_sub(start));
             }
-            if let (true, Some(f)) = (self.used.contains(&a.id), me.fields.get(k)) {
+            if let (true, Some(f)) = (a.named, me.fields.get(k)) {
                 let _ = f.set(v);
             }
         }
@@ -780,7 +695,7 @@ impl<'a> Run<'a> {
         self.busy.pop();
         let v = r?;
         // Kept for the expressions that name it (read again, if opened).
-        if let (true, Some(slot)) = (self.used.contains(&a.id), obj.inst.get(k)) {
+        if let (true, Some(slot)) = (a.named, obj.inst.get(k)) {
             let _ = slot.set(v.clone());
         }
         Ok(v)
@@ -898,7 +813,7 @@ impl<'a> Run<'a> {
         if lazy {
             self.quiet += 1;
         }
-        let keep = self.used.contains(&a.id);
+        let keep = a.named;
         let mut marks = Vec::new();
         let saved = self.io(io)?.clone();
         // Elements of a size known beforehand need not be read to be found.

@@ -10,8 +10,7 @@ fn bare_obj() -> Arc<Obj> {
 
 fn ev(s: &str) -> V {
     let spec = Spec::default();
-    let used = FxHashSet::default();
-    let mut r = Run::new(&spec, &[], &used, State::default());
+    let mut r = Run::new(&spec, &[], State::default());
     r.st.ios.push(Io {
         space: 0,
         base: 0,
@@ -72,8 +71,7 @@ fn arithmetic_as_kaitai() {
 #[test]
 fn errors_not_panics() {
     let spec = Spec::default();
-    let used = FxHashSet::default();
-    let mut r = Run::new(&spec, &[], &used, State::default());
+    let mut r = Run::new(&spec, &[], State::default());
     let obj = bare_obj();
     let cx = Cx::of(&obj);
     for s in ["1 / 0", "1 % 0", "[1][5]", "'a' - 1", "1 << 200", "nothing"] {
@@ -81,24 +79,21 @@ fn errors_not_panics() {
     }
 }
 
-/// The description `text`, read from a file, and the names its
-/// expressions use.
-fn described(text: &str) -> (Spec, FxHashSet<String>) {
+/// The description `text`, read from a file.
+fn described(text: &str) -> Spec {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.ksy");
     std::fs::write(&path, text).unwrap();
-    let spec = crate::formats::ksy::spec::load(&path, &[]).unwrap();
-    let used = names_used(&spec);
-    (spec, used)
+    crate::formats::ksy::spec::load(&path, &[]).unwrap()
 }
 
 #[test]
 fn an_instance_is_read_once_and_only_when_needed() {
-    let (spec, used) = described(
+    let spec = described(
         "meta: {id: t, endian: le}\nseq:\n  - {id: a, type: u1}\ninstances:\n  far: {pos: 100, type: u4}\n  big: {pos: 0, type: u2}\n  twice: {value: big + big}\n",
     );
     let data = [1u8, 2, 3, 4];
-    let mut r = Run::new(&spec, &data, &used, State::default());
+    let mut r = Run::new(&spec, &data, State::default());
     r.root(0, 0, 4).unwrap();
     // `far` would fail: it is not read, nor is anything else.
     assert_eq!(r.st.evaluated, 0);
@@ -131,11 +126,11 @@ fn decoding() {
 /// (`kept` names the fields, so that their values are kept).
 #[test]
 fn a_value_from_the_root_is_kept_only_once_what_it_reads_is_read() {
-    let (spec, used) = described(
+    let spec = described(
         "meta: {id: t, endian: le}\nseq:\n  - {id: x, type: t}\n  - {id: n, type: u1}\n  - {id: m, type: u1}\n  - {id: y, type: t}\ninstances:\n  kept: {value: x.v + y.v}\ntypes:\n  t:\n    seq:\n      - {id: v, type: u1, if: _root.n == _root.m}\n",
     );
     let data = [0u8, 1, 6];
-    let mut r = Run::new(&spec, &data, &used, State::default());
+    let mut r = Run::new(&spec, &data, State::default());
     r.root(0, 0, 3).unwrap();
     assert!(r.diags.is_empty(), "{:?}", r.diags);
     let root = r.st.root.clone().unwrap();
@@ -152,11 +147,11 @@ fn a_value_from_the_root_is_kept_only_once_what_it_reads_is_read() {
 /// and of an item in the first, the first's, whichever is asked first.
 #[test]
 fn a_value_from_the_parent_is_kept_for_that_parent_only() {
-    let (spec, used) = described(
+    let spec = described(
         "meta: {id: t, endian: le}\nseq:\n  - {id: groups, type: g, repeat: expr, repeat-expr: 2}\ninstances:\n  both: {value: 'groups[1].items[1].pn + groups[0].items[0].pn * 100 + groups[1].items[0].pn * 10000'}\ntypes:\n  g:\n    seq:\n      - {id: n, type: u1}\n      - {id: items, type: e, repeat: expr, repeat-expr: 2}\n  e:\n    seq:\n      - {id: b, type: u1}\n    instances:\n      pn: {value: _parent.n}\n",
     );
     let data = [3u8, 1, 2, 5, 7, 8];
-    let mut r = Run::new(&spec, &data, &used, State::default());
+    let mut r = Run::new(&spec, &data, State::default());
     r.root(0, 0, 6).unwrap();
     assert!(r.diags.is_empty(), "{:?}", r.diags);
     let root = r.st.root.clone().unwrap();
@@ -172,4 +167,36 @@ fn an_item_is_at_most_128_bytes() {
         "{}",
         std::mem::size_of::<Item>()
     );
+}
+
+#[test]
+fn attributes_some_expression_names_are_marked_when_read() {
+    let spec = described(
+        "meta: {id: t, endian: le}\nseq:\n  - {id: n, type: u1}\n  - {id: body, size: n}\n  - {id: tail, type: u1}\n  - {id: kind, type: u1, repeat: expr, repeat-expr: 2}\n  - id: more\n    type: u1\n    if: kind[0] > 0\ninstances:\n  twice: {value: total * 2}\n  total: {value: n + tail}\n  alone: {value: 1}\n",
+    );
+    let t = spec.types.first().unwrap();
+    let named: Vec<(&str, bool)> = t
+        .seq
+        .iter()
+        .chain(&t.instances)
+        .map(|a| (a.id.as_str(), a.named))
+        .collect();
+    assert_eq!(
+        named,
+        [
+            ("n", true),
+            ("body", false),
+            ("tail", true),
+            ("kind", true),
+            ("more", false),
+            ("twice", false),
+            ("total", true),
+            ("alone", false)
+        ]
+    );
+    assert!(!spec.asks_sizeof);
+    let spec = described(
+        "meta: {id: t}\nseq:\n  - {id: a, type: u1}\ninstances:\n  s: {value: a._sizeof}\n",
+    );
+    assert!(spec.asks_sizeof);
 }
