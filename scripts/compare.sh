@@ -16,19 +16,9 @@ FW=${FWVIEW:-target/release/fwview}
 LLVM_READELF=${LLVM_READELF:-llvm-readelf-22}
 
 [ -x "$FW" ] || cargo build --release --quiet
+. scripts/objects.sh
 OBJ=${1:-target/compare/1m-symbols.o}
-if [ ! -f "$OBJ" ]; then
-    mkdir -p "$(dirname "$OBJ")"
-    python3 -c '
-import sys
-w = sys.stdout.write
-w(".text\n")
-for n in range(1000000):
-    w(".globl sym_%07d\nsym_%07d:\n" % (n, n))
-' > "$OBJ.s"
-    as "$OBJ.s" -o "$OBJ"
-    rm -f "$OBJ.s"
-fi
+million_symbols "$OBJ"
 echo "object: $OBJ ($(wc -c < "$OBJ") bytes)"
 
 TMP=$(mktemp -d)
