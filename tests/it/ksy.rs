@@ -643,3 +643,55 @@ fn in_enum_validation_reports_a_value_outside_the_enum() {
         "{bad}"
     );
 }
+
+/// An attribute left out by its `if`: a seq attribute has no node; an
+/// instance, whose node is listed before it is read, shows `null` where
+/// its object starts, whether it is read by the walk or when opened.
+#[test]
+fn an_instance_left_out_by_its_if_shows_null() {
+    let dir = common::scratch();
+    let k = write_ksy(
+        dir.path(),
+        "opt",
+        "meta: {id: opt, endian: le}\nseq:\n  - {id: a, type: u1}\n  - {id: b, type: u1, if: a == 9}\ninstances:\n  c: {value: a + 1, if: a == 9}\n  d: {pos: 2, type: u1, if: a == 9}\n  e: {pos: 2, type: u1}\n",
+    );
+    let run = |first: u8, at: Option<&str>| {
+        let data = dir.path().join(format!("data{first}"));
+        std::fs::write(&data, [first, 2, 3, 4]).unwrap();
+        let mut args = vec![OsStr::new("--ksy"), k.as_os_str(), OsStr::new("--tree")];
+        if let Some(p) = at {
+            args.extend([OsStr::new("--at"), OsStr::new(p)]);
+        }
+        args.push(data.as_os_str());
+        let o = common::fwview(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        // Without --at, the first line is the file's.
+        let out = String::from_utf8_lossy(&o.stdout).to_string();
+        let skip = usize::from(at.is_none());
+        out.lines()
+            .skip(skip)
+            .map(str::trim)
+            .map(String::from)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        run(1, None),
+        [
+            "a [0x0+0x1] 1",
+            "c [0x0+0x0] null",
+            "d [0x0+0x0] null",
+            "e [0x2+0x1] 3"
+        ]
+    );
+    assert_eq!(run(1, Some("d")), ["d [0x0+0x0] null"]);
+    assert_eq!(
+        run(9, None),
+        [
+            "a [0x0+0x1] 9",
+            "b [0x1+0x1] 2",
+            "c [0x0+0x0] 10 (0xa)",
+            "d [0x2+0x1] 3",
+            "e [0x2+0x1] 3"
+        ]
+    );
+}

@@ -648,10 +648,7 @@ impl<'a> Run<'a> {
         let a = spec.types.get(obj.ty).and_then(|t| t.instances.get(k));
         if let (Some(a), Some(v)) = (a, obj.kept(k).cloned()) {
             if a.value.is_some() {
-                if let Some(val) = scalar_value(&v, 0) {
-                    let (space, off) = self.items.get(item).map_or((0, 0), |i| (i.space(), i.off));
-                    self.leaf(item, &a.id, space, off, 0, Some(val))?;
-                }
+                self.value_leaf(a, item, &v)?;
                 return Ok(v);
             }
         }
@@ -712,6 +709,25 @@ impl<'a> Run<'a> {
 
     /// Reads attribute `a` of the object of `cx` (a `seq` entry or an
     /// instance) under `item`; returns its value.
+    /// The leaf of instance `a` that shows value `v` (null included),
+    /// where `item` starts, of no size; none when read for its value
+    /// only, or for a value no leaf shows (an object, a stream).
+    fn value_leaf(&mut self, a: &Attr, item: usize, v: &V) -> Res<()> {
+        if self.quiet != 0 {
+            return Ok(());
+        }
+        let val = match v {
+            V::Null => Value::text("null"),
+            v => match scalar_value(v, 0) {
+                Some(val) => val,
+                None => return Ok(()),
+            },
+        };
+        let (space, off) = self.items.get(item).map_or((0, 0), |i| (i.space(), i.off));
+        self.leaf(item, &a.id, space, off, 0, Some(val))?;
+        Ok(())
+    }
+
     fn attr(&mut self, cx: &Cx, a: &Attr, item: usize, which: AttrRef) -> Res<V> {
         // A problem with no place in the data is placed at the attribute
         // in the description.
@@ -724,6 +740,11 @@ impl<'a> Run<'a> {
         if let Some(c) = &a.cond {
             let v = self.eval(cx, c)?;
             if !truth(&v).map_err(|m| self.spec_fail(a.at, m))? {
+                // A seq attribute left out has no node; an instance's node
+                // is listed before it is read, and shows that it is null.
+                if let AttrRef::Inst(..) = which {
+                    self.value_leaf(a, item, &V::Null)?;
+                }
                 return Ok(V::Null);
             }
         }
@@ -733,13 +754,7 @@ impl<'a> Run<'a> {
                 Some(e) => self.as_enum(e, v, a.at)?,
                 None => v,
             };
-            // (Read for its value only, it has no leaf to make.)
-            if self.quiet == 0 {
-                if let Some(val) = scalar_value(&v, 0) {
-                    let (space, off) = self.items.get(item).map_or((0, 0), |i| (i.space(), i.off));
-                    self.leaf(item, &a.id, space, off, 0, Some(val))?;
-                }
-            }
+            self.value_leaf(a, item, &v)?;
             return Ok(v);
         }
         let obj_io = cx.obj.io;
