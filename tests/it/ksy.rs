@@ -694,4 +694,34 @@ fn an_instance_left_out_by_its_if_shows_null() {
             "e [0x2+0x1] 3"
         ]
     );
+    // The same in the elements of a repeat, whose instances are read
+    // with the element.
+    let k = write_ksy(
+        dir.path(),
+        "opts",
+        "meta: {id: opts, endian: le}\nseq:\n  - {id: xs, type: x, repeat: eos}\ntypes:\n  x:\n    seq:\n      - {id: a, type: u1}\n    instances:\n      c: {value: a + 1, if: a == 9}\n      d: {pos: 0, type: u1, if: a == 9}\n",
+    );
+    let data = dir.path().join("elements");
+    std::fs::write(&data, [9u8, 1].repeat(1000)).unwrap();
+    let o = common::fwview(&[
+        OsStr::new("--ksy"),
+        k.as_os_str(),
+        OsStr::new("--tree"),
+        data.as_os_str(),
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    let lines: Vec<&str> = out.lines().map(str::trim).skip(3).take(8).collect();
+    assert_eq!(
+        lines,
+        [
+            "[0] [0x0+0x1]",
+            "a [0x0+0x1] 9",
+            "c [0x0+0x0] 10 (0xa)",
+            "d [0x0+0x1] 9",
+            "[1] [0x1+0x1]",
+            "a [0x1+0x1] 1",
+            "c [0x1+0x0] null",
+            "d [0x1+0x0] null"
+        ]
+    );
 }

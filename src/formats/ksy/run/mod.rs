@@ -716,12 +716,8 @@ impl<'a> Run<'a> {
         if self.quiet != 0 {
             return Ok(());
         }
-        let val = match v {
-            V::Null => Value::text("null"),
-            v => match scalar_value(v, 0) {
-                Some(val) => val,
-                None => return Ok(()),
-            },
+        let Some(val) = shown(v) else {
+            return Ok(());
         };
         let (space, off) = self.items.get(item).map_or((0, 0), |i| (i.space(), i.off));
         self.leaf(item, &a.id, space, off, 0, Some(val))?;
@@ -967,6 +963,15 @@ fn hex(b: &[u8]) -> String {
 }
 
 /// The node value of a computed (`value:`) instance.
+/// What an instance's leaf shows for value `v`: [`scalar_value`], or
+/// `null`; `None` for a value no leaf shows (an object, a stream).
+fn shown(v: &V) -> Option<Value> {
+    match v {
+        V::Null => Some(Value::text("null")),
+        v => scalar_value(v, 0),
+    }
+}
+
 fn scalar_value(v: &V, width: u8) -> Option<Value> {
     Some(match v {
         V::Int(i) => match u64::try_from(*i) {

@@ -14,7 +14,7 @@
 
 use std::sync::Arc;
 
-use super::{scalar_value, Extra, Later, Obj, Run, Settled, Type};
+use super::{shown, Extra, Later, Obj, Run, Settled, Type};
 use crate::formats::ksy::spec::{Attr, Repeat};
 
 /// True for an instance that shows as one node with a value: a `value`,
@@ -75,7 +75,7 @@ impl Run<'_> {
                 self.depth = depth;
                 let clean = self.diags.len() == diags && self.pending.len() == pending;
                 match r {
-                    Ok(v) if clean => Some(match scalar_value(&v, 0) {
+                    Ok(v) if clean => Some(match shown(&v) {
                         Some(val) => Settled {
                             range: Some((obj.start, 0)),
                             value: Some(val),
