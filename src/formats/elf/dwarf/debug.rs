@@ -394,28 +394,73 @@ impl Debug {
         Relocs(&r.1).at(usize::try_from(at).ok()?)
     }
 
+    /// Section `id` as gimli reads it, over the bytes `b` builds from.
+    fn reader<'a: 'm, 'm>(&'m self, b: &Builder<'a>, id: SectionId) -> Reader<'m, 'm> {
+        let bytes = self.bytes(b, id);
+        let r = self
+            .relocs
+            .iter()
+            .find(|r| r.0 == id)
+            .map_or(&[][..], |r| &r.1[..]);
+        RelocateReader::new(EndianSlice::new(bytes, self.endian), Relocs(r))
+    }
+
+    /// The sections an entry's strings are read from, and `.debug_info`.
+    pub(super) fn strings<'a: 'm, 'm>(&'m self, b: &Builder<'a>) -> Strings<'m> {
+        Strings {
+            info: self.reader(b, SectionId::DebugInfo).into(),
+            str: self.reader(b, SectionId::DebugStr).into(),
+            line_str: self.reader(b, SectionId::DebugLineStr).into(),
+            offsets: self.reader(b, SectionId::DebugStrOffsets).into(),
+        }
+    }
+
     /// The sections as gimli reads them, over the bytes `b` builds from.
     pub(super) fn dwarf<'a: 'm, 'm>(
         &'m self,
         b: &Builder<'a>,
     ) -> Option<gimli::Dwarf<Reader<'m, 'm>>> {
-        let load = |id: SectionId| -> Result<Reader<'m, 'm>, gimli::Error> {
-            let bytes = self.bytes(b, id);
-            let r = self
-                .relocs
-                .iter()
-                .find(|r| r.0 == id)
-                .map_or(&[][..], |r| &r.1[..]);
-            Ok(RelocateReader::new(
-                EndianSlice::new(bytes, self.endian),
-                Relocs(r),
-            ))
-        };
+        let load =
+            |id: SectionId| -> Result<Reader<'m, 'm>, gimli::Error> { Ok(self.reader(b, id)) };
         let mut dwarf = gimli::Dwarf::load(load).ok()?;
         if self.dwo {
             dwarf.file_type = gimli::DwarfFileType::Dwo;
         }
         Some(dwarf)
+    }
+}
+
+/// `.debug_info` and the sections its strings are in: what an entry's
+/// name is read from, for the many entries each named when listed, where
+/// making the whole [`gimli::Dwarf`] for each would cost more than the
+/// reading.
+pub(super) struct Strings<'m> {
+    pub(super) info: gimli::DebugInfo<Reader<'m, 'm>>,
+    str: gimli::DebugStr<Reader<'m, 'm>>,
+    line_str: gimli::DebugLineStr<Reader<'m, 'm>>,
+    offsets: gimli::DebugStrOffsets<Reader<'m, 'm>>,
+}
+
+impl<'m> Strings<'m> {
+    /// The string attribute value `v` of an entry of `unit` names, as
+    /// [`gimli::Dwarf::attr_string`] reads it (in these sections only).
+    pub(super) fn attr_string(
+        &self,
+        unit: &gimli::Unit<Reader<'m, 'm>>,
+        v: gimli::AttributeValue<Reader<'m, 'm>>,
+    ) -> Option<Reader<'m, 'm>> {
+        use gimli::AttributeValue as A;
+        match v {
+            A::String(s) => Some(s),
+            A::DebugStrRef(o) => self.str.get_str(o).ok(),
+            A::DebugLineStrRef(o) => self.line_str.get_str(o).ok(),
+            A::DebugStrOffsetsIndex(i) => {
+                let base = unit.str_offsets_base;
+                let o = self.offsets.get_str_offset(unit.header.format(), base, i);
+                self.str.get_str(o.ok()?).ok()
+            }
+            _ => None,
+        }
     }
 }
 

@@ -78,12 +78,18 @@ impl Shape {
         b: &Builder<'a>,
     ) -> Option<(gimli::Dwarf<Reader<'m, 'm>>, gimli::Unit<Reader<'m, 'm>>)> {
         let dwarf = self.debug.dwarf(b)?;
-        let header = dwarf
-            .debug_info
-            .header_from_offset(DebugInfoOffset(usize::try_from(self.unit).ok()?))
-            .ok()?;
-        let unit = with_bases(header, self.table.abbrevs.clone(), self.bases);
+        let unit = self.unit_in(&dwarf.debug_info)?;
         Some((dwarf, unit))
+    }
+
+    /// The unit as gimli reads it from `info`.
+    fn unit_in<'m>(
+        &self,
+        info: &gimli::DebugInfo<Reader<'m, 'm>>,
+    ) -> Option<gimli::Unit<Reader<'m, 'm>>> {
+        let at = DebugInfoOffset(usize::try_from(self.unit).ok()?);
+        let header = info.header_from_offset(at).ok()?;
+        Some(with_bases(header, self.table.abbrevs.clone(), self.bases))
     }
 }
 
@@ -377,9 +383,10 @@ fn entry(b: &mut Builder<'_>, parent: NodeId, shape: &Arc<Shape>, i: usize) {
         return;
     };
     let at = shape.base() + d.off;
-    let (tag, name) = match shape.open(b) {
-        Some((dwarf, unit)) => match unit.entry(UnitOffset(d.off as usize)) {
-            Ok(e) => (e.tag(), name_of(&dwarf, &unit, &e)),
+    let strings = shape.debug.strings(b);
+    let (tag, name) = match shape.unit_in(&strings.info) {
+        Some(unit) => match unit.entry(UnitOffset(d.off as usize)) {
+            Ok(e) => (e.tag(), name_of(|v| strings.attr_string(&unit, v), &e)),
             Err(_) => (gimli::DwTag(0), None),
         },
         None => (gimli::DwTag(0), None),
@@ -393,13 +400,13 @@ fn entry(b: &mut Builder<'_>, parent: NodeId, shape: &Arc<Shape>, i: usize) {
 }
 
 /// The name entry `e` gives itself, as a value.
-fn name_of(
-    dwarf: &gimli::Dwarf<Reader<'_, '_>>,
-    unit: &gimli::Unit<Reader<'_, '_>>,
-    e: &gimli::DebuggingInformationEntry<Reader<'_, '_>>,
+/// `string` reads a string attribute's value.
+fn name_of<'m>(
+    string: impl Fn(AttributeValue<Reader<'m, 'm>>) -> Option<Reader<'m, 'm>>,
+    e: &gimli::DebuggingInformationEntry<Reader<'m, 'm>>,
 ) -> Option<Value> {
     let v = e.attr_value(gimli::DW_AT_name)?;
-    let s = dwarf.attr_string(unit, v).ok()?;
+    let s = string(v)?;
     Some(Value::str_bytes(&s.to_slice().ok()?))
 }
 
@@ -556,7 +563,7 @@ fn attr_value(
             let to = o.0 as u64;
             let target = shape.index(to).and_then(|k| shape.dies.get(k));
             let label = match unit.entry(o) {
-                Ok(e) => match name_of(dwarf, unit, &e) {
+                Ok(e) => match name_of(|v| dwarf.attr_string(unit, v).ok(), &e) {
                     Some(Value::Str(s)) => format!(" ({s})"),
                     _ => format!(" ({})", tag_name(e.tag().0.into())),
                 },
