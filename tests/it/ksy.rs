@@ -725,3 +725,75 @@ fn an_instance_left_out_by_its_if_shows_null() {
         ]
     );
 }
+
+/// A value instance whose value is an object (`linked_section` of the
+/// gallery's `elf.ksy`, the section header `sh_link` names) shows at that
+/// object's bytes, named by its type: for every section of a clang-22
+/// object that links to another, the header `llvm-readelf-22` lists at
+/// that index.
+#[test]
+fn a_value_instance_naming_an_object_shows_at_its_bytes() {
+    if !common::tool("llvm-readelf-22") {
+        return;
+    }
+    let obj = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("assets/offload/generated_locally/clang22__saxpy_omp_gfx1100_gfx90a.o");
+    let out = Command::new("llvm-readelf-22")
+        .args(["-h", "-S", "-W"])
+        .arg(&obj)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let field = |name: &str| -> u64 {
+        let l = text
+            .lines()
+            .find(|l| l.trim_start().starts_with(name))
+            .unwrap();
+        let v = l
+            .split(':')
+            .nth(1)
+            .unwrap()
+            .split_whitespace()
+            .next()
+            .unwrap();
+        v.parse().unwrap()
+    };
+    let (shoff, shentsize) = (
+        field("Start of section headers"),
+        field("Size of section headers"),
+    );
+    // [Nr] Name Type Address Off Size ES Flg Lk Inf Al: Lk third from the end.
+    let links: Vec<(usize, u64)> = text
+        .lines()
+        .filter_map(|l| {
+            let (nr, rest) = l.trim_start().strip_prefix('[')?.split_once(']')?;
+            let f: Vec<&str> = rest.split_whitespace().collect();
+            let lk = f.get(f.len().checked_sub(3)?)?.parse().ok()?;
+            Some((nr.trim().parse().ok()?, lk))
+        })
+        .collect();
+    assert!(links.iter().filter(|l| l.1 != 0).count() >= 3, "{text}");
+    let ksy = ksy_dir().join("executable/elf.ksy");
+    for (nr, lk) in links {
+        let at = format!("header/section_headers/[{nr}]/linked_section");
+        let o = common::fwview(&[
+            OsStr::new("--ksy"),
+            ksy.as_os_str(),
+            OsStr::new("--tree"),
+            OsStr::new("--at"),
+            OsStr::new(&at),
+            obj.as_os_str(),
+        ]);
+        let got = String::from_utf8_lossy(&o.stdout).trim().to_string();
+        let want = if lk == 0 {
+            // Left out by its `if` (an index of 0 names no section).
+            "null".to_string()
+        } else {
+            format!(
+                "[{:#x}+{shentsize:#x}] section_header",
+                shoff + lk * shentsize
+            )
+        };
+        assert!(got.ends_with(&want), "{at}: {got}, want {want}");
+    }
+}

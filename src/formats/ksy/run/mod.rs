@@ -716,12 +716,33 @@ impl<'a> Run<'a> {
         if self.quiet != 0 {
             return Ok(());
         }
-        let Some(val) = shown(v) else {
-            return Ok(());
-        };
         let (space, off) = self.items.get(item).map_or((0, 0), |i| (i.space(), i.off));
-        self.leaf(item, &a.id, space, off, 0, Some(val))?;
+        if let Some((off, size, val)) = self.shown_at(v, space, off) {
+            self.leaf(item, &a.id, space, off, size, Some(val))?;
+        }
         Ok(())
+    }
+
+    /// Where an instance's leaf for value `v` goes, in byte space `space`,
+    /// and what it shows: an object (`_parent._parent`, a section header
+    /// another one names) at its own bytes where they are in that space,
+    /// named by its type; any other value (null included) at `at`, of no
+    /// size. `None` for a value no leaf shows (a stream, an array of
+    /// objects).
+    fn shown_at(&self, v: &V, space: usize, at: u64) -> Option<(u64, u64, Value)> {
+        let V::Obj(o) = v else {
+            return shown(v).map(|val| (at, 0, val));
+        };
+        let name = self
+            .spec
+            .types
+            .get(o.ty)
+            .map_or("object", |t| t.name.as_str());
+        let val = Value::text(name);
+        match self.io(o.io) {
+            Ok(io) if io.space == space => Some((o.start, o.end().saturating_sub(o.start), val)),
+            _ => Some((at, 0, val)),
+        }
     }
 
     fn attr(&mut self, cx: &Cx, a: &Attr, item: usize, which: AttrRef) -> Res<V> {

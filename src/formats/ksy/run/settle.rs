@@ -14,7 +14,7 @@
 
 use std::sync::Arc;
 
-use super::{shown, Extra, Later, Obj, Run, Settled, Type};
+use super::{Extra, Later, Obj, Run, Settled, Type};
 use crate::formats::ksy::spec::{Attr, Repeat};
 
 /// True for an instance that shows as one node with a value: a `value`,
@@ -74,10 +74,11 @@ impl Run<'_> {
                 self.steps = steps;
                 self.depth = depth;
                 let clean = self.diags.len() == diags && self.pending.len() == pending;
+                let space = self.io(obj.io).map_or(0, |io| io.space);
                 match r {
-                    Ok(v) if clean => Some(match shown(&v) {
-                        Some(val) => Settled {
-                            range: Some((obj.start, 0)),
+                    Ok(v) if clean => Some(match self.shown_at(&v, space, obj.start) {
+                        Some((off, size, val)) => Settled {
+                            range: Some((off, size)),
                             value: Some(val),
                         },
                         None => Settled {
