@@ -81,6 +81,10 @@ shot amdgpu assets/hip/debian-librocsparse0-5.3.0__hip_fatbin-first-bundle.hipfb
 # The tree filtered to the kernels' arguments, then the file's blocks by entropy.
 shot filter assets/xclbin/riallto__color_threshold_v1_720p.xclbin F '=<arg>' Enter '~'
 shot overview assets/xclbin/ryzenai-sw__cvml_ryzen14_AMD_AIE2P_Nx4_Overlay.xclbin o
+# Kaitai Struct's elf.ksy applied to a host object: a symbol's fields and
+# the instances computed from them, its name read from the string table
+# its section links to.
+shot ksy "--ksy tests/data/ksy/executable/elf.ksy --at 'header/section_headers/[17]/body/entries/[10]/name' assets/offload/generated_locally/clang22__saxpy_omp_gfx1100_gfx90a.o"
 # A folder of samples: every file's format and device targets, the
 # cursor on a HIP bundle.
 shot folder assets Down
