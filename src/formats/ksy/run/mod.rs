@@ -707,11 +707,9 @@ impl<'a> Run<'a> {
         f
     }
 
-    /// Reads attribute `a` of the object of `cx` (a `seq` entry or an
-    /// instance) under `item`; returns its value.
-    /// The leaf of instance `a` that shows value `v` (null included),
-    /// where `item` starts, of no size; none when read for its value
-    /// only, or for a value no leaf shows (an object, a stream).
+    /// The leaf of instance `a` that shows value `v` under `item`, where
+    /// [`Run::shown_at`] places it; none when read for its value only, or
+    /// for a value no leaf shows.
     fn value_leaf(&mut self, a: &Attr, item: usize, v: &V) -> Res<()> {
         if self.quiet != 0 {
             return Ok(());
@@ -726,12 +724,14 @@ impl<'a> Run<'a> {
     /// Where an instance's leaf for value `v` goes, in byte space `space`,
     /// and what it shows: an object (`_parent._parent`, a section header
     /// another one names) at its own bytes where they are in that space,
-    /// named by its type; any other value (null included) at `at`, of no
-    /// size. `None` for a value no leaf shows (a stream, an array of
-    /// objects).
+    /// named by its type; null as `null`, and any other value as
+    /// [`scalar_value`] shows it, at `at`, of no size. `None` for a value
+    /// no leaf shows (a stream, an array of objects).
     fn shown_at(&self, v: &V, space: usize, at: u64) -> Option<(u64, u64, Value)> {
-        let V::Obj(o) = v else {
-            return shown(v).map(|val| (at, 0, val));
+        let o = match v {
+            V::Obj(o) => o,
+            V::Null => return Some((at, 0, Value::text("null"))),
+            v => return scalar_value(v, 0).map(|val| (at, 0, val)),
         };
         let name = self
             .spec
@@ -745,6 +745,8 @@ impl<'a> Run<'a> {
         }
     }
 
+    /// Reads attribute `a` of the object of `cx` (a `seq` entry or an
+    /// instance) under `item`; returns its value.
     fn attr(&mut self, cx: &Cx, a: &Attr, item: usize, which: AttrRef) -> Res<V> {
         // A problem with no place in the data is placed at the attribute
         // in the description.
@@ -984,15 +986,6 @@ fn hex(b: &[u8]) -> String {
 }
 
 /// The node value of a computed (`value:`) instance.
-/// What an instance's leaf shows for value `v`: [`scalar_value`], or
-/// `null`; `None` for a value no leaf shows (an object, a stream).
-fn shown(v: &V) -> Option<Value> {
-    match v {
-        V::Null => Some(Value::text("null")),
-        v => scalar_value(v, 0),
-    }
-}
-
 fn scalar_value(v: &V, width: u8) -> Option<Value> {
     Some(match v {
         V::Int(i) => match u64::try_from(*i) {

@@ -187,9 +187,6 @@ impl Run<'_> {
         if a.size.is_some() || a.size_eos || !plain(a) {
             return None;
         }
-        if let Some(e) = &a.enum_ {
-            e.found.as_ref()?;
-        }
         let owner_le = cx.obj.le().is_some();
         let size = self.element_size(a, cx.obj, io, owner_le, 0)?;
         let s = self.io(io).ok()?.clone();
@@ -263,9 +260,6 @@ impl Run<'_> {
                 if !truth(&v).ok()? {
                     continue;
                 }
-            }
-            if let Some(e) = &a.enum_ {
-                e.found.as_ref()?;
             }
             let count = match &a.repeat {
                 Repeat::No => 1,
