@@ -248,12 +248,7 @@ fn gallery_formats_read_as_kaitai_reads_them() {
         }
         let want: Value = serde_json::from_slice(&r.stdout).expect("reference JSON");
         let leaves = want["leaves"].as_array().cloned().unwrap_or_default();
-        let o = common::fwview(&[
-            OsStr::new("--ksy"),
-            spec.as_os_str(),
-            OsStr::new("--json"),
-            data.as_os_str(),
-        ]);
+        let o = with_ksy(&spec, &["--json"], &data);
         if !o.status.success() {
             failed.push(format!(
                 "{ksy}: fwview failed: {}",
@@ -318,6 +313,15 @@ fn write_ksy(dir: &std::path::Path, name: &str, ksy: &str) -> PathBuf {
     p
 }
 
+/// fwview with the description `ksy` applied to `data`, and `args` (the
+/// output, `--at PATH`) between them.
+fn with_ksy(ksy: &std::path::Path, args: &[&str], data: &std::path::Path) -> std::process::Output {
+    let mut all = vec![OsStr::new("--ksy"), ksy.as_os_str()];
+    all.extend(args.iter().map(OsStr::new));
+    all.push(data.as_os_str());
+    common::fwview(&all)
+}
+
 #[test]
 fn description_errors_name_file_line_and_column() {
     let dir = common::scratch();
@@ -328,12 +332,7 @@ fn description_errors_name_file_line_and_column() {
     );
     let data = dir.path().join("data");
     std::fs::write(&data, b"1234").unwrap();
-    let o = common::fwview(&[
-        OsStr::new("--ksy"),
-        k.as_os_str(),
-        OsStr::new("--tree"),
-        data.as_os_str(),
-    ]);
+    let o = with_ksy(&k, &["--tree"], &data);
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     for want in [
@@ -626,12 +625,7 @@ fn in_enum_validation_reports_a_value_outside_the_enum() {
     let run = |byte: u8| {
         let data = dir.path().join(format!("data{byte}"));
         std::fs::write(&data, [0x4b, byte]).unwrap();
-        let o = common::fwview(&[
-            OsStr::new("--ksy"),
-            k.as_os_str(),
-            OsStr::new("--tree"),
-            data.as_os_str(),
-        ]);
+        let o = with_ksy(&k, &["--tree"], &data);
         String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr)
     };
     let good = run(2);
@@ -658,12 +652,10 @@ fn an_instance_left_out_by_its_if_shows_null() {
     let run = |first: u8, at: Option<&str>| {
         let data = dir.path().join(format!("data{first}"));
         std::fs::write(&data, [first, 2, 3, 4]).unwrap();
-        let mut args = vec![OsStr::new("--ksy"), k.as_os_str(), OsStr::new("--tree")];
-        if let Some(p) = at {
-            args.extend([OsStr::new("--at"), OsStr::new(p)]);
-        }
-        args.push(data.as_os_str());
-        let o = common::fwview(&args);
+        let o = match at {
+            Some(p) => with_ksy(&k, &["--tree", "--at", p], &data),
+            None => with_ksy(&k, &["--tree"], &data),
+        };
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         // Without --at, the first line is the file's.
         let out = String::from_utf8_lossy(&o.stdout).to_string();
@@ -703,12 +695,7 @@ fn an_instance_left_out_by_its_if_shows_null() {
     );
     let data = dir.path().join("elements");
     std::fs::write(&data, [9u8, 1].repeat(1000)).unwrap();
-    let o = common::fwview(&[
-        OsStr::new("--ksy"),
-        k.as_os_str(),
-        OsStr::new("--tree"),
-        data.as_os_str(),
-    ]);
+    let o = with_ksy(&k, &["--tree"], &data);
     let out = String::from_utf8_lossy(&o.stdout);
     let lines: Vec<&str> = out.lines().map(str::trim).skip(3).take(8).collect();
     assert_eq!(
@@ -776,14 +763,7 @@ fn a_value_instance_naming_an_object_shows_at_its_bytes() {
     let ksy = ksy_dir().join("executable/elf.ksy");
     for (nr, lk) in links {
         let at = format!("header/section_headers/[{nr}]/linked_section");
-        let o = common::fwview(&[
-            OsStr::new("--ksy"),
-            ksy.as_os_str(),
-            OsStr::new("--tree"),
-            OsStr::new("--at"),
-            OsStr::new(&at),
-            obj.as_os_str(),
-        ]);
+        let o = with_ksy(&ksy, &["--tree", "--at", &at], &obj);
         let got = String::from_utf8_lossy(&o.stdout).trim().to_string();
         let want = if lk == 0 {
             // Left out by its `if` (an index of 0 names no section).
