@@ -718,7 +718,13 @@ fn regressions_from_fuzzing() {
         let name = p.file_name().unwrap().to_string_lossy().into_owned();
         let target = name.split('-').next().unwrap_or("");
         let bytes = reshape(target, std::fs::read(&p).unwrap());
-        if let Err(e) = run_case(&name, bytes) {
+        // As its target builds it: instructions decoded for `code`.
+        let r = if target == "code" {
+            run_built(&name, bytes, code_tree)
+        } else {
+            run_case(&name, bytes)
+        };
+        if let Err(e) = r {
             failed.push(format!("{name}: {e}"));
         }
         n += 1;

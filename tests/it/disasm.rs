@@ -818,6 +818,62 @@ fn kernel_descriptors_link_to_the_first_instruction() {
     );
 }
 
+/// A function decoded to find where a link leads is kept for the tree that
+/// shows it, in the same process: a file holding the same function at the
+/// same address but at another offset (a code object alone, and inside an
+/// archive) does not take it. Where it did, the second file's instructions
+/// were nodes at the first file's offsets.
+#[test]
+fn a_function_decoded_for_a_link_is_not_taken_by_another_file() {
+    if fwview::disasm::Engine::library().is_none() || !common::tool(CLANG) {
+        return;
+    }
+    let dir = common::scratch();
+    // A kernel long enough to be decoded to find its first instruction.
+    let alone = compile_cl_source(dir.path(), "gfx90a", CL_LONG, "long");
+    let object = std::fs::read(&alone).expect("the object");
+    let mut ar = b"!<arch>\n".to_vec();
+    ar.extend_from_slice(
+        format!(
+            "{:<16}{:<12}{:<6}{:<6}{:<8}{:<10}`\n",
+            "long.o/",
+            0,
+            0,
+            0,
+            644,
+            object.len()
+        )
+        .as_bytes(),
+    );
+    ar.extend_from_slice(&object);
+    // The kernel descriptor alone, written from the archive: its entry's
+    // address is found by decoding the kernel, which is kept.
+    let mut t = code_tree(Arc::new(Source::from_vec(ar)));
+    let kd = t
+        .find_path("[0] long.o/data/sections/[3] .rodata/kernel descriptor big")
+        .expect("the kernel descriptor");
+    let mut out = Vec::new();
+    fwview::export::json_at(&mut t, "long.a", kd, &mut out).expect("json");
+    assert!(
+        String::from_utf8_lossy(&out).contains(".text/big/"),
+        "the entry's address names an instruction of the kernel"
+    );
+    // Then the code object alone, in the same process, as a process of its
+    // own writes it.
+    let mut t = code_tree(Arc::new(Source::open(&alone).expect("the object opens")));
+    let mut here = Vec::new();
+    fwview::export::json(&mut t, "long.o", &mut here).expect("json");
+    let run = common::fwview(&[
+        OsStr::new("--json"),
+        OsStr::new("--code"),
+        alone.as_os_str(),
+    ]);
+    assert!(run.status.success(), "{:?}", run.status);
+    let here: Value = serde_json::from_slice(&here).expect("json");
+    let own: Value = serde_json::from_slice(&run.stdout).expect("json");
+    assert!(here["root"]["children"] == own["root"]["children"]);
+}
+
 /// A kernel long enough that its instructions are shown in groups of a
 /// thousand, and a short one.
 pub(crate) const CL_LONG: &str = r#"

@@ -284,9 +284,13 @@ impl Kept {
 
 /// Functions decoded to find where a link leads (a kernel descriptor's
 /// entry), kept for the tree that shows them, which would decode them
-/// again: each as its target, address and bytes, and what the pass found.
+/// again: each as its target, offset, address and bytes, and what the pass
+/// found. The pass holds offsets: another function with the same bytes at
+/// the same address (the sections of an object all start at 0; two builds
+/// open side by side) is not it.
 struct Lent {
     target: Arc<Target>,
+    start: u64,
     pc: u64,
     bytes: Vec<u8>,
     scan: Scan,
@@ -299,24 +303,26 @@ const LENT_MAX: usize = 64 * 1024;
 static LENT: std::sync::Mutex<std::collections::VecDeque<Lent>> =
     std::sync::Mutex::new(std::collections::VecDeque::new());
 
-/// Takes the pass over `bytes` at `pc` kept in [`LENT`], if there is one.
-fn take_lent(t: &Arc<Target>, pc: u64, bytes: &[u8]) -> Option<Scan> {
+/// Takes the pass over `bytes` at offset `start` and address `pc` kept in
+/// [`LENT`], if there is one.
+fn take_lent(t: &Arc<Target>, start: u64, pc: u64, bytes: &[u8]) -> Option<Scan> {
     let mut lent = LENT.lock().ok()?;
     let k = lent
         .iter()
-        .position(|l| l.pc == pc && l.bytes == bytes && l.target == *t)?;
+        .position(|l| l.start == start && l.pc == pc && l.bytes == bytes && l.target == *t)?;
     lent.remove(k).map(|l| l.scan)
 }
 
-/// Whether a pass over the function at `pc` of `len` bytes is kept.
-fn is_lent(lent: &std::collections::VecDeque<Lent>, pc: u64, len: u64) -> bool {
+/// Whether a pass over the function at offset `start` and address `pc`
+/// of `len` bytes is kept.
+fn is_lent(lent: &std::collections::VecDeque<Lent>, start: u64, pc: u64, len: u64) -> bool {
     lent.iter()
-        .any(|l| l.pc == pc && l.bytes.len() as u64 == len)
+        .any(|l| l.start == start && l.pc == pc && l.bytes.len() as u64 == len)
 }
 
-/// Keeps a copy of `scan` (of every instruction over `bytes` at `pc`, none
-/// faulted) in [`LENT`].
-fn lend(t: &Arc<Target>, pc: u64, bytes: &[u8], scan: &Scan) {
+/// Keeps a copy of `scan` (of every instruction over `bytes` at offset
+/// `start` and address `pc`, none faulted) in [`LENT`].
+fn lend(t: &Arc<Target>, start: u64, pc: u64, bytes: &[u8], scan: &Scan) {
     if scan.first.len() as u64 != scan.count
         || scan.first.len() > LENT_MAX
         || scan.first.iter().any(|(_, i)| i.fault.is_some())
@@ -335,6 +341,7 @@ fn lend(t: &Arc<Target>, pc: u64, bytes: &[u8], scan: &Scan) {
     }
     lent.push_back(Lent {
         target: t.clone(),
+        start,
         pc,
         bytes: bytes.to_vec(),
         scan: Scan {
@@ -355,7 +362,7 @@ fn decode_all(b: &mut Builder<'_>, id: NodeId, place: &Place, code: Span, pc: u6
     let lent = if finding {
         None
     } else {
-        take_lent(&place.t, pc, bytes)
+        take_lent(&place.t, code.offset, pc, bytes)
     };
     let scan = match lent {
         Some(s) => Ok(s),
@@ -365,7 +372,7 @@ fn decode_all(b: &mut Builder<'_>, id: NodeId, place: &Place, code: Span, pc: u6
         return;
     };
     if finding {
-        lend(&place.t, pc, bytes, &scan);
+        lend(&place.t, code.offset, pc, bytes, &scan);
     }
     build(b, id, place, scan, code, pc);
 }
@@ -393,7 +400,7 @@ fn scan(
             .iter()
             .take(if alone { 1 } else { AHEAD })
             .filter(|&&(a, l, p)| {
-                a == start || !lent.as_ref().is_some_and(|lent| is_lent(lent, p, l))
+                a == start || !lent.as_ref().is_some_and(|lent| is_lent(lent, a, p, l))
             })
             .map(|&(a, l, pc)| (b.slice(a, l), pc))
             .collect()
