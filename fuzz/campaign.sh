@@ -12,7 +12,11 @@
 #                                          parser changed): a row saying why
 #
 # UNTIL (seconds since the epoch) stops starting turns, and cuts the last
-# one short, at that time. MAXLEN as in run-all.sh (default 65536).
+# one short, at that time. MAXLEN as in run-all.sh (default 65536). FLAGS
+# adds libFuzzer flags: `FLAGS="-fork=1 -ignore_crashes=1"` runs on past
+# crashes (each input is kept in fuzz/artifacts/<target>/ to be looked
+# at), for a target whose crashes are a library's known ones (disasm and
+# LLVM's AMDGPU decoder, see README); the row then says how many there were.
 #
 # The 4 hours are processor time: each row carries the turn's user and
 # system seconds (cpu_seconds) beside its wall-clock seconds, and totals
@@ -104,10 +108,11 @@ for t in "$@"; do
     # core counts fewer processor seconds, and the next turns make them up.
     cpu_file=$(mktemp)
     TIMEFORMAT='%3U %3S'
+    began=$(date +%s)
     {
       time nice -n 19 cargo fuzz run "$t" -s none "corpus/$t" "seeds/$t" -- -max_total_time="$turn" -runs="$left_execs" \
         -timeout=10 -max_len="${MAXLEN:-65536}" -rss_limit_mb=2048 -malloc_limit_mb=2048 \
-        -print_final_stats=1 >>"$log" 2>&1
+        -print_final_stats=1 ${FLAGS:-} >>"$log" 2>&1
     } 2>"$cpu_file"
     rc=$?
     cpu=$(awk 'NF == 2 { printf "%d", $1 + $2 + 0.5 }' "$cpu_file")
@@ -120,9 +125,14 @@ for t in "$@"; do
       last=$(grep -o '^#[0-9]*.*exec/s' "$log" | tail -1)
       execs=$(echo "$last" | grep -o '^#[0-9]*' | tr -d '#')
     fi
-    [ -n "$took" ] || took=$turn
+    # A turn that failed or was stopped prints no "Done" line: its own
+    # wall-clock time.
+    [ -n "$took" ] || took=$(($(date +%s) - began))
     outcome=ok
     [ $rc -eq 0 ] || outcome="failed (rc $rc, $log)"
+    # Fork mode's last status line counts the crashes it ran past.
+    crashes=$(grep -o 'oom/timeout/crash: [0-9]*/[0-9]*/[0-9]*' "$log" | tail -1 | cut -d/ -f5)
+    [ "${crashes:-0}" -eq 0 ] || outcome="$outcome; ran past $crashes crashes (fuzz/artifacts/$t/)"
     files=$(find "corpus/$t" -type f | wc -l)
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "$commit" none \
       "${MAXLEN:-65536}" "$took" "${execs:-0}" "$files" "$outcome" "$cpu" >>"$ledger"

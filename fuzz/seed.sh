@@ -292,6 +292,105 @@ done
   for w in $(cat $A/npu/riallto__edge_detect_720p.seq); do le32 "0x$w"; done
 } >"$C/npu/edge_detect.seqbin"
 
+# Machine code: `code` takes an ELF behind a byte that picks its machine
+# (fuzz/src/shape.rs: x86-64, i386, AArch64, RISC-V, XCore, AMDGPU, Intel
+# GT, in that order), `disasm` bare code behind a byte that picks the
+# target (fuzz/src/lib.rs: x86-64, i386, AArch64, riscv64, riscv32, XCore,
+# gfx90a, gfx1100, gfx1200, gfx700, gfx1300, r600). The objects are built
+# here from one C file, the AMDGPU and Intel GT ones taken from the samples.
+mkdir -p "$C/code" "$C/disasm"
+behind() { # behind BYTE FILE OUT: FILE behind the byte
+  [ -f "$2" ] || return 0
+  { printf "\\x$(printf %02x "$1")"; cat "$2"; } >"$3"
+}
+text_of() { # text_of ELF OUT: its .text alone
+  command -v llvm-objcopy-22 >/dev/null || return 0
+  llvm-objcopy-22 -O binary --only-section=.text "$1" "$2" 2>/dev/null || rm -f "$2"
+}
+if command -v clang-22 >/dev/null; then
+  t=$(mktemp -d)
+  printf 'int g(int);\nint f(int *a, int n) { int s = 0; for (int i = 0; i < n; i++) s += g(a[i]) * i; return s; }\nstatic int h(int x) { return x > 3 ? f(&x, 1) : x; }\nint k(int x) { return h(x) + g(x); }\n' >"$t/c.c"
+  # machine index, clang target, disasm index (- for none)
+  for row in 0:x86_64-linux-gnu:0 1:i386-linux-gnu:1 2:aarch64-linux-gnu:2 \
+    3:riscv64-linux-gnu:3 3:riscv32-linux-gnu:4; do
+    IFS=: read -r m tgt d <<<"$row"
+    clang-22 --target="$tgt" -O1 -c "$t/c.c" -o "$t/$tgt.o" 2>/dev/null || continue
+    behind "$m" "$t/$tgt.o" "$C/code/$tgt.o"
+    text_of "$t/$tgt.o" "$t/$tgt.text" && behind "$d" "$t/$tgt.text" "$C/disasm/$tgt.text"
+  done
+  for row in gfx90a:6 gfx1100:7 gfx1200:8; do
+    IFS=: read -r cpu d <<<"$row"
+    clang-22 --target=amdgcn-amd-amdhsa -mcpu="$cpu" -nogpulib -O1 -c "$t/c.c" \
+      -o "$t/$cpu.o" 2>/dev/null || continue
+    behind 5 "$t/$cpu.o" "$C/code/amdgcn-$cpu.o"
+    text_of "$t/$cpu.o" "$t/$cpu.text" && behind "$d" "$t/$cpu.text" "$C/disasm/amdgcn-$cpu.text"
+  done
+  rm -rf "$t"
+fi
+for f in $A/offload/**/*amdgpu*.o; do
+  behind 5 "$f" "$C/code/$(basename "$f")"
+done
+for f in "$C"/elf/*.xe.*; do
+  behind 4 "$f" "$C/code/$(basename "$f")"
+  text_of "$f" "$C/disasm/$(basename "$f").text.raw" &&
+    behind 5 "$C/disasm/$(basename "$f").text.raw" "$C/disasm/$(basename "$f").text"
+  rm -f "$C/disasm/$(basename "$f").text.raw"
+done
+for f in $A/zebin/**/*.bin; do
+  behind 6 "$f" "$C/code/$(basename "$f")"
+done
+
+# Kaitai Struct: `ksy_data` takes a file behind a byte that picks a gallery
+# description (fuzz/src/lib.rs KSY: ELF, zip, PNG, DTB, WAV, ext2, ASN.1
+# DER, gzip), `ksy_spec` a description's text, a NUL and the file.
+mkdir -p "$C/ksy_data" "$C/ksy_spec"
+t=$(mktemp -d)
+printf 'int n = 3;\nconst char *s(int i) { return i < n ? "fwview" : 0; }\n' >"$t/e.c"
+for cc in clang-22 gcc; do
+  command -v $cc >/dev/null && $cc -O1 -c "$t/e.c" -o "$t/elf" 2>/dev/null && break
+done
+if command -v python3 >/dev/null; then
+  python3 - "$t" <<'PY' || true
+import gzip, io, struct, sys, wave, zipfile, zlib
+t = sys.argv[1]
+with zipfile.ZipFile(f"{t}/zip", "w", zipfile.ZIP_DEFLATED) as z:
+    z.writestr("a.txt", "fwview " * 40)
+    z.writestr("b/", "")
+    z.writestr("b/c.bin", bytes(range(64)), compress_type=zipfile.ZIP_STORED)
+def chunk(k, d):
+    return struct.pack(">I", len(d)) + k + d + struct.pack(">I", zlib.crc32(k + d))
+rows = b"".join(b"\0" + bytes((x * 16 + y) & 255 for x in range(8) for _ in range(3)) for y in range(8))
+open(f"{t}/png", "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 8, 8, 8, 2, 0, 0, 0))
+    + chunk(b"tEXt", b"Comment\0fuzz seed") + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+with wave.open(f"{t}/wav", "wb") as w:
+    w.setnchannels(2); w.setsampwidth(2); w.setframerate(8000)
+    w.writeframes(bytes(range(256)) * 4)
+def der(tag, body):
+    n = len(body)
+    return bytes([tag]) + (bytes([n]) if n < 128 else bytes([0x82, n >> 8, n & 255])) + body
+open(f"{t}/der", "wb").write(der(0x30, der(0x02, b"\x01\x00") + der(0x06, b"\x2a\x86\x48\x86\xf7\x0d")
+    + der(0x0c, "fwview é".encode()) + der(0x31, der(0x05, b"") + der(0x01, b"\xff")) + der(0x04, bytes(200))))
+open(f"{t}/gzip", "wb").write(gzip.compress(b"fwview fuzz seed\n" * 20, mtime=0))
+PY
+fi
+command -v dtc >/dev/null &&
+  printf '/dts-v1/;\n/ { model = "fuzz"; #address-cells = <1>; cpus { cpu@0 { reg = <0>; }; }; memory@0 { reg = <0 0x1000>; }; };\n' |
+  dtc -I dts -O dtb -o "$t/dtb" - 2>/dev/null
+command -v mke2fs >/dev/null && {
+  truncate -s 64K "$t/ext2" && mke2fs -q -t ext2 -b 1024 -N 16 -F "$t/ext2" >/dev/null 2>&1 || rm -f "$t/ext2"
+}
+i=0
+for row in elf:executable/elf png:image/png zip:archive/zip dtb:hardware/dtb wav:media/wav \
+  ext2:filesystem/ext2 der:serialization/asn1/asn1_der gzip:archive/gzip; do
+  IFS=: read -r name ksy <<<"$row"
+  # Indices as KSY lists them.
+  case $name in elf) i=0 ;; zip) i=1 ;; png) i=2 ;; dtb) i=3 ;; wav) i=4 ;; ext2) i=5 ;; der) i=6 ;; gzip) i=7 ;; esac
+  [ -f "$t/$name" ] || continue
+  behind "$i" "$t/$name" "$C/ksy_data/$name"
+  { cat "../tests/data/ksy/$ksy.ksy"; printf '\0'; cat "$t/$name"; } >"$C/ksy_spec/$name"
+done
+rm -rf "$t"
+
 for d in "$C"/*/; do
   printf '%-8s %4d files\n' "$(basename "$d")" "$(find "$d" -type f | wc -l)"
 done

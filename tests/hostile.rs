@@ -213,6 +213,33 @@ fn run_built(
     bytes: Vec<u8>,
     build: fn(Vec<u8>) -> fwview::model::Tree,
 ) -> Result<Outcome, String> {
+    run_built_as(label, bytes, build, contract::check)
+}
+
+/// The JSON of a tree read with a `.ksy` description, checked as far as
+/// the contract holds for it: safe for a terminal and well formed. Its
+/// instances read elsewhere (`pos`) lie outside their object by design
+/// (docs/ksy.md), which the contract's nesting rule forbids, and its tree
+/// is of the data after the fuzz input's first byte or description.
+fn ksy_contract(json: &[u8], _: u64) -> Result<contract::Stats, String> {
+    if let Some(i) = fwview::model::text::terminal_unsafe_at(json) {
+        return Err(format!("byte {i} of the JSON could act on a terminal"));
+    }
+    let mut de = serde_json::Deserializer::from_slice(json);
+    de.disable_recursion_limit();
+    serde::Deserialize::deserialize(&mut de)
+        .and_then(|serde::de::IgnoredAny| de.end())
+        .map_err(|e| format!("the JSON does not parse: {e}"))?;
+    Ok(contract::Stats::default())
+}
+
+/// [`run_built`], the JSON checked by `check`.
+fn run_built_as(
+    label: &str,
+    bytes: Vec<u8>,
+    build: fn(Vec<u8>) -> fwview::model::Tree,
+    check: fn(&[u8], u64) -> Result<contract::Stats, String>,
+) -> Result<Outcome, String> {
     let len = bytes.len();
     let lab = label.to_string();
     let r = runner::run(label, HANG, move || {
@@ -252,7 +279,7 @@ fn run_built(
             mem_limit(len) >> 20
         ));
     }
-    let stats = contract::check(&json, len as u64)?;
+    let stats = check(&json, len as u64)?;
     Ok(Outcome { took, peak, stats })
 }
 
@@ -720,7 +747,7 @@ fn regressions_from_fuzzing() {
         let bytes = reshape(target, std::fs::read(&p).unwrap());
         // As its target builds it: instructions decoded for `code`.
         let r = if target == "code" {
-            run_built(&name, bytes, code_tree)
+            run_built(&name, bytes, shape::code_tree)
         } else {
             run_case(&name, bytes)
         };
@@ -746,18 +773,43 @@ fn msgpack_tree(d: Vec<u8>) -> fwview::model::Tree {
     )
 }
 
-/// The `code` fuzz target's tree: instructions decoded, as `--code` builds.
-fn code_tree(d: Vec<u8>) -> fwview::model::Tree {
-    let options = fwview::model::Options {
-        code: true,
-        arg_names: None,
-        nested_only: false,
-    };
-    fwview::formats::build_tree_with(
-        std::sync::Arc::new(fwview::model::Source::from_vec(d)),
-        "input",
-        options,
-    )
+/// The `ksy_data` fuzz target's tree: the rest of the input read with the
+/// gallery description its first byte picks.
+fn ksy_data_tree(d: Vec<u8>) -> fwview::model::Tree {
+    let pick = d.first().map_or(0, |&b| usize::from(b));
+    let spec = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/ksy")
+        .join(shape::KSY[pick % shape::KSY.len()]);
+    shape::ksy_tree(&spec, d.get(1..).unwrap_or_default().to_vec())
+}
+
+/// The `ksy_spec` fuzz target's tree: the description the input starts
+/// with, written to a file of its own, read over the data after it.
+fn ksy_spec_tree(d: Vec<u8>) -> fwview::model::Tree {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let (text, data) = shape::split_ksy(&d);
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("hostile-ksy");
+    let _ = std::fs::create_dir_all(&dir);
+    let spec = dir.join(format!("{}.ksy", N.fetch_add(1, Ordering::Relaxed)));
+    std::fs::write(&spec, text).expect("the description is written");
+    let tree = shape::ksy_tree(&spec, data.to_vec());
+    let _ = std::fs::remove_file(&spec);
+    tree
+}
+
+/// The `disasm` fuzz target on `d`, under the hang and time bounds: every
+/// instruction of its bytes within the contract `shape::decode` checks.
+fn run_decode(label: &str, d: Vec<u8>) -> Result<(), String> {
+    let (_, took) =
+        runner::run(label, HANG, move || shape::decode(&d)).map_err(|f| f.to_string())?;
+    if took > BOUND {
+        return Err(format!(
+            "took {:.2} s, the bound is {:.0} s",
+            took.as_secs_f64(),
+            BOUND.as_secs_f64()
+        ));
+    }
+    Ok(())
 }
 
 /// Every input of the committed fuzz corpora (`fuzz/corpora/<target>.tar.zst`,
@@ -792,14 +844,24 @@ fn committed_fuzz_corpora() {
             n += 1;
             bytes += d.len();
             let label = format!("corpus {path}");
-            let r = if target == "msgpack" {
-                run_built(&label, d.clone(), msgpack_tree)
-            } else if target == "code" {
-                d = reshape(&target, d);
-                run_built(&label, d.clone(), code_tree)
-            } else {
-                d = reshape(&target, d);
-                run_case(&label, d.clone())
+            // Each as its target runs it.
+            let r = match target.as_str() {
+                "msgpack" => run_built(&label, d.clone(), msgpack_tree).map(drop),
+                "ksy_data" => {
+                    run_built_as(&label, d.clone(), ksy_data_tree, ksy_contract).map(drop)
+                }
+                "ksy_spec" => {
+                    run_built_as(&label, d.clone(), ksy_spec_tree, ksy_contract).map(drop)
+                }
+                "disasm" => run_decode(&label, d.clone()),
+                "code" => {
+                    d = reshape(&target, d);
+                    run_built(&label, d.clone(), shape::code_tree).map(drop)
+                }
+                _ => {
+                    d = reshape(&target, d);
+                    run_case(&label, d.clone()).map(drop)
+                }
             };
             if let Err(e) = r {
                 failed.push(format!(

@@ -10,15 +10,11 @@
 //! That every child lies inside its parent is the model's own rule
 //! (`Builder::add` cuts ranges); `tests/hostile.rs` checks it in the JSON.
 
-use std::sync::Arc;
-
-use fwview::disasm;
 use fwview::formats;
 use fwview::model::text::terminal_unsafe_at;
-use fwview::model::Source;
 
 mod shape;
-pub use shape::shape;
+pub use shape::{code_tree, decode, shape, KSY, TARGETS};
 
 /// The JSON one input may produce: a tree shows each byte a bounded number
 /// of times. Far above what real files give (under 10 times their size),
@@ -100,30 +96,7 @@ pub fn run_code(bytes: Vec<u8>) {
     check(code_tree(bytes), len);
 }
 
-/// The tree of `bytes` with instructions, as `--code` builds it.
-pub fn code_tree(bytes: Vec<u8>) -> fwview::model::Tree {
-    let options = fwview::model::Options {
-        code: true,
-        arg_names: None,
-        nested_only: false,
-    };
-    formats::build_tree_with(Arc::new(Source::from_vec(bytes)), "input", options)
-}
-
 /// Writes all of `tree` as JSON, checking what is written.
-/// The gallery descriptions the `.ksy` targets read with (their imports
-/// beside them, in `tests/data/ksy`).
-pub const KSY: [&str; 8] = [
-    "executable/elf.ksy",
-    "archive/zip.ksy",
-    "image/png.ksy",
-    "hardware/dtb.ksy",
-    "media/wav.ksy",
-    "filesystem/ext2.ksy",
-    "serialization/asn1/asn1_der.ksy",
-    "archive/gzip.ksy",
-];
-
 /// Where the gallery's descriptions are.
 pub fn ksy_dir() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/ksy")
@@ -134,29 +107,19 @@ pub fn ksy_dir() -> std::path::PathBuf {
 /// does not load is no failure.
 pub fn run_ksy(spec: &std::path::Path, bytes: Vec<u8>) {
     let len = bytes.len();
-    let mut tree = formats::build_tree_with(
-        Arc::new(Source::from_vec(bytes)),
-        "input",
-        fwview::model::Options::default(),
-    );
-    let root = tree.root();
-    let _ = formats::describe(&mut tree, root, &spec.to_string_lossy());
-    check(tree, len);
+    check(shape::ksy_tree(spec, bytes), len);
 }
 
 /// A description's text and data from one input: the text up to the
 /// first NUL (the rest is the data), read as `run_ksy` reads.
 pub fn run_ksy_text(input: &[u8]) {
-    let (text, data) = match input.iter().position(|&b| b == 0) {
-        Some(k) => (&input[..k], input[k + 1..].to_vec()),
-        None => (input, Vec::new()),
-    };
+    let (text, data) = shape::split_ksy(input);
     let Ok(dir) = tempfile_dir() else {
         return;
     };
     let path = dir.join("input.ksy");
     if std::fs::write(&path, text).is_ok() {
-        run_ksy(&path, data);
+        run_ksy(&path, data.to_vec());
     }
 }
 
@@ -175,58 +138,6 @@ fn check(mut tree: fwview::model::Tree, len: usize) {
         tail_len: 0,
     };
     fwview::export::json(&mut tree, "input", &mut out).expect("JSON export");
-}
-
-/// The targets [`decode`] picks from by the input's first byte: each ISA the
-/// engines decode, AMDGPU with processors LLVM handles and ones it must
-/// never be given.
-const TARGETS: [(&str, &str, &str); 12] = [
-    ("x86_64-unknown-linux-gnu", "", ""),
-    ("i386-unknown-linux-gnu", "", ""),
-    ("aarch64", "", "+all"),
-    ("riscv64", "", "+m,+a,+f,+d,+c"),
-    ("riscv32", "", "+c"),
-    ("xcore", "", ""),
-    ("amdgcn-amd-amdhsa", "gfx90a", "+xnack"),
-    ("amdgcn-amd-amdhsa", "gfx1100", ""),
-    ("amdgcn-amd-amdhsa", "gfx1200", ""),
-    ("amdgcn-amd-amdhsa", "gfx700", ""),
-    ("amdgcn-amd-amdhsa", "gfx1300", ""),
-    ("r600-amd-amdhsa", "cypress", ""),
-];
-
-/// Decodes all of `data[1..]` for the target `data[0]` picks, one
-/// instruction after another as a function is decoded: each instruction is
-/// at least 1 byte and no more than what is left, its text is bounded and
-/// safe to print, and the walk ends.
-pub fn decode(data: &[u8]) {
-    let Some((&pick, bytes)) = data.split_first() else {
-        return;
-    };
-    let (triple, cpu, features) = TARGETS[usize::from(pick) % TARGETS.len()];
-    let t = disasm::Target::new(triple, cpu, features);
-    let _ = disasm::with_engine(&t, |e| {
-        let mut off = 0usize;
-        let mut steps = 0usize;
-        while off < bytes.len() {
-            let i = e.decode(&bytes[off..], 0x1000 + off as u64);
-            assert!(
-                i.len >= 1 && i.len <= bytes.len() - off,
-                "length {} at {off} of {}",
-                i.len,
-                bytes.len()
-            );
-            assert!(i.text.len() <= 4096, "text of {} bytes", i.text.len());
-            assert!(
-                terminal_unsafe_at(i.text.as_bytes()).is_none(),
-                "{:?}",
-                i.text
-            );
-            off += i.len;
-            steps += 1;
-            assert!(steps <= bytes.len(), "more instructions than bytes");
-        }
-    });
 }
 
 #[cfg(test)]

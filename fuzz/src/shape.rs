@@ -111,3 +111,105 @@ fn set_machine(v: &mut [u8], machine: u16) {
         f.copy_from_slice(&m);
     }
 }
+
+/// The tree of `bytes` with instructions, as `--code` builds it (the
+/// `code` target's).
+pub fn code_tree(bytes: Vec<u8>) -> fwview::model::Tree {
+    let options = fwview::model::Options {
+        code: true,
+        arg_names: None,
+        nested_only: false,
+    };
+    formats::build_tree_with(
+        std::sync::Arc::new(fwview::model::Source::from_vec(bytes)),
+        "input",
+        options,
+    )
+}
+
+/// The gallery descriptions (in `tests/data/ksy`, their imports beside
+/// them) the `ksy_data` target picks from by the input's first byte.
+pub const KSY: [&str; 8] = [
+    "executable/elf.ksy",
+    "archive/zip.ksy",
+    "image/png.ksy",
+    "hardware/dtb.ksy",
+    "media/wav.ksy",
+    "filesystem/ext2.ksy",
+    "serialization/asn1/asn1_der.ksy",
+    "archive/gzip.ksy",
+];
+
+/// `bytes` read with the description at `spec`: its tree, as `K` reads a
+/// node (a description that does not load leaves the bytes as they are).
+pub fn ksy_tree(spec: &std::path::Path, bytes: Vec<u8>) -> fwview::model::Tree {
+    let mut tree = formats::build_tree_with(
+        std::sync::Arc::new(fwview::model::Source::from_vec(bytes)),
+        "input",
+        fwview::model::Options::default(),
+    );
+    let root = tree.root();
+    let _ = formats::describe(&mut tree, root, &spec.to_string_lossy());
+    tree
+}
+
+/// The `ksy_spec` target's input as a description's text (up to the first
+/// NUL) and the data after it.
+pub fn split_ksy(input: &[u8]) -> (&[u8], &[u8]) {
+    match input.iter().position(|&b| b == 0) {
+        Some(k) => (&input[..k], input.get(k + 1..).unwrap_or_default()),
+        None => (input, &[]),
+    }
+}
+
+/// The targets [`decode`] picks from by the input's first byte: each ISA the
+/// engines decode, AMDGPU with processors LLVM handles and ones it must
+/// never be given.
+pub const TARGETS: [(&str, &str, &str); 12] = [
+    ("x86_64-unknown-linux-gnu", "", ""),
+    ("i386-unknown-linux-gnu", "", ""),
+    ("aarch64", "", "+all"),
+    ("riscv64", "", "+m,+a,+f,+d,+c"),
+    ("riscv32", "", "+c"),
+    ("xcore", "", ""),
+    ("amdgcn-amd-amdhsa", "gfx90a", "+xnack"),
+    ("amdgcn-amd-amdhsa", "gfx1100", ""),
+    ("amdgcn-amd-amdhsa", "gfx1200", ""),
+    ("amdgcn-amd-amdhsa", "gfx700", ""),
+    ("amdgcn-amd-amdhsa", "gfx1300", ""),
+    ("r600-amd-amdhsa", "cypress", ""),
+];
+
+/// Decodes all of `data[1..]` for the target `data[0]` picks, one
+/// instruction after another as a function is decoded: each instruction is
+/// at least 1 byte and no more than what is left, its text is bounded and
+/// safe to print, and the walk ends.
+pub fn decode(data: &[u8]) {
+    let Some((&pick, bytes)) = data.split_first() else {
+        return;
+    };
+    let (triple, cpu, features) = TARGETS[usize::from(pick) % TARGETS.len()];
+    let t = fwview::disasm::Target::new(triple, cpu, features);
+    let _ = fwview::disasm::with_engine(&t, |e| {
+        let mut off = 0usize;
+        let mut steps = 0usize;
+        while off < bytes.len() {
+            let i = e.decode(&bytes[off..], 0x1000 + off as u64);
+            assert!(
+                i.len >= 1 && i.len <= bytes.len() - off,
+                "length {} at {off} of {}",
+                i.len,
+                bytes.len()
+            );
+            assert!(i.text.len() <= 4096, "text of {} bytes", i.text.len());
+            assert!(
+                fwview::model::text::terminal_unsafe_at(i.text.as_bytes()).is_none(),
+                "{:?}",
+                i.text
+            );
+            off += i.len;
+            steps += 1;
+            assert!(steps <= bytes.len(), "more instructions than bytes");
+        }
+    });
+}
