@@ -40,7 +40,7 @@ table() {
     NR > 1 {
       if (!($2 in e)) order[n++] = $2
       e[$2] += $7; s[$2] += ($10 != "" ? $10 : $6); turns[$2]++
-      if ($9 != "ok") bad[$2]++
+      if ($9 !~ /^ok/) bad[$2]++
       files[$2] = $8
     }
     END {
@@ -128,11 +128,17 @@ for t in "$@"; do
     # A turn that failed or was stopped prints no "Done" line: its own
     # wall-clock time.
     [ -n "$took" ] || took=$(($(date +%s) - began))
-    outcome=ok
-    [ $rc -eq 0 ] || outcome="failed (rc $rc, $log)"
-    # Fork mode's last status line counts the crashes it ran past.
+    # Fork mode's last status line counts the crashes it ran past; it then
+    # exits non-zero having run its time.
     crashes=$(grep -o 'oom/timeout/crash: [0-9]*/[0-9]*/[0-9]*' "$log" | tail -1 | cut -d/ -f5)
-    [ "${crashes:-0}" -eq 0 ] || outcome="$outcome; ran past $crashes crashes (fuzz/artifacts/$t/)"
+    if [ "${crashes:-0}" -gt 0 ] && [[ "${FLAGS:-}" == *-ignore_crashes=1* ]]; then
+      rc=0
+      outcome="ok; ran past $crashes crashes (fuzz/artifacts/$t/)"
+    elif [ $rc -eq 0 ]; then
+      outcome=ok
+    else
+      outcome="failed (rc $rc, $log)"
+    fi
     files=$(find "corpus/$t" -type f | wc -l)
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "$commit" none \
       "${MAXLEN:-65536}" "$took" "${execs:-0}" "$files" "$outcome" "$cpu" >>"$ledger"

@@ -1,8 +1,11 @@
-//! How each fuzz target shapes its input so that detection picks the
-//! target's format: the magic put in front unless it is already there, an
-//! ELF's e_machine set. One place for the fuzz targets and for
-//! `tests/hostile.rs`, which replays fuzz inputs exactly as their target
-//! ran them (it includes this file; it depends on `fwview` alone).
+//! How each fuzz target turns its input into what it runs: the bytes
+//! shaped so that detection picks the target's format (the magic put in
+//! front unless it is already there, an ELF's e_machine set), and for the
+//! targets that take no file what the first byte picks (a gallery `.ksy`
+//! description, a disassembly target) and the tree or decoding they run.
+//! One place for the fuzz targets and for `tests/hostile.rs`, which
+//! replays fuzz inputs exactly as their target ran them (it includes this
+//! file; it depends on `fwview` alone).
 
 use fwview::formats;
 
