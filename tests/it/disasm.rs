@@ -832,20 +832,7 @@ fn a_function_decoded_for_a_link_is_not_taken_by_another_file() {
     // A kernel long enough to be decoded to find its first instruction.
     let alone = compile_cl_source(dir.path(), "gfx90a", CL_LONG, "long");
     let object = std::fs::read(&alone).expect("the object");
-    let mut ar = b"!<arch>\n".to_vec();
-    ar.extend_from_slice(
-        format!(
-            "{:<16}{:<12}{:<6}{:<6}{:<8}{:<10}`\n",
-            "long.o/",
-            0,
-            0,
-            0,
-            644,
-            object.len()
-        )
-        .as_bytes(),
-    );
-    ar.extend_from_slice(&object);
+    let ar = common::build::ar_short(&[(b"long.o", &object)]);
     // The kernel descriptor alone, written from the archive: its entry's
     // address is found by decoding the kernel, which is kept.
     let mut t = code_tree(Arc::new(Source::from_vec(ar)));

@@ -286,8 +286,8 @@ impl Kept {
 /// entry), kept for the tree that shows them, which would decode them
 /// again: each as its target, offset, address and bytes, and what the pass
 /// found. The pass holds offsets: another function with the same bytes at
-/// the same address (the sections of an object all start at 0; two builds
-/// open side by side) is not it.
+/// the same address (the sections of an object all start at 0; the same
+/// object in another file read in the same process) is not it.
 struct Lent {
     target: Arc<Target>,
     start: u64,
