@@ -379,15 +379,16 @@ command -v dtc >/dev/null &&
 command -v mke2fs >/dev/null && {
   truncate -s 64K "$t/ext2" && mke2fs -q -t ext2 -b 1024 -N 16 -F "$t/ext2" >/dev/null 2>&1 || rm -f "$t/ext2"
 }
+# In the order of KSY, so that the loop's count is the byte that picks each.
 i=0
-for row in elf:executable/elf png:image/png zip:archive/zip dtb:hardware/dtb wav:media/wav \
+for row in elf:executable/elf zip:archive/zip png:image/png dtb:hardware/dtb wav:media/wav \
   ext2:filesystem/ext2 der:serialization/asn1/asn1_der gzip:archive/gzip; do
   IFS=: read -r name ksy <<<"$row"
-  # Indices as KSY lists them.
-  case $name in elf) i=0 ;; zip) i=1 ;; png) i=2 ;; dtb) i=3 ;; wav) i=4 ;; ext2) i=5 ;; der) i=6 ;; gzip) i=7 ;; esac
-  [ -f "$t/$name" ] || continue
-  behind "$i" "$t/$name" "$C/ksy_data/$name"
-  { cat "../tests/data/ksy/$ksy.ksy"; printf '\0'; cat "$t/$name"; } >"$C/ksy_spec/$name"
+  if [ -f "$t/$name" ]; then
+    behind "$i" "$t/$name" "$C/ksy_data/$name"
+    { cat "../tests/data/ksy/$ksy.ksy"; printf '\0'; cat "$t/$name"; } >"$C/ksy_spec/$name"
+  fi
+  i=$((i + 1))
 done
 rm -rf "$t"
 

@@ -222,9 +222,7 @@ fn run_built(
 /// (docs/ksy.md), which the contract's nesting rule forbids, and its tree
 /// is of the data after the fuzz input's first byte or description.
 fn ksy_contract(json: &[u8], _: u64) -> Result<contract::Stats, String> {
-    if let Some(i) = fwview::model::text::terminal_unsafe_at(json) {
-        return Err(format!("byte {i} of the JSON could act on a terminal"));
-    }
+    contract::safe_for_terminal(json)?;
     let mut de = serde_json::Deserializer::from_slice(json);
     de.disable_recursion_limit();
     serde::Deserialize::deserialize(&mut de)
@@ -744,13 +742,7 @@ fn regressions_from_fuzzing() {
         }
         let name = p.file_name().unwrap().to_string_lossy().into_owned();
         let target = name.split('-').next().unwrap_or("");
-        let bytes = reshape(target, std::fs::read(&p).unwrap());
-        // As its target builds it: instructions decoded for `code`.
-        let r = if target == "code" {
-            run_built(&name, bytes, shape::code_tree)
-        } else {
-            run_case(&name, bytes)
-        };
+        let (_, r) = replay(target, &name, std::fs::read(&p).unwrap());
         if let Err(e) = r {
             failed.push(format!("{name}: {e}"));
         }
@@ -776,23 +768,21 @@ fn msgpack_tree(d: Vec<u8>) -> fwview::model::Tree {
 /// The `ksy_data` fuzz target's tree: the rest of the input read with the
 /// gallery description its first byte picks.
 fn ksy_data_tree(d: Vec<u8>) -> fwview::model::Tree {
-    let pick = d.first().map_or(0, |&b| usize::from(b));
+    let (k, data) = shape::ksy_pick(&d);
     let spec = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/ksy")
-        .join(shape::KSY[pick % shape::KSY.len()]);
-    shape::ksy_tree(&spec, d.get(1..).unwrap_or_default().to_vec())
+        .join(k);
+    shape::ksy_tree(&spec, data.to_vec())
 }
 
 /// The `ksy_spec` fuzz target's tree: the description the input starts
 /// with, written to a file of its own, read over the data after it.
 fn ksy_spec_tree(d: Vec<u8>) -> fwview::model::Tree {
     static N: AtomicUsize = AtomicUsize::new(0);
-    let (text, data) = shape::split_ksy(&d);
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("hostile-ksy");
     let _ = std::fs::create_dir_all(&dir);
     let spec = dir.join(format!("{}.ksy", N.fetch_add(1, Ordering::Relaxed)));
-    std::fs::write(&spec, text).expect("the description is written");
-    let tree = shape::ksy_tree(&spec, data.to_vec());
+    let (tree, _) = shape::ksy_text_tree(&spec, &d).expect("the description is written");
     let _ = std::fs::remove_file(&spec);
     tree
 }
@@ -810,6 +800,22 @@ fn run_decode(label: &str, d: Vec<u8>) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// Runs input `d` of fuzz target `target` as the target runs it; returns
+/// the bytes run (shaped as the target shapes them: as they are for the
+/// targets that take no file) and how it went.
+fn replay(target: &str, label: &str, d: Vec<u8>) -> (Vec<u8>, Result<(), String>) {
+    let d = reshape(target, d);
+    let r = match target {
+        "msgpack" => run_built(label, d.clone(), msgpack_tree).map(drop),
+        "ksy_data" => run_built_as(label, d.clone(), ksy_data_tree, ksy_contract).map(drop),
+        "ksy_spec" => run_built_as(label, d.clone(), ksy_spec_tree, ksy_contract).map(drop),
+        "disasm" => run_decode(label, d.clone()),
+        "code" => run_built(label, d.clone(), shape::code_tree).map(drop),
+        _ => run_case(label, d.clone()).map(drop),
+    };
+    (d, r)
 }
 
 /// Every input of the committed fuzz corpora (`fuzz/corpora/<target>.tar.zst`,
@@ -844,25 +850,7 @@ fn committed_fuzz_corpora() {
             n += 1;
             bytes += d.len();
             let label = format!("corpus {path}");
-            // Each as its target runs it.
-            let r = match target.as_str() {
-                "msgpack" => run_built(&label, d.clone(), msgpack_tree).map(drop),
-                "ksy_data" => {
-                    run_built_as(&label, d.clone(), ksy_data_tree, ksy_contract).map(drop)
-                }
-                "ksy_spec" => {
-                    run_built_as(&label, d.clone(), ksy_spec_tree, ksy_contract).map(drop)
-                }
-                "disasm" => run_decode(&label, d.clone()),
-                "code" => {
-                    d = reshape(&target, d);
-                    run_built(&label, d.clone(), shape::code_tree).map(drop)
-                }
-                _ => {
-                    d = reshape(&target, d);
-                    run_case(&label, d.clone()).map(drop)
-                }
-            };
+            let (d, r) = replay(&target, &label, d);
             if let Err(e) = r {
                 failed.push(format!(
                     "{label}: {e} (saved as {})",

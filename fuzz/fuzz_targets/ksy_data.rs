@@ -5,9 +5,9 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&pick, rest)) = data.split_first() else {
+    if data.is_empty() {
         return;
-    };
-    let k = fwview_fuzz::KSY[usize::from(pick) % fwview_fuzz::KSY.len()];
+    }
+    let (k, rest) = fwview_fuzz::ksy_pick(data);
     fwview_fuzz::run_ksy(&fwview_fuzz::ksy_dir().join(k), rest.to_vec());
 });

@@ -14,7 +14,7 @@ use fwview::formats;
 use fwview::model::text::terminal_unsafe_at;
 
 mod shape;
-pub use shape::{code_tree, decode, shape, KSY, TARGETS};
+pub use shape::{code_tree, decode, ksy_pick, shape, KSY, TARGETS};
 
 /// The JSON one input may produce: a tree shows each byte a bounded number
 /// of times. Far above what real files give (under 10 times their size),
@@ -113,13 +113,11 @@ pub fn run_ksy(spec: &std::path::Path, bytes: Vec<u8>) {
 /// A description's text and data from one input: the text up to the
 /// first NUL (the rest is the data), read as `run_ksy` reads.
 pub fn run_ksy_text(input: &[u8]) {
-    let (text, data) = shape::split_ksy(input);
     let Ok(dir) = tempfile_dir() else {
         return;
     };
-    let path = dir.join("input.ksy");
-    if std::fs::write(&path, text).is_ok() {
-        run_ksy(&path, data.to_vec());
+    if let Some((tree, len)) = shape::ksy_text_tree(&dir.join("input.ksy"), input) {
+        check(tree, len);
     }
 }
 

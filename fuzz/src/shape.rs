@@ -143,6 +143,13 @@ pub const KSY: [&str; 8] = [
     "archive/gzip.ksy",
 ];
 
+/// The `ksy_data` target's input as the gallery description its first
+/// byte picks (a path in [`KSY`]) and the data after that byte.
+pub fn ksy_pick(input: &[u8]) -> (&'static str, &[u8]) {
+    let (pick, data) = input.split_first().map_or((0, &[][..]), |(&p, d)| (p, d));
+    (KSY[usize::from(pick) % KSY.len()], data)
+}
+
 /// `bytes` read with the description at `spec`: its tree, as `K` reads a
 /// node (a description that does not load leaves the bytes as they are).
 pub fn ksy_tree(spec: &std::path::Path, bytes: Vec<u8>) -> fwview::model::Tree {
@@ -156,13 +163,16 @@ pub fn ksy_tree(spec: &std::path::Path, bytes: Vec<u8>) -> fwview::model::Tree {
     tree
 }
 
-/// The `ksy_spec` target's input as a description's text (up to the first
-/// NUL) and the data after it.
-pub fn split_ksy(input: &[u8]) -> (&[u8], &[u8]) {
-    match input.iter().position(|&b| b == 0) {
+/// The `ksy_spec` target's tree: the input up to its first NUL written to
+/// `spec` as a description, read over the bytes after the NUL, with the
+/// length of those bytes; `None` where the file cannot be written.
+pub fn ksy_text_tree(spec: &std::path::Path, input: &[u8]) -> Option<(fwview::model::Tree, usize)> {
+    let (text, data) = match input.iter().position(|&b| b == 0) {
         Some(k) => (&input[..k], input.get(k + 1..).unwrap_or_default()),
-        None => (input, &[]),
-    }
+        None => (input, &[][..]),
+    };
+    std::fs::write(spec, text).ok()?;
+    Some((ksy_tree(spec, data.to_vec()), data.len()))
 }
 
 /// The targets [`decode`] picks from by the input's first byte: each ISA the

@@ -71,24 +71,25 @@ fn keys_are(v: &Value, keys: &[&str], what: &str) -> Result<(), String> {
 /// Checks a whole document for a file of `file_size` bytes, streaming (no
 /// `Value` is built: documents of hundreds of MB are checked in one pass).
 pub fn check(json: &[u8], file_size: u64) -> Result<Stats, String> {
-    if let Some(i) = terminal_unsafe_at(json) {
-        return Err(format!(
+    safe_for_terminal(json)?;
+    stream::check(json, file_size)
+}
+
+/// No byte of the document could act on a terminal.
+pub fn safe_for_terminal(json: &[u8]) -> Result<(), String> {
+    match terminal_unsafe_at(json) {
+        Some(i) => Err(format!(
             "byte {i} of the JSON could act on a terminal: {}",
             around(json, i)
-        ));
+        )),
+        None => Ok(()),
     }
-    stream::check(json, file_size)
 }
 
 /// Like [`check`], through a parsed `Value` (slower; a second, independent
 /// implementation that the tests of this module hold the first against).
 pub fn check_parsed(json: &[u8], file_size: u64) -> Result<Stats, String> {
-    if let Some(i) = terminal_unsafe_at(json) {
-        return Err(format!(
-            "byte {i} of the JSON could act on a terminal: {}",
-            around(json, i)
-        ));
-    }
+    safe_for_terminal(json)?;
     let doc = parse(json)?;
     let r = check_value(&doc, file_size);
     drop_flat(doc);
