@@ -12,14 +12,15 @@ cd "$(dirname "$0")"
 MC=${LLVM_MC:-llvm-mc-22}
 command -v "$MC" >/dev/null || { echo "$MC is not installed" >&2; exit 2; }
 mapfile -t rows < <(sed -n '/^pub const TARGETS/,/^];/p' src/shape.rs |
-  sed -n 's/^ *("\([^"]*\)", "\([^"]*\)", "\([^"]*\)"),$/\1 \2 \3/p')
+  sed -n 's/^ *("\([^"]*\)", "\([^"]*\)", "\([^"]*\)"),$/\1|\2|\3/p')
 [ ${#rows[@]} -gt 0 ] || { echo "no TARGETS in src/shape.rs" >&2; exit 2; }
 [ $# -gt 0 ] || set -- artifacts/disasm/crash-*
 llvm=0 ours=0
 for f in "$@"; do
   [ -f "$f" ] || continue
   pick=$(od -An -tu1 -N1 "$f" | tr -d ' ')
-  read -r triple cpu features <<<"${rows[$((pick % ${#rows[@]}))]}"
+  # `|` between the fields: an empty processor is kept as one.
+  IFS='|' read -r triple cpu features <<<"${rows[$((pick % ${#rows[@]}))]}"
   args=(--disassemble -triple="$triple")
   [ -n "$cpu" ] && args+=(-mcpu="$cpu")
   [ -n "$features" ] && args+=(-mattr="$features")
