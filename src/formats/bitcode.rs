@@ -16,8 +16,14 @@ pub const WRAPPER_MAGIC: &[u8] = &[0xde, 0xc0, 0x17, 0x0b];
 /// The longest record operand list the bitcode walk decodes.
 const MAX_ARRAY: u64 = 1 << 16;
 
+/// Raw bitcode is its magic and then a block: the first abbreviation ID
+/// (two bits, the top level's width) is 1, ENTER_SUBBLOCK, as LLVM's
+/// reader requires of the top level. Four bytes of data that happen to
+/// be `BC` 0xC0DE (a table of magic numbers in a tool's `.rodata`) are
+/// not taken for bitcode; the magic alone is.
 pub fn detect(d: &[u8]) -> bool {
-    d.starts_with(BITCODE_MAGIC) || d.starts_with(WRAPPER_MAGIC)
+    let block_next = d.get(BITCODE_MAGIC.len()).is_none_or(|b| b & 3 == 1);
+    (d.starts_with(BITCODE_MAGIC) && block_next) || d.starts_with(WRAPPER_MAGIC)
 }
 
 /// Reads an LLVM bitstream: fields of any width, least significant bit
@@ -583,6 +589,19 @@ fn module(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn raw_bitcode_is_its_magic_and_a_block() {
+        // What clang-22 -emit-llvm writes first: IDENTIFICATION_BLOCK.
+        assert!(detect(b"BC\xc0\xde\x35\x14\x00\x00\x05\x00\x00\x00"));
+        assert!(detect(b"BC\xc0\xde"));
+        assert!(detect(b"\xde\xc0\x17\x0b\x00\x00\x00\x00"));
+        // The first bytes of binutils readelf's .data.rel.ro: a table
+        // that starts with the magic, then zeros (END_BLOCK at the top
+        // level), and a record (abbreviation ID 3).
+        assert!(!detect(b"BC\xc0\xde\x00\x00\x00\x00\x90\x9f\x07\x00"));
+        assert!(!detect(b"BC\xc0\xde\x03"));
+    }
 
     #[test]
     fn bits_are_read_lsb_first() {

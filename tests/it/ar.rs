@@ -599,7 +599,7 @@ fn our_imports(t: &mut Tree) -> Vec<[String; 4]> {
 /// Every flavour of archive `llvm-ar-22` writes (GNU, GNU thin, GNU with a
 /// 64-bit symbol table, BSD, Darwin, AIX big archives of 32- and 64-bit
 /// objects) and the MSVC import libraries of `llvm-dlltool-22` and
-/// `llvm-lib-22`: no warning or error; every member `llvm-ar-22 tv`
+/// `llvm-lib-22`: no diagnostic; every member `llvm-ar-22 tv`
 /// lists, with its size, and nothing else; every symbol
 /// `llvm-nm-22 --print-armap` lists (the EC map of an ARM64EC library
 /// too), linked to its member; every short import member as
@@ -693,6 +693,11 @@ fn every_archive_flavour_agrees_with_the_llvm_tools() {
         let mut t = common::tree::expanded(bytes);
         let bad = common::tree::warnings_and_errors(&t);
         assert!(bad.is_empty(), "{label}: {bad:#?}");
+        // Nor a note: the newline that pads the long name table to an even
+        // size (the gnu flavour's two long names take 65 bytes) is padding,
+        // not a byte past the last structure.
+        let notes: Vec<_> = t.diagnostics().iter().map(|d| &d.message).collect();
+        assert!(notes.is_empty(), "{label}: {notes:#?}");
         let files = our_files(&mut t);
         // llvm-ar lists a thin archive's members by their paths, which
         // are relative to the archive's directory.
@@ -755,4 +760,56 @@ fn every_archive_flavour_agrees_with_the_llvm_tools() {
             tables.len()
         );
     }
+}
+
+/// The tools that read archives and bitcode keep their magic numbers as
+/// constants: `llvm::object`'s `ArchiveMagic`, `ThinArchiveMagic` and
+/// `BigArchiveMagic` each in a section of its own ("!<arch>\n" and a NUL),
+/// binutils readelf's `.data.rel.ro` a table that starts with `BC` 0xC0DE.
+/// Built the same way here, none of them opens as an archive or as
+/// bitcode, and the object has no diagnostic; a section holding a real
+/// archive (an empty one, the magic alone) still opens.
+#[test]
+fn magic_numbers_kept_as_constants_are_not_containers() {
+    if !common::tool("clang-22") {
+        return;
+    }
+    let dir = common::scratch();
+    let c = dir.path().join("magics.c");
+    std::fs::write(
+        &c,
+        r#"const char ArchiveMagic[] = "!<arch>\n";
+const char ThinArchiveMagic[] = "!<thin>\n";
+const char BigArchiveMagic[] = "<bigaf>\n";
+const unsigned long magic_table[] = { 0xdec04342, 0x79f90, 0x79fd0 };
+__attribute__((section("empty_archive"))) const char empty[8] = "!<arch>\n";
+"#,
+    )
+    .unwrap();
+    let o = dir.path().join("magics.o");
+    let st = Command::new("clang-22")
+        .args(["-c", "-fdata-sections", "-o"])
+        .arg(&o)
+        .arg(&c)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let mut t = common::tree::expanded(std::fs::read(&o).unwrap());
+    let notes: Vec<_> = t.diagnostics().iter().map(|d| &d.message).collect();
+    assert!(notes.is_empty(), "{notes:#?}");
+    let root = t.root();
+    let sections = common::tree::child(&mut t, root, "sections").unwrap();
+    let mut seen = 0;
+    for s in common::tree::kids(&mut t, sections) {
+        let name = t.name(s).to_string();
+        let format = t.node_format(s);
+        if name.ends_with("empty_archive") {
+            assert_eq!(format, Some(Format::Ar), "{name}");
+            seen += 1;
+        } else if name.contains("Magic") || name.contains("magic_table") {
+            assert_eq!(format, None, "{name}");
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, 5, "the five constants' sections");
 }

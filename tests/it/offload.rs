@@ -417,9 +417,11 @@ fn elf_image() -> Vec<u8> {
 }
 
 fn bitcode_image() -> Vec<u8> {
-    // Raw bitcode magic and an empty top level.
+    // Raw bitcode magic and an empty IDENTIFICATION_BLOCK: ENTER_SUBBLOCK
+    // (abbreviation ID 1 in two bits), block ID 13 (VBR8), abbreviation
+    // width 5 (VBR4), aligned to 32 bits, a length of 0 words.
     let mut v = b"BC\xc0\xde".to_vec();
-    v.extend_from_slice(&[0; 4]);
+    v.extend_from_slice(&[0x35, 0x14, 0, 0, 0, 0, 0, 0]);
     v
 }
 

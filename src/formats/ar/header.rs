@@ -145,7 +145,12 @@ pub fn fields(
     what: &str,
     (base, link_len): (u64, u64),
 ) {
-    let mut f = Fields::new(b, h, pos, Endian::Little);
+    // Fields past the header's node (a section that holds only a magic)
+    // do not fit: what lies beyond is another structure's.
+    let end = b
+        .node(h)
+        .map_or(u64::MAX, |n| n.offset.saturating_add(n.size));
+    let mut f = Fields::new(b, h, pos, Endian::Little).within(end);
     for x in table {
         let at = f.at();
         let Some(d) = f.span(x.name, x.len, |d| shown(d, x.show, name)) else {

@@ -26,8 +26,15 @@ use tables::{symbol_entry, symtab, Member, Members, MAX_MEMBERS};
 const MAGIC: &[u8] = b"!<arch>\n";
 const THIN: &[u8] = b"!<thin>\n";
 
+/// One of the three magics, then nothing (an empty archive) or a header,
+/// whose first byte (of a member's name, or of the big archive's first
+/// offset) is never NUL: the magic as a C string, which the tools that
+/// write archives keep in their `.rodata`, is not an archive.
 pub fn detect(d: &[u8]) -> bool {
-    d.starts_with(MAGIC) || d.starts_with(THIN) || d.starts_with(big::MAGIC)
+    [MAGIC, THIN, big::MAGIC]
+        .into_iter()
+        .find(|m| d.starts_with(m))
+        .is_some_and(|m| d.get(m.len()) != Some(&0))
 }
 
 const HDR: u64 = header::len(header::AR);
@@ -321,14 +328,19 @@ fn long_names(b: &mut Builder<'_>, d: NodeId, at: Span) {
             .or_else(|| s.strip_suffix(b"\n"))
             .or_else(|| s.strip_suffix(b"\0"))
             .unwrap_or(s);
+        let off = at.offset + pos as u64;
         if !shown.is_empty() {
             b.leaf(
                 d,
                 format!("[{pos}]"),
-                at.offset + pos as u64,
+                off,
                 n as u64,
                 Value::str_bytes(shown),
             );
+        } else if s == b"\n" && pos + n == bytes.len() {
+            // GNU ar and llvm-ar pad the table to an even size with a
+            // newline, counted in its size.
+            b.leaf(d, "padding", off, 1, text::hex(s, 1));
         }
         pos += n;
     }
