@@ -430,11 +430,80 @@ fn lying_lists_are_diagnosed_at_their_bytes() {
     }
 }
 
-/// gcc's default location views lie between its location lists: an -O2
-/// object of gcc's, DWARF 4 or 5, gives no error and no warning.
+/// `readelf --debug-dump=loc`'s view pairs: (offset in the section, begin,
+/// end), from its `OFFSET vBEGIN vEND location view pair` lines.
+fn readelf_views(path: &Path) -> Vec<(u64, u64, u64)> {
+    let out = Command::new("readelf")
+        .arg("--debug-dump=loc")
+        .arg(path)
+        .output()
+        .expect("readelf runs");
+    assert!(out.status.success(), "readelf {}", path.display());
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.ends_with(" location view pair"))
+        .map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            let v = |x: &str| hex(x.trim_start_matches('v'));
+            (hex(w[0]), v(w[1]), v(w[2]))
+        })
+        .collect()
+}
+
+/// fwview's view pairs under the location list sections, as
+/// [`readelf_views`]; each views node links to the start of a list.
+fn our_views(t: &mut Tree) -> Vec<(u64, u64, u64)> {
+    let mut out = Vec::new();
+    for name in [".debug_loclists", ".debug_loc"] {
+        let Some(sec) = section(t, name) else {
+            continue;
+        };
+        let (space, base) = {
+            let n = t.node(sec).unwrap();
+            (n.space, n.offset)
+        };
+        let mut blocks = Vec::new();
+        for k in kids(t, sec) {
+            if t.name(k).starts_with("unit [") {
+                blocks.extend(kids(t, k));
+            } else {
+                blocks.push(k);
+            }
+        }
+        let lists: std::collections::BTreeSet<String> = blocks
+            .iter()
+            .map(|&k| t.name(k).to_string())
+            .filter(|n| n.starts_with("list ["))
+            .collect();
+        for v in blocks {
+            if !t.name(v).starts_with("views [") {
+                continue;
+            }
+            let l = t.link(v).expect("views link to their list");
+            assert_eq!(l.space, space);
+            let at = l.offset - base;
+            let list = format!("list [0x{at:x}]");
+            assert!(lists.contains(&list), "{}: no {list}", t.name(v));
+            for p in kids(t, v) {
+                let off = t.node(p).unwrap().offset - base;
+                let begin = common::tree::at(t, p, "begin");
+                let end = common::tree::at(t, p, "end");
+                let n = |id| value(t, id).parse::<u64>().unwrap();
+                out.push((off, n(begin), n(end)));
+            }
+        }
+    }
+    out
+}
+
+/// gcc's default location views lie between its location lists, named by
+/// `DW_AT_GNU_locviews`: each block is its own node, every view pair at the
+/// offset and with the numbers `readelf --debug-dump=loc` gives, linked to
+/// its list, for gcc's -O2 objects and shared libraries, DWARF 4 and 5,
+/// and compressed; and no diagnostic at all (the lists after them read).
 #[test]
-fn gcc_location_views_are_no_error() {
-    if !common::tool("gcc") {
+fn gcc_location_views_agree_with_readelf() {
+    if !common::tool("gcc") || !common::tool("readelf") {
         return;
     }
     let dir = common::scratch();
@@ -445,17 +514,32 @@ fn gcc_location_views_are_no_error() {
          int g(int a, int b) { int c = a * b; int d = f(&c, a); return d + c; }\n",
     )
     .unwrap();
+    let mut pairs = 0;
     for v in ["-gdwarf-4", "-gdwarf-5"] {
-        let obj = dir.path().join(format!("lv{v}.o"));
-        let ok = Command::new("gcc")
-            .args([v, "-O2", "-c", "-o"])
-            .arg(&obj)
-            .arg(&src)
-            .status()
-            .unwrap();
-        assert!(ok.success());
-        let t = common::tree::expanded(std::fs::read(&obj).unwrap());
-        let d = common::tree::warnings_and_errors(&t);
-        assert!(d.is_empty(), "gcc {v} -O2: {d:?}");
+        for (kind, args) in [
+            ("o", &["-c"][..]),
+            ("so", &["-shared", "-fPIC"][..]),
+            ("z.o", &["-c", "-gz=zlib"][..]),
+        ] {
+            let label = format!("gcc {v} -O2 {}", args.join(" "));
+            let obj = dir.path().join(format!("lv{v}.{kind}"));
+            let ok = Command::new("gcc")
+                .args([v, "-O2"])
+                .args(args)
+                .arg("-o")
+                .arg(&obj)
+                .arg(&src)
+                .status()
+                .unwrap();
+            assert!(ok.success(), "{label}");
+            let mut t = common::tree::expanded(std::fs::read(&obj).unwrap());
+            let d: Vec<_> = t.diagnostics().iter().map(|d| &d.message).collect();
+            assert!(d.is_empty(), "{label}: {d:?}");
+            let want = readelf_views(&obj);
+            assert!(!want.is_empty(), "{label}: readelf lists no view pair");
+            assert_eq!(our_views(&mut t), want, "{label}");
+            pairs += want.len();
+        }
     }
+    eprintln!("{pairs} view pairs agree with readelf");
 }

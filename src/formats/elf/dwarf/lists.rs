@@ -5,7 +5,9 @@
 //! as they are in the file (relocated in an object file), the range they
 //! come to from the base the list or the unit that uses it gives
 //! (`[0x1000, 0x1012)`), and a
-//! location's DWARF expression as its operations.
+//! location's DWARF expression as its operations; gcc's location views
+//! between the lists, where the units' `DW_AT_GNU_locviews` say, as view
+//! pairs linked to their list.
 //!
 //! This file knows the bytes and what it is given ([`Ctx`]), not the ELF
 //! around them.
@@ -51,6 +53,20 @@ pub(crate) struct Base {
     pub addr_base: u64,
 }
 
+/// Where gcc's location views are, by their offset in the section, with
+/// the offset of the list they are for (see [`Ctx::views`]).
+pub(crate) type Views = Vec<(u64, Option<u64>)>;
+
+/// One pair of location views: where it is, its size, where its second
+/// number starts (from `at`), its two numbers.
+struct ViewPair {
+    at: u64,
+    size: u64,
+    split: u64,
+    begin: u64,
+    end: u64,
+}
+
 /// What reading a list section needs besides its bytes.
 #[derive(Clone)]
 pub(crate) struct Ctx {
@@ -71,6 +87,11 @@ pub(crate) struct Ctx {
     /// What the units say of the lists they use, by the list's offset in
     /// the section; sorted.
     pub bases: Vec<(u64, Base)>,
+    /// Where gcc's location views are (`DW_AT_GNU_locviews`), by their
+    /// offset in the section, with the offset of the list they are for;
+    /// sorted. Each is a pair of ULEB128 view numbers for each entry of
+    /// that list, between the lists.
+    pub views: Views,
     /// `.debug_addr` as addresses from its start (relocated), of
     /// `addr_word` bytes, for the lists whose unit gives its address base.
     pub addr_words: Vec<u64>,
@@ -108,10 +129,25 @@ impl Ctx {
     fn bound(&self, from: u64, to: u64) -> u64 {
         let off = from - self.at;
         let k = self.bases.partition_point(|b| b.0 <= off);
-        match self.bases.get(k) {
-            Some(b) => (self.at + b.0).min(to),
-            None => to,
+        let v = self.views.partition_point(|b| b.0 <= off);
+        let next = [
+            self.bases.get(k).map(|b| b.0),
+            self.views.get(v).map(|b| b.0),
+        ];
+        next.into_iter()
+            .flatten()
+            .map(|n| self.at + n)
+            .fold(to, u64::min)
+    }
+
+    /// The views at `off` (in the section), where no list a unit uses
+    /// starts: `Some` with the offset of the list they are for, if known.
+    fn views_at(&self, off: u64) -> Option<Option<u64>> {
+        let k = self.views.binary_search_by_key(&off, |v| v.0).ok()?;
+        if self.base_at(off).is_some() {
+            return None;
         }
+        self.views.get(k).map(|v| v.1)
     }
 
     /// What the unit that uses the list at `off` (in the section) says.
@@ -458,8 +494,101 @@ fn read_list(
     (out, None)
 }
 
+/// The view pairs at `from`, up to `to`, and what did not read (at its
+/// offset).
+fn read_views(
+    d: &[u8],
+    ctx: &Ctx,
+    from: u64,
+    to: u64,
+) -> (Vec<ViewPair>, Option<(u64, &'static str)>) {
+    let mut c = Cur {
+        d,
+        pos: from,
+        end: to,
+        e: ctx.e,
+    };
+    let mut out = Vec::new();
+    while c.pos < to {
+        let at = c.pos;
+        if out.len() as u64 == MAX_ENTRIES {
+            return (
+                out,
+                Some((at, "more view pairs than a list has entries at most")),
+            );
+        }
+        let begin = c.uleb();
+        let split = c.pos - at;
+        let (Some(begin), Some(end)) = (begin, c.uleb()) else {
+            return (out, Some((at, "a view number does not read")));
+        };
+        out.push(ViewPair {
+            at,
+            size: c.pos - at,
+            split,
+            begin,
+            end,
+        });
+    }
+    (out, None)
+}
+
+/// gcc's location views at `from` under `p` (up to the next list or
+/// views, at most `to`), linked to the list they are for; where they end.
+fn views(b: &mut Builder<'_>, p: NodeId, ctx: &Ctx, from: u64, to: u64, list: Option<u64>) -> u64 {
+    let to = ctx.bound(from, to);
+    let (pairs, problem) = read_views(b.data(), ctx, from, to);
+    let end = pairs.last().map_or(from, |x| x.at + x.size);
+    let end = if problem.is_some() || end == from {
+        to
+    } else {
+        end
+    };
+    let node = b.group(
+        p,
+        format!("views [0x{:x}]", from - ctx.at),
+        from,
+        end - from,
+    );
+    let n = pairs.len();
+    let pl = if n == 1 { "" } else { "s" };
+    let value = match list {
+        Some(l) => format!("{n} view pair{pl}, for list [0x{l:x}]"),
+        None => format!("{n} view pair{pl}"),
+    };
+    b.set_value(node, Value::text(value));
+    if let Some(l) = list.and_then(|l| ctx.at.checked_add(l)) {
+        if l < ctx.at + ctx.len {
+            b.link(node, b.span(l, 1));
+        }
+    }
+    for p in pairs {
+        let id = b.group(node, "view pair", p.at, p.size);
+        b.set_value(id, Value::text(format!("view {} to {}", p.begin, p.end)));
+        b.leaf(id, "begin", p.at, p.split, Value::dec(p.begin));
+        let rest = p.size - p.split;
+        b.leaf(id, "end", p.at + p.split, rest, Value::dec(p.end));
+    }
+    if let Some((at, m)) = problem {
+        b.info(
+            at,
+            to.saturating_sub(at).max(1),
+            format!("location views: {m}; the rest is shown as bytes"),
+        );
+    }
+    end
+}
+
 /// Where the list at `from` ends (at most at `to`).
 fn list_end(d: &[u8], ctx: &Ctx, from: u64, to: u64, word: u8) -> u64 {
+    if ctx.views_at(from - ctx.at).is_some() {
+        let to = ctx.bound(from, to);
+        let (pairs, problem) = read_views(d, ctx, from, to);
+        return match (problem, pairs.last()) {
+            (None, Some(x)) => x.at + x.size,
+            _ => to,
+        };
+    }
     let to = ctx.bound(from, to);
     let (entries, problem) = read_list(d, ctx, (from, to), word, false);
     if problem.is_some() {
@@ -470,6 +599,9 @@ fn list_end(d: &[u8], ctx: &Ctx, from: u64, to: u64, word: u8) -> u64 {
 
 /// The list at `from` under `p`, named by its offset in the section.
 fn list(b: &mut Builder<'_>, p: NodeId, ctx: &Ctx, from: u64, to: u64, word: u8) -> u64 {
+    if let Some(l) = ctx.views_at(from - ctx.at) {
+        return views(b, p, ctx, from, to, l);
+    }
     let to = ctx.bound(from, to);
     let (entries, problem) = read_list(b.data(), ctx, (from, to), word, true);
     let end = match (&problem, entries.last()) {

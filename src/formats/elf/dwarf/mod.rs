@@ -589,6 +589,7 @@ fn lists_ctx(
         addrs: first_addresses(b, elf),
         expr: expression(elf),
         bases: Vec::new(),
+        views: Vec::new(),
         addr_words: Vec::new(),
         addr_word: 0,
     }
@@ -600,7 +601,7 @@ fn lists_ctx(
 /// addresses, relocated.
 fn with_units(b: &Builder<'_>, debug: &Debug, ctx: &lists::Ctx) -> lists::Ctx {
     let mut out = ctx.clone();
-    out.bases = list_bases(b, debug, ctx.kind);
+    (out.bases, out.views) = list_bases(b, debug, ctx.kind);
     let d = debug.bytes(b, SectionId::DebugAddr);
     // The address size of the first contribution's header (DWARF 5), else
     // of the ELF.
@@ -622,14 +623,23 @@ fn with_units(b: &Builder<'_>, debug: &Debug, ctx: &lists::Ctx) -> lists::Ctx {
 }
 
 /// For each list of `kind` an entry's attribute names: its offset in the
-/// section, and its unit's base address and address base; sorted.
-fn list_bases(b: &Builder<'_>, debug: &Debug, kind: lists::Kind) -> Vec<(u64, lists::Base)> {
+/// section, and its unit's base address and address base; sorted. With
+/// them, for location lists, where gcc's location views are that an
+/// entry's `DW_AT_GNU_locviews` names, and the offset of the list they
+/// are for (its `DW_AT_location`); sorted.
+fn list_bases(
+    b: &Builder<'_>,
+    debug: &Debug,
+    kind: lists::Kind,
+) -> (Vec<(u64, lists::Base)>, lists::Views) {
     use gimli::AttributeValue as A;
     use lists::Kind as K;
     let mut out = Vec::new();
+    let mut views = Vec::new();
     let Some(dwarf) = debug.dwarf(b) else {
-        return out;
+        return (out, views);
     };
+    let loc = matches!(kind, K::LocLists | K::Loc);
     let mut units = dwarf.units();
     while let Ok(Some(header)) = units.next() {
         let Ok((unit, _, _)) = entries::read_unit(b, debug, &dwarf, header) else {
@@ -642,7 +652,14 @@ fn list_bases(b: &Builder<'_>, debug: &Debug, kind: lists::Kind) -> Vec<(u64, li
         };
         let mut es = unit.entries();
         while let Ok(Some(e)) = es.next_dfs() {
+            let (mut view, mut location) = (None, None);
             for a in e.attrs() {
+                if let (true, gimli::DW_AT_GNU_locviews, A::SecOffset(o)) =
+                    (loc, a.name(), a.value())
+                {
+                    view = Some(o as u64);
+                    continue;
+                }
                 let at = match a.value() {
                     A::LocationListsRef(o) if kind == if v5 { K::LocLists } else { K::Loc } => o.0,
                     A::RangeListsRef(o) if kind == if v5 { K::RngLists } else { K::Ranges } => o.0,
@@ -660,11 +677,19 @@ fn list_bases(b: &Builder<'_>, debug: &Debug, kind: lists::Kind) -> Vec<(u64, li
                     }
                     _ => continue,
                 };
+                if a.name() == gimli::DW_AT_location {
+                    location = Some(at as u64);
+                }
                 out.push((at as u64, base));
+            }
+            if let Some(v) = view {
+                views.push((v, location));
             }
         }
     }
     out.sort_by_key(|x| x.0);
     out.dedup_by_key(|x| x.0);
-    out
+    views.sort_by_key(|x| x.0);
+    views.dedup_by_key(|x| x.0);
+    (out, views)
 }
