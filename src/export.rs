@@ -638,7 +638,7 @@ impl TextSink {
 struct Targets(Arc<Mutex<Resolver>>);
 
 /// Nodes the resolver's tree may build, past those it was made with,
-/// before it is dropped and made anew.
+/// before they are forgotten.
 const RESOLVER_NODES: usize = 1 << 16;
 /// The longest address given, in characters as `--tree` shows it (its
 /// names escaped for a terminal): with names cut to 64 characters, what a
@@ -679,11 +679,10 @@ impl Targets {
             let p = match built {
                 Some(id) => id.map(|id| t.short_path(id)),
                 None => {
-                    if r.targets
-                        .as_ref()
-                        .is_some_and(|x| x.grown() > RESOLVER_NODES)
-                    {
-                        r.targets = None;
+                    // Past the bound, the nodes built since it was made
+                    // are forgotten.
+                    if let Some(x) = r.targets.as_mut().filter(|x| x.grown() > RESOLVER_NODES) {
+                        x.forget();
                     }
                     let x = r.targets.get_or_insert_with(|| LinkTargets::new(t));
                     match top {

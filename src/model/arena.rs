@@ -43,6 +43,7 @@ impl NodeId {
 /// What few nodes have (a link, a format, a builder of children) is kept
 /// beside the nodes (see [`Tree::link`](super::Tree::link), [`Tree::node_format`](super::Tree::node_format)), so that a
 /// node stays small: trees of millions are built and dropped in a walk.
+#[derive(Clone)]
 pub struct Node {
     pub name: CompactString,
     pub offset: u64,
@@ -95,6 +96,7 @@ impl Node {
 
 /// Values that few nodes have, kept beside the nodes in node order, so
 /// that forgetting the nodes after a mark forgets their values too.
+#[derive(Clone)]
 pub(crate) struct Side<T>(Vec<(NodeId, T)>);
 
 impl<T> Default for Side<T> {
@@ -198,6 +200,30 @@ const SPARE_LISTS: usize = 4096;
 const SPARE_CAP: usize = 64;
 
 impl Arena {
+    /// A copy of the nodes and all that is kept beside them, as they are
+    /// now; without the pager (the copy gives back no pages) and without
+    /// the emptied lists kept for reuse.
+    pub(crate) fn copy(&self) -> Arena {
+        Arena {
+            nodes: self.nodes.clone(),
+            links: self.links.clone(),
+            formats: self.formats.clone(),
+            facts: self.facts.clone(),
+            dense: self.dense.clone(),
+            lazies: self.lazies.clone(),
+            leads: self.leads.clone(),
+            diags: self.diags.clone(),
+            seen: self.seen.clone(),
+            spaces: self.spaces.clone(),
+            derived: self.derived,
+            keys: self.keys.clone(),
+            placed_later: self.placed_later.clone(),
+            spare: Vec::new(),
+            options: self.options,
+            pager: None,
+        }
+    }
+
     /// An empty list of children, one kept from a released node if any.
     #[inline]
     pub(crate) fn take_spare(spare: &mut Vec<Vec<NodeId>>) -> Vec<NodeId> {

@@ -35,6 +35,8 @@ enum Found {
 /// [`Tree::short_path`] do.
 pub struct LinkTargets {
     tree: Tree,
+    /// The tree as it was made, for [`LinkTargets::forget`].
+    first: Tree,
     /// How many nodes the tree held when it was given.
     built: usize,
     holders: FxHashMap<NodeId, Holders>,
@@ -54,6 +56,7 @@ impl LinkTargets {
         FINDING.set(was);
         LinkTargets {
             built: tree.len(),
+            first: tree.snapshot(),
             tree,
             holders: FxHashMap::default(),
             shared: FxHashMap::default(),
@@ -64,6 +67,16 @@ impl LinkTargets {
     /// How many nodes its tree built to find targets.
     pub fn grown(&self) -> usize {
         self.tree.len().saturating_sub(self.built)
+    }
+
+    /// Forgets the nodes its tree built to find targets, and what it found
+    /// of them: its tree is again the one it was made with (a copy kept
+    /// then), not parsed again.
+    pub fn forget(&mut self) {
+        self.tree = self.first.snapshot();
+        self.holders.clear();
+        self.shared.clear();
+        self.addresses.clear();
     }
 
     /// The address of the node `l` leads to ([`Tree::link_target`]), as

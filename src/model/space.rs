@@ -153,6 +153,7 @@ pub struct Origin {
 pub type SpaceBytes = Arc<Vec<u8>>;
 
 /// One byte space.
+#[derive(Clone)]
 pub struct Space {
     pub name: CompactString,
     /// None for the file.

@@ -692,6 +692,19 @@ impl Tree {
         Tree::build_with(self.src.clone(), &name, self.dispatch, self.arena.options)
     }
 
+    /// A copy of the tree as it is built now, over the same bytes: what a
+    /// fresh [`Tree::reopen`] builds, without parsing again, for a tree that
+    /// answers questions all over the file (where links lead) to go back to
+    /// once it has grown.
+    pub(crate) fn snapshot(&self) -> Tree {
+        Tree {
+            src: self.src.clone(),
+            arena: self.arena.copy(),
+            dispatch: self.dispatch,
+            format: self.format,
+        }
+    }
+
     /// What the formats were asked to show.
     pub fn options(&self) -> Options {
         self.arena.options

@@ -96,3 +96,50 @@ fn dropped_spaces_keep_their_number_and_are_made_again() {
     assert_eq!(t.space_bytes(sid), &[1, 2, 3, 4, 5, 6, 7, 8]);
     assert_eq!(t.spaces().len(), 2);
 }
+
+/// Every node of `t` as built now, in the arena's order: its address,
+/// space, range, value, link and format.
+fn dump(t: &Tree) -> Vec<String> {
+    (0..t.len())
+        .map(NodeId::at)
+        .filter_map(|id| {
+            let n = t.node(id)?;
+            Some(format!(
+                "{} {}:{:x}+{:x} {:?} {:?} {:?} {}",
+                t.path_string(id),
+                n.space.index(),
+                n.offset,
+                n.size,
+                t.value_text(id),
+                t.link(id),
+                t.node_format(id),
+                t.is_built(id),
+            ))
+        })
+        .collect()
+}
+
+/// A snapshot of a tree is the tree as it was: it stays so while the tree
+/// builds on, and built in turn it is what a fresh tree builds (a real
+/// xclbin, with its nested ELF, CDOs and PDIs, and an offload object).
+#[test]
+fn a_snapshot_is_the_tree_as_it_was() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
+    for f in [
+        "xclbin/riallto__color_threshold_v1_720p.xclbin",
+        "offload/debian-libomp-19-dev__libomptarget.devicertl.a__devicertl-amdgpu-gfx90a.o",
+    ] {
+        let bytes = std::fs::read(root.join(f)).expect(f);
+        let mut fresh = crate::formats::build_from_bytes(bytes.clone());
+        let mut t = crate::formats::build_from_bytes(bytes);
+        let first = dump(&t);
+        let mut copy = t.snapshot();
+        t.expand_all();
+        fresh.expand_all();
+        assert!(t.len() > first.len(), "{f}: the tree grew");
+        assert_eq!(dump(&copy), first, "{f}: the snapshot as it was");
+        copy.expand_all();
+        assert_eq!(dump(&copy), dump(&fresh), "{f}: built");
+        assert_eq!(copy.diagnostics(), fresh.diagnostics(), "{f}");
+    }
+}
