@@ -35,10 +35,9 @@ enum Found {
 /// [`Tree::short_path`] do.
 pub struct LinkTargets {
     tree: Tree,
-    /// The tree as it was made, for [`LinkTargets::forget`].
+    /// The tree as it was made, for [`LinkTargets::forget`] (and how many
+    /// nodes it held then).
     first: Tree,
-    /// How many nodes the tree held when it was given.
-    built: usize,
     holders: FxHashMap<NodeId, Holders>,
     /// Per node: its children whose names (cut) are shared, with their
     /// `#K`.
@@ -55,7 +54,6 @@ impl LinkTargets {
         let tree = shown.reopen();
         FINDING.set(was);
         LinkTargets {
-            built: tree.len(),
             first: tree.snapshot(),
             tree,
             holders: FxHashMap::default(),
@@ -66,7 +64,7 @@ impl LinkTargets {
 
     /// How many nodes its tree built to find targets.
     pub fn grown(&self) -> usize {
-        self.tree.len().saturating_sub(self.built)
+        self.tree.len().saturating_sub(self.first.len())
     }
 
     /// Forgets the nodes its tree built to find targets, and what it found

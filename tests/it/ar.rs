@@ -775,9 +775,8 @@ fn magic_numbers_kept_as_constants_are_not_containers() {
         return;
     }
     let dir = common::scratch();
-    let c = dir.path().join("magics.c");
     std::fs::write(
-        &c,
+        dir.path().join("magics.c"),
         r#"const char ArchiveMagic[] = "!<arch>\n";
 const char ThinArchiveMagic[] = "!<thin>\n";
 const char BigArchiveMagic[] = "<bigaf>\n";
@@ -786,14 +785,8 @@ __attribute__((section("empty_archive"))) const char empty[8] = "!<arch>\n";
 "#,
     )
     .unwrap();
-    let o = dir.path().join("magics.o");
-    let st = Command::new("clang-22")
-        .args(["-c", "-fdata-sections", "-o"])
-        .arg(&o)
-        .arg(&c)
-        .status()
-        .unwrap();
-    assert!(st.success());
+    let (_, o) =
+        super::dwarf_cfi::compile(dir.path(), "clang-22 -c -fdata-sections magics.c magics.o");
     let mut t = common::tree::expanded(std::fs::read(&o).unwrap());
     let notes: Vec<_> = t.diagnostics().iter().map(|d| &d.message).collect();
     assert!(notes.is_empty(), "{notes:#?}");

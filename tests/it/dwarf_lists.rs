@@ -14,7 +14,7 @@ use std::sync::Arc;
 use super::dwarf_cfi::{compile, compressed, hex, section, SOURCE};
 use common::tree::{kids, value};
 use fwview::formats::build_tree;
-use fwview::model::{Source, Tree};
+use fwview::model::{NodeId, Source, Tree};
 
 /// One entry: where its list (or, in `.debug_rnglists`, it) is, its kind,
 /// its operands and its operations.
@@ -157,23 +157,29 @@ fn raw(v: &str) -> u64 {
     }
 }
 
+/// What a list section holds, in order: its contributions' contents
+/// (`.debug_loclists`, `.debug_rnglists`), or its own.
+fn contents(t: &mut Tree, sec: NodeId) -> Vec<NodeId> {
+    let mut out = Vec::new();
+    for k in kids(t, sec) {
+        if t.name(k).starts_with("unit [") {
+            out.extend(kids(t, k));
+        } else {
+            out.push(k);
+        }
+    }
+    out
+}
+
 fn ours(t: &mut Tree, name: &str) -> Vec<Entry> {
     let Some(sec) = section(t, name) else {
         return Vec::new();
     };
     let base = t.node(sec).unwrap().offset;
-    let mut lists = Vec::new();
-    for k in kids(t, sec) {
-        if t.name(k).starts_with("unit [") {
-            for l in kids(t, k) {
-                if t.name(l).starts_with("list [") {
-                    lists.push(l);
-                }
-            }
-        } else if t.name(k).starts_with("list [") {
-            lists.push(k);
-        }
-    }
+    let lists: Vec<NodeId> = contents(t, sec)
+        .into_iter()
+        .filter(|&k| t.name(k).starts_with("list ["))
+        .collect();
     let mut out = Vec::new();
     for l in lists {
         let at = t.node(l).unwrap().offset - base;
@@ -462,14 +468,7 @@ fn our_views(t: &mut Tree) -> Vec<(u64, u64, u64)> {
             let n = t.node(sec).unwrap();
             (n.space, n.offset)
         };
-        let mut blocks = Vec::new();
-        for k in kids(t, sec) {
-            if t.name(k).starts_with("unit [") {
-                blocks.extend(kids(t, k));
-            } else {
-                blocks.push(k);
-            }
-        }
+        let blocks = contents(t, sec);
         let lists: std::collections::BTreeSet<String> = blocks
             .iter()
             .map(|&k| t.name(k).to_string())
@@ -507,31 +506,17 @@ fn gcc_location_views_agree_with_readelf() {
         return;
     }
     let dir = common::scratch();
-    let src = dir.path().join("lv.c");
     std::fs::write(
-        &src,
+        dir.path().join("lv.c"),
         "int f(int *p, int n) { int s = 0; for (int i = 0; i < n; i++) { int t = p[i] * 3; s += t; if (t > 10) s -= i; } return s; }\n\
          int g(int a, int b) { int c = a * b; int d = f(&c, a); return d + c; }\n",
     )
     .unwrap();
     let mut pairs = 0;
     for v in ["-gdwarf-4", "-gdwarf-5"] {
-        for (kind, args) in [
-            ("o", &["-c"][..]),
-            ("so", &["-shared", "-fPIC"][..]),
-            ("z.o", &["-c", "-gz=zlib"][..]),
-        ] {
-            let label = format!("gcc {v} -O2 {}", args.join(" "));
-            let obj = dir.path().join(format!("lv{v}.{kind}"));
-            let ok = Command::new("gcc")
-                .args([v, "-O2"])
-                .args(args)
-                .arg("-o")
-                .arg(&obj)
-                .arg(&src)
-                .status()
-                .unwrap();
-            assert!(ok.success(), "{label}");
+        for (kind, args) in [("o", "-c"), ("so", "-shared -fPIC"), ("z.o", "-c -gz=zlib")] {
+            let cmd = format!("gcc {v} -O2 {args} lv.c lv{v}.{kind}");
+            let (label, obj) = compile(dir.path(), &cmd);
             let mut t = common::tree::expanded(std::fs::read(&obj).unwrap());
             let d: Vec<_> = t.diagnostics().iter().map(|d| &d.message).collect();
             assert!(d.is_empty(), "{label}: {d:?}");

@@ -4,7 +4,7 @@
 //! with spaces; [`fields`] shows a header's fields as its table says and
 //! returns the numbers they hold.
 
-use crate::model::{text, Builder, Endian, Fields, NodeId, Value};
+use crate::model::{text, Builder, Endian, Fields, Node, NodeId, Value};
 
 /// How a field is read and shown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -147,9 +147,7 @@ pub fn fields(
 ) {
     // Fields past the header's node (a section that holds only a magic)
     // do not fit: what lies beyond is another structure's.
-    let end = b
-        .node(h)
-        .map_or(u64::MAX, |n| n.offset.saturating_add(n.size));
+    let end = b.node(h).map_or(u64::MAX, Node::end);
     let mut f = Fields::new(b, h, pos, Endian::Little).within(end);
     for x in table {
         let at = f.at();

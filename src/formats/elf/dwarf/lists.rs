@@ -494,7 +494,34 @@ fn read_list(
     (out, None)
 }
 
-/// The view pairs at `from`, up to `to`, and what did not read (at its
+/// Location views as read: the pairs, what did not read (at its offset),
+/// the bound they were read up to, and where they end (after the last
+/// pair, or at the bound where one did not read).
+struct ReadViews {
+    pairs: Vec<ViewPair>,
+    problem: Option<(u64, &'static str)>,
+    to: u64,
+    end: u64,
+}
+
+/// The views at `from`, read up to the next list or views (at most `to`):
+/// what [`views`] shows and [`list_end`] steps over.
+fn views_from(d: &[u8], ctx: &Ctx, from: u64, to: u64) -> ReadViews {
+    let to = ctx.bound(from, to);
+    let (pairs, problem) = read_views(d, ctx, from, to);
+    let end = match (&problem, pairs.last()) {
+        (None, Some(x)) => x.at + x.size,
+        _ => to,
+    };
+    ReadViews {
+        pairs,
+        problem,
+        to,
+        end,
+    }
+}
+
+/// The view pairs from `from` to `to`, and what did not read (at its
 /// offset).
 fn read_views(
     d: &[u8],
@@ -536,14 +563,12 @@ fn read_views(
 /// gcc's location views at `from` under `p` (up to the next list or
 /// views, at most `to`), linked to the list they are for; where they end.
 fn views(b: &mut Builder<'_>, p: NodeId, ctx: &Ctx, from: u64, to: u64, list: Option<u64>) -> u64 {
-    let to = ctx.bound(from, to);
-    let (pairs, problem) = read_views(b.data(), ctx, from, to);
-    let end = pairs.last().map_or(from, |x| x.at + x.size);
-    let end = if problem.is_some() || end == from {
-        to
-    } else {
-        end
-    };
+    let ReadViews {
+        pairs,
+        problem,
+        to,
+        end,
+    } = views_from(b.data(), ctx, from, to);
     let node = b.group(
         p,
         format!("views [0x{:x}]", from - ctx.at),
@@ -582,12 +607,7 @@ fn views(b: &mut Builder<'_>, p: NodeId, ctx: &Ctx, from: u64, to: u64, list: Op
 /// Where the list at `from` ends (at most at `to`).
 fn list_end(d: &[u8], ctx: &Ctx, from: u64, to: u64, word: u8) -> u64 {
     if ctx.views_at(from - ctx.at).is_some() {
-        let to = ctx.bound(from, to);
-        let (pairs, problem) = read_views(d, ctx, from, to);
-        return match (problem, pairs.last()) {
-            (None, Some(x)) => x.at + x.size,
-            _ => to,
-        };
+        return views_from(d, ctx, from, to).end;
     }
     let to = ctx.bound(from, to);
     let (entries, problem) = read_list(d, ctx, (from, to), word, false);

@@ -654,13 +654,13 @@ fn list_bases(
         while let Ok(Some(e)) = es.next_dfs() {
             let (mut view, mut location) = (None, None);
             for a in e.attrs() {
-                if let (true, gimli::DW_AT_GNU_locviews, A::SecOffset(o)) =
-                    (loc, a.name(), a.value())
+                let value = a.value();
+                if let (true, gimli::DW_AT_GNU_locviews, A::SecOffset(o)) = (loc, a.name(), &value)
                 {
-                    view = Some(o as u64);
+                    view = Some(*o as u64);
                     continue;
                 }
-                let at = match a.value() {
+                let at = match value {
                     A::LocationListsRef(o) if kind == if v5 { K::LocLists } else { K::Loc } => o.0,
                     A::RangeListsRef(o) if kind == if v5 { K::RngLists } else { K::Ranges } => o.0,
                     A::DebugLocListsIndex(x) if kind == K::LocLists => {
